@@ -1,0 +1,9 @@
+import { mailer, type OutgoingEmail } from '../../shared/platform/ports.ts';
+import { queueWorker } from '../../shared/queue/worker.ts';
+
+/** Sends queued e-mail through SES (locally: the outbox). A failed send is retried by SQS. */
+export const handler = queueWorker('email', {
+  'email.send': async (payload) => {
+    await (await mailer()).send(payload as unknown as OutgoingEmail);
+  },
+});

@@ -1,0 +1,41 @@
+/** The one permission catalog. Routes name one of these; roles grant them. */
+export const PERMISSIONS = [
+  'users:read',
+  'users:write',
+  'tenants:read',
+  'tenants:write',
+  'roles:read',
+  'roles:write',
+  'departments:read',
+  'departments:write',
+  'groups:read',
+  'groups:write',
+  'suppliers:read',
+  'suppliers:write',
+  'products:read',
+  'products:write',
+  'bcm:read',
+  'bcm:write',
+  'billing:read',
+  'billing:manage',
+  'prompts:read',
+  'prompts:write',
+  'tools:read',
+  'tools:write',
+  'analytics:read',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export const ROLE_NAMES = ['SystemAdmin', 'TenantOwner', 'TenantMember'] as const;
+export type SystemRole = (typeof ROLE_NAMES)[number];
+
+/** System roles' grants; custom roles store their own list. */
+export const SYSTEM_ROLE_PERMISSIONS: Record<SystemRole, readonly Permission[]> = {
+  SystemAdmin: PERMISSIONS,
+  TenantOwner: PERMISSIONS,
+  TenantMember: PERMISSIONS.filter((p) => p.endsWith(':read')),
+};
+
+export const isPermission = (value: string): value is Permission =>
+  (PERMISSIONS as readonly string[]).includes(value);

@@ -1,0 +1,65 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../auth/access-token.ts';
+import { ddb } from '../platform/aws.ts';
+import { config } from '../platform/config.ts';
+import { keys } from './keys.ts';
+import type { TransactItem } from './transact.ts';
+
+const SECRET_FIELD = /password|secret|token|hash|code|key|value/i;
+
+/** Changed fields as JSON, with anything secret-looking removed. */
+export function changesJson(changes: Record<string, unknown> | null): string | null {
+  if (!changes) return null;
+  const safe = Object.fromEntries(Object.entries(changes).filter(([k]) => !SECRET_FIELD.test(k)));
+  return JSON.stringify(safe);
+}
+
+export interface AuditInput {
+  entityType: string;
+  entityId: string;
+  action: string;
+  changes: Record<string, unknown> | null;
+  actor: Pick<Principal, 'userId' | 'email'> | null;
+  tenantId: string | null;
+}
+
+/** The audit entry as part of the same transaction as the change it records. */
+export function auditPut(input: AuditInput, now = new Date().toISOString()): TransactItem {
+  const id = crypto.randomUUID();
+  const collection = keys.platformCollection('AUDIT');
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item: {
+        ...keys.platformItem('AUDIT', id),
+        ...keys.newestFirst(collection, now, id),
+        id,
+        entityType: input.entityType,
+        entityId: input.entityId,
+        action: input.action,
+        changes: changesJson(input.changes),
+        userId: input.actor?.userId ?? null,
+        userName: input.actor?.email ?? 'system',
+        tenantId: input.tenantId,
+        createdAt: now,
+      },
+    },
+  };
+}
+
+/**
+ * The audit collection's counter is bumped after the transaction, not inside it: every mutation
+ * in the platform writes an entry, and one shared item in every transaction would serialize them.
+ */
+export async function countAudit(entries: number) {
+  if (entries <= 0) return;
+  await ddb().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys.counter(keys.platformCollection('AUDIT')),
+      UpdateExpression: 'ADD #count :n',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':n': entries },
+    }),
+  );
+}

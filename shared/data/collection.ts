@@ -1,0 +1,111 @@
+import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '../platform/aws.ts';
+import { config } from '../platform/config.ts';
+import { keys } from './keys.ts';
+import type { TransactItem } from './transact.ts';
+
+export type Item = Record<string, unknown>;
+
+/** Transaction parts shared by every create: the item itself and its collection's counter. */
+export function putNew(item: Item & { pk: string; sk: string }): TransactItem {
+  return {
+    Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
+  };
+}
+
+export function bumpCounter(collectionPk: string, by: 1 | -1): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.counter(collectionPk),
+      UpdateExpression: 'ADD #count :by',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':by': by },
+    },
+  };
+}
+
+/** Reserve a unique value; the transaction fails on this item when it is taken. */
+export function claimUnique(key: { pk: string; sk: string }, owner: Item): TransactItem {
+  return {
+    Put: { TableName: config.tableName, Item: { ...key, ...owner }, ConditionExpression: 'attribute_not_exists(pk)' },
+  };
+}
+
+export async function getItem<T = Item>(key: { pk: string; sk: string }): Promise<T | undefined> {
+  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: key }));
+  return out.Item as T | undefined;
+}
+
+export async function countOf(collectionPk: string): Promise<number> {
+  const counter = await getItem<{ count?: number }>(keys.counter(collectionPk));
+  return Math.max(0, Number(counter?.count ?? 0));
+}
+
+export interface ListOptions {
+  page: number;
+  pageSize: number;
+  /** Case-insensitive substring matched against the item's `searchText` attribute. */
+  search?: string;
+  /** Extra equality filters on item attributes. */
+  where?: Record<string, string | number | boolean | null>;
+}
+
+/**
+ * A page of a collection, newest first, from the gsi1 ordering index. Unfiltered: the count comes
+ * from the maintained counter (one GetItem) and the page from one Query that reads only up to the
+ * page's end. Filtered: the Query reads the collection through a filter to count the matches.
+ */
+export async function listNewestFirst<T = Item>(collectionPk: string, opts: ListOptions): Promise<{ items: T[]; totalCount: number }> {
+  const filters: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':pk': collectionPk };
+  if (opts.search) {
+    filters.push('contains(#searchText, :search)');
+    names['#searchText'] = 'searchText';
+    values[':search'] = opts.search.toLowerCase();
+  }
+  for (const [i, [field, value]] of Object.entries(opts.where ?? {}).entries()) {
+    if (value === undefined) continue;
+    filters.push(value === null ? `attribute_type(#w${i}, :null${i})` : `#w${i} = :w${i}`);
+    names[`#w${i}`] = field;
+    if (value === null) values[`:null${i}`] = 'NULL';
+    else values[`:w${i}`] = value;
+  }
+  const filtered = filters.length > 0;
+  const start = (opts.page - 1) * opts.pageSize;
+  const end = start + opts.pageSize;
+  const base: QueryCommandInput = {
+    TableName: config.tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: values,
+    ...(filtered ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
+    ScanIndexForward: false,
+  };
+
+  if (!filtered) {
+    const [totalCount, items] = await Promise.all([countOf(collectionPk), readUntil<T>(base, end)]);
+    return { items: items.slice(start, end), totalCount };
+  }
+  const all = await readUntil<T>(base, Number.POSITIVE_INFINITY);
+  return { items: all.slice(start, end), totalCount: all.length };
+}
+
+async function readUntil<T>(input: QueryCommandInput, wanted: number): Promise<T[]> {
+  const items: T[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const remaining = wanted - items.length;
+    const out = await ddb().send(
+      new QueryCommand({
+        ...input,
+        ExclusiveStartKey,
+        ...(Number.isFinite(remaining) && !input.FilterExpression ? { Limit: remaining } : {}),
+      }),
+    );
+    items.push(...((out.Items ?? []) as T[]));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey && items.length < wanted);
+  return items;
+}

@@ -1,0 +1,95 @@
+/**
+ * Every DynamoDB key shape lives here. Tenant-owned partitions begin with the tenant id, so a
+ * key built for one tenant can never address another tenant's items.
+ *
+ * Table: pk/sk. gsi1 (gsi1pk/gsi1sk): collections ordered newest first. gsi2 (gsi2pk/gsi2sk):
+ * secondary lookups (user by e-mail owner, site by domain, child lists). `ttl`: expiry epoch seconds.
+ */
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+export const PLATFORM = 'PLATFORM';
+export const COUNTER_SK = '#COUNT';
+const ITEM_SK = 'ITEM';
+
+/** Tenant-scoped collections; the partition of each is `{tenantId}#{COLLECTION}`. */
+export type TenantCollection =
+  | 'SUPPLIER'
+  | 'PRODUCT'
+  | 'USER'
+  | 'ROLE'
+  | 'DEPARTMENT'
+  | 'GROUP'
+  | 'INVITATION'
+  | 'BIA'
+  | 'RISK'
+  | 'PROMPT'
+  | 'TOOL'
+  | 'SUBSCRIPTION'
+  | 'PAYMENT'
+  | 'PAYMENT_METHOD'
+  | 'INVOICE'
+  | 'LLM_USAGE'
+  | 'CONVERSATION';
+
+/** Platform-wide collections (SystemAdmin scope or global reference data). */
+export type PlatformCollection = 'TENANT' | 'AUDIT' | 'INTEGRATION_EVENT' | 'PLAN' | 'BUILTIN_TOOL' | 'SITE' | 'ADMIN_USER';
+
+const collection = (tenantId: string, name: TenantCollection) => `${tenantId}#${name}`;
+const platformCollection = (name: PlatformCollection) => `${PLATFORM}#${name}`;
+
+export const keys = {
+  /** One tenant-owned record: GET by id is a single GetItem. */
+  tenantItem: (tenantId: string, name: TenantCollection, id: string): Key => ({
+    pk: collection(tenantId, name),
+    sk: id,
+  }),
+  /** Child record under a parent (BIA entries, risk assessments, prompt versions). */
+  childItem: (tenantId: string, parent: TenantCollection, parentId: string, child: string, id: string): Key => ({
+    pk: `${tenantId}#${parent}#${parentId}#${child}`,
+    sk: id,
+  }),
+  childCollection: (tenantId: string, parent: TenantCollection, parentId: string, child: string) =>
+    `${tenantId}#${parent}#${parentId}#${child}`,
+  tenantCollection: collection,
+  platformItem: (name: PlatformCollection, id: string): Key => ({ pk: platformCollection(name), sk: id }),
+  platformCollection,
+  /** Maintained count of a collection, so an unfiltered list's totalCount is one GetItem. */
+  counter: (collectionPk: string): Key => ({ pk: collectionPk, sk: COUNTER_SK }),
+  /** Sort key of the newest-first index: ISO time sorts lexically; the id breaks ties. */
+  newestFirst: (collectionPk: string, createdAt: string, id: string) => ({
+    gsi1pk: collectionPk,
+    gsi1sk: `${createdAt}#${id}`,
+  }),
+  /** Guards a value that must be unique (platform-wide or within a tenant scope). */
+  unique: (kind: 'EMAIL' | 'SLUG' | 'DOMAIN' | string, value: string, scope = PLATFORM): Key => ({
+    pk: `${scope}#UNIQUE#${kind}#${value}`,
+    sk: ITEM_SK,
+  }),
+  /** A user: tenant users live in their tenant's partition; platform admins (no tenant) apart. */
+  user: (tenantId: string | null, userId: string): Key =>
+    tenantId ? { pk: collection(tenantId, 'USER'), sk: userId } : { pk: platformCollection('ADMIN_USER'), sk: userId },
+  userCollection: (tenantId: string | null) => (tenantId ? collection(tenantId, 'USER') : platformCollection('ADMIN_USER')),
+  /** Fixed-window rate-limit counter; expires by TTL. */
+  rateLimit: (name: string, subject: string, windowStart: number): Key => ({
+    pk: `RATE#${name}#${subject}`,
+    sk: String(windowStart),
+  }),
+  /** Refresh tokens are addressed by the hash of their value; families group rotations. */
+  refreshToken: (tokenHash: string): Key => ({ pk: `RT#${tokenHash}`, sk: ITEM_SK }),
+  tokenFamily: (familyId: string): Key => ({ pk: `RTF#${familyId}`, sk: ITEM_SK }),
+  userTokenFamilies: (userId: string) => `USER#${userId}#RTF`,
+  /** Short-lived one-time secrets: e-mail codes, reset tokens, OAuth state. */
+  oneTime: (kind: 'VERIFY' | 'RESET' | 'OAUTH_STATE' | 'RESEND', subject: string): Key => ({
+    pk: `OTP#${kind}#${subject}`,
+    sk: ITEM_SK,
+  }),
+  /** External identity link: provider subject -> user. */
+  identityLink: (provider: string, subject: string): Key => ({ pk: `IDP#${provider}#${subject}`, sk: ITEM_SK }),
+  /** Webhook idempotency: one item per provider event id. */
+  webhookEvent: (provider: string, eventId: string): Key => ({ pk: `WH#${provider}#${eventId}`, sk: ITEM_SK }),
+  /** Background job status (vault sync etc.). */
+  job: (jobId: string): Key => ({ pk: `JOB#${jobId}`, sk: ITEM_SK }),
+};

@@ -1,0 +1,26 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { RateLimitRule } from '../routes/types.ts';
+import { ddb } from '../platform/aws.ts';
+import { config } from '../platform/config.ts';
+import { keys } from './keys.ts';
+
+/**
+ * Fixed-window counter: one atomic ADD per request; the item expires by TTL after its window.
+ * Returns how long to wait when the limit is exceeded.
+ */
+export async function hitRateLimit(rule: RateLimitRule, subject: string, now = Date.now()) {
+  const windowMs = rule.windowSeconds * 1000;
+  const windowStart = Math.floor(now / windowMs) * windowMs;
+  const out = await ddb().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys.rateLimit(rule.name, subject, windowStart),
+      UpdateExpression: 'ADD hits :one SET #ttl = if_not_exists(#ttl, :ttl)',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':one': 1, ':ttl': Math.ceil((windowStart + windowMs) / 1000) + 60 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  const hits = Number(out.Attributes?.hits ?? 0);
+  return { allowed: hits <= rule.limit, retryAfterSeconds: Math.ceil((windowStart + windowMs - now) / 1000) };
+}

@@ -1,0 +1,53 @@
+import {
+  GetParameterCommand,
+  GetParametersByPathCommand,
+  ParameterNotFound,
+  PutParameterCommand,
+  SSMClient,
+} from '@aws-sdk/client-ssm';
+import type { ParameterStore } from './ports.ts';
+
+/** SSM Parameter Store; SecureString writes use the stack's KMS key when VAULT_KMS_KEY_ID is set. */
+export function createSsmParameterStore(client = new SSMClient({ maxAttempts: 8 })): ParameterStore {
+  return {
+    async get(name, opts = {}) {
+      try {
+        const out = await client.send(new GetParameterCommand({ Name: name, WithDecryption: opts.decrypt ?? true }));
+        return out.Parameter?.Value === undefined ? null : { value: out.Parameter.Value, version: out.Parameter.Version ?? 1 };
+      } catch (err) {
+        if (err instanceof ParameterNotFound) return null;
+        throw err;
+      }
+    },
+    async put(name, value, opts = {}) {
+      const secure = opts.secure ?? true;
+      const out = await client.send(
+        new PutParameterCommand({
+          Name: name,
+          Value: value,
+          Type: secure ? 'SecureString' : 'String',
+          ...(secure && process.env.VAULT_KMS_KEY_ID ? { KeyId: process.env.VAULT_KMS_KEY_ID } : {}),
+          Overwrite: opts.overwrite ?? true,
+          Tier: 'Standard',
+        }),
+      );
+      return { version: out.Version ?? 1 };
+    },
+    async listByPath(path, opts = {}) {
+      const found: { name: string; value: string; version: number; lastModified?: string }[] = [];
+      let NextToken: string | undefined;
+      do {
+        const page = await client.send(
+          new GetParametersByPathCommand({ Path: path, Recursive: true, WithDecryption: opts.decrypt ?? true, NextToken }),
+        );
+        for (const p of page.Parameters ?? []) {
+          if (p.Name && p.Value !== undefined) {
+            found.push({ name: p.Name, value: p.Value, version: p.Version ?? 1, lastModified: p.LastModifiedDate?.toISOString() });
+          }
+        }
+        NextToken = page.NextToken;
+      } while (NextToken);
+      return found;
+    },
+  };
+}

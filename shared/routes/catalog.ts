@@ -1,0 +1,99 @@
+import { z } from 'zod/mini';
+import { defineRoutes } from './types.ts';
+import { optionalEmail, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
+
+export const supplierSchema = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  name: z.string(),
+  contactPerson: z.nullable(z.string()),
+  phone: z.nullable(z.string()),
+  email: z.nullable(z.string()),
+  isVendor: z.boolean(),
+  createdAt: z.string(),
+});
+
+export const productServiceSchema = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  name: z.string(),
+  code: z.nullable(z.string()),
+  description: z.nullable(z.string()),
+  createdAt: z.string(),
+});
+
+const listQuery = z.object({ tenantId: z.optional(uuid()), search: searchTerm(), ...paging });
+const bearer = (permission: 'suppliers:read' | 'suppliers:write' | 'products:read' | 'products:write') =>
+  ({ kind: 'bearer', permission }) as const;
+
+export const catalogRoutes = defineRoutes([
+  {
+    id: 'suppliers.list',
+    method: 'GET',
+    path: '/api/suppliers',
+    group: 'catalog',
+    auth: bearer('suppliers:read'),
+    summary: 'List suppliers of a tenant, newest first; `search` matches name, contact and e-mail',
+    status: 200,
+    query: listQuery,
+    response: pageOf(supplierSchema),
+  },
+  {
+    id: 'suppliers.create',
+    method: 'POST',
+    path: '/api/suppliers',
+    group: 'catalog',
+    auth: bearer('suppliers:write'),
+    summary: 'Create a supplier',
+    status: 201,
+    body: z.object({
+      name: text(200),
+      contactPerson: optionalText(100),
+      phone: optionalText(40),
+      email: optionalEmail(),
+      isVendor: z.optional(z.boolean()),
+      tenantId: uuid(),
+    }),
+    response: supplierSchema,
+  },
+  {
+    id: 'suppliers.get',
+    method: 'GET',
+    path: '/api/suppliers/{supplierId}',
+    group: 'catalog',
+    auth: bearer('suppliers:read'),
+    summary: 'Get one supplier',
+    status: 200,
+    params: z.object({ supplierId: uuid() }),
+    query: z.object({ tenantId: z.optional(uuid()) }),
+    response: supplierSchema,
+  },
+  {
+    id: 'products.list',
+    method: 'GET',
+    path: '/api/product-services',
+    group: 'catalog',
+    auth: bearer('products:read'),
+    summary: 'List product-services of a tenant, newest first; `search` matches name and code',
+    status: 200,
+    query: listQuery,
+    response: pageOf(productServiceSchema),
+  },
+  {
+    id: 'products.create',
+    method: 'POST',
+    path: '/api/product-services',
+    group: 'catalog',
+    auth: bearer('products:write'),
+    summary: 'Create a product-service; `code` is unique within the tenant (409 CONFLICT)',
+    status: 201,
+    body: z.object({
+      name: text(200),
+      code: optionalText(50),
+      description: optionalText(2000),
+      tenantId: uuid(),
+    }),
+    response: productServiceSchema,
+  },
+]);
+

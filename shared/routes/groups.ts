@@ -1,0 +1,63 @@
+/**
+ * Endpoint groups: each is one Lambda function behind the HTTP API, plus the queue workers.
+ * What each may touch is declared here so the stack grants exactly that and nothing more.
+ */
+export type QueueName = 'email' | 'webhooks' | 'jobs';
+
+export interface GroupSpec {
+  description: string;
+  table: 'read' | 'readwrite';
+  /** Queues the function sends to. */
+  sends?: readonly QueueName[];
+  media?: 'read' | 'readwrite';
+  invoices?: 'read' | 'readwrite';
+  /** Reads the private signing key (only the group that issues tokens). */
+  signsTokens?: boolean;
+  /** Reads and writes SecureString parameters under the vault path. */
+  vault?: boolean;
+  /** Reads the internal API key parameter. */
+  internalKey?: boolean;
+  /** Reads provider secrets (OAuth client secrets, webhook signing secrets). */
+  providerSecrets?: boolean;
+  memoryMb?: number;
+  timeoutSeconds?: number;
+}
+
+export const API_GROUPS = {
+  system: { description: 'Health, API reference and JWKS', table: 'read' },
+  fallback: { description: 'Answers unknown routes and methods in the envelope', table: 'read' },
+  auth: {
+    description: 'Sign-in and account',
+    table: 'readwrite',
+    sends: ['email'],
+    signsTokens: true,
+    providerSecrets: true,
+    memoryMb: 1024,
+  },
+  users: { description: 'Users', table: 'readwrite', sends: ['email'] },
+  tenants: { description: 'Tenants and invitations', table: 'readwrite', sends: ['email'] },
+  org: { description: 'Roles, departments and groups', table: 'readwrite' },
+  catalog: { description: 'Suppliers and product-services', table: 'readwrite' },
+  onboarding: { description: 'Tenant onboarding', table: 'readwrite', sends: ['email'] },
+  admin: { description: 'Audit logs and integration events', table: 'read' },
+  bcm: { description: 'Business continuity', table: 'readwrite' },
+  billing: { description: 'Subscriptions, payments, invoices', table: 'readwrite', invoices: 'readwrite', sends: ['jobs'] },
+  webhooks: { description: 'Payment provider webhooks', table: 'readwrite', sends: ['webhooks'], providerSecrets: true },
+  prompts: { description: 'AI prompts', table: 'readwrite' },
+  tools: { description: 'AI tool registry', table: 'readwrite' },
+  analytics: { description: 'AI analytics', table: 'read' },
+  'content-admin': { description: 'Content administration', table: 'readwrite', media: 'readwrite' },
+  'content-public': { description: 'Public content', table: 'readwrite', media: 'read' },
+  vault: { description: 'Secrets vault', table: 'readwrite', vault: true, internalKey: true, sends: ['jobs'] },
+} as const satisfies Record<string, GroupSpec>;
+
+export type GroupName = keyof typeof API_GROUPS;
+
+/** Queue consumers; each queue has a dead-letter queue. */
+export const WORKERS = {
+  'email-worker': { description: 'Sends queued e-mail through SES', queue: 'email', table: 'readwrite', ses: true },
+  'webhook-worker': { description: 'Applies provider webhook events', queue: 'webhooks', table: 'readwrite' },
+  'jobs-worker': { description: 'Background jobs (vault sync, invoices)', queue: 'jobs', table: 'readwrite', vault: true, invoices: 'readwrite' },
+} as const satisfies Record<string, Omit<GroupSpec, 'sends'> & { queue: QueueName; ses?: boolean }>;
+
+export type WorkerName = keyof typeof WORKERS;

@@ -1,0 +1,21 @@
+import { authRoutes } from './auth.ts';
+import { catalogRoutes } from './catalog.ts';
+import { identityRoutes } from './identity.ts';
+import { systemRoutes } from './system.ts';
+import type { RouteDef } from './types.ts';
+import { vaultRoutes } from './vault.ts';
+
+/**
+ * The route table: the single source of the API Gateway routes, the local server's router,
+ * the authorization rules and the OpenAPI document. Each area keeps its routes in its own file;
+ * a group's Lambda imports only its own area's file.
+ */
+export const routes: readonly RouteDef[] = [
+  ...systemRoutes,
+  ...authRoutes,
+  ...identityRoutes,
+  ...catalogRoutes,
+  ...vaultRoutes,
+];
+
+export const deployedRoutes = () => routes.filter((r) => !r.localOnly);

@@ -1,0 +1,34 @@
+import { ApiError, internalError, serviceUnavailable, conflict } from '../../http/errors.ts';
+import { errorToHttp } from '../../http/responses.ts';
+import { logger } from '../logger.ts';
+import type { MiddyRequest } from '../request.ts';
+
+const THROTTLED = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+]);
+
+/** Maps any thrown value to the envelope. Only ApiError text reaches the client. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const name = (err as { name?: string } | null)?.name ?? '';
+  if (THROTTLED.has(name)) return serviceUnavailable(1);
+  if (name === 'TransactionCanceledException') {
+    const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    if (reasons.some((r) => r.Code === 'TransactionConflict')) return conflict('Concurrent update, retry the request');
+    if (reasons.some((r) => r.Code === 'ThrottlingError')) return serviceUnavailable(1);
+  }
+  return internalError();
+}
+
+export const errorEnvelope = () => ({
+  onError: async (request: MiddyRequest) => {
+    const apiError = toApiError(request.error);
+    if (apiError.status >= 500) {
+      logger.error('request failed', { error: request.error as Error, route: request.context.state?.route?.id });
+    }
+    request.response = errorToHttp(apiError);
+  },
+});

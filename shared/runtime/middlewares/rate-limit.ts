@@ -1,0 +1,13 @@
+import { hitRateLimit } from '../../data/rate-limit.ts';
+import { rateLimited } from '../../http/errors.ts';
+import { sourceIp, type MiddyRequest } from '../request.ts';
+
+/** Per-IP limits from the route table, counted in DynamoDB so every Lambda instance shares them. */
+export const rateLimit = () => ({
+  before: async (request: MiddyRequest) => {
+    const rule = request.context.state.route!.rateLimit;
+    if (!rule) return;
+    const outcome = await hitRateLimit(rule, sourceIp(request.event));
+    if (!outcome.allowed) throw rateLimited(outcome.retryAfterSeconds);
+  },
+});

@@ -1,0 +1,12 @@
+import { beforeAll, inject } from 'vitest';
+import { ensureTable } from '../../local/dynamodb-local.ts';
+import { installTestPorts } from './test-ports.ts';
+
+// Each test file gets a fresh table in the shared DynamoDB Local, so files never see each other's data.
+process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+process.env.TABLE_NAME = `test-${crypto.randomUUID()}`;
+
+beforeAll(async () => {
+  await ensureTable(process.env.DYNAMODB_ENDPOINT!, process.env.TABLE_NAME!);
+  await installTestPorts();
+});

@@ -1,0 +1,58 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { lambdaContext, toApiGatewayEvent } from '../../local/apigw-event.ts';
+import { createRouteMatcher } from '../../shared/http/route-matcher.ts';
+import { routes } from '../../shared/routes/index.ts';
+
+const match = createRouteMatcher(routes);
+
+export interface InvokeOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is (malformed JSON, other content types). */
+  rawBody?: string;
+  contentType?: string;
+  query?: Record<string, string | number | boolean>;
+  headers?: Record<string, string>;
+  ip?: string;
+}
+
+export interface InvokeResult {
+  status: number;
+  headers: Record<string, string>;
+  json: any;
+  text: string;
+}
+
+/**
+ * Calls the real group handler in-process with the API Gateway event the route would produce,
+ * exactly as the local server does but without a socket.
+ */
+export async function invoke(method: string, pathWithQuery: string, opts: InvokeOptions = {}): Promise<InvokeResult> {
+  const [path, rawQueryFromPath = ''] = pathWithQuery.split('?');
+  const extraQuery = new URLSearchParams(Object.entries(opts.query ?? {}).map(([k, v]): [string, string] => [k, String(v)])).toString();
+  const rawQuery = [rawQueryFromPath, extraQuery].filter(Boolean).join('&');
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
+  const found = match(method, path!);
+  const event = toApiGatewayEvent(
+    { method, path: path!, rawQuery, headers, body, sourceIp: opts.ip ?? '127.0.0.1' },
+    found.kind === 'route' ? found : null,
+  );
+  const group = found.kind === 'route' ? found.route.group : 'fallback';
+  const { handler } = (await import(`../../functions/${group}/index.ts`)) as {
+    handler: (e: unknown, c: unknown) => Promise<APIGatewayProxyStructuredResultV2>;
+  };
+  const res = await handler(event, lambdaContext(group));
+  const text = res.body ?? '';
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode ?? 200, headers: (res.headers ?? {}) as Record<string, string>, json, text };
+}

@@ -1,0 +1,31 @@
+import type { SQSEvent } from 'aws-lambda';
+import { memoryParameterStore, recordingMailer } from '../../local/memory-ports.ts';
+import { generateSigningKeyParams, resetKeyCache, signingParams } from '../../shared/auth/signing-keys.ts';
+import { installPorts, type QueueMessage } from '../../shared/platform/ports.ts';
+import type { QueueName } from '../../shared/routes/groups.ts';
+
+const WORKER_OF: Record<QueueName, string> = { email: 'email-worker', webhooks: 'webhook-worker', jobs: 'jobs-worker' };
+
+export const testMailer = recordingMailer();
+export const sentMessages: { queue: QueueName; message: QueueMessage }[] = [];
+export let testParams = memoryParameterStore();
+
+/** Runs the queue's real worker on the message before `send` resolves: tests see the effect at once. */
+async function deliver(queue: QueueName, message: QueueMessage) {
+  sentMessages.push({ queue, message });
+  const { handler } = (await import(`../../functions/${WORKER_OF[queue]}/index.ts`)) as {
+    handler: (e: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+  };
+  const messageId = crypto.randomUUID();
+  const out = await handler({ Records: [{ messageId, body: JSON.stringify(message) } as SQSEvent['Records'][number]] });
+  if (out.batchItemFailures.length) throw new Error(`Worker ${WORKER_OF[queue]} failed message ${message.type}`);
+}
+
+/** Memory SSM with a fresh signing key, synchronous queues, and an e-mail outbox. */
+export async function installTestPorts() {
+  const keysParams = await generateSigningKeyParams();
+  const names = signingParams();
+  testParams = memoryParameterStore({ [names.publicJwks]: keysParams.publicJwks, [names.privateJwk]: keysParams.privateJwk });
+  resetKeyCache();
+  installPorts({ params: testParams, mailer: testMailer, queue: { send: deliver } });
+}

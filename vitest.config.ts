@@ -1,0 +1,37 @@
+import { defineConfig } from 'vitest/config';
+
+process.env.AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING = '1';
+
+const common = { setupFiles: ['test/support/env-setup.ts'] };
+
+/** The four tiers of the guide; `npm test` runs them all. */
+export default defineConfig({
+  test: {
+    reporters: ['default'],
+    projects: [
+      { test: { ...common, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        test: {
+          ...common,
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/support/dynamo-global-setup.ts'],
+          setupFiles: [...common.setupFiles, 'test/support/integration-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      { test: { ...common, name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 180_000 } },
+      {
+        test: {
+          ...common,
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/support/server-global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});

@@ -49,6 +49,8 @@ export const API_GROUPS = {
   'content-admin': { description: 'Content administration', table: 'readwrite', media: 'readwrite' },
   'content-public': { description: 'Public content', table: 'readwrite', media: 'read' },
   vault: { description: 'Secrets vault', table: 'readwrite', vault: true, internalKey: true, sends: ['jobs'] },
+  /** Pages standing in for external identity and payment providers; only the local server has them. */
+  'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
 } as const satisfies Record<string, GroupSpec>;
 
 export type GroupName = keyof typeof API_GROUPS;

@@ -1,6 +1,7 @@
 import { authRoutes } from './auth.ts';
 import { catalogRoutes } from './catalog.ts';
 import { identityRoutes } from './identity.ts';
+import { localRoutes } from './local.ts';
 import { systemRoutes } from './system.ts';
 import type { RouteDef } from './types.ts';
 import { vaultRoutes } from './vault.ts';
@@ -16,6 +17,7 @@ export const routes: readonly RouteDef[] = [
   ...identityRoutes,
   ...catalogRoutes,
   ...vaultRoutes,
+  ...localRoutes,
 ];
 
 export const deployedRoutes = () => routes.filter((r) => !r.localOnly);

@@ -1,0 +1,208 @@
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { SignJWT, generateKeyPair } from 'jose';
+import { z } from 'zod/mini';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { lambdaContext, toApiGatewayEvent } from '../../local/apigw-event.ts';
+import { memoryParameterStore } from '../../local/memory-ports.ts';
+import { issueAccessToken } from '../../shared/auth/access-token.ts';
+import { generateSigningKeyParams, resetKeyCache, signingParams } from '../../shared/auth/signing-keys.ts';
+import { conflict } from '../../shared/http/errors.ts';
+import { created, ok } from '../../shared/http/responses.ts';
+import { createRouteMatcher } from '../../shared/http/route-matcher.ts';
+import { ddb } from '../../shared/platform/aws.ts';
+import { config } from '../../shared/platform/config.ts';
+import { installPorts } from '../../shared/platform/ports.ts';
+import { paging, text, uuid } from '../../shared/routes/schemas.ts';
+import { defineRoutes } from '../../shared/routes/types.ts';
+import { apiHandler } from '../../shared/runtime/api-handler.ts';
+
+// A trivial route table around which every middleware of the runtime is exercised.
+const routes = defineRoutes([
+  { id: 'open', method: 'GET', path: '/open', group: 'system', auth: { kind: 'none' }, summary: '', status: 200 },
+  {
+    id: 'things.create',
+    method: 'POST',
+    path: '/things/{thingId}',
+    group: 'system',
+    auth: { kind: 'bearer', permission: 'suppliers:write' },
+    summary: '',
+    status: 201,
+    params: z.object({ thingId: uuid() }),
+    query: z.object({ ...paging }),
+    body: z.object({ name: text(10) }),
+    maxBodyBytes: 1024,
+  },
+  { id: 'owner', method: 'GET', path: '/owner', group: 'system', auth: { kind: 'bearer', roles: ['TenantOwner'] }, summary: '', status: 200 },
+  { id: 'boom', method: 'GET', path: '/boom', group: 'system', auth: { kind: 'none' }, summary: '', status: 200 },
+  { id: 'throttled', method: 'GET', path: '/throttled', group: 'system', auth: { kind: 'none' }, summary: '', status: 200 },
+  { id: 'taken', method: 'GET', path: '/taken', group: 'system', auth: { kind: 'none' }, summary: '', status: 200 },
+  {
+    id: 'limited',
+    method: 'GET',
+    path: '/limited',
+    group: 'system',
+    auth: { kind: 'none' },
+    summary: '',
+    status: 200,
+    rateLimit: { name: 'unit', limit: 5, windowSeconds: 60 },
+  },
+  { id: 'internal', method: 'GET', path: '/internal', group: 'system', auth: { kind: 'internalKey' }, summary: '', status: 200 },
+]);
+
+const handler = apiHandler(routes, {
+  open: async () => ok({ hello: 'world' }),
+  'things.create': async ({ params, query, body, principal }) => created({ ...params, ...query, ...body, by: principal?.userId }),
+  owner: async () => ok(null),
+  boom: async () => {
+    throw new Error('secret internal detail at /var/task/index.mjs:1');
+  },
+  throttled: async () => {
+    throw Object.assign(new Error('Rate exceeded for arn:aws:dynamodb:...'), { name: 'ThrottlingException' });
+  },
+  taken: async () => {
+    throw conflict('Slug taken');
+  },
+  limited: async () => ok('fine'),
+  internal: async () => ok('inside'),
+});
+
+const match = createRouteMatcher(routes);
+async function call(method: string, path: string, init: { headers?: Record<string, string>; body?: string; query?: string; ip?: string } = {}) {
+  const found = match(method, path);
+  const event = toApiGatewayEvent(
+    { method, path, rawQuery: init.query, headers: init.headers, body: init.body, sourceIp: init.ip },
+    found.kind === 'route' ? found : null,
+  );
+  if (found.kind !== 'route') event.routeKey = `${method} ${path}`;
+  const res = await handler(event, lambdaContext('unit'));
+  return { status: res.statusCode, headers: res.headers ?? {}, json: res.body ? JSON.parse(res.body) : undefined };
+}
+
+const json = (body: unknown, token?: string) => ({
+  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  body: JSON.stringify(body),
+});
+
+const tenantId = crypto.randomUUID();
+const thing = crypto.randomUUID();
+let writer: string;
+let reader: string;
+
+beforeAll(async () => {
+  const params = await generateSigningKeyParams();
+  const names = signingParams();
+  installPorts({ params: memoryParameterStore({ [names.publicJwks]: params.publicJwks, [names.privateJwk]: params.privateJwk }) });
+  resetKeyCache();
+  const base = { userId: 'u-1', tenantId, email: 'a@example.com' };
+  writer = (await issueAccessToken({ ...base, roles: ['Custom'], permissions: ['suppliers:write'] })).accessToken;
+  reader = (await issueAccessToken({ ...base, roles: ['TenantMember'], permissions: ['suppliers:read'] })).accessToken;
+});
+
+describe('runtime pipeline', () => {
+  it('wraps results in the success envelope', async () => {
+    const res = await call('GET', '/open');
+    expect(res).toMatchObject({ status: 200, json: { success: true, result: { hello: 'world' } } });
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('passes parsed params, query and body to the handler, dropping unknown fields', async () => {
+    const res = await call('POST', `/things/${thing}`, { ...json({ name: ' Bolt ', isSystem: true }, writer), query: 'page=2' });
+    expect(res.status).toBe(201);
+    expect(res.json.result).toEqual({ thingId: thing, page: 2, pageSize: 20, name: 'Bolt', by: 'u-1' });
+  });
+
+  it('answers an unknown route key with ROUTE_NOT_FOUND', async () => {
+    const res = await call('GET', '/nowhere');
+    expect(res).toMatchObject({ status: 404, json: { success: false, error: { code: 'ROUTE_NOT_FOUND' } } });
+  });
+
+  it('authenticates before validating: no token is 401 even with a bad body', async () => {
+    const res = await call('POST', `/things/not-a-uuid`, { headers: { 'content-type': 'application/json' }, body: '{' });
+    expect(res.status).toBe(401);
+    expect(res.json.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('rejects a token without the permission or role with 403', async () => {
+    expect((await call('POST', `/things/${thing}`, json({ name: 'x' }, reader))).status).toBe(403);
+    expect((await call('GET', '/owner', { headers: { authorization: `Bearer ${writer}` } })).status).toBe(403);
+  });
+
+  it('rejects alg none, foreign keys, wrong audience and expired tokens with 401', async () => {
+    const header = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const claims = { sub: 'u-1', tid: tenantId, roles: ['TenantOwner'], perms: ['suppliers:write'], iss: config.issuer, aud: config.audience, jti: 'j', exp: Math.floor(Date.now() / 1000) + 600 };
+    const none = `${header({ alg: 'none', typ: 'JWT' })}.${header(claims)}.`;
+    const { privateKey } = await generateKeyPair('ES256');
+    const sign = (c: object, kid = 'other') => new SignJWT(c as never).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey);
+    const foreign = await sign(claims);
+    const realKid = JSON.parse(Buffer.from(writer.split('.')[0]!, 'base64url').toString()).kid as string;
+    const foreignWithRealKid = await sign(claims, realKid);
+    const wrongAudience = (await issueAccessToken({ userId: 'u', tenantId, roles: ['TenantOwner'], permissions: ['suppliers:write'], email: 'x@y.z' })).accessToken;
+    const expired = (await issueAccessToken({ userId: 'u', tenantId, roles: ['TenantOwner'], permissions: ['suppliers:write'], email: 'x@y.z' }, -10)).accessToken;
+    process.env.JWT_AUDIENCE = 'another-api';
+    const wrongAud = await call('POST', `/things/${thing}`, json({ name: 'x' }, wrongAudience));
+    delete process.env.JWT_AUDIENCE;
+    for (const token of [none, foreign, foreignWithRealKid, expired, 'abc.def.ghi']) {
+      const res = await call('POST', `/things/${thing}`, json({ name: 'x' }, token));
+      expect(res.status, token.slice(0, 20)).toBe(401);
+    }
+    expect(wrongAud.status).toBe(401);
+  });
+
+  it('separates malformed JSON (400), wrong content type (415) and oversize bodies (413)', async () => {
+    const auth = { authorization: `Bearer ${writer}` };
+    const bad = await call('POST', `/things/${thing}`, { headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":' });
+    expect(bad.json.error.code).toBe('INVALID_JSON');
+    const text = await call('POST', `/things/${thing}`, { headers: { ...auth, 'content-type': 'text/plain' }, body: 'hi' });
+    expect(text).toMatchObject({ status: 415, json: { error: { code: 'UNSUPPORTED_MEDIA_TYPE' } } });
+    const big = await call('POST', `/things/${thing}`, json({ name: 'x', pad: 'y'.repeat(2000) }, writer));
+    expect(big).toMatchObject({ status: 413, json: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
+  });
+
+  it('lists every validation issue with its path', async () => {
+    const res = await call('POST', '/things/nope', { ...json({ name: 'much too long name' }, writer), query: 'page=0' });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('VALIDATION_ERROR');
+    expect(res.json.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['body.name', 'params.thingId', 'query.page']);
+  });
+
+  it('hides unexpected errors behind a generic 500', async () => {
+    const res = await call('GET', '/boom');
+    expect(res.status).toBe(500);
+    expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' } });
+  });
+
+  it('turns AWS throttling into 503 with Retry-After, and domain conflicts into 409', async () => {
+    const throttled = await call('GET', '/throttled');
+    expect(throttled.status).toBe(503);
+    expect(throttled.headers['retry-after']).toBe('1');
+    expect(JSON.stringify(throttled.json)).not.toMatch(/arn:aws/);
+    expect((await call('GET', '/taken')).json.error).toEqual({ code: 'CONFLICT', message: 'Slug taken' });
+  });
+
+  it('checks the internal API key in constant time and refuses a wrong one', async () => {
+    expect((await call('GET', '/internal')).status).toBe(401);
+    expect((await call('GET', '/internal', { headers: { 'x-internal-api-key': 'nope' } })).status).toBe(401);
+    const res = await call('GET', '/internal', { headers: { 'x-internal-api-key': process.env.INTERNAL_API_KEY! } });
+    expect(res.json.result).toBe('inside');
+  });
+});
+
+describe('rate limit middleware', () => {
+  const mock = mockClient(DynamoDBDocumentClient);
+  beforeEach(() => mock.reset());
+
+  it('counts per source IP in DynamoDB and answers 429 with Retry-After past the limit', async () => {
+    ddb();
+    mock.on(UpdateCommand).resolvesOnce({ Attributes: { hits: 5 } }).resolvesOnce({ Attributes: { hits: 6 } });
+    expect((await call('GET', '/limited', { ip: '10.0.0.7' })).status).toBe(200);
+    const res = await call('GET', '/limited', { ip: '10.0.0.7' });
+    expect(res.status).toBe(429);
+    expect(res.json.error.code).toBe('RATE_LIMITED');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    const sent = mock.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(sent.Key!.pk).toBe('RATE#unit#10.0.0.7');
+    expect(sent.UpdateExpression).toMatch(/ADD hits :one/);
+  });
+});

@@ -1,9 +1,13 @@
+import { adminRoutes } from './admin.ts';
 import { authRoutes } from './auth.ts';
 import { catalogRoutes } from './catalog.ts';
-import { identityRoutes } from './identity.ts';
 import { localRoutes } from './local.ts';
+import { onboardingRoutes } from './onboarding.ts';
+import { orgRoutes } from './org.ts';
 import { systemRoutes } from './system.ts';
+import { tenantRoutes } from './tenants.ts';
 import type { RouteDef } from './types.ts';
+import { userRoutes } from './users.ts';
 import { vaultRoutes } from './vault.ts';
 
 /**
@@ -14,7 +18,11 @@ import { vaultRoutes } from './vault.ts';
 export const routes: readonly RouteDef[] = [
   ...systemRoutes,
   ...authRoutes,
-  ...identityRoutes,
+  ...userRoutes,
+  ...tenantRoutes,
+  ...orgRoutes,
+  ...onboardingRoutes,
+  ...adminRoutes,
   ...catalogRoutes,
   ...vaultRoutes,
   ...localRoutes,

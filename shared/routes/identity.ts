@@ -1,3 +1,0 @@
-import { defineRoutes } from './types.ts';
-
-export const identityRoutes = defineRoutes([]);

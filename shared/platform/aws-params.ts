@@ -4,11 +4,21 @@ import {
   ParameterNotFound,
   PutParameterCommand,
   SSMClient,
+  type SSMClientConfig,
 } from '@aws-sdk/client-ssm';
 import type { ParameterStore } from './ports.ts';
 
+/**
+ * SSM allows about 40 TPS per account and region by default. Throttled calls are retried by the
+ * SDK's adaptive mode (exponential backoff with jitter plus a client-side rate limiter) for up
+ * to 8 attempts; what still fails surfaces as ThrottlingException, which the API maps to 503.
+ */
+export const SSM_RETRY = { maxAttempts: 8, retryMode: 'adaptive' } as const satisfies SSMClientConfig;
+
+export const createSsmClient = (overrides: SSMClientConfig = {}) => new SSMClient({ ...SSM_RETRY, ...overrides });
+
 /** SSM Parameter Store; SecureString writes use the stack's KMS key when VAULT_KMS_KEY_ID is set. */
-export function createSsmParameterStore(client = new SSMClient({ maxAttempts: 8 })): ParameterStore {
+export function createSsmParameterStore(client: SSMClient = createSsmClient()): ParameterStore {
   return {
     async get(name, opts = {}) {
       try {

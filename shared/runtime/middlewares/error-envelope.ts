@@ -8,6 +8,7 @@ const THROTTLED = new Set([
   'ProvisionedThroughputExceededException',
   'RequestLimitExceeded',
   'TooManyRequestsException',
+  'TooManyUpdates',
 ]);
 
 /** Maps any thrown value to the envelope. Only ApiError text reaches the client. */

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
@@ -8,47 +8,73 @@ import { logger } from '../runtime/logger.ts';
 export type MessageHandler = (payload: Record<string, unknown>, message: QueueMessage) => Promise<void>;
 
 const DONE_TTL_SECONDS = 7 * 24 * 3600;
+/** How long a claim keeps duplicates away; longer than any worker's timeout. */
+const LEASE_MS = 5 * 60 * 1000;
 
-/** Records a processed message id; false when it was already processed (a redelivery). */
-async function markDone(queue: string, id: string): Promise<boolean> {
+const claimKey = (queue: string, id: string) => ({ pk: `DONE#${queue}#${id}`, sk: 'ITEM' });
+
+/**
+ * Claims a message id before its work runs, so duplicates delivered in parallel cannot both run:
+ * 'claimed' (ours to process), 'done' (processed before: skip), 'busy' (another delivery holds it).
+ */
+async function claim(queue: string, id: string): Promise<'claimed' | 'done' | 'busy'> {
+  const now = Date.now();
   try {
     await ddb().send(
       new PutCommand({
         TableName: config.tableName,
-        Item: { pk: `DONE#${queue}#${id}`, sk: 'ITEM', ttl: Math.floor(Date.now() / 1000) + DONE_TTL_SECONDS },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        Item: { ...claimKey(queue, id), status: 'processing', leaseUntil: now + LEASE_MS, ttl: Math.floor(now / 1000) + DONE_TTL_SECONDS },
+        ConditionExpression: 'attribute_not_exists(pk) OR (#status = :processing AND leaseUntil < :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':processing': 'processing', ':now': now },
       }),
     );
-    return true;
+    return 'claimed';
   } catch (err) {
-    if ((err as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw err;
+    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+    const existing = await ddb().send(new GetCommand({ TableName: config.tableName, Key: claimKey(queue, id), ConsistentRead: true }));
+    return existing.Item?.status === 'done' ? 'done' : 'busy';
   }
 }
 
-async function alreadyDone(queue: string, id: string): Promise<boolean> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: { pk: `DONE#${queue}#${id}`, sk: 'ITEM' } }));
-  return !!out.Item;
-}
+const markDone = (queue: string, id: string) =>
+  ddb().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: claimKey(queue, id),
+      UpdateExpression: 'SET #status = :done',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':done': 'done' },
+    }),
+  );
+
+/** A failed attempt gives the claim back so the queue's retry can run the work again. */
+const release = (queue: string, id: string) =>
+  ddb().send(new DeleteCommand({ TableName: config.tableName, Key: claimKey(queue, id) })).catch(() => undefined);
 
 /**
  * An SQS consumer: each record is handled on its own; failures are reported as partial batch
  * failures so only they are retried (and dead-lettered after the queue's maxReceiveCount).
- * Messages already processed are skipped, so a redelivery does no work twice.
+ * Each message id runs its work at most once to completion, however often it is delivered.
  */
 export function queueWorker(queue: string, handlers: Record<string, MessageHandler>) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records) {
+      let claimed: string | undefined;
       try {
         const message = JSON.parse(record.body) as QueueMessage;
         const id = message.id ?? record.messageId;
         const handle = handlers[message.type];
         if (!handle) throw new Error(`No handler for message type ${message.type}`);
-        if (await alreadyDone(queue, id)) continue;
+        const state = await claim(queue, id);
+        if (state === 'done') continue;
+        if (state === 'busy') throw new Error('Message is being processed by another delivery');
+        claimed = id;
         await handle(message.payload, message);
         await markDone(queue, id);
       } catch (error) {
+        if (claimed) await release(queue, claimed);
         logger.error('message failed', { queue, messageId: record.messageId, error: error as Error });
         batchItemFailures.push({ itemIdentifier: record.messageId });
       }

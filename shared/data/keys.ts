@@ -92,4 +92,16 @@ export const keys = {
   webhookEvent: (provider: string, eventId: string): Key => ({ pk: `WH#${provider}#${eventId}`, sk: ITEM_SK }),
   /** Background job status (vault sync etc.). */
   job: (jobId: string): Key => ({ pk: `JOB#${jobId}`, sk: ITEM_SK }),
+  /** A user's membership of a group (memberCount counts these); gsi2 lists a user's groups. */
+  groupMember: (tenantId: string, groupId: string, userId: string): Key => ({
+    pk: `${tenantId}#GROUP#${groupId}#MEMBER`,
+    sk: userId,
+  }),
+  userGroups: (tenantId: string, userId: string) => `${tenantId}#USER#${userId}#GROUPS`,
+  /** gsi2 partition of a department's direct children (`ROOT` for top-level departments). */
+  departmentChildren: (tenantId: string, parentId: string | null) => `${tenantId}#DEPARTMENT#PARENT#${parentId ?? 'ROOT'}`,
+  /** Invitation lookup by the SHA-256 of its code (the code itself is never stored). */
+  invitationCode: (codeHash: string): Key => ({ pk: `${PLATFORM}#UNIQUE#INVITATION_CODE#${codeHash}`, sk: ITEM_SK }),
+  /** Local stand-in identity provider (never deployed): an issued authorization code, by its SHA-256. */
+  localIdpCode: (idp: string, codeHash: string): Key => ({ pk: `LOCALIDP#${idp}#CODE#${codeHash}`, sk: ITEM_SK }),
 };

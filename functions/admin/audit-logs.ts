@@ -1,0 +1,119 @@
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { countOf } from '../../shared/data/collection.ts';
+import { keys } from '../../shared/data/keys.ts';
+import { validationError } from '../../shared/http/errors.ts';
+import { toPage } from '../../shared/http/responses.ts';
+import { ddb } from '../../shared/platform/aws.ts';
+import { config } from '../../shared/platform/config.ts';
+
+export interface AuditLogEntry {
+  id: string;
+  entityType: string;
+  entityId: string;
+  action: string;
+  changes: string | null;
+  userId: string | null;
+  userName: string;
+  tenantId: string | null;
+  createdAt: string;
+}
+
+export interface AuditQuery {
+  page: number;
+  pageSize: number;
+  startDate?: string;
+  endDate?: string;
+  entityType?: string;
+}
+
+const toEntry = (item: Record<string, unknown>): AuditLogEntry => ({
+  id: item.id as string,
+  entityType: item.entityType as string,
+  entityId: item.entityId as string,
+  action: item.action as string,
+  changes: (item.changes as string | null) ?? null,
+  userId: (item.userId as string | null) ?? null,
+  userName: (item.userName as string | null) ?? 'system',
+  tenantId: (item.tenantId as string | null) ?? null,
+  createdAt: item.createdAt as string,
+});
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+/** Sorts after `#` and every id character, so `${instant}#~` bounds all entries of that millisecond. */
+const AFTER_IDS = '#~';
+
+/**
+ * The inclusive createdAt range as gsi1sk bounds (`${createdAt}#${id}`). A date alone means the
+ * whole UTC day: a start date from its first millisecond, an end date through its last. A
+ * datetime (any offset) is taken as that instant, to the millisecond.
+ */
+export function auditRange(startDate?: string, endDate?: string): { from: string; to: string } | undefined {
+  if (!startDate && !endDate) return undefined;
+  const start = startDate ? (DATE_ONLY.test(startDate) ? `${startDate}T00:00:00.000Z` : new Date(startDate).toISOString()) : '0000';
+  const end = endDate ? (DATE_ONLY.test(endDate) ? `${endDate}T23:59:59.999Z` : new Date(endDate).toISOString()) : '9999';
+  if (startDate && endDate && start > end) {
+    throw validationError([{ path: 'query.endDate', message: 'endDate must not be before startDate' }]);
+  }
+  return { from: start, to: `${end}${AFTER_IDS}` };
+}
+
+/** The Query of the audit index: the date range is a key condition, entityType a filter. */
+export function auditQueryInput(q: Pick<AuditQuery, 'startDate' | 'endDate' | 'entityType'>): QueryCommandInput {
+  const range = auditRange(q.startDate, q.endDate);
+  const values: Record<string, unknown> = { ':pk': keys.platformCollection('AUDIT') };
+  let condition = 'gsi1pk = :pk';
+  if (range) {
+    condition += ' AND gsi1sk BETWEEN :from AND :to';
+    values[':from'] = range.from;
+    values[':to'] = range.to;
+  }
+  if (q.entityType) values[':entityType'] = q.entityType;
+  return {
+    TableName: config.tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: condition,
+    ExpressionAttributeValues: values,
+    ...(q.entityType ? { FilterExpression: '#entityType = :entityType', ExpressionAttributeNames: { '#entityType': 'entityType' } } : {}),
+    ScanIndexForward: false,
+  };
+}
+
+/**
+ * Newest first. Unfiltered: the maintained counter and one Query that stops at the page's end.
+ * Filtered: a COUNT Query of the same range and filter (no items transferred) beside a Query
+ * that reads only until the page's end.
+ */
+export async function listAuditLogs(q: AuditQuery) {
+  const input = auditQueryInput(q);
+  const filtered = Boolean(q.startDate || q.endDate || q.entityType);
+  const end = q.page * q.pageSize;
+  const [totalCount, items] = await Promise.all([
+    filtered ? countMatches(input) : countOf(keys.platformCollection('AUDIT')),
+    readUntil(input, end),
+  ]);
+  return toPage(items.slice(end - q.pageSize, end).map(toEntry), totalCount, q.page, q.pageSize);
+}
+
+async function countMatches(input: QueryCommandInput): Promise<number> {
+  let count = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb().send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey }));
+    count += out.Count ?? 0;
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return count;
+}
+
+async function readUntil(input: QueryCommandInput, wanted: number): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb().send(
+      new QueryCommand({ ...input, ExclusiveStartKey, ...(input.FilterExpression ? {} : { Limit: wanted - items.length }) }),
+    );
+    items.push(...(out.Items ?? []));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey && items.length < wanted);
+  return items;
+}

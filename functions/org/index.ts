@@ -1,0 +1,30 @@
+import { scopeTenant } from '../../shared/auth/tenant-scope.ts';
+import { created, ok } from '../../shared/http/responses.ts';
+import { orgRoutes } from '../../shared/routes/org.ts';
+import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { createDepartment, listDepartments } from './departments.ts';
+import { addUserToGroup, createGroup, listGroups } from './groups.ts';
+import { createRole, listRoles, setRolePermissions } from './roles.ts';
+
+export const handler = apiHandler(orgRoutes, {
+  'roles.list': async ({ principal, query }) => ok(await listRoles(await scopeTenant(principal!, query.tenantId), query)),
+  'roles.create': async ({ principal, body }) => {
+    const { tenantId, ...input } = body;
+    return created(await createRole(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+  },
+  'roles.setPermissions': async ({ principal, params, query, body }) =>
+    ok(await setRolePermissions(await scopeTenant(principal!, query.tenantId), params.roleId, body.permissions, principal!)),
+  'departments.list': async ({ principal, query }) =>
+    ok(await listDepartments(await scopeTenant(principal!, query.tenantId), query)),
+  'departments.create': async ({ principal, body }) => {
+    const { tenantId, ...input } = body;
+    return created(await createDepartment(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+  },
+  'groups.list': async ({ principal, query }) => ok(await listGroups(await scopeTenant(principal!, query.tenantId), query)),
+  'groups.create': async ({ principal, body }) => {
+    const { tenantId, ...input } = body;
+    return created(await createGroup(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+  },
+  'groups.addUser': async ({ principal, params, query }) =>
+    ok(await addUserToGroup(await scopeTenant(principal!, query.tenantId), params.groupId, query.userId, principal!)),
+});

@@ -1,0 +1,110 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem } from '../data/collection.ts';
+import { keys } from '../data/keys.ts';
+import type { TransactItem } from '../data/transact.ts';
+import { validationError } from '../http/errors.ts';
+import { ddb } from '../platform/aws.ts';
+import { config } from '../platform/config.ts';
+import { departmentKey } from './departments.ts';
+import { groupKey } from './groups.ts';
+import { roleIdsByName, roleKey, systemRoleName } from './roles.ts';
+
+export interface Membership {
+  roles: string[];
+  departmentId: string | null;
+}
+
+/** `ADD field :n` on an item that must exist (so a counter never conjures a stub item). */
+export function addToCount(key: { pk: string; sk: string }, field: 'userCount' | 'memberCount' | 'childCount', by: number): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: key,
+      UpdateExpression: 'ADD #n :by',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#n': field },
+      ExpressionAttributeValues: { ':by': by },
+    },
+  };
+}
+
+/** Lower-cased tenant role names (SystemAdmin is platform-level and counted nowhere). */
+const tenantRoleNames = (m: Membership | null) =>
+  new Set((m?.roles ?? []).filter((r) => systemRoleName(r) !== 'SystemAdmin').map((r) => r.toLowerCase()));
+
+/** Transaction items that keep role `userCount` and department `userCount` exact when a user's membership changes (before null = new user; after null = deleted user; also removes the user's group memberships and decrements memberCount when after is null). */
+export async function membershipChangeItems(tenantId: string, userId: string, before: Membership | null, after: Membership | null): Promise<TransactItem[]> {
+  const items: TransactItem[] = [];
+  const was = tenantRoleNames(before);
+  const is = tenantRoleNames(after);
+  const delta = new Map<string, number>();
+  for (const name of was) if (!is.has(name)) delta.set(name, -1);
+  for (const name of is) if (!was.has(name)) delta.set(name, 1);
+  if (delta.size) {
+    const ids = await roleIdsByName(tenantId, [...delta.keys()]);
+    const unknown = [...delta].filter(([name, by]) => by > 0 && !ids.has(name)).map(([name]) => name);
+    if (unknown.length) throw validationError([{ path: 'body.roles', message: `Unknown roles: ${unknown.join(', ')}` }]);
+    for (const [name, by] of delta) {
+      const id = ids.get(name);
+      // A role that no longer resolves has nothing left to decrement.
+      if (id) items.push(addToCount(roleKey(tenantId, id), 'userCount', by));
+    }
+  }
+
+  const fromDept = before?.departmentId?.toLowerCase() ?? null;
+  const toDept = after?.departmentId?.toLowerCase() ?? null;
+  if (fromDept !== toDept) {
+    if (fromDept) items.push(addToCount(departmentKey(tenantId, fromDept), 'userCount', -1));
+    if (toDept) items.push(addToCount(departmentKey(tenantId, toDept), 'userCount', 1));
+  }
+
+  if (before && !after) {
+    for (const groupId of await groupIdsOfUser(tenantId, userId)) {
+      items.push(
+        {
+          Delete: {
+            TableName: config.tableName,
+            Key: keys.groupMember(tenantId, groupId, userId),
+            ConditionExpression: 'attribute_exists(pk)',
+          },
+        },
+        addToCount(groupKey(tenantId, groupId), 'memberCount', -1),
+      );
+    }
+  }
+  return items;
+}
+
+async function queryUserGroups(tenantId: string, userId: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb().send(
+      new QueryCommand({
+        TableName: config.tableName,
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.userGroups(tenantId, userId.toLowerCase()) },
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+const groupIdsOfUser = async (tenantId: string, userId: string) =>
+  (await queryUserGroups(tenantId, userId)).map((m) => m.groupId as string);
+
+/** The user's groups as {id, name}[] (for user detail). */
+export async function groupsOfUser(tenantId: string, userId: string): Promise<{ id: string; name: string }[]> {
+  return (await queryUserGroups(tenantId, userId)).map((m) => ({ id: m.groupId as string, name: m.groupName as string }));
+}
+
+/** Department name for user detail, or null. */
+export async function departmentName(tenantId: string, departmentId: string | null): Promise<string | null> {
+  if (!departmentId) return null;
+  const item = await getItem<{ name?: string }>(departmentKey(tenantId, departmentId.toLowerCase()));
+  return item?.name ?? null;
+}

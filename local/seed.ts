@@ -1,0 +1,33 @@
+import { bumpCounter, putNew } from '../shared/data/collection.ts';
+import { keys, type PlatformCollection } from '../shared/data/keys.ts';
+import { transact } from '../shared/data/transact.ts';
+import { BUILT_IN_TOOLS } from '../shared/reference/built-in-tools.ts';
+import { PLANS } from '../shared/reference/plans.ts';
+
+/**
+ * Puts one reference record unless it exists. The record is written with its collection's
+ * newest-first index keys and counter like any created item, so the feature's list code needs
+ * nothing special; an existing record is left alone (an administrator may have edited it).
+ */
+async function seedItem(name: PlatformCollection, record: { id: string; createdAt: string; name: string; code: string }): Promise<boolean> {
+  const collection = keys.platformCollection(name);
+  const outcome = await transact([
+    putNew({
+      ...keys.platformItem(name, record.id),
+      ...keys.newestFirst(collection, record.createdAt, record.id),
+      ...record,
+      searchText: `${record.name} ${record.code}`.toLowerCase(),
+    }),
+    bumpCounter(collection, 1),
+  ]);
+  return outcome.ok;
+}
+
+/** Seeds plans and built-in tools; safe to run on every start. Returns how many were new. */
+export async function seedReferenceData(): Promise<number> {
+  let added = 0;
+  // One at a time: every item of a collection bumps the same counter item.
+  for (const plan of PLANS) if (await seedItem('PLAN', plan)) added++;
+  for (const tool of BUILT_IN_TOOLS) if (await seedItem('BUILTIN_TOOL', tool)) added++;
+  return added;
+}

@@ -1,0 +1,106 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { internalError, methodNotAllowed, payloadTooLarge } from '../shared/http/errors.ts';
+import { errorToHttp } from '../shared/http/responses.ts';
+import { createRouteMatcher } from '../shared/http/route-matcher.ts';
+import type { RouteDef } from '../shared/routes/types.ts';
+import { lambdaContext, toApiGatewayEvent } from './apigw-event.ts';
+
+export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
+
+export interface ListenerOptions {
+  routes: readonly RouteDef[];
+  /** Local-only JSON pages (`/_local/...`), answered without a Lambda handler. */
+  pages?: Record<string, () => unknown>;
+  /** Resolves a group's Lambda handler; the default imports `functions/<group>/index.ts`. */
+  loadHandler?: (group: string) => Promise<HttpHandler>;
+  /** API Gateway's own request limit is 10 MB; a little over it so the routes' limits decide. */
+  maxBodyBytes?: number;
+}
+
+const importHandler = async (group: string) => ((await import(`../functions/${group}/index.ts`)) as { handler: HttpHandler }).handler;
+
+/** The TCP peer, as API Gateway reports it: plain IPv4 rather than its IPv4-mapped IPv6 spelling. */
+export const peerAddress = (req: IncomingMessage) => (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+
+/** The body, or null as soon as it exceeds the limit (a declared length over it is not read at all). */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off('data', onData).pause();
+      resolve(null);
+    };
+    req.on('data', onData).once('error', reject).once('end', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyResultV2) {
+  // Payload 2.0 lets a handler return a bare value; API Gateway then answers 200 with it as JSON.
+  const structured = typeof result === 'object' && result !== null && 'statusCode' in result;
+  const out = structured ? result : { statusCode: 200, headers: { 'content-type': 'application/json' }, body: typeof result === 'string' ? result : JSON.stringify(result) };
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(out.headers ?? {})) headers[k.toLowerCase()] = String(v);
+  if (out.cookies?.length) headers['set-cookie'] = out.cookies;
+  const body = out.body === undefined ? undefined : Buffer.from(out.body, out.isBase64Encoded ? 'base64' : 'utf8');
+  if (body) headers['content-length'] = String(body.length);
+  res.writeHead(out.statusCode ?? 200, headers).end(body);
+}
+
+/**
+ * Serves the route table the way API Gateway and Lambda would: match the route, build the
+ * payload 2.0 event, run the group's real handler, write its result. Unmatched requests go to
+ * the `fallback` function, as the HTTP API's `$default` route does.
+ */
+export function createApiListener(opts: ListenerOptions) {
+  const match = createRouteMatcher(opts.routes);
+  const limit = opts.maxBodyBytes ?? 11 * 1024 * 1024;
+  const load = opts.loadHandler ?? importHandler;
+  const handlers = new Map<string, Promise<HttpHandler>>();
+  const handlerFor = (group: string) => {
+    let found = handlers.get(group);
+    if (!found) {
+      found = load(group);
+      handlers.set(group, found);
+      found.catch(() => handlers.delete(group));
+    }
+    return found;
+  };
+
+  async function serve(req: IncomingMessage, res: ServerResponse) {
+    const [path = '/', rawQuery = ''] = (req.url ?? '/').split(/\?(.*)/s);
+    const method = req.method ?? 'GET';
+    const page = opts.pages?.[path];
+    if (page) {
+      if (method !== 'GET') return send(res, errorToHttp(methodNotAllowed(['GET'])));
+      return send(res, { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(page()) });
+    }
+    const body = await readBody(req, limit);
+    if (body === null) {
+      // The rest is discarded, not buffered. Closing the socket instead would reset a client
+      // still uploading before it could read the 413.
+      req.resume();
+      return send(res, errorToHttp(payloadTooLarge(limit)));
+    }
+    const found = match(method, path);
+    const route = found.kind === 'route' ? found : null;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+    const event = toApiGatewayEvent({ method, path, rawQuery, headers, body: body.length ? body : undefined, sourceIp: peerAddress(req) }, route);
+    const group = route?.route.group ?? 'fallback';
+    const handler = await handlerFor(group);
+    send(res, await handler(event, lambdaContext(group)));
+  }
+
+  return (req: IncomingMessage, res: ServerResponse) => {
+    serve(req, res).catch((err: unknown) => {
+      console.error(`[local-server] ${req.method} ${req.url} failed:`, err);
+      if (!res.headersSent) send(res, errorToHttp(internalError()));
+      else res.destroy();
+    });
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * `npm start`: the whole API on this machine, against local stand-ins for AWS (see local/stack.ts).
+ * Environment: PORT (3000; 0 picks a free one), HOST (127.0.0.1), LOCAL_DATA_DIR (.local),
+ * ADMIN_EMAIL, ADMIN_PASSWORD, INTERNAL_API_KEY, TABLE_NAME.
+ */
+import { createServer, type Server } from 'node:http';
+import { resolve } from 'node:path';
+
+// Before any handler or SDK module loads: no real AWS account, region lookup or Node 20 banner.
+process.env.AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING = '1';
+// The SDK release installed here reads this name instead.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+process.env.AWS_ACCESS_KEY_ID ||= 'local';
+process.env.AWS_SECRET_ACCESS_KEY ||= 'local';
+process.env.AWS_REGION ||= 'us-east-1';
+process.env.TABLE_NAME ||= 'saas-local';
+
+const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST || '127.0.0.1';
+const dataDir = resolve(process.env.LOCAL_DATA_DIR || '.local');
+
+const { startLocalStack, JavaMissingError } = await import('../local/stack.ts');
+const { createApiListener } = await import('../local/server.ts');
+const { routes } = await import('../shared/routes/index.ts');
+
+let stack: Awaited<ReturnType<typeof startLocalStack>>;
+try {
+  stack = await startLocalStack(dataDir);
+} catch (err) {
+  console.error(err instanceof JavaMissingError ? err.message : err);
+  process.exit(1);
+}
+
+const server: Server = createServer(
+  createApiListener({
+    routes,
+    pages: { '/_local/outbox': () => stack.outbox.list(), '/_local/dead-letters': () => stack.queue.deadLetters() },
+  }),
+);
+await new Promise<void>((done, fail) => server.once('error', fail).listen(port, host, done));
+const { port: actualPort } = server.address() as { port: number };
+
+const { admin, internalKey } = stack;
+console.log(`Data directory: ${dataDir}`);
+if (admin.status === 'exists') {
+  console.log(`Admin account: ${admin.email} (exists; left unchanged${process.env.ADMIN_PASSWORD ? ', ADMIN_PASSWORD not applied' : ''})`);
+} else {
+  console.log(`Admin account: ${admin.email} (created)${admin.generatedPassword ? `\nAdmin password (generated): ${admin.generatedPassword}` : ''}`);
+}
+if (internalKey.source === 'generated') console.log(`Internal API key (generated, kept in ${dataDir}): ${internalKey.key}`);
+if (internalKey.source === 'stored') console.log(`Internal API key: kept in ${dataDir}/parameters.json`);
+if (stack.seeded) console.log(`Seeded ${stack.seeded} reference records (plans, built-in tools)`);
+console.log(`Started in ${process.uptime().toFixed(1)} s`);
+console.log(`API ready at http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`);
+
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) process.exit(1);
+  stopping = true;
+  server.close();
+  server.closeAllConnections();
+  await stack.stop();
+  process.exit(0);
+};
+process.on('SIGINT', shutdown).on('SIGTERM', shutdown);

@@ -1,0 +1,111 @@
+/**
+ * The subscription plans the platform sells. Stored as platform items (`keys.platformItem('PLAN',
+ * id)`) by the local seed and the deploy-time seed; ids are fixed so re-seeding never duplicates
+ * a plan and tests can name them. Money is integer minor units (`priceMinor`), shown as a decimal.
+ */
+export const PlanType = { Starter: 1, Professional: 2, Enterprise: 3 } as const;
+export const BillingPeriod = { Monthly: 1, Yearly: 2 } as const;
+
+export interface PlanFeatures {
+  maxAgents: number;
+  maxKnowledgeBases: number;
+  maxWidgetIntegrations: number;
+  maxTokensPerMonth: number;
+  hasPrioritySupport: boolean;
+  hasDedicatedSupport: boolean;
+  customDomainEnabled: boolean;
+  aiAgentsEnabled: boolean;
+  riskAssessmentEnabled: boolean;
+}
+
+export interface PlanRecord {
+  id: string;
+  name: string;
+  code: string;
+  type: (typeof PlanType)[keyof typeof PlanType];
+  priceMinor: number;
+  currency: string;
+  billingPeriod: (typeof BillingPeriod)[keyof typeof BillingPeriod];
+  features: PlanFeatures;
+  isTrialEligible: boolean;
+  trialDays: number;
+  isActive: boolean;
+  createdAt: string;
+}
+
+const SEEDED_AT = '2026-01-01T00:00:00.000Z';
+
+export const PLANS: readonly PlanRecord[] = [
+  {
+    id: '3a1f9212-bd39-4e40-8409-1c3ea9d82769',
+    name: 'Starter',
+    code: 'starter',
+    type: PlanType.Starter,
+    priceMinor: 2900,
+    currency: 'USD',
+    billingPeriod: BillingPeriod.Monthly,
+    features: {
+      maxAgents: 1,
+      maxKnowledgeBases: 1,
+      maxWidgetIntegrations: 1,
+      maxTokensPerMonth: 100_000,
+      hasPrioritySupport: false,
+      hasDedicatedSupport: false,
+      customDomainEnabled: false,
+      aiAgentsEnabled: true,
+      riskAssessmentEnabled: false,
+    },
+    isTrialEligible: true,
+    trialDays: 14,
+    isActive: true,
+    createdAt: SEEDED_AT,
+  },
+  {
+    id: 'da874e5a-d6cb-4f44-b01d-eee120433c2b',
+    name: 'Professional',
+    code: 'professional',
+    type: PlanType.Professional,
+    priceMinor: 9900,
+    currency: 'USD',
+    billingPeriod: BillingPeriod.Monthly,
+    features: {
+      maxAgents: 5,
+      maxKnowledgeBases: 5,
+      maxWidgetIntegrations: 5,
+      maxTokensPerMonth: 1_000_000,
+      hasPrioritySupport: true,
+      hasDedicatedSupport: false,
+      customDomainEnabled: true,
+      aiAgentsEnabled: true,
+      riskAssessmentEnabled: true,
+    },
+    isTrialEligible: true,
+    trialDays: 14,
+    isActive: true,
+    createdAt: SEEDED_AT,
+  },
+  {
+    id: '135b1094-4d5b-4342-9a5a-2dc0d0063498',
+    name: 'Enterprise',
+    code: 'enterprise',
+    type: PlanType.Enterprise,
+    priceMinor: 29900,
+    currency: 'USD',
+    billingPeriod: BillingPeriod.Monthly,
+    features: {
+      maxAgents: 50,
+      maxKnowledgeBases: 50,
+      maxWidgetIntegrations: 50,
+      maxTokensPerMonth: 10_000_000,
+      hasPrioritySupport: true,
+      hasDedicatedSupport: true,
+      customDomainEnabled: true,
+      aiAgentsEnabled: true,
+      riskAssessmentEnabled: true,
+    },
+    isTrialEligible: false,
+    trialDays: 0,
+    isActive: true,
+    createdAt: SEEDED_AT,
+  },
+];

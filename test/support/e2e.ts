@@ -1,0 +1,76 @@
+import { request } from 'node:http';
+import { inject } from 'vitest';
+import { fileParameterStore } from '../../local/file-parameter-store.ts';
+import { installPorts } from '../../shared/platform/ports.ts';
+import { tokenFor } from './tokens.ts';
+
+export const e2e = () => inject('e2e');
+
+export interface ApiOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is, e.g. malformed JSON. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** Bind the client socket to this address (fetch cannot), to check the source IP. */
+  localAddress?: string;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  json: any;
+  text: string;
+}
+
+const parse = (text: string) => {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+function viaNodeHttp(url: string, method: string, headers: Record<string, string>, body: string | undefined, localAddress: string) {
+  return new Promise<{ status: number; headers: Headers; text: string }>((resolve, reject) => {
+    const req = request(url, { method, headers, localAddress }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+        resolve({ status: res.statusCode!, headers: h, text });
+      });
+    });
+    req.on('error', reject).end(body);
+  });
+}
+
+/** One request to the running local server over real HTTP. */
+export async function api(method: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const body = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const url = `${e2e().baseUrl}${path}`;
+  if (opts.localAddress) {
+    const res = await viaNodeHttp(url, method, headers, body, opts.localAddress);
+    return { ...res, json: parse(res.text) };
+  }
+  const res = await fetch(url, { method, headers, body });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: parse(text), text };
+}
+
+let installed = false;
+
+/**
+ * An access token signed by the production signing code with the server's own key, read from
+ * the server's LOCAL_DATA_DIR (read-only), so the server accepts it as if it had issued it.
+ */
+export async function mintToken(subject: Parameters<typeof tokenFor>[0] = {}): Promise<string> {
+  if (!installed) {
+    installPorts({ params: fileParameterStore(e2e().dataDir, { readOnly: true }) });
+    installed = true;
+  }
+  return tokenFor(subject);
+}

@@ -1,0 +1,100 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SQSEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { localQueue, type WorkerHandler } from '../../local/local-queue.ts';
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'local-queue-'));
+
+/** A worker that records every SQS event it receives and answers with `outcome`. */
+function recordingWorker(outcome: (event: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>) {
+  const received: SQSEvent[] = [];
+  const handler: WorkerHandler = async (event) => {
+    received.push(event);
+    return outcome(event);
+  };
+  return { received, handler };
+}
+
+describe('local queue (SQS stand-in)', () => {
+  it('delivers a good message once, asynchronously, as an SQS event to the queue worker', async () => {
+    // Prepare
+    const worker = recordingWorker(async () => ({ batchItemFailures: [] }));
+    const asked: string[] = [];
+    const queue = localQueue({ dataDir: tempDir(), backoffMs: 1, loadWorker: async (q) => (asked.push(q), worker.handler) });
+
+    // Act
+    await queue.send('email', { id: 'm-1', type: 'email.send', payload: { to: ['a@example.com'] } });
+    const deliveredBeforeDrain = worker.received.length;
+    await queue.drain();
+
+    // Assess
+    expect(deliveredBeforeDrain).toBe(0);
+    expect(asked).toEqual(['email']);
+    expect(worker.received).toHaveLength(1);
+    const [record] = worker.received[0]!.Records;
+    expect(JSON.parse(record!.body)).toEqual({ id: 'm-1', type: 'email.send', payload: { to: ['a@example.com'] } });
+    expect(record!.attributes.ApproximateReceiveCount).toBe('1');
+    expect(record!.eventSource).toBe('aws:sqs');
+    expect(queue.deadLetters()).toEqual([]);
+  });
+
+  it('retries a message reported in batchItemFailures, then dead-letters it after 3 attempts', async () => {
+    // Prepare
+    const dataDir = tempDir();
+    const worker = recordingWorker(async (event) => ({ batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) }));
+    const queue = localQueue({ dataDir, backoffMs: 1, loadWorker: async () => worker.handler });
+
+    // Act
+    await queue.send('webhooks', { type: 'webhook.apply', payload: { n: 1 } });
+    await queue.drain();
+
+    // Assess
+    expect(worker.received.map((e) => e.Records[0]!.attributes.ApproximateReceiveCount)).toEqual(['1', '2', '3']);
+    const ids = new Set(worker.received.map((e) => e.Records[0]!.messageId));
+    expect(ids.size).toBe(1);
+    const letters = queue.deadLetters();
+    expect(letters).toHaveLength(1);
+    expect(letters[0]).toMatchObject({ queue: 'webhooks', attempts: 3, messageId: [...ids][0] });
+    expect(JSON.parse(letters[0]!.body)).toEqual({ type: 'webhook.apply', payload: { n: 1 } });
+    expect(JSON.parse(readFileSync(join(dataDir, 'dead-letters.json'), 'utf8'))).toEqual(letters);
+  });
+
+  it('treats a thrown error as a failure and delivers again once the worker recovers', async () => {
+    // Prepare
+    let calls = 0;
+    const worker = recordingWorker(async () => {
+      if (++calls === 1) throw new Error('transient');
+      return { batchItemFailures: [] };
+    });
+    const queue = localQueue({ dataDir: tempDir(), backoffMs: 1, loadWorker: async () => worker.handler });
+
+    // Act
+    await queue.send('jobs', { type: 'job.run', payload: {} });
+    await queue.drain();
+
+    // Assess
+    expect(worker.received).toHaveLength(2);
+    expect(queue.deadLetters()).toEqual([]);
+  });
+
+  it('keeps dead letters across instances on the same data directory', async () => {
+    // Prepare
+    const dataDir = tempDir();
+    const failing: WorkerHandler = async () => {
+      throw new Error('always');
+    };
+    const first = localQueue({ dataDir, backoffMs: 1, maxAttempts: 1, loadWorker: async () => failing });
+
+    // Act
+    await first.send('email', { type: 'a', payload: {} });
+    await first.send('email', { type: 'b', payload: {} });
+    await first.drain();
+
+    // Assess
+    const letters = localQueue({ dataDir }).deadLetters();
+    expect(letters.map((l) => JSON.parse(l.body).type).sort()).toEqual(['a', 'b']);
+    expect(letters.every((l) => l.error === 'always')).toBe(true);
+  });
+});

@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 process.env.AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING = '1';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const common = { setupFiles: ['test/support/env-setup.ts'] };
 

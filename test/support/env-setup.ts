@@ -3,6 +3,7 @@ process.env.AWS_ACCESS_KEY_ID ??= 'local';
 process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
 process.env.AWS_REGION ??= 'us-east-1';
 process.env.AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING = '1';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.LOG_LEVEL ??= 'SILENT';
 process.env.INTERNAL_API_KEY ??= 'test-internal-key';

@@ -8,8 +8,12 @@ export type RouteMatch =
 
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-/** `{name}` (API Gateway) to `:name` (find-my-way). */
-const toRouterPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
+/**
+ * `{name}` (API Gateway) to `:name` (find-my-way). Literal colons are escaped, and a parameter
+ * followed by more text in its segment (`{userId}:password-reset`) stops at that text.
+ */
+const toRouterPath = (path: string) =>
+  path.replace(/:/g, '::').replace(/\{([^}]+)\}(?=[^/])/g, ':$1(^[^/:]+)').replace(/\{([^}]+)\}/g, ':$1');
 
 /**
  * Matches a request against the route table the way API Gateway does, and tells a wrong method

@@ -1,3 +1,25 @@
+import { z } from 'zod/mini';
+import { email, text } from './schemas.ts';
 import { defineRoutes } from './types.ts';
 
-export const onboardingRoutes = defineRoutes([]);
+export const onboardingRoutes = defineRoutes([
+  {
+    id: 'onboarding.start',
+    method: 'POST',
+    path: '/api/onboarding/start',
+    group: 'onboarding',
+    auth: { kind: 'none' },
+    summary:
+      'Start a tenant: creates it Pending (slug from tenantName, made unique) with its system roles and a TenantOwner invitation for `email`, and e-mails the code. Registering with the code joins the tenant; verifying the e-mail activates it',
+    status: 201,
+    // Counted with sign-in and registration: 5 per minute per IP.
+    rateLimit: { name: 'auth-signin', limit: 5, windowSeconds: 60 },
+    body: z.object({
+      tenantName: text(200),
+      email: email(),
+      firstName: text(100),
+      lastName: text(100),
+    }),
+    response: z.object({ invitationCode: z.string() }),
+  },
+]);

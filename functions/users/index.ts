@@ -1,0 +1,48 @@
+import { safeParse } from 'zod/mini';
+import { scopeTenant } from '../../shared/auth/tenant-scope.ts';
+import { invalidJson, notFound, validationError } from '../../shared/http/errors.ts';
+import { noContent, ok } from '../../shared/http/responses.ts';
+import { PASSWORD_RESET_SUFFIX, userRoutes, userUpdateBody } from '../../shared/routes/users.ts';
+import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { listUsers, userDetail } from './list.ts';
+import { deleteUser, resetPassword, updateUser } from './mutations.ts';
+
+/** The update schema's issues for a body that was read as a password reset on the plain route. */
+function updateIssues(rawBody: string | undefined) {
+  let value: unknown;
+  try {
+    value = JSON.parse(rawBody ?? '');
+  } catch {
+    value = undefined;
+  }
+  const parsed = safeParse(userUpdateBody, value);
+  return parsed.success ? [] : parsed.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
+}
+
+export const handler = apiHandler(userRoutes, {
+  'users.list': async ({ principal, query }) => ok(await listUsers(await scopeTenant(principal!, query.tenantId), query)),
+  'users.get': async ({ principal, params, query }) => {
+    const user = await userDetail(await scopeTenant(principal!, query.tenantId), params.userId.toLowerCase());
+    if (!user) throw notFound('User');
+    return ok(user);
+  },
+  // API Gateway cannot route `{userId}:password-reset` apart from `{userId}`, so that spelling lands here.
+  'users.update': async ({ principal, params, query, body, rawBody }) => {
+    const tenantId = await scopeTenant(principal!, query.tenantId);
+    const isReset = params.userId.endsWith(PASSWORD_RESET_SUFFIX);
+    const userId = params.userId.slice(0, 36).toLowerCase();
+    if (body.kind === 'not-an-object') throw invalidJson('Request body must be a JSON object');
+    if (isReset) {
+      if (body.kind !== 'reset') throw validationError([{ path: 'body.newPassword', message: 'Required' }]);
+      return ok(await resetPassword(principal!, tenantId, userId, body.reset.newPassword));
+    }
+    if (body.kind !== 'update') throw validationError(updateIssues(rawBody));
+    return ok(await updateUser(principal!, tenantId, userId, body.update));
+  },
+  'users.delete': async ({ principal, params, query }) => {
+    await deleteUser(principal!, await scopeTenant(principal!, query.tenantId), params.userId.toLowerCase());
+    return noContent();
+  },
+  'users.passwordReset': async ({ principal, params, query, body }) =>
+    ok(await resetPassword(principal!, await scopeTenant(principal!, query.tenantId), params.userId.toLowerCase(), body.newPassword)),
+});

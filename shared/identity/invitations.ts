@@ -1,0 +1,259 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { epochSeconds, randomToken, sha256 } from '../auth/opaque.ts';
+import { auditPut, countAudit } from '../data/audit.ts';
+import { bumpCounter, claimUnique, getItem, putNew } from '../data/collection.ts';
+import { keys } from '../data/keys.ts';
+import { transact, type TransactItem } from '../data/transact.ts';
+import type { Principal } from '../auth/access-token.ts';
+import { isSystemAdmin } from '../auth/tenant-scope.ts';
+import { ApiError, badRequest, conflict, forbidden, validationError } from '../http/errors.ts';
+import { ddb } from '../platform/aws.ts';
+import { config } from '../platform/config.ts';
+import { sendEmail } from '../queue/enqueue.ts';
+import { countIntegrationEvents, integrationEventPut } from './integration-events.ts';
+import { membershipChangeItems } from './org-counters.ts';
+import { resolveRoles, systemRoleName } from './roles.ts';
+import { actingAs, getTenant, statusChangeItems, TENANT_STATUS_CODES, tenantKey, type Actor, type TenantRecord } from './tenants.ts';
+import { normalizeEmail, type UserRecord } from './users.ts';
+
+/** An invitation is open for 7 days; after that, or once used, its code redeems nothing. */
+export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+
+export interface InvitationRecord {
+  id: string;
+  tenantId: string;
+  email: string;
+  roles: string[];
+  status: 'open' | 'used';
+  firstName: string | null;
+  lastName: string | null;
+  invitedBy: string | null;
+  expiresAt: string;
+  /** Epoch seconds of `expiresAt`, for the redeem condition. */
+  expiresAtEpoch: number;
+  createdAt: string;
+  usedAt?: string;
+  usedBy?: string | null;
+}
+
+export const invitationKey = (tenantId: string, id: string) => keys.tenantItem(tenantId, 'INVITATION', id);
+const invitationCollection = (tenantId: string) => keys.tenantCollection(tenantId, 'INVITATION');
+
+/** Tenants whose invitations may be issued and redeemed. */
+export const acceptsMembers = (t: Pick<TenantRecord, 'status'>) =>
+  t.status === TENANT_STATUS_CODES.PENDING || t.status === TENANT_STATUS_CODES.ACTIVE;
+
+export interface NewInvitation {
+  tenantId: string;
+  email: string;
+  /** Canonical role names of the tenant. */
+  roles: string[];
+  firstName?: string | null;
+  lastName?: string | null;
+  actor: Actor;
+  now?: Date;
+}
+
+/**
+ * A new invitation as transaction items: the invitation, the lookup by code hash (kept a month
+ * past expiry, then removed by TTL), the tenant's invitation counter, the audit entry and the
+ * `membership.invited` event. The code itself is only returned, never stored.
+ */
+export function newInvitation(input: NewInvitation) {
+  const now = input.now ?? new Date();
+  const code = randomToken(24);
+  const createdAt = now.toISOString();
+  const expiresAtEpoch = epochSeconds(now.getTime()) + INVITATION_TTL_SECONDS;
+  const record: InvitationRecord = {
+    id: crypto.randomUUID(),
+    tenantId: input.tenantId,
+    email: normalizeEmail(input.email),
+    roles: input.roles,
+    status: 'open',
+    firstName: input.firstName ?? null,
+    lastName: input.lastName ?? null,
+    invitedBy: input.actor?.userId ?? null,
+    expiresAt: new Date(expiresAtEpoch * 1000).toISOString(),
+    expiresAtEpoch,
+    createdAt,
+  };
+  const collection = invitationCollection(record.tenantId);
+  const items: TransactItem[] = [
+    putNew({ ...invitationKey(record.tenantId, record.id), ...keys.newestFirst(collection, createdAt, record.id), ...record }),
+    claimUnique(keys.invitationCode(sha256(code)), {
+      tenantId: record.tenantId,
+      invitationId: record.id,
+      ttl: expiresAtEpoch + 30 * 24 * 3600,
+    }),
+    bumpCounter(collection, 1),
+    auditPut(
+      { entityType: 'Invitation', entityId: record.id, action: 'create', changes: { email: record.email, roles: record.roles }, actor: input.actor, tenantId: record.tenantId },
+      createdAt,
+    ),
+    integrationEventPut('membership.invited', { tenantId: record.tenantId, invitationId: record.id, roles: record.roles }, createdAt),
+  ];
+  return { code, record, items, auditEntries: 1, integrationEvents: 1 };
+}
+
+/** The invitation e-mail; the code is on its own line `Invitation code: <code>`. */
+export async function sendInvitationEmail(invitation: InvitationRecord, code: string, tenant: Pick<TenantRecord, 'name' | 'slug'>) {
+  const owner = invitation.roles.includes('TenantOwner');
+  const greeting = invitation.firstName ? `Hello ${invitation.firstName},` : 'Hello,';
+  const what = owner ? `set up ${tenant.name} as its owner` : `join ${tenant.name}`;
+  const registerUrl = `${config.publicBaseUrl}/register?invitationCode=${encodeURIComponent(code)}`;
+  const text = [
+    greeting,
+    '',
+    `You have been invited to ${what}.`,
+    `Invitation code: ${code}`,
+    '',
+    `Register with this e-mail address and the code (POST /api/auth/register with invitationCode) before ${invitation.expiresAt}.`,
+    registerUrl,
+  ].join('\n');
+  const html = `<p>${escapeHtml(greeting)}</p><p>You have been invited to ${escapeHtml(what)}.</p><p>Invitation code: <strong>${escapeHtml(code)}</strong></p><p>Register with this e-mail address and the code before ${escapeHtml(invitation.expiresAt)}.</p>`;
+  await sendEmail({ to: [invitation.email], subject: owner ? `Set up ${tenant.name}` : `You're invited to join ${tenant.name}`, text, html });
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export interface RedeemedInvitation {
+  tenantId: string;
+  roles: string[];
+  invitationId: string;
+  /**
+   * Append to the new user's creation transaction: [0] marks the invitation used (only while it
+   * is open and unexpired), [1] takes a seat on the tenant (only while seatCount < maxSeats),
+   * then the membership counters, the audit entry and the `membership.joined` event.
+   */
+  items: TransactItem[];
+  /** Audit entries and integration events in `items`: count them after the transaction commits. */
+  auditEntries: number;
+  integrationEvents: number;
+}
+
+export const REDEEM_INVITATION_INDEX = 0;
+export const REDEEM_SEAT_INDEX = 1;
+
+/**
+ * Checks an invitation code for a registering e-mail. Null when the code is unknown, used,
+ * expired, for another e-mail, or its tenant no longer accepts members (the caller answers one
+ * 400 for all of these, revealing nothing). `userId`, when given, is recorded as the invitee.
+ */
+export async function redeemInvitation(
+  code: string,
+  email: string,
+  userId: string | null = null,
+  now = new Date(),
+): Promise<RedeemedInvitation | null> {
+  if (!code || code.length > 512) return null;
+  const lookup = await getItem<{ tenantId?: string; invitationId?: string }>(keys.invitationCode(sha256(code)));
+  if (!lookup?.tenantId || !lookup.invitationId) return null;
+  const { tenantId, invitationId } = lookup;
+  const read = await ddb().send(new GetCommand({ TableName: config.tableName, Key: invitationKey(tenantId, invitationId), ConsistentRead: true }));
+  const invitation = read.Item as InvitationRecord | undefined;
+  const nowEpoch = epochSeconds(now.getTime());
+  if (!invitation || invitation.status !== 'open' || invitation.expiresAtEpoch <= nowEpoch) return null;
+  if (invitation.email !== normalizeEmail(email)) return null;
+  const tenant = await getTenant(tenantId, true);
+  if (!tenant || !acceptsMembers(tenant)) return null;
+
+  let membership: TransactItem[];
+  try {
+    membership = await membershipChangeItems(tenantId, userId ?? invitation.id, null, { roles: invitation.roles, departmentId: null });
+  } catch (err) {
+    if (err instanceof ApiError) return null; // a role of the invitation no longer exists
+    throw err;
+  }
+  const at = now.toISOString();
+  const actor = actingAs(userId, invitation.email);
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: config.tableName,
+        Key: invitationKey(tenantId, invitationId),
+        UpdateExpression: 'SET #status = :used, usedAt = :at, usedBy = :by',
+        ConditionExpression: '#status = :open AND expiresAtEpoch > :now',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':used': 'used', ':open': 'open', ':at': at, ':by': userId, ':now': nowEpoch },
+      },
+    },
+    seatItem(tenantId, 1),
+    ...membership,
+    auditPut(
+      { entityType: 'Invitation', entityId: invitationId, action: 'redeem', changes: { email: invitation.email, roles: invitation.roles, userId }, actor, tenantId },
+      at,
+    ),
+    integrationEventPut('membership.joined', { tenantId, invitationId, userId, roles: invitation.roles }, at),
+  ];
+  return { tenantId, roles: [...invitation.roles], invitationId, items, auditEntries: 1, integrationEvents: 1 };
+}
+
+/**
+ * Maps a failed transaction that carried redeem items (appended at `offset`) to the answer:
+ * the seat condition is 409 SEAT_LIMIT_REACHED, the invitation condition (used or expired in the
+ * meantime) is 400 INVALID_INVITATION. Null when neither failed.
+ */
+export function redeemFailure(failedAt: number[], offset: number): ApiError | null {
+  if (failedAt.includes(offset + REDEEM_INVITATION_INDEX)) return invalidInvitation();
+  if (failedAt.includes(offset + REDEEM_SEAT_INDEX)) return seatLimitReached();
+  return null;
+}
+
+export const invalidInvitation = () => badRequest('INVALID_INVITATION', 'The invitation code is invalid, used or expired');
+export const seatLimitReached = () => conflict('The tenant has no free seats', 'SEAT_LIMIT_REACHED');
+
+/**
+ * Takes (+1) or frees (-1) a seat on the tenant item. Taking one is conditional on a free seat,
+ * so concurrent joins can never pass `maxSeats`.
+ */
+export function seatItem(tenantId: string, by: 1 | -1): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: tenantKey(tenantId),
+      UpdateExpression: 'ADD seatCount :by',
+      ConditionExpression:
+        by > 0
+          ? 'attribute_exists(pk) AND (attribute_not_exists(maxSeats) OR (attribute_not_exists(seatCount) AND maxSeats > :zero) OR seatCount < maxSeats)'
+          : 'attribute_exists(pk)',
+      ExpressionAttributeValues: by > 0 ? { ':by': by, ':zero': 0 } : { ':by': by },
+    },
+  };
+}
+
+/**
+ * Called once a user's e-mail is verified: when the user is a TenantOwner of a Pending tenant,
+ * the tenant becomes Active (audit entry and `tenant.status-changed` event). Anything else,
+ * including a tenant already active, is a no-op.
+ */
+export async function activatePendingTenantOnOwnerVerified(user: UserRecord): Promise<void> {
+  if (!user.tenantId || !user.isActive || !user.roles.includes('TenantOwner')) return;
+  const tenant = await getTenant(user.tenantId, true);
+  if (!tenant || tenant.status !== TENANT_STATUS_CODES.PENDING) return;
+  const outcome = await transact(
+    statusChangeItems(tenant, TENANT_STATUS_CODES.ACTIVE, { userId: user.id, email: user.email }, 'owner-verified-email'),
+  );
+  if (!outcome.ok) return; // activated (or changed by an administrator) in the meantime
+  await Promise.all([countAudit(1), countIntegrationEvents(1)]);
+}
+
+/** Whether the caller may hand out or take away TenantOwner, or change a TenantOwner's account. */
+export const actsAsOwner = (principal: Principal) => isSystemAdmin(principal) || principal.roles.includes('TenantOwner');
+
+/**
+ * Role names a caller may give a tenant user, in their canonical spelling. SystemAdmin is a
+ * platform role: 403 for anyone but a SystemAdmin, and 400 for a SystemAdmin (never a tenant
+ * user's role). Names that are not roles of the tenant are 400 naming them. TenantOwner can only
+ * be given by a TenantOwner or a SystemAdmin (403).
+ */
+export async function assignableRoles(tenantId: string, names: string[], principal: Principal, path = 'body.roles'): Promise<string[]> {
+  if (names.some((n) => systemRoleName(n) === 'SystemAdmin')) {
+    if (!isSystemAdmin(principal)) throw forbidden('Only a SystemAdmin can grant SystemAdmin');
+    throw validationError([{ path, message: 'SystemAdmin is a platform role and cannot be given to a tenant user' }]);
+  }
+  const { found, missing } = await resolveRoles(tenantId, names);
+  if (missing.length) throw validationError([{ path, message: `Not a role of this tenant: ${missing.join(', ')}` }]);
+  const roles = found.map((r) => r.name);
+  if (roles.includes('TenantOwner') && !actsAsOwner(principal)) throw forbidden('Only a TenantOwner can grant TenantOwner');
+  return roles;
+}

@@ -1,3 +1,203 @@
-import { defineRoutes } from './types.ts';
+import { z } from 'zod/mini';
+import { givenPassword, newPassword } from '../auth/password-policy.ts';
+import { email, nullResult, optionalText, text } from './schemas.ts';
+import { defineRoutes, type RateLimitRule } from './types.ts';
 
-export const authRoutes = defineRoutes([]);
+/** Sign-in, registration, external sign-in start and change-password: 5 per minute per IP. */
+export const SIGN_IN_LIMIT: RateLimitRule = { name: 'auth-signin', limit: 5, windowSeconds: 60 };
+/** OAuth callbacks and one-time-code checks (verify-email, reset-password): 5 per 15 minutes per IP. */
+export const ONE_TIME_CODE_LIMIT: RateLimitRule = { name: 'auth-otp', limit: 5, windowSeconds: 900 };
+/** Routes that send e-mail (forgot-password, resend-verification): 5 per minute per IP. */
+export const MAIL_LIMIT: RateLimitRule = { name: 'auth-mail', limit: 5, windowSeconds: 60 };
+
+const opaqueToken = () =>
+  z.string().check(z.minLength(1), z.maxLength(512), z.regex(/^[A-Za-z0-9_-]+$/, 'Malformed token'));
+const sixDigitCode = () => z.string().check(z.trim(), z.regex(/^\d{6}$/, 'Expected a 6-digit code'));
+const redirectUri = () => text(2048);
+
+export const authenticatedUserSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  roles: z.array(z.string()),
+  tenantId: z.nullable(z.string()),
+  permissions: z.array(z.string()),
+  avatarUrl: z.nullable(z.string()),
+});
+
+export const authResultSchema = z.object({
+  accessToken: z.string(),
+  refreshToken: z.string(),
+  expiresIn: z.number(),
+  user: authenticatedUserSchema,
+  requiredEmailVerification: z.boolean(),
+});
+
+export const tokenPairSchema = z.object({ accessToken: z.string(), refreshToken: z.string(), expiresIn: z.number() });
+
+export const externalStartSchema = z.object({ authorizationUrl: z.string(), state: z.string(), clientId: z.string() });
+
+const none = { kind: 'none' } as const;
+
+export const authRoutes = defineRoutes([
+  {
+    id: 'auth.register',
+    method: 'POST',
+    path: '/api/auth/register',
+    group: 'auth',
+    auth: none,
+    summary: 'Create an account (no tenant, no roles) and e-mail a 6-digit verification code',
+    status: 201,
+    rateLimit: SIGN_IN_LIMIT,
+    body: z.object({
+      email: email(),
+      password: newPassword(),
+      firstName: text(100),
+      lastName: text(100),
+      phoneNumber: optionalText(40),
+    }),
+    response: z.object({ id: z.string(), email: z.string(), isActive: z.boolean() }),
+  },
+  {
+    id: 'auth.login',
+    method: 'POST',
+    path: '/api/auth/login',
+    group: 'auth',
+    auth: none,
+    summary: 'Sign in with e-mail and password; 401 INVALID_CREDENTIALS, 403 ACCOUNT_DISABLED or TENANT_*',
+    status: 200,
+    rateLimit: SIGN_IN_LIMIT,
+    body: z.object({ email: email(), password: givenPassword(), rememberMe: z.optional(z.boolean()) }),
+    response: authResultSchema,
+  },
+  {
+    id: 'auth.providerA.start',
+    method: 'POST',
+    path: '/api/auth/login/identity-provider-a',
+    group: 'auth',
+    auth: none,
+    summary: 'Start sign-in with identity provider A (OpenID Connect authorization code)',
+    status: 200,
+    rateLimit: SIGN_IN_LIMIT,
+    body: z.object({ redirectUri: redirectUri() }),
+    response: externalStartSchema,
+  },
+  {
+    id: 'auth.providerA.callback',
+    method: 'POST',
+    path: '/api/auth/login/identity-provider-a/callback',
+    group: 'auth',
+    auth: none,
+    summary: 'Finish sign-in with identity provider A; `state` is optional (the ID token nonce binds the flow)',
+    status: 200,
+    rateLimit: ONE_TIME_CODE_LIMIT,
+    body: z.object({ code: text(2048), redirectUri: redirectUri(), state: z.optional(text(512)) }),
+    response: authResultSchema,
+  },
+  {
+    id: 'auth.providerB.start',
+    method: 'POST',
+    path: '/api/auth/login/identity-provider-b',
+    group: 'auth',
+    auth: none,
+    summary: 'Start sign-in with identity provider B (OpenID Connect authorization code with PKCE)',
+    status: 200,
+    rateLimit: SIGN_IN_LIMIT,
+    body: z.object({ redirectUri: redirectUri() }),
+    response: externalStartSchema,
+  },
+  {
+    id: 'auth.providerB.callback',
+    method: 'POST',
+    path: '/api/auth/login/identity-provider-b/callback',
+    group: 'auth',
+    auth: none,
+    summary: 'Finish sign-in with identity provider B',
+    status: 200,
+    rateLimit: ONE_TIME_CODE_LIMIT,
+    body: z.object({ code: text(2048), state: text(512), redirectUri: redirectUri() }),
+    response: authResultSchema,
+  },
+  {
+    id: 'auth.refresh',
+    method: 'POST',
+    path: '/api/auth/refresh-token',
+    group: 'auth',
+    auth: { kind: 'bearer', allowExpired: true },
+    summary: 'Rotate a refresh token; the (possibly expired) access token must be of the same user',
+    status: 200,
+    body: z.object({ accessToken: z.string().check(z.minLength(1), z.maxLength(8192)), refreshToken: opaqueToken() }),
+    response: tokenPairSchema,
+  },
+  {
+    id: 'auth.forgotPassword',
+    method: 'POST',
+    path: '/api/auth/forgot-password',
+    group: 'auth',
+    auth: none,
+    summary: 'E-mail a password reset link and token when the account exists; always 200 with null',
+    status: 200,
+    rateLimit: MAIL_LIMIT,
+    body: z.object({ email: email() }),
+    response: nullResult,
+  },
+  {
+    id: 'auth.resetPassword',
+    method: 'POST',
+    path: '/api/auth/reset-password',
+    group: 'auth',
+    auth: none,
+    summary: 'Set a new password with an e-mailed reset token; revokes every session of the user',
+    status: 200,
+    rateLimit: ONE_TIME_CODE_LIMIT,
+    body: z.object({ email: email(), resetToken: opaqueToken(), newPassword: newPassword() }),
+    response: nullResult,
+  },
+  {
+    id: 'auth.verifyEmail',
+    method: 'POST',
+    path: '/api/auth/verify-email',
+    group: 'auth',
+    auth: none,
+    summary: 'Confirm the e-mail address with the 6-digit code',
+    status: 200,
+    rateLimit: ONE_TIME_CODE_LIMIT,
+    body: z.object({ email: email(), code: sixDigitCode() }),
+    response: nullResult,
+  },
+  {
+    id: 'auth.resendVerification',
+    method: 'POST',
+    path: '/api/auth/resend-verification',
+    group: 'auth',
+    auth: none,
+    summary: 'Send a new verification code; once per 60 seconds per address (429 otherwise)',
+    status: 200,
+    rateLimit: MAIL_LIMIT,
+    body: z.object({ email: email() }),
+    response: nullResult,
+  },
+  {
+    id: 'auth.changePassword',
+    method: 'POST',
+    path: '/api/auth/change-password',
+    group: 'auth',
+    auth: { kind: 'bearer' },
+    summary: 'Change the password; revokes every session of the user',
+    status: 200,
+    rateLimit: SIGN_IN_LIMIT,
+    body: z.object({ currentPassword: givenPassword(), newPassword: newPassword() }),
+    response: nullResult,
+  },
+  {
+    id: 'auth.logout',
+    method: 'POST',
+    path: '/api/auth/logout',
+    group: 'auth',
+    auth: { kind: 'bearer' },
+    summary: 'Revoke the refresh token and its whole rotation family',
+    status: 204,
+    body: z.object({ refreshToken: opaqueToken() }),
+  },
+]);

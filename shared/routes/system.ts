@@ -1,13 +1,15 @@
 import { z } from 'zod/mini';
 import { defineRoutes } from './types.ts';
 
+const none = { kind: 'none' } as const;
+
 export const systemRoutes = defineRoutes([
   {
     id: 'system.health',
     method: 'GET',
     path: '/api/health',
     group: 'system',
-    auth: { kind: 'none' },
+    auth: none,
     summary: 'Liveness check',
     status: 200,
     response: z.object({ status: z.literal('ok') }),
@@ -17,9 +19,59 @@ export const systemRoutes = defineRoutes([
     method: 'GET',
     path: '/.well-known/jwks.json',
     group: 'system',
-    auth: { kind: 'none' },
+    auth: none,
     summary: 'Public keys that verify access tokens (JWK set, not enveloped)',
     status: 200,
     rawResponse: { contentType: 'application/json' },
+  },
+  {
+    id: 'system.openapi',
+    method: 'GET',
+    path: '/api/openapi.json',
+    group: 'system',
+    auth: none,
+    summary: 'This OpenAPI 3.1 document, generated from the route table (not enveloped)',
+    status: 200,
+    rawResponse: { contentType: 'application/json' },
+  },
+  {
+    id: 'system.docs',
+    method: 'GET',
+    path: '/api/docs',
+    group: 'system',
+    auth: none,
+    summary: 'Interactive API reference (HTML page; its script and style sheet are served below)',
+    status: 200,
+    rawResponse: { contentType: 'text/html; charset=utf-8' },
+  },
+  {
+    id: 'system.docsStyle',
+    method: 'GET',
+    path: '/api/docs/swagger-ui.css',
+    group: 'system',
+    auth: none,
+    summary: 'Style sheet of the API reference page (Swagger UI)',
+    status: 200,
+    rawResponse: { contentType: 'text/css; charset=utf-8' },
+  },
+  {
+    id: 'system.docsBundle',
+    method: 'GET',
+    path: '/api/docs/swagger-ui-bundle.js',
+    group: 'system',
+    auth: none,
+    summary: 'Script of the API reference page (Swagger UI bundle)',
+    status: 200,
+    rawResponse: { contentType: 'text/javascript; charset=utf-8' },
+  },
+  {
+    id: 'system.docsInit',
+    method: 'GET',
+    path: '/api/docs/docs.js',
+    group: 'system',
+    auth: none,
+    summary: 'Script that starts Swagger UI on the API reference page',
+    status: 200,
+    rawResponse: { contentType: 'text/javascript; charset=utf-8' },
   },
 ]);

@@ -1,0 +1,156 @@
+import { isAllowedRedirect, providerConfig, type ProviderId } from '../../shared/auth/identity-providers.ts';
+import {
+  assertNonce,
+  consumeFlow,
+  emailVerifiedClaim,
+  exchangeCode,
+  flowForNonce,
+  flowForState,
+  startFlow,
+  verifyIdToken,
+  type AuthorizationFlow,
+  type IdTokenClaims,
+} from '../../shared/auth/oidc-client.ts';
+import { revokeAllFamilies } from '../../shared/auth/refresh-tokens.ts';
+import { countAudit } from '../../shared/data/audit.ts';
+import { claimUnique, getItem } from '../../shared/data/collection.ts';
+import { keys } from '../../shared/data/keys.ts';
+import { transact } from '../../shared/data/transact.ts';
+import { ApiError, badRequest, conflict, validationError } from '../../shared/http/errors.ts';
+import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
+import { createUser, findUserByEmail, getUser, normalizeEmail, type UserRecord } from '../../shared/identity/users.ts';
+import { config } from '../../shared/platform/config.ts';
+import { authAuditItem, recordAuth } from './audit.ts';
+import { completeSignIn, type Account } from './session.ts';
+
+function assertRedirect(redirectUri: string) {
+  if (!isAllowedRedirect(redirectUri)) throw badRequest('INVALID_REDIRECT_URI', 'redirectUri is not on the allow-list');
+}
+
+export async function startExternal(provider: ProviderId, input: { redirectUri: string }) {
+  assertRedirect(input.redirectUri);
+  return startFlow(providerConfig(provider), input.redirectUri);
+}
+
+/**
+ * The callback: with `state`, the stored flow is found and consumed before the code exchange (its
+ * PKCE verifier goes with it) and the ID token's nonce must match; without `state` (provider A's
+ * contract) the flow is found through the nonce of the verified ID token and consumed then. Either
+ * way a flow is used once, within 10 minutes, for the provider and redirect URI it was started with.
+ */
+export async function finishExternal(provider: ProviderId, input: { code: string; redirectUri: string; state?: string }, ip: string) {
+  const cfg = providerConfig(provider);
+  let claims: IdTokenClaims;
+  let user: Account;
+  try {
+    assertRedirect(input.redirectUri);
+    let flow: AuthorizationFlow | undefined;
+    if (input.state) {
+      flow = await flowForState(provider, input.state, input.redirectUri);
+      await consumeFlow(flow);
+    } else if (cfg.requireState) {
+      throw validationError([{ path: 'body.state', message: 'Required for this provider' }]);
+    }
+    claims = await verifyIdToken(cfg, await exchangeCode(cfg, input.code, input.redirectUri, flow?.codeVerifier ?? null));
+    if (flow) assertNonce(flow, claims);
+    else await consumeFlow(await flowForNonce(provider, claims.nonce, input.redirectUri));
+    user = await findOrCreateExternalUser(provider, claims);
+  } catch (err) {
+    if (err instanceof ApiError) {
+      await recordAuth({ action: 'login.failed', user: null, email: '', details: { method: provider, ip, reason: err.code } });
+    }
+    throw err;
+  }
+  return completeSignIn(user, { method: provider, ip, rememberMe: false });
+}
+
+const clip = (value: unknown, max: number) => (typeof value === 'string' ? value.trim().slice(0, max) : '');
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+interface IdentityLink {
+  userId: string;
+  tenantId: string | null;
+}
+
+async function linkedUser(provider: ProviderId, subject: string): Promise<Account | undefined> {
+  const link = await getItem<IdentityLink>(keys.identityLink(provider, subject));
+  return link ? ((await getUser(link.tenantId ?? null, link.userId)) as Account | undefined) : undefined;
+}
+
+/**
+ * The user for a provider subject: the linked one; else the account with the provider's e-mail,
+ * linked only when the provider says that e-mail is verified (409 ACCOUNT_EXISTS otherwise); else a
+ * new account (no tenant, no roles, no password). Linking to an account whose own address was never
+ * verified marks it verified, removes its password and revokes its sessions: whoever registered the
+ * address without proving it (account pre-hijacking) loses access.
+ */
+export async function findOrCreateExternalUser(provider: ProviderId, claims: IdTokenClaims): Promise<Account> {
+  const linked = await linkedUser(provider, claims.sub);
+  if (linked) return linked;
+  const email = normalizeEmail(clip(claims.email, 254));
+  if (!EMAIL.test(email)) throw badRequest('PROVIDER_EMAIL_MISSING', 'The identity provider did not share an e-mail address');
+  const verified = emailVerifiedClaim(claims);
+  const link = (user: { id: string; tenantId: string | null }) =>
+    claimUnique(keys.identityLink(provider, claims.sub), { userId: user.id, tenantId: user.tenantId, provider, subject: claims.sub, linkedAt: new Date().toISOString() });
+
+  const existing = (await findUserByEmail(email)) as Account | undefined;
+  if (existing) {
+    if (!verified) throw conflict('An account with this e-mail already exists; sign in with its password', 'ACCOUNT_EXISTS');
+    const takeOver = !existing.isEmailVerified;
+    const outcome = await transact([
+      link(existing),
+      takeOver
+        ? {
+            Update: {
+              TableName: config.tableName,
+              Key: keys.user(existing.tenantId, existing.id),
+              UpdateExpression: 'SET isEmailVerified = :true, sessionVersion = if_not_exists(sessionVersion, :zero) + :one REMOVE passwordHash',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':true': true, ':zero': 0, ':one': 1 },
+            },
+          }
+        : { ConditionCheck: { TableName: config.tableName, Key: keys.user(existing.tenantId, existing.id), ConditionExpression: 'attribute_exists(pk)' } },
+      authAuditItem({ action: 'identity.linked', user: existing, details: { provider, emailWasVerified: !takeOver } }),
+    ]);
+    if (!outcome.ok) return raceWinner(provider, claims.sub);
+    await countAudit(1);
+    if (takeOver) await revokeAllFamilies(existing.id, 'identity-link');
+    return (await getUser(existing.tenantId, existing.id)) as Account;
+  }
+
+  const now = new Date().toISOString();
+  const user: UserRecord = {
+    id: crypto.randomUUID(),
+    email,
+    firstName: clip(claims.given_name, 100),
+    lastName: clip(claims.family_name, 100),
+    phoneNumber: null,
+    roles: [],
+    tenantId: null,
+    isActive: true,
+    isEmailVerified: verified,
+    avatarUrl: clip(claims.picture, 2048) || null,
+    departmentId: null,
+    passwordHash: null,
+    createdAt: now,
+  };
+  try {
+    const outcome = await createUser(user, null, [
+      link(user),
+      integrationEventPut('user.registered', { userId: user.id, email, tenantId: null, source: provider }, now),
+    ]);
+    if (!outcome.ok) return raceWinner(provider, claims.sub);
+  } catch (err) {
+    // A concurrent first sign-in of the same subject claimed the e-mail first.
+    if (err instanceof ApiError && err.code === 'DUPLICATE_EMAIL') return raceWinner(provider, claims.sub);
+    throw err;
+  }
+  await countIntegrationEvents(1);
+  return user;
+}
+
+async function raceWinner(provider: ProviderId, subject: string): Promise<Account> {
+  const user = await linkedUser(provider, subject);
+  if (!user) throw conflict('The account is being set up by another request; try again');
+  return user;
+}

@@ -1,0 +1,28 @@
+import { created, noContent, ok } from '../../shared/http/responses.ts';
+import { authRoutes } from '../../shared/routes/auth.ts';
+import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { finishExternal, startExternal } from './external.ts';
+import { login } from './login.ts';
+import { changePassword, forgotPassword, resetPassword } from './passwords.ts';
+import { register } from './register.ts';
+import { logout, refresh } from './tokens.ts';
+import { resendVerification, verifyEmail } from './verification.ts';
+
+export const handler = apiHandler(authRoutes, {
+  'auth.register': async ({ body }) => created(await register(body)),
+  'auth.login': async ({ body, ip }) => ok(await login(body, ip)),
+  'auth.providerA.start': async ({ body }) => ok(await startExternal('identity-provider-a', body)),
+  'auth.providerA.callback': async ({ body, ip }) => ok(await finishExternal('identity-provider-a', body, ip)),
+  'auth.providerB.start': async ({ body }) => ok(await startExternal('identity-provider-b', body)),
+  'auth.providerB.callback': async ({ body, ip }) => ok(await finishExternal('identity-provider-b', body, ip)),
+  'auth.refresh': async ({ principal, body, ip }) => ok(await refresh(principal!, body, ip)),
+  'auth.forgotPassword': async ({ body, ip }) => ok(await forgotPassword(body, ip)),
+  'auth.resetPassword': async ({ body, ip }) => ok(await resetPassword(body, ip)),
+  'auth.verifyEmail': async ({ body }) => ok(await verifyEmail(body)),
+  'auth.resendVerification': async ({ body }) => ok(await resendVerification(body)),
+  'auth.changePassword': async ({ principal, body, ip }) => ok(await changePassword(principal!, body, ip)),
+  'auth.logout': async ({ principal, body, ip }) => {
+    await logout(principal!, body, ip);
+    return noContent();
+  },
+});

@@ -1,0 +1,51 @@
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../../shared/auth/password.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../shared/data/keys.ts';
+import { unauthorized } from '../../shared/http/errors.ts';
+import { findUserByEmail } from '../../shared/identity/users.ts';
+import { ddb } from '../../shared/platform/aws.ts';
+import { config } from '../../shared/platform/config.ts';
+import { logger } from '../../shared/runtime/logger.ts';
+import { recordAuth } from './audit.ts';
+import { completeSignIn, type Account } from './session.ts';
+
+export const invalidCredentials = () => unauthorized('Invalid e-mail or password', 'INVALID_CREDENTIALS');
+
+/**
+ * Password sign-in. An unknown address, an account without a password and a wrong password all
+ * cost one scrypt verification and give the same 401.
+ */
+export async function login(input: { email: string; password: string; rememberMe?: boolean }, ip: string) {
+  const dummy = dummyHash();
+  const user = (await findUserByEmail(input.email)) as Account | undefined;
+  const stored = user?.passwordHash ?? (await dummy);
+  const valid = await verifyPassword(input.password, stored);
+  if (!user || !user.passwordHash || !valid) {
+    await recordAuth({
+      action: 'login.failed',
+      user: user ?? null,
+      email: input.email,
+      details: { method: 'password', ip, reason: 'INVALID_CREDENTIALS' },
+    });
+    throw invalidCredentials();
+  }
+  if (needsRehash(user.passwordHash)) await rehash(user, input.password);
+  return completeSignIn(user, { method: 'password', ip, rememberMe: input.rememberMe ?? false });
+}
+
+/** Upgrades a hash made with weaker parameters, only if the password did not change meanwhile. */
+async function rehash(user: Account, password: string) {
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.user(user.tenantId, user.id),
+        UpdateExpression: 'SET passwordHash = :new',
+        ConditionExpression: 'passwordHash = :old',
+        ExpressionAttributeValues: { ':new': await hashPassword(password), ':old': user.passwordHash },
+      }),
+    );
+  } catch (err) {
+    logger.warn('password rehash skipped', { error: err as Error });
+  }
+}

@@ -1,0 +1,12 @@
+import { localRoutes } from '../../shared/routes/local.ts';
+import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { authorize, callbackPage, discovery, jwks, token } from './idp.ts';
+
+/** Local-only stand-ins for external providers (never deployed). */
+export const handler = apiHandler(localRoutes, {
+  'local.idp.discovery': async ({ params }) => discovery(params.idp),
+  'local.idp.authorize': async ({ params, query }) => authorize(params.idp, query),
+  'local.idp.token': async ({ params, rawBody, isBase64Encoded, headers }) => token(params.idp, { rawBody, isBase64Encoded, headers }),
+  'local.idp.jwks': async ({ params }) => jwks(params.idp),
+  'local.oauth.callback': async ({ query }) => callbackPage(query),
+});

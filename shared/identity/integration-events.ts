@@ -1,0 +1,44 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../data/keys.ts';
+import type { TransactItem } from '../data/transact.ts';
+import { ddb } from '../platform/aws.ts';
+import { config } from '../platform/config.ts';
+
+export type IntegrationEventType = 'user.registered' | (string & {});
+
+/**
+ * An integration event record, as a transaction item written with the change it reports, so an
+ * event exists exactly when its change does. The admin area lists them newest first.
+ */
+export function integrationEventPut(eventType: IntegrationEventType, data: Record<string, unknown>, now = new Date().toISOString()): TransactItem {
+  const id = crypto.randomUUID();
+  const collection = keys.platformCollection('INTEGRATION_EVENT');
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item: {
+        ...keys.platformItem('INTEGRATION_EVENT', id),
+        ...keys.newestFirst(collection, now, id),
+        id,
+        eventType,
+        data: JSON.stringify(data),
+        status: 'recorded',
+        createdAt: now,
+      },
+    },
+  };
+}
+
+/** Bumped after the transaction (like the audit counter) so registrations do not contend on one item. */
+export async function countIntegrationEvents(n: number) {
+  if (n <= 0) return;
+  await ddb().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys.counter(keys.platformCollection('INTEGRATION_EVENT')),
+      UpdateExpression: 'ADD #count :n',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':n': n },
+    }),
+  );
+}

@@ -1,0 +1,107 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { keys } from '../../shared/data/keys.ts';
+import { findUserByEmail } from '../../shared/identity/users.ts';
+import { ddb } from '../../shared/platform/aws.ts';
+import { config } from '../../shared/platform/config.ts';
+import { invoke } from '../support/invoke.ts';
+import { auditOf, freshIp, lastMailTo, login, mailsTo, readItem, seedUser, signedIn, uniqueEmail } from './auth-support.ts';
+
+const forgot = (email: string) => invoke('POST', '/api/auth/forgot-password', { body: { email }, ip: freshIp() });
+const reset = (email: string, resetToken: string, newPassword = 'Reset-Pass-2024') =>
+  invoke('POST', '/api/auth/reset-password', { body: { email, resetToken, newPassword }, ip: freshIp() });
+const tokenIn = (mail: { text: string } | undefined) => /reset code: ([A-Za-z0-9_-]{43})/.exec(mail?.text ?? '')?.[1];
+
+describe('forgot-password and reset-password', () => {
+  it('answers 200 null for any address and mails a link and token only when the account exists', async () => {
+    const ghost = uniqueEmail('ghost');
+    const res = await forgot(ghost);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ success: true, result: null });
+    expect(mailsTo(ghost)).toHaveLength(0);
+
+    const user = await seedUser({ isEmailVerified: false });
+    const known = await forgot(user.email.toUpperCase());
+    expect(known.json).toEqual(res.json);
+    const mail = lastMailTo(user.email)!;
+    const token = tokenIn(mail)!;
+    expect(token).toBeDefined();
+    expect(mail.text).toContain(`token=${token}`);
+    const stored = await readItem(keys.oneTime('RESET', user.id));
+    expect(JSON.stringify(stored)).not.toContain(token);
+    expect(stored!.expiresAt - Date.now() / 1000).toBeGreaterThan(29 * 60);
+    expect(stored!.expiresAt - Date.now() / 1000).toBeLessThanOrEqual(30 * 60);
+
+    // A second request within 60 s is accepted but sends nothing.
+    expect((await forgot(user.email)).status).toBe(200);
+    expect(mailsTo(user.email)).toHaveLength(1);
+  });
+
+  it('resets once with the mailed token, verifies the address and revokes every session', async () => {
+    const user = await seedUser();
+    const session = await signedIn(user.email);
+    await forgot(user.email);
+    const token = tokenIn(lastMailTo(user.email))!;
+
+    const wrong = await reset(user.email, token.slice(0, -2) + (token.endsWith('AA') ? 'BB' : 'AA'));
+    expect(wrong.status).toBe(400);
+    expect(wrong.json.error.code).toBe('INVALID_RESET_TOKEN');
+    expect((await reset(uniqueEmail('nobody'), token)).json.error.code).toBe('INVALID_RESET_TOKEN');
+    const weak = await reset(user.email, token, 'password');
+    expect(weak.json.error.code).toBe('VALIDATION_ERROR');
+    expect(weak.json.error.details[0].path).toBe('body.newPassword');
+
+    const ok = await reset(user.email, token);
+    expect(ok.status).toBe(200);
+    expect(ok.json).toEqual({ success: true, result: null });
+    expect((await reset(user.email, token, 'Another-Pass-99')).json.error.code).toBe('INVALID_RESET_TOKEN');
+
+    const refresh = await invoke('POST', '/api/auth/refresh-token', {
+      token: session.accessToken,
+      body: { accessToken: session.accessToken, refreshToken: session.refreshToken },
+    });
+    expect(refresh.status).toBe(401);
+    expect((await login(user.email)).json.error.code).toBe('INVALID_CREDENTIALS');
+    expect((await login(user.email, 'Reset-Pass-2024')).status).toBe(200);
+
+    const actions = (await auditOf(user.id)).map((a) => a.action);
+    expect(actions).toEqual(expect.arrayContaining(['password.reset.requested', 'password.reset.failed', 'password.reset']));
+  });
+
+  it('refuses an expired token and a token after 5 wrong attempts', async () => {
+    const user = await seedUser({ isEmailVerified: false });
+    await forgot(user.email);
+    const token = tokenIn(lastMailTo(user.email))!;
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.oneTime('RESET', user.id),
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
+      }),
+    );
+    expect((await reset(user.email, token)).json.error.code).toBe('INVALID_RESET_TOKEN');
+
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.oneTime('RESEND', `reset:${user.email}`),
+        UpdateExpression: 'SET sentAt = :old',
+        ExpressionAttributeValues: { ':old': Date.now() - 61_000 },
+      }),
+    );
+    await forgot(user.email);
+    const fresh = tokenIn(lastMailTo(user.email))!;
+    for (let i = 0; i < 5; i++) expect((await reset(user.email, 'x'.repeat(43))).json.error.code).toBe('INVALID_RESET_TOKEN');
+    expect((await reset(user.email, fresh)).json.error.code).toBe('INVALID_RESET_TOKEN');
+    expect((await findUserByEmail(user.email))!.isEmailVerified).toBe(false);
+  });
+
+  it('rate-limits reset attempts to 5 per 15 minutes per IP', async () => {
+    const ip = freshIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await invoke('POST', '/api/auth/reset-password', { body: {}, ip })).status);
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+    expect((await invoke('POST', '/api/auth/reset-password', { body: {}, ip: freshIp() })).status).toBe(400);
+  });
+});

@@ -1,0 +1,173 @@
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providerClientSecret, providerConfig } from '../../shared/auth/identity-providers.ts';
+import { sha256 } from '../../shared/auth/opaque.ts';
+import { keys } from '../../shared/data/keys.ts';
+import { findUserByEmail } from '../../shared/identity/users.ts';
+import { invoke } from '../support/invoke.ts';
+import { auditOf, freshIp, login, readItem, routeFetchToLocalProviders, seedUser, uniqueEmail } from './auth-support.ts';
+
+const REDIRECT = 'http://localhost:5173/auth/callback';
+type Letter = 'a' | 'b';
+const base = (p: Letter) => `/api/auth/login/identity-provider-${p}`;
+
+const start = (p: Letter, redirectUri = REDIRECT) => invoke('POST', base(p), { body: { redirectUri }, ip: freshIp() });
+const callback = (p: Letter, body: Record<string, unknown>) => invoke('POST', `${base(p)}/callback`, { body, ip: freshIp() });
+
+/** Follows the authorization URL at the local provider as a browser would, consenting as `user`. */
+async function authorize(authorizationUrl: string, user: Record<string, string>) {
+  const url = new URL(authorizationUrl);
+  for (const [k, v] of Object.entries(user)) url.searchParams.set(k, v);
+  const res = await invoke('GET', `${url.pathname}${url.search}`);
+  expect(res.status, res.text).toBe(302);
+  const back = new URL(res.headers.location!);
+  return { code: back.searchParams.get('code')!, state: back.searchParams.get('state'), redirect: `${back.origin}${back.pathname}` };
+}
+
+async function signInWith(p: Letter, user: Record<string, string>, opts: { sendState?: boolean } = {}) {
+  const started = await start(p);
+  expect(started.status).toBe(200);
+  const { code, state } = await authorize(started.json.result.authorizationUrl, user);
+  expect(state).toBe(started.json.result.state);
+  const body = { code, redirectUri: REDIRECT, ...(opts.sendState === false ? {} : { state }) };
+  return callback(p, body);
+}
+
+let restore: () => void;
+beforeAll(() => {
+  restore = routeFetchToLocalProviders();
+});
+afterAll(() => restore());
+
+describe('external sign-in against the local providers', () => {
+  it('B: start returns the authorization URL with state, nonce and PKCE; the callback signs a new user in', async () => {
+    const email = uniqueEmail('idpb');
+    const started = await start('b');
+    expect(started.json.result).toEqual({ authorizationUrl: expect.any(String), state: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), clientId: providerConfig('identity-provider-b').clientId });
+    const url = new URL(started.json.result.authorizationUrl);
+    expect(`${url.origin}${url.pathname}`).toBe(providerConfig('identity-provider-b').authorizationEndpoint);
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      response_type: 'code',
+      client_id: started.json.result.clientId,
+      redirect_uri: REDIRECT,
+      state: started.json.result.state,
+      code_challenge_method: 'S256',
+      code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      nonce: expect.any(String),
+    });
+
+    const { code, state } = await authorize(started.json.result.authorizationUrl, { login_hint: email, given_name: 'Bea', family_name: 'Bee' });
+    const res = await callback('b', { code, state, redirectUri: REDIRECT });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.result).toMatchObject({
+      expiresIn: 900,
+      requiredEmailVerification: false,
+      user: { email, firstName: 'Bea', lastName: 'Bee', roles: [], tenantId: null, permissions: [] },
+    });
+    expect(decodeJwt(res.json.result.accessToken).sub).toBe(res.json.result.user.id);
+    const user = await findUserByEmail(email);
+    expect(user).toMatchObject({ id: res.json.result.user.id, isEmailVerified: true, passwordHash: null });
+
+    // The same state and code cannot be used again; a second sign-in finds the same user.
+    const replay = await callback('b', { code, state, redirectUri: REDIRECT });
+    expect(replay.status).toBe(400);
+    expect(replay.json.error.code).toBe('INVALID_STATE');
+    const again = await signInWith('b', { login_hint: email });
+    expect(again.json.result.user.id).toBe(user!.id);
+    const actions = (await auditOf(user!.id)).map((a) => a.action);
+    expect(actions.filter((a) => a === 'login.succeeded')).toHaveLength(2);
+  });
+
+  it('A: the callback works without state (nonce-bound flow) and with it', async () => {
+    const email = uniqueEmail('idpa');
+    const started = await start('a');
+    const url = new URL(started.json.result.authorizationUrl);
+    expect(url.searchParams.has('code_challenge')).toBe(false);
+    expect(url.searchParams.get('nonce')).toBeTruthy();
+
+    const withoutState = await signInWith('a', { login_hint: email }, { sendState: false });
+    expect(withoutState.status, JSON.stringify(withoutState.json)).toBe(200);
+    const withState = await signInWith('a', { login_hint: email });
+    expect(withState.status).toBe(200);
+    expect(withState.json.result.user.id).toBe(withoutState.json.result.user.id);
+
+    // A code whose flow was already completed (its nonce consumed) is refused even without state.
+    const s = await start('a');
+    const { code } = await authorize(s.json.result.authorizationUrl, { login_hint: email });
+    expect((await callback('a', { code, redirectUri: REDIRECT })).status).toBe(200);
+    const replayed = await callback('a', { code, redirectUri: REDIRECT });
+    expect(replayed.status).toBe(400);
+    expect(replayed.json.error.code).toBe('INVALID_AUTHORIZATION_CODE');
+  });
+
+  it('refuses redirect URIs off the allow-list, foreign or missing state, and mismatched redirect URIs', async () => {
+    const off = await start('b', 'https://evil.example/cb');
+    expect(off.status).toBe(400);
+    expect(off.json.error.code).toBe('INVALID_REDIRECT_URI');
+    expect((await callback('a', { code: 'x', redirectUri: 'https://evil.example/cb' })).json.error.code).toBe('INVALID_REDIRECT_URI');
+
+    const missingState = await callback('b', { code: 'x', redirectUri: REDIRECT });
+    expect(missingState.status).toBe(400);
+    expect(missingState.json.error.code).toBe('VALIDATION_ERROR');
+    expect((await callback('b', { code: 'x', state: 'made-up', redirectUri: REDIRECT })).json.error.code).toBe('INVALID_STATE');
+
+    // A state started for provider A is not accepted by B's callback.
+    const fromA = await start('a');
+    expect((await callback('b', { code: 'x', state: fromA.json.result.state, redirectUri: REDIRECT })).json.error.code).toBe('INVALID_STATE');
+
+    // Same state, other (allowed) redirect URI than the flow was started with.
+    const other = 'http://127.0.0.1:5173/auth/callback';
+    const b = await start('b');
+    const { code } = await authorize(b.json.result.authorizationUrl, { login_hint: uniqueEmail('mismatch') });
+    expect((await callback('b', { code, state: b.json.result.state, redirectUri: other })).json.error.code).toBe('INVALID_STATE');
+  });
+
+  it('links to an existing account only when the provider vouches for the e-mail', async () => {
+    const owner = await seedUser({ isEmailVerified: true });
+    const unverifiedClaim = await signInWith('b', { login_hint: owner.email, email_verified: 'false' });
+    expect(unverifiedClaim.status).toBe(409);
+    expect(unverifiedClaim.json.error.code).toBe('ACCOUNT_EXISTS');
+
+    const linked = await signInWith('b', { login_hint: owner.email });
+    expect(linked.status).toBe(200);
+    expect(linked.json.result.user.id).toBe(owner.id);
+    expect(await readItem(keys.identityLink('identity-provider-b', `b-${sha256(`b:${owner.email}`).slice(0, 24)}`))).toMatchObject({ userId: owner.id });
+    expect((await login(owner.email)).status).toBe(200);
+
+    // An address registered but never verified: the provider's verified sign-in takes it over.
+    const squatter = await seedUser({ isEmailVerified: false });
+    const takeover = await signInWith('a', { login_hint: squatter.email });
+    expect(takeover.json.result.user.id).toBe(squatter.id);
+    expect((await findUserByEmail(squatter.email))!.passwordHash).toBeUndefined();
+    expect((await login(squatter.email)).json.error.code).toBe('INVALID_CREDENTIALS');
+
+    // A new account from an unverified provider e-mail must verify before getting tokens.
+    const fresh = await signInWith('a', { login_hint: uniqueEmail('unverified'), email_verified: 'false' });
+    expect(fresh.json.result).toMatchObject({ requiredEmailVerification: true, accessToken: '' });
+  });
+
+  it('the local token endpoint enforces client authentication, PKCE and single-use codes', async () => {
+    const b = await start('b');
+    const { code } = await authorize(b.json.result.authorizationUrl, { login_hint: uniqueEmail('pkce') });
+    const cfg = providerConfig('identity-provider-b');
+    const secret = await providerClientSecret('identity-provider-b');
+    const form = (extra: Record<string, string>) => new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: cfg.clientId, ...extra }).toString();
+    const post = (body: string) => invoke('POST', '/_local/idp/b/token', { rawBody: body, contentType: 'application/x-www-form-urlencoded' });
+
+    expect((await post(form({ client_secret: 'wrong', code_verifier: 'x'.repeat(43) }))).json.error).toBe('invalid_client');
+    const badVerifier = await post(form({ client_secret: secret, code_verifier: 'x'.repeat(43) }));
+    expect(badVerifier.status).toBe(400);
+    expect(badVerifier.json.error).toBe('invalid_grant');
+    // The failed attempt used the code up.
+    expect((await callback('b', { code, state: b.json.result.state, redirectUri: REDIRECT })).json.error.code).toBe('INVALID_AUTHORIZATION_CODE');
+
+    const page = await invoke('GET', new URL(b.json.result.authorizationUrl).pathname + new URL(b.json.result.authorizationUrl).search);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('name="login_hint"');
+    const jwks = await invoke('GET', '/_local/idp/b/jwks.json');
+    expect(jwks.json.keys[0]).toMatchObject({ kty: 'EC', alg: 'ES256' });
+    expect(jwks.json.keys[0].d).toBeUndefined();
+    const discovery = await invoke('GET', '/_local/idp/a/.well-known/openid-configuration');
+    expect(discovery.json).toMatchObject({ issuer: providerConfig('identity-provider-a').issuer, id_token_signing_alg_values_supported: ['RS256'] });
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { apiDocument } from '../../shared/openapi/api-document.ts';
+import { BEYOND_SPEC, NOT_YET_BUILT } from '../../shared/openapi/not-yet-built.ts';
+import { deployedRoutes, routes } from '../../shared/routes/index.ts';
+import { matchSpecRoutes, readSpecRoutes, SPEC_SPELLINGS, shapeOf, tableSpellings } from '../support/spec-routes.ts';
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** `METHOD path` → operationId for every operation in the document. */
+function documentOperations() {
+  const ops = new Map<string, string>();
+  for (const [path, item] of Object.entries(apiDocument().paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (METHODS.includes(method)) ops.set(`${method.toUpperCase()} ${path}`, op.operationId);
+    }
+  }
+  return ops;
+}
+
+describe('route table and OpenAPI document', () => {
+  it('lists every deployed route (path and aliases) and nothing else', () => {
+    // Prepare
+    const served = tableSpellings(deployedRoutes());
+    // Act
+    const ops = documentOperations();
+    // Assess
+    const missing = served.filter((s) => !ops.has(s.key)).map((s) => `${s.key} (${s.route.id})`);
+    const servedKeys = new Set(served.map((s) => s.key));
+    const extra = [...ops.keys()].filter((k) => !servedKeys.has(k));
+    expect(missing, 'routes missing from the document').toEqual([]);
+    expect(extra, 'document operations no route serves').toEqual([]);
+    for (const { key, route } of served) expect(ops.get(key)).toMatch(new RegExp(`^${route.id.replace(/\./g, '\\.')}(\\.alias\\d*)?$`));
+  });
+
+  it('leaves local-only routes out', () => {
+    const ops = documentOperations();
+    const deployed = new Set(tableSpellings(deployedRoutes()).map((s) => s.key));
+    const localOnly = tableSpellings(routes.filter((r) => r.localOnly)).filter((s) => !deployed.has(s.key));
+    expect(localOnly.filter((s) => ops.has(s.key)).map((s) => s.key)).toEqual([]);
+  });
+});
+
+describe('spec routes (../shared/spec/routes.txt) and route table', () => {
+  const spec = readSpecRoutes();
+  const matches = matchSpecRoutes(spec, deployedRoutes());
+  const allowListed = new Set(NOT_YET_BUILT);
+
+  it('serves every spec route that the allow-list does not name', () => {
+    const missing = matches.filter((m) => !m.found && !allowListed.has(m.spec.key)).map((m) => `${m.spec.key}  # ${m.spec.section}`);
+    expect(missing, 'spec routes missing from the route table (build them, or list them in shared/openapi/not-yet-built.ts)').toEqual([]);
+  });
+
+  it('names in the allow-list only spec routes the table does not serve yet (the list shrinks)', () => {
+    const specKeys = new Set(spec.map((s) => s.key));
+    const notSpec = NOT_YET_BUILT.filter((k) => !specKeys.has(k));
+    const built = matches.filter((m) => m.found && allowListed.has(m.spec.key)).map((m) => `${m.spec.key} (served as ${m.found!.key})`);
+    const duplicates = NOT_YET_BUILT.filter((k, i) => NOT_YET_BUILT.indexOf(k) !== i);
+    expect(notSpec, 'allow-list entries that are not in routes.txt (spell them as routes.txt does)').toEqual([]);
+    expect(built, 'built routes still in the allow-list: remove them from shared/openapi/not-yet-built.ts').toEqual([]);
+    expect(duplicates).toEqual([]);
+  });
+
+  it('serves nothing beyond the spec except the routes listed as such', () => {
+    const specShapes = new Set(spec.flatMap((s) => SPEC_SPELLINGS[s.key] ?? [s.key]).map(shapeOf));
+    const served = tableSpellings(deployedRoutes());
+    const unlisted = served.filter((s) => !specShapes.has(shapeOf(s.key)) && !BEYOND_SPEC.includes(s.key)).map((s) => `${s.key} (${s.route.id})`);
+    const stale = BEYOND_SPEC.filter((k) => !served.some((s) => s.key === k));
+    expect(unlisted, 'table routes that routes.txt does not name: fix the path, or list it in BEYOND_SPEC').toEqual([]);
+    expect(stale, 'BEYOND_SPEC entries the table no longer serves').toEqual([]);
+  });
+
+  it('reports routes served under other parameter names (information only)', () => {
+    const renamed = matches.flatMap((m) => (m.renamed ? [m.renamed] : []));
+    if (renamed.length) console.info(`Spec routes served under other parameter names:\n  ${renamed.join('\n  ')}`);
+    expect(Array.isArray(renamed)).toBe(true);
+  });
+});

@@ -1,0 +1,112 @@
+import { ArnFormat, Stack } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { GroupSpec, QueueName } from '../shared/routes/groups.ts';
+import type { DataStores } from './data.ts';
+import type { WorkQueues } from './queues.ts';
+import { paramPath, type StackSettings } from './settings.ts';
+
+/** What one function may touch: a group's or worker's spec from shared/routes/groups.ts. */
+export interface AccessSpec extends Omit<GroupSpec, 'description' | 'sends'> {
+  sends?: readonly QueueName[];
+  /** Verifies bearer tokens: reads the public JWK set (every function that serves routes). */
+  verifiesTokens?: boolean;
+  ses?: boolean;
+  /** Reads `/<app>/<stage>/vault-sources/...` (the vault sync job imports from there). */
+  readsVaultSources?: boolean;
+}
+
+export interface PlatformResources {
+  settings: StackSettings;
+  data: DataStores;
+  queues: WorkQueues;
+  vaultKey: IKey;
+  /** Link base for e-mails; the API URL unless the settings name one. */
+  publicBaseUrl: string;
+}
+
+export const VAULT_SSM_ACTIONS = [
+  'ssm:GetParameter',
+  'ssm:GetParameters',
+  'ssm:GetParametersByPath',
+  'ssm:PutParameter',
+  'ssm:DeleteParameter',
+  'ssm:GetParameterHistory',
+];
+export const VAULT_SOURCE_ACTIONS = ['ssm:GetParameter', 'ssm:GetParametersByPath'];
+export const VAULT_KMS_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
+
+/** `arn:<partition>:ssm:<region>:<account>:parameter/<app>/<stage>/<path>` */
+export const parameterArn = (stack: Stack, settings: StackSettings, path: string) =>
+  stack.formatArn({
+    service: 'ssm',
+    resource: 'parameter',
+    resourceName: paramPath(settings, path),
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });
+
+/** The environment the runtime's config (shared/platform/config.ts) reads; only what the spec uses. */
+export function environmentFor(spec: AccessSpec, res: PlatformResources): Record<string, string> {
+  const { settings, data, queues } = res;
+  return {
+    ...settings.extraEnv,
+    APP_NAME: settings.appName,
+    STAGE: settings.stage,
+    TABLE_NAME: data.table.tableName,
+    JWT_ISSUER: settings.jwtIssuer,
+    JWT_AUDIENCE: settings.jwtAudience,
+    MAIL_FROM: settings.mailFrom,
+    PUBLIC_BASE_URL: res.publicBaseUrl,
+    ...(spec.media ? { MEDIA_BUCKET: data.media.bucketName } : {}),
+    ...(spec.invoices ? { INVOICE_BUCKET: data.invoices.bucketName } : {}),
+    ...Object.fromEntries((spec.sends ?? []).map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues.queues[q].queueUrl])),
+    ...(spec.vault ? { VAULT_KMS_KEY_ID: res.vaultKey.keyArn } : {}),
+  };
+}
+
+/** Least-privilege grants for one function, exactly as its spec reads. */
+export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformResources): void {
+  const { settings, data, queues } = res;
+  const stack = Stack.of(fn);
+  const param = (path: string) => parameterArn(stack, settings, path);
+
+  if (spec.table === 'readwrite') data.table.grantReadWriteData(fn);
+  else data.table.grantReadData(fn);
+
+  for (const q of spec.sends ?? []) queues.queues[q].grant(fn, 'sqs:SendMessage');
+
+  if (spec.media === 'readwrite') data.media.grantReadWrite(fn);
+  else if (spec.media === 'read') data.media.grantRead(fn);
+  if (spec.invoices === 'readwrite') data.invoices.grantReadWrite(fn);
+  else if (spec.invoices === 'read') data.invoices.grantRead(fn);
+
+  const readable = [
+    ...(spec.verifiesTokens ? [param('auth/jwt-public-jwks')] : []),
+    ...(spec.signsTokens ? [param('auth/jwt-private-jwk')] : []),
+    ...(spec.internalKey ? [param('internal-api-key')] : []),
+    ...(spec.providerSecrets ? [param('providers/*')] : []),
+  ];
+  if (readable.length) fn.addToRolePolicy(new PolicyStatement({ actions: ['ssm:GetParameter'], resources: readable }));
+
+  if (spec.vault) {
+    fn.addToRolePolicy(new PolicyStatement({ actions: VAULT_SSM_ACTIONS, resources: [param('vault'), param('vault/*')] }));
+    res.vaultKey.grant(fn, ...VAULT_KMS_ACTIONS);
+  }
+  if (spec.readsVaultSources) {
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: VAULT_SOURCE_ACTIONS, resources: [param('vault-sources'), param('vault-sources/*')] }),
+    );
+  }
+
+  if (spec.ses) {
+    // SES identities are not known to the stack; the sender address is what is pinned.
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'ses:FromAddress': settings.mailFrom } },
+      }),
+    );
+  }
+}

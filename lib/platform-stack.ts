@@ -1,0 +1,80 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Construct } from 'constructs';
+import { API_GROUPS, WORKERS, type GroupName } from '../shared/routes/groups.ts';
+import { deployedRoutes } from '../shared/routes/index.ts';
+import type { RouteDef } from '../shared/routes/types.ts';
+import type { PlatformResources } from './access.ts';
+import { DataStores } from './data.ts';
+import { appFunction } from './functions.ts';
+import { PlatformHttpApi } from './http-api.ts';
+import { QUEUE_NAMES, WORKER_TIMEOUT_SECONDS, WorkQueues } from './queues.ts';
+import type { StackSettings } from './settings.ts';
+import { vaultKey } from './vault-key.ts';
+
+export const API_TIMEOUT_SECONDS = 10;
+export const WORKER_BATCH_SIZE = 5;
+
+export interface PlatformStackProps extends StackProps {
+  settings: StackSettings;
+  /** The routes to deploy; the route table's non-local routes by default. */
+  routes?: readonly RouteDef[];
+}
+
+/** Groups that get a function: every group with a deployed route. */
+export const deployedGroups = (routes: readonly RouteDef[]): GroupName[] => [...new Set(routes.map((r) => r.group))];
+
+/**
+ * The whole platform in one stack: an HTTP API whose routes come from the route table, one
+ * function per endpoint group plus the `$default` fallback, queue workers, the table, buckets,
+ * queues and the vault key, each function granted only what its spec in groups.ts names.
+ */
+export class PlatformStack extends Stack {
+  /** Every function by group or worker name (`catalog`, `fallback`, `email-worker`, ...). */
+  readonly functions = new Map<string, NodejsFunction>();
+  readonly httpApi: PlatformHttpApi;
+
+  constructor(scope: Construct, id: string, props: PlatformStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const routes = props.routes ?? deployedRoutes();
+
+    const data = new DataStores(this, 'Data', settings);
+    const queues = new WorkQueues(this, 'Queues');
+    // The API comes first so functions can link to its URL; its routes are added once they exist.
+    this.httpApi = new PlatformHttpApi(this, 'Http', settings);
+    const res: PlatformResources = {
+      settings,
+      data,
+      queues,
+      vaultKey: vaultKey(this, settings),
+      publicBaseUrl: settings.publicBaseUrl ?? this.httpApi.endpoint,
+    };
+
+    for (const group of ['fallback' as const, ...deployedGroups(routes).filter((g) => g !== 'fallback')]) {
+      const spec = API_GROUPS[group];
+      const verifiesTokens = group !== 'fallback';
+      this.functions.set(
+        group,
+        appFunction(this, group, { description: spec.description, access: { ...spec, verifiesTokens }, defaultTimeoutSeconds: API_TIMEOUT_SECONDS }, res),
+      );
+    }
+    for (const [name, spec] of Object.entries(WORKERS)) {
+      // The vault's sync job runs in the worker that holds vault access; it imports from vault-sources.
+      const access = { ...spec, readsVaultSources: 'vault' in spec && spec.vault };
+      const fn = appFunction(this, name, { description: spec.description, access, defaultTimeoutSeconds: WORKER_TIMEOUT_SECONDS }, res);
+      fn.addEventSource(new SqsEventSource(queues.queues[spec.queue], { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }));
+      this.functions.set(name, fn);
+    }
+
+    this.httpApi.addRoutes(routes, this.functions, this.functions.get('fallback')!);
+
+    new CfnOutput(this, 'TableName', { value: data.table.tableName });
+    new CfnOutput(this, 'MediaBucketName', { value: data.media.bucketName });
+    new CfnOutput(this, 'InvoiceBucketName', { value: data.invoices.bucketName });
+    for (const q of QUEUE_NAMES) {
+      new CfnOutput(this, `${q[0]!.toUpperCase()}${q.slice(1)}QueueUrl`, { value: queues.queues[q].queueUrl });
+    }
+  }
+}

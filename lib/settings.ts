@@ -1,0 +1,71 @@
+import type { Node } from 'constructs';
+
+/** Deploy-time settings, from CDK context (`-c stage=prod`, cdk.json or cdk.context.json). */
+export interface StackSettings {
+  appName: string;
+  stage: string;
+  /** Browser origins allowed by the API's CORS preflight. */
+  corsOrigins: string[];
+  /** Default-stage throttling of the HTTP API (requests per second, burst). */
+  throttle: { rateLimit: number; burstLimit: number };
+  /** SES sender; the e-mail worker may send only from this address. */
+  mailFrom: string;
+  jwtIssuer: string;
+  jwtAudience: string;
+  /** Base URL for links in e-mails; the API's own URL when unset. */
+  publicBaseUrl?: string;
+  /** Keep the table, buckets and vault key when the stack is deleted (default: prod only). */
+  retainData: boolean;
+  /** Extra environment for every function (identity-provider endpoints, redirect allow-list, ...). */
+  extraEnv: Record<string, string>;
+}
+
+const list = (value: unknown): string[] | undefined => {
+  if (value === undefined) return undefined;
+  const items = Array.isArray(value) ? value.map(String) : String(value).split(',');
+  return items.map((s) => s.trim()).filter(Boolean);
+};
+
+const positiveNumber = (value: unknown, fallback: number, name: string): number => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`Context ${name} must be a positive number, got ${String(value)}`);
+  return n;
+};
+
+const bool = (value: unknown): boolean | undefined => (value === undefined ? undefined : value === true || value === 'true');
+
+const stringMap = (value: unknown): Record<string, string> => {
+  if (value === undefined) return {};
+  const obj = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new Error('Context extraEnv must be an object of strings');
+  return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, String(v)]));
+};
+
+export function readSettings(node: Node): StackSettings {
+  const ctx = (key: string): unknown => node.tryGetContext(key);
+  const appName = String(ctx('appName') ?? 'saas');
+  const stage = String(ctx('stage') ?? 'dev');
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(appName) || !/^[a-z][a-z0-9-]{0,19}$/.test(stage)) {
+    throw new Error('Context appName and stage must be lowercase letters, digits and hyphens (max 20)');
+  }
+  const publicBaseUrl = ctx('publicBaseUrl');
+  return {
+    appName,
+    stage,
+    corsOrigins: list(ctx('corsOrigins')) ?? ['*'],
+    throttle: {
+      rateLimit: positiveNumber(ctx('throttleRateLimit'), 100, 'throttleRateLimit'),
+      burstLimit: positiveNumber(ctx('throttleBurstLimit'), 200, 'throttleBurstLimit'),
+    },
+    mailFrom: String(ctx('mailFrom') ?? 'no-reply@example.com'),
+    jwtIssuer: String(ctx('jwtIssuer') ?? `urn:${appName}:${stage}:auth`),
+    jwtAudience: String(ctx('jwtAudience') ?? `${appName}-api`),
+    ...(publicBaseUrl === undefined ? {} : { publicBaseUrl: String(publicBaseUrl) }),
+    retainData: bool(ctx('retainData')) ?? stage === 'prod',
+    extraEnv: stringMap(ctx('extraEnv')),
+  };
+}
+
+/** SSM parameter path prefix without the leading slash: `saas/dev`. */
+export const paramPath = (s: StackSettings, ...rest: string[]) => [s.appName, s.stage, ...rest].join('/');

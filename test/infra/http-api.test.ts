@@ -1,0 +1,133 @@
+import { App } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readSettings } from '../../lib/settings.ts';
+import { deployedRoutes, routes } from '../../shared/routes/index.ts';
+import { flat, synthPlatform, targetId, type Json } from './synth.ts';
+
+let s: ReturnType<typeof synthPlatform>;
+beforeAll(() => {
+  s = synthPlatform();
+});
+
+/** RouteKey -> name of the function its integration invokes (Route.Target -> Integration -> Uri -> Function). */
+function routeTargets(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [, route] of s.ofType('AWS::ApiGatewayV2::Route')) {
+    const join = route.Properties.Target['Fn::Join'];
+    expect(join[1][0]).toBe('integrations/');
+    const integration = s.resources[targetId(join[1][1])!];
+    expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
+    const fnId = targetId(integration.Properties.IntegrationUri)!;
+    expect(s.resources[fnId].Type).toBe('AWS::Lambda::Function');
+    out.set(route.Properties.RouteKey, s.nameOfFn.get(fnId)!);
+  }
+  return out;
+}
+
+describe('HTTP API routes', () => {
+  it('has one API Gateway route per deployed route, on the function of its group', () => {
+    const targets = routeTargets();
+    const deployed = deployedRoutes();
+    expect(deployed.length).toBeGreaterThan(0);
+    for (const route of deployed) {
+      expect(targets.get(`${route.method} ${route.path}`), `${route.method} ${route.path}`).toBe(route.group);
+    }
+    // Nothing else: the deployed routes plus $default.
+    expect(targets.size).toBe(deployed.length + 1);
+  });
+
+  it('sends $default to the fallback function', () => {
+    expect(routeTargets().get('$default')).toBe('fallback');
+  });
+
+  it('never deploys a local-only route', () => {
+    const keys = [...routeTargets().keys()];
+    const local = routes.filter((r) => r.localOnly);
+    expect(local.length).toBeGreaterThan(0);
+    for (const r of local) expect(keys).not.toContain(`${r.method} ${r.path}`);
+    expect(keys.filter((k) => k.includes('/_local/'))).toEqual([]);
+  });
+
+  it('integrates every function as a Lambda proxy with payload 2.0', () => {
+    const integrations = s.ofType('AWS::ApiGatewayV2::Integration');
+    expect(integrations.length).toBe(new Set(deployedRoutes().map((r) => r.group)).size + 1);
+    for (const [, i] of integrations) {
+      expect(i.Properties.IntegrationType).toBe('AWS_PROXY');
+      expect(i.Properties.PayloadFormatVersion).toBe('2.0');
+    }
+  });
+
+  it('lets API Gateway invoke each routed function, and only from this API', () => {
+    const permissions = s.ofType('AWS::Lambda::Permission');
+    const invoked = new Set<string>();
+    for (const [, p] of permissions) {
+      expect(p.Properties.Principal).toBe('apigateway.amazonaws.com');
+      expect(p.Properties.Action).toBe('lambda:InvokeFunction');
+      expect(flat(p.Properties.SourceArn)).toMatch(/:execute-api:\{Ref:AWS::Region\}:\{Ref:AWS::AccountId\}:\{Ref:HttpApi[0-9A-F]+\}\/\*\/\*/);
+      invoked.add(s.nameOfFn.get(targetId(p.Properties.FunctionName)!)!);
+    }
+    expect([...invoked].sort()).toEqual([...new Set([...deployedRoutes().map((r) => r.group), 'fallback'])].sort());
+  });
+});
+
+describe('HTTP API settings', () => {
+  it('answers CORS preflight for the API headers and methods', () => {
+    s.template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      ProtocolType: 'HTTP',
+      CorsConfiguration: {
+        AllowHeaders: ['authorization', 'content-type', 'x-internal-api-key'],
+        AllowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+        AllowOrigins: ['*'],
+      },
+    });
+  });
+
+  it('throttles the default stage and logs access to a log group with retention', () => {
+    const stages = s.ofType('AWS::ApiGatewayV2::Stage');
+    expect(stages.length).toBe(1);
+    const stage: Json = stages[0]![1].Properties;
+    expect(stage.StageName).toBe('$default');
+    expect(stage.AutoDeploy).toBe(true);
+    expect(stage.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    const logGroup = s.resources[targetId(stage.AccessLogSettings.DestinationArn)!];
+    expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
+    expect(logGroup.Properties.RetentionInDays).toBe(30);
+    expect(JSON.parse(stage.AccessLogSettings.Format)).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+  });
+
+  it('outputs the API URL', () => {
+    s.template.hasOutput('ApiUrl', { Value: Match.anyValue() });
+  });
+});
+
+describe('settings from context', () => {
+  const settings = (context: Record<string, unknown>) => readSettings(new App({ context }).node);
+
+  it('defaults to the dev stage of saas, 100 rps / 200 burst, any origin', () => {
+    expect(settings({})).toMatchObject({
+      appName: 'saas',
+      stage: 'dev',
+      throttle: { rateLimit: 100, burstLimit: 200 },
+      corsOrigins: ['*'],
+      mailFrom: 'no-reply@example.com',
+      retainData: false,
+    });
+  });
+
+  it('takes overrides as CLI strings', () => {
+    expect(
+      settings({ stage: 'prod', throttleRateLimit: '50', throttleBurstLimit: '75', corsOrigins: 'https://a.example, https://b.example' }),
+    ).toMatchObject({
+      stage: 'prod',
+      throttle: { rateLimit: 50, burstLimit: 75 },
+      corsOrigins: ['https://a.example', 'https://b.example'],
+      retainData: true,
+    });
+  });
+
+  it('rejects a bad stage name and a non-positive throttle', () => {
+    expect(() => settings({ stage: 'Prod/1' })).toThrow(/stage/);
+    expect(() => settings({ throttleRateLimit: '0' })).toThrow(/throttleRateLimit/);
+  });
+});

@@ -1,0 +1,141 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { API_GROUPS, WORKERS } from '../../shared/routes/groups.ts';
+import { actionsOf, flat, resourcesOf, synthPlatform, targetId, type Statement } from './synth.ts';
+
+let s: ReturnType<typeof synthPlatform>;
+beforeAll(() => {
+  s = synthPlatform();
+});
+
+const PARAM = ':ssm:{Ref:AWS::Region}:{Ref:AWS::AccountId}:parameter/saas/test/';
+const specOf = (name: string) =>
+  (name in API_GROUPS ? API_GROUPS[name as keyof typeof API_GROUPS] : WORKERS[name as keyof typeof WORKERS]) as Record<string, unknown>;
+const stmts = (name: string): Statement[] => s.statementsByFn.get(name)!;
+const allows = (name: string, action: string) => stmts(name).filter((st) => st.Effect === 'Allow' && actionsOf(st).includes(action));
+const resourceTexts = (list: Statement[]) => list.flatMap(resourcesOf).map(flat);
+const logicalIdsIn = (list: Statement[]) => new Set(list.flatMap(resourcesOf).map((r) => targetId(r) ?? targetId(r?.['Fn::Join']?.[1]?.[0])));
+
+describe('IAM', () => {
+  it('has a role per function and finds their statements', () => {
+    expect(s.statementsByFn.size).toBe(s.fnIds.size);
+    for (const [name, list] of s.statementsByFn) expect(list.length, name).toBeGreaterThan(0);
+  });
+
+  it('grants no wildcard actions, and no DynamoDB action on Resource *', () => {
+    for (const [, policy] of [...s.ofType('AWS::IAM::Policy'), ...s.ofType('AWS::IAM::ManagedPolicy')]) {
+      for (const st of policy.Properties.PolicyDocument.Statement as Statement[]) {
+        for (const action of actionsOf(st)) {
+          expect(action).not.toBe('*');
+          expect(action).not.toMatch(/^[a-z0-9-]+:\*$/);
+        }
+        if (resourcesOf(st).includes('*')) {
+          expect(actionsOf(st).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
+          // The only Resource * is SES sending, pinned to the sender address.
+          expect(actionsOf(st).every((a) => a.startsWith('ses:'))).toBe(true);
+          expect(st.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@example.com' } });
+        }
+      }
+    }
+  });
+
+  it('grants read-only table access to read groups and writes to readwrite groups', () => {
+    const tableId = s.ofType('AWS::DynamoDB::Table')[0]![0];
+    for (const name of s.fnIds.keys()) {
+      const onTable = stmts(name).filter((st) => logicalIdsIn([st]).has(tableId));
+      const actions = onTable.flatMap(actionsOf);
+      expect(actions, name).toContain('dynamodb:GetItem');
+      expect(actions, name).toContain('dynamodb:Query');
+      if (specOf(name).table === 'read') {
+        expect(actions.filter((a) => /Put|Update|Delete|Write/.test(a)), name).toEqual([]);
+      } else {
+        expect(actions, name).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem']));
+      }
+    }
+  });
+
+  it('lets a function send only to the queues its spec names', () => {
+    const queueName = new Map(
+      s.ofType('AWS::SQS::Queue').map(([id]) => [id, /^Queues(email|webhooks|jobs)[0-9A-F]{8}$/.exec(id)?.[1] ?? `dlq:${id}`]),
+    );
+    for (const name of s.fnIds.keys()) {
+      const sends = allows(name, 'sqs:SendMessage');
+      for (const st of sends) expect(actionsOf(st)).toEqual(['sqs:SendMessage']);
+      const queues = [...logicalIdsIn(sends)].map((id) => queueName.get(id!)).sort();
+      expect(queues, name).toEqual([...((specOf(name).sends as string[] | undefined) ?? [])].sort());
+    }
+  });
+
+  it('lets the workers consume only their own queue', () => {
+    for (const [name, spec] of Object.entries(WORKERS)) {
+      const receives = allows(name, 'sqs:ReceiveMessage');
+      expect([...logicalIdsIn(receives)].map((id) => id!.replace(/[0-9A-F]{8}$/, '')), name).toEqual([`Queues${spec.queue}`]);
+    }
+  });
+
+  it('scopes SSM reads to the signing keys, internal key and provider secrets by spec', () => {
+    for (const name of s.fnIds.keys()) {
+      const readable = resourceTexts(stmts(name).filter((st) => actionsOf(st).some((a) => a.startsWith('ssm:'))));
+      for (const r of readable) expect(r, name).toContain(PARAM);
+      const spec = specOf(name);
+      const routed = name in API_GROUPS && name !== 'fallback';
+      expect(readable.some((r) => r.endsWith('/auth/jwt-public-jwks')), name).toBe(routed);
+      expect(readable.some((r) => r.endsWith('/auth/jwt-private-jwk')), name).toBe(spec.signsTokens === true);
+      expect(readable.some((r) => r.endsWith('/internal-api-key')), name).toBe(spec.internalKey === true);
+      expect(readable.some((r) => r.endsWith('/providers/*')), name).toBe(spec.providerSecrets === true);
+    }
+    expect(allows('auth', 'ssm:GetParameter').flatMap(actionsOf)).toEqual(['ssm:GetParameter']);
+  });
+
+  it('gives only the vault function and the jobs worker the vault path and the vault key', () => {
+    const keyId = s.ofType('AWS::KMS::Key')[0]![0];
+    const withVault: string[] = [];
+    const withKey: string[] = [];
+    for (const name of s.fnIds.keys()) {
+      const texts = resourceTexts(stmts(name));
+      if (texts.some((t) => t.includes('/vault'))) withVault.push(name);
+      if (stmts(name).some((st) => logicalIdsIn([st]).has(keyId))) withKey.push(name);
+    }
+    expect(withVault.sort()).toEqual(['jobs-worker', 'vault']);
+    expect(withKey.sort()).toEqual(['jobs-worker', 'vault']);
+
+    for (const name of ['vault', 'jobs-worker']) {
+      const vaultStmt = stmts(name).find((st) => resourceTexts([st]).some((t) => t.endsWith('parameter/saas/test/vault/*')))!;
+      expect(resourceTexts([vaultStmt]).map((t) => t.slice(t.indexOf('parameter/')))).toEqual([
+        'parameter/saas/test/vault',
+        'parameter/saas/test/vault/*',
+      ]);
+      expect(actionsOf(vaultStmt).sort()).toEqual(
+        ['ssm:DeleteParameter', 'ssm:GetParameter', 'ssm:GetParameterHistory', 'ssm:GetParameters', 'ssm:GetParametersByPath', 'ssm:PutParameter'].sort(),
+      );
+      const keyStmt = stmts(name).find((st) => logicalIdsIn([st]).has(keyId))!;
+      expect(actionsOf(keyStmt).sort()).toEqual(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']);
+    }
+    // Only the sync job reads what the deployment provides.
+    const sources = [...s.fnIds.keys()].filter((n) => resourceTexts(stmts(n)).some((t) => t.includes('/vault-sources')));
+    expect(sources).toEqual(['jobs-worker']);
+  });
+
+  it('lets only the e-mail worker send e-mail, from the configured address', () => {
+    const senders = [...s.fnIds.keys()].filter((n) => stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('ses:'))));
+    expect(senders).toEqual(['email-worker']);
+    const st = allows('email-worker', 'ses:SendEmail')[0]!;
+    expect(actionsOf(st).sort()).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);
+    expect(st.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@example.com' } });
+  });
+
+  it('gives bucket access only to the functions whose spec names the bucket', () => {
+    const bucketIds = Object.fromEntries(s.ofType('AWS::S3::Bucket').map(([id]) => [id.startsWith('DataMedia') ? 'media' : 'invoices', id]));
+    for (const name of s.fnIds.keys()) {
+      const spec = specOf(name);
+      for (const bucket of ['media', 'invoices'] as const) {
+        const onBucket = stmts(name).filter((st) => logicalIdsIn([st]).has(bucketIds[bucket]));
+        const actions = onBucket.flatMap(actionsOf);
+        if (!spec[bucket]) expect(actions, `${name} ${bucket}`).toEqual([]);
+        else {
+          expect(actions, `${name} ${bucket}`).toContain('s3:GetObject*');
+          expect(actions.includes('s3:PutObject'), `${name} ${bucket}`).toBe(spec[bucket] === 'readwrite');
+        }
+      }
+    }
+  });
+});

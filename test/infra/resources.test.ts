@@ -1,0 +1,220 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLING, esbuildOptionsFor, NODE_TARGET, REQUIRE_BANNER } from '../../lib/bundling.ts';
+import { TABLE_DESIGN } from '../../shared/data/table-design.ts';
+import { API_GROUPS, WORKERS } from '../../shared/routes/groups.ts';
+import { deployedRoutes } from '../../shared/routes/index.ts';
+import { flat, synthPlatform, targetId, type Json } from './synth.ts';
+
+let s: ReturnType<typeof synthPlatform>;
+beforeAll(() => {
+  s = synthPlatform();
+});
+
+const fn = (name: string): Json => s.resources[s.fnIds.get(name)!].Properties;
+
+describe('table', () => {
+  it('is the table design: string keys, both GSIs projecting ALL, on-demand, PITR, TTL, encrypted', () => {
+    const tables = s.ofType('AWS::DynamoDB::Table');
+    expect(tables.length).toBe(1);
+    const t: Json = tables[0]![1].Properties;
+    expect(t.KeySchema).toEqual([
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ]);
+    expect(t.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(t.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(t.TimeToLiveSpecification).toEqual({ AttributeName: TABLE_DESIGN.ttlAttribute, Enabled: true });
+    expect(t.SSESpecification).toEqual({ SSEEnabled: true });
+    expect(t.GlobalSecondaryIndexes).toEqual(
+      TABLE_DESIGN.indexes.map((i) => ({
+        IndexName: i.name,
+        KeySchema: [
+          { AttributeName: i.partitionKey, KeyType: 'HASH' },
+          { AttributeName: i.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    );
+    for (const attr of t.AttributeDefinitions) expect(attr.AttributeType).toBe('S');
+    expect(t.AttributeDefinitions.map((a: Json) => a.AttributeName).sort()).toEqual(['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'pk', 'sk']);
+    // Not prod: removable with the stack.
+    expect(tables[0]![1].DeletionPolicy).toBe('Delete');
+  });
+});
+
+describe('buckets', () => {
+  it('block public access, are encrypted and deny any request without TLS', () => {
+    const buckets = s.ofType('AWS::S3::Bucket');
+    expect(buckets.length).toBe(2);
+    const policies = s.ofType('AWS::S3::BucketPolicy');
+    for (const [id, b] of buckets) {
+      expect(b.Properties.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      expect(b.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault).toEqual({
+        SSEAlgorithm: 'AES256',
+      });
+      const policy = policies.find(([, p]) => targetId(p.Properties.Bucket) === id);
+      expect(policy, id).toBeDefined();
+      expect(policy![1].Properties.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: 's3:*',
+          Principal: { AWS: '*' },
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+      );
+    }
+  });
+
+  it('versions invoices and allows presigned GETs of media from the API origins', () => {
+    const [media, invoices] = ['DataMedia', 'DataInvoices'].map((prefix) => s.ofType('AWS::S3::Bucket').find(([id]) => id.startsWith(prefix))![1].Properties);
+    expect(invoices.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    expect(media.VersioningConfiguration).toBeUndefined();
+    expect(media.CorsConfiguration.CorsRules[0]).toMatchObject({ AllowedMethods: ['GET', 'HEAD'], AllowedOrigins: ['*'] });
+  });
+});
+
+describe('queues', () => {
+  it('gives email, webhooks and jobs a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
+    const queues = s.ofType('AWS::SQS::Queue');
+    const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
+    const dlqs = queues.filter(([, q]) => !q.Properties.RedrivePolicy);
+    expect(work.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['Queuesemail', 'Queuesjobs', 'Queueswebhooks']);
+    expect(dlqs.length).toBe(3);
+    const targets = new Set<string>();
+    for (const [id, q] of work) {
+      expect(q.Properties.RedrivePolicy.maxReceiveCount, id).toBe(5);
+      const dlq = targetId(q.Properties.RedrivePolicy.deadLetterTargetArn)!;
+      expect(dlqs.map(([d]) => d)).toContain(dlq);
+      targets.add(dlq);
+      expect(q.Properties.VisibilityTimeout).toBe(360);
+    }
+    expect(targets.size).toBe(3);
+    const policies = s.ofType('AWS::SQS::QueuePolicy');
+    for (const [id, q] of queues) {
+      expect(q.Properties.SqsManagedSseEnabled, id).toBe(true);
+      const policy = policies.find(([, p]) => p.Properties.Queues.some((r: Json) => targetId(r) === id));
+      expect(policy![1].Properties.PolicyDocument.Statement, id).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
+  });
+
+  it('feeds each worker from its queue with partial batch failures', () => {
+    const mappings = s.ofType('AWS::Lambda::EventSourceMapping');
+    expect(mappings.length).toBe(Object.keys(WORKERS).length);
+    for (const [name, spec] of Object.entries(WORKERS)) {
+      const m = mappings.find(([, e]) => targetId(e.Properties.FunctionName) === s.fnIds.get(name));
+      expect(m, name).toBeDefined();
+      expect(targetId(m![1].Properties.EventSourceArn)!.replace(/[0-9A-F]{8}$/, '')).toBe(`Queues${spec.queue}`);
+      expect(m![1].Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      expect(m![1].Properties.BatchSize).toBe(5);
+      expect(fn(name).Timeout).toBe(60);
+    }
+  });
+});
+
+describe('functions', () => {
+  it('are one per deployed group, the fallback and the three workers', () => {
+    const expected = new Set([...deployedRoutes().map((r) => r.group), 'fallback', ...Object.keys(WORKERS)]);
+    expect(new Set(s.fnIds.keys())).toEqual(expected);
+    expect(s.ofType('AWS::Lambda::Function').length).toBe(expected.size);
+    expect(s.fnIds.get('catalog')).toMatch(/^Fncatalog[0-9A-F]{8}$/);
+  });
+
+  it('run Node.js 22 on arm64 with memory and timeout from the group spec', () => {
+    for (const name of s.fnIds.keys()) {
+      const p = fn(name);
+      expect(p.Runtime, name).toBe('nodejs22.x');
+      expect(p.Architectures, name).toEqual(['arm64']);
+      expect(p.Handler, name).toBe('index.handler');
+      const spec = (API_GROUPS as Record<string, { memoryMb?: number }>)[name];
+      if (spec) {
+        expect(p.MemorySize, name).toBe(spec.memoryMb ?? 512);
+        expect(p.Timeout, name).toBe(10);
+      }
+    }
+    expect(fn('auth').MemorySize).toBe(1024);
+  });
+
+  it('log to their own log group kept for a month', () => {
+    for (const name of s.fnIds.keys()) {
+      const logGroup = s.resources[targetId(fn(name).LoggingConfig.LogGroup)!];
+      expect(logGroup.Type, name).toBe('AWS::Logs::LogGroup');
+      expect(logGroup.Properties.RetentionInDays, name).toBe(30);
+    }
+  });
+
+  it('get the config environment, with queue URLs, buckets and the vault key only where used', () => {
+    for (const name of s.fnIds.keys()) {
+      const env: Json = fn(name).Environment.Variables;
+      expect(env, name).toMatchObject({ APP_NAME: 'saas', STAGE: 'test', MAIL_FROM: 'no-reply@example.com' });
+      expect(targetId(env.TABLE_NAME)).toMatch(/^DataTable/);
+      expect(env.PUBLIC_BASE_URL['Fn::GetAtt'][1]).toBe('ApiEndpoint');
+      expect(env.NODE_OPTIONS).toBeUndefined();
+      expect('VAULT_KMS_KEY_ID' in env, name).toBe(name === 'vault' || name === 'jobs-worker');
+    }
+    expect(Object.keys(fn('vault').Environment.Variables)).toContain('JOBS_QUEUE_URL');
+    expect(Object.keys(fn('catalog').Environment.Variables).filter((k) => k.endsWith('_QUEUE_URL'))).toEqual([]);
+    expect(targetId(fn('jobs-worker').Environment.Variables.INVOICE_BUCKET)).toMatch(/^DataInvoices/);
+    expect(flat(fn('vault').Environment.Variables.VAULT_KMS_KEY_ID)).toMatch(/^\{VaultKey[0-9A-F]{8}\.Arn\}$/);
+  });
+
+  it('has a rotating vault key', () => {
+    const keys = s.ofType('AWS::KMS::Key');
+    expect(keys.length).toBe(1);
+    expect(keys[0]![1].Properties.EnableKeyRotation).toBe(true);
+  });
+
+  it('outputs the table, bucket names and queue URLs', () => {
+    const outputs = Object.keys(s.template.toJSON().Outputs);
+    expect(outputs.sort()).toEqual(
+      ['ApiUrl', 'EmailQueueUrl', 'InvoiceBucketName', 'JobsQueueUrl', 'MediaBucketName', 'TableName', 'WebhooksQueueUrl'].sort(),
+    );
+  });
+});
+
+describe('bundling', () => {
+  it('builds ESM for Node 22, module fields first, minified, AWS SDK bundled, require defined', () => {
+    expect(BUNDLING).toMatchObject({
+      format: 'esm',
+      target: 'node22',
+      mainFields: ['module', 'main'],
+      minify: true,
+      sourceMap: false,
+      externalModules: [],
+      banner: REQUIRE_BANNER,
+    });
+    expect(REQUIRE_BANNER).toMatch(/createRequire.*const require = /);
+  });
+
+  it('gives the benchmark the same settings as esbuild options', () => {
+    expect(esbuildOptionsFor('functions/catalog/index.ts')).toEqual({
+      entryPoints: ['functions/catalog/index.ts'],
+      bundle: true,
+      platform: 'node',
+      target: NODE_TARGET,
+      format: 'esm',
+      mainFields: ['module', 'main'],
+      minify: true,
+      sourcemap: false,
+      external: [],
+      banner: { js: REQUIRE_BANNER },
+    });
+  });
+});
+
+describe('prod stage', () => {
+  it('retains data stores and protects the table from deletion', () => {
+    const prod = synthPlatform({ stage: 'prod' });
+    const table = prod.ofType('AWS::DynamoDB::Table')[0]![1];
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+    for (const [, b] of prod.ofType('AWS::S3::Bucket')) expect(b.DeletionPolicy).toBe('Retain');
+    expect(prod.ofType('AWS::KMS::Key')[0]![1].DeletionPolicy).toBe('Retain');
+  });
+});

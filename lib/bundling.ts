@@ -1,5 +1,6 @@
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
+import { copyDocsAssetsCommands } from '../functions/system/docs-assets.ts';
 
 /**
  * How every Lambda bundle is built, in one place: the stack passes `BUNDLING` to each
@@ -22,6 +23,15 @@ export const BUNDLING = {
   externalModules: [] as string[],
   banner: REQUIRE_BANNER,
 } satisfies BundlingOptions;
+
+/** A function's bundling: BUNDLING, plus the files it reads at run time copied beside its bundle. */
+export function bundlingFor(name: string): BundlingOptions {
+  if (name !== 'system') return BUNDLING;
+  return {
+    ...BUNDLING,
+    commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: copyDocsAssetsCommands },
+  };
+}
 
 /**
  * The esbuild options the CDK uses for `BUNDLING` (see aws-lambda-nodejs `buildEsbuildArgs`):

@@ -6,7 +6,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { environmentFor, grantAccess, type AccessSpec, type PlatformResources } from './access.ts';
-import { BUNDLING } from './bundling.ts';
+import { bundlingFor } from './bundling.ts';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const entryOf = (name: string) => fileURLToPath(new URL(`../functions/${name}/index.ts`, import.meta.url));
@@ -41,7 +41,7 @@ export function appFunction(scope: Construct, name: string, opts: AppFunctionOpt
     architecture: Architecture.ARM_64,
     memorySize: opts.access.memoryMb ?? 512,
     timeout: Duration.seconds(opts.access.timeoutSeconds ?? opts.defaultTimeoutSeconds),
-    bundling: BUNDLING,
+    bundling: bundlingFor(name),
     awsSdkConnectionReuse: false,
     logGroup,
     environment: environmentFor(opts.access, res),

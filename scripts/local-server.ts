@@ -39,6 +39,9 @@ const server: Server = createServer(
 );
 await new Promise<void>((done, fail) => server.once('error', fail).listen(port, host, done));
 const { port: actualPort } = server.address() as { port: number };
+const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
+// Links in e-mails and the local identity providers' endpoints point at this very server.
+process.env.PUBLIC_BASE_URL ||= baseUrl;
 
 const { admin, internalKey } = stack;
 console.log(`Data directory: ${dataDir}`);
@@ -51,7 +54,7 @@ if (internalKey.source === 'generated') console.log(`Internal API key (generated
 if (internalKey.source === 'stored') console.log(`Internal API key: kept in ${dataDir}/parameters.json`);
 if (stack.seeded) console.log(`Seeded ${stack.seeded} reference records (plans, built-in tools)`);
 console.log(`Started in ${process.uptime().toFixed(1)} s`);
-console.log(`API ready at http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`);
+console.log(`API ready at ${baseUrl}`);
 
 let stopping = false;
 const shutdown = async () => {

@@ -4,6 +4,7 @@ import { countAudit } from '../../shared/data/audit.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { transact } from '../../shared/data/transact.ts';
 import { badRequest, rateLimited } from '../../shared/http/errors.ts';
+import { activatePendingTenantOnOwnerVerified } from '../../shared/identity/invitations.ts';
 import { findUserByEmail } from '../../shared/identity/users.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
@@ -39,6 +40,8 @@ export async function verifyEmail(input: { email: string; code: string }) {
   ]);
   if (!outcome.ok) throw invalidCode();
   await countAudit(1);
+  // The owner of an onboarded tenant verifying its address is what activates the tenant.
+  await activatePendingTenantOnOwnerVerified({ ...user, isEmailVerified: true });
   return null;
 }
 

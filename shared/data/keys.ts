@@ -35,7 +35,7 @@ export type TenantCollection =
   | 'CONVERSATION';
 
 /** Platform-wide collections (SystemAdmin scope or global reference data). */
-export type PlatformCollection = 'TENANT' | 'AUDIT' | 'INTEGRATION_EVENT' | 'PLAN' | 'BUILTIN_TOOL' | 'SITE' | 'ADMIN_USER';
+export type PlatformCollection = 'TENANT' | 'AUDIT' | 'INTEGRATION_EVENT' | 'PLAN' | 'BUILTIN_TOOL' | 'SITE' | 'USER';
 
 const collection = (tenantId: string, name: TenantCollection) => `${tenantId}#${name}`;
 const platformCollection = (name: PlatformCollection) => `${PLATFORM}#${name}`;
@@ -68,10 +68,10 @@ export const keys = {
     pk: `${scope}#UNIQUE#${kind}#${value}`,
     sk: ITEM_SK,
   }),
-  /** A user: tenant users live in their tenant's partition; platform admins (no tenant) apart. */
+  /** A user: tenant users live in their tenant's partition; users without a tenant (platform admins, self-registered accounts) in the platform's. */
   user: (tenantId: string | null, userId: string): Key =>
-    tenantId ? { pk: collection(tenantId, 'USER'), sk: userId } : { pk: platformCollection('ADMIN_USER'), sk: userId },
-  userCollection: (tenantId: string | null) => (tenantId ? collection(tenantId, 'USER') : platformCollection('ADMIN_USER')),
+    tenantId ? { pk: collection(tenantId, 'USER'), sk: userId } : { pk: platformCollection('USER'), sk: userId },
+  userCollection: (tenantId: string | null) => (tenantId ? collection(tenantId, 'USER') : platformCollection('USER')),
   /** Fixed-window rate-limit counter; expires by TTL. */
   rateLimit: (name: string, subject: string, windowStart: number): Key => ({
     pk: `RATE#${name}#${subject}`,

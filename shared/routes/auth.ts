@@ -47,7 +47,8 @@ export const authRoutes = defineRoutes([
     path: '/api/auth/register',
     group: 'auth',
     auth: none,
-    summary: 'Create an account (no tenant, no roles) and e-mail a 6-digit verification code',
+    summary:
+      'Create an account and e-mail a 6-digit verification code; with `invitationCode` it joins that tenant with the invitation roles (400 INVALID_INVITATION, 409 SEAT_LIMIT_REACHED)',
     status: 201,
     rateLimit: SIGN_IN_LIMIT,
     body: z.object({
@@ -56,6 +57,7 @@ export const authRoutes = defineRoutes([
       firstName: text(100),
       lastName: text(100),
       phoneNumber: optionalText(40),
+      invitationCode: optionalText(512),
     }),
     response: z.object({ id: z.string(), email: z.string(), isActive: z.boolean() }),
   },

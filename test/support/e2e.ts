@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { inject } from 'vitest';
 import { fileParameterStore } from '../../local/file-parameter-store.ts';
 import { installPorts } from '../../shared/platform/ports.ts';
+import { expectContract } from './contract.ts';
 import { tokenFor } from './tokens.ts';
 
 export const e2e = () => inject('e2e');
@@ -46,7 +47,15 @@ function viaNodeHttp(url: string, method: string, headers: Record<string, string
 }
 
 /** One request to the running local server over real HTTP. */
+/** Every e2e response is checked against the OpenAPI document before the test sees it. */
 export async function api(method: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse> {
+  const res = await send(method, path, opts);
+  expectContract(method, path, res);
+  return res;
+}
+
+/** The request without the contract check (for the contract tests themselves). */
+export async function send(method: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   const body = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));

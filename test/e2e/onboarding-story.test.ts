@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { api, e2e } from '../support/e2e.ts';
+
+// The whole life of a tenant over HTTP, as its owner, a member and a SystemAdmin see it. Each actor
+// calls from its own loopback address so the per-IP sign-in limits never mix them up.
+const OWNER_IP = '127.0.0.21';
+const MEMBER_IP = '127.0.0.22';
+const ADMIN_IP = '127.0.0.23';
+const PASSWORD = 'Str0ngPassw0rd';
+
+interface Mail {
+  to: string[];
+  subject: string;
+  text: string;
+}
+
+/** E-mail is delivered by the queue worker after the request returns, so the outbox is polled. */
+async function lastMailTo(address: string, pattern: RegExp, seen = new Set<string>()): Promise<string> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const res = await fetch(`${e2e().baseUrl}/_local/outbox`);
+    const mails = ((await res.json()) as Mail[]).filter((m) => m.to.includes(address));
+    for (const mail of mails.reverse()) {
+      const match = pattern.exec(mail.text);
+      if (match && !seen.has(match[1]!)) return match[1]!;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`No e-mail to ${address} matching ${pattern}`);
+}
+
+async function joinWithCode(email: string, code: string, ip: string, name: string) {
+  const registered = await api('POST', '/api/auth/register', {
+    localAddress: ip,
+    body: { email, password: PASSWORD, firstName: name, lastName: 'Story', invitationCode: code },
+  });
+  expect(registered.status, registered.text).toBe(201);
+  const verifyCode = await lastMailTo(email, /verification code is (\d{6})/);
+  const verified = await api('POST', '/api/auth/verify-email', { localAddress: ip, body: { email, code: verifyCode } });
+  expect(verified.status, verified.text).toBe(200);
+  const login = await api('POST', '/api/auth/login', { localAddress: ip, body: { email, password: PASSWORD } });
+  expect(login.status, login.text).toBe(200);
+  return { id: registered.json.result.id as string, token: login.json.result.accessToken as string, user: login.json.result.user };
+}
+
+describe('onboarding story', () => {
+  it('takes a tenant from onboarding to an organised team, audited for the SystemAdmin', async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const ownerEmail = `owner-${tag}@story.example`;
+    const memberEmail = `member-${tag}@story.example`;
+
+    const started = await api('POST', '/api/onboarding/start', {
+      localAddress: OWNER_IP,
+      body: { tenantName: `Story ${tag}`, email: ownerEmail, firstName: 'Olive', lastName: 'Owner' },
+    });
+    expect(started.status, started.text).toBe(201);
+    const ownerCode = started.json.result.invitationCode as string;
+    expect(await lastMailTo(ownerEmail, /Invitation code: (\S+)/)).toBe(ownerCode);
+
+    const owner = await joinWithCode(ownerEmail, ownerCode, OWNER_IP, 'Olive');
+    expect(owner.user.roles).toEqual(['TenantOwner']);
+    const tenantId = owner.user.tenantId as string;
+    expect(owner.user.permissions).toContain('users:write');
+
+    const tenants = await api('GET', '/api/tenants', { token: owner.token });
+    expect(tenants.json.result.totalCount).toBe(1);
+    const tenant = tenants.json.result.items[0];
+    expect(tenant).toMatchObject({ id: tenantId, status: 1, isActive: true });
+
+    const invited = await api('POST', `/api/tenants/${tenant.slug}/invitations`, {
+      token: owner.token,
+      body: { email: memberEmail, roles: ['TenantMember'] },
+    });
+    expect(invited.status, invited.text).toBe(201);
+    const memberCode = await lastMailTo(memberEmail, /Invitation code: (\S+)/);
+    expect(memberCode).toBe(invited.json.result.invitationCode);
+    const member = await joinWithCode(memberEmail, memberCode, MEMBER_IP, 'Milo');
+    expect(member.user).toMatchObject({ tenantId, roles: ['TenantMember'] });
+    const reused = await api('POST', '/api/auth/register', {
+      localAddress: MEMBER_IP,
+      body: { email: `late-${tag}@story.example`, password: PASSWORD, firstName: 'Late', lastName: 'Comer', invitationCode: memberCode },
+    });
+    expect(reused.status).toBe(400);
+
+    const role = await api('POST', '/api/roles', { token: owner.token, body: { name: 'Auditor', tenantId, description: 'Reads BCM' } });
+    expect(role.status, role.text).toBe(201);
+    const granted = await api('PUT', `/api/roles/${role.json.result.id}/permissions`, { token: owner.token, body: { permissions: ['bcm:read'] } });
+    expect(granted.status, granted.text).toBe(200);
+    const department = await api('POST', '/api/departments', { token: owner.token, body: { name: 'Operations', tenantId } });
+    expect(department.status, department.text).toBe(201);
+    const group = await api('POST', '/api/groups', { token: owner.token, body: { name: 'Crisis team', tenantId } });
+    expect(group.status, group.text).toBe(201);
+    const added = await api('POST', `/api/groups/${group.json.result.id}/users?userId=${member.id}`, { token: owner.token });
+    expect(added.status, added.text).toBe(200);
+    expect(added.json.result.memberCount).toBe(1);
+
+    const updated = await api('PUT', `/api/users/${member.id}`, {
+      token: owner.token,
+      body: { firstName: 'Milo', lastName: 'Story', roles: ['TenantMember', 'Auditor'], departmentId: department.json.result.id, isActive: true },
+    });
+    expect(updated.status, updated.text).toBe(200);
+    const detail = await api('GET', `/api/users/${member.id}`, { token: owner.token });
+    expect(detail.json.result).toMatchObject({
+      departmentName: 'Operations',
+      groups: [{ id: group.json.result.id, name: 'Crisis team' }],
+      roles: ['TenantMember', 'Auditor'],
+    });
+    const roles = await api('GET', '/api/roles', { token: owner.token });
+    const counts = Object.fromEntries(roles.json.result.items.map((r: { name: string; userCount: number }) => [r.name, r.userCount]));
+    expect(counts).toMatchObject({ TenantOwner: 1, TenantMember: 1, Auditor: 1 });
+
+    const memberWrite = await api('POST', '/api/suppliers', { token: member.token, body: { name: 'Nope', tenantId } });
+    expect(memberWrite.status).toBe(403);
+
+    const admin = await api('POST', '/api/auth/login', { localAddress: ADMIN_IP, body: { email: e2e().adminEmail, password: e2e().adminPassword } });
+    expect(admin.status, admin.text).toBe(200);
+    const audit = await api('GET', '/api/admin/audit-logs?pageSize=100', { token: admin.json.result.accessToken });
+    expect(audit.status).toBe(200);
+    const mine = audit.json.result.items.filter((e: { changes: string | null; entityId: string }) =>
+      [tenantId, member.id, owner.id, role.json.result.id, department.json.result.id, group.json.result.id].includes(e.entityId) ||
+      [tenantId, ownerEmail, memberEmail].some((mark) => (e.changes ?? '').includes(mark)),
+    );
+    const types = new Set(mine.map((e: { entityType: string }) => e.entityType));
+    for (const type of ['Tenant', 'User', 'Invitation', 'Role', 'Department', 'Group']) expect(types, type).toContain(type);
+    const ownerAudit = await api('GET', '/api/admin/audit-logs', { token: owner.token });
+    expect(ownerAudit.status).toBe(403);
+  });
+});

@@ -1,10 +1,10 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { countOf } from '../../shared/data/collection.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { validationError } from '../../shared/http/errors.ts';
 import { toPage } from '../../shared/http/responses.ts';
-import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
+import { queryCount, queryItems } from '../../shared/data/query.ts';
 
 export interface AuditLogEntry {
   id: string;
@@ -88,32 +88,8 @@ export async function listAuditLogs(q: AuditQuery) {
   const filtered = Boolean(q.startDate || q.endDate || q.entityType);
   const end = q.page * q.pageSize;
   const [totalCount, items] = await Promise.all([
-    filtered ? countMatches(input) : countOf(keys.platformCollection('AUDIT')),
-    readUntil(input, end),
+    filtered ? queryCount(input) : countOf(keys.platformCollection('AUDIT')),
+    queryItems(input, end),
   ]);
   return toPage(items.slice(end - q.pageSize, end).map(toEntry), totalCount, q.page, q.pageSize);
-}
-
-async function countMatches(input: QueryCommandInput): Promise<number> {
-  let count = 0;
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey }));
-    count += out.Count ?? 0;
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return count;
-}
-
-async function readUntil(input: QueryCommandInput, wanted: number): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(
-      new QueryCommand({ ...input, ExclusiveStartKey, ...(input.FilterExpression ? {} : { Limit: wanted - items.length }) }),
-    );
-    items.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey && items.length < wanted);
-  return items;
 }

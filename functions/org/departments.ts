@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../shared/auth/access-token.ts';
 import { auditPut, countAudit } from '../../shared/data/audit.ts';
 import { bumpCounter, listNewestFirst, putNew } from '../../shared/data/collection.ts';
@@ -15,8 +14,8 @@ import {
   type DepartmentRecord,
 } from '../../shared/identity/departments.ts';
 import { addToCount } from '../../shared/identity/org-counters.ts';
-import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
+import { queryItems } from '../../shared/data/query.ts';
 
 export interface NewDepartment {
   name: string;
@@ -80,23 +79,14 @@ export async function listDepartments(tenantId: string, q: { page: number; pageS
   return toPage(children.slice(end - q.pageSize, end).map(toDepartment), parent.childCount, q.page, q.pageSize);
 }
 
-async function childrenUntil(tenantId: string, parentId: string, wanted: number) {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(
-      new QueryCommand({
-        TableName: config.tableName,
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.departmentChildren(tenantId, parentId) },
-        ScanIndexForward: false,
-        Limit: wanted - items.length,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey && items.length < wanted);
-  return items;
-}
+const childrenUntil = (tenantId: string, parentId: string, wanted: number) =>
+  queryItems(
+    {
+      TableName: config.tableName,
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.departmentChildren(tenantId, parentId) },
+      ScanIndexForward: false,
+    },
+    wanted,
+  );

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../shared/auth/access-token.ts';
 import { keys } from '../../shared/data/keys.ts';
 import type { TransactItem } from '../../shared/data/transact.ts';
@@ -8,6 +8,7 @@ import { tenantKey } from '../../shared/identity/tenants.ts';
 import type { UserRecord } from '../../shared/identity/users.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
+import { queryCount } from '../../shared/data/query.ts';
 
 /** A stored user item: the record plus bookkeeping (`revision` guards read-modify-write). */
 export type UserItem = UserRecord & { revision?: number; sessionVersion?: number; pk: string; sk: string };
@@ -54,27 +55,15 @@ export function revisionCondition(before: UserItem) {
  * Active TenantOwners of the tenant other than `userId`: a strongly consistent Query of the
  * tenant's user partition (base table, not the index), run only when an owner is about to go.
  */
-export async function otherActiveOwners(tenantId: string, userId: string): Promise<number> {
-  let count = 0;
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(
-      new QueryCommand({
-        TableName: config.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        FilterExpression: 'contains(#roles, :owner) AND isActive = :true AND #id <> :me',
-        ExpressionAttributeNames: { '#roles': 'roles', '#id': 'id' },
-        ExpressionAttributeValues: { ':pk': keys.userCollection(tenantId), ':owner': 'TenantOwner', ':true': true, ':me': userId },
-        ProjectionExpression: '#id',
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    count += out.Count ?? 0;
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return count;
-}
+export const otherActiveOwners = (tenantId: string, userId: string) =>
+  queryCount({
+    TableName: config.tableName,
+    KeyConditionExpression: 'pk = :pk',
+    FilterExpression: 'contains(#roles, :owner) AND isActive = :true AND #id <> :me',
+    ExpressionAttributeNames: { '#roles': 'roles', '#id': 'id' },
+    ExpressionAttributeValues: { ':pk': keys.userCollection(tenantId), ':owner': 'TenantOwner', ':true': true, ':me': userId },
+    ConsistentRead: true,
+  });
 
 /** The tenant item's `ownerGuard`, read strongly consistent before counting owners. */
 export async function readOwnerGuard(tenantId: string): Promise<number | undefined | null> {

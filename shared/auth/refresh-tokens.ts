@@ -1,9 +1,10 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../data/keys.ts';
 import { transact, type TransactItem } from '../data/transact.ts';
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
 import { epochSeconds, randomToken, sha256 } from './opaque.ts';
+import { queryItems } from '../data/query.ts';
 
 /** Refresh token lifetimes, sliding on every rotation: 30 days with rememberMe, 1 day without. */
 export const REFRESH_TTL_SECONDS = { rememberMe: 30 * 24 * 3600, session: 24 * 3600 } as const;
@@ -162,27 +163,16 @@ export async function revokeFamily(familyId: string, reason: string, now = new D
  * (bumped in the same transaction as the password change); this makes the family records say so too.
  */
 export async function revokeAllFamilies(userId: string, reason: string): Promise<number> {
-  let revoked = 0;
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ddb().send(
-      new QueryCommand({
-        TableName: config.tableName,
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk',
-        FilterExpression: 'attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: { ':pk': keys.userTokenFamilies(userId) },
-        ProjectionExpression: 'familyId',
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      await revokeFamily(String(item.familyId), reason);
-      revoked++;
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return revoked;
+  const live = await queryItems<{ familyId: string }>({
+    TableName: config.tableName,
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    FilterExpression: 'attribute_not_exists(revokedAt)',
+    ExpressionAttributeValues: { ':pk': keys.userTokenFamilies(userId) },
+    ProjectionExpression: 'familyId',
+  });
+  for (const family of live) await revokeFamily(String(family.familyId), reason);
+  return live.length;
 }
 
 /** True when the family may still mint tokens for this user record. */

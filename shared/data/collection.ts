@@ -1,7 +1,8 @@
-import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
 import { keys } from './keys.ts';
+import { queryItems } from './query.ts';
 import type { TransactItem } from './transact.ts';
 
 export type Item = Record<string, unknown>;
@@ -85,27 +86,9 @@ export async function listNewestFirst<T = Item>(collectionPk: string, opts: List
   };
 
   if (!filtered) {
-    const [totalCount, items] = await Promise.all([countOf(collectionPk), readUntil<T>(base, end)]);
+    const [totalCount, items] = await Promise.all([countOf(collectionPk), queryItems<T>(base, end)]);
     return { items: items.slice(start, end), totalCount };
   }
-  const all = await readUntil<T>(base, Number.POSITIVE_INFINITY);
+  const all = await queryItems<T>(base);
   return { items: all.slice(start, end), totalCount: all.length };
-}
-
-async function readUntil<T>(input: QueryCommandInput, wanted: number): Promise<T[]> {
-  const items: T[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const remaining = wanted - items.length;
-    const out = await ddb().send(
-      new QueryCommand({
-        ...input,
-        ExclusiveStartKey,
-        ...(Number.isFinite(remaining) && !input.FilterExpression ? { Limit: remaining } : {}),
-      }),
-    );
-    items.push(...((out.Items ?? []) as T[]));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey && items.length < wanted);
-  return items;
 }

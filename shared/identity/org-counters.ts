@@ -1,13 +1,12 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem } from '../data/collection.ts';
 import { keys } from '../data/keys.ts';
 import type { TransactItem } from '../data/transact.ts';
 import { validationError } from '../http/errors.ts';
-import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
 import { departmentKey } from './departments.ts';
 import { groupKey } from './groups.ts';
 import { roleIdsByName, roleKey, systemRoleName } from './roles.ts';
+import { queryItems } from '../data/query.ts';
 
 export interface Membership {
   roles: string[];
@@ -75,24 +74,13 @@ export async function membershipChangeItems(tenantId: string, userId: string, be
   return items;
 }
 
-async function queryUserGroups(tenantId: string, userId: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(
-      new QueryCommand({
-        TableName: config.tableName,
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.userGroups(tenantId, userId.toLowerCase()) },
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
+const queryUserGroups = (tenantId: string, userId: string) =>
+  queryItems({
+    TableName: config.tableName,
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.userGroups(tenantId, userId.toLowerCase()) },
+  });
 
 const groupIdsOfUser = async (tenantId: string, userId: string) =>
   (await queryUserGroups(tenantId, userId)).map((m) => m.groupId as string);

@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import formatsPlugin from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod/mini';
 import { apiDocument } from '../../shared/openapi/api-document.ts';

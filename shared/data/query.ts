@@ -1,0 +1,37 @@
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '../platform/aws.ts';
+
+/**
+ * Items of a Query, following pages until `wanted` items are read or the key range ends.
+ * Without a filter each page asks only for what is still missing; with one, DynamoDB applies
+ * `Limit` before the filter, so pages run unlimited.
+ */
+export async function queryItems<T = Record<string, unknown>>(input: QueryCommandInput, wanted = Number.POSITIVE_INFINITY): Promise<T[]> {
+  const items: T[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const remaining = wanted - items.length;
+    const out = await ddb().send(
+      new QueryCommand({
+        ...input,
+        ExclusiveStartKey,
+        ...(Number.isFinite(remaining) && !input.FilterExpression ? { Limit: remaining } : {}),
+      }),
+    );
+    items.push(...((out.Items ?? []) as T[]));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey && items.length < wanted);
+  return items;
+}
+
+/** How many items a Query matches (filter included), without transferring them. */
+export async function queryCount(input: QueryCommandInput): Promise<number> {
+  let count = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb().send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey }));
+    count += out.Count ?? 0;
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return count;
+}

@@ -1,21 +1,10 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/data/keys.ts';
 import { transact } from '../../shared/data/transact.ts';
 import { MAX_DEPARTMENT_DEPTH, checkParentChain, getDepartment } from '../../shared/identity/departments.ts';
 import { departmentName, membershipChangeItems } from '../../shared/identity/org-counters.ts';
-import { systemRoleItems } from '../../shared/identity/roles.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
+import { newTenant, twoTenants } from '../support/fixtures.ts';
 import { invoke } from '../support/invoke.ts';
 import { tokenFor } from '../support/tokens.ts';
-
-async function newTenant() {
-  const id = crypto.randomUUID();
-  await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', id), id, status: 1 } }));
-  await transact(systemRoleItems(id, new Date().toISOString()));
-  return id;
-}
 
 let tenantA: string;
 let tenantB: string;
@@ -25,12 +14,7 @@ let ownerB: string;
 let admin: string;
 
 beforeAll(async () => {
-  tenantA = await newTenant();
-  tenantB = await newTenant();
-  ownerA = await tokenFor({ tenantId: tenantA });
-  memberA = await tokenFor({ tenantId: tenantA, role: 'TenantMember' });
-  ownerB = await tokenFor({ tenantId: tenantB });
-  admin = await tokenFor({ role: 'SystemAdmin' });
+  ({ tenantA, tenantB, ownerA, memberA, ownerB, admin } = await twoTenants());
 });
 
 const create = (token: string, body: Record<string, unknown>) => invoke('POST', '/api/departments', { token, body });

@@ -3,18 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/data/keys.ts';
 import { transact } from '../../shared/data/transact.ts';
 import { groupsOfUser, membershipChangeItems } from '../../shared/identity/org-counters.ts';
-import { systemRoleItems } from '../../shared/identity/roles.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
+import { newTenant, twoTenants } from '../support/fixtures.ts';
 import { invoke } from '../support/invoke.ts';
 import { tokenFor } from '../support/tokens.ts';
-
-async function newTenant() {
-  const id = crypto.randomUUID();
-  await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', id), id, status: 1 } }));
-  await transact(systemRoleItems(id, new Date().toISOString()));
-  return id;
-}
 
 /** A user item as the users area stores it (only the fields this area reads). */
 async function newUser(tenantId: string) {
@@ -33,12 +26,7 @@ let ownerB: string;
 let admin: string;
 
 beforeAll(async () => {
-  tenantA = await newTenant();
-  tenantB = await newTenant();
-  ownerA = await tokenFor({ tenantId: tenantA });
-  memberA = await tokenFor({ tenantId: tenantA, role: 'TenantMember' });
-  ownerB = await tokenFor({ tenantId: tenantB });
-  admin = await tokenFor({ role: 'SystemAdmin' });
+  ({ tenantA, tenantB, ownerA, memberA, ownerB, admin } = await twoTenants());
 });
 
 const create = (token: string, body: Record<string, unknown>) => invoke('POST', '/api/groups', { token, body });

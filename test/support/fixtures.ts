@@ -1,0 +1,28 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../shared/data/keys.ts';
+import { transact } from '../../shared/data/transact.ts';
+import { systemRoleItems } from '../../shared/identity/roles.ts';
+import { ddb } from '../../shared/platform/aws.ts';
+import { config } from '../../shared/platform/config.ts';
+import { tokenFor } from './tokens.ts';
+
+/** An active tenant item with its system roles, written directly (integration tier). */
+export async function newTenant(extra: Record<string, unknown> = {}): Promise<string> {
+  const id = crypto.randomUUID();
+  await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', id), id, status: 1, ...extra } }));
+  await transact(systemRoleItems(id, new Date().toISOString()));
+  return id;
+}
+
+/** Two tenants and the callers most tests need: A's owner and member, B's owner, a SystemAdmin. */
+export async function twoTenants() {
+  const [tenantA, tenantB] = [await newTenant(), await newTenant()];
+  return {
+    tenantA,
+    tenantB,
+    ownerA: await tokenFor({ tenantId: tenantA }),
+    memberA: await tokenFor({ tenantId: tenantA, role: 'TenantMember' }),
+    ownerB: await tokenFor({ tenantId: tenantB }),
+    admin: await tokenFor({ role: 'SystemAdmin' }),
+  };
+}

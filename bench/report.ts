@@ -1,0 +1,184 @@
+import type { AuthResult } from './auth.ts';
+import type { ColdInit } from './cold-init.ts';
+import type { ReadResult } from './reads.ts';
+import type { ScaleResult } from './scale.ts';
+import type { WarmResult } from './warm.ts';
+
+export const COLD_RATIO_TARGET = 1.25;
+export const WARM_OVERHEAD_TARGET_MS = 1;
+
+export interface FunctionRow {
+  name: string;
+  kind: 'api' | 'fallback' | 'worker';
+  exists: boolean;
+  bundleKb: number | null;
+  topPackages: { pkg: string; kb: number }[];
+  sdkPackages: string[];
+  floor: { key: string; kb: number } | null;
+  cold: ColdInit | null;
+  coldPass: boolean | null;
+  warm: WarmResult | null;
+  warmPass: boolean | null;
+  note?: string;
+}
+
+export interface TargetRow {
+  target: string;
+  subject: string;
+  value: string;
+  pass: boolean;
+}
+
+export interface Results {
+  generatedAt: string;
+  durationSeconds: number;
+  /** Seconds per phase. */
+  phases: Record<string, number>;
+  machine: { node: string; platform: string; cpus: number; cpuModel: string; loadAverageStart: number[]; loadAverageEnd: number[]; priority: string };
+  settings: { coldRuns: number; coldBudgetSeconds: number; warmIterations: number; scaleIterations: number };
+  setup: { identity: string; seeded: string[]; seedFailed: string[] };
+  functions: FunctionRow[];
+  reads: ReadResult[];
+  scale: ScaleResult;
+  auth: AuthResult;
+  scan: { issued: boolean; where: string[] };
+  targets: TargetRow[];
+  summary: { passed: number; missed: number };
+}
+
+const f = (n: number | null | undefined, digits = 1) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+const mark = (pass: boolean | null) => (pass === null ? 'n/a' : pass ? 'pass' : 'MISS');
+
+/** Every stated target as a row, in the order of the issue. */
+export function targetRows(r: Omit<Results, 'targets' | 'summary'>): TargetRow[] {
+  const rows: TargetRow[] = [];
+  for (const fn of r.functions) {
+    if (fn.cold && fn.coldPass !== null) {
+      rows.push({ target: `cold-init ratio <= ${COLD_RATIO_TARGET}`, subject: fn.name, value: f(fn.cold.ratio, 2), pass: fn.coldPass });
+    }
+  }
+  for (const fn of r.functions) {
+    if (fn.warm && fn.warmPass !== null) {
+      rows.push({ target: `warm overhead <= ${WARM_OVERHEAD_TARGET_MS} ms`, subject: `${fn.name} ${fn.warm.routeId ?? fn.warm.request}`, value: `${f(fn.warm.overheadMs, 2)} ms`, pass: fn.warmPass });
+    }
+  }
+  for (const read of r.reads) {
+    if (read.pass !== null) rows.push({ target: read.kind === 'get-by-id' ? '1 request per GET by id (at most)' : '<= 2 requests per list page', subject: read.routeId, value: String(read.requests), pass: read.pass });
+  }
+  rows.push({ target: '0 requests for authentication', subject: 'verifyAccessToken', value: `${r.auth.jwtVerify.ddbRequests} DynamoDB, ${r.auth.jwtVerify.paramReads} SSM`, pass: r.auth.jwtVerify.pass });
+  rows.push({ target: 'no Scan on any request path', subject: 'all measured requests', value: r.scan.issued ? `Scan in ${r.scan.where.join(', ')}` : 'none', pass: !r.scan.issued });
+  rows.push({ target: 'page 1 of 10,000 <= 2x page 1 of 100 (RCU)', subject: 'suppliers.list', value: `${f(r.scale.page1CapacityRatio, 2)}x`, pass: r.scale.pass });
+  return rows;
+}
+
+function table(headers: string[], rows: string[][], align?: ('l' | 'r')[]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const cell = (s: string, i: number) => ((align?.[i] ?? 'l') === 'r' ? s.padStart(widths[i]!) : s.padEnd(widths[i]!));
+  const line = (cells: string[]) => cells.map(cell).join('  ').trimEnd();
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function markdown(headers: string[], rows: string[][], align?: ('l' | 'r')[]): string {
+  const sep = headers.map((_, i) => ((align?.[i] ?? 'l') === 'r' ? '---:' : '---'));
+  return [headers, sep, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+interface Section {
+  title: string;
+  headers: string[];
+  rows: string[][];
+  align?: ('l' | 'r')[];
+}
+
+function sections(r: Results): Section[] {
+  const fnRows = r.functions.map((fn) => [
+    fn.name,
+    fn.exists ? f(fn.bundleKb, 0) : 'no entry',
+    fn.cold ? String(fn.cold.runs) : '-',
+    f(fn.cold?.startMs),
+    f(fn.cold?.floorStartMs),
+    f(fn.cold?.ratio, 2),
+    f(fn.cold?.importMs),
+    f(fn.cold?.floorImportMs),
+    f(fn.cold?.importRatio, 2),
+    mark(fn.coldPass),
+  ]);
+  const warmRows = r.functions
+    .filter((fn) => fn.warm || fn.note)
+    .map((fn) => [
+      fn.name,
+      fn.warm ? (fn.warm.routeId ?? fn.warm.request) : (fn.note ?? ''),
+      fn.warm ? fn.warm.ddbCalls.join(', ') || '(none)' : '',
+      f(fn.warm?.fullMs, 2),
+      f(fn.warm?.bareMs, 2),
+      f(fn.warm?.overheadMs, 2),
+      f(fn.warm?.outsideMs, 2),
+      f(fn.warm?.stackMs, 2),
+      mark(fn.warmPass),
+    ]);
+  const readRows = r.reads.map((x) => [
+    x.routeId,
+    x.kind,
+    x.caller,
+    x.requests === null ? '-' : String(x.requests),
+    f(x.capacity, 1),
+    x.ssmReads === null ? '-' : String(x.ssmReads),
+    x.note ?? (x.commands.join('+') || '(none)'),
+    x.target,
+    mark(x.pass),
+  ]);
+  const scaleRows = r.scale.points.map((p) => [String(p.records), String(p.page), String(p.items), String(p.requests), f(p.capacity, 1), f(p.medianMs, 2)]);
+  const a = r.auth;
+  return [
+    {
+      title: 'Bundle and cold init (median ms from process start to imported; floor = same AWS SDK clients only)',
+      headers: ['function', 'KB', 'runs', 'start->imported', 'floor', 'ratio', 'import only', 'floor', 'ratio', '<= 1.25'],
+      rows: fnRows,
+      align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+    },
+    {
+      title:
+        'Warm request: full handler vs the same DynamoDB calls bare, same client, alternating (median ms). Outside calls: handler time with no DynamoDB call in flight; stack only: the handler with DynamoDB answered instantly',
+      headers: ['function', 'route', 'DynamoDB calls', 'full', 'bare', 'overhead', 'outside calls', 'stack only', '<= 1 ms'],
+      rows: warmRows,
+      align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'],
+    },
+    {
+      title: 'DynamoDB requests and consumed capacity per call of each read route',
+      headers: ['route', 'kind', 'caller', 'DynamoDB requests', 'RCU', 'SSM reads', 'commands', 'target', 'result'],
+      rows: readRows,
+      align: ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'l'],
+    },
+    {
+      title: `List cost at scale: unfiltered suppliers list, pageSize 20 (page 1 of 10,000 is ${f(r.scale.page1CapacityRatio, 2)}x page 1 of 100)`,
+      headers: ['records', 'page', 'items', 'requests', 'RCU', 'median ms'],
+      rows: scaleRows,
+      align: ['r', 'r', 'r', 'r', 'r', 'r'],
+    },
+    {
+      title: 'Authentication',
+      headers: ['measure', 'median ms', 'note'],
+      rows: [
+        ['sign-in', f(a.signIn.medianMs, 1), `${a.signIn.method}, ${a.signIn.runs} runs${a.signIn.ddbRequests === null ? '' : `, ${a.signIn.ddbRequests} DynamoDB requests (${a.signIn.commands?.join(', ') ?? ''})`}${a.signIn.note ? ` (${a.signIn.note})` : ''}`],
+        ['JWT verification', f(a.jwtVerify.medianMs, 3), `${a.jwtVerify.runs} runs, p90 ${f(a.jwtVerify.p90Ms, 3)} ms, ${a.jwtVerify.ddbRequests} DynamoDB requests, ${a.jwtVerify.paramReads} SSM reads`],
+      ],
+      align: ['l', 'r', 'l'],
+    },
+    {
+      title: `Targets: ${r.summary.passed} passed, ${r.summary.missed} missed`,
+      headers: ['target', 'subject', 'value', 'result'],
+      rows: r.targets.map((t) => [t.target, t.subject, t.value, t.pass ? 'pass' : 'MISS']),
+    },
+  ];
+}
+
+export function formatText(r: Results): string {
+  return sections(r)
+    .map((s) => `\n${s.title}\n${table(s.headers, s.rows, s.align)}`)
+    .join('\n');
+}
+
+export function formatMarkdown(r: Results): string {
+  const head = `Run ${r.generatedAt} in ${Math.round(r.durationSeconds)} s on ${r.machine.cpus} x ${r.machine.cpuModel}, Node ${r.machine.node} (load average at start ${r.machine.loadAverageStart.map((l) => l.toFixed(1)).join(' ')}, at end ${r.machine.loadAverageEnd.map((l) => l.toFixed(1)).join(' ')}; priority ${r.machine.priority}).`;
+  return [head, ...sections(r).map((s) => `#### ${s.title}\n\n${markdown(s.headers, s.rows, s.align)}`)].join('\n\n');
+}

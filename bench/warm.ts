@@ -1,0 +1,134 @@
+import { lambdaContext } from '../local/apigw-event.ts';
+import { ddb, setDdb } from '../shared/platform/aws.ts';
+import type { SentCommand } from './ddb-counter.ts';
+import { handlerOf, prepare, type BenchRequest, type Harness } from './harness.ts';
+import { concurrentGroups, median, percentile } from './stats.ts';
+
+export interface WarmResult {
+  routeId: string | null;
+  request: string;
+  iterations: number;
+  /** Median ms through the whole handler (middy stack, auth, validation, handler, serialization). */
+  fullMs: number;
+  fullP90Ms: number;
+  /** Median ms of the same DynamoDB calls sent bare on the same client (same concurrency). */
+  bareMs: number;
+  /** fullMs - bareMs: the target. */
+  overheadMs: number;
+  /** Median of the per-iteration differences (a cross-check of the above). */
+  pairedOverheadMs: number;
+  /** Median ms of each handler call not covered by a DynamoDB call in flight (same timed calls as fullMs). */
+  outsideMs: number;
+  /** Median ms through the whole handler with DynamoDB answered instantly from recorded outputs: the stack's own CPU time. */
+  stackMs: number;
+  ddbCalls: string[];
+}
+
+/**
+ * Warm latency of one request against the bare DynamoDB calls it makes. The calls are captured
+ * from one handler run, then replayed in the same order and grouping (concurrent calls together).
+ * Handler and bare runs alternate in one loop, the order flipping every iteration.
+ */
+export async function measureWarm(h: Harness, req: BenchRequest, iterations: number, warmup = 50): Promise<WarmResult> {
+  const p = prepare(req);
+  const handler = await handlerOf(p.group);
+  /** Per timed call: the part of the handler's time during which no DynamoDB call was in flight. */
+  const outside: number[] = [];
+  const full = async () => {
+    const event = p.event();
+    const context = lambdaContext(p.group);
+    const first = h.recorder.sends.length;
+    const t = performance.now();
+    const res = await handler(event, context);
+    const ms = performance.now() - t;
+    if ((res.statusCode ?? 200) >= 500) throw new Error(`${req.method} ${req.path} answered ${res.statusCode}`);
+    outside.push(ms - inFlight(h.recorder.sends.slice(first)));
+    return ms;
+  };
+
+  await full();
+  h.recorder.reset();
+  await full();
+  const groups = concurrentGroups<SentCommand>(h.recorder.sends);
+  const client = ddb();
+  const bare = async () => {
+    const commands = groups.map((g) => g.map((c) => () => new c.ctor(c.input as never)));
+    const t = performance.now();
+    for (const group of commands) await Promise.all(group.map((make) => client.send(make() as never)));
+    return performance.now() - t;
+  };
+
+  for (let i = 0; i < warmup; i++) {
+    await full();
+    await bare();
+  }
+  outside.length = 0;
+  const fullTimes: number[] = [];
+  const bareTimes: number[] = [];
+  const diffs: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    let f: number;
+    let b: number;
+    if (i % 2 === 0) {
+      f = await full();
+      b = await bare();
+    } else {
+      b = await bare();
+      f = await full();
+    }
+    fullTimes.push(f);
+    bareTimes.push(b);
+    diffs.push(f - b);
+  }
+  const fullMs = median(fullTimes);
+  const bareMs = median(bareTimes);
+  const outsideMs = median(outside);
+  const stackMs = await measureStackOnly(full, groups.flat(), iterations, warmup);
+  return {
+    routeId: p.route?.id ?? null,
+    request: `${req.method} ${req.path}`,
+    iterations,
+    fullMs,
+    fullP90Ms: percentile(fullTimes, 90),
+    bareMs,
+    overheadMs: fullMs - bareMs,
+    pairedOverheadMs: median(diffs),
+    outsideMs,
+    stackMs,
+    ddbCalls: groups.map((g) => g.map((c) => c.ctor.name.replace(/Command$/, '')).join('+')),
+  };
+}
+
+/** The handler with a stand-in client that answers each call with the output recorded for it. */
+async function measureStackOnly(full: () => Promise<number>, calls: readonly SentCommand[], iterations: number, warmup: number) {
+  const real = ddb();
+  let next = 0;
+  const stub = {
+    send: async (command: object) => {
+      const call = calls[next++ % calls.length]!;
+      if (command.constructor !== call.ctor) throw new Error(`Expected ${call.ctor.name}, got ${command.constructor.name}`);
+      return call.output;
+    },
+  };
+  setDdb(stub as unknown as ReturnType<typeof ddb>);
+  try {
+    for (let i = 0; i < warmup; i++) await full();
+    const times: number[] = [];
+    for (let i = 0; i < iterations; i++) times.push(await full());
+    return median(times);
+  } finally {
+    setDdb(real);
+  }
+}
+
+/** Wall time covered by at least one of the calls (the union of their intervals). */
+function inFlight(calls: readonly SentCommand[]): number {
+  let covered = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const c of [...calls].sort((a, b) => a.startedAt - b.startedAt)) {
+    const start = Math.max(c.startedAt, end);
+    if (c.endedAt > start) covered += c.endedAt - start;
+    end = Math.max(end, c.endedAt);
+  }
+  return covered;
+}

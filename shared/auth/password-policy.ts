@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 256;

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { defineRoutes } from './types.ts';
 import { pageOf, paging } from './schemas.ts';
 

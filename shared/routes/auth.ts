@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { givenPassword, newPassword } from '../auth/password-policy.ts';
 import { email, nullResult, optionalText, text } from './schemas.ts';
 import { defineRoutes, type RateLimitRule } from './types.ts';

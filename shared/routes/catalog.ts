@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { defineRoutes } from './types.ts';
 import { optionalEmail, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { defineRoutes } from './types.ts';
 
 /** Routes served only by the local server (`localOnly`): stand-ins for external providers. */

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { en } from 'zod/locales';
 
 // zod/mini ships no messages; English ones make VALIDATION_ERROR details readable.

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { defineRoutes } from './types.ts';
 
 const none = { kind: 'none' } as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { email, optionalText, pageOf, paging, searchTerm, text } from './schemas.ts';
 import { defineRoutes } from './types.ts';
 

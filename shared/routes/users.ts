@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { newPassword } from '../auth/password-policy.ts';
 import { nullResult, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 import { defineRoutes } from './types.ts';

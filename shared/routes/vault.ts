@@ -1,4 +1,4 @@
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { ENVIRONMENT_PATTERN, isValidKey } from '../vault/rules.ts';
 import { defineRoutes } from './types.ts';
 

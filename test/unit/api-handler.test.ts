@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SignJWT, generateKeyPair } from 'jose';
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { lambdaContext, toApiGatewayEvent } from '../../local/apigw-event.ts';
 import { memoryParameterStore } from '../../local/memory-ports.ts';

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { apiDocument } from '../../shared/openapi/api-document.ts';
 import { buildOpenApiDocument, type Operation, type ResponseObject } from '../../shared/openapi/document.ts';
 import { paging, uuid } from '../../shared/routes/schemas.ts';

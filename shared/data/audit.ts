@@ -1,7 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/access-token.ts';
-import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
+import { bumpCounterAfterCommit } from './collection.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';
 
@@ -51,15 +50,4 @@ export function auditPut(input: AuditInput, now = new Date().toISOString()): Tra
  * The audit collection's counter is bumped after the transaction, not inside it: every mutation
  * in the platform writes an entry, and one shared item in every transaction would serialize them.
  */
-export async function countAudit(entries: number) {
-  if (entries <= 0) return;
-  await ddb().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: keys.counter(keys.platformCollection('AUDIT')),
-      UpdateExpression: 'ADD #count :n',
-      ExpressionAttributeNames: { '#count': 'count' },
-      ExpressionAttributeValues: { ':n': entries },
-    }),
-  );
-}
+export const countAudit = (entries: number) => bumpCounterAfterCommit(keys.platformCollection('AUDIT'), entries);

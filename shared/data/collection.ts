@@ -1,6 +1,7 @@
-import { GetCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
+import { logger } from '../runtime/logger.ts';
 import { keys } from './keys.ts';
 import { queryItems } from './query.ts';
 import type { TransactItem } from './transact.ts';
@@ -31,6 +32,29 @@ export function claimUnique(key: { pk: string; sk: string }, owner: Item): Trans
   return {
     Put: { TableName: config.tableName, Item: { ...key, ...owner }, ConditionExpression: 'attribute_not_exists(pk)' },
   };
+}
+
+/**
+ * Bumps a platform-wide counter after a transaction has committed. Best effort: the change is
+ * already saved, so a throttled bump must not turn it into an error the client would retry
+ * (creating the record twice); the counter may then run one short, which only a list's
+ * `totalCount` shows.
+ */
+export async function bumpCounterAfterCommit(collectionPk: string, by: number): Promise<void> {
+  if (by <= 0) return;
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.counter(collectionPk),
+        UpdateExpression: 'ADD #count :by',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':by': by },
+      }),
+    );
+  } catch (error) {
+    logger.warn('counter not bumped after commit', { collection: collectionPk, by, error: error as Error });
+  }
 }
 
 export async function getItem<T = Item>(key: { pk: string; sk: string }): Promise<T | undefined> {

@@ -1,7 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { bumpCounterAfterCommit } from '../data/collection.ts';
 import { keys } from '../data/keys.ts';
 import type { TransactItem } from '../data/transact.ts';
-import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
 
 export type IntegrationEventType = 'user.registered' | (string & {});
@@ -30,15 +29,4 @@ export function integrationEventPut(eventType: IntegrationEventType, data: Recor
 }
 
 /** Bumped after the transaction (like the audit counter) so registrations do not contend on one item. */
-export async function countIntegrationEvents(n: number) {
-  if (n <= 0) return;
-  await ddb().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: keys.counter(keys.platformCollection('INTEGRATION_EVENT')),
-      UpdateExpression: 'ADD #count :n',
-      ExpressionAttributeNames: { '#count': 'count' },
-      ExpressionAttributeValues: { ':n': n },
-    }),
-  );
-}
+export const countIntegrationEvents = (n: number) => bumpCounterAfterCommit(keys.platformCollection('INTEGRATION_EVENT'), n);

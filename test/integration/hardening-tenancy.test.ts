@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RouteDef } from '../../shared/routes/types.ts';
+import { errorEnvelopeProblem } from '../support/fuzz/checks.ts';
+import { buildPath, queryString, recordParams, recordRefs, sampleValid, takesJsonBody, tenantIdPlaces } from '../support/fuzz/route-matrix.ts';
+import { diff, snapshot, type Snapshot } from '../support/fuzz/table.ts';
+import { tenancyPlan, type TenancyCase } from '../support/fuzz/tenancy-matrix.ts';
+import { spyOnWrites } from '../support/fuzz/write-spy.ts';
+import { createWorld, creatorAvailable, nextIp, type Tenant, type World } from '../support/fuzz/world.ts';
+import { invoke } from '../support/invoke.ts';
+
+/**
+ * Issue 7, part 2 (tenancy): tenant B's owner, the strongest tenant caller, aims every tenant
+ * route of the table at tenant A: A's `tenantId` in the query or body is 403, A's record ids in
+ * the path are 404, A's records referenced from the query or body are refused, and no read of B's
+ * shows anything of A's. Tenant A's partitions are byte-identical afterwards.
+ */
+const plan = tenancyPlan();
+let world: World;
+let spy: ReturnType<typeof spyOnWrites>;
+const records: Record<'a' | 'b', Record<string, string>> = { a: {}, b: {} };
+let beforeA: Snapshot;
+let calls = 0;
+const outcomes: string[] = [];
+
+const ofTenant = (t: Tenant) => (key: string) => key.startsWith(`${t.id}#`) || key === `PLATFORM#TENANT|${t.id}`;
+
+beforeAll(async () => {
+  world = await createWorld();
+  for (const kind of plan.recordKinds) {
+    const c = creatorAvailable(kind);
+    if (!c.ok) throw new Error(c.reason);
+    records.a[kind] = await c.creator.create(world, world.a);
+    records.b[kind] = await c.creator.create(world, world.b);
+  }
+  const all = await snapshot();
+  beforeA = new Map([...all].filter(([k]) => ofTenant(world.a)(k)));
+  spy = spyOnWrites();
+});
+
+afterAll(() => {
+  spy?.restore();
+  const kinds = new Map<string, number>();
+  for (const c of plan.cases) kinds.set(c.kind, (kinds.get(c.kind) ?? 0) + 1);
+  console.log(`[hardening] tenancy: ${plan.cases.length} cases over ${new Set(plan.cases.map((c) => c.route.id)).size} routes, ${calls} cross-tenant calls, ${JSON.stringify(Object.fromEntries(kinds))}`);
+  for (const s of plan.skipped) console.log(`[hardening] tenancy: skipped ${s.route}: ${s.reason}`);
+  for (const o of outcomes) console.log(`[hardening] tenancy: ${o}`);
+});
+
+/** Values that make a sampled request succeed for its owner (existing role names, fresh unique values). */
+function semanticBody(body: unknown) {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const b = { ...(body as Record<string, unknown>) };
+  const tag = crypto.randomUUID().slice(0, 8);
+  if ('roles' in b) b.roles = ['TenantMember'];
+  if ('permissions' in b) b.permissions = ['suppliers:read'];
+  if ('email' in b) b.email = `x-${tag}@example.com`;
+  if ('name' in b) b.name = `Name ${tag}`;
+  if ('code' in b) b.code = `C-${tag}`;
+  return b;
+}
+
+/** B's owner's request: B's own records everywhere, then the overrides of the case. */
+function request(
+  route: RouteDef,
+  over: { params?: 'a' | 'b'; refs?: Record<string, 'a' | 'b'>; tenantId?: { where: 'query' | 'body'; id: string }; upper?: boolean; token?: string },
+) {
+  const cased = (v: string | undefined) => (over.upper && v ? v.toUpperCase() : v);
+  const parts = sampleValid(route);
+  const params: Record<string, unknown> = { ...parts.params };
+  for (const name of recordParams(route)) params[name] = name === 'slug' ? records[over.params ?? 'b'][name] : cased(records[over.params ?? 'b'][name]);
+  const query: Record<string, unknown> = { ...parts.query };
+  let body = semanticBody(parts.body) as Record<string, unknown> | undefined;
+  delete query.tenantId;
+  if (body && 'tenantId' in body) body = { ...body, tenantId: world.b.id };
+  for (const ref of recordRefs(route)) {
+    const value = records[over.refs?.[ref.name] ?? 'b'][ref.name];
+    if (ref.where === 'query') query[ref.name] = value;
+    else body = { ...body, [ref.name]: value };
+  }
+  if (over.tenantId?.where === 'query') query.tenantId = cased(over.tenantId.id);
+  if (over.tenantId?.where === 'body') body = { ...body, tenantId: cased(over.tenantId.id) };
+  const q = queryString(query);
+  return invoke(route.method, `${buildPath(route, params)}${q ? `?${q}` : ''}`, {
+    token: over.token ?? world.b.owner,
+    ...(takesJsonBody(route) ? { body } : {}),
+    ip: nextIp(),
+  });
+}
+
+const aValues = () => [world.a.id, world.a.slug, world.a.ownerUserId, ...Object.values(records.a)];
+
+/** Each case as sent, and again with the foreign ids in upper case (ids are compared lower-cased). */
+async function run(c: TenancyCase) {
+  for (const upper of [false, true]) {
+    if (upper && (c.kind === 'read-leak' || c.kind === 'foreign-reference')) continue;
+    await runOnce(c, upper);
+  }
+}
+
+async function runOnce(c: TenancyCase, upper: boolean) {
+  spy.take();
+  const res =
+    c.kind === 'foreign-tenantId'
+      ? await request(c.route, { tenantId: { where: c.where, id: world.a.id }, upper })
+      : c.kind === 'foreign-path-record'
+        ? await request(c.route, { params: 'a', upper })
+        : c.kind === 'admin-other-tenant-record'
+          ? await request(c.route, { params: 'a', upper, token: world.admin, tenantId: { where: 'query', id: world.b.id } })
+          : c.kind === 'foreign-reference'
+            ? await request(c.route, { refs: { [c.name]: 'a' } })
+            : await request(c.route, {});
+  calls++;
+  const writes = spy.meaningful(spy.take());
+  const where = `${c.route.id} ${c.kind}${upper ? ' (upper case)' : ''}${'name' in c ? ` ${c.where}.${c.name}` : 'where' in c ? ` ${c.where}` : ''}: ${res.status} ${res.text.slice(0, 300)}`;
+  expect(errorEnvelopeProblem(res), where).toBeNull();
+  const leaked = aValues().filter((v) => res.text.includes(v));
+  switch (c.kind) {
+    case 'foreign-tenantId':
+      expect(res.status, where).toBe(403);
+      expect(res.json.error.code, where).toBe('FORBIDDEN');
+      break;
+    case 'foreign-path-record':
+    case 'admin-other-tenant-record':
+      expect(res.status, where).toBe(404);
+      expect(res.json.error.code, where).toBe('NOT_FOUND');
+      break;
+    case 'foreign-reference':
+      // A referenced record of another tenant does not exist for this caller: refused (404 or a
+      // validation-style 400), or for a read an answer that shows nothing of it.
+      if (c.route.method === 'GET' && res.status === 200) {
+        outcomes.push(`${c.route.id}: foreign ${c.where}.${c.name} on a read answers 200 without A's data`);
+      } else {
+        expect([400, 404], where).toContain(res.status);
+        outcomes.push(`${c.route.id}: foreign ${c.where}.${c.name} -> ${res.status} ${res.json.error.code}`);
+      }
+      break;
+    case 'read-leak':
+      expect(res.status, where).toBeLessThan(300);
+      break;
+  }
+  if (c.kind !== 'foreign-reference' || res.status !== 200) expect(leaked, `${where} shows A's values`).toEqual([]);
+  else expect(leaked.filter((v) => v !== records.a[(c as { name: string }).name]), `${where} shows A's values`).toEqual([]);
+  if (res.status >= 400) expect(writes.map((w) => w.key), `${where} wrote`).toEqual([]);
+}
+
+describe("tenant B's owner aimed at tenant A", () => {
+  it('the matrix covers every tenant route that takes a tenantId or a record id', () => {
+    const covered = new Set(plan.cases.map((c) => `${c.kind}:${c.route.id}`));
+    const skippedIds = new Set(plan.skipped.map((s) => s.route));
+    for (const c of plan.cases) {
+      for (const where of tenantIdPlaces(c.route)) expect(covered.has(`foreign-tenantId:${c.route.id}`), `${c.route.id} ${where}`).toBe(true);
+      if (recordParams(c.route).length) expect(covered.has(`foreign-path-record:${c.route.id}`)).toBe(true);
+    }
+    expect(plan.cases.length + skippedIds.size).toBeGreaterThan(0);
+  });
+
+  it.each(plan.cases.map((c) => [`${c.route.id} ${c.kind}${'name' in c ? ` ${c.where}.${c.name}` : 'where' in c ? ` ${c.where}` : ''}`, c] as const))('%s', async (_n, c) => {
+    await run(c);
+  });
+
+  it("leaves tenant A's partitions byte-identical", async () => {
+    const all = await snapshot();
+    const afterA = new Map([...all].filter(([k]) => ofTenant(world.a)(k)));
+    const d = diff(beforeA, afterA);
+    expect(d).toEqual({ added: [], removed: [], changed: [] });
+  });
+
+  it("A's records are still there for A", async () => {
+    const got = await invoke('GET', `/api/tenants/${world.a.slug}`, { token: world.a.owner });
+    expect(got.status).toBe(200);
+    if (records.a.supplierId) expect((await invoke('GET', `/api/suppliers/${records.a.supplierId}`, { token: world.a.owner })).status).toBe(200);
+    if (records.a.userId) expect((await invoke('GET', `/api/users/${records.a.userId}`, { token: world.a.owner })).status).toBe(200);
+  });
+});

@@ -1,0 +1,65 @@
+import type { InvokeResult } from '../invoke.ts';
+
+/** Texts that must never reach a client: stack frames, source paths, AWS error names and ARNs. */
+export const LEAK_PATTERNS: RegExp[] = [
+  /\bat \//,
+  /\bat file:/,
+  /\.ts:\d/,
+  /\.js:\d+:\d+/,
+  /\bError:/,
+  /arn:aws/i,
+  /dynamodb/i,
+  /ValidationException/,
+  /ConditionalCheckFailed/,
+  /TransactionCanceled/,
+  /ResourceNotFoundException/,
+  /\bnode_modules\b/,
+  /TypeError|ReferenceError|SyntaxError: /,
+];
+
+export const leakIn = (text: string) => LEAK_PATTERNS.find((p) => p.test(text));
+
+/**
+ * What every non-2xx answer must look like: a 4xx (never 5xx), the error envelope with an
+ * UPPER_SNAKE code and a message, and no stack or AWS text. Returns the problem, or null.
+ */
+export function errorEnvelopeProblem(res: InvokeResult): string | null {
+  if (res.status >= 500) return `status ${res.status}`;
+  return envelopeProblem(res);
+}
+
+/** The shape alone (for statuses a test expects, 503 included): envelope, UPPER_SNAKE code, no leak. */
+export function envelopeProblem(res: InvokeResult): string | null {
+  if (res.status < 400) return null;
+  const body = res.json as { success?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+  if (!body || body.success !== false) return 'not the error envelope';
+  if (typeof body.error?.code !== 'string' || !/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/.test(body.error.code)) return `code ${String(body.error?.code)}`;
+  if (typeof body.error.message !== 'string') return 'no message';
+  const leak = leakIn(res.text);
+  if (leak) return `leaks ${leak}`;
+  return null;
+}
+
+/** Counters printed at the end of each hardening file and copied into docs/hardening.md. */
+export const stats = {
+  requests: 0,
+  routes: new Set<string>(),
+  byStatus: new Map<number, number>(),
+  skipped: [] as { route: string; reason: string }[],
+  count(route: string, res: InvokeResult) {
+    this.requests++;
+    this.routes.add(route);
+    this.byStatus.set(res.status, (this.byStatus.get(res.status) ?? 0) + 1);
+  },
+  skip(route: string, reason: string) {
+    if (!this.skipped.some((s) => s.route === route && s.reason === reason)) this.skipped.push({ route, reason });
+  },
+  print(title: string, extra: Record<string, unknown> = {}) {
+    const statuses = Object.fromEntries([...this.byStatus.entries()].sort(([a], [b]) => a - b));
+    console.log(
+      `[hardening] ${title}: ${this.routes.size} routes, ${this.requests} requests, statuses ${JSON.stringify(statuses)}` +
+        (Object.keys(extra).length ? `, ${JSON.stringify(extra)}` : ''),
+    );
+    for (const s of this.skipped) console.log(`[hardening] ${title}: skipped ${s.route}: ${s.reason}`);
+  },
+};

@@ -1,0 +1,116 @@
+import fc from 'fast-check';
+import { createRouteMatcher } from '../../../shared/http/route-matcher.ts';
+import { routes as allRoutes } from '../../../shared/routes/index.ts';
+import type { AnySchema, RouteDef } from '../../../shared/routes/types.ts';
+import { userUpdateBody } from '../../../shared/routes/users.ts';
+import { accepts, fieldsOf, isOpaque, jsonSchemaOf, validArb, type JsonSchema } from './arbitraries.ts';
+
+export const SEED = 4242;
+
+/** The routes under test: every route of the table, local-only provider stand-ins included. */
+export const routesUnderTest = (): readonly RouteDef[] => allRoutes;
+
+export const match = createRouteMatcher(allRoutes);
+
+export const routeById = (id: string) => allRoutes.find((r) => r.id === id);
+
+export const pathParamNames = (route: RouteDef) => [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+
+/** A client cannot send a lone surrogate: it becomes U+FFFD on the wire, as TextEncoder does. */
+const wellFormed = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+
+/** Fills `{name}` segments, percent-encoding each value the way a client would. */
+export const buildPath = (route: RouteDef, params: Record<string, unknown>) =>
+  route.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(wellFormed(String(params[name] ?? ''))));
+
+export const isProtected = (route: RouteDef) => route.auth.kind === 'bearer' || route.auth.kind === 'internalKey';
+
+export const isSystemAdminOnly = (route: RouteDef) =>
+  (route.auth.kind === 'bearer' || route.auth.kind === 'internalKey') &&
+  !!route.auth.roles?.length &&
+  route.auth.roles.every((r) => r === 'SystemAdmin') &&
+  !(route.auth.kind === 'bearer' && route.auth.permission);
+
+export const takesJsonBody = (route: RouteDef) => !!route.body && (route.bodyType ?? 'json') === 'json';
+
+/**
+ * Object schemas behind body schemas that have no JSON Schema form (a transform choosing between
+ * two bodies): the fields and valid values of the main case come from here.
+ */
+export const BODY_SCHEMA_HINTS: Record<string, AnySchema> = {
+  'users.update': userUpdateBody,
+};
+
+const schemaFor = (route: RouteDef, where: 'params' | 'query' | 'body'): AnySchema | undefined => {
+  const schema = route[where];
+  if (!schema) return undefined;
+  if (where === 'body' && BODY_SCHEMA_HINTS[route.id] && isOpaque(jsonSchemaOf(schema))) return BODY_SCHEMA_HINTS[route.id];
+  return schema;
+};
+
+export const schemaFields = (route: RouteDef, where: 'params' | 'query' | 'body'): Record<string, JsonSchema> => {
+  const schema = schemaFor(route, where);
+  return schema ? fieldsOf(jsonSchemaOf(schema)) : {};
+};
+
+/** Where a route accepts a `tenantId` (derived from its schemas). */
+export const tenantIdPlaces = (route: RouteDef) =>
+  (['query', 'body'] as const).filter((where) => 'tenantId' in schemaFields(route, where));
+
+/**
+ * A path parameter names a record when it is called `…Id` or is the tenant `slug`.
+ * Query and body fields called `…Id` (other than tenantId) reference records too.
+ */
+export const recordParams = (route: RouteDef) => pathParamNames(route).filter((n) => /Id$/.test(n) || n === 'slug');
+export const recordRefs = (route: RouteDef) =>
+  (['query', 'body'] as const).flatMap((where) =>
+    Object.keys(schemaFields(route, where))
+      .filter((n) => /Id$/.test(n) && n !== 'tenantId')
+      .map((name) => ({ where, name })),
+  );
+
+export interface RequestParts {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** Valid params, query and body of a route (what its own schemas accept), as an arbitrary. */
+export function validRequestArb(route: RouteDef): fc.Arbitrary<RequestParts> {
+  const part = (where: 'params' | 'query' | 'body') => {
+    const schema = schemaFor(route, where);
+    if (!schema) return fc.constant(where === 'body' ? undefined : {});
+    const js = jsonSchemaOf(schema);
+    if (isOpaque(js)) return fc.constant({});
+    return validArb(js);
+  };
+  return fc
+    .record({ params: part('params'), query: part('query'), body: part('body') })
+    .map((r) => r as RequestParts);
+}
+
+/** Whether the route's own schemas accept these parts (the oracle of the bad-input property). */
+export const isValidRequest = (route: RouteDef, parts: RequestParts) =>
+  accepts(route.params, parts.params) &&
+  accepts(route.query, parts.query) &&
+  (!takesJsonBody(route) || accepts(route.body, parts.body));
+
+/** One valid request, deterministic for the seed; throws when the generators cannot find one. */
+const samples = new Map<string, RequestParts>();
+export function sampleValid(route: RouteDef, seed = SEED): RequestParts {
+  const cacheKey = `${route.id}#${seed}`;
+  const cached = samples.get(cacheKey);
+  if (cached) return structuredClone(cached);
+  const candidates = fc.sample(validRequestArb(route), { seed, numRuns: 50 });
+  const ok = candidates.find((c) => isValidRequest(route, c));
+  if (!ok) throw new Error(`No valid request generated for ${route.id}`);
+  samples.set(cacheKey, ok);
+  return structuredClone(ok);
+}
+
+export const queryString = (query: Record<string, unknown>) =>
+  new URLSearchParams(
+    Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]): [string, string] => [wellFormed(k), wellFormed(String(v))]),
+  ).toString();

@@ -1,0 +1,78 @@
+import { redirectAllowList } from '../../../shared/auth/identity-providers.ts';
+import type { RouteDef } from '../../../shared/routes/types.ts';
+import type { InvokeOptions } from '../invoke.ts';
+import { invoke } from '../invoke.ts';
+import { isSystemAdminOnly, recordParams, recordRefs, sampleValid } from './route-matrix.ts';
+import { createTenant, creatorAvailable, credentialsFor, nextIp, PASSWORD, seedUser, type World } from './world.ts';
+
+export interface SemanticRequest {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown> | undefined;
+  creds: Pick<InvokeOptions, 'token' | 'headers'>;
+}
+
+/** Routes that act on the caller's own account (signed in, no role or permission named). */
+const accountScoped = (route: RouteDef) => route.auth.kind === 'bearer' && !route.auth.roles && !route.auth.permission;
+
+async function signedInUser(world: World) {
+  const user = await seedUser(world.a.id, ['TenantMember']);
+  const res = await invoke('POST', '/api/auth/login', { body: { email: user.email, password: PASSWORD }, ip: nextIp() });
+  if (res.status !== 200) throw new Error(`login answered ${res.status}: ${res.text}`);
+  return { ...user, ...(res.json.result as { accessToken: string; refreshToken: string }) };
+}
+
+/**
+ * A request its caller is allowed to make and that the handler should carry out: the sampled
+ * valid input, with fresh records of tenant A in the path, real records for references, unique
+ * names, existing role names, an allowed redirect URI, and a real account and session where the
+ * route works on one. Routes that need a one-time code from an e-mail stay refused.
+ */
+export async function semanticRequest(route: RouteDef, world: World): Promise<SemanticRequest> {
+  const sample = sampleValid(route);
+  const tag = crypto.randomUUID().slice(0, 8);
+  let creds = credentialsFor(route, world);
+  const params = { ...sample.params };
+  for (const name of recordParams(route)) {
+    if (name === 'slug') {
+      params.slug = isSystemAdminOnly(route) ? (await createTenant(world.admin, 'sem')).slug : world.a.slug;
+      continue;
+    }
+    const c = creatorAvailable(name);
+    if (!c.ok) throw new Error(c.reason);
+    params[name] = await c.creator.create(world, world.a);
+  }
+  const query: Record<string, unknown> = { ...sample.query };
+  delete query.tenantId;
+  const body = sample.body && typeof sample.body === 'object' ? { ...(sample.body as Record<string, unknown>) } : undefined;
+  for (const ref of recordRefs(route)) {
+    const c = creatorAvailable(ref.name);
+    if (!c.ok) throw new Error(c.reason);
+    const id = await c.creator.create(world, world.a);
+    if (ref.where === 'query') query[ref.name] = id;
+    else if (body) body[ref.name] = id;
+  }
+  if (body) {
+    if ('roles' in body) body.roles = ['TenantMember'];
+    if ('permissions' in body) body.permissions = ['suppliers:read'];
+    if ('email' in body) body.email = `s-${tag}@example.com`;
+    if ('name' in body) body.name = `Name ${tag}`;
+    if ('tenantName' in body) body.tenantName = `Tenant ${tag}`;
+    if ('code' in body && route.method === 'POST' && !route.path.startsWith('/api/auth/')) body.code = `C-${tag}`;
+    if ('slug' in body) body.slug = `s-${tag}`;
+    if ('tenantId' in body) body.tenantId = world.a.id;
+    if ('redirectUri' in body) body.redirectUri = redirectAllowList()[0];
+    if ('currentPassword' in body) body.currentPassword = PASSWORD;
+  }
+  if (accountScoped(route) || (route.auth.kind === 'none' && body && 'email' in body && 'password' in body && !('firstName' in body))) {
+    const user = await signedInUser(world);
+    if (accountScoped(route)) creds = { token: user.accessToken };
+    if (body) {
+      if ('email' in body) body.email = user.email;
+      if ('password' in body) body.password = PASSWORD;
+      if ('accessToken' in body) body.accessToken = user.accessToken;
+      if ('refreshToken' in body) body.refreshToken = user.refreshToken;
+    }
+  }
+  return { params, query, body, creds };
+}

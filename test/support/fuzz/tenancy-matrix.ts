@@ -1,0 +1,65 @@
+import type { RouteDef } from '../../../shared/routes/types.ts';
+import { isSystemAdminOnly, recordParams, recordRefs, routesUnderTest, tenantIdPlaces } from './route-matrix.ts';
+import { creatorAvailable } from './world.ts';
+
+/**
+ * The cross-tenant matrix, derived from the route table: which routes act on a tenant's data,
+ * where they take a `tenantId`, which path parameters name records, and which query or body
+ * fields reference records.
+ */
+export type TenancyCase =
+  | { kind: 'foreign-tenantId'; route: RouteDef; where: 'query' | 'body' }
+  | { kind: 'foreign-path-record'; route: RouteDef }
+  | { kind: 'foreign-reference'; route: RouteDef; where: 'query' | 'body'; name: string }
+  | { kind: 'read-leak'; route: RouteDef }
+  /** A SystemAdmin naming tenant B while the path names tenant A's record. */
+  | { kind: 'admin-other-tenant-record'; route: RouteDef };
+
+export interface TenancyPlan {
+  cases: TenancyCase[];
+  skipped: { route: string; reason: string }[];
+  /** Record kinds the plan needs created in both tenants (param names). */
+  recordKinds: string[];
+}
+
+/** A route acts on tenant data when a tenant user may call it by role or permission. */
+export const isTenantScoped = (route: RouteDef) =>
+  route.auth.kind === 'bearer' &&
+  !isSystemAdminOnly(route) &&
+  (!!route.auth.permission || !!route.auth.roles?.some((r) => r === 'TenantOwner' || r === 'TenantMember'));
+
+export function tenancyPlan(routes: readonly RouteDef[] = routesUnderTest()): TenancyPlan {
+  const cases: TenancyCase[] = [];
+  const skipped: TenancyPlan['skipped'] = [];
+  const kinds = new Set<string>();
+  for (const route of routes) {
+    if (!isTenantScoped(route)) {
+      const reason =
+        route.auth.kind === 'none' || route.auth.kind === 'signature'
+          ? 'public route (no caller tenant)'
+          : route.auth.kind === 'internalKey'
+            ? 'behind the internal API key: platform secrets, not tenant data'
+            : isSystemAdminOnly(route)
+              ? 'SystemAdmin only (tenant users get 403, see the auth matrix)'
+              : "account-scoped: acts on the caller's own account only";
+      skipped.push({ route: route.id, reason });
+      continue;
+    }
+    const needed = [...recordParams(route), ...recordRefs(route).map((r) => r.name)];
+    const missing = needed.map((n) => [n, creatorAvailable(n)] as const).filter(([, c]) => !c.ok);
+    if (missing.length) {
+      for (const [name, c] of missing) skipped.push({ route: route.id, reason: `cannot create a '${name}' record: ${(c as { reason: string }).reason}` });
+      continue;
+    }
+    needed.forEach((n) => kinds.add(n));
+    for (const where of tenantIdPlaces(route)) cases.push({ kind: 'foreign-tenantId', route, where });
+    if (recordParams(route).length) cases.push({ kind: 'foreign-path-record', route });
+    if (recordParams(route).some((n) => n !== 'slug') && tenantIdPlaces(route).includes('query')) cases.push({ kind: 'admin-other-tenant-record', route });
+    for (const ref of recordRefs(route)) cases.push({ kind: 'foreign-reference', route, ...ref });
+    if (route.method === 'GET') cases.push({ kind: 'read-leak', route });
+    if (!tenantIdPlaces(route).length && !recordParams(route).length && route.method !== 'GET') {
+      skipped.push({ route: route.id, reason: 'names no tenant and no record: nothing foreign to send (covered by the tenant-partition check)' });
+    }
+  }
+  return { cases, skipped, recordKinds: [...kinds] };
+}

@@ -1,0 +1,163 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { hashPassword } from '../../../shared/auth/password.ts';
+import { keys } from '../../../shared/data/keys.ts';
+import { transact } from '../../../shared/data/transact.ts';
+import { systemRoleItems } from '../../../shared/identity/roles.ts';
+import { createUser } from '../../../shared/identity/users.ts';
+import { ddb } from '../../../shared/platform/aws.ts';
+import { config } from '../../../shared/platform/config.ts';
+import type { RouteDef } from '../../../shared/routes/types.ts';
+import { invoke, type InvokeOptions, type InvokeResult } from '../invoke.ts';
+import { tokenFor } from '../tokens.ts';
+import { routeById } from './route-matrix.ts';
+
+export const INTERNAL_KEY = process.env.INTERNAL_API_KEY ?? 'test-internal-key';
+export const PASSWORD = 'Correct-Horse-9';
+
+let ipCounter = 0;
+/** A fresh source address per request, so per-IP rate limits never mask what is tested. */
+export const nextIp = () => {
+  ipCounter++;
+  return `10.${(ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter & 255}`;
+};
+
+const unique = () => crypto.randomUUID().slice(0, 8);
+
+export interface Tenant {
+  id: string;
+  slug: string;
+  ownerUserId: string;
+  owner: string;
+  member: string;
+  /** Created through the API (tenants.create) or seeded directly when that route does not exist. */
+  via: 'api' | 'seed';
+}
+
+export interface World {
+  admin: string;
+  /** A signed-in account with no tenant and no roles (a fresh registration). */
+  loner: string;
+  a: Tenant;
+  b: Tenant;
+}
+
+let hash: Promise<string> | undefined;
+const passwordHash = () => (hash ??= hashPassword(PASSWORD));
+
+/** A user record in a tenant (there is no user-create route: users join by invitation). */
+export async function seedUser(tenantId: string | null, roles: string[], email = `user-${unique()}@example.com`) {
+  const id = crypto.randomUUID();
+  await createUser(
+    {
+      id,
+      email,
+      firstName: 'Fuzz',
+      lastName: 'User',
+      phoneNumber: null,
+      roles,
+      tenantId,
+      isActive: true,
+      isEmailVerified: true,
+      avatarUrl: null,
+      departmentId: null,
+      passwordHash: await passwordHash(),
+      createdAt: new Date().toISOString(),
+    },
+    null,
+  );
+  return { id, email };
+}
+
+export async function createTenant(admin: string, tag: string): Promise<Tenant> {
+  const slug = `${tag}-${unique()}`;
+  let id: string;
+  let via: Tenant['via'] = 'api';
+  if (routeById('tenants.create')) {
+    const res = await invoke('POST', '/api/tenants', {
+      token: admin,
+      body: { slug, name: `Tenant ${tag}`, email: `owner-${slug}@example.com`, planType: 2, maxAgents: 5, maxKnowledgeBases: 5, maxSeats: 50 },
+    });
+    if (res.status !== 201) throw new Error(`tenants.create answered ${res.status}: ${res.text}`);
+    id = res.json.result.id;
+  } else {
+    via = 'seed';
+    id = crypto.randomUUID();
+    await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', id), id, slug, status: 1, name: `Tenant ${tag}` } }));
+    await transact(systemRoleItems(id, new Date().toISOString()));
+  }
+  const owner = await seedUser(id, ['TenantOwner']);
+  const member = await seedUser(id, ['TenantMember']);
+  return {
+    id,
+    slug,
+    via,
+    ownerUserId: owner.id,
+    owner: await tokenFor({ tenantId: id, userId: owner.id, email: owner.email, role: 'TenantOwner' }),
+    member: await tokenFor({ tenantId: id, userId: member.id, email: member.email, role: 'TenantMember' }),
+  };
+}
+
+export async function createWorld(): Promise<World> {
+  const adminUser = await seedUser(null, ['SystemAdmin']);
+  const admin = await tokenFor({ role: 'SystemAdmin', userId: adminUser.id, email: adminUser.email });
+  const lonerUser = await seedUser(null, []);
+  const loner = await tokenFor({ tenantId: null, userId: lonerUser.id, email: lonerUser.email, roles: [], permissions: [] });
+  return { admin, loner, a: await createTenant(admin, 'alpha'), b: await createTenant(admin, 'bravo') };
+}
+
+/** The most a legitimate caller can have on a route: what the fuzzer sends so input reaches validation. */
+export function credentialsFor(route: RouteDef, world: World, tenant: Tenant = world.a): Pick<InvokeOptions, 'token' | 'headers'> {
+  const auth = route.auth;
+  if (auth.kind === 'none' || auth.kind === 'signature') return {};
+  const adminOnly = !!auth.roles?.length && auth.roles.every((r) => r === 'SystemAdmin') && !(auth.kind === 'bearer' && auth.permission);
+  const token = adminOnly ? world.admin : tenant.owner;
+  if (auth.kind === 'internalKey') return { headers: { 'x-internal-api-key': INTERNAL_KEY }, ...(auth.roles ? { token } : {}) };
+  return { token };
+}
+
+/**
+ * Creators of records a path parameter can name, keyed by the parameter's name. Each goes through
+ * the API's own create route when the table has one; `null` with the reason otherwise.
+ */
+export interface RecordCreator {
+  /** Route that creates it, or why there is none. */
+  via: string;
+  create(world: World, tenant: Tenant): Promise<string>;
+}
+
+const viaApi = (routeId: string, body: (tenant: Tenant) => Record<string, unknown>, pick = (r: InvokeResult) => r.json?.result?.id as string) =>
+  ({
+    via: routeId,
+    async create(_world: World, tenant: Tenant) {
+      const route = routeById(routeId);
+      if (!route) throw new Error(`route ${routeId} is not in the table`);
+      const res = await invoke(route.method, route.path, { token: tenant.owner, body: body(tenant), ip: nextIp() });
+      if (res.status >= 300) throw new Error(`${routeId} answered ${res.status}: ${res.text}`);
+      return pick(res);
+    },
+  }) satisfies RecordCreator;
+
+export const RECORD_CREATORS: Record<string, RecordCreator> = {
+  supplierId: viaApi('suppliers.create', (t) => ({ name: `Supplier ${unique()}`, tenantId: t.id })),
+  productId: viaApi('products.create', (t) => ({ name: `Product ${unique()}`, code: `P-${unique()}`, tenantId: t.id })),
+  productServiceId: viaApi('products.create', (t) => ({ name: `Product ${unique()}`, code: `P-${unique()}`, tenantId: t.id })),
+  roleId: viaApi('roles.create', (t) => ({ name: `Role ${unique()}`, tenantId: t.id })),
+  groupId: viaApi('groups.create', (t) => ({ name: `Group ${unique()}`, tenantId: t.id })),
+  departmentId: viaApi('departments.create', (t) => ({ name: `Dept ${unique()}`, tenantId: t.id })),
+  parentId: viaApi('departments.create', (t) => ({ name: `Parent ${unique()}`, tenantId: t.id })),
+  userId: {
+    via: 'seeded with createUser (no user-create route: users join by invitation)',
+    create: async (_w, tenant) => (await seedUser(tenant.id, ['TenantMember'])).id,
+  },
+  slug: { via: 'the tenant itself (tenants.create)', create: async (_w, tenant) => tenant.slug },
+};
+
+/** Whether a creator can run now: its create route must be in the table. */
+export const creatorAvailable = (name: string): { ok: true; creator: RecordCreator } | { ok: false; reason: string } => {
+  const creator = RECORD_CREATORS[name];
+  if (!creator) return { ok: false, reason: `no creator registered for a '${name}' record (add one to RECORD_CREATORS)` };
+  if (/^[a-z]+\.[a-zA-Z.]+$/.test(creator.via) && !routeById(creator.via)) {
+    return { ok: false, reason: `its create route ${creator.via} is not in the table yet` };
+  }
+  return { ok: true, creator };
+};

@@ -78,9 +78,9 @@ export async function listUsers(tenantId: string, q: UserListQuery) {
 
 /** User detail: the list item plus its department's name and its groups. */
 export async function userDetail(tenantId: string, userId: string) {
-  const item = await getUser(tenantId, userId);
+  // The groups need only the ids, so they are read beside the user rather than after it.
+  const [item, groups] = await Promise.all([getUser(tenantId, userId), groupsOfUser(tenantId, userId)]);
   if (!item) return undefined;
   const user = toUser(item as unknown as Record<string, unknown>);
-  const [deptName, groups] = await Promise.all([departmentName(tenantId, user.departmentId), groupsOfUser(tenantId, user.id)]);
-  return { ...user, departmentName: deptName, groups };
+  return { ...user, departmentName: await departmentName(tenantId, user.departmentId), groups };
 }

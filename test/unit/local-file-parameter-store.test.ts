@@ -1,15 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileParameterStore } from '../../local/file-parameter-store.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
-const tempDir = () => mkdtempSync(join(tmpdir(), 'local-params-'));
+const newDir = () => tempDir('local-params-');
 
 describe('file parameter store (SSM stand-in)', () => {
   it('numbers versions like SSM and keeps every one of them', async () => {
     // Prepare
-    const store = fileParameterStore(tempDir());
+    const store = fileParameterStore(newDir());
 
     // Act
     const v1 = await store.put('/saas/local/a', 'one');
@@ -28,7 +26,7 @@ describe('file parameter store (SSM stand-in)', () => {
 
   it('persists across instances on the same directory', async () => {
     // Prepare
-    const dir = tempDir();
+    const dir = newDir();
     await fileParameterStore(dir).put('/saas/local/vault/db', 'secret', { secure: true });
     await fileParameterStore(dir).put('/saas/local/vault/api', 'plain', { secure: false });
 
@@ -46,7 +44,7 @@ describe('file parameter store (SSM stand-in)', () => {
 
   it('refuses to overwrite when asked not to, and hides SecureString values read without decryption', async () => {
     // Prepare
-    const store = fileParameterStore(tempDir());
+    const store = fileParameterStore(newDir());
     await store.put('/p/secure', 's3cret');
     await store.put('/p/plain', 'visible', { secure: false });
 
@@ -62,7 +60,7 @@ describe('file parameter store (SSM stand-in)', () => {
 
   it('a read-only instance reads what another instance wrote but cannot write', async () => {
     // Prepare
-    const dir = tempDir();
+    const dir = newDir();
     const reader = fileParameterStore(dir, { readOnly: true });
     await fileParameterStore(dir).put('/k', 'v');
 

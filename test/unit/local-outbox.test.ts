@@ -1,13 +1,13 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileOutbox } from '../../local/outbox.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
 describe('file outbox (SES stand-in)', () => {
   it('appends every e-mail in send order, even when sent concurrently', async () => {
     // Prepare
-    const dir = mkdtempSync(join(tmpdir(), 'local-outbox-'));
+    const dir = tempDir('local-outbox-');
     const outbox = fileOutbox(dir);
     const mail = (n: number) => ({ to: [`u${n}@example.com`], subject: `s${n}`, text: `t${n}`, html: `<p>${n}</p>` });
 
@@ -23,6 +23,6 @@ describe('file outbox (SES stand-in)', () => {
   });
 
   it('lists nothing before the first e-mail', () => {
-    expect(fileOutbox(mkdtempSync(join(tmpdir(), 'local-outbox-'))).list()).toEqual([]);
+    expect(fileOutbox(tempDir('local-outbox-')).list()).toEqual([]);
   });
 });

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { localQueue, type WorkerHandler } from '../../local/local-queue.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
-const tempDir = () => mkdtempSync(join(tmpdir(), 'local-queue-'));
+const newDir = () => tempDir('local-queue-');
 
 /** A worker that records every SQS event it receives and answers with `outcome`. */
 function recordingWorker(outcome: (event: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>) {
@@ -22,7 +22,7 @@ describe('local queue (SQS stand-in)', () => {
     // Prepare
     const worker = recordingWorker(async () => ({ batchItemFailures: [] }));
     const asked: string[] = [];
-    const queue = localQueue({ dataDir: tempDir(), backoffMs: 1, loadWorker: async (q) => (asked.push(q), worker.handler) });
+    const queue = localQueue({ dataDir: newDir(), backoffMs: 1, loadWorker: async (q) => (asked.push(q), worker.handler) });
 
     // Act
     await queue.send('email', { id: 'm-1', type: 'email.send', payload: { to: ['a@example.com'] } });
@@ -42,7 +42,7 @@ describe('local queue (SQS stand-in)', () => {
 
   it('retries a message reported in batchItemFailures, then dead-letters it after 3 attempts', async () => {
     // Prepare
-    const dataDir = tempDir();
+    const dataDir = newDir();
     const worker = recordingWorker(async (event) => ({ batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) }));
     const queue = localQueue({ dataDir, backoffMs: 1, loadWorker: async () => worker.handler });
 
@@ -68,7 +68,7 @@ describe('local queue (SQS stand-in)', () => {
       if (++calls === 1) throw new Error('transient');
       return { batchItemFailures: [] };
     });
-    const queue = localQueue({ dataDir: tempDir(), backoffMs: 1, loadWorker: async () => worker.handler });
+    const queue = localQueue({ dataDir: newDir(), backoffMs: 1, loadWorker: async () => worker.handler });
 
     // Act
     await queue.send('jobs', { type: 'job.run', payload: {} });
@@ -81,7 +81,7 @@ describe('local queue (SQS stand-in)', () => {
 
   it('keeps dead letters across instances on the same data directory', async () => {
     // Prepare
-    const dataDir = tempDir();
+    const dataDir = newDir();
     const failing: WorkerHandler = async () => {
       throw new Error('always');
     };

@@ -3,6 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { PlatformStack } from '../../lib/platform-stack.ts';
 import { readSettings } from '../../lib/settings.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
 export type Json = any;
 
@@ -22,6 +23,7 @@ export const TEST_CONTEXT = { appName: 'saas', stage: 'test' };
  */
 export function synthPlatform(context: Record<string, unknown> = {}) {
   const app = new App({
+    outdir: tempDir('cdk.out-'),
     context: { 'aws:cdk:bundling-stacks': [], ...TEST_CONTEXT, ...context },
     builtinCloudFormationValidation: false,
   });

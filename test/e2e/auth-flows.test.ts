@@ -140,12 +140,7 @@ describe('external sign-in against the local providers over HTTP', () => {
   }
 
   for (const p of ['a', 'b'] as const) {
-    it(`identity provider ${p.toUpperCase()}: start, consent, callback, and the same user next time`, async (ctx) => {
-      const probe = await post(`/api/auth/login/identity-provider-${p}`, { redirectUri: REDIRECT });
-      // The provider endpoints default to PUBLIC_BASE_URL; the server must set it to its own address.
-      if (new URL(probe.json.result.authorizationUrl).origin !== new URL(e2e().baseUrl).origin) {
-        ctx.skip('the local server does not set PUBLIC_BASE_URL to its listening address');
-      }
+    it(`identity provider ${p.toUpperCase()}: start, consent, callback, and the same user next time`, async () => {
       const who = email(`idp-${p}`);
       const signIn = async () => {
         const start = await post(`/api/auth/login/identity-provider-${p}`, { redirectUri: REDIRECT });

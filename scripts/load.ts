@@ -11,59 +11,15 @@
  * LOAD_MAX_REQUESTS (100000), LOAD_JSON (a file to write the summary to), LOAD_MIX (`mixed`, or
  * `health` to measure the server without DynamoDB).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { spawnLocalServer } from '../local/spawn-server.ts';
 
 const DURATION = Number(process.env.LOAD_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 20);
 const MAX_REQUESTS = Number(process.env.LOAD_MAX_REQUESTS ?? 100_000);
-const READY = /API ready at (http:\/\/\S+)/;
-const root = fileURLToPath(new URL('..', import.meta.url));
-
-function startServer(dataDir: string, admin: { email: string; password: string }) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/local-server.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOCAL_DATA_DIR: dataDir,
-      ADMIN_EMAIL: admin.email,
-      ADMIN_PASSWORD: admin.password,
-      INTERNAL_API_KEY: `load-${crypto.randomUUID()}`,
-      // One access-log line per request would measure the pipe to this process, not the API.
-      LOG_LEVEL: 'WARN',
-      AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr = (stderr + c).slice(-20_000)));
-  const ready = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server not ready in 90 s\n${stdout}\n${stderr}`)), 90_000);
-    child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`server exited (${code})\n${stdout}\n${stderr}`))));
-    child.stdout!.setEncoding('utf8').on('data', (c: string) => {
-      if (stdout.length < 20_000) stdout += c;
-      const url = READY.exec(stdout)?.[1];
-      if (url) (clearTimeout(timer), resolve(url));
-    });
-  });
-  return { child, ready, logs: () => ({ stdout, stderr }) };
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  await exited;
-  clearTimeout(killer);
-}
 
 async function api(base: string, method: string, path: string, token?: string, body?: unknown) {
   const res = await fetch(`${base}${path}`, {
@@ -79,7 +35,14 @@ async function api(base: string, method: string, path: string, token?: string, b
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'saas-load-'));
   const admin = { email: 'load-admin@example.com', password: `Load-${crypto.randomUUID()}` };
-  const server = startServer(dataDir, admin);
+  const server = spawnLocalServer({
+    LOCAL_DATA_DIR: dataDir,
+    ADMIN_EMAIL: admin.email,
+    ADMIN_PASSWORD: admin.password,
+    INTERNAL_API_KEY: `load-${crypto.randomUUID()}`,
+    // One access-log line per request would measure the pipe to this process, not the API.
+    LOG_LEVEL: 'WARN',
+  });
   let failed = true;
   try {
     const base = await server.ready;
@@ -151,7 +114,7 @@ async function main() {
       console.error(server.logs().stderr.slice(-5_000));
     }
   } finally {
-    await stop(server.child);
+    await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
   process.exit(failed ? 1 : 0);

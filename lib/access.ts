@@ -53,7 +53,7 @@ export function environmentFor(spec: AccessSpec, res: PlatformResources): Record
     ...settings.extraEnv,
     APP_NAME: settings.appName,
     STAGE: settings.stage,
-    TABLE_NAME: data.table.tableName,
+    ...(spec.table !== 'none' ? { TABLE_NAME: data.table.tableName } : {}),
     JWT_ISSUER: settings.jwtIssuer,
     JWT_AUDIENCE: settings.jwtAudience,
     MAIL_FROM: settings.mailFrom,
@@ -72,7 +72,7 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
   const param = (path: string) => parameterArn(stack, settings, path);
 
   if (spec.table === 'readwrite') data.table.grantReadWriteData(fn);
-  else data.table.grantReadData(fn);
+  else if (spec.table === 'read') data.table.grantReadData(fn);
 
   for (const q of spec.sends ?? []) queues.queues[q].grant(fn, 'sqs:SendMessage');
 

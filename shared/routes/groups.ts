@@ -6,7 +6,7 @@ export type QueueName = 'email' | 'webhooks' | 'jobs';
 
 export interface GroupSpec {
   description: string;
-  table: 'read' | 'readwrite';
+  table: 'none' | 'read' | 'readwrite';
   /** Queues the function sends to. */
   sends?: readonly QueueName[];
   media?: 'read' | 'readwrite';
@@ -24,8 +24,8 @@ export interface GroupSpec {
 }
 
 export const API_GROUPS = {
-  system: { description: 'Health, API reference and JWKS', table: 'read' },
-  fallback: { description: 'Answers unknown routes and methods in the envelope', table: 'read' },
+  system: { description: 'Health, API reference and JWKS', table: 'none' },
+  fallback: { description: 'Answers unknown routes and methods in the envelope', table: 'none' },
   auth: {
     description: 'Sign-in and account',
     table: 'readwrite',

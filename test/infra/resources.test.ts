@@ -153,7 +153,8 @@ describe('functions', () => {
     for (const name of s.fnIds.keys()) {
       const env: Json = fn(name).Environment.Variables;
       expect(env, name).toMatchObject({ APP_NAME: 'saas', STAGE: 'test', MAIL_FROM: 'no-reply@example.com' });
-      expect(targetId(env.TABLE_NAME)).toMatch(/^DataTable/);
+      if (['system', 'fallback'].includes(name)) expect(env.TABLE_NAME, name).toBeUndefined();
+      else expect(targetId(env.TABLE_NAME), name).toMatch(/^DataTable/);
       expect(env.PUBLIC_BASE_URL['Fn::GetAtt'][1]).toBe('ApiEndpoint');
       expect(env.NODE_OPTIONS).toBeUndefined();
       expect('VAULT_KMS_KEY_ID' in env, name).toBe(name === 'vault' || name === 'jobs-worker');

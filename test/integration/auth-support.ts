@@ -7,6 +7,7 @@ import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { invoke } from '../support/invoke.ts';
 import { testMailer } from '../support/test-ports.ts';
+import { userRecord } from '../support/fixtures.ts';
 
 /** Helpers shared by the auth integration tests (not a test file itself). */
 
@@ -25,22 +26,14 @@ export const standardHash = () => (passwordHash ??= hashPassword(PASSWORD));
 export const uniqueEmail = (tag = 'user') => `${tag}-${crypto.randomUUID().slice(0, 8)}@example.com`;
 
 export async function seedUser(overrides: Partial<UserRecord> = {}): Promise<UserRecord> {
-  const user: UserRecord = {
-    id: crypto.randomUUID(),
+  const user = userRecord({
     email: uniqueEmail(),
     firstName: 'Ada',
     lastName: 'Lovelace',
-    phoneNumber: null,
-    roles: [],
-    tenantId: null,
-    isActive: true,
     isEmailVerified: true,
-    avatarUrl: null,
-    departmentId: null,
     passwordHash: await standardHash(),
-    createdAt: new Date().toISOString(),
     ...overrides,
-  };
+  });
   await createUser(user, null);
   return user;
 }

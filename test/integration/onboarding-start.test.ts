@@ -19,6 +19,7 @@ import { config } from '../../shared/platform/config.ts';
 import { invoke } from '../support/invoke.ts';
 import { testMailer } from '../support/test-ports.ts';
 import { tokenFor } from '../support/tokens.ts';
+import { userRecord } from '../support/fixtures.ts';
 
 let ipSeq = 0;
 const ip = () => `10.77.${(++ipSeq >> 8) & 255}.${ipSeq & 255}`;
@@ -39,21 +40,8 @@ async function invitationOf(code: string) {
   return out.Item as InvitationRecord;
 }
 
-const newUser = (email: string, tenantId: string, roles: string[]): UserRecord => ({
-  id: crypto.randomUUID(),
-  email,
-  firstName: 'Grace',
-  lastName: 'Hopper',
-  phoneNumber: null,
-  roles,
-  tenantId,
-  isActive: true,
-  isEmailVerified: false,
-  avatarUrl: null,
-  departmentId: null,
-  passwordHash: null,
-  createdAt: new Date().toISOString(),
-});
+const newUser = (email: string, tenantId: string, roles: string[]): UserRecord =>
+  userRecord({ email, firstName: 'Grace', lastName: 'Hopper', roles, tenantId });
 
 describe('POST /api/onboarding/start', () => {
   it('creates a Pending tenant, its roles and an owner invitation, and e-mails the code (201)', async () => {

@@ -8,6 +8,7 @@ import { createUser } from '../../shared/identity/users.ts';
 import { invoke } from '../support/invoke.ts';
 import { testMailer } from '../support/test-ports.ts';
 import { tokenFor } from '../support/tokens.ts';
+import { userRecord } from '../support/fixtures.ts';
 
 let admin: string;
 const tag = () => crypto.randomUUID().slice(0, 8);
@@ -50,21 +51,7 @@ async function join(code: string, email: string) {
   if (!redeemed) return { ok: false as const, reason: 'invalid' };
   const id = crypto.randomUUID();
   const outcome = await createUser(
-    {
-      id,
-      email,
-      firstName: 'New',
-      lastName: 'Member',
-      phoneNumber: null,
-      roles: redeemed.roles,
-      tenantId: redeemed.tenantId,
-      isActive: true,
-      isEmailVerified: false,
-      avatarUrl: null,
-      departmentId: null,
-      passwordHash: null,
-      createdAt: new Date().toISOString(),
-    },
+    userRecord({ id, email, firstName: 'New', lastName: 'Member', roles: redeemed.roles, tenantId: redeemed.tenantId }),
     null,
     redeemed.items,
   );

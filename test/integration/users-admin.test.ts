@@ -15,6 +15,7 @@ import { handler as usersHandler } from '../../functions/users/index.ts';
 import { routes } from '../../shared/routes/index.ts';
 import { invoke } from '../support/invoke.ts';
 import { tokenFor } from '../support/tokens.ts';
+import { userRecord } from '../support/fixtures.ts';
 
 const tag = () => crypto.randomUUID().slice(0, 8);
 const NEW_PASSWORD = 'Fresh-Start-42';
@@ -41,21 +42,7 @@ async function join(t: { id: string; slug: string }, roles: string[], name = 'Pa
   const id = crypto.randomUUID();
   const [firstName, lastName] = name.split(' ');
   const outcome = await createUser(
-    {
-      id,
-      email,
-      firstName: firstName!,
-      lastName: lastName!,
-      phoneNumber: null,
-      roles: redeemed!.roles,
-      tenantId: redeemed!.tenantId,
-      isActive: true,
-      isEmailVerified: true,
-      avatarUrl: null,
-      departmentId: null,
-      passwordHash: null,
-      createdAt: new Date().toISOString(),
-    },
+    userRecord({ id, email, firstName: firstName!, lastName: lastName!, roles: redeemed!.roles, tenantId: redeemed!.tenantId, isEmailVerified: true }),
     null,
     redeemed!.items,
   );

@@ -2,6 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/data/keys.ts';
 import { transact } from '../../shared/data/transact.ts';
 import { systemRoleItems } from '../../shared/identity/roles.ts';
+import type { UserRecord } from '../../shared/identity/users.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { tokenFor } from './tokens.ts';
@@ -26,3 +27,20 @@ export async function twoTenants() {
     admin: await tokenFor({ role: 'SystemAdmin' }),
   };
 }
+
+/** A complete user record for `createUser`: an active, unverified, password-less account unless overridden. */
+export const userRecord = (overrides: Partial<UserRecord> & Pick<UserRecord, 'email'>): UserRecord => ({
+  id: crypto.randomUUID(),
+  firstName: 'Test',
+  lastName: 'User',
+  phoneNumber: null,
+  roles: [],
+  tenantId: null,
+  isActive: true,
+  isEmailVerified: false,
+  avatarUrl: null,
+  departmentId: null,
+  passwordHash: null,
+  createdAt: new Date().toISOString(),
+  ...overrides,
+});

@@ -10,6 +10,7 @@ import type { RouteDef } from '../../../shared/routes/types.ts';
 import { invoke, type InvokeOptions, type InvokeResult } from '../invoke.ts';
 import { tokenFor } from '../tokens.ts';
 import { routeById } from './route-matrix.ts';
+import { userRecord } from '../fixtures.ts';
 
 export const INTERNAL_KEY = process.env.INTERNAL_API_KEY ?? 'test-internal-key';
 export const PASSWORD = 'Correct-Horse-9';
@@ -48,21 +49,7 @@ const passwordHash = () => (hash ??= hashPassword(PASSWORD));
 export async function seedUser(tenantId: string | null, roles: string[], email = `user-${unique()}@example.com`) {
   const id = crypto.randomUUID();
   await createUser(
-    {
-      id,
-      email,
-      firstName: 'Fuzz',
-      lastName: 'User',
-      phoneNumber: null,
-      roles,
-      tenantId,
-      isActive: true,
-      isEmailVerified: true,
-      avatarUrl: null,
-      departmentId: null,
-      passwordHash: await passwordHash(),
-      createdAt: new Date().toISOString(),
-    },
+    userRecord({ id, email, firstName: 'Fuzz', lastName: 'User', roles, tenantId, isEmailVerified: true, passwordHash: await passwordHash() }),
     null,
   );
   return { id, email };

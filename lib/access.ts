@@ -2,6 +2,7 @@ import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { TABLE_DESIGN } from '../shared/data/table-design.ts';
 import type { GroupSpec, QueueName } from '../shared/routes/groups.ts';
 import type { DataStores } from './data.ts';
 import type { WorkQueues } from './queues.ts';
@@ -37,6 +38,14 @@ export const VAULT_SSM_ACTIONS = [
 export const VAULT_SOURCE_ACTIONS = ['ssm:GetParameter', 'ssm:GetParametersByPath'];
 export const VAULT_KMS_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
 
+/**
+ * Table actions, narrower than the CDK's grantRead/WriteData: no Scan (never on a request path),
+ * no stream reads (the table has no stream), no DescribeTable. Transactions are authorized per item
+ * through these same actions.
+ */
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
+export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
 /** `arn:<partition>:ssm:<region>:<account>:parameter/<app>/<stage>/<path>` */
 export const parameterArn = (stack: Stack, settings: StackSettings, path: string) =>
   stack.formatArn({
@@ -71,8 +80,12 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
   const stack = Stack.of(fn);
   const param = (path: string) => parameterArn(stack, settings, path);
 
-  if (spec.table === 'readwrite') data.table.grantReadWriteData(fn);
-  else if (spec.table === 'read') data.table.grantReadData(fn);
+  if (spec.table !== 'none') {
+    // The table and each index by name (the CDK grants `index/*`).
+    const resources = [data.table.tableArn, ...TABLE_DESIGN.indexes.map((i) => `${data.table.tableArn}/index/${i.name}`)];
+    const actions = spec.table === 'readwrite' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS;
+    fn.addToRolePolicy(new PolicyStatement({ actions, resources }));
+  }
 
   for (const q of spec.sends ?? []) queues.queues[q].grant(fn, 'sqs:SendMessage');
 

@@ -11,7 +11,7 @@ import { copyDocsAssetsCommands } from '../functions/system/docs-assets.ts';
 /** ESM output has no `require`; a few bundled CommonJS dependencies call it. */
 export const REQUIRE_BANNER = "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);";
 
-export const NODE_TARGET = 'node22';
+export const NODE_TARGET = 'node24';
 
 export const BUNDLING = {
   format: OutputFormat.ESM,

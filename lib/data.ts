@@ -7,14 +7,21 @@ import type { StackSettings } from './settings.ts';
 
 const str = (name: string) => ({ name, type: AttributeType.STRING });
 
-/** The single table (shared/data/table-design.ts) and the media and invoice buckets. */
+/** How long S3 server access logs are kept. */
+export const ACCESS_LOG_RETENTION_DAYS = 90;
+
+/** The single table (shared/data/table-design.ts), the media and invoice buckets and their access-log bucket. */
 export class DataStores extends Construct {
   readonly table: Table;
   readonly media: Bucket;
   readonly invoices: Bucket;
+  /** Receives the server access logs of the other buckets (who read or wrote which object). */
+  readonly accessLogs: Bucket;
 
   constructor(scope: Construct, id: string, settings: StackSettings) {
     super(scope, id);
+    // Log delivery is granted by a bucket policy on the log bucket, so it can keep ACLs disabled.
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
     const removalPolicy = settings.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
     this.table = new Table(this, 'Table', {
@@ -43,13 +50,21 @@ export class DataStores extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy,
     };
+    // SSE-S3, not KMS: S3 log delivery writes only to S3-managed encryption.
+    this.accessLogs = new Bucket(this, 'AccessLogs', {
+      ...privateBucket,
+      lifecycleRules: [{ expiration: Duration.days(ACCESS_LOG_RETENTION_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+    });
+    const logged = (prefix: string) => ({ serverAccessLogsBucket: this.accessLogs, serverAccessLogsPrefix: `${prefix}/` });
     this.media = new Bucket(this, 'Media', {
       ...privateBucket,
+      ...logged('media'),
       // Browsers fetch media through presigned GET URLs.
       cors: [{ allowedMethods: [HttpMethods.GET, HttpMethods.HEAD], allowedOrigins: settings.corsOrigins, maxAge: 3600 }],
     });
     this.invoices = new Bucket(this, 'Invoices', {
       ...privateBucket,
+      ...logged('invoices'),
       versioned: true,
       lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(7) }],
     });

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -14,23 +15,32 @@ export const entryOf = (name: string) => fileURLToPath(new URL(`../functions/${n
 /** Construct id of a function: `Fn-<group or worker>`. */
 export const functionId = (name: string) => `Fn-${name}`;
 
-export const RUNTIME = Runtime.NODEJS_22_X;
+/** The newest Node.js runtime aws-cdk-lib knows (cdk-nag's L1 / LambdaLatestVersion check the same list). */
+export const RUNTIME = Runtime.NODEJS_24_X;
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
 
 export interface AppFunctionOptions {
   description: string;
   access: AccessSpec;
   defaultTimeoutSeconds: number;
+  /** Defaults to `functions/<name>/index.ts`. */
+  entry?: string;
 }
 
-/** One Lambda: `functions/<name>/index.ts` bundled with BUNDLING, its own log group, its grants. */
+/**
+ * One Lambda: `functions/<name>/index.ts` bundled with BUNDLING, its own log group, its grants,
+ * X-Ray active tracing. Its role may write only to its own log group (no AWSLambdaBasicExecutionRole,
+ * whose logs:* actions cover every log group of the account).
+ */
 export function appFunction(scope: Construct, name: string, opts: AppFunctionOptions, res: PlatformResources): NodejsFunction {
-  const entry = entryOf(name);
+  const entry = opts.entry ?? entryOf(name);
   if (!existsSync(entry)) throw new Error(`Function ${name} has no entry file ${entry}`);
   const logGroup = new LogGroup(scope, `${functionId(name)}-Logs`, {
     retention: LOG_RETENTION,
     removalPolicy: RemovalPolicy.DESTROY,
   });
+  const role = new Role(scope, `${functionId(name)}-Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  logGroup.grantWrite(role);
   const fn = new NodejsFunction(scope, functionId(name), {
     description: `${res.settings.appName}-${res.settings.stage} ${name}: ${opts.description}`,
     entry,
@@ -44,6 +54,8 @@ export function appFunction(scope: Construct, name: string, opts: AppFunctionOpt
     bundling: bundlingFor(name),
     awsSdkConnectionReuse: false,
     logGroup,
+    role,
+    tracing: Tracing.ACTIVE,
     environment: environmentFor(opts.access, res),
   });
   grantAccess(fn, opts.access, res);

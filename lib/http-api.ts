@@ -19,7 +19,11 @@ import type { StackSettings } from './settings.ts';
 
 export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'x-internal-api-key'];
 
-/** HTTP API context variables (not the REST API's) for one JSON line per request. */
+/**
+ * HTTP API context variables (not the REST API's) for one JSON line per request. HTTP APIs have no
+ * X-Ray tracing; `integrationRequestId` is the Lambda request id, the key to the function's log
+ * lines and its X-Ray trace (Lambda active tracing starts the trace there).
+ */
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   JSON.stringify({
     requestId: '$context.requestId',
@@ -33,6 +37,7 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
     responseLength: '$context.responseLength',
     integrationLatency: '$context.integrationLatency',
     integrationError: '$context.integrationErrorMessage',
+    integrationRequestId: '$context.integration.requestId',
     userAgent: '$context.identity.userAgent',
   }),
 );

@@ -9,6 +9,8 @@ import type { PlatformResources } from './access.ts';
 import { DataStores } from './data.ts';
 import { appFunction } from './functions.ts';
 import { PlatformHttpApi } from './http-api.ts';
+import { Monitoring } from './monitoring.ts';
+import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 import { QUEUE_NAMES, WORKER_TIMEOUT_SECONDS, WorkQueues } from './queues.ts';
 import type { StackSettings } from './settings.ts';
 import { vaultKey } from './vault-key.ts';
@@ -34,6 +36,9 @@ export class PlatformStack extends Stack {
   /** Every function by group or worker name (`catalog`, `fallback`, `email-worker`, ...). */
   readonly functions = new Map<string, NodejsFunction>();
   readonly httpApi: PlatformHttpApi;
+  readonly monitoring: Monitoring;
+  /** What every function is built from (settings, data stores, queues, vault key). */
+  readonly resources: PlatformResources;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -44,13 +49,13 @@ export class PlatformStack extends Stack {
     const queues = new WorkQueues(this, 'Queues');
     // The API comes first so functions can link to its URL; its routes are added once they exist.
     this.httpApi = new PlatformHttpApi(this, 'Http', settings);
-    const res: PlatformResources = {
+    const res: PlatformResources = (this.resources = {
       settings,
       data,
       queues,
       vaultKey: vaultKey(this, settings),
       publicBaseUrl: settings.publicBaseUrl ?? this.httpApi.endpoint,
-    };
+    });
 
     for (const group of ['fallback' as const, ...deployedGroups(routes).filter((g) => g !== 'fallback')]) {
       const spec = API_GROUPS[group];
@@ -69,6 +74,8 @@ export class PlatformStack extends Stack {
     }
 
     this.httpApi.addRoutes(routes, this.functions, this.functions.get('fallback')!);
+    this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.httpApi.api, functions: this.functions, queues, table: data.table });
+    acknowledgeNagFindings(this, { settings, data, queues, httpApi: this.httpApi, monitoring: this.monitoring });
 
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
     new CfnOutput(this, 'MediaBucketName', { value: data.media.bucketName });

@@ -1,12 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { MAX_RECEIVE_COUNT } from '../shared/queue/redrive.ts';
 import type { QueueName } from '../shared/routes/groups.ts';
 
 export const QUEUE_NAMES = ['email', 'webhooks', 'jobs'] as const satisfies readonly QueueName[];
-
-/** Receives before a message is parked in the dead-letter queue. */
-export const MAX_RECEIVE_COUNT = 5;
 
 /** Longest a worker may run; a queue's visibility timeout is six times this. */
 export const WORKER_TIMEOUT_SECONDS = 60;

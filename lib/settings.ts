@@ -18,7 +18,26 @@ export interface StackSettings {
   retainData: boolean;
   /** Extra environment for every function (identity-provider endpoints, redirect allow-list, ...). */
   extraEnv: Record<string, string>;
+  monitoring: MonitoringSettings;
 }
+
+/** Alarm recipients and thresholds (docs/operations.md lists them with their defaults). */
+export interface MonitoringSettings {
+  /** Addresses subscribed to the alarm topic (`-c alarmEmail=a@x.com[,b@y.com]`); none by default. */
+  alarmEmails: string[];
+  /** An API function's error rate (errors / invocations, %) that raises its alarm when exceeded. */
+  functionErrorRatePercent: number;
+  /** The HTTP API's 5xx rate (5xx / requests, %) that raises its alarm when exceeded. */
+  api5xxRatePercent: number;
+  /** The HTTP API's p99 latency (ms) that raises its alarm when exceeded. */
+  apiP99LatencyMs: number;
+}
+
+export const MONITORING_DEFAULTS = {
+  functionErrorRatePercent: 1,
+  api5xxRatePercent: 1,
+  apiP99LatencyMs: 3000,
+} as const;
 
 const list = (value: unknown): string[] | undefined => {
   if (value === undefined) return undefined;
@@ -32,6 +51,19 @@ const positiveNumber = (value: unknown, fallback: number, name: string): number 
   if (!Number.isFinite(n) || n <= 0) throw new Error(`Context ${name} must be a positive number, got ${String(value)}`);
   return n;
 };
+
+/** Deliberately plain: SNS validates the address itself; this catches typos and stray values at synth. */
+const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;.]+$/;
+
+/** Absent: no subscription. Present: one or more comma-separated addresses, every one well formed. */
+function alarmEmails(value: unknown): string[] {
+  if (value === undefined) return [];
+  const items = (Array.isArray(value) ? value.map(String) : String(value).split(',')).map((s) => s.trim());
+  if (!items.some(Boolean)) throw new Error('Context alarmEmail is empty: pass -c alarmEmail=ops@example.com, or leave it out for no e-mail subscription');
+  const bad = items.filter((s) => !EMAIL.test(s));
+  if (bad.length) throw new Error(`Context alarmEmail must be e-mail addresses separated by commas; not an address: ${bad.map((b) => JSON.stringify(b)).join(', ')}`);
+  return items;
+}
 
 const bool = (value: unknown): boolean | undefined => (value === undefined ? undefined : value === true || value === 'true');
 
@@ -64,6 +96,12 @@ export function readSettings(node: Node): StackSettings {
     ...(publicBaseUrl === undefined ? {} : { publicBaseUrl: String(publicBaseUrl) }),
     retainData: bool(ctx('retainData')) ?? stage === 'prod',
     extraEnv: stringMap(ctx('extraEnv')),
+    monitoring: {
+      alarmEmails: alarmEmails(ctx('alarmEmail')),
+      functionErrorRatePercent: positiveNumber(ctx('alarmFunctionErrorRatePercent'), MONITORING_DEFAULTS.functionErrorRatePercent, 'alarmFunctionErrorRatePercent'),
+      api5xxRatePercent: positiveNumber(ctx('alarmApi5xxRatePercent'), MONITORING_DEFAULTS.api5xxRatePercent, 'alarmApi5xxRatePercent'),
+      apiP99LatencyMs: positiveNumber(ctx('alarmApiP99LatencyMs'), MONITORING_DEFAULTS.apiP99LatencyMs, 'alarmApiP99LatencyMs'),
+    },
   };
 }
 

@@ -20,6 +20,7 @@ import { ApiError, badRequest, conflict, validationError } from '../../shared/ht
 import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
 import { createUser, findUserByEmail, getUser, normalizeEmail, type UserRecord } from '../../shared/identity/users.ts';
 import { config } from '../../shared/platform/config.ts';
+import { countMetric } from '../../shared/runtime/metrics.ts';
 import { authAuditItem, recordAuth } from './audit.ts';
 import { completeSignIn, type Account } from './session.ts';
 
@@ -58,6 +59,7 @@ export async function finishExternal(provider: ProviderId, input: { code: string
   } catch (err) {
     if (err instanceof ApiError) {
       await recordAuth({ action: 'login.failed', user: null, email: '', details: { method: provider, ip, reason: err.code } });
+      countMetric('SignInRefused', err.code);
     }
     throw err;
   }
@@ -146,6 +148,7 @@ export async function findOrCreateExternalUser(provider: ProviderId, claims: IdT
     throw err;
   }
   await countIntegrationEvents(1);
+  countMetric('Registration', provider);
   return user;
 }
 

@@ -6,6 +6,7 @@ import { findUserByEmail } from '../../shared/identity/users.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { logger } from '../../shared/runtime/logger.ts';
+import { countMetric } from '../../shared/runtime/metrics.ts';
 import { recordAuth } from './audit.ts';
 import { completeSignIn, type Account } from './session.ts';
 
@@ -27,6 +28,7 @@ export async function login(input: { email: string; password: string; rememberMe
       email: input.email,
       details: { method: 'password', ip, reason: 'INVALID_CREDENTIALS' },
     });
+    countMetric('SignInRefused', 'INVALID_CREDENTIALS');
     throw invalidCredentials();
   }
   if (needsRehash(user.passwordHash)) await rehash(user, input.password);

@@ -5,6 +5,7 @@ import { countIntegrationEvents, integrationEventPut } from '../../shared/identi
 import { invalidInvitation, redeemFailure, redeemInvitation } from '../../shared/identity/invitations.ts';
 import { createUser, type UserRecord } from '../../shared/identity/users.ts';
 import { sendEmail } from '../../shared/queue/enqueue.ts';
+import { countMetric } from '../../shared/runtime/metrics.ts';
 import { verificationEmail } from './emails.ts';
 
 export interface RegisterInput {
@@ -57,6 +58,7 @@ export async function register(input: RegisterInput) {
     countIntegrationEvents(1 + (invitation?.integrationEvents ?? 0)),
     invitation ? countAudit(invitation.auditEntries) : undefined,
   ]);
+  countMetric('Registration', 'password');
   await sendEmail(verificationEmail(user.email, user.firstName, code));
   return { id: user.id, email: user.email, isActive: user.isActive };
 }

@@ -4,6 +4,7 @@ import { countAudit } from '../../shared/data/audit.ts';
 import { transact } from '../../shared/data/transact.ts';
 import { forbidden } from '../../shared/http/errors.ts';
 import { permissionsFor } from '../../shared/identity/permissions.ts';
+import { countMetric } from '../../shared/runtime/metrics.ts';
 import { tenantRefusalError, tenantSignInRefusal } from '../../shared/identity/tenant-status.ts';
 import type { UserRecord } from '../../shared/identity/users.ts';
 import { authAuditItem, recordAuth } from './audit.ts';
@@ -55,12 +56,14 @@ export async function completeSignIn(user: Account, ctx: SignInContext) {
   const refusal = await signInRefusal(user);
   if (refusal) {
     await recordAuth({ action: 'login.failed', user, details: { ...details, reason: refusal.code } });
+    countMetric('SignInRefused', refusal.code);
     throw refusal;
   }
   const permissions = await permissionsFor(user);
   const view = authenticatedUser(user, permissions);
   if (!user.isEmailVerified) {
     await recordAuth({ action: 'login.unverified', user, details });
+    countMetric('SignInRefused', 'EMAIL_NOT_VERIFIED');
     return { accessToken: '', refreshToken: '', expiresIn: 0, user: view, requiredEmailVerification: true };
   }
   const { accessToken, expiresIn } = await issueAccessToken(tokenSubject(user, permissions));
@@ -71,5 +74,6 @@ export async function completeSignIn(user: Account, ctx: SignInContext) {
   ]);
   if (!outcome.ok) throw new Error('Session could not be stored');
   await countAudit(1);
+  countMetric('SignInSucceeded', ctx.method);
   return { accessToken, refreshToken: session.refreshToken, expiresIn, user: view, requiredEmailVerification: false };
 }

@@ -9,6 +9,7 @@ import { findUserByEmail } from '../../shared/identity/users.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { sendEmail } from '../../shared/queue/enqueue.ts';
+import { countMetric } from '../../shared/runtime/metrics.ts';
 import { authAuditItem } from './audit.ts';
 import { verificationEmail } from './emails.ts';
 
@@ -51,7 +52,10 @@ export async function verifyEmail(input: { email: string; code: string }) {
  */
 export async function resendVerification(input: { email: string }) {
   const cooldown = await claimCooldown(`verify:${input.email}`);
-  if (!cooldown.allowed) throw rateLimited(cooldown.retryAfterSeconds);
+  if (!cooldown.allowed) {
+    countMetric('RateLimitRefused', 'verify-resend-cooldown');
+    throw rateLimited(cooldown.retryAfterSeconds);
+  }
   const user = await findUserByEmail(input.email);
   if (!user || user.isEmailVerified || !user.isActive) return null;
   const code = sixDigitCode();

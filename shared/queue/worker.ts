@@ -1,15 +1,20 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
 import type { QueueMessage } from '../platform/ports.ts';
 import { logger } from '../runtime/logger.ts';
+import { countMetric, publishMetrics } from '../runtime/metrics.ts';
+import { MAX_RECEIVE_COUNT } from './redrive.ts';
 
 export type MessageHandler = (payload: Record<string, unknown>, message: QueueMessage) => Promise<void>;
 
 const DONE_TTL_SECONDS = 7 * 24 * 3600;
 /** How long a claim keeps duplicates away; longer than any worker's timeout. */
 const LEASE_MS = 5 * 60 * 1000;
+
+/** This failure is the message's last receive: SQS moves it to the dead-letter queue next. */
+const isLastReceive = (record: SQSRecord) => Number(record.attributes?.ApproximateReceiveCount ?? 1) >= MAX_RECEIVE_COUNT;
 
 const claimKey = (queue: string, id: string) => ({ pk: `DONE#${queue}#${id}`, sk: 'ITEM' });
 
@@ -73,12 +78,16 @@ export function queueWorker(queue: string, handlers: Record<string, MessageHandl
         claimed = id;
         await handle(message.payload, message);
         await markDone(queue, id);
+        countMetric('MessageProcessed', queue);
       } catch (error) {
         if (claimed) await release(queue, claimed);
-        logger.error('message failed', { queue, messageId: record.messageId, error: error as Error });
+        const parked = isLastReceive(record);
+        logger.error('message failed', { queue, messageId: record.messageId, parked, error: error as Error });
+        countMetric(parked ? 'MessageParked' : 'MessageRetried', queue);
         batchItemFailures.push({ itemIdentifier: record.messageId });
       }
     }
+    await publishMetrics();
     return { batchItemFailures };
   };
 }

@@ -7,6 +7,7 @@ import { accessLog } from './middlewares/access-log.ts';
 import { authenticate } from './middlewares/authenticate.ts';
 import { errorEnvelope } from './middlewares/error-envelope.ts';
 import { jsonBody } from './middlewares/json-body.ts';
+import { publishMetricsAfter } from './middlewares/publish-metrics.ts';
 import { rateLimit } from './middlewares/rate-limit.ts';
 import { resolveRoute } from './middlewares/resolve-route.ts';
 import { validate } from './middlewares/validate.ts';
@@ -44,11 +45,11 @@ export function apiHandler<const T extends readonly RouteDef[]>(routes: T, handl
     });
     return toHttp(reply);
   };
-  // Middlewares run `before` in this order and `onError` in reverse, so the envelope is set
-  // before the access log records the status.
+  // Middlewares run `before` in this order and `after`/`onError` in reverse, so the envelope is set
+  // before the access log records the status, and metrics are written last.
   const chain = middy() as unknown as { use(m: unknown[]): { handler(h: LambdaHttpHandler): LambdaHttpHandler } };
   return chain
-    .use([accessLog(), errorEnvelope(), resolveRoute(routes), authenticate(), rateLimit(), jsonBody(), validate()])
+    .use([publishMetricsAfter(), accessLog(), errorEnvelope(), resolveRoute(routes), authenticate(), rateLimit(), jsonBody(), validate()])
     .handler(dispatch);
 }
 

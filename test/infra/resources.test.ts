@@ -45,7 +45,7 @@ describe('table', () => {
 describe('buckets', () => {
   it('block public access, are encrypted and deny any request without TLS', () => {
     const buckets = s.ofType('AWS::S3::Bucket');
-    expect(buckets.length).toBe(2);
+    expect(buckets.length).toBe(3);
     const policies = s.ofType('AWS::S3::BucketPolicy');
     for (const [id, b] of buckets) {
       expect(b.Properties.PublicAccessBlockConfiguration).toEqual({
@@ -68,6 +68,23 @@ describe('buckets', () => {
         }),
       );
     }
+  });
+
+  it('log every access to media and invoices to the access-log bucket, kept for 90 days', () => {
+    const logs = s.ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('DataAccessLogs'))!;
+    expect(logs[1].Properties.LifecycleConfiguration.Rules[0]).toMatchObject({ ExpirationInDays: 90, Status: 'Enabled' });
+    // ACLs stay disabled: log delivery is allowed by the log bucket's policy.
+    expect(logs[1].Properties.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
+    const policy = s.ofType('AWS::S3::BucketPolicy').find(([, p]) => targetId(p.Properties.Bucket) === logs[0])![1];
+    expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Allow', Action: 's3:PutObject', Principal: { Service: 'logging.s3.amazonaws.com' } }),
+    );
+    for (const prefix of ['DataMedia', 'DataInvoices']) {
+      const [, bucket] = s.ofType('AWS::S3::Bucket').find(([id]) => id.startsWith(prefix))!;
+      expect(targetId(bucket.Properties.LoggingConfiguration.DestinationBucketName), prefix).toBe(logs[0]);
+      expect(bucket.Properties.LoggingConfiguration.LogFilePrefix, prefix).toMatch(/^(media|invoices)\/$/);
+    }
+    expect(logs[1].Properties.LoggingConfiguration).toBeUndefined();
   });
 
   it('versions invoices and allows presigned GETs of media from the API origins', () => {
@@ -126,10 +143,11 @@ describe('functions', () => {
     expect(s.fnIds.get('catalog')).toMatch(/^Fncatalog[0-9A-F]{8}$/);
   });
 
-  it('run Node.js 22 on arm64 with memory and timeout from the group spec', () => {
+  it('run Node.js 24 (the newest runtime the CDK offers) on arm64 with X-Ray active tracing, memory and timeout from the group spec', () => {
     for (const name of s.fnIds.keys()) {
       const p = fn(name);
-      expect(p.Runtime, name).toBe('nodejs22.x');
+      expect(p.Runtime, name).toBe('nodejs24.x');
+      expect(p.TracingConfig, name).toEqual({ Mode: 'Active' });
       expect(p.Architectures, name).toEqual(['arm64']);
       expect(p.Handler, name).toBe('index.handler');
       const spec = (API_GROUPS as Record<string, { memoryMb?: number }>)[name];
@@ -180,10 +198,10 @@ describe('functions', () => {
 });
 
 describe('bundling', () => {
-  it('builds ESM for Node 22, module fields first, minified, AWS SDK bundled, require defined', () => {
+  it('builds ESM for Node 24, module fields first, minified, AWS SDK bundled, require defined', () => {
     expect(BUNDLING).toMatchObject({
       format: 'esm',
-      target: 'node22',
+      target: 'node24',
       mainFields: ['module', 'main'],
       minify: true,
       sourceMap: false,

@@ -17,17 +17,22 @@ export interface Statement {
 export const TEST_CONTEXT = { appName: 'saas', stage: 'test' };
 
 /**
- * The stack synthesized without bundling (`aws:cdk:bundling-stacks: []`): the template is the same,
- * only the code assets are placeholders. The CDK's built-in CloudFormation validation (a WebAssembly
+ * The stack without bundling (`aws:cdk:bundling-stacks: []`): the template is the same, only the
+ * code assets are placeholders. The CDK's built-in CloudFormation validation (a WebAssembly
  * engine, ~10 s per file) is left to `cdk synth`.
  */
-export function synthPlatform(context: Record<string, unknown> = {}) {
+export function platformStack(context: Record<string, unknown> = {}) {
   const app = new App({
     outdir: tempDir('cdk.out-'),
     context: { 'aws:cdk:bundling-stacks': [], ...TEST_CONTEXT, ...context },
     builtinCloudFormationValidation: false,
   });
-  const stack = new PlatformStack(app, 'Platform', { settings: readSettings(app.node) });
+  return { app, stack: new PlatformStack(app, 'Platform', { settings: readSettings(app.node) }) };
+}
+
+/** The stack synthesized, with lookups by function name. */
+export function synthPlatform(context: Record<string, unknown> = {}) {
+  const { app, stack } = platformStack(context);
   const template = Template.fromStack(stack);
   const resources: Record<string, Json> = template.toJSON().Resources;
 

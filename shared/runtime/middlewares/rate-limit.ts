@@ -1,5 +1,6 @@
 import { hitRateLimit } from '../../data/rate-limit.ts';
 import { rateLimited } from '../../http/errors.ts';
+import { countMetric } from '../metrics.ts';
 import { sourceIp, type MiddyRequest } from '../request.ts';
 
 /** Per-IP limits from the route table, counted in DynamoDB so every Lambda instance shares them. */
@@ -8,6 +9,9 @@ export const rateLimit = () => ({
     const rule = request.context.state.route!.rateLimit;
     if (!rule) return;
     const outcome = await hitRateLimit(rule, sourceIp(request.event));
-    if (!outcome.allowed) throw rateLimited(outcome.retryAfterSeconds);
+    if (!outcome.allowed) {
+      countMetric('RateLimitRefused', rule.name);
+      throw rateLimited(outcome.retryAfterSeconds);
+    }
   },
 });

@@ -83,7 +83,7 @@ describe('HTTP API settings', () => {
     });
   });
 
-  it('throttles the default stage and logs access to a log group with retention', () => {
+  it('throttles the default stage and logs access (with the Lambda request id, the key to its trace) to a log group with retention', () => {
     const stages = s.ofType('AWS::ApiGatewayV2::Stage');
     expect(stages.length).toBe(1);
     const stage: Json = stages[0]![1].Properties;
@@ -93,7 +93,11 @@ describe('HTTP API settings', () => {
     const logGroup = s.resources[targetId(stage.AccessLogSettings.DestinationArn)!];
     expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
     expect(logGroup.Properties.RetentionInDays).toBe(30);
-    expect(JSON.parse(stage.AccessLogSettings.Format)).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    expect(JSON.parse(stage.AccessLogSettings.Format)).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      integrationRequestId: '$context.integration.requestId',
+    });
   });
 
   it('outputs the API URL', () => {

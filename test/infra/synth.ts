@@ -3,6 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { PlatformStack } from '../../lib/platform-stack.ts';
 import { readSettings } from '../../lib/settings.ts';
+import type { RouteDef } from '../../shared/routes/types.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 export type Json = any;
@@ -21,18 +22,18 @@ export const TEST_CONTEXT = { appName: 'saas', stage: 'test' };
  * code assets are placeholders. The CDK's built-in CloudFormation validation (a WebAssembly
  * engine, ~10 s per file) is left to `cdk synth`.
  */
-export function platformStack(context: Record<string, unknown> = {}) {
+export function platformStack(context: Record<string, unknown> = {}, routes?: readonly RouteDef[]) {
   const app = new App({
     outdir: tempDir('cdk.out-'),
     context: { 'aws:cdk:bundling-stacks': [], ...TEST_CONTEXT, ...context },
     builtinCloudFormationValidation: false,
   });
-  return { app, stack: new PlatformStack(app, 'Platform', { settings: readSettings(app.node) }) };
+  return { app, stack: new PlatformStack(app, 'Platform', { settings: readSettings(app.node), routes }) };
 }
 
 /** The stack synthesized, with lookups by function name. */
-export function synthPlatform(context: Record<string, unknown> = {}) {
-  const { app, stack } = platformStack(context);
+export function synthPlatform(context: Record<string, unknown> = {}, routes?: readonly RouteDef[]) {
+  const { app, stack } = platformStack(context, routes);
   const template = Template.fromStack(stack);
   const resources: Record<string, Json> = template.toJSON().Resources;
 

@@ -26,13 +26,12 @@ import {
   tableThrottles,
 } from './signals.ts';
 
-const graph = (title: string, left: IMetric[], opts: { width?: number; threshold?: HorizontalAnnotation; stacked?: boolean } = {}) =>
+const graph = (title: string, left: IMetric[], opts: { width?: number; threshold?: HorizontalAnnotation } = {}) =>
   new GraphWidget({
     title,
     left,
     width: opts.width ?? 8,
     height: 6,
-    stacked: opts.stacked ?? false,
     period: PERIOD,
     leftAnnotations: opts.threshold ? [opts.threshold] : undefined,
   });
@@ -53,7 +52,7 @@ export function platformDashboard(scope: Construct, id: string, res: MonitoredRe
   const any = () => true;
   const apiFns = (name: string) => !isWorker(name);
 
-  const dashboard = new Dashboard(scope, id, { dashboardName: `${settings.appName}-${settings.stage}`, defaultInterval: undefined });
+  const dashboard = new Dashboard(scope, id, { dashboardName: `${settings.appName}-${settings.stage}` });
   const rows: IWidget[][] = [
     [new AlarmStatusWidget({ title: 'Alarms (red: firing; each one is explained in docs/operations.md)', alarms, width: 24, height: 4 })],
     [header('## API\nRequests and errors of the HTTP API, 5xx rate and p99 latency (alarms above the red lines).')],
@@ -95,7 +94,6 @@ export function platformDashboard(scope: Construct, id: string, res: MonitoredRe
       graph(title, [
         new SearchExpression({
           expression: `SEARCH('{"${namespace}",${SERVICE_DIMENSION},${dimension}} MetricName="${name}"', 'Sum', ${PERIOD.toSeconds()})`,
-          label: '',
           period: PERIOD,
         }),
       ], { width: 6 }),

@@ -38,8 +38,8 @@ export class DataStores extends Construct {
       this.table.addGlobalSecondaryIndex({
         indexName: index.name,
         partitionKey: str(index.partitionKey),
-        sortKey: str(index.sortKey),
-        projectionType: ProjectionType.ALL,
+        sortKey: index.sortKey ? str(index.sortKey) : undefined,
+        projectionType: ProjectionType[index.projection],
       });
     }
 

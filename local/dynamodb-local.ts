@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { TABLE_DESIGN } from '../shared/data/table-design.ts';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { type IndexDesign, keyAttributes, TABLE_DESIGN } from '../shared/data/table-design.ts';
 
 /** DynamoDB Local's jar ships inside amplify-dynamodb-simulator; only the jar is used. */
 export function dynamoDbLocalDir(): string {
@@ -78,34 +78,46 @@ export async function startDynamoDbLocal(opts: { dbPath?: string } = {}): Promis
 export const localClient = (endpoint: string) =>
   new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 
-/** Creates the table with the same keys and indexes as the stack, if it does not exist. */
+const indexKeySchema = (i: IndexDesign) => [
+  { AttributeName: i.partitionKey, KeyType: 'HASH' as const },
+  ...(i.sortKey ? [{ AttributeName: i.sortKey, KeyType: 'RANGE' as const }] : []),
+];
+const gsi = (i: IndexDesign) => ({ IndexName: i.name, KeySchema: indexKeySchema(i), Projection: { ProjectionType: i.projection } });
+const attributeDefinitions = () => keyAttributes().map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
+
+/**
+ * Creates the table with the same keys and indexes as the stack, if it does not exist; a table
+ * persisted by an older version (`npm start` keeps data) gets the indexes added since.
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = localClient(endpoint);
+  const { partitionKey, sortKey, indexes, ttlAttribute } = TABLE_DESIGN;
+  let existing: string[] | null = null;
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    existing = (Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName!);
   } catch (err) {
     if ((err as { name?: string }).name !== 'ResourceNotFoundException') throw err;
   }
-  const { partitionKey, sortKey, indexes, ttlAttribute } = TABLE_DESIGN;
-  const attributes = [partitionKey, sortKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])];
+  if (existing) {
+    // DynamoDB allows one index creation per UpdateTable call.
+    for (const index of indexes.filter((i) => !existing.includes(i.name))) {
+      await client.send(
+        new UpdateTableCommand({ TableName: tableName, AttributeDefinitions: attributeDefinitions(), GlobalSecondaryIndexUpdates: [{ Create: gsi(index) }] }),
+      );
+    }
+    return;
+  }
   await client.send(
     new CreateTableCommand({
       TableName: tableName,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      AttributeDefinitions: attributeDefinitions(),
       KeySchema: [
         { AttributeName: partitionKey, KeyType: 'HASH' },
         { AttributeName: sortKey, KeyType: 'RANGE' },
       ],
-      GlobalSecondaryIndexes: indexes.map((i) => ({
-        IndexName: i.name,
-        KeySchema: [
-          { AttributeName: i.partitionKey, KeyType: 'HASH' },
-          { AttributeName: i.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      })),
+      GlobalSecondaryIndexes: indexes.map(gsi),
     }),
   );
   await client.send(

@@ -1,4 +1,4 @@
-import { scopeTenant } from '../../shared/auth/tenant-scope.ts';
+import { scopeRecord, scopeTenant } from '../../shared/auth/tenant-scope.ts';
 import { notFound } from '../../shared/http/errors.ts';
 import { created, ok } from '../../shared/http/responses.ts';
 import { catalogRoutes } from '../../shared/routes/catalog.ts';
@@ -14,7 +14,8 @@ export const handler = apiHandler(catalogRoutes, {
     return created(await createSupplier(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
   },
   'suppliers.get': async ({ principal, params, query }) => {
-    const supplier = await getSupplier(await scopeTenant(principal!, query.tenantId), params.supplierId);
+    const id = params.supplierId.toLowerCase();
+    const supplier = await getSupplier(await scopeRecord(principal!, query.tenantId, { collection: 'SUPPLIER', id, label: 'Supplier' }), id);
     if (!supplier) throw notFound('Supplier');
     return ok(supplier);
   },

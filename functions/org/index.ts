@@ -1,4 +1,4 @@
-import { scopeTenant } from '../../shared/auth/tenant-scope.ts';
+import { scopeRecord, scopeTenant } from '../../shared/auth/tenant-scope.ts';
 import { created, ok } from '../../shared/http/responses.ts';
 import { orgRoutes } from '../../shared/routes/org.ts';
 import { apiHandler } from '../../shared/runtime/api-handler.ts';
@@ -13,7 +13,7 @@ export const handler = apiHandler(orgRoutes, {
     return created(await createRole(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
   },
   'roles.setPermissions': async ({ principal, params, query, body }) =>
-    ok(await setRolePermissions(await scopeTenant(principal!, query.tenantId), params.roleId, body.permissions, principal!)),
+    ok(await setRolePermissions(await scopeRecord(principal!, query.tenantId, { collection: 'ROLE', id: params.roleId.toLowerCase(), label: 'Role' }), params.roleId, body.permissions, principal!)),
   'departments.list': async ({ principal, query }) =>
     ok(await listDepartments(await scopeTenant(principal!, query.tenantId), query)),
   'departments.create': async ({ principal, body }) => {
@@ -26,5 +26,5 @@ export const handler = apiHandler(orgRoutes, {
     return created(await createGroup(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
   },
   'groups.addUser': async ({ principal, params, query }) =>
-    ok(await addUserToGroup(await scopeTenant(principal!, query.tenantId), params.groupId, query.userId, principal!)),
+    ok(await addUserToGroup(await scopeRecord(principal!, query.tenantId, { collection: 'GROUP', id: params.groupId.toLowerCase(), label: 'Group' }), params.groupId, query.userId, principal!)),
 });

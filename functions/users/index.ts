@@ -1,5 +1,6 @@
 import { safeParse } from 'zod/mini';
-import { scopeTenant } from '../../shared/auth/tenant-scope.ts';
+import type { Principal } from '../../shared/auth/access-token.ts';
+import { scopeRecord, scopeTenant } from '../../shared/auth/tenant-scope.ts';
 import { invalidJson, notFound, validationError } from '../../shared/http/errors.ts';
 import { noContent, ok } from '../../shared/http/responses.ts';
 import { PASSWORD_RESET_SUFFIX, userRoutes, userUpdateBody } from '../../shared/routes/users.ts';
@@ -19,18 +20,22 @@ function updateIssues(rawBody: string | undefined) {
   return parsed.success ? [] : parsed.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
 }
 
+const scopeUser = (principal: Principal, tenantId: string | undefined, id: string) =>
+  scopeRecord(principal, tenantId, { collection: 'USER', id, label: 'User' });
+
 export const handler = apiHandler(userRoutes, {
   'users.list': async ({ principal, query }) => ok(await listUsers(await scopeTenant(principal!, query.tenantId), query)),
   'users.get': async ({ principal, params, query }) => {
-    const user = await userDetail(await scopeTenant(principal!, query.tenantId), params.userId.toLowerCase());
+    const userId = params.userId.toLowerCase();
+    const user = await userDetail(await scopeUser(principal!, query.tenantId, userId), userId);
     if (!user) throw notFound('User');
     return ok(user);
   },
   // API Gateway cannot route `{userId}:password-reset` apart from `{userId}`, so that spelling lands here.
   'users.update': async ({ principal, params, query, body, rawBody }) => {
-    const tenantId = await scopeTenant(principal!, query.tenantId);
     const isReset = params.userId.endsWith(PASSWORD_RESET_SUFFIX);
     const userId = params.userId.slice(0, 36).toLowerCase();
+    const tenantId = await scopeUser(principal!, query.tenantId, userId);
     if (body.kind === 'not-an-object') throw invalidJson('Request body must be a JSON object');
     if (isReset) {
       if (body.kind !== 'reset') throw validationError([{ path: 'body.newPassword', message: 'Required' }]);
@@ -40,9 +45,12 @@ export const handler = apiHandler(userRoutes, {
     return ok(await updateUser(principal!, tenantId, userId, body.update));
   },
   'users.delete': async ({ principal, params, query }) => {
-    await deleteUser(principal!, await scopeTenant(principal!, query.tenantId), params.userId.toLowerCase());
+    const userId = params.userId.toLowerCase();
+    await deleteUser(principal!, await scopeUser(principal!, query.tenantId, userId), userId);
     return noContent();
   },
-  'users.passwordReset': async ({ principal, params, query, body }) =>
-    ok(await resetPassword(principal!, await scopeTenant(principal!, query.tenantId), params.userId.toLowerCase(), body.newPassword)),
+  'users.passwordReset': async ({ principal, params, query, body }) => {
+    const userId = params.userId.toLowerCase();
+    return ok(await resetPassword(principal!, await scopeUser(principal!, query.tenantId, userId), userId, body.newPassword));
+  },
 });

@@ -1,6 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { forbidden, notFound, validationError } from '../http/errors.ts';
-import { keys } from '../data/keys.ts';
+import { keys, type TenantCollection } from '../data/keys.ts';
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
 import type { Principal } from './access-token.ts';
@@ -25,4 +25,36 @@ export async function scopeTenant(principal: Principal, requested: string | null
   );
   if (!tenant.Item) throw notFound('Tenant');
   return tenantId;
+}
+
+/** A tenant record addressed by id on a by-id route. */
+export interface RecordRef {
+  collection: TenantCollection;
+  id: string;
+  /** The name in the 404 message. */
+  label: string;
+}
+
+/**
+ * The tenant a by-id route acts on. Tenant users and a SystemAdmin naming `tenantId` are scoped
+ * exactly as `scopeTenant`; a SystemAdmin naming only the id gets the tenant that holds it (ids
+ * are UUIDs), or 404. The by-id index is eventually consistent: a record created a moment ago
+ * may need the `tenantId` narrowing for that moment.
+ */
+export async function scopeRecord(principal: Principal, requested: string | null | undefined, record: RecordRef, field = 'query.tenantId'): Promise<string> {
+  if (!isSystemAdmin(principal) || requested) return scopeTenant(principal, requested, field);
+  const found = await ddb().send(
+    new QueryCommand({
+      TableName: config.tableName,
+      IndexName: 'byId',
+      KeyConditionExpression: '#id = :id',
+      ExpressionAttributeNames: { '#id': 'id' },
+      ExpressionAttributeValues: { ':id': record.id },
+    }),
+  );
+  for (const item of found.Items ?? []) {
+    const tenantId = item.sk === record.id ? keys.tenantOfItem(String(item.pk), record.collection) : null;
+    if (tenantId) return tenantId;
+  }
+  throw notFound(record.label);
 }

@@ -3,7 +3,8 @@
  * key built for one tenant can never address another tenant's items.
  *
  * Table: pk/sk. gsi1 (gsi1pk/gsi1sk): collections ordered newest first. gsi2 (gsi2pk/gsi2sk):
- * secondary lookups (user by e-mail owner, site by domain, child lists). `ttl`: expiry epoch seconds.
+ * secondary lookups (user by e-mail owner, site by domain, child lists). byId (`id`, keys only): the
+ * partition of a record known only by its id. `ttl`: expiry epoch seconds.
  */
 export interface Key {
   pk: string;
@@ -54,6 +55,13 @@ export const keys = {
   childCollection: (tenantId: string, parent: TenantCollection, parentId: string, child: string) =>
     `${tenantId}#${parent}#${parentId}#${child}`,
   tenantCollection: collection,
+  /** The tenant whose `name` collection holds a partition key, or null when it is not one. */
+  tenantOfItem: (pk: string, name: TenantCollection): string | null => {
+    const suffix = `#${name}`;
+    if (!pk.endsWith(suffix)) return null;
+    const tenantId = pk.slice(0, -suffix.length);
+    return tenantId && tenantId !== PLATFORM && !tenantId.includes('#') ? tenantId : null;
+  },
   platformItem: (name: PlatformCollection, id: string): Key => ({ pk: platformCollection(name), sk: id }),
   platformCollection,
   /** Maintained count of a collection, so an unfiltered list's totalCount is one GetItem. */

@@ -71,8 +71,8 @@ describe('IAM', () => {
         expect(actions, name).toEqual([]);
         continue;
       }
-      // The table and its two indexes by name, never `index/*`; never Scan or stream reads.
-      expect(resourceTexts(onTable).map((t) => t.replace(/^\{DataTable[0-9A-F]{8}\.Arn\}/, 'TABLE')).sort(), name).toEqual(['TABLE', 'TABLE/index/gsi1', 'TABLE/index/gsi2']);
+      // The table and its indexes by name, never `index/*`; never Scan or stream reads.
+      expect(resourceTexts(onTable).map((t) => t.replace(/^\{DataTable[0-9A-F]{8}\.Arn\}/, 'TABLE')).sort(), name).toEqual(['TABLE', 'TABLE/index/byId', 'TABLE/index/gsi1', 'TABLE/index/gsi2']);
       expect(actions.filter((a) => /Scan|GetRecords|GetShardIterator/.test(a)), name).toEqual([]);
       expect(actions, name).toContain('dynamodb:GetItem');
       expect(actions, name).toContain('dynamodb:Query');

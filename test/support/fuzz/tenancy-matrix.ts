@@ -13,11 +13,15 @@ export type TenancyCase =
   | { kind: 'foreign-reference'; route: RouteDef; where: 'query' | 'body'; name: string }
   | { kind: 'read-leak'; route: RouteDef }
   /** A SystemAdmin naming tenant B while the path names tenant A's record. */
-  | { kind: 'admin-other-tenant-record'; route: RouteDef };
+  | { kind: 'admin-other-tenant-record'; route: RouteDef }
+  /** A SystemAdmin reading tenant A's record by its id alone, as the spec publishes the path. */
+  | { kind: 'admin-by-id'; route: RouteDef };
 
 export interface TenancyPlan {
   cases: TenancyCase[];
   skipped: { route: string; reason: string }[];
+  /** Tenant routes the matrix cannot cover because it cannot create their records: a failure, never a skip. */
+  uncovered: { route: string; reason: string }[];
   /** Record kinds the plan needs created in both tenants (param names). */
   recordKinds: string[];
 }
@@ -31,6 +35,7 @@ export const isTenantScoped = (route: RouteDef) =>
 export function tenancyPlan(routes: readonly RouteDef[] = routesUnderTest()): TenancyPlan {
   const cases: TenancyCase[] = [];
   const skipped: TenancyPlan['skipped'] = [];
+  const uncovered: TenancyPlan['uncovered'] = [];
   const kinds = new Set<string>();
   for (const route of routes) {
     if (!isTenantScoped(route)) {
@@ -48,18 +53,21 @@ export function tenancyPlan(routes: readonly RouteDef[] = routesUnderTest()): Te
     const needed = [...recordParams(route), ...recordRefs(route).map((r) => r.name)];
     const missing = needed.map((n) => [n, creatorAvailable(n)] as const).filter(([, c]) => !c.ok);
     if (missing.length) {
-      for (const [name, c] of missing) skipped.push({ route: route.id, reason: `cannot create a '${name}' record: ${(c as { reason: string }).reason}` });
+      for (const [name, c] of missing) uncovered.push({ route: route.id, reason: `cannot create a '${name}' record: ${(c as { reason: string }).reason}` });
       continue;
     }
     needed.forEach((n) => kinds.add(n));
     for (const where of tenantIdPlaces(route)) cases.push({ kind: 'foreign-tenantId', route, where });
     if (recordParams(route).length) cases.push({ kind: 'foreign-path-record', route });
-    if (recordParams(route).some((n) => n !== 'slug') && tenantIdPlaces(route).includes('query')) cases.push({ kind: 'admin-other-tenant-record', route });
+    if (recordParams(route).some((n) => n !== 'slug') && tenantIdPlaces(route).includes('query')) {
+      cases.push({ kind: 'admin-other-tenant-record', route });
+      if (route.method === 'GET') cases.push({ kind: 'admin-by-id', route });
+    }
     for (const ref of recordRefs(route)) cases.push({ kind: 'foreign-reference', route, ...ref });
     if (route.method === 'GET') cases.push({ kind: 'read-leak', route });
     if (!tenantIdPlaces(route).length && !recordParams(route).length && route.method !== 'GET') {
       skipped.push({ route: route.id, reason: 'names no tenant and no record: nothing foreign to send (covered by the tenant-partition check)' });
     }
   }
-  return { cases, skipped, recordKinds: [...kinds] };
+  return { cases, skipped, uncovered, recordKinds: [...kinds] };
 }

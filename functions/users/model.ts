@@ -1,9 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../../shared/auth/access-token.ts';
 import { keys } from '../../shared/data/keys.ts';
 import type { TransactItem } from '../../shared/data/transact.ts';
-import { forbidden } from '../../shared/http/errors.ts';
-import { actsAsOwner } from '../../shared/identity/invitations.ts';
 import { tenantKey } from '../../shared/identity/tenants.ts';
 import type { UserRecord } from '../../shared/identity/users.ts';
 import { ddb } from '../../shared/platform/aws.ts';
@@ -38,11 +35,6 @@ export async function readUser(tenantId: string, userId: string): Promise<UserIt
 
 /** An owner for the "last TenantOwner" rule: active and holding TenantOwner. */
 export const isActiveOwner = (u: Pick<UserRecord, 'isActive' | 'roles'>) => u.isActive !== false && u.roles.includes('TenantOwner');
-
-/** Only a TenantOwner (or SystemAdmin) may change, reset or delete a TenantOwner's account. */
-export function assertMayManage(principal: Principal, target: Pick<UserRecord, 'roles'>) {
-  if (!actsAsOwner(principal) && target.roles.includes('TenantOwner')) throw forbidden('Only a TenantOwner can manage a TenantOwner');
-}
 
 /** Condition that the user item is still the revision that was read. */
 export function revisionCondition(before: UserItem) {

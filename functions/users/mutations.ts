@@ -8,13 +8,12 @@ import { transact, type TransactItem } from '../../shared/data/transact.ts';
 import { conflict, notFound, validationError } from '../../shared/http/errors.ts';
 import { getDepartment } from '../../shared/identity/departments.ts';
 import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
+import { assertMayManageUser } from '../../shared/identity/ceiling.ts';
 import { assignableRoles } from '../../shared/identity/invitations.ts';
 import { departmentName, groupsOfUser, membershipChangeItems } from '../../shared/identity/org-counters.ts';
-import type { UserRecord } from '../../shared/identity/users.ts';
 import { config } from '../../shared/platform/config.ts';
 import type { UserUpdateInput } from '../../shared/routes/users.ts';
 import {
-  assertMayManage,
   isActiveOwner,
   otherActiveOwners,
   readOwnerGuard,
@@ -72,7 +71,7 @@ export async function updateUser(principal: Principal, tenantId: string, userId:
     if (attempt) await backoff(attempt);
     const before = await readUser(tenantId, userId);
     if (!before) throw notFound('User');
-    assertMayManage(principal, before);
+    await assertMayManageUser(principal, tenantId, before);
     if (userId === principal.userId && !input.isActive) throw conflict('You cannot deactivate your own account');
 
     const after = {
@@ -159,7 +158,7 @@ export async function deleteUser(principal: Principal, tenantId: string, userId:
     const before = await readUser(tenantId, userId);
     if (!before) throw notFound('User');
     if (userId === principal.userId) throw conflict('You cannot delete your own account');
-    assertMayManage(principal, before);
+    await assertMayManageUser(principal, tenantId, before);
     const was = toUser(before as unknown as Record<string, unknown>);
     const owner = await ownerGuardFor(tenantId, before, isActiveOwner(was));
     const revision = revisionCondition(before);
@@ -213,7 +212,7 @@ export async function deleteUser(principal: Principal, tenantId: string, userId:
 export async function resetPassword(principal: Principal, tenantId: string, userId: string, newPassword: string): Promise<null> {
   const user = await readUser(tenantId, userId);
   if (!user) throw notFound('User');
-  assertMayManage(principal, user as Pick<UserRecord, 'roles'>);
+  await assertMayManageUser(principal, tenantId, user);
   const passwordHash = await hashPassword(newPassword);
   const now = new Date().toISOString();
   const outcome = await transact([

@@ -10,6 +10,7 @@ import { ApiError, badRequest, conflict, forbidden, validationError } from '../h
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
 import { sendEmail } from '../queue/enqueue.ts';
+import { assertMayGrant } from './ceiling.ts';
 import { countIntegrationEvents, integrationEventPut } from './integration-events.ts';
 import { membershipChangeItems } from './org-counters.ts';
 import { resolveRoles, systemRoleName } from './roles.ts';
@@ -237,14 +238,12 @@ export async function activatePendingTenantOnOwnerVerified(user: UserRecord): Pr
   await Promise.all([countAudit(1), countIntegrationEvents(1)]);
 }
 
-/** Whether the caller may hand out or take away TenantOwner, or change a TenantOwner's account. */
-export const actsAsOwner = (principal: Principal) => isSystemAdmin(principal) || principal.roles.includes('TenantOwner');
-
 /**
  * Role names a caller may give a tenant user, in their canonical spelling. SystemAdmin is a
  * platform role: 403 for anyone but a SystemAdmin, and 400 for a SystemAdmin (never a tenant
- * user's role). Names that are not roles of the tenant are 400 naming them. TenantOwner can only
- * be given by a TenantOwner or a SystemAdmin (403).
+ * user's role). Names that are not roles of the tenant are 400 naming them. The permission
+ * ceiling applies (`assertMayGrant`): TenantOwner only from a TenantOwner or SystemAdmin, any other
+ * role only from a caller holding all of its permissions (403).
  */
 export async function assignableRoles(tenantId: string, names: string[], principal: Principal, path = 'body.roles'): Promise<string[]> {
   if (names.some((n) => systemRoleName(n) === 'SystemAdmin')) {
@@ -253,7 +252,6 @@ export async function assignableRoles(tenantId: string, names: string[], princip
   }
   const { found, missing } = await resolveRoles(tenantId, names);
   if (missing.length) throw validationError([{ path, message: `Not a role of this tenant: ${missing.join(', ')}` }]);
-  const roles = found.map((r) => r.name);
-  if (roles.includes('TenantOwner') && !actsAsOwner(principal)) throw forbidden('Only a TenantOwner can grant TenantOwner');
-  return roles;
+  assertMayGrant(principal, found);
+  return found.map((r) => r.name);
 }

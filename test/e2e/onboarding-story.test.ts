@@ -1,46 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { api, e2e } from '../support/e2e.ts';
+import { joinWithCode, lastMailTo, STORY_PASSWORD as PASSWORD } from '../support/e2e-accounts.ts';
 
 // The whole life of a tenant over HTTP, as its owner, a member and a SystemAdmin see it. Each actor
 // calls from its own loopback address so the per-IP sign-in limits never mix them up.
 const OWNER_IP = '127.0.0.21';
 const MEMBER_IP = '127.0.0.22';
 const ADMIN_IP = '127.0.0.23';
-const PASSWORD = 'Str0ngPassw0rd';
-
-interface Mail {
-  to: string[];
-  subject: string;
-  text: string;
-}
-
-/** E-mail is delivered by the queue worker after the request returns, so the outbox is polled. */
-async function lastMailTo(address: string, pattern: RegExp, seen = new Set<string>()): Promise<string> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const res = await fetch(`${e2e().baseUrl}/_local/outbox`);
-    const mails = ((await res.json()) as Mail[]).filter((m) => m.to.includes(address));
-    for (const mail of mails.reverse()) {
-      const match = pattern.exec(mail.text);
-      if (match && !seen.has(match[1]!)) return match[1]!;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`No e-mail to ${address} matching ${pattern}`);
-}
-
-async function joinWithCode(email: string, code: string, ip: string, name: string) {
-  const registered = await api('POST', '/api/auth/register', {
-    localAddress: ip,
-    body: { email, password: PASSWORD, firstName: name, lastName: 'Story', invitationCode: code },
-  });
-  expect(registered.status, registered.text).toBe(201);
-  const verifyCode = await lastMailTo(email, /verification code is (\d{6})/);
-  const verified = await api('POST', '/api/auth/verify-email', { localAddress: ip, body: { email, code: verifyCode } });
-  expect(verified.status, verified.text).toBe(200);
-  const login = await api('POST', '/api/auth/login', { localAddress: ip, body: { email, password: PASSWORD } });
-  expect(login.status, login.text).toBe(200);
-  return { id: registered.json.result.id as string, token: login.json.result.accessToken as string, user: login.json.result.user };
-}
 
 describe('onboarding story', () => {
   it('takes a tenant from onboarding to an organised team, audited for the SystemAdmin', async () => {

@@ -3,6 +3,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lambdaContext, toApiGatewayEvent } from '../../local/apigw-event.ts';
 import { verifyPassword } from '../../shared/auth/password.ts';
+import { PERMISSIONS } from '../../shared/auth/permissions.ts';
 import { getFamily, newSession } from '../../shared/auth/refresh-tokens.ts';
 import { countOf, getItem, listNewestFirst } from '../../shared/data/collection.ts';
 import { keys } from '../../shared/data/keys.ts';
@@ -288,7 +289,10 @@ describe('PUT /api/users/{userId}', () => {
     expect((await invoke('PUT', `/api/users/${user.id}`, { token: memberA.token, body: updateBody() })).status).toBe(403);
     expect((await invoke('PUT', `/api/users/${user.id}`, { token: b.owner.token, body: updateBody({ firstName: 'Hacked' }) })).status).toBe(404);
     expect((await invoke('PUT', `/api/users/${user.id}`, { token: b.owner.token, query: { tenantId: a.id }, body: updateBody() })).status).toBe(403);
-    const manager = await tokenFor({ tenantId: a.id, roles: ['Manager'], permissions: ['users:read', 'users:write'] });
+    // The ceiling: a manager manages a TenantMember only when it holds every permission of that role (all reads).
+    const narrow = await tokenFor({ tenantId: a.id, roles: ['Manager'], permissions: ['users:read', 'users:write'] });
+    expect((await invoke('PUT', `/api/users/${user.id}`, { token: narrow, body: updateBody({ firstName: 'Managed' }) })).status).toBe(403);
+    const manager = await tokenFor({ tenantId: a.id, roles: ['Manager'], permissions: [...PERMISSIONS.filter((p) => p.endsWith(':read')), 'users:write'] });
     expect((await invoke('PUT', `/api/users/${a.owner.id}`, { token: manager, body: updateBody({ roles: ['TenantOwner'], isActive: false }) })).status).toBe(403);
     expect((await invoke('PUT', `/api/users/${user.id}`, { token: manager, body: updateBody({ roles: ['TenantOwner'] }) })).status).toBe(403);
     const fine = await invoke('PUT', `/api/users/${user.id}`, { token: manager, body: updateBody({ firstName: 'Managed' }) });

@@ -5,7 +5,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const common = { setupFiles: ['test/support/env-setup.ts'] };
 
-/** The four tiers of the guide; `npm test` runs them all. */
+/** The four tiers of the guide, plus the fresh-clone check; `npm test` runs them all. */
 export default defineConfig({
   test: {
     reporters: ['default'],
@@ -33,6 +33,7 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      { test: { ...common, name: 'clone', include: ['test/clone/**/*.test.ts'], testTimeout: 600_000 } },
     ],
   },
 });

@@ -1,6 +1,6 @@
 /**
- * Routes of ../shared/spec/routes.txt that the route table does not serve yet, spelled exactly as
- * routes.txt spells them. test/unit/openapi-coverage.test.ts fails when a spec route is missing
+ * Routes of docs/contract-routes.txt that the route table does not serve yet, spelled exactly as
+ * that list spells them. test/unit/openapi-coverage.test.ts fails when a spec route is missing
  * from the table and not listed here, and when a listed route is in the table: remove its line
  * in the change that builds it. The list only shrinks; it is empty when every area is built.
  */

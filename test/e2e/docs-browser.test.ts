@@ -1,21 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser.ts';
 import { e2e } from '../support/e2e.ts';
 
-/** Debian's Chromium (`apt-get install chromium`); playwright-core never downloads a browser. */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
 
 describe('API reference page in a browser', () => {
@@ -28,13 +17,7 @@ describe('API reference page in a browser', () => {
   // Launched inside the test, so a missing browser is this test failing, not a skipped one.
   it('runs GET /api/health from /api/docs and shows the 200 answer', { timeout: 120_000 }, async () => {
     // Prepare
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} is missing: this test needs Debian's Chromium. Install it with ` +
-          '`sudo apt-get update && sudo apt-get install -y chromium` (README setup; .ci/run does the same).',
-      );
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 60_000 });
+    browser = await launchBrowser();
     const { baseUrl } = e2e();
     const origin = new URL(baseUrl).origin;
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });

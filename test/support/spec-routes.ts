@@ -2,11 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RouteDef } from '../../shared/routes/types.ts';
 
-/** `../shared/spec/routes.txt` beside the repository: every route the two spec documents name. */
-export const SPEC_ROUTES_FILE = fileURLToPath(new URL('../../../shared/spec/routes.txt', import.meta.url));
+/** The contract's routes as the repository carries them: every route the two spec documents name. */
+export const SPEC_ROUTES_FILE = fileURLToPath(new URL('../../docs/contract-routes.txt', import.meta.url));
 
 export interface SpecRoute {
-  /** `METHOD path` exactly as routes.txt spells it. */
+  /** `METHOD path` exactly as the contract list spells it. */
   key: string;
   method: string;
   path: string;
@@ -16,7 +16,7 @@ export interface SpecRoute {
 
 /**
  * Spec spellings that are not plain path templates, mapped by hand to the `METHOD path` spellings
- * the route table may use for them (as a route's path or one of its aliases). routes.txt writes the
+ * the route table may use for them (as a route's path or one of its aliases). The contract writes the
  * admin password reset as `{userId:password-reset}`: a `:password-reset` suffix on the user id
  * segment, which a route serves as `/api/users/{userId}:password-reset` (an alias) or
  * `/api/users/{userId}/password-reset`.
@@ -33,11 +33,11 @@ export function parseSpecRoutes(text: string): SpecRoute[] {
     const line = raw.trim();
     if (!line || line.startsWith('#')) return;
     const m = LINE.exec(line);
-    if (!m) throw new Error(`routes.txt line ${i + 1} is not "METHOD /path  # section": ${raw}`);
+    if (!m) throw new Error(`contract-routes.txt line ${i + 1} is not "METHOD /path  # section": ${raw}`);
     const [, method, path, section = ''] = m;
     const key = `${method} ${path}`;
     if (/\{[^}]*[^\w}][^}]*\}/.test(path!) && !SPEC_SPELLINGS[key]) {
-      throw new Error(`routes.txt line ${i + 1}: "${key}" has a parameter that is not a plain {name}; map it in SPEC_SPELLINGS`);
+      throw new Error(`contract-routes.txt line ${i + 1}: "${key}" has a parameter that is not a plain {name}; map it in SPEC_SPELLINGS`);
     }
     out.push({ key, method: method!, path: path!, section: section.trim(), line: i + 1 });
   });
@@ -46,7 +46,7 @@ export function parseSpecRoutes(text: string): SpecRoute[] {
 
 export function readSpecRoutes(file = SPEC_ROUTES_FILE): SpecRoute[] {
   if (!existsSync(file)) {
-    throw new Error(`${file} is missing: the spec folder must sit beside the repository (../shared/spec/routes.txt)`);
+    throw new Error(`${file} is missing: docs/contract-routes.txt is part of the repository`);
   }
   return parseSpecRoutes(readFileSync(file, 'utf8'));
 }

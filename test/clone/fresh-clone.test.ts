@@ -23,7 +23,7 @@ describe('a fresh clone', () => {
   it('installs with npm ci and passes the unit tier, with nothing beside it', { timeout: 600_000 }, async () => {
     await run('git', ['clone', '--quiet', '--no-hardlinks', REPO, clone]);
     expect(readdirSync(parent)).toEqual(['repo']);
-    const env = { ...process.env, CI: '1', NO_COLOR: '1', FORCE_COLOR: '0', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_prefer_offline: 'true' };
+    const env: NodeJS.ProcessEnv = { ...process.env, CI: '1', NO_COLOR: '1', FORCE_COLOR: '0', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_prefer_offline: 'true' };
     delete env.VITEST;
     delete env.VITEST_POOL_ID;
     delete env.VITEST_WORKER_ID;

@@ -1,14 +1,12 @@
-import { isAllowedRedirect, providerConfig, type ProviderId } from '../../shared/auth/identity-providers.ts';
+import { isAllowedRedirect, providerConfig, redirectAllowList, type ProviderId } from '../../shared/auth/identity-providers.ts';
 import {
   assertNonce,
   consumeFlow,
   emailVerifiedClaim,
   exchangeCode,
-  flowForNonce,
   flowForState,
   startFlow,
   verifyIdToken,
-  type AuthorizationFlow,
   type IdTokenClaims,
 } from '../../shared/auth/oidc-client.ts';
 import { revokeAllFamilies } from '../../shared/auth/refresh-tokens.ts';
@@ -16,7 +14,7 @@ import { countAudit } from '../../shared/data/audit.ts';
 import { claimUnique, getItem } from '../../shared/data/collection.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { transact } from '../../shared/data/transact.ts';
-import { ApiError, badRequest, conflict, validationError } from '../../shared/http/errors.ts';
+import { ApiError, badRequest, conflict } from '../../shared/http/errors.ts';
 import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
 import { createUser, findUserByEmail, getUser, normalizeEmail, type UserRecord } from '../../shared/identity/users.ts';
 import { config } from '../../shared/platform/config.ts';
@@ -25,7 +23,9 @@ import { authAuditItem, recordAuth } from './audit.ts';
 import { completeSignIn, type Account } from './session.ts';
 
 function assertRedirect(redirectUri: string) {
-  if (!isAllowedRedirect(redirectUri)) throw badRequest('INVALID_REDIRECT_URI', 'redirectUri is not on the allow-list');
+  if (isAllowedRedirect(redirectUri)) return;
+  if (!redirectAllowList().length) throw badRequest('INVALID_REDIRECT_URI', 'External sign-in is not configured here (no OAUTH_REDIRECT_ALLOWLIST)');
+  throw badRequest('INVALID_REDIRECT_URI', 'redirectUri is not on the allow-list');
 }
 
 export async function startExternal(provider: ProviderId, input: { redirectUri: string }) {
@@ -34,27 +34,21 @@ export async function startExternal(provider: ProviderId, input: { redirectUri: 
 }
 
 /**
- * The callback: with `state`, the stored flow is found and consumed before the code exchange (its
- * PKCE verifier goes with it) and the ID token's nonce must match; without `state` (provider A's
- * contract) the flow is found through the nonce of the verified ID token and consumed then. Either
- * way a flow is used once, within 10 minutes, for the provider and redirect URI it was started with.
+ * The callback: the flow is found by `state`, must have been started by this client (its
+ * `clientBinding`), and is consumed before the code exchange (its PKCE verifier goes with it); the
+ * ID token's nonce must match. A flow is used once, within 10 minutes, for the provider and
+ * redirect URI it was started with.
  */
-export async function finishExternal(provider: ProviderId, input: { code: string; redirectUri: string; state?: string }, ip: string) {
+export async function finishExternal(provider: ProviderId, input: { code: string; redirectUri: string; state: string; clientBinding: string }, ip: string) {
   const cfg = providerConfig(provider);
   let claims: IdTokenClaims;
   let user: Account;
   try {
     assertRedirect(input.redirectUri);
-    let flow: AuthorizationFlow | undefined;
-    if (input.state) {
-      flow = await flowForState(provider, input.state, input.redirectUri);
-      await consumeFlow(flow);
-    } else if (cfg.requireState) {
-      throw validationError([{ path: 'body.state', message: 'Required for this provider' }]);
-    }
-    claims = await verifyIdToken(cfg, await exchangeCode(cfg, input.code, input.redirectUri, flow?.codeVerifier ?? null));
-    if (flow) assertNonce(flow, claims);
-    else await consumeFlow(await flowForNonce(provider, claims.nonce, input.redirectUri));
+    const flow = await flowForState(provider, input);
+    await consumeFlow(flow);
+    claims = await verifyIdToken(cfg, await exchangeCode(cfg, input.code, input.redirectUri, flow.codeVerifier));
+    assertNonce(flow, claims);
     user = await findOrCreateExternalUser(provider, claims);
   } catch (err) {
     if (err instanceof ApiError) {
@@ -81,7 +75,8 @@ async function linkedUser(provider: ProviderId, subject: string): Promise<Accoun
 
 /**
  * The user for a provider subject: the linked one; else the account with the provider's e-mail,
- * linked only when the provider says that e-mail is verified (409 ACCOUNT_EXISTS otherwise); else a
+ * linked only when the provider says that e-mail is verified and the account is not a SystemAdmin
+ * (409 ACCOUNT_EXISTS otherwise); else a
  * new account (no tenant, no roles, no password). Linking to an account whose own address was never
  * verified marks it verified, removes its password and revokes its sessions: whoever registered the
  * address without proving it (account pre-hijacking) loses access.
@@ -97,7 +92,8 @@ export async function findOrCreateExternalUser(provider: ProviderId, claims: IdT
 
   const existing = (await findUserByEmail(email)) as Account | undefined;
   if (existing) {
-    if (!verified) throw conflict('An account with this e-mail already exists; sign in with its password', 'ACCOUNT_EXISTS');
+    // A platform administrator is never reached through someone else's identity provider.
+    if (!verified || existing.roles.includes('SystemAdmin')) throw conflict('An account with this e-mail already exists; sign in with its password', 'ACCOUNT_EXISTS');
     const takeOver = !existing.isEmailVerified;
     const outcome = await transact([
       link(existing),

@@ -16,10 +16,8 @@ export interface OidcProviderConfig {
   jwksUri: string;
   clientId: string;
   scope: string;
-  /** Send a PKCE S256 challenge. The verifier is found through `state`, so PKCE implies `state`. */
+  /** Send a PKCE S256 challenge (on unless a provider cannot take it: `IDP_X_PKCE=false`). */
   pkce: boolean;
-  /** Whether the callback must carry `state`. */
-  requireState: boolean;
   algorithms: string[];
   clientSecretParam: string;
 }
@@ -28,13 +26,12 @@ export interface OidcProviderConfig {
  * Per-provider OpenID Connect settings from the environment (`IDP_A_ISSUER`, `IDP_A_AUTHORIZATION_URL`,
  * `IDP_A_TOKEN_URL`, `IDP_A_JWKS_URL`, `IDP_A_CLIENT_ID`, `IDP_A_SCOPE`, `IDP_A_PKCE`, `IDP_A_ALGORITHMS`,
  * likewise `IDP_B_*`). Defaults point at the local stand-in providers on the public base URL.
- * Provider A's callback contract has no `state`, so it defaults to no PKCE (see docs/decisions.md).
  */
 export function providerConfig(id: ProviderId): OidcProviderConfig {
   const letter = providerLetter(id);
   const env = (name: string, fallback: string) => process.env[`IDP_${letter.toUpperCase()}_${name}`] || fallback;
   const issuer = env('ISSUER', `${config.publicBaseUrl}/_local/idp/${letter}`);
-  const pkce = env('PKCE', letter === 'a' ? 'false' : 'true') === 'true';
+  const pkce = env('PKCE', 'true') !== 'false';
   return {
     id,
     issuer,
@@ -44,15 +41,18 @@ export function providerConfig(id: ProviderId): OidcProviderConfig {
     clientId: env('CLIENT_ID', `saas-${config.stage}-${letter}`),
     scope: env('SCOPE', 'openid email profile'),
     pkce,
-    requireState: letter === 'b' || pkce,
     algorithms: env('ALGORITHMS', 'RS256,ES256,EdDSA').split(',').map((a) => a.trim()).filter(Boolean),
     clientSecretParam: `${config.paramPrefix}/providers/${id}/client-secret`,
   };
 }
 
-/** Redirect URIs a client may use (exact match), from `OAUTH_REDIRECT_ALLOWLIST` (comma list). */
+/**
+ * Redirect URIs a client may use (exact match), from `OAUTH_REDIRECT_ALLOWLIST` (comma list). Only
+ * the local stage has defaults; a deployed stage without the list allows none (external sign-in off).
+ */
 export function redirectAllowList(): string[] {
   const fromEnv = process.env.OAUTH_REDIRECT_ALLOWLIST;
+  if (!fromEnv && config.stage !== 'local') return [];
   const list = fromEnv
     ? fromEnv.split(',')
     : ['http://localhost:5173/auth/callback', 'http://127.0.0.1:5173/auth/callback', `${config.publicBaseUrl}/_local/oauth/callback`];

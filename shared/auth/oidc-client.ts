@@ -11,8 +11,8 @@ import { epochSeconds, randomToken, sameDigest, sha256 } from './opaque.ts';
 
 /**
  * A generic OpenID Connect authorization-code client: server-stored state (single use, 10 minutes,
- * bound to provider and redirect URI), nonce, optional PKCE S256, client secret authentication at
- * the token endpoint, and ID token verification against the provider's cached JWKS.
+ * bound to provider, redirect URI and the client that started it), nonce, PKCE S256, client secret
+ * authentication at the token endpoint, and ID token verification against the provider's cached JWKS.
  */
 export const FLOW_TTL_SECONDS = 10 * 60;
 const FETCH_TIMEOUT_MS = 8_000;
@@ -22,13 +22,14 @@ export interface AuthorizationFlow {
   redirectUri: string;
   stateHash: string;
   nonceHash: string;
+  /** Hash of the secret only the starting client received: a leaked callback URL is not enough. */
+  bindingHash: string;
   codeVerifier: string | null;
   expiresAt: number;
   createdAt: string;
 }
 
 const stateKey = (stateHash: string) => keys.oneTime('OAUTH_STATE', `state:${stateHash}`);
-const nonceKey = (nonceHash: string) => keys.oneTime('OAUTH_STATE', `nonce:${nonceHash}`);
 
 export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
@@ -47,10 +48,14 @@ export function authorizationUrl(cfg: OidcProviderConfig, params: { redirectUri:
   return url.toString();
 }
 
-/** Stores the flow (by state, plus a nonce index for callbacks without state) and builds the URL. */
+/**
+ * Stores the flow under its state and builds the URL. `clientBinding` goes only to the client that
+ * called: the provider never sees it, so it is not in the callback URL a proxy log or a referrer leaks.
+ */
 export async function startFlow(cfg: OidcProviderConfig, redirectUri: string, now = new Date()) {
   const state = randomToken();
   const nonce = randomToken();
+  const clientBinding = randomToken();
   const codeVerifier = cfg.pkce ? randomToken() : null;
   const expiresAt = epochSeconds(now.getTime()) + FLOW_TTL_SECONDS;
   const flow: AuthorizationFlow = {
@@ -58,23 +63,18 @@ export async function startFlow(cfg: OidcProviderConfig, redirectUri: string, no
     redirectUri,
     stateHash: sha256(state),
     nonceHash: sha256(nonce),
+    bindingHash: sha256(clientBinding),
     codeVerifier,
     expiresAt,
     createdAt: now.toISOString(),
   };
   await transact([
     { Put: { TableName: config.tableName, Item: { ...stateKey(flow.stateHash), ...flow, ttl: expiresAt }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    {
-      Put: {
-        TableName: config.tableName,
-        Item: { ...nonceKey(flow.nonceHash), stateHash: flow.stateHash, ttl: expiresAt },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
   ]);
   return {
     authorizationUrl: authorizationUrl(cfg, { redirectUri, state, nonce, ...(codeVerifier ? { codeChallenge: pkceChallenge(codeVerifier) } : {}) }),
     state,
+    clientBinding,
     clientId: cfg.clientId,
   };
 }
@@ -86,29 +86,23 @@ async function flowByStateHash(stateHash: string): Promise<AuthorizationFlow | u
   return out.Item as AuthorizationFlow | undefined;
 }
 
-/** The live flow for a state value, checked against provider and redirect URI; 400 INVALID_STATE otherwise. */
-export async function flowForState(provider: ProviderId, state: string, redirectUri: string, now = Date.now()): Promise<AuthorizationFlow> {
-  const flow = await flowByStateHash(sha256(state));
-  if (!flow || flow.expiresAt <= epochSeconds(now) || flow.provider !== provider || flow.redirectUri !== redirectUri) throw invalidState();
+/**
+ * The live flow for a state value, checked against provider, redirect URI and the client binding
+ * (constant-time); 400 INVALID_STATE otherwise. A wrong binding does not consume the flow, so a
+ * stranger holding a leaked URL cannot spoil its owner's sign-in either.
+ */
+export async function flowForState(provider: ProviderId, input: { state: string; redirectUri: string; clientBinding: string }, now = Date.now()): Promise<AuthorizationFlow> {
+  const flow = await flowByStateHash(sha256(input.state));
+  if (!flow || flow.expiresAt <= epochSeconds(now) || flow.provider !== provider || flow.redirectUri !== input.redirectUri) throw invalidState();
+  if (typeof flow.bindingHash !== 'string' || !sameDigest(sha256(input.clientBinding), flow.bindingHash)) {
+    throw badRequest('INVALID_CLIENT_BINDING', 'This sign-in was started by another client');
+  }
   return flow;
 }
 
-/** The live flow whose nonce the provider echoed in the ID token (callbacks without state). */
-export async function flowForNonce(provider: ProviderId, nonce: string, redirectUri: string, now = Date.now()): Promise<AuthorizationFlow> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: nonceKey(sha256(nonce)), ConsistentRead: true }));
-  const stateHash = out.Item?.stateHash as string | undefined;
-  if (!stateHash) throw invalidState();
-  const flow = await flowByStateHash(stateHash);
-  if (!flow || flow.expiresAt <= epochSeconds(now) || flow.provider !== provider || flow.redirectUri !== redirectUri) throw invalidState();
-  return flow;
-}
-
-/** Deletes the flow and its nonce index; a second consumer (replay, race) gets 400 INVALID_STATE. */
+/** Deletes the flow; a second consumer (replay, race) gets 400 INVALID_STATE. */
 export async function consumeFlow(flow: AuthorizationFlow) {
-  const outcome = await transact([
-    { Delete: { TableName: config.tableName, Key: stateKey(flow.stateHash), ConditionExpression: 'attribute_exists(pk)' } },
-    { Delete: { TableName: config.tableName, Key: nonceKey(flow.nonceHash), ConditionExpression: 'attribute_exists(pk)' } },
-  ]);
+  const outcome = await transact([{ Delete: { TableName: config.tableName, Key: stateKey(flow.stateHash), ConditionExpression: 'attribute_exists(pk)' } }]);
   if (!outcome.ok) throw invalidState();
 }
 

@@ -36,7 +36,14 @@ export const authResultSchema = z.object({
 
 export const tokenPairSchema = z.object({ accessToken: z.string(), refreshToken: z.string(), expiresIn: z.number() });
 
-export const externalStartSchema = z.object({ authorizationUrl: z.string(), state: z.string(), clientId: z.string() });
+export const externalStartSchema = z.object({
+  authorizationUrl: z.string(),
+  state: z.string(),
+  /** Kept by the client, sent back with the callback; never part of any URL. */
+  clientBinding: z.string(),
+  clientId: z.string(),
+});
+const callbackBody = z.object({ code: text(2048), state: text(512), clientBinding: text(512), redirectUri: redirectUri() });
 
 const none = { kind: 'none' } as const;
 
@@ -79,7 +86,7 @@ export const authRoutes = defineRoutes([
     path: '/api/auth/login/identity-provider-a',
     group: 'auth',
     auth: none,
-    summary: 'Start sign-in with identity provider A (OpenID Connect authorization code)',
+    summary: 'Start sign-in with identity provider A (OpenID Connect authorization code with PKCE)',
     status: 200,
     rateLimit: SIGN_IN_LIMIT,
     body: z.object({ redirectUri: redirectUri() }),
@@ -91,10 +98,10 @@ export const authRoutes = defineRoutes([
     path: '/api/auth/login/identity-provider-a/callback',
     group: 'auth',
     auth: none,
-    summary: 'Finish sign-in with identity provider A; `state` is optional (the ID token nonce binds the flow)',
+    summary: 'Finish sign-in with identity provider A: `state` and the `clientBinding` the start call returned',
     status: 200,
     rateLimit: ONE_TIME_CODE_LIMIT,
-    body: z.object({ code: text(2048), redirectUri: redirectUri(), state: z.optional(text(512)) }),
+    body: callbackBody,
     response: authResultSchema,
   },
   {
@@ -115,10 +122,10 @@ export const authRoutes = defineRoutes([
     path: '/api/auth/login/identity-provider-b/callback',
     group: 'auth',
     auth: none,
-    summary: 'Finish sign-in with identity provider B',
+    summary: 'Finish sign-in with identity provider B: `state` and the `clientBinding` the start call returned',
     status: 200,
     rateLimit: ONE_TIME_CODE_LIMIT,
-    body: z.object({ code: text(2048), state: text(512), redirectUri: redirectUri() }),
+    body: callbackBody,
     response: authResultSchema,
   },
   {

@@ -145,11 +145,11 @@ describe('external sign-in against the local providers over HTTP', () => {
       const signIn = async () => {
         const start = await post(`/api/auth/login/identity-provider-${p}`, { redirectUri: REDIRECT });
         expect(start.status).toBe(200);
-        expect(start.json.result).toEqual({ authorizationUrl: expect.any(String), state: expect.any(String), clientId: expect.any(String) });
+        expect(start.json.result).toEqual({ authorizationUrl: expect.any(String), state: expect.any(String), clientBinding: expect.any(String), clientId: expect.any(String) });
         const { code, state } = await consent(start.json.result.authorizationUrl, { login_hint: who, given_name: 'Ida', family_name: p.toUpperCase() });
         expect(state).toBe(start.json.result.state);
-        // Provider A's callback takes no state by contract; B's requires it.
-        const body = p === 'a' ? { code, redirectUri: REDIRECT } : { code, state, redirectUri: REDIRECT };
+        // Both callbacks take the state and the binding only the starting client holds.
+        const body = { code, state, clientBinding: start.json.result.clientBinding, redirectUri: REDIRECT };
         return post(`/api/auth/login/identity-provider-${p}/callback`, body);
       };
       const first = await signIn();
@@ -161,6 +161,24 @@ describe('external sign-in against the local providers over HTTP', () => {
       const bad = await post(`/api/auth/login/identity-provider-${p}`, { redirectUri: 'https://evil.example/cb' });
       expect(bad.status).toBe(400);
       expect(bad.json.error.code).toBe('INVALID_REDIRECT_URI');
+    });
+  }
+
+  for (const p of ['a', 'b'] as const) {
+    it(`identity provider ${p.toUpperCase()}: a callback URL leaked to another address signs nobody in`, async () => {
+      const who = email(`leak-${p}`);
+      const victim = await post(`/api/auth/login/identity-provider-${p}`, { redirectUri: REDIRECT });
+      const { code, state } = await consent(victim.json.result.authorizationUrl, { login_hint: who });
+      // The attacker has the URL (code and state) but not the binding the victim's client kept.
+      for (const body of [{ code, redirectUri: REDIRECT }, { code, state, redirectUri: REDIRECT }, { code, state, clientBinding: 'guessed', redirectUri: REDIRECT }]) {
+        const stolen = await post(`/api/auth/login/identity-provider-${p}/callback`, body);
+        expect(stolen.status, stolen.text).toBe(400);
+        expect(stolen.json).toMatchObject({ success: false, error: { code: expect.stringMatching(/^(VALIDATION_ERROR|INVALID_CLIENT_BINDING)$/) } });
+        expect(stolen.text).not.toContain('accessToken');
+      }
+      const own = await post(`/api/auth/login/identity-provider-${p}/callback`, { code, state, clientBinding: victim.json.result.clientBinding, redirectUri: REDIRECT });
+      expect(own.status, own.text).toBe(200);
+      expect(own.json.result.user.email).toBe(who);
     });
   }
 });

@@ -24,13 +24,12 @@ async function authorize(authorizationUrl: string, user: Record<string, string>)
   return { code: back.searchParams.get('code')!, state: back.searchParams.get('state'), redirect: `${back.origin}${back.pathname}` };
 }
 
-async function signInWith(p: Letter, user: Record<string, string>, opts: { sendState?: boolean } = {}) {
+async function signInWith(p: Letter, user: Record<string, string>) {
   const started = await start(p);
   expect(started.status).toBe(200);
   const { code, state } = await authorize(started.json.result.authorizationUrl, user);
   expect(state).toBe(started.json.result.state);
-  const body = { code, redirectUri: REDIRECT, ...(opts.sendState === false ? {} : { state }) };
-  return callback(p, body);
+  return callback(p, { code, state, clientBinding: started.json.result.clientBinding, redirectUri: REDIRECT });
 }
 
 let restore: () => void;
@@ -43,7 +42,12 @@ describe('external sign-in against the local providers', () => {
   it('B: start returns the authorization URL with state, nonce and PKCE; the callback signs a new user in', async () => {
     const email = uniqueEmail('idpb');
     const started = await start('b');
-    expect(started.json.result).toEqual({ authorizationUrl: expect.any(String), state: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), clientId: providerConfig('identity-provider-b').clientId });
+    expect(started.json.result).toEqual({
+      authorizationUrl: expect.any(String),
+      state: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      clientBinding: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      clientId: providerConfig('identity-provider-b').clientId,
+    });
     const url = new URL(started.json.result.authorizationUrl);
     expect(`${url.origin}${url.pathname}`).toBe(providerConfig('identity-provider-b').authorizationEndpoint);
     expect(Object.fromEntries(url.searchParams)).toMatchObject({
@@ -55,9 +59,12 @@ describe('external sign-in against the local providers', () => {
       code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       nonce: expect.any(String),
     });
+    // The binding is the client's alone: the provider never sees it.
+    expect(started.json.result.authorizationUrl).not.toContain(started.json.result.clientBinding);
 
     const { code, state } = await authorize(started.json.result.authorizationUrl, { login_hint: email, given_name: 'Bea', family_name: 'Bee' });
-    const res = await callback('b', { code, state, redirectUri: REDIRECT });
+    const clientBinding = started.json.result.clientBinding;
+    const res = await callback('b', { code, state, clientBinding, redirectUri: REDIRECT });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     expect(res.json.result).toMatchObject({
       expiresIn: 900,
@@ -69,7 +76,7 @@ describe('external sign-in against the local providers', () => {
     expect(user).toMatchObject({ id: res.json.result.user.id, isEmailVerified: true, passwordHash: null });
 
     // The same state and code cannot be used again; a second sign-in finds the same user.
-    const replay = await callback('b', { code, state, redirectUri: REDIRECT });
+    const replay = await callback('b', { code, state, clientBinding, redirectUri: REDIRECT });
     expect(replay.status).toBe(400);
     expect(replay.json.error.code).toBe('INVALID_STATE');
     const again = await signInWith('b', { login_hint: email });
@@ -78,48 +85,85 @@ describe('external sign-in against the local providers', () => {
     expect(actions.filter((a) => a === 'login.succeeded')).toHaveLength(2);
   });
 
-  it('A: the callback works without state (nonce-bound flow) and with it', async () => {
+  it('A: state, PKCE and the client binding are required as for B', async () => {
     const email = uniqueEmail('idpa');
     const started = await start('a');
     const url = new URL(started.json.result.authorizationUrl);
-    expect(url.searchParams.has('code_challenge')).toBe(false);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('nonce')).toBeTruthy();
+    const { code, state } = await authorize(started.json.result.authorizationUrl, { login_hint: email });
+    const withoutState = await callback('a', { code, clientBinding: started.json.result.clientBinding, redirectUri: REDIRECT });
+    expect(withoutState.status).toBe(400);
+    expect(withoutState.json.error.details.map((d: { path: string }) => d.path)).toEqual(['body.state']);
+    const signedIn = await callback('a', { code, state, clientBinding: started.json.result.clientBinding, redirectUri: REDIRECT });
+    expect(signedIn.status, signedIn.text).toBe(200);
+    expect(signedIn.json.result.user.email).toBe(email);
+  });
 
-    const withoutState = await signInWith('a', { login_hint: email }, { sendState: false });
-    expect(withoutState.status, JSON.stringify(withoutState.json)).toBe(200);
-    const withState = await signInWith('a', { login_hint: email });
-    expect(withState.status).toBe(200);
-    expect(withState.json.result.user.id).toBe(withoutState.json.result.user.id);
+  it.each(['a', 'b'] as const)('%s: a leaked callback URL (code and state) signs nobody in without the client binding', async (p) => {
+    const email = uniqueEmail(`leak${p}`);
+    const victim = await start(p);
+    const { code, state } = await authorize(victim.json.result.authorizationUrl, { login_hint: email });
+    const attacker = await start(p);
+    for (const body of [
+      { code, state, redirectUri: REDIRECT },
+      { code, state, clientBinding: attacker.json.result.clientBinding, redirectUri: REDIRECT },
+      { code, state, clientBinding: `${victim.json.result.clientBinding.slice(0, -1)}${victim.json.result.clientBinding.endsWith('A') ? 'B' : 'A'}`, redirectUri: REDIRECT },
+    ]) {
+      const stolen = await callback(p, body);
+      expect(stolen.status, stolen.text).toBe(400);
+      expect(stolen.json.success).toBe(false);
+      expect(stolen.json.result).toBeUndefined();
+      expect(['VALIDATION_ERROR', 'INVALID_CLIENT_BINDING']).toContain(stolen.json.error.code);
+    }
+    expect(await findUserByEmail(email)).toBeUndefined();
+    // The attempts did not spend the victim's flow: the client that started it still signs in.
+    const own = await callback(p, { code, state, clientBinding: victim.json.result.clientBinding, redirectUri: REDIRECT });
+    expect(own.status, own.text).toBe(200);
+    expect(own.json.result.user.email).toBe(email);
+  });
 
-    // A code whose flow was already completed (its nonce consumed) is refused even without state.
-    const s = await start('a');
-    const { code } = await authorize(s.json.result.authorizationUrl, { login_hint: email });
-    expect((await callback('a', { code, redirectUri: REDIRECT })).status).toBe(200);
-    const replayed = await callback('a', { code, redirectUri: REDIRECT });
-    expect(replayed.status).toBe(400);
-    expect(replayed.json.error.code).toBe('INVALID_AUTHORIZATION_CODE');
+  it('refuses an ID token whose nonce is not the flow\'s (a code minted for another sign-in)', async () => {
+    const email = uniqueEmail('nonce');
+    const started = await start('b');
+    // The provider echoes whatever nonce the authorization request carried.
+    const { code, state } = await authorize(started.json.result.authorizationUrl, { login_hint: email, nonce: 'another-flows-nonce' });
+    const res = await callback('b', { code, state, clientBinding: started.json.result.clientBinding, redirectUri: REDIRECT });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error.code).toBe('INVALID_STATE');
+    expect(await findUserByEmail(email)).toBeUndefined();
+  });
+
+  it('never links a provider identity to a SystemAdmin account by e-mail', async () => {
+    const admin = await seedUser({ roles: ['SystemAdmin'], isEmailVerified: true });
+    const res = await signInWith('b', { login_hint: admin.email });
+    expect(res.status).toBe(409);
+    expect(res.json.error.code).toBe('ACCOUNT_EXISTS');
+    expect(res.json.result).toBeUndefined();
+    expect(await readItem(keys.identityLink('identity-provider-b', `b-${sha256(`b:${admin.email}`).slice(0, 24)}`))).toBeUndefined();
+    expect((await login(admin.email)).status).toBe(200);
   });
 
   it('refuses redirect URIs off the allow-list, foreign or missing state, and mismatched redirect URIs', async () => {
     const off = await start('b', 'https://evil.example/cb');
     expect(off.status).toBe(400);
     expect(off.json.error.code).toBe('INVALID_REDIRECT_URI');
-    expect((await callback('a', { code: 'x', redirectUri: 'https://evil.example/cb' })).json.error.code).toBe('INVALID_REDIRECT_URI');
+    expect((await callback('a', { code: 'x', state: 's', clientBinding: 'c', redirectUri: 'https://evil.example/cb' })).json.error.code).toBe('INVALID_REDIRECT_URI');
 
-    const missingState = await callback('b', { code: 'x', redirectUri: REDIRECT });
+    const missingState = await callback('b', { code: 'x', clientBinding: 'c', redirectUri: REDIRECT });
     expect(missingState.status).toBe(400);
     expect(missingState.json.error.code).toBe('VALIDATION_ERROR');
-    expect((await callback('b', { code: 'x', state: 'made-up', redirectUri: REDIRECT })).json.error.code).toBe('INVALID_STATE');
+    expect((await callback('b', { code: 'x', state: 'made-up', clientBinding: 'c', redirectUri: REDIRECT })).json.error.code).toBe('INVALID_STATE');
 
     // A state started for provider A is not accepted by B's callback.
     const fromA = await start('a');
-    expect((await callback('b', { code: 'x', state: fromA.json.result.state, redirectUri: REDIRECT })).json.error.code).toBe('INVALID_STATE');
+    expect((await callback('b', { code: 'x', state: fromA.json.result.state, clientBinding: fromA.json.result.clientBinding, redirectUri: REDIRECT })).json.error.code).toBe('INVALID_STATE');
 
     // Same state, other (allowed) redirect URI than the flow was started with.
     const other = 'http://127.0.0.1:5173/auth/callback';
     const b = await start('b');
     const { code } = await authorize(b.json.result.authorizationUrl, { login_hint: uniqueEmail('mismatch') });
-    expect((await callback('b', { code, state: b.json.result.state, redirectUri: other })).json.error.code).toBe('INVALID_STATE');
+    expect((await callback('b', { code, state: b.json.result.state, clientBinding: b.json.result.clientBinding, redirectUri: other })).json.error.code).toBe('INVALID_STATE');
   });
 
   it('links to an existing account only when the provider vouches for the e-mail', async () => {
@@ -159,7 +203,7 @@ describe('external sign-in against the local providers', () => {
     expect(badVerifier.status).toBe(400);
     expect(badVerifier.json.error).toBe('invalid_grant');
     // The failed attempt used the code up.
-    expect((await callback('b', { code, state: b.json.result.state, redirectUri: REDIRECT })).json.error.code).toBe('INVALID_AUTHORIZATION_CODE');
+    expect((await callback('b', { code, state: b.json.result.state, clientBinding: b.json.result.clientBinding, redirectUri: REDIRECT })).json.error.code).toBe('INVALID_AUTHORIZATION_CODE');
 
     const page = await invoke('GET', new URL(b.json.result.authorizationUrl).pathname + new URL(b.json.result.authorizationUrl).search);
     expect(page.status).toBe(200);

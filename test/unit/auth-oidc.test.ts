@@ -2,7 +2,7 @@ import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/cl
 import { mockClient } from 'aws-sdk-client-mock';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isAllowedRedirect, providerClientSecret, providerConfig, resetProviderSecretCache } from '../../shared/auth/identity-providers.ts';
+import { isAllowedRedirect, providerClientSecret, providerConfig, redirectAllowList, resetProviderSecretCache } from '../../shared/auth/identity-providers.ts';
 import { authorizationUrl, pkceChallenge, resetJwksCache, verifyIdToken } from '../../shared/auth/oidc-client.ts';
 import { ApiError } from '../../shared/http/errors.ts';
 
@@ -13,7 +13,7 @@ afterEach(() => {
 });
 
 describe('provider configuration', () => {
-  it('defaults to the local providers on the public base URL; B uses PKCE and needs state, A does not', () => {
+  it('defaults to the local providers on the public base URL, both with PKCE', () => {
     process.env.PUBLIC_BASE_URL = 'http://127.0.0.1:4321';
     const a = providerConfig('identity-provider-a');
     const b = providerConfig('identity-provider-b');
@@ -23,12 +23,22 @@ describe('provider configuration', () => {
       tokenEndpoint: 'http://127.0.0.1:4321/_local/idp/b/token',
       jwksUri: 'http://127.0.0.1:4321/_local/idp/b/jwks.json',
       pkce: true,
-      requireState: true,
       clientSecretParam: '/saas/local/providers/identity-provider-b/client-secret',
     });
-    expect(a).toMatchObject({ pkce: false, requireState: false });
-    process.env.IDP_A_PKCE = 'true';
-    expect(providerConfig('identity-provider-a')).toMatchObject({ pkce: true, requireState: true });
+    expect(a).toMatchObject({ pkce: true });
+    process.env.IDP_A_PKCE = 'false';
+    expect(providerConfig('identity-provider-a')).toMatchObject({ pkce: false });
+  });
+
+  it('allows no redirect URI on a deployed stage without OAUTH_REDIRECT_ALLOWLIST (no localhost fallback)', () => {
+    delete process.env.OAUTH_REDIRECT_ALLOWLIST;
+    process.env.STAGE = 'local';
+    expect(isAllowedRedirect('http://localhost:5173/auth/callback')).toBe(true);
+    process.env.STAGE = 'prod';
+    expect(redirectAllowList()).toEqual([]);
+    expect(isAllowedRedirect('http://localhost:5173/auth/callback')).toBe(false);
+    process.env.OAUTH_REDIRECT_ALLOWLIST = 'https://app.example.com/cb';
+    expect(isAllowedRedirect('https://app.example.com/cb')).toBe(true);
   });
 
   it('reads per-provider settings and the redirect allow-list (exact match) from the environment', () => {

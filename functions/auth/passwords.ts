@@ -71,7 +71,7 @@ export async function resetPassword(input: { email: string; resetToken: string; 
     return invalidResetToken();
   };
   if (!user) throw await fail('UNKNOWN_EMAIL');
-  const check = await checkOneTime('RESET', user.id, input.resetToken);
+  const check = await checkOneTime('RESET', user.id, input.resetToken, ip);
   if (!check.ok) throw await fail(check.reason.toUpperCase());
   const outcome = await transact([
     consumeOneTime('RESET', user.id, check.secretHash),

@@ -16,10 +16,10 @@ import { verificationEmail } from './emails.ts';
 const invalidCode = () => badRequest('INVALID_CODE', 'Invalid verification code');
 
 /** 400 INVALID_CODE (wrong, unknown address, nothing pending), CODE_EXPIRED or TOO_MANY_ATTEMPTS. */
-export async function verifyEmail(input: { email: string; code: string }) {
+export async function verifyEmail(input: { email: string; code: string }, ip: string) {
   const user = await findUserByEmail(input.email);
   if (!user || user.isEmailVerified) throw invalidCode();
-  const check = await checkOneTime('VERIFY', user.id, input.code);
+  const check = await checkOneTime('VERIFY', user.id, input.code, ip);
   if (!check.ok) {
     if (check.reason === 'expired') throw badRequest('CODE_EXPIRED', 'The verification code has expired; ask for a new one');
     if (check.reason === 'locked') throw badRequest('TOO_MANY_ATTEMPTS', 'Too many wrong codes; ask for a new one');

@@ -10,7 +10,7 @@ import { auditOf, codeIn, freshIp, lastMailTo, login, mailsTo, readItem, uniqueE
 const STRONG = 'Sturdy-Pass-42';
 const registration = (email: string, extra: Record<string, unknown> = {}) => ({ email, password: STRONG, firstName: 'Grace', lastName: 'Hopper', ...extra });
 const register = (body: unknown, ip = freshIp()) => invoke('POST', '/api/auth/register', { body, ip });
-const verify = (email: string, code: string) => invoke('POST', '/api/auth/verify-email', { body: { email, code }, ip: freshIp() });
+const verify = (email: string, code: string, ip = freshIp()) => invoke('POST', '/api/auth/verify-email', { body: { email, code }, ip });
 const resend = (email: string, ip = freshIp()) => invoke('POST', '/api/auth/resend-verification', { body: { email }, ip });
 
 describe('POST /api/auth/register', () => {
@@ -138,13 +138,26 @@ describe('POST /api/auth/verify-email and resend-verification', () => {
     expect(after.json.result.accessToken).not.toBe('');
   });
 
-  it('locks a code after 5 wrong attempts and refuses an expired one', async () => {
+  it("does not let one stranger's wrong codes burn the owner's code", async () => {
+    const email = uniqueEmail('stranger');
+    await register(registration(email));
+    const code = codeIn(lastMailTo(email))!;
+    const wrongCode = code === '999999' ? '999998' : '999999';
+    const stranger = freshIp();
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => verify(email, wrongCode, stranger)));
+    expect(outcomes.map((r) => r.json.error.code)).toEqual(Array(5).fill('INVALID_CODE'));
+    const own = await verify(email, code);
+    expect(own.status, own.text).toBe(200);
+    expect((await findUserByEmail(email))!.isEmailVerified).toBe(true);
+  });
+
+  it('locks a code after 20 wrong attempts from all addresses together and refuses an expired one', async () => {
     const email = uniqueEmail('lock');
     const { json } = await register(registration(email));
     const code = codeIn(lastMailTo(email))!;
     const wrongCode = code === '999999' ? '999998' : '999999';
-    const outcomes = await Promise.all(Array.from({ length: 7 }, () => verify(email, wrongCode)));
-    expect(outcomes.filter((r) => r.json.error.code === 'INVALID_CODE')).toHaveLength(5);
+    const outcomes = await Promise.all(Array.from({ length: 22 }, () => verify(email, wrongCode)));
+    expect(outcomes.filter((r) => r.json.error.code === 'INVALID_CODE')).toHaveLength(20);
     expect(outcomes.filter((r) => r.json.error.code === 'TOO_MANY_ATTEMPTS')).toHaveLength(2);
     const locked = await verify(email, code);
     expect(locked.json.error.code).toBe('TOO_MANY_ATTEMPTS');

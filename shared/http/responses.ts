@@ -45,7 +45,8 @@ export const toPage = <T>(items: T[], totalCount: number, page: number, pageSize
   pageSize,
 });
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+/** API answers carry tokens and tenant data: no cache keeps them unless a route says otherwise. */
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
 export function toHttp(reply: Reply, extra: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
   switch (reply.kind) {

@@ -19,6 +19,8 @@ describe('POST /api/auth/login', () => {
     const res = await login(`  ${user.email.toUpperCase()} `);
 
     expect(res.status).toBe(200);
+    // Tokens never sit in a browser or proxy cache.
+    expect(res.headers['cache-control']).toBe('no-store');
     const result = res.json.result;
     expect(result).toEqual({
       accessToken: expect.any(String),
@@ -66,6 +68,7 @@ describe('POST /api/auth/login', () => {
     const unknown = await login('nobody-at-all@example.com', PASSWORD);
     for (const res of [wrong, unknown]) {
       expect(res.status).toBe(401);
+      expect(res.headers['cache-control']).toBe('no-store');
       expect(res.json).toEqual({ success: false, error: { code: 'INVALID_CREDENTIALS', message: 'Invalid e-mail or password' } });
     }
     const providerOnly = await seedUser({ passwordHash: null });

@@ -1,11 +1,13 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { newSession } from '../../shared/auth/refresh-tokens.ts';
 import { keys } from '../../shared/data/keys.ts';
+import { transact } from '../../shared/data/transact.ts';
 import { findUserByEmail } from '../../shared/identity/users.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { invoke } from '../support/invoke.ts';
-import { auditOf, freshIp, lastMailTo, login, mailsTo, readItem, seedUser, signedIn, uniqueEmail } from './auth-support.ts';
+import { auditOf, freshIp, lastMailTo, login, mailsTo, PASSWORD, readItem, seedUser, signedIn, uniqueEmail } from './auth-support.ts';
 
 const forgot = (email: string) => invoke('POST', '/api/auth/forgot-password', { body: { email }, ip: freshIp() });
 const reset = (email: string, resetToken: string, newPassword = 'Reset-Pass-2024') =>
@@ -104,5 +106,40 @@ describe('forgot-password and reset-password', () => {
     for (let i = 0; i < 6; i++) statuses.push((await invoke('POST', '/api/auth/reset-password', { body: {}, ip })).status);
     expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
     expect((await invoke('POST', '/api/auth/reset-password', { body: {}, ip: freshIp() })).status).toBe(400);
+  });
+});
+
+describe('a password change or reset ends sessions that raced it', () => {
+  /** A sign-in that read the account before the change and stored its session after the revocation sweep. */
+  async function racedSession(user: { id: string; tenantId: string | null }, sessionVersion: number) {
+    const { refreshToken, items } = newSession({ id: user.id, tenantId: user.tenantId, sessionVersion }, false);
+    expect(await transact(items)).toEqual({ ok: true });
+    return refreshToken;
+  }
+  const refresh = (accessToken: string, refreshToken: string) =>
+    invoke('POST', '/api/auth/refresh-token', { token: accessToken, body: { accessToken, refreshToken }, ip: freshIp() });
+
+  it('change-password bumps the session version, so a session of the old version cannot refresh', async () => {
+    const user = await seedUser();
+    const s = await signedIn(user.email);
+    const before = Number((await readItem(keys.user(null, user.id)))!.sessionVersion ?? 0);
+    const changed = await invoke('POST', '/api/auth/change-password', {
+      token: s.accessToken,
+      body: { currentPassword: PASSWORD, newPassword: 'Changed-Pass-2024' },
+      ip: freshIp(),
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect((await readItem(keys.user(null, user.id)))!.sessionVersion).toBe(before + 1);
+    expect((await refresh(s.accessToken, await racedSession(user, before))).status).toBe(401);
+  });
+
+  it('reset-password bumps the session version, so a session of the old version cannot refresh', async () => {
+    const user = await seedUser();
+    const s = await signedIn(user.email);
+    const before = Number((await readItem(keys.user(null, user.id)))!.sessionVersion ?? 0);
+    await forgot(user.email);
+    expect((await reset(user.email, tokenIn(lastMailTo(user.email))!)).status).toBe(200);
+    expect((await readItem(keys.user(null, user.id)))!.sessionVersion).toBe(before + 1);
+    expect((await refresh(s.accessToken, await racedSession(user, before))).status).toBe(401);
   });
 });

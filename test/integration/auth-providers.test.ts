@@ -66,6 +66,8 @@ describe('external sign-in against the local providers', () => {
     const clientBinding = started.json.result.clientBinding;
     const res = await callback('b', { code, state, clientBinding, redirectUri: REDIRECT });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(started.headers['cache-control']).toBe('no-store');
     expect(res.json.result).toMatchObject({
       expiresIn: 900,
       requiredEmailVerification: false,

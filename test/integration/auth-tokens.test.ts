@@ -53,11 +53,16 @@ describe('POST /api/auth/refresh-token', () => {
     expect((await refresh(other.accessToken, other.refreshToken)).status).toBe(200);
   });
 
-  it('lets exactly one of two concurrent refreshes with one token win', async () => {
+  it('lets exactly one of two concurrent refreshes with one token win, and treats the loser as reuse', async () => {
     const user = await seedUser();
     const s = await signedIn(user.email);
     const results = await Promise.all([refresh(s.accessToken, s.refreshToken), refresh(s.accessToken, s.refreshToken)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
+    // One token presented twice is a leak: the family is revoked, the winner's new token included.
+    const winner = results.find((r) => r.status === 200)!.json.result;
+    const family = await readItem(keys.refreshToken(sha256(s.refreshToken)));
+    expect(await readItem(keys.tokenFamily(family!.familyId))).toMatchObject({ revokedReason: 'reuse' });
+    expect((await refresh(winner.accessToken, winner.refreshToken)).status).toBe(401);
   });
 
   it('accepts an expired access token of the same user, but not a foreign, tampered or unsigned one', async () => {

@@ -3,8 +3,10 @@ import type { OutgoingEmail } from '../../shared/platform/ports.ts';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-export function verificationEmail(to: string, firstName: string, code: string): OutgoingEmail {
-  const greeting = firstName ? `Hello ${firstName},` : 'Hello,';
+// No user-supplied text in these mails: they go to whatever address a registration names.
+const greeting = 'Hello,';
+
+export function verificationEmail(to: string, code: string): OutgoingEmail {
   return {
     to: [to],
     subject: 'Your verification code',
@@ -21,8 +23,7 @@ export const resetLink = (email: string, token: string) => {
   return url.toString();
 };
 
-export function passwordResetEmail(to: string, firstName: string, token: string): OutgoingEmail {
-  const greeting = firstName ? `Hello ${firstName},` : 'Hello,';
+export function passwordResetEmail(to: string, token: string): OutgoingEmail {
   const link = resetLink(to, token);
   return {
     to: [to],

@@ -57,7 +57,7 @@ export async function forgotPassword(input: { email: string }, ip: string) {
     authAuditItem({ action: 'password.reset.requested', user, details: { ip } }),
   ]);
   await countAudit(1);
-  await sendEmail(passwordResetEmail(user.email, user.firstName, token));
+  await sendEmail(passwordResetEmail(user.email, token));
   return null;
 }
 

@@ -59,6 +59,6 @@ export async function register(input: RegisterInput) {
     invitation ? countAudit(invitation.auditEntries) : undefined,
   ]);
   countMetric('Registration', 'password');
-  await sendEmail(verificationEmail(user.email, user.firstName, code));
+  await sendEmail(verificationEmail(user.email, code));
   return { id: user.id, email: user.email, isActive: user.isActive };
 }

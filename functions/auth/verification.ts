@@ -60,7 +60,7 @@ export async function resendVerification(input: { email: string }) {
   if (!user || user.isEmailVerified || !user.isActive) return null;
   const code = sixDigitCode();
   await ddb().send(new PutCommand(oneTimePut('VERIFY', user.id, code, VERIFY_CODE_TTL_SECONDS).Put!));
-  await sendEmail(verificationEmail(user.email, user.firstName, code));
+  await sendEmail(verificationEmail(user.email, code));
   return null;
 }
 

@@ -96,23 +96,29 @@ export function newInvitation(input: NewInvitation) {
   return { code, record, items, auditEntries: 1, integrationEvents: 1 };
 }
 
-/** The invitation e-mail; the code is on its own line `Invitation code: <code>`. */
+/**
+ * The invitation e-mail; the code is on its own line `Invitation code: <code>`. The tenant's name is
+ * someone's input and the mail may go to any address: it never reaches the subject, and the body
+ * shows it quoted as a name (names cannot hold links or control characters).
+ */
 export async function sendInvitationEmail(invitation: InvitationRecord, code: string, tenant: Pick<TenantRecord, 'name' | 'slug'>) {
   const owner = invitation.roles.includes('TenantOwner');
-  const greeting = invitation.firstName ? `Hello ${invitation.firstName},` : 'Hello,';
-  const what = owner ? `set up ${tenant.name} as its owner` : `join ${tenant.name}`;
+  const named = `the organisation named "${tenant.name}"`;
+  const what = owner ? `set up ${named} as its owner` : `join ${named}`;
   const registerUrl = `${config.publicBaseUrl}/register?invitationCode=${encodeURIComponent(code)}`;
   const text = [
-    greeting,
+    'Hello,',
     '',
     `You have been invited to ${what}.`,
     `Invitation code: ${code}`,
     '',
     `Register with this e-mail address and the code (POST /api/auth/register with invitationCode) before ${invitation.expiresAt}.`,
     registerUrl,
+    '',
+    'If you do not expect this invitation, ignore this message.',
   ].join('\n');
-  const html = `<p>${escapeHtml(greeting)}</p><p>You have been invited to ${escapeHtml(what)}.</p><p>Invitation code: <strong>${escapeHtml(code)}</strong></p><p>Register with this e-mail address and the code before ${escapeHtml(invitation.expiresAt)}.</p>`;
-  await sendEmail({ to: [invitation.email], subject: owner ? `Set up ${tenant.name}` : `You're invited to join ${tenant.name}`, text, html });
+  const html = `<p>Hello,</p><p>You have been invited to ${escapeHtml(what)}.</p><p>Invitation code: <strong>${escapeHtml(code)}</strong></p><p>Register with this e-mail address and the code before ${escapeHtml(invitation.expiresAt)}.</p><p>If you do not expect this invitation, ignore this message.</p>`;
+  await sendEmail({ to: [invitation.email], subject: owner ? 'Set up your organisation' : 'Your invitation', text, html });
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

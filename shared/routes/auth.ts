@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { givenPassword, newPassword } from '../auth/password-policy.ts';
-import { email, nullResult, optionalText, text } from './schemas.ts';
+import { email, nameText, nullResult, optionalText, text } from './schemas.ts';
 import { defineRoutes, type RateLimitRule } from './types.ts';
 
 /** Sign-in, registration, external sign-in start and change-password: 5 per minute per IP. */
@@ -61,8 +61,8 @@ export const authRoutes = defineRoutes([
     body: z.object({
       email: email(),
       password: newPassword(),
-      firstName: text(100),
-      lastName: text(100),
+      firstName: nameText(100),
+      lastName: nameText(100),
       phoneNumber: optionalText(40),
       invitationCode: optionalText(512),
     }),

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { email, text } from './schemas.ts';
+import { email, nameText, text } from './schemas.ts';
 import { defineRoutes } from './types.ts';
 
 export const onboardingRoutes = defineRoutes([
@@ -15,10 +15,10 @@ export const onboardingRoutes = defineRoutes([
     // Counted with sign-in and registration: 5 per minute per IP.
     rateLimit: { name: 'auth-signin', limit: 5, windowSeconds: 60 },
     body: z.object({
-      tenantName: text(200),
+      tenantName: nameText(200),
       email: email(),
-      firstName: text(100),
-      lastName: text(100),
+      firstName: nameText(100),
+      lastName: nameText(100),
     }),
     response: z.object({ invitationCode: z.string() }),
   },

@@ -7,6 +7,19 @@ z.config(en());
 /** Building blocks every route schema uses, so limits stay the same across the API. */
 export const uuid = () => z.string().check(z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'Invalid UUID'));
 export const text = (max: number, min = 1) => z.string().check(z.trim(), z.minLength(min), z.maxLength(max));
+/**
+ * A person's or organisation's name. It reaches e-mails sent to any address (registration,
+ * onboarding, invitations), so it may not carry a link or control characters: no scheme, no
+ * `www.`, nothing shaped like a host name (`word.tld`).
+ */
+const LINK = /:\/\/|www\.|[\p{L}\p{N}-]+\.[\p{L}]{2,}(?:[/:?#]|\b)/iu;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+export const nameText = (max: number) =>
+  text(max).check(
+    z.refine((v) => !CONTROL.test(v), 'Control characters are not allowed'),
+    z.refine((v) => !LINK.test(v), 'Links and web addresses are not allowed in names'),
+  );
 export const optionalText = (max: number) => z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(max))));
 export const email = () =>
   z.string().check(z.trim(), z.maxLength(254), z.email('Invalid e-mail address'), z.toLowerCase());

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { email, optionalText, pageOf, paging, searchTerm, text } from './schemas.ts';
+import { email, nameText, optionalText, pageOf, paging, searchTerm, text } from './schemas.ts';
 import { defineRoutes } from './types.ts';
 
 /** Lowercase letters, digits and hyphens, 3-63 characters, no hyphen at either end. */
@@ -93,7 +93,7 @@ export const tenantRoutes = defineRoutes([
     status: 201,
     body: z.object({
       slug: slug(),
-      name: text(200),
+      name: nameText(200),
       email: email(),
       phone: optionalText(40),
       planType: planType(),
@@ -114,7 +114,7 @@ export const tenantRoutes = defineRoutes([
     status: 200,
     params: slugParams,
     body: z.object({
-      name: z.optional(z.nullable(text(200))),
+      name: z.optional(z.nullable(nameText(200))),
       email: z.optional(z.nullable(email())),
       phone: optionalText(40),
       planType: z.optional(z.nullable(planType())),

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { newPassword } from '../auth/password-policy.ts';
-import { nullResult, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
+import { nameText, nullResult, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 import { defineRoutes } from './types.ts';
 
 /** The spec's `PUT /api/users/{userId:password-reset}` spelling: a user id with this suffix. */
@@ -29,8 +29,8 @@ export const userDetailSchema = z.extend(userListItemSchema, {
 });
 
 export const userUpdateBody = z.object({
-  firstName: text(100),
-  lastName: text(100),
+  firstName: nameText(100),
+  lastName: nameText(100),
   phoneNumber: optionalText(40),
   departmentId: z.optional(z.nullable(uuid())),
   roles: z.array(text(100)).check(z.minLength(1, 'At least one role'), z.maxLength(20)),

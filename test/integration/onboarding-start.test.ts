@@ -55,7 +55,7 @@ describe('POST /api/onboarding/start', () => {
     const mail = testMailer.outbox.at(-1)!;
     expect(mail.to).toEqual([body.email.trim().toLowerCase()]);
     expect(mail.text).toContain(`Invitation code: ${code}`);
-    expect(mail.text).toContain('Hello Grace,');
+    expect(mail.subject).toBe('Set up your organisation');
 
     const invitation = await invitationOf(code);
     expect(invitation).toMatchObject({ email: body.email.trim().toLowerCase(), roles: ['TenantOwner'], status: 'open' });

@@ -9,7 +9,8 @@ import { transact, type TransactItem } from '../../shared/data/transact.ts';
 import { badRequest, conflict, unauthorized } from '../../shared/http/errors.ts';
 import { findUserByEmail, getUser } from '../../shared/identity/users.ts';
 import { config } from '../../shared/platform/config.ts';
-import { sendEmail } from '../../shared/queue/enqueue.ts';
+import { mailer } from '../../shared/platform/ports.ts';
+import { enqueue } from '../../shared/queue/enqueue.ts';
 import { authAuditItem, recordAuth } from './audit.ts';
 import { passwordResetEmail } from './emails.ts';
 import type { Account } from './session.ts';
@@ -42,23 +43,37 @@ export function setPasswordItem(user: Account, passwordHash: string, opts: { exp
 }
 
 /**
- * Always 200 with null. For an active account a random reset token (256 bits, stored hashed,
- * 30 minutes, single use) is e-mailed as a link and as a code; at most one e-mail per address per
- * 60 s (later requests in that time are silently dropped, still 200).
+ * Always 200 with null, after the same work for every address: one queue message. Whether the
+ * account exists is decided by the e-mail worker (`issueResetToken`), so the answer's timing says
+ * nothing about it.
  */
 export async function forgotPassword(input: { email: string }, ip: string) {
-  const user = await findUserByEmail(input.email);
-  if (!user || !user.isActive) return null;
+  await enqueue('email', RESET_REQUEST, { email: input.email, ip });
+  return null;
+}
+
+export const RESET_REQUEST = 'password.reset.request';
+
+/**
+ * Run by the e-mail worker. For an active account a random reset token (256 bits, stored hashed,
+ * 30 minutes, single use) is e-mailed as a link and as a code; at most one e-mail per address per
+ * 60 s (later requests in that time are dropped).
+ */
+export async function issueResetToken(payload: Record<string, unknown>) {
+  const email = String(payload.email ?? '');
+  const ip = String(payload.ip ?? '');
+  const user = await findUserByEmail(email);
+  if (!user || !user.isActive) return;
   const cooldown = await claimCooldown(`reset:${user.email}`);
-  if (!cooldown.allowed) return null;
+  if (!cooldown.allowed) return;
   const token = randomToken();
   await transact([
     oneTimePut('RESET', user.id, token, RESET_TOKEN_TTL_SECONDS),
     authAuditItem({ action: 'password.reset.requested', user, details: { ip } }),
   ]);
   await countAudit(1);
-  await sendEmail(passwordResetEmail(user.email, token));
-  return null;
+  // Already in the e-mail worker: send directly rather than through the queue again.
+  await (await mailer()).send(passwordResetEmail(user.email, token));
 }
 
 const invalidResetToken = () => badRequest('INVALID_RESET_TOKEN', 'The reset token is invalid or has expired');

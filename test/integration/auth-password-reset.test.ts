@@ -7,6 +7,7 @@ import { findUserByEmail } from '../../shared/identity/users.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { invoke } from '../support/invoke.ts';
+import { sentMessages } from '../support/test-ports.ts';
 import { auditOf, freshIp, lastMailTo, login, mailsTo, PASSWORD, readItem, seedUser, signedIn, uniqueEmail } from './auth-support.ts';
 
 const forgot = (email: string) => invoke('POST', '/api/auth/forgot-password', { body: { email }, ip: freshIp() });
@@ -15,6 +16,21 @@ const reset = (email: string, resetToken: string, newPassword = 'Reset-Pass-2024
 const tokenIn = (mail: { text: string } | undefined) => /reset code: ([A-Za-z0-9_-]{43})/.exec(mail?.text ?? '')?.[1];
 
 describe('forgot-password and reset-password', () => {
+  it('does the same request-path work for a known and an unknown address: one queued request, nothing else', async () => {
+    const user = await seedUser();
+    const queued = async (email: string) => {
+      const from = sentMessages.length;
+      expect((await forgot(email)).json).toEqual({ success: true, result: null });
+      return sentMessages.slice(from).map((m) => ({ queue: m.queue, type: m.message.type, fields: Object.keys(m.message.payload).sort() }));
+    };
+    const known = await queued(user.email);
+    const unknown = await queued(uniqueEmail('nobody'));
+    expect(known).toEqual([{ queue: 'email', type: 'password.reset.request', fields: ['email', 'ip'] }]);
+    expect(unknown).toEqual(known);
+    // The worker then mailed the known address only.
+    expect(tokenIn(lastMailTo(user.email))).toBeDefined();
+  });
+
   it('answers 200 null for any address and mails a link and token only when the account exists', async () => {
     const ghost = uniqueEmail('ghost');
     const res = await forgot(ghost);

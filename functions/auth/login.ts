@@ -7,6 +7,7 @@ import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { logger } from '../../shared/runtime/logger.ts';
 import { countMetric } from '../../shared/runtime/metrics.ts';
+import { assertSignInOpen, countSignInFailure, issueDeviceToken } from './account-throttle.ts';
 import { recordAuth } from './audit.ts';
 import { completeSignIn, type Account } from './session.ts';
 
@@ -14,9 +15,11 @@ export const invalidCredentials = () => unauthorized('Invalid e-mail or password
 
 /**
  * Password sign-in. An unknown address, an account without a password and a wrong password all
- * cost one scrypt verification and give the same 401.
+ * cost one scrypt verification, count against the account's throttle and give the same 401. A
+ * successful sign-in also returns a `deviceToken` that lets this client past the throttle later.
  */
-export async function login(input: { email: string; password: string; rememberMe?: boolean }, ip: string) {
+export async function login(input: { email: string; password: string; rememberMe?: boolean; deviceToken?: string | null }, ip: string) {
+  await assertSignInOpen(input.email, input.deviceToken ?? undefined);
   const dummy = dummyHash();
   const user = (await findUserByEmail(input.email)) as Account | undefined;
   const stored = user?.passwordHash ?? (await dummy);
@@ -29,10 +32,12 @@ export async function login(input: { email: string; password: string; rememberMe
       details: { method: 'password', ip, reason: 'INVALID_CREDENTIALS' },
     });
     countMetric('SignInRefused', 'INVALID_CREDENTIALS');
+    await countSignInFailure(input.email);
     throw invalidCredentials();
   }
   if (needsRehash(user.passwordHash)) await rehash(user, input.password);
-  return completeSignIn(user, { method: 'password', ip, rememberMe: input.rememberMe ?? false });
+  const result = await completeSignIn(user, { method: 'password', ip, rememberMe: input.rememberMe ?? false });
+  return result.accessToken ? { ...result, deviceToken: await issueDeviceToken(user.email) } : result;
 }
 
 /** Upgrades a hash made with weaker parameters, only if the password did not change meanwhile. */

@@ -11,6 +11,7 @@ import { findUserByEmail, getUser } from '../../shared/identity/users.ts';
 import { config } from '../../shared/platform/config.ts';
 import { mailer } from '../../shared/platform/ports.ts';
 import { enqueue } from '../../shared/queue/enqueue.ts';
+import { clearSignInFailures } from './account-throttle.ts';
 import { authAuditItem, recordAuth } from './audit.ts';
 import { passwordResetEmail } from './emails.ts';
 import type { Account } from './session.ts';
@@ -97,6 +98,8 @@ export async function resetPassword(input: { email: string; resetToken: string; 
   if (!outcome.ok) throw await fail('ALREADY_USED');
   await countAudit(1);
   await revokeAllFamilies(user.id, 'password-reset');
+  // The owner proved control of the mailbox: guesses against the old password no longer matter.
+  await clearSignInFailures(user.email);
   return null;
 }
 

@@ -90,7 +90,7 @@ export const keys = {
   tokenFamily: (familyId: string): Key => ({ pk: `RTF#${familyId}`, sk: ITEM_SK }),
   userTokenFamilies: (userId: string) => `USER#${userId}#RTF`,
   /** Short-lived one-time secrets: e-mail codes, reset tokens, OAuth state. */
-  oneTime: (kind: 'VERIFY' | 'RESET' | 'OAUTH_STATE' | 'RESEND', subject: string): Key => ({
+  oneTime: (kind: 'VERIFY' | 'RESET' | 'OAUTH_STATE' | 'RESEND' | 'DEVICE', subject: string): Key => ({
     pk: `OTP#${kind}#${subject}`,
     sk: ITEM_SK,
   }),

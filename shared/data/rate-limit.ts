@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimitRule } from '../routes/types.ts';
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
@@ -8,9 +8,14 @@ import { keys } from './keys.ts';
  * Fixed-window counter: one atomic ADD per request; the item expires by TTL after its window.
  * Returns how long to wait when the limit is exceeded.
  */
-export async function hitRateLimit(rule: RateLimitRule, subject: string, now = Date.now()) {
+function windowOf(rule: RateLimitRule, now: number) {
   const windowMs = rule.windowSeconds * 1000;
   const windowStart = Math.floor(now / windowMs) * windowMs;
+  return { windowMs, windowStart, retryAfterSeconds: Math.ceil((windowStart + windowMs - now) / 1000) };
+}
+
+export async function hitRateLimit(rule: RateLimitRule, subject: string, now = Date.now()) {
+  const { windowMs, windowStart, retryAfterSeconds } = windowOf(rule, now);
   const out = await ddb().send(
     new UpdateCommand({
       TableName: config.tableName,
@@ -22,5 +27,19 @@ export async function hitRateLimit(rule: RateLimitRule, subject: string, now = D
     }),
   );
   const hits = Number(out.Attributes?.hits ?? 0);
-  return { allowed: hits <= rule.limit, retryAfterSeconds: Math.ceil((windowStart + windowMs - now) / 1000) };
+  return { allowed: hits <= rule.limit, retryAfterSeconds };
+}
+
+/** Whether the current window is already at its limit, without counting a hit. */
+export async function isAtLimit(rule: RateLimitRule, subject: string, now = Date.now()) {
+  const { windowStart, retryAfterSeconds } = windowOf(rule, now);
+  const out = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: keys.rateLimit(rule.name, subject, windowStart), ConsistentRead: true }),
+  );
+  return { atLimit: Number(out.Item?.hits ?? 0) >= rule.limit, retryAfterSeconds };
+}
+
+/** Forgets the current window's hits (e.g. after the account owner proved control). */
+export async function clearRateLimit(rule: RateLimitRule, subject: string, now = Date.now()) {
+  await ddb().send(new DeleteCommand({ TableName: config.tableName, Key: keys.rateLimit(rule.name, subject, windowOf(rule, now).windowStart) }));
 }

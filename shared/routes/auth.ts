@@ -74,11 +74,18 @@ export const authRoutes = defineRoutes([
     path: '/api/auth/login',
     group: 'auth',
     auth: none,
-    summary: 'Sign in with e-mail and password; 401 INVALID_CREDENTIALS, 403 ACCOUNT_DISABLED or TENANT_*',
+    summary:
+      'Sign in with e-mail and password; 401 INVALID_CREDENTIALS, 403 ACCOUNT_DISABLED or TENANT_*, 429 after 10 failures for the account in 15 minutes unless `deviceToken` is one this account was given',
     status: 200,
     rateLimit: SIGN_IN_LIMIT,
-    body: z.object({ email: email(), password: givenPassword(), rememberMe: z.optional(z.boolean()) }),
-    response: authResultSchema,
+    body: z.object({
+      email: email(),
+      password: givenPassword(),
+      rememberMe: z.optional(z.boolean()),
+      /** From an earlier successful sign-in of this account on this client: passes the account throttle. */
+      deviceToken: optionalText(512),
+    }),
+    response: z.extend(authResultSchema, { deviceToken: z.optional(z.string()) }),
   },
   {
     id: 'auth.providerA.start',

@@ -27,6 +27,7 @@ describe('POST /api/auth/login', () => {
       refreshToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       expiresIn: 900,
       requiredEmailVerification: false,
+      deviceToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       user: {
         id: user.id,
         email: user.email,

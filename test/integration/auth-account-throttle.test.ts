@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { invoke } from '../support/invoke.ts';
+import { freshIp, lastMailTo, PASSWORD, seedUser, uniqueEmail } from './auth-support.ts';
+
+/**
+ * Issue 17 (Low): distributed guessing against one account. Every guess comes from another
+ * address, so the per-IP limit never triggers; the per-account throttle does, without locking the
+ * owner out of a device it signed in from before.
+ */
+const attempt = (email: string, password: string, extra: Record<string, unknown> = {}) =>
+  invoke('POST', '/api/auth/login', { body: { email, password, ...extra }, ip: freshIp() });
+const guess10 = async (email: string) => {
+  for (let i = 0; i < 10; i++) expect((await attempt(email, `Wrong-Guess-${i}x`)).json.error.code).toBe('INVALID_CREDENTIALS');
+};
+
+describe('per-account sign-in throttle', () => {
+  it('refuses further sign-ins after 10 failures from many addresses, but not on a known device', async () => {
+    const user = await seedUser();
+    const before = await attempt(user.email, PASSWORD);
+    expect(before.status).toBe(200);
+    const deviceToken = before.json.result.deviceToken as string;
+    expect(deviceToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    await guess10(user.email);
+    // The right password from a new client is not even checked.
+    const stranger = await attempt(user.email, PASSWORD);
+    expect(stranger.status).toBe(429);
+    expect(stranger.json.error.code).toBe('RATE_LIMITED');
+    expect(Number(stranger.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await attempt(user.email, PASSWORD, { deviceToken: 'x'.repeat(43) })).status).toBe(429);
+
+    // The owner's device still signs in, and gets a fresh device token.
+    const owner = await attempt(user.email, PASSWORD, { deviceToken });
+    expect(owner.status, owner.text).toBe(200);
+    expect(owner.json.result.deviceToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // A device token of another account does not help.
+    const other = await seedUser();
+    const otherDevice = (await attempt(other.email, PASSWORD)).json.result.deviceToken;
+    expect((await attempt(user.email, PASSWORD, { deviceToken: otherDevice })).status).toBe(429);
+  });
+
+  it('treats an unknown address the same way (no enumeration) and is cleared by a password reset', async () => {
+    const ghost = uniqueEmail('ghost');
+    await guess10(ghost);
+    expect((await attempt(ghost, PASSWORD)).status).toBe(429);
+
+    const user = await seedUser();
+    await guess10(user.email);
+    expect((await attempt(user.email, PASSWORD)).status).toBe(429);
+    await invoke('POST', '/api/auth/forgot-password', { body: { email: user.email }, ip: freshIp() });
+    const token = /reset code: ([A-Za-z0-9_-]{43})/.exec(lastMailTo(user.email)!.text)![1];
+    const reset = await invoke('POST', '/api/auth/reset-password', { body: { email: user.email, resetToken: token, newPassword: 'After-Reset-2024' }, ip: freshIp() });
+    expect(reset.status, reset.text).toBe(200);
+    expect((await attempt(user.email, 'After-Reset-2024')).status).toBe(200);
+  });
+});

@@ -6,8 +6,8 @@ import { objectProperties, parameterSchema, SchemaConverter, type JsonSchema } f
 export interface OpenApiOptions {
   title?: string;
   version?: string;
-  /** Where clients send requests; omitted, the document's own origin is used (OpenAPI's default `/`). */
-  servers?: { url: string; description?: string }[];
+  /** Where clients send requests; omitted, DEFAULT_SERVERS. */
+  servers?: { url: string; description?: string; variables?: Record<string, { default: string; description?: string }> }[];
 }
 
 export type OpenApiDocument = Record<string, unknown> & {
@@ -42,11 +42,26 @@ export const ERROR_RESPONSES = {
   409: { name: 'Conflict', code: 'CONFLICT', text: 'CONFLICT: a unique value is taken, the state change is not allowed, or a concurrent update won' },
   413: { name: 'PayloadTooLarge', code: 'PAYLOAD_TOO_LARGE', text: 'PAYLOAD_TOO_LARGE: the body is over the route limit' },
   415: { name: 'UnsupportedMediaType', code: 'UNSUPPORTED_MEDIA_TYPE', text: 'UNSUPPORTED_MEDIA_TYPE: wrong Content-Type for the route' },
-  429: { name: 'RateLimited', code: 'RATE_LIMITED', text: 'RATE_LIMITED: too many requests; `Retry-After` gives the seconds to wait' },
+  429: {
+    name: 'RateLimited',
+    code: 'RATE_LIMITED',
+    text: "RATE_LIMITED: the route's own limit (`Retry-After` gives the seconds to wait); on a deployed stage also API Gateway's stage throttle, whose body is its own `{\"message\":\"Too Many Requests\"}`",
+  },
   500: { name: 'InternalError', code: 'INTERNAL_ERROR', text: 'INTERNAL_ERROR: anything unexpected; the message is generic' },
   503: { name: 'ServiceUnavailable', code: 'SERVICE_UNAVAILABLE', text: 'SERVICE_UNAVAILABLE: the data store is throttling; retry after `Retry-After` seconds' },
 } as const;
 export type ErrorStatus = keyof typeof ERROR_RESPONSES;
+
+/** This origin (the docs page), the local server, and the deployed API's address pattern. */
+export const DEFAULT_SERVERS: NonNullable<OpenApiOptions['servers']> = [
+  { url: '/', description: 'The origin serving this document' },
+  { url: 'http://127.0.0.1:3000', description: 'Local server (`npm start`)' },
+  {
+    url: 'https://{apiId}.execute-api.{region}.amazonaws.com',
+    description: 'Deployed API: `cdk deploy` prints the exact address (stack output ApiUrl)',
+    variables: { apiId: { default: 'your-api-id' }, region: { default: 'eu-west-1' } },
+  },
+];
 
 const isWrite = (route: RouteDef) => route.method !== 'GET';
 const hasBody = (route: RouteDef) => route.body !== undefined || (route.bodyType !== undefined && route.bodyType !== 'json');
@@ -57,7 +72,7 @@ const mentionsTenant = (converted: (JsonSchema | undefined)[]) =>
  * The error statuses a route can answer, from what the runtime does for its definition:
  * parsed input or a body → 400; credentials → 401; roles, permission or a tenantId input → 403;
  * path parameters or a tenantId input → 404; writes → 409; a body → 413 (and 415 unless the body is taken raw);
- * a rate limit → 429; always 500 and 503. Statuses a handler adds itself are read from the route's
+ * always 429 (a route's own limit, else the API stage's throttle), 500 and 503. Statuses a handler adds itself are read from the route's
  * summary, where the route table names them ("401 INVALID_CREDENTIALS", "(409 CONFLICT)").
  */
 export function errorStatusesFor(route: RouteDef, inputs: (JsonSchema | undefined)[] = []): number[] {
@@ -76,7 +91,8 @@ export function errorStatusesFor(route: RouteDef, inputs: (JsonSchema | undefine
   if (isWrite(route)) statuses.add(409);
   if (hasBody(route)) statuses.add(413);
   if (hasBody(route) && route.bodyType !== 'raw') statuses.add(415);
-  if (route.rateLimit) statuses.add(429);
+  // The route's own limit, or the stage throttle in front of every route.
+  statuses.add(429);
   statuses.add(500).add(503);
   for (const m of route.summary.matchAll(/\b([45]\d\d)\b/g)) statuses.add(Number(m[1]));
   return [...statuses].sort((a, b) => a - b);
@@ -144,8 +160,11 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
       title: options.title ?? 'SaaS platform API',
       version: options.version ?? '0.0.0',
       description: INFO_DESCRIPTION,
+      // Placeholders a deployment fills in; the linters want both objects present.
+      contact: { name: 'Platform team' },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    ...(options.servers ? { servers: options.servers } : {}),
+    servers: options.servers ?? DEFAULT_SERVERS,
     tags: Object.entries(API_GROUPS)
       .filter(([name]) => usedGroups.has(name))
       .map(([name, spec]) => ({ name, description: spec.description })),
@@ -189,7 +208,7 @@ function operationFor(route: RouteDef, converter: SchemaConverter): Operation {
     summary: route.summary,
     description: describe(route),
     tags: [route.group],
-    ...(securityFor(route.auth) ? { security: securityFor(route.auth) } : {}),
+    security: securityFor(route.auth),
     ...(parameters.length ? { parameters } : {}),
     responses: {},
   };
@@ -209,10 +228,11 @@ function operationFor(route: RouteDef, converter: SchemaConverter): Operation {
   return operation;
 }
 
-function securityFor(auth: AuthRule): Record<string, string[]>[] | undefined {
+/** Public routes say so explicitly (`security: []`), so no client sends credentials it need not. */
+function securityFor(auth: AuthRule): Record<string, string[]>[] {
   switch (auth.kind) {
     case 'none':
-      return undefined;
+      return [];
     case 'bearer':
       return [{ bearerAuth: [] }];
     case 'internalKey':

@@ -154,17 +154,17 @@ describe('buildOpenApiDocument', () => {
     ]);
     const op = (path: string, m = 'get') => doc.paths[path]![m]!;
     // Assess
-    expect(op('/api/open').security).toBeUndefined();
-    expect(statuses(op('/api/open'))).toEqual([200, 500, 503]);
+    expect(op('/api/open').security).toEqual([]);
+    expect(statuses(op('/api/open'))).toEqual([200, 429, 500, 503]);
     expect(op('/api/me').security).toEqual([{ bearerAuth: [] }]);
-    expect(statuses(op('/api/me'))).toEqual([200, 401, 500, 503]);
-    expect(statuses(op('/api/things'))).toEqual([200, 401, 403, 500, 503]);
+    expect(statuses(op('/api/me'))).toEqual([200, 401, 429, 500, 503]);
+    expect(statuses(op('/api/things'))).toEqual([200, 401, 403, 429, 500, 503]);
     expect(op('/api/key').security).toEqual([{ internalApiKey: [] }]);
     expect(op('/api/key/{k}', 'delete').security).toEqual([{ internalApiKey: [], bearerAuth: [] }]);
-    expect(statuses(op('/api/key/{k}', 'delete'))).toEqual([204, 401, 403, 404, 409, 500, 503]);
+    expect(statuses(op('/api/key/{k}', 'delete'))).toEqual([204, 401, 403, 404, 409, 429, 500, 503]);
     expect((op('/api/key/{k}', 'delete').responses['204'] as ResponseObject).content).toBeUndefined();
     expect(op('/api/webhooks/a', 'post').security).toEqual([{ paymentProviderASignature: [] }]);
-    expect(statuses(op('/api/webhooks/a', 'post'))).toEqual([200, 400, 401, 409, 413, 500, 503]);
+    expect(statuses(op('/api/webhooks/a', 'post'))).toEqual([200, 400, 401, 409, 413, 429, 500, 503]);
     expect(doc.components.securitySchemes).toHaveProperty('paymentProviderASignature.in', 'header');
     expect(doc.components.securitySchemes).toHaveProperty('internalApiKey.name', 'X-Internal-Api-Key');
   });

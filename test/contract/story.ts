@@ -1,0 +1,27 @@
+import createClient from 'openapi-fetch';
+import type { paths } from './generated/api.ts';
+
+/** The typed client every story drives: only the document's paths, methods, bodies and answers. */
+export type ApiClient = ReturnType<typeof createClient<paths>>;
+
+export interface StoryContext {
+  /** An anonymous client; `makeClient(baseUrl, headers)` gives one with credentials. */
+  client: ApiClient;
+  baseUrl: string;
+  adminEmail: string;
+  adminPassword: string;
+  internalApiKey: string;
+  /** A fresh tag for unique names. */
+  tag: string;
+}
+
+/** One area's story: throws (or fails an expect) when the API and its document disagree. */
+export type Story = (ctx: StoryContext) => Promise<void>;
+
+export const makeClient = (baseUrl: string, headers: Record<string, string> = {}): ApiClient => createClient<paths>({ baseUrl, headers });
+
+/** The result of a call that must succeed, or an error naming the operation and the answer. */
+export function ok<T extends { data?: unknown; error?: unknown; response: Response }>(what: string, call: T): NonNullable<T['data']> {
+  if (!call.data) throw new Error(`${what}: ${call.response.status} ${JSON.stringify(call.error)}`);
+  return call.data as NonNullable<T['data']>;
+}

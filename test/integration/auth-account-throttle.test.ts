@@ -10,10 +10,12 @@ import { freshIp, lastMailTo, PASSWORD, seedUser, uniqueEmail } from './auth-sup
 const attempt = (email: string, password: string, extra: Record<string, unknown> = {}) =>
   invoke('POST', '/api/auth/login', { body: { email, password, ...extra }, ip: freshIp() });
 const guess10 = async (email: string) => {
-  for (let i = 0; i < 10; i++) expect((await attempt(email, `Wrong-Guess-${i}x`)).json.error.code).toBe('INVALID_CREDENTIALS');
+  const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => attempt(email, `Wrong-Guess-${i}x`)));
+  expect(answers.map((a) => a.json.error.code)).toEqual(Array(10).fill('INVALID_CREDENTIALS'));
 };
 
-describe('per-account sign-in throttle', () => {
+// Each guess costs a scrypt verification: on a busy machine that takes a while.
+describe('per-account sign-in throttle', { timeout: 120_000 }, () => {
   it('refuses further sign-ins after 10 failures from many addresses, but not on a known device', async () => {
     const user = await seedUser();
     const before = await attempt(user.email, PASSWORD);

@@ -26,6 +26,7 @@ export type TenantCollection =
   | 'INVITATION'
   | 'BIA'
   | 'RISK'
+  | 'BCM_CONFIG'
   | 'PROMPT'
   | 'TOOL'
   | 'SUBSCRIPTION'

@@ -1,5 +1,6 @@
 import { adminRoutes } from './admin.ts';
 import { authRoutes } from './auth.ts';
+import { bcmRoutes } from './bcm.ts';
 import { catalogRoutes } from './catalog.ts';
 import { localRoutes } from './local.ts';
 import { onboardingRoutes } from './onboarding.ts';
@@ -24,6 +25,7 @@ export const routes: readonly RouteDef[] = [
   ...onboardingRoutes,
   ...adminRoutes,
   ...catalogRoutes,
+  ...bcmRoutes,
   ...vaultRoutes,
   ...localRoutes,
 ];

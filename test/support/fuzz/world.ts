@@ -124,6 +124,26 @@ const viaApi = (routeId: string, body: (tenant: Tenant) => Record<string, unknow
     },
   }) satisfies RecordCreator;
 
+/** Records that nest (entries under a BIA, actions under an assessment) share one parent per tenant. */
+const parents = new Map<string, Promise<string>>();
+const once = (key: string, make: () => Promise<string>) => {
+  if (!parents.has(key)) parents.set(key, make());
+  return parents.get(key)!;
+};
+async function apiCreate(tenant: Tenant, method: string, path: string, body: unknown, pick = (r: InvokeResult) => r.json?.result?.id as string) {
+  const res = await invoke(method, path, { token: tenant.owner, body, ip: nextIp() });
+  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
+  return pick(res);
+}
+const BCM = '/api/bcm/admin';
+const biaOf = (t: Tenant) => once(`bia:${t.id}`, () => apiCreate(t, 'POST', `${BCM}/bia`, { title: `BIA ${unique()}` }));
+const riskOf = (t: Tenant) => once(`risk:${t.id}`, () => apiCreate(t, 'POST', `${BCM}/risk`, { title: `Risk ${unique()}`, category: 0, level: 2 }));
+const assessmentOf = (t: Tenant) =>
+  once(`assessment:${t.id}`, async () => {
+    const riskId = await riskOf(t);
+    return apiCreate(t, 'POST', `${BCM}/risk/${riskId}/risks`, { name: `Assessment ${unique()}`, score: 12 }, (r) => r.json.result.risks.at(-1).id);
+  });
+
 export const RECORD_CREATORS: Record<string, RecordCreator> = {
   supplierId: viaApi('suppliers.create', (t) => ({ name: `Supplier ${unique()}`, tenantId: t.id })),
   productId: viaApi('products.create', (t) => ({ name: `Product ${unique()}`, code: `P-${unique()}`, tenantId: t.id })),
@@ -137,6 +157,26 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
     create: async (_w, tenant) => (await seedUser(tenant.id, ['TenantMember'])).id,
   },
   slug: { via: 'the tenant itself (tenants.create)', create: async (_w, tenant) => tenant.slug },
+  biaId: { via: 'bcm.bia.create', create: async (_w, tenant) => biaOf(tenant) },
+  entryId: {
+    via: 'bcm.entries.create',
+    create: async (_w, tenant) => apiCreate(tenant, 'POST', `${BCM}/bia/${await biaOf(tenant)}/entries`, { briefDescription: `Entry ${unique()}` }),
+  },
+  assignmentId: {
+    via: 'bcm.bia.assign',
+    create: async (_w, tenant) => {
+      const user = await seedUser(tenant.id, ['TenantMember']);
+      await apiCreate(tenant, 'POST', `${BCM}/bia/${await biaOf(tenant)}/assignments`, { userId: user.id, type: 0 });
+      return user.id;
+    },
+  },
+  riskId: { via: 'bcm.risks.create', create: async (_w, tenant) => riskOf(tenant) },
+  assessmentId: { via: 'bcm.assessments.create', create: async (_w, tenant) => assessmentOf(tenant) },
+  actionId: {
+    via: 'bcm.actions.create',
+    create: async (_w, tenant) =>
+      apiCreate(tenant, 'POST', `${BCM}/risk/${await riskOf(tenant)}/risks/${await assessmentOf(tenant)}/actions`, { title: `Action ${unique()}` }, (r) => r.json.result.mitigationActions.at(-1).id),
+  },
 };
 
 /** Whether a creator can run now: its create route must be in the table. */

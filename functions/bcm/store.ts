@@ -1,0 +1,133 @@
+import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../../shared/auth/access-token.ts';
+import { auditPut, countAudit } from '../../shared/data/audit.ts';
+import { COUNTER_SK, keys } from '../../shared/data/keys.ts';
+import { queryItems } from '../../shared/data/query.ts';
+import { transact, type TransactItem } from '../../shared/data/transact.ts';
+import { conflict, notFound } from '../../shared/http/errors.ts';
+import { ddb } from '../../shared/platform/aws.ts';
+import { config } from '../../shared/platform/config.ts';
+
+/**
+ * Key shapes of the BCM area (all through keys.ts): BIAs and risks are tenant items; entries,
+ * assignments, assessments and actions live in child partitions of their parent; the tenant's
+ * BCM stats, thresholds and activity log in its BCM_CONFIG collection.
+ */
+export const bia = {
+  key: (t: string, id: string) => keys.tenantItem(t, 'BIA', id),
+  collection: (t: string) => keys.tenantCollection(t, 'BIA'),
+  entries: (t: string, biaId: string) => keys.childCollection(t, 'BIA', biaId, 'ENTRY'),
+  entryKey: (t: string, biaId: string, id: string) => keys.childItem(t, 'BIA', biaId, 'ENTRY', id),
+  assignments: (t: string, biaId: string) => keys.childCollection(t, 'BIA', biaId, 'ASSIGN'),
+  assignmentKey: (t: string, biaId: string, assigneeId: string) => keys.childItem(t, 'BIA', biaId, 'ASSIGN', assigneeId),
+};
+export const risk = {
+  key: (t: string, id: string) => keys.tenantItem(t, 'RISK', id),
+  collection: (t: string) => keys.tenantCollection(t, 'RISK'),
+  assessments: (t: string, riskId: string) => keys.childCollection(t, 'RISK', riskId, 'ASSESS'),
+  assessmentKey: (t: string, riskId: string, id: string) => keys.childItem(t, 'RISK', riskId, 'ASSESS', id),
+  actions: (t: string, riskId: string) => keys.childCollection(t, 'RISK', riskId, 'ACTION'),
+  actionKey: (t: string, riskId: string, id: string) => keys.childItem(t, 'RISK', riskId, 'ACTION', id),
+};
+export const bcmConfig = {
+  stats: (t: string) => keys.tenantItem(t, 'BCM_CONFIG', 'stats'),
+  thresholds: (t: string) => keys.tenantItem(t, 'BCM_CONFIG', 'impact-thresholds'),
+  activity: (t: string) => keys.childCollection(t, 'BCM_CONFIG', 'activity', 'LOG'),
+  /** gsi2 partition of entries that have a completeAt, ordered by it (dashboard progress and tasks). */
+  due: (t: string) => `${keys.tenantCollection(t, 'BCM_CONFIG')}#DUE`,
+};
+
+export type Item = Record<string, unknown>;
+
+export async function read(key: { pk: string; sk: string }): Promise<Item | undefined> {
+  return (await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item;
+}
+
+export async function readOr404(key: { pk: string; sk: string }, what: string): Promise<Item> {
+  const item = await read(key);
+  if (!item) throw notFound(what);
+  return item;
+}
+
+/** Every item of a child partition except its counter. */
+export const all = async (pk: string) =>
+  (await queryItems({ TableName: config.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true })).filter(
+    (i) => i.sk !== COUNTER_SK,
+  );
+
+/** Adds to counters of the tenant's BCM stats item (entries, open risks by level). */
+export function statsAdd(t: string, deltas: Record<string, number>): TransactItem | null {
+  const entries = Object.entries(deltas).filter(([, v]) => v !== 0);
+  if (!entries.length) return null;
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: bcmConfig.stats(t),
+      UpdateExpression: `ADD ${entries.map((_, i) => `#s${i} :s${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#s${i}`, k])),
+      ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:s${i}`, v])),
+    },
+  };
+}
+
+/** Activity types of the dashboard's recent activities. */
+export const ACTIVITY = { BiaCreated: 0, BiaStatusChanged: 1, EntryCompleted: 2, RiskCreated: 3, RiskStatusChanged: 4, AssessmentRecorded: 5, ActionChanged: 6, BiaDeleted: 7 } as const;
+const ACTIVITY_TTL_SECONDS = 180 * 24 * 3600;
+
+export function activityPut(t: string, activityType: number, description: string, now: string): TransactItem {
+  const sk = crypto.randomUUID();
+  return {
+    Put: {
+      TableName: config.tableName,
+      Item: { pk: bcmConfig.activity(t), sk, ...keys.newestFirst(bcmConfig.activity(t), now, sk), activityType, description, createdAt: now, ttl: Math.floor(Date.parse(now) / 1000) + ACTIVITY_TTL_SECONDS },
+    },
+  };
+}
+
+export interface Change {
+  t: string;
+  actor: Principal;
+  entityType: string;
+  entityId: string;
+  action: string;
+  changes: Record<string, unknown> | null;
+}
+
+/** One transaction of the change's items plus its audit entry; 409 when a condition failed. */
+export async function commit(items: (TransactItem | null)[], change: Change, now = new Date().toISOString(), conflictMessage = 'The record changed meanwhile; try again') {
+  const outcome = await transact([
+    ...items.filter((i): i is TransactItem => i !== null),
+    auditPut({ entityType: change.entityType, entityId: change.entityId, action: change.action, changes: change.changes, actor: change.actor, tenantId: change.t }, now),
+  ]);
+  if (!outcome.ok) throw conflict(conflictMessage);
+  await countAudit(1);
+}
+
+type WriteRequest = { DeleteRequest: { Key: { pk: string; sk: string } } } | { PutRequest: { Item: Item } };
+
+/** BatchWriteItem in chunks of 25, unprocessed items retried: for cascades and copies too large for a transaction. */
+async function batchWrite(all: WriteRequest[]) {
+  const chunks: WriteRequest[][] = [];
+  for (let i = 0; i < all.length; i += 25) chunks.push(all.slice(i, i + 25));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let requests = chunk;
+      for (let attempt = 0; requests.length && attempt < 8; attempt++) {
+        if (attempt) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+        const out = await ddb().send(new BatchWriteCommand({ RequestItems: { [config.tableName]: requests } }));
+        requests = (out.UnprocessedItems?.[config.tableName] ?? []) as WriteRequest[];
+      }
+      if (requests.length) throw new Error('Batch write left unprocessed items');
+    }),
+  );
+}
+
+export const deleteAll = (keyList: { pk: string; sk: string }[]) => batchWrite(keyList.map((Key) => ({ DeleteRequest: { Key } })));
+export const putAll = (items: Item[]) => batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
+
+/** A counter adjustment outside a transaction (cascades). */
+export async function addCounts(key: { pk: string; sk: string }, deltas: Record<string, number>) {
+  const item = statsAdd('', deltas);
+  if (!item || !('Update' in item)) return;
+  await ddb().send(new UpdateCommand({ ...item.Update!, Key: key } as ConstructorParameters<typeof UpdateCommand>[0]));
+}

@@ -1,5 +1,5 @@
 import type { Principal } from '../../shared/auth/access-token.ts';
-import { bumpCounter, countOf, listNewestFirst, putNew } from '../../shared/data/collection.ts';
+import { bumpCounter, listNewestFirst, putNew } from '../../shared/data/collection.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { validationError } from '../../shared/http/errors.ts';
 import { toPage } from '../../shared/http/responses.ts';
@@ -52,7 +52,7 @@ export async function listBias(t: string, q: { page: number; pageSize: number })
 export async function createBia(t: string, input: { title: string; description?: string | null; status?: number | null }, actor: Principal) {
   const now = new Date().toISOString();
   const record: BiaRecord = { id: crypto.randomUUID(), title: input.title, description: input.description || null, status: input.status ?? BIA_STATUS.Draft, assignedToId: null, version: 1, sourceBiaId: null, createdAt: now };
-  await commit([putNew(biaItem(t, record)), bumpCounter(bia.collection(t), 1), activityPut(t, ACTIVITY.BiaCreated, `BIA "${record.title}" created`, now)], { t, actor, entityType: 'Bia', entityId: record.id, action: 'create', changes: { title: record.title, status: record.status } }, now);
+  await commit([putNew(biaItem(t, record)), bumpCounter(bia.collection(t), 1), statsAdd(t, { biasTotal: 1 }), activityPut(t, ACTIVITY.BiaCreated, `BIA "${record.title}" created`, now)], { t, actor, entityType: 'Bia', entityId: record.id, action: 'create', changes: { title: record.title, status: record.status } }, now);
   return biaDetail(t, record.id);
 }
 
@@ -133,7 +133,7 @@ export async function deleteBia(t: string, id: string, actor: Principal) {
     [
       { Delete: { TableName: config.tableName, Key: bia.key(t, id), ConditionExpression: 'attribute_exists(pk)' } },
       bumpCounter(bia.collection(t), -1),
-      statsAdd(t, { entriesTotal: -entries.length }),
+      statsAdd(t, { biasTotal: -1, entriesTotal: -entries.length, entriesCompleted: -entries.filter((e) => e.completed === true).length }),
       activityPut(t, ACTIVITY.BiaDeleted, `BIA "${r.title}" deleted`, now),
     ],
     { t, actor, entityType: 'Bia', entityId: id, action: 'delete', changes: { entries: entries.length, assignments: assignments.length } },
@@ -161,11 +161,10 @@ export async function newVersion(t: string, id: string, actor: Principal) {
   await putAll([...copies, ...assignments.map((a) => ({ ...a, ...bia.assignmentKey(t, copy.id, a.sk as string) }))]);
   if (copies.length) await addCounts(keys.counter(bia.entries(t, copy.id)), { count: copies.length });
   await commit(
-    [putNew(biaItem(t, copy)), bumpCounter(bia.collection(t), 1), statsAdd(t, { entriesTotal: copies.length }), activityPut(t, ACTIVITY.BiaCreated, `BIA "${copy.title}" version ${copy.version} created`, now)],
+    [putNew(biaItem(t, copy)), bumpCounter(bia.collection(t), 1), statsAdd(t, { biasTotal: 1, entriesTotal: copies.length, entriesCompleted: copies.filter((e) => e.completed).length }), activityPut(t, ACTIVITY.BiaCreated, `BIA "${copy.title}" version ${copy.version} created`, now)],
     { t, actor, entityType: 'Bia', entityId: copy.id, action: 'new-version', changes: { sourceBiaId: source.id, version: copy.version, entries: copies.length } },
     now,
   );
   return biaDetail(t, copy.id);
 }
 
-export const biaCount = (t: string) => countOf(bia.collection(t));

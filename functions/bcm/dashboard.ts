@@ -1,49 +1,51 @@
 import type { Principal } from '../../shared/auth/access-token.ts';
-import { queryCount, queryItems } from '../../shared/data/query.ts';
+import { queryItems } from '../../shared/data/query.ts';
 import { validationError } from '../../shared/http/errors.ts';
 import { config } from '../../shared/platform/config.ts';
-import { biaCount } from './bias.ts';
 import { bcmConfig, commit, read } from './store.ts';
 
 /**
- * The dashboard from maintained figures: BIA count (collection counter), entries and open risks
- * by level (the BCM stats item), completed entries and upcoming tasks from the due index (entries
- * with a completeAt, ordered by it: past = completed, future = upcoming), recent activities from
- * the area's activity log (newest 10, kept 180 days).
+ * Three DynamoDB requests whatever the tenant's size: the BCM stats item (counters kept in the
+ * same transactions as the changes), the 10 soonest open tasks (task index) and the newest 10
+ * activities (activity log).
  */
 export async function dashboard(t: string) {
-  const now = new Date().toISOString();
-  const due = { TableName: config.tableName, IndexName: 'gsi2', ExpressionAttributeValues: { ':pk': bcmConfig.due(t), ':now': now } };
-  const [bias, stats, completed, upcoming, activities] = await Promise.all([
-    biaCount(t),
-    read(bcmConfig.stats(t)),
-    queryCount({ ...due, KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now' }),
-    queryItems({ ...due, KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk > :now', ScanIndexForward: true }, 10),
-    queryItems({ TableName: config.tableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': bcmConfig.activity(t) }, ScanIndexForward: false }, 10),
-  ]);
+  const newest = (pk: string, index: 'gsi1' | 'gsi2', forward: boolean) =>
+    queryItems({ TableName: config.tableName, IndexName: index, KeyConditionExpression: `${index}pk = :pk`, ExpressionAttributeValues: { ':pk': pk }, ScanIndexForward: forward }, 10);
+  const [stats, tasks, activities] = await Promise.all([read(bcmConfig.stats(t)), newest(bcmConfig.tasks(t), 'gsi2', true), newest(bcmConfig.activity(t), 'gsi1', false)]);
   const n = (k: string) => Math.max(0, Number(stats?.[k] ?? 0));
   const total = n('entriesTotal');
+  const completed = Math.min(total, n('entriesCompleted'));
   return {
-    totalAssessments: bias,
-    criticalFunctions: { identified: total, pending: Math.max(0, total - completed) },
+    totalAssessments: n('biasTotal'),
+    criticalFunctions: { identified: total, pending: total - completed },
     activeRisks: { highImpact: n('openRisks2') + n('openRisks3'), mediumImpact: n('openRisks1'), lowImpact: n('openRisks0') },
     biaProgressOverview: { completedEntries: completed, totalEntries: total, percentageComplete: total ? Math.round((completed / total) * 1000) / 10 : 0 },
     recentActivities: activities.map((a) => ({ activityType: Number(a.activityType), description: String(a.description), createdAt: String(a.createdAt) })),
-    upcomingTasks: upcoming.map((e) => ({ title: String(e.briefDescription), dueAt: String(e.completeAt) })),
+    upcomingTasks: tasks.map((x) => ({ title: String(x.briefDescription ?? x.title), dueAt: String(x.dueAt) })),
   };
 }
 
 type Threshold = { dimension: number; score: number; description: string };
 
+/** A new tenant's thresholds: scores 1-5 on dimension 0 (time to recover) until the tenant sets its own. */
+export const DEFAULT_THRESHOLDS: Threshold[] = [
+  { dimension: 0, score: 1, description: 'Negligible: no noticeable effect within a week' },
+  { dimension: 0, score: 2, description: 'Minor: workarounds hold for a few days' },
+  { dimension: 0, score: 3, description: 'Moderate: customers notice within 2 days' },
+  { dimension: 0, score: 4, description: 'Major: contractual or financial damage within 24 hours' },
+  { dimension: 0, score: 5, description: 'Severe: must recover within 4 hours' },
+];
+
 export async function thresholds(t: string): Promise<Threshold[]> {
-  return ((await read(bcmConfig.thresholds(t)))?.thresholds as Threshold[] | undefined) ?? [];
+  return ((await read(bcmConfig.thresholds(t)))?.thresholds as Threshold[] | undefined) ?? DEFAULT_THRESHOLDS;
 }
 
-/** One threshold per dimension (a repeated dimension is 400), stored sorted by dimension. */
+/** Replaces the list; a repeated (dimension, score) pair is 400. Stored sorted. */
 export async function putThresholds(t: string, list: Threshold[], actor: Principal) {
-  const sorted = [...list].sort((a, b) => a.dimension - b.dimension);
-  const repeated = sorted.findIndex((x, i) => i > 0 && sorted[i - 1]!.dimension === x.dimension);
-  if (repeated > 0) throw validationError([{ path: 'body.thresholds', message: `Dimension ${sorted[repeated]!.dimension} appears twice` }]);
+  const sorted = [...list].sort((a, b) => a.dimension - b.dimension || a.score - b.score);
+  const repeated = sorted.findIndex((x, i) => i > 0 && sorted[i - 1]!.dimension === x.dimension && sorted[i - 1]!.score === x.score);
+  if (repeated > 0) throw validationError([{ path: 'body.thresholds', message: `Dimension ${sorted[repeated]!.dimension} has score ${sorted[repeated]!.score} twice` }]);
   await commit([{ Put: { TableName: config.tableName, Item: { ...bcmConfig.thresholds(t), thresholds: sorted } } }], { t, actor, entityType: 'BcmConfig', entityId: 'impact-thresholds', action: 'update', changes: { thresholds: sorted.length } });
   return sorted;
 }

@@ -8,7 +8,7 @@ import { config } from '../../shared/platform/config.ts';
 import { BIA_PARTS, PART_FIELDS, PART_ITEMS, type BiaPart } from '../../shared/routes/bcm.ts';
 import { getBia } from './bias.ts';
 import { assertEditable } from './states.ts';
-import { ACTIVITY, activityPut, bcmConfig, bia, commit, readOr404, statsAdd, type Item } from './store.ts';
+import { ACTIVITY, activityPut, bia, commit, readOr404, statsAdd, taskIndex, type Item } from './store.ts';
 
 type PartItems = Record<string, unknown>[];
 export interface EntryRecord {
@@ -28,16 +28,24 @@ export interface EntryRecord {
 
 export const toBrief = (i: Item) => ({ id: i.id as string, briefDescription: i.briefDescription as string, completeAt: (i.completeAt as string | null) ?? null });
 
-/** The stored entry: parts inline (one GetItem for the detail); in the due index once completeAt is set. */
+/**
+ * An entry is complete once its completeAt has passed when it is written (or it was completed);
+ * a completeAt still ahead is its due date, and the entry sits in the tenant's task index.
+ */
+export const isComplete = (completeAt: string | null, now = new Date().toISOString()) => !!completeAt && completeAt <= now;
+
+/** The stored entry: parts inline (one GetItem for the detail). */
 export function entryItem(t: string, biaId: string, r: EntryRecord) {
   const pk = bia.entries(t, biaId);
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g2, gsi2sk: _g2s, ...record } = r as EntryRecord & Record<string, unknown>;
+  const completed = isComplete(r.completeAt);
   return {
     ...record,
     ...bia.entryKey(t, biaId, r.id),
     ...keys.newestFirst(pk, r.createdAt, r.id),
     biaId,
-    ...(r.completeAt ? { gsi2pk: bcmConfig.due(t), gsi2sk: `${r.completeAt}#${r.id}` } : {}),
+    completed,
+    ...(r.completeAt && !completed ? taskIndex(t, r.completeAt, `E#${r.id}`) : {}),
   };
 }
 
@@ -71,7 +79,7 @@ export async function createEntry(t: string, biaId: string, input: { briefDescri
   const now = new Date().toISOString();
   const r: EntryRecord = { id: crypto.randomUUID(), briefDescription: input.briefDescription, completeAt: input.completeAt ?? null, createdAt: now };
   await commit(
-    [putNew(entryItem(t, biaId, r)), bumpCounter(bia.entries(t, biaId), 1), statsAdd(t, { entriesTotal: 1 }), biaStillEditable(t, biaId)],
+    [putNew(entryItem(t, biaId, r)), bumpCounter(bia.entries(t, biaId), 1), statsAdd(t, { entriesTotal: 1, entriesCompleted: isComplete(r.completeAt) ? 1 : 0 }), biaStillEditable(t, biaId)],
     { t, actor, entityType: 'BiaEntry', entityId: r.id, action: 'create', changes: { biaId, briefDescription: r.briefDescription } },
     now,
   );
@@ -88,6 +96,7 @@ async function rewrite(t: string, biaId: string, before: Item, after: EntryRecor
   const b = await getBia(t, biaId);
   assertEditable(b);
   const item = { ...entryItem(t, biaId, after), revision: Number(before.revision ?? 0) + 1 };
+  const completedDelta = (item.completed ? 1 : 0) - (before.completed === true ? 1 : 0);
   await commit(
     [
       {
@@ -99,6 +108,7 @@ async function rewrite(t: string, biaId: string, before: Item, after: EntryRecor
         },
       },
       biaStillEditable(t, biaId),
+      statsAdd(t, { entriesCompleted: completedDelta }),
       ...extra,
     ],
     { t, actor, entityType: 'BiaEntry', entityId: after.id, ...change },
@@ -113,11 +123,11 @@ export async function updateEntry(t: string, biaId: string, id: string, input: {
   return rewrite(t, biaId, before, after, { action: 'update', changes: { briefDescription: after.briefDescription, completeAt: after.completeAt } }, actor);
 }
 
-/** Sets completeAt to now when unset; an already completed entry is returned unchanged. */
+/** Sets completeAt to now unless the entry is already complete, which is returned unchanged. */
 export async function completeEntry(t: string, biaId: string, id: string, actor: Principal) {
   const before = await readEntry(t, biaId, id);
   const r = before as unknown as EntryRecord;
-  if (r.completeAt) {
+  if (isComplete(r.completeAt)) {
     await getBia(t, biaId);
     return detailOf(t, biaId, before);
   }
@@ -129,9 +139,14 @@ export async function deleteEntry(t: string, biaId: string, id: string, actor: P
   const b = await getBia(t, biaId);
   assertEditable(b);
   const key = bia.entryKey(t, biaId, id.toLowerCase());
-  await readOr404(key, 'Entry');
+  const before = await readOr404(key, 'Entry');
   await commit(
-    [{ Delete: { TableName: config.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } }, bumpCounter(bia.entries(t, biaId), -1), statsAdd(t, { entriesTotal: -1 }), biaStillEditable(t, biaId)],
+    [
+      { Delete: { TableName: config.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+      bumpCounter(bia.entries(t, biaId), -1),
+      statsAdd(t, { entriesTotal: -1, entriesCompleted: before.completed === true ? -1 : 0 }),
+      biaStillEditable(t, biaId),
+    ],
     { t, actor, entityType: 'BiaEntry', entityId: id, action: 'delete', changes: { biaId } },
     undefined,
     'The entry was deleted meanwhile',

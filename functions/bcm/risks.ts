@@ -5,7 +5,7 @@ import { notFound } from '../../shared/http/errors.ts';
 import { toPage } from '../../shared/http/responses.ts';
 import { config } from '../../shared/platform/config.ts';
 import { assertActionMove, assertRiskMove, impactScoreOf, probabilityScoreOf, RISK_STATUS } from './states.ts';
-import { ACTIVITY, activityPut, all, commit, readOr404, risk, statsAdd, type Item } from './store.ts';
+import { ACTIVITY, activityPut, all, commit, readOr404, risk, statsAdd, taskIndex, type Item } from './store.ts';
 
 /** Open (not Closed) risks are counted by level in the BCM stats: `openRisks<level>`. */
 const openRisk = (level: number) => `openRisks${level}`;
@@ -30,7 +30,9 @@ export async function riskDetail(t: string, id: string) {
     ...toRisk(item),
     description: (item.description as string | null) ?? null,
     risks: assessments.sort(byCreated).map((a) => ({ id: a.id as string, name: a.name as string, score: Number(a.score) })),
-    mitigationActions: actions.sort(byCreated).map((a) => ({ id: a.id as string, title: a.title as string, status: Number(a.status), assessmentId: a.assessmentId as string })),
+    mitigationActions: actions
+      .sort(byCreated)
+      .map((a) => ({ id: a.id as string, title: a.title as string, status: Number(a.status), assessmentId: a.assessmentId as string, dueAt: (a.dueAt as string | null) ?? null })),
   };
 }
 
@@ -135,15 +137,22 @@ export async function deleteAssessment(t: string, riskId: string, id: string, ac
 }
 
 /** Actions hang under an assessment of the risk; status per MitigationActionStatus. */
-export async function createAction(t: string, riskId: string, assessmentId: string, input: { title: string; description?: string | null; status?: number | null }, actor: Principal) {
+/** An open action (Pending, InProgress) with a due date is a dashboard task. */
+const actionItem = (t: string, riskId: string, r: { id: string; title: string; status: number; dueAt: string | null } & Item) => ({
+  ...r,
+  ...risk.actionKey(t, riskId, r.id),
+  ...(r.dueAt && r.status < 2 ? taskIndex(t, r.dueAt, `A#${r.id}`) : {}),
+});
+
+export async function createAction(t: string, riskId: string, assessmentId: string, input: { title: string; description?: string | null; status?: number | null; dueAt?: string | null }, actor: Principal) {
   const before = await readRisk(t, riskId);
   const assessment = await readOr404(risk.assessmentKey(t, before.id as string, assessmentId.toLowerCase()), 'Assessment');
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
-  const record = { id, title: input.title, description: input.description || null, status: input.status ?? 0, assessmentId: assessment.id as string, createdAt: now };
+  const record = { id, title: input.title, description: input.description || null, status: input.status ?? 0, assessmentId: assessment.id as string, dueAt: input.dueAt ?? null, createdAt: now };
   await commit(
     [
-      putNew({ ...risk.actionKey(t, before.id as string, id), ...record }),
+      putNew(actionItem(t, before.id as string, record)),
       { ConditionCheck: { TableName: config.tableName, Key: risk.assessmentKey(t, before.id as string, assessment.id as string), ConditionExpression: 'attribute_exists(pk)' } },
       activityPut(t, ACTIVITY.ActionChanged, `Mitigation "${record.title}" added`, now),
     ],
@@ -153,7 +162,14 @@ export async function createAction(t: string, riskId: string, assessmentId: stri
   return riskDetail(t, riskId);
 }
 
-export async function updateAction(t: string, riskId: string, assessmentId: string, id: string, input: { title?: string | null; description?: string | null; status?: number | null }, actor: Principal) {
+export async function updateAction(
+  t: string,
+  riskId: string,
+  assessmentId: string,
+  id: string,
+  input: { title?: string | null; description?: string | null; status?: number | null; dueAt?: string | null },
+  actor: Principal,
+) {
   const before = await readRisk(t, riskId);
   const key = risk.actionKey(t, before.id as string, id.toLowerCase());
   const current = await readOr404(key, 'Mitigation action');
@@ -162,13 +178,23 @@ export async function updateAction(t: string, riskId: string, assessmentId: stri
   assertActionMove(Number(current.status), status);
   const title = input.title ?? (current.title as string);
   const description = input.description === undefined ? ((current.description as string | null) ?? null) : input.description || null;
+  const dueAt = input.dueAt === undefined ? ((current.dueAt as string | null) ?? null) : input.dueAt;
   const now = new Date().toISOString();
+  const { gsi2pk: _p, gsi2sk: _s, dueAt: _d, ...kept } = current;
   await commit(
     [
-      { Update: { TableName: config.tableName, Key: key, UpdateExpression: 'SET title = :t, description = :d, #s = :s', ConditionExpression: '#s = :was', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':t': title, ':d': description, ':s': status, ':was': Number(current.status) } } },
+      {
+        Put: {
+          TableName: config.tableName,
+          Item: actionItem(t, before.id as string, { ...kept, id: current.id as string, title, description, status, dueAt }),
+          ConditionExpression: '#s = :was',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':was': Number(current.status) },
+        },
+      },
       activityPut(t, ACTIVITY.ActionChanged, `Mitigation "${title}" updated`, now),
     ],
-    { t, actor, entityType: 'MitigationAction', entityId: current.id as string, action: 'update', changes: { title, description, status } },
+    { t, actor, entityType: 'MitigationAction', entityId: current.id as string, action: 'update', changes: { title, description, status, dueAt } },
     now,
   );
   return riskDetail(t, riskId);

@@ -33,9 +33,12 @@ export const bcmConfig = {
   stats: (t: string) => keys.tenantItem(t, 'BCM_CONFIG', 'stats'),
   thresholds: (t: string) => keys.tenantItem(t, 'BCM_CONFIG', 'impact-thresholds'),
   activity: (t: string) => keys.childCollection(t, 'BCM_CONFIG', 'activity', 'LOG'),
-  /** gsi2 partition of entries that have a completeAt, ordered by it (dashboard progress and tasks). */
-  due: (t: string) => `${keys.tenantCollection(t, 'BCM_CONFIG')}#DUE`,
+  /** gsi2 partition of open tasks (incomplete entries and open actions with a due date), soonest first. */
+  tasks: (t: string) => `${keys.tenantCollection(t, 'BCM_CONFIG')}#TASKS`,
 };
+
+/** The attributes that put an item in the tenant's task index. */
+export const taskIndex = (t: string, dueAt: string, id: string) => ({ gsi2pk: bcmConfig.tasks(t), gsi2sk: `${dueAt}#${id}`, dueAt });
 
 export type Item = Record<string, unknown>;
 

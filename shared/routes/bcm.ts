@@ -87,7 +87,7 @@ export const riskListItem = z.object({
 });
 export const riskDetail = z.extend(riskListItem, {
   description: z.nullable(z.string()),
-  mitigationActions: z.array(z.object({ id: z.string(), title: z.string(), status: z.number(), assessmentId: z.string() })),
+  mitigationActions: z.array(z.object({ id: z.string(), title: z.string(), status: z.number(), assessmentId: z.string(), dueAt: z.nullable(z.string()) })),
   risks: z.array(z.object({ id: z.string(), name: z.string(), score: z.number() })),
 });
 const threshold = z.object({ dimension: enumInt(9), score: z.int().check(z.minimum(1), z.maximum(5)), description: text(500) });
@@ -275,11 +275,11 @@ export const bcmRoutes = defineRoutes([
     method: 'POST',
     path: `${B}/risk/{riskId}/risks/{assessmentId}/actions`,
     auth: write,
-    summary: 'Add a mitigation action (status defaults to Pending)',
+    summary: 'Add a mitigation action (status defaults to Pending; optional dueAt puts an open action on the dashboard tasks)',
     status: 201,
     params: assessmentParams,
     query: z.object(tenantQuery),
-    body: z.object({ title: text(200), description: optionalText(2000), status: nullableInt(3) }),
+    body: z.object({ title: text(200), description: optionalText(2000), status: nullableInt(3), dueAt: z.optional(z.nullable(isoDateTime())) }),
     response: riskDetail,
   },
   {
@@ -292,7 +292,7 @@ export const bcmRoutes = defineRoutes([
     status: 200,
     params: z.object({ riskId: uuid(), assessmentId: uuid(), actionId: uuid() }),
     query: z.object(tenantQuery),
-    body: z.object({ title: z.optional(z.nullable(text(200))), description: optionalText(2000), status: nullableInt(3) }),
+    body: z.object({ title: z.optional(z.nullable(text(200))), description: optionalText(2000), status: nullableInt(3), dueAt: z.optional(z.nullable(isoDateTime())) }),
     response: riskDetail,
   },
   { ...common, id: 'bcm.thresholds.get', method: 'GET', path: `${B}/config/impact-thresholds`, auth: read, summary: 'The tenant impact thresholds', status: 200, query: z.object(tenantQuery), response: z.array(threshold) },

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../shared/data/keys.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
@@ -181,6 +181,28 @@ describe('dashboard, thresholds and access', () => {
     expect((await as(t.ownerB).get('/dashboard')).json.result.totalAssessments).toBe(0);
   });
 
+  it('answers with the same 3 DynamoDB requests for a small and a large tenant', async () => {
+    const requestsFor = async (token: string) => {
+      const spy = vi.spyOn(ddb(), 'send');
+      const res = await as(token).get('/dashboard');
+      const calls = spy.mock.calls.map(([command]) => command.constructor.name);
+      spy.mockRestore();
+      expect(res.status).toBe(200);
+      return calls.filter((c) => !/Update|Put/.test(c)); // the rate limiter's counter is not the dashboard's
+    };
+    const small = await twoTenants();
+    const large = await twoTenants();
+    const o = as(large.ownerA);
+    const bias = await Promise.all(Array.from({ length: 12 }, (_, i) => o.post('/bia', { title: `B${i}` })));
+    await Promise.all(bias.flatMap((b) => Array.from({ length: 10 }, (_, i) => o.post(`/bia/${b.json.result.id}/entries`, { briefDescription: `E${i}`, completeAt: i % 2 ? '2999-01-01T00:00:00.000Z' : null }))));
+    const few = await requestsFor(small.ownerA);
+    const many = await requestsFor(large.ownerA);
+    expect(few.length).toBeGreaterThan(0);
+    expect(few.length).toBeLessThanOrEqual(3);
+    expect(many).toEqual(few);
+    expect((await o.get('/dashboard')).json.result).toMatchObject({ totalAssessments: 12, criticalFunctions: { identified: 120, pending: 120 } });
+  }, 120_000);
+
   it('stores thresholds per tenant (one per dimension) and keeps members read-only', async () => {
     const body = { thresholds: [{ dimension: 1, score: 4, description: 'Money' }, { dimension: 0, score: 2, description: 'Time' }] };
     expect((await owner.put('/config/impact-thresholds', body)).json.result.map((x: { dimension: number }) => x.dimension)).toEqual([0, 1]);
@@ -189,6 +211,7 @@ describe('dashboard, thresholds and access', () => {
     const member = as(ctx.memberA);
     expect((await member.get('/bia')).status).toBe(200);
     expect((await member.post('/bia', { title: 'Nope' })).status).toBe(403);
-    expect((await as(ctx.ownerB).get('/config/impact-thresholds')).json.result).toEqual([]);
+    // A tenant that never set its own gets the documented default scale.
+    expect((await as(ctx.ownerB).get('/config/impact-thresholds')).json.result.map((x: { score: number }) => x.score)).toEqual([1, 2, 3, 4, 5]);
   });
 });

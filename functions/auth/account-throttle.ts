@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds, randomToken, sha256 } from '../../shared/auth/opaque.ts';
 import { keys } from '../../shared/data/keys.ts';
-import { clearRateLimit, hitRateLimit, isAtLimit } from '../../shared/data/rate-limit.ts';
+import { clearRateLimit, hitRateLimit, releaseRateLimit } from '../../shared/data/rate-limit.ts';
 import { rateLimited } from '../../shared/http/errors.ts';
 import { normalizeEmail } from '../../shared/identity/users.ts';
 import { ddb } from '../../shared/platform/aws.ts';
@@ -29,16 +29,23 @@ async function knownDevice(email: string, token: string | undefined): Promise<bo
   return !!out.Item && Number(out.Item.expiresAt) > epochSeconds(Date.now());
 }
 
-/** 429 when the account is throttled and the client holds no device token of it. */
-export async function assertSignInOpen(email: string, deviceToken: string | undefined): Promise<void> {
-  if (await knownDevice(email, deviceToken)) return;
-  const state = await isAtLimit(ACCOUNT_FAILURES, accountOf(email));
-  if (!state.atLimit) return;
-  countMetric('RateLimitRefused', ACCOUNT_FAILURES.name);
-  throw rateLimited(state.retryAfterSeconds);
+/**
+ * Spends one guess of the account before the password is checked (atomic, so a parallel burst
+ * cannot pass the limit) and refuses with 429 once the account is over it, unless the client holds
+ * a device token of the account. Returns the release to call when the password was right.
+ */
+export async function claimSignInAttempt(email: string, deviceToken: string | undefined): Promise<() => Promise<void>> {
+  if (await knownDevice(email, deviceToken)) return async () => {};
+  const claimedAt = Date.now();
+  const outcome = await hitRateLimit(ACCOUNT_FAILURES, accountOf(email), claimedAt);
+  if (!outcome.allowed) {
+    countMetric('RateLimitRefused', ACCOUNT_FAILURES.name);
+    throw rateLimited(outcome.retryAfterSeconds);
+  }
+  // Released in the window the guess was spent in, even when the check crossed a window edge.
+  return () => releaseRateLimit(ACCOUNT_FAILURES, accountOf(email), claimedAt);
 }
 
-export const countSignInFailure = (email: string) => hitRateLimit(ACCOUNT_FAILURES, accountOf(email));
 export const clearSignInFailures = (email: string) => clearRateLimit(ACCOUNT_FAILURES, accountOf(email));
 
 /** A new device token for the account, kept 90 days. */

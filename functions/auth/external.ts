@@ -24,7 +24,7 @@ import { completeSignIn, type Account } from './session.ts';
 
 function assertRedirect(redirectUri: string) {
   if (isAllowedRedirect(redirectUri)) return;
-  if (!redirectAllowList().length) throw badRequest('INVALID_REDIRECT_URI', 'External sign-in is not configured here (no OAUTH_REDIRECT_ALLOWLIST)');
+  if (!redirectAllowList().length) throw badRequest('EXTERNAL_SIGN_IN_NOT_CONFIGURED', 'External sign-in is not configured on this stage (OAUTH_REDIRECT_ALLOWLIST is empty)');
   throw badRequest('INVALID_REDIRECT_URI', 'redirectUri is not on the allow-list');
 }
 

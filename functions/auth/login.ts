@@ -7,7 +7,7 @@ import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { logger } from '../../shared/runtime/logger.ts';
 import { countMetric } from '../../shared/runtime/metrics.ts';
-import { assertSignInOpen, countSignInFailure, issueDeviceToken } from './account-throttle.ts';
+import { claimSignInAttempt, issueDeviceToken } from './account-throttle.ts';
 import { recordAuth } from './audit.ts';
 import { completeSignIn, type Account } from './session.ts';
 
@@ -19,7 +19,7 @@ export const invalidCredentials = () => unauthorized('Invalid e-mail or password
  * successful sign-in also returns a `deviceToken` that lets this client past the throttle later.
  */
 export async function login(input: { email: string; password: string; rememberMe?: boolean; deviceToken?: string | null }, ip: string) {
-  await assertSignInOpen(input.email, input.deviceToken ?? undefined);
+  const release = await claimSignInAttempt(input.email, input.deviceToken ?? undefined);
   const dummy = dummyHash();
   const user = (await findUserByEmail(input.email)) as Account | undefined;
   const stored = user?.passwordHash ?? (await dummy);
@@ -32,9 +32,10 @@ export async function login(input: { email: string; password: string; rememberMe
       details: { method: 'password', ip, reason: 'INVALID_CREDENTIALS' },
     });
     countMetric('SignInRefused', 'INVALID_CREDENTIALS');
-    await countSignInFailure(input.email);
     throw invalidCredentials();
   }
+  // The right password: the guess it spent is given back.
+  await release();
   if (needsRehash(user.passwordHash)) await rehash(user, input.password);
   const result = await completeSignIn(user, { method: 'password', ip, rememberMe: input.rememberMe ?? false });
   return result.accessToken ? { ...result, deviceToken: await issueDeviceToken(user.email) } : result;

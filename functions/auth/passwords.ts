@@ -1,5 +1,5 @@
 import type { Principal } from '../../shared/auth/access-token.ts';
-import { checkOneTime, claimCooldown, consumeOneTime, oneTimePut, RESET_TOKEN_TTL_SECONDS } from '../../shared/auth/one-time.ts';
+import { checkOneTime, claimCooldown, consumeOneTime, deleteOneTime, oneTimePut, RESET_TOKEN_TTL_SECONDS } from '../../shared/auth/one-time.ts';
 import { randomToken } from '../../shared/auth/opaque.ts';
 import { hashPassword, verifyPassword } from '../../shared/auth/password.ts';
 import { revokeAllFamilies } from '../../shared/auth/refresh-tokens.ts';
@@ -73,8 +73,14 @@ export async function issueResetToken(payload: Record<string, unknown>) {
     authAuditItem({ action: 'password.reset.requested', user, details: { ip } }),
   ]);
   await countAudit(1);
-  // Already in the e-mail worker: send directly rather than through the queue again.
-  await (await mailer()).send(passwordResetEmail(user.email, token));
+  // Already in the e-mail worker: send directly rather than through the queue again. A failed send
+  // gives the cooldown back, so the queue's retry can still send.
+  try {
+    await (await mailer()).send(passwordResetEmail(user.email, token));
+  } catch (err) {
+    await deleteOneTime('RESEND', `reset:${user.email}`);
+    throw err;
+  }
 }
 
 const invalidResetToken = () => badRequest('INVALID_RESET_TOKEN', 'The reset token is invalid or has expired');

@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimitRule } from '../routes/types.ts';
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
@@ -30,13 +30,19 @@ export async function hitRateLimit(rule: RateLimitRule, subject: string, now = D
   return { allowed: hits <= rule.limit, retryAfterSeconds };
 }
 
-/** Whether the current window is already at its limit, without counting a hit. */
-export async function isAtLimit(rule: RateLimitRule, subject: string, now = Date.now()) {
-  const { windowStart, retryAfterSeconds } = windowOf(rule, now);
-  const out = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: keys.rateLimit(rule.name, subject, windowStart), ConsistentRead: true }),
-  );
-  return { atLimit: Number(out.Item?.hits ?? 0) >= rule.limit, retryAfterSeconds };
+/** Gives one hit of the current window back (a request that turned out not to count). */
+export async function releaseRateLimit(rule: RateLimitRule, subject: string, now = Date.now()) {
+  await ddb().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys.rateLimit(rule.name, subject, windowOf(rule, now).windowStart),
+      UpdateExpression: 'ADD hits :minus',
+      ConditionExpression: 'hits > :zero',
+      ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+    }),
+  ).catch((err: { name?: string }) => {
+    if (err.name !== 'ConditionalCheckFailedException') throw err;
+  });
 }
 
 /** Forgets the current window's hits (e.g. after the account owner proved control). */

@@ -41,6 +41,14 @@ describe('per-account sign-in throttle', { timeout: 120_000 }, () => {
     expect((await attempt(user.email, PASSWORD, { deviceToken: otherDevice })).status).toBe(429);
   });
 
+  it('lets a parallel burst of guesses from many addresses check at most 10 passwords', async () => {
+    const user = await seedUser();
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => attempt(user.email, `Burst-Guess-${i}x`)));
+    const codes = answers.map((a) => a.json.error.code);
+    expect(codes.filter((c) => c === 'INVALID_CREDENTIALS')).toHaveLength(10);
+    expect(codes.filter((c) => c === 'RATE_LIMITED')).toHaveLength(6);
+  });
+
   it('treats an unknown address the same way (no enumeration) and is cleared by a password reset', async () => {
     const ghost = uniqueEmail('ghost');
     await guess10(ghost);

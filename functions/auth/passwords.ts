@@ -1,5 +1,5 @@
 import type { Principal } from '../../shared/auth/access-token.ts';
-import { checkOneTime, claimCooldown, consumeOneTime, deleteOneTime, oneTimePut, RESET_TOKEN_TTL_SECONDS } from '../../shared/auth/one-time.ts';
+import { checkOneTime, claimCooldown, consumeOneTime, oneTimePut, releaseCooldown, RESET_TOKEN_TTL_SECONDS } from '../../shared/auth/one-time.ts';
 import { randomToken } from '../../shared/auth/opaque.ts';
 import { hashPassword, verifyPassword } from '../../shared/auth/password.ts';
 import { revokeAllFamilies } from '../../shared/auth/refresh-tokens.ts';
@@ -78,7 +78,7 @@ export async function issueResetToken(payload: Record<string, unknown>) {
   try {
     await (await mailer()).send(passwordResetEmail(user.email, token));
   } catch (err) {
-    await deleteOneTime('RESEND', `reset:${user.email}`);
+    await releaseCooldown(`reset:${user.email}`);
     throw err;
   }
 }

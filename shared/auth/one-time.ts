@@ -109,6 +109,10 @@ export async function getOneTime(kind: OneTimeKind, subject: string): Promise<On
 export const deleteOneTime = (kind: OneTimeKind, subject: string) =>
   ddb().send(new DeleteCommand({ TableName: config.tableName, Key: keys.oneTime(kind, subject) }));
 
+/** Gives a cooldown back (the work it guarded failed and will be retried). */
+export const releaseCooldown = (subject: string) =>
+  ddb().send(new DeleteCommand({ TableName: config.tableName, Key: keys.oneTime('RESEND', subject) }));
+
 /**
  * A per-subject cooldown ("once per N seconds"), exact rather than a fixed window: the claim
  * succeeds only when the last one is at least N seconds old. Returns the seconds left otherwise.

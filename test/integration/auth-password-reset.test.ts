@@ -6,8 +6,10 @@ import { transact } from '../../shared/data/transact.ts';
 import { findUserByEmail } from '../../shared/identity/users.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
+import { issueResetToken } from '../../functions/auth/passwords.ts';
+import { installPorts } from '../../shared/platform/ports.ts';
 import { invoke } from '../support/invoke.ts';
-import { sentMessages } from '../support/test-ports.ts';
+import { sentMessages, testMailer } from '../support/test-ports.ts';
 import { auditOf, freshIp, lastMailTo, login, mailsTo, PASSWORD, readItem, seedUser, signedIn, uniqueEmail } from './auth-support.ts';
 
 const forgot = (email: string) => invoke('POST', '/api/auth/forgot-password', { body: { email }, ip: freshIp() });
@@ -53,6 +55,18 @@ describe('forgot-password and reset-password', () => {
     // A second request within 60 s is accepted but sends nothing.
     expect((await forgot(user.email)).status).toBe(200);
     expect(mailsTo(user.email)).toHaveLength(1);
+  });
+
+  it('gives the resend cooldown back when the mail fails, so the queue retry still sends it', async () => {
+    const user = await seedUser();
+    installPorts({ mailer: { send: async () => Promise.reject(new Error('SES throttled')) } });
+    try {
+      await expect(issueResetToken({ email: user.email, ip: freshIp() })).rejects.toThrow('SES throttled');
+    } finally {
+      installPorts({ mailer: testMailer });
+    }
+    await issueResetToken({ email: user.email, ip: freshIp() });
+    expect(tokenIn(lastMailTo(user.email))).toBeDefined();
   });
 
   it('resets once with the mailed token, verifies the address and revokes every session', async () => {

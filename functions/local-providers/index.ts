@@ -1,6 +1,8 @@
 import { localRoutes } from '../../shared/routes/local.ts';
 import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { ok } from '../../shared/http/responses.ts';
 import { authorize, callbackPage, discovery, jwks, token } from './idp.ts';
+import { checkoutPage, decline, pay, renew, webhookLog } from './payments.ts';
 
 /** Local-only stand-ins for external providers (never deployed). */
 export const handler = apiHandler(localRoutes, {
@@ -9,4 +11,10 @@ export const handler = apiHandler(localRoutes, {
   'local.idp.token': async ({ params, rawBody, isBase64Encoded, headers }) => token(params.idp, { rawBody, isBase64Encoded, headers }),
   'local.idp.jwks': async ({ params }) => jwks(params.idp),
   'local.oauth.callback': async ({ query }) => callbackPage(query),
+  'local.checkout.page': async ({ params }) => checkoutPage(params.sessionId.toLowerCase()),
+  'local.checkout.pay': async ({ params }) => ok(await pay(params.sessionId.toLowerCase())),
+  'local.checkout.decline': async ({ params }) => ok(await decline(params.sessionId.toLowerCase())),
+  'local.providerA.renew': async ({ params }) => ok(await renew(params.subscriptionId, true)),
+  'local.providerA.failRenewal': async ({ params }) => ok(await renew(params.subscriptionId, false)),
+  'local.webhooks.log': async () => ok(await webhookLog()),
 });

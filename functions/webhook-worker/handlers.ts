@@ -1,4 +1,7 @@
 import type { MessageHandler } from '../../shared/queue/worker.ts';
+import { applyWebhookEvent, type WebhookPayload } from './billing.ts';
 
-/** Message type -> handler. Payment provider events are added with the billing area. */
-export const webhookMessageHandlers: Record<string, MessageHandler> = {};
+/** Message type -> handler. */
+export const webhookMessageHandlers: Record<string, MessageHandler> = {
+  'payment.webhook': async (payload) => void (await applyWebhookEvent(payload as unknown as WebhookPayload)),
+};

@@ -33,6 +33,7 @@ export type TenantCollection =
   | 'PAYMENT'
   | 'PAYMENT_METHOD'
   | 'INVOICE'
+  | 'BILLING'
   | 'LLM_USAGE'
   | 'CONVERSATION';
 
@@ -99,6 +100,11 @@ export const keys = {
   identityLink: (provider: string, subject: string): Key => ({ pk: `IDP#${provider}#${subject}`, sk: ITEM_SK }),
   /** Webhook idempotency: one item per provider event id. */
   webhookEvent: (provider: string, eventId: string): Key => ({ pk: `WH#${provider}#${eventId}`, sk: ITEM_SK }),
+  /** gsi2 partition of every tenant's subscriptions (administrator billing list), newest first. */
+  allSubscriptions: () => `${platformCollection('PLAN')}#SUBSCRIPTIONS`,
+  /** Local payment provider stand-in: checkout sessions, charges and its log of sent webhooks. */
+  localPayment: (kind: 'SESSION' | 'SUBSCRIPTION', id: string): Key => ({ pk: `LOCALPAY#${kind}#${id}`, sk: ITEM_SK }),
+  localWebhookLog: () => 'LOCALPAY#WEBHOOKS',
   /** Background job status (vault sync etc.). */
   job: (jobId: string): Key => ({ pk: `JOB#${jobId}`, sk: ITEM_SK }),
   /** A user's membership of a group (memberCount counts these); gsi2 lists a user's groups. */

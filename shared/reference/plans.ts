@@ -35,7 +35,7 @@ export interface PlanRecord {
 
 const SEEDED_AT = '2026-01-01T00:00:00.000Z';
 
-export const PLANS: readonly PlanRecord[] = [
+const MONTHLY: readonly PlanRecord[] = [
   {
     id: '3a1f9212-bd39-4e40-8409-1c3ea9d82769',
     name: 'Starter',
@@ -108,4 +108,16 @@ export const PLANS: readonly PlanRecord[] = [
     isActive: true,
     createdAt: SEEDED_AT,
   },
+];
+
+/** Yearly plans: the monthly plan's features and trial at ten months' price. */
+const YEARLY_IDS: Record<number, string> = {
+  1: '7c0f8d0e-5a7b-4f0e-9d3e-2b1a6c4d8e01',
+  2: '1e6b2f44-93c2-4b7a-a5d1-6f0c3e9b7a02',
+  3: 'b9d4e7a1-2c58-4e36-8f1b-0a7d5c3e9f03',
+};
+
+export const PLANS: readonly PlanRecord[] = [
+  ...MONTHLY,
+  ...MONTHLY.map((p) => ({ ...p, id: YEARLY_IDS[p.type]!, name: `${p.name} (yearly)`, code: `${p.code}-yearly`, priceMinor: p.priceMinor * 10, billingPeriod: BillingPeriod.Yearly })),
 ];

@@ -41,8 +41,8 @@ export const API_GROUPS = {
   onboarding: { description: 'Tenant onboarding', table: 'readwrite', sends: ['email'] },
   admin: { description: 'Audit logs and integration events', table: 'read' },
   bcm: { description: 'Business continuity', table: 'readwrite' },
-  billing: { description: 'Subscriptions, payments, invoices', table: 'readwrite', invoices: 'readwrite', sends: ['jobs'] },
-  webhooks: { description: 'Payment provider webhooks', table: 'readwrite', sends: ['webhooks'], providerSecrets: true },
+  billing: { description: 'Subscriptions, payments, invoices', table: 'readwrite', invoices: 'readwrite', providerSecrets: true },
+  webhooks: { description: 'Payment provider webhooks', table: 'none', sends: ['webhooks'], providerSecrets: true },
   prompts: { description: 'AI prompts', table: 'readwrite' },
   tools: { description: 'AI tool registry', table: 'readwrite' },
   analytics: { description: 'AI analytics', table: 'read' },
@@ -58,7 +58,7 @@ export type GroupName = keyof typeof API_GROUPS;
 /** Queue consumers; each queue has a dead-letter queue. */
 export const WORKERS = {
   'email-worker': { description: 'Sends queued e-mail through SES', queue: 'email', table: 'readwrite', ses: true },
-  'webhook-worker': { description: 'Applies provider webhook events', queue: 'webhooks', table: 'readwrite' },
+  'webhook-worker': { description: 'Applies provider webhook events', queue: 'webhooks', table: 'readwrite', invoices: 'readwrite' },
   'jobs-worker': { description: 'Background jobs (vault sync, invoices)', queue: 'jobs', table: 'readwrite', vault: true, invoices: 'readwrite' },
 } as const satisfies Record<string, Omit<GroupSpec, 'sends'> & { queue: QueueName; ses?: boolean }>;
 

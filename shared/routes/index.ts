@@ -1,6 +1,7 @@
 import { adminRoutes } from './admin.ts';
 import { authRoutes } from './auth.ts';
 import { bcmRoutes } from './bcm.ts';
+import { billingRoutes, webhookRoutes } from './billing.ts';
 import { catalogRoutes } from './catalog.ts';
 import { localRoutes } from './local.ts';
 import { onboardingRoutes } from './onboarding.ts';
@@ -26,6 +27,8 @@ export const routes: readonly RouteDef[] = [
   ...adminRoutes,
   ...catalogRoutes,
   ...bcmRoutes,
+  ...billingRoutes,
+  ...webhookRoutes,
   ...vaultRoutes,
   ...localRoutes,
 ];

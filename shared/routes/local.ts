@@ -1,11 +1,15 @@
 import * as z from 'zod/mini';
 import { defineRoutes } from './types.ts';
+import { uuid } from './schemas.ts';
 
 /** Routes served only by the local server (`localOnly`): stand-ins for external providers. */
 
 const idpParams = z.object({ idp: z.enum(['a', 'b']) });
 const q = (max = 2048) => z.optional(z.string().check(z.maxLength(max)));
 const none = { kind: 'none' } as const;
+const sessionParams = z.object({ sessionId: uuid() });
+const subscriptionParams = z.object({ subscriptionId: uuid() });
+const delivery = z.object({ eventId: z.string(), responseStatus: z.number() });
 
 export const localRoutes = defineRoutes([
   {
@@ -84,6 +88,77 @@ export const localRoutes = defineRoutes([
     status: 200,
     query: z.object({ code: q(), state: q(512), error: q(200) }),
     rawResponse: { contentType: 'text/html' },
+    localOnly: true,
+  },
+  {
+    id: 'local.checkout.page',
+    method: 'GET',
+    path: '/_local/checkout/{sessionId}',
+    group: 'local-providers',
+    auth: none,
+    summary: 'Local payment provider: hosted checkout page with Pay and Decline buttons',
+    status: 200,
+    params: sessionParams,
+    rawResponse: { contentType: 'text/html' },
+    localOnly: true,
+  },
+  {
+    id: 'local.checkout.pay',
+    method: 'POST',
+    path: '/_local/checkout/{sessionId}/pay',
+    group: 'local-providers',
+    auth: none,
+    summary: 'Local payment provider: pay the session; the provider sends its signed webhook to the API and answers with the delivery',
+    status: 200,
+    params: sessionParams,
+    response: delivery,
+    localOnly: true,
+  },
+  {
+    id: 'local.checkout.decline',
+    method: 'POST',
+    path: '/_local/checkout/{sessionId}/decline',
+    group: 'local-providers',
+    auth: none,
+    summary: 'Local payment provider: decline the session (the card is refused); the failure webhook goes to the API',
+    status: 200,
+    params: sessionParams,
+    response: delivery,
+    localOnly: true,
+  },
+  {
+    id: 'local.providerA.renew',
+    method: 'POST',
+    path: '/_local/provider-a/subscriptions/{subscriptionId}/renew',
+    group: 'local-providers',
+    auth: none,
+    summary: 'Local payment provider A: charge the next period of a subscription (invoice.payment_succeeded)',
+    status: 200,
+    params: subscriptionParams,
+    response: delivery,
+    localOnly: true,
+  },
+  {
+    id: 'local.providerA.failRenewal',
+    method: 'POST',
+    path: '/_local/provider-a/subscriptions/{subscriptionId}/fail-renewal',
+    group: 'local-providers',
+    auth: none,
+    summary: 'Local payment provider A: fail the next period charge (invoice.payment_failed)',
+    status: 200,
+    params: subscriptionParams,
+    response: delivery,
+    localOnly: true,
+  },
+  {
+    id: 'local.webhooks.log',
+    method: 'GET',
+    path: '/_local/webhooks',
+    group: 'local-providers',
+    auth: none,
+    summary: 'Every webhook the local payment providers sent, oldest first, exactly as sent (for replay)',
+    status: 200,
+    response: z.array(z.object({ provider: z.string(), path: z.string(), headers: z.record(z.string(), z.string()), rawBody: z.string(), responseStatus: z.number(), sentAt: z.string() })),
     localOnly: true,
   },
 ]);

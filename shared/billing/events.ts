@@ -1,0 +1,138 @@
+import * as z from 'zod/mini';
+import type { PaymentProviderName } from './signatures.ts';
+
+/**
+ * Provider webhook bodies, checked before anything is queued, and turned into one billing action
+ * each. Provider A sends `{id, type, created, data: {object}}`; provider B sends payment status
+ * callbacks `{eventId, paymentReference, tenantId, providerPaymentId, status, amount, currency}`.
+ * Our own ids travel in the provider's metadata, set when the checkout or charge was created.
+ */
+const uuid = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/));
+const ref = z.string().check(z.minLength(1), z.maxLength(200));
+const minor = z.int().check(z.minimum(0), z.maximum(1e11));
+const currency = z.string().check(z.regex(/^[A-Z]{3}$/));
+const metadata = z.object({ tenantId: uuid, kind: z.enum(['subscription', 'payment']), reference: uuid });
+
+export const providerAEnvelope = z.object({
+  id: ref,
+  type: z.string().check(z.minLength(1), z.maxLength(100)),
+  created: z.int(),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
+const A_OBJECTS = {
+  'checkout.completed': z.object({ id: ref, amount_total: minor, currency, charge: z.nullable(ref), metadata }),
+  'invoice.payment_succeeded': z.object({ id: ref, amount_paid: minor, currency, charge: ref, metadata }),
+  'invoice.payment_failed': z.object({ id: ref, amount_due: minor, currency, charge: z.nullable(ref), failure_message: z.optional(z.string().check(z.maxLength(500))), metadata }),
+  'charge.refunded': z.object({ id: ref, refund: ref, metadata }),
+  'subscription.deleted': z.object({ id: uuid, metadata }),
+} as const;
+export const PROVIDER_A_EVENT_KINDS = Object.keys(A_OBJECTS) as (keyof typeof A_OBJECTS)[];
+
+export const providerBCallback = z.object({
+  eventId: ref,
+  type: z.string().check(z.minLength(1), z.maxLength(100)),
+  tenantId: uuid,
+  paymentReference: uuid,
+  providerPaymentId: ref,
+  status: z.string().check(z.minLength(1), z.maxLength(40)),
+  amount: minor,
+  currency,
+  reason: z.optional(z.string().check(z.maxLength(500))),
+});
+export const PROVIDER_B_STATUSES = ['PAID', 'FAILED', 'REFUNDED'] as const;
+
+interface Money {
+  amountMinor: number;
+  currency: string;
+  chargeRef: string | null;
+}
+
+/** What a verified event asks the platform to do. */
+export type BillingAction =
+  | ({ kind: 'subscription.checkout'; tenantId: string; subscriptionId: string } & Money)
+  | ({ kind: 'subscription.renewed'; tenantId: string; subscriptionId: string } & Money)
+  | ({ kind: 'subscription.renewal_failed'; tenantId: string; subscriptionId: string; reason: string } & Money)
+  | { kind: 'subscription.cancelled'; tenantId: string; subscriptionId: string }
+  | ({ kind: 'payment.paid'; tenantId: string; paymentId: string } & Money)
+  | ({ kind: 'payment.failed'; tenantId: string; paymentId: string; reason: string } & Money)
+  | { kind: 'payment.refunded'; tenantId: string; paymentId: string; refundRef: string }
+  | { kind: 'ignored'; eventType: string };
+
+export interface ParsedEvent {
+  eventId: string;
+  eventType: string;
+  action: BillingAction;
+}
+
+export type ParseOutcome = { ok: true; event: ParsedEvent } | { ok: false; message: string };
+
+const issues = (e: z.core.$ZodError) => e.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+
+function parseA(body: unknown): ParseOutcome {
+  const env = z.safeParse(providerAEnvelope, body);
+  if (!env.success) return { ok: false, message: issues(env.error) };
+  const { id: eventId, type } = env.data;
+  const schema = A_OBJECTS[type as keyof typeof A_OBJECTS];
+  if (!schema) return { ok: true, event: { eventId, eventType: type, action: { kind: 'ignored', eventType: type } } };
+  const parsed = z.safeParse(schema as z.core.$ZodType, env.data.data.object);
+  if (!parsed.success) return { ok: false, message: issues(parsed.error) };
+  const o = parsed.data as Record<string, any>;
+  const { tenantId, kind, reference } = o.metadata as z.output<typeof metadata>;
+  const bySubscription = kind === 'subscription';
+  const action = ((): BillingAction => {
+    switch (type as keyof typeof A_OBJECTS) {
+      case 'checkout.completed':
+        return bySubscription
+          ? { kind: 'subscription.checkout', tenantId, subscriptionId: reference, amountMinor: o.amount_total, currency: o.currency, chargeRef: o.charge }
+          : { kind: 'payment.paid', tenantId, paymentId: reference, amountMinor: o.amount_total, currency: o.currency, chargeRef: o.charge };
+      case 'invoice.payment_succeeded':
+        return bySubscription
+          ? { kind: 'subscription.renewed', tenantId, subscriptionId: reference, amountMinor: o.amount_paid, currency: o.currency, chargeRef: o.charge }
+          : { kind: 'payment.paid', tenantId, paymentId: reference, amountMinor: o.amount_paid, currency: o.currency, chargeRef: o.charge };
+      case 'invoice.payment_failed': {
+        const failed = { amountMinor: o.amount_due, currency: o.currency, chargeRef: o.charge, reason: o.failure_message ?? 'Payment failed' };
+        return bySubscription ? { kind: 'subscription.renewal_failed', tenantId, subscriptionId: reference, ...failed } : { kind: 'payment.failed', tenantId, paymentId: reference, ...failed };
+      }
+      case 'charge.refunded':
+        return bySubscription ? { kind: 'ignored', eventType: type } : { kind: 'payment.refunded', tenantId, paymentId: reference, refundRef: o.refund };
+      case 'subscription.deleted':
+        return { kind: 'subscription.cancelled', tenantId, subscriptionId: o.id };
+    }
+  })();
+  return { ok: true, event: { eventId, eventType: type, action } };
+}
+
+function parseB(body: unknown): ParseOutcome {
+  const parsed = z.safeParse(providerBCallback, body);
+  if (!parsed.success) return { ok: false, message: issues(parsed.error) };
+  const b = parsed.data;
+  const money = { amountMinor: b.amount, currency: b.currency, chargeRef: b.providerPaymentId };
+  const base = { tenantId: b.tenantId, paymentId: b.paymentReference };
+  const eventType = `${b.type}:${b.status}`;
+  const action = ((): BillingAction => {
+    if (b.type !== 'payment.status') return { kind: 'ignored', eventType };
+    switch (b.status) {
+      case 'PAID':
+        return { kind: 'payment.paid', ...base, ...money };
+      case 'FAILED':
+        return { kind: 'payment.failed', ...base, ...money, reason: b.reason ?? 'Payment failed' };
+      case 'REFUNDED':
+        return { kind: 'payment.refunded', ...base, refundRef: b.providerPaymentId };
+      default:
+        return { kind: 'ignored', eventType };
+    }
+  })();
+  return { ok: true, event: { eventId: b.eventId, eventType, action } };
+}
+
+/** Parses a verified raw body; a body that is not JSON or not the provider's shape is refused. */
+export function parseWebhook(provider: PaymentProviderName, rawBody: string): ParseOutcome {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody);
+  } catch {
+    return { ok: false, message: 'Body is not valid JSON' };
+  }
+  return provider === 'payment-provider-a' ? parseA(body) : parseB(body);
+}

@@ -1,0 +1,287 @@
+import * as z from 'zod/mini';
+import { defineRoutes } from './types.ts';
+import { pageOf, paging, text, uuid } from './schemas.ts';
+
+/** Billing: plans, subscriptions, payments, payment methods, invoices, admin billing, provider webhooks. */
+const read = { kind: 'bearer', permission: 'billing:read' } as const;
+const manage = { kind: 'bearer', permission: 'billing:manage' } as const;
+const ownerOrMember = { kind: 'bearer', roles: ['TenantOwner', 'TenantMember'], permission: 'billing:read' } as const;
+const owner = { kind: 'bearer', roles: ['TenantOwner'] } as const;
+const systemAdmin = { kind: 'bearer', roles: ['SystemAdmin'] } as const;
+const tenantQuery = { tenantId: z.optional(uuid()) };
+/** Money-moving requests per source address: 120 a minute is far above any real checkout flow, even behind one NAT. */
+const MONEY_LIMIT = { name: 'billing-money', limit: 120, windowSeconds: 60 } as const;
+
+const intQuery = (max: number) => z.optional(z.pipe(z.string().check(z.regex(/^\d{1,2}$/, 'Expected a whole number')), z.pipe(z.transform((v: string) => Number(v)), z.int().check(z.minimum(0), z.maximum(max)))));
+/** `2026-01-31` (whole day, UTC) or a full ISO date-time. */
+const dateQuery = () => z.optional(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/, 'Expected a date (YYYY-MM-DD) or an ISO date-time')));
+const currency = () => z.string().check(z.regex(/^[A-Z]{3}$/, 'Expected an ISO 4217 currency code (three capital letters)'));
+
+const features = z.object({
+  maxAgents: z.number(),
+  maxKnowledgeBases: z.number(),
+  maxWidgetIntegrations: z.number(),
+  maxTokensPerMonth: z.number(),
+  hasPrioritySupport: z.boolean(),
+  hasDedicatedSupport: z.boolean(),
+  customDomainEnabled: z.boolean(),
+  aiAgentsEnabled: z.boolean(),
+  riskAssessmentEnabled: z.boolean(),
+});
+const plan = z.object({
+  id: z.string(),
+  name: z.string(),
+  code: z.string(),
+  type: z.number(),
+  price: z.number(),
+  currency: z.string(),
+  billingPeriod: z.number(),
+  features,
+  isTrialEligible: z.boolean(),
+  trialDays: z.number(),
+  isActive: z.boolean(),
+  createdAt: z.string(),
+});
+const currentSubscription = z.object({
+  subscriptionId: z.string(),
+  planId: z.string(),
+  planName: z.string(),
+  status: z.number(),
+  startDate: z.string(),
+  renewalDate: z.nullable(z.string()),
+  trialExpiresAt: z.nullable(z.string()),
+  isTrialActive: z.boolean(),
+  billingPeriod: z.number(),
+  price: z.number(),
+  currency: z.string(),
+});
+const payment = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  subscriptionId: z.nullable(z.string()),
+  invoiceId: z.nullable(z.string()),
+  amount: z.number(),
+  currency: z.string(),
+  status: z.number(),
+  provider: z.number(),
+  providerReferenceId: z.nullable(z.string()),
+  paidAt: z.nullable(z.string()),
+  createdAt: z.string(),
+});
+const method = z.object({
+  id: z.string(),
+  provider: z.number(),
+  isDefault: z.boolean(),
+  lastFourDigits: z.nullable(z.string()),
+  cardType: z.nullable(z.string()),
+  expiryMonth: z.nullable(z.number()),
+  expiryYear: z.nullable(z.number()),
+  createdAt: z.string(),
+});
+const invoice = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  subscriptionPlanName: z.nullable(z.string()),
+  amount: z.number(),
+  currency: z.string(),
+  status: z.number(),
+  dueDate: z.nullable(z.string()),
+  paidAt: z.nullable(z.string()),
+  pdfUrl: z.nullable(z.string()),
+});
+const invoiceDetail = z.extend(invoice, { tenantName: z.string(), items: z.array(z.object({ description: z.string(), amount: z.number(), quantity: z.number() })) });
+const adminItem = z.object({ id: z.string(), tenantId: z.string(), tenantName: z.string(), planName: z.string(), status: z.number(), price: z.number(), renewalDate: z.nullable(z.string()) });
+const webhookReceipt = z.object({ received: z.boolean(), eventId: z.string() });
+const idempotencyNote = ' Honours an `Idempotency-Key` header (same key and body: the first answer again; same key, other body: 409 IDEMPOTENCY_KEY_REUSED).';
+
+export const billingRoutes = defineRoutes([
+  {
+    id: 'billing.plans',
+    method: 'GET',
+    path: '/api/subscriptions/plans',
+    group: 'billing',
+    auth: { kind: 'bearer' },
+    summary: 'Active subscription plans (one per plan type and billing period), cache-first',
+    status: 200,
+    response: z.array(plan),
+  },
+  {
+    id: 'billing.subscriptions.current',
+    method: 'GET',
+    path: '/api/subscriptions/current',
+    group: 'billing',
+    auth: ownerOrMember,
+    summary: "The tenant's current subscription (404 when it has none)",
+    status: 200,
+    query: z.object(tenantQuery),
+    response: currentSubscription,
+  },
+  {
+    id: 'billing.subscriptions.create',
+    method: 'POST',
+    path: '/api/subscriptions',
+    group: 'billing',
+    auth: owner,
+    summary:
+      'Start a subscription (tenant owner): answers PENDING with the provider checkout address; the checkout webhook activates it or starts the trial. One live subscription per tenant (409).' +
+      idempotencyNote,
+    status: 201,
+    body: z.object({
+      planId: uuid(),
+      billingPeriod: z.int().check(z.minimum(1), z.maximum(2)),
+      trialDays: z.optional(z.nullable(z.int().check(z.minimum(0), z.maximum(90)))),
+      tenantId: z.optional(uuid()),
+    }),
+    response: z.object({ subscriptionId: z.string(), checkoutUrl: z.string(), status: z.string() }),
+    rateLimit: MONEY_LIMIT,
+  },
+  {
+    id: 'billing.payments.process',
+    method: 'POST',
+    path: '/api/payments/process',
+    group: 'billing',
+    auth: manage,
+    summary:
+      'Charge an amount against a subscription: with a stored `paymentMethodId` the provider charges it (no checkout address), otherwise a checkout address is returned. Answers PENDING; the provider webhook settles it.' +
+      idempotencyNote,
+    status: 200,
+    body: z.object({
+      subscriptionId: uuid(),
+      amount: z.number(),
+      currency: currency(),
+      paymentMethodId: z.optional(z.nullable(uuid())),
+      description: z.optional(z.nullable(text(200))),
+      tenantId: z.optional(uuid()),
+    }),
+    response: z.object({ paymentId: z.string(), status: z.string(), checkoutUrl: z.nullable(z.string()), expiresAt: z.nullable(z.string()) }),
+    rateLimit: MONEY_LIMIT,
+  },
+  {
+    id: 'billing.payments.history',
+    method: 'GET',
+    path: '/api/payments/history',
+    group: 'billing',
+    auth: read,
+    summary: 'Payments newest first; `startDate`/`endDate` bound createdAt (inclusive days), `statusFilter` a PaymentStatus',
+    status: 200,
+    query: z.object({ ...tenantQuery, ...paging, startDate: dateQuery(), endDate: dateQuery(), statusFilter: intQuery(3) }),
+    response: pageOf(payment),
+  },
+  {
+    id: 'billing.payments.refund',
+    method: 'POST',
+    path: '/api/payments/{paymentId}/refund',
+    group: 'billing',
+    auth: manage,
+    summary: "Ask the provider to refund a Paid payment (once; 409 otherwise): 202 with the payment, which becomes Refunded when the provider's confirmation arrives." + idempotencyNote,
+    status: 202,
+    params: z.object({ paymentId: uuid() }),
+    query: z.object(tenantQuery),
+    body: z.object({ reason: text(500) }),
+    response: payment,
+    rateLimit: MONEY_LIMIT,
+  },
+  { id: 'billing.methods.list', method: 'GET', path: '/api/payment-methods', group: 'billing', auth: read, summary: "The tenant's stored payment methods, the default first", status: 200, query: z.object(tenantQuery), response: z.array(method) },
+  {
+    id: 'billing.methods.add',
+    method: 'POST',
+    path: '/api/payment-methods',
+    group: 'billing',
+    auth: manage,
+    summary: "Store a payment method from a provider token (the tenant's first becomes the default; at most 10); a declined token is 400 PAYMENT_METHOD_DECLINED",
+    status: 201,
+    body: z.object({ provider: z.int().check(z.minimum(1), z.maximum(2)), token: text(200), tenantId: z.optional(uuid()) }),
+    response: method,
+    rateLimit: MONEY_LIMIT,
+  },
+  {
+    id: 'billing.methods.setDefault',
+    method: 'PUT',
+    path: '/api/payment-methods/{paymentMethodId}/set-default',
+    group: 'billing',
+    auth: manage,
+    summary: 'Make this method the default (exactly one per tenant)',
+    status: 200,
+    params: z.object({ paymentMethodId: uuid() }),
+    query: z.object(tenantQuery),
+    response: method,
+  },
+  {
+    id: 'billing.methods.delete',
+    method: 'DELETE',
+    path: '/api/payment-methods/{paymentMethodId}',
+    group: 'billing',
+    auth: manage,
+    summary: 'Remove a stored method; when it was the default, the newest remaining one becomes the default',
+    status: 204,
+    params: z.object({ paymentMethodId: uuid() }),
+    query: z.object(tenantQuery),
+  },
+  { id: 'billing.invoices.list', method: 'GET', path: '/api/invoices', group: 'billing', auth: read, summary: 'Invoices newest first', status: 200, query: z.object({ ...tenantQuery, ...paging }), response: pageOf(invoice) },
+  { id: 'billing.invoices.get', method: 'GET', path: '/api/invoices/{invoiceId}', group: 'billing', auth: read, summary: 'Invoice detail with items and tenant name', status: 200, params: z.object({ invoiceId: uuid() }), query: z.object(tenantQuery), response: invoiceDetail },
+  {
+    id: 'billing.invoices.pdf',
+    method: 'GET',
+    path: '/api/invoices/{invoiceId}/pdf',
+    group: 'billing',
+    auth: read,
+    summary: 'The invoice as a PDF, rendered once when issued and streamed from the invoices bucket',
+    status: 200,
+    params: z.object({ invoiceId: uuid() }),
+    query: z.object(tenantQuery),
+    rawResponse: { contentType: 'application/pdf' },
+  },
+  {
+    id: 'billing.admin.subscriptions',
+    method: 'GET',
+    path: '/api/admin/billing/subscriptions',
+    group: 'billing',
+    auth: systemAdmin,
+    summary: "Every tenant's subscriptions newest first, with tenant names; `statusFilter` a SubscriptionStatus (SystemAdmin)",
+    status: 200,
+    query: z.object({ ...paging, statusFilter: intQuery(4) }),
+    response: pageOf(adminItem),
+  },
+  {
+    id: 'billing.admin.extendTrial',
+    method: 'PUT',
+    path: '/api/admin/billing/subscriptions/{tenantId}/extend-trial',
+    group: 'billing',
+    auth: systemAdmin,
+    summary: "Extend a trialing subscription's trial by 1-90 days (409 when the tenant's subscription is not trialing) (SystemAdmin)",
+    status: 200,
+    params: z.object({ tenantId: uuid() }),
+    body: z.object({ additionalDays: z.int().check(z.minimum(1), z.maximum(90)) }),
+    response: currentSubscription,
+  },
+]);
+
+/** Provider webhooks: their own function, which only verifies, queues and answers. */
+export const webhookRoutes = defineRoutes([
+  {
+    id: 'webhooks.providerA',
+    method: 'POST',
+    path: '/api/webhooks/payment-provider-a',
+    group: 'webhooks',
+    auth: { kind: 'signature', provider: 'payment-provider-a' },
+    summary:
+      'Payment provider A events (`Webhook-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, 300 s window): verified, queued and answered 200 at once; unknown kinds are recorded and ignored. A bad signature is 400 INVALID_SIGNATURE',
+    status: 200,
+    bodyType: 'raw',
+    maxBodyBytes: 64 * 1024,
+    response: webhookReceipt,
+  },
+  {
+    id: 'webhooks.providerB',
+    method: 'POST',
+    path: '/api/webhooks/payment-provider-b',
+    group: 'webhooks',
+    auth: { kind: 'signature', provider: 'payment-provider-b' },
+    summary:
+      'Payment provider B status callbacks (`X-Timestamp` and `X-Signature: base64 HMAC-SHA256 of "<timestamp>.<raw body>"`, 300 s window): verified, queued and answered 200 at once. A bad signature is 400 INVALID_SIGNATURE',
+    status: 200,
+    bodyType: 'raw',
+    maxBodyBytes: 64 * 1024,
+    response: webhookReceipt,
+  },
+]);

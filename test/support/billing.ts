@@ -1,0 +1,33 @@
+import { afterAll, beforeAll } from 'vitest';
+import { startS3 } from '../../local/s3.ts';
+import { setWebhookTransport } from '../../shared/billing/local-provider.ts';
+import { signingSecret } from '../../shared/billing/secrets.ts';
+import { signWebhook, type PaymentProviderName } from '../../shared/billing/signatures.ts';
+import { setS3 } from '../../shared/platform/s3.ts';
+import { invoke } from './invoke.ts';
+import { tempDir } from './temp-dir.ts';
+
+/**
+ * Billing in the integration tier: a local S3 for invoice PDFs, and the local payment providers'
+ * webhooks delivered in-process to the real webhook handler (whose queue runs the worker at once).
+ */
+export function useBillingStandIns() {
+  let stop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const s3 = await startS3(tempDir('billing-s3-'));
+    stop = s3.stop;
+    setS3(undefined);
+    setWebhookTransport(async (d) => (await invoke('POST', d.path, { rawBody: d.rawBody, headers: d.headers, contentType: 'application/json' })).status);
+  });
+  afterAll(async () => {
+    setWebhookTransport(undefined);
+    await stop?.();
+  });
+}
+
+/** Posts a webhook body signed as the provider would (or with the overrides a test tampers with). */
+export async function postWebhook(provider: PaymentProviderName, body: unknown, opts: { secret?: string; at?: number; rawBody?: string; headers?: Record<string, string> } = {}) {
+  const rawBody = opts.rawBody ?? JSON.stringify(body);
+  const signed = signWebhook(provider, opts.secret ?? (await signingSecret(provider)), rawBody, opts.at ?? Math.floor(Date.now() / 1000));
+  return invoke('POST', `/api/webhooks/${provider}`, { rawBody, headers: { ...signed, ...opts.headers }, contentType: 'application/json' });
+}

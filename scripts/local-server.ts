@@ -3,6 +3,7 @@
  * Environment: PORT (3000; 0 picks a free one), HOST (127.0.0.1), LOCAL_DATA_DIR (.local),
  * ADMIN_EMAIL, ADMIN_PASSWORD, INTERNAL_API_KEY, TABLE_NAME.
  */
+import { webhookSecrets } from '../shared/billing/secrets.ts';
 import { createServer, type Server } from 'node:http';
 import { resolve } from 'node:path';
 
@@ -52,6 +53,11 @@ if (admin.status === 'exists') {
 }
 if (internalKey.source === 'generated') console.log(`Internal API key (generated, kept in ${dataDir}): ${internalKey.key}`);
 if (internalKey.source === 'stored') console.log(`Internal API key: kept in ${dataDir}/parameters.json`);
+for (const provider of ['payment-provider-a', 'payment-provider-b'] as const) {
+  const fromEnv = provider === 'payment-provider-a' ? 'PAYMENT_PROVIDER_A_WEBHOOK_SECRET' : 'PAYMENT_PROVIDER_B_WEBHOOK_SECRET';
+  const secret = (await webhookSecrets(provider))[0];
+  console.log(`Webhook signing secret, ${provider}${process.env[fromEnv] ? ` (from ${fromEnv})` : ` (kept in ${dataDir}; set ${fromEnv} to choose one)`}: ${secret}`);
+}
 if (stack.seeded) console.log(`Seeded ${stack.seeded} reference records (plans, built-in tools)`);
 console.log(`Started in ${process.uptime().toFixed(1)} s`);
 console.log(`API ready at ${baseUrl}`);

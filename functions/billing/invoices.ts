@@ -1,7 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/data/keys.ts';
 import { listNewestFirst } from '../../shared/data/collection.ts';
-import { readInvoicePdf, storeInvoicePdf } from '../../shared/billing/invoice-pdf.ts';
 import { INVOICE_STATUS_LABEL } from '../../shared/billing/ledger.ts';
 import { billingKeys, invoicePdfKey, toInvoice, toInvoiceDetail, type InvoiceLine, type Item } from '../../shared/billing/records.ts';
 import { notFound } from '../../shared/http/errors.ts';
@@ -31,6 +30,8 @@ export async function invoiceDetail(t: string, id: string) {
 export async function invoicePdf(t: string, id: string) {
   const { invoice, tenantName } = await invoiceOr404(t, id);
   const key = String(invoice.pdfKey ?? invoicePdfKey(t, id));
+  // S3 and the renderer load only for this route.
+  const { readInvoicePdf, storeInvoicePdf } = await import('../../shared/billing/invoice-pdf.ts');
   let bytes = await readInvoicePdf(key);
   if (!bytes) {
     await storeInvoicePdf({

@@ -24,7 +24,8 @@ export interface CreateInput {
 /**
  * Starts a subscription: the provider's checkout is opened first, then the subscription and the
  * tenant's `current` pointer are written together. The pointer's condition keeps one live
- * subscription per tenant; a pending one whose checkout has expired may be replaced.
+ * subscription per tenant; an unpaid one is replaced (its checkout is closed at the provider first,
+ * so it can no longer be paid; when it was paid meanwhile, this is 409).
  */
 export async function createSubscription(t: string, input: CreateInput, actor: Principal) {
   const plan = await planFor(input.planId, input.billingPeriod);
@@ -34,12 +35,12 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
     if (trialDays > plan.trialDays) throw validationError([{ path: 'body.trialDays', message: `At most ${plan.trialDays} days for plan ${plan.code}` }]);
     if (await read(billingKeys.trialUsed(t))) throw validationError([{ path: 'body.trialDays', message: 'This tenant has had its trial already' }]);
   }
-  const current = await read(billingKeys.current(t));
   const now = new Date();
-  if (current && !replaceable(current, now.toISOString())) throw conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
+  const replaced = await unpaidToReplace(t);
+  const gateway = await paymentGateway(PaymentProvider.A);
+  if (replaced && !(await gateway.expireCheckout(String(replaced.checkoutSessionId)))) throw conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
 
   const id = crypto.randomUUID();
-  const gateway = await paymentGateway(PaymentProvider.A);
   const checkout = await gateway.createCheckout({
     tenantId: t,
     kind: 'subscription',
@@ -78,22 +79,55 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
     Put: {
       TableName: config.tableName,
       Item: { ...billingKeys.current(t), subscriptionId: id, state: 'pending', checkoutExpiresAt: checkout.expiresAt, updatedAt: at },
-      ConditionExpression: 'attribute_not_exists(pk) OR #state = :cancelled OR (#state = :pending AND checkoutExpiresAt < :now)',
+      ConditionExpression: replaced ? '#state = :pending AND subscriptionId = :old' : 'attribute_not_exists(pk) OR #state = :cancelled',
       ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':cancelled': 'cancelled', ':pending': 'pending', ':now': at },
+      ExpressionAttributeValues: replaced ? { ':pending': 'pending', ':old': replaced.id } : { ':cancelled': 'cancelled' },
     },
   };
+  const cancelReplaced: TransactItem[] = replaced
+    ? [
+        {
+          Update: {
+            TableName: config.tableName,
+            Key: billingKeys.subscription(t, String(replaced.id)),
+            UpdateExpression: 'SET #status = :cancelled, awaitingCheckout = :false, cancelledAt = :at, updatedAt = :at',
+            ConditionExpression: 'awaitingCheckout = :true',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':cancelled': SubscriptionStatus.Cancelled, ':false': false, ':true': true, ':at': at },
+          },
+        },
+      ]
+    : [];
+  // Nothing may point at the new checkout when the write fails: it is closed so it can never be paid.
+  const closeCheckout = () => gateway.expireCheckout(checkout.sessionId).catch(() => false);
   const outcome = await transact([
     { Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
     pointer,
+    ...cancelReplaced,
     auditPut({ entityType: 'Subscription', entityId: id, action: 'Created', changes: { planId: plan.id, billingPeriod: plan.billingPeriod, trialDays }, actor, tenantId: t }, at),
-  ]);
-  if (!outcome.ok) throw conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
+  ]).catch(async (err: unknown) => {
+    await closeCheckout();
+    throw err;
+  });
+  if (!outcome.ok) {
+    await closeCheckout();
+    throw conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
+  }
   await countAudit(1);
   return { subscriptionId: id, checkoutUrl: checkout.checkoutUrl, status: 'PENDING' };
 }
 
-const replaceable = (pointer: Item, now: string) => pointer.state === 'cancelled' || (pointer.state === 'pending' && String(pointer.checkoutExpiresAt) < now);
+/**
+ * The tenant's subscription that is still waiting for its first checkout: a new request replaces
+ * it (the customer changed their mind before paying). A live one is 409.
+ */
+async function unpaidToReplace(t: string): Promise<Item | null> {
+  const pointer = await read(billingKeys.current(t));
+  if (!pointer || pointer.state === 'cancelled') return null;
+  const sub = pointer.state === 'pending' ? await read(billingKeys.subscription(t, String(pointer.subscriptionId))) : undefined;
+  if (!sub?.awaitingCheckout) throw conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
+  return sub;
+}
 
 /** The subscription the tenant's pointer names (404 when it never had one). */
 export async function currentSubscriptionItem(t: string): Promise<Item> {

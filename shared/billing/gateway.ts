@@ -28,6 +28,8 @@ export interface PaymentGateway {
   provider: ProviderId;
   /** A hosted checkout the customer pays at; its completion arrives as a webhook. */
   createCheckout(req: CheckoutRequest): Promise<{ sessionId: string; checkoutUrl: string; expiresAt: string }>;
+  /** Closes an unpaid checkout so it can no longer be paid: false when it was completed already. */
+  expireCheckout(sessionId: string): Promise<boolean>;
   /** Charges a stored method; the outcome arrives as a webhook. */
   charge(req: CheckoutRequest & { providerMethodId: string }): Promise<{ sessionId: string }>;
   /** Asks for a refund of a settled charge; the provider confirms with a webhook. */

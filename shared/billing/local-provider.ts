@@ -62,7 +62,7 @@ export async function webhookLog() {
 export interface Session extends CheckoutRequest {
   id: string;
   provider: ProviderId;
-  state: 'open' | 'paid' | 'declined';
+  state: 'open' | 'paid' | 'declined' | 'expired';
   expiresAt: string;
   providerMethodId?: string;
 }
@@ -92,7 +92,7 @@ function callbackB(s: Pick<Session, 'tenantId' | 'reference' | 'amountMinor' | '
 export async function settleSession(sessionId: string, outcome: 'pay' | 'decline') {
   const session = await getSession(sessionId);
   if (!session) throw notFound('Checkout session');
-  if (Date.parse(session.expiresAt) < Date.now()) throw conflict('This checkout session has expired', 'CHECKOUT_EXPIRED');
+  if (session.state === 'expired' || Date.parse(session.expiresAt) < Date.now()) throw conflict('This checkout session has expired', 'CHECKOUT_EXPIRED');
   const fails = outcome === 'decline' || !!session.providerMethodId?.startsWith('pm_charge_declined');
   try {
     await ddb().send(
@@ -142,6 +142,24 @@ export function localGateway(provider: ProviderId): PaymentGateway {
     async createCheckout(req) {
       const s = await openSession(provider, req);
       return { sessionId: s.id, checkoutUrl: `${config.publicBaseUrl}/_local/checkout/${s.id}`, expiresAt: s.expiresAt };
+    },
+    async expireCheckout(sessionId) {
+      try {
+        await ddb().send(
+          new UpdateCommand({
+            TableName: config.tableName,
+            Key: keys.localPayment('SESSION', sessionId),
+            UpdateExpression: 'SET #state = :expired',
+            ConditionExpression: '#state = :open',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':expired': 'expired', ':open': 'open' },
+          }),
+        );
+        return true;
+      } catch (err) {
+        if ((err as { name?: string }).name === 'ConditionalCheckFailedException') return (await getSession(sessionId))?.state === 'expired';
+        throw err;
+      }
     },
     async charge(req) {
       const s = await openSession(provider, req, req.providerMethodId);

@@ -14,7 +14,13 @@ const MONEY_LIMIT = { name: 'billing-money', limit: 120, windowSeconds: 60 } as 
 
 const intQuery = (max: number) => z.optional(z.pipe(z.string().check(z.regex(/^\d{1,2}$/, 'Expected a whole number')), z.pipe(z.transform((v: string) => Number(v)), z.int().check(z.minimum(0), z.maximum(max)))));
 /** `2026-01-31` (whole day, UTC) or a full ISO date-time. */
-const dateQuery = () => z.optional(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/, 'Expected a date (YYYY-MM-DD) or an ISO date-time')));
+const dateQuery = () =>
+  z.optional(
+    z.string().check(
+      z.regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/, 'Expected a date (YYYY-MM-DD) or an ISO date-time'),
+      z.refine((v) => !Number.isNaN(Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v)) && new Date(`${v.slice(0, 10)}T00:00:00Z`).toISOString().startsWith(v.slice(0, 10)), 'Not a calendar date'),
+    ),
+  );
 const currency = () => z.string().check(z.regex(/^[A-Z]{3}$/, 'Expected an ISO 4217 currency code (three capital letters)'));
 
 const features = z.object({

@@ -168,7 +168,7 @@ describe('functions', () => {
     for (const name of s.fnIds.keys()) {
       const env: Json = fn(name).Environment.Variables;
       expect(env, name).toMatchObject({ APP_NAME: 'saas', STAGE: 'test', MAIL_FROM: 'no-reply@example.com' });
-      if (['system', 'fallback'].includes(name)) expect(env.TABLE_NAME, name).toBeUndefined();
+      if (['system', 'fallback', 'webhooks'].includes(name)) expect(env.TABLE_NAME, name).toBeUndefined();
       else expect(targetId(env.TABLE_NAME), name).toMatch(/^DataTable/);
       expect(env.PUBLIC_BASE_URL['Fn::GetAtt'][1]).toBe('ApiEndpoint');
       expect(env.NODE_OPTIONS).toBeUndefined();

@@ -86,6 +86,18 @@ describe('subscriptions', () => {
     expect(Buffer.from(pdf.text, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
   });
 
+  it('an unpaid subscription is replaced by a new request, and its checkout can no longer be paid', async () => {
+    const t = await newBillingTenant();
+    const first = await invoke('POST', '/api/subscriptions', { token: t.owner, body: { planId: PRO.id, billingPeriod: 1 } });
+    const second = await invoke('POST', '/api/subscriptions', { token: t.owner, body: { planId: STARTER.id, billingPeriod: 1 } });
+    expect(second.status, second.text).toBe(201);
+    await expect(settleSession(sessionOf(first.json.result.checkoutUrl), 'pay')).rejects.toThrow(/expired/);
+    await settleSession(sessionOf(second.json.result.checkoutUrl), 'pay');
+    expect(await current(t)).toMatchObject({ subscriptionId: second.json.result.subscriptionId, planId: STARTER.id, status: 1 });
+    const all = (await invoke('GET', '/api/admin/billing/subscriptions', { token: admin, query: { pageSize: 100 } })).json.result.items.filter((s: { tenantId: string }) => s.tenantId === t.id);
+    expect(all.map((s: { status: number }) => s.status)).toEqual([1, 4]);
+  });
+
   it('one live subscription per tenant; only the owner creates; a member reads', async () => {
     const t = await newBillingTenant();
     expect((await invoke('GET', '/api/subscriptions/current', { token: t.member })).status).toBe(404);
@@ -213,6 +225,8 @@ describe('payments', () => {
     expect((await q({ statusFilter: 1 })).json.result.totalCount).toBe(1);
     expect((await q({ startDate: today, endDate: '2000-01-01' })).status).toBe(400);
     expect((await q({ startDate: 'yesterday' })).status).toBe(400);
+    expect((await q({ startDate: '2026-13-45' })).status).toBe(400);
+    expect((await q({ startDate: '2026-02-30' })).status).toBe(400);
     expect((await q({ statusFilter: 9 })).status).toBe(400);
   });
 

@@ -12,17 +12,22 @@ import { tempDir } from './temp-dir.ts';
  * webhooks delivered in-process to the real webhook handler (whose queue runs the worker at once).
  */
 export function useBillingStandIns() {
-  let stop: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    const s3 = await startS3(tempDir('billing-s3-'));
-    stop = s3.stop;
-    setS3(undefined);
-    setWebhookTransport(async (d) => (await invoke('POST', d.path, { rawBody: d.rawBody, headers: d.headers, contentType: 'application/json' })).status);
-  });
+  beforeAll(startBillingStandIns);
   afterAll(async () => {
     setWebhookTransport(undefined);
-    await stop?.();
+    await (await running)?.stop();
+    running = undefined;
   });
+}
+
+let running: ReturnType<typeof startS3> | undefined;
+
+/** Starts the stand-ins once per test file (also from a record creator, mid-test). */
+export async function startBillingStandIns() {
+  running ??= startS3(tempDir('billing-s3-'));
+  await running;
+  setS3(undefined);
+  setWebhookTransport(async (d) => (await invoke('POST', d.path, { rawBody: d.rawBody, headers: d.headers, contentType: 'application/json' })).status);
 }
 
 /** Posts a webhook body signed as the provider would (or with the overrides a test tampers with). */

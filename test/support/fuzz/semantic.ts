@@ -63,6 +63,13 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
     if ('tenantId' in body) body.tenantId = world.a.id;
     if ('redirectUri' in body) body.redirectUri = redirectAllowList()[0];
     if ('currentPassword' in body) body.currentPassword = PASSWORD;
+    // Billing: a plan's own period, no trial, an amount and currency that fit, a card the local provider accepts.
+    if ('billingPeriod' in body) body.billingPeriod = 1;
+    if ('trialDays' in body) body.trialDays = null;
+    if ('amount' in body) body.amount = 5;
+    if ('currency' in body) body.currency = 'USD';
+    if ('paymentMethodId' in body) body.paymentMethodId = null;
+    if ('token' in body && 'provider' in body) body.token = 'tok_visa';
   }
   if (accountScoped(route) || (route.auth.kind === 'none' && body && 'email' in body && 'password' in body && !('firstName' in body))) {
     const user = await signedInUser(world);

@@ -36,6 +36,11 @@ export const IGNORED_WRITES: { rule: string; why: string; test: (item: Item) => 
     test: (item) => String(item.pk).startsWith('OTP#'),
   },
   {
+    rule: 'pk LOCALPAY#…',
+    why: "the local payment providers' own records (checkout sessions, their webhook log): an external system's state, which a refused request may touch before the API refuses",
+    test: (item) => String(item.pk).startsWith('LOCALPAY#'),
+  },
+  {
     rule: `audit entries with action ${[...REFUSAL_AUDIT_ACTIONS].join(', ')}`,
     why: 'the audit trail of refusals (vault access.denied, failed sign-in/reset/logout): a refusal is meant to be recorded',
     test: (item) => item.pk === 'PLATFORM#AUDIT' && REFUSAL_AUDIT_ACTIONS.has(String(item.action)),

@@ -1,4 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PLANS } from '../../../shared/reference/plans.ts';
+import { startBillingStandIns } from '../billing.ts';
 import { hashPassword } from '../../../shared/auth/password.ts';
 import { keys } from '../../../shared/data/keys.ts';
 import { transact } from '../../../shared/data/transact.ts';
@@ -136,6 +138,8 @@ async function apiCreate(tenant: Tenant, method: string, path: string, body: unk
   return pick(res);
 }
 const BCM = '/api/bcm/admin';
+const PRO_MONTHLY = PLANS.find((p) => p.code === 'professional')!.id;
+const subscriptionOf = (t: Tenant) => once(`subscription:${t.id}`, () => apiCreate(t, 'POST', '/api/subscriptions', { planId: PRO_MONTHLY, billingPeriod: 1 }, (r) => r.json.result.subscriptionId));
 const biaOf = (t: Tenant) => once(`bia:${t.id}`, () => apiCreate(t, 'POST', `${BCM}/bia`, { title: `BIA ${unique()}` }));
 const riskOf = (t: Tenant) => once(`risk:${t.id}`, () => apiCreate(t, 'POST', `${BCM}/risk`, { title: `Risk ${unique()}`, category: 0, level: 2 }));
 const assessmentOf = (t: Tenant) =>
@@ -172,6 +176,24 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
   },
   riskId: { via: 'bcm.risks.create', create: async (_w, tenant) => riskOf(tenant) },
   assessmentId: { via: 'bcm.assessments.create', create: async (_w, tenant) => assessmentOf(tenant) },
+  tenantId: { via: 'the tenant itself (tenants.create)', create: async (_w, tenant) => tenant.id },
+  planId: { via: 'the seeded plans (Professional, monthly)', create: async () => PRO_MONTHLY },
+  subscriptionId: { via: 'billing.subscriptions.create', create: async (_w, tenant) => subscriptionOf(tenant) },
+  paymentMethodId: viaApi('billing.methods.add', () => ({ provider: 1, token: 'tok_visa' })),
+  paymentId: {
+    via: 'billing.payments.process',
+    create: async (_w, tenant) => apiCreate(tenant, 'POST', '/api/payments/process', { subscriptionId: await subscriptionOf(tenant), amount: 5, currency: 'USD' }, (r) => r.json.result.paymentId),
+  },
+  invoiceId: {
+    via: 'billing.payments.process (a stored card, settled by the local provider webhook)',
+    create: async (_w, tenant) => {
+      await startBillingStandIns();
+      const method = await apiCreate(tenant, 'POST', '/api/payment-methods', { provider: 1, token: 'tok_visa' });
+      const paymentId = await apiCreate(tenant, 'POST', '/api/payments/process', { subscriptionId: await subscriptionOf(tenant), amount: 5, currency: 'USD', paymentMethodId: method }, (r) => r.json.result.paymentId);
+      const history = await invoke('GET', '/api/payments/history', { token: tenant.owner, ip: nextIp() });
+      return history.json.result.items.find((p: { id: string }) => p.id === paymentId).invoiceId as string;
+    },
+  },
   actionId: {
     via: 'bcm.actions.create',
     create: async (_w, tenant) =>

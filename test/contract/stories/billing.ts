@@ -21,8 +21,8 @@ export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword,
     await admin.POST('/api/payments/process', { body: { subscriptionId: sub.subscriptionId, amount: 12.5, currency: 'EUR', tenantId: tenant.id } }),
   ).result;
   expect(payment.checkoutUrl).toContain('/_local/checkout/');
-  const history = ok('history', await admin.GET('/api/payments/history', { params: { query: { tenantId: tenant.id, statusFilter: '0' } } })).result;
+  const history = ok('history', await admin.GET('/api/payments/history', { params: { query: { tenantId: tenant.id, statusFilter: 0 } } })).result;
   expect(history.items.map((p) => p.amount)).toEqual([12.5]);
-  const all = ok('admin list', await admin.GET('/api/admin/billing/subscriptions', { params: { query: { statusFilter: '0', pageSize: '100' } } })).result;
+  const all = ok('admin list', await admin.GET('/api/admin/billing/subscriptions', { params: { query: { statusFilter: 0, pageSize: 100 } } })).result;
   expect(all.items.some((s) => s.tenantId === tenant.id)).toBe(true);
 };

@@ -1,14 +1,11 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/data/keys.ts';
-import { listNewestFirst } from '../../shared/data/collection.ts';
+import { getItem, listNewestFirst } from '../../shared/data/collection.ts';
 import { INVOICE_STATUS_LABEL } from '../../shared/billing/ledger.ts';
 import { billingKeys, invoicePdfKey, toInvoice, toInvoiceDetail, type InvoiceLine, type Item } from '../../shared/billing/records.ts';
 import { notFound } from '../../shared/http/errors.ts';
 import { raw, toPage } from '../../shared/http/responses.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
 
-const read = async (key: { pk: string; sk: string }) => (await ddb().send(new GetCommand({ TableName: config.tableName, Key: key }))).Item;
+const read = (key: { pk: string; sk: string }) => getItem<Item>(key);
 
 export async function listInvoices(t: string, q: { page: number; pageSize: number }) {
   const { items, totalCount } = await listNewestFirst<Item>(billingKeys.invoices(t), q);

@@ -1,18 +1,17 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../shared/auth/access-token.ts';
+import { getItem } from '../../shared/data/collection.ts';
 import { auditPut, countAudit } from '../../shared/data/audit.ts';
 import { queryItems } from '../../shared/data/query.ts';
 import { transact, type TransactItem } from '../../shared/data/transact.ts';
 import { paymentGateway } from '../../shared/billing/gateway.ts';
 import { billingKeys, toMethod, type Item, type ProviderId } from '../../shared/billing/records.ts';
 import { conflict, notFound } from '../../shared/http/errors.ts';
-import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 
 /** Stored methods per tenant. */
 export const METHOD_LIMIT = 10;
 
-const read = async (key: { pk: string; sk: string }) => (await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item;
+const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
 
 /** The tenant's methods (one Query) and its default pointer (one GetItem). */
 async function methodsOf(t: string): Promise<{ methods: Item[]; defaultId: string | null }> {

@@ -1,19 +1,20 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../shared/auth/access-token.ts';
+import { getItem } from '../../shared/data/collection.ts';
 import { auditPut, countAudit } from '../../shared/data/audit.ts';
 import { queryItems } from '../../shared/data/query.ts';
 import { transact } from '../../shared/data/transact.ts';
 import { paymentGateway } from '../../shared/billing/gateway.ts';
 import { newPayment } from '../../shared/billing/ledger.ts';
 import { toMinor } from '../../shared/billing/money.ts';
-import { billingKeys, PaymentProvider, PaymentStatus, SubscriptionStatus, toPayment, type ProviderId } from '../../shared/billing/records.ts';
+import { billingKeys, PaymentProvider, PaymentStatus, SubscriptionStatus, toPayment, type Item, type ProviderId } from '../../shared/billing/records.ts';
 import { conflict, notFound, validationError } from '../../shared/http/errors.ts';
 import { toPage } from '../../shared/http/responses.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { countMetric } from '../../shared/runtime/metrics.ts';
 
-const read = async (key: { pk: string; sk: string }) => (await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item;
+const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
 
 export interface ProcessInput {
   subscriptionId: string;

@@ -1,5 +1,6 @@
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../shared/auth/access-token.ts';
+import { getItem } from '../../shared/data/collection.ts';
 import { auditPut, countAudit } from '../../shared/data/audit.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { queryItems } from '../../shared/data/query.ts';
@@ -13,7 +14,7 @@ import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { planFor } from './plans.ts';
 
-const read = async (key: { pk: string; sk: string }) => (await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item;
+const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
 
 export interface CreateInput {
   planId: string;

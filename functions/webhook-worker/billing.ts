@@ -1,6 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import { putNew } from '../../shared/data/collection.ts';
+import { putNew, getItem } from '../../shared/data/collection.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { transact, type TransactItem } from '../../shared/data/transact.ts';
 import type { BillingAction } from '../../shared/billing/events.ts';
@@ -9,7 +8,6 @@ import { derivedUuid, INVOICE_STATUS_LABEL, newInvoice, newPayment } from '../..
 import { addDays, addPeriod, billingKeys, InvoiceStatus, PaymentProvider, PaymentStatus, SubscriptionStatus, type Item } from '../../shared/billing/records.ts';
 import type { PaymentProviderName } from '../../shared/billing/signatures.ts';
 import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
-import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { logger } from '../../shared/runtime/logger.ts';
 import { countMetric } from '../../shared/runtime/metrics.ts';
@@ -22,7 +20,7 @@ export interface WebhookPayload {
   action: BillingAction;
 }
 
-const read = async (key: { pk: string; sk: string }) => (await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item;
+const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
 
 const update = (key: { pk: string; sk: string }, set: Record<string, unknown>, condition?: { expression: string; values: Record<string, unknown> }): TransactItem => {
   const fields = Object.entries(set);

@@ -57,8 +57,8 @@ export async function bumpCounterAfterCommit(collectionPk: string, by: number): 
   }
 }
 
-export async function getItem<T = Item>(key: { pk: string; sk: string }): Promise<T | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: key }));
+export async function getItem<T = Item>(key: { pk: string; sk: string }, consistent = false): Promise<T | undefined> {
+  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ...(consistent ? { ConsistentRead: true } : {}) }));
   return out.Item as T | undefined;
 }
 

@@ -2,6 +2,7 @@ import { adminRoutes } from './admin.ts';
 import { authRoutes } from './auth.ts';
 import { bcmRoutes } from './bcm.ts';
 import { catalogRoutes } from './catalog.ts';
+import { contentRoutes } from './content.ts';
 import { localRoutes } from './local.ts';
 import { onboardingRoutes } from './onboarding.ts';
 import { orgRoutes } from './org.ts';
@@ -26,6 +27,7 @@ export const routes: readonly RouteDef[] = [
   ...adminRoutes,
   ...catalogRoutes,
   ...bcmRoutes,
+  ...contentRoutes,
   ...vaultRoutes,
   ...localRoutes,
 ];

@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, DeleteObjectsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { config } from '../platform/config.ts';
 import { s3 } from '../platform/s3.ts';
 
@@ -7,13 +7,14 @@ export const sitePrefix = (siteId: string) => `sites/${siteId}/`;
 
 export const deleteObject = (key: string) => s3().send(new DeleteObjectCommand({ Bucket: config.mediaBucket, Key: key }));
 
-/** Every object under a prefix, 1,000 per request. */
+/** Deletes every object under a prefix (listed 1,000 per request). */
 export async function deletePrefix(prefix: string) {
   let ContinuationToken: string | undefined;
   do {
     const page = await s3().send(new ListObjectsV2Command({ Bucket: config.mediaBucket, Prefix: prefix, ContinuationToken }));
-    const objects = (page.Contents ?? []).map((o) => ({ Key: o.Key! }));
-    if (objects.length) await s3().send(new DeleteObjectsCommand({ Bucket: config.mediaBucket, Delete: { Objects: objects, Quiet: true } }));
+    const objects = (page.Contents ?? []).map((o) => o.Key!);
+    // One DeleteObject per key, ten at a time: the local S3 stand-in refuses DeleteObjects without Content-MD5.
+    for (let i = 0; i < objects.length; i += 10) await Promise.all(objects.slice(i, i + 10).map(deleteObject));
     ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (ContinuationToken);
 }

@@ -71,12 +71,12 @@ export const toSite = (i: Item): SiteRecord => ({
 
 export const getSite = async (id: string, consistent = true) => toSite(await readOr404(siteKey(id.toLowerCase()), 'Site', consistent));
 
-/** Items of a site's partition whose sort key starts with `prefix`. */
+/** Items of a site's partition whose sort key starts with `prefix` (all of them for ''). */
 export const siteItems = (siteId: string, prefix: string, consistent = true) =>
   queryItems({
     TableName: config.tableName,
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.siteContent(siteId), ':prefix': prefix },
+    KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.siteContent(siteId), ...(prefix ? { ':prefix': prefix } : {}) },
     ConsistentRead: consistent,
   });
 

@@ -64,4 +64,7 @@ export const BEYOND_SPEC: readonly string[] = [
   'GET /api/docs/swagger-ui-bundle.js',
   'GET /api/docs/docs.js',
   'POST /api/tenants/{slug}/invitations',
+  // Media files over what a Lambda request carries (up to 10 MB) go straight to S3.
+  'POST /api/content/admin/sites/{siteId}/media/presigned-upload',
+  'POST /api/content/admin/media/{id}/complete',
 ];

@@ -33,7 +33,7 @@ export type ThemePreset = keyof typeof THEME_PRESETS;
 
 const enumInt = (values: readonly string[]) => z.int().check(z.minimum(0), z.maximum(values.length - 1));
 const HOST = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
-export const domain = () => z.string().check(z.maxLength(253), z.regex(HOST, 'A lowercase host name such as www.example.com'));
+export const domain = () => z.string().check(z.maxLength(253), z.regex(HOST, 'A lowercase host name such as www.example.com'), z.meta({ examples: ['www.example.com'] }));
 const isLocale = (v: string) => {
   try {
     return Intl.getCanonicalLocales(v).length === 1;
@@ -107,14 +107,14 @@ export const pageBody = z.object({
   sortOrder: z.int().check(z.minimum(0), z.maximum(100_000)),
   isPublished: z.boolean(),
   settings: jsonString(16_384),
-});
+}).check(z.meta({ examples: [{ slug: 'about-us', pageType: 0, parentId: null, sortOrder: 1, isPublished: true, settings: '{"layout":"wide"}' }] }));
 const pageTranslationBody = z.object({
   title: text(200),
   metaTitle: optionalText(200),
   metaDescription: optionalText(500),
   ogImageUrl: url(),
   contentBlocks: jsonString(100_000),
-});
+}).check(z.meta({ examples: [{ title: 'About us', metaTitle: 'About us', metaDescription: null, ogImageUrl: null, contentBlocks: '[{"type":"text","text":"Hello"}]' }] }));
 const pageTranslation = z.object({ locale: z.string(), title: z.string(), metaTitle: z.nullable(z.string()), metaDescription: z.nullable(z.string()), ogImageUrl: z.nullable(z.string()), contentBlocks: z.string(), updatedAt: z.string() });
 const page = z.object({
   id: z.string(),
@@ -419,7 +419,7 @@ export const contentAdminRoutes = defineRoutes([
       contentType: z.string().check(z.maxLength(100), z.regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'A MIME type')),
       size: z.int().check(z.minimum(1)),
       folder: folder(),
-    }),
+    }).check(z.meta({ examples: [{ fileName: 'brochure.pdf', contentType: 'application/pdf', size: 7340032, folder: 'documents' }] })),
     response: z.object({ id: z.string(), uploadUrl: z.string(), method: z.string(), headers: z.record(z.string(), z.string()), expiresAt: z.string() }),
   },
   {

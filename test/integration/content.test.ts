@@ -405,3 +405,24 @@ describe('a site built from scratch and deleted', () => {
     expect((await admin.post('/sites', siteBody({ domain: site.domain }))).status).toBe(201);
   });
 });
+
+describe('audit', () => {
+  it('records every create, update, state change and delete with the site tenant', async () => {
+    const site = await newSite();
+    const page = await newPage(site.id);
+    await admin.patch(`/sites/${site.id}/pages/${page.id}/publish`);
+    await admin.put(`/sites/${site.id}/theme`, { primaryColor: '#fff' });
+    await admin.del(`/sites/${site.id}`);
+    const entries = await ddb().send(
+      new QueryCommand({
+        TableName: config.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        FilterExpression: 'entityId IN (:site, :page)',
+        ExpressionAttributeValues: { ':pk': keys.platformCollection('AUDIT'), ':site': site.id, ':page': page.id },
+      }),
+    );
+    const seen = (entries.Items ?? []).map((e) => `${e.entityType}:${e.action}:${e.tenantId}`).sort();
+    expect(seen).toEqual([`Page:create:${ctx.tenantA}`, `Page:unpublish:${ctx.tenantA}`, `Site:create:${ctx.tenantA}`, `Site:delete:${ctx.tenantA}`, `SiteTheme:update:${ctx.tenantA}`]);
+  });
+});

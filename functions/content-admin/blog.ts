@@ -30,14 +30,14 @@ const publishedAt = (input: PostInput, was: string | null, now: string) =>
   input.publishedAt ? new Date(input.publishedAt).toISOString() : input.isPublished ? (was ?? now) : null;
 
 export async function getPost(siteId: string, postId: string) {
-  const found = splitPost(await siteItems(siteId, sk.post(postId.toLowerCase())));
+  const found = splitPost(await siteItems(siteId.toLowerCase(), sk.post(postId.toLowerCase())));
   if (!found) throw notFound('Post');
   return found;
 }
 
+/** One Query of the site's partition: an unknown site has no posts, so it is a 404 too. */
 export const postDetail = async (siteId: string, postId: string) => {
-  const site = await getSite(siteId);
-  const { post, translations } = await getPost(site.id, postId);
+  const { post, translations } = await getPost(siteId, postId);
   return view(post, translations);
 };
 

@@ -8,7 +8,6 @@ import { invalidateCache, menus, putMenu } from './navigation.ts';
 import { createPage, deletePage, getPage, pageTree, previewToken, togglePublish, translatePage, updatePage, validateSlug } from './pages.ts';
 import { createSite, deleteSite, getSiteView, listSites, updateSite } from './sites.ts';
 import { applyPreset, getTheme, putTheme } from './theme.ts';
-import { getSite } from '../../shared/content/store.ts';
 
 /** Content administration: SystemAdmin only (the route table's auth rule), platform-wide. */
 export const handler = apiHandler(contentAdminRoutes, {
@@ -25,7 +24,8 @@ export const handler = apiHandler(contentAdminRoutes, {
   'content.theme.preset': async ({ principal, params, body }) => ok(await applyPreset(params.siteId, body.preset, principal!)),
   'content.pages.tree': async ({ params }) => ok(await pageTree(params.siteId.toLowerCase())),
   'content.pages.validateSlug': async ({ params, query }) => ok(await validateSlug(params.siteId, query)),
-  'content.pages.get': async ({ params }) => ok(await getPage((await getSite(params.siteId)).id, params.id)),
+  // One Query of the site's partition: an unknown site has no pages, so it is a 404 too.
+  'content.pages.get': async ({ params }) => ok(await getPage(params.siteId, params.id)),
   'content.pages.create': async ({ principal, params, body }) => created(await createPage(params.siteId, body, principal!)),
   'content.pages.update': async ({ principal, params, body }) => ok(await updatePage(params.siteId, params.id, body, principal!)),
   'content.pages.publish': async ({ principal, params }) => ok(await togglePublish(params.siteId, params.id, principal!)),

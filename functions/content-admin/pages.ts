@@ -26,7 +26,7 @@ const SLUG_TAKEN = 'A sibling page already uses this slug';
 export const PREVIEW_TTL_SECONDS = 15 * 60;
 
 export async function getPage(siteId: string, id: string): Promise<PageView> {
-  const { pages, translations } = splitPages(await siteItems(siteId, sk.page(id.toLowerCase())));
+  const { pages, translations } = splitPages(await siteItems(siteId.toLowerCase(), sk.page(id.toLowerCase())));
   const page = pages[0];
   if (!page) throw notFound('Page');
   return { ...page, translations: translations.get(page.id) ?? [] };

@@ -139,15 +139,25 @@ export async function translatePost(postId: string, locale: string, input: PostT
   await commit(
     [
       put({ pk: keys.siteContent(site.id), sk: sk.postTranslation(post.id, tag), postId: post.id, ...translation }),
+      // A new locale joins the post's `locales` conditioned on the post read, so a concurrent post
+      // update (a full put) cannot drop it: one of the two answers 409.
       isNew
-        ? { Update: { TableName: config.tableName, Key: postKey, UpdateExpression: 'SET locales = list_append(if_not_exists(locales, :empty), :tag)', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':tag': [tag], ':empty': [] } } }
+        ? {
+            Update: {
+              TableName: config.tableName,
+              Key: postKey,
+              UpdateExpression: 'SET locales = list_append(if_not_exists(locales, :empty), :tag), updatedAt = :now',
+              ConditionExpression: 'updatedAt = :was',
+              ExpressionAttributeValues: { ':tag': [tag], ':empty': [], ':now': now, ':was': post.updatedAt },
+            },
+          }
         : exists(postKey),
     ],
     { actor, tenantId: site.tenantId, entityType: 'BlogTranslation', entityId: post.id, action: isNew ? 'create' : 'update', changes: { locale: tag, title: input.title } },
-    { 1: 'The post was deleted meanwhile' },
+    { 1: 'The post changed or was deleted meanwhile; try again' },
     now,
   );
-  return view({ ...post, locales: isNew ? [...post.locales, tag] : post.locales }, [...translations.filter((t) => t.locale !== tag), translation].sort((a, b) => a.locale.localeCompare(b.locale)));
+  return view({ ...post, locales: isNew ? [...post.locales, tag] : post.locales, updatedAt: isNew ? now : post.updatedAt }, [...translations.filter((t) => t.locale !== tag), translation].sort((a, b) => a.locale.localeCompare(b.locale)));
 }
 
 export interface PostFilter {

@@ -59,8 +59,9 @@ export class DataStores extends Construct {
     this.media = new Bucket(this, 'Media', {
       ...privateBucket,
       ...logged('media'),
-      // Browsers fetch media through presigned GET URLs.
-      cors: [{ allowedMethods: [HttpMethods.GET, HttpMethods.HEAD], allowedOrigins: settings.corsOrigins, maxAge: 3600 }],
+      // CORS only for presigned uploads (a browser PUTs the file straight to S3 from the admin
+      // origins); presigned GETs are plain links and images, which need no CORS.
+      cors: [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: settings.corsOrigins, allowedHeaders: ['content-type'], maxAge: 3600 }],
     });
     this.invoices = new Bucket(this, 'Invoices', {
       ...privateBucket,

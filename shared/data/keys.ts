@@ -92,7 +92,7 @@ export const keys = {
   tokenFamily: (familyId: string): Key => ({ pk: `RTF#${familyId}`, sk: ITEM_SK }),
   userTokenFamilies: (userId: string) => `USER#${userId}#RTF`,
   /** Short-lived one-time secrets: e-mail codes, reset tokens, OAuth state. */
-  oneTime: (kind: 'VERIFY' | 'RESET' | 'OAUTH_STATE' | 'RESEND' | 'DEVICE', subject: string): Key => ({
+  oneTime: (kind: 'VERIFY' | 'RESET' | 'OAUTH_STATE' | 'RESEND' | 'DEVICE' | 'PREVIEW', subject: string): Key => ({
     pk: `OTP#${kind}#${subject}`,
     sk: ITEM_SK,
   }),
@@ -117,6 +117,17 @@ export const keys = {
   departmentChildren: (tenantId: string, parentId: string | null) => `${tenantId}#DEPARTMENT#PARENT#${parentId ?? 'ROOT'}`,
   /** Invitation lookup by the SHA-256 of its code (the code itself is never stored). */
   invitationCode: (codeHash: string): Key => ({ pk: `${PLATFORM}#UNIQUE#INVITATION_CODE#${codeHash}`, sk: ITEM_SK }),
+  /**
+   * Content: a site is a platform item (SITE) with its tenant as an attribute (only SystemAdmin
+   * administers content; public reads address sites by id). Pages, posts, their translations and
+   * menus share the site's own partition; form submissions and media are items of their own
+   * (one GetItem by id) listed through per-site gsi1 collections.
+   */
+  siteContent: (siteId: string) => `${PLATFORM}#SITE#${siteId}`,
+  siteList: (siteId: string, kind: 'POSTS' | 'FORMS' | 'MEDIA') => `${PLATFORM}#SITE#${siteId}#${kind}`,
+  /** gsi2 partition of a site's published posts, ordered by publishedAt. */
+  sitePublishedPosts: (siteId: string) => `${PLATFORM}#SITE#${siteId}#PUBLISHED`,
+  contentRecord: (kind: 'FORM' | 'MEDIA', id: string): Key => ({ pk: `${PLATFORM}#${kind}#${id}`, sk: ITEM_SK }),
   /** Local stand-in identity provider (never deployed): an issued authorization code, by its SHA-256. */
   localIdpCode: (idp: string, codeHash: string): Key => ({ pk: `LOCALIDP#${idp}#CODE#${codeHash}`, sk: ITEM_SK }),
 };

@@ -4,7 +4,7 @@ import type { ApiError } from './errors.ts';
 /** What a route handler returns; the runtime turns it into the HTTP response. */
 export type Reply =
   | { kind: 'json'; status: number; result: unknown; headers?: Record<string, string> }
-  | { kind: 'empty'; status: 204 | 202; headers?: Record<string, string> }
+  | { kind: 'empty'; status: 204 | 202 | 304; headers?: Record<string, string> }
   | {
       kind: 'raw';
       status: number;

@@ -3,6 +3,7 @@ import { authRoutes } from './auth.ts';
 import { bcmRoutes } from './bcm.ts';
 import { billingRoutes, webhookRoutes } from './billing.ts';
 import { catalogRoutes } from './catalog.ts';
+import { contentRoutes } from './content.ts';
 import { localRoutes } from './local.ts';
 import { onboardingRoutes } from './onboarding.ts';
 import { orgRoutes } from './org.ts';
@@ -29,6 +30,7 @@ export const routes: readonly RouteDef[] = [
   ...bcmRoutes,
   ...billingRoutes,
   ...webhookRoutes,
+  ...contentRoutes,
   ...vaultRoutes,
   ...localRoutes,
 ];

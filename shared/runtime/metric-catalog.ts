@@ -15,6 +15,7 @@ export const BUSINESS_METRICS = {
   WebhookApplied: { dimension: 'provider', title: 'Provider webhooks applied' },
   WebhookDuplicateIgnored: { dimension: 'provider', title: 'Provider webhooks ignored as duplicates' },
   Payment: { dimension: 'status', title: 'Payments, by status' },
+  ContentFormSubmitted: { dimension: 'outcome', title: 'Public form submissions, accepted or marked spam' },
 } as const satisfies Record<string, { dimension: string; title: string }>;
 
 export type BusinessMetric = keyof typeof BUSINESS_METRICS;

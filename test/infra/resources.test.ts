@@ -84,11 +84,13 @@ describe('buckets', () => {
     expect(logs[1].Properties.LoggingConfiguration).toBeUndefined();
   });
 
-  it('versions invoices and allows presigned GETs of media from the API origins', () => {
+  it('versions invoices; media is private with CORS for presigned uploads only', () => {
     const [media, invoices] = ['DataMedia', 'DataInvoices'].map((prefix) => s.ofType('AWS::S3::Bucket').find(([id]) => id.startsWith(prefix))![1].Properties);
     expect(invoices.VersioningConfiguration).toEqual({ Status: 'Enabled' });
     expect(media.VersioningConfiguration).toBeUndefined();
-    expect(media.CorsConfiguration.CorsRules[0]).toMatchObject({ AllowedMethods: ['GET', 'HEAD'], AllowedOrigins: ['*'] });
+    expect(media.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(media.CorsConfiguration.CorsRules).toEqual([{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['content-type'], MaxAge: 3600 }]);
+    expect(invoices.CorsConfiguration).toBeUndefined();
   });
 });
 

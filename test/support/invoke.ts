@@ -8,8 +8,8 @@ const match = createRouteMatcher(routes);
 export interface InvokeOptions {
   token?: string;
   body?: unknown;
-  /** Sent as-is (malformed JSON, other content types). */
-  rawBody?: string;
+  /** Sent as-is (malformed JSON, other content types, binary multipart bodies). */
+  rawBody?: string | Buffer;
   contentType?: string;
   query?: Record<string, string | number | boolean>;
   headers?: Record<string, string>;
@@ -33,7 +33,7 @@ export async function invoke(method: string, pathWithQuery: string, opts: Invoke
   const rawQuery = [rawQueryFromPath, extraQuery].filter(Boolean).join('&');
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | undefined;
+  let body: string | Buffer | undefined;
   if (opts.rawBody !== undefined) body = opts.rawBody;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';

@@ -60,6 +60,13 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
     if ('tenantName' in body) body.tenantName = `Tenant ${tag}`;
     if ('code' in body && route.method === 'POST' && !route.path.startsWith('/api/auth/')) body.code = `C-${tag}`;
     if ('slug' in body) body.slug = `s-${tag}`;
+    if ('domain' in body) body.domain = `d-${tag}.example.com`;
+    if (route.group === 'content-admin') {
+      // A tenant has one master site; a page's parentId names a page (top level here), not a department.
+      if ('isMaster' in body) body.isMaster = false;
+      if ('parentId' in body) body.parentId = null;
+      if ('contentType' in body && 'size' in body) Object.assign(body, { contentType: 'application/pdf', size: 1024 });
+    }
     if ('tenantId' in body) body.tenantId = world.a.id;
     if ('redirectUri' in body) body.redirectUri = redirectAllowList()[0];
     if ('currentPassword' in body) body.currentPassword = PASSWORD;

@@ -140,6 +140,15 @@ async function apiCreate(tenant: Tenant, method: string, path: string, body: unk
 const BCM = '/api/bcm/admin';
 const PRO_MONTHLY = PLANS.find((p) => p.code === 'professional')!.id;
 const subscriptionOf = (t: Tenant) => once(`subscription:${t.id}`, () => apiCreate(t, 'POST', '/api/subscriptions', { planId: PRO_MONTHLY, billingPeriod: 1 }, (r) => r.json.result.subscriptionId));
+const CONTENT = '/api/content/admin';
+/** Content is administered by SystemAdmin only: its records are created with the world's admin token. */
+async function asAdmin(w: World, method: string, path: string, body: unknown) {
+  const res = await invoke(method, path, { token: w.admin, body, ip: nextIp() });
+  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
+  return res.json.result.id as string;
+}
+const siteOf = (w: World, t: Tenant) =>
+  once(`site:${t.id}`, () => asAdmin(w, 'POST', `${CONTENT}/sites`, { tenantId: t.id, domain: `site-${unique()}.example.com`, isMaster: false, defaultLocale: 'en', themeConfig: {}, metadata: {}, isActive: true }));
 const biaOf = (t: Tenant) => once(`bia:${t.id}`, () => apiCreate(t, 'POST', `${BCM}/bia`, { title: `BIA ${unique()}` }));
 const riskOf = (t: Tenant) => once(`risk:${t.id}`, () => apiCreate(t, 'POST', `${BCM}/risk`, { title: `Risk ${unique()}`, category: 0, level: 2 }));
 const assessmentOf = (t: Tenant) =>
@@ -175,6 +184,9 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
     },
   },
   riskId: { via: 'bcm.risks.create', create: async (_w, tenant) => riskOf(tenant) },
+  siteId: { via: 'content.sites.create', create: async (w, tenant) => siteOf(w, tenant) },
+  pageId: { via: 'content.pages.create', create: async (w, tenant) => asAdmin(w, 'POST', `${CONTENT}/sites/${await siteOf(w, tenant)}/pages`, { slug: `p-${unique()}`, pageType: 0, sortOrder: 0, isPublished: true, settings: '{}' }) },
+  postId: { via: 'content.blog.create', create: async (w, tenant) => asAdmin(w, 'POST', `${CONTENT}/sites/${await siteOf(w, tenant)}/blog`, { slug: `b-${unique()}`, authorName: 'Fuzz', category: 'news', tags: [], isPublished: true }) },
   assessmentId: { via: 'bcm.assessments.create', create: async (_w, tenant) => assessmentOf(tenant) },
   tenantId: { via: 'the tenant itself (tenants.create)', create: async (_w, tenant) => tenant.id },
   planId: { via: 'the seeded plans (Professional, monthly)', create: async () => PRO_MONTHLY },

@@ -1,0 +1,36 @@
+import { created, ok } from '../../shared/http/responses.ts';
+import { contentPublicRoutes } from '../../shared/routes/content.ts';
+import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { submitForm } from './forms.ts';
+import { activeSite, cacheable, CONTENT_MAX_AGE, css, pageBySlug, postBySlug, publishedPages, publishedPosts, resolveDomain, SITE_MAX_AGE } from './reads.ts';
+
+/** Public content: no caller; reads are cacheable (Cache-Control public, ETag, 304). */
+export const handler = apiHandler(contentPublicRoutes, {
+  'content.public.resolve': async ({ query, headers }) => {
+    const { site, view } = await resolveDomain(query.domain);
+    return cacheable(site, headers, SITE_MAX_AGE, { json: view });
+  },
+  'content.public.themeCss': async ({ params, headers }) => {
+    const site = await activeSite(params.siteId);
+    return cacheable(site, headers, SITE_MAX_AGE, { css: css(site) });
+  },
+  'content.public.pages': async ({ params, query, headers }) => {
+    const site = await activeSite(params.siteId);
+    return cacheable(site, headers, CONTENT_MAX_AGE, { json: await publishedPages(site, query) });
+  },
+  'content.public.page': async ({ params, query, headers }) => {
+    const site = await activeSite(params.siteId);
+    const { preview, view } = await pageBySlug(site, params.slug, query);
+    // A preview shows unpublished content: never kept by a shared cache.
+    return preview ? ok(view, { 'cache-control': 'private, no-store' }) : cacheable(site, headers, CONTENT_MAX_AGE, { json: view });
+  },
+  'content.public.blog': async ({ params, query, headers }) => {
+    const site = await activeSite(params.siteId);
+    return cacheable(site, headers, CONTENT_MAX_AGE, { json: await publishedPosts(site, query) });
+  },
+  'content.public.post': async ({ params, query, headers }) => {
+    const site = await activeSite(params.siteId);
+    return cacheable(site, headers, CONTENT_MAX_AGE, { json: await postBySlug(site, params.slug, query.locale) });
+  },
+  'content.public.formSubmit': async ({ params, body }) => created(await submitForm(params.siteId, body)),
+});

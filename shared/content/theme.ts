@@ -1,0 +1,29 @@
+import { THEME_PRESETS } from '../routes/content.ts';
+
+export interface Theme {
+  primaryColor: string;
+  secondaryColor: string;
+  fontFamily: string;
+  preset: string | null;
+}
+
+const DEFAULT_THEME: Theme = { primaryColor: '#1f2937', secondaryColor: '#3b82f6', fontFamily: 'system-ui, sans-serif', preset: null };
+const COLOR = /^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+const FONT = /^[A-Za-z0-9][A-Za-z0-9 ,-]{0,99}$/;
+
+/**
+ * The theme kept in a site's themeConfig. themeConfig is free-form (site writes replace it), so
+ * every value is checked again here and a value that is not a safe color or font falls back to
+ * the default: nothing from it can break out of a CSS declaration.
+ */
+export function themeOf(themeConfig: Record<string, unknown>): Theme {
+  const pick = (name: 'primaryColor' | 'secondaryColor' | 'fontFamily', pattern: RegExp) => {
+    const v = themeConfig[name];
+    return typeof v === 'string' && pattern.test(v) ? v : DEFAULT_THEME[name];
+  };
+  const preset = typeof themeConfig.preset === 'string' && themeConfig.preset in THEME_PRESETS ? themeConfig.preset : null;
+  return { primaryColor: pick('primaryColor', COLOR), secondaryColor: pick('secondaryColor', COLOR), fontFamily: pick('fontFamily', FONT), preset };
+}
+
+export const themeCss = (t: Theme) =>
+  `:root {\n  --color-primary: ${t.primaryColor};\n  --color-secondary: ${t.secondaryColor};\n  --font-family: ${t.fontFamily};\n}\n`;

@@ -34,6 +34,8 @@ export type TenantCollection =
   | 'PAYMENT_METHOD'
   | 'INVOICE'
   | 'LLM_USAGE'
+  | 'SUPPORT_USAGE'
+  | 'USAGE_EVENT'
   | 'CONVERSATION';
 
 /** Platform-wide collections (SystemAdmin scope or global reference data). */
@@ -111,6 +113,31 @@ export const keys = {
   departmentChildren: (tenantId: string, parentId: string | null) => `${tenantId}#DEPARTMENT#PARENT#${parentId ?? 'ROOT'}`,
   /** Invitation lookup by the SHA-256 of its code (the code itself is never stored). */
   invitationCode: (codeHash: string): Key => ({ pk: `${PLATFORM}#UNIQUE#INVITATION_CODE#${codeHash}`, sk: ITEM_SK }),
+  /** Where a collection's soft-deleted records are listed (archived prompts, deleted tools). */
+  archived: (collectionPk: string) => `${collectionPk}#ARCHIVED`,
+  /**
+   * A prompt version, beside its prompt in `{t}#PROMPT`: one Query on `{promptId}` reads the prompt
+   * and then its versions newest first (the number is stored inverted so newer sorts first).
+   */
+  promptVersion: (tenantId: string, promptId: string, versionNumber: number): Key => ({
+    pk: collection(tenantId, 'PROMPT'),
+    sk: `${promptId}#V#${String(999_999 - versionNumber).padStart(6, '0')}`,
+  }),
+  promptVersionPrefix: (promptId: string) => `${promptId}#V#`,
+  /** Usage aggregates per tenant and UTC day (`D#{day}`), per model below the day (`D#{day}#M#{model}`). */
+  usageDay: (tenantId: string, kind: 'LLM_USAGE' | 'SUPPORT_USAGE', day: string, model?: string): Key => ({
+    pk: collection(tenantId, kind),
+    sk: model === undefined ? `D#${day}` : `D#${day}#M#${model}`,
+  }),
+  /** Sort-key bounds of the days `from`..`to` (inclusive) of a usage partition, models included. */
+  usageDays: (from: string, to: string) => ({ from: `D#${from}`, to: `D#${to}#~` }),
+  /** The tenant's monthly LLM budget and its spend per month. */
+  usageBudget: (tenantId: string): Key => ({ pk: collection(tenantId, 'LLM_USAGE'), sk: 'BUDGET' }),
+  /** Marks a reported usage record as counted, so a retried batch counts it once. */
+  usageEvent: (tenantId: string, kind: 'LLM' | 'CONVERSATION', id: string): Key => ({
+    pk: collection(tenantId, 'USAGE_EVENT'),
+    sk: `${kind}#${id}`,
+  }),
   /** Local stand-in identity provider (never deployed): an issued authorization code, by its SHA-256. */
   localIdpCode: (idp: string, codeHash: string): Key => ({ pk: `LOCALIDP#${idp}#CODE#${codeHash}`, sk: ITEM_SK }),
 };

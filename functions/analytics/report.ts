@@ -53,7 +53,7 @@ export function llmReport(items: readonly Item[], budgetItem: Item | undefined, 
       continue;
     }
     const name = String(item.model);
-    const m = models.get(name) ?? { requests: 0, tokens: 0, cost: 0, days: [], histogram: new Map() };
+    const m = models.get(name) ?? { requests: 0, tokens: 0, cost: 0, days: [] as { date: string; cost: number; tokens: number }[], histogram: new Map() };
     models.set(name, m);
     m.requests += num(item.requests);
     m.tokens += num(item.tokens);

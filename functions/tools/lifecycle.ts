@@ -1,5 +1,3 @@
-import { ENVIRONMENT_PATTERN, isValidKey } from '../../shared/vault/rules.ts';
-
 /**
  * Tool lifecycle: a tenant tool starts PENDING; a SystemAdmin approves (APPROVED), activates
  * (ACTIVE) or rejects it (REJECTED). Only ACTIVE tools are offered to agents.
@@ -33,14 +31,3 @@ export const writeAccessRefusal = (baseToolCode: string, status: ToolStatus, rea
   baseToolCode === 'db_execute' && !readOnly && !isApproved(status)
     ? 'Db Execute tools can be set to readOnly false only after a SystemAdmin has approved the tool'
     : null;
-
-const VAULT_REFERENCE = /^vault:\/\/([^/]+)\/([^/]+)$/;
-
-/**
- * A connection string is stored only as a vault reference `vault://{environment}/{key}`, naming a
- * secret the vault can hold; anything else would put a credential in the tool record.
- */
-export function isVaultReference(value: string): boolean {
-  const m = VAULT_REFERENCE.exec(value);
-  return !!m && ENVIRONMENT_PATTERN.test(m[1]!) && isValidKey(m[2]!);
-}

@@ -113,8 +113,10 @@ export const keys = {
   departmentChildren: (tenantId: string, parentId: string | null) => `${tenantId}#DEPARTMENT#PARENT#${parentId ?? 'ROOT'}`,
   /** Invitation lookup by the SHA-256 of its code (the code itself is never stored). */
   invitationCode: (codeHash: string): Key => ({ pk: `${PLATFORM}#UNIQUE#INVITATION_CODE#${codeHash}`, sk: ITEM_SK }),
-  /** Where a collection's soft-deleted records are listed (archived prompts, deleted tools). */
+  /** Where a collection's soft-deleted records are kept out of the list (deleted tools). */
   archived: (collectionPk: string) => `${collectionPk}#ARCHIVED`,
+  /** gsi2 partition listing a collection with its archived records too (prompts with includeArchived). */
+  withArchived: (collectionPk: string) => `${collectionPk}#ALL`,
   /**
    * A prompt version, beside its prompt in `{t}#PROMPT`: one Query on `{promptId}` reads the prompt
    * and then its versions newest first (the number is stored inverted so newer sorts first).

@@ -1,12 +1,15 @@
 import { adminRoutes } from './admin.ts';
+import { analyticsRoutes } from './analytics.ts';
 import { authRoutes } from './auth.ts';
 import { bcmRoutes } from './bcm.ts';
 import { catalogRoutes } from './catalog.ts';
 import { localRoutes } from './local.ts';
 import { onboardingRoutes } from './onboarding.ts';
 import { orgRoutes } from './org.ts';
+import { promptRoutes } from './prompts.ts';
 import { systemRoutes } from './system.ts';
 import { tenantRoutes } from './tenants.ts';
+import { toolRoutes } from './tools.ts';
 import type { RouteDef } from './types.ts';
 import { userRoutes } from './users.ts';
 import { vaultRoutes } from './vault.ts';
@@ -26,6 +29,9 @@ export const routes: readonly RouteDef[] = [
   ...adminRoutes,
   ...catalogRoutes,
   ...bcmRoutes,
+  ...promptRoutes,
+  ...toolRoutes,
+  ...analyticsRoutes,
   ...vaultRoutes,
   ...localRoutes,
 ];

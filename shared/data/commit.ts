@@ -39,7 +39,7 @@ export async function commitChange(items: (TransactItem | null)[], change: Chang
 }
 
 /** An Update transaction item from SET values, ADD counters and REMOVE names, under a condition. */
-export function updateItem(key: Key, set: Record<string, unknown>, opts: { remove?: string[]; add?: Record<string, number>; condition?: string; values?: Record<string, unknown>; names?: Record<string, string> } = {}): TransactItem {
+export function updateItem(key: Key, set: Record<string, unknown>, opts: { remove?: string[]; add?: Record<string, number | Set<string>>; condition?: string; values?: Record<string, unknown>; names?: Record<string, string> } = {}): TransactItem {
   const names: Record<string, string> = { ...opts.names };
   const values: Record<string, unknown> = { ...opts.values };
   // A dotted name is a path into a map attribute (`versionIndex.{id}`).

@@ -15,6 +15,8 @@ export const BUSINESS_METRICS = {
   WebhookApplied: { dimension: 'provider', title: 'Provider webhooks applied' },
   WebhookDuplicateIgnored: { dimension: 'provider', title: 'Provider webhooks ignored as duplicates' },
   Payment: { dimension: 'status', title: 'Payments, by status' },
+  UsageRecorded: { dimension: 'kind', title: 'AI usage records counted (llm, conversation)' },
+  UsageDuplicateIgnored: { dimension: 'kind', title: 'AI usage records ignored as already counted' },
 } as const satisfies Record<string, { dimension: string; title: string }>;
 
 export type BusinessMetric = keyof typeof BUSINESS_METRICS;

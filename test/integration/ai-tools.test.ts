@@ -28,7 +28,7 @@ const base = (code: string) => BUILT_IN_TOOLS.find((b) => b.code === code)!.id;
 const newTool = async (code = 'db_query', extra: Record<string, unknown> = {}) => {
   const res = await owner.post('', { displayName: `Tool ${crypto.randomUUID().slice(0, 6)}`, baseToolId: base(code), description: 'Reads orders', ...extra });
   expect(res.status, res.text).toBe(201);
-  return res.json.result as { id: string; status: string; displayName: string };
+  return res.json.result as { id: string; status: string; displayName: string; configParams: Record<string, unknown> };
 };
 const auditActions = async (entityId: string) =>
   (

@@ -23,30 +23,6 @@ export const NOT_YET_BUILT: readonly string[] = [
   'PUT /api/admin/billing/subscriptions/{tenantId}/extend-trial',
   'POST /api/webhooks/payment-provider-a',
   'POST /api/webhooks/payment-provider-b',
-  // AI prompts
-  'GET /api/prompts',
-  'POST /api/prompts',
-  'GET /api/prompts/{promptId}',
-  'PUT /api/prompts/{promptId}',
-  'DELETE /api/prompts/{promptId}',
-  'POST /api/prompts/{promptId}/new-version',
-  'GET /api/prompts/{promptId}/versions',
-  'PUT /api/prompts/{promptId}/versions/{versionId}/review',
-  'PUT /api/prompts/{promptId}/versions/{versionId}/approve',
-  // AI tools
-  'GET /api/tools',
-  'POST /api/tools',
-  'GET /api/tools/built-in',
-  'POST /api/tools/built-in/select',
-  'PUT /api/tools/{toolId}',
-  'DELETE /api/tools/{toolId}',
-  'GET /api/tools/{id}/config',
-  'PUT /api/tools/{id}/config',
-  'GET /api/tools/{id}/config-params',
-  'PUT /api/tools/{id}/config-params',
-  // AI analytics
-  'GET /api/analytics/llm',
-  'GET /api/analytics/support',
   // Content
   'GET /api/content/admin/sites',
   'GET /api/content/admin/sites/{id}',
@@ -104,4 +80,12 @@ export const BEYOND_SPEC: readonly string[] = [
   'GET /api/docs/swagger-ui-bundle.js',
   'GET /api/docs/docs.js',
   'POST /api/tenants/{slug}/invitations',
+  // AI area: rendering, tool approval, the LLM budget and the usage ingestion the issue adds.
+  'POST /api/prompts/{promptId}/render',
+  'PUT /api/tools/{toolId}/approve',
+  'PUT /api/tools/{toolId}/activate',
+  'PUT /api/tools/{toolId}/reject',
+  'GET /api/analytics/budget',
+  'PUT /api/analytics/budget',
+  'POST /api/analytics/events',
 ];

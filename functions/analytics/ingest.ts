@@ -67,16 +67,18 @@ async function commitChunk(chunk: Counted<{ kind: Kind }>[]): Promise<{ counted:
 }
 
 const markerId = (key: Key) => `${key.pk}|${key.sk}`;
+/** DynamoDB keeps magnitudes down to 1e-130 only: costs to a billionth of a dollar, times to a microsecond. */
+const fixed = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
 
 export async function ingest(input: Input) {
   await checkTenants(input);
   const records: Counted<{ kind: Kind }>[] = [
     ...input.llmCalls.map((c) => {
-      const call: LlmCall = { ...c, tenantId: c.tenantId.toLowerCase(), agentId: c.agentId?.toLowerCase() ?? null };
+      const call: LlmCall = { ...c, tenantId: c.tenantId.toLowerCase(), agentId: c.agentId?.toLowerCase() ?? null, costUsd: fixed(c.costUsd, 9), latencyMs: fixed(c.latencyMs, 3) };
       return { marker: keys.usageEvent(call.tenantId, 'LLM', c.id), record: { kind: 'LLM' as const }, contributions: llmContributions(call) };
     }),
     ...input.conversations.map((c) => {
-      const conv: Conversation = { ...c, tenantId: c.tenantId.toLowerCase(), agentId: c.agentId?.toLowerCase() ?? null, escalationReason: c.escalationReason ?? null, csat: c.csat ?? null };
+      const conv: Conversation = { ...c, durationSeconds: fixed(c.durationSeconds, 3), tenantId: c.tenantId.toLowerCase(), agentId: c.agentId?.toLowerCase() ?? null, escalationReason: c.escalationReason ?? null, csat: c.csat ?? null };
       return { marker: keys.usageEvent(conv.tenantId, 'CONVERSATION', c.id), record: { kind: 'CONVERSATION' as const }, contributions: conversationContributions(conv) };
     }),
   ];

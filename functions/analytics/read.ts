@@ -43,6 +43,7 @@ export async function getBudget(t: string) {
 /** The budget lives on the tenant's LLM usage budget item, beside the month's spend. */
 export async function setBudget(t: string, monthlyBudgetUsd: number | null, actor: Principal) {
   const before = await getBudget(t);
+  monthlyBudgetUsd = monthlyBudgetUsd === null ? null : Math.round(monthlyBudgetUsd * 100) / 100;
   await commitChange([updateItem(keys.usageBudget(t), { monthlyBudgetUsd })], {
     tenantId: t,
     actor,

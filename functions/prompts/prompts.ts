@@ -33,6 +33,21 @@ export interface PromptInput {
   autoEvaluationScores?: { quality: number | null; safety: number | null };
 }
 
+/**
+ * Numbers as stored: DynamoDB keeps magnitudes down to 1e-130 only, and a temperature or score
+ * needs no more than a few decimals.
+ */
+const roundTo = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
+function storedNumbers(input: PromptInput): PromptInput {
+  return {
+    ...input,
+    ...(input.temperature === undefined ? {} : { temperature: roundTo(input.temperature, 3) }),
+    ...(input.autoEvaluationScores
+      ? { autoEvaluationScores: { quality: input.autoEvaluationScores.quality === null ? null : roundTo(input.autoEvaluationScores.quality, 2), safety: input.autoEvaluationScores.safety === null ? null : roundTo(input.autoEvaluationScores.safety, 2) } }
+      : {}),
+  };
+}
+
 /** The placeholder names of a content, or 400 listing every malformed placeholder. */
 export function placeholdersOf(content: string, path = 'body.content'): string[] {
   const parsed = parsePlaceholders(content);
@@ -118,7 +133,8 @@ function versionItem(t: string, promptId: string, n: number, content: string, pl
   };
 }
 
-export async function createPrompt(t: string, input: PromptInput & { title: string; content: string }, actor: Principal) {
+export async function createPrompt(t: string, given: PromptInput & { title: string; content: string }, actor: Principal) {
+  const input = { ...given, ...storedNumbers(given) };
   const placeholders = placeholdersOf(input.content);
   const now = new Date().toISOString();
   const id = crypto.randomUUID();
@@ -163,8 +179,9 @@ async function writablePrompt(t: string, id: string) {
 }
 const NOT_ARCHIVED = 'attribute_exists(pk) AND archivedAt = :null';
 
-export async function updatePrompt(t: string, id: string, input: PromptInput, actor: Principal) {
+export async function updatePrompt(t: string, id: string, given: PromptInput, actor: Principal) {
   await writablePrompt(t, id);
+  const input = storedNumbers(given);
   const set: Record<string, unknown> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   if (input.content !== undefined) set.placeholders = placeholdersOf(input.content);
   if (typeof set.modelId === 'string') set.modelId = set.modelId.toLowerCase();

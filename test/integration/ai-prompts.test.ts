@@ -80,6 +80,10 @@ describe('prompts', () => {
     expect((await owner.post('', { title: 'T', content: 'x', tags: Array.from({ length: 20 }, (_, i) => `t${i}`) })).status).toBe(201);
     expect((await owner.post('', { title: 'T', content: 'é'.repeat(51_201) })).status).toBe(400);
     expect((await owner.post('', { title: 'T', content: 'x'.repeat(100 * 1024) })).status).toBe(201);
+    // Numbers below DynamoDB's smallest magnitude (1e-130) are stored rounded, not refused by the table.
+    const tiny = await owner.post('', { title: 'T', content: 'x', temperature: 1e-200, autoEvaluationScores: { quality: 5e-164, safety: null } });
+    expect(tiny.status, tiny.text).toBe(201);
+    expect(tiny.json.result).toMatchObject({ temperature: 0, autoEvaluationScores: { quality: 0, safety: null } });
     const p = await newPrompt();
     const bad = await owner.put(`/${p.id}`, { content: '{{oops' });
     expect(bad.status).toBe(400);

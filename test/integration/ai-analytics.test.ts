@@ -184,6 +184,18 @@ describe('ingestion', () => {
     expect((await send({})).json.result).toEqual({ accepted: 0, duplicates: 0 });
   });
 
+  it('counts a batch sent twice at the same time once', async () => {
+    const batch = Array.from({ length: 60 }, (_, i) => call({ id: `race-${i}`, timestamp: '2026-07-01T12:00:00.000Z', model: `m${i % 4}` }));
+    const [x, y] = await Promise.all([send({ llmCalls: batch }), send({ llmCalls: batch })]);
+    expect(x.status, x.text).toBe(200);
+    expect(y.status, y.text).toBe(200);
+    expect(x.json.result.accepted + y.json.result.accepted).toBe(60);
+    expect(x.json.result.duplicates + y.json.result.duplicates).toBe(60);
+    const r = (await llm(ctx.ownerB, 'startDate=2026-07-01&endDate=2026-07-01')).json.result;
+    expect(r.totalRequests).toBe(60);
+    expect(r.modelBreakdown.map((m: { requests: number }) => m.requests)).toEqual([15, 15, 15, 15]);
+  });
+
   it('counts the same id twice in one batch once', async () => {
     const c = call({ timestamp: '2026-06-01T00:00:00.000Z' });
     expect((await send({ llmCalls: [c, c] })).json.result).toEqual({ accepted: 1, duplicates: 1 });

@@ -96,6 +96,8 @@ export const seedRequests = (ctx: ScenarioContext): BenchRequest[] => [
   { method: 'POST', path: '/api/roles', body: { name: 'Bench Role', description: 'Seeded by the bench', tenantId: ctx.tenantId } },
   { method: 'POST', path: '/api/departments', body: { name: 'Bench Department', tenantId: ctx.tenantId } },
   { method: 'POST', path: '/api/groups', body: { name: 'Bench Group', description: 'Seeded by the bench', tenantId: ctx.tenantId } },
+  { method: 'POST', path: '/api/prompts', body: { title: 'Bench Prompt', content: 'Hello {{name}}', tenantId: ctx.tenantId } },
+  { method: 'POST', path: '/api/tools', body: { displayName: 'Bench Tool', baseToolId: '23797d82-d726-4319-bf1d-c8dd02ca89fb', tenantId: ctx.tenantId } },
   {
     method: 'PUT',
     path: `/api/secrets/${VAULT_ENVIRONMENT}/${VAULT_KEY}`,

@@ -74,6 +74,8 @@ export interface ListOptions {
   search?: string;
   /** Extra equality filters on item attributes. */
   where?: Record<string, string | number | boolean | null>;
+  /** The ordering index: gsi1 (default) or gsi2 for a second listing of the same records. */
+  index?: 'gsi1' | 'gsi2';
 }
 
 /**
@@ -100,10 +102,11 @@ export async function listNewestFirst<T = Item>(collectionPk: string, opts: List
   const filtered = filters.length > 0;
   const start = (opts.page - 1) * opts.pageSize;
   const end = start + opts.pageSize;
+  const index = opts.index ?? 'gsi1';
   const base: QueryCommandInput = {
     TableName: config.tableName,
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk',
+    IndexName: index,
+    KeyConditionExpression: `${index}pk = :pk`,
     ExpressionAttributeValues: values,
     ...(filtered ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
     ScanIndexForward: false,

@@ -45,7 +45,7 @@ export const API_GROUPS = {
   webhooks: { description: 'Payment provider webhooks', table: 'none', sends: ['webhooks'], providerSecrets: true },
   prompts: { description: 'AI prompts', table: 'readwrite' },
   tools: { description: 'AI tool registry', table: 'readwrite' },
-  analytics: { description: 'AI analytics', table: 'read' },
+  analytics: { description: 'AI analytics and usage ingestion', table: 'readwrite', internalKey: true },
   'content-admin': { description: 'Content administration', table: 'readwrite', media: 'readwrite' },
   'content-public': { description: 'Public content', table: 'readwrite', media: 'read' },
   vault: { description: 'Secrets vault', table: 'readwrite', vault: true, internalKey: true, sends: ['jobs'] },

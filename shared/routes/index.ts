@@ -1,4 +1,5 @@
 import { adminRoutes } from './admin.ts';
+import { analyticsRoutes } from './analytics.ts';
 import { authRoutes } from './auth.ts';
 import { bcmRoutes } from './bcm.ts';
 import { billingRoutes, webhookRoutes } from './billing.ts';
@@ -7,8 +8,10 @@ import { contentRoutes } from './content.ts';
 import { localRoutes } from './local.ts';
 import { onboardingRoutes } from './onboarding.ts';
 import { orgRoutes } from './org.ts';
+import { promptRoutes } from './prompts.ts';
 import { systemRoutes } from './system.ts';
 import { tenantRoutes } from './tenants.ts';
+import { toolRoutes } from './tools.ts';
 import type { RouteDef } from './types.ts';
 import { userRoutes } from './users.ts';
 import { vaultRoutes } from './vault.ts';
@@ -31,6 +34,9 @@ export const routes: readonly RouteDef[] = [
   ...billingRoutes,
   ...webhookRoutes,
   ...contentRoutes,
+  ...promptRoutes,
+  ...toolRoutes,
+  ...analyticsRoutes,
   ...vaultRoutes,
   ...localRoutes,
 ];

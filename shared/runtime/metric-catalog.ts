@@ -16,6 +16,8 @@ export const BUSINESS_METRICS = {
   WebhookDuplicateIgnored: { dimension: 'provider', title: 'Provider webhooks ignored as duplicates' },
   Payment: { dimension: 'status', title: 'Payments, by status' },
   ContentFormSubmitted: { dimension: 'outcome', title: 'Public form submissions, accepted or marked spam' },
+  UsageRecorded: { dimension: 'kind', title: 'AI usage records counted (llm, conversation)' },
+  UsageDuplicateIgnored: { dimension: 'kind', title: 'AI usage records ignored as already counted' },
 } as const satisfies Record<string, { dimension: string; title: string }>;
 
 export type BusinessMetric = keyof typeof BUSINESS_METRICS;

@@ -7,7 +7,13 @@ import { matchSpecRoutes, readSpecRoutes, SPEC_SPELLINGS, shapeOf, tableSpelling
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /** Contract routes served with other parameter names, each on purpose (as the test reports them). */
-const DELIBERATE_RENAMES: string[] = [];
+const DELIBERATE_RENAMES: string[] = [
+  // One name for the tool id on every tool route, so the cross-tenant matrix sees them as record routes.
+  'GET /api/tools/{id}/config is served as GET /api/tools/{toolId}/config',
+  'PUT /api/tools/{id}/config is served as PUT /api/tools/{toolId}/config',
+  'GET /api/tools/{id}/config-params is served as GET /api/tools/{toolId}/config-params',
+  'PUT /api/tools/{id}/config-params is served as PUT /api/tools/{toolId}/config-params',
+];
 
 /** `METHOD path` → operationId for every operation in the document. */
 function documentOperations() {

@@ -2,7 +2,7 @@ import { redirectAllowList } from '../../../shared/auth/identity-providers.ts';
 import type { RouteDef } from '../../../shared/routes/types.ts';
 import type { InvokeOptions } from '../invoke.ts';
 import { invoke } from '../invoke.ts';
-import { isSystemAdminOnly, recordParams, recordRefs, sampleValid } from './route-matrix.ts';
+import { isSystemAdminOnly, NOT_TENANT_REFERENCES, recordParams, recordRefs, sampleValid } from './route-matrix.ts';
 import { createTenant, creatorAvailable, credentialsFor, nextIp, PASSWORD, seedUser, type World } from './world.ts';
 
 export interface SemanticRequest {
@@ -53,6 +53,7 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
     else if (body) body[ref.name] = id;
   }
   if (body) {
+    for (const [name, ref] of Object.entries(NOT_TENANT_REFERENCES)) if (name in body) body[name] = ref.value();
     if ('roles' in body) body.roles = ['TenantMember'];
     if ('permissions' in body) body.permissions = ['suppliers:read'];
     if ('email' in body) body.email = `s-${tag}@example.com`;

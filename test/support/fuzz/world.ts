@@ -5,6 +5,7 @@ import { hashPassword } from '../../../shared/auth/password.ts';
 import { keys } from '../../../shared/data/keys.ts';
 import { transact } from '../../../shared/data/transact.ts';
 import { systemRoleItems } from '../../../shared/identity/roles.ts';
+import { BUILT_IN_TOOLS } from '../../../shared/reference/built-in-tools.ts';
 import { createUser } from '../../../shared/identity/users.ts';
 import { ddb } from '../../../shared/platform/aws.ts';
 import { config } from '../../../shared/platform/config.ts';
@@ -157,6 +158,9 @@ const assessmentOf = (t: Tenant) =>
     return apiCreate(t, 'POST', `${BCM}/risk/${riskId}/risks`, { name: `Assessment ${unique()}`, score: 12 }, (r) => r.json.result.risks.at(-1).id);
   });
 
+const promptOf = (t: Tenant) => once(`prompt:${t.id}`, () => apiCreate(t, 'POST', '/api/prompts', { title: `Prompt ${unique()}`, content: 'Hello {{name}}' }));
+const toolOf = (t: Tenant) => once(`tool:${t.id}`, () => apiCreate(t, 'POST', '/api/tools/built-in/select', { baseToolId: BUILT_IN_TOOLS[0]!.id }));
+
 export const RECORD_CREATORS: Record<string, RecordCreator> = {
   supplierId: viaApi('suppliers.create', (t) => ({ name: `Supplier ${unique()}`, tenantId: t.id })),
   productId: viaApi('products.create', (t) => ({ name: `Product ${unique()}`, code: `P-${unique()}`, tenantId: t.id })),
@@ -187,6 +191,20 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
   siteId: { via: 'content.sites.create', create: async (w, tenant) => siteOf(w, tenant) },
   pageId: { via: 'content.pages.create', create: async (w, tenant) => asAdmin(w, 'POST', `${CONTENT}/sites/${await siteOf(w, tenant)}/pages`, { slug: `p-${unique()}`, pageType: 0, sortOrder: 0, isPublished: true, settings: '{}' }) },
   postId: { via: 'content.blog.create', create: async (w, tenant) => asAdmin(w, 'POST', `${CONTENT}/sites/${await siteOf(w, tenant)}/blog`, { slug: `b-${unique()}`, authorName: 'Fuzz', category: 'news', tags: [], isPublished: true }) },
+  promptId: { via: 'prompts.create', create: async (_w, tenant) => promptOf(tenant) },
+  versionId: {
+    via: 'prompts.newVersion',
+    create: async (_w, tenant) => apiCreate(tenant, 'POST', `/api/prompts/${await promptOf(tenant)}/new-version`, { versionNote: 'fuzz' }),
+  },
+  toolId: { via: 'tools.create', create: async (_w, tenant) => apiCreate(tenant, 'POST', '/api/tools', { displayName: `Tool ${unique()}`, baseToolId: BUILT_IN_TOOLS[0]!.id }) },
+  agentId: {
+    via: 'tools.update (no agents area yet: a fresh agent id assigned to a tool of the tenant)',
+    create: async (_w, tenant) => {
+      const agentId = crypto.randomUUID();
+      await apiCreate(tenant, 'PUT', `/api/tools/${await toolOf(tenant)}`, { agentIds: [agentId] }, () => agentId);
+      return agentId;
+    },
+  },
   assessmentId: { via: 'bcm.assessments.create', create: async (_w, tenant) => assessmentOf(tenant) },
   tenantId: { via: 'the tenant itself (tenants.create)', create: async (_w, tenant) => tenant.id },
   planId: { via: 'the seeded plans (Professional, monthly)', create: async () => PRO_MONTHLY },

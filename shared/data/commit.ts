@@ -1,0 +1,74 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../auth/access-token.ts';
+import { conflict, notFound } from '../http/errors.ts';
+import { ddb } from '../platform/aws.ts';
+import { config } from '../platform/config.ts';
+import { auditPut, countAudit } from './audit.ts';
+import type { Key } from './keys.ts';
+import { transact, type TransactItem } from './transact.ts';
+
+export type Item = Record<string, unknown>;
+
+/** A strongly consistent GetItem, or 404 naming `what`. */
+export async function readOr404(key: Key, what: string): Promise<Item> {
+  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }));
+  if (!out.Item) throw notFound(what);
+  return out.Item;
+}
+
+export interface Change {
+  tenantId: string;
+  actor: Principal | null;
+  entityType: string;
+  entityId: string;
+  action: string;
+  changes: Record<string, unknown> | null;
+}
+
+/**
+ * One transaction of a change's items plus its audit entry. A failed condition is 409 with
+ * `conflictMessage`: the record moved on between the read and the write.
+ */
+export async function commitChange(items: (TransactItem | null)[], change: Change, now = new Date().toISOString(), conflictMessage = 'The record changed meanwhile; try again') {
+  const outcome = await transact([
+    ...items.filter((i): i is TransactItem => i !== null),
+    auditPut({ entityType: change.entityType, entityId: change.entityId, action: change.action, changes: change.changes, actor: change.actor, tenantId: change.tenantId }, now),
+  ]);
+  if (!outcome.ok) throw conflict(conflictMessage);
+  await countAudit(1);
+}
+
+/** An Update transaction item from SET values, ADD counters and REMOVE names, under a condition. */
+export function updateItem(key: Key, set: Record<string, unknown>, opts: { remove?: string[]; add?: Record<string, number | Set<string>>; condition?: string; values?: Record<string, unknown>; names?: Record<string, string> } = {}): TransactItem {
+  const names: Record<string, string> = { ...opts.names };
+  const values: Record<string, unknown> = { ...opts.values };
+  // A dotted name is a path into a map attribute (`versionIndex.{id}`).
+  const sets = Object.entries(set).map(([k, v], i) => {
+    const path = k.split('.').map((part, j) => {
+      names[`#s${i}_${j}`] = part;
+      return `#s${i}_${j}`;
+    });
+    values[`:s${i}`] = v;
+    return `${path.join('.')} = :s${i}`;
+  });
+  const adds = Object.entries(opts.add ?? {}).map(([k, v], i) => {
+    names[`#a${i}`] = k;
+    values[`:a${i}`] = v;
+    return `#a${i} :a${i}`;
+  });
+  const removes = (opts.remove ?? []).map((k, i) => {
+    names[`#r${i}`] = k;
+    return `#r${i}`;
+  });
+  const expression = [sets.length ? `SET ${sets.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: key,
+      UpdateExpression: expression,
+      ExpressionAttributeNames: names,
+      ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+      ...(opts.condition ? { ConditionExpression: opts.condition } : {}),
+    },
+  };
+}

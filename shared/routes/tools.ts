@@ -1,0 +1,146 @@
+import * as z from 'zod/mini';
+import { isVaultReference } from '../vault/references.ts';
+import { defineRoutes } from './types.ts';
+import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
+
+/** AI tool registry: tenant tools configured from the built-in catalog, approved by a SystemAdmin. */
+const read = { kind: 'bearer', permission: 'tools:read' } as const;
+const write = { kind: 'bearer', permission: 'tools:write' } as const;
+const adminOnly = { kind: 'bearer', roles: ['SystemAdmin'] } as const;
+const tenantQuery = { tenantId: z.optional(uuid()) };
+
+export const TOOL_STATUS_VALUES = ['PENDING', 'APPROVED', 'ACTIVE', 'REJECTED'] as const;
+
+/** Step 2 parameters; absent fields keep their value (defaults 100 rows, 30 seconds, read-only). */
+const configParams = () =>
+  z.object({
+    maxRows: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))),
+    readOnly: z.optional(z.boolean()),
+    timeoutSeconds: z.optional(z.int().check(z.minimum(1), z.maximum(300))),
+  });
+const connectionString = () =>
+  z.string().check(z.maxLength(300), z.refine(isVaultReference, 'Must be a vault reference vault://{environment}/{key}, never a plain connection string'));
+const schemaConfig = () =>
+  z.object({
+    databaseType: optionalText(50),
+    schemaName: optionalText(128),
+    tables: z.optional(z.array(text(128)).check(z.maxLength(200))),
+    connectionString: z.optional(z.nullable(connectionString())),
+  });
+
+export const toolParams = z.object({ maxRows: z.number(), readOnly: z.boolean(), timeoutSeconds: z.number() });
+export const toolConfig = z.object({
+  id: z.string(),
+  displayName: z.string(),
+  description: z.nullable(z.string()),
+  baseToolId: z.string(),
+  type: z.string(),
+  status: z.enum(TOOL_STATUS_VALUES),
+  schema: z.object({ databaseType: z.nullable(z.string()), schemaName: z.nullable(z.string()), tables: z.array(z.string()), connectionString: z.nullable(z.string()) }),
+  kbStatus: z.object({ hasChunks: z.boolean(), chunkCount: z.number() }),
+});
+export const toolDetail = z.extend(toolConfig, {
+  baseToolName: z.string(),
+  agentIds: z.array(z.string()),
+  configParams: toolParams,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const builtInTool = z.object({ id: z.string(), code: z.string(), name: z.string(), description: z.string(), type: z.string(), isActive: z.boolean() });
+
+const toolIdParams = z.object({ toolId: uuid() });
+const T = '/api/tools';
+const common = { group: 'tools' } as const;
+const byId = { params: toolIdParams, query: z.object(tenantQuery) };
+
+const stateRoute = <A extends 'approve' | 'activate' | 'reject'>(action: A, summary: string) =>
+  ({
+    ...common,
+    ...byId,
+    id: `tools.${action}` as `tools.${A}`,
+    method: 'PUT',
+    path: `${T}/{toolId}/${action}`,
+    auth: adminOnly,
+    summary,
+    status: 200,
+    response: toolDetail,
+  }) as const;
+
+export const toolRoutes = defineRoutes([
+  {
+    ...common,
+    id: 'tools.list',
+    method: 'GET',
+    path: T,
+    auth: read,
+    summary: "List the tenant's tools, newest first; filter by agentId, search (name, description) or kbStatus (0 without, 1 with knowledge chunks)",
+    status: 200,
+    query: z.object({ ...tenantQuery, ...paging, agentId: z.optional(uuid()), search: searchTerm(), kbStatus: z.optional(z.enum(['0', '1'])) }),
+    response: pageOf(toolDetail),
+  },
+  {
+    ...common,
+    id: 'tools.create',
+    method: 'POST',
+    path: T,
+    auth: write,
+    summary: 'Create a tool from a built-in tool; it starts PENDING until a SystemAdmin approves it',
+    status: 201,
+    body: z.object({ displayName: text(200), baseToolId: uuid(), description: optionalText(2000), configParams: z.optional(configParams()), tenantId: z.optional(uuid()) }),
+    response: toolDetail,
+  },
+  { ...common, id: 'tools.builtIn', method: 'GET', path: `${T}/built-in`, auth: read, summary: 'List the built-in tools a tenant tool is made from', status: 200, query: z.object(paging), response: pageOf(builtInTool) },
+  {
+    ...common,
+    id: 'tools.builtIn.select',
+    method: 'POST',
+    path: `${T}/built-in/select`,
+    auth: write,
+    summary: "Create a PENDING tool from a built-in tool with the built-in tool's name and description",
+    status: 201,
+    body: z.object({ baseToolId: uuid(), tenantId: z.optional(uuid()) }),
+    response: toolDetail,
+  },
+  {
+    ...common,
+    ...byId,
+    id: 'tools.update',
+    method: 'PUT',
+    path: `${T}/{toolId}`,
+    auth: write,
+    summary: 'Update name, description, agents and parameters (absent fields stay); a REJECTED tool is 409',
+    status: 200,
+    body: z.object({ displayName: z.optional(text(200)), description: optionalText(2000), agentIds: z.optional(z.array(uuid()).check(z.maxLength(100))), configParams: z.optional(configParams()) }),
+    response: toolDetail,
+  },
+  { ...common, ...byId, id: 'tools.delete', method: 'DELETE', path: `${T}/{toolId}`, auth: write, summary: 'Delete a tool (soft delete: kept for the audit trail, gone from every route)', status: 204 },
+  { ...common, ...byId, id: 'tools.config.get', method: 'GET', path: `${T}/{toolId}/config`, auth: read, summary: 'Step 1 configuration: display and schema', status: 200, response: toolConfig },
+  {
+    ...common,
+    ...byId,
+    id: 'tools.config.put',
+    method: 'PUT',
+    path: `${T}/{toolId}/config`,
+    auth: write,
+    summary: 'Set step 1 configuration (absent fields stay); connectionString must be a vault reference vault://{environment}/{key}',
+    status: 200,
+    body: z.object({ displayName: z.optional(text(200)), description: optionalText(2000), schema: z.optional(schemaConfig()) }),
+    response: toolConfig,
+  },
+  { ...common, ...byId, id: 'tools.params.get', method: 'GET', path: `${T}/{toolId}/config-params`, auth: read, summary: 'Step 2 parameters', status: 200, response: toolParams },
+  {
+    ...common,
+    ...byId,
+    id: 'tools.params.put',
+    method: 'PUT',
+    path: `${T}/{toolId}/config-params`,
+    auth: write,
+    summary: 'Set step 2 parameters: maxRows 1-10000, timeoutSeconds 1-300, readOnly (Db Execute may be readOnly false only once approved)',
+    status: 200,
+    body: configParams(),
+    response: toolParams,
+  },
+  stateRoute('approve', 'SystemAdmin: approve a PENDING tool (APPROVED); other states are 409'),
+  stateRoute('activate', 'SystemAdmin: activate an APPROVED tool (ACTIVE); other states are 409'),
+  stateRoute('reject', 'SystemAdmin: reject a PENDING or APPROVED tool (REJECTED, final); other states are 409'),
+]);

@@ -1,0 +1,217 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../shared/data/keys.ts';
+import { ddb } from '../../shared/platform/aws.ts';
+import { config } from '../../shared/platform/config.ts';
+import { twoTenants } from '../support/fixtures.ts';
+import { invoke } from '../support/invoke.ts';
+
+const P = '/api/prompts';
+let ctx: Awaited<ReturnType<typeof twoTenants>>;
+const as = (token: string) => ({
+  get: (path: string) => invoke('GET', `${P}${path}`, { token }),
+  post: (path: string, body?: unknown) => invoke('POST', `${P}${path}`, { token, body }),
+  put: (path: string, body?: unknown) => invoke('PUT', `${P}${path}`, { token, body }),
+  del: (path: string) => invoke('DELETE', `${P}${path}`, { token }),
+});
+let owner: ReturnType<typeof as>;
+
+beforeAll(async () => {
+  ctx = await twoTenants();
+  owner = as(ctx.ownerA);
+});
+
+const newPrompt = async (body: Record<string, unknown> = {}) => {
+  const res = await owner.post('', { title: `Prompt ${crypto.randomUUID().slice(0, 6)}`, content: 'Hello {{name}}, you asked about {{topic}}.', ...body });
+  expect(res.status, res.text).toBe(201);
+  return res.json.result as { id: string; versions: { id: string; versionNumber: string; status: string }[]; lifecycleStatus: string };
+};
+const newVersion = async (id: string, note = 'next') => {
+  const res = await owner.post(`/${id}/new-version`, { versionNote: note });
+  expect(res.status, res.text).toBe(201);
+  return res.json.result as { id: string; versionNumber: string; status: string; changedBy: string };
+};
+const auditOf = async (entityId: string) =>
+  (
+    await ddb().send(
+      new QueryCommand({
+        TableName: config.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.platformCollection('AUDIT'), ':e': entityId },
+        FilterExpression: 'entityId = :e',
+      }),
+    )
+  ).Items ?? [];
+
+describe('prompts', () => {
+  it('create stores the fields, extracts placeholders and makes version 1 a Draft', async () => {
+    const p = await owner.post('', {
+      title: 'Greeter',
+      content: 'Hi {{first_name}} {{last_name}}, {{first_name}}!',
+      temperature: 1.5,
+      tags: ['support', 'greeting'],
+      modelId: crypto.randomUUID(),
+      abTestConfig: { variantA: true, variantB: false },
+      autoEvaluationScores: { quality: 87.5, safety: 99 },
+      lifecycleStatus: 'Active',
+      versionCount: 99,
+    });
+    expect(p.status, p.text).toBe(201);
+    const r = p.json.result;
+    expect(r).toMatchObject({ title: 'Greeter', temperature: 1.5, tags: ['support', 'greeting'], placeholders: ['first_name', 'last_name'], lifecycleStatus: 'Draft', versionCount: 1, activeVersionId: null });
+    expect(r.abTestConfig).toEqual({ variantA: true, variantB: false });
+    expect(r.autoEvaluationScores).toEqual({ quality: 87.5, safety: 99 });
+    expect(r.versions).toHaveLength(1);
+    expect(r.versions[0]).toMatchObject({ versionNumber: '1', status: 'Draft', content: 'Hi {{first_name}} {{last_name}}, {{first_name}}!' });
+    expect((await owner.get(`/${r.id}`)).json.result).toEqual(r);
+    expect((await auditOf(r.id)).map((a) => a.action)).toEqual(['create']);
+  });
+
+  it('refuses malformed placeholders, out-of-range temperature, too many tags and content over 100 KB (400)', async () => {
+    for (const content of ['Hi {{first name}}', 'Hi {{name', 'Hi {{}}', 'a {{ok}} b {{bad-name}}', 'Hi {{na{{me}}']) {
+      const res = await owner.post('', { title: 'Bad', content });
+      expect(res.status, content).toBe(400);
+      expect(res.json.error.details[0].path).toBe('body.content');
+    }
+    expect((await owner.post('', { title: 'T', content: 'x', temperature: 2.1 })).status).toBe(400);
+    expect((await owner.post('', { title: 'T', content: 'x', temperature: -0.1 })).status).toBe(400);
+    expect((await owner.post('', { title: 'T', content: 'x', tags: Array.from({ length: 21 }, (_, i) => `t${i}`) })).status).toBe(400);
+    expect((await owner.post('', { title: 'T', content: 'x', tags: Array.from({ length: 20 }, (_, i) => `t${i}`) })).status).toBe(201);
+    expect((await owner.post('', { title: 'T', content: 'é'.repeat(51_201) })).status).toBe(400);
+    expect((await owner.post('', { title: 'T', content: 'x'.repeat(100 * 1024) })).status).toBe(201);
+    // Numbers below DynamoDB's smallest magnitude (1e-130) are stored rounded, not refused by the table.
+    const tiny = await owner.post('', { title: 'T', content: 'x', temperature: 1e-200, autoEvaluationScores: { quality: 5e-164, safety: null } });
+    expect(tiny.status, tiny.text).toBe(201);
+    expect(tiny.json.result).toMatchObject({ temperature: 0, autoEvaluationScores: { quality: 0, safety: null } });
+    const p = await newPrompt();
+    const bad = await owner.put(`/${p.id}`, { content: '{{oops' });
+    expect(bad.status).toBe(400);
+    expect((await owner.get(`/${p.id}`)).json.result.content).toBe('Hello {{name}}, you asked about {{topic}}.');
+  });
+
+  it('update changes the working text only; new-version snapshots it with the next number and the caller', async () => {
+    const p = await newPrompt();
+    const up = await owner.put(`/${p.id}`, { content: 'Dear {{customer}}', title: 'Renamed' });
+    expect(up.status, up.text).toBe(200);
+    expect(up.json.result).toMatchObject({ title: 'Renamed', placeholders: ['customer'], versionCount: 1 });
+    expect(up.json.result.versions[0].content).toBe('Hello {{name}}, you asked about {{topic}}.');
+    const v2 = await newVersion(p.id, 'customer wording');
+    expect(v2).toMatchObject({ versionNumber: '2', status: 'Draft', content: 'Dear {{customer}}', placeholders: ['customer'], versionNote: 'customer wording' });
+    expect(v2.changedBy).toContain('@');
+    const detail = (await owner.get(`/${p.id}`)).json.result;
+    expect(detail.versions.map((v: { versionNumber: string }) => v.versionNumber)).toEqual(['2', '1']);
+    expect(detail.versionCount).toBe(2);
+    expect((await auditOf(p.id)).map((a) => a.action).sort()).toEqual(['create', 'update']);
+    expect((await auditOf(v2.id)).map((a) => a.action)).toEqual(['create']);
+  });
+
+  it('lists versions newest first with paging', async () => {
+    const p = await newPrompt();
+    for (let i = 0; i < 4; i++) await newVersion(p.id, `v${i + 2}`);
+    const page1 = await owner.get(`/${p.id}/versions?pageSize=2`);
+    expect(page1.json.result).toMatchObject({ totalCount: 5, totalPages: 3, page: 1, pageSize: 2 });
+    expect(page1.json.result.items.map((v: { versionNumber: string }) => v.versionNumber)).toEqual(['5', '4']);
+    const page3 = await owner.get(`/${p.id}/versions?pageSize=2&page=3`);
+    expect(page3.json.result.items.map((v: { versionNumber: string }) => v.versionNumber)).toEqual(['1']);
+    expect((await owner.get(`/${p.id}/versions?pageSize=2&page=4`)).json.result.items).toEqual([]);
+  });
+
+  it('moves versions along the lifecycle table only: Draft→Review→Active, the previous Active → Archived; others 409', async () => {
+    const p = await newPrompt();
+    const v1 = p.versions[0]!.id;
+    const review = (v: string) => owner.put(`/${p.id}/versions/${v}/review`);
+    const approve = (v: string) => owner.put(`/${p.id}/versions/${v}/approve`);
+    expect((await approve(v1)).status).toBe(409);
+    const r1 = await review(v1);
+    expect(r1.status, r1.text).toBe(204);
+    expect((await owner.get(`/${p.id}`)).json.result.lifecycleStatus).toBe('Review');
+    expect((await review(v1)).status).toBe(409);
+    expect((await approve(v1)).status).toBe(204);
+    let detail = (await owner.get(`/${p.id}`)).json.result;
+    expect(detail).toMatchObject({ lifecycleStatus: 'Active', activeVersionId: v1 });
+    expect(detail.versions[0].status).toBe('Active');
+    for (const res of [await review(v1), await approve(v1)]) expect(res.status).toBe(409);
+
+    const v2 = (await newVersion(p.id)).id;
+    expect((await approve(v2)).status).toBe(409);
+    expect((await review(v2)).status).toBe(204);
+    expect((await approve(v2)).status).toBe(204);
+    detail = (await owner.get(`/${p.id}`)).json.result;
+    expect(detail.activeVersionId).toBe(v2);
+    expect(detail.versions.map((v: { status: string }) => v.status)).toEqual(['Active', 'Archived']);
+    for (const res of [await review(v1), await approve(v1)]) expect(res.status).toBe(409);
+    expect((await review(crypto.randomUUID())).status).toBe(404);
+    expect((await auditOf(v2)).map((a) => a.action).sort()).toEqual(['approve', 'create', 'review']);
+  });
+
+  it('of two Review versions approved at once, one wins', async () => {
+    const p = await newPrompt();
+    const a = (await newVersion(p.id)).id;
+    const b = (await newVersion(p.id)).id;
+    await owner.put(`/${p.id}/versions/${a}/review`);
+    await owner.put(`/${p.id}/versions/${b}/review`);
+    const results = await Promise.all([a, b].map((v) => owner.put(`/${p.id}/versions/${v}/approve`)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([204, 409]);
+    const detail = (await owner.get(`/${p.id}`)).json.result;
+    expect(detail.versions.filter((v: { status: string }) => v.status === 'Active')).toHaveLength(1);
+  });
+
+  it('DELETE archives: hidden from the list unless asked for, read-only, a second DELETE changes nothing', async () => {
+    const p = await newPrompt({ title: 'To archive' });
+    const listed = async (q = '') => ((await owner.get(`?pageSize=100${q}`)).json.result.items as { id: string }[]).map((i) => i.id);
+    const before = (await owner.get('?pageSize=1')).json.result.totalCount;
+    expect(await listed()).toContain(p.id);
+    expect((await owner.del(`/${p.id}`)).status).toBe(204);
+    expect(await listed()).not.toContain(p.id);
+    expect((await owner.get('?pageSize=1')).json.result.totalCount).toBe(before - 1);
+    const all = await owner.get('?pageSize=100&includeArchived=true');
+    expect(all.json.result.items.find((i: { id: string }) => i.id === p.id)?.lifecycleStatus).toBe('Archived');
+    expect(all.json.result.totalCount).toBe(before);
+    const got = await owner.get(`/${p.id}`);
+    expect(got.status).toBe(200);
+    expect(got.json.result.lifecycleStatus).toBe('Archived');
+    expect((await owner.put(`/${p.id}`, { title: 'x' })).status).toBe(409);
+    expect((await owner.post(`/${p.id}/new-version`, {})).status).toBe(409);
+    expect((await owner.put(`/${p.id}/versions/${p.versions[0]!.id}/review`)).status).toBe(409);
+    expect((await owner.post(`/${p.id}/render`, { variables: { name: 'a', topic: 'b' } })).status).toBe(409);
+    expect((await owner.del(`/${p.id}`)).status).toBe(204);
+    expect((await auditOf(p.id)).map((a) => a.action).sort()).toEqual(['archive', 'create']);
+  });
+
+  it('renders the Active version or a named one; missing variables are 400 by name; values are literal', async () => {
+    const p = await newPrompt({ content: 'Hello {{name}}, about {{topic}}: {{name}}.' });
+    const v1 = p.versions[0]!.id;
+    const render = (body: unknown) => owner.post(`/${p.id}/render`, body);
+    expect((await render({ variables: { name: 'Ann', topic: 'x' } })).status).toBe(409);
+    const named = await render({ variables: { name: 'Ann', topic: 'billing' }, versionId: v1 });
+    expect(named.status, named.text).toBe(200);
+    expect(named.json.result).toEqual({ promptId: p.id, versionId: v1, versionNumber: '1', text: 'Hello Ann, about billing: Ann.' });
+    await owner.put(`/${p.id}/versions/${v1}/review`);
+    await owner.put(`/${p.id}/versions/${v1}/approve`);
+    const literal = await render({ variables: { name: '{{topic}}', topic: '$& {{name}} $1' } });
+    expect(literal.json.result.text).toBe('Hello {{topic}}, about $& {{name}} $1: {{topic}}.');
+    const missing = await render({ variables: { name: 'Ann' } });
+    expect(missing.status).toBe(400);
+    expect(missing.json.error.details).toEqual([{ path: 'body.variables.topic', message: 'Missing value for placeholder {{topic}}' }]);
+    expect((await render({ variables: {}, versionId: crypto.randomUUID() })).status).toBe(404);
+    expect((await render({ variables: { name: 1 } })).status).toBe(400);
+  });
+
+  it('is scoped to the tenant: another tenant gets 404, a member reads but cannot write, a SystemAdmin reaches it by id', async () => {
+    const p = await newPrompt();
+    const b = as(ctx.ownerB);
+    expect((await b.get(`/${p.id}`)).status).toBe(404);
+    expect((await b.put(`/${p.id}`, { title: 'x' })).status).toBe(404);
+    expect((await b.post(`/${p.id}/render`, { variables: {} })).status).toBe(404);
+    expect((await b.put(`/${p.id}/versions/${p.versions[0]!.id}/review`)).status).toBe(404);
+    expect(((await b.get('?pageSize=100')).json.result.items as { id: string }[]).map((i) => i.id)).not.toContain(p.id);
+    const member = as(ctx.memberA);
+    expect((await member.get(`/${p.id}`)).status).toBe(200);
+    expect((await member.put(`/${p.id}`, { title: 'x' })).status).toBe(403);
+    const admin = as(ctx.admin);
+    expect((await admin.get(`/${p.id}`)).json.result.id).toBe(p.id);
+    expect((await admin.get(`/${p.id}?tenantId=${ctx.tenantB}`)).status).toBe(404);
+  });
+});

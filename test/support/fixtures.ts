@@ -44,3 +44,13 @@ export const userRecord = (overrides: Partial<UserRecord> & Pick<UserRecord, 'em
   createdAt: new Date().toISOString(),
   ...overrides,
 });
+
+/**
+ * Waits, when needed, until at least `needMs` remain in the current fixed rate-limit window, so a
+ * test that makes N requests and expects the (N+1)th refused never straddles two windows.
+ */
+export async function awayFromWindowEdge(windowSeconds: number, needMs = 15_000) {
+  const windowMs = windowSeconds * 1000;
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
+}

@@ -1,6 +1,7 @@
 import type { AuthResult } from './auth.ts';
 import type { ColdInit } from './cold-init.ts';
 import type { ReadResult } from './reads.ts';
+import type { DashboardScale } from './bcm-dashboard.ts';
 import type { ScaleResult } from './scale.ts';
 import type { WarmResult } from './warm.ts';
 
@@ -40,6 +41,7 @@ export interface Results {
   functions: FunctionRow[];
   reads: ReadResult[];
   scale: ScaleResult;
+  dashboardScale: DashboardScale;
   auth: AuthResult;
   scan: { issued: boolean; where: string[] };
   targets: TargetRow[];
@@ -68,6 +70,12 @@ export function targetRows(r: Omit<Results, 'targets' | 'summary'>): TargetRow[]
   rows.push({ target: '0 requests for authentication', subject: 'verifyAccessToken', value: `${r.auth.jwtVerify.ddbRequests} DynamoDB, ${r.auth.jwtVerify.paramReads} SSM`, pass: r.auth.jwtVerify.pass });
   rows.push({ target: 'no Scan on any request path', subject: 'all measured requests', value: r.scan.issued ? `Scan in ${r.scan.where.join(', ')}` : 'none', pass: !r.scan.issued });
   rows.push({ target: 'page 1 of 10,000 <= 2x page 1 of 100 (RCU)', subject: 'suppliers.list', value: `${f(r.scale.page1CapacityRatio, 2)}x`, pass: r.scale.pass });
+  rows.push({
+    target: 'same requests (<= 3) at 10 and 1,000 BIAs',
+    subject: 'bcm.dashboard',
+    value: r.dashboardScale.points.map((p) => String(p.requests)).join(' / '),
+    pass: r.dashboardScale.pass,
+  });
   return rows;
 }
 
@@ -154,6 +162,12 @@ function sections(r: Results): Section[] {
       headers: ['records', 'page', 'items', 'requests', 'RCU', 'median ms'],
       rows: scaleRows,
       align: ['r', 'r', 'r', 'r', 'r', 'r'],
+    },
+    {
+      title: 'BCM dashboard at scale: DynamoDB requests and time for a small and a large tenant (the counts are checked against what was seeded)',
+      headers: ['BIAs', 'entries', 'requests', 'RCU', 'median ms'],
+      rows: r.dashboardScale.points.map((p) => [String(p.bias), String(p.entries), String(p.requests), f(p.capacity, 1), f(p.medianMs, 2)]),
+      align: ['r', 'r', 'r', 'r', 'r'],
     },
     {
       title: 'Authentication',

@@ -9,6 +9,7 @@ import { benchFunctions, OUT_DIR, ROOT } from './functions.ts';
 import { print, restoreStdout, sinkStdout, startHarness, type Harness } from './harness.ts';
 import { measureReads } from './reads.ts';
 import { COLD_RATIO_TARGET, formatMarkdown, formatText, targetRows, WARM_OVERHEAD_TARGET_MS, type FunctionRow, type Results } from './report.ts';
+import { measureDashboardScale } from './bcm-dashboard.ts';
 import { measureScale } from './scale.ts';
 import { seed } from './reads.ts';
 import { pool, round } from './stats.ts';
@@ -153,7 +154,10 @@ try {
   step('list cost at scale: seeding 100 and 10,000 suppliers');
   const scale = await measureScale(h, [100, 10_000], [1, 50], SCALE_ITERATIONS);
   phaseDone('scale');
-  step(`seeded in ${scale.seedSeconds.toFixed(1)} s; authentication`);
+  step(`seeded in ${scale.seedSeconds.toFixed(1)} s; BCM dashboard at 10 and 1,000 BIAs (20,000 entries)`);
+  const dashboardScale = await measureDashboardScale(h, [[10, 2], [1000, 20]], SCALE_ITERATIONS);
+  phaseDone('dashboardScale');
+  step(`seeded in ${dashboardScale.seedSeconds.toFixed(1)} s; authentication`);
   const auth = await measureAuth(h);
   phaseDone('auth');
 
@@ -175,6 +179,7 @@ try {
     functions: rows,
     reads,
     scale,
+    dashboardScale,
     auth,
     scan: { issued: h.recorder.scans.length > 0, where: [...new Set(h.recorder.scans)] },
   };

@@ -13,6 +13,7 @@ import { measureScale } from './scale.ts';
 import { seed } from './reads.ts';
 import { pool, round } from './stats.ts';
 import { measureWarm } from './warm.ts';
+import { writeDocs } from './write-docs.ts';
 
 /**
  * `npm run bench`: bundle every function as CDK does, time cold imports against a floor, then
@@ -187,7 +188,8 @@ try {
   await writeFile(join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, roundNumbers, 2)}\n`);
   await writeFile(join(OUT_DIR, 'results.md'), `${formatMarkdown(results)}\n`);
   print(formatText(results));
-  print(`\nWrote ${rel(join(ROOT, 'bench', 'results.json'))} and ${rel(join(OUT_DIR, 'results.md'))} in ${elapsed()}.`);
+  const docs = await writeDocs(results);
+  print(`\nWrote ${rel(join(ROOT, 'bench', 'results.json'))}, ${rel(join(OUT_DIR, 'results.md'))}${docs.length ? ` and the generated sections of ${docs.join(', ')}` : ''} in ${elapsed()}.`);
   if (results.scan.issued) {
     print(`FAILED: a Scan was issued (${results.scan.where.join(', ')}).`);
     process.exitCode = 1;

@@ -22,6 +22,15 @@ export interface FunctionRow {
   note?: string;
 }
 
+/** One write route per group (and the auth group's refresh and logout), warm, as for reads. */
+export interface WarmWriteRow {
+  group: string;
+  routeId: string;
+  warm: WarmResult | null;
+  pass: boolean | null;
+  note?: string;
+}
+
 export interface TargetRow {
   target: string;
   subject: string;
@@ -38,6 +47,7 @@ export interface Results {
   settings: { coldRuns: number; coldBudgetSeconds: number; warmIterations: number; scaleIterations: number };
   setup: { identity: string; seeded: string[]; seedFailed: string[] };
   functions: FunctionRow[];
+  warmWrites: WarmWriteRow[];
   reads: ReadResult[];
   scale: ScaleResult;
   auth: AuthResult;
@@ -61,6 +71,9 @@ export function targetRows(r: Omit<Results, 'targets' | 'summary'>): TargetRow[]
     if (fn.warm && fn.warmPass !== null) {
       rows.push({ target: `warm overhead <= ${WARM_OVERHEAD_TARGET_MS} ms`, subject: `${fn.name} ${fn.warm.routeId ?? fn.warm.request}`, value: `${f(fn.warm.overheadMs, 2)} ms`, pass: fn.warmPass });
     }
+  }
+  for (const w of r.warmWrites) {
+    if (w.warm && w.pass !== null) rows.push({ target: `warm overhead <= ${WARM_OVERHEAD_TARGET_MS} ms (write)`, subject: `${w.group} ${w.routeId}`, value: `${f(w.warm.overheadMs, 2)} ms`, pass: w.pass });
   }
   for (const read of r.reads) {
     if (read.pass !== null) rows.push({ target: read.kind === 'get-by-id' ? '1 request per GET by id (at most)' : '<= 2 requests per list page', subject: read.routeId, value: String(read.requests), pass: read.pass });
@@ -125,6 +138,18 @@ function sections(r: Results): Section[] {
       f(fn.warm?.stackMs, 2),
       mark(fn.warmPass),
     ]);
+  const writeRows = r.warmWrites.map((w) => [
+    w.group,
+    w.routeId,
+    w.warm ? w.warm.ddbCalls.join(', ') || '(none)' : '',
+    f(w.warm?.fullMs, 2),
+    f(w.warm?.bareMs, 2),
+    f(w.warm?.overheadMs, 2),
+    f(w.warm?.outsideMs, 2),
+    f(w.warm?.stackMs, 2),
+    mark(w.pass),
+    [w.warm?.bareRefused ? `${w.warm.bareRefused} bare replays refused by a condition` : '', w.note ?? ''].filter(Boolean).join('; '),
+  ]);
   const readRows = r.reads.map((x) => [
     x.routeId,
     x.kind,
@@ -152,6 +177,12 @@ function sections(r: Results): Section[] {
       headers: ['function', 'route', 'DynamoDB calls', 'full', 'bare', 'overhead', 'outside calls', 'stack only', '<= 1 ms'],
       rows: warmRows,
       align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'],
+    },
+    {
+      title: 'Warm write routes: full handler vs the same DynamoDB calls bare (a fresh request per call; median ms)',
+      headers: ['function', 'route', 'DynamoDB calls', 'full', 'bare', 'overhead', 'outside calls', 'stack only', `<= ${WARM_OVERHEAD_TARGET_MS} ms`, 'note'],
+      rows: writeRows,
+      align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'l', 'l'],
     },
     {
       title: 'DynamoDB requests and consumed capacity per call of each read route (warm instance; cache-cold call: caches emptied first, DynamoDB + SSM requests and median ms)',
@@ -205,11 +236,14 @@ export function formatSummary(r: Results): string {
   const cold = r.functions.filter((fn) => fn.cold);
   const over = cold.filter((fn) => fn.coldPass === false).map((fn) => `${fn.name} ${f(fn.cold!.importRatio, 2)}`);
   const warm = r.functions.filter((fn) => fn.warm).map((fn) => fn.warm!);
+  const writes = r.warmWrites.filter((w) => w.warm);
+  const writesOver = writes.filter((w) => w.pass === false).map((w) => `${w.routeId} ${f(w.warm!.overheadMs, 2)} ms`);
   const trips = (w: WarmResult) => w.ddbCalls.reduce((n, c) => n + c.split('+').length, 0);
   const one = warm.filter((w) => trips(w) <= 1);
   const more = warm.filter((w) => trips(w) > 1);
   const overReads = r.reads.filter((x) => x.pass === false).map((x) => `${x.routeId} (${x.requests})`);
   const ssm = r.reads.filter((x) => x.ssmReads !== null && x.ssmReads > 0).map((x) => `${x.routeId} ${x.ssmReads}`);
+  const cacheCold = r.reads.filter((x) => x.cacheCold).map((x) => `${x.routeId} ${x.cacheCold!.requests} DynamoDB + ${x.cacheCold!.ssmReads} SSM, ${f(x.cacheCold!.medianMs, 2)} ms (cached ${f(x.cacheCold!.cachedMedianMs, 2)} ms)`);
   const scale = r.scale.points;
   const at = (records: number, page: number) => scale.find((p) => p.records === records && p.page === page);
   const p50 = at(10_000, 50);
@@ -217,7 +251,8 @@ export function formatSummary(r: Results): string {
   return [
     `- Cold init, import-only ratio: ${range(cold.map((fn) => fn.cold!.importRatio), 2)} (target <= ${COLD_RATIO_TARGET}); ${over.length ? `over: ${over.join(', ')}` : 'every bundle within it'}. From process start (information): ${range(cold.map((fn) => fn.cold!.startRatio), 2)}.`,
     `- Warm overhead: ${range(one.map((w) => w.overheadMs), 2, ' ms')} on routes with at most one DynamoDB request, ${range(more.map((w) => w.overheadMs), 2, ' ms')} with more; the stack's own CPU time ("stack only") ${range(warm.map((w) => w.stackMs), 2, ' ms')}; outside calls ${range(warm.map((w) => w.outsideMs), 2, ' ms')}.`,
-    `- Read routes over their request target: ${overReads.length ? overReads.join(', ') : 'none'}. SSM reads per call where any: ${ssm.length ? ssm.join(', ') : 'none'}.`,
+    `- Warm overhead of write routes: ${range(writes.map((w) => w.warm!.overheadMs), 2, ' ms')}; ${writesOver.length ? `over ${WARM_OVERHEAD_TARGET_MS} ms: ${writesOver.join(', ')}` : `all within ${WARM_OVERHEAD_TARGET_MS} ms`}.`,
+    `- Read routes over their request target: ${overReads.length ? overReads.join(', ') : 'none'}. SSM reads per call on a warm instance where any: ${ssm.length ? ssm.join(', ') : 'none'}. Cache-cold first calls: ${cacheCold.length ? cacheCold.join('; ') : 'none measured'}.`,
     `- Scale: page 1 of 10,000 costs ${f(r.scale.page1CapacityRatio, 2)}x the RCU of page 1 of 100${p50 ? `; page 50 of 10,000 costs ${f(p50.capacity, 1)} RCU and ${f(p50.medianMs, 1)} ms` : ''}.`,
     `- Sign-in: ${f(a.signIn.medianMs, 1)} ms median (${a.signIn.method}); JWT verification: ${f(a.jwtVerify.medianMs, 3)} ms median, p90 ${f(a.jwtVerify.p90Ms, 3)} ms, ${a.jwtVerify.ddbRequests} DynamoDB requests and ${a.jwtVerify.paramReads} SSM reads.`,
   ].join('\n');

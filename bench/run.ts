@@ -8,11 +8,12 @@ import { measureColdInit } from './cold-init.ts';
 import { benchFunctions, OUT_DIR, ROOT } from './functions.ts';
 import { print, restoreStdout, sinkStdout, startHarness, type Harness } from './harness.ts';
 import { measureReads } from './reads.ts';
-import { COLD_RATIO_TARGET, formatMarkdown, formatText, targetRows, WARM_OVERHEAD_TARGET_MS, type FunctionRow, type Results } from './report.ts';
+import { COLD_RATIO_TARGET, formatMarkdown, formatText, targetRows, WARM_OVERHEAD_TARGET_MS, type FunctionRow, type Results, type WarmWriteRow } from './report.ts';
 import { measureScale } from './scale.ts';
 import { seed } from './reads.ts';
 import { pool, round } from './stats.ts';
-import { measureWarm } from './warm.ts';
+import { fixedRequest, measureWarm } from './warm.ts';
+import { writeScenarios } from './writes.ts';
 import { writeDocs } from './write-docs.ts';
 
 /**
@@ -142,7 +143,7 @@ try {
     step(`warm ${row.name}: ${pick.request.method} ${pick.request.path.split('?')[0]}`);
     h.recorder.label = `warm ${row.name}`;
     try {
-      row.warm = await measureWarm(h, pick.request, WARM_ITERATIONS);
+      row.warm = await measureWarm(h, fixedRequest(pick.request), WARM_ITERATIONS);
       row.warmPass = row.warm.overheadMs <= WARM_OVERHEAD_TARGET_MS;
     } catch (err) {
       row.note = `warm measurement failed: ${(err as Error).message}`;
@@ -150,6 +151,19 @@ try {
   }
   for (const row of rows.filter((r) => r.kind === 'worker')) row.note ??= 'queue worker: no HTTP route';
   phaseDone('warm');
+
+  const warmWrites: WarmWriteRow[] = [];
+  for (const w of await writeScenarios(h)) {
+    step(`warm write ${w.group}: ${w.routeId}`);
+    h.recorder.label = `warm write ${w.routeId}`;
+    try {
+      const warm = await measureWarm(h, w.scenario, WARM_ITERATIONS);
+      warmWrites.push({ group: w.group, routeId: w.routeId, warm, pass: warm.overheadMs <= WARM_OVERHEAD_TARGET_MS, ...(w.note ? { note: w.note } : {}) });
+    } catch (err) {
+      warmWrites.push({ group: w.group, routeId: w.routeId, warm: null, pass: null, note: `failed: ${(err as Error).message}` });
+    }
+  }
+  phaseDone('warmWrites');
 
   step('list cost at scale: seeding 100 and 10,000 suppliers');
   const scale = await measureScale(h, [100, 10_000], [1, 50], SCALE_ITERATIONS);
@@ -174,6 +188,7 @@ try {
     settings: { coldRuns: COLD_RUNS, coldBudgetSeconds: COLD_BUDGET_SECONDS, warmIterations: WARM_ITERATIONS, scaleIterations: SCALE_ITERATIONS },
     setup: { identity: h.identityNote, seeded: seeded.created, seedFailed: seeded.failed },
     functions: rows,
+    warmWrites,
     reads,
     scale,
     auth,

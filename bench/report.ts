@@ -148,7 +148,7 @@ function sections(r: Results): Section[] {
     f(w.warm?.outsideMs, 2),
     f(w.warm?.stackMs, 2),
     mark(w.pass),
-    [w.warm?.bareRefused ? `${w.warm.bareRefused} bare replays refused by a condition` : '', w.note ?? ''].filter(Boolean).join('; '),
+    [w.warm?.bareRefused ? `${w.warm.bareRefused} bare replays refused by a condition` : '', w.warm?.stackNote ?? '', w.note ?? ''].filter(Boolean).join('; '),
   ]);
   const readRows = r.reads.map((x) => [
     x.routeId,

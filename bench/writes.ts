@@ -1,8 +1,8 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { issueAccessToken } from '../shared/auth/access-token.ts';
 import { SYSTEM_ROLE_PERMISSIONS } from '../shared/auth/permissions.ts';
 import { newSession } from '../shared/auth/refresh-tokens.ts';
-import { ddb } from '../shared/platform/aws.ts';
 import type { BenchRequest, Harness } from './harness.ts';
 import { prepare } from './harness.ts';
 import { scenarioContext } from './reads.ts';
@@ -29,10 +29,14 @@ function uniqueBody(body: unknown, n: number): unknown {
 }
 
 /**
- * A stored session of the bench owner, written with the client as it was when the scenario was
- * made (the stack-only pass swaps the functions' client for a stand-in; setup must stay real).
+ * A client of its own for setup writes: the functions' client is recorded (its calls would join
+ * the bare replay) and is swapped for a stand-in during the stack-only pass.
  */
-async function ownerSession(h: Harness, client: ReturnType<typeof ddb>) {
+const setupClient = () =>
+  DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' }));
+
+/** A stored session of the bench owner, made outside the timed part. */
+async function ownerSession(h: Harness, client: DynamoDBDocumentClient) {
   const session = newSession({ id: h.ownerId, tenantId: h.tenantId }, false);
   await client.send(new TransactWriteCommand({ TransactItems: session.items }));
   const { accessToken } = await issueAccessToken({
@@ -67,7 +71,7 @@ export async function writeScenarios(h: Harness): Promise<WriteScenario[]> {
       ...(route.group === 'vault' ? { note: 'includes the write to the parameter store (a local stand-in), which the bare replay does not repeat' } : {}),
     });
   }
-  const client = ddb();
+  const client = setupClient();
   let pair = await ownerSession(h, client);
   out.push({
     group: 'auth',

@@ -1,7 +1,10 @@
 import { issueAccessToken, verifyAccessToken } from '../shared/auth/access-token.ts';
-import { hashPassword, verifyPassword } from '../shared/auth/password.ts';
+import { hashPassword, SCRYPT_PARAMS, verifyPassword } from '../shared/auth/password.ts';
 import { invoke, prepare, type Harness } from './harness.ts';
 import { median, percentile } from './stats.ts';
+
+/** The label comes from the code's own cost parameters, so it cannot drift from them. */
+const SCRYPT_LABEL = `scrypt N=2^${Math.log2(SCRYPT_PARAMS.N)}, r=${SCRYPT_PARAMS.r}, p=${SCRYPT_PARAMS.p}`;
 
 export interface AuthResult {
   signIn: { method: string; runs: number; medianMs: number; ddbRequests: number | null; commands?: string[]; note?: string };
@@ -49,7 +52,7 @@ async function measureSignIn(h: Harness, runs: number): Promise<AuthResult['sign
         commands = h.recorder.requests.map((r) => r.command.replace(/Command$/, ''));
       }
     }
-    if (!failure) return { method: 'POST /api/auth/login (scrypt N=2^17, r=8)', runs, medianMs: median(times), ddbRequests, commands };
+    if (!failure) return { method: `POST /api/auth/login (${SCRYPT_LABEL})`, runs, medianMs: median(times), ddbRequests, commands };
     note = `POST /api/auth/login ${failure}; measured its parts instead`;
   } else {
     note = 'no sign-in route or stored owner yet; measured its parts';
@@ -63,7 +66,7 @@ async function measureSignIn(h: Harness, runs: number): Promise<AuthResult['sign
     await issueAccessToken(subject(h.tenantId));
     if (i > 0) times.push(performance.now() - t);
   }
-  return { method: 'verifyPassword (scrypt N=2^17, r=8) + issueAccessToken', runs, medianMs: median(times), ddbRequests: null, note };
+  return { method: `verifyPassword (${SCRYPT_LABEL}) + issueAccessToken`, runs, medianMs: median(times), ddbRequests: null, note };
 }
 
 /** verifyAccessToken with the key imported once (the first call), then `runs` timed calls. */

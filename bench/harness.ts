@@ -41,6 +41,8 @@ export interface Harness {
   /** Parameter-store reads since start (the signing keys must be read once, not per request). */
   paramReads: () => number;
   tenantId: string;
+  /** The owner's user id (its token names it). */
+  ownerId: string;
   ownerToken: string;
   /** SystemAdmin acting on the same tenant (its token names it), for admin-only routes. */
   adminToken: string;

@@ -3,7 +3,9 @@ import type { RouteDef } from '../shared/routes/types.ts';
 import type { BenchFunction } from './functions.ts';
 import { invoke, prepare, type BenchRequest, type Harness } from './harness.ts';
 import { readOverrides, seedRequests, type ScenarioContext } from './scenarios.ts';
-import { readRouteKind, type RouteKind } from './stats.ts';
+import { resetInternalKeyCache } from '../shared/auth/internal-key.ts';
+import { resetVaultCache } from '../shared/vault/store.ts';
+import { median, readRouteKind, type RouteKind } from './stats.ts';
 
 export interface ReadResult {
   routeId: string;
@@ -20,6 +22,11 @@ export interface ReadResult {
   capacity: number | null;
   /** Parameter-store (SSM) reads per call. */
   ssmReads: number | null;
+  /**
+   * Routes whose function caches what it reads (the vault): the first call after the instance's
+   * caches were emptied, repeated `calls` times. Null for routes without such a cache.
+   */
+  cacheCold: { calls: number; medianMs: number; requests: number; ssmReads: number; cachedMedianMs: number } | null;
   commands: string[];
   target: string;
   pass: boolean | null;
@@ -27,6 +34,37 @@ export interface ReadResult {
 }
 
 const ok = (status: number) => status >= 200 && status < 300;
+
+/** Per group, what empties the instance's read caches, so the first (cache-cold) call is measured too. */
+const cacheResets: Record<string, () => void> = {
+  vault: () => {
+    resetVaultCache();
+    resetInternalKeyCache();
+  },
+};
+
+/** The cache-cold call (caches emptied before each) against the cached one, `calls` times each, alternating. */
+async function measureCacheCold(h: Harness, request: BenchRequest, reset: () => void, calls: number): Promise<NonNullable<ReadResult['cacheCold']>> {
+  const cold: number[] = [];
+  const cached: number[] = [];
+  let requests = 0;
+  let ssmReads = 0;
+  for (let i = 0; i < calls; i++) {
+    reset();
+    h.recorder.reset();
+    const reads = h.paramReads();
+    let t = performance.now();
+    const res = await invoke(request);
+    cold.push(performance.now() - t);
+    if (!ok(res.status)) throw new Error(`cache-cold call answered ${res.status}`);
+    requests = Math.max(requests, h.recorder.requests.length);
+    ssmReads = Math.max(ssmReads, h.paramReads() - reads);
+    t = performance.now();
+    await invoke(request);
+    cached.push(performance.now() - t);
+  }
+  return { calls, medianMs: median(cold), requests, ssmReads, cachedMedianMs: median(cached) };
+}
 
 type ZodShape = { _zod?: { def?: { type?: string; shape?: Record<string, unknown>; element?: unknown } } };
 
@@ -111,14 +149,14 @@ const callerOf = (req: BenchRequest, h: Harness) =>
  * DynamoDB requests, capacity and SSM reads per call of every deployed GET route whose function
  * exists. Called as the seeded tenant's owner; a route the owner may not call (403) as SystemAdmin.
  */
-export async function measureReads(h: Harness, fns: readonly BenchFunction[], callsPerRoute = 3): Promise<ReadResult[]> {
+export async function measureReads(h: Harness, fns: readonly BenchFunction[], callsPerRoute = 3, coldCalls = 7): Promise<ReadResult[]> {
   const present = new Set(fns.filter((f) => f.exists).map((f) => f.name));
   const results: ReadResult[] = [];
   for (const route of deployedRoutes().filter((r) => r.method === 'GET' && present.has(r.group))) {
     const kind = routeKind(route);
     const target = targetOf(kind);
     const base = { routeId: route.id, group: route.group, path: route.path, kind, target: target?.text ?? 'reported' };
-    const missing = { requests: null, capacity: null, ssmReads: null, commands: [], pass: null };
+    const missing = { requests: null, capacity: null, ssmReads: null, cacheCold: null, commands: [], pass: null };
     h.recorder.label = `GET ${route.path}`;
     let request: BenchRequest | null = null;
     let first: Awaited<ReturnType<typeof invoke>> | null = null;
@@ -142,6 +180,8 @@ export async function measureReads(h: Harness, fns: readonly BenchFunction[], ca
       results.push({ ...base, caller, request, status: first.status, ...missing, note: `answered ${first.status}` });
       continue;
     }
+    const reset = cacheResets[route.group];
+    const cacheCold = reset ? await measureCacheCold(h, request, reset, coldCalls) : null;
     let requests = 0;
     let capacity = 0;
     let ssmReads = 0;
@@ -164,6 +204,7 @@ export async function measureReads(h: Harness, fns: readonly BenchFunction[], ca
       requests,
       capacity,
       ssmReads,
+      cacheCold,
       commands: [...commands],
       pass: target ? target.check(requests) : null,
     });

@@ -64,6 +64,7 @@ export async function bootstrapIdentity() {
   }
   return {
     tenantId,
+    ownerId: user.id,
     ownerToken: await tokenFor(tenantId, 'TenantOwner', user),
     adminToken: await tokenFor(tenantId, 'SystemAdmin'),
     owner,

@@ -35,11 +35,19 @@ export function sdkClientPackages(inputPaths: Iterable<string>): string[] {
   return [...found].sort();
 }
 
+/**
+ * When a function's bundle evaluates and constructs an SDK client, as the probe build saw it on
+ * import: `constructed` at import, `imported` (evaluated at import, constructed on first use),
+ * `deferred` (evaluated and constructed on first use, behind a dynamic import).
+ */
+export type ClientTiming = 'constructed' | 'imported' | 'deferred';
+
 export interface FloorClient {
   /** Package name, e.g. `@aws-sdk/client-dynamodb`. */
   pkg: string;
   /** The client class the package exports, e.g. `DynamoDBClient`. */
   className: string;
+  timing: ClientTiming;
 }
 
 /** The client class among a client package's export names (`DynamoDBClient`, `S3Client`, ...). */
@@ -48,21 +56,63 @@ export function clientClassName(exportNames: readonly string[]): string | undefi
   return candidates.sort((a, b) => a.length - b.length)[0];
 }
 
+/** What the probe recorded: packages evaluated at import, and client packages constructed at import. */
+export interface ProbeReport {
+  evaluated: string[];
+  constructed: string[];
+}
+
+export function clientTiming(pkg: string, probe: ProbeReport): ClientTiming {
+  if (probe.constructed.includes(pkg)) return 'constructed';
+  return probe.evaluated.includes(pkg) ? 'imported' : 'deferred';
+}
+
+/** A short name for a floor: its packages, each marked with when it is evaluated and constructed. */
+export function floorKey(clients: readonly FloorClient[], documentClient: ClientTiming | null): string {
+  const mark: Record<ClientTiming, string> = { constructed: '!', imported: '', deferred: '~' };
+  const parts = clients.map((c) => `${c.pkg.replace('@aws-sdk/client-', '')}${mark[c.timing]}`);
+  if (documentClient) parts.push(`doc${mark[documentClient]}`);
+  return parts.length ? parts.join('+') : 'empty';
+}
+
 /**
- * Source of a floor entry: imports the same SDK clients as a function and constructs each one
- * (the DynamoDB client wrapped in a document client when the function bundles lib-dynamodb).
+ * Source of a floor entry: the same SDK clients as a function, each evaluated and constructed
+ * when the function does it (the DynamoDB client wrapped in a document client when the function
+ * bundles lib-dynamodb). `documentClient` is when lib-dynamodb is evaluated, null without it.
+ * Work the function leaves for its first request is done in the floor's handler, outside the
+ * timed import.
  */
-export function floorEntrySource(clients: readonly FloorClient[], withDocumentClient: boolean): string {
-  const lines: string[] = [];
-  const made: string[] = [];
+export function floorEntrySource(clients: readonly FloorClient[], documentClient: ClientTiming | null): string {
+  const head: string[] = [];
+  const atImport: string[] = [];
+  const onFirstCall: string[] = [];
+  const docStatic = documentClient === 'constructed' || documentClient === 'imported';
+  if (docStatic) head.push(`import { DynamoDBDocumentClient as DocumentClient } from '@aws-sdk/lib-dynamodb';`);
   clients.forEach((c, i) => {
-    lines.push(`import { ${c.className} as C${i} } from '${c.pkg}';`);
-    const isDynamo = c.pkg === '@aws-sdk/client-dynamodb';
-    made.push(isDynamo && withDocumentClient ? `DocumentClient.from(new C${i}({}))` : `new C${i}({})`);
+    const wrap = c.pkg === '@aws-sdk/client-dynamodb' && documentClient !== null;
+    if (c.timing === 'deferred') {
+      onFirstCall.push(`  const { ${c.className}: C${i} } = await import('${c.pkg}');`);
+    } else {
+      head.push(`import { ${c.className} as C${i} } from '${c.pkg}';`);
+    }
+    let make = `new C${i}({})`;
+    if (wrap) {
+      if (!docStatic) onFirstCall.push(`  const { DynamoDBDocumentClient: DocumentClient } = await import('@aws-sdk/lib-dynamodb');`);
+      make = `DocumentClient.from(${make})`;
+    }
+    (c.timing === 'constructed' ? atImport : onFirstCall).push(`  clients.push(${make});`);
   });
-  if (withDocumentClient) lines.push(`import { DynamoDBDocumentClient as DocumentClient } from '@aws-sdk/lib-dynamodb';`);
-  lines.push(`export const clients = [${made.join(', ')}];`);
-  lines.push(`export const handler = async () => clients.length;`);
+  const lines = [
+    ...head,
+    'export const clients = [];',
+    ...atImport.map((l) => l.trim()),
+    'let ready;',
+    `const firstCall = async () => {\n${onFirstCall.join('\n')}${onFirstCall.length ? '\n' : ''}};`,
+    'export const handler = async () => {',
+    '  await (ready ??= firstCall());',
+    '  return clients.length;',
+    '};',
+  ];
   return `${lines.join('\n')}\n`;
 }
 

@@ -22,26 +22,51 @@ export interface WarmResult {
   /** Median ms through the whole handler with DynamoDB answered instantly from recorded outputs: the stack's own CPU time. */
   stackMs: number;
   ddbCalls: string[];
+  /** Write scenarios: bare replays refused by a condition (the write already applied) still count as a round trip. */
+  bareRefused?: number;
+  stackNote?: string;
 }
+
+/**
+ * What one warm measurement calls. Reads: the same request every time. Writes: a fresh request
+ * per call (a new name, a new session to log out, the token pair the previous refresh returned),
+ * built outside the timed part; every call must then succeed.
+ */
+export interface WarmScenario {
+  next: () => BenchRequest | Promise<BenchRequest>;
+  /** Sees each response outside the timed part (a refresh chain takes its next pair from it). */
+  after?: (status: number, json: any) => void;
+  write?: boolean;
+}
+
+export const fixedRequest = (req: BenchRequest): WarmScenario => ({ next: () => req });
+
+const REFUSED = new Set(['ConditionalCheckFailedException', 'TransactionCanceledException']);
 
 /**
  * Warm latency of one request against the bare DynamoDB calls it makes. The calls are captured
  * from one handler run, then replayed in the same order and grouping (concurrent calls together).
  * Handler and bare runs alternate in one loop, the order flipping every iteration.
  */
-export async function measureWarm(h: Harness, req: BenchRequest, iterations: number, warmup = 50): Promise<WarmResult> {
+export async function measureWarm(h: Harness, scenario: WarmScenario, iterations: number, warmup = 50): Promise<WarmResult> {
+  const req = await scenario.next();
   const p = prepare(req);
   const handler = await handlerOf(p.group);
   /** Per timed call: the part of the handler's time during which no DynamoDB call was in flight. */
   const outside: number[] = [];
+  let pending: BenchRequest | null = req;
   const full = async () => {
-    const event = p.event();
+    const current = pending ?? (await scenario.next());
+    pending = null;
+    const event = prepare(current).event();
     const context = lambdaContext(p.group);
     const first = h.recorder.sends.length;
     const t = performance.now();
     const res = await handler(event, context);
     const ms = performance.now() - t;
-    if ((res.statusCode ?? 200) >= 500) throw new Error(`${req.method} ${req.path} answered ${res.statusCode}`);
+    const status = res.statusCode ?? 200;
+    if (status >= 500 || (scenario.write && status >= 300)) throw new Error(`${current.method} ${current.path} answered ${status} ${res.body ?? ''}`.slice(0, 300));
+    scenario.after?.(status, res.body ? JSON.parse(res.body) : undefined);
     outside.push(ms - inFlight(h.recorder.sends.slice(first)));
     return ms;
   };
@@ -51,10 +76,16 @@ export async function measureWarm(h: Harness, req: BenchRequest, iterations: num
   await full();
   const groups = concurrentGroups<SentCommand>(h.recorder.sends);
   const client = ddb();
+  let bareRefused = 0;
+  const send = (command: object) =>
+    client.send(command as never).catch((err: Error) => {
+      if (!scenario.write || !REFUSED.has(err.name)) throw err;
+      bareRefused++;
+    });
   const bare = async () => {
     const commands = groups.map((g) => g.map((c) => () => new c.ctor(c.input as never)));
     const t = performance.now();
-    for (const group of commands) await Promise.all(group.map((make) => client.send(make() as never)));
+    for (const group of commands) await Promise.all(group.map((make) => send(make() as object)));
     return performance.now() - t;
   };
 
@@ -63,6 +94,7 @@ export async function measureWarm(h: Harness, req: BenchRequest, iterations: num
     await bare();
   }
   outside.length = 0;
+  bareRefused = 0;
   const fullTimes: number[] = [];
   const bareTimes: number[] = [];
   const diffs: number[] = [];
@@ -83,7 +115,14 @@ export async function measureWarm(h: Harness, req: BenchRequest, iterations: num
   const fullMs = median(fullTimes);
   const bareMs = median(bareTimes);
   const outsideMs = median(outside);
-  const stackMs = await measureStackOnly(full, groups.flat(), iterations, warmup);
+  // A write whose calls vary between runs cannot be answered from one recording: its stack-only
+  // figure is left out (NaN) rather than failing the whole measurement.
+  let stackNote: string | undefined;
+  const stackMs = await measureStackOnly(full, groups.flat(), iterations, warmup).catch((err: Error) => {
+    if (!scenario.write) throw err;
+    stackNote = `stack only not measured: ${err.message}`;
+    return Number.NaN;
+  });
   return {
     routeId: p.route?.id ?? null,
     request: `${req.method} ${req.path}`,
@@ -96,6 +135,8 @@ export async function measureWarm(h: Harness, req: BenchRequest, iterations: num
     outsideMs,
     stackMs,
     ddbCalls: groups.map((g) => g.map((c) => c.ctor.name.replace(/Command$/, '')).join('+')),
+    ...(scenario.write ? { bareRefused } : {}),
+    ...(stackNote ? { stackNote } : {}),
   };
 }
 

@@ -3,7 +3,9 @@ import {
   chunk,
   clientClassName,
   concurrentGroups,
+  clientTiming,
   floorEntrySource,
+  floorKey,
   median,
   percentile,
   pool,
@@ -55,19 +57,52 @@ describe('floor bundles', () => {
     expect(clientClassName(['paginateQuery'])).toBeUndefined();
   });
 
-  it('writes an entry that imports and constructs each client, DynamoDB wrapped in the document client', () => {
-    const source = floorEntrySource(
-      [
-        { pkg: '@aws-sdk/client-dynamodb', className: 'DynamoDBClient' },
-        { pkg: '@aws-sdk/client-ssm', className: 'SSMClient' },
-      ],
-      true,
-    );
+  it('writes a lazy floor when the function constructs its clients on first use', () => {
+    const clients = [
+      { pkg: '@aws-sdk/client-dynamodb', className: 'DynamoDBClient', timing: 'imported' as const },
+      { pkg: '@aws-sdk/client-ssm', className: 'SSMClient', timing: 'imported' as const },
+    ];
+    const source = floorEntrySource(clients, 'imported');
     expect(source).toContain("import { DynamoDBClient as C0 } from '@aws-sdk/client-dynamodb';");
     expect(source).toContain("import { SSMClient as C1 } from '@aws-sdk/client-ssm';");
     expect(source).toContain("import { DynamoDBDocumentClient as DocumentClient } from '@aws-sdk/lib-dynamodb';");
-    expect(source).toContain('export const clients = [DocumentClient.from(new C0({})), new C1({})];');
-    expect(floorEntrySource([], false)).toContain('export const clients = [];');
+    const [atImport] = source.split('const firstCall');
+    const handler = source.slice(source.indexOf('export const handler'));
+    // Nothing is constructed while the module is imported: construction waits for the handler.
+    expect(atImport).not.toMatch(/new C\d/);
+    expect(source).toMatch(/const firstCall = async \(\) => \{\n  clients\.push\(DocumentClient\.from\(new C0\(\{\}\)\)\);\n  clients\.push\(new C1\(\{\}\)\);/);
+    expect(handler).toContain('await (ready ??= firstCall());');
+    expect(floorEntrySource([], null)).toContain('export const clients = [];');
+  });
+
+  it('constructs at import only what the function constructs at import, and imports later what it loads later', () => {
+    const source = floorEntrySource(
+      [
+        { pkg: '@aws-sdk/client-dynamodb', className: 'DynamoDBClient', timing: 'constructed' },
+        { pkg: '@aws-sdk/client-s3', className: 'S3Client', timing: 'deferred' },
+      ],
+      'constructed',
+    );
+    const [atImport] = source.split('const firstCall');
+    expect(atImport).toContain('clients.push(DocumentClient.from(new C0({})));');
+    expect(atImport).not.toContain('client-s3');
+    expect(source).toContain("  const { S3Client: C1 } = await import('@aws-sdk/client-s3');");
+  });
+
+  it('classifies each client from what the probe build saw at import', () => {
+    const probe = { evaluated: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-ssm'], constructed: ['@aws-sdk/client-ssm'] };
+    expect(clientTiming('@aws-sdk/client-dynamodb', probe)).toBe('imported');
+    expect(clientTiming('@aws-sdk/client-ssm', probe)).toBe('constructed');
+    expect(clientTiming('@aws-sdk/client-s3', probe)).toBe('deferred');
+    const key = floorKey(
+      [
+        { pkg: '@aws-sdk/client-dynamodb', className: 'DynamoDBClient', timing: 'imported' },
+        { pkg: '@aws-sdk/client-ssm', className: 'SSMClient', timing: 'constructed' },
+        { pkg: '@aws-sdk/client-s3', className: 'S3Client', timing: 'deferred' },
+      ],
+      'imported',
+    );
+    expect(key).toBe('dynamodb+ssm!+s3~+doc');
   });
 });
 

@@ -24,37 +24,19 @@ export const BUNDLING = {
   banner: REQUIRE_BANNER,
 } satisfies BundlingOptions;
 
-/**
- * Large dependencies a function loads only on first use (`await import()`), installed beside the
- * bundle (the CDK's `nodeModules`) instead of bundled: esbuild keeps a dynamic import's code in the
- * single output file, and V8 parses it at every cold start even though it never runs there
- * (measured with `npm run bench:cold`: pdf-lib about 26 ms of import, sanitize-html about 17 ms).
- * The first request that needs one pays for loading it.
- */
-export const FIRST_USE_MODULES: Readonly<Record<string, readonly string[]>> = {
-  billing: ['pdf-lib'],
-  'webhook-worker': ['pdf-lib'],
-  'content-admin': ['sanitize-html'],
-};
-
-/** A function's bundling: BUNDLING, its first-use modules, and the files it reads at run time copied beside its bundle. */
+/** A function's bundling: BUNDLING, plus the files it reads at run time copied beside its bundle. */
 export function bundlingFor(name: string): BundlingOptions {
-  const firstUse = FIRST_USE_MODULES[name];
-  const bundling: BundlingOptions = firstUse ? { ...BUNDLING, nodeModules: [...firstUse] } : BUNDLING;
-  if (name !== 'system') return bundling;
+  if (name !== 'system') return BUNDLING;
   return {
-    ...bundling,
+    ...BUNDLING,
     commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: copyDocsAssetsCommands },
   };
 }
 
-/** `functions/<name>/index.ts` -> name. */
-const functionName = (entry: string) => /functions[\\/]([^\\/]+)[\\/]index\.ts$/.exec(entry)?.[1] ?? '';
-
 /**
  * The esbuild options the CDK uses for `BUNDLING` (see aws-lambda-nodejs `buildEsbuildArgs`):
  * `--bundle --platform=node --target --format --minify --main-fields --banner:js`, no externals,
- * no source map, the function's `nodeModules` external. The caller adds `outfile` (the CDK writes `index.mjs`).
+ * no source map. The caller adds `outfile` (the CDK writes `index.mjs`).
  */
 export function esbuildOptionsFor(entry: string): BuildOptions {
   return {
@@ -66,8 +48,7 @@ export function esbuildOptionsFor(entry: string): BuildOptions {
     mainFields: [...BUNDLING.mainFields],
     minify: BUNDLING.minify,
     sourcemap: BUNDLING.sourceMap,
-    // The CDK makes `nodeModules` external.
-    external: [...BUNDLING.externalModules, ...(FIRST_USE_MODULES[functionName(entry)] ?? [])],
+    external: [...BUNDLING.externalModules],
     banner: { js: BUNDLING.banner },
   };
 }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLING, bundlingFor, esbuildOptionsFor, NODE_TARGET, REQUIRE_BANNER } from '../../lib/bundling.ts';
+import { BUNDLING, esbuildOptionsFor, NODE_TARGET, REQUIRE_BANNER } from '../../lib/bundling.ts';
 import { TABLE_DESIGN } from '../../shared/data/table-design.ts';
 import { API_GROUPS, WORKERS } from '../../shared/routes/groups.ts';
 import { deployedRoutes } from '../../shared/routes/index.ts';
@@ -223,13 +223,6 @@ describe('bundling', () => {
       external: [],
       banner: { js: REQUIRE_BANNER },
     });
-  });
-
-  it('installs first-use dependencies beside the bundle instead of bundling them, for the CDK and the benchmark alike', () => {
-    expect(bundlingFor('billing').nodeModules).toEqual(['pdf-lib']);
-    expect(esbuildOptionsFor('functions/billing/index.ts').external).toEqual(['pdf-lib']);
-    expect(esbuildOptionsFor('functions/content-admin/index.ts').external).toEqual(['sanitize-html']);
-    expect(bundlingFor('catalog').nodeModules).toBeUndefined();
   });
 });
 

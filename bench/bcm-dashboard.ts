@@ -1,10 +1,10 @@
-import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { bcmConfig, bia } from '../functions/bcm/store.ts';
 import { localClient } from '../local/dynamodb-local.ts';
 import { keys } from '../shared/data/keys.ts';
 import { config } from '../shared/platform/config.ts';
 import { invoke, putTenant, tokenFor, type Harness } from './harness.ts';
-import { chunk, median, pool } from './stats.ts';
+import { batchPut, measureRoute } from './scale.ts';
 
 export interface DashboardPoint {
   bias: number;
@@ -25,19 +25,6 @@ export interface DashboardScale {
 }
 
 const client = () => DynamoDBDocumentClient.from(localClient(process.env.DYNAMODB_ENDPOINT!));
-
-async function batchPut(items: Record<string, unknown>[]) {
-  await pool(
-    chunk(items, 25).map((batch) => async () => {
-      let pending: Record<string, unknown>[] | undefined = batch.map((Item) => ({ PutRequest: { Item } }));
-      while (pending?.length) {
-        const out = await client().send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending as never } }));
-        pending = out.UnprocessedItems?.[config.tableName] as Record<string, unknown>[] | undefined;
-      }
-    }),
-    8,
-  );
-}
 
 /**
  * A tenant with `biaCount` BIAs of `entriesPerBia` entries each. One BIA and one entry are made
@@ -73,7 +60,7 @@ async function seedTenant(biaCount: number, entriesPerBia: number) {
       items.push(clone);
     }
   }
-  await batchPut(items);
+  await batchPut(c, items);
   await c.send(
     new UpdateCommand({
       TableName: config.tableName,
@@ -95,20 +82,10 @@ export async function measureDashboardScale(h: Harness, sizes: [number, number][
   for (const t of tenants) {
     const req = { method: 'GET', path: '/api/bcm/admin/dashboard', token: t.token };
     h.recorder.label = `dashboard of ${t.biaCount} BIAs`;
-    const first = await invoke(req);
+    const { first, requests, capacity, medianMs } = await measureRoute(h, req, iterations);
     if (first.status !== 200) throw new Error(`dashboard answered ${first.status}`);
-    h.recorder.reset();
-    await invoke(req);
-    const requests = h.recorder.requests.length;
-    const capacity = h.recorder.capacity;
-    const times: number[] = [];
-    for (let i = 0; i < iterations; i++) {
-      const started = performance.now();
-      await invoke(req);
-      times.push(performance.now() - started);
-    }
     const r = first.json.result;
-    points.push({ bias: t.biaCount, entries: t.entries, requests, capacity, medianMs: median(times), totalAssessments: r.totalAssessments, totalEntries: r.biaProgressOverview.totalEntries });
+    points.push({ bias: t.biaCount, entries: t.entries, requests, capacity, medianMs, totalAssessments: r.totalAssessments, totalEntries: r.biaProgressOverview.totalEntries });
   }
   const pass = points.every((p) => p.requests === points[0]!.requests && p.requests <= 3 && p.totalAssessments === p.bias && p.totalEntries === p.entries);
   return { seedSeconds, points, pass };

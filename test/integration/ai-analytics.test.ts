@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { twoTenants } from '../support/fixtures.ts';
 import { invoke } from '../support/invoke.ts';
 import { INTERNAL_KEY } from '../support/fuzz/world.ts';
+import type { LlmCall } from '../../functions/analytics/aggregate.ts';
 
 let ctx: Awaited<ReturnType<typeof twoTenants>>;
 beforeAll(async () => {
@@ -28,17 +29,7 @@ const round2 = (v: number) => Math.round(v * 100) / 100;
 /** The same instant written in local time at a UTC offset of `hours` (`…T12:30:00+02:00`). */
 const withOffset = (utcMs: number, hours: number) => `${new Date(utcMs + hours * 3_600_000).toISOString().slice(0, 19)}+${String(hours).padStart(2, '0')}:00`;
 
-interface Call {
-  id: string;
-  tenantId: string;
-  model: string;
-  agentId: string | null;
-  tokens: number;
-  costUsd: number;
-  latencyMs: number;
-  isError: boolean;
-  timestamp: string;
-}
+type Call = LlmCall;
 
 describe('LLM analytics', () => {
   const random = rng(7);

@@ -4,16 +4,11 @@ import { keys } from '../../shared/data/keys.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { twoTenants } from '../support/fixtures.ts';
-import { invoke } from '../support/invoke.ts';
+import { caller } from '../support/invoke.ts';
 
 const P = '/api/prompts';
 let ctx: Awaited<ReturnType<typeof twoTenants>>;
-const as = (token: string) => ({
-  get: (path: string) => invoke('GET', `${P}${path}`, { token }),
-  post: (path: string, body?: unknown) => invoke('POST', `${P}${path}`, { token, body }),
-  put: (path: string, body?: unknown) => invoke('PUT', `${P}${path}`, { token, body }),
-  del: (path: string) => invoke('DELETE', `${P}${path}`, { token }),
-});
+const as = (token: string) => caller(P, token);
 let owner: ReturnType<typeof as>;
 
 beforeAll(async () => {

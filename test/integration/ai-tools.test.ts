@@ -5,16 +5,11 @@ import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { BUILT_IN_TOOLS, CHAT_CHANNELS } from '../../shared/reference/built-in-tools.ts';
 import { twoTenants } from '../support/fixtures.ts';
-import { invoke } from '../support/invoke.ts';
+import { caller } from '../support/invoke.ts';
 
 const T = '/api/tools';
 let ctx: Awaited<ReturnType<typeof twoTenants>>;
-const as = (token: string) => ({
-  get: (path: string) => invoke('GET', `${T}${path}`, { token }),
-  post: (path: string, body?: unknown) => invoke('POST', `${T}${path}`, { token, body }),
-  put: (path: string, body?: unknown) => invoke('PUT', `${T}${path}`, { token, body }),
-  del: (path: string) => invoke('DELETE', `${T}${path}`, { token }),
-});
+const as = (token: string) => caller(T, token);
 let owner: ReturnType<typeof as>;
 let admin: ReturnType<typeof as>;
 

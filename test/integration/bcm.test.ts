@@ -4,18 +4,12 @@ import { keys } from '../../shared/data/keys.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { twoTenants } from '../support/fixtures.ts';
-import { invoke } from '../support/invoke.ts';
+import { caller, invoke } from '../support/invoke.ts';
 import { seedUser } from '../support/fuzz/world.ts';
 
 const B = '/api/bcm/admin';
 let ctx: Awaited<ReturnType<typeof twoTenants>>;
-const as = (token: string) => ({
-  get: (path: string) => invoke('GET', `${B}${path}`, { token }),
-  post: (path: string, body?: unknown) => invoke('POST', `${B}${path}`, { token, body }),
-  put: (path: string, body?: unknown) => invoke('PUT', `${B}${path}`, { token, body }),
-  patch: (path: string) => invoke('PATCH', `${B}${path}`, { token }),
-  del: (path: string) => invoke('DELETE', `${B}${path}`, { token }),
-});
+const as = (token: string) => caller(B, token);
 let owner: ReturnType<typeof as>;
 
 beforeAll(async () => {

@@ -56,3 +56,12 @@ export async function invoke(method: string, pathWithQuery: string, opts: Invoke
   }
   return { status: res.statusCode ?? 200, headers: (res.headers ?? {}) as Record<string, string>, json, text };
 }
+
+/** Requests of one caller under one base path: the area tests' shorthand. */
+export const caller = (base: string, token: string) => ({
+  get: (path: string) => invoke('GET', `${base}${path}`, { token }),
+  post: (path: string, body?: unknown) => invoke('POST', `${base}${path}`, { token, body }),
+  put: (path: string, body?: unknown) => invoke('PUT', `${base}${path}`, { token, body }),
+  patch: (path: string) => invoke('PATCH', `${base}${path}`, { token }),
+  del: (path: string) => invoke('DELETE', `${base}${path}`, { token }),
+});

@@ -1,11 +1,11 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../shared/auth/access-token.ts';
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
+import { getItem } from '../../shared/data/collection.ts';
+import { commitChange, readOr404 } from '../../shared/data/commit.ts';
 export { deleteAll, putAll } from '../../shared/data/batch.ts';
 import { COUNTER_SK, keys } from '../../shared/data/keys.ts';
 import { queryItems } from '../../shared/data/query.ts';
-import { transact, type TransactItem } from '../../shared/data/transact.ts';
-import { conflict, notFound } from '../../shared/http/errors.ts';
+import type { TransactItem } from '../../shared/data/transact.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 
@@ -43,15 +43,8 @@ export const taskIndex = (t: string, dueAt: string, id: string) => ({ gsi2pk: bc
 
 export type Item = Record<string, unknown>;
 
-export async function read(key: { pk: string; sk: string }): Promise<Item | undefined> {
-  return (await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item;
-}
-
-export async function readOr404(key: { pk: string; sk: string }, what: string): Promise<Item> {
-  const item = await read(key);
-  if (!item) throw notFound(what);
-  return item;
-}
+export const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
+export { readOr404 };
 
 /** Every item of a child partition except its counter. */
 export const all = async (pk: string) =>
@@ -98,14 +91,8 @@ export interface Change {
 }
 
 /** One transaction of the change's items plus its audit entry; 409 when a condition failed. */
-export async function commit(items: (TransactItem | null)[], change: Change, now = new Date().toISOString(), conflictMessage = 'The record changed meanwhile; try again') {
-  const outcome = await transact([
-    ...items.filter((i): i is TransactItem => i !== null),
-    auditPut({ entityType: change.entityType, entityId: change.entityId, action: change.action, changes: change.changes, actor: change.actor, tenantId: change.t }, now),
-  ]);
-  if (!outcome.ok) throw conflict(conflictMessage);
-  await countAudit(1);
-}
+export const commit = (items: (TransactItem | null)[], { t, ...change }: Change, now?: string, conflictMessage?: string) =>
+  commitChange(items, { ...change, tenantId: t }, now, conflictMessage);
 
 /** A counter adjustment outside a transaction (cascades). */
 export async function addCounts(key: { pk: string; sk: string }, deltas: Record<string, number>) {

@@ -1,8 +1,8 @@
 import type { Principal } from '../../shared/auth/access-token.ts';
 import { getItem } from '../../shared/data/collection.ts';
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
+import { commitChange } from '../../shared/data/commit.ts';
 import { queryItems } from '../../shared/data/query.ts';
-import { transact, type TransactItem } from '../../shared/data/transact.ts';
+import type { TransactItem } from '../../shared/data/transact.ts';
 import { paymentGateway } from '../../shared/billing/gateway.ts';
 import { billingKeys, toMethod, type Item, type ProviderId } from '../../shared/billing/records.ts';
 import { conflict, notFound } from '../../shared/http/errors.ts';
@@ -43,15 +43,15 @@ export async function addMethod(t: string, input: { provider: number; token: str
   const now = new Date().toISOString();
   const item = { ...billingKeys.method(t, id), id, tenantId: t, provider: input.provider, ...card, createdAt: now };
   const makeDefault = !defaultId;
-  const outcome = await transact([
-    { Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...(makeDefault
-      ? [{ Put: { TableName: config.tableName, Item: { ...billingKeys.defaultMethod(t), methodId: id, updatedAt: now }, ConditionExpression: 'attribute_not_exists(pk)' } } satisfies TransactItem]
-      : []),
-    auditPut({ entityType: 'PaymentMethod', entityId: id, action: 'Created', changes: { provider: input.provider, lastFourDigits: card.lastFourDigits, isDefault: makeDefault }, actor, tenantId: t }, now),
-  ]);
-  if (!outcome.ok) throw conflict('Payment methods changed meanwhile; try again');
-  await countAudit(1);
+  await commitChange(
+    [
+      { Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+      makeDefault ? { Put: { TableName: config.tableName, Item: { ...billingKeys.defaultMethod(t), methodId: id, updatedAt: now }, ConditionExpression: 'attribute_not_exists(pk)' } } : null,
+    ],
+    { tenantId: t, actor, entityType: 'PaymentMethod', entityId: id, action: 'Created', changes: { provider: input.provider, lastFourDigits: card.lastFourDigits, isDefault: makeDefault } },
+    now,
+    'Payment methods changed meanwhile; try again',
+  );
   return toMethod(item, makeDefault ? id : defaultId);
 }
 
@@ -59,13 +59,12 @@ export async function setDefault(t: string, methodId: string, actor: Principal) 
   const method = await read(billingKeys.method(t, methodId));
   if (!method) throw notFound('Payment method');
   const now = new Date().toISOString();
-  const outcome = await transact([
-    { ConditionCheck: { TableName: config.tableName, Key: billingKeys.method(t, methodId), ConditionExpression: 'attribute_exists(pk)' } },
-    pointTo(t, methodId, now),
-    auditPut({ entityType: 'PaymentMethod', entityId: methodId, action: 'SetDefault', changes: { isDefault: true }, actor, tenantId: t }, now),
-  ]);
-  if (!outcome.ok) throw notFound('Payment method');
-  await countAudit(1);
+  await commitChange(
+    [{ ConditionCheck: { TableName: config.tableName, Key: billingKeys.method(t, methodId), ConditionExpression: 'attribute_exists(pk)' } }, pointTo(t, methodId, now)],
+    { tenantId: t, actor, entityType: 'PaymentMethod', entityId: methodId, action: 'SetDefault', changes: { isDefault: true } },
+    now,
+    notFound('Payment method'),
+  );
   return toMethod(method, methodId);
 }
 
@@ -81,11 +80,10 @@ export async function deleteMethod(t: string, methodId: string, actor: Principal
       : successor
         ? [pointTo(t, String(successor.id), now)]
         : [{ Delete: { TableName: config.tableName, Key: billingKeys.defaultMethod(t) } }];
-  const outcome = await transact([
-    { Delete: { TableName: config.tableName, Key: billingKeys.method(t, methodId), ConditionExpression: 'attribute_exists(pk)' } },
-    ...pointer,
-    auditPut({ entityType: 'PaymentMethod', entityId: methodId, action: 'Deleted', changes: null, actor, tenantId: t }, now),
-  ]);
-  if (!outcome.ok) throw notFound('Payment method');
-  await countAudit(1);
+  await commitChange(
+    [{ Delete: { TableName: config.tableName, Key: billingKeys.method(t, methodId), ConditionExpression: 'attribute_exists(pk)' } }, ...pointer],
+    { tenantId: t, actor, entityType: 'PaymentMethod', entityId: methodId, action: 'Deleted', changes: null },
+    now,
+    notFound('Payment method'),
+  );
 }

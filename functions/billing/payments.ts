@@ -1,9 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../shared/auth/access-token.ts';
 import { getItem } from '../../shared/data/collection.ts';
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
+import { commitChange, updateItem } from '../../shared/data/commit.ts';
 import { queryItems } from '../../shared/data/query.ts';
-import { transact } from '../../shared/data/transact.ts';
 import { paymentGateway } from '../../shared/billing/gateway.ts';
 import { newPayment } from '../../shared/billing/ledger.ts';
 import { toMinor } from '../../shared/billing/money.ts';
@@ -41,15 +40,15 @@ export async function processPayment(t: string, input: ProcessInput, actor: Prin
   const id = crypto.randomUUID();
   const now = new Date().toISOString();
   const description = input.description?.trim() || `Payment for ${sub.planName} subscription`;
-  const outcome = await transact([
-    ...newPayment(
+  await commitChange(
+    newPayment(
       { id, tenantId: t, subscriptionId: String(sub.id), invoiceId: null, amountMinor: money.minor, currency: input.currency, status: PaymentStatus.Pending, provider, providerReferenceId: null, paidAt: null, description },
       now,
     ),
-    auditPut({ entityType: 'Payment', entityId: id, action: 'Created', changes: { amountMinor: money.minor, currency: input.currency, provider, paymentMethodId: method?.id ?? null }, actor, tenantId: t }, now),
-  ]);
-  if (!outcome.ok) throw conflict('The payment could not be recorded; try again');
-  await countAudit(1);
+    { tenantId: t, actor, entityType: 'Payment', entityId: id, action: 'Created', changes: { amountMinor: money.minor, currency: input.currency, provider, paymentMethodId: method?.id ?? null } },
+    now,
+    'The payment could not be recorded; try again',
+  );
   countMetric('Payment', 'Pending');
 
   const gateway = await paymentGateway(provider);
@@ -94,21 +93,18 @@ export async function requestRefund(t: string, paymentId: string, reason: string
   if (!payment) throw notFound('Payment');
   if (Number(payment.status) !== PaymentStatus.Paid) throw conflict('Only a Paid payment can be refunded', 'PAYMENT_NOT_REFUNDABLE');
   const now = new Date().toISOString();
-  const outcome = await transact([
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: key,
-        UpdateExpression: 'SET refundRequestedAt = :now, refundReason = :reason, updatedAt = :now',
-        ConditionExpression: '#status = :paid AND attribute_not_exists(refundRequestedAt)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':now': now, ':reason': reason, ':paid': PaymentStatus.Paid },
-      },
-    },
-    auditPut({ entityType: 'Payment', entityId: paymentId, action: 'RefundRequested', changes: { reason }, actor, tenantId: t }, now),
-  ]);
-  if (!outcome.ok) throw conflict('A refund of this payment was already requested', 'REFUND_ALREADY_REQUESTED');
-  await countAudit(1);
+  await commitChange(
+    [
+      updateItem(key, { refundRequestedAt: now, refundReason: reason, updatedAt: now }, {
+        condition: '#status = :paid AND attribute_not_exists(refundRequestedAt)',
+        names: { '#status': 'status' },
+        values: { ':paid': PaymentStatus.Paid },
+      }),
+    ],
+    { tenantId: t, actor, entityType: 'Payment', entityId: paymentId, action: 'RefundRequested', changes: { reason } },
+    now,
+    conflict('A refund of this payment was already requested', 'REFUND_ALREADY_REQUESTED'),
+  );
   try {
     const gateway = await paymentGateway(Number(payment.provider) as ProviderId);
     await gateway.refund({ tenantId: t, paymentId, providerReferenceId: String(payment.providerReferenceId), amountMinor: Number(payment.amountMinor), currency: String(payment.currency) });

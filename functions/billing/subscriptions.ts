@@ -2,6 +2,7 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../shared/auth/access-token.ts';
 import { getItem } from '../../shared/data/collection.ts';
 import { auditPut, countAudit } from '../../shared/data/audit.ts';
+import { commitChange, updateItem } from '../../shared/data/commit.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { queryItems } from '../../shared/data/query.ts';
 import { transact, type TransactItem } from '../../shared/data/transact.ts';
@@ -85,26 +86,18 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
       ExpressionAttributeValues: replaced ? { ':pending': 'pending', ':old': replaced.id } : { ':cancelled': 'cancelled' },
     },
   };
-  const cancelReplaced: TransactItem[] = replaced
-    ? [
-        {
-          Update: {
-            TableName: config.tableName,
-            Key: billingKeys.subscription(t, String(replaced.id)),
-            UpdateExpression: 'SET #status = :cancelled, awaitingCheckout = :false, cancelledAt = :at, updatedAt = :at',
-            ConditionExpression: 'awaitingCheckout = :true',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':cancelled': SubscriptionStatus.Cancelled, ':false': false, ':true': true, ':at': at },
-          },
-        },
-      ]
-    : [];
+  const cancelReplaced = replaced
+    ? updateItem(billingKeys.subscription(t, String(replaced.id)), { status: SubscriptionStatus.Cancelled, awaitingCheckout: false, cancelledAt: at, updatedAt: at }, {
+        condition: 'awaitingCheckout = :true',
+        values: { ':true': true },
+      })
+    : null;
   // Nothing may point at the new checkout when the write fails: it is closed so it can never be paid.
   const closeCheckout = () => gateway.expireCheckout(checkout.sessionId).catch(() => false);
   const outcome = await transact([
     { Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
     pointer,
-    ...cancelReplaced,
+    ...(cancelReplaced ? [cancelReplaced] : []),
     auditPut({ entityType: 'Subscription', entityId: id, action: 'Created', changes: { planId: plan.id, billingPeriod: plan.billingPeriod, trialDays }, actor, tenantId: t }, at),
   ]).catch(async (err: unknown) => {
     await closeCheckout();
@@ -184,22 +177,18 @@ export async function extendTrial(t: string, days: number, actor: Principal) {
   const from = String(sub.trialExpiresAt);
   const until = addDays(from, days);
   const now = new Date().toISOString();
-  const outcome = await transact([
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: billingKeys.subscription(t, String(sub.id)),
-        UpdateExpression: 'SET trialExpiresAt = :until, renewalDate = :until, updatedAt = :now',
-        ConditionExpression: '#status = :trialing AND trialExpiresAt = :from',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':until': until, ':now': now, ':trialing': SubscriptionStatus.Trialing, ':from': from },
-      },
-    },
-    { Update: { TableName: config.tableName, Key: keys.platformItem('TENANT', t), UpdateExpression: 'SET trialExpiresAt = :until', ExpressionAttributeValues: { ':until': until } } },
-    auditPut({ entityType: 'Subscription', entityId: String(sub.id), action: 'TrialExtended', changes: { additionalDays: days, trialExpiresAt: until }, actor, tenantId: t }, now),
-  ]);
-  if (!outcome.ok) throw conflict('The subscription changed meanwhile; try again');
-  await countAudit(1);
+  await commitChange(
+    [
+      updateItem(billingKeys.subscription(t, String(sub.id)), { trialExpiresAt: until, renewalDate: until, updatedAt: now }, {
+        condition: '#status = :trialing AND trialExpiresAt = :from',
+        names: { '#status': 'status' },
+        values: { ':trialing': SubscriptionStatus.Trialing, ':from': from },
+      }),
+      updateItem(keys.platformItem('TENANT', t), { trialExpiresAt: until }),
+    ],
+    { tenantId: t, actor, entityType: 'Subscription', entityId: String(sub.id), action: 'TrialExtended', changes: { additionalDays: days, trialExpiresAt: until } },
+    now,
+  );
   return toCurrentSubscription({ ...sub, trialExpiresAt: until, renewalDate: until });
 }
 

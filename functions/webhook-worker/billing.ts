@@ -1,5 +1,6 @@
 import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import { putNew, getItem } from '../../shared/data/collection.ts';
+import { getItem, putNew } from '../../shared/data/collection.ts';
+import { updateItem } from '../../shared/data/commit.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { transact, type TransactItem } from '../../shared/data/transact.ts';
 import type { BillingAction } from '../../shared/billing/events.ts';
@@ -8,7 +9,6 @@ import { derivedUuid, INVOICE_STATUS_LABEL, newInvoice, newPayment } from '../..
 import { addDays, addPeriod, billingKeys, InvoiceStatus, PaymentProvider, PaymentStatus, SubscriptionStatus, type Item } from '../../shared/billing/records.ts';
 import type { PaymentProviderName } from '../../shared/billing/signatures.ts';
 import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
-import { config } from '../../shared/platform/config.ts';
 import { logger } from '../../shared/runtime/logger.ts';
 import { countMetric } from '../../shared/runtime/metrics.ts';
 import { PLANS } from '../../shared/reference/plans.ts';
@@ -22,19 +22,9 @@ export interface WebhookPayload {
 
 const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
 
-const update = (key: { pk: string; sk: string }, set: Record<string, unknown>, condition?: { expression: string; values: Record<string, unknown> }): TransactItem => {
-  const fields = Object.entries(set);
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: key,
-      UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
-      ExpressionAttributeNames: { ...Object.fromEntries(fields.map(([k], i) => [`#f${i}`, k])), ...(condition?.expression.includes('#status') ? { '#status': 'status' } : {}) },
-      ExpressionAttributeValues: { ...Object.fromEntries(fields.map(([, v], i) => [`:f${i}`, v])), ...condition?.values },
-      ...(condition ? { ConditionExpression: condition.expression } : {}),
-    },
-  };
-};
+/** A SET update under an optional condition (`#status` stands for the reserved word `status`). */
+const update = (key: { pk: string; sk: string }, set: Record<string, unknown>, condition?: { expression: string; values: Record<string, unknown> }): TransactItem =>
+  updateItem(key, set, condition && { condition: condition.expression, values: condition.values, ...(condition.expression.includes('#status') ? { names: { '#status': 'status' } } : {}) });
 
 /** What applying one event writes; `outcome` is kept on the event's marker. */
 interface Plan {

@@ -1,10 +1,9 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../auth/access-token.ts';
-import { auditPut, countAudit } from '../data/audit.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { commitChange, type Change } from '../data/commit.ts';
 import { keys } from '../data/keys.ts';
-import { queryItems } from '../data/query.ts';
-import { transact, type TransactItem } from '../data/transact.ts';
-import { conflict, notFound } from '../http/errors.ts';
+import { keysById, queryItems } from '../data/query.ts';
+import type { TransactItem } from '../data/transact.ts';
+import { notFound } from '../http/errors.ts';
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
 
@@ -85,46 +84,17 @@ export const siteItems = (siteId: string, prefix: string, consistent = true) =>
  * the byId index gives its partition, whose key holds the site id.
  */
 export async function siteOfRecord(kind: 'PAGE' | 'POST', id: string, label: string): Promise<string> {
-  const found = await ddb().send(
-    new QueryCommand({
-      TableName: config.tableName,
-      IndexName: 'byId',
-      KeyConditionExpression: '#id = :id',
-      ExpressionAttributeNames: { '#id': 'id' },
-      ExpressionAttributeValues: { ':id': id.toLowerCase() },
-    }),
-  );
   const prefix = keys.siteContent('');
-  for (const item of found.Items ?? []) {
+  for (const item of await keysById(id.toLowerCase())) {
     const pk = String(item.pk);
     if (pk.startsWith(prefix) && item.sk === `${kind}#${id.toLowerCase()}`) return pk.slice(prefix.length);
   }
   throw notFound(label);
 }
 
-export interface Change {
-  actor: Principal | null;
-  tenantId: string | null;
-  entityType: string;
-  entityId: string;
-  action: string;
-  changes: Record<string, unknown> | null;
-}
-
-/**
- * One transaction of the change's items plus its audit entry. A failed condition is 409 with the
- * message of the first failing item (`conflicts[i]`), else the generic one.
- */
-export async function commit(items: (TransactItem | null)[], change: Change, conflicts: Record<number, string> = {}, now = new Date().toISOString()) {
-  const list = items.filter((i): i is TransactItem => i !== null);
-  const indexOf = new Map(items.map((item, i) => [item, i]));
-  const outcome = await transact([...list, auditPut({ ...change }, now)]);
-  if (!outcome.ok) {
-    const first = outcome.failedAt.map((i) => indexOf.get(list[i]!)).find((i) => i !== undefined && conflicts[i]);
-    throw conflict(first !== undefined ? conflicts[first]! : 'The record changed meanwhile; try again');
-  }
-  await countAudit(1);
-}
+/** One transaction of the change's items plus its audit entry; `conflicts[i]` names why item i failed (409). */
+export const commit = (items: (TransactItem | null)[], change: Change, conflicts: Record<number, string> = {}, now = new Date().toISOString()) =>
+  commitChange(items, change, now, conflicts);
 
 export const put = (item: Item, condition?: string, values?: Item): TransactItem => ({
   Put: { TableName: config.tableName, Item: item, ...(condition ? { ConditionExpression: condition } : {}), ...(values ? { ExpressionAttributeValues: values } : {}) },

@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/access-token.ts';
-import { conflict, notFound } from '../http/errors.ts';
+import { ApiError, conflict, notFound } from '../http/errors.ts';
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
 import { auditPut, countAudit } from './audit.ts';
@@ -17,7 +17,7 @@ export async function readOr404(key: Key, what: string): Promise<Item> {
 }
 
 export interface Change {
-  tenantId: string;
+  tenantId: string | null;
   actor: Principal | null;
   entityType: string;
   entityId: string;
@@ -26,15 +26,26 @@ export interface Change {
 }
 
 /**
- * One transaction of a change's items plus its audit entry. A failed condition is 409 with
- * `conflictMessage`: the record moved on between the read and the write.
+ * What a failed condition answers: one message (409), a message per item index of `items` as
+ * given (the first failing item with a message wins, else the generic 409), or an error of its own.
  */
-export async function commitChange(items: (TransactItem | null)[], change: Change, now = new Date().toISOString(), conflictMessage = 'The record changed meanwhile; try again') {
+export type OnConflict = string | Readonly<Record<number, string>> | ApiError;
+const GENERIC_CONFLICT = 'The record changed meanwhile; try again';
+
+/** One transaction of a change's items plus its audit entry; a failed condition answers `onConflict`. */
+export async function commitChange(items: (TransactItem | null)[], change: Change, now = new Date().toISOString(), onConflict: OnConflict = GENERIC_CONFLICT) {
+  const list = items.filter((i): i is TransactItem => i !== null);
   const outcome = await transact([
-    ...items.filter((i): i is TransactItem => i !== null),
+    ...list,
     auditPut({ entityType: change.entityType, entityId: change.entityId, action: change.action, changes: change.changes, actor: change.actor, tenantId: change.tenantId }, now),
   ]);
-  if (!outcome.ok) throw conflict(conflictMessage);
+  if (!outcome.ok) {
+    if (onConflict instanceof ApiError) throw onConflict;
+    if (typeof onConflict === 'string') throw conflict(onConflict);
+    const indexOf = new Map(items.map((item, i) => [item, i]));
+    const first = outcome.failedAt.map((i) => indexOf.get(list[i]!)).find((i) => i !== undefined && onConflict[i]);
+    throw conflict(first !== undefined ? onConflict[first]! : GENERIC_CONFLICT);
+  }
   await countAudit(1);
 }
 

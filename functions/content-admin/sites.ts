@@ -9,15 +9,7 @@ import { deletePrefix, sitePrefix } from '../../shared/content/objects.ts';
 import { claims, commit, del, getSite, put, read, siteItems, siteKey, SITES, toSite, type Item, type SiteRecord } from '../../shared/content/store.ts';
 import { config } from '../../shared/platform/config.ts';
 
-export interface SiteInput {
-  tenantId: string;
-  domain: string;
-  isMaster: boolean;
-  defaultLocale: string;
-  themeConfig: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  isActive: boolean;
-}
+export type SiteInput = Omit<SiteRecord, 'id' | 'cacheVersion' | 'createdAt' | 'updatedAt'>;
 
 export const siteView = ({ cacheVersion: _v, ...site }: SiteRecord) => site;
 const siteItem = (r: SiteRecord) => ({ ...siteKey(r.id), ...keys.newestFirst(SITES, r.createdAt, r.id), ...r });

@@ -1,6 +1,7 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { forbidden, notFound, validationError } from '../http/errors.ts';
 import { keys, type TenantCollection } from '../data/keys.ts';
+import { keysById } from '../data/query.ts';
 import { ddb } from '../platform/aws.ts';
 import { config } from '../platform/config.ts';
 import type { Principal } from './access-token.ts';
@@ -43,16 +44,7 @@ export interface RecordRef {
  */
 export async function scopeRecord(principal: Principal, requested: string | null | undefined, record: RecordRef, field = 'query.tenantId'): Promise<string> {
   if (!isSystemAdmin(principal) || requested) return scopeTenant(principal, requested, field);
-  const found = await ddb().send(
-    new QueryCommand({
-      TableName: config.tableName,
-      IndexName: 'byId',
-      KeyConditionExpression: '#id = :id',
-      ExpressionAttributeNames: { '#id': 'id' },
-      ExpressionAttributeValues: { ':id': record.id },
-    }),
-  );
-  for (const item of found.Items ?? []) {
+  for (const item of await keysById(record.id)) {
     const tenantId = item.sk === record.id ? keys.tenantOfItem(String(item.pk), record.collection) : null;
     if (tenantId) return tenantId;
   }

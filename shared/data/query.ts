@@ -1,5 +1,6 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '../platform/aws.ts';
+import { config } from '../platform/config.ts';
 
 /**
  * Items of a Query, following pages until `wanted` items are read or the key range ends.
@@ -34,4 +35,18 @@ export async function queryCount(input: QueryCommandInput): Promise<number> {
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return count;
+}
+
+/** Every item whose `id` attribute is `id`, from the keys-only byId index (one Query): where a record lives. */
+export async function keysById(id: string): Promise<Record<string, unknown>[]> {
+  const out = await ddb().send(
+    new QueryCommand({
+      TableName: config.tableName,
+      IndexName: 'byId',
+      KeyConditionExpression: '#id = :id',
+      ExpressionAttributeNames: { '#id': 'id' },
+      ExpressionAttributeValues: { ':id': id },
+    }),
+  );
+  return out.Items ?? [];
 }

@@ -1,10 +1,8 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/data/keys.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
 import { twoTenants } from '../support/fixtures.ts';
 import { caller } from '../support/invoke.ts';
+import { listNewestFirst } from '../../shared/data/collection.ts';
 
 const P = '/api/prompts';
 let ctx: Awaited<ReturnType<typeof twoTenants>>;
@@ -27,17 +25,7 @@ const newVersion = async (id: string, note = 'next') => {
   return res.json.result as { id: string; versionNumber: string; status: string; changedBy: string };
 };
 const auditOf = async (entityId: string) =>
-  (
-    await ddb().send(
-      new QueryCommand({
-        TableName: config.tableName,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.platformCollection('AUDIT'), ':e': entityId },
-        FilterExpression: 'entityId = :e',
-      }),
-    )
-  ).Items ?? [];
+  (await listNewestFirst<{ action: string }>(keys.platformCollection('AUDIT'), { page: 1, pageSize: 100, where: { entityId } })).items;
 
 describe('prompts', () => {
   it('create stores the fields, extracts placeholders and makes version 1 a Draft', async () => {

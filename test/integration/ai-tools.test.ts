@@ -1,4 +1,4 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../shared/data/keys.ts';
 import { ddb } from '../../shared/platform/aws.ts';
@@ -6,6 +6,7 @@ import { config } from '../../shared/platform/config.ts';
 import { BUILT_IN_TOOLS, CHAT_CHANNELS } from '../../shared/reference/built-in-tools.ts';
 import { twoTenants } from '../support/fixtures.ts';
 import { caller } from '../support/invoke.ts';
+import { listNewestFirst } from '../../shared/data/collection.ts';
 
 const T = '/api/tools';
 let ctx: Awaited<ReturnType<typeof twoTenants>>;
@@ -26,21 +27,7 @@ const newTool = async (code = 'db_query', extra: Record<string, unknown> = {}) =
   return res.json.result as { id: string; status: string; displayName: string; configParams: Record<string, unknown> };
 };
 const auditActions = async (entityId: string) =>
-  (
-    (
-      await ddb().send(
-        new QueryCommand({
-          TableName: config.tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.platformCollection('AUDIT'), ':e': entityId },
-          FilterExpression: 'entityId = :e',
-        }),
-      )
-    ).Items ?? []
-  )
-    .map((a) => a.action as string)
-    .sort();
+  (await listNewestFirst<{ action: string }>(keys.platformCollection('AUDIT'), { page: 1, pageSize: 100, where: { entityId } })).items.map((a) => a.action).sort();
 
 describe('built-in tools', () => {
   it('lists the spec catalog with stable ids and a send-message tool for five chat channels', async () => {

@@ -1,10 +1,11 @@
 import { issueAccessToken, verifyAccessToken } from '../shared/auth/access-token.ts';
-import { hashPassword, SCRYPT_PARAMS, verifyPassword } from '../shared/auth/password.ts';
+import { hashPassword, scryptParams, verifyPassword } from '../shared/auth/password.ts';
 import { invoke, prepare, type Harness } from './harness.ts';
 import { median, percentile } from './stats.ts';
 
 /** The label comes from the code's own cost parameters, so it cannot drift from them. */
-const SCRYPT_LABEL = `scrypt N=2^${Math.log2(SCRYPT_PARAMS.N)}, r=${SCRYPT_PARAMS.r}, p=${SCRYPT_PARAMS.p}`;
+const cost = scryptParams();
+const SCRYPT_LABEL = `scrypt N=2^${Math.log2(cost.N)}, r=${cost.r}, p=${cost.p}`;
 
 export interface AuthResult {
   signIn: { method: string; runs: number; medianMs: number; ddbRequests: number | null; commands?: string[]; note?: string };

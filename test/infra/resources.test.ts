@@ -174,6 +174,8 @@ describe('functions', () => {
       else expect(targetId(env.TABLE_NAME), name).toMatch(/^DataTable/);
       expect(env.PUBLIC_BASE_URL['Fn::GetAtt'][1]).toBe('ApiEndpoint');
       expect(env.NODE_OPTIONS).toBeUndefined();
+      // The test tiers' cheap password hash cost (set in this very process) never reaches a function.
+      expect(env.SCRYPT_TEST_LOG2_N, name).toBeUndefined();
       expect('VAULT_KMS_KEY_ID' in env, name).toBe(name === 'vault' || name === 'jobs-worker');
     }
     expect(Object.keys(fn('vault').Environment.Variables)).toContain('JOBS_QUEUE_URL');

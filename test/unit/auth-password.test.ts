@@ -1,14 +1,14 @@
 import { safeParse } from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { newPassword } from '../../shared/auth/password-policy.ts';
-import { SCRYPT_PARAMS, dummyHash, hashPassword, needsRehash, verifyPassword } from '../../shared/auth/password.ts';
+import { SCRYPT_PARAMS, dummyHash, hashPassword, needsRehash, scryptParams, verifyPassword } from '../../shared/auth/password.ts';
 
 // Cheap parameters for most cases; one test proves the production setting.
-const FAST = { N: 2 ** 12, r: 8, p: 1 } as const;
+const FAST = { N: 2 ** 11, r: 8, p: 1 } as const;
 
 describe('password hashing', () => {
   it('stores scheme, the OWASP scrypt parameters, salt and key, and verifies', async () => {
-    const hash = await hashPassword('Sturdy-Pass-42');
+    const hash = await hashPassword('Sturdy-Pass-42', scryptParams({}));
     const [scheme, n, r, p, salt, key] = hash.split('$');
     expect([scheme, Number(n), Number(r), Number(p)]).toEqual(['scrypt', 2 ** 17, 8, 1]);
     expect(Buffer.from(salt!, 'base64url')).toHaveLength(16);
@@ -16,6 +16,14 @@ describe('password hashing', () => {
     expect(await verifyPassword('Sturdy-Pass-42', hash)).toBe(true);
     expect(await verifyPassword('Sturdy-Pass-43', hash)).toBe(false);
     expect(needsRehash(hash)).toBe(false);
+  });
+
+  it('hashes at the cost the test tiers name, and nowhere below 2^10', async () => {
+    expect(scryptParams({})).toEqual({ N: 2 ** 17, r: 8, p: 1 });
+    expect(scryptParams({ SCRYPT_TEST_LOG2_N: '12' })).toEqual({ N: 2 ** 12, r: 8, p: 1 });
+    for (const bad of ['9', '18', '12.5', 'twelve']) expect(() => scryptParams({ SCRYPT_TEST_LOG2_N: bad })).toThrow(/SCRYPT_TEST_LOG2_N/);
+    // vitest.config.ts sets 12: the default hash of the test tiers is cheap.
+    expect((await hashPassword('Sturdy-Pass-42')).split('$')[1]).toBe(String(2 ** 12));
   });
 
   it('salts every hash and verifies with the parameters stored in the hash', async () => {
@@ -33,9 +41,9 @@ describe('password hashing', () => {
     expect(await verifyPassword('x', '')).toBe(false);
   });
 
-  it('offers a dummy hash (same cost) that no password matches', async () => {
+  it('offers a dummy hash (same cost as a real one) that no password matches', async () => {
     const dummy = await dummyHash();
-    expect(dummy).toMatch(/^scrypt\$131072\$8\$1\$/);
+    expect(dummy.split('$')[1]).toBe(String(scryptParams().N));
     expect(await dummyHash()).toBe(dummy);
     expect(await verifyPassword('', dummy)).toBe(false);
   });

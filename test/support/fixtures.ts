@@ -1,3 +1,4 @@
+import { vi } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/data/keys.ts';
 import { transact } from '../../shared/data/transact.ts';
@@ -46,11 +47,14 @@ export const userRecord = (overrides: Partial<UserRecord> & Pick<UserRecord, 'em
 });
 
 /**
- * Waits, when needed, until at least `needMs` remain in the current fixed rate-limit window, so a
- * test that makes N requests and expects the (N+1)th refused never straddles two windows.
+ * Runs `burst` with the wall clock stopped (timers still run), so a test that makes N requests and
+ * expects the (N+1)th refused never straddles two fixed rate-limit windows, however slow the machine.
  */
-export async function awayFromWindowEdge(windowSeconds: number, needMs = 15_000) {
-  const windowMs = windowSeconds * 1000;
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
+export async function inOneRateWindow<T>(burst: () => Promise<T>): Promise<T> {
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+  try {
+    return await burst();
+  } finally {
+    vi.useRealTimers();
+  }
 }

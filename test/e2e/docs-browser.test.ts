@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
+import { errors, type Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.ts';
 import { e2e } from '../support/e2e.ts';
@@ -30,6 +30,7 @@ describe('API reference page in a browser', () => {
       outside.push(url);
       return route.abort();
     });
+    page.on('crash', () => problems.push('the page crashed'));
     page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
     page.on('console', (msg) => {
       if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
@@ -53,8 +54,22 @@ describe('API reference page in a browser', () => {
     // Assess
     expect(response.status()).toBe(200);
     // Swagger UI may re-render the 168-operation page while it settles: poll rather than read once.
-    const body = () => live.locator('tbody .response-col_description').first().textContent({ timeout: 5_000 }).catch(() => '');
-    await expect.poll(body, { timeout: 45_000 }).toContain('"status": "ok"');
+    const body = () =>
+      live
+        .locator('tbody .response-col_description')
+        .first()
+        .textContent({ timeout: 5_000 })
+        .catch((err: unknown) => {
+          if (err instanceof errors.TimeoutError) return '';
+          throw err;
+        });
+    await expect
+      .poll(body, { timeout: 45_000 })
+      .toContain('"status": "ok"')
+      .catch(async (err: unknown) => {
+        writeFileSync(`${OUTPUT_DIR}docs-health.html`, await health.innerHTML({ timeout: 5_000 }).catch((e: Error) => e.message));
+        throw err;
+      });
     expect(outside, 'requests to anywhere but the local server').toEqual([]);
     expect(problems).toEqual([]);
     await page.close();

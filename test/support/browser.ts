@@ -13,6 +13,8 @@ const SYSTEM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+/** The packaged build has no GPU stack of its own: software GL, as the package sets it. */
+const PACKAGED_ARGS = ['--use-gl=angle', '--use-angle=swiftshader', '--disable-dev-shm-usage'];
 
 /**
  * A headless Chromium for browser tests with no setup step: the system's if installed, else the
@@ -23,5 +25,7 @@ export async function launchBrowser(): Promise<Browser> {
   const system = SYSTEM_CHROMIUM.find((path) => existsSync(path));
   if (system) return chromium.launch({ executablePath: system, args: SYSTEM_ARGS, timeout: 60_000 });
   const { default: packaged } = await import('@sparticuz/chromium');
-  return chromium.launch({ executablePath: await packaged.executablePath(), args: packaged.args, headless: true, timeout: 60_000 });
+  // Not the package's own flags: they suit Lambda, not a test (--single-process, which Playwright does
+  // not support and is suspected in a CI run whose page stopped answering; web security turned off).
+  return chromium.launch({ executablePath: await packaged.executablePath(), args: [...SYSTEM_ARGS, ...PACKAGED_ARGS], timeout: 60_000 });
 }

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
-import { esbuildOptionsFor } from '../lib/bundling.ts';
+import { afterBundlingFor, esbuildOptionsFor } from '../lib/bundling.ts';
 import { childEnv } from './cold-init.ts';
 import { OUT_DIR, ROOT, type BenchFunction } from './functions.ts';
 import {
@@ -59,6 +59,8 @@ const packageOf = (input: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec
 export async function bundleFunction(fn: BenchFunction): Promise<BundleResult> {
   const outfile = join(OUT_DIR, fn.name, 'index.mjs');
   const metafile = await buildLikeCdk(fn.entry, outfile);
+  // What the CDK runs after esbuild (lazy packages beside the bundle): the asset is complete.
+  for (const command of afterBundlingFor(fn.name)(ROOT, dirname(outfile))) await promisify(execFile)('sh', ['-c', command]);
   const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith('.mjs') || path.endsWith('.js'))![1];
   const contributing = Object.entries(output.inputs).filter(([, v]) => v.bytesInOutput > 0);
   const byPackage = new Map<string, number>();

@@ -45,9 +45,13 @@ export async function importOnce(file: string): Promise<ImportTiming> {
 
 export interface ColdInit {
   runs: number;
-  /** Median ms of the import alone (function, floor) and their ratio: the target. */
+  /** Median ms of the import alone (function, floor). */
   importMs: number;
   floorImportMs: number;
+  /**
+   * The target: the median of the per-pair ratios (each function run over the floor run beside
+   * it). The machine's speed drifts over a run; a pair shares the moment, so the drift cancels.
+   */
   importRatio: number;
   /** Median ms from process start to "imported" and their ratio (information: Node's boot pulls it toward 1). */
   startMs: number;
@@ -59,7 +63,7 @@ export interface ColdInit {
   cpuRatio: number;
 }
 
-/** Function and floor alternate in one loop (order flipped every run), after one discarded run each. */
+/** Function and floor alternate in pairs (order flipped every pair), after one discarded run each. */
 export async function measureColdInit(fnFile: string, floorFile: string, runs: number): Promise<ColdInit> {
   await importOnce(fnFile);
   await importOnce(floorFile);
@@ -84,7 +88,7 @@ export async function measureColdInit(fnFile: string, floorFile: string, runs: n
     runs,
     importMs,
     floorImportMs,
-    importRatio: ratio(importMs, floorImportMs),
+    importRatio: median(fn.map((t, i) => ratio(t.importMs, floor[i]!.importMs))),
     startMs,
     floorStartMs,
     startRatio: ratio(startMs, floorStartMs),

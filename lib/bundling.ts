@@ -1,5 +1,6 @@
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
+import { basename, dirname } from 'node:path';
 import { copyDocsAssetsCommands } from '../functions/system/docs-assets.ts';
 
 /**
@@ -24,21 +25,60 @@ export const BUNDLING = {
   banner: REQUIRE_BANNER,
 } satisfies BundlingOptions;
 
-/** A function's bundling: BUNDLING, plus the files it reads at run time copied beside its bundle. */
+/**
+ * Packages a function loads only on first use (`await import(...)`): PDF rendering, HTML
+ * sanitizing, multipart parsing. Inlined in the bundle, their code would be parsed at every cold
+ * start (pdf-lib alone is 440 KB). They stay external, and afterBundling builds each into
+ * `node_modules/<package>/index.mjs` beside the bundle with the same esbuild settings, so the asset
+ * still carries everything the function runs and `cdk synth` needs no npm install (offline).
+ */
+export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
+  billing: ['pdf-lib'],
+  'webhook-worker': ['pdf-lib'],
+  'content-admin': ['sanitize-html', 'busboy'],
+};
+
+export const lazyPackagesOf = (name: string): readonly string[] => LAZY_PACKAGES[name] ?? [];
+
+/** Shell commands that build `packages` into `<outputDir>/node_modules` (one ESM file each). */
+export const lazyPackageCommands =
+  (packages: readonly string[]) =>
+  (inputDir: string, outputDir: string): string[] =>
+    packages.flatMap((pkg) => {
+      const dir = `${outputDir}/node_modules/${pkg}`;
+      return [
+        `"${inputDir}/node_modules/.bin/esbuild" ${pkg} --bundle --platform=node --format=esm --target=${NODE_TARGET} --minify ` +
+          `--main-fields=${BUNDLING.mainFields.join(',')} "--banner:js=${BUNDLING.banner}" --log-level=warning --outfile="${dir}/index.mjs"`,
+        `echo '{"type":"module","main":"index.mjs"}' > "${dir}/package.json"`,
+      ];
+    });
+
+/** What runs after esbuild for a function: the files it reads at run time and its lazy packages. */
+export const afterBundlingFor =
+  (name: string) =>
+  (inputDir: string, outputDir: string): string[] => [
+    ...(name === 'system' ? copyDocsAssetsCommands(inputDir, outputDir) : []),
+    ...lazyPackageCommands(lazyPackagesOf(name))(inputDir, outputDir),
+  ];
+
+/** A function's bundling: BUNDLING, its lazy packages external, then `afterBundlingFor`. */
 export function bundlingFor(name: string): BundlingOptions {
-  if (name !== 'system') return BUNDLING;
+  const lazy = lazyPackagesOf(name);
+  if (name !== 'system' && !lazy.length) return BUNDLING;
   return {
     ...BUNDLING,
-    commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: copyDocsAssetsCommands },
+    externalModules: [...lazy],
+    commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: afterBundlingFor(name) },
   };
 }
 
 /**
- * The esbuild options the CDK uses for `BUNDLING` (see aws-lambda-nodejs `buildEsbuildArgs`):
- * `--bundle --platform=node --target --format --minify --main-fields --banner:js`, no externals,
- * no source map. The caller adds `outfile` (the CDK writes `index.mjs`).
+ * The esbuild options the CDK uses for `bundlingFor(name)` (see aws-lambda-nodejs
+ * `buildEsbuildArgs`): `--bundle --platform=node --target --format --minify --main-fields
+ * --banner:js`, the lazy packages external, no source map. The caller adds `outfile` (the CDK
+ * writes `index.mjs`) and runs `afterBundlingFor(name)`.
  */
-export function esbuildOptionsFor(entry: string): BuildOptions {
+export function esbuildOptionsFor(entry: string, name = basename(dirname(entry))): BuildOptions {
   return {
     entryPoints: [entry],
     bundle: true,
@@ -48,7 +88,7 @@ export function esbuildOptionsFor(entry: string): BuildOptions {
     mainFields: [...BUNDLING.mainFields],
     minify: BUNDLING.minify,
     sourcemap: BUNDLING.sourceMap,
-    external: [...BUNDLING.externalModules],
+    external: [...(bundlingFor(name).externalModules ?? [])],
     banner: { js: BUNDLING.banner },
   };
 }

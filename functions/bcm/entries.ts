@@ -156,7 +156,7 @@ export async function deleteEntry(t: string, biaId: string, id: string, actor: P
 /** PUT .../{part}: validates every item against the part's schema, then replaces the list. */
 export async function replacePart(t: string, biaId: string, id: string, part: string, items: unknown[], actor: Principal) {
   if (!(BIA_PARTS as readonly string[]).includes(part)) throw notFound('Entry part');
-  const schema = PART_ITEMS[part as BiaPart];
+  const schema = PART_ITEMS()[part as BiaPart];
   const issues: { path: string; message: string }[] = [];
   const parsed = items.map((value, i) => {
     const out = safeParse(schema, value);

@@ -1,4 +1,5 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Principal } from '../../shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst } from '../../shared/data/collection.ts';
 import { keys } from '../../shared/data/keys.ts';
@@ -117,7 +118,6 @@ export async function presignUpload(siteId: string, input: { fileName: string; c
   const site = await getSite(siteId);
   const record = newRecord(site, input.folder, input.fileName, declared, input.size, 'pending');
   await saveRecord(site, record, actor, 'presign-upload');
-  const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
   const uploadUrl = await getSignedUrl(s3(), new PutObjectCommand({ Bucket: config.mediaBucket, Key: record.key, ContentType: declared, ContentLength: input.size }), {
     expiresIn: UPLOAD_URL_SECONDS,
     signableHeaders: new Set(['content-type', 'content-length']),

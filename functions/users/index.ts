@@ -16,7 +16,7 @@ function updateIssues(rawBody: string | undefined) {
   } catch {
     value = undefined;
   }
-  const parsed = safeParse(userUpdateBody, value);
+  const parsed = safeParse(userUpdateBody(), value);
   return parsed.success ? [] : parsed.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
 }
 

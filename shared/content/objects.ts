@@ -1,4 +1,5 @@
-import { DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config } from '../platform/config.ts';
 import { s3 } from '../platform/s3.ts';
 
@@ -19,8 +20,10 @@ export async function deletePrefix(prefix: string) {
   } while (ContinuationToken);
 }
 
-/** A presigned GET (signed locally: no network call). The presigner is loaded on first use. */
+/**
+ * A presigned GET (signed locally: no network call). Imported statically like the S3 client: a
+ * module both imported and `import()`ed is wrapped by esbuild and parsed twice at cold start.
+ */
 export async function presignGet(key: string, expiresInSeconds: number) {
-  const [{ getSignedUrl }, { GetObjectCommand }] = await Promise.all([import('@aws-sdk/s3-request-presigner'), import('@aws-sdk/client-s3')]);
   return getSignedUrl(s3(), new GetObjectCommand({ Bucket: config.mediaBucket, Key: key }), { expiresIn: expiresInSeconds });
 }

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, once } from './types.ts';
 import { pageOf, paging } from './schemas.ts';
 
-export const auditLogSchema = z.object({
+export const auditLogSchema = once(() => z.object({
   id: z.string(),
   entityType: z.string(),
   entityId: z.string(),
@@ -12,15 +12,15 @@ export const auditLogSchema = z.object({
   userName: z.string(),
   tenantId: z.nullable(z.string()),
   createdAt: z.string(),
-});
+}));
 
-export const integrationEventSchema = z.object({
+export const integrationEventSchema = once(() => z.object({
   id: z.string(),
   eventType: z.string(),
   data: z.nullable(z.string()),
   status: z.string(),
   createdAt: z.string(),
-});
+}));
 
 /** A calendar day (`2026-01-31`, the whole UTC day) or an instant (ISO 8601 with offset). */
 const dateOrDateTime = () => z.optional(z.union([z.iso.date(), z.iso.datetime({ offset: true })]));
@@ -37,13 +37,15 @@ export const adminRoutes = defineRoutes([
     summary:
       'Audit log entries, newest first; `startDate`/`endDate` bound createdAt inclusively (a date means the whole UTC day); `entityType` matches exactly',
     status: 200,
-    query: z.object({
-      startDate: dateOrDateTime(),
-      endDate: dateOrDateTime(),
-      entityType: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(64))),
-      ...paging,
+    schemas: () => ({
+      query: z.object({
+        startDate: dateOrDateTime(),
+        endDate: dateOrDateTime(),
+        entityType: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(64))),
+        ...paging(),
+      }),
+      response: pageOf(auditLogSchema()),
     }),
-    response: pageOf(auditLogSchema),
   },
   {
     id: 'admin.integrationEvents',
@@ -53,7 +55,9 @@ export const adminRoutes = defineRoutes([
     auth: systemAdmin,
     summary: 'Integration events, newest first',
     status: 200,
-    query: z.object({ ...paging }),
-    response: pageOf(integrationEventSchema),
+    schemas: () => ({
+      query: z.object({ ...paging() }),
+      response: pageOf(integrationEventSchema()),
+    }),
   },
 ]);

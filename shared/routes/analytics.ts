@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, once } from './types.ts';
 import { isoDateTime, uuid } from './schemas.ts';
 
 /** LLM and support analytics: read from per-day aggregates that the ingestion route maintains. */
 const read = { kind: 'bearer', permission: 'analytics:read' } as const;
-const tenantQuery = { tenantId: z.optional(uuid()) };
+const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 
 /** Records per ingestion call. */
 export const MAX_EVENTS_PER_CALL = 1000;
@@ -14,7 +14,7 @@ const utcDay = () =>
     z.regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date YYYY-MM-DD'),
     z.refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00.000Z`)) && new Date(`${v}T00:00:00.000Z`).toISOString().startsWith(v), 'Not a calendar date'),
   );
-const rangeQuery = z.object({ ...tenantQuery, startDate: z.optional(utcDay()), endDate: z.optional(utcDay()) });
+const rangeQuery = once(() => z.object({ ...tenantQuery(), startDate: z.optional(utcDay()), endDate: z.optional(utcDay()) }));
 
 /** The reporter's own id of a record: a retried batch with the same ids counts once. */
 const recordId = () => z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'Expected 1-100 characters of A-Z, a-z, 0-9, _ . : -'));
@@ -22,7 +22,7 @@ const count = (max: number) => z.int().check(z.minimum(0), z.maximum(max));
 const money = () => z.number().check(z.minimum(0), z.maximum(1_000_000));
 const label = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max), z.regex(/^[^\u0000-\u001f#]+$/, 'No control characters or #'));
 
-const llmCall = z.object({
+const llmCall = once(() => z.object({
   id: recordId(),
   tenantId: uuid(),
   model: label(100),
@@ -32,8 +32,8 @@ const llmCall = z.object({
   latencyMs: z.number().check(z.minimum(0), z.maximum(3_600_000)),
   isError: z.boolean(),
   timestamp: isoDateTime(),
-});
-const conversation = z.object({
+}));
+const conversation = once(() => z.object({
   id: recordId(),
   tenantId: uuid(),
   agentId: z.optional(z.nullable(uuid())),
@@ -43,22 +43,22 @@ const conversation = z.object({
   escalated: z.boolean(),
   escalationReason: z.optional(z.nullable(label(100))),
   csat: z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(5)))),
-});
-export const eventsBody = z
+}));
+export const eventsBody = once(() => z
   .object({
-    llmCalls: z._default(z.array(llmCall), []),
-    conversations: z._default(z.array(conversation), []),
+    llmCalls: z._default(z.array(llmCall()), []),
+    conversations: z._default(z.array(conversation()), []),
   })
   .check(
     z.refine((b) => b.llmCalls.length + b.conversations.length <= MAX_EVENTS_PER_CALL, {
       message: `At most ${MAX_EVENTS_PER_CALL} records per call (llmCalls and conversations together)`,
       path: ['llmCalls'],
     }),
-  );
+  ));
 
-const dailyCost = z.object({ date: z.string(), cost: z.number(), tokens: z.number() });
-const budgetAlert = z.object({ month: z.string(), currentSpendUsd: z.number(), limitUsd: z.number(), percentUsed: z.number(), projectedMonthEndSpendUsd: z.number() });
-export const llmAnalytics = z.object({
+const dailyCost = once(() => z.object({ date: z.string(), cost: z.number(), tokens: z.number() }));
+const budgetAlert = once(() => z.object({ month: z.string(), currentSpendUsd: z.number(), limitUsd: z.number(), percentUsed: z.number(), projectedMonthEndSpendUsd: z.number() }));
+export const llmAnalytics = once(() => z.object({
   startDate: z.string(),
   endDate: z.string(),
   totalRequests: z.number(),
@@ -68,12 +68,12 @@ export const llmAnalytics = z.object({
   errorRatePercent: z.number(),
   activeAgentCount: z.number(),
   modelBreakdown: z.array(
-    z.object({ modelName: z.string(), requests: z.number(), tokensUsed: z.number(), costUSD: z.number(), dailyCosts: z.array(dailyCost), p95LatencyMs: z.number(), p99LatencyMs: z.number() }),
+    z.object({ modelName: z.string(), requests: z.number(), tokensUsed: z.number(), costUSD: z.number(), dailyCosts: z.array(dailyCost()), p95LatencyMs: z.number(), p99LatencyMs: z.number() }),
   ),
   budget: z.object({ month: z.string(), monthlyBudgetUsd: z.nullable(z.number()), currentMonthSpendUsd: z.number() }),
-  budgetAlert: z.nullable(budgetAlert),
-});
-export const supportAnalytics = z.object({
+  budgetAlert: z.nullable(budgetAlert()),
+}));
+export const supportAnalytics = once(() => z.object({
   startDate: z.string(),
   endDate: z.string(),
   totalConversations: z.number(),
@@ -85,8 +85,8 @@ export const supportAnalytics = z.object({
   csatDistribution: z.array(z.object({ score: z.number(), count: z.number() })),
   hourlyHeatmap: z.array(z.object({ hour: z.number(), count: z.number() })),
   escalationReasons: z.array(z.object({ reason: z.string(), count: z.number(), percent: z.number() })),
-});
-const budget = z.object({ monthlyBudgetUsd: z.nullable(z.number()) });
+}));
+const budget = once(() => z.object({ monthlyBudgetUsd: z.nullable(z.number()) }));
 
 const A = '/api/analytics';
 const common = { group: 'analytics' } as const;
@@ -100,10 +100,12 @@ export const analyticsRoutes = defineRoutes([
     auth: read,
     summary: 'LLM usage for startDate..endDate (UTC days, both included, at most 366; default the last 30), with the budget alert from 80% of the monthly budget',
     status: 200,
-    query: rangeQuery,
-    response: llmAnalytics,
+    schemas: () => ({
+      query: rangeQuery(),
+      response: llmAnalytics(),
+    }),
   },
-  { ...common, id: 'analytics.support', method: 'GET', path: `${A}/support`, auth: read, summary: 'Support conversations for startDate..endDate (UTC days, both included, at most 366; default the last 30)', status: 200, query: rangeQuery, response: supportAnalytics },
+  { ...common, id: 'analytics.support', method: 'GET', path: `${A}/support`, auth: read, summary: 'Support conversations for startDate..endDate (UTC days, both included, at most 366; default the last 30)', status: 200, schemas: () => ({ query: rangeQuery(), response: supportAnalytics() }) },
   {
     ...common,
     id: 'analytics.budget.get',
@@ -112,8 +114,10 @@ export const analyticsRoutes = defineRoutes([
     auth: read,
     summary: "The tenant's monthly LLM budget in USD (null: none set, no alert)",
     status: 200,
-    query: z.object(tenantQuery),
-    response: budget,
+    schemas: () => ({
+      query: z.object(tenantQuery()),
+      response: budget(),
+    }),
   },
   {
     ...common,
@@ -123,9 +127,11 @@ export const analyticsRoutes = defineRoutes([
     auth: { kind: 'bearer', permission: 'billing:manage' },
     summary: "Set the tenant's monthly LLM budget in USD (null removes it)",
     status: 200,
-    query: z.object(tenantQuery),
-    body: z.object({ monthlyBudgetUsd: z.nullable(z.number().check(z.minimum(0.01), z.maximum(10_000_000))) }),
-    response: budget,
+    schemas: () => ({
+      query: z.object(tenantQuery()),
+      body: z.object({ monthlyBudgetUsd: z.nullable(z.number().check(z.minimum(0.01), z.maximum(10_000_000))) }),
+      response: budget(),
+    }),
   },
   {
     ...common,
@@ -136,7 +142,9 @@ export const analyticsRoutes = defineRoutes([
     summary: 'Internal: report LLM calls and finished conversations (at most 1000 records; a record id already counted is ignored)',
     status: 200,
     maxBodyBytes: 1024 * 1024,
-    body: eventsBody,
-    response: z.object({ accepted: z.number(), duplicates: z.number() }),
+    schemas: () => ({
+      body: eventsBody(),
+      response: z.object({ accepted: z.number(), duplicates: z.number() }),
+    }),
   },
 ]);

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { givenPassword, newPassword } from '../auth/password-policy.ts';
 import { email, nameText, nullResult, optionalText, text } from './schemas.ts';
-import { defineRoutes, type RateLimitRule } from './types.ts';
+import { defineRoutes, type RateLimitRule, once } from './types.ts';
 
 /** Sign-in, registration, external sign-in start and change-password: 5 per minute per IP. */
 export const SIGN_IN_LIMIT: RateLimitRule = { name: 'auth-signin', limit: 5, windowSeconds: 60 };
@@ -15,7 +15,7 @@ const opaqueToken = () =>
 const sixDigitCode = () => z.string().check(z.trim(), z.regex(/^\d{6}$/, 'Expected a 6-digit code'));
 const redirectUri = () => text(2048);
 
-export const authenticatedUserSchema = z.object({
+export const authenticatedUserSchema = once(() => z.object({
   id: z.string(),
   email: z.string(),
   firstName: z.string(),
@@ -24,26 +24,26 @@ export const authenticatedUserSchema = z.object({
   tenantId: z.nullable(z.string()),
   permissions: z.array(z.string()),
   avatarUrl: z.nullable(z.string()),
-});
+}));
 
-export const authResultSchema = z.object({
+export const authResultSchema = once(() => z.object({
   accessToken: z.string(),
   refreshToken: z.string(),
   expiresIn: z.number(),
-  user: authenticatedUserSchema,
+  user: authenticatedUserSchema(),
   requiredEmailVerification: z.boolean(),
-});
+}));
 
-export const tokenPairSchema = z.object({ accessToken: z.string(), refreshToken: z.string(), expiresIn: z.number() });
+export const tokenPairSchema = once(() => z.object({ accessToken: z.string(), refreshToken: z.string(), expiresIn: z.number() }));
 
-export const externalStartSchema = z.object({
+export const externalStartSchema = once(() => z.object({
   authorizationUrl: z.string(),
   state: z.string(),
   /** Kept by the client, sent back with the callback; never part of any URL. */
   clientBinding: z.string(),
   clientId: z.string(),
-});
-const callbackBody = z.object({ code: text(2048), state: text(512), clientBinding: text(512), redirectUri: redirectUri() });
+}));
+const callbackBody = once(() => z.object({ code: text(2048), state: text(512), clientBinding: text(512), redirectUri: redirectUri() }));
 
 const none = { kind: 'none' } as const;
 
@@ -58,15 +58,17 @@ export const authRoutes = defineRoutes([
       'Create an account and e-mail a 6-digit verification code; with `invitationCode` it joins that tenant with the invitation roles (400 INVALID_INVITATION, 409 SEAT_LIMIT_REACHED)',
     status: 201,
     rateLimit: SIGN_IN_LIMIT,
-    body: z.object({
-      email: email(),
-      password: newPassword(),
-      firstName: nameText(100),
-      lastName: nameText(100),
-      phoneNumber: optionalText(40),
-      invitationCode: optionalText(512),
+    schemas: () => ({
+      body: z.object({
+        email: email(),
+        password: newPassword(),
+        firstName: nameText(100),
+        lastName: nameText(100),
+        phoneNumber: optionalText(40),
+        invitationCode: optionalText(512),
+      }),
+      response: z.object({ id: z.string(), email: z.string(), isActive: z.boolean() }),
     }),
-    response: z.object({ id: z.string(), email: z.string(), isActive: z.boolean() }),
   },
   {
     id: 'auth.login',
@@ -78,14 +80,16 @@ export const authRoutes = defineRoutes([
       'Sign in with e-mail and password; 401 INVALID_CREDENTIALS, 403 ACCOUNT_DISABLED or TENANT_*, 429 after 10 failures for the account in 15 minutes unless `deviceToken` is one this account was given',
     status: 200,
     rateLimit: SIGN_IN_LIMIT,
-    body: z.object({
-      email: email(),
-      password: givenPassword(),
-      rememberMe: z.optional(z.boolean()),
-      /** From an earlier successful sign-in of this account on this client: passes the account throttle. */
-      deviceToken: optionalText(512),
+    schemas: () => ({
+      body: z.object({
+        email: email(),
+        password: givenPassword(),
+        rememberMe: z.optional(z.boolean()),
+        /** From an earlier successful sign-in of this account on this client: passes the account throttle. */
+        deviceToken: optionalText(512),
+      }),
+      response: z.extend(authResultSchema(), { deviceToken: z.optional(z.string()) }),
     }),
-    response: z.extend(authResultSchema, { deviceToken: z.optional(z.string()) }),
   },
   {
     id: 'auth.providerA.start',
@@ -96,8 +100,10 @@ export const authRoutes = defineRoutes([
     summary: 'Start sign-in with identity provider A (OpenID Connect authorization code with PKCE)',
     status: 200,
     rateLimit: SIGN_IN_LIMIT,
-    body: z.object({ redirectUri: redirectUri() }),
-    response: externalStartSchema,
+    schemas: () => ({
+      body: z.object({ redirectUri: redirectUri() }),
+      response: externalStartSchema(),
+    }),
   },
   {
     id: 'auth.providerA.callback',
@@ -108,8 +114,10 @@ export const authRoutes = defineRoutes([
     summary: 'Finish sign-in with identity provider A: `state` and the `clientBinding` the start call returned',
     status: 200,
     rateLimit: ONE_TIME_CODE_LIMIT,
-    body: callbackBody,
-    response: authResultSchema,
+    schemas: () => ({
+      body: callbackBody(),
+      response: authResultSchema(),
+    }),
   },
   {
     id: 'auth.providerB.start',
@@ -120,8 +128,10 @@ export const authRoutes = defineRoutes([
     summary: 'Start sign-in with identity provider B (OpenID Connect authorization code with PKCE)',
     status: 200,
     rateLimit: SIGN_IN_LIMIT,
-    body: z.object({ redirectUri: redirectUri() }),
-    response: externalStartSchema,
+    schemas: () => ({
+      body: z.object({ redirectUri: redirectUri() }),
+      response: externalStartSchema(),
+    }),
   },
   {
     id: 'auth.providerB.callback',
@@ -132,8 +142,10 @@ export const authRoutes = defineRoutes([
     summary: 'Finish sign-in with identity provider B: `state` and the `clientBinding` the start call returned',
     status: 200,
     rateLimit: ONE_TIME_CODE_LIMIT,
-    body: callbackBody,
-    response: authResultSchema,
+    schemas: () => ({
+      body: callbackBody(),
+      response: authResultSchema(),
+    }),
   },
   {
     id: 'auth.refresh',
@@ -143,8 +155,10 @@ export const authRoutes = defineRoutes([
     auth: { kind: 'bearer', allowExpired: true },
     summary: 'Rotate a refresh token; the (possibly expired) access token must be of the same user',
     status: 200,
-    body: z.object({ accessToken: z.string().check(z.minLength(1), z.maxLength(8192)), refreshToken: opaqueToken() }),
-    response: tokenPairSchema,
+    schemas: () => ({
+      body: z.object({ accessToken: z.string().check(z.minLength(1), z.maxLength(8192)), refreshToken: opaqueToken() }),
+      response: tokenPairSchema(),
+    }),
   },
   {
     id: 'auth.forgotPassword',
@@ -155,8 +169,10 @@ export const authRoutes = defineRoutes([
     summary: 'E-mail a password reset link and token when the account exists; always 200 with null',
     status: 200,
     rateLimit: MAIL_LIMIT,
-    body: z.object({ email: email() }),
-    response: nullResult,
+    schemas: () => ({
+      body: z.object({ email: email() }),
+      response: nullResult,
+    }),
   },
   {
     id: 'auth.resetPassword',
@@ -167,8 +183,10 @@ export const authRoutes = defineRoutes([
     summary: 'Set a new password with an e-mailed reset token; revokes every session of the user',
     status: 200,
     rateLimit: ONE_TIME_CODE_LIMIT,
-    body: z.object({ email: email(), resetToken: opaqueToken(), newPassword: newPassword() }),
-    response: nullResult,
+    schemas: () => ({
+      body: z.object({ email: email(), resetToken: opaqueToken(), newPassword: newPassword() }),
+      response: nullResult,
+    }),
   },
   {
     id: 'auth.verifyEmail',
@@ -179,8 +197,10 @@ export const authRoutes = defineRoutes([
     summary: 'Confirm the e-mail address with the 6-digit code',
     status: 200,
     rateLimit: ONE_TIME_CODE_LIMIT,
-    body: z.object({ email: email(), code: sixDigitCode() }),
-    response: nullResult,
+    schemas: () => ({
+      body: z.object({ email: email(), code: sixDigitCode() }),
+      response: nullResult,
+    }),
   },
   {
     id: 'auth.resendVerification',
@@ -191,8 +211,10 @@ export const authRoutes = defineRoutes([
     summary: 'Send a new verification code; once per 60 seconds per address (429 otherwise)',
     status: 200,
     rateLimit: MAIL_LIMIT,
-    body: z.object({ email: email() }),
-    response: nullResult,
+    schemas: () => ({
+      body: z.object({ email: email() }),
+      response: nullResult,
+    }),
   },
   {
     id: 'auth.changePassword',
@@ -203,8 +225,10 @@ export const authRoutes = defineRoutes([
     summary: 'Change the password; revokes every session of the user',
     status: 200,
     rateLimit: SIGN_IN_LIMIT,
-    body: z.object({ currentPassword: givenPassword(), newPassword: newPassword() }),
-    response: nullResult,
+    schemas: () => ({
+      body: z.object({ currentPassword: givenPassword(), newPassword: newPassword() }),
+      response: nullResult,
+    }),
   },
   {
     id: 'auth.logout',
@@ -214,6 +238,8 @@ export const authRoutes = defineRoutes([
     auth: { kind: 'bearer' },
     summary: 'Revoke the refresh token and its whole rotation family',
     status: 204,
-    body: z.object({ refreshToken: opaqueToken() }),
+    schemas: () => ({
+      body: z.object({ refreshToken: opaqueToken() }),
+    }),
   },
 ]);

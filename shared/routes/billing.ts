@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, once } from './types.ts';
 import { pageOf, paging, text, uuid } from './schemas.ts';
 
 /** Billing: plans, subscriptions, payments, payment methods, invoices, admin billing, provider webhooks. */
@@ -8,7 +8,7 @@ const manage = { kind: 'bearer', permission: 'billing:manage' } as const;
 const ownerOrMember = { kind: 'bearer', roles: ['TenantOwner', 'TenantMember'], permission: 'billing:read' } as const;
 const owner = { kind: 'bearer', roles: ['TenantOwner'] } as const;
 const systemAdmin = { kind: 'bearer', roles: ['SystemAdmin'] } as const;
-const tenantQuery = { tenantId: z.optional(uuid()) };
+const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 /** Money-moving requests per source address: 120 a minute is far above any real checkout flow, even behind one NAT. */
 const MONEY_LIMIT = { name: 'billing-money', limit: 120, windowSeconds: 60 } as const;
 
@@ -23,7 +23,7 @@ const dateQuery = () =>
   );
 const currency = () => z.string().check(z.regex(/^[A-Z]{3}$/, 'Expected an ISO 4217 currency code (three capital letters)'));
 
-const features = z.object({
+const features = once(() => z.object({
   maxAgents: z.number(),
   maxKnowledgeBases: z.number(),
   maxWidgetIntegrations: z.number(),
@@ -33,8 +33,8 @@ const features = z.object({
   customDomainEnabled: z.boolean(),
   aiAgentsEnabled: z.boolean(),
   riskAssessmentEnabled: z.boolean(),
-});
-const plan = z.object({
+}));
+const plan = once(() => z.object({
   id: z.string(),
   name: z.string(),
   code: z.string(),
@@ -42,13 +42,13 @@ const plan = z.object({
   price: z.number(),
   currency: z.string(),
   billingPeriod: z.number(),
-  features,
+  features: features(),
   isTrialEligible: z.boolean(),
   trialDays: z.number(),
   isActive: z.boolean(),
   createdAt: z.string(),
-});
-const currentSubscription = z.object({
+}));
+const currentSubscription = once(() => z.object({
   subscriptionId: z.string(),
   planId: z.string(),
   planName: z.string(),
@@ -60,8 +60,8 @@ const currentSubscription = z.object({
   billingPeriod: z.number(),
   price: z.number(),
   currency: z.string(),
-});
-const payment = z.object({
+}));
+const payment = once(() => z.object({
   id: z.string(),
   tenantId: z.string(),
   subscriptionId: z.nullable(z.string()),
@@ -73,8 +73,8 @@ const payment = z.object({
   providerReferenceId: z.nullable(z.string()),
   paidAt: z.nullable(z.string()),
   createdAt: z.string(),
-});
-const method = z.object({
+}));
+const method = once(() => z.object({
   id: z.string(),
   provider: z.number(),
   isDefault: z.boolean(),
@@ -83,8 +83,8 @@ const method = z.object({
   expiryMonth: z.nullable(z.number()),
   expiryYear: z.nullable(z.number()),
   createdAt: z.string(),
-});
-const invoice = z.object({
+}));
+const invoice = once(() => z.object({
   id: z.string(),
   tenantId: z.string(),
   subscriptionPlanName: z.nullable(z.string()),
@@ -94,10 +94,10 @@ const invoice = z.object({
   dueDate: z.nullable(z.string()),
   paidAt: z.nullable(z.string()),
   pdfUrl: z.nullable(z.string()),
-});
-const invoiceDetail = z.extend(invoice, { tenantName: z.string(), items: z.array(z.object({ description: z.string(), amount: z.number(), quantity: z.number() })) });
-const adminItem = z.object({ id: z.string(), tenantId: z.string(), tenantName: z.string(), planName: z.string(), status: z.number(), price: z.number(), renewalDate: z.nullable(z.string()) });
-const webhookReceipt = z.object({ received: z.boolean(), eventId: z.string() });
+}));
+const invoiceDetail = once(() => z.extend(invoice(), { tenantName: z.string(), items: z.array(z.object({ description: z.string(), amount: z.number(), quantity: z.number() })) }));
+const adminItem = once(() => z.object({ id: z.string(), tenantId: z.string(), tenantName: z.string(), planName: z.string(), status: z.number(), price: z.number(), renewalDate: z.nullable(z.string()) }));
+const webhookReceipt = once(() => z.object({ received: z.boolean(), eventId: z.string() }));
 const idempotencyNote = ' Honours an `Idempotency-Key` header (same key and body: the first answer again; same key, other body: 409 IDEMPOTENCY_KEY_REUSED).';
 
 export const billingRoutes = defineRoutes([
@@ -109,7 +109,9 @@ export const billingRoutes = defineRoutes([
     auth: { kind: 'bearer' },
     summary: 'Active subscription plans (one per plan type and billing period), cache-first',
     status: 200,
-    response: z.array(plan),
+    schemas: () => ({
+      response: z.array(plan()),
+    }),
   },
   {
     id: 'billing.subscriptions.current',
@@ -119,8 +121,10 @@ export const billingRoutes = defineRoutes([
     auth: ownerOrMember,
     summary: "The tenant's current subscription (404 when it has none)",
     status: 200,
-    query: z.object(tenantQuery),
-    response: currentSubscription,
+    schemas: () => ({
+      query: z.object(tenantQuery()),
+      response: currentSubscription(),
+    }),
   },
   {
     id: 'billing.subscriptions.create',
@@ -132,14 +136,16 @@ export const billingRoutes = defineRoutes([
       'Start a subscription (tenant owner): answers PENDING with the provider checkout address; the checkout webhook activates it or starts the trial. One live subscription per tenant (409).' +
       idempotencyNote,
     status: 201,
-    body: z.object({
-      planId: uuid(),
-      billingPeriod: z.int().check(z.minimum(1), z.maximum(2)),
-      trialDays: z.optional(z.nullable(z.int().check(z.minimum(0), z.maximum(90)))),
-      tenantId: z.optional(uuid()),
-    }),
-    response: z.object({ subscriptionId: z.string(), checkoutUrl: z.string(), status: z.string() }),
     rateLimit: MONEY_LIMIT,
+    schemas: () => ({
+      body: z.object({
+        planId: uuid(),
+        billingPeriod: z.int().check(z.minimum(1), z.maximum(2)),
+        trialDays: z.optional(z.nullable(z.int().check(z.minimum(0), z.maximum(90)))),
+        tenantId: z.optional(uuid()),
+      }),
+      response: z.object({ subscriptionId: z.string(), checkoutUrl: z.string(), status: z.string() }),
+    }),
   },
   {
     id: 'billing.payments.process',
@@ -151,16 +157,18 @@ export const billingRoutes = defineRoutes([
       'Charge an amount against a subscription: with a stored `paymentMethodId` the provider charges it (no checkout address), otherwise a checkout address is returned. Answers PENDING; the provider webhook settles it.' +
       idempotencyNote,
     status: 200,
-    body: z.object({
-      subscriptionId: uuid(),
-      amount: z.number(),
-      currency: currency(),
-      paymentMethodId: z.optional(z.nullable(uuid())),
-      description: z.optional(z.nullable(text(200))),
-      tenantId: z.optional(uuid()),
-    }),
-    response: z.object({ paymentId: z.string(), status: z.string(), checkoutUrl: z.nullable(z.string()), expiresAt: z.nullable(z.string()) }),
     rateLimit: MONEY_LIMIT,
+    schemas: () => ({
+      body: z.object({
+        subscriptionId: uuid(),
+        amount: z.number(),
+        currency: currency(),
+        paymentMethodId: z.optional(z.nullable(uuid())),
+        description: z.optional(z.nullable(text(200))),
+        tenantId: z.optional(uuid()),
+      }),
+      response: z.object({ paymentId: z.string(), status: z.string(), checkoutUrl: z.nullable(z.string()), expiresAt: z.nullable(z.string()) }),
+    }),
   },
   {
     id: 'billing.payments.history',
@@ -170,8 +178,10 @@ export const billingRoutes = defineRoutes([
     auth: read,
     summary: 'Payments newest first; `startDate`/`endDate` bound createdAt (inclusive days), `statusFilter` a PaymentStatus',
     status: 200,
-    query: z.object({ ...tenantQuery, ...paging, startDate: dateQuery(), endDate: dateQuery(), statusFilter: intQuery(3) }),
-    response: pageOf(payment),
+    schemas: () => ({
+      query: z.object({ ...tenantQuery(), ...paging(), startDate: dateQuery(), endDate: dateQuery(), statusFilter: intQuery(3) }),
+      response: pageOf(payment()),
+    }),
   },
   {
     id: 'billing.payments.refund',
@@ -181,13 +191,15 @@ export const billingRoutes = defineRoutes([
     auth: manage,
     summary: "Ask the provider to refund a Paid payment (once; 409 otherwise): 202 with the payment, which becomes Refunded when the provider's confirmation arrives." + idempotencyNote,
     status: 202,
-    params: z.object({ paymentId: uuid() }),
-    query: z.object(tenantQuery),
-    body: z.object({ reason: text(500) }),
-    response: payment,
     rateLimit: MONEY_LIMIT,
+    schemas: () => ({
+      params: z.object({ paymentId: uuid() }),
+      query: z.object(tenantQuery()),
+      body: z.object({ reason: text(500) }),
+      response: payment(),
+    }),
   },
-  { id: 'billing.methods.list', method: 'GET', path: '/api/payment-methods', group: 'billing', auth: read, summary: "The tenant's stored payment methods, the default first", status: 200, query: z.object(tenantQuery), response: z.array(method) },
+  { id: 'billing.methods.list', method: 'GET', path: '/api/payment-methods', group: 'billing', auth: read, summary: "The tenant's stored payment methods, the default first", status: 200, schemas: () => ({ query: z.object(tenantQuery()), response: z.array(method()) }) },
   {
     id: 'billing.methods.add',
     method: 'POST',
@@ -196,9 +208,11 @@ export const billingRoutes = defineRoutes([
     auth: manage,
     summary: "Store a payment method from a provider token (the tenant's first becomes the default; at most 10); a declined token is 400 PAYMENT_METHOD_DECLINED",
     status: 201,
-    body: z.object({ provider: z.int().check(z.minimum(1), z.maximum(2)), token: text(200), tenantId: z.optional(uuid()) }),
-    response: method,
     rateLimit: MONEY_LIMIT,
+    schemas: () => ({
+      body: z.object({ provider: z.int().check(z.minimum(1), z.maximum(2)), token: text(200), tenantId: z.optional(uuid()) }),
+      response: method(),
+    }),
   },
   {
     id: 'billing.methods.setDefault',
@@ -208,9 +222,11 @@ export const billingRoutes = defineRoutes([
     auth: manage,
     summary: 'Make this method the default (exactly one per tenant)',
     status: 200,
-    params: z.object({ paymentMethodId: uuid() }),
-    query: z.object(tenantQuery),
-    response: method,
+    schemas: () => ({
+      params: z.object({ paymentMethodId: uuid() }),
+      query: z.object(tenantQuery()),
+      response: method(),
+    }),
   },
   {
     id: 'billing.methods.delete',
@@ -220,11 +236,13 @@ export const billingRoutes = defineRoutes([
     auth: manage,
     summary: 'Remove a stored method; when it was the default, the newest remaining one becomes the default',
     status: 204,
-    params: z.object({ paymentMethodId: uuid() }),
-    query: z.object(tenantQuery),
+    schemas: () => ({
+      params: z.object({ paymentMethodId: uuid() }),
+      query: z.object(tenantQuery()),
+    }),
   },
-  { id: 'billing.invoices.list', method: 'GET', path: '/api/invoices', group: 'billing', auth: read, summary: 'Invoices newest first', status: 200, query: z.object({ ...tenantQuery, ...paging }), response: pageOf(invoice) },
-  { id: 'billing.invoices.get', method: 'GET', path: '/api/invoices/{invoiceId}', group: 'billing', auth: read, summary: 'Invoice detail with items and tenant name', status: 200, params: z.object({ invoiceId: uuid() }), query: z.object(tenantQuery), response: invoiceDetail },
+  { id: 'billing.invoices.list', method: 'GET', path: '/api/invoices', group: 'billing', auth: read, summary: 'Invoices newest first', status: 200, schemas: () => ({ query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(invoice()) }) },
+  { id: 'billing.invoices.get', method: 'GET', path: '/api/invoices/{invoiceId}', group: 'billing', auth: read, summary: 'Invoice detail with items and tenant name', status: 200, schemas: () => ({ params: z.object({ invoiceId: uuid() }), query: z.object(tenantQuery()), response: invoiceDetail() }) },
   {
     id: 'billing.invoices.pdf',
     method: 'GET',
@@ -233,9 +251,11 @@ export const billingRoutes = defineRoutes([
     auth: read,
     summary: 'The invoice as a PDF, rendered once when issued and streamed from the invoices bucket',
     status: 200,
-    params: z.object({ invoiceId: uuid() }),
-    query: z.object(tenantQuery),
     rawResponse: { contentType: 'application/pdf' },
+    schemas: () => ({
+      params: z.object({ invoiceId: uuid() }),
+      query: z.object(tenantQuery()),
+    }),
   },
   {
     id: 'billing.admin.subscriptions',
@@ -245,8 +265,10 @@ export const billingRoutes = defineRoutes([
     auth: systemAdmin,
     summary: "Every tenant's subscriptions newest first, with tenant names; `statusFilter` a SubscriptionStatus (SystemAdmin)",
     status: 200,
-    query: z.object({ ...paging, statusFilter: intQuery(4) }),
-    response: pageOf(adminItem),
+    schemas: () => ({
+      query: z.object({ ...paging(), statusFilter: intQuery(4) }),
+      response: pageOf(adminItem()),
+    }),
   },
   {
     id: 'billing.admin.extendTrial',
@@ -256,9 +278,11 @@ export const billingRoutes = defineRoutes([
     auth: systemAdmin,
     summary: "Extend a trialing subscription's trial by 1-90 days (409 when the tenant's subscription is not trialing) (SystemAdmin)",
     status: 200,
-    params: z.object({ tenantId: uuid() }),
-    body: z.object({ additionalDays: z.int().check(z.minimum(1), z.maximum(90)) }),
-    response: currentSubscription,
+    schemas: () => ({
+      params: z.object({ tenantId: uuid() }),
+      body: z.object({ additionalDays: z.int().check(z.minimum(1), z.maximum(90)) }),
+      response: currentSubscription(),
+    }),
   },
 ]);
 
@@ -275,7 +299,9 @@ export const webhookRoutes = defineRoutes([
     status: 200,
     bodyType: 'raw',
     maxBodyBytes: 64 * 1024,
-    response: webhookReceipt,
+    schemas: () => ({
+      response: webhookReceipt(),
+    }),
   },
   {
     id: 'webhooks.providerB',
@@ -288,6 +314,8 @@ export const webhookRoutes = defineRoutes([
     status: 200,
     bodyType: 'raw',
     maxBodyBytes: 64 * 1024,
-    response: webhookReceipt,
+    schemas: () => ({
+      response: webhookReceipt(),
+    }),
   },
 ]);

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, once } from './types.ts';
 import { optionalEmail, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 
-export const supplierSchema = z.object({
+export const supplierSchema = once(() => z.object({
   id: z.string(),
   tenantId: z.string(),
   name: z.string(),
@@ -11,18 +11,18 @@ export const supplierSchema = z.object({
   email: z.nullable(z.string()),
   isVendor: z.boolean(),
   createdAt: z.string(),
-});
+}));
 
-export const productServiceSchema = z.object({
+export const productServiceSchema = once(() => z.object({
   id: z.string(),
   tenantId: z.string(),
   name: z.string(),
   code: z.nullable(z.string()),
   description: z.nullable(z.string()),
   createdAt: z.string(),
-});
+}));
 
-const listQuery = z.object({ tenantId: z.optional(uuid()), search: searchTerm(), ...paging });
+const listQuery = once(() => z.object({ tenantId: z.optional(uuid()), search: searchTerm(), ...paging() }));
 const bearer = (permission: 'suppliers:read' | 'suppliers:write' | 'products:read' | 'products:write') =>
   ({ kind: 'bearer', permission }) as const;
 
@@ -35,8 +35,10 @@ export const catalogRoutes = defineRoutes([
     auth: bearer('suppliers:read'),
     summary: 'List suppliers of a tenant, newest first; `search` matches name, contact and e-mail',
     status: 200,
-    query: listQuery,
-    response: pageOf(supplierSchema),
+    schemas: () => ({
+      query: listQuery(),
+      response: pageOf(supplierSchema()),
+    }),
   },
   {
     id: 'suppliers.create',
@@ -46,15 +48,17 @@ export const catalogRoutes = defineRoutes([
     auth: bearer('suppliers:write'),
     summary: 'Create a supplier',
     status: 201,
-    body: z.object({
-      name: text(200),
-      contactPerson: optionalText(100),
-      phone: optionalText(40),
-      email: optionalEmail(),
-      isVendor: z.optional(z.boolean()),
-      tenantId: uuid(),
+    schemas: () => ({
+      body: z.object({
+        name: text(200),
+        contactPerson: optionalText(100),
+        phone: optionalText(40),
+        email: optionalEmail(),
+        isVendor: z.optional(z.boolean()),
+        tenantId: uuid(),
+      }),
+      response: supplierSchema(),
     }),
-    response: supplierSchema,
   },
   {
     id: 'suppliers.get',
@@ -64,9 +68,11 @@ export const catalogRoutes = defineRoutes([
     auth: bearer('suppliers:read'),
     summary: 'Get one supplier',
     status: 200,
-    params: z.object({ supplierId: uuid() }),
-    query: z.object({ tenantId: z.optional(uuid()) }),
-    response: supplierSchema,
+    schemas: () => ({
+      params: z.object({ supplierId: uuid() }),
+      query: z.object({ tenantId: z.optional(uuid()) }),
+      response: supplierSchema(),
+    }),
   },
   {
     id: 'products.list',
@@ -76,8 +82,10 @@ export const catalogRoutes = defineRoutes([
     auth: bearer('products:read'),
     summary: 'List product-services of a tenant, newest first; `search` matches name and code',
     status: 200,
-    query: listQuery,
-    response: pageOf(productServiceSchema),
+    schemas: () => ({
+      query: listQuery(),
+      response: pageOf(productServiceSchema()),
+    }),
   },
   {
     id: 'products.create',
@@ -87,13 +95,15 @@ export const catalogRoutes = defineRoutes([
     auth: bearer('products:write'),
     summary: 'Create a product-service; `code` is unique within the tenant (409 CONFLICT)',
     status: 201,
-    body: z.object({
-      name: text(200),
-      code: optionalText(50),
-      description: optionalText(2000),
-      tenantId: uuid(),
+    schemas: () => ({
+      body: z.object({
+        name: text(200),
+        code: optionalText(50),
+        description: optionalText(2000),
+        tenantId: uuid(),
+      }),
+      response: productServiceSchema(),
     }),
-    response: productServiceSchema,
   },
 ]);
 

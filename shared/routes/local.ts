@@ -1,15 +1,15 @@
 import * as z from 'zod/mini';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, once } from './types.ts';
 import { uuid } from './schemas.ts';
 
 /** Routes served only by the local server (`localOnly`): stand-ins for external providers. */
 
-const idpParams = z.object({ idp: z.enum(['a', 'b']) });
+const idpParams = once(() => z.object({ idp: z.enum(['a', 'b']) }));
 const q = (max = 2048) => z.optional(z.string().check(z.maxLength(max)));
 const none = { kind: 'none' } as const;
-const sessionParams = z.object({ sessionId: uuid() });
-const subscriptionParams = z.object({ subscriptionId: uuid() });
-const delivery = z.object({ eventId: z.string(), responseStatus: z.number() });
+const sessionParams = once(() => z.object({ sessionId: uuid() }));
+const subscriptionParams = once(() => z.object({ subscriptionId: uuid() }));
+const delivery = once(() => z.object({ eventId: z.string(), responseStatus: z.number() }));
 
 export const localRoutes = defineRoutes([
   {
@@ -20,9 +20,11 @@ export const localRoutes = defineRoutes([
     auth: none,
     summary: 'Local identity provider A or B: OpenID Connect discovery document',
     status: 200,
-    params: idpParams,
     rawResponse: { contentType: 'application/json' },
     localOnly: true,
+    schemas: () => ({
+      params: idpParams(),
+    }),
   },
   {
     id: 'local.idp.authorize',
@@ -33,24 +35,26 @@ export const localRoutes = defineRoutes([
     summary:
       'Local identity provider: authorization endpoint. With `login_hint` (the test user e-mail; optional `email_verified`, `given_name`, `family_name`, `sub`) it consents at once and redirects (302) back with a code; without, it shows a sign-in form',
     status: 200,
-    params: idpParams,
-    query: z.object({
-      response_type: q(40),
-      client_id: q(200),
-      redirect_uri: q(),
-      scope: q(200),
-      state: q(512),
-      nonce: q(512),
-      code_challenge: q(128),
-      code_challenge_method: q(10),
-      login_hint: q(254),
-      email_verified: q(5),
-      given_name: q(100),
-      family_name: q(100),
-      sub: q(200),
-    }),
     rawResponse: { contentType: 'text/html' },
     localOnly: true,
+    schemas: () => ({
+      params: idpParams(),
+      query: z.object({
+        response_type: q(40),
+        client_id: q(200),
+        redirect_uri: q(),
+        scope: q(200),
+        state: q(512),
+        nonce: q(512),
+        code_challenge: q(128),
+        code_challenge_method: q(10),
+        login_hint: q(254),
+        email_verified: q(5),
+        given_name: q(100),
+        family_name: q(100),
+        sub: q(200),
+      }),
+    }),
   },
   {
     id: 'local.idp.token',
@@ -60,11 +64,13 @@ export const localRoutes = defineRoutes([
     auth: none,
     summary: 'Local identity provider: token endpoint (form-encoded authorization_code grant, client_secret_basic or _post, PKCE S256)',
     status: 200,
-    params: idpParams,
     bodyType: 'raw',
     maxBodyBytes: 16 * 1024,
     rawResponse: { contentType: 'application/json' },
     localOnly: true,
+    schemas: () => ({
+      params: idpParams(),
+    }),
   },
   {
     id: 'local.idp.jwks',
@@ -74,9 +80,11 @@ export const localRoutes = defineRoutes([
     auth: none,
     summary: 'Local identity provider: public keys of its ID tokens',
     status: 200,
-    params: idpParams,
     rawResponse: { contentType: 'application/json' },
     localOnly: true,
+    schemas: () => ({
+      params: idpParams(),
+    }),
   },
   {
     id: 'local.oauth.callback',
@@ -86,9 +94,11 @@ export const localRoutes = defineRoutes([
     auth: none,
     summary: 'Stand-in for the web app page a provider redirects to: shows the code and state to post to the callback route',
     status: 200,
-    query: z.object({ code: q(), state: q(512), error: q(200) }),
     rawResponse: { contentType: 'text/html' },
     localOnly: true,
+    schemas: () => ({
+      query: z.object({ code: q(), state: q(512), error: q(200) }),
+    }),
   },
   {
     id: 'local.checkout.page',
@@ -98,9 +108,11 @@ export const localRoutes = defineRoutes([
     auth: none,
     summary: 'Local payment provider: hosted checkout page with Pay and Decline buttons',
     status: 200,
-    params: sessionParams,
     rawResponse: { contentType: 'text/html' },
     localOnly: true,
+    schemas: () => ({
+      params: sessionParams(),
+    }),
   },
   {
     id: 'local.checkout.pay',
@@ -110,9 +122,11 @@ export const localRoutes = defineRoutes([
     auth: none,
     summary: 'Local payment provider: pay the session; the provider sends its signed webhook to the API and answers with the delivery',
     status: 200,
-    params: sessionParams,
-    response: delivery,
     localOnly: true,
+    schemas: () => ({
+      params: sessionParams(),
+      response: delivery(),
+    }),
   },
   {
     id: 'local.checkout.decline',
@@ -122,9 +136,11 @@ export const localRoutes = defineRoutes([
     auth: none,
     summary: 'Local payment provider: decline the session (the card is refused); the failure webhook goes to the API',
     status: 200,
-    params: sessionParams,
-    response: delivery,
     localOnly: true,
+    schemas: () => ({
+      params: sessionParams(),
+      response: delivery(),
+    }),
   },
   {
     id: 'local.providerA.renew',
@@ -134,9 +150,11 @@ export const localRoutes = defineRoutes([
     auth: none,
     summary: 'Local payment provider A: charge the next period of a subscription (invoice.payment_succeeded)',
     status: 200,
-    params: subscriptionParams,
-    response: delivery,
     localOnly: true,
+    schemas: () => ({
+      params: subscriptionParams(),
+      response: delivery(),
+    }),
   },
   {
     id: 'local.providerA.failRenewal',
@@ -146,9 +164,11 @@ export const localRoutes = defineRoutes([
     auth: none,
     summary: 'Local payment provider A: fail the next period charge (invoice.payment_failed)',
     status: 200,
-    params: subscriptionParams,
-    response: delivery,
     localOnly: true,
+    schemas: () => ({
+      params: subscriptionParams(),
+      response: delivery(),
+    }),
   },
   {
     id: 'local.webhooks.log',
@@ -158,7 +178,9 @@ export const localRoutes = defineRoutes([
     auth: none,
     summary: 'Every webhook the local payment providers sent, oldest first, exactly as sent (for replay)',
     status: 200,
-    response: z.array(z.object({ provider: z.string(), path: z.string(), headers: z.record(z.string(), z.string()), rawBody: z.string(), responseStatus: z.number(), sentAt: z.string() })),
     localOnly: true,
+    schemas: () => ({
+      response: z.array(z.object({ provider: z.string(), path: z.string(), headers: z.record(z.string(), z.string()), rawBody: z.string(), responseStatus: z.number(), sentAt: z.string() })),
+    }),
   },
 ]);

@@ -14,12 +14,14 @@ export const onboardingRoutes = defineRoutes([
     status: 201,
     // Counted with sign-in and registration: 5 per minute per IP.
     rateLimit: { name: 'auth-signin', limit: 5, windowSeconds: 60 },
-    body: z.object({
-      tenantName: nameText(200),
-      email: email(),
-      firstName: nameText(100),
-      lastName: nameText(100),
+    schemas: () => ({
+      body: z.object({
+        tenantName: nameText(200),
+        email: email(),
+        firstName: nameText(100),
+        lastName: nameText(100),
+      }),
+      response: z.object({ invitationCode: z.string() }),
     }),
-    response: z.object({ invitationCode: z.string() }),
   },
 ]);

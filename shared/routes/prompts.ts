@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, once } from './types.ts';
 import { optionalText, pageOf, paging, text, uuid } from './schemas.ts';
 
 /** AI prompts: records with a working text, immutable versions with a review lifecycle, rendering. */
 const read = { kind: 'bearer', permission: 'prompts:read' } as const;
 const write = { kind: 'bearer', permission: 'prompts:write' } as const;
-const tenantQuery = { tenantId: z.optional(uuid()) };
+const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 
 /** Content limit, in UTF-8 bytes. */
 export const MAX_CONTENT_BYTES = 100 * 1024;
@@ -22,7 +22,7 @@ const score = () => z.number().check(z.minimum(0), z.maximum(100));
 const abTestConfig = () => z.object({ variantA: z.boolean(), variantB: z.boolean() });
 const autoEvaluationScores = () => z.object({ quality: z.nullable(score()), safety: z.nullable(score()) });
 
-export const promptVersion = z.object({
+export const promptVersion = once(() => z.object({
   id: z.string(),
   versionNumber: z.string(),
   content: z.string(),
@@ -31,8 +31,8 @@ export const promptVersion = z.object({
   changedBy: z.string(),
   versionNote: z.nullable(z.string()),
   createdAt: z.string(),
-});
-export const promptListItem = z.object({
+}));
+export const promptListItem = once(() => z.object({
   id: z.string(),
   title: z.string(),
   modelId: z.nullable(z.string()),
@@ -43,17 +43,17 @@ export const promptListItem = z.object({
   versionCount: z.number(),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
-export const promptDetail = z.extend(promptListItem, {
+}));
+export const promptDetail = once(() => z.extend(promptListItem(), {
   content: z.string(),
   placeholders: z.array(z.string()),
   abTestConfig: z.object({ variantA: z.boolean(), variantB: z.boolean() }),
   autoEvaluationScores: z.object({ quality: z.nullable(z.number()), safety: z.nullable(z.number()) }),
-  versions: z.array(promptVersion),
-});
+  versions: z.array(promptVersion()),
+}));
 
-const promptParams = z.object({ promptId: uuid() });
-const versionParams = z.object({ promptId: uuid(), versionId: uuid() });
+const promptParams = once(() => z.object({ promptId: uuid() }));
+const versionParams = once(() => z.object({ promptId: uuid(), versionId: uuid() }));
 const P = '/api/prompts';
 const common = { group: 'prompts' } as const;
 
@@ -66,8 +66,10 @@ export const promptRoutes = defineRoutes([
     auth: read,
     summary: 'List prompts, newest first; archived prompts only with includeArchived=true',
     status: 200,
-    query: z.object({ ...tenantQuery, ...paging, includeArchived: z.optional(z.enum(['true', 'false'])) }),
-    response: pageOf(promptListItem),
+    schemas: () => ({
+      query: z.object({ ...tenantQuery(), ...paging(), includeArchived: z.optional(z.enum(['true', 'false'])) }),
+      response: pageOf(promptListItem()),
+    }),
   },
   {
     ...common,
@@ -77,19 +79,21 @@ export const promptRoutes = defineRoutes([
     auth: write,
     summary: 'Create a prompt; its content becomes version 1 (Draft). Malformed {{placeholders}} are 400',
     status: 201,
-    body: z.object({
-      title: text(200),
-      content: content(),
-      modelId: z.optional(z.nullable(uuid())),
-      temperature: z.optional(temperature()),
-      tags: z.optional(tags()),
-      abTestConfig: z.optional(abTestConfig()),
-      autoEvaluationScores: z.optional(autoEvaluationScores()),
-      tenantId: z.optional(uuid()),
+    schemas: () => ({
+      body: z.object({
+        title: text(200),
+        content: content(),
+        modelId: z.optional(z.nullable(uuid())),
+        temperature: z.optional(temperature()),
+        tags: z.optional(tags()),
+        abTestConfig: z.optional(abTestConfig()),
+        autoEvaluationScores: z.optional(autoEvaluationScores()),
+        tenantId: z.optional(uuid()),
+      }),
+      response: promptDetail(),
     }),
-    response: promptDetail,
   },
-  { ...common, id: 'prompts.get', method: 'GET', path: `${P}/{promptId}`, auth: read, summary: 'Prompt detail with its newest 50 versions (all through the versions list)', status: 200, params: promptParams, query: z.object(tenantQuery), response: promptDetail },
+  { ...common, id: 'prompts.get', method: 'GET', path: `${P}/{promptId}`, auth: read, summary: 'Prompt detail with its newest 50 versions (all through the versions list)', status: 200, schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()), response: promptDetail() }) },
   {
     ...common,
     id: 'prompts.update',
@@ -98,20 +102,22 @@ export const promptRoutes = defineRoutes([
     auth: write,
     summary: 'Update the working text and settings (absent fields stay); versions are not changed; an archived prompt is 409',
     status: 200,
-    params: promptParams,
-    query: z.object(tenantQuery),
-    body: z.object({
-      title: z.optional(text(200)),
-      content: z.optional(content()),
-      modelId: z.optional(z.nullable(uuid())),
-      temperature: z.optional(temperature()),
-      tags: z.optional(tags()),
-      abTestConfig: z.optional(abTestConfig()),
-      autoEvaluationScores: z.optional(autoEvaluationScores()),
+    schemas: () => ({
+      params: promptParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({
+        title: z.optional(text(200)),
+        content: z.optional(content()),
+        modelId: z.optional(z.nullable(uuid())),
+        temperature: z.optional(temperature()),
+        tags: z.optional(tags()),
+        abTestConfig: z.optional(abTestConfig()),
+        autoEvaluationScores: z.optional(autoEvaluationScores()),
+      }),
+      response: promptDetail(),
     }),
-    response: promptDetail,
   },
-  { ...common, id: 'prompts.delete', method: 'DELETE', path: `${P}/{promptId}`, auth: write, summary: 'Archive a prompt (soft delete: the record is kept, read-only and hidden from the list)', status: 204, params: promptParams, query: z.object(tenantQuery) },
+  { ...common, id: 'prompts.delete', method: 'DELETE', path: `${P}/{promptId}`, auth: write, summary: 'Archive a prompt (soft delete: the record is kept, read-only and hidden from the list)', status: 204, schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()) }) },
   {
     ...common,
     id: 'prompts.newVersion',
@@ -120,13 +126,15 @@ export const promptRoutes = defineRoutes([
     auth: write,
     summary: "Snapshot the prompt's current content as a new Draft version with the next number",
     status: 201,
-    params: promptParams,
-    query: z.object(tenantQuery),
-    body: z.object({ versionNote: optionalText(500) }),
-    response: promptVersion,
+    schemas: () => ({
+      params: promptParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({ versionNote: optionalText(500) }),
+      response: promptVersion(),
+    }),
   },
-  { ...common, id: 'prompts.versions', method: 'GET', path: `${P}/{promptId}/versions`, auth: read, summary: 'List the versions of a prompt, newest first', status: 200, params: promptParams, query: z.object({ ...tenantQuery, ...paging }), response: pageOf(promptVersion) },
-  { ...common, id: 'prompts.review', method: 'PUT', path: `${P}/{promptId}/versions/{versionId}/review`, auth: write, summary: 'Send a Draft version to Review (any other state is 409)', status: 204, params: versionParams, query: z.object(tenantQuery) },
+  { ...common, id: 'prompts.versions', method: 'GET', path: `${P}/{promptId}/versions`, auth: read, summary: 'List the versions of a prompt, newest first', status: 200, schemas: () => ({ params: promptParams(), query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(promptVersion()) }) },
+  { ...common, id: 'prompts.review', method: 'PUT', path: `${P}/{promptId}/versions/{versionId}/review`, auth: write, summary: 'Send a Draft version to Review (any other state is 409)', status: 204, schemas: () => ({ params: versionParams(), query: z.object(tenantQuery()) }) },
   {
     ...common,
     id: 'prompts.approve',
@@ -135,8 +143,10 @@ export const promptRoutes = defineRoutes([
     auth: write,
     summary: "Approve a Review version: it becomes the prompt's Active version and the previous Active one Archived (any other state is 409)",
     status: 204,
-    params: versionParams,
-    query: z.object(tenantQuery),
+    schemas: () => ({
+      params: versionParams(),
+      query: z.object(tenantQuery()),
+    }),
   },
   {
     ...common,
@@ -146,9 +156,11 @@ export const promptRoutes = defineRoutes([
     auth: read,
     summary: 'Render the Active version (or versionId) with variables; a missing variable is 400 naming it; values are inserted literally',
     status: 200,
-    params: promptParams,
-    query: z.object(tenantQuery),
-    body: z.object({ variables: z.record(z.string().check(z.maxLength(100)), z.string().check(z.maxLength(MAX_CONTENT_BYTES))), versionId: z.optional(uuid()) }),
-    response: z.object({ promptId: z.string(), versionId: z.string(), versionNumber: z.string(), text: z.string() }),
+    schemas: () => ({
+      params: promptParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({ variables: z.record(z.string().check(z.maxLength(100)), z.string().check(z.maxLength(MAX_CONTENT_BYTES))), versionId: z.optional(uuid()) }),
+      response: z.object({ promptId: z.string(), versionId: z.string(), versionNumber: z.string(), text: z.string() }),
+    }),
   },
 ]);

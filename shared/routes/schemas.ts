@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
+import { once } from './types.ts';
 
 // zod/mini ships no messages; English ones make VALIDATION_ERROR details readable.
 z.config(en());
@@ -36,10 +37,10 @@ const intFromQuery = (min: number, max: number, fallback: number) =>
   );
 
 /** page >= 1 (default 1), pageSize 1..100 (default 20). */
-export const paging = {
+export const paging = once(() => ({
   page: intFromQuery(1, 100_000, 1),
   pageSize: intFromQuery(1, 100, 20),
-};
+}));
 
 export const searchTerm = () => z.optional(z.string().check(z.trim(), z.maxLength(100)));
 

@@ -12,7 +12,9 @@ export const systemRoutes = defineRoutes([
     auth: none,
     summary: 'Liveness check',
     status: 200,
-    response: z.object({ status: z.literal('ok') }),
+    schemas: () => ({
+      response: z.object({ status: z.literal('ok') }),
+    }),
   },
   {
     id: 'system.jwks',

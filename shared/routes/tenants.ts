@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { email, nameText, optionalText, pageOf, paging, searchTerm, text } from './schemas.ts';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, once } from './types.ts';
 
 /** Lowercase letters, digits and hyphens, 3-63 characters, no hyphen at either end. */
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,61}[a-z0-9])$/;
@@ -20,7 +20,7 @@ const planType = () => z.number().check(z.int('Expected a whole number'), z.mini
 const statusName = <const T extends readonly TenantStatusName[]>(allowed: T) =>
   z.pipe(z.string().check(z.trim(), z.maxLength(20), z.toUpperCase()), z.enum(allowed, `Expected one of ${allowed.join(', ')}`));
 
-export const tenantSummarySchema = z.object({
+export const tenantSummarySchema = once(() => z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),
@@ -31,9 +31,9 @@ export const tenantSummarySchema = z.object({
   maxKnowledgeBases: z.number(),
   isActive: z.boolean(),
   createdAt: z.string(),
-});
+}));
 
-export const tenantDetailSchema = z.object({
+export const tenantDetailSchema = once(() => z.object({
   id: z.string(),
   slug: z.string(),
   name: z.string(),
@@ -49,11 +49,11 @@ export const tenantDetailSchema = z.object({
   features: z.object({ aiAgents: z.boolean(), knowledgeBase: z.boolean() }),
   isActive: z.boolean(),
   createdAt: z.string(),
-});
+}));
 
-export const invitationCreatedSchema = z.object({ invitationCode: z.string(), expiresAt: z.string() });
+export const invitationCreatedSchema = once(() => z.object({ invitationCode: z.string(), expiresAt: z.string() }));
 
-const slugParams = z.object({ slug: slug() });
+const slugParams = once(() => z.object({ slug: slug() }));
 
 export const tenantRoutes = defineRoutes([
   {
@@ -64,13 +64,15 @@ export const tenantRoutes = defineRoutes([
     auth: { kind: 'bearer', roles: ['TenantOwner'], permission: 'tenants:write' },
     summary: 'List tenants newest first (SystemAdmin: all; TenantOwner: only its own); `search` matches name and slug',
     status: 200,
-    query: z.object({
-      search: searchTerm(),
-      planType: z.optional(z.pipe(z.string().check(z.regex(/^[1-3]$/, 'planType is 1, 2 or 3')), z.transform((v: string) => Number(v)))),
-      statusFilter: z.optional(statusName(['PENDING', 'ACTIVE', 'SUSPENDED', 'CANCELLED'])),
-      ...paging,
+    schemas: () => ({
+      query: z.object({
+        search: searchTerm(),
+        planType: z.optional(z.pipe(z.string().check(z.regex(/^[1-3]$/, 'planType is 1, 2 or 3')), z.transform((v: string) => Number(v)))),
+        statusFilter: z.optional(statusName(['PENDING', 'ACTIVE', 'SUSPENDED', 'CANCELLED'])),
+        ...paging(),
+      }),
+      response: pageOf(tenantSummarySchema()),
     }),
-    response: pageOf(tenantSummarySchema),
   },
   {
     id: 'tenants.get',
@@ -80,8 +82,10 @@ export const tenantRoutes = defineRoutes([
     auth: { kind: 'bearer', permission: 'tenants:read' },
     summary: "Tenant detail by slug: the caller's own tenant (another tenant's slug is 404), any for a SystemAdmin",
     status: 200,
-    params: slugParams,
-    response: tenantDetailSchema,
+    schemas: () => ({
+      params: slugParams(),
+      response: tenantDetailSchema(),
+    }),
   },
   {
     id: 'tenants.create',
@@ -91,17 +95,19 @@ export const tenantRoutes = defineRoutes([
     auth: { kind: 'bearer', roles: ['SystemAdmin'] },
     summary: 'Create an Active tenant with its system roles (SystemAdmin); a taken slug is 409 CONFLICT',
     status: 201,
-    body: z.object({
-      slug: slug(),
-      name: nameText(200),
-      email: email(),
-      phone: optionalText(40),
-      planType: planType(),
-      maxAgents: limit(),
-      maxKnowledgeBases: limit(),
-      maxSeats: limit(),
+    schemas: () => ({
+      body: z.object({
+        slug: slug(),
+        name: nameText(200),
+        email: email(),
+        phone: optionalText(40),
+        planType: planType(),
+        maxAgents: limit(),
+        maxKnowledgeBases: limit(),
+        maxSeats: limit(),
+      }),
+      response: tenantDetailSchema(),
     }),
-    response: tenantDetailSchema,
   },
   {
     id: 'tenants.update',
@@ -112,17 +118,19 @@ export const tenantRoutes = defineRoutes([
     summary:
       'Update a tenant; null or absent fields stay as they are. name, email and phone: its owner or a SystemAdmin; planType and limits: SystemAdmin only (403 otherwise). maxSeats below the seats in use is 409',
     status: 200,
-    params: slugParams,
-    body: z.object({
-      name: z.optional(z.nullable(nameText(200))),
-      email: z.optional(z.nullable(email())),
-      phone: optionalText(40),
-      planType: z.optional(z.nullable(planType())),
-      maxAgents: z.optional(z.nullable(limit())),
-      maxKnowledgeBases: z.optional(z.nullable(limit())),
-      maxSeats: z.optional(z.nullable(limit())),
+    schemas: () => ({
+      params: slugParams(),
+      body: z.object({
+        name: z.optional(z.nullable(nameText(200))),
+        email: z.optional(z.nullable(email())),
+        phone: optionalText(40),
+        planType: z.optional(z.nullable(planType())),
+        maxAgents: z.optional(z.nullable(limit())),
+        maxKnowledgeBases: z.optional(z.nullable(limit())),
+        maxSeats: z.optional(z.nullable(limit())),
+      }),
+      response: tenantDetailSchema(),
     }),
-    response: tenantDetailSchema,
   },
   {
     id: 'tenants.status',
@@ -132,9 +140,11 @@ export const tenantRoutes = defineRoutes([
     auth: { kind: 'bearer', roles: ['SystemAdmin'] },
     summary: 'Change the status (SystemAdmin): ACTIVE, SUSPENDED or CANCELLED; CANCELLED is final (409 CONFLICT); the same status again is a no-op',
     status: 200,
-    params: slugParams,
-    body: z.object({ newStatus: statusName(['ACTIVE', 'SUSPENDED', 'CANCELLED']) }),
-    response: tenantDetailSchema,
+    schemas: () => ({
+      params: slugParams(),
+      body: z.object({ newStatus: statusName(['ACTIVE', 'SUSPENDED', 'CANCELLED']) }),
+      response: tenantDetailSchema(),
+    }),
   },
   {
     id: 'tenants.invite',
@@ -145,11 +155,13 @@ export const tenantRoutes = defineRoutes([
     summary:
       "Invite someone to the tenant with roles that exist in it (its owner or a SystemAdmin); the code is e-mailed, valid 7 days, and used at registration. A full tenant is 409 SEAT_LIMIT_REACHED",
     status: 201,
-    params: slugParams,
-    body: z.object({
-      email: email(),
-      roles: z.array(text(100)).check(z.minLength(1, 'At least one role'), z.maxLength(20)),
+    schemas: () => ({
+      params: slugParams(),
+      body: z.object({
+        email: email(),
+        roles: z.array(text(100)).check(z.minLength(1, 'At least one role'), z.maxLength(20)),
+      }),
+      response: invitationCreatedSchema(),
     }),
-    response: invitationCreatedSchema,
   },
 ]);

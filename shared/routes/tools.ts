@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
 import { isVaultReference } from '../vault/references.ts';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, once } from './types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 
 /** AI tool registry: tenant tools configured from the built-in catalog, approved by a SystemAdmin. */
 const read = { kind: 'bearer', permission: 'tools:read' } as const;
 const write = { kind: 'bearer', permission: 'tools:write' } as const;
 const adminOnly = { kind: 'bearer', roles: ['SystemAdmin'] } as const;
-const tenantQuery = { tenantId: z.optional(uuid()) };
+const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 
 export const TOOL_STATUS_VALUES = ['PENDING', 'APPROVED', 'ACTIVE', 'REJECTED'] as const;
 
@@ -28,8 +28,8 @@ const schemaConfig = () =>
     connectionString: z.optional(z.nullable(connectionString())),
   });
 
-export const toolParams = z.object({ maxRows: z.number(), readOnly: z.boolean(), timeoutSeconds: z.number() });
-export const toolConfig = z.object({
+export const toolParams = once(() => z.object({ maxRows: z.number(), readOnly: z.boolean(), timeoutSeconds: z.number() }));
+export const toolConfig = once(() => z.object({
   id: z.string(),
   displayName: z.string(),
   description: z.nullable(z.string()),
@@ -38,32 +38,31 @@ export const toolConfig = z.object({
   status: z.enum(TOOL_STATUS_VALUES),
   schema: z.object({ databaseType: z.nullable(z.string()), schemaName: z.nullable(z.string()), tables: z.array(z.string()), connectionString: z.nullable(z.string()) }),
   kbStatus: z.object({ hasChunks: z.boolean(), chunkCount: z.number() }),
-});
-export const toolDetail = z.extend(toolConfig, {
+}));
+export const toolDetail = once(() => z.extend(toolConfig(), {
   baseToolName: z.string(),
   agentIds: z.array(z.string()),
-  configParams: toolParams,
+  configParams: toolParams(),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
-const builtInTool = z.object({ id: z.string(), code: z.string(), name: z.string(), description: z.string(), type: z.string(), isActive: z.boolean() });
+}));
+const builtInTool = once(() => z.object({ id: z.string(), code: z.string(), name: z.string(), description: z.string(), type: z.string(), isActive: z.boolean() }));
 
-const toolIdParams = z.object({ toolId: uuid() });
+const toolIdParams = once(() => z.object({ toolId: uuid() }));
 const T = '/api/tools';
 const common = { group: 'tools' } as const;
-const byId = { params: toolIdParams, query: z.object(tenantQuery) };
+const byId = once(() => ({ params: toolIdParams(), query: z.object(tenantQuery()) }));
 
 const stateRoute = <A extends 'approve' | 'activate' | 'reject'>(action: A, summary: string) =>
   ({
     ...common,
-    ...byId,
     id: `tools.${action}` as `tools.${A}`,
     method: 'PUT',
     path: `${T}/{toolId}/${action}`,
     auth: adminOnly,
     summary,
     status: 200,
-    response: toolDetail,
+    schemas: () => ({ ...byId(), response: toolDetail() }),
   }) as const;
 
 export const toolRoutes = defineRoutes([
@@ -75,8 +74,10 @@ export const toolRoutes = defineRoutes([
     auth: read,
     summary: "List the tenant's tools, newest first; filter by agentId, search (name, description) or kbStatus (0 without, 1 with knowledge chunks)",
     status: 200,
-    query: z.object({ ...tenantQuery, ...paging, agentId: z.optional(uuid()), search: searchTerm(), kbStatus: z.optional(z.enum(['0', '1'])) }),
-    response: pageOf(toolDetail),
+    schemas: () => ({
+      query: z.object({ ...tenantQuery(), ...paging(), agentId: z.optional(uuid()), search: searchTerm(), kbStatus: z.optional(z.enum(['0', '1'])) }),
+      response: pageOf(toolDetail()),
+    }),
   },
   {
     ...common,
@@ -86,10 +87,12 @@ export const toolRoutes = defineRoutes([
     auth: write,
     summary: 'Create a tool from a built-in tool; it starts PENDING until a SystemAdmin approves it',
     status: 201,
-    body: z.object({ displayName: text(200), baseToolId: uuid(), description: optionalText(2000), configParams: z.optional(configParams()), tenantId: z.optional(uuid()) }),
-    response: toolDetail,
+    schemas: () => ({
+      body: z.object({ displayName: text(200), baseToolId: uuid(), description: optionalText(2000), configParams: z.optional(configParams()), tenantId: z.optional(uuid()) }),
+      response: toolDetail(),
+    }),
   },
-  { ...common, id: 'tools.builtIn', method: 'GET', path: `${T}/built-in`, auth: read, summary: 'List the built-in tools a tenant tool is made from', status: 200, query: z.object(paging), response: pageOf(builtInTool) },
+  { ...common, id: 'tools.builtIn', method: 'GET', path: `${T}/built-in`, auth: read, summary: 'List the built-in tools a tenant tool is made from', status: 200, schemas: () => ({ query: z.object(paging()), response: pageOf(builtInTool()) }) },
   {
     ...common,
     id: 'tools.builtIn.select',
@@ -98,47 +101,55 @@ export const toolRoutes = defineRoutes([
     auth: write,
     summary: "Create a PENDING tool from a built-in tool with the built-in tool's name and description",
     status: 201,
-    body: z.object({ baseToolId: uuid(), tenantId: z.optional(uuid()) }),
-    response: toolDetail,
+    schemas: () => ({
+      body: z.object({ baseToolId: uuid(), tenantId: z.optional(uuid()) }),
+      response: toolDetail(),
+    }),
   },
   {
     ...common,
-    ...byId,
     id: 'tools.update',
     method: 'PUT',
     path: `${T}/{toolId}`,
     auth: write,
     summary: 'Update name, description, agents and parameters (absent fields stay); a REJECTED tool is 409',
     status: 200,
-    body: z.object({ displayName: z.optional(text(200)), description: optionalText(2000), agentIds: z.optional(z.array(uuid()).check(z.maxLength(100))), configParams: z.optional(configParams()) }),
-    response: toolDetail,
+    schemas: () => ({
+      ...byId(),
+      body: z.object({ displayName: z.optional(text(200)), description: optionalText(2000), agentIds: z.optional(z.array(uuid()).check(z.maxLength(100))), configParams: z.optional(configParams()) }),
+      response: toolDetail(),
+    }),
   },
-  { ...common, ...byId, id: 'tools.delete', method: 'DELETE', path: `${T}/{toolId}`, auth: write, summary: 'Delete a tool (soft delete: kept for the audit trail, gone from every route)', status: 204 },
-  { ...common, ...byId, id: 'tools.config.get', method: 'GET', path: `${T}/{toolId}/config`, auth: read, summary: 'Step 1 configuration: display and schema', status: 200, response: toolConfig },
+  { ...common, id: 'tools.delete', method: 'DELETE', path: `${T}/{toolId}`, auth: write, summary: 'Delete a tool (soft delete: kept for the audit trail, gone from every route)', status: 204, schemas: byId },
+  { ...common, id: 'tools.config.get', method: 'GET', path: `${T}/{toolId}/config`, auth: read, summary: 'Step 1 configuration: display and schema', status: 200, schemas: () => ({ ...byId(), response: toolConfig() }) },
   {
     ...common,
-    ...byId,
     id: 'tools.config.put',
     method: 'PUT',
     path: `${T}/{toolId}/config`,
     auth: write,
     summary: 'Set step 1 configuration (absent fields stay); connectionString must be a vault reference vault://{environment}/{key}',
     status: 200,
-    body: z.object({ displayName: z.optional(text(200)), description: optionalText(2000), schema: z.optional(schemaConfig()) }),
-    response: toolConfig,
+    schemas: () => ({
+      ...byId(),
+      body: z.object({ displayName: z.optional(text(200)), description: optionalText(2000), schema: z.optional(schemaConfig()) }),
+      response: toolConfig(),
+    }),
   },
-  { ...common, ...byId, id: 'tools.params.get', method: 'GET', path: `${T}/{toolId}/config-params`, auth: read, summary: 'Step 2 parameters', status: 200, response: toolParams },
+  { ...common, id: 'tools.params.get', method: 'GET', path: `${T}/{toolId}/config-params`, auth: read, summary: 'Step 2 parameters', status: 200, schemas: () => ({ ...byId(), response: toolParams() }) },
   {
     ...common,
-    ...byId,
     id: 'tools.params.put',
     method: 'PUT',
     path: `${T}/{toolId}/config-params`,
     auth: write,
     summary: 'Set step 2 parameters: maxRows 1-10000, timeoutSeconds 1-300, readOnly (Db Execute may be readOnly false only once approved)',
     status: 200,
-    body: configParams(),
-    response: toolParams,
+    schemas: () => ({
+      ...byId(),
+      body: configParams(),
+      response: toolParams(),
+    }),
   },
   stateRoute('approve', 'SystemAdmin: approve a PENDING tool (APPROVED); other states are 409'),
   stateRoute('activate', 'SystemAdmin: activate an APPROVED tool (ACTIVE); other states are 409'),

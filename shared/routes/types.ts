@@ -50,5 +50,43 @@ export interface RouteDef {
   localOnly?: boolean;
 }
 
-/** Preserves literal ids so handler maps are checked against the table. */
-export const defineRoutes = <const T extends readonly RouteDef[]>(routes: T): T => routes;
+/** A route's schemas: what the request is parsed with and what `result` documents. */
+export type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'response'>;
+
+/**
+ * A route as a route file writes it: its schemas behind a thunk. A function serves one route per
+ * request, so it builds that route's schemas when the route is first read (hundreds of zod
+ * objects per table otherwise, built at every cold start for routes the request does not use).
+ */
+export type RouteSpec = Omit<RouteDef, keyof RouteSchemas> & { schemas?: () => RouteSchemas } & { [K in keyof RouteSchemas]?: never };
+
+type Built<S> = S extends { schemas: () => infer R } ? Omit<S, 'schemas'> & R : Omit<S, 'schemas'>;
+
+const SCHEMA_KEYS = ['params', 'query', 'body', 'response'] as const;
+
+function withLazySchemas(spec: RouteSpec): RouteDef {
+  const { schemas, ...route } = spec;
+  if (!schemas) return route;
+  let built: RouteSchemas | undefined;
+  for (const key of SCHEMA_KEYS) {
+    Object.defineProperty(route, key, { enumerable: true, get: () => (built ??= schemas())[key] });
+  }
+  return route;
+}
+
+/** The table of a route file: literal ids kept (handler maps are checked against them), schemas lazy. */
+export const defineRoutes = <const T extends readonly RouteSpec[]>(routes: T): { readonly [K in keyof T]: Built<T[K]> } =>
+  routes.map(withLazySchemas) as never;
+
+/** A schema (or any value) built on first use and kept: for schemas several routes share. */
+export function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  let built = false;
+  return () => {
+    if (!built) {
+      value = build();
+      built = true;
+    }
+    return value as T;
+  };
+}

@@ -1,14 +1,15 @@
 import * as z from 'zod/mini';
 import { newPassword } from '../auth/password-policy.ts';
 import { nameText, nullResult, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, once } from './types.ts';
 
 /** The spec's `PUT /api/users/{userId:password-reset}` spelling: a user id with this suffix. */
 export const PASSWORD_RESET_SUFFIX = ':password-reset';
 
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
-export const userListItemSchema = z.object({
+export const userListItemSchema = once(() =>
+  z.object({
   id: z.string(),
   email: z.string(),
   firstName: z.string(),
@@ -21,25 +22,30 @@ export const userListItemSchema = z.object({
   avatarUrl: z.nullable(z.string()),
   departmentId: z.nullable(z.string()),
   createdAt: z.string(),
-});
+  }),
+);
 
-export const userDetailSchema = z.extend(userListItemSchema, {
-  departmentName: z.nullable(z.string()),
-  groups: z.array(z.object({ id: z.string(), name: z.string() })),
-});
+export const userDetailSchema = once(() =>
+  z.extend(userListItemSchema(), {
+    departmentName: z.nullable(z.string()),
+    groups: z.array(z.object({ id: z.string(), name: z.string() })),
+  }),
+);
 
-export const userUpdateBody = z.object({
-  firstName: nameText(100),
-  lastName: nameText(100),
-  phoneNumber: optionalText(40),
-  departmentId: z.optional(z.nullable(uuid())),
-  roles: z.array(text(100)).check(z.minLength(1, 'At least one role'), z.maxLength(20)),
-  isActive: z.boolean(),
-});
+export const userUpdateBody = once(() =>
+  z.object({
+    firstName: nameText(100),
+    lastName: nameText(100),
+    phoneNumber: optionalText(40),
+    departmentId: z.optional(z.nullable(uuid())),
+    roles: z.array(text(100)).check(z.minLength(1, 'At least one role'), z.maxLength(20)),
+    isActive: z.boolean(),
+  }),
+);
 
-export const passwordResetBody = z.object({ newPassword: newPassword() });
+export const passwordResetBody = once(() => z.object({ newPassword: newPassword() }));
 
-export type UserUpdateInput = z.output<typeof userUpdateBody>;
+export type UserUpdateInput = z.output<ReturnType<typeof userUpdateBody>>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -49,24 +55,26 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * a body naming `newPassword` and no `firstName` is read as a reset, anything else as an update.
  * The handler then checks that the kind matches the user id's suffix.
  */
-export const userUpdateOrResetBody = z.pipe(
+export const userUpdateOrResetBody = once(() =>
+  z.pipe(
   z.unknown(),
   z.transform((value: unknown, ctx) => {
     if (!isObject(value)) return { kind: 'not-an-object' as const };
     const isReset = 'newPassword' in value && !('firstName' in value);
-    const parsed = z.safeParse(isReset ? passwordResetBody : userUpdateBody, value);
+    const parsed = z.safeParse(isReset ? passwordResetBody() : userUpdateBody(), value);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: value });
       return z.NEVER;
     }
     return isReset
-      ? { kind: 'reset' as const, reset: parsed.data as z.output<typeof passwordResetBody> }
+      ? { kind: 'reset' as const, reset: parsed.data as z.output<ReturnType<typeof passwordResetBody>> }
       : { kind: 'update' as const, update: parsed.data as UserUpdateInput };
   }),
+  ),
 );
 
-const tenantQuery = z.object({ tenantId: z.optional(uuid()) });
-const userParams = z.object({ userId: uuid() });
+const tenantQuery = once(() => z.object({ tenantId: z.optional(uuid()) }));
+const userParams = once(() => z.object({ userId: uuid() }));
 const bearer = (permission: 'users:read' | 'users:write') => ({ kind: 'bearer', permission }) as const;
 
 export const userRoutes = defineRoutes([
@@ -79,16 +87,18 @@ export const userRoutes = defineRoutes([
     summary:
       'List the users of a tenant newest first (`tenantId` required for a SystemAdmin); `search` matches name and e-mail, `roleFilter` a role name, `statusFilter` active or inactive',
     status: 200,
-    query: z.object({
-      tenantId: z.optional(uuid()),
-      search: searchTerm(),
-      roleFilter: z.optional(z.string().check(z.trim(), z.maxLength(100))),
-      statusFilter: z.optional(
-        z.pipe(z.string().check(z.trim(), z.toLowerCase()), z.enum(['active', 'inactive'], 'Expected active or inactive')),
-      ),
-      ...paging,
+    schemas: () => ({
+      query: z.object({
+        tenantId: z.optional(uuid()),
+        search: searchTerm(),
+        roleFilter: z.optional(z.string().check(z.trim(), z.maxLength(100))),
+        statusFilter: z.optional(
+          z.pipe(z.string().check(z.trim(), z.toLowerCase()), z.enum(['active', 'inactive'], 'Expected active or inactive')),
+        ),
+        ...paging(),
+      }),
+      response: pageOf(userListItemSchema()),
     }),
-    response: pageOf(userListItemSchema),
   },
   {
     id: 'users.get',
@@ -98,9 +108,11 @@ export const userRoutes = defineRoutes([
     auth: bearer('users:read'),
     summary: 'User detail with departmentName and groups (`tenantId` names the tenant for a SystemAdmin)',
     status: 200,
-    params: userParams,
-    query: tenantQuery,
-    response: userDetailSchema,
+    schemas: () => ({
+      params: userParams(),
+      query: tenantQuery(),
+      response: userDetailSchema(),
+    }),
   },
   {
     id: 'users.update',
@@ -111,12 +123,14 @@ export const userRoutes = defineRoutes([
     summary:
       'Update a user: roles must exist in the tenant, the department must be in the tenant; nobody deactivates itself or leaves the tenant without an active TenantOwner (409). Deactivating revokes the refresh tokens. `{userId}:password-reset` with `{newPassword}` is the admin password reset',
     status: 200,
-    params: z.object({
-      userId: z.string().check(z.regex(new RegExp(`^${UUID}(${PASSWORD_RESET_SUFFIX})?$`), 'Invalid UUID')),
+    schemas: () => ({
+      params: z.object({
+        userId: z.string().check(z.regex(new RegExp(`^${UUID}(${PASSWORD_RESET_SUFFIX})?$`), 'Invalid UUID')),
+      }),
+      query: tenantQuery(),
+      body: userUpdateOrResetBody(),
+      response: userDetailSchema(),
     }),
-    query: tenantQuery,
-    body: userUpdateOrResetBody,
-    response: userDetailSchema,
   },
   {
     id: 'users.delete',
@@ -126,8 +140,10 @@ export const userRoutes = defineRoutes([
     auth: bearer('users:write'),
     summary: 'Delete a user (not oneself, not the last active TenantOwner: 409); frees a seat and revokes its refresh tokens',
     status: 204,
-    params: userParams,
-    query: tenantQuery,
+    schemas: () => ({
+      params: userParams(),
+      query: tenantQuery(),
+    }),
   },
   {
     id: 'users.passwordReset',
@@ -137,10 +153,12 @@ export const userRoutes = defineRoutes([
     auth: bearer('users:write'),
     summary: "Set a user's password (administrator reset) and revoke all its refresh tokens",
     status: 200,
-    params: userParams,
-    query: tenantQuery,
-    body: passwordResetBody,
-    response: nullResult,
     aliases: [`/api/users/{userId}${PASSWORD_RESET_SUFFIX}`],
+    schemas: () => ({
+      params: userParams(),
+      query: tenantQuery(),
+      body: passwordResetBody(),
+      response: nullResult,
+    }),
   },
 ]);

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ENVIRONMENT_PATTERN, isValidKey } from '../vault/rules.ts';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, once } from './types.ts';
 
 // Patterns from the issue; messages never repeat the input.
 const environment = () => z.string().check(z.regex(ENVIRONMENT_PATTERN, 'Must be 1-32 characters of a-z, 0-9 and -'));
@@ -9,12 +9,12 @@ const key = () =>
     z.refine(isValidKey, 'Must be 1-128 characters of A-Z, a-z, 0-9, _, . and - (not . or ..)'),
   );
 
-const environmentParams = z.object({ environment: environment() });
-const secretParams = z.object({ environment: environment(), key: key() });
+const environmentParams = once(() => z.object({ environment: environment() }));
+const secretParams = once(() => z.object({ environment: environment(), key: key() }));
 
-export const secretSchema = z.object({ environment: z.string(), key: z.string(), value: z.string(), version: z.number() });
-export const secretWriteSchema = z.object({ environment: z.string(), key: z.string(), version: z.number(), updatedAt: z.string() });
-export const secretListSchema = z.object({
+export const secretSchema = once(() => z.object({ environment: z.string(), key: z.string(), value: z.string(), version: z.number() }));
+export const secretWriteSchema = once(() => z.object({ environment: z.string(), key: z.string(), version: z.number(), updatedAt: z.string() }));
+export const secretListSchema = once(() => z.object({
   environment: z.string(),
   items: z.array(
     z.object({
@@ -26,8 +26,8 @@ export const secretListSchema = z.object({
     }),
   ),
   totalCount: z.number(),
-});
-export const syncAcceptedSchema = z.object({ jobId: z.string(), status: z.literal('queued') });
+}));
+export const syncAcceptedSchema = once(() => z.object({ jobId: z.string(), status: z.literal('queued') }));
 
 const keyOnly = { kind: 'internalKey' } as const;
 const keyAndAdmin = { kind: 'internalKey', roles: ['SystemAdmin'] } as const;
@@ -41,8 +41,10 @@ export const vaultRoutes = defineRoutes([
     auth: keyOnly,
     summary: 'Read one secret in plain text; a deleted or unknown key is 404',
     status: 200,
-    params: secretParams,
-    response: secretSchema,
+    schemas: () => ({
+      params: secretParams(),
+      response: secretSchema(),
+    }),
   },
   {
     id: 'vault.list',
@@ -52,8 +54,10 @@ export const vaultRoutes = defineRoutes([
     auth: keyOnly,
     summary: 'Every key of an environment, ordered by key, values masked as *** (deleted keys flagged)',
     status: 200,
-    params: environmentParams,
-    response: secretListSchema,
+    schemas: () => ({
+      params: environmentParams(),
+      response: secretListSchema(),
+    }),
   },
   {
     id: 'vault.put',
@@ -63,12 +67,14 @@ export const vaultRoutes = defineRoutes([
     auth: keyOnly,
     summary: 'Create or overwrite a secret (SecureString, new version); value 1 to 4096 UTF-8 bytes, larger is 413',
     status: 200,
-    params: secretParams,
     // The value's own 4096-byte limit is checked by the handler (413); JSON escapes can make
     // the body several times longer than the value.
     maxBodyBytes: 32 * 1024,
-    body: z.object({ value: z.string().check(z.minLength(1, 'Must not be empty')) }),
-    response: secretWriteSchema,
+    schemas: () => ({
+      params: secretParams(),
+      body: z.object({ value: z.string().check(z.minLength(1, 'Must not be empty')) }),
+      response: secretWriteSchema(),
+    }),
   },
   {
     id: 'vault.delete',
@@ -78,7 +84,9 @@ export const vaultRoutes = defineRoutes([
     auth: keyAndAdmin,
     summary: 'Delete a secret: its value becomes the marker __deleted__ (history kept); 404 when not live',
     status: 204,
-    params: secretParams,
+    schemas: () => ({
+      params: secretParams(),
+    }),
   },
   {
     id: 'vault.sync',
@@ -88,7 +96,9 @@ export const vaultRoutes = defineRoutes([
     auth: keyAndAdmin,
     summary: 'Queue an import of the environment sources under vault-sources/{environment}; 202 with the job id',
     status: 202,
-    params: environmentParams,
-    response: syncAcceptedSchema,
+    schemas: () => ({
+      params: environmentParams(),
+      response: syncAcceptedSchema(),
+    }),
   },
 ]);

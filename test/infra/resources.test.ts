@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLING, esbuildOptionsFor, NODE_TARGET, REQUIRE_BANNER } from '../../lib/bundling.ts';
+import { BUNDLING, bundlingFor, esbuildOptionsFor, LAZY_PACKAGES, NODE_TARGET, REQUIRE_BANNER } from '../../lib/bundling.ts';
 import { TABLE_DESIGN } from '../../shared/data/table-design.ts';
 import { API_GROUPS, WORKERS } from '../../shared/routes/groups.ts';
 import { deployedRoutes } from '../../shared/routes/index.ts';
@@ -225,6 +225,17 @@ describe('bundling', () => {
       external: [],
       banner: { js: REQUIRE_BANNER },
     });
+    expect(esbuildOptionsFor('functions/billing/index.ts').external).toEqual(['pdf-lib']);
+  });
+
+  it('keeps each lazy package external where it is built beside the bundle, and nowhere else', () => {
+    for (const name of s.fnIds.keys()) {
+      const b = bundlingFor(name);
+      expect(b.externalModules, name).toEqual([...(LAZY_PACKAGES[name] ?? [])]);
+      const after = b.commandHooks?.afterBundling('/in', '/out') ?? [];
+      for (const pkg of LAZY_PACKAGES[name] ?? []) expect(after.join('\n'), name).toContain(`--outfile="/out/node_modules/${pkg}/index.mjs"`);
+    }
+    expect(Object.keys(LAZY_PACKAGES).every((name) => s.fnIds.has(name))).toBe(true);
   });
 });
 

@@ -118,14 +118,14 @@ describe('route schemas', () => {
   });
 
   it('tells a password reset from an update by the body, with the issues of the kind it chose', () => {
-    expect(safeParse(userUpdateOrResetBody, { newPassword: 'Fresh-Start-42' })).toMatchObject({ success: true, data: { kind: 'reset' } });
-    expect(safeParse(userUpdateOrResetBody, 'text')).toMatchObject({ success: true, data: { kind: 'not-an-object' } });
-    const update = safeParse(userUpdateOrResetBody, { firstName: 'A', lastName: 'B', roles: ['TenantMember'], isActive: true });
+    expect(safeParse(userUpdateOrResetBody(), { newPassword: 'Fresh-Start-42' })).toMatchObject({ success: true, data: { kind: 'reset' } });
+    expect(safeParse(userUpdateOrResetBody(), 'text')).toMatchObject({ success: true, data: { kind: 'not-an-object' } });
+    const update = safeParse(userUpdateOrResetBody(), { firstName: 'A', lastName: 'B', roles: ['TenantMember'], isActive: true });
     expect(update).toMatchObject({ success: true, data: { kind: 'update', update: { firstName: 'A', roles: ['TenantMember'] } } });
-    const weak = safeParse(userUpdateOrResetBody, { newPassword: 'weak' });
+    const weak = safeParse(userUpdateOrResetBody(), { newPassword: 'weak' });
     expect(weak.success).toBe(false);
     expect(weak.error!.issues.every((i) => i.path.join('.') === 'newPassword')).toBe(true);
-    const partial = safeParse(userUpdateOrResetBody, { firstName: 'A' });
+    const partial = safeParse(userUpdateOrResetBody(), { firstName: 'A' });
     expect(partial.error!.issues.map((i) => i.path.join('.')).sort()).toEqual(['isActive', 'lastName', 'roles']);
   });
 

@@ -39,7 +39,7 @@ export const takesJsonBody = (route: RouteDef) => !!route.body && (route.bodyTyp
  * two bodies): the fields and valid values of the main case come from here.
  */
 export const BODY_SCHEMA_HINTS: Record<string, AnySchema> = {
-  'users.update': userUpdateBody,
+  'users.update': userUpdateBody(),
 };
 
 const schemaFor = (route: RouteDef, where: 'params' | 'query' | 'body'): AnySchema | undefined => {

@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterBundlingFor, esbuildOptionsFor, LAZY_PACKAGES } from '../../lib/bundling.ts';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Lazy packages (lib/bundling.ts) stay out of a function's bundle and are built beside it. Built
+ * here as the CDK builds them, into a folder outside the repository, and run in a fresh Node process
+ * there: the project's code finds them through its own `import()`, nothing from node_modules.
+ */
+describe('lazy packages beside a bundle', () => {
+  let dir: string;
+  const inputsOf = new Map<string, string[]>();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lazy-packages-'));
+    for (const name of Object.keys(LAZY_PACKAGES)) {
+      const { metafile } = await build({ ...esbuildOptionsFor(join(ROOT, 'functions', name, 'index.ts')), outfile: join(dir, name, 'index.mjs'), metafile: true, logLevel: 'error' });
+      inputsOf.set(name, Object.entries(Object.values(metafile.outputs)[0]!.inputs).filter(([, v]) => v.bytesInOutput > 0).map(([input]) => input));
+    }
+    // The entry the child runs: the project's own code paths that import the lazy packages.
+    const probe = join(dir, 'probe.ts');
+    writeFileSync(
+      probe,
+      [`export { renderInvoicePdf } from ${JSON.stringify(join(ROOT, 'shared/billing/invoice-pdf.ts'))};`, `export { sanitizeHtml } from ${JSON.stringify(join(ROOT, 'functions/content-admin/sanitize.ts'))};`].join('\n'),
+    );
+    await build({ ...esbuildOptionsFor(probe, 'content-admin'), external: ['pdf-lib', 'sanitize-html', 'busboy'], outfile: join(dir, 'probe.mjs'), logLevel: 'error' });
+    for (const command of [...afterBundlingFor('billing')(ROOT, dir), ...afterBundlingFor('content-admin')(ROOT, dir)]) await run('sh', ['-c', command]);
+  }, 120_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('leaves no code of a lazy package in the function bundle', () => {
+    for (const [name, packages] of Object.entries(LAZY_PACKAGES)) {
+      const inputs = inputsOf.get(name)!;
+      expect(inputs.length, name).toBeGreaterThan(50);
+      for (const pkg of packages) expect(inputs.filter((i) => i.includes(`node_modules/${pkg}/`)), `${name}: ${pkg}`).toEqual([]);
+    }
+  });
+
+  it('renders an invoice PDF, sanitizes HTML and parses multipart with the packages built beside the code', async () => {
+    const script = `const m = await import('./probe.mjs');
+const pdf = await m.renderInvoicePdf({ id: 'inv-1', tenantId: 't-1', tenantName: 'Acme', planName: 'Pro', amountMinor: 1250, currency: 'EUR', statusLabel: 'Paid', issuedAt: '2026-11-01T00:00:00.000Z', paidAt: null, items: [{ description: 'Plan', amountMinor: 1250, quantity: 1 }] });
+const html = await m.sanitizeHtml('<p onclick="x()">hi</p><script>alert(1)</script>');
+const { default: busboy } = await import('busboy');
+const fields = await new Promise((resolve) => {
+  const got = {};
+  const bb = busboy({ headers: { 'content-type': 'multipart/form-data; boundary=b' } });
+  bb.on('field', (k, v) => (got[k] = v)).on('close', () => resolve(got));
+  bb.end('--b\\r\\nContent-Disposition: form-data; name="alt"\\r\\n\\r\\nA cat\\r\\n--b--\\r\\n');
+});
+process.stdout.write(JSON.stringify({ pdf: Buffer.from(pdf.slice(0, 5)).toString(), html, fields, from: ['pdf-lib', 'sanitize-html', 'busboy'].map((p) => import.meta.resolve(p)) }));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, env: { ...process.env, NODE_PATH: '' } });
+    const out = JSON.parse(stdout);
+    expect(out.pdf).toBe('%PDF-');
+    expect(out.html).toBe('<p>hi</p>');
+    expect(out.fields).toEqual({ alt: 'A cat' });
+    for (const resolved of out.from) expect(resolved).toMatch(new RegExp(`^file://${dir}/node_modules/[a-z-]+/index\\.mjs$`));
+  });
+});

@@ -1,6 +1,6 @@
 import './env.ts';
 import { bundleFunction, floorFor } from './bundle.ts';
-import { measureColdInit } from './cold-init.ts';
+import { DEFAULT_COLD_RUNS, measureColdInit } from './cold-init.ts';
 import { benchFunctions } from './functions.ts';
 import { COLD_RATIO_TARGET } from './report.ts';
 
@@ -10,7 +10,7 @@ import { COLD_RATIO_TARGET } from './report.ts';
  * a bundle's import cost without the minutes of the full run.
  */
 const names = process.argv.slice(2);
-const runs = Number(process.env.BENCH_COLD_RUNS ?? 15);
+const runs = Number(process.env.BENCH_COLD_RUNS ?? DEFAULT_COLD_RUNS);
 for (const fn of benchFunctions().filter((f) => f.exists && (!names.length || names.includes(f.name)))) {
   const b = await bundleFunction(fn);
   const floor = await floorFor(b);

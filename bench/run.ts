@@ -4,7 +4,7 @@ import { cpus, loadavg, platform, setPriority } from 'node:os';
 import { join } from 'node:path';
 import { measureAuth } from './auth.ts';
 import { bundleFunction, floorFor, rel, type BundleResult, type FloorBundle } from './bundle.ts';
-import { measureColdInit } from './cold-init.ts';
+import { DEFAULT_COLD_RUNS, measureColdInit } from './cold-init.ts';
 import { benchFunctions, OUT_DIR, ROOT } from './functions.ts';
 import { print, restoreStdout, sinkStdout, startHarness, type Harness } from './harness.ts';
 import { measureReads } from './reads.ts';
@@ -21,12 +21,12 @@ import { writeDocs } from './write-docs.ts';
  * `npm run bench`: bundle every function as CDK does, time cold imports against a floor, then
  * run the handlers in-process against DynamoDB Local for warm overhead, request counts, list
  * cost at scale and authentication. Prints tables, writes bench/results.json.
- * Knobs: BENCH_COLD_RUNS (15), BENCH_WARM_ITERATIONS (300), BENCH_SCALE_ITERATIONS (25),
+ * Knobs: BENCH_COLD_RUNS (25), BENCH_WARM_ITERATIONS (300), BENCH_SCALE_ITERATIONS (25),
  * BENCH_COLD_BUDGET_SECONDS (300: cold runs per function shrink, to no fewer than 7, to fit),
  * BENCH_NICE (-10: the bench and its children, DynamoDB Local included, ask for a higher CPU
  * priority so other work on the machine disturbs the timings less; ignored without the right).
  */
-const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
+const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? DEFAULT_COLD_RUNS);
 const MIN_COLD_RUNS = Math.min(7, COLD_RUNS);
 const COLD_BUDGET_SECONDS = Number(process.env.BENCH_COLD_BUDGET_SECONDS ?? 300);
 const NICE = Number(process.env.BENCH_NICE ?? -10);

@@ -1,15 +1,31 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { verificationKeys } from '../../shared/auth/signing-keys.ts';
 import { ok, raw } from '../../shared/http/responses.ts';
 import { systemRoutes } from '../../shared/routes/system.ts';
 import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { DOCS_ASSETS_DIR, OPENAPI_FILE } from './docs-assets.ts';
 import { docsAsset, docsInit, docsPage } from './docs.ts';
 
+const GENERATOR = '../../shared/openapi/api-document.ts';
 let openApiJson: Promise<string> | undefined;
 
-/** The whole route table and the generator load on the first request for the document, not at cold start. */
+/**
+ * Deployed, the document sits beside the bundle (written by the bundling step, see docs-assets.ts);
+ * run from source it is built from the route table on first request. The specifier is computed so
+ * esbuild leaves the generator and every route table out of the bundle.
+ */
+async function loadOpenApi(): Promise<string> {
+  const beside = fileURLToPath(new URL(`./${DOCS_ASSETS_DIR}/${OPENAPI_FILE}`, import.meta.url));
+  if (existsSync(beside)) return readFile(beside, 'utf8');
+  const generator = new URL(GENERATOR, import.meta.url).href;
+  const { apiDocument } = (await import(generator)) as typeof import('../../shared/openapi/api-document.ts');
+  return JSON.stringify(apiDocument());
+}
 function openApi(): Promise<string> {
   if (!openApiJson) {
-    openApiJson = import('../../shared/openapi/api-document.ts').then(({ apiDocument }) => JSON.stringify(apiDocument()));
+    openApiJson = loadOpenApi();
     openApiJson.catch(() => (openApiJson = undefined));
   }
   return openApiJson;

@@ -5,13 +5,16 @@ import type { HttpMethod } from '../routes/types.ts';
  * non-empty path segment. Enough to tell a wrong method (405) from an unknown path (404).
  */
 export function createShapeMatcher(routeKeys: readonly string[]) {
-  const shapes = routeKeys.map((key) => {
-    const [method, path] = key.split(' ') as [HttpMethod, string];
-    const source = path
-      .split(/(\{[^}]+\})/)
-      .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
-      .join('');
-    return { method, regex: new RegExp(`^${source}$`) };
-  });
-  return (path: string): HttpMethod[] => shapes.filter((s) => s.regex.test(path)).map((s) => s.method);
+  // Built on the first call, not at import: the fallback function's cold start is this module.
+  let shapes: { method: HttpMethod; regex: RegExp }[] | undefined;
+  const build = () =>
+    routeKeys.map((key) => {
+      const [method, path] = key.split(' ') as [HttpMethod, string];
+      const source = path
+        .split(/(\{[^}]+\})/)
+        .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+        .join('');
+      return { method, regex: new RegExp(`^${source}$`) };
+    });
+  return (path: string): HttpMethod[] => (shapes ??= build()).filter((s) => s.regex.test(path)).map((s) => s.method);
 }

@@ -97,7 +97,10 @@ export const scenarioContext = (h: Harness): ScenarioContext => ({
 export async function seed(h: Harness): Promise<{ created: string[]; failed: string[] }> {
   const created: string[] = [];
   const failed: string[] = [];
-  for (const req of seedRequests(scenarioContext(h))) {
+  const ids: Record<string, string> = {};
+  for (const seedRequest of seedRequests(scenarioContext(h))) {
+    const req = typeof seedRequest === 'function' ? seedRequest(ids) : seedRequest;
+    if (!req) continue;
     const full = { token: req.headers?.['x-internal-api-key'] ? undefined : h.ownerToken, ...req };
     const p = prepare(full);
     if (!p.route) continue;
@@ -105,6 +108,7 @@ export async function seed(h: Harness): Promise<{ created: string[]; failed: str
       const res = await invoke(full);
       if (ok(res.status)) created.push(p.route.id);
       else failed.push(`${p.route.id} (${res.status} ${res.json?.error?.code ?? ''})`);
+      if (ok(res.status) && typeof res.json?.result?.id === 'string') ids[p.route.id] = res.json.result.id;
     } catch (err) {
       failed.push(`${p.route.id} (${(err as Error).message})`);
     }

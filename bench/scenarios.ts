@@ -81,9 +81,15 @@ export const VAULT_KEY = 'BENCH_SECRET';
  * (`/api/suppliers/{supplierId}` takes the first item of `GET /api/suppliers`). When an area
  * lands, add one create request per collection here; requests whose route is not in the table
  * yet are skipped, and a seed that fails is reported, not fatal. The TenantOwner token is used
- * unless the request names another.
+ * unless the request names another. A record under another (a BIA's entry, a site's page) is a
+ * function of the ids created before it, by route id; it is skipped when its parent failed.
  */
-export const seedRequests = (ctx: ScenarioContext): BenchRequest[] => [
+export type SeedRequest = BenchRequest | ((created: Readonly<Record<string, string>>) => BenchRequest | null);
+
+const under = (parent: string, request: (id: string) => BenchRequest) => (created: Readonly<Record<string, string>>) =>
+  created[parent] ? request(created[parent]) : null;
+
+export const seedRequests = (ctx: ScenarioContext): SeedRequest[] => [
   {
     method: 'POST',
     path: '/api/suppliers',
@@ -99,6 +105,28 @@ export const seedRequests = (ctx: ScenarioContext): BenchRequest[] => [
   { method: 'POST', path: '/api/groups', body: { name: 'Bench Group', description: 'Seeded by the bench', tenantId: ctx.tenantId } },
   { method: 'POST', path: '/api/prompts', body: { title: 'Bench Prompt', content: 'Hello {{name}}', tenantId: ctx.tenantId } },
   { method: 'POST', path: '/api/tools', body: { displayName: 'Bench Tool', baseToolId: '23797d82-d726-4319-bf1d-c8dd02ca89fb', tenantId: ctx.tenantId } },
+  { method: 'POST', path: '/api/bcm/admin/bia', body: { title: 'Bench BIA', tenantId: ctx.tenantId } },
+  under('bcm.bia.create', (id) => ({ method: 'POST', path: `/api/bcm/admin/bia/${id}/entries`, body: { briefDescription: 'Bench entry' } })),
+  { method: 'POST', path: '/api/bcm/admin/risk', body: { title: 'Bench risk', category: 0, level: 1, tenantId: ctx.tenantId } },
+  {
+    method: 'POST',
+    path: '/api/content/admin/sites',
+    token: ctx.adminToken,
+    body: { tenantId: ctx.tenantId, domain: `bench-${ctx.tenantId.slice(0, 8)}.example.com`, isMaster: false, defaultLocale: 'en', themeConfig: {}, metadata: {}, isActive: true },
+  },
+  under('content.sites.create', (id) => ({
+    method: 'POST',
+    path: `/api/content/admin/sites/${id}/pages`,
+    token: ctx.adminToken,
+    body: { slug: 'bench', pageType: 0, sortOrder: 0, isPublished: true, settings: '{}' },
+  })),
+  under('content.sites.create', (id) => ({
+    method: 'POST',
+    path: `/api/content/admin/sites/${id}/blog`,
+    token: ctx.adminToken,
+    body: { slug: 'bench', authorName: 'Bench', category: 'news', tags: [], isPublished: true },
+  })),
+  under('content.sites.create', (id) => ({ method: 'POST', path: `/api/content/sites/${id}/forms/submit`, body: { formType: 'contact', fields: { name: 'Bench' } } })),
   {
     method: 'PUT',
     path: `/api/secrets/${VAULT_ENVIRONMENT}/${VAULT_KEY}`,

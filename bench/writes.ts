@@ -25,6 +25,7 @@ function uniqueBody(body: unknown, n: number): unknown {
   const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
   for (const k of UNIQUE_FIELDS) if (typeof out[k] === 'string') out[k] = `${out[k]} ${n}`;
   if (typeof out.email === 'string') out.email = out.email.replace('@', `+${n}@`);
+  if (typeof out.domain === 'string') out.domain = `w${n}-${out.domain}`;
   return out;
 }
 
@@ -59,6 +60,7 @@ export async function writeScenarios(h: Harness): Promise<WriteScenario[]> {
   const out: WriteScenario[] = [];
   const seen = new Set<string>();
   for (const seed of seedRequests(scenarioContext(h))) {
+    if (typeof seed === 'function') continue;
     const route = prepare(seed).route;
     if (!route || seen.has(route.group)) continue;
     seen.add(route.group);

@@ -70,6 +70,17 @@ describe('BIAs', () => {
     expect((await owner.get(`/bia/${b.id}`)).json.result.status).toBe(2);
   });
 
+  it('lists entries of an existing BIA only: empty is 200, an unknown or deleted BIA 404', async () => {
+    const b = await newBia();
+    expect((await owner.get(`/bia/${b.id}/entries`)).json.result).toMatchObject({ items: [], totalCount: 0 });
+    await newEntry(b.id);
+    expect((await owner.get(`/bia/${b.id}/entries?page=3`)).json.result).toMatchObject({ items: [], totalCount: 1 });
+    expect((await owner.get(`/bia/${crypto.randomUUID()}/entries`)).status).toBe(404);
+    expect((await as(ctx.ownerB).get(`/bia/${b.id}/entries`)).status).toBe(404);
+    expect((await owner.del(`/bia/${b.id}`)).status).toBe(204);
+    expect((await owner.get(`/bia/${b.id}/entries`)).status).toBe(404);
+  });
+
   it('deletes a BIA with hundreds of entries and leaves nothing behind', async () => {
     const b = await newBia('Big');
     await Promise.all(Array.from({ length: 260 }, (_, i) => owner.post(`/bia/${b.id}/entries`, { briefDescription: `E${i}` })));

@@ -1,4 +1,4 @@
-import type { HttpMethod } from '../routes/types.ts';
+import { once, type HttpMethod } from '../routes/types.ts';
 
 /**
  * Matches `METHOD path` keys the way API Gateway matches route keys: a `{param}` is one
@@ -6,8 +6,7 @@ import type { HttpMethod } from '../routes/types.ts';
  */
 export function createShapeMatcher(routeKeys: readonly string[]) {
   // Built on the first call, not at import: the fallback function's cold start is this module.
-  let shapes: { method: HttpMethod; regex: RegExp }[] | undefined;
-  const build = () =>
+  const shapes = once(() =>
     routeKeys.map((key) => {
       const [method, path] = key.split(' ') as [HttpMethod, string];
       const source = path
@@ -15,6 +14,7 @@ export function createShapeMatcher(routeKeys: readonly string[]) {
         .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
         .join('');
       return { method, regex: new RegExp(`^${source}$`) };
-    });
-  return (path: string): HttpMethod[] => (shapes ??= build()).filter((s) => s.regex.test(path)).map((s) => s.method);
+    }),
+  );
+  return (path: string): HttpMethod[] => shapes().filter((s) => s.regex.test(path)).map((s) => s.method);
 }

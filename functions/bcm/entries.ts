@@ -62,9 +62,13 @@ async function detailOf(t: string, biaId: string, item: Item) {
 
 const readEntry = (t: string, biaId: string, id: string) => readOr404(bia.entryKey(t, biaId, id.toLowerCase()), 'Entry');
 
+/** One read when the entry exists (entries live only under their BIA); the BIA is read only to tell which 404 it is. */
 export async function getEntry(t: string, biaId: string, id: string) {
-  await getBia(t, biaId);
-  return detailOf(t, biaId, await readEntry(t, biaId, id));
+  const item = await readEntry(t, biaId, id).catch(async (err: unknown) => {
+    await getBia(t, biaId);
+    throw err;
+  });
+  return detailOf(t, biaId, item);
 }
 
 /**

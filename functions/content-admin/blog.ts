@@ -10,6 +10,7 @@ import { postItem, splitPost, toPost, type PostRecord, type PostTranslation } fr
 import { claims, commit, del, exists, getSite, nullable, put, siteExists, siteItems, siteOfRecord, sk, type Item } from '../../shared/content/store.ts';
 import { config } from '../../shared/platform/config.ts';
 import { sanitizeHtml } from './sanitize.ts';
+import { listOfSite } from './site-lists.ts';
 
 export interface PostInput {
   slug: string;
@@ -173,8 +174,17 @@ export interface PostFilter {
  * page's end; filtered: the Query reads the site's posts through the filter to count the matches.
  */
 export async function listPosts(siteId: string, q: PostFilter) {
-  const site = await getSite(siteId);
-  const pk = keys.siteList(site.id, 'POSTS');
+  const { items, totalCount } = await listOfSite(siteId, (id) => postsOf(id, q));
+  return toPage(
+    items.map(({ locales, ...p }) => ({ ...p, translations: [], locales })),
+    totalCount,
+    q.page,
+    q.pageSize,
+  );
+}
+
+async function postsOf(siteId: string, q: PostFilter) {
+  const pk = keys.siteList(siteId, 'POSTS');
   const filters: string[] = [];
   const values: Item = { ':pk': pk };
   if (q.category !== undefined) (filters.push('category = :category'), (values[':category'] = q.category));
@@ -192,11 +202,5 @@ export async function listPosts(siteId: string, q: PostFilter) {
   const [totalCount, items] = filters.length
     ? await queryItems(input).then((all) => [all.length, all] as const)
     : await Promise.all([countOf(pk), queryItems(input, start + q.pageSize)]);
-  const posts = items.slice(start, start + q.pageSize).map(toPost);
-  return toPage(
-    posts.map(({ locales, ...p }) => ({ ...p, translations: [], locales })),
-    totalCount,
-    q.page,
-    q.pageSize,
-  );
+  return { items: items.slice(start, start + q.pageSize).map(toPost), totalCount };
 }

@@ -3,12 +3,14 @@ import { listNewestFirst } from '../../shared/data/collection.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { toPage } from '../../shared/http/responses.ts';
 import { formView } from '../../shared/content/forms.ts';
-import { commit, getSite, nullable, readOr404, type Item } from '../../shared/content/store.ts';
+import { commit, nullable, readOr404, type Item } from '../../shared/content/store.ts';
 import { config } from '../../shared/platform/config.ts';
+import { listOfSite } from './site-lists.ts';
 
 export async function listForms(siteId: string, q: { page: number; pageSize: number; status?: number; formType?: string }) {
-  const site = await getSite(siteId);
-  const { items, totalCount } = await listNewestFirst<Item>(keys.siteList(site.id, 'FORMS'), { ...q, where: { status: q.status, formType: q.formType } as Record<string, string | number> });
+  const { items, totalCount } = await listOfSite(siteId, (id) =>
+    listNewestFirst<Item>(keys.siteList(id, 'FORMS'), { ...q, where: { status: q.status, formType: q.formType } as Record<string, string | number> }),
+  );
   return toPage(items.map(formView), totalCount, q.page, q.pageSize);
 }
 

@@ -10,6 +10,7 @@ import { deleteObject, presignGet } from '../../shared/content/objects.ts';
 import { commit, del, getSite, put, readOr404, siteExists, type Item, type SiteRecord } from '../../shared/content/store.ts';
 import { config } from '../../shared/platform/config.ts';
 import { s3 } from '../../shared/platform/s3.ts';
+import { listOfSite } from './site-lists.ts';
 import { DIRECT_UPLOAD_MAX_BYTES, MEDIA_MAX_BYTES } from '../../shared/routes/content.ts';
 
 interface MediaRecord {
@@ -146,8 +147,7 @@ export async function completeUpload(id: string, actor: Principal) {
 }
 
 export async function listMedia(siteId: string, q: { page: number; pageSize: number; folder?: string }) {
-  const site = await getSite(siteId);
-  const { items, totalCount } = await listNewestFirst<Item>(keys.siteList(site.id, 'MEDIA'), { ...q, where: q.folder ? { folder: q.folder } : {} });
+  const { items, totalCount } = await listOfSite(siteId, (id) => listNewestFirst<Item>(keys.siteList(id, 'MEDIA'), { ...q, where: q.folder ? { folder: q.folder } : {} }));
   return toPage(await Promise.all(items.map((i) => view(toMedia(i)))), totalCount, q.page, q.pageSize);
 }
 

@@ -81,6 +81,27 @@ describe('BIAs', () => {
     expect((await owner.get(`/bia/${b.id}/entries`)).status).toBe(404);
   });
 
+  it('reads an entry in one request, and tells an unknown BIA from an unknown entry', async () => {
+    const b = await newBia();
+    const id = await newEntry(b.id);
+    const spy = vi.spyOn(ddb(), 'send');
+    const res = await owner.get(`/bia/${b.id}/entries/${id}`);
+    const reads = spy.mock.calls.map(([command]) => command.constructor.name).filter((c) => !/Update|Put/.test(c));
+    spy.mockRestore();
+    expect(res.status, res.text).toBe(200);
+    expect(reads).toEqual(['GetCommand']);
+    const missing = async (path: string, token = ctx.ownerA) => {
+      const r = await as(token).get(path);
+      expect(r.status, r.text).toBe(404);
+      return r.json.error.message as string;
+    };
+    expect(await missing(`/bia/${b.id}/entries/${crypto.randomUUID()}`)).toMatch(/Entry/);
+    expect(await missing(`/bia/${crypto.randomUUID()}/entries/${id}`)).toMatch(/BIA/);
+    expect(await missing(`/bia/${b.id}/entries/${id}`, ctx.ownerB)).toMatch(/BIA/);
+    expect((await owner.del(`/bia/${b.id}`)).status).toBe(204);
+    expect(await missing(`/bia/${b.id}/entries/${id}`)).toMatch(/BIA/);
+  });
+
   it('deletes a BIA with hundreds of entries and leaves nothing behind', async () => {
     const b = await newBia('Big');
     await Promise.all(Array.from({ length: 260 }, (_, i) => owner.post(`/bia/${b.id}/entries`, { briefDescription: `E${i}` })));

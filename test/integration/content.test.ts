@@ -1,6 +1,6 @@
 import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startS3, type RunningS3 } from '../../local/s3.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { ddb } from '../../shared/platform/aws.ts';
@@ -406,6 +406,26 @@ describe('a site built from scratch and deleted', () => {
     expect((await admin.get(`/media/${media.json.result.id}/presigned`)).status).toBe(404);
     // The domain and slugs are free again.
     expect((await admin.post('/sites', siteBody({ domain: site.domain }))).status).toBe(201);
+  });
+
+  it("lists a site's posts, forms and media in two requests, and 404s for an unknown or deleted site", async () => {
+    const site = await newSite();
+    const lists = ['blog', 'forms', 'media'].map((l) => `/sites/${site.id}/${l}`);
+    for (const path of lists) expect((await admin.get(path)).json.result).toMatchObject({ items: [], totalCount: 0 });
+    await admin.post(`/sites/${site.id}/blog`, { slug: 'hello', authorName: 'A', category: 'c', tags: [], isPublished: true });
+    await invoke('POST', `${P}/${site.id}/forms/submit`, { body: { formType: 'contact', fields: { a: 'b' } }, ip: nextIp() });
+    expect((await upload(site.id, multipart('file', 'logo.png', 'image/png', PNG))).status).toBe(201);
+    for (const path of lists) {
+      const spy = vi.spyOn(ddb(), 'send');
+      const res = await admin.get(path);
+      const reads = spy.mock.calls.map(([command]) => command.constructor.name).filter((c) => !/Update|Put/.test(c));
+      spy.mockRestore();
+      expect(res.json.result.totalCount, path).toBe(1);
+      expect(reads, path).toHaveLength(2);
+    }
+    for (const path of lists) expect((await admin.get(path.replace(site.id, crypto.randomUUID()))).status, path).toBe(404);
+    expect((await admin.del(`/sites/${site.id}`)).status).toBe(204);
+    for (const path of lists) expect((await admin.get(path)).status, path).toBe(404);
   });
 });
 

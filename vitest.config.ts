@@ -32,7 +32,7 @@ export default defineConfig({
           ...common,
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          globalSetup: ['test/support/server-global-setup.ts'],
+          globalSetup: ['test/support/browser-global-setup.ts', 'test/support/server-global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { email, nameText, text } from './schemas.ts';
+import { email, nameText } from './schemas.ts';
 import { defineRoutes } from './types.ts';
 
 export const onboardingRoutes = defineRoutes([

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { newSession } from '../../shared/auth/refresh-tokens.ts';
 import { keys } from '../../shared/data/keys.ts';
 import { transact } from '../../shared/data/transact.ts';
-import { findUserByEmail } from '../../shared/identity/users.ts';
 import { ddb } from '../../shared/platform/aws.ts';
 import { config } from '../../shared/platform/config.ts';
 import { issueResetToken } from '../../functions/auth/passwords.ts';

@@ -8,7 +8,7 @@ import { config } from '../../shared/platform/config.ts';
 import { BIA_PARTS, PART_FIELDS, PART_ITEMS, type BiaPart } from '../../shared/routes/bcm.ts';
 import { getBia } from './bias.ts';
 import { assertEditable } from './states.ts';
-import { ACTIVITY, activityPut, bia, commit, readOr404, statsAdd, taskIndex, type Item } from './store.ts';
+import { ACTIVITY, activityPut, bia, commit, read, readOr404, statsAdd, taskIndex, type Item } from './store.ts';
 
 type PartItems = Record<string, unknown>[];
 export interface EntryRecord {
@@ -60,14 +60,16 @@ async function detailOf(t: string, biaId: string, item: Item) {
   return { ...brief, ...parts, processDependencies: await Promise.all(deps) };
 }
 
-const readEntry = (t: string, biaId: string, id: string) => readOr404(bia.entryKey(t, biaId, id.toLowerCase()), 'Entry');
+const entryKeyOf = (t: string, biaId: string, id: string) => bia.entryKey(t, biaId, id.toLowerCase());
+const readEntry = (t: string, biaId: string, id: string) => readOr404(entryKeyOf(t, biaId, id), 'Entry');
 
 /** One read when the entry exists (entries live only under their BIA); the BIA is read only to tell which 404 it is. */
 export async function getEntry(t: string, biaId: string, id: string) {
-  const item = await readEntry(t, biaId, id).catch(async (err: unknown) => {
+  const item = await read(entryKeyOf(t, biaId, id));
+  if (!item) {
     await getBia(t, biaId);
-    throw err;
-  });
+    throw notFound('Entry');
+  }
   return detailOf(t, biaId, item);
 }
 

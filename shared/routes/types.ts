@@ -67,10 +67,8 @@ const SCHEMA_KEYS = ['params', 'query', 'body', 'response'] as const;
 function withLazySchemas(spec: RouteSpec): RouteDef {
   const { schemas, ...route } = spec;
   if (!schemas) return route;
-  let built: RouteSchemas | undefined;
-  for (const key of SCHEMA_KEYS) {
-    Object.defineProperty(route, key, { enumerable: true, get: () => (built ??= schemas())[key] });
-  }
+  const built = once(schemas);
+  for (const key of SCHEMA_KEYS) Object.defineProperty(route, key, { enumerable: true, get: () => built()[key] });
   return route;
 }
 

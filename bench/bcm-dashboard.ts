@@ -1,8 +1,8 @@
 import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { bcmConfig, bia } from '../functions/bcm/store.ts';
-import { localClient } from '../local/dynamodb-local.ts';
-import { keys } from '../shared/data/keys.ts';
-import { config } from '../shared/platform/config.ts';
+import { bcmConfig, bia } from '#functions/bcm/store.ts';
+import { localClient } from '#local/dynamodb-local.ts';
+import { keys } from '#shared/data/keys.ts';
+import { config } from '#shared/platform/config.ts';
 import { invoke, putTenant, tokenFor, type Harness } from './harness.ts';
 import { batchPut, measureRoute } from './scale.ts';
 

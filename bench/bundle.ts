@@ -4,7 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
-import { afterBundlingFor, esbuildOptionsFor } from '../lib/bundling.ts';
+import { afterBundlingFor, esbuildOptionsFor } from '#lib/bundling.ts';
 import { childEnv } from './cold-init.ts';
 import { OUT_DIR, ROOT, type BenchFunction } from './functions.ts';
 import {

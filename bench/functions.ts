@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { API_GROUPS, WORKERS } from '../shared/routes/groups.ts';
-import { deployedRoutes } from '../shared/routes/index.ts';
+import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
+import { deployedRoutes } from '#shared/routes/index.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const OUT_DIR = join(ROOT, 'bench', 'out');

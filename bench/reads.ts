@@ -1,10 +1,10 @@
-import { deployedRoutes, routes } from '../shared/routes/index.ts';
-import type { RouteDef } from '../shared/routes/types.ts';
+import { deployedRoutes, routes } from '#shared/routes/index.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
 import type { BenchFunction } from './functions.ts';
 import { invoke, prepare, type BenchRequest, type Harness } from './harness.ts';
 import { readOverrides, seedRequests, type ScenarioContext } from './scenarios.ts';
-import { resetInternalKeyCache } from '../shared/auth/internal-key.ts';
-import { resetVaultCache } from '../shared/vault/store.ts';
+import { resetInternalKeyCache } from '#shared/auth/internal-key.ts';
+import { resetVaultCache } from '#shared/vault/store.ts';
 import { median, readRouteKind, type RouteKind } from './stats.ts';
 
 export interface ReadResult {

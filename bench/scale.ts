@@ -1,7 +1,7 @@
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { localClient } from '../local/dynamodb-local.ts';
-import { keys } from '../shared/data/keys.ts';
-import { config } from '../shared/platform/config.ts';
+import { localClient } from '#local/dynamodb-local.ts';
+import { keys } from '#shared/data/keys.ts';
+import { config } from '#shared/platform/config.ts';
 import { invoke, putTenant, tokenFor, type BenchRequest, type Harness } from './harness.ts';
 import { chunk, median, pool } from './stats.ts';
 

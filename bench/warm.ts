@@ -1,5 +1,5 @@
-import { lambdaContext } from '../local/apigw-event.ts';
-import { ddb, setDdb } from '../shared/platform/aws.ts';
+import { lambdaContext } from '#local/apigw-event.ts';
+import { ddb, setDdb } from '#shared/platform/aws.ts';
 import type { SentCommand } from './ddb-counter.ts';
 import { handlerOf, prepare, type BenchRequest, type Harness } from './harness.ts';
 import { concurrentGroups, median, percentile } from './stats.ts';

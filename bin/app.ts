@@ -1,6 +1,6 @@
 import { App } from 'aws-cdk-lib';
-import { PlatformStack } from '../lib/platform-stack.ts';
-import { readSettings } from '../lib/settings.ts';
+import { PlatformStack } from '#lib/platform-stack.ts';
+import { readSettings } from '#lib/settings.ts';
 
 // `npx cdk synth|deploy -c stage=prod [-c appName=saas]`; env-agnostic unless the CLI knows the account.
 const app = new App();

@@ -1,7 +1,7 @@
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 import { basename, dirname } from 'node:path';
-import { copyDocsAssetsCommands } from '../functions/system/docs-assets.ts';
+import { copyDocsAssetsCommands } from '#functions/system/docs-assets.ts';
 
 /**
  * How every Lambda bundle is built, in one place: the stack passes `BUNDLING` to each

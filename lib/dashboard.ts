@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { BUSINESS_METRICS, metricsNamespace, SERVICE_DIMENSION } from '../shared/runtime/metric-catalog.ts';
+import { BUSINESS_METRICS, metricsNamespace, SERVICE_DIMENSION } from '#shared/runtime/metric-catalog.ts';
 import type { MonitoredResources } from './monitoring.ts';
 import { QUEUE_NAMES } from './queues.ts';
 import {

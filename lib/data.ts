@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { TABLE_DESIGN } from '../shared/data/table-design.ts';
+import { TABLE_DESIGN } from '#shared/data/table-design.ts';
 import type { StackSettings } from './settings.ts';
 
 const str = (name: string) => ({ name, type: AttributeType.STRING });

@@ -14,7 +14,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { RouteDef } from '../shared/routes/types.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
 import type { StackSettings } from './settings.ts';
 
 export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'x-internal-api-key'];

@@ -1,8 +1,8 @@
 import { Duration } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MAX_RECEIVE_COUNT } from '../shared/queue/redrive.ts';
-import type { QueueName } from '../shared/routes/groups.ts';
+import { MAX_RECEIVE_COUNT } from '#shared/queue/redrive.ts';
+import type { QueueName } from '#shared/routes/groups.ts';
 
 export const QUEUE_NAMES = ['email', 'webhooks', 'jobs'] as const satisfies readonly QueueName[];
 

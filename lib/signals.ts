@@ -3,7 +3,7 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { MathExpression, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Operation, type Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { WORKERS } from '../shared/routes/groups.ts';
+import { WORKERS } from '#shared/routes/groups.ts';
 
 /**
  * The metrics the alarms watch, built once so the dashboard draws exactly what the alarms see.

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import type { RouteDef } from '../shared/routes/types.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
 
 export interface IncomingRequest {
   method: string;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { generateSigningKeyParams, signingParams } from '../shared/auth/signing-keys.ts';
-import { hashPassword } from '../shared/auth/password.ts';
-import { createUser, findUserByEmail } from '../shared/identity/users.ts';
-import { config } from '../shared/platform/config.ts';
-import type { ParameterStore } from '../shared/platform/ports.ts';
+import { generateSigningKeyParams, signingParams } from '#shared/auth/signing-keys.ts';
+import { hashPassword } from '#shared/auth/password.ts';
+import { createUser, findUserByEmail } from '#shared/identity/users.ts';
+import { config } from '#shared/platform/config.ts';
+import type { ParameterStore } from '#shared/platform/ports.ts';
 
 const secret = () => randomBytes(24).toString('base64url');
 

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { type IndexDesign, keyAttributes, TABLE_DESIGN } from '../shared/data/table-design.ts';
+import { type IndexDesign, keyAttributes, TABLE_DESIGN } from '#shared/data/table-design.ts';
 
 /** DynamoDB Local's jar ships inside amplify-dynamodb-simulator; only the jar is used. */
 export function dynamoDbLocalDir(): string {

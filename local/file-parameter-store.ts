@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { ParameterStore } from '../shared/platform/ports.ts';
+import type { ParameterStore } from '#shared/platform/ports.ts';
 import { readJson, serialized, writeJson } from './json-file.ts';
 
 interface StoredParameter {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { QueueMessage, QueueSender } from '../shared/platform/ports.ts';
-import { WORKERS, type QueueName, type WorkerName } from '../shared/routes/groups.ts';
+import type { QueueMessage, QueueSender } from '#shared/platform/ports.ts';
+import { WORKERS, type QueueName, type WorkerName } from '#shared/routes/groups.ts';
 import { lambdaContext } from './apigw-event.ts';
 import { readJson, serialized, writeJson } from './json-file.ts';
 

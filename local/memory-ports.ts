@@ -1,4 +1,4 @@
-import type { Mailer, OutgoingEmail, ParameterStore, QueueMessage, QueueSender } from '../shared/platform/ports.ts';
+import type { Mailer, OutgoingEmail, ParameterStore, QueueMessage, QueueSender } from '#shared/platform/ports.ts';
 
 /** In-memory stand-ins with the same interfaces as SSM, SQS and SES (tests and the local store's core). */
 export function memoryParameterStore(initial: Record<string, string> = {}): ParameterStore & { dump(): Record<string, { value: string; version: number }> } {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Mailer, OutgoingEmail } from '../shared/platform/ports.ts';
+import type { Mailer, OutgoingEmail } from '#shared/platform/ports.ts';
 import { readJson, serialized, writeJson } from './json-file.ts';
 
 export type SentEmail = OutgoingEmail & { sentAt: string };

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { config } from '../shared/platform/config.ts';
+import { config } from '#shared/platform/config.ts';
 
 /** The parts of s3rver (untyped CommonJS) used here. */
 interface S3rverInstance {

@@ -1,8 +1,8 @@
-import { bumpCounter, putNew } from '../shared/data/collection.ts';
-import { keys, type PlatformCollection } from '../shared/data/keys.ts';
-import { transact } from '../shared/data/transact.ts';
-import { BUILT_IN_TOOLS } from '../shared/reference/built-in-tools.ts';
-import { PLANS } from '../shared/reference/plans.ts';
+import { bumpCounter, putNew } from '#shared/data/collection.ts';
+import { keys, type PlatformCollection } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
+import { PLANS } from '#shared/reference/plans.ts';
 
 /**
  * Puts one reference record unless it exists. The record is written with its collection's

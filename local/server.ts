@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { internalError, methodNotAllowed, payloadTooLarge } from '../shared/http/errors.ts';
-import { errorToHttp } from '../shared/http/responses.ts';
-import { createRouteMatcher } from '../shared/http/route-matcher.ts';
-import type { RouteDef } from '../shared/routes/types.ts';
+import { internalError, methodNotAllowed, payloadTooLarge } from '#shared/http/errors.ts';
+import { errorToHttp } from '#shared/http/responses.ts';
+import { createRouteMatcher } from '#shared/http/route-matcher.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
 import { lambdaContext, toApiGatewayEvent } from './apigw-event.ts';
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;

@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { config } from '../shared/platform/config.ts';
-import { installPorts } from '../shared/platform/ports.ts';
+import { config } from '#shared/platform/config.ts';
+import { installPorts } from '#shared/platform/ports.ts';
 import { ensureAdmin, ensureInternalKey, ensureSigningKeys, type AdminOutcome } from './bootstrap.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { fileParameterStore } from './file-parameter-store.ts';

@@ -1,4 +1,4 @@
-import { generateSigningKeyParams } from '../shared/auth/signing-keys.ts';
+import { generateSigningKeyParams } from '#shared/auth/signing-keys.ts';
 
 // Prints a fresh ES256 key pair as the two SSM parameter values a stage needs before deploy.
 const { publicJwks, privateJwk } = await generateSigningKeyParams();

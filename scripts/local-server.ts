@@ -3,7 +3,7 @@
  * Environment: PORT (3000; 0 picks a free one), HOST (127.0.0.1), LOCAL_DATA_DIR (.local),
  * ADMIN_EMAIL, ADMIN_PASSWORD, INTERNAL_API_KEY, TABLE_NAME.
  */
-import { webhookSecrets } from '../shared/billing/secrets.ts';
+import { webhookSecrets } from '#shared/billing/secrets.ts';
 import { createServer, type Server } from 'node:http';
 import { resolve } from 'node:path';
 
@@ -20,9 +20,9 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST || '127.0.0.1';
 const dataDir = resolve(process.env.LOCAL_DATA_DIR || '.local');
 
-const { startLocalStack, JavaMissingError } = await import('../local/stack.ts');
-const { createApiListener } = await import('../local/server.ts');
-const { routes } = await import('../shared/routes/index.ts');
+const { startLocalStack, JavaMissingError } = await import('#local/stack.ts');
+const { createApiListener } = await import('#local/server.ts');
+const { routes } = await import('#shared/routes/index.ts');
 
 let stack: Awaited<ReturnType<typeof startLocalStack>>;
 try {

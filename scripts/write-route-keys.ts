@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { deployedRoutes } from '../shared/routes/index.ts';
+import { deployedRoutes } from '#shared/routes/index.ts';
 
 // The fallback function needs only `METHOD path` of every deployed route, not the schemas; this
 // writes them as a tiny module so its bundle stays near the cold-start floor.

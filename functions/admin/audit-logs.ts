@@ -1,10 +1,10 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { countOf } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { validationError } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { config } from '../../shared/platform/config.ts';
-import { queryCount, queryItems } from '../../shared/data/query.ts';
+import { countOf } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { config } from '#shared/platform/config.ts';
+import { queryCount, queryItems } from '#shared/data/query.ts';
 
 export interface AuditLogEntry {
   id: string;

@@ -1,6 +1,6 @@
-import { ok } from '../../shared/http/responses.ts';
-import { adminRoutes } from '../../shared/routes/admin.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
+import { adminRoutes } from '#shared/routes/admin.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { listAuditLogs } from './audit-logs.ts';
 import { listIntegrationEvents } from './integration-events.ts';
 

@@ -1,6 +1,6 @@
-import { listNewestFirst } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { toPage } from '../../shared/http/responses.ts';
+import { listNewestFirst } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { toPage } from '#shared/http/responses.ts';
 
 export interface IntegrationEvent {
   id: string;

@@ -1,4 +1,4 @@
-import { keys, type Key } from '../../shared/data/keys.ts';
+import { keys, type Key } from '#shared/data/keys.ts';
 import { bucketAttribute } from './sketch.ts';
 
 /** One LLM call as the gateway reports it. */

@@ -1,7 +1,7 @@
-import { scopeTenant } from '../../shared/auth/tenant-scope.ts';
-import { ok } from '../../shared/http/responses.ts';
-import { analyticsRoutes } from '../../shared/routes/analytics.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { scopeTenant } from '#shared/auth/tenant-scope.ts';
+import { ok } from '#shared/http/responses.ts';
+import { analyticsRoutes } from '#shared/routes/analytics.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { ingest } from './ingest.ts';
 import { getBudget, llmAnalytics, setBudget, supportAnalytics } from './read.ts';
 

@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys, type Key } from '../../shared/data/keys.ts';
-import { updateItem } from '../../shared/data/commit.ts';
-import { transact, type TransactItem } from '../../shared/data/transact.ts';
-import { validationError } from '../../shared/http/errors.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { countMetric } from '../../shared/runtime/metrics.ts';
+import { keys, type Key } from '#shared/data/keys.ts';
+import { updateItem } from '#shared/data/commit.ts';
+import { transact, type TransactItem } from '#shared/data/transact.ts';
+import { validationError } from '#shared/http/errors.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 import { conversationContributions, llmContributions, mergeContributions, planChunks, type Contribution, type Conversation, type Counted, type LlmCall } from './aggregate.ts';
 
 /** A record's marker outlives any retry of its batch; after this a resent id would count again. */

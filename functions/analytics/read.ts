@@ -1,10 +1,10 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { commitChange, updateItem } from '../../shared/data/commit.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { queryItems } from '../../shared/data/query.ts';
-import { getItem } from '../../shared/data/collection.ts';
-import { validationError } from '../../shared/http/errors.ts';
-import { config } from '../../shared/platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { commitChange, updateItem } from '#shared/data/commit.ts';
+import { keys } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { getItem } from '#shared/data/collection.ts';
+import { validationError } from '#shared/http/errors.ts';
+import { config } from '#shared/platform/config.ts';
 import { resolveRange } from './range.ts';
 import { llmReport, supportReport } from './report.ts';
 

@@ -1,13 +1,13 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { epochSeconds, randomToken, sha256 } from '../../shared/auth/opaque.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { clearRateLimit, hitRateLimit, releaseRateLimit } from '../../shared/data/rate-limit.ts';
-import { rateLimited } from '../../shared/http/errors.ts';
-import { normalizeEmail } from '../../shared/identity/users.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import type { RateLimitRule } from '../../shared/routes/types.ts';
-import { countMetric } from '../../shared/runtime/metrics.ts';
+import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
+import { keys } from '#shared/data/keys.ts';
+import { clearRateLimit, hitRateLimit, releaseRateLimit } from '#shared/data/rate-limit.ts';
+import { rateLimited } from '#shared/http/errors.ts';
+import { normalizeEmail } from '#shared/identity/users.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import type { RateLimitRule } from '#shared/routes/types.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 
 /**
  * Per-account throttle on password sign-in ("device cookies", OWASP): after 10 wrong passwords for

@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import type { TransactItem } from '../../shared/data/transact.ts';
-import { ddb } from '../../shared/platform/aws.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import type { TransactItem } from '#shared/data/transact.ts';
+import { ddb } from '#shared/platform/aws.ts';
 
 /**
  * Audit entries of sign-in, logout, password reset and change: entityType `User`, the user's id

@@ -1,5 +1,5 @@
-import { config } from '../../shared/platform/config.ts';
-import type { OutgoingEmail } from '../../shared/platform/ports.ts';
+import { config } from '#shared/platform/config.ts';
+import type { OutgoingEmail } from '#shared/platform/ports.ts';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

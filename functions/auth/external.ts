@@ -1,4 +1,4 @@
-import { isAllowedRedirect, providerConfig, redirectAllowList, type ProviderId } from '../../shared/auth/identity-providers.ts';
+import { isAllowedRedirect, providerConfig, redirectAllowList, type ProviderId } from '#shared/auth/identity-providers.ts';
 import {
   assertNonce,
   consumeFlow,
@@ -8,17 +8,17 @@ import {
   startFlow,
   verifyIdToken,
   type IdTokenClaims,
-} from '../../shared/auth/oidc-client.ts';
-import { revokeAllFamilies } from '../../shared/auth/refresh-tokens.ts';
-import { countAudit } from '../../shared/data/audit.ts';
-import { claimUnique, getItem } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { ApiError, badRequest, conflict } from '../../shared/http/errors.ts';
-import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
-import { createUser, findUserByEmail, getUser, normalizeEmail, type UserRecord } from '../../shared/identity/users.ts';
-import { config } from '../../shared/platform/config.ts';
-import { countMetric } from '../../shared/runtime/metrics.ts';
+} from '#shared/auth/oidc-client.ts';
+import { revokeAllFamilies } from '#shared/auth/refresh-tokens.ts';
+import { countAudit } from '#shared/data/audit.ts';
+import { claimUnique, getItem } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { ApiError, badRequest, conflict } from '#shared/http/errors.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/identity/integration-events.ts';
+import { createUser, findUserByEmail, getUser, normalizeEmail, type UserRecord } from '#shared/identity/users.ts';
+import { config } from '#shared/platform/config.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 import { authAuditItem, recordAuth } from './audit.ts';
 import { completeSignIn, type Account } from './session.ts';
 

@@ -1,6 +1,6 @@
-import { created, noContent, ok } from '../../shared/http/responses.ts';
-import { authRoutes } from '../../shared/routes/auth.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { created, noContent, ok } from '#shared/http/responses.ts';
+import { authRoutes } from '#shared/routes/auth.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { finishExternal, startExternal } from './external.ts';
 import { login } from './login.ts';
 import { changePassword, forgotPassword, resetPassword } from './passwords.ts';

@@ -1,11 +1,11 @@
-import { cooldownPut, oneTimePut, sixDigitCode, VERIFY_CODE_TTL_SECONDS } from '../../shared/auth/one-time.ts';
-import { hashPassword } from '../../shared/auth/password.ts';
-import { countAudit } from '../../shared/data/audit.ts';
-import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
-import { invalidInvitation, redeemFailure, redeemInvitation } from '../../shared/identity/invitations.ts';
-import { createUser, type UserRecord } from '../../shared/identity/users.ts';
-import { sendEmail } from '../../shared/queue/enqueue.ts';
-import { countMetric } from '../../shared/runtime/metrics.ts';
+import { cooldownPut, oneTimePut, sixDigitCode, VERIFY_CODE_TTL_SECONDS } from '#shared/auth/one-time.ts';
+import { hashPassword } from '#shared/auth/password.ts';
+import { countAudit } from '#shared/data/audit.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/identity/integration-events.ts';
+import { invalidInvitation, redeemFailure, redeemInvitation } from '#shared/identity/invitations.ts';
+import { createUser, type UserRecord } from '#shared/identity/users.ts';
+import { sendEmail } from '#shared/queue/enqueue.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 import { verificationEmail } from './emails.ts';
 
 export interface RegisterInput {

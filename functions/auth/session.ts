@@ -1,12 +1,12 @@
-import { issueAccessToken } from '../../shared/auth/access-token.ts';
-import { newSession } from '../../shared/auth/refresh-tokens.ts';
-import { countAudit } from '../../shared/data/audit.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { forbidden } from '../../shared/http/errors.ts';
-import { permissionsFor } from '../../shared/identity/permissions.ts';
-import { countMetric } from '../../shared/runtime/metrics.ts';
-import { tenantRefusalError, tenantSignInRefusal } from '../../shared/identity/tenant-status.ts';
-import type { UserRecord } from '../../shared/identity/users.ts';
+import { issueAccessToken } from '#shared/auth/access-token.ts';
+import { newSession } from '#shared/auth/refresh-tokens.ts';
+import { countAudit } from '#shared/data/audit.ts';
+import { transact } from '#shared/data/transact.ts';
+import { forbidden } from '#shared/http/errors.ts';
+import { permissionsFor } from '#shared/identity/permissions.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
+import { tenantRefusalError, tenantSignInRefusal } from '#shared/identity/tenant-status.ts';
+import type { UserRecord } from '#shared/identity/users.ts';
 import { authAuditItem, recordAuth } from './audit.ts';
 
 /** A user record as the auth area reads it: `sessionVersion` is bumped when all sessions are revoked. */

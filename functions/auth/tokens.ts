@@ -1,9 +1,9 @@
-import { InvalidTokenError, issueAccessToken, verifyAccessToken, type Principal } from '../../shared/auth/access-token.ts';
-import { epochSeconds } from '../../shared/auth/opaque.ts';
-import { familyIsLive, findRefreshToken, getFamily, revokeFamily, rotate } from '../../shared/auth/refresh-tokens.ts';
-import { unauthorized } from '../../shared/http/errors.ts';
-import { permissionsFor } from '../../shared/identity/permissions.ts';
-import { getUser } from '../../shared/identity/users.ts';
+import { InvalidTokenError, issueAccessToken, verifyAccessToken, type Principal } from '#shared/auth/access-token.ts';
+import { epochSeconds } from '#shared/auth/opaque.ts';
+import { familyIsLive, findRefreshToken, getFamily, revokeFamily, rotate } from '#shared/auth/refresh-tokens.ts';
+import { unauthorized } from '#shared/http/errors.ts';
+import { permissionsFor } from '#shared/identity/permissions.ts';
+import { getUser } from '#shared/identity/users.ts';
 import { recordAuth } from './audit.ts';
 import { signInRefusal, tokenSubject, type Account } from './session.ts';
 

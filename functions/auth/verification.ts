@@ -1,15 +1,15 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { checkOneTime, claimCooldown, consumeOneTime, oneTimePut, sixDigitCode, VERIFY_CODE_TTL_SECONDS } from '../../shared/auth/one-time.ts';
-import { countAudit } from '../../shared/data/audit.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { badRequest, rateLimited } from '../../shared/http/errors.ts';
-import { activatePendingTenantOnOwnerVerified } from '../../shared/identity/invitations.ts';
-import { findUserByEmail } from '../../shared/identity/users.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { sendEmail } from '../../shared/queue/enqueue.ts';
-import { countMetric } from '../../shared/runtime/metrics.ts';
+import { checkOneTime, claimCooldown, consumeOneTime, oneTimePut, sixDigitCode, VERIFY_CODE_TTL_SECONDS } from '#shared/auth/one-time.ts';
+import { countAudit } from '#shared/data/audit.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { badRequest, rateLimited } from '#shared/http/errors.ts';
+import { activatePendingTenantOnOwnerVerified } from '#shared/identity/invitations.ts';
+import { findUserByEmail } from '#shared/identity/users.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { sendEmail } from '#shared/queue/enqueue.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 import { authAuditItem } from './audit.ts';
 import { verificationEmail } from './emails.ts';
 

@@ -1,7 +1,7 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { queryItems } from '../../shared/data/query.ts';
-import { validationError } from '../../shared/http/errors.ts';
-import { config } from '../../shared/platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { validationError } from '#shared/http/errors.ts';
+import { config } from '#shared/platform/config.ts';
 import { bcmConfig, commit, read } from './store.ts';
 
 /**

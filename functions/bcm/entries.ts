@@ -1,11 +1,11 @@
 import { safeParse } from 'zod/mini';
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst, putNew } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { notFound, validationError } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { config } from '../../shared/platform/config.ts';
-import { BIA_PARTS, PART_FIELDS, PART_ITEMS, type BiaPart } from '../../shared/routes/bcm.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { notFound, validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { config } from '#shared/platform/config.ts';
+import { BIA_PARTS, PART_FIELDS, PART_ITEMS, type BiaPart } from '#shared/routes/bcm.ts';
 import { getBia } from './bias.ts';
 import { assertEditable } from './states.ts';
 import { ACTIVITY, activityPut, bia, commit, read, readOr404, statsAdd, taskIndex, type Item } from './store.ts';

@@ -1,9 +1,9 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { scopeRecord, scopeTenant } from '../../shared/auth/tenant-scope.ts';
-import type { TenantCollection } from '../../shared/data/keys.ts';
-import { created, noContent, ok } from '../../shared/http/responses.ts';
-import { bcmRoutes } from '../../shared/routes/bcm.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
+import type { TenantCollection } from '#shared/data/keys.ts';
+import { created, noContent, ok } from '#shared/http/responses.ts';
+import { bcmRoutes } from '#shared/routes/bcm.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { assign, biaDetail, createBia, deleteBia, listBias, newVersion, setBiaStatus, unassign, updateBia } from './bias.ts';
 import { dashboard, putThresholds, thresholds } from './dashboard.ts';
 import { completeEntry, createEntry, deleteEntry, getEntry, listEntries, replacePart, updateEntry } from './entries.ts';

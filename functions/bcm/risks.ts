@@ -1,9 +1,9 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst, putNew } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { notFound } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { config } from '../../shared/platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { notFound } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { config } from '#shared/platform/config.ts';
 import { assertActionMove, assertRiskMove, impactScoreOf, probabilityScoreOf, RISK_STATUS } from './states.ts';
 import { ACTIVITY, activityPut, all, commit, readOr404, risk, statsAdd, taskIndex, type Item } from './store.ts';
 

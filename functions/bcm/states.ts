@@ -1,4 +1,4 @@
-import { conflict } from '../../shared/http/errors.ts';
+import { conflict } from '#shared/http/errors.ts';
 
 /** BiaStatus: 0 Draft, 1 InProgress, 2 Completed. */
 export const BIA_STATUS = { Draft: 0, InProgress: 1, Completed: 2 } as const;

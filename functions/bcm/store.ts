@@ -1,13 +1,13 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { getItem } from '../../shared/data/collection.ts';
-import { commitChange, readOr404 } from '../../shared/data/commit.ts';
-export { deleteAll, putAll } from '../../shared/data/batch.ts';
-import { COUNTER_SK, keys } from '../../shared/data/keys.ts';
-import { queryItems } from '../../shared/data/query.ts';
-import type { TransactItem } from '../../shared/data/transact.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { getItem } from '#shared/data/collection.ts';
+import { commitChange, readOr404 } from '#shared/data/commit.ts';
+export { deleteAll, putAll } from '#shared/data/batch.ts';
+import { COUNTER_SK, keys } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import type { TransactItem } from '#shared/data/transact.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 
 /**
  * Key shapes of the BCM area (all through keys.ts): BIAs and risks are tenant items; entries,

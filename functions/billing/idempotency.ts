@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { billingKeys } from '../../shared/billing/records.ts';
-import { badRequest, conflict } from '../../shared/http/errors.ts';
-import type { Reply } from '../../shared/http/responses.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
+import { billingKeys } from '#shared/billing/records.ts';
+import { badRequest, conflict } from '#shared/http/errors.ts';
+import type { Reply } from '#shared/http/responses.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 
 /** Keys are kept a day: long enough for any client retry, short enough not to pile up. */
 const KEY_TTL_SECONDS = 24 * 3600;

@@ -1,9 +1,9 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { scopeRecord, scopeTenant } from '../../shared/auth/tenant-scope.ts';
-import type { TenantCollection } from '../../shared/data/keys.ts';
-import { accepted, created, noContent, ok } from '../../shared/http/responses.ts';
-import { billingRoutes } from '../../shared/routes/billing.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
+import type { TenantCollection } from '#shared/data/keys.ts';
+import { accepted, created, noContent, ok } from '#shared/http/responses.ts';
+import { billingRoutes } from '#shared/routes/billing.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { idempotent } from './idempotency.ts';
 import { invoiceDetail, invoicePdf, listInvoices } from './invoices.ts';
 import { addMethod, deleteMethod, listMethods, setDefault } from './methods.ts';

@@ -1,9 +1,9 @@
-import { keys } from '../../shared/data/keys.ts';
-import { getItem, listNewestFirst } from '../../shared/data/collection.ts';
-import { INVOICE_STATUS_LABEL } from '../../shared/billing/ledger.ts';
-import { billingKeys, invoicePdfKey, toInvoice, toInvoiceDetail, type InvoiceLine, type Item } from '../../shared/billing/records.ts';
-import { notFound } from '../../shared/http/errors.ts';
-import { raw, toPage } from '../../shared/http/responses.ts';
+import { keys } from '#shared/data/keys.ts';
+import { getItem, listNewestFirst } from '#shared/data/collection.ts';
+import { INVOICE_STATUS_LABEL } from '#shared/billing/ledger.ts';
+import { billingKeys, invoicePdfKey, toInvoice, toInvoiceDetail, type InvoiceLine, type Item } from '#shared/billing/records.ts';
+import { notFound } from '#shared/http/errors.ts';
+import { raw, toPage } from '#shared/http/responses.ts';
 
 const read = (key: { pk: string; sk: string }) => getItem<Item>(key);
 
@@ -28,7 +28,7 @@ export async function invoicePdf(t: string, id: string) {
   const { invoice, tenantName } = await invoiceOr404(t, id);
   const key = String(invoice.pdfKey ?? invoicePdfKey(t, id));
   // S3 and the renderer load only for this route.
-  const { readInvoicePdf, storeInvoicePdf } = await import('../../shared/billing/invoice-pdf.ts');
+  const { readInvoicePdf, storeInvoicePdf } = await import('#shared/billing/invoice-pdf.ts');
   let bytes = await readInvoicePdf(key);
   if (!bytes) {
     await storeInvoicePdf({

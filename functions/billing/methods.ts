@@ -1,12 +1,12 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { getItem } from '../../shared/data/collection.ts';
-import { commitChange } from '../../shared/data/commit.ts';
-import { queryItems } from '../../shared/data/query.ts';
-import type { TransactItem } from '../../shared/data/transact.ts';
-import { paymentGateway } from '../../shared/billing/gateway.ts';
-import { billingKeys, toMethod, type Item, type ProviderId } from '../../shared/billing/records.ts';
-import { conflict, notFound } from '../../shared/http/errors.ts';
-import { config } from '../../shared/platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { getItem } from '#shared/data/collection.ts';
+import { commitChange } from '#shared/data/commit.ts';
+import { queryItems } from '#shared/data/query.ts';
+import type { TransactItem } from '#shared/data/transact.ts';
+import { paymentGateway } from '#shared/billing/gateway.ts';
+import { billingKeys, toMethod, type Item, type ProviderId } from '#shared/billing/records.ts';
+import { conflict, notFound } from '#shared/http/errors.ts';
+import { config } from '#shared/platform/config.ts';
 
 /** Stored methods per tenant. */
 export const METHOD_LIMIT = 10;

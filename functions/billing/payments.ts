@@ -1,17 +1,17 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { getItem } from '../../shared/data/collection.ts';
-import { commitChange, updateItem } from '../../shared/data/commit.ts';
-import { queryItems } from '../../shared/data/query.ts';
-import { paymentGateway } from '../../shared/billing/gateway.ts';
-import { newPayment } from '../../shared/billing/ledger.ts';
-import { toMinor } from '../../shared/billing/money.ts';
-import { billingKeys, PaymentProvider, PaymentStatus, SubscriptionStatus, toPayment, type Item, type ProviderId } from '../../shared/billing/records.ts';
-import { conflict, notFound, validationError } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { countMetric } from '../../shared/runtime/metrics.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { getItem } from '#shared/data/collection.ts';
+import { commitChange, updateItem } from '#shared/data/commit.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { paymentGateway } from '#shared/billing/gateway.ts';
+import { newPayment } from '#shared/billing/ledger.ts';
+import { toMinor } from '#shared/billing/money.ts';
+import { billingKeys, PaymentProvider, PaymentStatus, SubscriptionStatus, toPayment, type Item, type ProviderId } from '#shared/billing/records.ts';
+import { conflict, notFound, validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 
 const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
 

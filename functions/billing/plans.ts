@@ -1,9 +1,9 @@
-import { keys } from '../../shared/data/keys.ts';
-import { queryItems } from '../../shared/data/query.ts';
-import { toMajor } from '../../shared/billing/money.ts';
-import { config } from '../../shared/platform/config.ts';
-import { PLANS, type PlanRecord } from '../../shared/reference/plans.ts';
-import { notFound, validationError } from '../../shared/http/errors.ts';
+import { keys } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { toMajor } from '#shared/billing/money.ts';
+import { config } from '#shared/platform/config.ts';
+import { PLANS, type PlanRecord } from '#shared/reference/plans.ts';
+import { notFound, validationError } from '#shared/http/errors.ts';
 
 /** Plans change only by a deploy-time seed or an operator: a warm function serves them from memory for this long. */
 export const PLAN_CACHE_SECONDS = 300;

@@ -1,8 +1,8 @@
-import { scopeRecord, scopeTenant } from '../../shared/auth/tenant-scope.ts';
-import { notFound } from '../../shared/http/errors.ts';
-import { created, ok } from '../../shared/http/responses.ts';
-import { catalogRoutes } from '../../shared/routes/catalog.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
+import { notFound } from '#shared/http/errors.ts';
+import { created, ok } from '#shared/http/responses.ts';
+import { catalogRoutes } from '#shared/routes/catalog.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { createProductService, listProductServices } from './product-services.ts';
 import { createSupplier, getSupplier, listSuppliers } from './suppliers.ts';
 

@@ -1,10 +1,10 @@
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import { bumpCounter, claimUnique, listNewestFirst, putNew } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { conflict } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { conflict } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
 
 export interface ProductService {
   id: string;

@@ -1,9 +1,9 @@
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import { bumpCounter, getItem, listNewestFirst, putNew } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { toPage } from '../../shared/http/responses.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { bumpCounter, getItem, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { toPage } from '#shared/http/responses.ts';
 
 export interface Supplier {
   id: string;

@@ -1,14 +1,14 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { deleteAll } from '../../shared/data/batch.ts';
-import { bumpCounter, claimUnique, countOf } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { queryItems } from '../../shared/data/query.ts';
-import { notFound } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { canonicalLocale } from '../../shared/content/pages.ts';
-import { postItem, splitPost, toPost, type PostRecord, type PostTranslation } from '../../shared/content/posts.ts';
-import { claims, commit, del, exists, getSite, nullable, put, siteExists, siteItems, siteOfRecord, sk, type Item } from '../../shared/content/store.ts';
-import { config } from '../../shared/platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { deleteAll } from '#shared/data/batch.ts';
+import { bumpCounter, claimUnique, countOf } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { notFound } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { canonicalLocale } from '#shared/content/pages.ts';
+import { postItem, splitPost, toPost, type PostRecord, type PostTranslation } from '#shared/content/posts.ts';
+import { claims, commit, del, exists, getSite, nullable, put, siteExists, siteItems, siteOfRecord, sk, type Item } from '#shared/content/store.ts';
+import { config } from '#shared/platform/config.ts';
 import { sanitizeHtml } from './sanitize.ts';
 import { listOfSite } from './site-lists.ts';
 

@@ -1,10 +1,10 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { listNewestFirst } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { formView } from '../../shared/content/forms.ts';
-import { commit, nullable, readOr404, type Item } from '../../shared/content/store.ts';
-import { config } from '../../shared/platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { listNewestFirst } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { formView } from '#shared/content/forms.ts';
+import { commit, nullable, readOr404, type Item } from '#shared/content/store.ts';
+import { config } from '#shared/platform/config.ts';
 import { listOfSite } from './site-lists.ts';
 
 export async function listForms(siteId: string, q: { page: number; pageSize: number; status?: number; formType?: string }) {

@@ -1,6 +1,6 @@
-import { created, noContent, ok } from '../../shared/http/responses.ts';
-import { contentAdminRoutes } from '../../shared/routes/content.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { created, noContent, ok } from '#shared/http/responses.ts';
+import { contentAdminRoutes } from '#shared/routes/content.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { createPost, deletePost, listPosts, postDetail, translatePost, updatePost } from './blog.ts';
 import { getForm, listForms, setFormStatus } from './forms.ts';
 import { completeUpload, deleteMedia, listMedia, presignedGet, presignUpload, uploadDirect } from './media.ts';

@@ -1,17 +1,17 @@
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { ApiError, notFound, payloadTooLarge, unsupportedMediaType, validationError } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { ALLOWED_TYPES, detectType, safeFileName } from '../../shared/content/file-types.ts';
-import { deleteObject, presignGet } from '../../shared/content/objects.ts';
-import { commit, del, getSite, put, readOr404, siteExists, type Item, type SiteRecord } from '../../shared/content/store.ts';
-import { config } from '../../shared/platform/config.ts';
-import { s3 } from '../../shared/platform/s3.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { ApiError, notFound, payloadTooLarge, unsupportedMediaType, validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { ALLOWED_TYPES, detectType, safeFileName } from '#shared/content/file-types.ts';
+import { deleteObject, presignGet } from '#shared/content/objects.ts';
+import { commit, del, getSite, put, readOr404, siteExists, type Item, type SiteRecord } from '#shared/content/store.ts';
+import { config } from '#shared/platform/config.ts';
+import { s3 } from '#shared/platform/s3.ts';
 import { listOfSite } from './site-lists.ts';
-import { DIRECT_UPLOAD_MAX_BYTES, MEDIA_MAX_BYTES } from '../../shared/routes/content.ts';
+import { DIRECT_UPLOAD_MAX_BYTES, MEDIA_MAX_BYTES } from '#shared/routes/content.ts';
 
 interface MediaRecord {
   id: string;

@@ -1,10 +1,10 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { validationError, type IssueDetail } from '../../shared/http/errors.ts';
-import { isPageItem } from '../../shared/content/pages.ts';
-import { commit, getSite, put, siteExists, siteItems, siteKey, sk } from '../../shared/content/store.ts';
-import { config } from '../../shared/platform/config.ts';
-import { NAV_LOCATIONS, NAV_MAX_DEPTH } from '../../shared/routes/content.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { keys } from '#shared/data/keys.ts';
+import { validationError, type IssueDetail } from '#shared/http/errors.ts';
+import { isPageItem } from '#shared/content/pages.ts';
+import { commit, getSite, put, siteExists, siteItems, siteKey, sk } from '#shared/content/store.ts';
+import { config } from '#shared/platform/config.ts';
+import { NAV_LOCATIONS, NAV_MAX_DEPTH } from '#shared/routes/content.ts';
 
 interface NavInput {
   label: string;

@@ -1,12 +1,12 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { epochSeconds, randomToken, sha256 } from '../../shared/auth/opaque.ts';
-import { claimUnique } from '../../shared/data/collection.ts';
-import { deleteAll } from '../../shared/data/batch.ts';
-import { conflict, notFound, validationError } from '../../shared/http/errors.ts';
-import { bySortOrder, canonicalLocale, splitPages, type PageRecord, type PageTranslation } from '../../shared/content/pages.ts';
-import { claims, commit, del, exists, getSite, put, read, siteExists, siteItems, siteOfRecord, sk, nullable } from '../../shared/content/store.ts';
-import { keys, keys as k } from '../../shared/data/keys.ts';
-import { slug as slugSchema } from '../../shared/routes/content.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
+import { claimUnique } from '#shared/data/collection.ts';
+import { deleteAll } from '#shared/data/batch.ts';
+import { conflict, notFound, validationError } from '#shared/http/errors.ts';
+import { bySortOrder, canonicalLocale, splitPages, type PageRecord, type PageTranslation } from '#shared/content/pages.ts';
+import { claims, commit, del, exists, getSite, put, read, siteExists, siteItems, siteOfRecord, sk, nullable } from '#shared/content/store.ts';
+import { keys, keys as k } from '#shared/data/keys.ts';
+import { slug as slugSchema } from '#shared/routes/content.ts';
 import { safeParse } from 'zod/mini';
 
 export interface PageInput {

@@ -1,4 +1,4 @@
-import { getSite } from '../../shared/content/store.ts';
+import { getSite } from '#shared/content/store.ts';
 
 /**
  * A site's posts, forms and media are deleted before the site itself, so a list with anything in it

@@ -1,13 +1,13 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { deleteAll } from '../../shared/data/batch.ts';
-import { bumpCounter, claimUnique, listNewestFirst } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { queryItems } from '../../shared/data/query.ts';
-import { badRequest, validationError } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { deletePrefix, sitePrefix } from '../../shared/content/objects.ts';
-import { claims, commit, del, getSite, put, read, siteItems, siteKey, SITES, toSite, type Item, type SiteRecord } from '../../shared/content/store.ts';
-import { config } from '../../shared/platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { deleteAll } from '#shared/data/batch.ts';
+import { bumpCounter, claimUnique, listNewestFirst } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { badRequest, validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { deletePrefix, sitePrefix } from '#shared/content/objects.ts';
+import { claims, commit, del, getSite, put, read, siteItems, siteKey, SITES, toSite, type Item, type SiteRecord } from '#shared/content/store.ts';
+import { config } from '#shared/platform/config.ts';
 
 export type SiteInput = Omit<SiteRecord, 'id' | 'cacheVersion' | 'createdAt' | 'updatedAt'>;
 

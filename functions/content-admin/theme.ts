@@ -1,8 +1,8 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { commit, getSite, siteKey } from '../../shared/content/store.ts';
-import { themeOf } from '../../shared/content/theme.ts';
-import { config } from '../../shared/platform/config.ts';
-import { THEME_PRESETS, type ThemePreset } from '../../shared/routes/content.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { commit, getSite, siteKey } from '#shared/content/store.ts';
+import { themeOf } from '#shared/content/theme.ts';
+import { config } from '#shared/platform/config.ts';
+import { THEME_PRESETS, type ThemePreset } from '#shared/routes/content.ts';
 
 export const getTheme = async (siteId: string) => themeOf((await getSite(siteId)).themeConfig);
 

@@ -1,9 +1,9 @@
-import { bumpCounter } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { formItem, type FormRecord } from '../../shared/content/forms.ts';
-import { commit, put, siteExists } from '../../shared/content/store.ts';
-import { FORM_SPAM, HONEYPOT_FIELD } from '../../shared/routes/content.ts';
-import { countMetric } from '../../shared/runtime/metrics.ts';
+import { bumpCounter } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { formItem, type FormRecord } from '#shared/content/forms.ts';
+import { commit, put, siteExists } from '#shared/content/store.ts';
+import { FORM_SPAM, HONEYPOT_FIELD } from '#shared/routes/content.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 import { activeSite } from './reads.ts';
 
 /**

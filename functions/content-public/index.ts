@@ -1,6 +1,6 @@
-import { created, ok } from '../../shared/http/responses.ts';
-import { contentPublicRoutes } from '../../shared/routes/content.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { created, ok } from '#shared/http/responses.ts';
+import { contentPublicRoutes } from '#shared/routes/content.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { submitForm } from './forms.ts';
 import { activeSite, cacheable, CONTENT_MAX_AGE, css, pageBySlug, postBySlug, publishedPages, publishedPosts, resolveDomain, SITE_MAX_AGE } from './reads.ts';
 

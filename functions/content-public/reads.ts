@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { sha256 } from '../../shared/auth/opaque.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { queryItems } from '../../shared/data/query.ts';
-import { notFound } from '../../shared/http/errors.ts';
-import { ok, raw, toPage, type Reply } from '../../shared/http/responses.ts';
-import { bySortOrder, pickTranslation, splitPages, type PageRecord, type PageTranslation } from '../../shared/content/pages.ts';
-import { splitPost, toPost, toPostTranslation, type PostRecord, type PostTranslation } from '../../shared/content/posts.ts';
-import { claims, getSite, read, siteItems, sk, type SiteRecord } from '../../shared/content/store.ts';
-import { themeCss, themeOf } from '../../shared/content/theme.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
+import { sha256 } from '#shared/auth/opaque.ts';
+import { keys } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { notFound } from '#shared/http/errors.ts';
+import { ok, raw, toPage, type Reply } from '#shared/http/responses.ts';
+import { bySortOrder, pickTranslation, splitPages, type PageRecord, type PageTranslation } from '#shared/content/pages.ts';
+import { splitPost, toPost, toPostTranslation, type PostRecord, type PostTranslation } from '#shared/content/posts.ts';
+import { claims, getSite, read, siteItems, sk, type SiteRecord } from '#shared/content/store.ts';
+import { themeCss, themeOf } from '#shared/content/theme.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 
 /** The spec's cache lifetimes of public reads. */
 export const SITE_MAX_AGE = 300;

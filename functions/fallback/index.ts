@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { methodNotAllowed, routeNotFound } from '../../shared/http/errors.ts';
-import { errorToHttp } from '../../shared/http/responses.ts';
-import { createShapeMatcher } from '../../shared/http/route-shapes.ts';
-import { DEPLOYED_ROUTE_KEYS } from '../../shared/routes/route-keys.generated.ts';
+import { methodNotAllowed, routeNotFound } from '#shared/http/errors.ts';
+import { errorToHttp } from '#shared/http/responses.ts';
+import { createShapeMatcher } from '#shared/http/route-shapes.ts';
+import { DEPLOYED_ROUTE_KEYS } from '#shared/routes/route-keys.generated.ts';
 
 const methodsFor = createShapeMatcher(DEPLOYED_ROUTE_KEYS);
 

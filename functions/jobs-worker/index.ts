@@ -1,4 +1,4 @@
-import { queueWorker } from '../../shared/queue/worker.ts';
+import { queueWorker } from '#shared/queue/worker.ts';
 import { jobHandlers } from './handlers.ts';
 
 /** Background jobs (vault sync, invoice rendering), once each. */

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { isAllowedRedirect, providerClientSecret, providerConfig, type ProviderId } from '../../shared/auth/identity-providers.ts';
-import { epochSeconds, randomToken, sha256 } from '../../shared/auth/opaque.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { raw, type Reply } from '../../shared/http/responses.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { parameterStore } from '../../shared/platform/ports.ts';
+import { isAllowedRedirect, providerClientSecret, providerConfig, type ProviderId } from '#shared/auth/identity-providers.ts';
+import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
+import { keys } from '#shared/data/keys.ts';
+import { raw, type Reply } from '#shared/http/responses.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { parameterStore } from '#shared/platform/ports.ts';
 
 /**
  * Two local OpenID Connect providers standing in for identity providers A and B, so the external

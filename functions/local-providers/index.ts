@@ -1,6 +1,6 @@
-import { localRoutes } from '../../shared/routes/local.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
-import { ok } from '../../shared/http/responses.ts';
+import { localRoutes } from '#shared/routes/local.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
+import { ok } from '#shared/http/responses.ts';
 import { authorize, callbackPage, discovery, jwks, token } from './idp.ts';
 import { checkoutPage, decline, pay, renew, webhookLog } from './payments.ts';
 

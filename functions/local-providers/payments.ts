@@ -1,7 +1,7 @@
-import { getSession, renewSubscription, settleSession, webhookLog } from '../../shared/billing/local-provider.ts';
-import { formatMoney } from '../../shared/billing/money.ts';
-import { notFound } from '../../shared/http/errors.ts';
-import { raw, type Reply } from '../../shared/http/responses.ts';
+import { getSession, renewSubscription, settleSession, webhookLog } from '#shared/billing/local-provider.ts';
+import { formatMoney } from '#shared/billing/money.ts';
+import { notFound } from '#shared/http/errors.ts';
+import { raw, type Reply } from '#shared/http/responses.ts';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

@@ -1,6 +1,6 @@
-import { created } from '../../shared/http/responses.ts';
-import { onboardingRoutes } from '../../shared/routes/onboarding.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { created } from '#shared/http/responses.ts';
+import { onboardingRoutes } from '#shared/routes/onboarding.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { startOnboarding } from './start.ts';
 
 export const handler = apiHandler(onboardingRoutes, {

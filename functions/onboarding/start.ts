@@ -1,10 +1,10 @@
-import { countAudit } from '../../shared/data/audit.ts';
-import { getItem } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { badRequest, serviceUnavailable } from '../../shared/http/errors.ts';
-import { countIntegrationEvents } from '../../shared/identity/integration-events.ts';
-import { newInvitation, sendInvitationEmail } from '../../shared/identity/invitations.ts';
+import { countAudit } from '#shared/data/audit.ts';
+import { getItem } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { badRequest, serviceUnavailable } from '#shared/http/errors.ts';
+import { countIntegrationEvents } from '#shared/identity/integration-events.ts';
+import { newInvitation, sendInvitationEmail } from '#shared/identity/invitations.ts';
 import {
   actingAs,
   newTenantItems,
@@ -14,8 +14,8 @@ import {
   slugify,
   TENANT_STATUS_CODES,
   type TenantRecord,
-} from '../../shared/identity/tenants.ts';
-import { normalizeEmail } from '../../shared/identity/users.ts';
+} from '#shared/identity/tenants.ts';
+import { normalizeEmail } from '#shared/identity/users.ts';
 
 export interface OnboardingInput {
   tenantName: string;

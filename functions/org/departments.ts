@@ -1,10 +1,10 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import { bumpCounter, listNewestFirst, putNew } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact, type TransactItem } from '../../shared/data/transact.ts';
-import { notFound, validationError } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact, type TransactItem } from '#shared/data/transact.ts';
+import { notFound, validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
 import {
   MAX_DEPARTMENT_DEPTH,
   departmentCollection,
@@ -12,10 +12,10 @@ import {
   getDepartment,
   toDepartment,
   type DepartmentRecord,
-} from '../../shared/identity/departments.ts';
-import { addToCount } from '../../shared/identity/org-counters.ts';
-import { config } from '../../shared/platform/config.ts';
-import { queryItems } from '../../shared/data/query.ts';
+} from '#shared/identity/departments.ts';
+import { addToCount } from '#shared/identity/org-counters.ts';
+import { config } from '#shared/platform/config.ts';
+import { queryItems } from '#shared/data/query.ts';
 
 export interface NewDepartment {
   name: string;

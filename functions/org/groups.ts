@@ -1,16 +1,16 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import { bumpCounter, claimUnique, getItem, listNewestFirst, putNew } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { conflict, notFound } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
-import { getGroup, groupCollection, groupKey, groupNameKey, membershipItem, toGroup, type GroupRecord } from '../../shared/identity/groups.ts';
-import { addToCount } from '../../shared/identity/org-counters.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { bumpCounter, claimUnique, getItem, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { conflict, notFound } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/identity/integration-events.ts';
+import { getGroup, groupCollection, groupKey, groupNameKey, membershipItem, toGroup, type GroupRecord } from '#shared/identity/groups.ts';
+import { addToCount } from '#shared/identity/org-counters.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 
 export interface NewGroup {
   name: string;

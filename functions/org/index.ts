@@ -1,7 +1,7 @@
-import { scopeRecord, scopeTenant } from '../../shared/auth/tenant-scope.ts';
-import { created, ok } from '../../shared/http/responses.ts';
-import { orgRoutes } from '../../shared/routes/org.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
+import { created, ok } from '#shared/http/responses.ts';
+import { orgRoutes } from '#shared/routes/org.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { createDepartment, listDepartments } from './departments.ts';
 import { addUserToGroup, createGroup, listGroups } from './groups.ts';
 import { createRole, listRoles, setRolePermissions } from './roles.ts';

@@ -1,11 +1,11 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { PERMISSIONS, isPermission } from '../../shared/auth/permissions.ts';
-import { isSystemAdmin } from '../../shared/auth/tenant-scope.ts';
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import { bumpCounter, claimUnique, getItem, listNewestFirst, putNew } from '../../shared/data/collection.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { conflict, forbidden, notFound, validationError } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { PERMISSIONS, isPermission } from '#shared/auth/permissions.ts';
+import { isSystemAdmin } from '#shared/auth/tenant-scope.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { bumpCounter, claimUnique, getItem, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { transact } from '#shared/data/transact.ts';
+import { conflict, forbidden, notFound, validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
 import {
   ensureSystemRoles,
   roleCollection,
@@ -15,8 +15,8 @@ import {
   systemRoleName,
   toRole,
   type RoleRecord,
-} from '../../shared/identity/roles.ts';
-import { config } from '../../shared/platform/config.ts';
+} from '#shared/identity/roles.ts';
+import { config } from '#shared/platform/config.ts';
 
 export interface NewRole {
   name: string;

@@ -1,8 +1,8 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { scopeRecord, scopeTenant } from '../../shared/auth/tenant-scope.ts';
-import { created, noContent, ok } from '../../shared/http/responses.ts';
-import { promptRoutes } from '../../shared/routes/prompts.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
+import { created, noContent, ok } from '#shared/http/responses.ts';
+import { promptRoutes } from '#shared/routes/prompts.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { archivePrompt, createPrompt, listPrompts, listVersions, newVersion, promptDetail, updatePrompt } from './prompts.ts';
 import { approveVersion, renderPrompt, reviewVersion } from './versions.ts';
 

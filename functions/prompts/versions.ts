@@ -1,6 +1,6 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { commitChange, readOr404, updateItem } from '../../shared/data/commit.ts';
-import { conflict, validationError } from '../../shared/http/errors.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { commitChange, readOr404, updateItem } from '#shared/data/commit.ts';
+import { conflict, validationError } from '#shared/http/errors.ts';
 import { nextVersionStatus, type VersionAction, type VersionStatus } from './lifecycle.ts';
 import { renderTemplate } from './placeholders.ts';
 import { NOT_ARCHIVED, prompts, versionOf, writablePrompt } from './prompts.ts';

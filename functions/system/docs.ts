@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { raw, type Reply } from '../../shared/http/responses.ts';
+import { raw, type Reply } from '#shared/http/responses.ts';
 import { DOCS_ASSETS_DIR, type DocsAssetName } from './docs-assets.ts';
 
 /**

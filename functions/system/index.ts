@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { verificationKeys } from '../../shared/auth/signing-keys.ts';
-import { ok, raw } from '../../shared/http/responses.ts';
-import { systemRoutes } from '../../shared/routes/system.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { verificationKeys } from '#shared/auth/signing-keys.ts';
+import { ok, raw } from '#shared/http/responses.ts';
+import { systemRoutes } from '#shared/routes/system.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { DOCS_ASSETS_DIR, OPENAPI_FILE } from './docs-assets.ts';
 import { docsAsset, docsInit, docsPage } from './docs.ts';
 
@@ -20,7 +20,7 @@ async function loadOpenApi(): Promise<string> {
   const beside = fileURLToPath(new URL(`./${DOCS_ASSETS_DIR}/${OPENAPI_FILE}`, import.meta.url));
   if (existsSync(beside)) return readFile(beside, 'utf8');
   const generator = new URL(GENERATOR, import.meta.url).href;
-  const { apiDocument } = (await import(generator)) as typeof import('../../shared/openapi/api-document.ts');
+  const { apiDocument } = (await import(generator)) as typeof import('#shared/openapi/api-document.ts');
   return JSON.stringify(apiDocument());
 }
 function openApi(): Promise<string> {

@@ -1,19 +1,19 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { countAudit } from '../../shared/data/audit.ts';
-import { getItem } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { conflict } from '../../shared/http/errors.ts';
-import { countIntegrationEvents } from '../../shared/identity/integration-events.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { countAudit } from '#shared/data/audit.ts';
+import { getItem } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { conflict } from '#shared/http/errors.ts';
+import { countIntegrationEvents } from '#shared/identity/integration-events.ts';
 import {
   acceptsMembers,
   assignableRoles,
   newInvitation,
   seatLimitReached,
   sendInvitationEmail,
-} from '../../shared/identity/invitations.ts';
-import { statusNameOf } from '../../shared/identity/tenants.ts';
-import { normalizeEmail } from '../../shared/identity/users.ts';
+} from '#shared/identity/invitations.ts';
+import { statusNameOf } from '#shared/identity/tenants.ts';
+import { normalizeEmail } from '#shared/identity/users.ts';
 import { tenantForCaller } from './tenants.ts';
 
 /**

@@ -1,11 +1,11 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { isSystemAdmin } from '../../shared/auth/tenant-scope.ts';
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import { listNewestFirst } from '../../shared/data/collection.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { conflict, forbidden, notFound } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { isSystemAdmin } from '#shared/auth/tenant-scope.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { listNewestFirst } from '#shared/data/collection.ts';
+import { transact } from '#shared/data/transact.ts';
+import { conflict, forbidden, notFound } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/identity/integration-events.ts';
 import {
   findTenantBySlug,
   getTenant,
@@ -23,8 +23,8 @@ import {
   type PlanTypeValue,
   type TenantRecord,
   type TenantStatusName,
-} from '../../shared/identity/tenants.ts';
-import { config } from '../../shared/platform/config.ts';
+} from '#shared/identity/tenants.ts';
+import { config } from '#shared/platform/config.ts';
 
 /** The tenant a slug names, as the caller may see it: another tenant's slug is 404, like a missing one. */
 export async function tenantForCaller(principal: Principal, slug: string, consistent = false): Promise<TenantRecord> {

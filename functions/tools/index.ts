@@ -1,8 +1,8 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { scopeRecord, scopeTenant } from '../../shared/auth/tenant-scope.ts';
-import { created, noContent, ok } from '../../shared/http/responses.ts';
-import { toolRoutes } from '../../shared/routes/tools.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
+import { created, noContent, ok } from '#shared/http/responses.ts';
+import { toolRoutes } from '#shared/routes/tools.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { createTool, deleteTool, getTool, listBuiltIn, listTools, moveTool, putConfig, putParams, toConfig, toParams, updateTool } from './tools.ts';
 
 /** The tenant of a by-id tool route: a SystemAdmin may name the tool by id alone. */

@@ -1,12 +1,12 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst, putNew } from '../../shared/data/collection.ts';
-import { commitChange, readOr404, updateItem, type Item } from '../../shared/data/commit.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { queryItems } from '../../shared/data/query.ts';
-import { conflict, notFound, validationError } from '../../shared/http/errors.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { config } from '../../shared/platform/config.ts';
-import { BUILT_IN_TOOLS } from '../../shared/reference/built-in-tools.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { commitChange, readOr404, updateItem, type Item } from '#shared/data/commit.ts';
+import { keys } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { conflict, notFound, validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { config } from '#shared/platform/config.ts';
+import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
 import { nextToolStatus, writeAccessRefusal, type ToolAction, type ToolStatus } from './lifecycle.ts';
 
 export const tools = {

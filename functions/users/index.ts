@@ -1,10 +1,10 @@
 import { safeParse } from 'zod/mini';
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { scopeRecord, scopeTenant } from '../../shared/auth/tenant-scope.ts';
-import { invalidJson, notFound, validationError } from '../../shared/http/errors.ts';
-import { noContent, ok } from '../../shared/http/responses.ts';
-import { PASSWORD_RESET_SUFFIX, userRoutes, userUpdateBody } from '../../shared/routes/users.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
+import { invalidJson, notFound, validationError } from '#shared/http/errors.ts';
+import { noContent, ok } from '#shared/http/responses.ts';
+import { PASSWORD_RESET_SUFFIX, userRoutes, userUpdateBody } from '#shared/routes/users.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { listUsers, userDetail } from './list.ts';
 import { deleteUser, resetPassword, updateUser } from './mutations.ts';
 

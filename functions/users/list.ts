@@ -1,12 +1,12 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { listNewestFirst } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { toPage } from '../../shared/http/responses.ts';
-import { departmentName, groupsOfUser } from '../../shared/identity/org-counters.ts';
-import { resolveRoles, systemRoleName } from '../../shared/identity/roles.ts';
-import { getUser } from '../../shared/identity/users.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
+import { listNewestFirst } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { departmentName, groupsOfUser } from '#shared/identity/org-counters.ts';
+import { resolveRoles, systemRoleName } from '#shared/identity/roles.ts';
+import { getUser } from '#shared/identity/users.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 import { toUser } from './model.ts';
 
 export interface UserListQuery {

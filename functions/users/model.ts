@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../shared/data/keys.ts';
-import type { TransactItem } from '../../shared/data/transact.ts';
-import { tenantKey } from '../../shared/identity/tenants.ts';
-import type { UserRecord } from '../../shared/identity/users.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { queryCount } from '../../shared/data/query.ts';
+import { keys } from '#shared/data/keys.ts';
+import type { TransactItem } from '#shared/data/transact.ts';
+import { tenantKey } from '#shared/identity/tenants.ts';
+import type { UserRecord } from '#shared/identity/users.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { queryCount } from '#shared/data/query.ts';
 
 /** A stored user item: the record plus bookkeeping (`revision` guards read-modify-write). */
 export type UserItem = UserRecord & { revision?: number; sessionVersion?: number; pk: string; sk: string };

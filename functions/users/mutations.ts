@@ -1,18 +1,18 @@
-import type { Principal } from '../../shared/auth/access-token.ts';
-import { hashPassword } from '../../shared/auth/password.ts';
-import { revokeAllFamilies } from '../../shared/auth/refresh-tokens.ts';
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import { bumpCounter } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact, type TransactItem } from '../../shared/data/transact.ts';
-import { conflict, notFound, validationError } from '../../shared/http/errors.ts';
-import { getDepartment } from '../../shared/identity/departments.ts';
-import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
-import { assertMayManageUser } from '../../shared/identity/ceiling.ts';
-import { assignableRoles } from '../../shared/identity/invitations.ts';
-import { departmentName, groupsOfUser, membershipChangeItems } from '../../shared/identity/org-counters.ts';
-import { config } from '../../shared/platform/config.ts';
-import type { UserUpdateInput } from '../../shared/routes/users.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { hashPassword } from '#shared/auth/password.ts';
+import { revokeAllFamilies } from '#shared/auth/refresh-tokens.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { bumpCounter } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact, type TransactItem } from '#shared/data/transact.ts';
+import { conflict, notFound, validationError } from '#shared/http/errors.ts';
+import { getDepartment } from '#shared/identity/departments.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/identity/integration-events.ts';
+import { assertMayManageUser } from '#shared/identity/ceiling.ts';
+import { assignableRoles } from '#shared/identity/invitations.ts';
+import { departmentName, groupsOfUser, membershipChangeItems } from '#shared/identity/org-counters.ts';
+import { config } from '#shared/platform/config.ts';
+import type { UserUpdateInput } from '#shared/routes/users.ts';
 import {
   isActiveOwner,
   otherActiveOwners,

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { internalApiKey } from '../../shared/auth/internal-key.ts';
-import { sameSecret } from '../../shared/runtime/middlewares/authenticate.ts';
-import { logger } from '../../shared/runtime/logger.ts';
-import type { RequestState } from '../../shared/runtime/request.ts';
-import { header } from '../../shared/runtime/request.ts';
-import { recordAudit } from '../../shared/vault/records.ts';
+import { internalApiKey } from '#shared/auth/internal-key.ts';
+import { sameSecret } from '#shared/runtime/middlewares/authenticate.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import type { RequestState } from '#shared/runtime/request.ts';
+import { header } from '#shared/runtime/request.ts';
+import { recordAudit } from '#shared/vault/records.ts';
 
 export type DenialReason = 'missing-internal-key' | 'invalid-internal-key' | 'invalid-bearer-token' | 'not-system-admin';
 

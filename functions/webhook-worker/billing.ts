@@ -1,17 +1,17 @@
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import { getItem, putNew } from '../../shared/data/collection.ts';
-import { updateItem } from '../../shared/data/commit.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact, type TransactItem } from '../../shared/data/transact.ts';
-import type { BillingAction } from '../../shared/billing/events.ts';
-import type { InvoiceDocument } from '../../shared/billing/invoice-pdf.ts';
-import { derivedUuid, INVOICE_STATUS_LABEL, newInvoice, newPayment } from '../../shared/billing/ledger.ts';
-import { addDays, addPeriod, billingKeys, InvoiceStatus, PaymentProvider, PaymentStatus, SubscriptionStatus, type Item } from '../../shared/billing/records.ts';
-import type { PaymentProviderName } from '../../shared/billing/signatures.ts';
-import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
-import { logger } from '../../shared/runtime/logger.ts';
-import { countMetric } from '../../shared/runtime/metrics.ts';
-import { PLANS } from '../../shared/reference/plans.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { getItem, putNew } from '#shared/data/collection.ts';
+import { updateItem } from '#shared/data/commit.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact, type TransactItem } from '#shared/data/transact.ts';
+import type { BillingAction } from '#shared/billing/events.ts';
+import type { InvoiceDocument } from '#shared/billing/invoice-pdf.ts';
+import { derivedUuid, INVOICE_STATUS_LABEL, newInvoice, newPayment } from '#shared/billing/ledger.ts';
+import { addDays, addPeriod, billingKeys, InvoiceStatus, PaymentProvider, PaymentStatus, SubscriptionStatus, type Item } from '#shared/billing/records.ts';
+import type { PaymentProviderName } from '#shared/billing/signatures.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/identity/integration-events.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
+import { PLANS } from '#shared/reference/plans.ts';
 
 export interface WebhookPayload {
   provider: PaymentProviderName;
@@ -246,7 +246,7 @@ export async function applyWebhookEvent(payload: WebhookPayload): Promise<'appli
   const now = new Date().toISOString();
   const p = await plan(payload, now);
   // Rendered before the commit, under an id derived from the event: a retry overwrites the same object.
-  if (p.pdf) await (await import('../../shared/billing/invoice-pdf.ts')).storeInvoicePdf(p.pdf);
+  if (p.pdf) await (await import('#shared/billing/invoice-pdf.ts')).storeInvoicePdf(p.pdf);
   const tenantId = p.outcome === 'ignored' ? null : (payload.action as { tenantId: string }).tenantId;
   const outcome = await transact([
     putNew({ ...marker, provider: payload.provider, eventId: payload.eventId, eventType: payload.eventType, outcome: p.outcome, tenantId, receivedAt: now }),

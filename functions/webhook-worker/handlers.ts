@@ -1,4 +1,4 @@
-import type { MessageHandler } from '../../shared/queue/worker.ts';
+import type { MessageHandler } from '#shared/queue/worker.ts';
 import { applyWebhookEvent, type WebhookPayload } from './billing.ts';
 
 /** Message type -> handler. */

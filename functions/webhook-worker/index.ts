@@ -1,4 +1,4 @@
-import { queueWorker } from '../../shared/queue/worker.ts';
+import { queueWorker } from '#shared/queue/worker.ts';
 import { webhookMessageHandlers } from './handlers.ts';
 
 /** Applies verified provider webhook events, once each. */

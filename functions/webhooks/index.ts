@@ -1,12 +1,12 @@
-import { parseWebhook } from '../../shared/billing/events.ts';
-import { webhookSecrets } from '../../shared/billing/secrets.ts';
-import { verifyWebhook, type PaymentProviderName } from '../../shared/billing/signatures.ts';
-import { badRequest } from '../../shared/http/errors.ts';
-import { ok } from '../../shared/http/responses.ts';
-import { queueSender } from '../../shared/platform/ports.ts';
-import { webhookRoutes } from '../../shared/routes/billing.ts';
-import type { ApiRequest } from '../../shared/runtime/request.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { parseWebhook } from '#shared/billing/events.ts';
+import { webhookSecrets } from '#shared/billing/secrets.ts';
+import { verifyWebhook, type PaymentProviderName } from '#shared/billing/signatures.ts';
+import { badRequest } from '#shared/http/errors.ts';
+import { ok } from '#shared/http/responses.ts';
+import { queueSender } from '#shared/platform/ports.ts';
+import { webhookRoutes } from '#shared/routes/billing.ts';
+import type { ApiRequest } from '#shared/runtime/request.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 
 /**
  * Verifies the signature on the raw body, checks the body's shape, queues the event and answers

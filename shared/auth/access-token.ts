@@ -1,5 +1,5 @@
 import { SignJWT, decodeProtectedHeader, errors, jwtVerify } from 'jose';
-import { config } from '../platform/config.ts';
+import { config } from '#shared/platform/config.ts';
 import { JWT_ALG, signingKey, verificationKeys } from './signing-keys.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;

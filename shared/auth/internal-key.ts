@@ -1,5 +1,5 @@
-import { config } from '../platform/config.ts';
-import { parameterStore } from '../platform/ports.ts';
+import { config } from '#shared/platform/config.ts';
+import { parameterStore } from '#shared/platform/ports.ts';
 
 let cached: Promise<string> | undefined;
 

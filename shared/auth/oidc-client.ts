@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { keys } from '../data/keys.ts';
-import { transact } from '../data/transact.ts';
-import { ApiError, badRequest, unauthorized } from '../http/errors.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { ApiError, badRequest, unauthorized } from '#shared/http/errors.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 import { providerClientSecret, type OidcProviderConfig, type ProviderId } from './identity-providers.ts';
 import { epochSeconds, randomToken, sameDigest, sha256 } from './opaque.ts';
 

@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../data/keys.ts';
-import type { TransactItem } from '../data/transact.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import { keys } from '#shared/data/keys.ts';
+import type { TransactItem } from '#shared/data/transact.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 import { epochSeconds, randomToken, sameDigest, sha256 } from './opaque.ts';
 
 /**

@@ -1,10 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../data/keys.ts';
-import { transact, type TransactItem } from '../data/transact.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact, type TransactItem } from '#shared/data/transact.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 import { epochSeconds, randomToken, sha256 } from './opaque.ts';
-import { queryItems } from '../data/query.ts';
+import { queryItems } from '#shared/data/query.ts';
 
 /** Refresh token lifetimes, sliding on every rotation: 30 days with rememberMe, 1 day without. */
 export const REFRESH_TTL_SECONDS = { rememberMe: 30 * 24 * 3600, session: 24 * 3600 } as const;

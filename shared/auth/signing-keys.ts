@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
-import { config } from '../platform/config.ts';
-import { parameterStore } from '../platform/ports.ts';
+import { config } from '#shared/platform/config.ts';
+import { parameterStore } from '#shared/platform/ports.ts';
 
 export const JWT_ALG = 'ES256';
 

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { forbidden, notFound, validationError } from '../http/errors.ts';
-import { keys, type TenantCollection } from '../data/keys.ts';
-import { keysById } from '../data/query.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import { forbidden, notFound, validationError } from '#shared/http/errors.ts';
+import { keys, type TenantCollection } from '#shared/data/keys.ts';
+import { keysById } from '#shared/data/query.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 import type { Principal } from './access-token.ts';
 
 export const isSystemAdmin = (p: Principal | null) => !!p?.roles.includes('SystemAdmin');

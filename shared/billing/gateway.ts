@@ -1,5 +1,5 @@
-import { ApiError } from '../http/errors.ts';
-import { config } from '../platform/config.ts';
+import { ApiError } from '#shared/http/errors.ts';
+import { config } from '#shared/platform/config.ts';
 import type { ProviderId } from './records.ts';
 
 /** What the platform asks of a payment provider; each provider has one adapter behind this. */

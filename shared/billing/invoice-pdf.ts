@@ -1,6 +1,6 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { config } from '../platform/config.ts';
-import { s3 } from '../platform/s3.ts';
+import { config } from '#shared/platform/config.ts';
+import { s3 } from '#shared/platform/s3.ts';
 import { formatMoney } from './money.ts';
 import { invoicePdfKey, type InvoiceLine } from './records.ts';
 

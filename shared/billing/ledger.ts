@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { bumpCounter, putNew } from '../data/collection.ts';
-import { keys } from '../data/keys.ts';
-import type { TransactItem } from '../data/transact.ts';
+import { bumpCounter, putNew } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import type { TransactItem } from '#shared/data/transact.ts';
 import { billingKeys, InvoiceStatus, type InvoiceLine, type ProviderId } from './records.ts';
 
 /**

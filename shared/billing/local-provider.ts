@@ -1,9 +1,9 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../data/keys.ts';
-import { queryItems } from '../data/query.ts';
-import { conflict, notFound } from '../http/errors.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import { keys } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { conflict, notFound } from '#shared/http/errors.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 import { methodDeclined, type AttachedMethod, type CheckoutRequest, type PaymentGateway } from './gateway.ts';
 import { PaymentProvider, type ProviderId } from './records.ts';
 import { signingSecret } from './secrets.ts';

@@ -1,5 +1,5 @@
-import { keys } from '../data/keys.ts';
-import { config } from '../platform/config.ts';
+import { keys } from '#shared/data/keys.ts';
+import { config } from '#shared/platform/config.ts';
 import { toMajor } from './money.ts';
 
 /** Billing enums of the spec. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { config } from '../platform/config.ts';
-import { parameterStore } from '../platform/ports.ts';
+import { config } from '#shared/platform/config.ts';
+import { parameterStore } from '#shared/platform/ports.ts';
 import type { PaymentProviderName } from './signatures.ts';
 
 const ENV: Record<PaymentProviderName, string> = {

@@ -1,4 +1,4 @@
-import { keys } from '../data/keys.ts';
+import { keys } from '#shared/data/keys.ts';
 import type { Item } from './store.ts';
 
 export interface FormRecord {

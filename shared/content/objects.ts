@@ -1,7 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { config } from '../platform/config.ts';
-import { s3 } from '../platform/s3.ts';
+import { config } from '#shared/platform/config.ts';
+import { s3 } from '#shared/platform/s3.ts';
 
 /** Media objects of a site live under `sites/{siteId}/{folder}/`. */
 export const sitePrefix = (siteId: string) => `sites/${siteId}/`;

@@ -1,4 +1,4 @@
-import { keys } from '../data/keys.ts';
+import { keys } from '#shared/data/keys.ts';
 import { sk, type Item } from './store.ts';
 
 /** Blog post and translation records as stored in the site's partition. */

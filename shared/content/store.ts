@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { commitChange, type Change } from '../data/commit.ts';
-import { keys } from '../data/keys.ts';
-import { keysById, queryItems } from '../data/query.ts';
-import type { TransactItem } from '../data/transact.ts';
-import { notFound } from '../http/errors.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import { commitChange, type Change } from '#shared/data/commit.ts';
+import { keys } from '#shared/data/keys.ts';
+import { keysById, queryItems } from '#shared/data/query.ts';
+import type { TransactItem } from '#shared/data/transact.ts';
+import { notFound } from '#shared/http/errors.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 
 export type Item = Record<string, unknown>;
 export type Key = { pk: string; sk: string };

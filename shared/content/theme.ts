@@ -1,4 +1,4 @@
-import { THEME_PRESETS } from '../routes/content.ts';
+import { THEME_PRESETS } from '#shared/routes/content.ts';
 
 export interface Theme {
   primaryColor: string;

@@ -1,5 +1,5 @@
-import type { Principal } from '../auth/access-token.ts';
-import { config } from '../platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { config } from '#shared/platform/config.ts';
 import { bumpCounterAfterCommit } from './collection.ts';
 import { keys } from './keys.ts';
 import type { TransactItem } from './transact.ts';

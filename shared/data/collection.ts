@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
-import { logger } from '../runtime/logger.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { logger } from '#shared/runtime/logger.ts';
 import { keys } from './keys.ts';
 import { queryItems } from './query.ts';
 import type { TransactItem } from './transact.ts';

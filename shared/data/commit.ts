@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../auth/access-token.ts';
-import { ApiError, conflict, notFound } from '../http/errors.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { ApiError, conflict, notFound } from '#shared/http/errors.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 import { auditPut, countAudit } from './audit.ts';
 import type { Key } from './keys.ts';
 import { transact, type TransactItem } from './transact.ts';

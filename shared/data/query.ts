@@ -1,6 +1,6 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 
 /**
  * Items of a Query, following pages until `wanted` items are read or the key range ends.

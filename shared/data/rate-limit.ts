@@ -1,7 +1,7 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RateLimitRule } from '../routes/types.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import type { RateLimitRule } from '#shared/routes/types.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 import { keys } from './keys.ts';
 
 /**

@@ -1,5 +1,5 @@
 import FindMyWay from 'find-my-way';
-import type { HttpMethod, RouteDef } from '../routes/types.ts';
+import type { HttpMethod, RouteDef } from '#shared/routes/types.ts';
 
 export type RouteMatch =
   | { kind: 'route'; route: RouteDef; params: Record<string, string> }

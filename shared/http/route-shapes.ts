@@ -1,4 +1,4 @@
-import { once, type HttpMethod } from '../routes/types.ts';
+import { once, type HttpMethod } from '#shared/routes/types.ts';
 
 /**
  * Matches `METHOD path` keys the way API Gateway matches route keys: a `{param}` is one

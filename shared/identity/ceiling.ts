@@ -1,6 +1,6 @@
-import type { Principal } from '../auth/access-token.ts';
-import { isSystemAdmin } from '../auth/tenant-scope.ts';
-import { forbidden } from '../http/errors.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { isSystemAdmin } from '#shared/auth/tenant-scope.ts';
+import { forbidden } from '#shared/http/errors.ts';
 import { permissionsForRoles, type RoleRecord } from './roles.ts';
 
 /**

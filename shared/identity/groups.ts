@@ -1,5 +1,5 @@
-import { getItem } from '../data/collection.ts';
-import { keys } from '../data/keys.ts';
+import { getItem } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
 
 export interface GroupRecord {
   id: string;

@@ -1,7 +1,7 @@
-import { bumpCounterAfterCommit } from '../data/collection.ts';
-import { keys } from '../data/keys.ts';
-import type { TransactItem } from '../data/transact.ts';
-import { config } from '../platform/config.ts';
+import { bumpCounterAfterCommit } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import type { TransactItem } from '#shared/data/transact.ts';
+import { config } from '#shared/platform/config.ts';
 
 export type IntegrationEventType = 'user.registered' | (string & {});
 

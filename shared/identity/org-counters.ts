@@ -1,12 +1,12 @@
-import { getItem } from '../data/collection.ts';
-import { keys } from '../data/keys.ts';
-import type { TransactItem } from '../data/transact.ts';
-import { validationError } from '../http/errors.ts';
-import { config } from '../platform/config.ts';
+import { getItem } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import type { TransactItem } from '#shared/data/transact.ts';
+import { validationError } from '#shared/http/errors.ts';
+import { config } from '#shared/platform/config.ts';
 import { departmentKey } from './departments.ts';
 import { groupKey } from './groups.ts';
 import { roleIdsByName, roleKey, systemRoleName } from './roles.ts';
-import { queryItems } from '../data/query.ts';
+import { queryItems } from '#shared/data/query.ts';
 
 export interface Membership {
   roles: string[];

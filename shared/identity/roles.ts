@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS, isPermission, type SystemRole } from '../auth/permissions.ts';
-import { auditPut, countAudit } from '../data/audit.ts';
-import { claimUnique, putNew } from '../data/collection.ts';
-import { keys } from '../data/keys.ts';
-import { transact, type TransactItem } from '../data/transact.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS, isPermission, type SystemRole } from '#shared/auth/permissions.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { claimUnique, putNew } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact, type TransactItem } from '#shared/data/transact.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 
 export interface RoleRecord {
   id: string;

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../data/keys.ts';
-import { forbidden } from '../http/errors.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import { keys } from '#shared/data/keys.ts';
+import { forbidden } from '#shared/http/errors.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 
 /**
  * The numeric `status` of a tenant item (`keys.platformItem('TENANT', id)`). Only Active tenants'

@@ -1,13 +1,13 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../auth/access-token.ts';
-import { auditPut } from '../data/audit.ts';
-import { bumpCounter, claimUnique, getItem, putNew } from '../data/collection.ts';
-import { keys } from '../data/keys.ts';
-import type { TransactItem } from '../data/transact.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
-import { PLANS } from '../reference/plans.ts';
-import { SLUG_PATTERN, TENANT_STATUS_CODES, type TenantStatusName } from '../routes/tenants.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { auditPut } from '#shared/data/audit.ts';
+import { bumpCounter, claimUnique, getItem, putNew } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import type { TransactItem } from '#shared/data/transact.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { PLANS } from '#shared/reference/plans.ts';
+import { SLUG_PATTERN, TENANT_STATUS_CODES, type TenantStatusName } from '#shared/routes/tenants.ts';
 import { integrationEventPut } from './integration-events.ts';
 import { systemRoleItems } from './roles.ts';
 

@@ -1,9 +1,9 @@
-import { auditPut, countAudit } from '../data/audit.ts';
-import { bumpCounter, claimUnique, getItem, putNew } from '../data/collection.ts';
-import { keys } from '../data/keys.ts';
-import { transact } from '../data/transact.ts';
-import { badRequest } from '../http/errors.ts';
-import type { Principal } from '../auth/access-token.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { bumpCounter, claimUnique, getItem, putNew } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { badRequest } from '#shared/http/errors.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
 
 export interface UserRecord {
   id: string;

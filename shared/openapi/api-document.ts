@@ -1,5 +1,5 @@
 import pkg from '../../package.json' with { type: 'json' };
-import { deployedRoutes } from '../routes/index.ts';
+import { deployedRoutes } from '#shared/routes/index.ts';
 import { buildOpenApiDocument, type OpenApiDocument, type OpenApiOptions } from './document.ts';
 
 /** This API's document: every deployed route of the route table, versioned as the package. */

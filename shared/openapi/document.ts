@@ -1,5 +1,5 @@
-import { API_GROUPS } from '../routes/groups.ts';
-import type { AuthRule, RouteDef } from '../routes/types.ts';
+import { API_GROUPS } from '#shared/routes/groups.ts';
+import type { AuthRule, RouteDef } from '#shared/routes/types.ts';
 import { exampleFor } from './examples.ts';
 import { objectProperties, parameterSchema, SchemaConverter, type JsonSchema } from './json-schema.ts';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { AnySchema } from '../routes/types.ts';
+import type { AnySchema } from '#shared/routes/types.ts';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
-import { queueSender, type OutgoingEmail, type QueueMessage } from '../platform/ports.ts';
-import type { QueueName } from '../routes/groups.ts';
+import { queueSender, type OutgoingEmail, type QueueMessage } from '#shared/platform/ports.ts';
+import type { QueueName } from '#shared/routes/groups.ts';
 
 export async function enqueue(queue: QueueName, type: string, payload: Record<string, unknown>): Promise<string> {
   const message: QueueMessage = { id: crypto.randomUUID(), type, payload };

@@ -1,10 +1,10 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
-import type { QueueMessage } from '../platform/ports.ts';
-import { logger } from '../runtime/logger.ts';
-import { countMetric, publishMetrics } from '../runtime/metrics.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import type { QueueMessage } from '#shared/platform/ports.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { countMetric, publishMetrics } from '#shared/runtime/metrics.ts';
 import { MAX_RECEIVE_COUNT } from './redrive.ts';
 
 export type MessageHandler = (payload: Record<string, unknown>, message: QueueMessage) => Promise<void>;

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { Permission } from '../auth/permissions.ts';
+import type { Permission } from '#shared/auth/permissions.ts';
 import { defineRoutes, once } from './types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 

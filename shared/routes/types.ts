@@ -1,5 +1,5 @@
 import type { z } from 'zod/mini';
-import type { Permission, SystemRole } from '../auth/permissions.ts';
+import type { Permission, SystemRole } from '#shared/auth/permissions.ts';
 import type { GroupName } from './groups.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -1,16 +1,16 @@
 import middy from '@middy/core';
 import type { z } from 'zod/mini';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { toHttp } from '../http/responses.ts';
-import type { RouteDef } from '../routes/types.ts';
-import { accessLog } from './middlewares/access-log.ts';
-import { authenticate } from './middlewares/authenticate.ts';
-import { errorEnvelope } from './middlewares/error-envelope.ts';
-import { jsonBody } from './middlewares/json-body.ts';
-import { publishMetricsAfter } from './middlewares/publish-metrics.ts';
-import { rateLimit } from './middlewares/rate-limit.ts';
-import { resolveRoute } from './middlewares/resolve-route.ts';
-import { validate } from './middlewares/validate.ts';
+import { toHttp } from '#shared/http/responses.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { accessLog } from '#shared/runtime/middlewares/access-log.ts';
+import { authenticate } from '#shared/runtime/middlewares/authenticate.ts';
+import { errorEnvelope } from '#shared/runtime/middlewares/error-envelope.ts';
+import { jsonBody } from '#shared/runtime/middlewares/json-body.ts';
+import { publishMetricsAfter } from '#shared/runtime/middlewares/publish-metrics.ts';
+import { rateLimit } from '#shared/runtime/middlewares/rate-limit.ts';
+import { resolveRoute } from '#shared/runtime/middlewares/resolve-route.ts';
+import { validate } from '#shared/runtime/middlewares/validate.ts';
 import { sourceIp, type MiddyRequest, type RouteHandler } from './request.ts';
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;

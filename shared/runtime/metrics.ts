@@ -1,5 +1,5 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import { config } from '../platform/config.ts';
+import { config } from '#shared/platform/config.ts';
 import { logger } from './logger.ts';
 import { BUSINESS_METRICS, metricsNamespace, type BusinessMetric } from './metric-catalog.ts';
 

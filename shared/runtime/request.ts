@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { Principal } from '../auth/access-token.ts';
-import type { Reply } from '../http/responses.ts';
-import type { RouteDef } from '../routes/types.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import type { Reply } from '#shared/http/responses.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
 
 /** What a route handler receives: parsed, validated input and the verified caller. */
 export interface ApiRequest<P = any, Q = any, B = any> {

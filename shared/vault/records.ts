@@ -1,10 +1,10 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../auth/access-token.ts';
-import { auditPut, countAudit, type AuditInput } from '../data/audit.ts';
-import { keys } from '../data/keys.ts';
-import { countIntegrationEvents, integrationEventPut } from '../identity/integration-events.ts';
-import { ddb } from '../platform/aws.ts';
-import { config } from '../platform/config.ts';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { auditPut, countAudit, type AuditInput } from '#shared/data/audit.ts';
+import { keys } from '#shared/data/keys.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/identity/integration-events.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 
 /** DynamoDB records the vault writes: audit entries, the sync job's status, integration events. */
 

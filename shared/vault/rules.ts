@@ -1,4 +1,4 @@
-import { config } from '../platform/config.ts';
+import { config } from '#shared/platform/config.ts';
 
 /** Names and limits of the vault; the route schemas and the sync job both use them. */
 export const ENVIRONMENT_PATTERN = /^[a-z0-9-]{1,32}$/;

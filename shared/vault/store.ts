@@ -1,5 +1,5 @@
-import { serviceUnavailable } from '../http/errors.ts';
-import { parameterStore, type ParameterStore } from '../platform/ports.ts';
+import { serviceUnavailable } from '#shared/http/errors.ts';
+import { parameterStore, type ParameterStore } from '#shared/platform/ports.ts';
 import { ttlCache } from './cache.ts';
 import { childName, DELETED_MARKER, environmentPath, MASK, secretName } from './rules.ts';
 

@@ -1,4 +1,4 @@
-import { logger } from '../runtime/logger.ts';
+import { logger } from '#shared/runtime/logger.ts';
 import { recordAudit, recordIntegrationEvent, updateJob, type Actor } from './records.ts';
 import { childName, environmentPath, isValidKey, sourcePath, valueProblem, type ValueProblem } from './rules.ts';
 import { listParameters, writeSecret } from './store.ts';

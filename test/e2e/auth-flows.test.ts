@@ -1,6 +1,6 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { api, e2e, type ApiOptions } from '../support/e2e.ts';
+import { api, e2e, type ApiOptions } from '#test/support/e2e.ts';
 
 /**
  * The sign-in and account routes over real HTTP against `npm start`. Every request comes from its

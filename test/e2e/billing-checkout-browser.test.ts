@@ -1,8 +1,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.ts';
-import { api } from '../support/e2e.ts';
-import { billingTenant } from '../support/e2e-billing.ts';
+import { launchBrowser } from '#test/support/browser.ts';
+import { api } from '#test/support/e2e.ts';
+import { billingTenant } from '#test/support/e2e-billing.ts';
 
 describe('local checkout in a browser', () => {
   let browser: Browser | undefined;

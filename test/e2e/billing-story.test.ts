@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api, e2e, send } from '../support/e2e.ts';
-import { billingTenant } from '../support/e2e-billing.ts';
+import { api, e2e, send } from '#test/support/e2e.ts';
+import { billingTenant } from '#test/support/e2e-billing.ts';
 
 /** The whole billing story over HTTP against the local server and its payment provider stand-ins. */
 describe('billing story over HTTP', () => {

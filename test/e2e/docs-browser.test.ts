@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { errors, type Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.ts';
-import { e2e } from '../support/e2e.ts';
+import { launchBrowser } from '#test/support/browser.ts';
+import { e2e } from '#test/support/e2e.ts';
 
 const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { apiDocument } from '../../shared/openapi/api-document.ts';
-import { contract } from '../support/contract.ts';
-import { api, mintToken, send } from '../support/e2e.ts';
+import { apiDocument } from '#shared/openapi/api-document.ts';
+import { contract } from '#test/support/contract.ts';
+import { api, mintToken, send } from '#test/support/e2e.ts';
 
 // `api` checks every response against the document before the test sees it.
 

@@ -1,6 +1,6 @@
 import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { api, mintToken } from '../support/e2e.ts';
+import { api, mintToken } from '#test/support/e2e.ts';
 
 describe('local server over real HTTP', () => {
   it('GET /api/health answers exactly the health envelope', async () => {

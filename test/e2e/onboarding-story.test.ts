@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { api, e2e } from '../support/e2e.ts';
-import { joinWithCode, lastMailTo, STORY_PASSWORD as PASSWORD } from '../support/e2e-accounts.ts';
+import { api, e2e } from '#test/support/e2e.ts';
+import { joinWithCode, lastMailTo, STORY_PASSWORD as PASSWORD } from '#test/support/e2e-accounts.ts';
 
 // The whole life of a tenant over HTTP, as its owner, a member and a SystemAdmin see it. Each actor
 // calls from its own loopback address so the per-IP sign-in limits never mix them up.

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, type ApiResponse } from '../support/e2e.ts';
-import { joinWithCode, lastMailTo, STORY_PASSWORD } from '../support/e2e-accounts.ts';
+import { api, type ApiResponse } from '#test/support/e2e.ts';
+import { joinWithCode, lastMailTo, STORY_PASSWORD } from '#test/support/e2e-accounts.ts';
 
 /**
  * Issue 17 (High), as it was reproduced: a user holding only `UserManager` = [users:read,

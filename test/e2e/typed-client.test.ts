@@ -3,9 +3,9 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateClientTypes } from '../contract/generate-client.ts';
-import type { Story } from '../contract/story.ts';
-import { e2e } from '../support/e2e.ts';
+import { generateClientTypes } from '#test/contract/generate-client.ts';
+import type { Story } from '#test/contract/story.ts';
+import { e2e } from '#test/support/e2e.ts';
 
 /**
  * Issue 19: a client generated from the OpenAPI document (openapi-typescript) drives one story
@@ -33,7 +33,7 @@ describe('typed client generated from the OpenAPI document', () => {
   it.each(areas)('story: %s', async (area) => {
     const { story } = (await import(new URL(`${area}.ts`, STORIES).href)) as { story: Story };
     const { baseUrl, adminEmail, adminPassword, internalApiKey } = e2e();
-    const { makeClient } = await import('../contract/story.ts');
+    const { makeClient } = await import('#test/contract/story.ts');
     await story({ client: makeClient(baseUrl), baseUrl, adminEmail, adminPassword, internalApiKey, tag: crypto.randomUUID().slice(0, 8) });
   });
 });

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fileParameterStore } from '../../local/file-parameter-store.ts';
-import { config } from '../../shared/platform/config.ts';
-import { api, e2e, mintToken } from '../support/e2e.ts';
+import { fileParameterStore } from '#local/file-parameter-store.ts';
+import { config } from '#shared/platform/config.ts';
+import { api, e2e, mintToken } from '#test/support/e2e.ts';
 
 // Each run uses its own environments, so the server's persistent data never collides.
 const run = crypto.randomUUID().slice(0, 8);

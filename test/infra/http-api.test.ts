@@ -1,8 +1,8 @@
 import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readSettings } from '../../lib/settings.ts';
-import { deployedRoutes, routes } from '../../shared/routes/index.ts';
+import { readSettings } from '#lib/settings.ts';
+import { deployedRoutes, routes } from '#shared/routes/index.ts';
 import { flat, synthPlatform, targetId, type Json } from './synth.ts';
 
 let s: ReturnType<typeof synthPlatform>;

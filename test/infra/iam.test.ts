@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_GROUPS, WORKERS } from '../../shared/routes/groups.ts';
+import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
 import { actionsOf, flat, resourcesOf, synthPlatform, targetId, type Statement } from './synth.ts';
 
 let s: ReturnType<typeof synthPlatform>;

@@ -1,10 +1,10 @@
 import { App } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readSettings } from '../../lib/settings.ts';
-import { TABLE_OPERATIONS } from '../../lib/signals.ts';
-import { BUSINESS_METRICS } from '../../shared/runtime/metric-catalog.ts';
-import { deployedRoutes } from '../../shared/routes/index.ts';
-import { WORKERS } from '../../shared/routes/groups.ts';
+import { readSettings } from '#lib/settings.ts';
+import { TABLE_OPERATIONS } from '#lib/signals.ts';
+import { BUSINESS_METRICS } from '#shared/runtime/metric-catalog.ts';
+import { deployedRoutes } from '#shared/routes/index.ts';
+import { WORKERS } from '#shared/routes/groups.ts';
 import { flat, synthPlatform, targetId, type Json } from './synth.ts';
 
 let s: ReturnType<typeof synthPlatform>;

@@ -2,9 +2,9 @@ import { Validations, type Stack } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { API_TIMEOUT_SECONDS, type PlatformStack } from '../../lib/platform-stack.ts';
-import { appFunction, entryOf } from '../../lib/functions.ts';
-import { API_GROUPS, type GroupName } from '../../shared/routes/groups.ts';
+import { API_TIMEOUT_SECONDS, type PlatformStack } from '#lib/platform-stack.ts';
+import { appFunction, entryOf } from '#lib/functions.ts';
+import { API_GROUPS, type GroupName } from '#shared/routes/groups.ts';
 import { platformStack } from './synth.ts';
 
 /** Every finding of both packs that is not acknowledged, as `rule at construct path`. */

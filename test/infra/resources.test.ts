@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLING, bundlingFor, esbuildOptionsFor, LAZY_PACKAGES, NODE_TARGET, REQUIRE_BANNER } from '../../lib/bundling.ts';
-import { TABLE_DESIGN } from '../../shared/data/table-design.ts';
-import { API_GROUPS, WORKERS } from '../../shared/routes/groups.ts';
-import { deployedRoutes } from '../../shared/routes/index.ts';
+import { BUNDLING, bundlingFor, esbuildOptionsFor, LAZY_PACKAGES, NODE_TARGET, REQUIRE_BANNER } from '#lib/bundling.ts';
+import { TABLE_DESIGN } from '#shared/data/table-design.ts';
+import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
+import { deployedRoutes } from '#shared/routes/index.ts';
 import { flat, synthPlatform, targetId, type Json } from './synth.ts';
 
 let s: ReturnType<typeof synthPlatform>;

@@ -1,10 +1,10 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { PlatformStack } from '../../lib/platform-stack.ts';
-import { readSettings } from '../../lib/settings.ts';
-import type { RouteDef } from '../../shared/routes/types.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { PlatformStack } from '#lib/platform-stack.ts';
+import { readSettings } from '#lib/settings.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { tempDir } from '#test/support/temp-dir.ts';
 
 export type Json = any;
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { invoke } from '../support/invoke.ts';
-import { createWorld, nextIp, PASSWORD, seedUser, type World } from '../support/fuzz/world.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { createWorld, nextIp, PASSWORD, seedUser, type World } from '#test/support/fuzz/world.ts';
 
 /**
  * The spec publishes the by-id routes without a tenantId: a SystemAdmin addresses a tenant

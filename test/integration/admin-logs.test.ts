@@ -1,13 +1,13 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { auditPut, countAudit } from '../../shared/data/audit.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { countIntegrationEvents, integrationEventPut } from '../../shared/identity/integration-events.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { invoke } from '../support/invoke.ts';
-import { tokenFor } from '../support/tokens.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/identity/integration-events.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { tokenFor } from '#test/support/tokens.ts';
 
 const actor = { userId: crypto.randomUUID(), email: 'auditor@example.com' };
 const tenantId = crypto.randomUUID();

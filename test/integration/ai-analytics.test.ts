@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { twoTenants } from '../support/fixtures.ts';
-import { invoke } from '../support/invoke.ts';
-import { INTERNAL_KEY } from '../support/fuzz/world.ts';
-import type { LlmCall } from '../../functions/analytics/aggregate.ts';
+import { twoTenants } from '#test/support/fixtures.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { INTERNAL_KEY } from '#test/support/fuzz/world.ts';
+import type { LlmCall } from '#functions/analytics/aggregate.ts';
 
 let ctx: Awaited<ReturnType<typeof twoTenants>>;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/data/keys.ts';
-import { twoTenants } from '../support/fixtures.ts';
-import { caller } from '../support/invoke.ts';
-import { listNewestFirst } from '../../shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { twoTenants } from '#test/support/fixtures.ts';
+import { caller } from '#test/support/invoke.ts';
+import { listNewestFirst } from '#shared/data/collection.ts';
 
 const P = '/api/prompts';
 let ctx: Awaited<ReturnType<typeof twoTenants>>;

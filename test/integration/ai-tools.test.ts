@@ -1,12 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/data/keys.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { BUILT_IN_TOOLS, CHAT_CHANNELS } from '../../shared/reference/built-in-tools.ts';
-import { twoTenants } from '../support/fixtures.ts';
-import { caller } from '../support/invoke.ts';
-import { listNewestFirst } from '../../shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { BUILT_IN_TOOLS, CHAT_CHANNELS } from '#shared/reference/built-in-tools.ts';
+import { twoTenants } from '#test/support/fixtures.ts';
+import { caller } from '#test/support/invoke.ts';
+import { listNewestFirst } from '#shared/data/collection.ts';
 
 const T = '/api/tools';
 let ctx: Awaited<ReturnType<typeof twoTenants>>;

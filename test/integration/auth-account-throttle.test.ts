@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { invoke } from '../support/invoke.ts';
+import { invoke } from '#test/support/invoke.ts';
 import { freshIp, lastMailTo, PASSWORD, seedUser, uniqueEmail } from './auth-support.ts';
 
 /**

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { verifyAccessToken } from '../../shared/auth/access-token.ts';
-import { sha256 } from '../../shared/auth/opaque.ts';
-import { SYSTEM_ROLE_PERMISSIONS } from '../../shared/auth/permissions.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { config } from '../../shared/platform/config.ts';
-import { inOneRateWindow } from '../support/fixtures.ts';
-import { invoke } from '../support/invoke.ts';
+import { verifyAccessToken } from '#shared/auth/access-token.ts';
+import { sha256 } from '#shared/auth/opaque.ts';
+import { SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
+import { keys } from '#shared/data/keys.ts';
+import { config } from '#shared/platform/config.ts';
+import { inOneRateWindow } from '#test/support/fixtures.ts';
+import { invoke } from '#test/support/invoke.ts';
 import { PASSWORD, auditOf, freshIp, login, readItem, seedTenant, seedUser } from './auth-support.ts';
 
 let activeTenant: string;

@@ -1,15 +1,15 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { newSession } from '../../shared/auth/refresh-tokens.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { issueResetToken } from '../../functions/auth/passwords.ts';
-import { installPorts } from '../../shared/platform/ports.ts';
-import { inOneRateWindow } from '../support/fixtures.ts';
-import { invoke } from '../support/invoke.ts';
-import { sentMessages, testMailer } from '../support/test-ports.ts';
+import { newSession } from '#shared/auth/refresh-tokens.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { issueResetToken } from '#functions/auth/passwords.ts';
+import { installPorts } from '#shared/platform/ports.ts';
+import { inOneRateWindow } from '#test/support/fixtures.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { sentMessages, testMailer } from '#test/support/test-ports.ts';
 import { auditOf, freshIp, lastMailTo, login, mailsTo, PASSWORD, readItem, seedUser, signedIn, uniqueEmail } from './auth-support.ts';
 
 const forgot = (email: string) => invoke('POST', '/api/auth/forgot-password', { body: { email }, ip: freshIp() });

@@ -1,13 +1,13 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { scryptParams } from '../../shared/auth/password.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { findUserByEmail } from '../../shared/identity/users.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { invoke } from '../support/invoke.ts';
+import { scryptParams } from '#shared/auth/password.ts';
+import { keys } from '#shared/data/keys.ts';
+import { findUserByEmail } from '#shared/identity/users.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { invoke } from '#test/support/invoke.ts';
 import { auditOf, codeIn, freshIp, lastMailTo, login, mailsTo, readItem, uniqueEmail } from './auth-support.ts';
-import { inOneRateWindow } from '../support/fixtures.ts';
+import { inOneRateWindow } from '#test/support/fixtures.ts';
 
 const STRONG = 'Sturdy-Pass-42';
 const registration = (email: string, extra: Record<string, unknown> = {}) => ({ email, password: STRONG, firstName: 'Grace', lastName: 'Hopper', ...extra });

@@ -1,13 +1,13 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { hashPassword } from '../../shared/auth/password.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { createUser, type UserRecord } from '../../shared/identity/users.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { invoke } from '../support/invoke.ts';
-import { testMailer } from '../support/test-ports.ts';
-import { userRecord } from '../support/fixtures.ts';
+import { hashPassword } from '#shared/auth/password.ts';
+import { keys } from '#shared/data/keys.ts';
+import { createUser, type UserRecord } from '#shared/identity/users.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { testMailer } from '#test/support/test-ports.ts';
+import { userRecord } from '#test/support/fixtures.ts';
 
 /** Helpers shared by the auth integration tests (not a test file itself). */
 

@@ -1,14 +1,14 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { issueAccessToken } from '../../shared/auth/access-token.ts';
-import { sha256 } from '../../shared/auth/opaque.ts';
-import { signingKey } from '../../shared/auth/signing-keys.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { inOneRateWindow } from '../support/fixtures.ts';
-import { invoke } from '../support/invoke.ts';
+import { issueAccessToken } from '#shared/auth/access-token.ts';
+import { sha256 } from '#shared/auth/opaque.ts';
+import { signingKey } from '#shared/auth/signing-keys.ts';
+import { keys } from '#shared/data/keys.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { inOneRateWindow } from '#test/support/fixtures.ts';
+import { invoke } from '#test/support/invoke.ts';
 import { PASSWORD, auditOf, freshIp, login, readItem, seedTenant, seedUser, signedIn } from './auth-support.ts';
 
 const refresh = (bearer: string, refreshToken: string, accessToken = bearer) =>

@@ -1,11 +1,11 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { keys } from '../../shared/data/keys.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { twoTenants } from '../support/fixtures.ts';
-import { caller, invoke } from '../support/invoke.ts';
-import { seedUser } from '../support/fuzz/world.ts';
+import { keys } from '#shared/data/keys.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { twoTenants } from '#test/support/fixtures.ts';
+import { caller, invoke } from '#test/support/invoke.ts';
+import { seedUser } from '#test/support/fuzz/world.ts';
 
 const B = '/api/bcm/admin';
 let ctx: Awaited<ReturnType<typeof twoTenants>>;

@@ -1,14 +1,14 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getSession, settleSession, renewSubscription } from '../../shared/billing/local-provider.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { PLANS } from '../../shared/reference/plans.ts';
-import { useBillingStandIns } from '../support/billing.ts';
-import { newTenant } from '../support/fixtures.ts';
-import { invoke as invokeFrom, type InvokeOptions } from '../support/invoke.ts';
-import { tokenFor } from '../support/tokens.ts';
+import { getSession, settleSession, renewSubscription } from '#shared/billing/local-provider.ts';
+import { keys } from '#shared/data/keys.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { PLANS } from '#shared/reference/plans.ts';
+import { useBillingStandIns } from '#test/support/billing.ts';
+import { newTenant } from '#test/support/fixtures.ts';
+import { invoke as invokeFrom, type InvokeOptions } from '#test/support/invoke.ts';
+import { tokenFor } from '#test/support/tokens.ts';
 
 useBillingStandIns();
 

@@ -1,10 +1,10 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/data/keys.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { invoke } from '../support/invoke.ts';
-import { tokenFor } from '../support/tokens.ts';
+import { keys } from '#shared/data/keys.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { tokenFor } from '#test/support/tokens.ts';
 
 const tenantA = crypto.randomUUID();
 const tenantB = crypto.randomUUID();

@@ -1,15 +1,15 @@
 import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startS3, type RunningS3 } from '../../local/s3.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { s3, setS3 } from '../../shared/platform/s3.ts';
-import { inOneRateWindow, twoTenants } from '../support/fixtures.ts';
-import { invoke } from '../support/invoke.ts';
-import { tempDir } from '../support/temp-dir.ts';
-import { nextIp } from '../support/fuzz/world.ts';
+import { startS3, type RunningS3 } from '#local/s3.ts';
+import { keys } from '#shared/data/keys.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { s3, setS3 } from '#shared/platform/s3.ts';
+import { inOneRateWindow, twoTenants } from '#test/support/fixtures.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { tempDir } from '#test/support/temp-dir.ts';
+import { nextIp } from '#test/support/fuzz/world.ts';
 
 const A = '/api/content/admin';
 const P = '/api/content/sites';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SYSTEM_ROLE_PERMISSIONS } from '../../shared/auth/permissions.ts';
-import type { RouteDef } from '../../shared/routes/types.ts';
-import { errorEnvelopeProblem } from '../support/fuzz/checks.ts';
-import { forgedTokens, MALFORMED_AUTHORIZATION } from '../support/fuzz/forge.ts';
-import { buildPath, isProtected, isSystemAdminOnly, queryString, routesUnderTest, sampleValid, takesJsonBody } from '../support/fuzz/route-matrix.ts';
-import { spyOnWrites } from '../support/fuzz/write-spy.ts';
-import { createWorld, INTERNAL_KEY, nextIp, PASSWORD, seedUser, type World } from '../support/fuzz/world.ts';
-import { invoke, type InvokeOptions } from '../support/invoke.ts';
+import { SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { errorEnvelopeProblem } from '#test/support/fuzz/checks.ts';
+import { forgedTokens, MALFORMED_AUTHORIZATION } from '#test/support/fuzz/forge.ts';
+import { buildPath, isProtected, isSystemAdminOnly, queryString, routesUnderTest, sampleValid, takesJsonBody } from '#test/support/fuzz/route-matrix.ts';
+import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
+import { createWorld, INTERNAL_KEY, nextIp, PASSWORD, seedUser, type World } from '#test/support/fuzz/world.ts';
+import { invoke, type InvokeOptions } from '#test/support/invoke.ts';
 
 /**
  * Issue 7, part 2 (authentication and roles): every protected route of the table refuses missing,

@@ -1,12 +1,12 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { queueWorker } from '../../shared/queue/worker.ts';
-import { routeById } from '../support/fuzz/route-matrix.ts';
-import { createTenant, createWorld, nextIp, seedUser, type Tenant, type World } from '../support/fuzz/world.ts';
-import { invoke, type InvokeResult } from '../support/invoke.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { queueWorker } from '#shared/queue/worker.ts';
+import { routeById } from '#test/support/fuzz/route-matrix.ts';
+import { createTenant, createWorld, nextIp, seedUser, type Tenant, type World } from '#test/support/fuzz/world.ts';
+import { invoke, type InvokeResult } from '#test/support/invoke.ts';
 
 /**
  * Issue 7, part 4: parallel creates of one unique value give exactly one success, parallel

@@ -19,19 +19,19 @@ import {
 import type { SQSEvent } from 'aws-lambda';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { localQueue } from '../../local/local-queue.ts';
-import { createSesMailer } from '../../shared/platform/aws-mailer.ts';
-import { setDdb } from '../../shared/platform/aws.ts';
-import { installPorts, type QueueMessage } from '../../shared/platform/ports.ts';
-import { queueWorker } from '../../shared/queue/worker.ts';
-import type { RouteDef } from '../../shared/routes/types.ts';
-import { envelopeProblem } from '../support/fuzz/checks.ts';
-import { buildPath, queryString, routesUnderTest, sampleValid, takesJsonBody } from '../support/fuzz/route-matrix.ts';
-import { semanticRequest } from '../support/fuzz/semantic.ts';
-import { diff, snapshot } from '../support/fuzz/table.ts';
-import { createWorld, credentialsFor, nextIp, type World } from '../support/fuzz/world.ts';
-import { invoke } from '../support/invoke.ts';
-import { testMailer } from '../support/test-ports.ts';
+import { localQueue } from '#local/local-queue.ts';
+import { createSesMailer } from '#shared/platform/aws-mailer.ts';
+import { setDdb } from '#shared/platform/aws.ts';
+import { installPorts, type QueueMessage } from '#shared/platform/ports.ts';
+import { queueWorker } from '#shared/queue/worker.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { envelopeProblem } from '#test/support/fuzz/checks.ts';
+import { buildPath, queryString, routesUnderTest, sampleValid, takesJsonBody } from '#test/support/fuzz/route-matrix.ts';
+import { semanticRequest } from '#test/support/fuzz/semantic.ts';
+import { diff, snapshot } from '#test/support/fuzz/table.ts';
+import { createWorld, credentialsFor, nextIp, type World } from '#test/support/fuzz/world.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { testMailer } from '#test/support/test-ports.ts';
 
 /**
  * Issue 7, part 5: DynamoDB throttling and transaction conflicts injected under the real handlers
@@ -261,7 +261,7 @@ describe('the e-mail worker survives an SES error', () => {
   });
 
   it('reports the failure (the message stays queued) and sends the same e-mail on redelivery', async () => {
-    const { handler } = await import('../../functions/email-worker/index.ts');
+    const { handler } = await import('#functions/email-worker/index.ts');
     sesMock.reset();
     sesMock.on(SendEmailCommand).rejectsOnce(Object.assign(new Error('Maximum sending rate exceeded.'), { name: 'Throttling' })).resolves({ MessageId: 'ses-1' });
     const message: QueueMessage = { type: 'email.send', payload: mail(), id: crypto.randomUUID() };

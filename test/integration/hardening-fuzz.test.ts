@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorEnvelopeProblem, leakIn, stats } from '../support/fuzz/checks.ts';
-import { mutatedRequestArb, type FuzzRequest, type Pins } from '../support/fuzz/mutations.ts';
-import { deployedRoutes } from '../../shared/routes/index.ts';
-import type { RouteDef } from '../../shared/routes/types.ts';
-import { buildPath, isSystemAdminOnly, match, recordParams, routesUnderTest, sampleValid, schemaFields, SEED, tenantIdPlaces } from '../support/fuzz/route-matrix.ts';
-import { diff, IGNORED_WRITES, snapshot, type Snapshot } from '../support/fuzz/table.ts';
-import { spyOnWrites } from '../support/fuzz/write-spy.ts';
-import { createWorld, creatorAvailable, credentialsFor, nextIp, type World } from '../support/fuzz/world.ts';
-import { invoke, type InvokeOptions } from '../support/invoke.ts';
+import { errorEnvelopeProblem, leakIn, stats } from '#test/support/fuzz/checks.ts';
+import { mutatedRequestArb, type FuzzRequest, type Pins } from '#test/support/fuzz/mutations.ts';
+import { deployedRoutes } from '#shared/routes/index.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { buildPath, isSystemAdminOnly, match, recordParams, routesUnderTest, sampleValid, schemaFields, SEED, tenantIdPlaces } from '#test/support/fuzz/route-matrix.ts';
+import { diff, IGNORED_WRITES, snapshot, type Snapshot } from '#test/support/fuzz/table.ts';
+import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
+import { createWorld, creatorAvailable, credentialsFor, nextIp, type World } from '#test/support/fuzz/world.ts';
+import { invoke, type InvokeOptions } from '#test/support/invoke.ts';
 
 /**
  * Issue 7, part 1: every route of the table gets requests built from its own schemas and then

@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiListener } from '../../local/server.ts';
-import { routes } from '../../shared/routes/index.ts';
-import { leakIn } from '../support/fuzz/checks.ts';
-import { createWorld, type World } from '../support/fuzz/world.ts';
+import { createApiListener } from '#local/server.ts';
+import { routes } from '#shared/routes/index.ts';
+import { leakIn } from '#test/support/fuzz/checks.ts';
+import { createWorld, type World } from '#test/support/fuzz/world.ts';
 
 /**
  * Issue 7, part 1 at the HTTP layer: requests no client library would build, sent as raw bytes to

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RouteDef } from '../../shared/routes/types.ts';
-import { errorEnvelopeProblem } from '../support/fuzz/checks.ts';
-import { buildPath, pathParamNames, queryString, routesUnderTest, schemaFields, takesJsonBody } from '../support/fuzz/route-matrix.ts';
-import { semanticRequest, type SemanticRequest } from '../support/fuzz/semantic.ts';
-import { scanTable } from '../support/fuzz/table.ts';
-import { spyOnWrites } from '../support/fuzz/write-spy.ts';
-import { createWorld, nextIp, type World } from '../support/fuzz/world.ts';
-import { invoke, type InvokeResult } from '../support/invoke.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { errorEnvelopeProblem } from '#test/support/fuzz/checks.ts';
+import { buildPath, pathParamNames, queryString, routesUnderTest, schemaFields, takesJsonBody } from '#test/support/fuzz/route-matrix.ts';
+import { semanticRequest, type SemanticRequest } from '#test/support/fuzz/semantic.ts';
+import { scanTable } from '#test/support/fuzz/table.ts';
+import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
+import { createWorld, nextIp, type World } from '#test/support/fuzz/world.ts';
+import { invoke, type InvokeResult } from '#test/support/invoke.ts';
 
 /**
  * Issue 7, part 3: every route that takes a JSON body gets a valid body plus fields it does not

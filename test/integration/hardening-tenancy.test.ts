@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RouteDef } from '../../shared/routes/types.ts';
-import { errorEnvelopeProblem } from '../support/fuzz/checks.ts';
-import { buildPath, queryString, recordParams, recordRefs, sampleValid, takesJsonBody, tenantIdPlaces } from '../support/fuzz/route-matrix.ts';
-import { diff, snapshot, type Snapshot } from '../support/fuzz/table.ts';
-import { tenancyPlan, type TenancyCase } from '../support/fuzz/tenancy-matrix.ts';
-import { spyOnWrites } from '../support/fuzz/write-spy.ts';
-import { createWorld, creatorAvailable, nextIp, type Tenant, type World } from '../support/fuzz/world.ts';
-import { invoke } from '../support/invoke.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { errorEnvelopeProblem } from '#test/support/fuzz/checks.ts';
+import { buildPath, queryString, recordParams, recordRefs, sampleValid, takesJsonBody, tenantIdPlaces } from '#test/support/fuzz/route-matrix.ts';
+import { diff, snapshot, type Snapshot } from '#test/support/fuzz/table.ts';
+import { tenancyPlan, type TenancyCase } from '#test/support/fuzz/tenancy-matrix.ts';
+import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
+import { createWorld, creatorAvailable, nextIp, type Tenant, type World } from '#test/support/fuzz/world.ts';
+import { invoke } from '#test/support/invoke.ts';
 
 /**
  * Issue 7, part 2 (tenancy): tenant B's owner, the strongest tenant caller, aims every tenant

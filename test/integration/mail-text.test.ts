@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { invoke } from '../support/invoke.ts';
-import { testMailer } from '../support/test-ports.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { testMailer } from '#test/support/test-ports.ts';
 import { freshIp, uniqueEmail } from './auth-support.ts';
 
 /**

@@ -1,25 +1,25 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { sha256 } from '../../shared/auth/opaque.ts';
-import { countOf, getItem, listNewestFirst } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import type { TransactItem } from '../../shared/data/transact.ts';
+import { sha256 } from '#shared/auth/opaque.ts';
+import { countOf, getItem, listNewestFirst } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import type { TransactItem } from '#shared/data/transact.ts';
 import {
   activatePendingTenantOnOwnerVerified,
   invitationKey,
   redeemFailure,
   redeemInvitation,
   type InvitationRecord,
-} from '../../shared/identity/invitations.ts';
-import { resolveRoles } from '../../shared/identity/roles.ts';
-import { findTenantBySlug, getTenant } from '../../shared/identity/tenants.ts';
-import { createUser, type UserRecord } from '../../shared/identity/users.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { invoke } from '../support/invoke.ts';
-import { testMailer } from '../support/test-ports.ts';
-import { tokenFor } from '../support/tokens.ts';
-import { userRecord, inOneRateWindow } from '../support/fixtures.ts';
+} from '#shared/identity/invitations.ts';
+import { resolveRoles } from '#shared/identity/roles.ts';
+import { findTenantBySlug, getTenant } from '#shared/identity/tenants.ts';
+import { createUser, type UserRecord } from '#shared/identity/users.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { testMailer } from '#test/support/test-ports.ts';
+import { tokenFor } from '#test/support/tokens.ts';
+import { userRecord, inOneRateWindow } from '#test/support/fixtures.ts';
 
 let ipSeq = 0;
 const ip = () => `10.77.${(++ipSeq >> 8) & 255}.${ipSeq & 255}`;

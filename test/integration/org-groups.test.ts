@@ -1,13 +1,13 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { groupsOfUser, membershipChangeItems } from '../../shared/identity/org-counters.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { newTenant, twoTenants } from '../support/fixtures.ts';
-import { invoke } from '../support/invoke.ts';
-import { tokenFor } from '../support/tokens.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { groupsOfUser, membershipChangeItems } from '#shared/identity/org-counters.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { newTenant, twoTenants } from '#test/support/fixtures.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { tokenFor } from '#test/support/tokens.ts';
 
 /** A user item as the users area stores it (only the fields this area reads). */
 async function newUser(tenantId: string) {

@@ -1,14 +1,14 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS } from '../../shared/auth/permissions.ts';
-import { getItem } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { permissionsForRoles, resolveRoles, systemRoleId, systemRoleItems } from '../../shared/identity/roles.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { invoke } from '../support/invoke.ts';
-import { tokenFor } from '../support/tokens.ts';
+import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
+import { getItem } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { permissionsForRoles, resolveRoles, systemRoleId, systemRoleItems } from '#shared/identity/roles.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { tokenFor } from '#test/support/tokens.ts';
 
 async function newTenant(withRoles = true) {
   const id = crypto.randomUUID();

@@ -1,14 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../shared/auth/opaque.ts';
-import { countOf, getItem, listNewestFirst } from '../../shared/data/collection.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { redeemInvitation } from '../../shared/identity/invitations.ts';
-import { resolveRoles, systemRoleId } from '../../shared/identity/roles.ts';
-import { createUser } from '../../shared/identity/users.ts';
-import { invoke } from '../support/invoke.ts';
-import { testMailer } from '../support/test-ports.ts';
-import { tokenFor } from '../support/tokens.ts';
-import { userRecord } from '../support/fixtures.ts';
+import { sha256 } from '#shared/auth/opaque.ts';
+import { countOf, getItem, listNewestFirst } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { redeemInvitation } from '#shared/identity/invitations.ts';
+import { resolveRoles, systemRoleId } from '#shared/identity/roles.ts';
+import { createUser } from '#shared/identity/users.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { testMailer } from '#test/support/test-ports.ts';
+import { tokenFor } from '#test/support/tokens.ts';
+import { userRecord } from '#test/support/fixtures.ts';
 
 let admin: string;
 const tag = () => crypto.randomUUID().slice(0, 8);

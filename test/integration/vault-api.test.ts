@@ -1,16 +1,16 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { keys } from '../../shared/data/keys.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { installPorts, type ParameterStore } from '../../shared/platform/ports.ts';
-import { logger } from '../../shared/runtime/logger.ts';
-import { createJob } from '../../shared/vault/records.ts';
-import { resetVaultCache } from '../../shared/vault/store.ts';
-import { runVaultSync } from '../../shared/vault/sync.ts';
-import { invoke } from '../support/invoke.ts';
-import { testParams } from '../support/test-ports.ts';
-import { tokenFor } from '../support/tokens.ts';
+import { keys } from '#shared/data/keys.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { installPorts, type ParameterStore } from '#shared/platform/ports.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { createJob } from '#shared/vault/records.ts';
+import { resetVaultCache } from '#shared/vault/store.ts';
+import { runVaultSync } from '#shared/vault/sync.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { testParams } from '#test/support/test-ports.ts';
+import { tokenFor } from '#test/support/tokens.ts';
 
 const KEY = { 'x-internal-api-key': 'test-internal-key' };
 const vaultName = (env: string, key: string) => `/saas/local/vault/${env}/${key}`;

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../local/dynamodb-local.ts';
+import { startDynamoDbLocal } from '#local/dynamodb-local.ts';
 
 /** One DynamoDB Local for the integration tier; each test file makes its own table in it. */
 export default async function setup(project: TestProject) {

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { inject } from 'vitest';
-import { fileParameterStore } from '../../local/file-parameter-store.ts';
-import { installPorts } from '../../shared/platform/ports.ts';
+import { fileParameterStore } from '#local/file-parameter-store.ts';
+import { installPorts } from '#shared/platform/ports.ts';
 import { expectContract } from './contract.ts';
 import { tokenFor } from './tokens.ts';
 

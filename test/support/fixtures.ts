@@ -1,11 +1,11 @@
 import { vi } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../shared/data/keys.ts';
-import { transact } from '../../shared/data/transact.ts';
-import { systemRoleItems } from '../../shared/identity/roles.ts';
-import type { UserRecord } from '../../shared/identity/users.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { systemRoleItems } from '#shared/identity/roles.ts';
+import type { UserRecord } from '#shared/identity/users.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 import { tokenFor } from './tokens.ts';
 
 /** An active tenant item with its system roles, written directly (integration tier). */

@@ -1,5 +1,5 @@
 import { beforeAll, inject } from 'vitest';
-import { ensureTable } from '../../local/dynamodb-local.ts';
+import { ensureTable } from '#local/dynamodb-local.ts';
 import { installTestPorts } from './test-ports.ts';
 
 // Each test file gets a fresh table in the shared DynamoDB Local, so files never see each other's data.

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { lambdaContext, toApiGatewayEvent } from '../../local/apigw-event.ts';
-import { createRouteMatcher } from '../../shared/http/route-matcher.ts';
-import { routes } from '../../shared/routes/index.ts';
+import { lambdaContext, toApiGatewayEvent } from '#local/apigw-event.ts';
+import { createRouteMatcher } from '#shared/http/route-matcher.ts';
+import { routes } from '#shared/routes/index.ts';
 
 const match = createRouteMatcher(routes);
 

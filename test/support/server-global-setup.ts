@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { spawnLocalServer } from '../../local/spawn-server.ts';
+import { spawnLocalServer } from '#local/spawn-server.ts';
 
 export interface E2eContext {
   baseUrl: string;

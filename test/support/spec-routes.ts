@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { RouteDef } from '../../shared/routes/types.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
 
 /** The contract's routes as the repository carries them: every route the two spec documents name. */
 export const SPEC_ROUTES_FILE = fileURLToPath(new URL('../../docs/contract-routes.txt', import.meta.url));

@@ -1,8 +1,8 @@
 import type { SQSEvent } from 'aws-lambda';
-import { memoryParameterStore, recordingMailer } from '../../local/memory-ports.ts';
-import { generateSigningKeyParams, resetKeyCache, signingParams } from '../../shared/auth/signing-keys.ts';
-import { installPorts, type QueueMessage } from '../../shared/platform/ports.ts';
-import type { QueueName } from '../../shared/routes/groups.ts';
+import { memoryParameterStore, recordingMailer } from '#local/memory-ports.ts';
+import { generateSigningKeyParams, resetKeyCache, signingParams } from '#shared/auth/signing-keys.ts';
+import { installPorts, type QueueMessage } from '#shared/platform/ports.ts';
+import type { QueueName } from '#shared/routes/groups.ts';
 
 const WORKER_OF: Record<QueueName, string> = { email: 'email-worker', webhooks: 'webhook-worker', jobs: 'jobs-worker' };
 

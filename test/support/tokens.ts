@@ -1,5 +1,5 @@
-import { issueAccessToken, type TokenSubject } from '../../shared/auth/access-token.ts';
-import { SYSTEM_ROLE_PERMISSIONS } from '../../shared/auth/permissions.ts';
+import { issueAccessToken, type TokenSubject } from '#shared/auth/access-token.ts';
+import { SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
 
 /** Access tokens minted with the production signing code (until sign-in exists, tests use these). */
 export async function tokenFor(subject: Partial<TokenSubject> & { role?: 'SystemAdmin' | 'TenantOwner' | 'TenantMember' }) {

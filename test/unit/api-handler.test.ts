@@ -3,19 +3,19 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { SignJWT, generateKeyPair } from 'jose';
 import * as z from 'zod/mini';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { lambdaContext, toApiGatewayEvent } from '../../local/apigw-event.ts';
-import { memoryParameterStore } from '../../local/memory-ports.ts';
-import { issueAccessToken } from '../../shared/auth/access-token.ts';
-import { generateSigningKeyParams, resetKeyCache, signingParams } from '../../shared/auth/signing-keys.ts';
-import { conflict } from '../../shared/http/errors.ts';
-import { created, ok } from '../../shared/http/responses.ts';
-import { createRouteMatcher } from '../../shared/http/route-matcher.ts';
-import { ddb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
-import { installPorts } from '../../shared/platform/ports.ts';
-import { paging, text, uuid } from '../../shared/routes/schemas.ts';
-import { defineRoutes } from '../../shared/routes/types.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
+import { lambdaContext, toApiGatewayEvent } from '#local/apigw-event.ts';
+import { memoryParameterStore } from '#local/memory-ports.ts';
+import { issueAccessToken } from '#shared/auth/access-token.ts';
+import { generateSigningKeyParams, resetKeyCache, signingParams } from '#shared/auth/signing-keys.ts';
+import { conflict } from '#shared/http/errors.ts';
+import { created, ok } from '#shared/http/responses.ts';
+import { createRouteMatcher } from '#shared/http/route-matcher.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { installPorts } from '#shared/platform/ports.ts';
+import { paging, text, uuid } from '#shared/routes/schemas.ts';
+import { defineRoutes } from '#shared/routes/types.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 
 // A trivial route table around which every middleware of the runtime is exercised.
 const routes = defineRoutes([

@@ -3,12 +3,12 @@ import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { mockClient } from 'aws-sdk-client-mock';
 import { SignJWT, UnsecuredJWT, decodeProtectedHeader, generateKeyPair } from 'jose';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidTokenError, issueAccessToken, verifyAccessToken } from '../../shared/auth/access-token.ts';
-import { sha256 } from '../../shared/auth/opaque.ts';
-import { REFRESH_TTL_SECONDS, familyIsLive, newSession, rotate, type TokenFamily } from '../../shared/auth/refresh-tokens.ts';
-import { generateSigningKeyParams, resetKeyCache, signingKey, signingParams } from '../../shared/auth/signing-keys.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { config } from '../../shared/platform/config.ts';
+import { InvalidTokenError, issueAccessToken, verifyAccessToken } from '#shared/auth/access-token.ts';
+import { sha256 } from '#shared/auth/opaque.ts';
+import { REFRESH_TTL_SECONDS, familyIsLive, newSession, rotate, type TokenFamily } from '#shared/auth/refresh-tokens.ts';
+import { generateSigningKeyParams, resetKeyCache, signingKey, signingParams } from '#shared/auth/signing-keys.ts';
+import { keys } from '#shared/data/keys.ts';
+import { config } from '#shared/platform/config.ts';
 
 const KID = '00000000-0000-4000-8000-000000000001';
 const subject = { userId: 'u-1', tenantId: 't-1', roles: ['TenantOwner'], permissions: ['users:read'], email: 'ada@example.com' };

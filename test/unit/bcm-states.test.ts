@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertActionMove, assertBiaMove, assertRiskMove, impactScoreOf, probabilityScoreOf } from '../../functions/bcm/states.ts';
+import { assertActionMove, assertBiaMove, assertRiskMove, impactScoreOf, probabilityScoreOf } from '#functions/bcm/states.ts';
 
 const allowed = (check: (from: number, to: number) => void, n: number) =>
   Array.from({ length: n }, (_, from) => Array.from({ length: n }, (_, to) => to).filter((to) => {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DOC_FILES, docSections, fillSections } from '../../bench/docs.ts';
-import type { Results } from '../../bench/report.ts';
+import { DOC_FILES, docSections, fillSections } from '#bench/docs.ts';
+import type { Results } from '#bench/report.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const results = JSON.parse(readFileSync(join(root, 'bench', 'results.json'), 'utf8')) as Results;

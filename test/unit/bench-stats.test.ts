@@ -12,7 +12,7 @@ import {
   ratio,
   readRouteKind,
   sdkClientPackages,
-} from '../../bench/stats.ts';
+} from '#bench/stats.ts';
 
 describe('bench statistics', () => {
   it('takes the median of odd and even samples without reordering the input', () => {

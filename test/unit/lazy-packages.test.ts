@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { afterBundlingFor, esbuildOptionsFor, LAZY_PACKAGES } from '../../lib/bundling.ts';
+import { afterBundlingFor, esbuildOptionsFor, LAZY_PACKAGES } from '#lib/bundling.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fileParameterStore } from '../../local/file-parameter-store.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { fileParameterStore } from '#local/file-parameter-store.ts';
+import { tempDir } from '#test/support/temp-dir.ts';
 
 const newDir = () => tempDir('local-params-');
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileOutbox } from '../../local/outbox.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { fileOutbox } from '#local/outbox.ts';
+import { tempDir } from '#test/support/temp-dir.ts';
 
 describe('file outbox (SES stand-in)', () => {
   it('appends every e-mail in send order, even when sent concurrently', async () => {

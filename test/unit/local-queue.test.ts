@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { localQueue, type WorkerHandler } from '../../local/local-queue.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { localQueue, type WorkerHandler } from '#local/local-queue.ts';
+import { tempDir } from '#test/support/temp-dir.ts';
 
 const newDir = () => tempDir('local-queue-');
 

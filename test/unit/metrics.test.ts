@@ -2,17 +2,17 @@ import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCo
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { handler as authHandler } from '../../functions/auth/index.ts';
-import { lambdaContext, toApiGatewayEvent } from '../../local/apigw-event.ts';
-import { ok } from '../../shared/http/responses.ts';
-import { createRouteMatcher } from '../../shared/http/route-matcher.ts';
-import { MAX_RECEIVE_COUNT } from '../../shared/queue/redrive.ts';
-import { queueWorker } from '../../shared/queue/worker.ts';
-import { authRoutes } from '../../shared/routes/auth.ts';
-import type { RouteDef } from '../../shared/routes/types.ts';
-import { defineRoutes } from '../../shared/routes/types.ts';
-import { apiHandler } from '../../shared/runtime/api-handler.ts';
-import { countMetric } from '../../shared/runtime/metrics.ts';
+import { handler as authHandler } from '#functions/auth/index.ts';
+import { lambdaContext, toApiGatewayEvent } from '#local/apigw-event.ts';
+import { ok } from '#shared/http/responses.ts';
+import { createRouteMatcher } from '#shared/http/route-matcher.ts';
+import { MAX_RECEIVE_COUNT } from '#shared/queue/redrive.ts';
+import { queueWorker } from '#shared/queue/worker.ts';
+import { authRoutes } from '#shared/routes/auth.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { defineRoutes } from '#shared/routes/types.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 
 // The other test files keep metrics off (test/support/env-setup.ts); this one reads them.
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { apiDocument } from '../../shared/openapi/api-document.ts';
-import { BEYOND_SPEC, NOT_YET_BUILT } from '../../shared/openapi/not-yet-built.ts';
-import { deployedRoutes, routes } from '../../shared/routes/index.ts';
-import { matchSpecRoutes, readSpecRoutes, SPEC_SPELLINGS, shapeOf, tableSpellings } from '../support/spec-routes.ts';
+import { apiDocument } from '#shared/openapi/api-document.ts';
+import { BEYOND_SPEC, NOT_YET_BUILT } from '#shared/openapi/not-yet-built.ts';
+import { deployedRoutes, routes } from '#shared/routes/index.ts';
+import { matchSpecRoutes, readSpecRoutes, SPEC_SPELLINGS, shapeOf, tableSpellings } from '#test/support/spec-routes.ts';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 

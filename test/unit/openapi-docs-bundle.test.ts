@@ -7,8 +7,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { afterBundlingFor, esbuildOptionsFor } from '../../lib/bundling.ts';
-import { apiDocument } from '../../shared/openapi/api-document.ts';
+import { afterBundlingFor, esbuildOptionsFor } from '#lib/bundling.ts';
+import { apiDocument } from '#shared/openapi/api-document.ts';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);

@@ -2,11 +2,11 @@ import { createRequire } from 'node:module';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { apiDocument } from '../../shared/openapi/api-document.ts';
-import { buildOpenApiDocument, type Operation, type ResponseObject } from '../../shared/openapi/document.ts';
-import { paging, uuid } from '../../shared/routes/schemas.ts';
-import type { RouteDef } from '../../shared/routes/types.ts';
-import { ContractChecker } from '../support/contract.ts';
+import { apiDocument } from '#shared/openapi/api-document.ts';
+import { buildOpenApiDocument, type Operation, type ResponseObject } from '#shared/openapi/document.ts';
+import { paging, uuid } from '#shared/routes/schemas.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { ContractChecker } from '#test/support/contract.ts';
 
 const require = createRequire(import.meta.url);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];

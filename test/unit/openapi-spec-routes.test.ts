@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RouteDef } from '../../shared/routes/types.ts';
-import { matchSpecRoutes, parseSpecRoutes, readSpecRoutes, shapeOf, SPEC_SPELLINGS } from '../support/spec-routes.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { matchSpecRoutes, parseSpecRoutes, readSpecRoutes, shapeOf, SPEC_SPELLINGS } from '#test/support/spec-routes.ts';
 
 const route = (method: RouteDef['method'], path: string, extra: Partial<RouteDef> = {}): RouteDef => ({
   id: `t.${method}${path}`,

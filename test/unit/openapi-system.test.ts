@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { apiDocument } from '../../shared/openapi/api-document.ts';
-import { expectContract } from '../support/contract.ts';
-import { invoke } from '../support/invoke.ts';
+import { apiDocument } from '#shared/openapi/api-document.ts';
+import { expectContract } from '#test/support/contract.ts';
+import { invoke } from '#test/support/invoke.ts';
 
 const require = createRequire(import.meta.url);
 const distFile = (name: string) => readFileSync(require.resolve(`swagger-ui-dist/${name}`), 'utf8');

@@ -1,12 +1,12 @@
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS } from '../../shared/auth/permissions.ts';
-import { keys } from '../../shared/data/keys.ts';
-import { membershipChangeItems } from '../../shared/identity/org-counters.ts';
-import { permissionsForRoles, roleNameKey, systemRoleId, systemRoleItems, toRole } from '../../shared/identity/roles.ts';
-import { ddb, setDdb } from '../../shared/platform/aws.ts';
-import { config } from '../../shared/platform/config.ts';
+import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
+import { keys } from '#shared/data/keys.ts';
+import { membershipChangeItems } from '#shared/identity/org-counters.ts';
+import { permissionsForRoles, roleNameKey, systemRoleId, systemRoleItems, toRole } from '#shared/identity/roles.ts';
+import { ddb, setDdb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 
 const tenant = '0b8e7c2a-1111-4222-8333-444455556666';
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

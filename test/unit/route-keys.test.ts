@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createRouteMatcher } from '../../shared/http/route-matcher.ts';
-import { createShapeMatcher } from '../../shared/http/route-shapes.ts';
-import { deployedRoutes } from '../../shared/routes/index.ts';
-import { DEPLOYED_ROUTE_KEYS } from '../../shared/routes/route-keys.generated.ts';
-import { routeKeysModule } from '../../scripts/write-route-keys.ts';
+import { createRouteMatcher } from '#shared/http/route-matcher.ts';
+import { createShapeMatcher } from '#shared/http/route-shapes.ts';
+import { deployedRoutes } from '#shared/routes/index.ts';
+import { DEPLOYED_ROUTE_KEYS } from '#shared/routes/route-keys.generated.ts';
+import { routeKeysModule } from '#scripts/write-route-keys.ts';
 import { readFileSync } from 'node:fs';
 
 describe('route keys of the fallback function', () => {

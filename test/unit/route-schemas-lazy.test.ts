@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import * as z from 'zod/mini';
 import { describe, expect, it, vi } from 'vitest';
-import { esbuildOptionsFor } from '../../lib/bundling.ts';
-import { defineRoutes, once, type RouteDef } from '../../shared/routes/types.ts';
+import { esbuildOptionsFor } from '#lib/bundling.ts';
+import { defineRoutes, once, type RouteDef } from '#shared/routes/types.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -1,7 +1,7 @@
 import { safeParse } from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import { tenantChange } from '../../functions/users/model.ts';
-import { redeemFailure, seatItem } from '../../shared/identity/invitations.ts';
+import { tenantChange } from '#functions/users/model.ts';
+import { redeemFailure, seatItem } from '#shared/identity/invitations.ts';
 import {
   featuresOf,
   planDefaults,
@@ -14,10 +14,10 @@ import {
   toTenant,
   toTenantDetail,
   toTenantSummary,
-} from '../../shared/identity/tenants.ts';
-import { tenantRoutes } from '../../shared/routes/tenants.ts';
-import type { RouteDef } from '../../shared/routes/types.ts';
-import { userRoutes, userUpdateOrResetBody } from '../../shared/routes/users.ts';
+} from '#shared/identity/tenants.ts';
+import { tenantRoutes } from '#shared/routes/tenants.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { userRoutes, userUpdateOrResetBody } from '#shared/routes/users.ts';
 
 describe('slugs', () => {
   it('derives lower-case ASCII slugs from names', () => {

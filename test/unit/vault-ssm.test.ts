@@ -8,12 +8,12 @@ import {
 } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createSsmClient, createSsmParameterStore, SSM_RETRY } from '../../shared/platform/aws-params.ts';
-import { installPorts } from '../../shared/platform/ports.ts';
-import { toApiError } from '../../shared/runtime/middlewares/error-envelope.ts';
-import { logger } from '../../shared/runtime/logger.ts';
-import { deleteSecret, listSecrets, readSecret, resetVaultCache, writeSecret } from '../../shared/vault/store.ts';
-import { invoke } from '../support/invoke.ts';
+import { createSsmClient, createSsmParameterStore, SSM_RETRY } from '#shared/platform/aws-params.ts';
+import { installPorts } from '#shared/platform/ports.ts';
+import { toApiError } from '#shared/runtime/middlewares/error-envelope.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { deleteSecret, listSecrets, readSecret, resetVaultCache, writeSecret } from '#shared/vault/store.ts';
+import { invoke } from '#test/support/invoke.ts';
 
 const KEY_HEADER = { 'x-internal-api-key': 'test-internal-key' };
 const offline = { region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };

@@ -1,5 +1,5 @@
-import { logger } from '../logger.ts';
-import type { MiddyRequest } from '../request.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import type { MiddyRequest } from '#shared/runtime/request.ts';
 
 /** One structured line per request, correlated by the API Gateway request id. */
 export const accessLog = () => {

@@ -1,9 +1,9 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { InvalidTokenError, verifyAccessToken, type Principal } from '../../auth/access-token.ts';
-import { forbidden, unauthorized } from '../../http/errors.ts';
-import type { AuthRule } from '../../routes/types.ts';
-import { internalApiKey } from '../../auth/internal-key.ts';
-import { header, type MiddyRequest } from '../request.ts';
+import { InvalidTokenError, verifyAccessToken, type Principal } from '#shared/auth/access-token.ts';
+import { forbidden, unauthorized } from '#shared/http/errors.ts';
+import type { AuthRule } from '#shared/routes/types.ts';
+import { internalApiKey } from '#shared/auth/internal-key.ts';
+import { header, type MiddyRequest } from '#shared/runtime/request.ts';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 

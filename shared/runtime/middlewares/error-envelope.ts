@@ -1,7 +1,7 @@
-import { ApiError, internalError, serviceUnavailable, conflict } from '../../http/errors.ts';
-import { errorToHttp } from '../../http/responses.ts';
-import { logger } from '../logger.ts';
-import type { MiddyRequest } from '../request.ts';
+import { ApiError, internalError, serviceUnavailable, conflict } from '#shared/http/errors.ts';
+import { errorToHttp } from '#shared/http/responses.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import type { MiddyRequest } from '#shared/runtime/request.ts';
 
 const THROTTLED = new Set([
   'ThrottlingException',

@@ -1,6 +1,6 @@
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import { invalidJson, payloadTooLarge, unsupportedMediaType } from '../../http/errors.ts';
-import type { MiddyRequest } from '../request.ts';
+import { invalidJson, payloadTooLarge, unsupportedMediaType } from '#shared/http/errors.ts';
+import type { MiddyRequest } from '#shared/runtime/request.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 

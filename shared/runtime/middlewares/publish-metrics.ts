@@ -1,4 +1,4 @@
-import { publishMetrics } from '../metrics.ts';
+import { publishMetrics } from '#shared/runtime/metrics.ts';
 
 /** Writes the request's business metrics once it is answered, whether it succeeded or not. */
 export const publishMetricsAfter = () => ({

@@ -1,7 +1,7 @@
-import { hitRateLimit } from '../../data/rate-limit.ts';
-import { rateLimited } from '../../http/errors.ts';
-import { countMetric } from '../metrics.ts';
-import { sourceIp, type MiddyRequest } from '../request.ts';
+import { hitRateLimit } from '#shared/data/rate-limit.ts';
+import { rateLimited } from '#shared/http/errors.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
+import { sourceIp, type MiddyRequest } from '#shared/runtime/request.ts';
 
 /** Per-IP limits from the route table, counted in DynamoDB so every Lambda instance shares them. */
 export const rateLimit = () => ({

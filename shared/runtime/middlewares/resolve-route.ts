@@ -1,6 +1,6 @@
-import { routeNotFound } from '../../http/errors.ts';
-import type { RouteDef } from '../../routes/types.ts';
-import type { MiddyRequest } from '../request.ts';
+import { routeNotFound } from '#shared/http/errors.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import type { MiddyRequest } from '#shared/runtime/request.ts';
 
 export const routeKey = (r: Pick<RouteDef, 'method' | 'path'>) => `${r.method} ${r.path}`;
 

@@ -1,8 +1,8 @@
 import type { z } from 'zod/mini';
 import { safeParse } from 'zod/mini';
-import { invalidJson, validationError, type IssueDetail } from '../../http/errors.ts';
-import type { AnySchema } from '../../routes/types.ts';
-import type { MiddyRequest } from '../request.ts';
+import { invalidJson, validationError, type IssueDetail } from '#shared/http/errors.ts';
+import type { AnySchema } from '#shared/routes/types.ts';
+import type { MiddyRequest } from '#shared/runtime/request.ts';
 
 const isPlainObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 const schemaType = (schema: AnySchema) => (schema as { _zod: { def: { type: string } } })._zod.def.type;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { safeParse, toJSONSchema, type z } from 'zod/mini';
-import type { AnySchema } from '../../../shared/routes/types.ts';
+import type { AnySchema } from '#shared/routes/types.ts';
 
 /** JSON Schema (draft 2020-12, as zod emits it) reduced to what the generators read. */
 export interface JsonSchema {

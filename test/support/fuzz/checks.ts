@@ -1,4 +1,4 @@
-import type { InvokeResult } from '../invoke.ts';
+import type { InvokeResult } from '#test/support/invoke.ts';
 
 /** Texts that must never reach a client: stack frames, source paths, AWS error names and ARNs. */
 export const LEAK_PATTERNS: RegExp[] = [

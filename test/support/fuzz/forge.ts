@@ -1,6 +1,6 @@
 import { generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { signingKey, verificationKeys } from '../../../shared/auth/signing-keys.ts';
-import { config } from '../../../shared/platform/config.ts';
+import { signingKey, verificationKeys } from '#shared/auth/signing-keys.ts';
+import { config } from '#shared/platform/config.ts';
 
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 

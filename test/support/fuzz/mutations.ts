@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { RouteDef } from '../../../shared/routes/types.ts';
-import { DEFAULT_MAX_BODY_BYTES } from '../../../shared/runtime/middlewares/json-body.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import { DEFAULT_MAX_BODY_BYTES } from '#shared/runtime/middlewares/json-body.ts';
 import { typeOfField } from './arbitraries.ts';
 import { buildPath, isValidRequest, match, pathParamNames, queryString, schemaFields, takesJsonBody, validRequestArb, type RequestParts } from './route-matrix.ts';
 

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { createRouteMatcher } from '../../../shared/http/route-matcher.ts';
-import { routes as allRoutes } from '../../../shared/routes/index.ts';
-import { BUILT_IN_TOOLS } from '../../../shared/reference/built-in-tools.ts';
-import type { AnySchema, RouteDef } from '../../../shared/routes/types.ts';
-import { userUpdateBody } from '../../../shared/routes/users.ts';
+import { createRouteMatcher } from '#shared/http/route-matcher.ts';
+import { routes as allRoutes } from '#shared/routes/index.ts';
+import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
+import type { AnySchema, RouteDef } from '#shared/routes/types.ts';
+import { userUpdateBody } from '#shared/routes/users.ts';
 import { accepts, fieldsOf, isOpaque, jsonSchemaOf, validArb, type JsonSchema } from './arbitraries.ts';
 
 export const SEED = 4242;

@@ -1,7 +1,7 @@
-import { redirectAllowList } from '../../../shared/auth/identity-providers.ts';
-import type { RouteDef } from '../../../shared/routes/types.ts';
-import type { InvokeOptions } from '../invoke.ts';
-import { invoke } from '../invoke.ts';
+import { redirectAllowList } from '#shared/auth/identity-providers.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
+import type { InvokeOptions } from '#test/support/invoke.ts';
+import { invoke } from '#test/support/invoke.ts';
 import { isSystemAdminOnly, NOT_TENANT_REFERENCES, recordParams, recordRefs, sampleValid } from './route-matrix.ts';
 import { createTenant, creatorAvailable, credentialsFor, nextIp, PASSWORD, seedUser, type World } from './world.ts';
 

@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../../../shared/platform/aws.ts';
-import { config } from '../../../shared/platform/config.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
 
 export type Item = Record<string, unknown>;
 export type Snapshot = Map<string, string>;

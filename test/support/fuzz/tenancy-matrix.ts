@@ -1,4 +1,4 @@
-import type { RouteDef } from '../../../shared/routes/types.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
 import { isSystemAdminOnly, recordParams, recordRefs, routesUnderTest, tenantIdPlaces } from './route-matrix.ts';
 import { creatorAvailable } from './world.ts';
 

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ddb } from '../../../shared/platform/aws.ts';
+import { ddb } from '#shared/platform/aws.ts';
 import { isIgnored, type Item } from './table.ts';
 
 export interface RecordedWrite {

@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 process.env.AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING = '1';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // Every tier (and the local server the e2e tier spawns) hashes passwords at scrypt N=2^12 instead of
-// OWASP's 2^17; test/unit/auth-password.test.ts proves the production cost (shared/auth/password.ts).
+// OWASP's 2^17; test/unit/auth-password.test.ts proves the production cost (areas/identity/password.ts).
 process.env.SCRYPT_TEST_LOG2_N ??= '12';
 
 const common = { setupFiles: ['test/support/env-setup.ts'] };

@@ -1,5 +1,5 @@
 import { issueAccessToken, verifyAccessToken } from '#shared/auth/access-token.ts';
-import { hashPassword, scryptParams, verifyPassword } from '#shared/auth/password.ts';
+import { hashPassword, scryptParams, verifyPassword } from '#areas/identity/password.ts';
 import { invoke, prepare, type Harness } from './harness.ts';
 import { median, percentile } from './stats.ts';
 

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { lambdaContext, toApiGatewayEvent } from '#local/apigw-event.ts';
+import { loadGroupHandler } from '#local/group-handler.ts';
 import { ensureTable, startDynamoDbLocal, type RunningDynamo } from '#local/dynamodb-local.ts';
 import { memoryParameterStore, recordingMailer, recordingQueue } from '#local/memory-ports.ts';
 import { issueAccessToken } from '#shared/auth/access-token.ts';
@@ -141,7 +142,7 @@ const handlers = new Map<string, Promise<Handler>>();
 
 export function handlerOf(group: string): Promise<Handler> {
   if (!handlers.has(group)) {
-    handlers.set(group, import(`../functions/${group}/index.ts`).then((m: { handler: Handler }) => m.handler));
+    handlers.set(group, loadGroupHandler(group) as Promise<Handler>);
   }
   return handlers.get(group)!;
 }

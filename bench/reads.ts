@@ -4,7 +4,7 @@ import type { BenchFunction } from './functions.ts';
 import { invoke, prepare, type BenchRequest, type Harness } from './harness.ts';
 import { readOverrides, seedRequests, type ScenarioContext } from './scenarios.ts';
 import { resetInternalKeyCache } from '#shared/auth/internal-key.ts';
-import { resetVaultCache } from '#shared/vault/store.ts';
+import { resetVaultCache } from '#areas/vault/store.ts';
 import { median, readRouteKind, type RouteKind } from './stats.ts';
 
 export interface ReadResult {

@@ -1,5 +1,5 @@
-import { hashPassword } from '#shared/auth/password.ts';
-import { createUser } from '#shared/identity/users.ts';
+import { hashPassword } from '#areas/identity/password.ts';
+import { createUser } from '#areas/identity/users.ts';
 import { invoke, putTenant, tokenFor, type BenchRequest } from './harness.ts';
 
 export interface ScenarioContext {

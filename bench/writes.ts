@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { issueAccessToken } from '#shared/auth/access-token.ts';
 import { SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
-import { newSession } from '#shared/auth/refresh-tokens.ts';
+import { newSession } from '#areas/identity/refresh-tokens.ts';
 import type { BenchRequest, Harness } from './harness.ts';
 import { prepare } from './harness.ts';
 import { scenarioContext } from './reads.ts';

@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { internalError, methodNotAllowed, payloadTooLarge } from '#shared/http/errors.ts';
 import { errorToHttp } from '#shared/http/responses.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { lambdaContext, toApiGatewayEvent } from './apigw-event.ts';
+import { loadGroupHandler, type HttpHandler } from './group-handler.ts';
 
-export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
+export type { HttpHandler };
 
 export interface ListenerOptions {
   routes: readonly RouteDef[];
@@ -18,7 +19,6 @@ export interface ListenerOptions {
   maxBodyBytes?: number;
 }
 
-const importHandler = async (group: string) => ((await import(`../functions/${group}/index.ts`)) as { handler: HttpHandler }).handler;
 
 /** The TCP peer, as API Gateway reports it: plain IPv4 rather than its IPv4-mapped IPv6 spelling. */
 export const peerAddress = (req: IncomingMessage) => (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
@@ -59,7 +59,7 @@ function send(res: ServerResponse, result: APIGatewayProxyResultV2) {
 export function createApiListener(opts: ListenerOptions) {
   const match = createRouteMatcher(opts.routes);
   const limit = opts.maxBodyBytes ?? 11 * 1024 * 1024;
-  const load = opts.loadHandler ?? importHandler;
+  const load = opts.loadHandler ?? loadGroupHandler;
   const handlers = new Map<string, Promise<HttpHandler>>();
   const handlerFor = (group: string) => {
     let found = handlers.get(group);

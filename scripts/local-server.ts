@@ -3,7 +3,7 @@
  * Environment: PORT (3000; 0 picks a free one), HOST (127.0.0.1), LOCAL_DATA_DIR (.local),
  * ADMIN_EMAIL, ADMIN_PASSWORD, INTERNAL_API_KEY, TABLE_NAME.
  */
-import { webhookSecrets } from '#shared/billing/secrets.ts';
+import { webhookSecrets } from '#areas/billing/secrets.ts';
 import { createServer, type Server } from 'node:http';
 import { resolve } from 'node:path';
 

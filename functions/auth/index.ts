@@ -1,12 +1,12 @@
 import { created, noContent, ok } from '#shared/http/responses.ts';
 import { authRoutes } from '#shared/routes/auth.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { finishExternal, startExternal } from './external.ts';
-import { login } from './login.ts';
-import { changePassword, forgotPassword, resetPassword } from './passwords.ts';
-import { register } from './register.ts';
-import { logout, refresh } from './tokens.ts';
-import { resendVerification, verifyEmail } from './verification.ts';
+import { finishExternal, startExternal } from '#areas/identity/auth/external.ts';
+import { login } from '#areas/identity/auth/login.ts';
+import { changePassword, forgotPassword, resetPassword } from '#areas/identity/auth/passwords.ts';
+import { register } from '#areas/identity/auth/register.ts';
+import { logout, refresh } from '#areas/identity/auth/tokens.ts';
+import { resendVerification, verifyEmail } from '#areas/identity/auth/verification.ts';
 
 export const handler = apiHandler(authRoutes, {
   'auth.register': async ({ body }) => created(await register(body)),

@@ -3,8 +3,8 @@ import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts
 import { keys } from '#shared/data/keys.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { getGroup } from '#shared/identity/groups.ts';
-import { getUser } from '#shared/identity/users.ts';
+import { getGroup } from '#areas/identity/groups.ts';
+import { getUser } from '#areas/identity/users.ts';
 import { config } from '#shared/platform/config.ts';
 import { entryItem, toBrief, type EntryRecord } from './entries.ts';
 import { assertBiaMove, assertEditable, BIA_STATUS } from './states.ts';

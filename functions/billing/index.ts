@@ -4,12 +4,12 @@ import type { TenantCollection } from '#shared/data/keys.ts';
 import { accepted, created, noContent, ok } from '#shared/http/responses.ts';
 import { billingRoutes } from '#shared/routes/billing.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { idempotent } from './idempotency.ts';
-import { invoiceDetail, invoicePdf, listInvoices } from './invoices.ts';
-import { addMethod, deleteMethod, listMethods, setDefault } from './methods.ts';
-import { activePlans, PLAN_CACHE_SECONDS } from './plans.ts';
-import { paymentHistory, processPayment, requestRefund } from './payments.ts';
-import { adminSubscriptions, createSubscription, currentSubscription, extendTrial } from './subscriptions.ts';
+import { idempotent } from '#areas/billing/idempotency.ts';
+import { invoiceDetail, invoicePdf, listInvoices } from '#areas/billing/invoices.ts';
+import { addMethod, deleteMethod, listMethods, setDefault } from '#areas/billing/methods.ts';
+import { activePlans, PLAN_CACHE_SECONDS } from '#areas/billing/plans.ts';
+import { paymentHistory, processPayment, requestRefund } from '#areas/billing/payments.ts';
+import { adminSubscriptions, createSubscription, currentSubscription, extendTrial } from '#areas/billing/subscriptions.ts';
 
 const byId = (collection: TenantCollection, label: string) => (p: Principal, tenantId: string | undefined, id: string) =>
   scopeRecord(p, tenantId, { collection, id: id.toLowerCase(), label });

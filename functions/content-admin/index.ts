@@ -1,13 +1,13 @@
 import { created, noContent, ok } from '#shared/http/responses.ts';
 import { contentAdminRoutes } from '#shared/routes/content.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { createPost, deletePost, listPosts, postDetail, translatePost, updatePost } from './blog.ts';
-import { getForm, listForms, setFormStatus } from './forms.ts';
-import { completeUpload, deleteMedia, listMedia, presignedGet, presignUpload, uploadDirect } from './media.ts';
-import { invalidateCache, menus, putMenu } from './navigation.ts';
-import { createPage, deletePage, getPage, pageTree, previewToken, togglePublish, translatePage, updatePage, validateSlug } from './pages.ts';
-import { createSite, deleteSite, getSiteView, listSites, updateSite } from './sites.ts';
-import { applyPreset, getTheme, putTheme } from './theme.ts';
+import { createPost, deletePost, listPosts, postDetail, translatePost, updatePost } from '#areas/content/admin/blog.ts';
+import { getForm, listForms, setFormStatus } from '#areas/content/admin/forms.ts';
+import { completeUpload, deleteMedia, listMedia, presignedGet, presignUpload, uploadDirect } from '#areas/content/admin/media.ts';
+import { invalidateCache, menus, putMenu } from '#areas/content/admin/navigation.ts';
+import { createPage, deletePage, getPage, pageTree, previewToken, togglePublish, translatePage, updatePage, validateSlug } from '#areas/content/admin/pages.ts';
+import { createSite, deleteSite, getSiteView, listSites, updateSite } from '#areas/content/admin/sites.ts';
+import { applyPreset, getTheme, putTheme } from '#areas/content/admin/theme.ts';
 
 /** Content administration: SystemAdmin only (the route table's auth rule), platform-wide. */
 export const handler = apiHandler(contentAdminRoutes, {

@@ -1,8 +1,8 @@
 import { created, ok } from '#shared/http/responses.ts';
 import { contentPublicRoutes } from '#shared/routes/content.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { submitForm } from './forms.ts';
-import { activeSite, cacheable, CONTENT_MAX_AGE, css, pageBySlug, postBySlug, publishedPages, publishedPosts, resolveDomain, SITE_MAX_AGE } from './reads.ts';
+import { submitForm } from '#areas/content/public/forms.ts';
+import { activeSite, cacheable, CONTENT_MAX_AGE, css, pageBySlug, postBySlug, publishedPages, publishedPosts, resolveDomain, SITE_MAX_AGE } from '#areas/content/public/reads.ts';
 
 /** Public content: no caller; reads are cacheable (Cache-Control public, ETag, 304). */
 export const handler = apiHandler(contentPublicRoutes, {

@@ -1,6 +1,6 @@
 import type { MessageHandler } from '#shared/queue/worker.ts';
-import { ENVIRONMENT_PATTERN } from '#shared/vault/rules.ts';
-import { runVaultSync, SYNC_JOB, type VaultSyncPayload } from '#shared/vault/sync.ts';
+import { ENVIRONMENT_PATTERN } from '#areas/vault/rules.ts';
+import { runVaultSync, SYNC_JOB, type VaultSyncPayload } from '#areas/vault/sync.ts';
 
 /** Job type -> handler. Each area registers its jobs here. */
 export const jobHandlers: Record<string, MessageHandler> = {

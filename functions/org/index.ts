@@ -2,9 +2,9 @@ import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
 import { created, ok } from '#shared/http/responses.ts';
 import { orgRoutes } from '#shared/routes/org.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { createDepartment, listDepartments } from './departments.ts';
-import { addUserToGroup, createGroup, listGroups } from './groups.ts';
-import { createRole, listRoles, setRolePermissions } from './roles.ts';
+import { createDepartment, listDepartments } from '#areas/identity/org/departments.ts';
+import { addUserToGroup, createGroup, listGroups } from '#areas/identity/org/groups.ts';
+import { createRole, listRoles, setRolePermissions } from '#areas/identity/org/roles.ts';
 
 export const handler = apiHandler(orgRoutes, {
   'roles.list': async ({ principal, query }) => ok(await listRoles(await scopeTenant(principal!, query.tenantId), query)),

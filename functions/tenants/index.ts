@@ -1,9 +1,9 @@
 import { created, ok } from '#shared/http/responses.ts';
 import { tenantRoutes } from '#shared/routes/tenants.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { inviteToTenant } from './invitations.ts';
-import { changeTenantStatus, createTenant, listTenants, tenantForCaller, updateTenant } from './tenants.ts';
-import { toTenantDetail } from '#shared/identity/tenants.ts';
+import { inviteToTenant } from '#areas/identity/tenants/invitations.ts';
+import { changeTenantStatus, createTenant, listTenants, tenantForCaller, updateTenant } from '#areas/identity/tenants/tenants.ts';
+import { toTenantDetail } from '#areas/identity/tenants.ts';
 
 export const handler = apiHandler(tenantRoutes, {
   'tenants.list': async ({ principal, query }) => ok(await listTenants(principal!, query)),

@@ -5,8 +5,8 @@ import { invalidJson, notFound, validationError } from '#shared/http/errors.ts';
 import { noContent, ok } from '#shared/http/responses.ts';
 import { PASSWORD_RESET_SUFFIX, userRoutes, userUpdateBody } from '#shared/routes/users.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { listUsers, userDetail } from './list.ts';
-import { deleteUser, resetPassword, updateUser } from './mutations.ts';
+import { listUsers, userDetail } from '#areas/identity/users/list.ts';
+import { deleteUser, resetPassword, updateUser } from '#areas/identity/users/mutations.ts';
 
 /** The update schema's issues for a body that was read as a password reset on the plain route. */
 function updateIssues(rawBody: string | undefined) {

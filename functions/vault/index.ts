@@ -2,12 +2,12 @@ import { ApiError, notFound, validationError } from '#shared/http/errors.ts';
 import { accepted, noContent, ok } from '#shared/http/responses.ts';
 import { vaultRoutes } from '#shared/routes/vault.ts';
 import { apiHandler, type LambdaHttpHandler } from '#shared/runtime/api-handler.ts';
-import { createJob, recordAudit } from '#shared/vault/records.ts';
-import { MAX_VALUE_BYTES, valueProblem } from '#shared/vault/rules.ts';
-import { deleteSecret, listSecrets, readSecret, writeSecret } from '#shared/vault/store.ts';
-import { SYNC_JOB, type VaultSyncPayload } from '#shared/vault/sync.ts';
+import { createJob, recordAudit } from '#areas/vault/records.ts';
+import { MAX_VALUE_BYTES, valueProblem } from '#areas/vault/rules.ts';
+import { deleteSecret, listSecrets, readSecret, writeSecret } from '#areas/vault/store.ts';
+import { SYNC_JOB, type VaultSyncPayload } from '#areas/vault/sync.ts';
 import { enqueue } from '#shared/queue/enqueue.ts';
-import { auditDenied } from './denied.ts';
+import { auditDenied } from '#areas/vault/denied.ts';
 
 // Callers with only the internal key have no user id; audit entries name the credential instead.
 const VIA_KEY = 'internal-api-key';

@@ -1,5 +1,5 @@
 import type { MessageHandler } from '#shared/queue/worker.ts';
-import { applyWebhookEvent, type WebhookPayload } from './billing.ts';
+import { applyWebhookEvent, type WebhookPayload } from '#areas/billing/provider-events.ts';
 
 /** Message type -> handler. */
 export const webhookMessageHandlers: Record<string, MessageHandler> = {

@@ -1,6 +1,6 @@
-import { parseWebhook } from '#shared/billing/events.ts';
-import { webhookSecrets } from '#shared/billing/secrets.ts';
-import { verifyWebhook, type PaymentProviderName } from '#shared/billing/signatures.ts';
+import { parseWebhook } from '#areas/billing/events.ts';
+import { webhookSecrets } from '#areas/billing/secrets.ts';
+import { verifyWebhook, type PaymentProviderName } from '#areas/billing/signatures.ts';
 import { badRequest } from '#shared/http/errors.ts';
 import { ok } from '#shared/http/responses.ts';
 import { queueSender } from '#shared/platform/ports.ts';

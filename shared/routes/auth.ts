@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { givenPassword, newPassword } from '#shared/auth/password-policy.ts';
+import { givenPassword, newPassword } from '#areas/identity/password-policy.ts';
 import { email, nameText, nullResult, optionalText, text } from './schemas.ts';
 import { defineRoutes, type RateLimitRule, once } from './types.ts';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { isVaultReference } from '#shared/vault/references.ts';
+import { isVaultReference } from '#areas/vault/references.ts';
 import { defineRoutes, once } from './types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 

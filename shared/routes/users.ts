@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { newPassword } from '#shared/auth/password-policy.ts';
+import { newPassword } from '#areas/identity/password-policy.ts';
 import { nameText, nullResult, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 import { defineRoutes, once } from './types.ts';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ENVIRONMENT_PATTERN, isValidKey } from '#shared/vault/rules.ts';
+import { ENVIRONMENT_PATTERN, isValidKey } from '#areas/vault/rules.ts';
 import { defineRoutes, once } from './types.ts';
 
 // Patterns from the issue; messages never repeat the input.

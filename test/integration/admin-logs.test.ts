@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { auditPut, countAudit } from '#shared/data/audit.ts';
 import { keys } from '#shared/data/keys.ts';
 import { transact } from '#shared/data/transact.ts';
-import { countIntegrationEvents, integrationEventPut } from '#shared/identity/integration-events.ts';
+import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { invoke } from '#test/support/invoke.ts';

@@ -1,11 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { newSession } from '#shared/auth/refresh-tokens.ts';
+import { newSession } from '#areas/identity/refresh-tokens.ts';
 import { keys } from '#shared/data/keys.ts';
 import { transact } from '#shared/data/transact.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { issueResetToken } from '#functions/auth/passwords.ts';
+import { issueResetToken } from '#areas/identity/auth/passwords.ts';
 import { installPorts } from '#shared/platform/ports.ts';
 import { inOneRateWindow } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';

@@ -1,9 +1,9 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { providerClientSecret, providerConfig } from '#shared/auth/identity-providers.ts';
+import { providerClientSecret, providerConfig } from '#areas/identity/identity-providers.ts';
 import { sha256 } from '#shared/auth/opaque.ts';
 import { keys } from '#shared/data/keys.ts';
-import { findUserByEmail } from '#shared/identity/users.ts';
+import { findUserByEmail } from '#areas/identity/users.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { auditOf, freshIp, login, readItem, routeFetchToLocalProviders, seedUser, uniqueEmail } from './auth-support.ts';
 

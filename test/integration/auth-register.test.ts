@@ -1,8 +1,8 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { scryptParams } from '#shared/auth/password.ts';
+import { scryptParams } from '#areas/identity/password.ts';
 import { keys } from '#shared/data/keys.ts';
-import { findUserByEmail } from '#shared/identity/users.ts';
+import { findUserByEmail } from '#areas/identity/users.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { invoke } from '#test/support/invoke.ts';

@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { hashPassword } from '#shared/auth/password.ts';
+import { hashPassword } from '#areas/identity/password.ts';
 import { keys } from '#shared/data/keys.ts';
-import { createUser, type UserRecord } from '#shared/identity/users.ts';
+import { createUser, type UserRecord } from '#areas/identity/users.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { invoke } from '#test/support/invoke.ts';

@@ -2,12 +2,12 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { localQueue } from '#local/local-queue.ts';
-import { applyWebhookEvent, type WebhookPayload } from '#functions/webhook-worker/billing.ts';
+import { applyWebhookEvent, type WebhookPayload } from '#areas/billing/provider-events.ts';
 import { handler as webhookWorker } from '#functions/webhook-worker/index.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { signingSecret } from '#shared/billing/secrets.ts';
+import { signingSecret } from '#areas/billing/secrets.ts';
 import { PLANS } from '#shared/reference/plans.ts';
 import { postWebhook, useBillingStandIns } from '#test/support/billing.ts';
 import { newTenant } from '#test/support/fixtures.ts';
@@ -49,7 +49,7 @@ describe('webhook signatures', () => {
     const rawBody = JSON.stringify(event);
     const before = queued();
     const now = Math.floor(Date.now() / 1000);
-    const tamperedHeaders = (await import('#shared/billing/signatures.ts')).signProviderA(await signingSecret(A), rawBody, now);
+    const tamperedHeaders = (await import('#areas/billing/signatures.ts')).signProviderA(await signingSecret(A), rawBody, now);
     const cases = [
       invoke('POST', '/api/webhooks/payment-provider-a', { rawBody: rawBody.replace('9900', '1'), headers: tamperedHeaders, contentType: 'application/json' }),
       postWebhook(A, event, { secret: 'whsec_wrong' }),
@@ -71,7 +71,7 @@ describe('webhook signatures', () => {
     const event = checkoutEvent();
     const rawBody = JSON.stringify(event);
     const now = Math.floor(Date.now() / 1000);
-    const { signProviderA } = await import('#shared/billing/signatures.ts');
+    const { signProviderA } = await import('#areas/billing/signatures.ts');
     const good = signProviderA(await signingSecret(A), rawBody, now)['webhook-signature']!.split(',v1=')[1];
     const old = signProviderA('whsec_old', rawBody, now)['webhook-signature']!.split(',v1=')[1];
     const res = await invoke('POST', '/api/webhooks/payment-provider-a', { rawBody, headers: { 'webhook-signature': `t=${now},v1=${old},v1=${good}` }, contentType: 'application/json' });

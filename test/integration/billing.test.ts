@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getSession, settleSession, renewSubscription } from '#shared/billing/local-provider.ts';
+import { getSession, settleSession, renewSubscription } from '#local/providers/payment-provider.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';

@@ -10,10 +10,10 @@ import {
   redeemFailure,
   redeemInvitation,
   type InvitationRecord,
-} from '#shared/identity/invitations.ts';
-import { resolveRoles } from '#shared/identity/roles.ts';
-import { findTenantBySlug, getTenant } from '#shared/identity/tenants.ts';
-import { createUser, type UserRecord } from '#shared/identity/users.ts';
+} from '#areas/identity/invitations.ts';
+import { resolveRoles } from '#areas/identity/roles.ts';
+import { findTenantBySlug, getTenant } from '#areas/identity/tenants.ts';
+import { createUser, type UserRecord } from '#areas/identity/users.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { invoke } from '#test/support/invoke.ts';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { transact } from '#shared/data/transact.ts';
-import { MAX_DEPARTMENT_DEPTH, checkParentChain, getDepartment } from '#shared/identity/departments.ts';
-import { departmentName, membershipChangeItems } from '#shared/identity/org-counters.ts';
+import { MAX_DEPARTMENT_DEPTH, checkParentChain, getDepartment } from '#areas/identity/departments.ts';
+import { departmentName, membershipChangeItems } from '#areas/identity/org-counters.ts';
 import { newTenant, twoTenants } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';

@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/data/keys.ts';
 import { transact } from '#shared/data/transact.ts';
-import { groupsOfUser, membershipChangeItems } from '#shared/identity/org-counters.ts';
+import { groupsOfUser, membershipChangeItems } from '#areas/identity/org-counters.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { newTenant, twoTenants } from '#test/support/fixtures.ts';

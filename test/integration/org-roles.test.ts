@@ -4,7 +4,7 @@ import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.t
 import { getItem } from '#shared/data/collection.ts';
 import { keys } from '#shared/data/keys.ts';
 import { transact } from '#shared/data/transact.ts';
-import { permissionsForRoles, resolveRoles, systemRoleId, systemRoleItems } from '#shared/identity/roles.ts';
+import { permissionsForRoles, resolveRoles, systemRoleId, systemRoleItems } from '#areas/identity/roles.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { invoke } from '#test/support/invoke.ts';

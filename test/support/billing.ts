@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startS3 } from '#local/s3.ts';
-import { setWebhookTransport } from '#shared/billing/local-provider.ts';
-import { signingSecret } from '#shared/billing/secrets.ts';
-import { signWebhook, type PaymentProviderName } from '#shared/billing/signatures.ts';
+import { setWebhookTransport } from '#local/providers/payment-provider.ts';
+import { signingSecret } from '#areas/billing/secrets.ts';
+import { signWebhook, type PaymentProviderName } from '#areas/billing/signatures.ts';
 import { setS3 } from '#shared/platform/s3.ts';
 import { invoke } from './invoke.ts';
 import { tempDir } from './temp-dir.ts';

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { lambdaContext, toApiGatewayEvent } from '#local/apigw-event.ts';
+import { loadGroupHandler } from '#local/group-handler.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { routes } from '#shared/routes/index.ts';
 
@@ -43,10 +44,8 @@ export async function invoke(method: string, pathWithQuery: string, opts: Invoke
     found.kind === 'route' ? found : null,
   );
   const group = found.kind === 'route' ? found.route.group : 'fallback';
-  const { handler } = (await import(`../../functions/${group}/index.ts`)) as {
-    handler: (e: unknown, c: unknown) => Promise<APIGatewayProxyStructuredResultV2>;
-  };
-  const res = await handler(event, lambdaContext(group));
+  const handler = await loadGroupHandler(group);
+  const res = (await handler(event, lambdaContext(group))) as APIGatewayProxyStructuredResultV2;
   const text = res.body ?? '';
   let json: unknown;
   try {

@@ -5,7 +5,7 @@ import { bucketAttribute, mergeBuckets, quantile } from '#functions/analytics/sk
 import { nextVersionStatus, promptStatus, versionMoveTable } from '#functions/prompts/lifecycle.ts';
 import { parsePlaceholders, renderTemplate } from '#functions/prompts/placeholders.ts';
 import { nextToolStatus, toolMoveTable, writeAccessRefusal } from '#functions/tools/lifecycle.ts';
-import { isVaultReference } from '#shared/vault/references.ts';
+import { isVaultReference } from '#areas/vault/references.ts';
 
 describe('placeholders', () => {
   it('extracts distinct names in order of first use', () => {

@@ -1,11 +1,11 @@
 import { SQSClient, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { passwordResetEmail, verificationEmail } from '#functions/auth/emails.ts';
-import { sixDigitCode } from '#shared/auth/one-time.ts';
+import { passwordResetEmail, verificationEmail } from '#areas/identity/auth/emails.ts';
+import { sixDigitCode } from '#areas/identity/one-time.ts';
 import { sameDigest, sha256 } from '#shared/auth/opaque.ts';
 import { sendEmail } from '#shared/queue/enqueue.ts';
-import { tenantRefusal } from '#shared/identity/tenant-status.ts';
+import { tenantRefusal } from '#areas/identity/tenant-status.ts';
 
 describe('auth e-mail through the e-mail queue (SQS mocked)', () => {
   const sqs = mockClient(SQSClient);

@@ -2,8 +2,8 @@ import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/cl
 import { mockClient } from 'aws-sdk-client-mock';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isAllowedRedirect, providerClientSecret, providerConfig, redirectAllowList, resetProviderSecretCache } from '#shared/auth/identity-providers.ts';
-import { authorizationUrl, pkceChallenge, resetJwksCache, verifyIdToken } from '#shared/auth/oidc-client.ts';
+import { isAllowedRedirect, providerClientSecret, providerConfig, redirectAllowList, resetProviderSecretCache } from '#areas/identity/identity-providers.ts';
+import { authorizationUrl, pkceChallenge, resetJwksCache, verifyIdToken } from '#areas/identity/oidc-client.ts';
 import { ApiError } from '#shared/http/errors.ts';
 
 const ENV_KEYS = ['IDP_B_ISSUER', 'IDP_B_CLIENT_ID', 'IDP_B_JWKS_URL', 'IDP_A_PKCE', 'OAUTH_REDIRECT_ALLOWLIST', 'STAGE', 'PUBLIC_BASE_URL'];

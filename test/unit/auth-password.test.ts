@@ -1,7 +1,7 @@
 import { safeParse } from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import { newPassword } from '#shared/auth/password-policy.ts';
-import { SCRYPT_PARAMS, dummyHash, hashPassword, needsRehash, scryptParams, verifyPassword } from '#shared/auth/password.ts';
+import { newPassword } from '#areas/identity/password-policy.ts';
+import { SCRYPT_PARAMS, dummyHash, hashPassword, needsRehash, scryptParams, verifyPassword } from '#areas/identity/password.ts';
 
 // Cheap parameters for most cases; one test proves the production setting.
 const FAST = { N: 2 ** 11, r: 8, p: 1 } as const;

@@ -5,7 +5,7 @@ import { SignJWT, UnsecuredJWT, decodeProtectedHeader, generateKeyPair } from 'j
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidTokenError, issueAccessToken, verifyAccessToken } from '#shared/auth/access-token.ts';
 import { sha256 } from '#shared/auth/opaque.ts';
-import { REFRESH_TTL_SECONDS, familyIsLive, newSession, rotate, type TokenFamily } from '#shared/auth/refresh-tokens.ts';
+import { REFRESH_TTL_SECONDS, familyIsLive, newSession, rotate, type TokenFamily } from '#areas/identity/refresh-tokens.ts';
 import { generateSigningKeyParams, resetKeyCache, signingKey, signingParams } from '#shared/auth/signing-keys.ts';
 import { keys } from '#shared/data/keys.ts';
 import { config } from '#shared/platform/config.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectType, safeFileName } from '#shared/content/file-types.ts';
+import { detectType, safeFileName } from '#areas/content/file-types.ts';
 
 const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 

@@ -30,7 +30,7 @@ describe('lazy packages beside a bundle', () => {
     const probe = join(dir, 'probe.ts');
     writeFileSync(
       probe,
-      [`export { renderInvoicePdf } from ${JSON.stringify(join(ROOT, 'shared/billing/invoice-pdf.ts'))};`, `export { sanitizeHtml } from ${JSON.stringify(join(ROOT, 'functions/content-admin/sanitize.ts'))};`].join('\n'),
+      [`export { renderInvoicePdf } from ${JSON.stringify(join(ROOT, 'areas/billing/invoice-pdf.ts'))};`, `export { sanitizeHtml } from ${JSON.stringify(join(ROOT, 'areas/content/admin/sanitize.ts'))};`].join('\n'),
     );
     await build({ ...esbuildOptionsFor(probe, 'content-admin'), external: [...new Set(Object.values(LAZY_PACKAGES).flat())], outfile: join(dir, 'probe.mjs'), logLevel: 'error' });
     for (const command of [...afterBundlingFor('billing')(ROOT, dir), ...afterBundlingFor('content-admin')(ROOT, dir)]) await run('sh', ['-c', command]);

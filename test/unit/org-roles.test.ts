@@ -3,8 +3,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
 import { keys } from '#shared/data/keys.ts';
-import { membershipChangeItems } from '#shared/identity/org-counters.ts';
-import { permissionsForRoles, roleNameKey, systemRoleId, systemRoleItems, toRole } from '#shared/identity/roles.ts';
+import { membershipChangeItems } from '#areas/identity/org-counters.ts';
+import { permissionsForRoles, roleNameKey, systemRoleId, systemRoleItems, toRole } from '#areas/identity/roles.ts';
 import { ddb, setDdb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 

@@ -1,7 +1,7 @@
 import { safeParse } from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import { tenantChange } from '#functions/users/model.ts';
-import { redeemFailure, seatItem } from '#shared/identity/invitations.ts';
+import { tenantChange } from '#areas/identity/users/model.ts';
+import { redeemFailure, seatItem } from '#areas/identity/invitations.ts';
 import {
   featuresOf,
   planDefaults,
@@ -14,7 +14,7 @@ import {
   toTenant,
   toTenantDetail,
   toTenantSummary,
-} from '#shared/identity/tenants.ts';
+} from '#areas/identity/tenants.ts';
 import { tenantRoutes } from '#shared/routes/tenants.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { userRoutes, userUpdateOrResetBody } from '#shared/routes/users.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ttlCache } from '#shared/vault/cache.ts';
-import { childName, ENVIRONMENT_PATTERN, isValidKey, secretName, sourcePath, valueProblem } from '#shared/vault/rules.ts';
-import { planSync } from '#shared/vault/sync.ts';
+import { ttlCache } from '#areas/vault/cache.ts';
+import { childName, ENVIRONMENT_PATTERN, isValidKey, secretName, sourcePath, valueProblem } from '#areas/vault/rules.ts';
+import { planSync } from '#areas/vault/sync.ts';
 
 describe('vault names and values', () => {
   it('accepts environments and keys by the issue patterns', () => {

@@ -12,7 +12,7 @@ import { createSsmClient, createSsmParameterStore, SSM_RETRY } from '#shared/pla
 import { installPorts } from '#shared/platform/ports.ts';
 import { toApiError } from '#shared/runtime/middlewares/error-envelope.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { deleteSecret, listSecrets, readSecret, resetVaultCache, writeSecret } from '#shared/vault/store.ts';
+import { deleteSecret, listSecrets, readSecret, resetVaultCache, writeSecret } from '#areas/vault/store.ts';
 import { invoke } from '#test/support/invoke.ts';
 
 const KEY_HEADER = { 'x-internal-api-key': 'test-internal-key' };

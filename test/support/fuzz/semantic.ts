@@ -1,4 +1,4 @@
-import { redirectAllowList } from '#shared/auth/identity-providers.ts';
+import { redirectAllowList } from '#areas/identity/identity-providers.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { InvokeOptions } from '#test/support/invoke.ts';
 import { invoke } from '#test/support/invoke.ts';

@@ -1,12 +1,12 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { PLANS } from '#shared/reference/plans.ts';
 import { startBillingStandIns } from '#test/support/billing.ts';
-import { hashPassword } from '#shared/auth/password.ts';
+import { hashPassword } from '#areas/identity/password.ts';
 import { keys } from '#shared/data/keys.ts';
 import { transact } from '#shared/data/transact.ts';
-import { systemRoleItems } from '#shared/identity/roles.ts';
+import { systemRoleItems } from '#areas/identity/roles.ts';
 import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
-import { createUser } from '#shared/identity/users.ts';
+import { createUser } from '#areas/identity/users.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import type { RouteDef } from '#shared/routes/types.ts';

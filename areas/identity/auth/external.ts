@@ -1,0 +1,155 @@
+import { isAllowedRedirect, providerConfig, redirectAllowList, type ProviderId } from '#areas/identity/identity-providers.ts';
+import {
+  assertNonce,
+  consumeFlow,
+  emailVerifiedClaim,
+  exchangeCode,
+  flowForState,
+  startFlow,
+  verifyIdToken,
+  type IdTokenClaims,
+} from '#areas/identity/oidc-client.ts';
+import { revokeAllFamilies } from '#areas/identity/refresh-tokens.ts';
+import { countAudit } from '#shared/data/audit.ts';
+import { claimUnique, getItem } from '#shared/data/collection.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact } from '#shared/data/transact.ts';
+import { ApiError, badRequest, conflict } from '#shared/http/errors.ts';
+import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
+import { createUser, findUserByEmail, getUser, normalizeEmail, type UserRecord } from '#areas/identity/users.ts';
+import { config } from '#shared/platform/config.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
+import { authAuditItem, recordAuth } from './audit.ts';
+import { completeSignIn, type Account } from './session.ts';
+
+function assertRedirect(redirectUri: string) {
+  if (isAllowedRedirect(redirectUri)) return;
+  if (!redirectAllowList().length) throw badRequest('EXTERNAL_SIGN_IN_NOT_CONFIGURED', 'External sign-in is not configured on this stage (OAUTH_REDIRECT_ALLOWLIST is empty)');
+  throw badRequest('INVALID_REDIRECT_URI', 'redirectUri is not on the allow-list');
+}
+
+export async function startExternal(provider: ProviderId, input: { redirectUri: string }) {
+  assertRedirect(input.redirectUri);
+  return startFlow(providerConfig(provider), input.redirectUri);
+}
+
+/**
+ * The callback: the flow is found by `state`, must have been started by this client (its
+ * `clientBinding`), and is consumed before the code exchange (its PKCE verifier goes with it); the
+ * ID token's nonce must match. A flow is used once, within 10 minutes, for the provider and
+ * redirect URI it was started with.
+ */
+export async function finishExternal(provider: ProviderId, input: { code: string; redirectUri: string; state: string; clientBinding: string }, ip: string) {
+  const cfg = providerConfig(provider);
+  let claims: IdTokenClaims;
+  let user: Account;
+  try {
+    assertRedirect(input.redirectUri);
+    const flow = await flowForState(provider, input);
+    await consumeFlow(flow);
+    claims = await verifyIdToken(cfg, await exchangeCode(cfg, input.code, input.redirectUri, flow.codeVerifier));
+    assertNonce(flow, claims);
+    user = await findOrCreateExternalUser(provider, claims);
+  } catch (err) {
+    if (err instanceof ApiError) {
+      await recordAuth({ action: 'login.failed', user: null, email: '', details: { method: provider, ip, reason: err.code } });
+      countMetric('SignInRefused', err.code);
+    }
+    throw err;
+  }
+  return completeSignIn(user, { method: provider, ip, rememberMe: false });
+}
+
+const clip = (value: unknown, max: number) => (typeof value === 'string' ? value.trim().slice(0, max) : '');
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+interface IdentityLink {
+  userId: string;
+  tenantId: string | null;
+}
+
+async function linkedUser(provider: ProviderId, subject: string): Promise<Account | undefined> {
+  const link = await getItem<IdentityLink>(keys.identityLink(provider, subject));
+  return link ? ((await getUser(link.tenantId ?? null, link.userId)) as Account | undefined) : undefined;
+}
+
+/**
+ * The user for a provider subject: the linked one; else the account with the provider's e-mail,
+ * linked only when the provider says that e-mail is verified and the account is not a SystemAdmin
+ * (409 ACCOUNT_EXISTS otherwise); else a
+ * new account (no tenant, no roles, no password). Linking to an account whose own address was never
+ * verified marks it verified, removes its password and revokes its sessions: whoever registered the
+ * address without proving it (account pre-hijacking) loses access.
+ */
+export async function findOrCreateExternalUser(provider: ProviderId, claims: IdTokenClaims): Promise<Account> {
+  const linked = await linkedUser(provider, claims.sub);
+  if (linked) return linked;
+  const email = normalizeEmail(clip(claims.email, 254));
+  if (!EMAIL.test(email)) throw badRequest('PROVIDER_EMAIL_MISSING', 'The identity provider did not share an e-mail address');
+  const verified = emailVerifiedClaim(claims);
+  const link = (user: { id: string; tenantId: string | null }) =>
+    claimUnique(keys.identityLink(provider, claims.sub), { userId: user.id, tenantId: user.tenantId, provider, subject: claims.sub, linkedAt: new Date().toISOString() });
+
+  const existing = (await findUserByEmail(email)) as Account | undefined;
+  if (existing) {
+    // A platform administrator is never reached through someone else's identity provider.
+    if (!verified || existing.roles.includes('SystemAdmin')) throw conflict('An account with this e-mail already exists; sign in with its password', 'ACCOUNT_EXISTS');
+    const takeOver = !existing.isEmailVerified;
+    const outcome = await transact([
+      link(existing),
+      takeOver
+        ? {
+            Update: {
+              TableName: config.tableName,
+              Key: keys.user(existing.tenantId, existing.id),
+              UpdateExpression: 'SET isEmailVerified = :true, sessionVersion = if_not_exists(sessionVersion, :zero) + :one REMOVE passwordHash',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':true': true, ':zero': 0, ':one': 1 },
+            },
+          }
+        : { ConditionCheck: { TableName: config.tableName, Key: keys.user(existing.tenantId, existing.id), ConditionExpression: 'attribute_exists(pk)' } },
+      authAuditItem({ action: 'identity.linked', user: existing, details: { provider, emailWasVerified: !takeOver } }),
+    ]);
+    if (!outcome.ok) return raceWinner(provider, claims.sub);
+    await countAudit(1);
+    if (takeOver) await revokeAllFamilies(existing.id, 'identity-link');
+    return (await getUser(existing.tenantId, existing.id)) as Account;
+  }
+
+  const now = new Date().toISOString();
+  const user: UserRecord = {
+    id: crypto.randomUUID(),
+    email,
+    firstName: clip(claims.given_name, 100),
+    lastName: clip(claims.family_name, 100),
+    phoneNumber: null,
+    roles: [],
+    tenantId: null,
+    isActive: true,
+    isEmailVerified: verified,
+    avatarUrl: clip(claims.picture, 2048) || null,
+    departmentId: null,
+    passwordHash: null,
+    createdAt: now,
+  };
+  try {
+    const outcome = await createUser(user, null, [
+      link(user),
+      integrationEventPut('user.registered', { userId: user.id, email, tenantId: null, source: provider }, now),
+    ]);
+    if (!outcome.ok) return raceWinner(provider, claims.sub);
+  } catch (err) {
+    // A concurrent first sign-in of the same subject claimed the e-mail first.
+    if (err instanceof ApiError && err.code === 'DUPLICATE_EMAIL') return raceWinner(provider, claims.sub);
+    throw err;
+  }
+  await countIntegrationEvents(1);
+  countMetric('Registration', provider);
+  return user;
+}
+
+async function raceWinner(provider: ProviderId, subject: string): Promise<Account> {
+  const user = await linkedUser(provider, subject);
+  if (!user) throw conflict('The account is being set up by another request; try again');
+  return user;
+}

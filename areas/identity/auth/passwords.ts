@@ -1,0 +1,138 @@
+import type { Principal } from '#shared/auth/access-token.ts';
+import { checkOneTime, claimCooldown, consumeOneTime, oneTimePut, releaseCooldown, RESET_TOKEN_TTL_SECONDS } from '#areas/identity/one-time.ts';
+import { randomToken } from '#shared/auth/opaque.ts';
+import { hashPassword, verifyPassword } from '#areas/identity/password.ts';
+import { revokeAllFamilies } from '#areas/identity/refresh-tokens.ts';
+import { countAudit } from '#shared/data/audit.ts';
+import { keys } from '#shared/data/keys.ts';
+import { transact, type TransactItem } from '#shared/data/transact.ts';
+import { badRequest, conflict, unauthorized } from '#shared/http/errors.ts';
+import { findUserByEmail, getUser } from '#areas/identity/users.ts';
+import { config } from '#shared/platform/config.ts';
+import { mailer } from '#shared/platform/ports.ts';
+import { enqueue } from '#shared/queue/enqueue.ts';
+import { clearSignInFailures } from './account-throttle.ts';
+import { authAuditItem, recordAuth } from './audit.ts';
+import { passwordResetEmail } from './emails.ts';
+import type { Account } from './session.ts';
+
+/**
+ * The new password hash together with a bump of the user's session version, which invalidates
+ * every refresh token family of the user at once (families record the version they started with).
+ */
+export function setPasswordItem(user: Account, passwordHash: string, opts: { expectHash?: string | null; verifyEmail?: boolean } = {}): TransactItem {
+  const values: Record<string, unknown> = { ':hash': passwordHash, ':zero': 0, ':one': 1, ':now': new Date().toISOString() };
+  let condition = 'attribute_exists(pk)';
+  if (opts.expectHash) {
+    condition += ' AND passwordHash = :old';
+    values[':old'] = opts.expectHash;
+  }
+  let update = 'SET passwordHash = :hash, passwordChangedAt = :now, sessionVersion = if_not_exists(sessionVersion, :zero) + :one';
+  if (opts.verifyEmail) {
+    update += ', isEmailVerified = :true';
+    values[':true'] = true;
+  }
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: keys.user(user.tenantId, user.id),
+      UpdateExpression: update,
+      ConditionExpression: condition,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * Always 200 with null, after the same work for every address: one queue message. Whether the
+ * account exists is decided by the e-mail worker (`issueResetToken`), so the answer's timing says
+ * nothing about it.
+ */
+export async function forgotPassword(input: { email: string }, ip: string) {
+  await enqueue('email', RESET_REQUEST, { email: input.email, ip });
+  return null;
+}
+
+export const RESET_REQUEST = 'password.reset.request';
+
+/**
+ * Run by the e-mail worker. For an active account a random reset token (256 bits, stored hashed,
+ * 30 minutes, single use) is e-mailed as a link and as a code; at most one e-mail per address per
+ * 60 s (later requests in that time are dropped).
+ */
+export async function issueResetToken(payload: Record<string, unknown>) {
+  const email = String(payload.email ?? '');
+  const ip = String(payload.ip ?? '');
+  const user = await findUserByEmail(email);
+  if (!user || !user.isActive) return;
+  const cooldown = await claimCooldown(`reset:${user.email}`);
+  if (!cooldown.allowed) return;
+  const token = randomToken();
+  await transact([
+    oneTimePut('RESET', user.id, token, RESET_TOKEN_TTL_SECONDS),
+    authAuditItem({ action: 'password.reset.requested', user, details: { ip } }),
+  ]);
+  await countAudit(1);
+  // Already in the e-mail worker: send directly rather than through the queue again. A failed send
+  // gives the cooldown back, so the queue's retry can still send.
+  try {
+    await (await mailer()).send(passwordResetEmail(user.email, token));
+  } catch (err) {
+    await releaseCooldown(`reset:${user.email}`);
+    throw err;
+  }
+}
+
+const invalidResetToken = () => badRequest('INVALID_RESET_TOKEN', 'The reset token is invalid or has expired');
+
+/** 400 INVALID_RESET_TOKEN for an unknown address, a wrong, expired, spent or used token. */
+export async function resetPassword(input: { email: string; resetToken: string; newPassword: string }, ip: string) {
+  const user = (await findUserByEmail(input.email)) as Account | undefined;
+  const fail = async (reason: string) => {
+    await recordAuth({ action: 'password.reset.failed', user: user ?? null, email: input.email, details: { ip, reason } });
+    return invalidResetToken();
+  };
+  if (!user) throw await fail('UNKNOWN_EMAIL');
+  const check = await checkOneTime('RESET', user.id, input.resetToken, ip);
+  if (!check.ok) throw await fail(check.reason.toUpperCase());
+  const outcome = await transact([
+    consumeOneTime('RESET', user.id, check.secretHash),
+    // Following the e-mailed link proves control of the address.
+    setPasswordItem(user, await hashPassword(input.newPassword), { verifyEmail: true }),
+    authAuditItem({ action: 'password.reset', user, details: { ip } }),
+  ]);
+  if (!outcome.ok) throw await fail('ALREADY_USED');
+  await countAudit(1);
+  await revokeAllFamilies(user.id, 'password-reset');
+  // The owner proved control of the mailbox: guesses against the old password no longer matter.
+  await clearSignInFailures(user.email);
+  return null;
+}
+
+/** Needs the current password; afterwards every session (refresh token) of the user is revoked. */
+export async function changePassword(principal: Principal, input: { currentPassword: string; newPassword: string }, ip: string) {
+  const user = (await getUser(principal.tenantId, principal.userId)) as Account | undefined;
+  if (!user) throw unauthorized();
+  const fail = async (reason: string) =>
+    recordAuth({ action: 'password.change.failed', user, details: { ip, reason } });
+  if (!user.passwordHash) {
+    await fail('PASSWORD_NOT_SET');
+    throw badRequest('PASSWORD_NOT_SET', 'This account signs in through an identity provider; use forgot-password to set a password');
+  }
+  if (!(await verifyPassword(input.currentPassword, user.passwordHash))) {
+    await fail('INVALID_CURRENT_PASSWORD');
+    throw badRequest('INVALID_CURRENT_PASSWORD', 'The current password is not correct');
+  }
+  if (input.currentPassword === input.newPassword) {
+    await fail('PASSWORD_UNCHANGED');
+    throw badRequest('PASSWORD_UNCHANGED', 'The new password must differ from the current one');
+  }
+  const outcome = await transact([
+    setPasswordItem(user, await hashPassword(input.newPassword), { expectHash: user.passwordHash }),
+    authAuditItem({ action: 'password.changed', user, details: { ip } }),
+  ]);
+  if (!outcome.ok) throw conflict('The password was changed concurrently; try again');
+  await countAudit(1);
+  await revokeAllFamilies(user.id, 'password-change');
+  return null;
+}

@@ -26,7 +26,15 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
-      { test: { ...common, name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 180_000 } },
+      {
+        test: {
+          ...common,
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
       {
         test: {
           ...common,

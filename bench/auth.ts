@@ -8,7 +8,14 @@ const cost = scryptParams();
 const SCRYPT_LABEL = `scrypt N=2^${Math.log2(cost.N)}, r=${cost.r}, p=${cost.p}`;
 
 export interface AuthResult {
-  signIn: { method: string; runs: number; medianMs: number; ddbRequests: number | null; commands?: string[]; note?: string };
+  signIn: {
+    method: string;
+    runs: number;
+    medianMs: number;
+    ddbRequests: number | null;
+    commands?: string[];
+    note?: string;
+  };
   jwtVerify: {
     runs: number;
     medianMs: number;
@@ -46,14 +53,16 @@ async function measureSignIn(h: Harness, runs: number): Promise<AuthResult['sign
       const t = performance.now();
       const res = await invoke({ method: 'POST', path: '/api/auth/login', body: h.owner, ip: `203.0.113.${10 + i}` });
       const ms = performance.now() - t;
-      if (res.status !== 200 || !res.json?.result?.accessToken) failure = `answered ${res.status} ${res.json?.error?.code ?? 'without a token'}`;
+      if (res.status !== 200 || !res.json?.result?.accessToken)
+        failure = `answered ${res.status} ${res.json?.error?.code ?? 'without a token'}`;
       else if (i > 0) {
         times.push(ms);
         ddbRequests = Math.max(ddbRequests, h.recorder.requests.length);
         commands = h.recorder.requests.map((r) => r.command.replace(/Command$/, ''));
       }
     }
-    if (!failure) return { method: `POST /api/auth/login (${SCRYPT_LABEL})`, runs, medianMs: median(times), ddbRequests, commands };
+    if (!failure)
+      return { method: `POST /api/auth/login (${SCRYPT_LABEL})`, runs, medianMs: median(times), ddbRequests, commands };
     note = `POST /api/auth/login ${failure}; measured its parts instead`;
   } else {
     note = 'no sign-in route or stored owner yet; measured its parts';
@@ -67,7 +76,13 @@ async function measureSignIn(h: Harness, runs: number): Promise<AuthResult['sign
     await issueAccessToken(subject(h.tenantId));
     if (i > 0) times.push(performance.now() - t);
   }
-  return { method: `verifyPassword (${SCRYPT_LABEL}) + issueAccessToken`, runs, medianMs: median(times), ddbRequests: null, note };
+  return {
+    method: `verifyPassword (${SCRYPT_LABEL}) + issueAccessToken`,
+    runs,
+    medianMs: median(times),
+    ddbRequests: null,
+    note,
+  };
 }
 
 /** verifyAccessToken with the key imported once (the first call), then `runs` timed calls. */
@@ -84,7 +99,14 @@ async function measureVerify(h: Harness, runs: number) {
   }
   const ddbRequests = h.recorder.requests.length;
   const paramReads = h.paramReads() - readsBefore;
-  return { runs, medianMs: median(times), p90Ms: percentile(times, 90), ddbRequests, paramReads, pass: ddbRequests === 0 && paramReads === 0 };
+  return {
+    runs,
+    medianMs: median(times),
+    p90Ms: percentile(times, 90),
+    ddbRequests,
+    paramReads,
+    pass: ddbRequests === 0 && paramReads === 0,
+  };
 }
 
 export async function measureAuth(h: Harness, signInRuns = 7, verifyRuns = 2000): Promise<AuthResult> {

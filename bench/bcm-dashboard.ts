@@ -41,10 +41,24 @@ async function seedTenant(biaCount: number, entriesPerBia: number) {
   if (first.status !== 201) throw new Error(`Creating a BIA answered ${first.status}`);
   const firstId = first.json.result.id as string;
   const due = new Date(Date.now() + 30 * 86_400_000).toISOString();
-  const entry = await invoke({ method: 'POST', path: `${B}/bia/${firstId}/entries`, token, body: { briefDescription: 'Entry 0', completeAt: due } });
+  const entry = await invoke({
+    method: 'POST',
+    path: `${B}/bia/${firstId}/entries`,
+    token,
+    body: { briefDescription: 'Entry 0', completeAt: due },
+  });
   if (entry.status !== 201) throw new Error(`Creating an entry answered ${entry.status}`);
   const c = client();
-  const read = async (pk: string) => (await c.send(new QueryCommand({ TableName: config.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }))).Items ?? [];
+  const read = async (pk: string) =>
+    (
+      await c.send(
+        new QueryCommand({
+          TableName: config.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+        }),
+      )
+    ).Items ?? [];
   const biaTemplate = (await read(bia.collection(tenantId))).find((i) => i.id === firstId)!;
   const entryTemplate = (await read(bia.entries(tenantId, firstId))).find((i) => i.id === entry.json.result.id)!;
   const items: Record<string, unknown>[] = [];
@@ -52,10 +66,23 @@ async function seedTenant(biaCount: number, entriesPerBia: number) {
   for (let b = 0; b < biaCount; b++) {
     const biaId = b === 0 ? firstId : crypto.randomUUID();
     const createdAt = new Date(newest - b * 1000).toISOString();
-    if (b > 0) items.push({ ...biaTemplate, ...bia.key(tenantId, biaId), ...keys.newestFirst(bia.collection(tenantId), createdAt, biaId), id: biaId, title: `BIA ${b}`, createdAt });
+    if (b > 0)
+      items.push({
+        ...biaTemplate,
+        ...bia.key(tenantId, biaId),
+        ...keys.newestFirst(bia.collection(tenantId), createdAt, biaId),
+        id: biaId,
+        title: `BIA ${b}`,
+        createdAt,
+      });
     for (let e = b === 0 ? 1 : 0; e < entriesPerBia; e++) {
       const id = crypto.randomUUID();
-      const clone: Record<string, unknown> = { ...entryTemplate, ...bia.entryKey(tenantId, biaId, id), id, briefDescription: `Entry ${b}.${e}` };
+      const clone: Record<string, unknown> = {
+        ...entryTemplate,
+        ...bia.entryKey(tenantId, biaId, id),
+        id,
+        briefDescription: `Entry ${b}.${e}`,
+      };
       if (clone.gsi2pk) clone.gsi2sk = `${due}#E#${id}`;
       items.push(clone);
     }
@@ -73,10 +100,18 @@ async function seedTenant(biaCount: number, entriesPerBia: number) {
 }
 
 /** `GET /api/bcm/admin/dashboard` for a tenant with 10 BIAs and one with 1,000 BIAs and 20,000 entries. */
-export async function measureDashboardScale(h: Harness, sizes: [number, number][] = [[10, 2], [1000, 20]], iterations = 25): Promise<DashboardScale> {
+export async function measureDashboardScale(
+  h: Harness,
+  sizes: [number, number][] = [
+    [10, 2],
+    [1000, 20],
+  ],
+  iterations = 25,
+): Promise<DashboardScale> {
   const t0 = performance.now();
   const tenants = [];
-  for (const [biaCount, perBia] of sizes) tenants.push({ biaCount, entries: biaCount * perBia, ...(await seedTenant(biaCount, perBia)) });
+  for (const [biaCount, perBia] of sizes)
+    tenants.push({ biaCount, entries: biaCount * perBia, ...(await seedTenant(biaCount, perBia)) });
   const seedSeconds = (performance.now() - t0) / 1000;
   const points: DashboardPoint[] = [];
   for (const t of tenants) {
@@ -85,8 +120,22 @@ export async function measureDashboardScale(h: Harness, sizes: [number, number][
     const { first, requests, capacity, medianMs } = await measureRoute(h, req, iterations);
     if (first.status !== 200) throw new Error(`dashboard answered ${first.status}`);
     const r = first.json.result;
-    points.push({ bias: t.biaCount, entries: t.entries, requests, capacity, medianMs, totalAssessments: r.totalAssessments, totalEntries: r.biaProgressOverview.totalEntries });
+    points.push({
+      bias: t.biaCount,
+      entries: t.entries,
+      requests,
+      capacity,
+      medianMs,
+      totalAssessments: r.totalAssessments,
+      totalEntries: r.biaProgressOverview.totalEntries,
+    });
   }
-  const pass = points.every((p) => p.requests === points[0]!.requests && p.requests <= 3 && p.totalAssessments === p.bias && p.totalEntries === p.entries);
+  const pass = points.every(
+    (p) =>
+      p.requests === points[0]!.requests &&
+      p.requests <= 3 &&
+      p.totalAssessments === p.bias &&
+      p.totalEntries === p.entries,
+  );
   return { seedSeconds, points, pass };
 }

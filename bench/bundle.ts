@@ -54,20 +54,25 @@ async function buildLikeCdk(entry: string, outfile: string, plugins: Plugin[] = 
   return result.metafile!;
 }
 
-const packageOf = (input: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input.replace(/\\/g, '/'))?.[1] ?? '(project)';
+const packageOf = (input: string) =>
+  /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input.replace(/\\/g, '/'))?.[1] ?? '(project)';
 
 export async function bundleFunction(fn: BenchFunction): Promise<BundleResult> {
   const outfile = join(OUT_DIR, fn.name, 'index.mjs');
   const metafile = await buildLikeCdk(fn.entry, outfile);
   // What the CDK runs after esbuild (lazy packages beside the bundle): the asset is complete.
-  for (const command of afterBundlingFor(fn.name)(ROOT, dirname(outfile))) await promisify(execFile)('sh', ['-c', command]);
+  for (const command of afterBundlingFor(fn.name)(ROOT, dirname(outfile)))
+    await promisify(execFile)('sh', ['-c', command]);
   const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith('.mjs') || path.endsWith('.js'))![1];
   const contributing = Object.entries(output.inputs).filter(([, v]) => v.bytesInOutput > 0);
   const byPackage = new Map<string, number>();
-  for (const [input, v] of contributing) byPackage.set(packageOf(input), (byPackage.get(packageOf(input)) ?? 0) + v.bytesInOutput);
+  for (const [input, v] of contributing)
+    byPackage.set(packageOf(input), (byPackage.get(packageOf(input)) ?? 0) + v.bytesInOutput);
   const sdkPackages = sdkClientPackages(contributing.map(([input]) => input));
   const probe = await probeClients(fn, sdkPackages);
-  const clients = await Promise.all(sdkPackages.filter((p) => p.startsWith('@aws-sdk/client-')).map((p) => floorClient(p, clientTiming(p, probe))));
+  const clients = await Promise.all(
+    sdkPackages.filter((p) => p.startsWith('@aws-sdk/client-')).map((p) => floorClient(p, clientTiming(p, probe))),
+  );
   return {
     name: fn.name,
     outfile,
@@ -98,7 +103,9 @@ async function probeClients(fn: BenchFunction, sdkPackages: readonly string[]): 
     name: 'bench-client-probe',
     setup(b) {
       b.onResolve({ filter: SDK_IMPORT }, (args) =>
-        args.namespace === 'file' && !args.importer.includes('node_modules') ? { path: args.path, namespace: 'bench-probe' } : undefined,
+        args.namespace === 'file' && !args.importer.includes('node_modules')
+          ? { path: args.path, namespace: 'bench-probe' }
+          : undefined,
       );
       b.onLoad({ filter: /.*/, namespace: 'bench-probe' }, async (args) => {
         const pkg = args.path;
@@ -117,9 +124,13 @@ async function probeClients(fn: BenchFunction, sdkPackages: readonly string[]): 
   const outfile = join(OUT_DIR, fn.name, 'probe.mjs');
   await buildLikeCdk(fn.entry, outfile, [plugin]);
   const script = `await import(process.argv[1]); process.stdout.write(JSON.stringify(globalThis.__benchProbe ?? { evaluated: [], constructed: [] }));`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script, pathToFileURL(outfile).href], {
-    env: childEnv(),
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', script, pathToFileURL(outfile).href],
+    {
+      env: childEnv(),
+    },
+  );
   return JSON.parse(stdout) as ProbeReport;
 }
 
@@ -141,7 +152,10 @@ const floors = new Map<string, Promise<FloorBundle>>();
  * The floor of a bundle: the same SDK clients, evaluated and constructed when the bundle does it,
  * built with the same options; one per distinct combination.
  */
-export function floorFor({ clients, documentClient }: Pick<BundleResult, 'clients' | 'documentClient'>): Promise<FloorBundle> {
+export function floorFor({
+  clients,
+  documentClient,
+}: Pick<BundleResult, 'clients' | 'documentClient'>): Promise<FloorBundle> {
   const key = floorKey(clients, documentClient);
   if (!floors.has(key)) {
     floors.set(

@@ -19,7 +19,8 @@ export class ScanIssuedError extends Error {}
 
 type Capacity = { CapacityUnits?: number } | { CapacityUnits?: number }[] | undefined;
 
-const capacityOf = (c: Capacity) => (Array.isArray(c) ? c.reduce((s, x) => s + (x.CapacityUnits ?? 0), 0) : (c?.CapacityUnits ?? 0));
+const capacityOf = (c: Capacity) =>
+  Array.isArray(c) ? c.reduce((s, x) => s + (x.CapacityUnits ?? 0), 0) : (c?.CapacityUnits ?? 0);
 
 /**
  * Counts every request the process's document client sends and the capacity DynamoDB reports,
@@ -51,7 +52,10 @@ export class DdbRecorder {
         }
         const input = { ...(args.input as object), ReturnConsumedCapacity: 'TOTAL' };
         const out = await next({ ...args, input });
-        this.requests.push({ command, capacity: capacityOf((out.output as { ConsumedCapacity?: Capacity }).ConsumedCapacity) });
+        this.requests.push({
+          command,
+          capacity: capacityOf((out.output as { ConsumedCapacity?: Capacity }).ConsumedCapacity),
+        });
         return out;
       },
       { step: 'initialize', name: 'benchDdbRecorder', priority: 'high', override: true },

@@ -7,7 +7,8 @@ import { COLD_RATIO_TARGET, formatMarkdown, formatSummary, WARM_OVERHEAD_TARGET_
  */
 export const DOC_FILES = ['README.md', 'docs/bench.md'] as const;
 
-const begin = (name: string) => `<!-- bench:${name}:begin (generated from bench/results.json by npm run bench:docs; do not edit) -->`;
+const begin = (name: string) =>
+  `<!-- bench:${name}:begin (generated from bench/results.json by npm run bench:docs; do not edit) -->`;
 const end = (name: string) => `<!-- bench:${name}:end -->`;
 
 export function docSections(r: Results): Record<string, string> {

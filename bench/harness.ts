@@ -54,7 +54,11 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function tokenFor(tenantId: string | null, role: 'TenantOwner' | 'SystemAdmin', user?: { id: string; email: string }) {
+export async function tokenFor(
+  tenantId: string | null,
+  role: 'TenantOwner' | 'SystemAdmin',
+  user?: { id: string; email: string },
+) {
   const { accessToken } = await issueAccessToken({
     userId: user?.id ?? crypto.randomUUID(),
     tenantId,
@@ -67,7 +71,9 @@ export async function tokenFor(tenantId: string | null, role: 'TenantOwner' | 'S
 
 /** Creates a tenant record minimal enough for existence checks. */
 export async function putTenant(tenantId: string) {
-  await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', tenantId), id: tenantId } }));
+  await ddb().send(
+    new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', tenantId), id: tenantId } }),
+  );
 }
 
 /** DynamoDB Local with a fresh table, memory ports with a fresh signing key, a counted client, a tenant. */
@@ -77,7 +83,10 @@ export async function startHarness(): Promise<Harness> {
   await ensureTable(dynamo.endpoint, config.tableName);
   const keyParams = await generateSigningKeyParams();
   const names = signingParams();
-  const store = memoryParameterStore({ [names.publicJwks]: keyParams.publicJwks, [names.privateJwk]: keyParams.privateJwk });
+  const store = memoryParameterStore({
+    [names.publicJwks]: keyParams.publicJwks,
+    [names.privateJwk]: keyParams.privateJwk,
+  });
   let reads = 0;
   const counted: ParameterStore = {
     get: (name, opts) => {
@@ -134,7 +143,11 @@ export function prepare(req: BenchRequest): Prepared {
   return {
     group: matched ? matched.route.group : 'fallback',
     route: matched?.route ?? null,
-    event: () => toApiGatewayEvent({ method: req.method, path, rawQuery, headers, body, sourceIp: req.ip ?? '198.51.100.7' }, matched),
+    event: () =>
+      toApiGatewayEvent(
+        { method: req.method, path, rawQuery, headers, body, sourceIp: req.ip ?? '198.51.100.7' },
+        matched,
+      ),
   };
 }
 

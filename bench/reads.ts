@@ -44,7 +44,12 @@ const cacheResets: Record<string, () => void> = {
 };
 
 /** The cache-cold call (caches emptied before each) against the cached one, `calls` times each, alternating. */
-async function measureCacheCold(h: Harness, request: BenchRequest, reset: () => void, calls: number): Promise<NonNullable<ReadResult['cacheCold']>> {
+async function measureCacheCold(
+  h: Harness,
+  request: BenchRequest,
+  reset: () => void,
+  calls: number,
+): Promise<NonNullable<ReadResult['cacheCold']>> {
   const cold: number[] = [];
   const cached: number[] = [];
   let requests = 0;
@@ -142,19 +147,35 @@ async function requestFor(route: RouteDef, h: Harness, token: string): Promise<B
   const path = await concretePath(route.path, token);
   if (!path) return null;
   if (route.auth.kind === 'internalKey') {
-    return { method: 'GET', path, headers: { 'x-internal-api-key': process.env.INTERNAL_API_KEY ?? '' }, ...(route.auth.roles ? { token } : {}) };
+    return {
+      method: 'GET',
+      path,
+      headers: { 'x-internal-api-key': process.env.INTERNAL_API_KEY ?? '' },
+      ...(route.auth.roles ? { token } : {}),
+    };
   }
   return { method: 'GET', path, ...(route.auth.kind === 'none' ? {} : { token }) };
 }
 
 const callerOf = (req: BenchRequest, h: Harness) =>
-  req.token === h.adminToken ? 'SystemAdmin' : req.token ? 'TenantOwner' : req.headers?.['x-internal-api-key'] ? 'internal key' : 'anonymous';
+  req.token === h.adminToken
+    ? 'SystemAdmin'
+    : req.token
+      ? 'TenantOwner'
+      : req.headers?.['x-internal-api-key']
+        ? 'internal key'
+        : 'anonymous';
 
 /**
  * DynamoDB requests, capacity and SSM reads per call of every deployed GET route whose function
  * exists. Called as the seeded tenant's owner; a route the owner may not call (403) as SystemAdmin.
  */
-export async function measureReads(h: Harness, fns: readonly BenchFunction[], callsPerRoute = 3, coldCalls = 7): Promise<ReadResult[]> {
+export async function measureReads(
+  h: Harness,
+  fns: readonly BenchFunction[],
+  callsPerRoute = 3,
+  coldCalls = 7,
+): Promise<ReadResult[]> {
   const present = new Set(fns.filter((f) => f.exists).map((f) => f.name));
   const results: ReadResult[] = [];
   for (const route of deployedRoutes().filter((r) => r.method === 'GET' && present.has(r.group))) {
@@ -174,7 +195,14 @@ export async function measureReads(h: Harness, fns: readonly BenchFunction[], ca
         if (first.status !== 403 || !request.token) break;
       }
     } catch (err) {
-      results.push({ ...base, caller: '-', request, status: null, ...missing, note: `failed: ${(err as Error).message}` });
+      results.push({
+        ...base,
+        caller: '-',
+        request,
+        status: null,
+        ...missing,
+        note: `failed: ${(err as Error).message}`,
+      });
       continue;
     }
     if (!request || !first) {

@@ -44,7 +44,15 @@ export interface Results {
   durationSeconds: number;
   /** Seconds per phase. */
   phases: Record<string, number>;
-  machine: { node: string; platform: string; cpus: number; cpuModel: string; loadAverageStart: number[]; loadAverageEnd: number[]; priority: string };
+  machine: {
+    node: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    loadAverageStart: number[];
+    loadAverageEnd: number[];
+    priority: string;
+  };
   settings: { coldRuns: number; coldBudgetSeconds: number; warmIterations: number; scaleIterations: number };
   setup: { identity: string; seeded: string[]; seedFailed: string[] };
   functions: FunctionRow[];
@@ -58,7 +66,8 @@ export interface Results {
   summary: { passed: number; missed: number };
 }
 
-const f = (n: number | null | undefined, digits = 1) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+const f = (n: number | null | undefined, digits = 1) =>
+  n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
 const mark = (pass: boolean | null) => (pass === null ? 'n/a' : pass ? 'pass' : 'MISS');
 
 /** Every stated target as a row, in the order of the issue. */
@@ -66,31 +75,73 @@ export function targetRows(r: Omit<Results, 'targets' | 'summary'>): TargetRow[]
   const rows: TargetRow[] = [];
   for (const fn of r.functions) {
     if (fn.cold && fn.coldPass !== null) {
-      rows.push({ target: `cold-init ratio <= ${COLD_RATIO_TARGET}`, subject: fn.name, value: f(fn.cold.importRatio, 2), pass: fn.coldPass });
+      rows.push({
+        target: `cold-init ratio <= ${COLD_RATIO_TARGET}`,
+        subject: fn.name,
+        value: f(fn.cold.importRatio, 2),
+        pass: fn.coldPass,
+      });
     }
   }
   for (const fn of r.functions) {
     if (fn.warm && fn.warmPass !== null) {
-      rows.push({ target: `warm overhead <= ${WARM_OVERHEAD_TARGET_MS} ms`, subject: `${fn.name} ${fn.warm.routeId ?? fn.warm.request}`, value: `${f(fn.warm.overheadMs, 2)} ms`, pass: fn.warmPass });
+      rows.push({
+        target: `warm overhead <= ${WARM_OVERHEAD_TARGET_MS} ms`,
+        subject: `${fn.name} ${fn.warm.routeId ?? fn.warm.request}`,
+        value: `${f(fn.warm.overheadMs, 2)} ms`,
+        pass: fn.warmPass,
+      });
     }
   }
   for (const w of r.warmWrites) {
-    if (w.warm && w.pass !== null) rows.push({ target: `warm overhead <= ${WARM_OVERHEAD_TARGET_MS} ms (write)`, subject: `${w.group} ${w.routeId}`, value: `${f(w.warm.overheadMs, 2)} ms`, pass: w.pass });
+    if (w.warm && w.pass !== null)
+      rows.push({
+        target: `warm overhead <= ${WARM_OVERHEAD_TARGET_MS} ms (write)`,
+        subject: `${w.group} ${w.routeId}`,
+        value: `${f(w.warm.overheadMs, 2)} ms`,
+        pass: w.pass,
+      });
   }
   for (const read of r.reads) {
-    if (read.pass !== null) rows.push({ target: read.kind === 'get-by-id' ? '1 request per GET by id (at most)' : '<= 2 requests per list page', subject: read.routeId, value: String(read.requests), pass: read.pass });
+    if (read.pass !== null)
+      rows.push({
+        target: read.kind === 'get-by-id' ? '1 request per GET by id (at most)' : '<= 2 requests per list page',
+        subject: read.routeId,
+        value: String(read.requests),
+        pass: read.pass,
+      });
   }
   // The cache-cold call counts its SSM requests with its DynamoDB ones against the same limit.
   for (const read of r.reads) {
     const c = read.cacheCold;
     const limit = read.kind === 'get-by-id' ? 1 : read.kind === 'list' ? 2 : null;
     if (c && limit !== null) {
-      rows.push({ target: `${limit} request${limit > 1 ? 's' : ''} (DynamoDB + SSM) on the cache-cold call (at most)`, subject: read.routeId, value: `${c.requests} DynamoDB, ${c.ssmReads} SSM`, pass: c.requests + c.ssmReads <= limit });
+      rows.push({
+        target: `${limit} request${limit > 1 ? 's' : ''} (DynamoDB + SSM) on the cache-cold call (at most)`,
+        subject: read.routeId,
+        value: `${c.requests} DynamoDB, ${c.ssmReads} SSM`,
+        pass: c.requests + c.ssmReads <= limit,
+      });
     }
   }
-  rows.push({ target: '0 requests for authentication', subject: 'verifyAccessToken', value: `${r.auth.jwtVerify.ddbRequests} DynamoDB, ${r.auth.jwtVerify.paramReads} SSM`, pass: r.auth.jwtVerify.pass });
-  rows.push({ target: 'no Scan on any request path', subject: 'all measured requests', value: r.scan.issued ? `Scan in ${r.scan.where.join(', ')}` : 'none', pass: !r.scan.issued });
-  rows.push({ target: 'page 1 of 10,000 <= 2x page 1 of 100 (RCU)', subject: 'suppliers.list', value: `${f(r.scale.page1CapacityRatio, 2)}x`, pass: r.scale.pass });
+  rows.push({
+    target: '0 requests for authentication',
+    subject: 'verifyAccessToken',
+    value: `${r.auth.jwtVerify.ddbRequests} DynamoDB, ${r.auth.jwtVerify.paramReads} SSM`,
+    pass: r.auth.jwtVerify.pass,
+  });
+  rows.push({
+    target: 'no Scan on any request path',
+    subject: 'all measured requests',
+    value: r.scan.issued ? `Scan in ${r.scan.where.join(', ')}` : 'none',
+    pass: !r.scan.issued,
+  });
+  rows.push({
+    target: 'page 1 of 10,000 <= 2x page 1 of 100 (RCU)',
+    subject: 'suppliers.list',
+    value: `${f(r.scale.page1CapacityRatio, 2)}x`,
+    pass: r.scale.pass,
+  });
   rows.push({
     target: 'same requests (<= 3) at 10 and 1,000 BIAs',
     subject: 'bcm.dashboard',
@@ -156,7 +207,13 @@ function sections(r: Results): Section[] {
     f(w.warm?.outsideMs, 2),
     f(w.warm?.stackMs, 2),
     mark(w.pass),
-    [w.warm?.bareRefused ? `${w.warm.bareRefused} bare replays refused by a condition` : '', w.warm?.stackNote ?? '', w.note ?? ''].filter(Boolean).join('; '),
+    [
+      w.warm?.bareRefused ? `${w.warm.bareRefused} bare replays refused by a condition` : '',
+      w.warm?.stackNote ?? '',
+      w.note ?? '',
+    ]
+      .filter(Boolean)
+      .join('; '),
   ]);
   const readRows = r.reads.map((x) => [
     x.routeId,
@@ -165,36 +222,90 @@ function sections(r: Results): Section[] {
     x.requests === null ? '-' : String(x.requests),
     f(x.capacity, 1),
     x.ssmReads === null ? '-' : String(x.ssmReads),
-    x.cacheCold ? `${x.cacheCold.requests} + ${x.cacheCold.ssmReads} SSM, ${f(x.cacheCold.medianMs, 2)} ms (cached ${f(x.cacheCold.cachedMedianMs, 2)} ms)` : '-',
+    x.cacheCold
+      ? `${x.cacheCold.requests} + ${x.cacheCold.ssmReads} SSM, ${f(x.cacheCold.medianMs, 2)} ms (cached ${f(x.cacheCold.cachedMedianMs, 2)} ms)`
+      : '-',
     x.note ?? (x.commands.join('+') || '(none)'),
     x.target,
     mark(x.pass),
   ]);
-  const scaleRows = r.scale.points.map((p) => [String(p.records), String(p.page), String(p.items), String(p.requests), f(p.capacity, 1), f(p.medianMs, 2)]);
+  const scaleRows = r.scale.points.map((p) => [
+    String(p.records),
+    String(p.page),
+    String(p.items),
+    String(p.requests),
+    f(p.capacity, 1),
+    f(p.medianMs, 2),
+  ]);
   const a = r.auth;
   return [
     {
       title: `Bundle and cold init (median ms; floor = the same AWS SDK clients, evaluated and constructed when the function does; verdict on the import-only ratio, process start as information)`,
-      headers: ['function', 'KB', 'floor clients', 'runs', 'import only', 'floor', 'ratio', `<= ${COLD_RATIO_TARGET}`, 'start->ready', 'floor', 'ratio'],
+      headers: [
+        'function',
+        'KB',
+        'floor clients',
+        'runs',
+        'import only',
+        'floor',
+        'ratio',
+        `<= ${COLD_RATIO_TARGET}`,
+        'start->ready',
+        'floor',
+        'ratio',
+      ],
       rows: fnRows,
       align: ['l', 'r', 'l', 'r', 'r', 'r', 'r', 'l', 'r', 'r', 'r'],
     },
     {
       title:
         'Warm request: full handler vs the same DynamoDB calls bare, same client, alternating (median ms). Outside calls: handler time with no DynamoDB call in flight; stack only: the handler with DynamoDB answered instantly',
-      headers: ['function', 'route', 'DynamoDB calls', 'full', 'bare', 'overhead', 'outside calls', 'stack only', '<= 1 ms'],
+      headers: [
+        'function',
+        'route',
+        'DynamoDB calls',
+        'full',
+        'bare',
+        'overhead',
+        'outside calls',
+        'stack only',
+        '<= 1 ms',
+      ],
       rows: warmRows,
       align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'l'],
     },
     {
       title: 'Warm write routes: full handler vs the same DynamoDB calls bare (a fresh request per call; median ms)',
-      headers: ['function', 'route', 'DynamoDB calls', 'full', 'bare', 'overhead', 'outside calls', 'stack only', `<= ${WARM_OVERHEAD_TARGET_MS} ms`, 'note'],
+      headers: [
+        'function',
+        'route',
+        'DynamoDB calls',
+        'full',
+        'bare',
+        'overhead',
+        'outside calls',
+        'stack only',
+        `<= ${WARM_OVERHEAD_TARGET_MS} ms`,
+        'note',
+      ],
       rows: writeRows,
       align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'l', 'l'],
     },
     {
-      title: 'DynamoDB requests and consumed capacity per call of each read route (warm instance; cache-cold call: caches emptied first, DynamoDB + SSM requests and median ms)',
-      headers: ['route', 'kind', 'caller', 'DynamoDB requests', 'RCU', 'SSM reads', 'cache-cold call', 'commands', 'target', 'result'],
+      title:
+        'DynamoDB requests and consumed capacity per call of each read route (warm instance; cache-cold call: caches emptied first, DynamoDB + SSM requests and median ms)',
+      headers: [
+        'route',
+        'kind',
+        'caller',
+        'DynamoDB requests',
+        'RCU',
+        'SSM reads',
+        'cache-cold call',
+        'commands',
+        'target',
+        'result',
+      ],
       rows: readRows,
       align: ['l', 'l', 'l', 'r', 'r', 'r', 'l', 'l', 'l', 'l'],
     },
@@ -205,17 +316,32 @@ function sections(r: Results): Section[] {
       align: ['r', 'r', 'r', 'r', 'r', 'r'],
     },
     {
-      title: 'BCM dashboard at scale: DynamoDB requests and time for a small and a large tenant (the counts are checked against what was seeded)',
+      title:
+        'BCM dashboard at scale: DynamoDB requests and time for a small and a large tenant (the counts are checked against what was seeded)',
       headers: ['BIAs', 'entries', 'requests', 'RCU', 'median ms'],
-      rows: r.dashboardScale.points.map((p) => [String(p.bias), String(p.entries), String(p.requests), f(p.capacity, 1), f(p.medianMs, 2)]),
+      rows: r.dashboardScale.points.map((p) => [
+        String(p.bias),
+        String(p.entries),
+        String(p.requests),
+        f(p.capacity, 1),
+        f(p.medianMs, 2),
+      ]),
       align: ['r', 'r', 'r', 'r', 'r'],
     },
     {
       title: 'Authentication',
       headers: ['measure', 'median ms', 'note'],
       rows: [
-        ['sign-in', f(a.signIn.medianMs, 1), `${a.signIn.method}, ${a.signIn.runs} runs${a.signIn.ddbRequests === null ? '' : `, ${a.signIn.ddbRequests} DynamoDB requests (${a.signIn.commands?.join(', ') ?? ''})`}${a.signIn.note ? ` (${a.signIn.note})` : ''}`],
-        ['JWT verification', f(a.jwtVerify.medianMs, 3), `${a.jwtVerify.runs} runs, p90 ${f(a.jwtVerify.p90Ms, 3)} ms, ${a.jwtVerify.ddbRequests} DynamoDB requests, ${a.jwtVerify.paramReads} SSM reads`],
+        [
+          'sign-in',
+          f(a.signIn.medianMs, 1),
+          `${a.signIn.method}, ${a.signIn.runs} runs${a.signIn.ddbRequests === null ? '' : `, ${a.signIn.ddbRequests} DynamoDB requests (${a.signIn.commands?.join(', ') ?? ''})`}${a.signIn.note ? ` (${a.signIn.note})` : ''}`,
+        ],
+        [
+          'JWT verification',
+          f(a.jwtVerify.medianMs, 3),
+          `${a.jwtVerify.runs} runs, p90 ${f(a.jwtVerify.p90Ms, 3)} ms, ${a.jwtVerify.ddbRequests} DynamoDB requests, ${a.jwtVerify.paramReads} SSM reads`,
+        ],
       ],
       align: ['l', 'r', 'l'],
     },
@@ -257,15 +383,46 @@ export function formatSummary(r: Results): string {
   const more = warm.filter((w) => trips(w) > 1);
   const overReads = r.reads.filter((x) => x.pass === false).map((x) => `${x.routeId} (${x.requests})`);
   const ssm = r.reads.filter((x) => x.ssmReads !== null && x.ssmReads > 0).map((x) => `${x.routeId} ${x.ssmReads}`);
-  const cacheCold = r.reads.filter((x) => x.cacheCold).map((x) => `${x.routeId} ${x.cacheCold!.requests} DynamoDB + ${x.cacheCold!.ssmReads} SSM, ${f(x.cacheCold!.medianMs, 2)} ms (cached ${f(x.cacheCold!.cachedMedianMs, 2)} ms)`);
+  const cacheCold = r.reads
+    .filter((x) => x.cacheCold)
+    .map(
+      (x) =>
+        `${x.routeId} ${x.cacheCold!.requests} DynamoDB + ${x.cacheCold!.ssmReads} SSM, ${f(x.cacheCold!.medianMs, 2)} ms (cached ${f(x.cacheCold!.cachedMedianMs, 2)} ms)`,
+    );
   const scale = r.scale.points;
   const at = (records: number, page: number) => scale.find((p) => p.records === records && p.page === page);
   const p50 = at(10_000, 50);
   const a = r.auth;
   return [
-    `- Cold init, import-only ratio: ${range(cold.map((fn) => fn.cold!.importRatio), 2)} (target <= ${COLD_RATIO_TARGET}); ${over.length ? `over: ${over.join(', ')}` : 'every bundle within it'}. From process start (information): ${range(cold.map((fn) => fn.cold!.startRatio), 2)}.`,
-    `- Warm overhead: ${range(one.map((w) => w.overheadMs), 2, ' ms')} on routes with at most one DynamoDB request, ${range(more.map((w) => w.overheadMs), 2, ' ms')} with more; the stack's own CPU time ("stack only") ${range(warm.map((w) => w.stackMs), 2, ' ms')}; outside calls ${range(warm.map((w) => w.outsideMs), 2, ' ms')}.`,
-    `- Warm overhead of write routes: ${range(writes.map((w) => w.warm!.overheadMs), 2, ' ms')}; ${writesOver.length ? `over ${WARM_OVERHEAD_TARGET_MS} ms: ${writesOver.join(', ')}` : `all within ${WARM_OVERHEAD_TARGET_MS} ms`}.`,
+    `- Cold init, import-only ratio: ${range(
+      cold.map((fn) => fn.cold!.importRatio),
+      2,
+    )} (target <= ${COLD_RATIO_TARGET}); ${over.length ? `over: ${over.join(', ')}` : 'every bundle within it'}. From process start (information): ${range(
+      cold.map((fn) => fn.cold!.startRatio),
+      2,
+    )}.`,
+    `- Warm overhead: ${range(
+      one.map((w) => w.overheadMs),
+      2,
+      ' ms',
+    )} on routes with at most one DynamoDB request, ${range(
+      more.map((w) => w.overheadMs),
+      2,
+      ' ms',
+    )} with more; the stack's own CPU time ("stack only") ${range(
+      warm.map((w) => w.stackMs),
+      2,
+      ' ms',
+    )}; outside calls ${range(
+      warm.map((w) => w.outsideMs),
+      2,
+      ' ms',
+    )}.`,
+    `- Warm overhead of write routes: ${range(
+      writes.map((w) => w.warm!.overheadMs),
+      2,
+      ' ms',
+    )}; ${writesOver.length ? `over ${WARM_OVERHEAD_TARGET_MS} ms: ${writesOver.join(', ')}` : `all within ${WARM_OVERHEAD_TARGET_MS} ms`}.`,
     `- Read routes over their request target: ${overReads.length ? overReads.join(', ') : 'none'}. SSM reads per call on a warm instance where any: ${ssm.length ? ssm.join(', ') : 'none'}. Cache-cold first calls: ${cacheCold.length ? cacheCold.join('; ') : 'none measured'}.`,
     `- Scale: page 1 of 10,000 costs ${f(r.scale.page1CapacityRatio, 2)}x the RCU of page 1 of 100${p50 ? `; page 50 of 10,000 costs ${f(p50.capacity, 1)} RCU and ${f(p50.medianMs, 1)} ms` : ''}.`,
     `- Sign-in: ${f(a.signIn.medianMs, 1)} ms median (${a.signIn.method}); JWT verification: ${f(a.jwtVerify.medianMs, 3)} ms median, p90 ${f(a.jwtVerify.p90Ms, 3)} ms, ${a.jwtVerify.ddbRequests} DynamoDB requests and ${a.jwtVerify.paramReads} SSM reads.`,

@@ -8,7 +8,16 @@ import { DEFAULT_COLD_RUNS, measureColdInit } from './cold-init.ts';
 import { benchFunctions, OUT_DIR, ROOT } from './functions.ts';
 import { print, restoreStdout, sinkStdout, startHarness, type Harness } from './harness.ts';
 import { measureReads } from './reads.ts';
-import { COLD_RATIO_TARGET, formatMarkdown, formatText, targetRows, WARM_OVERHEAD_TARGET_MS, type FunctionRow, type Results, type WarmWriteRow } from './report.ts';
+import {
+  COLD_RATIO_TARGET,
+  formatMarkdown,
+  formatText,
+  targetRows,
+  WARM_OVERHEAD_TARGET_MS,
+  type FunctionRow,
+  type Results,
+  type WarmWriteRow,
+} from './report.ts';
 import { measureDashboardScale } from './bcm-dashboard.ts';
 import { measureScale } from './scale.ts';
 import { seed } from './reads.ts';
@@ -104,7 +113,9 @@ for (const [i, row] of coldRows.entries()) {
   const floor = floorsOf.get(row.name)!;
   const spent = (performance.now() - coldStart) / 1000;
   const perSpawn = spawns ? spent / spawns : 0;
-  const budgetRuns = perSpawn ? Math.floor((COLD_BUDGET_SECONDS - spent) / (coldRows.length - i) / perSpawn / 2) - 1 : COLD_RUNS;
+  const budgetRuns = perSpawn
+    ? Math.floor((COLD_BUDGET_SECONDS - spent) / (coldRows.length - i) / perSpawn / 2) - 1
+    : COLD_RUNS;
   const runs = Math.max(MIN_COLD_RUNS, Math.min(COLD_RUNS, budgetRuns));
   step(`cold init ${row.name} (${row.bundleKb} KB) vs floor ${floor.key} (${row.floor!.kb} KB), ${runs} runs each`);
   row.cold = await measureColdInit(b.outfile, floor.outfile, runs);
@@ -121,7 +132,9 @@ try {
   const h = harness;
   step(`tenant and owner: ${h.identityNote}`);
   const seeded = await seed(h);
-  step(`seeded ${seeded.created.join(', ') || 'nothing'}${seeded.failed.length ? `; seeding FAILED for ${seeded.failed.join(', ')}` : ''}`);
+  step(
+    `seeded ${seeded.created.join(', ') || 'nothing'}${seeded.failed.length ? `; seeding FAILED for ${seeded.failed.join(', ')}` : ''}`,
+  );
 
   phaseDone('setup');
   step('read routes: DynamoDB requests and capacity');
@@ -159,9 +172,21 @@ try {
     h.recorder.label = `warm write ${w.routeId}`;
     try {
       const warm = await measureWarm(h, w.scenario, WARM_ITERATIONS);
-      warmWrites.push({ group: w.group, routeId: w.routeId, warm, pass: warm.overheadMs <= WARM_OVERHEAD_TARGET_MS, ...(w.note ? { note: w.note } : {}) });
+      warmWrites.push({
+        group: w.group,
+        routeId: w.routeId,
+        warm,
+        pass: warm.overheadMs <= WARM_OVERHEAD_TARGET_MS,
+        ...(w.note ? { note: w.note } : {}),
+      });
     } catch (err) {
-      warmWrites.push({ group: w.group, routeId: w.routeId, warm: null, pass: null, note: `failed: ${(err as Error).message}` });
+      warmWrites.push({
+        group: w.group,
+        routeId: w.routeId,
+        warm: null,
+        pass: null,
+        note: `failed: ${(err as Error).message}`,
+      });
     }
   }
   phaseDone('warmWrites');
@@ -170,7 +195,14 @@ try {
   const scale = await measureScale(h, [100, 10_000], [1, 50], SCALE_ITERATIONS);
   phaseDone('scale');
   step(`seeded in ${scale.seedSeconds.toFixed(1)} s; BCM dashboard at 10 and 1,000 BIAs (20,000 entries)`);
-  const dashboardScale = await measureDashboardScale(h, [[10, 2], [1000, 20]], SCALE_ITERATIONS);
+  const dashboardScale = await measureDashboardScale(
+    h,
+    [
+      [10, 2],
+      [1000, 20],
+    ],
+    SCALE_ITERATIONS,
+  );
   phaseDone('dashboardScale');
   step(`seeded in ${dashboardScale.seedSeconds.toFixed(1)} s; authentication`);
   const auth = await measureAuth(h);
@@ -189,7 +221,12 @@ try {
       loadAverageEnd: loadavg().map((l) => round(l, 2)),
       priority,
     },
-    settings: { coldRuns: COLD_RUNS, coldBudgetSeconds: COLD_BUDGET_SECONDS, warmIterations: WARM_ITERATIONS, scaleIterations: SCALE_ITERATIONS },
+    settings: {
+      coldRuns: COLD_RUNS,
+      coldBudgetSeconds: COLD_BUDGET_SECONDS,
+      warmIterations: WARM_ITERATIONS,
+      scaleIterations: SCALE_ITERATIONS,
+    },
     setup: { identity: h.identityNote, seeded: seeded.created, seedFailed: seeded.failed },
     functions: rows,
     warmWrites,
@@ -211,7 +248,9 @@ try {
   print(formatText(results));
   // From the rounded figures the file holds, so `npm run bench:docs` writes the same later.
   const docs = await writeDocs(JSON.parse(json) as Results);
-  print(`\nWrote ${rel(join(ROOT, 'bench', 'results.json'))}, ${rel(join(OUT_DIR, 'results.md'))}${docs.length ? ` and the generated sections of ${docs.join(', ')}` : ''} in ${elapsed()}.`);
+  print(
+    `\nWrote ${rel(join(ROOT, 'bench', 'results.json'))}, ${rel(join(OUT_DIR, 'results.md'))}${docs.length ? ` and the generated sections of ${docs.join(', ')}` : ''} in ${elapsed()}.`,
+  );
   if (results.scan.issued) {
     print(`FAILED: a Scan was issued (${results.scan.where.join(', ')}).`);
     process.exitCode = 1;

@@ -40,8 +40,14 @@ async function seedSuppliers(count: number): Promise<{ tenantId: string; token: 
   });
   if (created.status !== 201) throw new Error(`Creating a supplier answered ${created.status}`);
   const client = DynamoDBDocumentClient.from(localClient(process.env.DYNAMODB_ENDPOINT!));
-  const template = (await client.send(new GetCommand({ TableName: config.tableName, Key: keys.tenantItem(tenantId, 'SUPPLIER', created.json.result.id) })))
-    .Item!;
+  const template = (
+    await client.send(
+      new GetCommand({
+        TableName: config.tableName,
+        Key: keys.tenantItem(tenantId, 'SUPPLIER', created.json.result.id),
+      }),
+    )
+  ).Item!;
   const collection = keys.tenantCollection(tenantId, 'SUPPLIER');
   const newest = Date.parse(template.createdAt as string);
   const items = Array.from({ length: count - 1 }, (_, i) => {
@@ -74,7 +80,12 @@ async function seedSuppliers(count: number): Promise<{ tenantId: string; token: 
 }
 
 /** Page 1 and page 50 (pageSize 20) of the unfiltered supplier list with 100 and 10,000 records. */
-export async function measureScale(h: Harness, sizes = [100, 10_000], pages = [1, 50], iterations = 25): Promise<ScaleResult> {
+export async function measureScale(
+  h: Harness,
+  sizes = [100, 10_000],
+  pages = [1, 50],
+  iterations = 25,
+): Promise<ScaleResult> {
   const t0 = performance.now();
   const tenants = new Map<number, { tenantId: string; token: string }>();
   for (const size of sizes) tenants.set(size, await seedSuppliers(size));
@@ -88,8 +99,17 @@ export async function measureScale(h: Harness, sizes = [100, 10_000], pages = [1
       h.recorder.label = `list of ${size}, page ${page}`;
       const { first, requests, capacity, medianMs } = await measureRoute(h, req, iterations);
       if (first.status !== 200) throw new Error(`${req.path} answered ${first.status}`);
-      if (first.json.result.totalCount !== size) throw new Error(`Expected totalCount ${size}, got ${first.json.result.totalCount}`);
-      points.push({ records: size, page, pageSize, items: first.json.result.items.length, requests, capacity, medianMs });
+      if (first.json.result.totalCount !== size)
+        throw new Error(`Expected totalCount ${size}, got ${first.json.result.totalCount}`);
+      points.push({
+        records: size,
+        page,
+        pageSize,
+        items: first.json.result.items.length,
+        requests,
+        capacity,
+        medianMs,
+      });
     }
   }
   const cap = (records: number) => points.find((p) => p.records === records && p.page === 1)!.capacity;
@@ -103,7 +123,9 @@ export async function batchPut(client: DynamoDBDocumentClient, items: Record<str
     chunk(items, 25).map((batch) => async () => {
       let pending: Record<string, unknown>[] | undefined = batch.map((Item) => ({ PutRequest: { Item } }));
       while (pending?.length) {
-        const out = await client.send(new BatchWriteCommand({ RequestItems: { [config.tableName]: pending as never } }));
+        const out = await client.send(
+          new BatchWriteCommand({ RequestItems: { [config.tableName]: pending as never } }),
+        );
         pending = out.UnprocessedItems?.[config.tableName] as Record<string, unknown>[] | undefined;
       }
     }),

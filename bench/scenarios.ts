@@ -26,7 +26,15 @@ export async function bootstrapIdentity() {
     method: 'POST',
     path: '/api/tenants',
     token: platformAdmin,
-    body: { slug: `bench-${suffix}`, name: `Bench ${suffix}`, email: `billing-${suffix}@bench.example`, planType: 2, maxAgents: 10, maxKnowledgeBases: 10, maxSeats: 100 },
+    body: {
+      slug: `bench-${suffix}`,
+      name: `Bench ${suffix}`,
+      email: `billing-${suffix}@bench.example`,
+      planType: 2,
+      maxAgents: 10,
+      maxKnowledgeBases: 10,
+      maxSeats: 100,
+    },
   }).catch((err: Error) => ({ status: 0, json: { error: { code: err.message } } }));
   if (created.status === 201 && typeof created.json?.result?.id === 'string') {
     tenantId = created.json.result.id as string;
@@ -93,26 +101,64 @@ export const seedRequests = (ctx: ScenarioContext): SeedRequest[] => [
   {
     method: 'POST',
     path: '/api/suppliers',
-    body: { name: 'Bench Supplier', contactPerson: 'Ann Lee', email: 'ann@bench.example', phone: '+1 555 0100', tenantId: ctx.tenantId },
+    body: {
+      name: 'Bench Supplier',
+      contactPerson: 'Ann Lee',
+      email: 'ann@bench.example',
+      phone: '+1 555 0100',
+      tenantId: ctx.tenantId,
+    },
   },
   {
     method: 'POST',
     path: '/api/product-services',
     body: { name: 'Bench Product', code: 'BENCH-1', description: 'Seeded by the bench', tenantId: ctx.tenantId },
   },
-  { method: 'POST', path: '/api/roles', body: { name: 'Bench Role', description: 'Seeded by the bench', tenantId: ctx.tenantId } },
+  {
+    method: 'POST',
+    path: '/api/roles',
+    body: { name: 'Bench Role', description: 'Seeded by the bench', tenantId: ctx.tenantId },
+  },
   { method: 'POST', path: '/api/departments', body: { name: 'Bench Department', tenantId: ctx.tenantId } },
-  { method: 'POST', path: '/api/groups', body: { name: 'Bench Group', description: 'Seeded by the bench', tenantId: ctx.tenantId } },
-  { method: 'POST', path: '/api/prompts', body: { title: 'Bench Prompt', content: 'Hello {{name}}', tenantId: ctx.tenantId } },
-  { method: 'POST', path: '/api/tools', body: { displayName: 'Bench Tool', baseToolId: '23797d82-d726-4319-bf1d-c8dd02ca89fb', tenantId: ctx.tenantId } },
+  {
+    method: 'POST',
+    path: '/api/groups',
+    body: { name: 'Bench Group', description: 'Seeded by the bench', tenantId: ctx.tenantId },
+  },
+  {
+    method: 'POST',
+    path: '/api/prompts',
+    body: { title: 'Bench Prompt', content: 'Hello {{name}}', tenantId: ctx.tenantId },
+  },
+  {
+    method: 'POST',
+    path: '/api/tools',
+    body: { displayName: 'Bench Tool', baseToolId: '23797d82-d726-4319-bf1d-c8dd02ca89fb', tenantId: ctx.tenantId },
+  },
   { method: 'POST', path: '/api/bcm/admin/bia', body: { title: 'Bench BIA', tenantId: ctx.tenantId } },
-  under('bcm.bia.create', (id) => ({ method: 'POST', path: `/api/bcm/admin/bia/${id}/entries`, body: { briefDescription: 'Bench entry' } })),
-  { method: 'POST', path: '/api/bcm/admin/risk', body: { title: 'Bench risk', category: 0, level: 1, tenantId: ctx.tenantId } },
+  under('bcm.bia.create', (id) => ({
+    method: 'POST',
+    path: `/api/bcm/admin/bia/${id}/entries`,
+    body: { briefDescription: 'Bench entry' },
+  })),
+  {
+    method: 'POST',
+    path: '/api/bcm/admin/risk',
+    body: { title: 'Bench risk', category: 0, level: 1, tenantId: ctx.tenantId },
+  },
   {
     method: 'POST',
     path: '/api/content/admin/sites',
     token: ctx.adminToken,
-    body: { tenantId: ctx.tenantId, domain: `bench-${ctx.tenantId.slice(0, 8)}.example.com`, isMaster: false, defaultLocale: 'en', themeConfig: {}, metadata: {}, isActive: true },
+    body: {
+      tenantId: ctx.tenantId,
+      domain: `bench-${ctx.tenantId.slice(0, 8)}.example.com`,
+      isMaster: false,
+      defaultLocale: 'en',
+      themeConfig: {},
+      metadata: {},
+      isActive: true,
+    },
   },
   under('content.sites.create', (id) => ({
     method: 'POST',
@@ -126,7 +172,11 @@ export const seedRequests = (ctx: ScenarioContext): SeedRequest[] => [
     token: ctx.adminToken,
     body: { slug: 'bench', authorName: 'Bench', category: 'news', tags: [], isPublished: true },
   })),
-  under('content.sites.create', (id) => ({ method: 'POST', path: `/api/content/sites/${id}/forms/submit`, body: { formType: 'contact', fields: { name: 'Bench' } } })),
+  under('content.sites.create', (id) => ({
+    method: 'POST',
+    path: `/api/content/sites/${id}/forms/submit`,
+    body: { formType: 'contact', fields: { name: 'Bench' } },
+  })),
   {
     method: 'PUT',
     path: `/api/secrets/${VAULT_ENVIRONMENT}/${VAULT_KEY}`,
@@ -137,7 +187,11 @@ export const seedRequests = (ctx: ScenarioContext): SeedRequest[] => [
 
 /** Explicit requests for read routes the generic rule cannot build (non-id path values, ...). */
 export const readOverrides: Record<string, (ctx: ScenarioContext) => BenchRequest> = {
-  'vault.list': (ctx) => ({ method: 'GET', path: `/api/secrets/${VAULT_ENVIRONMENT}`, headers: { 'x-internal-api-key': ctx.internalKey } }),
+  'vault.list': (ctx) => ({
+    method: 'GET',
+    path: `/api/secrets/${VAULT_ENVIRONMENT}`,
+    headers: { 'x-internal-api-key': ctx.internalKey },
+  }),
   'vault.get': (ctx) => ({
     method: 'GET',
     path: `/api/secrets/${VAULT_ENVIRONMENT}/${VAULT_KEY}`,

@@ -97,7 +97,8 @@ export function floorEntrySource(clients: readonly FloorClient[], documentClient
     }
     let make = `new C${i}({})`;
     if (wrap) {
-      if (!docStatic) onFirstCall.push(`  const { DynamoDBDocumentClient: DocumentClient } = await import('@aws-sdk/lib-dynamodb');`);
+      if (!docStatic)
+        onFirstCall.push(`  const { DynamoDBDocumentClient: DocumentClient } = await import('@aws-sdk/lib-dynamodb');`);
       make = `DocumentClient.from(${make})`;
     }
     (c.timing === 'constructed' ? atImport : onFirstCall).push(`  clients.push(${make});`);

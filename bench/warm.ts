@@ -48,7 +48,12 @@ const REFUSED = new Set(['ConditionalCheckFailedException', 'TransactionCanceled
  * from one handler run, then replayed in the same order and grouping (concurrent calls together).
  * Handler and bare runs alternate in one loop, the order flipping every iteration.
  */
-export async function measureWarm(h: Harness, scenario: WarmScenario, iterations: number, warmup = 50): Promise<WarmResult> {
+export async function measureWarm(
+  h: Harness,
+  scenario: WarmScenario,
+  iterations: number,
+  warmup = 50,
+): Promise<WarmResult> {
   const req = await scenario.next();
   const p = prepare(req);
   const handler = await handlerOf(p.group);
@@ -65,7 +70,8 @@ export async function measureWarm(h: Harness, scenario: WarmScenario, iterations
     const res = await handler(event, context);
     const ms = performance.now() - t;
     const status = res.statusCode ?? 200;
-    if (status >= 500 || (scenario.write && status >= 300)) throw new Error(`${current.method} ${current.path} answered ${status} ${res.body ?? ''}`.slice(0, 300));
+    if (status >= 500 || (scenario.write && status >= 300))
+      throw new Error(`${current.method} ${current.path} answered ${status} ${res.body ?? ''}`.slice(0, 300));
     scenario.after?.(status, res.body ? JSON.parse(res.body) : undefined);
     outside.push(ms - inFlight(h.recorder.sends.slice(first)));
     return ms;
@@ -141,13 +147,19 @@ export async function measureWarm(h: Harness, scenario: WarmScenario, iterations
 }
 
 /** The handler with a stand-in client that answers each call with the output recorded for it. */
-async function measureStackOnly(full: () => Promise<number>, calls: readonly SentCommand[], iterations: number, warmup: number) {
+async function measureStackOnly(
+  full: () => Promise<number>,
+  calls: readonly SentCommand[],
+  iterations: number,
+  warmup: number,
+) {
   const real = ddb();
   let next = 0;
   const stub = {
     send: async (command: object) => {
       const call = calls[next++ % calls.length]!;
-      if (command.constructor !== call.ctor) throw new Error(`Expected ${call.ctor.name}, got ${command.constructor.name}`);
+      if (command.constructor !== call.ctor)
+        throw new Error(`Expected ${call.ctor.name}, got ${command.constructor.name}`);
       return call.output;
     },
   };

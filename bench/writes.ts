@@ -34,7 +34,9 @@ function uniqueBody(body: unknown, n: number): unknown {
  * the bare replay) and is swapped for a stand-in during the stack-only pass.
  */
 const setupClient = () =>
-  DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' }));
+  DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' }),
+  );
 
 /** A stored session of the bench owner, made outside the timed part. */
 async function ownerSession(h: Harness, client: DynamoDBDocumentClient) {
@@ -65,12 +67,20 @@ export async function writeScenarios(h: Harness): Promise<WriteScenario[]> {
     if (!route || seen.has(route.group)) continue;
     seen.add(route.group);
     let n = 0;
-    const make = (): BenchRequest => ({ token: seed.headers?.['x-internal-api-key'] ? undefined : h.ownerToken, ...seed, body: uniqueBody(seed.body, ++n) });
+    const make = (): BenchRequest => ({
+      token: seed.headers?.['x-internal-api-key'] ? undefined : h.ownerToken,
+      ...seed,
+      body: uniqueBody(seed.body, ++n),
+    });
     out.push({
       group: route.group,
       routeId: route.id,
       scenario: { next: make, write: true },
-      ...(route.group === 'vault' ? { note: 'includes the write to the parameter store (a local stand-in), which the bare replay does not repeat' } : {}),
+      ...(route.group === 'vault'
+        ? {
+            note: 'includes the write to the parameter store (a local stand-in), which the bare replay does not repeat',
+          }
+        : {}),
     });
   }
   const client = setupClient();
@@ -92,7 +102,12 @@ export async function writeScenarios(h: Harness): Promise<WriteScenario[]> {
     scenario: {
       next: async () => {
         const s = await ownerSession(h, client);
-        return { method: 'POST', path: '/api/auth/logout', token: s.accessToken, body: { refreshToken: s.refreshToken } };
+        return {
+          method: 'POST',
+          path: '/api/auth/logout',
+          token: s.accessToken,
+          body: { refreshToken: s.refreshToken },
+        };
       },
       write: true,
     },

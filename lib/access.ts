@@ -43,8 +43,18 @@ export const VAULT_KMS_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDat
  * no stream reads (the table has no stream), no DescribeTable. Transactions are authorized per item
  * through these same actions.
  */
-export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'];
-export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+export const TABLE_READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:ConditionCheckItem',
+];
+export const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
 
 /** `arn:<partition>:ssm:<region>:<account>:parameter/<app>/<stage>/<path>` */
 export const parameterArn = (stack: Stack, settings: StackSettings, path: string) =>
@@ -82,7 +92,10 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
 
   if (spec.table !== 'none') {
     // The table and each index by name (the CDK grants `index/*`).
-    const resources = [data.table.tableArn, ...TABLE_DESIGN.indexes.map((i) => `${data.table.tableArn}/index/${i.name}`)];
+    const resources = [
+      data.table.tableArn,
+      ...TABLE_DESIGN.indexes.map((i) => `${data.table.tableArn}/index/${i.name}`),
+    ];
     const actions = spec.table === 'readwrite' ? [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS] : TABLE_READ_ACTIONS;
     fn.addToRolePolicy(new PolicyStatement({ actions, resources }));
   }
@@ -103,12 +116,17 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
   if (readable.length) fn.addToRolePolicy(new PolicyStatement({ actions: ['ssm:GetParameter'], resources: readable }));
 
   if (spec.vault) {
-    fn.addToRolePolicy(new PolicyStatement({ actions: VAULT_SSM_ACTIONS, resources: [param('vault'), param('vault/*')] }));
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: VAULT_SSM_ACTIONS, resources: [param('vault'), param('vault/*')] }),
+    );
     res.vaultKey.grant(fn, ...VAULT_KMS_ACTIONS);
   }
   if (spec.readsVaultSources) {
     fn.addToRolePolicy(
-      new PolicyStatement({ actions: VAULT_SOURCE_ACTIONS, resources: [param('vault-sources'), param('vault-sources/*')] }),
+      new PolicyStatement({
+        actions: VAULT_SOURCE_ACTIONS,
+        resources: [param('vault-sources'), param('vault-sources/*')],
+      }),
     );
   }
 

@@ -10,7 +10,8 @@ import { copyDocsAssetsCommands } from '#functions/system/docs-assets.ts';
  */
 
 /** ESM output has no `require`; a few bundled CommonJS dependencies call it. */
-export const REQUIRE_BANNER = "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);";
+export const REQUIRE_BANNER =
+  "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);";
 
 export const NODE_TARGET = 'node24';
 

@@ -53,15 +53,27 @@ export class DataStores extends Construct {
     // SSE-S3, not KMS: S3 log delivery writes only to S3-managed encryption.
     this.accessLogs = new Bucket(this, 'AccessLogs', {
       ...privateBucket,
-      lifecycleRules: [{ expiration: Duration.days(ACCESS_LOG_RETENTION_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        { expiration: Duration.days(ACCESS_LOG_RETENTION_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
     });
-    const logged = (prefix: string) => ({ serverAccessLogsBucket: this.accessLogs, serverAccessLogsPrefix: `${prefix}/` });
+    const logged = (prefix: string) => ({
+      serverAccessLogsBucket: this.accessLogs,
+      serverAccessLogsPrefix: `${prefix}/`,
+    });
     this.media = new Bucket(this, 'Media', {
       ...privateBucket,
       ...logged('media'),
       // CORS only for presigned uploads (a browser PUTs the file straight to S3 from the admin
       // origins); presigned GETs are plain links and images, which need no CORS.
-      cors: [{ allowedMethods: [HttpMethods.PUT], allowedOrigins: settings.corsOrigins, allowedHeaders: ['content-type'], maxAge: 3600 }],
+      cors: [
+        {
+          allowedMethods: [HttpMethods.PUT],
+          allowedOrigins: settings.corsOrigins,
+          allowedHeaders: ['content-type'],
+          maxAge: 3600,
+        },
+      ],
     });
     this.invoices = new Bucket(this, 'Invoices', {
       ...privateBucket,

@@ -32,7 +32,12 @@ export interface AppFunctionOptions {
  * X-Ray active tracing. Its role may write only to its own log group (no AWSLambdaBasicExecutionRole,
  * whose logs:* actions cover every log group of the account).
  */
-export function appFunction(scope: Construct, name: string, opts: AppFunctionOptions, res: PlatformResources): NodejsFunction {
+export function appFunction(
+  scope: Construct,
+  name: string,
+  opts: AppFunctionOptions,
+  res: PlatformResources,
+): NodejsFunction {
   const entry = opts.entry ?? entryOf(name);
   if (!existsSync(entry)) throw new Error(`Function ${name} has no entry file ${entry}`);
   const logGroup = new LogGroup(scope, `${functionId(name)}-Logs`, {

@@ -62,14 +62,28 @@ export class Monitoring extends Construct {
         resources: [this.topic.topicArn],
         conditions: {
           StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: `${prefix}-*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: `${prefix}-*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
         },
       }),
     );
     for (const email of monitoring.alarmEmails) this.topic.addSubscription(new EmailSubscription(email));
     const action = new SnsAction(this.topic);
 
-    const alarm = (key: string, metric: IMetric, threshold: number, comparison: ComparisonOperator, what: string, anchor: string) => {
+    const alarm = (
+      key: string,
+      metric: IMetric,
+      threshold: number,
+      comparison: ComparisonOperator,
+      what: string,
+      anchor: string,
+    ) => {
       const created = new Alarm(this, key, {
         alarmName: `${prefix}-${key}`,
         alarmDescription: `${what}. First steps: ${RUNBOOK}#${anchor}`,
@@ -88,7 +102,14 @@ export class Monitoring extends Construct {
 
     for (const [name, fn] of functions) {
       if (isWorker(name)) {
-        alarm(`fn-${name}-errors`, functionErrors(fn), 0, above, `Worker ${name} failed invocations in ${minutes} minutes`, 'function-errors');
+        alarm(
+          `fn-${name}-errors`,
+          functionErrors(fn),
+          0,
+          above,
+          `Worker ${name} failed invocations in ${minutes} minutes`,
+          'function-errors',
+        );
       } else {
         alarm(
           `fn-${name}-error-rate`,
@@ -99,11 +120,32 @@ export class Monitoring extends Construct {
           'function-error-rate',
         );
       }
-      alarm(`fn-${name}-throttles`, functionThrottles(fn), 0, above, `Function ${name} was throttled`, 'function-throttles');
+      alarm(
+        `fn-${name}-throttles`,
+        functionThrottles(fn),
+        0,
+        above,
+        `Function ${name} was throttled`,
+        'function-throttles',
+      );
     }
 
-    alarm('api-5xx-rate', api5xxRate(api), monitoring.api5xxRatePercent, above, `API 5xx rate above ${monitoring.api5xxRatePercent}% over ${minutes} minutes`, 'api-5xx-rate');
-    alarm('api-p99-latency', apiP99Latency(api), monitoring.apiP99LatencyMs, above, `API p99 latency above ${monitoring.apiP99LatencyMs} ms over ${minutes} minutes`, 'api-p99-latency');
+    alarm(
+      'api-5xx-rate',
+      api5xxRate(api),
+      monitoring.api5xxRatePercent,
+      above,
+      `API 5xx rate above ${monitoring.api5xxRatePercent}% over ${minutes} minutes`,
+      'api-5xx-rate',
+    );
+    alarm(
+      'api-p99-latency',
+      apiP99Latency(api),
+      monitoring.apiP99LatencyMs,
+      above,
+      `API p99 latency above ${monitoring.apiP99LatencyMs} ms over ${minutes} minutes`,
+      'api-p99-latency',
+    );
 
     for (const q of QUEUE_NAMES) {
       alarm(
@@ -116,8 +158,22 @@ export class Monitoring extends Construct {
       );
     }
 
-    alarm('table-throttles', tableThrottles(table), 0, above, 'DynamoDB throttled requests on the table', 'table-throttles');
-    alarm('table-system-errors', tableSystemErrors(table), 0, above, 'DynamoDB system errors on the table', 'table-system-errors');
+    alarm(
+      'table-throttles',
+      tableThrottles(table),
+      0,
+      above,
+      'DynamoDB throttled requests on the table',
+      'table-throttles',
+    );
+    alarm(
+      'table-system-errors',
+      tableSystemErrors(table),
+      0,
+      above,
+      'DynamoDB system errors on the table',
+      'table-system-errors',
+    );
 
     platformDashboard(this, 'Dashboard', { ...res, alarms: this.alarms });
   }

@@ -23,31 +23,72 @@ export interface NagScope {
 const ack = (scope: Construct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
 
 /** `<LogicalId.Arn>/*`, as cdk-nag spells a wildcard under a resource's ARN. */
-const underArn = (stack: Stack, resource: Construct) => `<${stack.getLogicalId(resource.node.defaultChild as CfnResource)}.Arn>/*`;
+const underArn = (stack: Stack, resource: Construct) =>
+  `<${stack.getLogicalId(resource.node.defaultChild as CfnResource)}.Arn>/*`;
 
 /** `arn:<AWS::Partition>:ssm:...:parameter/<app>/<stage>/<path>`, as cdk-nag spells a parameter ARN. */
 const parameterPattern = (settings: StackSettings, path: string) =>
   `arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter/${paramPath(settings, path)}`;
 
 export function acknowledgeNagFindings(stack: Stack, { settings, data, queues, httpApi, monitoring }: NagScope): void {
-  ack(httpApi, 'AwsSolutions-APIG4', 'Every route authorizes in its function from the route table (bearer JWT, internal key or provider signature); public routes need none.');
+  ack(
+    httpApi,
+    'AwsSolutions-APIG4',
+    'Every route authorizes in its function from the route table (bearer JWT, internal key or provider signature); public routes need none.',
+  );
 
-  ack(stack, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray writes have no resource-level permissions, and SES sending is pinned by ses:FromAddress (sandbox recipients are identities too); test/infra/iam.test.ts allows nothing else on *.');
+  ack(
+    stack,
+    'AwsSolutions-IAM5[Resource::*]',
+    'X-Ray writes have no resource-level permissions, and SES sending is pinned by ses:FromAddress (sandbox recipients are identities too); test/infra/iam.test.ts allows nothing else on *.',
+  );
   for (const path of ['vault/*', 'vault-sources/*']) {
-    ack(stack, `AwsSolutions-IAM5[Resource::${parameterPattern(settings, path)}]`, 'Vault secrets are created at run time under this path; the path is the narrowest resource.');
+    ack(
+      stack,
+      `AwsSolutions-IAM5[Resource::${parameterPattern(settings, path)}]`,
+      'Vault secrets are created at run time under this path; the path is the narrowest resource.',
+    );
   }
-  ack(stack, `AwsSolutions-IAM5[Resource::${parameterPattern(settings, 'providers/*')}]`, 'One parameter per configured provider, named by the deployment, under this path only.');
+  ack(
+    stack,
+    `AwsSolutions-IAM5[Resource::${parameterPattern(settings, 'providers/*')}]`,
+    'One parameter per configured provider, named by the deployment, under this path only.',
+  );
   for (const bucket of [data.media, data.invoices]) {
-    ack(stack, `AwsSolutions-IAM5[Resource::${underArn(stack, bucket)}]`, 'Object keys are created at run time (per tenant); the grant covers this one bucket.');
+    ack(
+      stack,
+      `AwsSolutions-IAM5[Resource::${underArn(stack, bucket)}]`,
+      'Object keys are created at run time (per tenant); the grant covers this one bucket.',
+    );
   }
   for (const action of ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*']) {
-    ack(stack, `AwsSolutions-IAM5[Action::${action}]`, "The CDK's bucket read/write grant on one bucket: object versions, tags and multipart uploads the S3 client uses.");
+    ack(
+      stack,
+      `AwsSolutions-IAM5[Action::${action}]`,
+      "The CDK's bucket read/write grant on one bucket: object versions, tags and multipart uploads the S3 client uses.",
+    );
   }
 
-  ack(stack, 'Serverless-LambdaDLQ', 'No function is invoked asynchronously: API Gateway calls synchronously and workers are fed by SQS, whose queues have DLQs.');
-  ack(stack, 'Serverless-LambdaEventSourceMappingDestination', 'SQS event sources take no on-failure destination; the source queue redrives to its DLQ after 5 receives.');
+  ack(
+    stack,
+    'Serverless-LambdaDLQ',
+    'No function is invoked asynchronously: API Gateway calls synchronously and workers are fed by SQS, whose queues have DLQs.',
+  );
+  ack(
+    stack,
+    'Serverless-LambdaEventSourceMappingDestination',
+    'SQS event sources take no on-failure destination; the source queue redrives to its DLQ after 5 receives.',
+  );
   for (const dlq of Object.values(queues.deadLetters)) {
-    ack(dlq, 'Serverless-SQSRedrivePolicy', 'A dead-letter queue is the end of the line: its messages raise an alarm and are redriven by hand.');
+    ack(
+      dlq,
+      'Serverless-SQSRedrivePolicy',
+      'A dead-letter queue is the end of the line: its messages raise an alarm and are redriven by hand.',
+    );
   }
-  ack(monitoring.topic, 'Serverless-SNSRedrivePolicy', 'An alarm e-mail that cannot be delivered has no reader in a DLQ either; alarm states stay on the dashboard.');
+  ack(
+    monitoring.topic,
+    'Serverless-SNSRedrivePolicy',
+    'An alarm e-mail that cannot be delivered has no reader in a DLQ either; alarm states stay on the dashboard.',
+  );
 }

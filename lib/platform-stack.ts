@@ -62,19 +62,41 @@ export class PlatformStack extends Stack {
       const verifiesTokens = group !== 'fallback';
       this.functions.set(
         group,
-        appFunction(this, group, { description: spec.description, access: { ...spec, verifiesTokens }, defaultTimeoutSeconds: API_TIMEOUT_SECONDS }, res),
+        appFunction(
+          this,
+          group,
+          {
+            description: spec.description,
+            access: { ...spec, verifiesTokens },
+            defaultTimeoutSeconds: API_TIMEOUT_SECONDS,
+          },
+          res,
+        ),
       );
     }
     for (const [name, spec] of Object.entries(WORKERS)) {
       // The vault's sync job runs in the worker that holds vault access; it imports from vault-sources.
       const access = { ...spec, readsVaultSources: 'vault' in spec && spec.vault };
-      const fn = appFunction(this, name, { description: spec.description, access, defaultTimeoutSeconds: WORKER_TIMEOUT_SECONDS }, res);
-      fn.addEventSource(new SqsEventSource(queues.queues[spec.queue], { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }));
+      const fn = appFunction(
+        this,
+        name,
+        { description: spec.description, access, defaultTimeoutSeconds: WORKER_TIMEOUT_SECONDS },
+        res,
+      );
+      fn.addEventSource(
+        new SqsEventSource(queues.queues[spec.queue], { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }),
+      );
       this.functions.set(name, fn);
     }
 
     this.httpApi.addRoutes(routes, this.functions, this.functions.get('fallback')!);
-    this.monitoring = new Monitoring(this, 'Monitoring', { settings, api: this.httpApi.api, functions: this.functions, queues, table: data.table });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      settings,
+      api: this.httpApi.api,
+      functions: this.functions,
+      queues,
+      table: data.table,
+    });
     acknowledgeNagFindings(this, { settings, data, queues, httpApi: this.httpApi, monitoring: this.monitoring });
 
     new CfnOutput(this, 'TableName', { value: data.table.tableName });

@@ -59,18 +59,26 @@ const EMAIL = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;.]+$/;
 function alarmEmails(value: unknown): string[] {
   if (value === undefined) return [];
   const items = (Array.isArray(value) ? value.map(String) : String(value).split(',')).map((s) => s.trim());
-  if (!items.some(Boolean)) throw new Error('Context alarmEmail is empty: pass -c alarmEmail=ops@example.com, or leave it out for no e-mail subscription');
+  if (!items.some(Boolean))
+    throw new Error(
+      'Context alarmEmail is empty: pass -c alarmEmail=ops@example.com, or leave it out for no e-mail subscription',
+    );
   const bad = items.filter((s) => !EMAIL.test(s));
-  if (bad.length) throw new Error(`Context alarmEmail must be e-mail addresses separated by commas; not an address: ${bad.map((b) => JSON.stringify(b)).join(', ')}`);
+  if (bad.length)
+    throw new Error(
+      `Context alarmEmail must be e-mail addresses separated by commas; not an address: ${bad.map((b) => JSON.stringify(b)).join(', ')}`,
+    );
   return items;
 }
 
-const bool = (value: unknown): boolean | undefined => (value === undefined ? undefined : value === true || value === 'true');
+const bool = (value: unknown): boolean | undefined =>
+  value === undefined ? undefined : value === true || value === 'true';
 
 const stringMap = (value: unknown): Record<string, string> => {
   if (value === undefined) return {};
   const obj = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
-  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new Error('Context extraEnv must be an object of strings');
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+    throw new Error('Context extraEnv must be an object of strings');
   return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, String(v)]));
 };
 
@@ -98,9 +106,21 @@ export function readSettings(node: Node): StackSettings {
     extraEnv: stringMap(ctx('extraEnv')),
     monitoring: {
       alarmEmails: alarmEmails(ctx('alarmEmail')),
-      functionErrorRatePercent: positiveNumber(ctx('alarmFunctionErrorRatePercent'), MONITORING_DEFAULTS.functionErrorRatePercent, 'alarmFunctionErrorRatePercent'),
-      api5xxRatePercent: positiveNumber(ctx('alarmApi5xxRatePercent'), MONITORING_DEFAULTS.api5xxRatePercent, 'alarmApi5xxRatePercent'),
-      apiP99LatencyMs: positiveNumber(ctx('alarmApiP99LatencyMs'), MONITORING_DEFAULTS.apiP99LatencyMs, 'alarmApiP99LatencyMs'),
+      functionErrorRatePercent: positiveNumber(
+        ctx('alarmFunctionErrorRatePercent'),
+        MONITORING_DEFAULTS.functionErrorRatePercent,
+        'alarmFunctionErrorRatePercent',
+      ),
+      api5xxRatePercent: positiveNumber(
+        ctx('alarmApi5xxRatePercent'),
+        MONITORING_DEFAULTS.api5xxRatePercent,
+        'alarmApi5xxRatePercent',
+      ),
+      apiP99LatencyMs: positiveNumber(
+        ctx('alarmApiP99LatencyMs'),
+        MONITORING_DEFAULTS.apiP99LatencyMs,
+        'alarmApiP99LatencyMs',
+      ),
     },
   };
 }

@@ -19,7 +19,12 @@ const sum = { statistic: 'Sum', period: PERIOD } as const;
  */
 function percentOf(part: IMetric, whole: IMetric, key: string, label: string) {
   const [p, w] = [`part_${key}`, `whole_${key}`];
-  return new MathExpression({ expression: `IF(${w} > 0, 100 * ${p} / ${w}, 0)`, usingMetrics: { [p]: part, [w]: whole }, period: PERIOD, label });
+  return new MathExpression({
+    expression: `IF(${w} > 0, 100 * ${p} / ${w}, 0)`,
+    usingMetrics: { [p]: part, [w]: whole },
+    period: PERIOD,
+    label,
+  });
 }
 
 const idSafe = (name: string) => name.replace(/[^a-zA-Z0-9]/g, '_');
@@ -38,8 +43,10 @@ export const functionErrors = (fn: IFunction) => fn.metricErrors(sum);
 export const functionThrottles = (fn: IFunction) => fn.metricThrottles(sum);
 
 /** 5xx answers per 100 requests, over the whole API (its only stage is `$default`). */
-export const api5xxRate = (api: HttpApi) => percentOf(api.metricServerError(sum), api.metricCount(sum), 'api', '5xx rate (%)');
-export const apiP99Latency = (api: HttpApi) => api.metricLatency({ statistic: 'p99', period: PERIOD, label: 'p99 latency (ms)' });
+export const api5xxRate = (api: HttpApi) =>
+  percentOf(api.metricServerError(sum), api.metricCount(sum), 'api', '5xx rate (%)');
+export const apiP99Latency = (api: HttpApi) =>
+  api.metricLatency({ statistic: 'p99', period: PERIOD, label: 'p99 latency (ms)' });
 
 /**
  * The DynamoDB operations the functions are granted (lib/access.ts) plus the transactions built

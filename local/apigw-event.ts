@@ -18,7 +18,10 @@ const TEXT_TYPES = /^(application\/(.+\+)?json|text\/|application\/x-www-form-ur
  * route: lower-cased headers, decoded single-valued query parameters (repeated keys joined by
  * commas), path parameters, and a base64 body for binary content types.
  */
-export function toApiGatewayEvent(req: IncomingRequest, match: { route: RouteDef; params: Record<string, string> } | null): APIGatewayProxyEventV2 {
+export function toApiGatewayEvent(
+  req: IncomingRequest,
+  match: { route: RouteDef; params: Record<string, string> } | null,
+): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
   const query: Record<string, string> = {};

@@ -10,7 +10,10 @@ const secret = () => randomBytes(24).toString('base64url');
 /** The JWT key pair, created once and then kept in the local parameter store like in SSM. */
 export async function ensureSigningKeys(params: ParameterStore): Promise<boolean> {
   const names = signingParams();
-  const [pub, priv] = await Promise.all([params.get(names.publicJwks, { decrypt: false }), params.get(names.privateJwk)]);
+  const [pub, priv] = await Promise.all([
+    params.get(names.publicJwks, { decrypt: false }),
+    params.get(names.privateJwk),
+  ]);
   if (pub && priv) return false;
   const fresh = await generateSigningKeyParams();
   await params.put(names.publicJwks, fresh.publicJwks, { secure: false });
@@ -22,7 +25,9 @@ export async function ensureSigningKeys(params: ParameterStore): Promise<boolean
  * INTERNAL_API_KEY wins when set. Otherwise the key lives where AWS keeps it, the SecureString
  * `<prefix>/internal-api-key`, which here is a file in LOCAL_DATA_DIR, so it survives restarts.
  */
-export async function ensureInternalKey(params: ParameterStore): Promise<{ key: string; source: 'env' | 'stored' | 'generated' }> {
+export async function ensureInternalKey(
+  params: ParameterStore,
+): Promise<{ key: string; source: 'env' | 'stored' | 'generated' }> {
   if (process.env.INTERNAL_API_KEY) return { key: process.env.INTERNAL_API_KEY, source: 'env' };
   const name = `${config.paramPrefix}/internal-api-key`;
   const stored = await params.get(name);
@@ -32,7 +37,10 @@ export async function ensureInternalKey(params: ParameterStore): Promise<{ key: 
   return { key, source: 'generated' };
 }
 
-export type AdminOutcome = { email: string } & ({ status: 'exists' } | { status: 'created'; generatedPassword?: string });
+export type AdminOutcome = { email: string } & (
+  | { status: 'exists' }
+  | { status: 'created'; generatedPassword?: string }
+);
 
 /** Makes sure a SystemAdmin exists; an existing account is never changed. */
 export async function ensureAdmin(email = process.env.ADMIN_EMAIL || 'admin@example.com'): Promise<AdminOutcome> {

@@ -3,7 +3,13 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { type IndexDesign, keyAttributes, TABLE_DESIGN } from '#shared/data/table-design.ts';
 
 /** DynamoDB Local's jar ships inside amplify-dynamodb-simulator; only the jar is used. */
@@ -31,21 +37,36 @@ export interface RunningDynamo {
 /** Starts DynamoDB Local on a free port: in memory, or persisted under `dbPath`. */
 export async function startDynamoDbLocal(opts: { dbPath?: string } = {}): Promise<RunningDynamo> {
   const dir = dynamoDbLocalDir();
-  if (!existsSync(join(dir, 'DynamoDBLocal.jar'))) throw new Error(`DynamoDB Local jar not found in ${dir}; run npm ci`);
+  if (!existsSync(join(dir, 'DynamoDBLocal.jar')))
+    throw new Error(`DynamoDB Local jar not found in ${dir}; run npm ci`);
   const port = await freePort();
   const storage = opts.dbPath ? ['-dbPath', opts.dbPath] : ['-inMemory'];
   let child: ChildProcess;
   try {
-    child = spawn('java', [`-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', join(dir, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', ...storage], {
-      cwd: dir,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    child = spawn(
+      'java',
+      [
+        `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
+        '-jar',
+        join(dir, 'DynamoDBLocal.jar'),
+        '-port',
+        String(port),
+        '-sharedDb',
+        ...storage,
+      ],
+      {
+        cwd: dir,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
   } catch (err) {
     throw new Error(`Could not start Java for DynamoDB Local (Java 17+ must be installed): ${(err as Error).message}`);
   }
   const exited = new Promise<never>((_, reject) => {
     child.once('error', (err) =>
-      reject(new Error(`Could not start Java for DynamoDB Local (Java 17+ must be installed and on PATH): ${err.message}`)),
+      reject(
+        new Error(`Could not start Java for DynamoDB Local (Java 17+ must be installed and on PATH): ${err.message}`),
+      ),
     );
     child.once('exit', (code) => reject(new Error(`DynamoDB Local exited with code ${code}`)));
   });
@@ -76,14 +97,23 @@ export async function startDynamoDbLocal(opts: { dbPath?: string } = {}): Promis
 }
 
 export const localClient = (endpoint: string) =>
-  new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
 
 const indexKeySchema = (i: IndexDesign) => [
   { AttributeName: i.partitionKey, KeyType: 'HASH' as const },
   ...(i.sortKey ? [{ AttributeName: i.sortKey, KeyType: 'RANGE' as const }] : []),
 ];
-const gsi = (i: IndexDesign) => ({ IndexName: i.name, KeySchema: indexKeySchema(i), Projection: { ProjectionType: i.projection } });
-const attributeDefinitions = () => keyAttributes().map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
+const gsi = (i: IndexDesign) => ({
+  IndexName: i.name,
+  KeySchema: indexKeySchema(i),
+  Projection: { ProjectionType: i.projection },
+});
+const attributeDefinitions = () =>
+  keyAttributes().map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
 
 /**
  * Creates the table with the same keys and indexes as the stack, if it does not exist; a table
@@ -103,7 +133,11 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     // DynamoDB allows one index creation per UpdateTable call.
     for (const index of indexes.filter((i) => !existing.includes(i.name))) {
       await client.send(
-        new UpdateTableCommand({ TableName: tableName, AttributeDefinitions: attributeDefinitions(), GlobalSecondaryIndexUpdates: [{ Create: gsi(index) }] }),
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: attributeDefinitions(),
+          GlobalSecondaryIndexUpdates: [{ Create: gsi(index) }],
+        }),
       );
     }
     return;
@@ -121,6 +155,9 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     }),
   );
   await client.send(
-    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true } }),
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true },
+    }),
   );
 }

@@ -17,7 +17,10 @@ const SELECTOR = /^(.*):(\d+)$/;
  * parameter. The file is read on each call, so another process pointed at the same directory
  * (the e2e tests minting tokens) sees the server's keys. `readOnly` is for such readers.
  */
-export function fileParameterStore(dataDir: string, opts: { readOnly?: boolean } = {}): ParameterStore & {
+export function fileParameterStore(
+  dataDir: string,
+  opts: { readOnly?: boolean } = {},
+): ParameterStore & {
   versions(name: string): { version: number; value: string }[];
 } {
   const file = join(dataDir, 'parameters.json');
@@ -57,7 +60,12 @@ export function fileParameterStore(dataDir: string, opts: { readOnly?: boolean }
         .filter(([name]) => name.startsWith(prefix))
         .map(([name, p]) => {
           const latest = p.versions.at(-1)!;
-          return { name, value: visible(p, latest.value, decrypt), version: latest.version, lastModified: latest.lastModified };
+          return {
+            name,
+            value: visible(p, latest.value, decrypt),
+            version: latest.version,
+            lastModified: latest.lastModified,
+          };
         });
     },
     versions: (name) => (load()[name]?.versions ?? []).map(({ version, value }) => ({ version, value })),

@@ -7,7 +7,9 @@ export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => P
  * external providers, which live under `local/` so no deployed bundle can import them.
  */
 export async function loadGroupHandler(group: string): Promise<HttpHandler> {
-  const module = (group === 'local-providers' ? await import('./providers/index.ts') : await import(`../functions/${group}/index.ts`)) as {
+  const module = (
+    group === 'local-providers' ? await import('./providers/index.ts') : await import(`../functions/${group}/index.ts`)
+  ) as {
     handler: HttpHandler;
   };
   return module.handler;

@@ -55,15 +55,20 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
     if (--inFlight === 0) for (const wake of idle.splice(0)) wake();
   };
 
-  const park = (letter: DeadLetter) => exclusive(() => writeJson(deadLetterFile, [...readJson<DeadLetter[]>(deadLetterFile, []), letter]));
+  const park = (letter: DeadLetter) =>
+    exclusive(() => writeJson(deadLetterFile, [...readJson<DeadLetter[]>(deadLetterFile, []), letter]));
 
   async function deliver(queue: QueueName, record: SQSRecord, receiveCount: number) {
     let error = '';
     try {
       const handler = await loadWorker(queue);
-      const attempt = { ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(receiveCount) } };
+      const attempt = {
+        ...record,
+        attributes: { ...record.attributes, ApproximateReceiveCount: String(receiveCount) },
+      };
       const out = await handler({ Records: [attempt] }, lambdaContext(workerOf(queue)));
-      if (out?.batchItemFailures?.some((f) => f.itemIdentifier === record.messageId)) error = 'Reported in batchItemFailures';
+      if (out?.batchItemFailures?.some((f) => f.itemIdentifier === record.messageId))
+        error = 'Reported in batchItemFailures';
     } catch (err) {
       error = (err as Error).message ?? String(err);
     }
@@ -72,9 +77,18 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
       setTimeout(() => void deliver(queue, record, receiveCount + 1), backoffMs * 2 ** (receiveCount - 1)).unref();
       return;
     }
-    const letter = { queue, messageId: record.messageId, body: record.body, attempts: receiveCount, error, deadLetteredAt: new Date().toISOString() };
+    const letter = {
+      queue,
+      messageId: record.messageId,
+      body: record.body,
+      attempts: receiveCount,
+      error,
+      deadLetteredAt: new Date().toISOString(),
+    };
     await park(letter).catch((err) => console.error('[local-queue] could not persist dead letter', err));
-    console.error(`[local-queue] ${queue} message ${record.messageId} dead-lettered after ${receiveCount} attempts: ${error}`);
+    console.error(
+      `[local-queue] ${queue} message ${record.messageId} dead-lettered after ${receiveCount} attempts: ${error}`,
+    );
     settle();
   }
 
@@ -87,7 +101,12 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
         messageId: crypto.randomUUID(),
         receiptHandle: crypto.randomUUID(),
         body,
-        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(sentAt), SenderId: 'local', ApproximateFirstReceiveTimestamp: String(sentAt) },
+        attributes: {
+          ApproximateReceiveCount: '1',
+          SentTimestamp: String(sentAt),
+          SenderId: 'local',
+          ApproximateFirstReceiveTimestamp: String(sentAt),
+        },
         messageAttributes: {},
         md5OfBody: createHash('md5').update(body).digest('hex'),
         eventSource: 'aws:sqs',

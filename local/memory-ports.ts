@@ -1,9 +1,12 @@
 import type { Mailer, OutgoingEmail, ParameterStore, QueueMessage, QueueSender } from '#shared/platform/ports.ts';
 
 /** In-memory stand-ins with the same interfaces as SSM, SQS and SES (tests and the local store's core). */
-export function memoryParameterStore(initial: Record<string, string> = {}): ParameterStore & { dump(): Record<string, { value: string; version: number }> } {
+export function memoryParameterStore(
+  initial: Record<string, string> = {},
+): ParameterStore & { dump(): Record<string, { value: string; version: number }> } {
   const params = new Map<string, { value: string; version: number; lastModified: string }>();
-  for (const [k, v] of Object.entries(initial)) params.set(k, { value: v, version: 1, lastModified: new Date().toISOString() });
+  for (const [k, v] of Object.entries(initial))
+    params.set(k, { value: v, version: 1, lastModified: new Date().toISOString() });
   return {
     async get(name) {
       const p = params.get(name);

@@ -15,7 +15,13 @@ export function fileOutbox(dataDir: string): Mailer & { list(): SentEmail[] } {
   return {
     send: (mail) =>
       exclusive(() => {
-        const sent: SentEmail = { to: [...mail.to], subject: mail.subject, text: mail.text, html: mail.html, sentAt: new Date().toISOString() };
+        const sent: SentEmail = {
+          to: [...mail.to],
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          sentAt: new Date().toISOString(),
+        };
         writeJson(file, [...readJson<SentEmail[]>(file, []), sent]);
       }),
     list: () => readJson<SentEmail[]>(file, []),

@@ -26,7 +26,9 @@ export async function startS3(dataDir: string, host = '127.0.0.1'): Promise<Runn
   const S3rver = require('s3rver') as S3rverClass;
   // s3rver only knows the key pair S3RVER/S3RVER; teach it this process's dummy credentials so
   // the SDK's signed requests (and presigned URLs) verify as they would against S3.
-  const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account') as { DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void } };
+  const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account') as {
+    DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void };
+  };
   DUMMY_ACCOUNT.createKeyPair(process.env.AWS_ACCESS_KEY_ID || 'local', process.env.AWS_SECRET_ACCESS_KEY || 'local');
   const server = new S3rver({
     address: host,

@@ -9,7 +9,10 @@ import { PLANS } from '#shared/reference/plans.ts';
  * newest-first index keys and counter like any created item, so the feature's list code needs
  * nothing special; an existing record is left alone (an administrator may have edited it).
  */
-async function seedItem(name: PlatformCollection, record: { id: string; createdAt: string; name: string; code: string }): Promise<boolean> {
+async function seedItem(
+  name: PlatformCollection,
+  record: { id: string; createdAt: string; name: string; code: string },
+): Promise<boolean> {
   const collection = keys.platformCollection(name);
   const outcome = await transact([
     putNew({

@@ -19,7 +19,6 @@ export interface ListenerOptions {
   maxBodyBytes?: number;
 }
 
-
 /** The TCP peer, as API Gateway reports it: plain IPv4 rather than its IPv4-mapped IPv6 spelling. */
 export const peerAddress = (req: IncomingMessage) => (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
 
@@ -35,14 +34,23 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
       req.off('data', onData).pause();
       resolve(null);
     };
-    req.on('data', onData).once('error', reject).once('end', () => resolve(Buffer.concat(chunks)));
+    req
+      .on('data', onData)
+      .once('error', reject)
+      .once('end', () => resolve(Buffer.concat(chunks)));
   });
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyResultV2) {
   // Payload 2.0 lets a handler return a bare value; API Gateway then answers 200 with it as JSON.
   const structured = typeof result === 'object' && result !== null && 'statusCode' in result;
-  const out = structured ? result : { statusCode: 200, headers: { 'content-type': 'application/json' }, body: typeof result === 'string' ? result : JSON.stringify(result) };
+  const out = structured
+    ? result
+    : {
+        statusCode: 200,
+        headers: { 'content-type': 'application/json' },
+        body: typeof result === 'string' ? result : JSON.stringify(result),
+      };
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(out.headers ?? {})) headers[k.toLowerCase()] = String(v);
   if (out.cookies?.length) headers['set-cookie'] = out.cookies;
@@ -77,7 +85,11 @@ export function createApiListener(opts: ListenerOptions) {
     const page = opts.pages?.[path];
     if (page) {
       if (method !== 'GET') return send(res, errorToHttp(methodNotAllowed(['GET'])));
-      return send(res, { statusCode: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(page()) });
+      return send(res, {
+        statusCode: 200,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify(page()),
+      });
     }
     const body = await readBody(req, limit);
     if (body === null) {
@@ -89,8 +101,12 @@ export function createApiListener(opts: ListenerOptions) {
     const found = match(method, path);
     const route = found.kind === 'route' ? found : null;
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
-    const event = toApiGatewayEvent({ method, path, rawQuery, headers, body: body.length ? body : undefined, sourceIp: peerAddress(req) }, route);
+    for (const [k, v] of Object.entries(req.headers))
+      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+    const event = toApiGatewayEvent(
+      { method, path, rawQuery, headers, body: body.length ? body : undefined, sourceIp: peerAddress(req) },
+      route,
+    );
     const group = route?.route.group ?? 'fallback';
     const handler = await handlerFor(group);
     send(res, await handler(event, lambdaContext(group)));

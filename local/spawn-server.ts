@@ -19,14 +19,21 @@ export interface SpawnedServer {
 export function spawnLocalServer(env: Record<string, string>, readyTimeoutMs = 90_000): SpawnedServer {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/local-server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr = (stderr + c).slice(-20_000)));
   const ready = new Promise<string>((resolve, reject) => {
-    const fail = (why: string) => reject(new Error(`Local server ${why}.\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
+    const fail = (why: string) =>
+      reject(new Error(`Local server ${why}.\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
     const timer = setTimeout(() => fail(`was not ready within ${readyTimeoutMs / 1000} s`), readyTimeoutMs);
     child.once('exit', (code, signal) => (clearTimeout(timer), fail(`exited early (code ${code}, signal ${signal})`)));
     child.stdout!.setEncoding('utf8').on('data', (c: string) => {

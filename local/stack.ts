@@ -17,7 +17,8 @@ export class JavaMissingError extends Error {}
 export function requireJava(): void {
   const out = spawnSync('java', ['-version'], { encoding: 'utf8' });
   const needed = 'Java 17+ is required for DynamoDB Local (install a JDK/JRE 17 or newer and put `java` on PATH)';
-  if (out.error || out.status !== 0) throw new JavaMissingError(`${needed}; \`java -version\` failed: ${out.error?.message ?? out.stderr}`);
+  if (out.error || out.status !== 0)
+    throw new JavaMissingError(`${needed}; \`java -version\` failed: ${out.error?.message ?? out.stderr}`);
   const [, first = '0', second = '0'] = /version "(\d+)(?:\.(\d+))?/.exec(`${out.stderr}${out.stdout}`) ?? [];
   const major = first === '1' ? Number(second) : Number(first);
   if (major < 17) throw new JavaMissingError(`${needed}; found Java ${major}`);
@@ -65,7 +66,16 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     const internalKey = await ensureInternalKey(params);
     const admin = await ensureAdmin();
     const seeded = await seedReferenceData();
-    return { dynamoEndpoint: dynamo.endpoint, s3Endpoint: s3.endpoint, queue, outbox, admin, internalKey, seeded, stop };
+    return {
+      dynamoEndpoint: dynamo.endpoint,
+      s3Endpoint: s3.endpoint,
+      queue,
+      outbox,
+      admin,
+      internalKey,
+      seeded,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

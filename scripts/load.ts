@@ -24,7 +24,10 @@ const MAX_REQUESTS = Number(process.env.LOAD_MAX_REQUESTS ?? 100_000);
 async function api(base: string, method: string, path: string, token?: string, body?: unknown) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   const json = (await res.json().catch(() => undefined)) as any;
@@ -59,7 +62,10 @@ async function main() {
       maxSeats: 50,
     });
     const supplierIds: string[] = [];
-    for (let i = 0; i < 5; i++) supplierIds.push((await api(base, 'POST', '/api/suppliers', token, { name: `Seed supplier ${i}`, tenantId: tenant.id })).id);
+    for (let i = 0; i < 5; i++)
+      supplierIds.push(
+        (await api(base, 'POST', '/api/suppliers', token, { name: `Seed supplier ${i}`, tenantId: tenant.id })).id,
+      );
 
     const auth = { authorization: `Bearer ${token}` };
     const json = { ...auth, 'content-type': 'application/json' };
@@ -69,14 +75,21 @@ async function main() {
       { method: 'GET', path: '/api/health' },
       { method: 'GET', path: `/api/suppliers?${q}&pageSize=20`, headers: auth },
       { method: 'GET', path: `/api/suppliers/${supplierIds[0]}?${q}`, headers: auth },
-      { method: 'POST', path: '/api/suppliers', headers: json, body: JSON.stringify({ name: 'Load supplier', email: 'load@example.com', tenantId: tenant.id }) },
+      {
+        method: 'POST',
+        path: '/api/suppliers',
+        headers: json,
+        body: JSON.stringify({ name: 'Load supplier', email: 'load@example.com', tenantId: tenant.id }),
+      },
       { method: 'GET', path: `/api/product-services?${q}`, headers: auth },
       { method: 'GET', path: `/api/roles?${q}`, headers: auth },
     ];
     const expected: Record<string, number> = { 200: 5, 201: 1 };
     const mix = process.env.LOAD_MIX === 'health' ? requests.slice(0, 1) : requests;
 
-    console.log(`Load: ${CONNECTIONS} connections, ${DURATION} s (at most ${MAX_REQUESTS} requests), ${mix.length} request kinds, against ${base}`);
+    console.log(
+      `Load: ${CONNECTIONS} connections, ${DURATION} s (at most ${MAX_REQUESTS} requests), ${mix.length} request kinds, against ${base}`,
+    );
     const result = await autocannon({
       url: base,
       connections: CONNECTIONS,
@@ -85,9 +98,15 @@ async function main() {
       timeout: 10,
       requests: mix,
     });
-    const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, (s as { count: number }).count]));
-    const serverErrors = Object.entries(statuses).filter(([code]) => Number(code) >= 500).reduce((n, [, c]) => n + c, 0);
-    const unexpected = Object.entries(statuses).filter(([code]) => !(code in expected)).reduce((n, [, c]) => n + c, 0);
+    const statuses = Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, (s as { count: number }).count]),
+    );
+    const serverErrors = Object.entries(statuses)
+      .filter(([code]) => Number(code) >= 500)
+      .reduce((n, [, c]) => n + c, 0);
+    const unexpected = Object.entries(statuses)
+      .filter(([code]) => !(code in expected))
+      .reduce((n, [, c]) => n + c, 0);
     const total = Object.values(statuses).reduce((n, c) => n + c, 0);
     const summary = {
       mix: mix.map((r) => `${r.method} ${r.path?.split('?')[0]}`),
@@ -95,7 +114,13 @@ async function main() {
       durationSeconds: result.duration,
       requests: total,
       throughputRps: Math.round(result.requests.average),
-      latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, average: result.latency.average },
+      latencyMs: {
+        p50: result.latency.p50,
+        p90: result.latency.p90,
+        p99: result.latency.p99,
+        max: result.latency.max,
+        average: result.latency.average,
+      },
       statuses,
       serverErrors,
       socketErrors: result.errors,

@@ -47,16 +47,24 @@ process.env.PUBLIC_BASE_URL ||= baseUrl;
 const { admin, internalKey } = stack;
 console.log(`Data directory: ${dataDir}`);
 if (admin.status === 'exists') {
-  console.log(`Admin account: ${admin.email} (exists; left unchanged${process.env.ADMIN_PASSWORD ? ', ADMIN_PASSWORD not applied' : ''})`);
+  console.log(
+    `Admin account: ${admin.email} (exists; left unchanged${process.env.ADMIN_PASSWORD ? ', ADMIN_PASSWORD not applied' : ''})`,
+  );
 } else {
-  console.log(`Admin account: ${admin.email} (created)${admin.generatedPassword ? `\nAdmin password (generated): ${admin.generatedPassword}` : ''}`);
+  console.log(
+    `Admin account: ${admin.email} (created)${admin.generatedPassword ? `\nAdmin password (generated): ${admin.generatedPassword}` : ''}`,
+  );
 }
-if (internalKey.source === 'generated') console.log(`Internal API key (generated, kept in ${dataDir}): ${internalKey.key}`);
+if (internalKey.source === 'generated')
+  console.log(`Internal API key (generated, kept in ${dataDir}): ${internalKey.key}`);
 if (internalKey.source === 'stored') console.log(`Internal API key: kept in ${dataDir}/parameters.json`);
 for (const provider of ['payment-provider-a', 'payment-provider-b'] as const) {
-  const fromEnv = provider === 'payment-provider-a' ? 'PAYMENT_PROVIDER_A_WEBHOOK_SECRET' : 'PAYMENT_PROVIDER_B_WEBHOOK_SECRET';
+  const fromEnv =
+    provider === 'payment-provider-a' ? 'PAYMENT_PROVIDER_A_WEBHOOK_SECRET' : 'PAYMENT_PROVIDER_B_WEBHOOK_SECRET';
   const secret = (await webhookSecrets(provider))[0];
-  console.log(`Webhook signing secret, ${provider}${process.env[fromEnv] ? ` (from ${fromEnv})` : ` (kept in ${dataDir}; set ${fromEnv} to choose one)`}: ${secret}`);
+  console.log(
+    `Webhook signing secret, ${provider}${process.env[fromEnv] ? ` (from ${fromEnv})` : ` (kept in ${dataDir}; set ${fromEnv} to choose one)`}: ${secret}`,
+  );
 }
 if (stack.seeded) console.log(`Seeded ${stack.seeded} reference records (plans, built-in tools)`);
 console.log(`Started in ${process.uptime().toFixed(1)} s`);

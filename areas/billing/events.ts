@@ -23,7 +23,14 @@ export const providerAEnvelope = z.object({
 const A_OBJECTS = {
   'checkout.completed': z.object({ id: ref, amount_total: minor, currency, charge: z.nullable(ref), metadata }),
   'invoice.payment_succeeded': z.object({ id: ref, amount_paid: minor, currency, charge: ref, metadata }),
-  'invoice.payment_failed': z.object({ id: ref, amount_due: minor, currency, charge: z.nullable(ref), failure_message: z.optional(z.string().check(z.maxLength(500))), metadata }),
+  'invoice.payment_failed': z.object({
+    id: ref,
+    amount_due: minor,
+    currency,
+    charge: z.nullable(ref),
+    failure_message: z.optional(z.string().check(z.maxLength(500))),
+    metadata,
+  }),
   'charge.refunded': z.object({ id: ref, refund: ref, metadata }),
   'subscription.deleted': z.object({ id: uuid, metadata }),
 } as const;
@@ -84,18 +91,55 @@ function parseA(body: unknown): ParseOutcome {
     switch (type as keyof typeof A_OBJECTS) {
       case 'checkout.completed':
         return bySubscription
-          ? { kind: 'subscription.checkout', tenantId, subscriptionId: reference, amountMinor: o.amount_total, currency: o.currency, chargeRef: o.charge }
-          : { kind: 'payment.paid', tenantId, paymentId: reference, amountMinor: o.amount_total, currency: o.currency, chargeRef: o.charge };
+          ? {
+              kind: 'subscription.checkout',
+              tenantId,
+              subscriptionId: reference,
+              amountMinor: o.amount_total,
+              currency: o.currency,
+              chargeRef: o.charge,
+            }
+          : {
+              kind: 'payment.paid',
+              tenantId,
+              paymentId: reference,
+              amountMinor: o.amount_total,
+              currency: o.currency,
+              chargeRef: o.charge,
+            };
       case 'invoice.payment_succeeded':
         return bySubscription
-          ? { kind: 'subscription.renewed', tenantId, subscriptionId: reference, amountMinor: o.amount_paid, currency: o.currency, chargeRef: o.charge }
-          : { kind: 'payment.paid', tenantId, paymentId: reference, amountMinor: o.amount_paid, currency: o.currency, chargeRef: o.charge };
+          ? {
+              kind: 'subscription.renewed',
+              tenantId,
+              subscriptionId: reference,
+              amountMinor: o.amount_paid,
+              currency: o.currency,
+              chargeRef: o.charge,
+            }
+          : {
+              kind: 'payment.paid',
+              tenantId,
+              paymentId: reference,
+              amountMinor: o.amount_paid,
+              currency: o.currency,
+              chargeRef: o.charge,
+            };
       case 'invoice.payment_failed': {
-        const failed = { amountMinor: o.amount_due, currency: o.currency, chargeRef: o.charge, reason: o.failure_message ?? 'Payment failed' };
-        return bySubscription ? { kind: 'subscription.renewal_failed', tenantId, subscriptionId: reference, ...failed } : { kind: 'payment.failed', tenantId, paymentId: reference, ...failed };
+        const failed = {
+          amountMinor: o.amount_due,
+          currency: o.currency,
+          chargeRef: o.charge,
+          reason: o.failure_message ?? 'Payment failed',
+        };
+        return bySubscription
+          ? { kind: 'subscription.renewal_failed', tenantId, subscriptionId: reference, ...failed }
+          : { kind: 'payment.failed', tenantId, paymentId: reference, ...failed };
       }
       case 'charge.refunded':
-        return bySubscription ? { kind: 'ignored', eventType: type } : { kind: 'payment.refunded', tenantId, paymentId: reference, refundRef: o.refund };
+        return bySubscription
+          ? { kind: 'ignored', eventType: type }
+          : { kind: 'payment.refunded', tenantId, paymentId: reference, refundRef: o.refund };
       case 'subscription.deleted':
         return { kind: 'subscription.cancelled', tenantId, subscriptionId: o.id };
     }

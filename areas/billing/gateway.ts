@@ -33,7 +33,13 @@ export interface PaymentGateway {
   /** Charges a stored method; the outcome arrives as a webhook. */
   charge(req: CheckoutRequest & { providerMethodId: string }): Promise<{ sessionId: string }>;
   /** Asks for a refund of a settled charge; the provider confirms with a webhook. */
-  refund(req: { tenantId: string; paymentId: string; providerReferenceId: string; amountMinor: number; currency: string }): Promise<void>;
+  refund(req: {
+    tenantId: string;
+    paymentId: string;
+    providerReferenceId: string;
+    amountMinor: number;
+    currency: string;
+  }): Promise<void>;
   /** Exchanges a provider token (from the provider's card form) for a stored method; throws when declined. */
   attachMethod(token: string): Promise<AttachedMethod>;
 }
@@ -41,7 +47,8 @@ export interface PaymentGateway {
 export const paymentsNotConfigured = () =>
   new ApiError(503, 'PAYMENTS_NOT_CONFIGURED', 'Payment providers are not configured for this deployment');
 
-export const methodDeclined = () => new ApiError(400, 'PAYMENT_METHOD_DECLINED', 'The provider declined this payment method');
+export const methodDeclined = () =>
+  new ApiError(400, 'PAYMENT_METHOD_DECLINED', 'The provider declined this payment method');
 
 /**
  * The adapter of a provider. The local stage uses the stand-in that the local server also serves;

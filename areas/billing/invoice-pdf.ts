@@ -25,12 +25,21 @@ export async function renderInvoicePdf(doc: InvoiceDocument): Promise<Uint8Array
   pdf.setCreationDate(new Date(doc.issuedAt));
   pdf.setModificationDate(new Date(doc.issuedAt));
   const page = pdf.addPage([595, 842]);
-  const [regular, bold] = await Promise.all([pdf.embedFont(StandardFonts.Helvetica), pdf.embedFont(StandardFonts.HelveticaBold)]);
+  const [regular, bold] = await Promise.all([
+    pdf.embedFont(StandardFonts.Helvetica),
+    pdf.embedFont(StandardFonts.HelveticaBold),
+  ]);
   // Standard fonts cover WinAnsi only: anything else is replaced rather than failing the render.
   const safe = (s: string) => s.replace(/[^\x20-\x7e\u00a0-\u00ff]/g, '?');
   let y = 790;
   const line = (text: string, opts: { size?: number; font?: typeof regular; x?: number } = {}) => {
-    page.drawText(safe(text), { x: opts.x ?? 50, y, size: opts.size ?? 11, font: opts.font ?? regular, color: rgb(0.1, 0.1, 0.1) });
+    page.drawText(safe(text), {
+      x: opts.x ?? 50,
+      y,
+      size: opts.size ?? 11,
+      font: opts.font ?? regular,
+      color: rgb(0.1, 0.1, 0.1),
+    });
   };
   line('INVOICE', { size: 22, font: bold });
   y -= 30;
@@ -38,7 +47,9 @@ export async function renderInvoicePdf(doc: InvoiceDocument): Promise<Uint8Array
   y -= 16;
   line(`Billed to: ${doc.tenantName}`);
   y -= 16;
-  line(`Issued: ${doc.issuedAt.slice(0, 10)}${doc.paidAt ? `   Paid: ${doc.paidAt.slice(0, 10)}` : ''}   Status: ${doc.statusLabel}`);
+  line(
+    `Issued: ${doc.issuedAt.slice(0, 10)}${doc.paidAt ? `   Paid: ${doc.paidAt.slice(0, 10)}` : ''}   Status: ${doc.statusLabel}`,
+  );
   if (doc.planName) {
     y -= 16;
     line(`Plan: ${doc.planName}`);
@@ -63,7 +74,9 @@ export async function renderInvoicePdf(doc: InvoiceDocument): Promise<Uint8Array
 export async function storeInvoicePdf(doc: InvoiceDocument): Promise<string> {
   const key = invoicePdfKey(doc.tenantId, doc.id);
   const body = await renderInvoicePdf(doc);
-  await s3().send(new PutObjectCommand({ Bucket: config.invoiceBucket, Key: key, Body: body, ContentType: 'application/pdf' }));
+  await s3().send(
+    new PutObjectCommand({ Bucket: config.invoiceBucket, Key: key, Body: body, ContentType: 'application/pdf' }),
+  );
   return key;
 }
 

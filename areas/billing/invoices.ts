@@ -45,5 +45,8 @@ export async function invoicePdf(t: string, id: string) {
     });
     bytes = (await readInvoicePdf(key))!;
   }
-  return raw('application/pdf', bytes.toString('base64'), { base64: true, headers: { 'content-disposition': `inline; filename="invoice-${id}.pdf"`, 'cache-control': 'private, no-store' } });
+  return raw('application/pdf', bytes.toString('base64'), {
+    base64: true,
+    headers: { 'content-disposition': `inline; filename="invoice-${id}.pdf"`, 'cache-control': 'private, no-store' },
+  });
 }

@@ -33,7 +33,17 @@ export interface PaymentInput {
 
 export function newPayment(p: PaymentInput, now: string): TransactItem[] {
   const collection = billingKeys.payments(p.tenantId);
-  return [putNew({ ...billingKeys.payment(p.tenantId, p.id), ...keys.newestFirst(collection, now, p.id), ...p, failureReason: p.failureReason ?? null, createdAt: now, updatedAt: now }), bumpCounter(collection, 1)];
+  return [
+    putNew({
+      ...billingKeys.payment(p.tenantId, p.id),
+      ...keys.newestFirst(collection, now, p.id),
+      ...p,
+      failureReason: p.failureReason ?? null,
+      createdAt: now,
+      updatedAt: now,
+    }),
+    bumpCounter(collection, 1),
+  ];
 }
 
 export interface InvoiceInput {
@@ -54,7 +64,19 @@ export interface InvoiceInput {
 
 export function newInvoice(i: InvoiceInput, now: string): TransactItem[] {
   const collection = billingKeys.invoices(i.tenantId);
-  return [putNew({ ...billingKeys.invoice(i.tenantId, i.id), ...keys.newestFirst(collection, now, i.id), ...i, issuedAt: now, createdAt: now, updatedAt: now }), bumpCounter(collection, 1)];
+  return [
+    putNew({
+      ...billingKeys.invoice(i.tenantId, i.id),
+      ...keys.newestFirst(collection, now, i.id),
+      ...i,
+      issuedAt: now,
+      createdAt: now,
+      updatedAt: now,
+    }),
+    bumpCounter(collection, 1),
+  ];
 }
 
-export const INVOICE_STATUS_LABEL: Record<number, string> = Object.fromEntries(Object.entries(InvoiceStatus).map(([k, v]) => [v, k]));
+export const INVOICE_STATUS_LABEL: Record<number, string> = Object.fromEntries(
+  Object.entries(InvoiceStatus).map(([k, v]) => [v, k]),
+);

@@ -16,16 +16,28 @@ const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
 /** The tenant's methods (one Query) and its default pointer (one GetItem). */
 async function methodsOf(t: string): Promise<{ methods: Item[]; defaultId: string | null }> {
   const [methods, pointer] = await Promise.all([
-    queryItems({ TableName: config.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': billingKeys.methods(t) }, ConsistentRead: true }),
+    queryItems({
+      TableName: config.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': billingKeys.methods(t) },
+      ConsistentRead: true,
+    }),
     read(billingKeys.defaultMethod(t)),
   ]);
-  return { methods: methods.filter((m) => typeof m.id === 'string'), defaultId: (pointer?.methodId as string | undefined) ?? null };
+  return {
+    methods: methods.filter((m) => typeof m.id === 'string'),
+    defaultId: (pointer?.methodId as string | undefined) ?? null,
+  };
 }
 
 export async function listMethods(t: string) {
   const { methods, defaultId } = await methodsOf(t);
   return methods
-    .sort((a, b) => Number(b.id === defaultId) - Number(a.id === defaultId) || String(b.createdAt).localeCompare(String(a.createdAt)))
+    .sort(
+      (a, b) =>
+        Number(b.id === defaultId) - Number(a.id === defaultId) ||
+        String(b.createdAt).localeCompare(String(a.createdAt)),
+    )
     .map((m) => toMethod(m, defaultId));
 }
 
@@ -36,7 +48,8 @@ const pointTo = (t: string, methodId: string, now: string): TransactItem => ({
 /** Exchanges the provider token for a stored method; the tenant's first method becomes its default. */
 export async function addMethod(t: string, input: { provider: number; token: string }, actor: Principal) {
   const { methods, defaultId } = await methodsOf(t);
-  if (methods.length >= METHOD_LIMIT) throw conflict(`At most ${METHOD_LIMIT} payment methods per tenant`, 'LIMIT_REACHED');
+  if (methods.length >= METHOD_LIMIT)
+    throw conflict(`At most ${METHOD_LIMIT} payment methods per tenant`, 'LIMIT_REACHED');
   const gateway = await paymentGateway(input.provider as ProviderId);
   const card = await gateway.attachMethod(input.token);
   const id = crypto.randomUUID();
@@ -46,9 +59,24 @@ export async function addMethod(t: string, input: { provider: number; token: str
   await commitChange(
     [
       { Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-      makeDefault ? { Put: { TableName: config.tableName, Item: { ...billingKeys.defaultMethod(t), methodId: id, updatedAt: now }, ConditionExpression: 'attribute_not_exists(pk)' } } : null,
+      makeDefault
+        ? {
+            Put: {
+              TableName: config.tableName,
+              Item: { ...billingKeys.defaultMethod(t), methodId: id, updatedAt: now },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          }
+        : null,
     ],
-    { tenantId: t, actor, entityType: 'PaymentMethod', entityId: id, action: 'Created', changes: { provider: input.provider, lastFourDigits: card.lastFourDigits, isDefault: makeDefault } },
+    {
+      tenantId: t,
+      actor,
+      entityType: 'PaymentMethod',
+      entityId: id,
+      action: 'Created',
+      changes: { provider: input.provider, lastFourDigits: card.lastFourDigits, isDefault: makeDefault },
+    },
     now,
     'Payment methods changed meanwhile; try again',
   );
@@ -60,8 +88,24 @@ export async function setDefault(t: string, methodId: string, actor: Principal) 
   if (!method) throw notFound('Payment method');
   const now = new Date().toISOString();
   await commitChange(
-    [{ ConditionCheck: { TableName: config.tableName, Key: billingKeys.method(t, methodId), ConditionExpression: 'attribute_exists(pk)' } }, pointTo(t, methodId, now)],
-    { tenantId: t, actor, entityType: 'PaymentMethod', entityId: methodId, action: 'SetDefault', changes: { isDefault: true } },
+    [
+      {
+        ConditionCheck: {
+          TableName: config.tableName,
+          Key: billingKeys.method(t, methodId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      pointTo(t, methodId, now),
+    ],
+    {
+      tenantId: t,
+      actor,
+      entityType: 'PaymentMethod',
+      entityId: methodId,
+      action: 'SetDefault',
+      changes: { isDefault: true },
+    },
     now,
     notFound('Payment method'),
   );
@@ -73,7 +117,9 @@ export async function deleteMethod(t: string, methodId: string, actor: Principal
   const { methods, defaultId } = await methodsOf(t);
   if (!methods.some((m) => m.id === methodId)) throw notFound('Payment method');
   const now = new Date().toISOString();
-  const successor = methods.filter((m) => m.id !== methodId).sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))[0];
+  const successor = methods
+    .filter((m) => m.id !== methodId)
+    .sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))[0];
   const pointer: TransactItem[] =
     defaultId !== methodId
       ? []
@@ -81,7 +127,16 @@ export async function deleteMethod(t: string, methodId: string, actor: Principal
         ? [pointTo(t, String(successor.id), now)]
         : [{ Delete: { TableName: config.tableName, Key: billingKeys.defaultMethod(t) } }];
   await commitChange(
-    [{ Delete: { TableName: config.tableName, Key: billingKeys.method(t, methodId), ConditionExpression: 'attribute_exists(pk)' } }, ...pointer],
+    [
+      {
+        Delete: {
+          TableName: config.tableName,
+          Key: billingKeys.method(t, methodId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      ...pointer,
+    ],
     { tenantId: t, actor, entityType: 'PaymentMethod', entityId: methodId, action: 'Deleted', changes: null },
     now,
     notFound('Payment method'),

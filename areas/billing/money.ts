@@ -28,17 +28,22 @@ export const MAX_AMOUNT_MAJOR = 1_000_000;
  * Minor units of a decimal amount, or the reason it is not acceptable: not positive, more
  * decimals than the currency has, or above the limit.
  */
-export function toMinor(amount: number, currency: string): { ok: true; minor: number } | { ok: false; message: string } {
+export function toMinor(
+  amount: number,
+  currency: string,
+): { ok: true; minor: number } | { ok: false; message: string } {
   const decimals = CURRENCY_DECIMALS[currency];
   if (decimals === undefined) return { ok: false, message: `Unknown currency ${currency}` };
   if (!Number.isFinite(amount) || amount <= 0) return { ok: false, message: 'Amount must be greater than zero' };
   if (amount > MAX_AMOUNT_MAJOR) return { ok: false, message: `Amount must be at most ${MAX_AMOUNT_MAJOR}` };
   const [, fraction = ''] = String(amount).split('.');
-  if (fraction.length > decimals) return { ok: false, message: `${currency} amounts have at most ${decimals} decimals` };
+  if (fraction.length > decimals)
+    return { ok: false, message: `${currency} amounts have at most ${decimals} decimals` };
   return { ok: true, minor: Math.round(amount * 10 ** decimals) };
 }
 
 export const toMajor = (minor: number, currency: string) => minor / 10 ** (CURRENCY_DECIMALS[currency] ?? 2);
 
 /** `USD 29.00`: the amount with all the currency's decimals, for invoices. */
-export const formatMoney = (minor: number, currency: string) => `${currency} ${toMajor(minor, currency).toFixed(CURRENCY_DECIMALS[currency] ?? 2)}`;
+export const formatMoney = (minor: number, currency: string) =>
+  `${currency} ${toMajor(minor, currency).toFixed(CURRENCY_DECIMALS[currency] ?? 2)}`;

@@ -6,7 +6,15 @@ import { queryItems } from '#shared/data/query.ts';
 import { paymentGateway } from './gateway.ts';
 import { newPayment } from './ledger.ts';
 import { toMinor } from './money.ts';
-import { billingKeys, PaymentProvider, PaymentStatus, SubscriptionStatus, toPayment, type Item, type ProviderId } from './records.ts';
+import {
+  billingKeys,
+  PaymentProvider,
+  PaymentStatus,
+  SubscriptionStatus,
+  toPayment,
+  type Item,
+  type ProviderId,
+} from './records.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';
@@ -29,11 +37,17 @@ export interface ProcessInput {
  */
 export async function processPayment(t: string, input: ProcessInput, actor: Principal) {
   const money = toMinor(input.amount, input.currency);
-  if (!money.ok) throw validationError([{ path: money.message.startsWith('Unknown currency') ? 'body.currency' : 'body.amount', message: money.message }]);
+  if (!money.ok)
+    throw validationError([
+      { path: money.message.startsWith('Unknown currency') ? 'body.currency' : 'body.amount', message: money.message },
+    ]);
   const sub = await read(billingKeys.subscription(t, input.subscriptionId.toLowerCase()));
   if (!sub) throw notFound('Subscription');
-  if (Number(sub.status) === SubscriptionStatus.Cancelled) throw conflict('The subscription is cancelled', 'SUBSCRIPTION_CANCELLED');
-  const method = input.paymentMethodId ? await read(billingKeys.method(t, input.paymentMethodId.toLowerCase())) : undefined;
+  if (Number(sub.status) === SubscriptionStatus.Cancelled)
+    throw conflict('The subscription is cancelled', 'SUBSCRIPTION_CANCELLED');
+  const method = input.paymentMethodId
+    ? await read(billingKeys.method(t, input.paymentMethodId.toLowerCase()))
+    : undefined;
   if (input.paymentMethodId && !method) throw notFound('Payment method');
   const provider = (method ? Number(method.provider) : PaymentProvider.A) as ProviderId;
 
@@ -42,17 +56,43 @@ export async function processPayment(t: string, input: ProcessInput, actor: Prin
   const description = input.description?.trim() || `Payment for ${sub.planName} subscription`;
   await commitChange(
     newPayment(
-      { id, tenantId: t, subscriptionId: String(sub.id), invoiceId: null, amountMinor: money.minor, currency: input.currency, status: PaymentStatus.Pending, provider, providerReferenceId: null, paidAt: null, description },
+      {
+        id,
+        tenantId: t,
+        subscriptionId: String(sub.id),
+        invoiceId: null,
+        amountMinor: money.minor,
+        currency: input.currency,
+        status: PaymentStatus.Pending,
+        provider,
+        providerReferenceId: null,
+        paidAt: null,
+        description,
+      },
       now,
     ),
-    { tenantId: t, actor, entityType: 'Payment', entityId: id, action: 'Created', changes: { amountMinor: money.minor, currency: input.currency, provider, paymentMethodId: method?.id ?? null } },
+    {
+      tenantId: t,
+      actor,
+      entityType: 'Payment',
+      entityId: id,
+      action: 'Created',
+      changes: { amountMinor: money.minor, currency: input.currency, provider, paymentMethodId: method?.id ?? null },
+    },
     now,
     'The payment could not be recorded; try again',
   );
   countMetric('Payment', 'Pending');
 
   const gateway = await paymentGateway(provider);
-  const request = { tenantId: t, kind: 'payment' as const, reference: id, amountMinor: money.minor, currency: input.currency, description };
+  const request = {
+    tenantId: t,
+    kind: 'payment' as const,
+    reference: id,
+    amountMinor: money.minor,
+    currency: input.currency,
+    description,
+  };
   if (method) {
     await gateway.charge({ ...request, providerMethodId: String(method.providerMethodId) });
     return { paymentId: id, status: 'PENDING', checkoutUrl: null, expiresAt: null };
@@ -65,7 +105,10 @@ const dayStart = (d: string) => (d.length === 10 ? `${d}T00:00:00.000Z` : new Da
 const dayEnd = (d: string) => (d.length === 10 ? `${d}T23:59:59.999Z` : new Date(d).toISOString());
 
 /** Payment history: one Query of the newest-first index, bounded by the dates in its key condition. */
-export async function paymentHistory(t: string, q: { page: number; pageSize: number; startDate?: string; endDate?: string; statusFilter?: number }) {
+export async function paymentHistory(
+  t: string,
+  q: { page: number; pageSize: number; startDate?: string; endDate?: string; statusFilter?: number },
+) {
   const from = q.startDate ? dayStart(q.startDate) : '0000';
   const to = q.endDate ? `${dayEnd(q.endDate)}#~` : '9999';
   if (from > to) throw validationError([{ path: 'query.endDate', message: 'endDate is before startDate' }]);
@@ -74,7 +117,12 @@ export async function paymentHistory(t: string, q: { page: number; pageSize: num
     TableName: config.tableName,
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': billingKeys.payments(t), ':from': from, ':to': to, ...(filtered ? { ':s': q.statusFilter } : {}) },
+    ExpressionAttributeValues: {
+      ':pk': billingKeys.payments(t),
+      ':from': from,
+      ':to': to,
+      ...(filtered ? { ':s': q.statusFilter } : {}),
+    },
     ...(filtered ? { FilterExpression: '#status = :s', ExpressionAttributeNames: { '#status': 'status' } } : {}),
     ScanIndexForward: false,
   });
@@ -91,15 +139,20 @@ export async function requestRefund(t: string, paymentId: string, reason: string
   const key = billingKeys.payment(t, paymentId);
   const payment = await read(key);
   if (!payment) throw notFound('Payment');
-  if (Number(payment.status) !== PaymentStatus.Paid) throw conflict('Only a Paid payment can be refunded', 'PAYMENT_NOT_REFUNDABLE');
+  if (Number(payment.status) !== PaymentStatus.Paid)
+    throw conflict('Only a Paid payment can be refunded', 'PAYMENT_NOT_REFUNDABLE');
   const now = new Date().toISOString();
   await commitChange(
     [
-      updateItem(key, { refundRequestedAt: now, refundReason: reason, updatedAt: now }, {
-        condition: '#status = :paid AND attribute_not_exists(refundRequestedAt)',
-        names: { '#status': 'status' },
-        values: { ':paid': PaymentStatus.Paid },
-      }),
+      updateItem(
+        key,
+        { refundRequestedAt: now, refundReason: reason, updatedAt: now },
+        {
+          condition: '#status = :paid AND attribute_not_exists(refundRequestedAt)',
+          names: { '#status': 'status' },
+          values: { ':paid': PaymentStatus.Paid },
+        },
+      ),
     ],
     { tenantId: t, actor, entityType: 'Payment', entityId: paymentId, action: 'RefundRequested', changes: { reason } },
     now,
@@ -107,9 +160,21 @@ export async function requestRefund(t: string, paymentId: string, reason: string
   );
   try {
     const gateway = await paymentGateway(Number(payment.provider) as ProviderId);
-    await gateway.refund({ tenantId: t, paymentId, providerReferenceId: String(payment.providerReferenceId), amountMinor: Number(payment.amountMinor), currency: String(payment.currency) });
+    await gateway.refund({
+      tenantId: t,
+      paymentId,
+      providerReferenceId: String(payment.providerReferenceId),
+      amountMinor: Number(payment.amountMinor),
+      currency: String(payment.currency),
+    });
   } catch (err) {
-    await ddb().send(new UpdateCommand({ TableName: config.tableName, Key: key, UpdateExpression: 'REMOVE refundRequestedAt, refundReason' }));
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: key,
+        UpdateExpression: 'REMOVE refundRequestedAt, refundReason',
+      }),
+    );
     throw err;
   }
   return toPayment((await read(key)) ?? payment);

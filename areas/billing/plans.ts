@@ -19,7 +19,9 @@ export async function allPlans(now = Date.now()): Promise<PlanRecord[]> {
     ExpressionAttributeValues: { ':pk': keys.platformCollection('PLAN') },
   });
   // A stage whose table has no plan records yet (nothing seeded it) sells the plans in code.
-  const plans = (items.length ? items : [...PLANS]).sort((a, b) => a.type - b.type || a.billingPeriod - b.billingPeriod);
+  const plans = (items.length ? items : [...PLANS]).sort(
+    (a, b) => a.type - b.type || a.billingPeriod - b.billingPeriod,
+  );
   cached = { at: now, plans };
   return plans;
 }
@@ -49,6 +51,12 @@ export async function activePlans() {
 export async function planFor(planId: string, billingPeriod: number): Promise<PlanRecord> {
   const plan = (await allPlans()).find((p) => p.id === planId.toLowerCase() && p.isActive);
   if (!plan) throw notFound('Plan');
-  if (plan.billingPeriod !== billingPeriod) throw validationError([{ path: 'body.billingPeriod', message: `Plan ${plan.code} is billed ${plan.billingPeriod === 1 ? 'monthly (1)' : 'yearly (2)'}` }]);
+  if (plan.billingPeriod !== billingPeriod)
+    throw validationError([
+      {
+        path: 'body.billingPeriod',
+        message: `Plan ${plan.code} is billed ${plan.billingPeriod === 1 ? 'monthly (1)' : 'yearly (2)'}`,
+      },
+    ]);
   return plan;
 }

@@ -70,7 +70,11 @@ export interface InvoiceLine {
 export const toInvoiceDetail = (i: Item, tenantName: string) => ({
   ...toInvoice(i),
   tenantName,
-  items: ((i.items as InvoiceLine[] | undefined) ?? []).map((l) => ({ description: l.description, amount: toMajor(l.amountMinor, String(i.currency)), quantity: l.quantity })),
+  items: ((i.items as InvoiceLine[] | undefined) ?? []).map((l) => ({
+    description: l.description,
+    amount: toMajor(l.amountMinor, String(i.currency)),
+    quantity: l.quantity,
+  })),
 });
 
 export const toMethod = (i: Item, defaultId: string | null) => ({
@@ -92,7 +96,10 @@ export const toCurrentSubscription = (i: Item, now = Date.now()) => ({
   startDate: (str(i.startDate) ?? i.createdAt) as string,
   renewalDate: str(i.renewalDate),
   trialExpiresAt: str(i.trialExpiresAt),
-  isTrialActive: Number(i.status) === SubscriptionStatus.Trialing && !!i.trialExpiresAt && Date.parse(String(i.trialExpiresAt)) > now,
+  isTrialActive:
+    Number(i.status) === SubscriptionStatus.Trialing &&
+    !!i.trialExpiresAt &&
+    Date.parse(String(i.trialExpiresAt)) > now,
   billingPeriod: Number(i.billingPeriod),
   price: money(i, 'priceMinor'),
   currency: i.currency as string,
@@ -105,4 +112,5 @@ export function addPeriod(fromIso: string, billingPeriod: number): string {
   else d.setUTCMonth(d.getUTCMonth() + 1);
   return d.toISOString();
 }
-export const addDays = (fromIso: string, days: number) => new Date(Date.parse(fromIso) + days * 86_400_000).toISOString();
+export const addDays = (fromIso: string, days: number) =>
+  new Date(Date.parse(fromIso) + days * 86_400_000).toISOString();

@@ -8,7 +8,8 @@ const ENV: Record<PaymentProviderName, string> = {
   'payment-provider-b': 'PAYMENT_PROVIDER_B_WEBHOOK_SECRET',
 };
 
-export const webhookSecretParam = (provider: PaymentProviderName) => `${config.paramPrefix}/providers/${provider}/webhook-secret`;
+export const webhookSecretParam = (provider: PaymentProviderName) =>
+  `${config.paramPrefix}/providers/${provider}/webhook-secret`;
 
 const cache = new Map<PaymentProviderName, Promise<string[]>>();
 
@@ -24,7 +25,10 @@ export function webhookSecrets(provider: PaymentProviderName): Promise<string[]>
     pending = (async () => {
       const fromEnv = process.env[ENV[provider]];
       const value = fromEnv || (await storedSecret(provider));
-      return value.split(',').map((s) => s.trim()).filter(Boolean);
+      return value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     })();
     pending.catch(() => cache.delete(provider));
     cache.set(provider, pending);

@@ -8,7 +8,14 @@ import { queryItems } from '#shared/data/query.ts';
 import { transact, type TransactItem } from '#shared/data/transact.ts';
 import { paymentGateway } from './gateway.ts';
 import { toMajor } from './money.ts';
-import { addDays, billingKeys, PaymentProvider, SubscriptionStatus, toCurrentSubscription, type Item } from './records.ts';
+import {
+  addDays,
+  billingKeys,
+  PaymentProvider,
+  SubscriptionStatus,
+  toCurrentSubscription,
+  type Item,
+} from './records.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';
@@ -33,14 +40,20 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
   const plan = await planFor(input.planId, input.billingPeriod);
   const trialDays = input.trialDays ?? 0;
   if (trialDays > 0) {
-    if (!plan.isTrialEligible) throw validationError([{ path: 'body.trialDays', message: `Plan ${plan.code} has no trial` }]);
-    if (trialDays > plan.trialDays) throw validationError([{ path: 'body.trialDays', message: `At most ${plan.trialDays} days for plan ${plan.code}` }]);
-    if (await read(billingKeys.trialUsed(t))) throw validationError([{ path: 'body.trialDays', message: 'This tenant has had its trial already' }]);
+    if (!plan.isTrialEligible)
+      throw validationError([{ path: 'body.trialDays', message: `Plan ${plan.code} has no trial` }]);
+    if (trialDays > plan.trialDays)
+      throw validationError([
+        { path: 'body.trialDays', message: `At most ${plan.trialDays} days for plan ${plan.code}` },
+      ]);
+    if (await read(billingKeys.trialUsed(t)))
+      throw validationError([{ path: 'body.trialDays', message: 'This tenant has had its trial already' }]);
   }
   const now = new Date();
   const replaced = await unpaidToReplace(t);
   const gateway = await paymentGateway(PaymentProvider.A);
-  if (replaced && !(await gateway.expireCheckout(String(replaced.checkoutSessionId)))) throw conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
+  if (replaced && !(await gateway.expireCheckout(String(replaced.checkoutSessionId))))
+    throw conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
 
   const id = crypto.randomUUID();
   const checkout = await gateway.createCheckout({
@@ -80,17 +93,31 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
   const pointer: TransactItem = {
     Put: {
       TableName: config.tableName,
-      Item: { ...billingKeys.current(t), subscriptionId: id, state: 'pending', checkoutExpiresAt: checkout.expiresAt, updatedAt: at },
-      ConditionExpression: replaced ? '#state = :pending AND subscriptionId = :old' : 'attribute_not_exists(pk) OR #state = :cancelled',
+      Item: {
+        ...billingKeys.current(t),
+        subscriptionId: id,
+        state: 'pending',
+        checkoutExpiresAt: checkout.expiresAt,
+        updatedAt: at,
+      },
+      ConditionExpression: replaced
+        ? '#state = :pending AND subscriptionId = :old'
+        : 'attribute_not_exists(pk) OR #state = :cancelled',
       ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: replaced ? { ':pending': 'pending', ':old': replaced.id } : { ':cancelled': 'cancelled' },
+      ExpressionAttributeValues: replaced
+        ? { ':pending': 'pending', ':old': replaced.id }
+        : { ':cancelled': 'cancelled' },
     },
   };
   const cancelReplaced = replaced
-    ? updateItem(billingKeys.subscription(t, String(replaced.id)), { status: SubscriptionStatus.Cancelled, awaitingCheckout: false, cancelledAt: at, updatedAt: at }, {
-        condition: 'awaitingCheckout = :true',
-        values: { ':true': true },
-      })
+    ? updateItem(
+        billingKeys.subscription(t, String(replaced.id)),
+        { status: SubscriptionStatus.Cancelled, awaitingCheckout: false, cancelledAt: at, updatedAt: at },
+        {
+          condition: 'awaitingCheckout = :true',
+          values: { ':true': true },
+        },
+      )
     : null;
   // Nothing may point at the new checkout when the write fails: it is closed so it can never be paid.
   const closeCheckout = () => gateway.expireCheckout(checkout.sessionId).catch(() => false);
@@ -98,7 +125,17 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
     { Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
     pointer,
     ...(cancelReplaced ? [cancelReplaced] : []),
-    auditPut({ entityType: 'Subscription', entityId: id, action: 'Created', changes: { planId: plan.id, billingPeriod: plan.billingPeriod, trialDays }, actor, tenantId: t }, at),
+    auditPut(
+      {
+        entityType: 'Subscription',
+        entityId: id,
+        action: 'Created',
+        changes: { planId: plan.id, billingPeriod: plan.billingPeriod, trialDays },
+        actor,
+        tenantId: t,
+      },
+      at,
+    ),
   ]).catch(async (err: unknown) => {
     await closeCheckout();
     throw err;
@@ -118,7 +155,8 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
 async function unpaidToReplace(t: string): Promise<Item | null> {
   const pointer = await read(billingKeys.current(t));
   if (!pointer || pointer.state === 'cancelled') return null;
-  const sub = pointer.state === 'pending' ? await read(billingKeys.subscription(t, String(pointer.subscriptionId))) : undefined;
+  const sub =
+    pointer.state === 'pending' ? await read(billingKeys.subscription(t, String(pointer.subscriptionId))) : undefined;
   if (!sub?.awaitingCheckout) throw conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
   return sub;
 }
@@ -163,7 +201,15 @@ export async function tenantNames(ids: string[]): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   if (!ids.length) return names;
   const out = await ddb().send(
-    new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: ids.map((id) => keys.platformItem('TENANT', id)), ProjectionExpression: 'id, #n', ExpressionAttributeNames: { '#n': 'name' } } } }),
+    new BatchGetCommand({
+      RequestItems: {
+        [config.tableName]: {
+          Keys: ids.map((id) => keys.platformItem('TENANT', id)),
+          ProjectionExpression: 'id, #n',
+          ExpressionAttributeNames: { '#n': 'name' },
+        },
+      },
+    }),
   );
   for (const t of out.Responses?.[config.tableName] ?? []) names.set(String(t.id), String(t.name ?? ''));
   return names;
@@ -173,22 +219,33 @@ export async function tenantNames(ids: string[]): Promise<Map<string, string>> {
 export async function extendTrial(t: string, days: number, actor: Principal) {
   if (!(await read(keys.platformItem('TENANT', t)))) throw notFound('Tenant');
   const sub = await currentSubscriptionItem(t);
-  if (Number(sub.status) !== SubscriptionStatus.Trialing || !sub.trialExpiresAt) throw conflict('Only a trialing subscription can have its trial extended', 'NOT_TRIALING');
+  if (Number(sub.status) !== SubscriptionStatus.Trialing || !sub.trialExpiresAt)
+    throw conflict('Only a trialing subscription can have its trial extended', 'NOT_TRIALING');
   const from = String(sub.trialExpiresAt);
   const until = addDays(from, days);
   const now = new Date().toISOString();
   await commitChange(
     [
-      updateItem(billingKeys.subscription(t, String(sub.id)), { trialExpiresAt: until, renewalDate: until, updatedAt: now }, {
-        condition: '#status = :trialing AND trialExpiresAt = :from',
-        names: { '#status': 'status' },
-        values: { ':trialing': SubscriptionStatus.Trialing, ':from': from },
-      }),
+      updateItem(
+        billingKeys.subscription(t, String(sub.id)),
+        { trialExpiresAt: until, renewalDate: until, updatedAt: now },
+        {
+          condition: '#status = :trialing AND trialExpiresAt = :from',
+          names: { '#status': 'status' },
+          values: { ':trialing': SubscriptionStatus.Trialing, ':from': from },
+        },
+      ),
       updateItem(keys.platformItem('TENANT', t), { trialExpiresAt: until }),
     ],
-    { tenantId: t, actor, entityType: 'Subscription', entityId: String(sub.id), action: 'TrialExtended', changes: { additionalDays: days, trialExpiresAt: until } },
+    {
+      tenantId: t,
+      actor,
+      entityType: 'Subscription',
+      entityId: String(sub.id),
+      action: 'TrialExtended',
+      changes: { additionalDays: days, trialExpiresAt: until },
+    },
     now,
   );
   return toCurrentSubscription({ ...sub, trialExpiresAt: until, renewalDate: until });
 }
-

@@ -33,7 +33,8 @@ function sniff(head: Uint8Array): string[] | 'text' | null {
   if (startsWith(head, ascii('GIF87a')) || startsWith(head, ascii('GIF89a'))) return ['image/gif'];
   if (startsWith(head, ascii('RIFF')) && startsWith(head, ascii('WEBP'), 8)) return ['image/webp'];
   if (startsWith(head, ascii('%PDF-'))) return ['application/pdf'];
-  if (startsWith(head, ZIP)) return ALLOWED_TYPES.filter((t) => t.includes('openxmlformats') || t.includes('opendocument'));
+  if (startsWith(head, ZIP))
+    return ALLOWED_TYPES.filter((t) => t.includes('openxmlformats') || t.includes('opendocument'));
   if (startsWith(head, OLE)) return ['application/msword', 'application/vnd.ms-excel', 'application/vnd.ms-powerpoint'];
   return isText(head) ? 'text' : null;
 }
@@ -59,7 +60,12 @@ export function detectType(head: Uint8Array, declared: string | undefined): stri
   const family = sniff(head);
   const wanted = (declared ?? '').split(';')[0]!.trim().toLowerCase();
   if (family === null) return null;
-  if (family === 'text') return wanted === 'text/csv' ? 'text/csv' : wanted === 'text/plain' || !wanted || wanted === 'application/octet-stream' ? 'text/plain' : null;
+  if (family === 'text')
+    return wanted === 'text/csv'
+      ? 'text/csv'
+      : wanted === 'text/plain' || !wanted || wanted === 'application/octet-stream'
+        ? 'text/plain'
+        : null;
   if (family.includes(wanted)) return wanted;
   if (!wanted || wanted === 'application/octet-stream') return family[0]!;
   return null;

@@ -15,7 +15,11 @@ export interface FormRecord {
 }
 
 /** A submission is its own item (one GetItem by id), listed newest first in its site's FORMS collection. */
-export const formItem = (r: FormRecord) => ({ ...keys.contentRecord('FORM', r.id), ...keys.newestFirst(keys.siteList(r.siteId, 'FORMS'), r.createdAt, r.id), ...r });
+export const formItem = (r: FormRecord) => ({
+  ...keys.contentRecord('FORM', r.id),
+  ...keys.newestFirst(keys.siteList(r.siteId, 'FORMS'), r.createdAt, r.id),
+  ...r,
+});
 
 export const formView = (i: Item) => ({
   id: i.id as string,

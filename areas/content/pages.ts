@@ -25,7 +25,8 @@ export interface PageTranslation {
 }
 
 export const isPageItem = (i: Item) => /^PAGE#[^#]+$/.test(String(i.sk));
-export const isTranslationOf = (kind: 'PAGE' | 'POST', id: string) => (i: Item) => String(i.sk).startsWith(`${kind}#${id}#TR#`);
+export const isTranslationOf = (kind: 'PAGE' | 'POST', id: string) => (i: Item) =>
+  String(i.sk).startsWith(`${kind}#${id}#TR#`);
 
 export const toPage = (i: Item): PageRecord => ({
   id: i.id as string,
@@ -68,7 +69,11 @@ export const bySortOrder = (a: PageRecord, b: PageRecord) => a.sortOrder - b.sor
 export const canonicalLocale = (tag: string) => Intl.getCanonicalLocales(tag)[0]!;
 
 /** The translation in `locale`, else in the site's default locale, else none. */
-export function pickTranslation<T extends { locale: string }>(list: T[] | undefined, locale: string | undefined, fallback: string): T | undefined {
+export function pickTranslation<T extends { locale: string }>(
+  list: T[] | undefined,
+  locale: string | undefined,
+  fallback: string,
+): T | undefined {
   const wanted = locale ? canonicalLocale(locale) : fallback;
   return list?.find((t) => t.locale === wanted) ?? list?.find((t) => t.locale === fallback);
 }

@@ -64,7 +64,9 @@ export const postItem = (r: PostRecord) => ({
   pk: keys.siteContent(r.siteId),
   sk: sk.post(r.id),
   ...keys.newestFirst(keys.siteList(r.siteId, 'POSTS'), r.createdAt, r.id),
-  ...(r.isPublished && r.publishedAt ? { gsi2pk: keys.sitePublishedPosts(r.siteId), gsi2sk: `${r.publishedAt}#${r.id}` } : {}),
+  ...(r.isPublished && r.publishedAt
+    ? { gsi2pk: keys.sitePublishedPosts(r.siteId), gsi2sk: `${r.publishedAt}#${r.id}` }
+    : {}),
   ...r,
 });
 

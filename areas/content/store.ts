@@ -40,7 +40,8 @@ export const SITES = keys.platformCollection('SITE');
 export const claims = {
   domain: (domain: string) => keys.unique('DOMAIN', domain),
   master: (tenantId: string) => keys.unique('MASTER_SITE', tenantId),
-  pageSlug: (siteId: string, parentId: string | null, slug: string) => keys.unique('PAGE_SLUG', `${siteId}#${parentId ?? 'ROOT'}#${slug}`),
+  pageSlug: (siteId: string, parentId: string | null, slug: string) =>
+    keys.unique('PAGE_SLUG', `${siteId}#${parentId ?? 'ROOT'}#${slug}`),
   postSlug: (siteId: string, slug: string) => keys.unique('POST_SLUG', `${siteId}#${slug}`),
 };
 
@@ -68,7 +69,8 @@ export const toSite = (i: Item): SiteRecord => ({
   updatedAt: (i.updatedAt as string) ?? (i.createdAt as string),
 });
 
-export const getSite = async (id: string, consistent = true) => toSite(await readOr404(siteKey(id.toLowerCase()), 'Site', consistent));
+export const getSite = async (id: string, consistent = true) =>
+  toSite(await readOr404(siteKey(id.toLowerCase()), 'Site', consistent));
 
 /** Items of a site's partition whose sort key starts with `prefix` (all of them for ''). */
 export const siteItems = (siteId: string, prefix: string, consistent = true) =>
@@ -93,15 +95,28 @@ export async function siteOfRecord(kind: 'PAGE' | 'POST', id: string, label: str
 }
 
 /** One transaction of the change's items plus its audit entry; `conflicts[i]` names why item i failed (409). */
-export const commit = (items: (TransactItem | null)[], change: Change, conflicts: Record<number, string> = {}, now = new Date().toISOString()) =>
-  commitChange(items, change, now, conflicts);
+export const commit = (
+  items: (TransactItem | null)[],
+  change: Change,
+  conflicts: Record<number, string> = {},
+  now = new Date().toISOString(),
+) => commitChange(items, change, now, conflicts);
 
 export const put = (item: Item, condition?: string, values?: Item): TransactItem => ({
-  Put: { TableName: config.tableName, Item: item, ...(condition ? { ConditionExpression: condition } : {}), ...(values ? { ExpressionAttributeValues: values } : {}) },
+  Put: {
+    TableName: config.tableName,
+    Item: item,
+    ...(condition ? { ConditionExpression: condition } : {}),
+    ...(values ? { ExpressionAttributeValues: values } : {}),
+  },
 });
-export const del = (key: Key, condition?: string): TransactItem => ({ Delete: { TableName: config.tableName, Key: key, ...(condition ? { ConditionExpression: condition } : {}) } });
+export const del = (key: Key, condition?: string): TransactItem => ({
+  Delete: { TableName: config.tableName, Key: key, ...(condition ? { ConditionExpression: condition } : {}) },
+});
 /** A write conditioned on the site still existing (a concurrent delete must not leave orphans). */
-export const exists = (key: Key): TransactItem => ({ ConditionCheck: { TableName: config.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } });
+export const exists = (key: Key): TransactItem => ({
+  ConditionCheck: { TableName: config.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' },
+});
 export const siteExists = (siteId: string) => exists(siteKey(siteId));
 
 export const nullable = <T>(v: T | null | undefined): T | null => (v === undefined || v === '' ? null : v);

@@ -7,7 +7,12 @@ export interface Theme {
   preset: string | null;
 }
 
-const DEFAULT_THEME: Theme = { primaryColor: '#1f2937', secondaryColor: '#3b82f6', fontFamily: 'system-ui, sans-serif', preset: null };
+const DEFAULT_THEME: Theme = {
+  primaryColor: '#1f2937',
+  secondaryColor: '#3b82f6',
+  fontFamily: 'system-ui, sans-serif',
+  preset: null,
+};
 const COLOR = /^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 const FONT = /^[A-Za-z0-9][A-Za-z0-9 ,-]{0,99}$/;
 
@@ -21,8 +26,14 @@ export function themeOf(themeConfig: Record<string, unknown>): Theme {
     const v = themeConfig[name];
     return typeof v === 'string' && pattern.test(v) ? v : DEFAULT_THEME[name];
   };
-  const preset = typeof themeConfig.preset === 'string' && themeConfig.preset in THEME_PRESETS ? themeConfig.preset : null;
-  return { primaryColor: pick('primaryColor', COLOR), secondaryColor: pick('secondaryColor', COLOR), fontFamily: pick('fontFamily', FONT), preset };
+  const preset =
+    typeof themeConfig.preset === 'string' && themeConfig.preset in THEME_PRESETS ? themeConfig.preset : null;
+  return {
+    primaryColor: pick('primaryColor', COLOR),
+    secondaryColor: pick('secondaryColor', COLOR),
+    fontFamily: pick('fontFamily', FONT),
+    preset,
+  };
 }
 
 export const themeCss = (t: Theme) =>

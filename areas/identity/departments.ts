@@ -29,7 +29,10 @@ export const toDepartment = (item: Record<string, unknown>): DepartmentRecord =>
   createdAt: item.createdAt as string,
 });
 
-export async function getDepartment(tenantId: string, id: string): Promise<(DepartmentRecord & { depth: number }) | undefined> {
+export async function getDepartment(
+  tenantId: string,
+  id: string,
+): Promise<(DepartmentRecord & { depth: number }) | undefined> {
   const item = await getItem(departmentKey(tenantId, id.toLowerCase()));
   return item ? { ...toDepartment(item), depth: Number(item.depth ?? 0) } : undefined;
 }
@@ -45,7 +48,11 @@ export type CycleCheck = { ok: true; depth: number } | { ok: false; reason: 'cyc
  * `depth` is the department's new depth. Creates never form a cycle (a new id is in no chain),
  * so they use the parent's stored depth instead; this is the check an update of `parentId` runs.
  */
-export async function checkParentChain(departmentId: string, newParentId: string | null, lookup: ParentLookup): Promise<CycleCheck> {
+export async function checkParentChain(
+  departmentId: string,
+  newParentId: string | null,
+  lookup: ParentLookup,
+): Promise<CycleCheck> {
   let depth = 0;
   for (let current = newParentId; current !== null; depth++) {
     if (current === departmentId) return { ok: false, reason: 'cycle' };

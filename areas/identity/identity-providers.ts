@@ -41,7 +41,10 @@ export function providerConfig(id: ProviderId): OidcProviderConfig {
     clientId: env('CLIENT_ID', `saas-${config.stage}-${letter}`),
     scope: env('SCOPE', 'openid email profile'),
     pkce,
-    algorithms: env('ALGORITHMS', 'RS256,ES256,EdDSA').split(',').map((a) => a.trim()).filter(Boolean),
+    algorithms: env('ALGORITHMS', 'RS256,ES256,EdDSA')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean),
     clientSecretParam: `${config.paramPrefix}/providers/${id}/client-secret`,
   };
 }
@@ -55,7 +58,11 @@ export function redirectAllowList(): string[] {
   if (!fromEnv && config.stage !== 'local') return [];
   const list = fromEnv
     ? fromEnv.split(',')
-    : ['http://localhost:5173/auth/callback', 'http://127.0.0.1:5173/auth/callback', `${config.publicBaseUrl}/_local/oauth/callback`];
+    : [
+        'http://localhost:5173/auth/callback',
+        'http://127.0.0.1:5173/auth/callback',
+        `${config.publicBaseUrl}/_local/oauth/callback`,
+      ];
   return list.map((u) => u.trim()).filter(Boolean);
 }
 

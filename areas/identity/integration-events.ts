@@ -9,7 +9,11 @@ export type IntegrationEventType = 'user.registered' | (string & {});
  * An integration event record, as a transaction item written with the change it reports, so an
  * event exists exactly when its change does. The admin area lists them newest first.
  */
-export function integrationEventPut(eventType: IntegrationEventType, data: Record<string, unknown>, now = new Date().toISOString()): TransactItem {
+export function integrationEventPut(
+  eventType: IntegrationEventType,
+  data: Record<string, unknown>,
+  now = new Date().toISOString(),
+): TransactItem {
   const id = crypto.randomUUID();
   const collection = keys.platformCollection('INTEGRATION_EVENT');
   return {
@@ -29,4 +33,5 @@ export function integrationEventPut(eventType: IntegrationEventType, data: Recor
 }
 
 /** Bumped after the transaction (like the audit counter) so registrations do not contend on one item. */
-export const countIntegrationEvents = (n: number) => bumpCounterAfterCommit(keys.platformCollection('INTEGRATION_EVENT'), n);
+export const countIntegrationEvents = (n: number) =>
+  bumpCounterAfterCommit(keys.platformCollection('INTEGRATION_EVENT'), n);

@@ -14,7 +14,15 @@ import { assertMayGrant } from './ceiling.ts';
 import { countIntegrationEvents, integrationEventPut } from './integration-events.ts';
 import { membershipChangeItems } from './org-counters.ts';
 import { resolveRoles, systemRoleName } from './roles.ts';
-import { actingAs, getTenant, statusChangeItems, TENANT_STATUS_CODES, tenantKey, type Actor, type TenantRecord } from './tenants.ts';
+import {
+  actingAs,
+  getTenant,
+  statusChangeItems,
+  TENANT_STATUS_CODES,
+  tenantKey,
+  type Actor,
+  type TenantRecord,
+} from './tenants.ts';
 import { normalizeEmail, type UserRecord } from './users.ts';
 
 /** An invitation is open for 7 days; after that, or once used, its code redeems nothing. */
@@ -80,7 +88,11 @@ export function newInvitation(input: NewInvitation) {
   };
   const collection = invitationCollection(record.tenantId);
   const items: TransactItem[] = [
-    putNew({ ...invitationKey(record.tenantId, record.id), ...keys.newestFirst(collection, createdAt, record.id), ...record }),
+    putNew({
+      ...invitationKey(record.tenantId, record.id),
+      ...keys.newestFirst(collection, createdAt, record.id),
+      ...record,
+    }),
     claimUnique(keys.invitationCode(sha256(code)), {
       tenantId: record.tenantId,
       invitationId: record.id,
@@ -88,10 +100,21 @@ export function newInvitation(input: NewInvitation) {
     }),
     bumpCounter(collection, 1),
     auditPut(
-      { entityType: 'Invitation', entityId: record.id, action: 'create', changes: { email: record.email, roles: record.roles }, actor: input.actor, tenantId: record.tenantId },
+      {
+        entityType: 'Invitation',
+        entityId: record.id,
+        action: 'create',
+        changes: { email: record.email, roles: record.roles },
+        actor: input.actor,
+        tenantId: record.tenantId,
+      },
       createdAt,
     ),
-    integrationEventPut('membership.invited', { tenantId: record.tenantId, invitationId: record.id, roles: record.roles }, createdAt),
+    integrationEventPut(
+      'membership.invited',
+      { tenantId: record.tenantId, invitationId: record.id, roles: record.roles },
+      createdAt,
+    ),
   ];
   return { code, record, items, auditEntries: 1, integrationEvents: 1 };
 }
@@ -101,7 +124,11 @@ export function newInvitation(input: NewInvitation) {
  * someone's input and the mail may go to any address: it never reaches the subject, and the body
  * shows it quoted as a name (names cannot hold links or control characters).
  */
-export async function sendInvitationEmail(invitation: InvitationRecord, code: string, tenant: Pick<TenantRecord, 'name' | 'slug'>) {
+export async function sendInvitationEmail(
+  invitation: InvitationRecord,
+  code: string,
+  tenant: Pick<TenantRecord, 'name' | 'slug'>,
+) {
   const owner = invitation.roles.includes('TenantOwner');
   const named = `the organisation named "${tenant.name}"`;
   const what = owner ? `set up ${named} as its owner` : `join ${named}`;
@@ -118,7 +145,12 @@ export async function sendInvitationEmail(invitation: InvitationRecord, code: st
     'If you do not expect this invitation, ignore this message.',
   ].join('\n');
   const html = `<p>Hello,</p><p>You have been invited to ${escapeHtml(what)}.</p><p>Invitation code: <strong>${escapeHtml(code)}</strong></p><p>Register with this e-mail address and the code before ${escapeHtml(invitation.expiresAt)}.</p><p>If you do not expect this invitation, ignore this message.</p>`;
-  await sendEmail({ to: [invitation.email], subject: owner ? 'Set up your organisation' : 'Your invitation', text, html });
+  await sendEmail({
+    to: [invitation.email],
+    subject: owner ? 'Set up your organisation' : 'Your invitation',
+    text,
+    html,
+  });
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -156,7 +188,9 @@ export async function redeemInvitation(
   const lookup = await getItem<{ tenantId?: string; invitationId?: string }>(keys.invitationCode(sha256(code)));
   if (!lookup?.tenantId || !lookup.invitationId) return null;
   const { tenantId, invitationId } = lookup;
-  const read = await ddb().send(new GetCommand({ TableName: config.tableName, Key: invitationKey(tenantId, invitationId), ConsistentRead: true }));
+  const read = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: invitationKey(tenantId, invitationId), ConsistentRead: true }),
+  );
   const invitation = read.Item as InvitationRecord | undefined;
   const nowEpoch = epochSeconds(now.getTime());
   if (!invitation || invitation.status !== 'open' || invitation.expiresAtEpoch <= nowEpoch) return null;
@@ -166,7 +200,10 @@ export async function redeemInvitation(
 
   let membership: TransactItem[];
   try {
-    membership = await membershipChangeItems(tenantId, userId ?? invitation.id, null, { roles: invitation.roles, departmentId: null });
+    membership = await membershipChangeItems(tenantId, userId ?? invitation.id, null, {
+      roles: invitation.roles,
+      departmentId: null,
+    });
   } catch (err) {
     if (err instanceof ApiError) return null; // a role of the invitation no longer exists
     throw err;
@@ -187,7 +224,14 @@ export async function redeemInvitation(
     seatItem(tenantId, 1),
     ...membership,
     auditPut(
-      { entityType: 'Invitation', entityId: invitationId, action: 'redeem', changes: { email: invitation.email, roles: invitation.roles, userId }, actor, tenantId },
+      {
+        entityType: 'Invitation',
+        entityId: invitationId,
+        action: 'redeem',
+        changes: { email: invitation.email, roles: invitation.roles, userId },
+        actor,
+        tenantId,
+      },
       at,
     ),
     integrationEventPut('membership.joined', { tenantId, invitationId, userId, roles: invitation.roles }, at),
@@ -206,7 +250,8 @@ export function redeemFailure(failedAt: number[], offset: number): ApiError | nu
   return null;
 }
 
-export const invalidInvitation = () => badRequest('INVALID_INVITATION', 'The invitation code is invalid, used or expired');
+export const invalidInvitation = () =>
+  badRequest('INVALID_INVITATION', 'The invitation code is invalid, used or expired');
 export const seatLimitReached = () => conflict('The tenant has no free seats', 'SEAT_LIMIT_REACHED');
 
 /**
@@ -238,7 +283,12 @@ export async function activatePendingTenantOnOwnerVerified(user: UserRecord): Pr
   const tenant = await getTenant(user.tenantId, true);
   if (!tenant || tenant.status !== TENANT_STATUS_CODES.PENDING) return;
   const outcome = await transact(
-    statusChangeItems(tenant, TENANT_STATUS_CODES.ACTIVE, { userId: user.id, email: user.email }, 'owner-verified-email'),
+    statusChangeItems(
+      tenant,
+      TENANT_STATUS_CODES.ACTIVE,
+      { userId: user.id, email: user.email },
+      'owner-verified-email',
+    ),
   );
   if (!outcome.ok) return; // activated (or changed by an administrator) in the meantime
   await Promise.all([countAudit(1), countIntegrationEvents(1)]);
@@ -251,7 +301,12 @@ export async function activatePendingTenantOnOwnerVerified(user: UserRecord): Pr
  * ceiling applies (`assertMayGrant`): TenantOwner only from a TenantOwner or SystemAdmin, any other
  * role only from a caller holding all of its permissions (403).
  */
-export async function assignableRoles(tenantId: string, names: string[], principal: Principal, path = 'body.roles'): Promise<string[]> {
+export async function assignableRoles(
+  tenantId: string,
+  names: string[],
+  principal: Principal,
+  path = 'body.roles',
+): Promise<string[]> {
   if (names.some((n) => systemRoleName(n) === 'SystemAdmin')) {
     if (!isSystemAdmin(principal)) throw forbidden('Only a SystemAdmin can grant SystemAdmin');
     throw validationError([{ path, message: 'SystemAdmin is a platform role and cannot be given to a tenant user' }]);

@@ -33,7 +33,10 @@ const stateKey = (stateHash: string) => keys.oneTime('OAUTH_STATE', `state:${sta
 
 export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
-export function authorizationUrl(cfg: OidcProviderConfig, params: { redirectUri: string; state: string; nonce: string; codeChallenge?: string }) {
+export function authorizationUrl(
+  cfg: OidcProviderConfig,
+  params: { redirectUri: string; state: string; nonce: string; codeChallenge?: string },
+) {
   const url = new URL(cfg.authorizationEndpoint);
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('client_id', cfg.clientId);
@@ -69,10 +72,21 @@ export async function startFlow(cfg: OidcProviderConfig, redirectUri: string, no
     createdAt: now.toISOString(),
   };
   await transact([
-    { Put: { TableName: config.tableName, Item: { ...stateKey(flow.stateHash), ...flow, ttl: expiresAt }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: config.tableName,
+        Item: { ...stateKey(flow.stateHash), ...flow, ttl: expiresAt },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
   ]);
   return {
-    authorizationUrl: authorizationUrl(cfg, { redirectUri, state, nonce, ...(codeVerifier ? { codeChallenge: pkceChallenge(codeVerifier) } : {}) }),
+    authorizationUrl: authorizationUrl(cfg, {
+      redirectUri,
+      state,
+      nonce,
+      ...(codeVerifier ? { codeChallenge: pkceChallenge(codeVerifier) } : {}),
+    }),
     state,
     clientBinding,
     clientId: cfg.clientId,
@@ -82,7 +96,9 @@ export async function startFlow(cfg: OidcProviderConfig, redirectUri: string, no
 const invalidState = () => badRequest('INVALID_STATE', 'Unknown, expired or already used sign-in state');
 
 async function flowByStateHash(stateHash: string): Promise<AuthorizationFlow | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: stateKey(stateHash), ConsistentRead: true }));
+  const out = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: stateKey(stateHash), ConsistentRead: true }),
+  );
   return out.Item as AuthorizationFlow | undefined;
 }
 
@@ -91,9 +107,19 @@ async function flowByStateHash(stateHash: string): Promise<AuthorizationFlow | u
  * (constant-time); 400 INVALID_STATE otherwise. A wrong binding does not consume the flow, so a
  * stranger holding a leaked URL cannot spoil its owner's sign-in either.
  */
-export async function flowForState(provider: ProviderId, input: { state: string; redirectUri: string; clientBinding: string }, now = Date.now()): Promise<AuthorizationFlow> {
+export async function flowForState(
+  provider: ProviderId,
+  input: { state: string; redirectUri: string; clientBinding: string },
+  now = Date.now(),
+): Promise<AuthorizationFlow> {
   const flow = await flowByStateHash(sha256(input.state));
-  if (!flow || flow.expiresAt <= epochSeconds(now) || flow.provider !== provider || flow.redirectUri !== input.redirectUri) throw invalidState();
+  if (
+    !flow ||
+    flow.expiresAt <= epochSeconds(now) ||
+    flow.provider !== provider ||
+    flow.redirectUri !== input.redirectUri
+  )
+    throw invalidState();
   if (typeof flow.bindingHash !== 'string' || !sameDigest(sha256(input.clientBinding), flow.bindingHash)) {
     throw badRequest('INVALID_CLIENT_BINDING', 'This sign-in was started by another client');
   }
@@ -102,23 +128,45 @@ export async function flowForState(provider: ProviderId, input: { state: string;
 
 /** Deletes the flow; a second consumer (replay, race) gets 400 INVALID_STATE. */
 export async function consumeFlow(flow: AuthorizationFlow) {
-  const outcome = await transact([{ Delete: { TableName: config.tableName, Key: stateKey(flow.stateHash), ConditionExpression: 'attribute_exists(pk)' } }]);
+  const outcome = await transact([
+    {
+      Delete: {
+        TableName: config.tableName,
+        Key: stateKey(flow.stateHash),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+  ]);
   if (!outcome.ok) throw invalidState();
 }
 
 const providerError = (message: string) => new ApiError(502, 'PROVIDER_ERROR', message);
 
 /** Exchanges the code at the token endpoint (client_secret_basic). Returns the raw ID token. */
-export async function exchangeCode(cfg: OidcProviderConfig, code: string, redirectUri: string, codeVerifier: string | null): Promise<string> {
+export async function exchangeCode(
+  cfg: OidcProviderConfig,
+  code: string,
+  redirectUri: string,
+  codeVerifier: string | null,
+): Promise<string> {
   const secret = await providerClientSecret(cfg.id);
-  const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: cfg.clientId });
+  const form = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    client_id: cfg.clientId,
+  });
   if (codeVerifier) form.set('code_verifier', codeVerifier);
   const basic = Buffer.from(`${encodeURIComponent(cfg.clientId)}:${encodeURIComponent(secret)}`).toString('base64');
   let res: Response;
   try {
     res = await fetch(cfg.tokenEndpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        authorization: `Basic ${basic}`,
+      },
       body: form.toString(),
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
     });
@@ -129,7 +177,8 @@ export async function exchangeCode(cfg: OidcProviderConfig, code: string, redire
   if (res.status === 400 || res.status === 401) {
     throw badRequest('INVALID_AUTHORIZATION_CODE', 'The identity provider rejected the authorization code');
   }
-  if (!res.ok || typeof body?.id_token !== 'string') throw providerError('The identity provider returned an unexpected response');
+  if (!res.ok || typeof body?.id_token !== 'string')
+    throw providerError('The identity provider returned an unexpected response');
   return body.id_token;
 }
 
@@ -139,7 +188,11 @@ const jwksByUri = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 function providerJwks(uri: string) {
   let jwks = jwksByUri.get(uri);
   if (!jwks) {
-    jwks = createRemoteJWKSet(new URL(uri), { timeoutDuration: FETCH_TIMEOUT_MS, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 });
+    jwks = createRemoteJWKSet(new URL(uri), {
+      timeoutDuration: FETCH_TIMEOUT_MS,
+      cooldownDuration: 30_000,
+      cacheMaxAge: 10 * 60_000,
+    });
     jwksByUri.set(uri, jwks);
   }
   return jwks;
@@ -165,13 +218,15 @@ export async function verifyIdToken(cfg: OidcProviderConfig, idToken: string): P
       requiredClaims: ['sub', 'iat', 'exp', 'nonce'],
       clockTolerance: 30,
     });
-    if (typeof payload.nonce !== 'string' || typeof payload.sub !== 'string') throw new joseErrors.JWTClaimValidationFailed('nonce', payload);
+    if (typeof payload.nonce !== 'string' || typeof payload.sub !== 'string')
+      throw new joseErrors.JWTClaimValidationFailed('nonce', payload);
     return payload as IdTokenClaims;
   } catch (err) {
     if (err instanceof joseErrors.JWKSTimeout || (err instanceof TypeError && /fetch/i.test(err.message))) {
       throw providerError('The identity provider keys could not be fetched');
     }
-    if (err instanceof joseErrors.JOSEError) throw unauthorized('The identity provider token is not valid', 'INVALID_ID_TOKEN');
+    if (err instanceof joseErrors.JOSEError)
+      throw unauthorized('The identity provider token is not valid', 'INVALID_ID_TOKEN');
     throw err;
   }
 }
@@ -181,6 +236,7 @@ export function assertNonce(flow: AuthorizationFlow, claims: IdTokenClaims) {
   if (!sameDigest(sha256(claims.nonce), flow.nonceHash)) throw invalidState();
 }
 
-export const emailVerifiedClaim = (claims: IdTokenClaims) => claims.email_verified === true || claims.email_verified === 'true';
+export const emailVerifiedClaim = (claims: IdTokenClaims) =>
+  claims.email_verified === true || claims.email_verified === 'true';
 
 export const resetJwksCache = () => jwksByUri.clear();

@@ -43,17 +43,34 @@ export const sixDigitCode = () => randomInt(0, 1_000_000).toString().padStart(6,
 const digest = (salt: string, secret: string) => sha256(`${salt}:${secret}`);
 
 /** Stores a new secret for the subject, replacing any earlier one (and its spent attempts). */
-export function oneTimePut(kind: OneTimeKind, subject: string, secret: string, ttlSeconds: number, now = new Date()): TransactItem {
+export function oneTimePut(
+  kind: OneTimeKind,
+  subject: string,
+  secret: string,
+  ttlSeconds: number,
+  now = new Date(),
+): TransactItem {
   const salt = randomToken(16);
   const expiresAt = epochSeconds(now.getTime()) + ttlSeconds;
-  const item: OneTimeItem = { secretHash: digest(salt, secret), salt, attempts: 0, byAddress: {}, expiresAt, createdAt: now.toISOString() };
+  const item: OneTimeItem = {
+    secretHash: digest(salt, secret),
+    salt,
+    attempts: 0,
+    byAddress: {},
+    expiresAt,
+    createdAt: now.toISOString(),
+  };
   return { Put: { TableName: config.tableName, Item: { ...keys.oneTime(kind, subject), ...item, ttl: expiresAt } } };
 }
 
-export type CheckOutcome = { ok: true; secretHash: string } | { ok: false; reason: 'missing' | 'expired' | 'locked' | 'mismatch' };
+export type CheckOutcome =
+  | { ok: true; secretHash: string }
+  | { ok: false; reason: 'missing' | 'expired' | 'locked' | 'mismatch' };
 
 const compare = (item: OneTimeItem, secret: string): CheckOutcome =>
-  sameDigest(digest(item.salt, secret), item.secretHash) ? { ok: true, secretHash: item.secretHash } : { ok: false, reason: 'mismatch' };
+  sameDigest(digest(item.salt, secret), item.secretHash)
+    ? { ok: true, secretHash: item.secretHash }
+    : { ok: false, reason: 'mismatch' };
 
 /** A reset token: compared without spending anything (see above). */
 async function checkToken(subject: string, secret: string, now: Date): Promise<CheckOutcome> {
@@ -74,7 +91,12 @@ async function checkCode(subject: string, secret: string, address: string, now: 
         ConditionExpression:
           'attribute_exists(pk) AND attempts < :max AND expiresAt > :now AND (attribute_not_exists(byAddress.#addr) OR byAddress.#addr < :perAddress)',
         ExpressionAttributeNames: { '#addr': sha256(address).slice(0, 16) },
-        ExpressionAttributeValues: { ':one': 1, ':max': MAX_ATTEMPTS, ':perAddress': MAX_ATTEMPTS_PER_ADDRESS, ':now': epochSeconds(now.getTime()) },
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':max': MAX_ATTEMPTS,
+          ':perAddress': MAX_ATTEMPTS_PER_ADDRESS,
+          ':now': epochSeconds(now.getTime()),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -87,7 +109,13 @@ async function checkCode(subject: string, secret: string, address: string, now: 
   }
 }
 
-export function checkOneTime(kind: OneTimeKind, subject: string, secret: string, address: string, now = new Date()): Promise<CheckOutcome> {
+export function checkOneTime(
+  kind: OneTimeKind,
+  subject: string,
+  secret: string,
+  address: string,
+  now = new Date(),
+): Promise<CheckOutcome> {
   return kind === 'RESET' ? checkToken(subject, secret, now) : checkCode(subject, secret, address, now);
 }
 
@@ -102,7 +130,9 @@ export const consumeOneTime = (kind: OneTimeKind, subject: string, secretHash: s
 });
 
 export async function getOneTime(kind: OneTimeKind, subject: string): Promise<OneTimeItem | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.oneTime(kind, subject), ConsistentRead: true }));
+  const out = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: keys.oneTime(kind, subject), ConsistentRead: true }),
+  );
   return out.Item as OneTimeItem | undefined;
 }
 
@@ -123,12 +153,20 @@ export function cooldownPut(subject: string, now = new Date()): TransactItem {
   return {
     Put: {
       TableName: config.tableName,
-      Item: { ...keys.oneTime('RESEND', subject), sentAt: now.getTime(), ttl: epochSeconds(now.getTime()) + RESEND_COOLDOWN_SECONDS + 60 },
+      Item: {
+        ...keys.oneTime('RESEND', subject),
+        sentAt: now.getTime(),
+        ttl: epochSeconds(now.getTime()) + RESEND_COOLDOWN_SECONDS + 60,
+      },
     },
   };
 }
 
-export async function claimCooldown(subject: string, seconds = RESEND_COOLDOWN_SECONDS, now = Date.now()): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }> {
+export async function claimCooldown(
+  subject: string,
+  seconds = RESEND_COOLDOWN_SECONDS,
+  now = Date.now(),
+): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }> {
   const key = keys.oneTime('RESEND', subject);
   try {
     await ddb().send(
@@ -138,7 +176,11 @@ export async function claimCooldown(subject: string, seconds = RESEND_COOLDOWN_S
         UpdateExpression: 'SET sentAt = :now, #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(pk) OR sentAt <= :cutoff',
         ExpressionAttributeNames: { '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':now': now, ':cutoff': now - seconds * 1000, ':ttl': epochSeconds(now) + seconds + 60 },
+        ExpressionAttributeValues: {
+          ':now': now,
+          ':cutoff': now - seconds * 1000,
+          ':ttl': epochSeconds(now) + seconds + 60,
+        },
       }),
     );
     return { allowed: true };

@@ -14,7 +14,11 @@ export interface Membership {
 }
 
 /** `ADD field :n` on an item that must exist (so a counter never conjures a stub item). */
-export function addToCount(key: { pk: string; sk: string }, field: 'userCount' | 'memberCount' | 'childCount', by: number): TransactItem {
+export function addToCount(
+  key: { pk: string; sk: string },
+  field: 'userCount' | 'memberCount' | 'childCount',
+  by: number,
+): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
@@ -32,7 +36,12 @@ const tenantRoleNames = (m: Membership | null) =>
   new Set((m?.roles ?? []).filter((r) => systemRoleName(r) !== 'SystemAdmin').map((r) => r.toLowerCase()));
 
 /** Transaction items that keep role `userCount` and department `userCount` exact when a user's membership changes (before null = new user; after null = deleted user; also removes the user's group memberships and decrements memberCount when after is null). */
-export async function membershipChangeItems(tenantId: string, userId: string, before: Membership | null, after: Membership | null): Promise<TransactItem[]> {
+export async function membershipChangeItems(
+  tenantId: string,
+  userId: string,
+  before: Membership | null,
+  after: Membership | null,
+): Promise<TransactItem[]> {
   const items: TransactItem[] = [];
   const was = tenantRoleNames(before);
   const is = tenantRoleNames(after);
@@ -42,7 +51,8 @@ export async function membershipChangeItems(tenantId: string, userId: string, be
   if (delta.size) {
     const ids = await roleIdsByName(tenantId, [...delta.keys()]);
     const unknown = [...delta].filter(([name, by]) => by > 0 && !ids.has(name)).map(([name]) => name);
-    if (unknown.length) throw validationError([{ path: 'body.roles', message: `Unknown roles: ${unknown.join(', ')}` }]);
+    if (unknown.length)
+      throw validationError([{ path: 'body.roles', message: `Unknown roles: ${unknown.join(', ')}` }]);
     for (const [name, by] of delta) {
       const id = ids.get(name);
       // A role that no longer resolves has nothing left to decrement.
@@ -87,7 +97,10 @@ const groupIdsOfUser = async (tenantId: string, userId: string) =>
 
 /** The user's groups as {id, name}[] (for user detail). */
 export async function groupsOfUser(tenantId: string, userId: string): Promise<{ id: string; name: string }[]> {
-  return (await queryUserGroups(tenantId, userId)).map((m) => ({ id: m.groupId as string, name: m.groupName as string }));
+  return (await queryUserGroups(tenantId, userId)).map((m) => ({
+    id: m.groupId as string,
+    name: m.groupName as string,
+  }));
 }
 
 /** Department name for user detail, or null. */

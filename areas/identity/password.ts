@@ -18,7 +18,8 @@ export function scryptParams(env: NodeJS.ProcessEnv = process.env): { N: number;
   const log2 = env.SCRYPT_TEST_LOG2_N;
   if (!log2) return SCRYPT_PARAMS;
   const n = Number(log2);
-  if (!Number.isInteger(n) || n < 10 || n > 17) throw new Error(`SCRYPT_TEST_LOG2_N must be an integer from 10 to 17, not ${log2}`);
+  if (!Number.isInteger(n) || n < 10 || n > 17)
+    throw new Error(`SCRYPT_TEST_LOG2_N must be an integer from 10 to 17, not ${log2}`);
   return { ...SCRYPT_PARAMS, N: 2 ** n };
 }
 
@@ -27,7 +28,10 @@ const maxmem = (N: number, r: number) => 128 * N * r * 2;
 /** `scrypt$N$r$p$salt$hash` (base64url parts). */
 export async function hashPassword(password: string, params = scryptParams()): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, { ...params, maxmem: maxmem(params.N, params.r) });
+  const key = await scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, {
+    ...params,
+    maxmem: maxmem(params.N, params.r),
+  });
   return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 

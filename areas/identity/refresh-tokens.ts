@@ -9,7 +9,8 @@ import { queryItems } from '#shared/data/query.ts';
 /** Refresh token lifetimes, sliding on every rotation: 30 days with rememberMe, 1 day without. */
 export const REFRESH_TTL_SECONDS = { rememberMe: 30 * 24 * 3600, session: 24 * 3600 } as const;
 
-export const refreshTtl = (rememberMe: boolean) => (rememberMe ? REFRESH_TTL_SECONDS.rememberMe : REFRESH_TTL_SECONDS.session);
+export const refreshTtl = (rememberMe: boolean) =>
+  rememberMe ? REFRESH_TTL_SECONDS.rememberMe : REFRESH_TTL_SECONDS.session;
 
 /** One refresh token, stored under the SHA-256 of its value. Rotated tokens stay to detect reuse. */
 export interface RefreshTokenItem {
@@ -83,18 +84,29 @@ export function newSession(user: SessionOwner, rememberMe: boolean, now = new Da
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    tokenPut(refreshToken, { familyId, userId: user.id, tenantId: user.tenantId, status: 'active', createdAt, expiresAt }),
+    tokenPut(refreshToken, {
+      familyId,
+      userId: user.id,
+      tenantId: user.tenantId,
+      status: 'active',
+      createdAt,
+      expiresAt,
+    }),
   ];
   return { refreshToken, familyId, items };
 }
 
 export async function findRefreshToken(token: string): Promise<RefreshTokenItem | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.refreshToken(sha256(token)), ConsistentRead: true }));
+  const out = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: keys.refreshToken(sha256(token)), ConsistentRead: true }),
+  );
   return out.Item as RefreshTokenItem | undefined;
 }
 
 export async function getFamily(familyId: string): Promise<TokenFamily | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.tokenFamily(familyId), ConsistentRead: true }));
+  const out = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: keys.tokenFamily(familyId), ConsistentRead: true }),
+  );
   return out.Item as TokenFamily | undefined;
 }
 
@@ -145,17 +157,20 @@ export async function rotate(presented: string, family: TokenFamily, now = new D
 
 /** Revokes a family (idempotent: the first reason and time are kept). */
 export async function revokeFamily(familyId: string, reason: string, now = new Date()) {
-  await ddb().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: keys.tokenFamily(familyId),
-      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now), revokedReason = if_not_exists(revokedReason, :reason)',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':now': now.toISOString(), ':reason': reason },
-    }),
-  ).catch((err: { name?: string }) => {
-    if (err.name !== 'ConditionalCheckFailedException') throw err;
-  });
+  await ddb()
+    .send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.tokenFamily(familyId),
+        UpdateExpression:
+          'SET revokedAt = if_not_exists(revokedAt, :now), revokedReason = if_not_exists(revokedReason, :reason)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':reason': reason },
+      }),
+    )
+    .catch((err: { name?: string }) => {
+      if (err.name !== 'ConditionalCheckFailedException') throw err;
+    });
 }
 
 /**
@@ -177,4 +192,7 @@ export async function revokeAllFamilies(userId: string, reason: string): Promise
 
 /** True when the family may still mint tokens for this user record. */
 export const familyIsLive = (family: TokenFamily | undefined, user: SessionOwner, nowSeconds = epochSeconds()) =>
-  !!family && !family.revokedAt && family.expiresAt > nowSeconds && family.sessionVersion === (user.sessionVersion ?? 0);
+  !!family &&
+  !family.revokedAt &&
+  family.expiresAt > nowSeconds &&
+  family.sessionVersion === (user.sessionVersion ?? 0);

@@ -27,9 +27,11 @@ type TenantSystemRole = (typeof TENANT_SYSTEM_ROLES)[number];
 const RESERVED = new Map(['SystemAdmin', ...TENANT_SYSTEM_ROLES].map((n) => [n.toLowerCase(), n]));
 
 /** The canonical system role a name denotes (case-insensitive), if any; SystemAdmin included. */
-export const systemRoleName = (name: string): SystemRole | undefined => RESERVED.get(name.toLowerCase()) as SystemRole | undefined;
+export const systemRoleName = (name: string): SystemRole | undefined =>
+  RESERVED.get(name.toLowerCase()) as SystemRole | undefined;
 
-const isTenantSystemRole = (name: string): name is TenantSystemRole => (TENANT_SYSTEM_ROLES as readonly string[]).includes(name);
+const isTenantSystemRole = (name: string): name is TenantSystemRole =>
+  (TENANT_SYSTEM_ROLES as readonly string[]).includes(name);
 
 /**
  * A system role's id is derived from its tenant and name (a v4-shaped UUID of a hash), so its
@@ -59,7 +61,8 @@ export function toRole(item: Record<string, unknown>): RoleRecord {
     tenantId: item.tenantId as string,
     scope: (item.scope as string | null) ?? null,
     // System roles' grants come from the code, so a catalog change applies to every tenant at once.
-    permissions: isSystem && isTenantSystemRole(name) ? [...SYSTEM_ROLE_PERMISSIONS[name]] : stored.filter(isPermission),
+    permissions:
+      isSystem && isTenantSystemRole(name) ? [...SYSTEM_ROLE_PERMISSIONS[name]] : stored.filter(isPermission),
     userCount: Math.max(0, Number(item.userCount ?? 0)),
     createdAt: item.createdAt as string,
   };
@@ -116,9 +119,22 @@ export function systemRoleItems(tenantId: string, now: string): TransactItem[] {
  */
 export async function ensureSystemRoles(tenantId: string): Promise<boolean> {
   const outcome = await transact([
-    { ConditionCheck: { TableName: config.tableName, Key: keys.platformItem('TENANT', tenantId), ConditionExpression: 'attribute_exists(pk)' } },
+    {
+      ConditionCheck: {
+        TableName: config.tableName,
+        Key: keys.platformItem('TENANT', tenantId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
     ...systemRoleItems(tenantId, new Date().toISOString()),
-    auditPut({ entityType: 'Role', entityId: tenantId, action: 'create-system-roles', changes: { roles: [...TENANT_SYSTEM_ROLES] }, actor: null, tenantId }),
+    auditPut({
+      entityType: 'Role',
+      entityId: tenantId,
+      action: 'create-system-roles',
+      changes: { roles: [...TENANT_SYSTEM_ROLES] },
+      actor: null,
+      tenantId,
+    }),
   ]);
   if (outcome.ok) await countAudit(1);
   return outcome.ok;
@@ -166,7 +182,11 @@ export async function roleIdsByName(tenantId: string, names: string[]): Promise<
 }
 
 /** Resolve role names of a tenant to records (system + custom); unknown names are returned in `missing`. */
-export async function resolveRoles(tenantId: string, names: string[], retried = false): Promise<{ found: RoleRecord[]; missing: string[] }> {
+export async function resolveRoles(
+  tenantId: string,
+  names: string[],
+  retried = false,
+): Promise<{ found: RoleRecord[]; missing: string[] }> {
   const wanted = uniqueNames(names);
   const ids = await roleIdsByName(tenantId, wanted);
   const items = ids.size ? await batchGet([...new Set(ids.values())].map((id) => roleKey(tenantId, id))) : [];

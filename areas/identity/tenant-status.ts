@@ -38,7 +38,12 @@ export function tenantRefusal(tenant: { status?: unknown } | undefined): TenantS
 export async function tenantSignInRefusal(tenantId: string | null): Promise<TenantSignInRefusal | null> {
   if (!tenantId) return null;
   const out = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: keys.platformItem('TENANT', tenantId), ProjectionExpression: '#s', ExpressionAttributeNames: { '#s': 'status' } }),
+    new GetCommand({
+      TableName: config.tableName,
+      Key: keys.platformItem('TENANT', tenantId),
+      ProjectionExpression: '#s',
+      ExpressionAttributeNames: { '#s': 'status' },
+    }),
   );
   return tenantRefusal(out.Item);
 }

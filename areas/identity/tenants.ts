@@ -151,7 +151,9 @@ export const tenantSearchText = (t: Pick<TenantRecord, 'name' | 'slug'>) => `${t
 
 /** The tenant item, strongly consistent when the caller is about to decide a write on it. */
 export async function getTenant(tenantId: string, consistent = false): Promise<TenantRecord | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: tenantKey(tenantId), ConsistentRead: consistent }));
+  const out = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: tenantKey(tenantId), ConsistentRead: consistent }),
+  );
   return out.Item ? toTenant(out.Item) : undefined;
 }
 
@@ -210,7 +212,13 @@ export function newTenantItems(tenant: TenantRecord, actor: Actor, source: 'onbo
 export const SLUG_CLAIM_INDEX = 0;
 
 /** A status change as transaction items: conditional on the status read, plus audit and event. */
-export function statusChangeItems(tenant: TenantRecord, to: TenantStatusValue, actor: Actor, reason: string, now = new Date().toISOString()): TransactItem[] {
+export function statusChangeItems(
+  tenant: TenantRecord,
+  to: TenantStatusValue,
+  actor: Actor,
+  reason: string,
+  now = new Date().toISOString(),
+): TransactItem[] {
   return [
     {
       Update: {
@@ -223,7 +231,14 @@ export function statusChangeItems(tenant: TenantRecord, to: TenantStatusValue, a
       },
     },
     auditPut(
-      { entityType: 'Tenant', entityId: tenant.id, action: 'status-change', changes: { status: to, statusName: statusNameOf(to), reason }, actor, tenantId: tenant.id },
+      {
+        entityType: 'Tenant',
+        entityId: tenant.id,
+        action: 'status-change',
+        changes: { status: to, statusName: statusNameOf(to), reason },
+        actor,
+        tenantId: tenant.id,
+      },
       now,
     ),
     integrationEventPut(

@@ -41,13 +41,23 @@ export const getUser = (tenantId: string | null, userId: string) => getItem<User
  * Creates a user and claims its e-mail in one transaction, so two concurrent registrations of
  * one address give exactly one user; the loser gets 400 DUPLICATE_EMAIL.
  */
-export async function createUser(user: UserRecord, actor: Pick<Principal, 'userId' | 'email'> | null, extra: Parameters<typeof transact>[0] = []) {
+export async function createUser(
+  user: UserRecord,
+  actor: Pick<Principal, 'userId' | 'email'> | null,
+  extra: Parameters<typeof transact>[0] = [],
+) {
   const email = normalizeEmail(user.email);
   const collection = keys.userCollection(user.tenantId);
   const searchText = `${user.firstName} ${user.lastName} ${email}`.toLowerCase();
   const outcome = await transact([
     claimUnique(keys.unique('EMAIL', email), { userId: user.id, tenantId: user.tenantId }),
-    putNew({ ...keys.user(user.tenantId, user.id), ...keys.newestFirst(collection, user.createdAt, user.id), ...user, email, searchText }),
+    putNew({
+      ...keys.user(user.tenantId, user.id),
+      ...keys.newestFirst(collection, user.createdAt, user.id),
+      ...user,
+      email,
+      searchText,
+    }),
     bumpCounter(collection, 1),
     auditPut({
       entityType: 'User',

@@ -6,7 +6,11 @@ import type { RequestState } from '#shared/runtime/request.ts';
 import { header } from '#shared/runtime/request.ts';
 import { recordAudit } from './records.ts';
 
-export type DenialReason = 'missing-internal-key' | 'invalid-internal-key' | 'invalid-bearer-token' | 'not-system-admin';
+export type DenialReason =
+  | 'missing-internal-key'
+  | 'invalid-internal-key'
+  | 'invalid-bearer-token'
+  | 'not-system-admin';
 
 /**
  * Why a vault request was refused (401/403). The key is compared again, in constant time, only
@@ -28,7 +32,13 @@ export async function auditDenied(event: APIGatewayProxyEventV2, context: Contex
       entityType: 'Secret',
       entityId: (event.rawPath ?? '').slice(0, 300),
       action: 'access.denied',
-      changes: { reason, status, route: state?.route?.id ?? null, method: event.requestContext?.http?.method ?? null, sourceIp: event.requestContext?.http?.sourceIp ?? null },
+      changes: {
+        reason,
+        status,
+        route: state?.route?.id ?? null,
+        method: event.requestContext?.http?.method ?? null,
+        sourceIp: event.requestContext?.http?.sourceIp ?? null,
+      },
       actor: null,
     });
   } catch (err) {

@@ -74,7 +74,15 @@ export async function listSecrets(environment: string): Promise<SecretListItem[]
     .flatMap((p): SecretListItem[] => {
       const key = childName(path, p.name);
       if (!key) return [];
-      return [{ key, value: MASK, version: p.version, updatedAt: p.lastModified ?? null, deleted: p.value === DELETED_MARKER }];
+      return [
+        {
+          key,
+          value: MASK,
+          version: p.version,
+          updatedAt: p.lastModified ?? null,
+          deleted: p.value === DELETED_MARKER,
+        },
+      ];
     })
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   lists.set(environment, items);
@@ -82,7 +90,11 @@ export async function listSecrets(environment: string): Promise<SecretListItem[]
 }
 
 /** Creates or overwrites (SSM keeps the previous versions). */
-export async function writeSecret(environment: string, key: string, value: string): Promise<{ version: number; updatedAt: string }> {
+export async function writeSecret(
+  environment: string,
+  key: string,
+  value: string,
+): Promise<{ version: number; updatedAt: string }> {
   const name = secretName(environment, key);
   const { version } = await ssm((s) => s.put(name, value, { secure: true, overwrite: true }));
   invalidate(environment, key);

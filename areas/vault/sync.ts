@@ -43,13 +43,15 @@ export function planSync(environment: string, sources: Parameter[], current: Par
   return sources.map((source): SyncDecision => {
     const key = childName(from, source.name);
     // Nested names (a/b) and names outside the pattern cannot be vault keys.
-    if (!key || !isValidKey(key)) return { key: source.name.slice(from.length + 1), action: 'fail', reason: 'invalid-key' };
+    if (!key || !isValidKey(key))
+      return { key: source.name.slice(from.length + 1), action: 'fail', reason: 'invalid-key' };
     const problem = valueProblem(source.value);
     if (problem) return { key, action: 'fail', reason: problem };
     const existing = inVault.get(key);
     if (existing) {
       // ISO-8601 UTC timestamps order lexically; a missing time counts as oldest.
-      if ((existing.lastModified ?? '') >= (source.lastModified ?? '')) return { key, action: 'skip', reason: 'newer-in-vault' };
+      if ((existing.lastModified ?? '') >= (source.lastModified ?? ''))
+        return { key, action: 'skip', reason: 'newer-in-vault' };
       if (existing.value === source.value) return { key, action: 'skip', reason: 'unchanged' };
     }
     return { key, action: 'import', value: source.value };
@@ -95,7 +97,10 @@ export async function runVaultSync({ jobId, environment, requestedBy }: VaultSyn
   await updateJob(jobId, 'running', { startedAt: new Date().toISOString() });
   let outcome: SyncOutcome;
   try {
-    const [sources, current] = await Promise.all([listParameters(sourcePath(environment)), listParameters(environmentPath(environment))]);
+    const [sources, current] = await Promise.all([
+      listParameters(sourcePath(environment)),
+      listParameters(environmentPath(environment)),
+    ]);
     outcome = await apply(environment, planSync(environment, sources, current));
   } catch (err) {
     const error = (err as Error).name || 'Error';

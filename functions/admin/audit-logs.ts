@@ -49,8 +49,16 @@ const AFTER_IDS = '#~';
  */
 export function auditRange(startDate?: string, endDate?: string): { from: string; to: string } | undefined {
   if (!startDate && !endDate) return undefined;
-  const start = startDate ? (DATE_ONLY.test(startDate) ? `${startDate}T00:00:00.000Z` : new Date(startDate).toISOString()) : '0000';
-  const end = endDate ? (DATE_ONLY.test(endDate) ? `${endDate}T23:59:59.999Z` : new Date(endDate).toISOString()) : '9999';
+  const start = startDate
+    ? DATE_ONLY.test(startDate)
+      ? `${startDate}T00:00:00.000Z`
+      : new Date(startDate).toISOString()
+    : '0000';
+  const end = endDate
+    ? DATE_ONLY.test(endDate)
+      ? `${endDate}T23:59:59.999Z`
+      : new Date(endDate).toISOString()
+    : '9999';
   if (startDate && endDate && start > end) {
     throw validationError([{ path: 'query.endDate', message: 'endDate must not be before startDate' }]);
   }
@@ -73,7 +81,9 @@ export function auditQueryInput(q: Pick<AuditQuery, 'startDate' | 'endDate' | 'e
     IndexName: 'gsi1',
     KeyConditionExpression: condition,
     ExpressionAttributeValues: values,
-    ...(q.entityType ? { FilterExpression: '#entityType = :entityType', ExpressionAttributeNames: { '#entityType': 'entityType' } } : {}),
+    ...(q.entityType
+      ? { FilterExpression: '#entityType = :entityType', ExpressionAttributeNames: { '#entityType': 'entityType' } }
+      : {}),
     ScanIndexForward: false,
   };
 }

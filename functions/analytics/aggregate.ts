@@ -43,10 +43,20 @@ const utcDay = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 
 export function llmContributions(c: LlmCall): Contribution[] {
   const day = utcDay(c.timestamp);
-  const counters = { requests: 1, tokens: c.tokens, costUsd: c.costUsd, latencySumMs: c.latencyMs, errors: c.isError ? 1 : 0 };
+  const counters = {
+    requests: 1,
+    tokens: c.tokens,
+    costUsd: c.costUsd,
+    latencySumMs: c.latencyMs,
+    errors: c.isError ? 1 : 0,
+  };
   return [
     { key: keys.usageDay(c.tenantId, 'LLM_USAGE', day), add: counters, ...(c.agentId ? { agents: [c.agentId] } : {}) },
-    { key: keys.usageDay(c.tenantId, 'LLM_USAGE', day, c.model), add: { ...counters, [bucketAttribute(c.latencyMs)]: 1 }, set: { model: c.model, day } },
+    {
+      key: keys.usageDay(c.tenantId, 'LLM_USAGE', day, c.model),
+      add: { ...counters, [bucketAttribute(c.latencyMs)]: 1 },
+      set: { model: c.model, day },
+    },
     { key: keys.usageBudget(c.tenantId), add: { [spendAttribute(day.slice(0, 7))]: c.costUsd } },
   ];
 }
@@ -73,7 +83,12 @@ export function mergeContributions(all: readonly Contribution[]): Contribution[]
     const id = itemId(c.key);
     const into = byItem.get(id);
     if (!into) {
-      byItem.set(id, { key: c.key, add: { ...c.add }, ...(c.set ? { set: { ...c.set } } : {}), ...(c.agents ? { agents: [...c.agents] } : {}) });
+      byItem.set(id, {
+        key: c.key,
+        add: { ...c.add },
+        ...(c.set ? { set: { ...c.set } } : {}),
+        ...(c.agents ? { agents: [...c.agents] } : {}),
+      });
       continue;
     }
     for (const [attr, n] of Object.entries(c.add)) into.add[attr] = (into.add[attr] ?? 0) + n;

@@ -6,7 +6,16 @@ import { validationError } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
-import { conversationContributions, llmContributions, mergeContributions, planChunks, type Contribution, type Conversation, type Counted, type LlmCall } from './aggregate.ts';
+import {
+  conversationContributions,
+  llmContributions,
+  mergeContributions,
+  planChunks,
+  type Contribution,
+  type Conversation,
+  type Counted,
+  type LlmCall,
+} from './aggregate.ts';
 
 /** A record's marker outlives any retry of its batch; after this a resent id would count again. */
 const MARKER_TTL_SECONDS = 35 * 86_400;
@@ -16,17 +25,34 @@ const TRANSACTION_LIMIT = 100;
 type Kind = 'LLM' | 'CONVERSATION';
 interface Input {
   llmCalls: (Omit<LlmCall, 'agentId'> & { agentId?: string | null })[];
-  conversations: (Omit<Conversation, 'agentId' | 'escalationReason' | 'csat'> & { agentId?: string | null; escalationReason?: string | null; csat?: number | null })[];
+  conversations: (Omit<Conversation, 'agentId' | 'escalationReason' | 'csat'> & {
+    agentId?: string | null;
+    escalationReason?: string | null;
+    csat?: number | null;
+  })[];
 }
 
 /** Every tenant named must exist: 400 with the first place each unknown one appears. */
 async function checkTenants(input: Input) {
   const firstSeen = new Map<string, string>();
-  input.llmCalls.forEach((c, i) => firstSeen.has(c.tenantId.toLowerCase()) || firstSeen.set(c.tenantId.toLowerCase(), `body.llmCalls.${i}.tenantId`));
-  input.conversations.forEach((c, i) => firstSeen.has(c.tenantId.toLowerCase()) || firstSeen.set(c.tenantId.toLowerCase(), `body.conversations.${i}.tenantId`));
+  input.llmCalls.forEach(
+    (c, i) =>
+      firstSeen.has(c.tenantId.toLowerCase()) || firstSeen.set(c.tenantId.toLowerCase(), `body.llmCalls.${i}.tenantId`),
+  );
+  input.conversations.forEach(
+    (c, i) =>
+      firstSeen.has(c.tenantId.toLowerCase()) ||
+      firstSeen.set(c.tenantId.toLowerCase(), `body.conversations.${i}.tenantId`),
+  );
   const unknown = await Promise.all(
     [...firstSeen].map(async ([tenantId, path]) => {
-      const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.platformItem('TENANT', tenantId), ProjectionExpression: 'pk' }));
+      const out = await ddb().send(
+        new GetCommand({
+          TableName: config.tableName,
+          Key: keys.platformItem('TENANT', tenantId),
+          ProjectionExpression: 'pk',
+        }),
+      );
       return out.Item ? null : { path, message: 'No such tenant' };
     }),
   );
@@ -34,10 +60,17 @@ async function checkTenants(input: Input) {
   if (problems.length) throw validationError(problems.slice(0, 50));
 }
 
-function toTransactItems(chunk: Counted<{ kind: Kind }>[], now: number): { markers: TransactItem[]; updates: TransactItem[] } {
+function toTransactItems(
+  chunk: Counted<{ kind: Kind }>[],
+  now: number,
+): { markers: TransactItem[]; updates: TransactItem[] } {
   const markers = chunk.map(
     (r): TransactItem => ({
-      Put: { TableName: config.tableName, Item: { ...r.marker, countedAt: new Date(now).toISOString(), ttl: Math.floor(now / 1000) + MARKER_TTL_SECONDS }, ConditionExpression: 'attribute_not_exists(pk)' },
+      Put: {
+        TableName: config.tableName,
+        Item: { ...r.marker, countedAt: new Date(now).toISOString(), ttl: Math.floor(now / 1000) + MARKER_TTL_SECONDS },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
     }),
   );
   const updates = mergeContributions(chunk.flatMap((r) => r.contributions)).map((c: Contribution) =>
@@ -51,7 +84,9 @@ function toTransactItems(chunk: Counted<{ kind: Kind }>[], now: number): { marke
  * updates commit together, so a record is either counted and marked or neither; a marker that
  * exists already (a retried batch) cancels the chunk, which is then retried without it.
  */
-async function commitChunk(chunk: Counted<{ kind: Kind }>[]): Promise<{ counted: Counted<{ kind: Kind }>[]; duplicates: number }> {
+async function commitChunk(
+  chunk: Counted<{ kind: Kind }>[],
+): Promise<{ counted: Counted<{ kind: Kind }>[]; duplicates: number }> {
   let pending = chunk;
   let duplicates = 0;
   while (pending.length) {
@@ -74,12 +109,33 @@ export async function ingest(input: Input) {
   await checkTenants(input);
   const records: Counted<{ kind: Kind }>[] = [
     ...input.llmCalls.map((c) => {
-      const call: LlmCall = { ...c, tenantId: c.tenantId.toLowerCase(), agentId: c.agentId?.toLowerCase() ?? null, costUsd: fixed(c.costUsd, 9), latencyMs: fixed(c.latencyMs, 3) };
-      return { marker: keys.usageEvent(call.tenantId, 'LLM', c.id), record: { kind: 'LLM' as const }, contributions: llmContributions(call) };
+      const call: LlmCall = {
+        ...c,
+        tenantId: c.tenantId.toLowerCase(),
+        agentId: c.agentId?.toLowerCase() ?? null,
+        costUsd: fixed(c.costUsd, 9),
+        latencyMs: fixed(c.latencyMs, 3),
+      };
+      return {
+        marker: keys.usageEvent(call.tenantId, 'LLM', c.id),
+        record: { kind: 'LLM' as const },
+        contributions: llmContributions(call),
+      };
     }),
     ...input.conversations.map((c) => {
-      const conv: Conversation = { ...c, durationSeconds: fixed(c.durationSeconds, 3), tenantId: c.tenantId.toLowerCase(), agentId: c.agentId?.toLowerCase() ?? null, escalationReason: c.escalationReason ?? null, csat: c.csat ?? null };
-      return { marker: keys.usageEvent(conv.tenantId, 'CONVERSATION', c.id), record: { kind: 'CONVERSATION' as const }, contributions: conversationContributions(conv) };
+      const conv: Conversation = {
+        ...c,
+        durationSeconds: fixed(c.durationSeconds, 3),
+        tenantId: c.tenantId.toLowerCase(),
+        agentId: c.agentId?.toLowerCase() ?? null,
+        escalationReason: c.escalationReason ?? null,
+        csat: c.csat ?? null,
+      };
+      return {
+        marker: keys.usageEvent(conv.tenantId, 'CONVERSATION', c.id),
+        record: { kind: 'CONVERSATION' as const },
+        contributions: conversationContributions(conv),
+      };
     }),
   ];
   // The same id twice in one batch counts once, like a retried batch.

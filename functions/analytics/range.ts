@@ -17,6 +17,7 @@ export function resolveRange(q: { startDate?: string; endDate?: string }, today:
   const start = q.startDate ?? dayString(dayNumber(end) - DEFAULT_RANGE_DAYS + 1);
   const days = dayNumber(end) - dayNumber(start) + 1;
   if (days < 1) return { ok: false, path: 'endDate', message: 'endDate must not be before startDate' };
-  if (days > MAX_RANGE_DAYS) return { ok: false, path: 'endDate', message: `The range may span at most ${MAX_RANGE_DAYS} days` };
+  if (days > MAX_RANGE_DAYS)
+    return { ok: false, path: 'endDate', message: `The range may span at most ${MAX_RANGE_DAYS} days` };
   return { ok: true, startDate: start, endDate: end };
 }

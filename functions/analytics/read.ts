@@ -26,13 +26,20 @@ const daysOf = (t: string, kind: 'LLM_USAGE' | 'SUPPORT_USAGE', from: string, to
 
 export async function llmAnalytics(t: string, q: { startDate?: string; endDate?: string }, now = new Date()) {
   const range = rangeOf(q, now);
-  const [items, budget] = await Promise.all([daysOf(t, 'LLM_USAGE', range.startDate, range.endDate), getItem(keys.usageBudget(t))]);
+  const [items, budget] = await Promise.all([
+    daysOf(t, 'LLM_USAGE', range.startDate, range.endDate),
+    getItem(keys.usageBudget(t)),
+  ]);
   return { startDate: range.startDate, endDate: range.endDate, ...llmReport(items, budget, now) };
 }
 
 export async function supportAnalytics(t: string, q: { startDate?: string; endDate?: string }, now = new Date()) {
   const range = rangeOf(q, now);
-  return { startDate: range.startDate, endDate: range.endDate, ...supportReport(await daysOf(t, 'SUPPORT_USAGE', range.startDate, range.endDate)) };
+  return {
+    startDate: range.startDate,
+    endDate: range.endDate,
+    ...supportReport(await daysOf(t, 'SUPPORT_USAGE', range.startDate, range.endDate)),
+  };
 }
 
 export async function getBudget(t: string) {

@@ -32,7 +32,13 @@ export function budgetStatus(budgetItem: Item | undefined, now: Date) {
   const projected = (spend / now.getUTCDate()) * daysInMonth;
   const alert: BudgetAlert | null =
     limitUsd !== null && spend >= (limitUsd * BUDGET_ALERT_PERCENT) / 100
-      ? { month, currentSpendUsd: round(spend, 6), limitUsd, percentUsed: percent(spend, limitUsd), projectedMonthEndSpendUsd: round(projected, 6) }
+      ? {
+          month,
+          currentSpendUsd: round(spend, 6),
+          limitUsd,
+          percentUsed: percent(spend, limitUsd),
+          projectedMonthEndSpendUsd: round(projected, 6),
+        }
       : null;
   return { budget: { month, monthlyBudgetUsd: limitUsd, currentMonthSpendUsd: round(spend, 6) }, budgetAlert: alert };
 }
@@ -41,7 +47,16 @@ export function budgetStatus(budgetItem: Item | undefined, now: Date) {
 export function llmReport(items: readonly Item[], budgetItem: Item | undefined, now: Date) {
   const totals = { requests: 0, tokens: 0, cost: 0, latency: 0, errors: 0 };
   const agents = new Set<string>();
-  const models = new Map<string, { requests: number; tokens: number; cost: number; days: { date: string; cost: number; tokens: number }[]; histogram: Histogram }>();
+  const models = new Map<
+    string,
+    {
+      requests: number;
+      tokens: number;
+      cost: number;
+      days: { date: string; cost: number; tokens: number }[];
+      histogram: Histogram;
+    }
+  >();
   for (const item of items) {
     if (!isModelItem(item)) {
       totals.requests += num(item.requests);
@@ -53,7 +68,13 @@ export function llmReport(items: readonly Item[], budgetItem: Item | undefined, 
       continue;
     }
     const name = String(item.model);
-    const m = models.get(name) ?? { requests: 0, tokens: 0, cost: 0, days: [] as { date: string; cost: number; tokens: number }[], histogram: new Map() };
+    const m = models.get(name) ?? {
+      requests: 0,
+      tokens: 0,
+      cost: 0,
+      days: [] as { date: string; cost: number; tokens: number }[],
+      histogram: new Map(),
+    };
     models.set(name, m);
     m.requests += num(item.requests);
     m.tokens += num(item.tokens);
@@ -100,7 +121,8 @@ export function supportReport(items: readonly Item[]) {
     for (const c of csat) c.count += num(item[`csat${c.score}`]);
     for (const h of hours) h.count += num(item[`hour${h.hour}`]);
     for (const [attr, v] of Object.entries(item)) {
-      if (attr.startsWith(REASON_PREFIX)) reasons.set(attr.slice(REASON_PREFIX.length), (reasons.get(attr.slice(REASON_PREFIX.length)) ?? 0) + num(v));
+      if (attr.startsWith(REASON_PREFIX))
+        reasons.set(attr.slice(REASON_PREFIX.length), (reasons.get(attr.slice(REASON_PREFIX.length)) ?? 0) + num(v));
     }
   }
   return {

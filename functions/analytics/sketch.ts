@@ -33,7 +33,9 @@ export function mergeBuckets(into: Histogram, item: Record<string, unknown>): Hi
 
 /** Nearest-rank quantile (the value at rank ceil(q·n)); null for an empty histogram. */
 export function quantile(histogram: Histogram, q: number): number | null {
-  const buckets = [...histogram].map(([attr, count]) => [bucketIndex(attr), count] as const).sort((a, b) => a[0] - b[0]);
+  const buckets = [...histogram]
+    .map(([attr, count]) => [bucketIndex(attr), count] as const)
+    .sort((a, b) => a[0] - b[0]);
   const total = buckets.reduce((n, [, c]) => n + c, 0);
   if (total === 0) return null;
   // The epsilon keeps 0.95 × 60 (57.000…01 in binary) at rank 57.

@@ -11,17 +11,42 @@ import { bcmConfig, commit, read } from './store.ts';
  */
 export async function dashboard(t: string) {
   const newest = (pk: string, index: 'gsi1' | 'gsi2', forward: boolean) =>
-    queryItems({ TableName: config.tableName, IndexName: index, KeyConditionExpression: `${index}pk = :pk`, ExpressionAttributeValues: { ':pk': pk }, ScanIndexForward: forward }, 10);
-  const [stats, tasks, activities] = await Promise.all([read(bcmConfig.stats(t)), newest(bcmConfig.tasks(t), 'gsi2', true), newest(bcmConfig.activity(t), 'gsi1', false)]);
+    queryItems(
+      {
+        TableName: config.tableName,
+        IndexName: index,
+        KeyConditionExpression: `${index}pk = :pk`,
+        ExpressionAttributeValues: { ':pk': pk },
+        ScanIndexForward: forward,
+      },
+      10,
+    );
+  const [stats, tasks, activities] = await Promise.all([
+    read(bcmConfig.stats(t)),
+    newest(bcmConfig.tasks(t), 'gsi2', true),
+    newest(bcmConfig.activity(t), 'gsi1', false),
+  ]);
   const n = (k: string) => Math.max(0, Number(stats?.[k] ?? 0));
   const total = n('entriesTotal');
   const completed = Math.min(total, n('entriesCompleted'));
   return {
     totalAssessments: n('biasTotal'),
     criticalFunctions: { identified: total, pending: total - completed },
-    activeRisks: { highImpact: n('openRisks2') + n('openRisks3'), mediumImpact: n('openRisks1'), lowImpact: n('openRisks0') },
-    biaProgressOverview: { completedEntries: completed, totalEntries: total, percentageComplete: total ? Math.round((completed / total) * 1000) / 10 : 0 },
-    recentActivities: activities.map((a) => ({ activityType: Number(a.activityType), description: String(a.description), createdAt: String(a.createdAt) })),
+    activeRisks: {
+      highImpact: n('openRisks2') + n('openRisks3'),
+      mediumImpact: n('openRisks1'),
+      lowImpact: n('openRisks0'),
+    },
+    biaProgressOverview: {
+      completedEntries: completed,
+      totalEntries: total,
+      percentageComplete: total ? Math.round((completed / total) * 1000) / 10 : 0,
+    },
+    recentActivities: activities.map((a) => ({
+      activityType: Number(a.activityType),
+      description: String(a.description),
+      createdAt: String(a.createdAt),
+    })),
     upcomingTasks: tasks.map((x) => ({ title: String(x.briefDescription ?? x.title), dueAt: String(x.dueAt) })),
   };
 }
@@ -44,8 +69,23 @@ export async function thresholds(t: string): Promise<Threshold[]> {
 /** Replaces the list; a repeated (dimension, score) pair is 400. Stored sorted. */
 export async function putThresholds(t: string, list: Threshold[], actor: Principal) {
   const sorted = [...list].sort((a, b) => a.dimension - b.dimension || a.score - b.score);
-  const repeated = sorted.findIndex((x, i) => i > 0 && sorted[i - 1]!.dimension === x.dimension && sorted[i - 1]!.score === x.score);
-  if (repeated > 0) throw validationError([{ path: 'body.thresholds', message: `Dimension ${sorted[repeated]!.dimension} has score ${sorted[repeated]!.score} twice` }]);
-  await commit([{ Put: { TableName: config.tableName, Item: { ...bcmConfig.thresholds(t), thresholds: sorted } } }], { t, actor, entityType: 'BcmConfig', entityId: 'impact-thresholds', action: 'update', changes: { thresholds: sorted.length } });
+  const repeated = sorted.findIndex(
+    (x, i) => i > 0 && sorted[i - 1]!.dimension === x.dimension && sorted[i - 1]!.score === x.score,
+  );
+  if (repeated > 0)
+    throw validationError([
+      {
+        path: 'body.thresholds',
+        message: `Dimension ${sorted[repeated]!.dimension} has score ${sorted[repeated]!.score} twice`,
+      },
+    ]);
+  await commit([{ Put: { TableName: config.tableName, Item: { ...bcmConfig.thresholds(t), thresholds: sorted } } }], {
+    t,
+    actor,
+    entityType: 'BcmConfig',
+    entityId: 'impact-thresholds',
+    action: 'update',
+    changes: { thresholds: sorted.length },
+  });
   return sorted;
 }

@@ -26,18 +26,31 @@ export interface EntryRecord {
   processDependencies?: { id: string }[];
 }
 
-export const toBrief = (i: Item) => ({ id: i.id as string, briefDescription: i.briefDescription as string, completeAt: (i.completeAt as string | null) ?? null });
+export const toBrief = (i: Item) => ({
+  id: i.id as string,
+  briefDescription: i.briefDescription as string,
+  completeAt: (i.completeAt as string | null) ?? null,
+});
 
 /**
  * An entry is complete once its completeAt has passed when it is written (or it was completed);
  * a completeAt still ahead is its due date, and the entry sits in the tenant's task index.
  */
-export const isComplete = (completeAt: string | null, now = new Date().toISOString()) => !!completeAt && completeAt <= now;
+export const isComplete = (completeAt: string | null, now = new Date().toISOString()) =>
+  !!completeAt && completeAt <= now;
 
 /** The stored entry: parts inline (one GetItem for the detail). */
 export function entryItem(t: string, biaId: string, r: EntryRecord) {
   const pk = bia.entries(t, biaId);
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, gsi2pk: _g2, gsi2sk: _g2s, ...record } = r as EntryRecord & Record<string, unknown>;
+  const {
+    pk: _pk,
+    sk: _sk,
+    gsi1pk: _g1,
+    gsi1sk: _g1s,
+    gsi2pk: _g2,
+    gsi2sk: _g2s,
+    ...record
+  } = r as EntryRecord & Record<string, unknown>;
   const completed = isComplete(r.completeAt);
   return {
     ...record,
@@ -52,7 +65,12 @@ export function entryItem(t: string, biaId: string, r: EntryRecord) {
 /** The detail: every part list present; process dependencies with the titles of the entries they name. */
 async function detailOf(t: string, biaId: string, item: Item) {
   const brief = toBrief(item);
-  const parts = Object.fromEntries(BIA_PARTS.filter((p) => p !== 'process-dependencies').map((p) => [PART_FIELDS[p], (item[PART_FIELDS[p]] as PartItems) ?? []]));
+  const parts = Object.fromEntries(
+    BIA_PARTS.filter((p) => p !== 'process-dependencies').map((p) => [
+      PART_FIELDS[p],
+      (item[PART_FIELDS[p]] as PartItems) ?? [],
+    ]),
+  );
   const deps = ((item.processDependencies as { id: string }[]) ?? []).map(async (d) => {
     const other = await readOr404(bia.entryKey(t, biaId, d.id), 'Entry').catch(() => undefined);
     return { id: d.id, title: (other?.briefDescription as string) ?? '' };
@@ -83,14 +101,36 @@ export async function listEntries(t: string, biaId: string, q: { page: number; p
   return toPage(items.map(toBrief), totalCount, q.page, q.pageSize);
 }
 
-export async function createEntry(t: string, biaId: string, input: { briefDescription: string; completeAt?: string | null }, actor: Principal) {
+export async function createEntry(
+  t: string,
+  biaId: string,
+  input: { briefDescription: string; completeAt?: string | null },
+  actor: Principal,
+) {
   const b = await getBia(t, biaId);
   assertEditable(b);
   const now = new Date().toISOString();
-  const r: EntryRecord = { id: crypto.randomUUID(), briefDescription: input.briefDescription, completeAt: input.completeAt ?? null, createdAt: now };
+  const r: EntryRecord = {
+    id: crypto.randomUUID(),
+    briefDescription: input.briefDescription,
+    completeAt: input.completeAt ?? null,
+    createdAt: now,
+  };
   await commit(
-    [putNew(entryItem(t, biaId, r)), bumpCounter(bia.entries(t, biaId), 1), statsAdd(t, { entriesTotal: 1, entriesCompleted: isComplete(r.completeAt) ? 1 : 0 }), biaStillEditable(t, biaId)],
-    { t, actor, entityType: 'BiaEntry', entityId: r.id, action: 'create', changes: { biaId, briefDescription: r.briefDescription } },
+    [
+      putNew(entryItem(t, biaId, r)),
+      bumpCounter(bia.entries(t, biaId), 1),
+      statsAdd(t, { entriesTotal: 1, entriesCompleted: isComplete(r.completeAt) ? 1 : 0 }),
+      biaStillEditable(t, biaId),
+    ],
+    {
+      t,
+      actor,
+      entityType: 'BiaEntry',
+      entityId: r.id,
+      action: 'create',
+      changes: { biaId, briefDescription: r.briefDescription },
+    },
     now,
   );
   return detailOf(t, biaId, entryItem(t, biaId, r));
@@ -98,11 +138,25 @@ export async function createEntry(t: string, biaId: string, input: { briefDescri
 
 /** The BIA must still exist and not be Completed when a child write commits. */
 const biaStillEditable = (t: string, biaId: string) => ({
-  ConditionCheck: { TableName: config.tableName, Key: bia.key(t, biaId), ConditionExpression: 'attribute_exists(pk) AND #status <> :completed', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':completed': 2 } },
+  ConditionCheck: {
+    TableName: config.tableName,
+    Key: bia.key(t, biaId),
+    ConditionExpression: 'attribute_exists(pk) AND #status <> :completed',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':completed': 2 },
+  },
 });
 
 /** Replaces the stored entry conditionally on the version read (no lost update). */
-async function rewrite(t: string, biaId: string, before: Item, after: EntryRecord, change: { action: string; changes: Record<string, unknown> }, actor: Principal, extra: ReturnType<typeof activityPut>[] = []) {
+async function rewrite(
+  t: string,
+  biaId: string,
+  before: Item,
+  after: EntryRecord,
+  change: { action: string; changes: Record<string, unknown> },
+  actor: Principal,
+  extra: ReturnType<typeof activityPut>[] = [],
+) {
   const b = await getBia(t, biaId);
   assertEditable(b);
   const item = { ...entryItem(t, biaId, after), revision: Number(before.revision ?? 0) + 1 };
@@ -113,7 +167,10 @@ async function rewrite(t: string, biaId: string, before: Item, after: EntryRecor
         Put: {
           TableName: config.tableName,
           Item: item,
-          ConditionExpression: before.revision === undefined ? 'attribute_exists(pk) AND attribute_not_exists(revision)' : 'revision = :rev',
+          ConditionExpression:
+            before.revision === undefined
+              ? 'attribute_exists(pk) AND attribute_not_exists(revision)'
+              : 'revision = :rev',
           ...(before.revision === undefined ? {} : { ExpressionAttributeValues: { ':rev': before.revision } }),
         },
       },
@@ -126,11 +183,28 @@ async function rewrite(t: string, biaId: string, before: Item, after: EntryRecor
   return detailOf(t, biaId, item);
 }
 
-export async function updateEntry(t: string, biaId: string, id: string, input: { briefDescription?: string | null; completeAt?: string | null }, actor: Principal) {
+export async function updateEntry(
+  t: string,
+  biaId: string,
+  id: string,
+  input: { briefDescription?: string | null; completeAt?: string | null },
+  actor: Principal,
+) {
   const before = await readEntry(t, biaId, id);
   const r = before as unknown as EntryRecord;
-  const after = { ...r, briefDescription: input.briefDescription ?? r.briefDescription, completeAt: input.completeAt === undefined || input.completeAt === null ? r.completeAt : input.completeAt };
-  return rewrite(t, biaId, before, after, { action: 'update', changes: { briefDescription: after.briefDescription, completeAt: after.completeAt } }, actor);
+  const after = {
+    ...r,
+    briefDescription: input.briefDescription ?? r.briefDescription,
+    completeAt: input.completeAt === undefined || input.completeAt === null ? r.completeAt : input.completeAt,
+  };
+  return rewrite(
+    t,
+    biaId,
+    before,
+    after,
+    { action: 'update', changes: { briefDescription: after.briefDescription, completeAt: after.completeAt } },
+    actor,
+  );
 }
 
 /** Sets completeAt to now unless the entry is already complete, which is returned unchanged. */
@@ -142,7 +216,15 @@ export async function completeEntry(t: string, biaId: string, id: string, actor:
     return detailOf(t, biaId, before);
   }
   const now = new Date().toISOString();
-  return rewrite(t, biaId, before, { ...r, completeAt: now }, { action: 'complete', changes: { completeAt: now } }, actor, [activityPut(t, ACTIVITY.EntryCompleted, `Entry "${r.briefDescription}" completed`, now)]);
+  return rewrite(
+    t,
+    biaId,
+    before,
+    { ...r, completeAt: now },
+    { action: 'complete', changes: { completeAt: now } },
+    actor,
+    [activityPut(t, ACTIVITY.EntryCompleted, `Entry "${r.briefDescription}" completed`, now)],
+  );
 }
 
 export async function deleteEntry(t: string, biaId: string, id: string, actor: Principal) {
@@ -164,13 +246,23 @@ export async function deleteEntry(t: string, biaId: string, id: string, actor: P
 }
 
 /** PUT .../{part}: validates every item against the part's schema, then replaces the list. */
-export async function replacePart(t: string, biaId: string, id: string, part: string, items: unknown[], actor: Principal) {
+export async function replacePart(
+  t: string,
+  biaId: string,
+  id: string,
+  part: string,
+  items: unknown[],
+  actor: Principal,
+) {
   if (!(BIA_PARTS as readonly string[]).includes(part)) throw notFound('Entry part');
   const schema = PART_ITEMS()[part as BiaPart];
   const issues: { path: string; message: string }[] = [];
   const parsed = items.map((value, i) => {
     const out = safeParse(schema, value);
-    if (!out.success) issues.push(...out.error.issues.map((x) => ({ path: ['body', i, ...x.path.map(String)].join('.'), message: x.message })));
+    if (!out.success)
+      issues.push(
+        ...out.error.issues.map((x) => ({ path: ['body', i, ...x.path.map(String)].join('.'), message: x.message })),
+      );
     return out.success ? out.data : null;
   });
   if (issues.length) throw validationError(issues);
@@ -184,7 +276,21 @@ export async function replacePart(t: string, biaId: string, id: string, part: st
         throw validationError([{ path: `body.${i}.id`, message: 'Not an entry of this BIA' }]);
       });
     }
-    return rewrite(t, biaId, before, { ...r, processDependencies: [...new Map(ids.map((d) => [d.id, d])).values()] }, { action: `update-${part}`, changes: { count: ids.length } }, actor);
+    return rewrite(
+      t,
+      biaId,
+      before,
+      { ...r, processDependencies: [...new Map(ids.map((d) => [d.id, d])).values()] },
+      { action: `update-${part}`, changes: { count: ids.length } },
+      actor,
+    );
   }
-  return rewrite(t, biaId, before, { ...r, [PART_FIELDS[part as BiaPart]]: parsed }, { action: `update-${part}`, changes: { count: parsed.length } }, actor);
+  return rewrite(
+    t,
+    biaId,
+    before,
+    { ...r, [PART_FIELDS[part as BiaPart]]: parsed },
+    { action: `update-${part}`, changes: { count: parsed.length } },
+    actor,
+  );
 }

@@ -4,72 +4,209 @@ import type { TenantCollection } from '#shared/data/keys.ts';
 import { created, noContent, ok } from '#shared/http/responses.ts';
 import { bcmRoutes } from '#shared/routes/bcm.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { assign, biaDetail, createBia, deleteBia, listBias, newVersion, setBiaStatus, unassign, updateBia } from './bias.ts';
+import {
+  assign,
+  biaDetail,
+  createBia,
+  deleteBia,
+  listBias,
+  newVersion,
+  setBiaStatus,
+  unassign,
+  updateBia,
+} from './bias.ts';
 import { dashboard, putThresholds, thresholds } from './dashboard.ts';
 import { completeEntry, createEntry, deleteEntry, getEntry, listEntries, replacePart, updateEntry } from './entries.ts';
-import { createAction, createAssessment, createRisk, deleteAssessment, listRisks, riskDetail, setRiskStatus, updateAction, updateAssessment } from './risks.ts';
+import {
+  createAction,
+  createAssessment,
+  createRisk,
+  deleteAssessment,
+  listRisks,
+  riskDetail,
+  setRiskStatus,
+  updateAction,
+  updateAssessment,
+} from './risks.ts';
 
 /** The tenant of a route under a BIA or a risk: a SystemAdmin may name the parent by id alone. */
-const under = (collection: TenantCollection, label: string) => (p: Principal, tenantId: string | undefined, id: string) =>
-  scopeRecord(p, tenantId, { collection, id: id.toLowerCase(), label });
+const under =
+  (collection: TenantCollection, label: string) => (p: Principal, tenantId: string | undefined, id: string) =>
+    scopeRecord(p, tenantId, { collection, id: id.toLowerCase(), label });
 const ofBia = under('BIA', 'BIA');
 const ofRisk = under('RISK', 'Risk');
 
 export const handler = apiHandler(bcmRoutes, {
-  'bcm.bia.list': async ({ principal, query }) => ok(await listBias(await scopeTenant(principal!, query.tenantId), query)),
-  'bcm.bia.get': async ({ principal, params, query }) => ok(await biaDetail(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase())),
+  'bcm.bia.list': async ({ principal, query }) =>
+    ok(await listBias(await scopeTenant(principal!, query.tenantId), query)),
+  'bcm.bia.get': async ({ principal, params, query }) =>
+    ok(await biaDetail(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase())),
   'bcm.bia.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
     return created(await createBia(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
   },
-  'bcm.bia.update': async ({ principal, params, query, body }) => ok(await updateBia(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), body, principal!)),
+  'bcm.bia.update': async ({ principal, params, query, body }) =>
+    ok(
+      await updateBia(
+        await ofBia(principal!, query.tenantId, params.biaId),
+        params.biaId.toLowerCase(),
+        body,
+        principal!,
+      ),
+    ),
   'bcm.bia.status': async ({ principal, params, query, body }) =>
-    ok(await setBiaStatus(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), body.newStatus, principal!)),
-  'bcm.bia.newVersion': async ({ principal, params, query }) => created(await newVersion(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), principal!)),
+    ok(
+      await setBiaStatus(
+        await ofBia(principal!, query.tenantId, params.biaId),
+        params.biaId.toLowerCase(),
+        body.newStatus,
+        principal!,
+      ),
+    ),
+  'bcm.bia.newVersion': async ({ principal, params, query }) =>
+    created(
+      await newVersion(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), principal!),
+    ),
   'bcm.bia.delete': async ({ principal, params, query }) => {
     await deleteBia(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), principal!);
     return noContent();
   },
-  'bcm.bia.assign': async ({ principal, params, query, body }) => created(await assign(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), body, principal!)),
+  'bcm.bia.assign': async ({ principal, params, query, body }) =>
+    created(
+      await assign(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), body, principal!),
+    ),
   'bcm.bia.unassign': async ({ principal, params, query }) => {
-    await unassign(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), params.assignmentId, principal!);
+    await unassign(
+      await ofBia(principal!, query.tenantId, params.biaId),
+      params.biaId.toLowerCase(),
+      params.assignmentId,
+      principal!,
+    );
     return noContent();
   },
-  'bcm.entries.list': async ({ principal, params, query }) => ok(await listEntries(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), query)),
-  'bcm.entries.get': async ({ principal, params, query }) => ok(await getEntry(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), params.entryId)),
+  'bcm.entries.list': async ({ principal, params, query }) =>
+    ok(await listEntries(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), query)),
+  'bcm.entries.get': async ({ principal, params, query }) =>
+    ok(
+      await getEntry(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), params.entryId),
+    ),
   'bcm.entries.create': async ({ principal, params, query, body }) =>
-    created(await createEntry(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), body, principal!)),
+    created(
+      await createEntry(
+        await ofBia(principal!, query.tenantId, params.biaId),
+        params.biaId.toLowerCase(),
+        body,
+        principal!,
+      ),
+    ),
   'bcm.entries.update': async ({ principal, params, query, body }) =>
-    ok(await updateEntry(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), params.entryId, body, principal!)),
+    ok(
+      await updateEntry(
+        await ofBia(principal!, query.tenantId, params.biaId),
+        params.biaId.toLowerCase(),
+        params.entryId,
+        body,
+        principal!,
+      ),
+    ),
   'bcm.entries.delete': async ({ principal, params, query }) => {
-    await deleteEntry(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), params.entryId, principal!);
+    await deleteEntry(
+      await ofBia(principal!, query.tenantId, params.biaId),
+      params.biaId.toLowerCase(),
+      params.entryId,
+      principal!,
+    );
     return noContent();
   },
   'bcm.entries.complete': async ({ principal, params, query }) =>
-    ok(await completeEntry(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), params.entryId, principal!)),
+    ok(
+      await completeEntry(
+        await ofBia(principal!, query.tenantId, params.biaId),
+        params.biaId.toLowerCase(),
+        params.entryId,
+        principal!,
+      ),
+    ),
   'bcm.entries.part': async ({ principal, params, query, body }) =>
-    ok(await replacePart(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), params.entryId, params.part, body, principal!)),
-  'bcm.risks.list': async ({ principal, query }) => ok(await listRisks(await scopeTenant(principal!, query.tenantId), query)),
-  'bcm.risks.get': async ({ principal, params, query }) => ok(await riskDetail(await ofRisk(principal!, query.tenantId, params.riskId), params.riskId.toLowerCase())),
+    ok(
+      await replacePart(
+        await ofBia(principal!, query.tenantId, params.biaId),
+        params.biaId.toLowerCase(),
+        params.entryId,
+        params.part,
+        body,
+        principal!,
+      ),
+    ),
+  'bcm.risks.list': async ({ principal, query }) =>
+    ok(await listRisks(await scopeTenant(principal!, query.tenantId), query)),
+  'bcm.risks.get': async ({ principal, params, query }) =>
+    ok(await riskDetail(await ofRisk(principal!, query.tenantId, params.riskId), params.riskId.toLowerCase())),
   'bcm.risks.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
     return created(await createRisk(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
   },
   'bcm.risks.status': async ({ principal, params, query, body }) =>
-    ok(await setRiskStatus(await ofRisk(principal!, query.tenantId, params.riskId), params.riskId.toLowerCase(), body.newStatus, principal!)),
+    ok(
+      await setRiskStatus(
+        await ofRisk(principal!, query.tenantId, params.riskId),
+        params.riskId.toLowerCase(),
+        body.newStatus,
+        principal!,
+      ),
+    ),
   'bcm.assessments.create': async ({ principal, params, query, body }) =>
-    created(await createAssessment(await ofRisk(principal!, query.tenantId, params.riskId), params.riskId.toLowerCase(), body, principal!)),
+    created(
+      await createAssessment(
+        await ofRisk(principal!, query.tenantId, params.riskId),
+        params.riskId.toLowerCase(),
+        body,
+        principal!,
+      ),
+    ),
   'bcm.assessments.update': async ({ principal, params, query, body }) =>
-    ok(await updateAssessment(await ofRisk(principal!, query.tenantId, params.riskId), params.riskId.toLowerCase(), params.assessmentId, body, principal!)),
+    ok(
+      await updateAssessment(
+        await ofRisk(principal!, query.tenantId, params.riskId),
+        params.riskId.toLowerCase(),
+        params.assessmentId,
+        body,
+        principal!,
+      ),
+    ),
   'bcm.assessments.delete': async ({ principal, params, query }) => {
-    await deleteAssessment(await ofRisk(principal!, query.tenantId, params.riskId), params.riskId.toLowerCase(), params.assessmentId, principal!);
+    await deleteAssessment(
+      await ofRisk(principal!, query.tenantId, params.riskId),
+      params.riskId.toLowerCase(),
+      params.assessmentId,
+      principal!,
+    );
     return noContent();
   },
   'bcm.actions.create': async ({ principal, params, query, body }) =>
-    created(await createAction(await ofRisk(principal!, query.tenantId, params.riskId), params.riskId.toLowerCase(), params.assessmentId, body, principal!)),
+    created(
+      await createAction(
+        await ofRisk(principal!, query.tenantId, params.riskId),
+        params.riskId.toLowerCase(),
+        params.assessmentId,
+        body,
+        principal!,
+      ),
+    ),
   'bcm.actions.update': async ({ principal, params, query, body }) =>
-    ok(await updateAction(await ofRisk(principal!, query.tenantId, params.riskId), params.riskId.toLowerCase(), params.assessmentId, params.actionId, body, principal!)),
-  'bcm.thresholds.get': async ({ principal, query }) => ok(await thresholds(await scopeTenant(principal!, query.tenantId))),
-  'bcm.thresholds.put': async ({ principal, query, body }) => ok(await putThresholds(await scopeTenant(principal!, query.tenantId), body.thresholds, principal!)),
+    ok(
+      await updateAction(
+        await ofRisk(principal!, query.tenantId, params.riskId),
+        params.riskId.toLowerCase(),
+        params.assessmentId,
+        params.actionId,
+        body,
+        principal!,
+      ),
+    ),
+  'bcm.thresholds.get': async ({ principal, query }) =>
+    ok(await thresholds(await scopeTenant(principal!, query.tenantId))),
+  'bcm.thresholds.put': async ({ principal, query, body }) =>
+    ok(await putThresholds(await scopeTenant(principal!, query.tenantId), body.thresholds, principal!)),
   'bcm.dashboard': async ({ principal, query }) => ok(await dashboard(await scopeTenant(principal!, query.tenantId))),
 });

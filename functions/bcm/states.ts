@@ -23,7 +23,8 @@ export const assertActionMove = (from: number, to: number) => {
 
 /** A Completed BIA changes only through new-version. */
 export function assertEditable(bia: { status: number }) {
-  if (bia.status === BIA_STATUS.Completed) throw conflict('A Completed BIA is read-only; create a new version to change it');
+  if (bia.status === BIA_STATUS.Completed)
+    throw conflict('A Completed BIA is read-only; create a new version to change it');
 }
 
 /**

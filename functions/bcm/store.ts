@@ -20,7 +20,8 @@ export const bia = {
   entries: (t: string, biaId: string) => keys.childCollection(t, 'BIA', biaId, 'ENTRY'),
   entryKey: (t: string, biaId: string, id: string) => keys.childItem(t, 'BIA', biaId, 'ENTRY', id),
   assignments: (t: string, biaId: string) => keys.childCollection(t, 'BIA', biaId, 'ASSIGN'),
-  assignmentKey: (t: string, biaId: string, assigneeId: string) => keys.childItem(t, 'BIA', biaId, 'ASSIGN', assigneeId),
+  assignmentKey: (t: string, biaId: string, assigneeId: string) =>
+    keys.childItem(t, 'BIA', biaId, 'ASSIGN', assigneeId),
 };
 export const risk = {
   key: (t: string, id: string) => keys.tenantItem(t, 'RISK', id),
@@ -39,7 +40,11 @@ export const bcmConfig = {
 };
 
 /** The attributes that put an item in the tenant's task index. */
-export const taskIndex = (t: string, dueAt: string, id: string) => ({ gsi2pk: bcmConfig.tasks(t), gsi2sk: `${dueAt}#${id}`, dueAt });
+export const taskIndex = (t: string, dueAt: string, id: string) => ({
+  gsi2pk: bcmConfig.tasks(t),
+  gsi2sk: `${dueAt}#${id}`,
+  dueAt,
+});
 
 export type Item = Record<string, unknown>;
 
@@ -48,9 +53,14 @@ export { readOr404 };
 
 /** Every item of a child partition except its counter. */
 export const all = async (pk: string) =>
-  (await queryItems({ TableName: config.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true })).filter(
-    (i) => i.sk !== COUNTER_SK,
-  );
+  (
+    await queryItems({
+      TableName: config.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ConsistentRead: true,
+    })
+  ).filter((i) => i.sk !== COUNTER_SK);
 
 /** Adds to counters of the tenant's BCM stats item (entries, open risks by level). */
 export function statsAdd(t: string, deltas: Record<string, number>): TransactItem | null {
@@ -68,7 +78,16 @@ export function statsAdd(t: string, deltas: Record<string, number>): TransactIte
 }
 
 /** Activity types of the dashboard's recent activities. */
-export const ACTIVITY = { BiaCreated: 0, BiaStatusChanged: 1, EntryCompleted: 2, RiskCreated: 3, RiskStatusChanged: 4, AssessmentRecorded: 5, ActionChanged: 6, BiaDeleted: 7 } as const;
+export const ACTIVITY = {
+  BiaCreated: 0,
+  BiaStatusChanged: 1,
+  EntryCompleted: 2,
+  RiskCreated: 3,
+  RiskStatusChanged: 4,
+  AssessmentRecorded: 5,
+  ActionChanged: 6,
+  BiaDeleted: 7,
+} as const;
 const ACTIVITY_TTL_SECONDS = 180 * 24 * 3600;
 
 export function activityPut(t: string, activityType: number, description: string, now: string): TransactItem {
@@ -76,7 +95,15 @@ export function activityPut(t: string, activityType: number, description: string
   return {
     Put: {
       TableName: config.tableName,
-      Item: { pk: bcmConfig.activity(t), sk, ...keys.newestFirst(bcmConfig.activity(t), now, sk), activityType, description, createdAt: now, ttl: Math.floor(Date.parse(now) / 1000) + ACTIVITY_TTL_SECONDS },
+      Item: {
+        pk: bcmConfig.activity(t),
+        sk,
+        ...keys.newestFirst(bcmConfig.activity(t), now, sk),
+        activityType,
+        description,
+        createdAt: now,
+        ttl: Math.floor(Date.parse(now) / 1000) + ACTIVITY_TTL_SECONDS,
+      },
     },
   };
 }
@@ -91,8 +118,12 @@ export interface Change {
 }
 
 /** One transaction of the change's items plus its audit entry; 409 when a condition failed. */
-export const commit = (items: (TransactItem | null)[], { t, ...change }: Change, now?: string, conflictMessage?: string) =>
-  commitChange(items, { ...change, tenantId: t }, now, conflictMessage);
+export const commit = (
+  items: (TransactItem | null)[],
+  { t, ...change }: Change,
+  now?: string,
+  conflictMessage?: string,
+) => commitChange(items, { ...change, tenantId: t }, now, conflictMessage);
 
 /** A counter adjustment outside a transaction (cascades). */
 export async function addCounts(key: { pk: string; sk: string }, deltas: Record<string, number>) {

@@ -15,7 +15,10 @@ export const handler = apiHandler(catalogRoutes, {
   },
   'suppliers.get': async ({ principal, params, query }) => {
     const id = params.supplierId.toLowerCase();
-    const supplier = await getSupplier(await scopeRecord(principal!, query.tenantId, { collection: 'SUPPLIER', id, label: 'Supplier' }), id);
+    const supplier = await getSupplier(
+      await scopeRecord(principal!, query.tenantId, { collection: 'SUPPLIER', id, label: 'Supplier' }),
+      id,
+    );
     if (!supplier) throw notFound('Supplier');
     return ok(supplier);
   },
@@ -23,6 +26,8 @@ export const handler = apiHandler(catalogRoutes, {
     ok(await listProductServices(await scopeTenant(principal!, query.tenantId), query)),
   'products.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
-    return created(await createProductService(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+    return created(
+      await createProductService(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!),
+    );
   },
 });

@@ -31,7 +31,11 @@ const toProduct = (item: Record<string, unknown>): ProductService => ({
 });
 
 /** A product code is unique within its tenant, case-insensitively, guarded in the same transaction. */
-export async function createProductService(tenantId: string, input: NewProductService, actor: Principal): Promise<ProductService> {
+export async function createProductService(
+  tenantId: string,
+  input: NewProductService,
+  actor: Principal,
+): Promise<ProductService> {
   const product: ProductService = {
     id: crypto.randomUUID(),
     tenantId,
@@ -43,11 +47,24 @@ export async function createProductService(tenantId: string, input: NewProductSe
   const collection = keys.tenantCollection(tenantId, 'PRODUCT');
   const searchText = [product.name, product.code].filter(Boolean).join(' ').toLowerCase();
   const items = [
-    putNew({ ...keys.tenantItem(tenantId, 'PRODUCT', product.id), ...keys.newestFirst(collection, product.createdAt, product.id), ...product, searchText }),
+    putNew({
+      ...keys.tenantItem(tenantId, 'PRODUCT', product.id),
+      ...keys.newestFirst(collection, product.createdAt, product.id),
+      ...product,
+      searchText,
+    }),
     bumpCounter(collection, 1),
-    auditPut({ entityType: 'ProductService', entityId: product.id, action: 'create', changes: { ...input }, actor, tenantId }),
+    auditPut({
+      entityType: 'ProductService',
+      entityId: product.id,
+      action: 'create',
+      changes: { ...input },
+      actor,
+      tenantId,
+    }),
   ];
-  if (product.code) items.push(claimUnique(keys.unique('PRODUCT_CODE', product.code.toLowerCase(), tenantId), { ownerId: product.id }));
+  if (product.code)
+    items.push(claimUnique(keys.unique('PRODUCT_CODE', product.code.toLowerCase(), tenantId), { ownerId: product.id }));
   const outcome = await transact(items);
   if (!outcome.ok) throw conflict(`Product code '${product.code}' is already in use`);
   await countAudit(1);

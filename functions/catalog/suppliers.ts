@@ -49,9 +49,21 @@ export async function createSupplier(tenantId: string, input: NewSupplier, actor
   const collection = keys.tenantCollection(tenantId, 'SUPPLIER');
   const searchText = [supplier.name, supplier.contactPerson, supplier.email].filter(Boolean).join(' ').toLowerCase();
   await transact([
-    putNew({ ...keys.tenantItem(tenantId, 'SUPPLIER', supplier.id), ...keys.newestFirst(collection, supplier.createdAt, supplier.id), ...supplier, searchText }),
+    putNew({
+      ...keys.tenantItem(tenantId, 'SUPPLIER', supplier.id),
+      ...keys.newestFirst(collection, supplier.createdAt, supplier.id),
+      ...supplier,
+      searchText,
+    }),
     bumpCounter(collection, 1),
-    auditPut({ entityType: 'Supplier', entityId: supplier.id, action: 'create', changes: { ...input }, actor, tenantId }),
+    auditPut({
+      entityType: 'Supplier',
+      entityId: supplier.id,
+      action: 'create',
+      changes: { ...input },
+      actor,
+      tenantId,
+    }),
   ]);
   await countAudit(1);
   return supplier;

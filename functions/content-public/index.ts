@@ -2,7 +2,18 @@ import { created, ok } from '#shared/http/responses.ts';
 import { contentPublicRoutes } from '#shared/routes/content.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { submitForm } from '#areas/content/public/forms.ts';
-import { activeSite, cacheable, CONTENT_MAX_AGE, css, pageBySlug, postBySlug, publishedPages, publishedPosts, resolveDomain, SITE_MAX_AGE } from '#areas/content/public/reads.ts';
+import {
+  activeSite,
+  cacheable,
+  CONTENT_MAX_AGE,
+  css,
+  pageBySlug,
+  postBySlug,
+  publishedPages,
+  publishedPosts,
+  resolveDomain,
+  SITE_MAX_AGE,
+} from '#areas/content/public/reads.ts';
 
 /** Public content: no caller; reads are cacheable (Cache-Control public, ETag, 304). */
 export const handler = apiHandler(contentPublicRoutes, {
@@ -22,7 +33,9 @@ export const handler = apiHandler(contentPublicRoutes, {
     const site = await activeSite(params.siteId);
     const { preview, view } = await pageBySlug(site, params.slug, query);
     // A preview shows unpublished content: never kept by a shared cache.
-    return preview ? ok(view, { 'cache-control': 'private, no-store' }) : cacheable(site, headers, CONTENT_MAX_AGE, { json: view });
+    return preview
+      ? ok(view, { 'cache-control': 'private, no-store' })
+      : cacheable(site, headers, CONTENT_MAX_AGE, { json: view });
   },
   'content.public.blog': async ({ params, query, headers }) => {
     const site = await activeSite(params.siteId);

@@ -7,24 +7,48 @@ import { addUserToGroup, createGroup, listGroups } from '#areas/identity/org/gro
 import { createRole, listRoles, setRolePermissions } from '#areas/identity/org/roles.ts';
 
 export const handler = apiHandler(orgRoutes, {
-  'roles.list': async ({ principal, query }) => ok(await listRoles(await scopeTenant(principal!, query.tenantId), query)),
+  'roles.list': async ({ principal, query }) =>
+    ok(await listRoles(await scopeTenant(principal!, query.tenantId), query)),
   'roles.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
     return created(await createRole(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
   },
   'roles.setPermissions': async ({ principal, params, query, body }) =>
-    ok(await setRolePermissions(await scopeRecord(principal!, query.tenantId, { collection: 'ROLE', id: params.roleId.toLowerCase(), label: 'Role' }), params.roleId, body.permissions, principal!)),
+    ok(
+      await setRolePermissions(
+        await scopeRecord(principal!, query.tenantId, {
+          collection: 'ROLE',
+          id: params.roleId.toLowerCase(),
+          label: 'Role',
+        }),
+        params.roleId,
+        body.permissions,
+        principal!,
+      ),
+    ),
   'departments.list': async ({ principal, query }) =>
     ok(await listDepartments(await scopeTenant(principal!, query.tenantId), query)),
   'departments.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
     return created(await createDepartment(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
   },
-  'groups.list': async ({ principal, query }) => ok(await listGroups(await scopeTenant(principal!, query.tenantId), query)),
+  'groups.list': async ({ principal, query }) =>
+    ok(await listGroups(await scopeTenant(principal!, query.tenantId), query)),
   'groups.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
     return created(await createGroup(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
   },
   'groups.addUser': async ({ principal, params, query }) =>
-    ok(await addUserToGroup(await scopeRecord(principal!, query.tenantId, { collection: 'GROUP', id: params.groupId.toLowerCase(), label: 'Group' }), params.groupId, query.userId, principal!)),
+    ok(
+      await addUserToGroup(
+        await scopeRecord(principal!, query.tenantId, {
+          collection: 'GROUP',
+          id: params.groupId.toLowerCase(),
+          label: 'Group',
+        }),
+        params.groupId,
+        query.userId,
+        principal!,
+      ),
+    ),
 });

@@ -3,35 +3,88 @@ import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
 import { created, noContent, ok } from '#shared/http/responses.ts';
 import { promptRoutes } from '#shared/routes/prompts.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { archivePrompt, createPrompt, listPrompts, listVersions, newVersion, promptDetail, updatePrompt } from './prompts.ts';
+import {
+  archivePrompt,
+  createPrompt,
+  listPrompts,
+  listVersions,
+  newVersion,
+  promptDetail,
+  updatePrompt,
+} from './prompts.ts';
 import { approveVersion, renderPrompt, reviewVersion } from './versions.ts';
 
 /** The tenant of a route under a prompt: a SystemAdmin may name the prompt by id alone. */
-const ofPrompt = (p: Principal, tenantId: string | undefined, id: string) => scopeRecord(p, tenantId, { collection: 'PROMPT', id: id.toLowerCase(), label: 'Prompt' });
+const ofPrompt = (p: Principal, tenantId: string | undefined, id: string) =>
+  scopeRecord(p, tenantId, { collection: 'PROMPT', id: id.toLowerCase(), label: 'Prompt' });
 
 export const handler = apiHandler(promptRoutes, {
-  'prompts.list': async ({ principal, query }) => ok(await listPrompts(await scopeTenant(principal!, query.tenantId), query)),
+  'prompts.list': async ({ principal, query }) =>
+    ok(await listPrompts(await scopeTenant(principal!, query.tenantId), query)),
   'prompts.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
     return created(await createPrompt(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
   },
-  'prompts.get': async ({ principal, params, query }) => ok(await promptDetail(await ofPrompt(principal!, query.tenantId, params.promptId), params.promptId.toLowerCase())),
+  'prompts.get': async ({ principal, params, query }) =>
+    ok(await promptDetail(await ofPrompt(principal!, query.tenantId, params.promptId), params.promptId.toLowerCase())),
   'prompts.update': async ({ principal, params, query, body }) =>
-    ok(await updatePrompt(await ofPrompt(principal!, query.tenantId, params.promptId), params.promptId.toLowerCase(), body, principal!)),
+    ok(
+      await updatePrompt(
+        await ofPrompt(principal!, query.tenantId, params.promptId),
+        params.promptId.toLowerCase(),
+        body,
+        principal!,
+      ),
+    ),
   'prompts.delete': async ({ principal, params, query }) => {
-    await archivePrompt(await ofPrompt(principal!, query.tenantId, params.promptId), params.promptId.toLowerCase(), principal!);
+    await archivePrompt(
+      await ofPrompt(principal!, query.tenantId, params.promptId),
+      params.promptId.toLowerCase(),
+      principal!,
+    );
     return noContent();
   },
   'prompts.newVersion': async ({ principal, params, query, body }) =>
-    created(await newVersion(await ofPrompt(principal!, query.tenantId, params.promptId), params.promptId.toLowerCase(), body.versionNote, principal!)),
-  'prompts.versions': async ({ principal, params, query }) => ok(await listVersions(await ofPrompt(principal!, query.tenantId, params.promptId), params.promptId.toLowerCase(), query)),
+    created(
+      await newVersion(
+        await ofPrompt(principal!, query.tenantId, params.promptId),
+        params.promptId.toLowerCase(),
+        body.versionNote,
+        principal!,
+      ),
+    ),
+  'prompts.versions': async ({ principal, params, query }) =>
+    ok(
+      await listVersions(
+        await ofPrompt(principal!, query.tenantId, params.promptId),
+        params.promptId.toLowerCase(),
+        query,
+      ),
+    ),
   'prompts.review': async ({ principal, params, query }) => {
-    await reviewVersion(await ofPrompt(principal!, query.tenantId, params.promptId), params.promptId.toLowerCase(), params.versionId, principal!);
+    await reviewVersion(
+      await ofPrompt(principal!, query.tenantId, params.promptId),
+      params.promptId.toLowerCase(),
+      params.versionId,
+      principal!,
+    );
     return noContent();
   },
   'prompts.approve': async ({ principal, params, query }) => {
-    await approveVersion(await ofPrompt(principal!, query.tenantId, params.promptId), params.promptId.toLowerCase(), params.versionId, principal!);
+    await approveVersion(
+      await ofPrompt(principal!, query.tenantId, params.promptId),
+      params.promptId.toLowerCase(),
+      params.versionId,
+      principal!,
+    );
     return noContent();
   },
-  'prompts.render': async ({ principal, params, query, body }) => ok(await renderPrompt(await ofPrompt(principal!, query.tenantId, params.promptId), params.promptId.toLowerCase(), body)),
+  'prompts.render': async ({ principal, params, query, body }) =>
+    ok(
+      await renderPrompt(
+        await ofPrompt(principal!, query.tenantId, params.promptId),
+        params.promptId.toLowerCase(),
+        body,
+      ),
+    ),
 });

@@ -16,7 +16,8 @@ const MOVES: Record<VersionAction, Partial<Record<VersionStatus, VersionStatus>>
 };
 
 /** The status a version moves to, or null when the move is not allowed (409). */
-export const nextVersionStatus = (from: VersionStatus, action: VersionAction): VersionStatus | null => MOVES[action][from] ?? null;
+export const nextVersionStatus = (from: VersionStatus, action: VersionAction): VersionStatus | null =>
+  MOVES[action][from] ?? null;
 
 /** The table documented in docs/decisions.md, derived from the moves above. */
 export const versionMoveTable = () =>
@@ -25,7 +26,11 @@ export const versionMoveTable = () =>
   );
 
 /** A prompt's status from what it holds: archived, an active version, versions in review, or none of these. */
-export function promptStatus(p: { archivedAt?: string | null; activeVersionId?: string | null; inReviewCount?: number }): PromptStatus {
+export function promptStatus(p: {
+  archivedAt?: string | null;
+  activeVersionId?: string | null;
+  inReviewCount?: number;
+}): PromptStatus {
   if (p.archivedAt) return 'Archived';
   if (p.activeVersionId) return 'Active';
   if ((p.inReviewCount ?? 0) > 0) return 'Review';

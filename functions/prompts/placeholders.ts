@@ -32,7 +32,10 @@ function scan(content: string): { tokens: Token[]; problems: PlaceholderProblem[
     }
     const name = content.slice(open + 2, close);
     if (!NAME.test(name) || name.length > MAX_NAME) {
-      problems.push({ at: open, message: `Malformed placeholder at offset ${open}: names are 1-${MAX_NAME} letters, digits or underscores, as in {{variable_name}}` });
+      problems.push({
+        at: open,
+        message: `Malformed placeholder at offset ${open}: names are 1-${MAX_NAME} letters, digits or underscores, as in {{variable_name}}`,
+      });
     } else {
       tokens.push({ start: open, end: close + 2, name });
     }

@@ -43,7 +43,13 @@ function storedNumbers(input: PromptInput): PromptInput {
     ...input,
     ...(input.temperature === undefined ? {} : { temperature: roundTo(input.temperature, 3) }),
     ...(input.autoEvaluationScores
-      ? { autoEvaluationScores: { quality: input.autoEvaluationScores.quality === null ? null : roundTo(input.autoEvaluationScores.quality, 2), safety: input.autoEvaluationScores.safety === null ? null : roundTo(input.autoEvaluationScores.safety, 2) } }
+      ? {
+          autoEvaluationScores: {
+            quality:
+              input.autoEvaluationScores.quality === null ? null : roundTo(input.autoEvaluationScores.quality, 2),
+            safety: input.autoEvaluationScores.safety === null ? null : roundTo(input.autoEvaluationScores.safety, 2),
+          },
+        }
       : {}),
   };
 }
@@ -71,7 +77,11 @@ const toListItem = (i: Item) => ({
   title: i.title as string,
   modelId: (i.modelId as string | null) ?? null,
   temperature: Number(i.temperature),
-  lifecycleStatus: promptStatus({ archivedAt: i.archivedAt as string | null, activeVersionId: i.activeVersionId as string | null, inReviewCount: Number(i.inReviewCount ?? 0) }),
+  lifecycleStatus: promptStatus({
+    archivedAt: i.archivedAt as string | null,
+    activeVersionId: i.activeVersionId as string | null,
+    inReviewCount: Number(i.inReviewCount ?? 0),
+  }),
   tags: (i.tags as string[]) ?? [],
   activeVersionId: (i.activeVersionId as string | null) ?? null,
   versionCount: Number(i.versionCount ?? 0),
@@ -84,7 +94,10 @@ const toDetail = (i: Item, versions: Item[]) => ({
   content: i.content as string,
   placeholders: (i.placeholders as string[]) ?? [],
   abTestConfig: (i.abTestConfig as { variantA: boolean; variantB: boolean }) ?? { variantA: false, variantB: false },
-  autoEvaluationScores: (i.autoEvaluationScores as { quality: number | null; safety: number | null }) ?? { quality: null, safety: null },
+  autoEvaluationScores: (i.autoEvaluationScores as { quality: number | null; safety: number | null }) ?? {
+    quality: null,
+    safety: null,
+  },
   versions: versions.map(toVersion),
 });
 
@@ -117,23 +130,54 @@ export async function listVersions(t: string, id: string, q: { page: number; pag
   return toPage(versions.slice(start).map(toVersion), Number(prompt.versionCount ?? 0), q.page, q.pageSize);
 }
 
-export async function listPrompts(t: string, q: { page: number; pageSize: number; includeArchived?: 'true' | 'false' }) {
+export async function listPrompts(
+  t: string,
+  q: { page: number; pageSize: number; includeArchived?: 'true' | 'false' },
+) {
   const all = q.includeArchived === 'true';
-  const { items, totalCount } = await listNewestFirst(all ? prompts.all(t) : prompts.live(t), { ...q, index: all ? 'gsi2' : 'gsi1' });
+  const { items, totalCount } = await listNewestFirst(all ? prompts.all(t) : prompts.live(t), {
+    ...q,
+    index: all ? 'gsi2' : 'gsi1',
+  });
   return toPage(items.map(toListItem), totalCount, q.page, q.pageSize);
 }
 
 const actorName = (p: Principal) => p.email ?? p.userId;
 
-function versionItem(t: string, promptId: string, n: number, content: string, placeholders: string[], actor: Principal, note: string | null, now: string) {
+function versionItem(
+  t: string,
+  promptId: string,
+  n: number,
+  content: string,
+  placeholders: string[],
+  actor: Principal,
+  note: string | null,
+  now: string,
+) {
   const id = crypto.randomUUID();
   return {
     id,
-    item: { ...prompts.version(t, promptId, n), id, promptId, versionNumber: n, content, placeholders, status: 'Draft', changedBy: actorName(actor), versionNote: note, createdAt: now, tenantId: t },
+    item: {
+      ...prompts.version(t, promptId, n),
+      id,
+      promptId,
+      versionNumber: n,
+      content,
+      placeholders,
+      status: 'Draft',
+      changedBy: actorName(actor),
+      versionNote: note,
+      createdAt: now,
+      tenantId: t,
+    },
   };
 }
 
-export async function createPrompt(t: string, given: PromptInput & { title: string; content: string }, actor: Principal) {
+export async function createPrompt(
+  t: string,
+  given: PromptInput & { title: string; content: string },
+  actor: Principal,
+) {
   const input = { ...given, ...storedNumbers(given) };
   const placeholders = placeholdersOf(input.content);
   const now = new Date().toISOString();
@@ -165,7 +209,14 @@ export async function createPrompt(t: string, given: PromptInput & { title: stri
   };
   await commitChange(
     [putNew(prompt), putNew(first.item), bumpCounter(prompts.live(t), 1), bumpCounter(prompts.all(t), 1)],
-    { tenantId: t, actor, entityType: 'Prompt', entityId: id, action: 'create', changes: { title: input.title, versionId: first.id } },
+    {
+      tenantId: t,
+      actor,
+      entityType: 'Prompt',
+      entityId: id,
+      action: 'create',
+      changes: { title: input.title, versionId: first.id },
+    },
     now,
   );
   return promptDetail(t, id);
@@ -187,8 +238,24 @@ export async function updatePrompt(t: string, id: string, given: PromptInput, ac
   if (typeof set.modelId === 'string') set.modelId = set.modelId.toLowerCase();
   const now = new Date().toISOString();
   await commitChange(
-    [updateItem(prompts.key(t, id), { ...set, updatedAt: now }, { condition: NOT_ARCHIVED, values: { ':null': null } })],
-    { tenantId: t, actor, entityType: 'Prompt', entityId: id, action: 'update', changes: { ...set, content: input.content === undefined ? undefined : `${Buffer.byteLength(input.content)} bytes` } },
+    [
+      updateItem(
+        prompts.key(t, id),
+        { ...set, updatedAt: now },
+        { condition: NOT_ARCHIVED, values: { ':null': null } },
+      ),
+    ],
+    {
+      tenantId: t,
+      actor,
+      entityType: 'Prompt',
+      entityId: id,
+      action: 'update',
+      changes: {
+        ...set,
+        content: input.content === undefined ? undefined : `${Buffer.byteLength(input.content)} bytes`,
+      },
+    },
     now,
     'The prompt was archived meanwhile',
   );
@@ -202,10 +269,21 @@ export async function archivePrompt(t: string, id: string, actor: Principal) {
   const now = new Date().toISOString();
   await commitChange(
     [
-      updateItem(prompts.key(t, id), { archivedAt: now, updatedAt: now }, { remove: ['gsi1pk', 'gsi1sk'], condition: NOT_ARCHIVED, values: { ':null': null } }),
+      updateItem(
+        prompts.key(t, id),
+        { archivedAt: now, updatedAt: now },
+        { remove: ['gsi1pk', 'gsi1sk'], condition: NOT_ARCHIVED, values: { ':null': null } },
+      ),
       bumpCounter(prompts.live(t), -1),
     ],
-    { tenantId: t, actor, entityType: 'Prompt', entityId: id, action: 'archive', changes: { lifecycleStatus: { from: toListItem(prompt).lifecycleStatus, to: 'Archived' } } },
+    {
+      tenantId: t,
+      actor,
+      entityType: 'Prompt',
+      entityId: id,
+      action: 'archive',
+      changes: { lifecycleStatus: { from: toListItem(prompt).lifecycleStatus, to: 'Archived' } },
+    },
     now,
     'The prompt was archived meanwhile',
   );
@@ -216,7 +294,16 @@ export async function newVersion(t: string, id: string, note: string | null | un
   const n = Number(prompt.versionCount) + 1;
   if (n > MAX_VERSIONS) throw conflict(`A prompt keeps at most ${MAX_VERSIONS} versions`);
   const now = new Date().toISOString();
-  const v = versionItem(t, id, n, prompt.content as string, (prompt.placeholders as string[]) ?? [], actor, note || null, now);
+  const v = versionItem(
+    t,
+    id,
+    n,
+    prompt.content as string,
+    (prompt.placeholders as string[]) ?? [],
+    actor,
+    note || null,
+    now,
+  );
   await commitChange(
     [
       putNew(v.item),
@@ -226,7 +313,14 @@ export async function newVersion(t: string, id: string, note: string | null | un
         { condition: `${NOT_ARCHIVED} AND versionCount = :was`, values: { ':null': null, ':was': n - 1 } },
       ),
     ],
-    { tenantId: t, actor, entityType: 'PromptVersion', entityId: v.id, action: 'create', changes: { promptId: id, versionNumber: n } },
+    {
+      tenantId: t,
+      actor,
+      entityType: 'PromptVersion',
+      entityId: v.id,
+      action: 'create',
+      changes: { promptId: id, versionNumber: n },
+    },
     now,
     'The prompt changed meanwhile; try again',
   );

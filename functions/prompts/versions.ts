@@ -10,7 +10,11 @@ function move(status: VersionStatus, action: VersionAction) {
   if (!to) throw conflict(`A ${status} version cannot be sent to ${action === 'review' ? 'Review' : 'approval'}`);
   return to;
 }
-const statusIs = (status: VersionStatus) => ({ condition: '#st = :from', names: { '#st': 'status' }, values: { ':from': status } });
+const statusIs = (status: VersionStatus) => ({
+  condition: '#st = :from',
+  names: { '#st': 'status' },
+  values: { ':from': status },
+});
 
 /** Draft -> Review; the prompt counts its versions in review (its lifecycleStatus shows Review). */
 export async function reviewVersion(t: string, promptId: string, versionId: string, actor: Principal) {
@@ -20,10 +24,25 @@ export async function reviewVersion(t: string, promptId: string, versionId: stri
   const now = new Date().toISOString();
   await commitChange(
     [
-      updateItem(prompts.version(t, promptId, Number(version.versionNumber)), { status: to, reviewedAt: now }, statusIs('Draft')),
-      updateItem(prompts.key(t, promptId), { updatedAt: now }, { add: { inReviewCount: 1 }, condition: NOT_ARCHIVED, values: { ':null': null } }),
+      updateItem(
+        prompts.version(t, promptId, Number(version.versionNumber)),
+        { status: to, reviewedAt: now },
+        statusIs('Draft'),
+      ),
+      updateItem(
+        prompts.key(t, promptId),
+        { updatedAt: now },
+        { add: { inReviewCount: 1 }, condition: NOT_ARCHIVED, values: { ':null': null } },
+      ),
     ],
-    { tenantId: t, actor, entityType: 'PromptVersion', entityId: version.id as string, action: 'review', changes: { promptId, from: version.status, to } },
+    {
+      tenantId: t,
+      actor,
+      entityType: 'PromptVersion',
+      entityId: version.id as string,
+      action: 'review',
+      changes: { promptId, from: version.status, to },
+    },
     now,
     'The version or its prompt changed meanwhile',
   );
@@ -42,12 +61,26 @@ export async function approveVersion(t: string, promptId: string, versionId: str
   const now = new Date().toISOString();
   await commitChange(
     [
-      updateItem(prompts.version(t, promptId, Number(version.versionNumber)), { status: to, approvedAt: now, approvedBy: actor.email ?? actor.userId }, statusIs('Review')),
-      previous === null ? null : updateItem(prompts.version(t, promptId, previous), { status: nextVersionStatus('Active', 'supersede'), archivedAt: now }, statusIs('Active')),
+      updateItem(
+        prompts.version(t, promptId, Number(version.versionNumber)),
+        { status: to, approvedAt: now, approvedBy: actor.email ?? actor.userId },
+        statusIs('Review'),
+      ),
+      previous === null
+        ? null
+        : updateItem(
+            prompts.version(t, promptId, previous),
+            { status: nextVersionStatus('Active', 'supersede'), archivedAt: now },
+            statusIs('Active'),
+          ),
       updateItem(
         prompts.key(t, promptId),
         { activeVersionId: version.id, activeVersionNumber: Number(version.versionNumber), updatedAt: now },
-        { add: { inReviewCount: -1 }, condition: `${NOT_ARCHIVED} AND activeVersionId = :prev`, values: { ':null': null, ':prev': prompt.activeVersionId ?? null } },
+        {
+          add: { inReviewCount: -1 },
+          condition: `${NOT_ARCHIVED} AND activeVersionId = :prev`,
+          values: { ':null': null, ':prev': prompt.activeVersionId ?? null },
+        },
       ),
     ],
     {
@@ -64,13 +97,28 @@ export async function approveVersion(t: string, promptId: string, versionId: str
 }
 
 /** The Active version (or the named one) rendered with the variables; an archived prompt is 409. */
-export async function renderPrompt(t: string, promptId: string, input: { variables: Record<string, string>; versionId?: string }) {
+export async function renderPrompt(
+  t: string,
+  promptId: string,
+  input: { variables: Record<string, string>; versionId?: string },
+) {
   const prompt = await readOr404(prompts.key(t, promptId), 'Prompt');
   if (prompt.archivedAt) throw conflict('An archived prompt is not rendered');
   const versionId = input.versionId ?? (prompt.activeVersionId as string | null);
   if (!versionId) throw conflict('The prompt has no Active version: approve one or name a versionId');
   const version = await versionOf(t, prompt, versionId);
   const rendered = renderTemplate(version.content as string, input.variables);
-  if (!rendered.ok) throw validationError(rendered.missing.map((name) => ({ path: `body.variables.${name}`, message: `Missing value for placeholder {{${name}}}` })));
-  return { promptId, versionId: version.id as string, versionNumber: String(version.versionNumber), text: rendered.text };
+  if (!rendered.ok)
+    throw validationError(
+      rendered.missing.map((name) => ({
+        path: `body.variables.${name}`,
+        message: `Missing value for placeholder {{${name}}}`,
+      })),
+    );
+  return {
+    promptId,
+    versionId: version.id as string,
+    versionNumber: String(version.versionNumber),
+    text: rendered.text,
+  };
 }

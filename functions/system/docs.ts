@@ -51,7 +51,9 @@ const PAGE_HEADERS = {
 
 export const docsPage = (): Reply => raw('text/html; charset=utf-8', PAGE, { headers: PAGE_HEADERS });
 export const docsInit = (): Reply =>
-  raw('text/javascript; charset=utf-8', INIT, { headers: { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' } });
+  raw('text/javascript; charset=utf-8', INIT, {
+    headers: { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' },
+  });
 
 type AssetName = DocsAssetName;
 
@@ -65,7 +67,10 @@ async function loadAsset(name: AssetName): Promise<string> {
   try {
     return await readFile(createRequire(import.meta.url).resolve(`swagger-ui-dist/${name}`), 'utf8');
   } catch (err) {
-    throw new Error(`Swagger UI file ${name} is neither beside the bundle nor in node_modules (see copyDocsAssetsCommands)`, { cause: err });
+    throw new Error(
+      `Swagger UI file ${name} is neither beside the bundle nor in node_modules (see copyDocsAssetsCommands)`,
+      { cause: err },
+    );
   }
 }
 
@@ -90,7 +95,11 @@ function memo(map: Map<AssetName, Promise<string>>, name: AssetName, load: () =>
   return entry;
 }
 
-const HEADERS = { 'cache-control': 'public, max-age=86400', 'x-content-type-options': 'nosniff', vary: 'accept-encoding' };
+const HEADERS = {
+  'cache-control': 'public, max-age=86400',
+  'x-content-type-options': 'nosniff',
+  vary: 'accept-encoding',
+};
 
 /** The bundle is 1.7 MB, about 0.5 MB gzipped: compressed once per container for clients that accept gzip. */
 export async function docsAsset(name: AssetName, acceptEncoding: string | undefined): Promise<Reply> {

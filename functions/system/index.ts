@@ -37,7 +37,8 @@ export const handler = apiHandler(systemRoutes, {
     raw('application/json', JSON.stringify((await verificationKeys()).jwks), {
       headers: { 'cache-control': 'public, max-age=300' },
     }),
-  'system.openapi': async () => raw('application/json', await openApi(), { headers: { 'cache-control': 'public, max-age=60' } }),
+  'system.openapi': async () =>
+    raw('application/json', await openApi(), { headers: { 'cache-control': 'public, max-age=60' } }),
   'system.docs': async () => docsPage(),
   'system.docsInit': async () => docsInit(),
   'system.docsStyle': async (req) => docsAsset('swagger-ui.css', req.headers['accept-encoding']),

@@ -2,7 +2,13 @@ import { created, ok } from '#shared/http/responses.ts';
 import { tenantRoutes } from '#shared/routes/tenants.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { inviteToTenant } from '#areas/identity/tenants/invitations.ts';
-import { changeTenantStatus, createTenant, listTenants, tenantForCaller, updateTenant } from '#areas/identity/tenants/tenants.ts';
+import {
+  changeTenantStatus,
+  createTenant,
+  listTenants,
+  tenantForCaller,
+  updateTenant,
+} from '#areas/identity/tenants/tenants.ts';
 import { toTenantDetail } from '#areas/identity/tenants.ts';
 
 export const handler = apiHandler(tenantRoutes, {
@@ -10,6 +16,7 @@ export const handler = apiHandler(tenantRoutes, {
   'tenants.get': async ({ principal, params }) => ok(toTenantDetail(await tenantForCaller(principal!, params.slug))),
   'tenants.create': async ({ principal, body }) => created(await createTenant(body, principal!)),
   'tenants.update': async ({ principal, params, body }) => ok(await updateTenant(principal!, params.slug, body)),
-  'tenants.status': async ({ principal, params, body }) => ok(await changeTenantStatus(principal!, params.slug, body.newStatus)),
+  'tenants.status': async ({ principal, params, body }) =>
+    ok(await changeTenantStatus(principal!, params.slug, body.newStatus)),
   'tenants.invite': async ({ principal, params, body }) => created(await inviteToTenant(principal!, params.slug, body)),
 });

@@ -33,7 +33,9 @@ const EMPTY_SCHEMA: Schema = { databaseType: null, schemaName: null, tables: [],
 /** The built-in catalog is code (shared/reference/built-in-tools.ts): fixed ids, no table read. */
 export function listBuiltIn(q: { page: number; pageSize: number }) {
   const start = (q.page - 1) * q.pageSize;
-  const items = BUILT_IN_TOOLS.slice(start, start + q.pageSize).map(({ id, code, name, description, type, isActive }) => ({ id, code, name, description, type, isActive }));
+  const items = BUILT_IN_TOOLS.slice(start, start + q.pageSize).map(
+    ({ id, code, name, description, type, isActive }) => ({ id, code, name, description, type, isActive }),
+  );
   return toPage(items, BUILT_IN_TOOLS.length, q.page, q.pageSize);
 }
 
@@ -53,7 +55,10 @@ export const toConfig = (i: Item) => ({
   schema: { ...EMPTY_SCHEMA, ...(i.schema as Partial<Schema> | undefined) },
   kbStatus: { hasChunks: Number(i.chunkCount ?? 0) > 0, chunkCount: Number(i.chunkCount ?? 0) },
 });
-export const toParams = (i: Item): Params => ({ ...DEFAULT_PARAMS, ...(i.configParams as Partial<Params> | undefined) });
+export const toParams = (i: Item): Params => ({
+  ...DEFAULT_PARAMS,
+  ...(i.configParams as Partial<Params> | undefined),
+});
 const toDetail = (i: Item) => ({
   ...toConfig(i),
   baseToolName: i.baseToolName as string,
@@ -63,14 +68,19 @@ const toDetail = (i: Item) => ({
   updatedAt: i.updatedAt as string,
 });
 
-const searchText = (displayName: string, description: string | null) => `${displayName} ${description ?? ''}`.toLowerCase();
+const searchText = (displayName: string, description: string | null) =>
+  `${displayName} ${description ?? ''}`.toLowerCase();
 
 function checkWriteAccess(baseToolCode: string, status: ToolStatus, params: Params) {
   const refusal = writeAccessRefusal(baseToolCode, status, params.readOnly);
   if (refusal) throw validationError([{ path: 'body.configParams.readOnly', message: refusal }]);
 }
 
-export async function createTool(t: string, input: { displayName?: string; baseToolId: string; description?: string | null; configParams?: Partial<Params> }, actor: Principal) {
+export async function createTool(
+  t: string,
+  input: { displayName?: string; baseToolId: string; description?: string | null; configParams?: Partial<Params> },
+  actor: Principal,
+) {
   const base = builtIn(input.baseToolId);
   const params = { ...DEFAULT_PARAMS, ...stripUndefined(input.configParams ?? {}) };
   checkWriteAccess(base.code, 'PENDING', params);
@@ -98,11 +108,23 @@ export async function createTool(t: string, input: { displayName?: string; baseT
     createdAt: now,
     updatedAt: now,
   };
-  await commitChange([putNew(item), bumpCounter(tools.collection(t), 1)], { tenantId: t, actor, entityType: 'Tool', entityId: id, action: 'create', changes: { displayName, baseToolId: base.id, status: 'PENDING' } }, now);
+  await commitChange(
+    [putNew(item), bumpCounter(tools.collection(t), 1)],
+    {
+      tenantId: t,
+      actor,
+      entityType: 'Tool',
+      entityId: id,
+      action: 'create',
+      changes: { displayName, baseToolId: base.id, status: 'PENDING' },
+    },
+    now,
+  );
   return toDetail(item);
 }
 
-const stripUndefined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+const stripUndefined = <T extends object>(o: T) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 /** A tool that is not deleted, or 404. */
 export async function getTool(t: string, id: string) {
@@ -114,10 +136,23 @@ export async function getTool(t: string, id: string) {
 const LIVE = 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND #status = :status';
 
 /** A change to a tool's fields, conditional on the tool being unchanged in status and not deleted. */
-async function changeTool(t: string, tool: Item, set: Record<string, unknown>, actor: Principal, action: string, changes: Record<string, unknown>) {
+async function changeTool(
+  t: string,
+  tool: Item,
+  set: Record<string, unknown>,
+  actor: Principal,
+  action: string,
+  changes: Record<string, unknown>,
+) {
   const now = new Date().toISOString();
   await commitChange(
-    [updateItem(tools.key(t, tool.id as string), { ...set, updatedAt: now }, { condition: LIVE, names: { '#status': 'status' }, values: { ':status': tool.status } })],
+    [
+      updateItem(
+        tools.key(t, tool.id as string),
+        { ...set, updatedAt: now },
+        { condition: LIVE, names: { '#status': 'status' }, values: { ':status': tool.status } },
+      ),
+    ],
     { tenantId: t, actor, entityType: 'Tool', entityId: tool.id as string, action, changes },
     now,
     'The tool changed meanwhile; try again',
@@ -129,7 +164,12 @@ function editable(tool: Item) {
   if (tool.status === 'REJECTED') throw conflict('A REJECTED tool cannot be changed');
 }
 
-export async function updateTool(t: string, id: string, input: { displayName?: string; description?: string | null; agentIds?: string[]; configParams?: Partial<Params> }, actor: Principal) {
+export async function updateTool(
+  t: string,
+  id: string,
+  input: { displayName?: string; description?: string | null; agentIds?: string[]; configParams?: Partial<Params> },
+  actor: Principal,
+) {
   const tool = await getTool(t, id);
   editable(tool);
   const set: Record<string, unknown> = {};
@@ -140,11 +180,20 @@ export async function updateTool(t: string, id: string, input: { displayName?: s
     set.configParams = { ...toParams(tool), ...stripUndefined(input.configParams) };
     checkWriteAccess(tool.baseToolCode as string, tool.status as ToolStatus, set.configParams as Params);
   }
-  if ('displayName' in set || 'description' in set) set.searchText = searchText((set.displayName ?? tool.displayName) as string, ('description' in set ? set.description : tool.description) as string | null);
+  if ('displayName' in set || 'description' in set)
+    set.searchText = searchText(
+      (set.displayName ?? tool.displayName) as string,
+      ('description' in set ? set.description : tool.description) as string | null,
+    );
   return toDetail(await changeTool(t, tool, set, actor, 'update', { ...set, searchText: undefined }));
 }
 
-export async function putConfig(t: string, id: string, input: { displayName?: string; description?: string | null; schema?: Partial<Schema> }, actor: Principal) {
+export async function putConfig(
+  t: string,
+  id: string,
+  input: { displayName?: string; description?: string | null; schema?: Partial<Schema> },
+  actor: Principal,
+) {
   const tool = await getTool(t, id);
   editable(tool);
   const set: Record<string, unknown> = {};
@@ -152,9 +201,17 @@ export async function putConfig(t: string, id: string, input: { displayName?: st
   if (input.description !== undefined) set.description = input.description || null;
   if (input.schema) {
     const s = stripUndefined(input.schema);
-    set.schema = { ...toConfig(tool).schema, ...s, ...(s.databaseType === '' ? { databaseType: null } : {}), ...(s.schemaName === '' ? { schemaName: null } : {}) };
+    set.schema = {
+      ...toConfig(tool).schema,
+      ...s,
+      ...(s.databaseType === '' ? { databaseType: null } : {}),
+      ...(s.schemaName === '' ? { schemaName: null } : {}),
+    };
   }
-  set.searchText = searchText((set.displayName ?? tool.displayName) as string, ('description' in set ? set.description : tool.description) as string | null);
+  set.searchText = searchText(
+    (set.displayName ?? tool.displayName) as string,
+    ('description' in set ? set.description : tool.description) as string | null,
+  );
   return toConfig(await changeTool(t, tool, set, actor, 'config', { ...set, searchText: undefined }));
 }
 
@@ -163,7 +220,16 @@ export async function putParams(t: string, id: string, input: Partial<Params>, a
   editable(tool);
   const params = { ...toParams(tool), ...stripUndefined(input) };
   checkWriteAccess(tool.baseToolCode as string, tool.status as ToolStatus, params);
-  return toParams(await changeTool(t, tool, { configParams: params }, actor, 'config-params', params as unknown as Record<string, unknown>));
+  return toParams(
+    await changeTool(
+      t,
+      tool,
+      { configParams: params },
+      actor,
+      'config-params',
+      params as unknown as Record<string, unknown>,
+    ),
+  );
 }
 
 /** Soft delete: the tool leaves the list and every route; the record stays for the audit trail. */
@@ -172,7 +238,11 @@ export async function deleteTool(t: string, id: string, actor: Principal) {
   const now = new Date().toISOString();
   await commitChange(
     [
-      updateItem(tools.key(t, id), { deletedAt: now, gsi1pk: tools.deleted(t), updatedAt: now }, { condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)' }),
+      updateItem(
+        tools.key(t, id),
+        { deletedAt: now, gsi1pk: tools.deleted(t), updatedAt: now },
+        { condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)' },
+      ),
       bumpCounter(tools.collection(t), -1),
     ],
     { tenantId: t, actor, entityType: 'Tool', entityId: id, action: 'delete', changes: { status: tool.status } },
@@ -187,12 +257,24 @@ export async function moveTool(t: string, id: string, action: ToolAction, actor:
   const to = nextToolStatus(tool.status as ToolStatus, action);
   if (!to) throw conflict(`A ${String(tool.status)} tool cannot be moved by ${action}`);
   const stamp = { approve: 'approvedAt', activate: 'activatedAt', reject: 'rejectedAt' }[action];
-  return toDetail(await changeTool(t, tool, { status: to, [stamp]: new Date().toISOString() }, actor, action, { from: tool.status, to }));
+  return toDetail(
+    await changeTool(t, tool, { status: to, [stamp]: new Date().toISOString() }, actor, action, {
+      from: tool.status,
+      to,
+    }),
+  );
 }
 
-export async function listTools(t: string, q: { page: number; pageSize: number; agentId?: string; search?: string; kbStatus?: '0' | '1' }) {
+export async function listTools(
+  t: string,
+  q: { page: number; pageSize: number; agentId?: string; search?: string; kbStatus?: '0' | '1' },
+) {
   if (!q.agentId && q.kbStatus === undefined) {
-    const { items, totalCount } = await listNewestFirst(tools.collection(t), { page: q.page, pageSize: q.pageSize, ...(q.search ? { search: q.search } : {}) });
+    const { items, totalCount } = await listNewestFirst(tools.collection(t), {
+      page: q.page,
+      pageSize: q.pageSize,
+      ...(q.search ? { search: q.search } : {}),
+    });
     return toPage(items.map(toDetail), totalCount, q.page, q.pageSize);
   }
   // Filters beyond search read the tenant's tools through a filter expression (no Scan).
@@ -210,7 +292,14 @@ export async function listTools(t: string, q: { page: number; pageSize: number; 
     filters.push('contains(searchText, :search)');
     values[':search'] = q.search.toLowerCase();
   }
-  const all = await queryItems({ TableName: config.tableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', FilterExpression: filters.join(' AND '), ExpressionAttributeValues: values, ScanIndexForward: false });
+  const all = await queryItems({
+    TableName: config.tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: filters.join(' AND '),
+    ExpressionAttributeValues: values,
+    ScanIndexForward: false,
+  });
   const start = (q.page - 1) * q.pageSize;
   return toPage(all.slice(start, start + q.pageSize).map(toDetail), all.length, q.page, q.pageSize);
 }

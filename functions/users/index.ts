@@ -17,14 +17,17 @@ function updateIssues(rawBody: string | undefined) {
     value = undefined;
   }
   const parsed = safeParse(userUpdateBody(), value);
-  return parsed.success ? [] : parsed.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
+  return parsed.success
+    ? []
+    : parsed.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
 }
 
 const scopeUser = (principal: Principal, tenantId: string | undefined, id: string) =>
   scopeRecord(principal, tenantId, { collection: 'USER', id, label: 'User' });
 
 export const handler = apiHandler(userRoutes, {
-  'users.list': async ({ principal, query }) => ok(await listUsers(await scopeTenant(principal!, query.tenantId), query)),
+  'users.list': async ({ principal, query }) =>
+    ok(await listUsers(await scopeTenant(principal!, query.tenantId), query)),
   'users.get': async ({ principal, params, query }) => {
     const userId = params.userId.toLowerCase();
     const user = await userDetail(await scopeUser(principal!, query.tenantId, userId), userId);
@@ -51,6 +54,8 @@ export const handler = apiHandler(userRoutes, {
   },
   'users.passwordReset': async ({ principal, params, query, body }) => {
     const userId = params.userId.toLowerCase();
-    return ok(await resetPassword(principal!, await scopeUser(principal!, query.tenantId, userId), userId, body.newPassword));
+    return ok(
+      await resetPassword(principal!, await scopeUser(principal!, query.tenantId, userId), userId, body.newPassword),
+    );
   },
 });

@@ -15,8 +15,10 @@ const VIA_KEY = 'internal-api-key';
 /** Checks the schema cannot express as 400: the byte limit is 413. Messages never quote the value. */
 function checkValue(value: string) {
   const problem = valueProblem(value);
-  if (problem === 'too-large') throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `Secret value exceeds ${MAX_VALUE_BYTES} bytes`);
-  if (problem === 'reserved') throw validationError([{ path: 'body.value', message: 'This value is reserved for deleted secrets' }]);
+  if (problem === 'too-large')
+    throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `Secret value exceeds ${MAX_VALUE_BYTES} bytes`);
+  if (problem === 'reserved')
+    throw validationError([{ path: 'body.value', message: 'This value is reserved for deleted secrets' }]);
   if (problem === 'empty') throw validationError([{ path: 'body.value', message: 'Must not be empty' }]);
 }
 
@@ -59,7 +61,13 @@ const api = apiHandler(vaultRoutes, {
     const requestedBy = principal && { userId: principal.userId, email: principal.email };
     // The job item exists before the message, so the worker only ever moves it forward.
     await createJob(jobId, SYNC_JOB, { environment, requestedBy: principal?.userId ?? null });
-    await recordAudit({ entityType: 'SecretEnvironment', entityId: environment, action: 'sync.requested', changes: { jobId }, actor: principal });
+    await recordAudit({
+      entityType: 'SecretEnvironment',
+      entityId: environment,
+      action: 'sync.requested',
+      changes: { jobId },
+      actor: principal,
+    });
     const payload: VaultSyncPayload = { jobId, environment, requestedBy };
     await enqueue('jobs', SYNC_JOB, { ...payload });
     return accepted({ jobId, status: 'queued' });
@@ -69,6 +77,7 @@ const api = apiHandler(vaultRoutes, {
 /** The group's entry point: refused requests (401/403) are audited after the envelope is set. */
 export const handler: LambdaHttpHandler = async (event, context) => {
   const response = await api(event, context);
-  if (response.statusCode === 401 || response.statusCode === 403) await auditDenied(event, context, response.statusCode);
+  if (response.statusCode === 401 || response.statusCode === 403)
+    await auditDenied(event, context, response.statusCode);
   return response;
 };

@@ -12,19 +12,26 @@ import { apiHandler } from '#shared/runtime/api-handler.ts';
  * Verifies the signature on the raw body, checks the body's shape, queues the event and answers
  * at once; the webhook worker applies it. Nothing is written here, so a refused request changes nothing.
  */
-const receive = (provider: PaymentProviderName) => async ({ rawBody, isBase64Encoded, headers }: ApiRequest) => {
-  const body = rawBody === undefined ? '' : isBase64Encoded ? Buffer.from(rawBody, 'base64').toString('utf8') : rawBody;
-  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  if (!verifyWebhook(provider, lower, body, await webhookSecrets(provider), Math.floor(Date.now() / 1000))) {
-    throw badRequest('INVALID_SIGNATURE', 'The webhook signature is missing, wrong or outside the 300 s window');
-  }
-  const parsed = parseWebhook(provider, body);
-  if (!parsed.ok) throw badRequest('INVALID_WEBHOOK_BODY', parsed.message);
-  // The message id is the provider's event id: the worker's per-message claim keeps concurrent
-  // redeliveries apart, and its transaction marker applies the event once.
-  await (await queueSender()).send('webhooks', { id: `${provider}:${parsed.event.eventId}`, type: 'payment.webhook', payload: { provider, ...parsed.event } });
-  return ok({ received: true, eventId: parsed.event.eventId });
-};
+const receive =
+  (provider: PaymentProviderName) =>
+  async ({ rawBody, isBase64Encoded, headers }: ApiRequest) => {
+    const body =
+      rawBody === undefined ? '' : isBase64Encoded ? Buffer.from(rawBody, 'base64').toString('utf8') : rawBody;
+    const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+    if (!verifyWebhook(provider, lower, body, await webhookSecrets(provider), Math.floor(Date.now() / 1000))) {
+      throw badRequest('INVALID_SIGNATURE', 'The webhook signature is missing, wrong or outside the 300 s window');
+    }
+    const parsed = parseWebhook(provider, body);
+    if (!parsed.ok) throw badRequest('INVALID_WEBHOOK_BODY', parsed.message);
+    // The message id is the provider's event id: the worker's per-message claim keeps concurrent
+    // redeliveries apart, and its transaction marker applies the event once.
+    await (await queueSender()).send('webhooks', {
+      id: `${provider}:${parsed.event.eventId}`,
+      type: 'payment.webhook',
+      payload: { provider, ...parsed.event },
+    });
+    return ok({ received: true, eventId: parsed.event.eventId });
+  };
 
 export const handler = apiHandler(webhookRoutes, {
   'webhooks.providerA': receive('payment-provider-a'),

@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { isAllowedRedirect, providerClientSecret, providerConfig, type ProviderId } from '#areas/identity/identity-providers.ts';
+import {
+  isAllowedRedirect,
+  providerClientSecret,
+  providerConfig,
+  type ProviderId,
+} from '#areas/identity/identity-providers.ts';
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
 import { keys } from '#shared/data/keys.ts';
 import { raw, type Reply } from '#shared/http/responses.ts';
@@ -56,12 +61,17 @@ function signingKey(idp: Idp) {
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   raw('application/json', JSON.stringify(body), { status, headers: { 'cache-control': 'no-store', ...headers } });
-const oauthError = (error: string, description: string, status = 400) => json({ error, error_description: description }, status);
+const oauthError = (error: string, description: string, status = 400) =>
+  json({ error, error_description: description }, status);
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const page = (title: string, body: string, status = 200) =>
-  raw('text/html; charset=utf-8', `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`, {
-    status,
-  });
+  raw(
+    'text/html; charset=utf-8',
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`,
+    {
+      status,
+    },
+  );
 
 export async function discovery(idp: Idp): Promise<Reply> {
   const cfg = providerConfig(providerOf(idp));
@@ -121,7 +131,8 @@ export async function authorize(idp: Idp, query: AuthorizeQuery): Promise<Reply>
   const cfg = providerConfig(providerOf(idp));
   // Errors about the client or redirect URI are shown, never redirected (RFC 6749 4.1.2.1).
   if (query.client_id !== cfg.clientId) return page('Error', '<p>Unknown client_id.</p>', 400);
-  if (!query.redirect_uri || !isAllowedRedirect(query.redirect_uri)) return page('Error', '<p>redirect_uri is not registered.</p>', 400);
+  if (!query.redirect_uri || !isAllowedRedirect(query.redirect_uri))
+    return page('Error', '<p>redirect_uri is not registered.</p>', 400);
   const back = new URL(query.redirect_uri);
   if (query.state) back.searchParams.set('state', query.state);
   const fail = (error: string) => {
@@ -147,7 +158,12 @@ export async function authorize(idp: Idp, query: AuthorizeQuery): Promise<Reply>
     familyName: query.family_name ?? `User ${idp.toUpperCase()}`,
     expiresAt: epochSeconds() + CODE_TTL_SECONDS,
   };
-  await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.localIdpCode(idp, sha256(code)), ...stored, ttl: stored.expiresAt } }));
+  await ddb().send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: { ...keys.localIdpCode(idp, sha256(code)), ...stored, ttl: stored.expiresAt },
+    }),
+  );
   back.searchParams.set('code', code);
   return raw('text/plain', '', { status: 302, headers: { location: back.toString(), 'cache-control': 'no-store' } });
 }
@@ -195,23 +211,34 @@ const pkceOk = (verifier: string | undefined, challenge: string | null) => {
   return !!verifier && createHash('sha256').update(verifier).digest('base64url') === challenge;
 };
 
-export async function token(idp: Idp, req: { rawBody: string | undefined; isBase64Encoded: boolean; headers: Record<string, string | undefined> }): Promise<Reply> {
+export async function token(
+  idp: Idp,
+  req: { rawBody: string | undefined; isBase64Encoded: boolean; headers: Record<string, string | undefined> },
+): Promise<Reply> {
   const cfg = providerConfig(providerOf(idp));
   const fields = formFields(req.rawBody, req.isBase64Encoded, req.headers['content-type'] ?? '');
   const client = clientCredentials(req.headers, fields);
   if (client.id !== cfg.clientId || client.secret !== (await providerClientSecret(providerOf(idp)))) {
     return oauthError('invalid_client', 'Client authentication failed', 401);
   }
-  if (fields.grant_type !== 'authorization_code') return oauthError('unsupported_grant_type', 'Only authorization_code is supported');
+  if (fields.grant_type !== 'authorization_code')
+    return oauthError('unsupported_grant_type', 'Only authorization_code is supported');
   if (!fields.code) return oauthError('invalid_request', 'code is required');
   // Single use: the code is deleted as it is read.
   const out = await ddb().send(
-    new DeleteCommand({ TableName: config.tableName, Key: keys.localIdpCode(idp, sha256(fields.code)), ReturnValues: 'ALL_OLD' }),
+    new DeleteCommand({
+      TableName: config.tableName,
+      Key: keys.localIdpCode(idp, sha256(fields.code)),
+      ReturnValues: 'ALL_OLD',
+    }),
   );
   const stored = out.Attributes as StoredCode | undefined;
-  if (!stored || stored.expiresAt <= epochSeconds()) return oauthError('invalid_grant', 'Unknown, used or expired code');
-  if (stored.clientId !== client.id || stored.redirectUri !== fields.redirect_uri) return oauthError('invalid_grant', 'redirect_uri or client does not match');
-  if (!pkceOk(fields.code_verifier, stored.codeChallenge)) return oauthError('invalid_grant', 'PKCE verification failed');
+  if (!stored || stored.expiresAt <= epochSeconds())
+    return oauthError('invalid_grant', 'Unknown, used or expired code');
+  if (stored.clientId !== client.id || stored.redirectUri !== fields.redirect_uri)
+    return oauthError('invalid_grant', 'redirect_uri or client does not match');
+  if (!pkceOk(fields.code_verifier, stored.codeChallenge))
+    return oauthError('invalid_grant', 'PKCE verification failed');
 
   const { kid, privateKey } = await signingKey(idp);
   const idToken = await new SignJWT({
@@ -228,7 +255,13 @@ export async function token(idp: Idp, req: { rawBody: string | undefined; isBase
     .setIssuedAt()
     .setExpirationTime(`${ID_TOKEN_TTL_SECONDS}s`)
     .sign(privateKey);
-  return json({ access_token: randomToken(), token_type: 'Bearer', expires_in: ID_TOKEN_TTL_SECONDS, id_token: idToken, scope: 'openid email profile' });
+  return json({
+    access_token: randomToken(),
+    token_type: 'Bearer',
+    expires_in: ID_TOKEN_TTL_SECONDS,
+    id_token: idToken,
+    scope: 'openid email profile',
+  });
 }
 
 export function callbackPage(query: { code?: string; state?: string; error?: string }): Reply {

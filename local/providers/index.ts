@@ -8,7 +8,8 @@ import { checkoutPage, decline, pay, renew, webhookLog } from './payments.ts';
 export const handler = apiHandler(localRoutes, {
   'local.idp.discovery': async ({ params }) => discovery(params.idp),
   'local.idp.authorize': async ({ params, query }) => authorize(params.idp, query),
-  'local.idp.token': async ({ params, rawBody, isBase64Encoded, headers }) => token(params.idp, { rawBody, isBase64Encoded, headers }),
+  'local.idp.token': async ({ params, rawBody, isBase64Encoded, headers }) =>
+    token(params.idp, { rawBody, isBase64Encoded, headers }),
   'local.idp.jwks': async ({ params }) => jwks(params.idp),
   'local.oauth.callback': async ({ query }) => callbackPage(query),
   'local.checkout.page': async ({ params }) => checkoutPage(params.sessionId.toLowerCase()),

@@ -4,7 +4,12 @@ import { queryItems } from '#shared/data/query.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { methodDeclined, type AttachedMethod, type CheckoutRequest, type PaymentGateway } from '#areas/billing/gateway.ts';
+import {
+  methodDeclined,
+  type AttachedMethod,
+  type CheckoutRequest,
+  type PaymentGateway,
+} from '#areas/billing/gateway.ts';
 import { PaymentProvider, type ProviderId } from '#areas/billing/records.ts';
 import { signingSecret } from '#areas/billing/secrets.ts';
 import { signWebhook, type PaymentProviderName } from '#areas/billing/signatures.ts';
@@ -15,15 +20,34 @@ import { signWebhook, type PaymentProviderName } from '#areas/billing/signatures
  * provider's would, as a signed webhook over HTTP. Test tokens (documented in the README):
  */
 export const TEST_CARDS: Readonly<Record<string, AttachedMethod | 'declined'>> = {
-  tok_visa: { providerMethodId: 'pm_visa', lastFourDigits: '4242', cardType: 'Visa', expiryMonth: 12, expiryYear: 2034 },
-  tok_mastercard: { providerMethodId: 'pm_mastercard', lastFourDigits: '4444', cardType: 'Mastercard', expiryMonth: 6, expiryYear: 2033 },
+  tok_visa: {
+    providerMethodId: 'pm_visa',
+    lastFourDigits: '4242',
+    cardType: 'Visa',
+    expiryMonth: 12,
+    expiryYear: 2034,
+  },
+  tok_mastercard: {
+    providerMethodId: 'pm_mastercard',
+    lastFourDigits: '4444',
+    cardType: 'Mastercard',
+    expiryMonth: 6,
+    expiryYear: 2033,
+  },
   /** Attaches, but every charge on it fails. */
-  tok_chargeDeclined: { providerMethodId: 'pm_charge_declined', lastFourDigits: '0341', cardType: 'Visa', expiryMonth: 1, expiryYear: 2035 },
+  tok_chargeDeclined: {
+    providerMethodId: 'pm_charge_declined',
+    lastFourDigits: '0341',
+    cardType: 'Visa',
+    expiryMonth: 1,
+    expiryYear: 2035,
+  },
   tok_declined: 'declined',
 };
 
 const CHECKOUT_TTL_MS = 30 * 60 * 1000;
-export const providerName = (p: ProviderId): PaymentProviderName => (p === PaymentProvider.A ? 'payment-provider-a' : 'payment-provider-b');
+export const providerName = (p: ProviderId): PaymentProviderName =>
+  p === PaymentProvider.A ? 'payment-provider-a' : 'payment-provider-b';
 
 export interface Delivery {
   provider: PaymentProviderName;
@@ -43,20 +67,43 @@ let transport: WebhookTransport = httpTransport;
 export const setWebhookTransport = (t: WebhookTransport | undefined) => void (transport = t ?? httpTransport);
 
 /** Signs and sends one webhook, and keeps it in the stand-in's log so it can be replayed exactly. */
-export async function sendWebhook(provider: PaymentProviderName, body: Record<string, unknown>): Promise<{ responseStatus: number; eventId: string }> {
+export async function sendWebhook(
+  provider: PaymentProviderName,
+  body: Record<string, unknown>,
+): Promise<{ responseStatus: number; eventId: string }> {
   const rawBody = JSON.stringify(body);
-  const headers = { 'content-type': 'application/json', ...signWebhook(provider, await signingSecret(provider), rawBody, Math.floor(Date.now() / 1000)) };
+  const headers = {
+    'content-type': 'application/json',
+    ...signWebhook(provider, await signingSecret(provider), rawBody, Math.floor(Date.now() / 1000)),
+  };
   const delivery: Delivery = { provider, path: `/api/webhooks/${provider}`, headers, rawBody };
   const responseStatus = await transport(delivery);
   const at = new Date().toISOString();
-  await ddb().send(new PutCommand({ TableName: config.tableName, Item: { pk: keys.localWebhookLog(), sk: `${at}#${crypto.randomUUID()}`, ...delivery, responseStatus, sentAt: at } }));
+  await ddb().send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: { pk: keys.localWebhookLog(), sk: `${at}#${crypto.randomUUID()}`, ...delivery, responseStatus, sentAt: at },
+    }),
+  );
   return { responseStatus, eventId: String(body.id ?? body.eventId) };
 }
 
 /** Every webhook the stand-ins sent, oldest first. */
 export async function webhookLog() {
-  const items = await queryItems({ TableName: config.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.localWebhookLog() }, ConsistentRead: true });
-  return items.map((i) => ({ provider: i.provider, path: i.path, headers: i.headers, rawBody: i.rawBody, responseStatus: i.responseStatus, sentAt: i.sentAt }));
+  const items = await queryItems({
+    TableName: config.tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.localWebhookLog() },
+    ConsistentRead: true,
+  });
+  return items.map((i) => ({
+    provider: i.provider,
+    path: i.path,
+    headers: i.headers,
+    rawBody: i.rawBody,
+    responseStatus: i.responseStatus,
+    sentAt: i.sentAt,
+  }));
 }
 
 export interface Session extends CheckoutRequest {
@@ -68,21 +115,56 @@ export interface Session extends CheckoutRequest {
 }
 
 export async function getSession(id: string): Promise<Session | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.localPayment('SESSION', id), ConsistentRead: true }));
+  const out = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: keys.localPayment('SESSION', id), ConsistentRead: true }),
+  );
   return out.Item as Session | undefined;
 }
 
 async function openSession(provider: ProviderId, req: CheckoutRequest, providerMethodId?: string): Promise<Session> {
-  const session: Session = { ...req, id: crypto.randomUUID(), provider, state: 'open', expiresAt: new Date(Date.now() + CHECKOUT_TTL_MS).toISOString(), ...(providerMethodId ? { providerMethodId } : {}) };
-  await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.localPayment('SESSION', session.id), ...session } }));
+  const session: Session = {
+    ...req,
+    id: crypto.randomUUID(),
+    provider,
+    state: 'open',
+    expiresAt: new Date(Date.now() + CHECKOUT_TTL_MS).toISOString(),
+    ...(providerMethodId ? { providerMethodId } : {}),
+  };
+  await ddb().send(
+    new PutCommand({ TableName: config.tableName, Item: { ...keys.localPayment('SESSION', session.id), ...session } }),
+  );
   return session;
 }
 
-const event = (type: string, object: Record<string, unknown>) => ({ id: `evt_${crypto.randomUUID()}`, type, created: Math.floor(Date.now() / 1000), data: { object } });
-const meta = (s: Pick<Session, 'tenantId' | 'kind' | 'reference'>) => ({ tenantId: s.tenantId, kind: s.kind, reference: s.reference });
+const event = (type: string, object: Record<string, unknown>) => ({
+  id: `evt_${crypto.randomUUID()}`,
+  type,
+  created: Math.floor(Date.now() / 1000),
+  data: { object },
+});
+const meta = (s: Pick<Session, 'tenantId' | 'kind' | 'reference'>) => ({
+  tenantId: s.tenantId,
+  kind: s.kind,
+  reference: s.reference,
+});
 
-function callbackB(s: Pick<Session, 'tenantId' | 'reference' | 'amountMinor' | 'currency'>, status: string, providerPaymentId: string, reason?: string) {
-  return { eventId: `bev_${crypto.randomUUID()}`, type: 'payment.status', tenantId: s.tenantId, paymentReference: s.reference, providerPaymentId, status, amount: s.amountMinor, currency: s.currency, ...(reason ? { reason } : {}) };
+function callbackB(
+  s: Pick<Session, 'tenantId' | 'reference' | 'amountMinor' | 'currency'>,
+  status: string,
+  providerPaymentId: string,
+  reason?: string,
+) {
+  return {
+    eventId: `bev_${crypto.randomUUID()}`,
+    type: 'payment.status',
+    tenantId: s.tenantId,
+    paymentReference: s.reference,
+    providerPaymentId,
+    status,
+    amount: s.amountMinor,
+    currency: s.currency,
+    ...(reason ? { reason } : {}),
+  };
 }
 
 /**
@@ -92,7 +174,8 @@ function callbackB(s: Pick<Session, 'tenantId' | 'reference' | 'amountMinor' | '
 export async function settleSession(sessionId: string, outcome: 'pay' | 'decline') {
   const session = await getSession(sessionId);
   if (!session) throw notFound('Checkout session');
-  if (session.state === 'expired' || Date.parse(session.expiresAt) < Date.now()) throw conflict('This checkout session has expired', 'CHECKOUT_EXPIRED');
+  if (session.state === 'expired' || Date.parse(session.expiresAt) < Date.now())
+    throw conflict('This checkout session has expired', 'CHECKOUT_EXPIRED');
   const fails = outcome === 'decline' || !!session.providerMethodId?.startsWith('pm_charge_declined');
   try {
     await ddb().send(
@@ -106,24 +189,65 @@ export async function settleSession(sessionId: string, outcome: 'pay' | 'decline
       }),
     );
   } catch (err) {
-    if ((err as { name?: string }).name === 'ConditionalCheckFailedException') throw conflict('This checkout session is already completed', 'CHECKOUT_COMPLETED');
+    if ((err as { name?: string }).name === 'ConditionalCheckFailedException')
+      throw conflict('This checkout session is already completed', 'CHECKOUT_COMPLETED');
     throw err;
   }
   const chargeId = `ch_${crypto.randomUUID()}`;
   const provider = providerName(session.provider);
-  if (provider === 'payment-provider-b') return sendWebhook(provider, callbackB(session, fails ? 'FAILED' : 'PAID', chargeId, fails ? 'Card declined' : undefined));
+  if (provider === 'payment-provider-b')
+    return sendWebhook(
+      provider,
+      callbackB(session, fails ? 'FAILED' : 'PAID', chargeId, fails ? 'Card declined' : undefined),
+    );
   if (fails) {
-    return sendWebhook(provider, event('invoice.payment_failed', { id: `in_${crypto.randomUUID()}`, amount_due: session.amountMinor, currency: session.currency, charge: null, failure_message: 'Card declined', metadata: meta(session) }));
+    return sendWebhook(
+      provider,
+      event('invoice.payment_failed', {
+        id: `in_${crypto.randomUUID()}`,
+        amount_due: session.amountMinor,
+        currency: session.currency,
+        charge: null,
+        failure_message: 'Card declined',
+        metadata: meta(session),
+      }),
+    );
   }
   if (session.kind === 'subscription') {
-    await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.localPayment('SUBSCRIPTION', session.reference), tenantId: session.tenantId, amountMinor: session.recurringMinor ?? session.amountMinor, currency: session.currency, active: true } }));
+    await ddb().send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: {
+          ...keys.localPayment('SUBSCRIPTION', session.reference),
+          tenantId: session.tenantId,
+          amountMinor: session.recurringMinor ?? session.amountMinor,
+          currency: session.currency,
+          active: true,
+        },
+      }),
+    );
   }
-  return sendWebhook(provider, event('checkout.completed', { id: session.id, amount_total: session.amountMinor, currency: session.currency, charge: session.amountMinor > 0 ? chargeId : null, metadata: meta(session) }));
+  return sendWebhook(
+    provider,
+    event('checkout.completed', {
+      id: session.id,
+      amount_total: session.amountMinor,
+      currency: session.currency,
+      charge: session.amountMinor > 0 ? chargeId : null,
+      metadata: meta(session),
+    }),
+  );
 }
 
 /** Provider A charges a subscription's next period (or fails to). */
 export async function renewSubscription(subscriptionId: string, succeed: boolean) {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.localPayment('SUBSCRIPTION', subscriptionId), ConsistentRead: true }));
+  const out = await ddb().send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: keys.localPayment('SUBSCRIPTION', subscriptionId),
+      ConsistentRead: true,
+    }),
+  );
   const sub = out.Item as { tenantId: string; amountMinor: number; currency: string } | undefined;
   if (!sub) throw notFound('Provider subscription');
   const m = { tenantId: sub.tenantId, kind: 'subscription' as const, reference: subscriptionId };
@@ -131,8 +255,21 @@ export async function renewSubscription(subscriptionId: string, succeed: boolean
   return sendWebhook(
     'payment-provider-a',
     succeed
-      ? event('invoice.payment_succeeded', { id: invoiceId, amount_paid: sub.amountMinor, currency: sub.currency, charge: `ch_${crypto.randomUUID()}`, metadata: m })
-      : event('invoice.payment_failed', { id: invoiceId, amount_due: sub.amountMinor, currency: sub.currency, charge: null, failure_message: 'Card declined on renewal', metadata: m }),
+      ? event('invoice.payment_succeeded', {
+          id: invoiceId,
+          amount_paid: sub.amountMinor,
+          currency: sub.currency,
+          charge: `ch_${crypto.randomUUID()}`,
+          metadata: m,
+        })
+      : event('invoice.payment_failed', {
+          id: invoiceId,
+          amount_due: sub.amountMinor,
+          currency: sub.currency,
+          charge: null,
+          failure_message: 'Card declined on renewal',
+          metadata: m,
+        }),
   );
 }
 
@@ -141,7 +278,11 @@ export function localGateway(provider: ProviderId): PaymentGateway {
     provider,
     async createCheckout(req) {
       const s = await openSession(provider, req);
-      return { sessionId: s.id, checkoutUrl: `${config.publicBaseUrl}/_local/checkout/${s.id}`, expiresAt: s.expiresAt };
+      return {
+        sessionId: s.id,
+        checkoutUrl: `${config.publicBaseUrl}/_local/checkout/${s.id}`,
+        expiresAt: s.expiresAt,
+      };
     },
     async expireCheckout(sessionId) {
       try {
@@ -157,7 +298,8 @@ export function localGateway(provider: ProviderId): PaymentGateway {
         );
         return true;
       } catch (err) {
-        if ((err as { name?: string }).name === 'ConditionalCheckFailedException') return (await getSession(sessionId))?.state === 'expired';
+        if ((err as { name?: string }).name === 'ConditionalCheckFailedException')
+          return (await getSession(sessionId))?.state === 'expired';
         throw err;
       }
     },
@@ -169,8 +311,19 @@ export function localGateway(provider: ProviderId): PaymentGateway {
     async refund(req) {
       const name = providerName(provider);
       const refundId = `re_${crypto.randomUUID()}`;
-      const s = { tenantId: req.tenantId, kind: 'payment' as const, reference: req.paymentId, amountMinor: req.amountMinor, currency: req.currency };
-      await sendWebhook(name, name === 'payment-provider-a' ? event('charge.refunded', { id: req.providerReferenceId, refund: refundId, metadata: meta(s) }) : callbackB(s, 'REFUNDED', refundId));
+      const s = {
+        tenantId: req.tenantId,
+        kind: 'payment' as const,
+        reference: req.paymentId,
+        amountMinor: req.amountMinor,
+        currency: req.currency,
+      };
+      await sendWebhook(
+        name,
+        name === 'payment-provider-a'
+          ? event('charge.refunded', { id: req.providerReferenceId, refund: refundId, metadata: meta(s) })
+          : callbackB(s, 'REFUNDED', refundId),
+      );
     },
     async attachMethod(token) {
       const card = TEST_CARDS[token];

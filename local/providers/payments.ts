@@ -31,12 +31,17 @@ for (const action of ['pay', 'decline']) {
   });
 }
 </script>`;
-  return raw('text/html; charset=utf-8', `<!doctype html><html><head><meta charset="utf-8"><title>Checkout</title></head><body>${body}</body></html>`, {
-    headers: { 'cache-control': 'no-store' },
-  });
+  return raw(
+    'text/html; charset=utf-8',
+    `<!doctype html><html><head><meta charset="utf-8"><title>Checkout</title></head><body>${body}</body></html>`,
+    {
+      headers: { 'cache-control': 'no-store' },
+    },
+  );
 }
 
 export const pay = (sessionId: string) => settleSession(sessionId, 'pay');
 export const decline = (sessionId: string) => settleSession(sessionId, 'decline');
-export const renew = (subscriptionId: string, succeed: boolean) => renewSubscription(subscriptionId.toLowerCase(), succeed);
+export const renew = (subscriptionId: string, succeed: boolean) =>
+  renewSubscription(subscriptionId.toLowerCase(), succeed);
 export { webhookLog };

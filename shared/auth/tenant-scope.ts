@@ -12,7 +12,11 @@ export const isSystemAdmin = (p: Principal | null) => !!p?.roles.includes('Syste
  * The tenant a request acts on. A tenant user always acts on its own tenant; naming another is
  * 403. A SystemAdmin names the tenant (checked to exist) and must name one where it is needed.
  */
-export async function scopeTenant(principal: Principal, requested: string | null | undefined, field = 'query.tenantId'): Promise<string> {
+export async function scopeTenant(
+  principal: Principal,
+  requested: string | null | undefined,
+  field = 'query.tenantId',
+): Promise<string> {
   const wanted = requested?.toLowerCase();
   if (!isSystemAdmin(principal)) {
     if (!principal.tenantId) throw forbidden('This route needs a tenant account');
@@ -22,7 +26,11 @@ export async function scopeTenant(principal: Principal, requested: string | null
   const tenantId = wanted ?? principal.tenantId;
   if (!tenantId) throw validationError([{ path: field, message: 'Required for platform administrators' }]);
   const tenant = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: keys.platformItem('TENANT', tenantId), ProjectionExpression: 'pk' }),
+    new GetCommand({
+      TableName: config.tableName,
+      Key: keys.platformItem('TENANT', tenantId),
+      ProjectionExpression: 'pk',
+    }),
   );
   if (!tenant.Item) throw notFound('Tenant');
   return tenantId;
@@ -42,7 +50,12 @@ export interface RecordRef {
  * are UUIDs), or 404. The by-id index is eventually consistent: a record created a moment ago
  * may need the `tenantId` narrowing for that moment.
  */
-export async function scopeRecord(principal: Principal, requested: string | null | undefined, record: RecordRef, field = 'query.tenantId'): Promise<string> {
+export async function scopeRecord(
+  principal: Principal,
+  requested: string | null | undefined,
+  record: RecordRef,
+  field = 'query.tenantId',
+): Promise<string> {
   if (!isSystemAdmin(principal) || requested) return scopeTenant(principal, requested, field);
   for (const item of await keysById(record.id)) {
     const tenantId = item.sk === record.id ? keys.tenantOfItem(String(item.pk), record.collection) : null;

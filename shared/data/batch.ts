@@ -22,5 +22,6 @@ async function batchWrite(all: WriteRequest[]) {
   );
 }
 
-export const deleteAll = (keyList: { pk: string; sk: string }[]) => batchWrite(keyList.map((Key) => ({ DeleteRequest: { Key } })));
+export const deleteAll = (keyList: { pk: string; sk: string }[]) =>
+  batchWrite(keyList.map((Key) => ({ DeleteRequest: { Key } })));
 export const putAll = (items: Item[]) => batchWrite(items.map((Item) => ({ PutRequest: { Item } })));

@@ -58,7 +58,9 @@ export async function bumpCounterAfterCommit(collectionPk: string, by: number): 
 }
 
 export async function getItem<T = Item>(key: { pk: string; sk: string }, consistent = false): Promise<T | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ...(consistent ? { ConsistentRead: true } : {}) }));
+  const out = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: key, ...(consistent ? { ConsistentRead: true } : {}) }),
+  );
   return out.Item as T | undefined;
 }
 
@@ -83,7 +85,10 @@ export interface ListOptions {
  * from the maintained counter (one GetItem) and the page from one Query that reads only up to the
  * page's end. Filtered: the Query reads the collection through a filter to count the matches.
  */
-export async function listNewestFirst<T = Item>(collectionPk: string, opts: ListOptions): Promise<{ items: T[]; totalCount: number }> {
+export async function listNewestFirst<T = Item>(
+  collectionPk: string,
+  opts: ListOptions,
+): Promise<{ items: T[]; totalCount: number }> {
   const filters: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':pk': collectionPk };

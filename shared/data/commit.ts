@@ -33,11 +33,26 @@ export type OnConflict = string | Readonly<Record<number, string>> | ApiError;
 const GENERIC_CONFLICT = 'The record changed meanwhile; try again';
 
 /** One transaction of a change's items plus its audit entry; a failed condition answers `onConflict`. */
-export async function commitChange(items: (TransactItem | null)[], change: Change, now = new Date().toISOString(), onConflict: OnConflict = GENERIC_CONFLICT) {
+export async function commitChange(
+  items: (TransactItem | null)[],
+  change: Change,
+  now = new Date().toISOString(),
+  onConflict: OnConflict = GENERIC_CONFLICT,
+) {
   const list = items.filter((i): i is TransactItem => i !== null);
   const outcome = await transact([
     ...list,
-    auditPut({ entityType: change.entityType, entityId: change.entityId, action: change.action, changes: change.changes, actor: change.actor, tenantId: change.tenantId }, now),
+    auditPut(
+      {
+        entityType: change.entityType,
+        entityId: change.entityId,
+        action: change.action,
+        changes: change.changes,
+        actor: change.actor,
+        tenantId: change.tenantId,
+      },
+      now,
+    ),
   ]);
   if (!outcome.ok) {
     if (onConflict instanceof ApiError) throw onConflict;
@@ -50,7 +65,17 @@ export async function commitChange(items: (TransactItem | null)[], change: Chang
 }
 
 /** An Update transaction item from SET values, ADD counters and REMOVE names, under a condition. */
-export function updateItem(key: Key, set: Record<string, unknown>, opts: { remove?: string[]; add?: Record<string, number | Set<string>>; condition?: string; values?: Record<string, unknown>; names?: Record<string, string> } = {}): TransactItem {
+export function updateItem(
+  key: Key,
+  set: Record<string, unknown>,
+  opts: {
+    remove?: string[];
+    add?: Record<string, number | Set<string>>;
+    condition?: string;
+    values?: Record<string, unknown>;
+    names?: Record<string, string>;
+  } = {},
+): TransactItem {
   const names: Record<string, string> = { ...opts.names };
   const values: Record<string, unknown> = { ...opts.values };
   // A dotted name is a path into a map attribute (`versionIndex.{id}`).
@@ -71,7 +96,13 @@ export function updateItem(key: Key, set: Record<string, unknown>, opts: { remov
     names[`#r${i}`] = k;
     return `#r${i}`;
   });
-  const expression = [sets.length ? `SET ${sets.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
+  const expression = [
+    sets.length ? `SET ${sets.join(', ')}` : '',
+    adds.length ? `ADD ${adds.join(', ')}` : '',
+    removes.length ? `REMOVE ${removes.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return {
     Update: {
       TableName: config.tableName,

@@ -116,7 +116,8 @@ export const keys = {
   }),
   userGroups: (tenantId: string, userId: string) => `${tenantId}#USER#${userId}#GROUPS`,
   /** gsi2 partition of a department's direct children (`ROOT` for top-level departments). */
-  departmentChildren: (tenantId: string, parentId: string | null) => `${tenantId}#DEPARTMENT#PARENT#${parentId ?? 'ROOT'}`,
+  departmentChildren: (tenantId: string, parentId: string | null) =>
+    `${tenantId}#DEPARTMENT#PARENT#${parentId ?? 'ROOT'}`,
   /** Invitation lookup by the SHA-256 of its code (the code itself is never stored). */
   invitationCode: (codeHash: string): Key => ({ pk: `${PLATFORM}#UNIQUE#INVITATION_CODE#${codeHash}`, sk: ITEM_SK }),
   /**

@@ -7,7 +7,10 @@ import { config } from '#shared/platform/config.ts';
  * Without a filter each page asks only for what is still missing; with one, DynamoDB applies
  * `Limit` before the filter, so pages run unlimited.
  */
-export async function queryItems<T = Record<string, unknown>>(input: QueryCommandInput, wanted = Number.POSITIVE_INFINITY): Promise<T[]> {
+export async function queryItems<T = Record<string, unknown>>(
+  input: QueryCommandInput,
+  wanted = Number.POSITIVE_INFINITY,
+): Promise<T[]> {
   const items: T[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {

@@ -32,20 +32,27 @@ export async function hitRateLimit(rule: RateLimitRule, subject: string, now = D
 
 /** Gives one hit of the current window back (a request that turned out not to count). */
 export async function releaseRateLimit(rule: RateLimitRule, subject: string, now = Date.now()) {
-  await ddb().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: keys.rateLimit(rule.name, subject, windowOf(rule, now).windowStart),
-      UpdateExpression: 'ADD hits :minus',
-      ConditionExpression: 'hits > :zero',
-      ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-    }),
-  ).catch((err: { name?: string }) => {
-    if (err.name !== 'ConditionalCheckFailedException') throw err;
-  });
+  await ddb()
+    .send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.rateLimit(rule.name, subject, windowOf(rule, now).windowStart),
+        UpdateExpression: 'ADD hits :minus',
+        ConditionExpression: 'hits > :zero',
+        ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+      }),
+    )
+    .catch((err: { name?: string }) => {
+      if (err.name !== 'ConditionalCheckFailedException') throw err;
+    });
 }
 
 /** Forgets the current window's hits (e.g. after the account owner proved control). */
 export async function clearRateLimit(rule: RateLimitRule, subject: string, now = Date.now()) {
-  await ddb().send(new DeleteCommand({ TableName: config.tableName, Key: keys.rateLimit(rule.name, subject, windowOf(rule, now).windowStart) }));
+  await ddb().send(
+    new DeleteCommand({
+      TableName: config.tableName,
+      Key: keys.rateLimit(rule.name, subject, windowOf(rule, now).windowStart),
+    }),
+  );
 }

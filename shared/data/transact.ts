@@ -19,7 +19,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * items, typically a shared counter). Condition failures are returned to the caller to map:
  * `failedAt` lists the indexes of the items whose condition failed.
  */
-export async function transact(items: TransactItem[], attempts = 6): Promise<{ ok: true } | { ok: false; failedAt: number[] }> {
+export async function transact(
+  items: TransactItem[],
+  attempts = 6,
+): Promise<{ ok: true } | { ok: false; failedAt: number[] }> {
   for (let attempt = 1; ; attempt++) {
     try {
       await ddb().send(new TransactWriteCommand({ TransactItems: items }));

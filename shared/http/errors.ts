@@ -17,8 +17,7 @@ export interface IssueDetail {
   message: string;
 }
 
-export const invalidJson = (message = 'Request body is not valid JSON') =>
-  new ApiError(400, 'INVALID_JSON', message);
+export const invalidJson = (message = 'Request body is not valid JSON') => new ApiError(400, 'INVALID_JSON', message);
 export const validationError = (details: IssueDetail[], message = 'Request validation failed') =>
   new ApiError(400, 'VALIDATION_ERROR', message, details);
 export const badRequest = (code: string, message: string) => new ApiError(400, code, message);
@@ -45,5 +44,4 @@ export const serviceUnavailable = (retryAfterSeconds = 1) =>
   new ApiError(503, 'SERVICE_UNAVAILABLE', 'Service busy, try again shortly', undefined, {
     'retry-after': String(retryAfterSeconds),
   });
-export const internalError = () =>
-  new ApiError(500, 'INTERNAL_ERROR', 'An unexpected error occurred');
+export const internalError = () => new ApiError(500, 'INTERNAL_ERROR', 'An unexpected error occurred');

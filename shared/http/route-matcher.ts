@@ -13,7 +13,10 @@ const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
  * followed by more text in its segment (`{userId}:password-reset`) stops at that text.
  */
 const toRouterPath = (path: string) =>
-  path.replace(/:/g, '::').replace(/\{([^}]+)\}(?=[^/])/g, ':$1(^[^/:]+)').replace(/\{([^}]+)\}/g, ':$1');
+  path
+    .replace(/:/g, '::')
+    .replace(/\{([^}]+)\}(?=[^/])/g, ':$1(^[^/:]+)')
+    .replace(/\{([^}]+)\}/g, ':$1');
 
 /**
  * Matches a request against the route table the way API Gateway does, and tells a wrong method

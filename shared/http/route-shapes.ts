@@ -16,5 +16,8 @@ export function createShapeMatcher(routeKeys: readonly string[]) {
       return { method, regex: new RegExp(`^${source}$`) };
     }),
   );
-  return (path: string): HttpMethod[] => shapes().filter((s) => s.regex.test(path)).map((s) => s.method);
+  return (path: string): HttpMethod[] =>
+    shapes()
+      .filter((s) => s.regex.test(path))
+      .map((s) => s.method);
 }

@@ -7,7 +7,11 @@ export interface OpenApiOptions {
   title?: string;
   version?: string;
   /** Where clients send requests; omitted, DEFAULT_SERVERS. */
-  servers?: { url: string; description?: string; variables?: Record<string, { default: string; description?: string }> }[];
+  servers?: {
+    url: string;
+    description?: string;
+    variables?: Record<string, { default: string; description?: string }>;
+  }[];
 }
 
 export type OpenApiDocument = Record<string, unknown> & {
@@ -25,30 +29,71 @@ export type Operation = Record<string, unknown> & {
   operationId: string;
   responses: Record<string, ResponseObject | { $ref: string }>;
 };
-export type ResponseObject = { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: JsonSchema; example?: unknown }> };
+export type ResponseObject = {
+  description: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema: JsonSchema; example?: unknown }>;
+};
 
 /** Header a provider's webhook signature travels in, until the route table names it. */
 const SIGNATURE_HEADERS: Record<Extract<AuthRule, { kind: 'signature' }>['provider'], string> = {
   'payment-provider-a': 'Payment-Provider-A-Signature',
   'payment-provider-b': 'Payment-Provider-B-Signature',
 };
-const signatureScheme = (provider: string) => `${provider.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Signature`;
+const signatureScheme = (provider: string) =>
+  `${provider.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Signature`;
 
 export const ERROR_RESPONSES = {
-  400: { name: 'BadRequest', code: 'VALIDATION_ERROR', text: 'VALIDATION_ERROR when a path parameter, query value or body field fails its schema (`details` lists `{path, message}`); INVALID_JSON when the body is not JSON or not an object' },
-  401: { name: 'Unauthorized', code: 'UNAUTHORIZED', text: 'UNAUTHORIZED: missing, malformed, expired or revoked credentials' },
-  403: { name: 'Forbidden', code: 'FORBIDDEN', text: "FORBIDDEN: authenticated but not allowed (role, permission, or another tenant's `tenantId`)" },
-  404: { name: 'NotFound', code: 'NOT_FOUND', text: 'NOT_FOUND: the record does not exist or belongs to another tenant' },
-  409: { name: 'Conflict', code: 'CONFLICT', text: 'CONFLICT: a unique value is taken, the state change is not allowed, or a concurrent update won' },
-  413: { name: 'PayloadTooLarge', code: 'PAYLOAD_TOO_LARGE', text: 'PAYLOAD_TOO_LARGE: the body is over the route limit' },
-  415: { name: 'UnsupportedMediaType', code: 'UNSUPPORTED_MEDIA_TYPE', text: 'UNSUPPORTED_MEDIA_TYPE: wrong Content-Type for the route' },
+  400: {
+    name: 'BadRequest',
+    code: 'VALIDATION_ERROR',
+    text: 'VALIDATION_ERROR when a path parameter, query value or body field fails its schema (`details` lists `{path, message}`); INVALID_JSON when the body is not JSON or not an object',
+  },
+  401: {
+    name: 'Unauthorized',
+    code: 'UNAUTHORIZED',
+    text: 'UNAUTHORIZED: missing, malformed, expired or revoked credentials',
+  },
+  403: {
+    name: 'Forbidden',
+    code: 'FORBIDDEN',
+    text: "FORBIDDEN: authenticated but not allowed (role, permission, or another tenant's `tenantId`)",
+  },
+  404: {
+    name: 'NotFound',
+    code: 'NOT_FOUND',
+    text: 'NOT_FOUND: the record does not exist or belongs to another tenant',
+  },
+  409: {
+    name: 'Conflict',
+    code: 'CONFLICT',
+    text: 'CONFLICT: a unique value is taken, the state change is not allowed, or a concurrent update won',
+  },
+  413: {
+    name: 'PayloadTooLarge',
+    code: 'PAYLOAD_TOO_LARGE',
+    text: 'PAYLOAD_TOO_LARGE: the body is over the route limit',
+  },
+  415: {
+    name: 'UnsupportedMediaType',
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    text: 'UNSUPPORTED_MEDIA_TYPE: wrong Content-Type for the route',
+  },
   429: {
     name: 'RateLimited',
     code: 'RATE_LIMITED',
-    text: "RATE_LIMITED: the route's own limit (`Retry-After` gives the seconds to wait); on a deployed stage also API Gateway's stage throttle, whose body is its own `{\"message\":\"Too Many Requests\"}`",
+    text: 'RATE_LIMITED: the route\'s own limit (`Retry-After` gives the seconds to wait); on a deployed stage also API Gateway\'s stage throttle, whose body is its own `{"message":"Too Many Requests"}`',
   },
-  500: { name: 'InternalError', code: 'INTERNAL_ERROR', text: 'INTERNAL_ERROR: anything unexpected; the message is generic' },
-  503: { name: 'ServiceUnavailable', code: 'SERVICE_UNAVAILABLE', text: 'SERVICE_UNAVAILABLE: the data store is throttling; retry after `Retry-After` seconds' },
+  500: {
+    name: 'InternalError',
+    code: 'INTERNAL_ERROR',
+    text: 'INTERNAL_ERROR: anything unexpected; the message is generic',
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    code: 'SERVICE_UNAVAILABLE',
+    text: 'SERVICE_UNAVAILABLE: the data store is throttling; retry after `Retry-After` seconds',
+  },
 } as const;
 export type ErrorStatus = keyof typeof ERROR_RESPONSES;
 
@@ -64,7 +109,8 @@ export const DEFAULT_SERVERS: NonNullable<OpenApiOptions['servers']> = [
 ];
 
 const isWrite = (route: RouteDef) => route.method !== 'GET';
-const hasBody = (route: RouteDef) => route.body !== undefined || (route.bodyType !== undefined && route.bodyType !== 'json');
+const hasBody = (route: RouteDef) =>
+  route.body !== undefined || (route.bodyType !== undefined && route.bodyType !== 'json');
 const mentionsTenant = (converted: (JsonSchema | undefined)[]) =>
   converted.some((s) => s && typeof s.properties === 'object' && s.properties !== null && 'tenantId' in s.properties);
 
@@ -136,7 +182,8 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'JWT',
-      description: 'Access token from `POST /api/auth/login` (or `refresh-token`); verify with `/.well-known/jwks.json`.',
+      description:
+        'Access token from `POST /api/auth/login` (or `refresh-token`); verify with `/.well-known/jwks.json`.',
     },
     internalApiKey: {
       type: 'apiKey',
@@ -171,7 +218,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
     paths,
     components: {
       schemas: { ...ENVELOPE_SCHEMAS, ...converter.components },
-      responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([status, e]) => [e.name, errorResponse(Number(status) as ErrorStatus)])),
+      responses: Object.fromEntries(
+        Object.entries(ERROR_RESPONSES).map(([status, e]) => [e.name, errorResponse(Number(status) as ErrorStatus)]),
+      ),
       headers: {
         RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'string', pattern: '^\\d+$' } },
       },
@@ -192,7 +241,12 @@ function operationFor(route: RouteDef, converter: SchemaConverter): Operation {
   const pathProps = new Map(paramsIn ? objectProperties(paramsIn).map((p) => [p.name, p.schema]) : []);
   const pathPropsOut = new Map(paramsOut ? objectProperties(paramsOut).map((p) => [p.name, p.schema]) : []);
   for (const name of pathParamNames(route.path)) {
-    parameters.push({ name, in: 'path', required: true, schema: parameterSchema(pathProps.get(name), pathPropsOut.get(name)) });
+    parameters.push({
+      name,
+      in: 'path',
+      required: true,
+      schema: parameterSchema(pathProps.get(name), pathPropsOut.get(name)),
+    });
   }
   if (queryIn) {
     const outProps = new Map(queryOut ? objectProperties(queryOut).map((p) => [p.name, p.schema]) : []);
@@ -219,7 +273,10 @@ function operationFor(route: RouteDef, converter: SchemaConverter): Operation {
     const known = ERROR_RESPONSES[status as ErrorStatus];
     operation.responses[String(status)] = known
       ? { $ref: `#/components/responses/${known.name}` }
-      : { description: 'Error named in the summary', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
+      : {
+          description: 'Error named in the summary',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+        };
   }
   if (route.rateLimit) {
     operation['x-rate-limit'] = { ...route.rateLimit };
@@ -271,7 +328,9 @@ function describe(route: RouteDef): string {
   }
   if (route.rateLimit) {
     const { limit, windowSeconds, name } = route.rateLimit;
-    lines.push(`**Rate limit:** ${limit} requests per ${windowSeconds} s (counter \`${name}\`); over it, 429 with \`Retry-After\`.`);
+    lines.push(
+      `**Rate limit:** ${limit} requests per ${windowSeconds} s (counter \`${name}\`); over it, 429 with \`Retry-After\`.`,
+    );
   }
   if (route.maxBodyBytes) lines.push(`**Body limit:** ${route.maxBodyBytes} bytes.`);
   if (route.aliases?.length) lines.push(`**Also served at:** ${route.aliases.map((a) => `\`${a}\``).join(', ')}.`);
@@ -281,11 +340,19 @@ function describe(route: RouteDef): string {
 function requestBody(route: RouteDef, bodyIn: JsonSchema | undefined, converter: SchemaConverter) {
   const bodyType = route.bodyType ?? 'json';
   if (bodyType === 'multipart') {
-    const schema = bodyIn ?? { type: 'object', properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } }, required: ['file'] };
+    const schema = bodyIn ?? {
+      type: 'object',
+      properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } },
+      required: ['file'],
+    };
     return { required: true, content: { 'multipart/form-data': { schema } } };
   }
   if (bodyType === 'raw') {
-    return { required: true, description: 'Taken as received (the signature covers the exact bytes).', content: { [bodyIn ? 'application/json' : '*/*']: { schema: bodyIn ?? {} } } };
+    return {
+      required: true,
+      description: 'Taken as received (the signature covers the exact bytes).',
+      content: { [bodyIn ? 'application/json' : '*/*']: { schema: bodyIn ?? {} } },
+    };
   }
   const schema = bodyIn ?? {};
   const example = exampleFor(schema, converter.components);
@@ -293,10 +360,13 @@ function requestBody(route: RouteDef, bodyIn: JsonSchema | undefined, converter:
 }
 
 function successResponse(route: RouteDef, converter: SchemaConverter): ResponseObject {
-  const description = route.status === 201 ? 'Created' : route.status === 202 ? 'Accepted' : route.status === 204 ? 'No content' : 'OK';
+  const description =
+    route.status === 201 ? 'Created' : route.status === 202 ? 'Accepted' : route.status === 204 ? 'No content' : 'OK';
   if (route.rawResponse) {
     const contentType = mediaType(route.rawResponse.contentType);
-    const schema = route.response ? converter.convert(route.response, 'output', `${route.id}.response`) : rawSchema(contentType);
+    const schema = route.response
+      ? converter.convert(route.response, 'output', `${route.id}.response`)
+      : rawSchema(contentType);
     return { description, content: { [contentType]: { schema } } };
   }
   if (route.status === 204 || (route.status === 202 && !route.response)) return { description };
@@ -332,11 +402,17 @@ function errorResponse(status: ErrorStatus) {
   const { code, text } = ERROR_RESPONSES[status];
   const retry = status === 429 || status === 503;
   const example: Record<string, unknown> = { code, message: EXAMPLE_MESSAGES[code] };
-  if (code === 'VALIDATION_ERROR') example.details = [{ path: 'body.name', message: 'Too small: expected string to have >=1 characters' }];
+  if (code === 'VALIDATION_ERROR')
+    example.details = [{ path: 'body.name', message: 'Too small: expected string to have >=1 characters' }];
   return {
     description: text,
     ...(retry ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, example: { success: false, error: example } } },
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+        example: { success: false, error: example },
+      },
+    },
   };
 }
 
@@ -365,7 +441,8 @@ const ENVELOPE_SCHEMAS: Record<string, JsonSchema> = {
           code: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
           message: { type: 'string' },
           details: {
-            description: 'For VALIDATION_ERROR: one `{path, message}` per issue, `path` starting with params, query or body.',
+            description:
+              'For VALIDATION_ERROR: one `{path, message}` per issue, `path` starting with params, query or body.',
           },
         },
         required: ['code', 'message'],

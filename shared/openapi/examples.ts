@@ -21,7 +21,24 @@ const BY_FORMAT: Record<string, string> = {
 };
 
 /** Tried in order against a string's `pattern`; the first that matches is the example. */
-const PATTERN_CANDIDATES = ['example', 'Example', 'example-1', 'EXAMPLE', UUID, 'Example-Passw0rd', '123456', '1', 'ab12', DATE_TIME, '2026-01-31', 'user@example.com', 'https://example.com/', 'USD', 'en', 'en-US'];
+const PATTERN_CANDIDATES = [
+  'example',
+  'Example',
+  'example-1',
+  'EXAMPLE',
+  UUID,
+  'Example-Passw0rd',
+  '123456',
+  '1',
+  'ab12',
+  DATE_TIME,
+  '2026-01-31',
+  'user@example.com',
+  'https://example.com/',
+  'USD',
+  'en',
+  'en-US',
+];
 
 /**
  * A plain example value for a JSON schema: what the schema shows in its own `examples`, else one
@@ -39,7 +56,13 @@ export function exampleFor(
   return value === NONE ? undefined : value;
 }
 
-function build(schema: JsonSchema, components: Record<string, JsonSchema>, depth: number, requiredOnly: boolean, name = ''): Example {
+function build(
+  schema: JsonSchema,
+  components: Record<string, JsonSchema>,
+  depth: number,
+  requiredOnly: boolean,
+  name = '',
+): Example {
   if (depth > 8) return NONE;
   if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
   if ('const' in schema) return schema.const;
@@ -63,12 +86,16 @@ function build(schema: JsonSchema, components: Record<string, JsonSchema>, depth
     const merged = Object.assign({}, ...(schema.allOf as JsonSchema[]));
     return build(merged, components, depth + 1, requiredOnly, name);
   }
-  const type = Array.isArray(schema.type) ? (schema.type as string[]).find((t) => t !== 'null') ?? 'null' : schema.type;
+  const type = Array.isArray(schema.type)
+    ? ((schema.type as string[]).find((t) => t !== 'null') ?? 'null')
+    : schema.type;
   switch (type) {
     case 'object':
       return objectExample(schema, components, depth, requiredOnly);
     case 'array': {
-      const item = schema.items ? build(schema.items as JsonSchema, components, depth + 1, requiredOnly, singular(name)) : 'string';
+      const item = schema.items
+        ? build(schema.items as JsonSchema, components, depth + 1, requiredOnly, singular(name))
+        : 'string';
       if (item === NONE) return (schema.minItems as number | undefined) ? NONE : [];
       return Array.from({ length: Math.max(1, (schema.minItems as number | undefined) ?? 1) }, () => item);
     }
@@ -86,7 +113,12 @@ function build(schema: JsonSchema, components: Record<string, JsonSchema>, depth
   }
 }
 
-function objectExample(schema: JsonSchema, components: Record<string, JsonSchema>, depth: number, requiredOnly: boolean): Example {
+function objectExample(
+  schema: JsonSchema,
+  components: Record<string, JsonSchema>,
+  depth: number,
+  requiredOnly: boolean,
+): Example {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
   const out: Record<string, unknown> = {};
@@ -132,7 +164,9 @@ const singular = (name: string) => name.replace(/ies$/, 'y').replace(/s$/, '');
 
 function numberExample(schema: JsonSchema, integer: boolean): Example {
   const exclusiveMin = schema.exclusiveMinimum as number | undefined;
-  const low = (schema.minimum as number | undefined) ?? (exclusiveMin === undefined ? undefined : exclusiveMin + (integer ? 1 : 0.5));
+  const low =
+    (schema.minimum as number | undefined) ??
+    (exclusiveMin === undefined ? undefined : exclusiveMin + (integer ? 1 : 0.5));
   const high = (schema.maximum as number | undefined) ?? Infinity;
   const value = Math.min(low ?? 1, high);
   return integer ? Math.floor(value) : value;

@@ -18,7 +18,11 @@ export class SchemaConverter {
   readonly components: Record<string, JsonSchema> = {};
 
   convert(schema: AnySchema, io: Io, name: string): JsonSchema {
-    const out = z.toJSONSchema(schema as z.core.$ZodType, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+    const out = z.toJSONSchema(schema as z.core.$ZodType, {
+      io,
+      unrepresentable: 'any',
+      target: 'draft-2020-12',
+    }) as JsonSchema;
     delete out.$schema;
     const defs = (out.$defs ?? {}) as Record<string, JsonSchema>;
     delete out.$defs;
@@ -79,7 +83,10 @@ function rewriteRefs(node: unknown, rewrite: (ref: string) => string): unknown {
   if (Array.isArray(node)) return node.map((n) => rewriteRefs(n, rewrite));
   if (node && typeof node === 'object') {
     return Object.fromEntries(
-      Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? rewrite(v) : rewriteRefs(v, rewrite)]),
+      Object.entries(node).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' ? rewrite(v) : rewriteRefs(v, rewrite),
+      ]),
     );
   }
   return node;

@@ -23,7 +23,9 @@ export function createSsmParameterStore(client: SSMClient = createSsmClient()): 
     async get(name, opts = {}) {
       try {
         const out = await client.send(new GetParameterCommand({ Name: name, WithDecryption: opts.decrypt ?? true }));
-        return out.Parameter?.Value === undefined ? null : { value: out.Parameter.Value, version: out.Parameter.Version ?? 1 };
+        return out.Parameter?.Value === undefined
+          ? null
+          : { value: out.Parameter.Value, version: out.Parameter.Version ?? 1 };
       } catch (err) {
         if (err instanceof ParameterNotFound) return null;
         throw err;
@@ -48,11 +50,21 @@ export function createSsmParameterStore(client: SSMClient = createSsmClient()): 
       let NextToken: string | undefined;
       do {
         const page = await client.send(
-          new GetParametersByPathCommand({ Path: path, Recursive: true, WithDecryption: opts.decrypt ?? true, NextToken }),
+          new GetParametersByPathCommand({
+            Path: path,
+            Recursive: true,
+            WithDecryption: opts.decrypt ?? true,
+            NextToken,
+          }),
         );
         for (const p of page.Parameters ?? []) {
           if (p.Name && p.Value !== undefined) {
-            found.push({ name: p.Name, value: p.Value, version: p.Version ?? 1, lastModified: p.LastModifiedDate?.toISOString() });
+            found.push({
+              name: p.Name,
+              value: p.Value,
+              version: p.Version ?? 1,
+              lastModified: p.LastModifiedDate?.toISOString(),
+            });
           }
         }
         NextToken = page.NextToken;

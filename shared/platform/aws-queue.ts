@@ -5,7 +5,9 @@ import type { QueueSender } from './ports.ts';
 export function createSqsQueueSender(client = new SQSClient({})): QueueSender {
   return {
     async send(queue, message) {
-      await client.send(new SendMessageCommand({ QueueUrl: config.queueUrl(queue), MessageBody: JSON.stringify(message) }));
+      await client.send(
+        new SendMessageCommand({ QueueUrl: config.queueUrl(queue), MessageBody: JSON.stringify(message) }),
+      );
     },
   };
 }

@@ -6,7 +6,10 @@ export interface ParameterStore {
   get(name: string, opts?: { decrypt?: boolean }): Promise<{ value: string; version: number } | null>;
   put(name: string, value: string, opts?: { secure?: boolean; overwrite?: boolean }): Promise<{ version: number }>;
   /** All parameters below a path (every page). */
-  listByPath(path: string, opts?: { decrypt?: boolean }): Promise<{ name: string; value: string; version: number; lastModified?: string }[]>;
+  listByPath(
+    path: string,
+    opts?: { decrypt?: boolean },
+  ): Promise<{ name: string; value: string; version: number; lastModified?: string }[]>;
 }
 
 export interface QueueMessage {

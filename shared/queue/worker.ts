@@ -14,7 +14,8 @@ const DONE_TTL_SECONDS = 7 * 24 * 3600;
 const LEASE_MS = 5 * 60 * 1000;
 
 /** This failure is the message's last receive: SQS moves it to the dead-letter queue next. */
-const isLastReceive = (record: SQSRecord) => Number(record.attributes?.ApproximateReceiveCount ?? 1) >= MAX_RECEIVE_COUNT;
+const isLastReceive = (record: SQSRecord) =>
+  Number(record.attributes?.ApproximateReceiveCount ?? 1) >= MAX_RECEIVE_COUNT;
 
 const claimKey = (queue: string, id: string) => ({ pk: `DONE#${queue}#${id}`, sk: 'ITEM' });
 
@@ -28,7 +29,12 @@ async function claim(queue: string, id: string): Promise<'claimed' | 'done' | 'b
     await ddb().send(
       new PutCommand({
         TableName: config.tableName,
-        Item: { ...claimKey(queue, id), status: 'processing', leaseUntil: now + LEASE_MS, ttl: Math.floor(now / 1000) + DONE_TTL_SECONDS },
+        Item: {
+          ...claimKey(queue, id),
+          status: 'processing',
+          leaseUntil: now + LEASE_MS,
+          ttl: Math.floor(now / 1000) + DONE_TTL_SECONDS,
+        },
         ConditionExpression: 'attribute_not_exists(pk) OR (#status = :processing AND leaseUntil < :now)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':processing': 'processing', ':now': now },
@@ -37,7 +43,9 @@ async function claim(queue: string, id: string): Promise<'claimed' | 'done' | 'b
     return 'claimed';
   } catch (err) {
     if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
-    const existing = await ddb().send(new GetCommand({ TableName: config.tableName, Key: claimKey(queue, id), ConsistentRead: true }));
+    const existing = await ddb().send(
+      new GetCommand({ TableName: config.tableName, Key: claimKey(queue, id), ConsistentRead: true }),
+    );
     return existing.Item?.status === 'done' ? 'done' : 'busy';
   }
 }
@@ -55,7 +63,9 @@ const markDone = (queue: string, id: string) =>
 
 /** A failed attempt gives the claim back so the queue's retry can run the work again. */
 const release = (queue: string, id: string) =>
-  ddb().send(new DeleteCommand({ TableName: config.tableName, Key: claimKey(queue, id) })).catch(() => undefined);
+  ddb()
+    .send(new DeleteCommand({ TableName: config.tableName, Key: claimKey(queue, id) }))
+    .catch(() => undefined);
 
 /**
  * An SQS consumer: each record is handled on its own; failures are reported as partial batch

@@ -17,7 +17,13 @@ export interface BuiltInToolRecord {
 
 const SEEDED_AT = '2026-01-01T00:00:00.000Z';
 
-const tool = (id: string, code: string, name: string, type: BuiltInToolType, description: string): BuiltInToolRecord => ({
+const tool = (
+  id: string,
+  code: string,
+  name: string,
+  type: BuiltInToolType,
+  description: string,
+): BuiltInToolRecord => ({
   id,
   code,
   name,
@@ -31,15 +37,75 @@ const tool = (id: string, code: string, name: string, type: BuiltInToolType, des
 export const CHAT_CHANNELS = ['Slack', 'Microsoft Teams', 'WhatsApp', 'Telegram', 'Discord'] as const;
 
 export const BUILT_IN_TOOLS: readonly BuiltInToolRecord[] = [
-  tool('4f20608d-a68f-479c-b655-6974b8d72405', 'browser_action', 'Browser Action', 'browser', 'Open a web page and act on it: navigate, click, fill and read'),
-  tool('1bf8ec57-81a9-4862-9f38-9ff4aab6ac61', 'db_execute', 'Db Execute', 'database', 'Run a data-changing statement on a configured database'),
-  tool('23797d82-d726-4319-bf1d-c8dd02ca89fb', 'db_query', 'Db Query', 'database', 'Run a read-only query on a configured database'),
-  tool('57bcdc6e-66f2-4866-ba03-13cadb9f8161', 'http_request', 'HTTP Request', 'http', 'Call an HTTP endpoint and return its response'),
-  tool('eaa1114e-7784-4ed6-95fd-749da2798ae9', 'manage_schedule', 'Manage Schedule', 'schedule', 'Create, move and cancel calendar appointments'),
+  tool(
+    '4f20608d-a68f-479c-b655-6974b8d72405',
+    'browser_action',
+    'Browser Action',
+    'browser',
+    'Open a web page and act on it: navigate, click, fill and read',
+  ),
+  tool(
+    '1bf8ec57-81a9-4862-9f38-9ff4aab6ac61',
+    'db_execute',
+    'Db Execute',
+    'database',
+    'Run a data-changing statement on a configured database',
+  ),
+  tool(
+    '23797d82-d726-4319-bf1d-c8dd02ca89fb',
+    'db_query',
+    'Db Query',
+    'database',
+    'Run a read-only query on a configured database',
+  ),
+  tool(
+    '57bcdc6e-66f2-4866-ba03-13cadb9f8161',
+    'http_request',
+    'HTTP Request',
+    'http',
+    'Call an HTTP endpoint and return its response',
+  ),
+  tool(
+    'eaa1114e-7784-4ed6-95fd-749da2798ae9',
+    'manage_schedule',
+    'Manage Schedule',
+    'schedule',
+    'Create, move and cancel calendar appointments',
+  ),
   tool('d3208ef8-af84-4ac4-a66d-0788ebc7e4c7', 'send_email', 'Send Email', 'email', 'Send an e-mail message'),
-  tool('d9e30e1e-2854-4d20-87d3-76ec61656fe9', 'send_slack_message', 'Send Slack Message', 'chat', 'Post a message to a Slack channel'),
-  tool('44b3fa96-fb5f-4dc4-b8dc-802b9ebbb98d', 'send_teams_message', 'Send Microsoft Teams Message', 'chat', 'Post a message to a Microsoft Teams channel'),
-  tool('0561e70f-a534-4759-949e-a5ca548796e6', 'send_whatsapp_message', 'Send WhatsApp Message', 'chat', 'Send a WhatsApp message'),
-  tool('c9c9e4fa-3cf6-4f70-8b13-47665be8e10a', 'send_telegram_message', 'Send Telegram Message', 'chat', 'Send a Telegram message'),
-  tool('aa4b8179-2cc3-433a-bf48-fd7f408660df', 'send_discord_message', 'Send Discord Message', 'chat', 'Post a message to a Discord channel'),
+  tool(
+    'd9e30e1e-2854-4d20-87d3-76ec61656fe9',
+    'send_slack_message',
+    'Send Slack Message',
+    'chat',
+    'Post a message to a Slack channel',
+  ),
+  tool(
+    '44b3fa96-fb5f-4dc4-b8dc-802b9ebbb98d',
+    'send_teams_message',
+    'Send Microsoft Teams Message',
+    'chat',
+    'Post a message to a Microsoft Teams channel',
+  ),
+  tool(
+    '0561e70f-a534-4759-949e-a5ca548796e6',
+    'send_whatsapp_message',
+    'Send WhatsApp Message',
+    'chat',
+    'Send a WhatsApp message',
+  ),
+  tool(
+    'c9c9e4fa-3cf6-4f70-8b13-47665be8e10a',
+    'send_telegram_message',
+    'Send Telegram Message',
+    'chat',
+    'Send a Telegram message',
+  ),
+  tool(
+    'aa4b8179-2cc3-433a-bf48-fd7f408660df',
+    'send_discord_message',
+    'Send Discord Message',
+    'chat',
+    'Post a message to a Discord channel',
+  ),
 ];

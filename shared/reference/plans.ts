@@ -119,5 +119,12 @@ const YEARLY_IDS: Record<number, string> = {
 
 export const PLANS: readonly PlanRecord[] = [
   ...MONTHLY,
-  ...MONTHLY.map((p) => ({ ...p, id: YEARLY_IDS[p.type]!, name: `${p.name} (yearly)`, code: `${p.code}-yearly`, priceMinor: p.priceMinor * 10, billingPeriod: BillingPeriod.Yearly })),
+  ...MONTHLY.map((p) => ({
+    ...p,
+    id: YEARLY_IDS[p.type]!,
+    name: `${p.name} (yearly)`,
+    code: `${p.code}-yearly`,
+    priceMinor: p.priceMinor * 10,
+    billingPeriod: BillingPeriod.Yearly,
+  })),
 ];

@@ -2,25 +2,29 @@ import * as z from 'zod/mini';
 import { defineRoutes, once } from './types.ts';
 import { pageOf, paging } from './schemas.ts';
 
-export const auditLogSchema = once(() => z.object({
-  id: z.string(),
-  entityType: z.string(),
-  entityId: z.string(),
-  action: z.string(),
-  changes: z.nullable(z.string()),
-  userId: z.nullable(z.string()),
-  userName: z.string(),
-  tenantId: z.nullable(z.string()),
-  createdAt: z.string(),
-}));
+export const auditLogSchema = once(() =>
+  z.object({
+    id: z.string(),
+    entityType: z.string(),
+    entityId: z.string(),
+    action: z.string(),
+    changes: z.nullable(z.string()),
+    userId: z.nullable(z.string()),
+    userName: z.string(),
+    tenantId: z.nullable(z.string()),
+    createdAt: z.string(),
+  }),
+);
 
-export const integrationEventSchema = once(() => z.object({
-  id: z.string(),
-  eventType: z.string(),
-  data: z.nullable(z.string()),
-  status: z.string(),
-  createdAt: z.string(),
-}));
+export const integrationEventSchema = once(() =>
+  z.object({
+    id: z.string(),
+    eventType: z.string(),
+    data: z.nullable(z.string()),
+    status: z.string(),
+    createdAt: z.string(),
+  }),
+);
 
 /** A calendar day (`2026-01-31`, the whole UTC day) or an instant (ISO 8601 with offset). */
 const dateOrDateTime = () => z.optional(z.union([z.iso.date(), z.iso.datetime({ offset: true })]));

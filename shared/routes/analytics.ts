@@ -12,80 +12,116 @@ export const MAX_EVENTS_PER_CALL = 1000;
 const utcDay = () =>
   z.string().check(
     z.regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date YYYY-MM-DD'),
-    z.refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00.000Z`)) && new Date(`${v}T00:00:00.000Z`).toISOString().startsWith(v), 'Not a calendar date'),
+    z.refine(
+      (v) =>
+        !Number.isNaN(Date.parse(`${v}T00:00:00.000Z`)) && new Date(`${v}T00:00:00.000Z`).toISOString().startsWith(v),
+      'Not a calendar date',
+    ),
   );
-const rangeQuery = once(() => z.object({ ...tenantQuery(), startDate: z.optional(utcDay()), endDate: z.optional(utcDay()) }));
+const rangeQuery = once(() =>
+  z.object({ ...tenantQuery(), startDate: z.optional(utcDay()), endDate: z.optional(utcDay()) }),
+);
 
 /** The reporter's own id of a record: a retried batch with the same ids counts once. */
-const recordId = () => z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'Expected 1-100 characters of A-Z, a-z, 0-9, _ . : -'));
+const recordId = () =>
+  z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'Expected 1-100 characters of A-Z, a-z, 0-9, _ . : -'));
 const count = (max: number) => z.int().check(z.minimum(0), z.maximum(max));
 const money = () => z.number().check(z.minimum(0), z.maximum(1_000_000));
-const label = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max), z.regex(/^[^\u0000-\u001f#]+$/, 'No control characters or #'));
+const label = (max: number) =>
+  z
+    .string()
+    .check(z.trim(), z.minLength(1), z.maxLength(max), z.regex(/^[^\u0000-\u001f#]+$/, 'No control characters or #'));
 
-const llmCall = once(() => z.object({
-  id: recordId(),
-  tenantId: uuid(),
-  model: label(100),
-  agentId: z.optional(z.nullable(uuid())),
-  tokens: count(100_000_000),
-  costUsd: money(),
-  latencyMs: z.number().check(z.minimum(0), z.maximum(3_600_000)),
-  isError: z.boolean(),
-  timestamp: isoDateTime(),
-}));
-const conversation = once(() => z.object({
-  id: recordId(),
-  tenantId: uuid(),
-  agentId: z.optional(z.nullable(uuid())),
-  startedAt: isoDateTime(),
-  durationSeconds: z.number().check(z.minimum(0), z.maximum(30 * 86_400)),
-  resolved: z.boolean(),
-  escalated: z.boolean(),
-  escalationReason: z.optional(z.nullable(label(100))),
-  csat: z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(5)))),
-}));
-export const eventsBody = once(() => z
-  .object({
-    llmCalls: z._default(z.array(llmCall()), []),
-    conversations: z._default(z.array(conversation()), []),
-  })
-  .check(
-    z.refine((b) => b.llmCalls.length + b.conversations.length <= MAX_EVENTS_PER_CALL, {
-      message: `At most ${MAX_EVENTS_PER_CALL} records per call (llmCalls and conversations together)`,
-      path: ['llmCalls'],
-    }),
-  ));
+const llmCall = once(() =>
+  z.object({
+    id: recordId(),
+    tenantId: uuid(),
+    model: label(100),
+    agentId: z.optional(z.nullable(uuid())),
+    tokens: count(100_000_000),
+    costUsd: money(),
+    latencyMs: z.number().check(z.minimum(0), z.maximum(3_600_000)),
+    isError: z.boolean(),
+    timestamp: isoDateTime(),
+  }),
+);
+const conversation = once(() =>
+  z.object({
+    id: recordId(),
+    tenantId: uuid(),
+    agentId: z.optional(z.nullable(uuid())),
+    startedAt: isoDateTime(),
+    durationSeconds: z.number().check(z.minimum(0), z.maximum(30 * 86_400)),
+    resolved: z.boolean(),
+    escalated: z.boolean(),
+    escalationReason: z.optional(z.nullable(label(100))),
+    csat: z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(5)))),
+  }),
+);
+export const eventsBody = once(() =>
+  z
+    .object({
+      llmCalls: z._default(z.array(llmCall()), []),
+      conversations: z._default(z.array(conversation()), []),
+    })
+    .check(
+      z.refine((b) => b.llmCalls.length + b.conversations.length <= MAX_EVENTS_PER_CALL, {
+        message: `At most ${MAX_EVENTS_PER_CALL} records per call (llmCalls and conversations together)`,
+        path: ['llmCalls'],
+      }),
+    ),
+);
 
 const dailyCost = once(() => z.object({ date: z.string(), cost: z.number(), tokens: z.number() }));
-const budgetAlert = once(() => z.object({ month: z.string(), currentSpendUsd: z.number(), limitUsd: z.number(), percentUsed: z.number(), projectedMonthEndSpendUsd: z.number() }));
-export const llmAnalytics = once(() => z.object({
-  startDate: z.string(),
-  endDate: z.string(),
-  totalRequests: z.number(),
-  totalTokensUsed: z.number(),
-  totalCostUSD: z.number(),
-  avgLatencyMs: z.number(),
-  errorRatePercent: z.number(),
-  activeAgentCount: z.number(),
-  modelBreakdown: z.array(
-    z.object({ modelName: z.string(), requests: z.number(), tokensUsed: z.number(), costUSD: z.number(), dailyCosts: z.array(dailyCost()), p95LatencyMs: z.number(), p99LatencyMs: z.number() }),
-  ),
-  budget: z.object({ month: z.string(), monthlyBudgetUsd: z.nullable(z.number()), currentMonthSpendUsd: z.number() }),
-  budgetAlert: z.nullable(budgetAlert()),
-}));
-export const supportAnalytics = once(() => z.object({
-  startDate: z.string(),
-  endDate: z.string(),
-  totalConversations: z.number(),
-  resolutionRatePercent: z.number(),
-  escalationRatePercent: z.number(),
-  avgDurationMinutes: z.number(),
-  csatScore: z.nullable(z.number()),
-  csatResponses: z.number(),
-  csatDistribution: z.array(z.object({ score: z.number(), count: z.number() })),
-  hourlyHeatmap: z.array(z.object({ hour: z.number(), count: z.number() })),
-  escalationReasons: z.array(z.object({ reason: z.string(), count: z.number(), percent: z.number() })),
-}));
+const budgetAlert = once(() =>
+  z.object({
+    month: z.string(),
+    currentSpendUsd: z.number(),
+    limitUsd: z.number(),
+    percentUsed: z.number(),
+    projectedMonthEndSpendUsd: z.number(),
+  }),
+);
+export const llmAnalytics = once(() =>
+  z.object({
+    startDate: z.string(),
+    endDate: z.string(),
+    totalRequests: z.number(),
+    totalTokensUsed: z.number(),
+    totalCostUSD: z.number(),
+    avgLatencyMs: z.number(),
+    errorRatePercent: z.number(),
+    activeAgentCount: z.number(),
+    modelBreakdown: z.array(
+      z.object({
+        modelName: z.string(),
+        requests: z.number(),
+        tokensUsed: z.number(),
+        costUSD: z.number(),
+        dailyCosts: z.array(dailyCost()),
+        p95LatencyMs: z.number(),
+        p99LatencyMs: z.number(),
+      }),
+    ),
+    budget: z.object({ month: z.string(), monthlyBudgetUsd: z.nullable(z.number()), currentMonthSpendUsd: z.number() }),
+    budgetAlert: z.nullable(budgetAlert()),
+  }),
+);
+export const supportAnalytics = once(() =>
+  z.object({
+    startDate: z.string(),
+    endDate: z.string(),
+    totalConversations: z.number(),
+    resolutionRatePercent: z.number(),
+    escalationRatePercent: z.number(),
+    avgDurationMinutes: z.number(),
+    csatScore: z.nullable(z.number()),
+    csatResponses: z.number(),
+    csatDistribution: z.array(z.object({ score: z.number(), count: z.number() })),
+    hourlyHeatmap: z.array(z.object({ hour: z.number(), count: z.number() })),
+    escalationReasons: z.array(z.object({ reason: z.string(), count: z.number(), percent: z.number() })),
+  }),
+);
 const budget = once(() => z.object({ monthlyBudgetUsd: z.nullable(z.number()) }));
 
 const A = '/api/analytics';
@@ -98,14 +134,24 @@ export const analyticsRoutes = defineRoutes([
     method: 'GET',
     path: `${A}/llm`,
     auth: read,
-    summary: 'LLM usage for startDate..endDate (UTC days, both included, at most 366; default the last 30), with the budget alert from 80% of the monthly budget',
+    summary:
+      'LLM usage for startDate..endDate (UTC days, both included, at most 366; default the last 30), with the budget alert from 80% of the monthly budget',
     status: 200,
     schemas: () => ({
       query: rangeQuery(),
       response: llmAnalytics(),
     }),
   },
-  { ...common, id: 'analytics.support', method: 'GET', path: `${A}/support`, auth: read, summary: 'Support conversations for startDate..endDate (UTC days, both included, at most 366; default the last 30)', status: 200, schemas: () => ({ query: rangeQuery(), response: supportAnalytics() }) },
+  {
+    ...common,
+    id: 'analytics.support',
+    method: 'GET',
+    path: `${A}/support`,
+    auth: read,
+    summary: 'Support conversations for startDate..endDate (UTC days, both included, at most 366; default the last 30)',
+    status: 200,
+    schemas: () => ({ query: rangeQuery(), response: supportAnalytics() }),
+  },
   {
     ...common,
     id: 'analytics.budget.get',
@@ -139,7 +185,8 @@ export const analyticsRoutes = defineRoutes([
     method: 'POST',
     path: `${A}/events`,
     auth: { kind: 'internalKey' },
-    summary: 'Internal: report LLM calls and finished conversations (at most 1000 records; a record id already counted is ignored)',
+    summary:
+      'Internal: report LLM calls and finished conversations (at most 1000 records; a record id already counted is ignored)',
     status: 200,
     maxBodyBytes: 1024 * 1024,
     schemas: () => ({

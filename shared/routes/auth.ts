@@ -15,35 +15,45 @@ const opaqueToken = () =>
 const sixDigitCode = () => z.string().check(z.trim(), z.regex(/^\d{6}$/, 'Expected a 6-digit code'));
 const redirectUri = () => text(2048);
 
-export const authenticatedUserSchema = once(() => z.object({
-  id: z.string(),
-  email: z.string(),
-  firstName: z.string(),
-  lastName: z.string(),
-  roles: z.array(z.string()),
-  tenantId: z.nullable(z.string()),
-  permissions: z.array(z.string()),
-  avatarUrl: z.nullable(z.string()),
-}));
+export const authenticatedUserSchema = once(() =>
+  z.object({
+    id: z.string(),
+    email: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    roles: z.array(z.string()),
+    tenantId: z.nullable(z.string()),
+    permissions: z.array(z.string()),
+    avatarUrl: z.nullable(z.string()),
+  }),
+);
 
-export const authResultSchema = once(() => z.object({
-  accessToken: z.string(),
-  refreshToken: z.string(),
-  expiresIn: z.number(),
-  user: authenticatedUserSchema(),
-  requiredEmailVerification: z.boolean(),
-}));
+export const authResultSchema = once(() =>
+  z.object({
+    accessToken: z.string(),
+    refreshToken: z.string(),
+    expiresIn: z.number(),
+    user: authenticatedUserSchema(),
+    requiredEmailVerification: z.boolean(),
+  }),
+);
 
-export const tokenPairSchema = once(() => z.object({ accessToken: z.string(), refreshToken: z.string(), expiresIn: z.number() }));
+export const tokenPairSchema = once(() =>
+  z.object({ accessToken: z.string(), refreshToken: z.string(), expiresIn: z.number() }),
+);
 
-export const externalStartSchema = once(() => z.object({
-  authorizationUrl: z.string(),
-  state: z.string(),
-  /** Kept by the client, sent back with the callback; never part of any URL. */
-  clientBinding: z.string(),
-  clientId: z.string(),
-}));
-const callbackBody = once(() => z.object({ code: text(2048), state: text(512), clientBinding: text(512), redirectUri: redirectUri() }));
+export const externalStartSchema = once(() =>
+  z.object({
+    authorizationUrl: z.string(),
+    state: z.string(),
+    /** Kept by the client, sent back with the callback; never part of any URL. */
+    clientBinding: z.string(),
+    clientId: z.string(),
+  }),
+);
+const callbackBody = once(() =>
+  z.object({ code: text(2048), state: text(512), clientBinding: text(512), redirectUri: redirectUri() }),
+);
 
 const none = { kind: 'none' } as const;
 

@@ -28,16 +28,19 @@ const note = () => z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(
 const quantity = () => z.optional(z.nullable(z.int().check(z.minimum(0), z.maximum(1_000_000))));
 
 /** Item schema per part, as the entry detail record shows them. */
-export const PART_ITEMS = once(() => ({
-  'digital-assets': z.object({ name: name(), description: note() }),
-  'printed-assets': z.object({ name: name(), quantity: quantity() }),
-  'communication-systems': z.object({ name: name(), type: text(100) }),
-  'production-systems': z.object({ name: name(), type: text(100) }),
-  'equipment-assets': z.object({ name: name(), quantity: quantity() }),
-  'supplier-dependencies': z.object({ name: name(), contactName: optionalText(200) }),
-  'recovery-strategies': z.object({ category: text(100), description: note() }),
-  'process-dependencies': z.object({ id: uuid() }),
-} as const));
+export const PART_ITEMS = once(
+  () =>
+    ({
+      'digital-assets': z.object({ name: name(), description: note() }),
+      'printed-assets': z.object({ name: name(), quantity: quantity() }),
+      'communication-systems': z.object({ name: name(), type: text(100) }),
+      'production-systems': z.object({ name: name(), type: text(100) }),
+      'equipment-assets': z.object({ name: name(), quantity: quantity() }),
+      'supplier-dependencies': z.object({ name: name(), contactName: optionalText(200) }),
+      'recovery-strategies': z.object({ category: text(100), description: note() }),
+      'process-dependencies': z.object({ id: uuid() }),
+    }) as const,
+);
 
 /** Field of the entry record each part fills. */
 export const PART_FIELDS: Record<BiaPart, string> = {
@@ -51,54 +54,82 @@ export const PART_FIELDS: Record<BiaPart, string> = {
   'process-dependencies': 'processDependencies',
 };
 
-export const biaListItem = once(() => z.object({
-  id: z.string(),
-  title: z.string(),
-  description: z.nullable(z.string()),
-  status: z.number(),
-  assignedToId: z.nullable(z.string()),
-  version: z.number(),
-  sourceBiaId: z.nullable(z.string()),
-  createdAt: z.string(),
-}));
-const entryBrief = once(() => z.object({ id: z.string(), briefDescription: z.string(), completeAt: z.nullable(z.string()) }));
+export const biaListItem = once(() =>
+  z.object({
+    id: z.string(),
+    title: z.string(),
+    description: z.nullable(z.string()),
+    status: z.number(),
+    assignedToId: z.nullable(z.string()),
+    version: z.number(),
+    sourceBiaId: z.nullable(z.string()),
+    createdAt: z.string(),
+  }),
+);
+const entryBrief = once(() =>
+  z.object({ id: z.string(), briefDescription: z.string(), completeAt: z.nullable(z.string()) }),
+);
 const assignment = once(() => z.object({ userId: z.string(), userName: z.string(), type: z.number() }));
-export const biaDetail = once(() => z.extend(biaListItem(), { assignments: z.array(assignment()), entries: z.array(entryBrief()) }));
+export const biaDetail = once(() =>
+  z.extend(biaListItem(), { assignments: z.array(assignment()), entries: z.array(entryBrief()) }),
+);
 const anyItems = once(() => z.array(z.record(z.string(), z.unknown())));
-export const entryDetail = once(() => z.extend(entryBrief(), {
-  digitalAssets: anyItems(),
-  printedAssets: anyItems(),
-  communicationSystems: anyItems(),
-  productionSystems: anyItems(),
-  equipmentAssets: anyItems(),
-  supplierDependencies: anyItems(),
-  recoveryStrategies: anyItems(),
-  processDependencies: z.array(z.object({ id: z.string(), title: z.string() })),
-}));
-export const riskListItem = once(() => z.object({
-  id: z.string(),
-  title: z.string(),
-  category: z.number(),
-  level: z.number(),
-  status: z.number(),
-  probabilityScore: z.number(),
-  impactScore: z.number(),
-  createdAt: z.string(),
-}));
-export const riskDetail = once(() => z.extend(riskListItem(), {
-  description: z.nullable(z.string()),
-  mitigationActions: z.array(z.object({ id: z.string(), title: z.string(), status: z.number(), assessmentId: z.string(), dueAt: z.nullable(z.string()) })),
-  risks: z.array(z.object({ id: z.string(), name: z.string(), score: z.number() })),
-}));
-const threshold = once(() => z.object({ dimension: enumInt(9), score: z.int().check(z.minimum(1), z.maximum(5)), description: text(500) }));
-const dashboard = once(() => z.object({
-  totalAssessments: z.number(),
-  criticalFunctions: z.object({ identified: z.number(), pending: z.number() }),
-  activeRisks: z.object({ highImpact: z.number(), mediumImpact: z.number(), lowImpact: z.number() }),
-  biaProgressOverview: z.object({ completedEntries: z.number(), totalEntries: z.number(), percentageComplete: z.number() }),
-  recentActivities: z.array(z.object({ activityType: z.number(), description: z.string(), createdAt: z.string() })),
-  upcomingTasks: z.array(z.object({ title: z.string(), dueAt: z.string() })),
-}));
+export const entryDetail = once(() =>
+  z.extend(entryBrief(), {
+    digitalAssets: anyItems(),
+    printedAssets: anyItems(),
+    communicationSystems: anyItems(),
+    productionSystems: anyItems(),
+    equipmentAssets: anyItems(),
+    supplierDependencies: anyItems(),
+    recoveryStrategies: anyItems(),
+    processDependencies: z.array(z.object({ id: z.string(), title: z.string() })),
+  }),
+);
+export const riskListItem = once(() =>
+  z.object({
+    id: z.string(),
+    title: z.string(),
+    category: z.number(),
+    level: z.number(),
+    status: z.number(),
+    probabilityScore: z.number(),
+    impactScore: z.number(),
+    createdAt: z.string(),
+  }),
+);
+export const riskDetail = once(() =>
+  z.extend(riskListItem(), {
+    description: z.nullable(z.string()),
+    mitigationActions: z.array(
+      z.object({
+        id: z.string(),
+        title: z.string(),
+        status: z.number(),
+        assessmentId: z.string(),
+        dueAt: z.nullable(z.string()),
+      }),
+    ),
+    risks: z.array(z.object({ id: z.string(), name: z.string(), score: z.number() })),
+  }),
+);
+const threshold = once(() =>
+  z.object({ dimension: enumInt(9), score: z.int().check(z.minimum(1), z.maximum(5)), description: text(500) }),
+);
+const dashboard = once(() =>
+  z.object({
+    totalAssessments: z.number(),
+    criticalFunctions: z.object({ identified: z.number(), pending: z.number() }),
+    activeRisks: z.object({ highImpact: z.number(), mediumImpact: z.number(), lowImpact: z.number() }),
+    biaProgressOverview: z.object({
+      completedEntries: z.number(),
+      totalEntries: z.number(),
+      percentageComplete: z.number(),
+    }),
+    recentActivities: z.array(z.object({ activityType: z.number(), description: z.string(), createdAt: z.string() })),
+    upcomingTasks: z.array(z.object({ title: z.string(), dueAt: z.string() })),
+  }),
+);
 
 const biaParams = once(() => z.object({ biaId: uuid() }));
 const entryParams = once(() => z.object({ biaId: uuid(), entryId: uuid() }));
@@ -108,8 +139,26 @@ const B = '/api/bcm/admin';
 const common = { group: 'bcm' } as const;
 
 export const bcmRoutes = defineRoutes([
-  { ...common, id: 'bcm.bia.list', method: 'GET', path: `${B}/bia`, auth: read, summary: 'List BIAs, newest first', status: 200, schemas: () => ({ query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(biaListItem()) }) },
-  { ...common, id: 'bcm.bia.get', method: 'GET', path: `${B}/bia/{biaId}`, auth: read, summary: 'BIA detail with assignments and entry briefs', status: 200, schemas: () => ({ params: biaParams(), query: z.object(tenantQuery()), response: biaDetail() }) },
+  {
+    ...common,
+    id: 'bcm.bia.list',
+    method: 'GET',
+    path: `${B}/bia`,
+    auth: read,
+    summary: 'List BIAs, newest first',
+    status: 200,
+    schemas: () => ({ query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(biaListItem()) }),
+  },
+  {
+    ...common,
+    id: 'bcm.bia.get',
+    method: 'GET',
+    path: `${B}/bia/{biaId}`,
+    auth: read,
+    summary: 'BIA detail with assignments and entry briefs',
+    status: 200,
+    schemas: () => ({ params: biaParams(), query: z.object(tenantQuery()), response: biaDetail() }),
+  },
   {
     ...common,
     id: 'bcm.bia.create',
@@ -119,7 +168,12 @@ export const bcmRoutes = defineRoutes([
     summary: 'Create a BIA (status defaults to Draft)',
     status: 201,
     schemas: () => ({
-      body: z.object({ title: text(200), description: optionalText(2000), status: nullableInt(2), tenantId: z.optional(uuid()) }),
+      body: z.object({
+        title: text(200),
+        description: optionalText(2000),
+        status: nullableInt(2),
+        tenantId: z.optional(uuid()),
+      }),
       response: biaDetail(),
     }),
   },
@@ -153,8 +207,26 @@ export const bcmRoutes = defineRoutes([
       response: biaDetail(),
     }),
   },
-  { ...common, id: 'bcm.bia.newVersion', method: 'POST', path: `${B}/bia/{biaId}/new-version`, auth: write, summary: 'Copy a BIA with its entries, parts and assignments into a new Draft version', status: 201, schemas: () => ({ params: biaParams(), query: z.object(tenantQuery()), response: biaDetail() }) },
-  { ...common, id: 'bcm.bia.delete', method: 'DELETE', path: `${B}/bia/{biaId}`, auth: write, summary: 'Delete a BIA with its assignments, entries and parts', status: 204, schemas: () => ({ params: biaParams(), query: z.object(tenantQuery()) }) },
+  {
+    ...common,
+    id: 'bcm.bia.newVersion',
+    method: 'POST',
+    path: `${B}/bia/{biaId}/new-version`,
+    auth: write,
+    summary: 'Copy a BIA with its entries, parts and assignments into a new Draft version',
+    status: 201,
+    schemas: () => ({ params: biaParams(), query: z.object(tenantQuery()), response: biaDetail() }),
+  },
+  {
+    ...common,
+    id: 'bcm.bia.delete',
+    method: 'DELETE',
+    path: `${B}/bia/{biaId}`,
+    auth: write,
+    summary: 'Delete a BIA with its assignments, entries and parts',
+    status: 204,
+    schemas: () => ({ params: biaParams(), query: z.object(tenantQuery()) }),
+  },
   {
     ...common,
     id: 'bcm.bia.assign',
@@ -183,8 +255,30 @@ export const bcmRoutes = defineRoutes([
       query: z.object(tenantQuery()),
     }),
   },
-  { ...common, id: 'bcm.entries.list', method: 'GET', path: `${B}/bia/{biaId}/entries`, auth: read, summary: 'List the entry briefs of a BIA, newest first', status: 200, schemas: () => ({ params: biaParams(), query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(entryBrief()) }) },
-  { ...common, id: 'bcm.entries.get', method: 'GET', path: `${B}/bia/{biaId}/entries/{entryId}`, auth: read, summary: 'Entry detail with its eight part lists', status: 200, schemas: () => ({ params: entryParams(), query: z.object(tenantQuery()), response: entryDetail() }) },
+  {
+    ...common,
+    id: 'bcm.entries.list',
+    method: 'GET',
+    path: `${B}/bia/{biaId}/entries`,
+    auth: read,
+    summary: 'List the entry briefs of a BIA, newest first',
+    status: 200,
+    schemas: () => ({
+      params: biaParams(),
+      query: z.object({ ...tenantQuery(), ...paging() }),
+      response: pageOf(entryBrief()),
+    }),
+  },
+  {
+    ...common,
+    id: 'bcm.entries.get',
+    method: 'GET',
+    path: `${B}/bia/{biaId}/entries/{entryId}`,
+    auth: read,
+    summary: 'Entry detail with its eight part lists',
+    status: 200,
+    schemas: () => ({ params: entryParams(), query: z.object(tenantQuery()), response: entryDetail() }),
+  },
   {
     ...common,
     id: 'bcm.entries.create',
@@ -211,12 +305,33 @@ export const bcmRoutes = defineRoutes([
     schemas: () => ({
       params: entryParams(),
       query: z.object(tenantQuery()),
-      body: z.object({ briefDescription: z.optional(z.nullable(text(500))), completeAt: z.optional(z.nullable(isoDateTime())) }),
+      body: z.object({
+        briefDescription: z.optional(z.nullable(text(500))),
+        completeAt: z.optional(z.nullable(isoDateTime())),
+      }),
       response: entryDetail(),
     }),
   },
-  { ...common, id: 'bcm.entries.delete', method: 'DELETE', path: `${B}/bia/{biaId}/entries/{entryId}`, auth: write, summary: 'Delete an entry (and its parts)', status: 204, schemas: () => ({ params: entryParams(), query: z.object(tenantQuery()) }) },
-  { ...common, id: 'bcm.entries.complete', method: 'PATCH', path: `${B}/bia/{biaId}/entries/{entryId}/complete`, auth: write, summary: 'Mark an entry complete (completeAt = now when unset; idempotent)', status: 200, schemas: () => ({ params: entryParams(), query: z.object(tenantQuery()), response: entryDetail() }) },
+  {
+    ...common,
+    id: 'bcm.entries.delete',
+    method: 'DELETE',
+    path: `${B}/bia/{biaId}/entries/{entryId}`,
+    auth: write,
+    summary: 'Delete an entry (and its parts)',
+    status: 204,
+    schemas: () => ({ params: entryParams(), query: z.object(tenantQuery()) }),
+  },
+  {
+    ...common,
+    id: 'bcm.entries.complete',
+    method: 'PATCH',
+    path: `${B}/bia/{biaId}/entries/{entryId}/complete`,
+    auth: write,
+    summary: 'Mark an entry complete (completeAt = now when unset; idempotent)',
+    status: 200,
+    schemas: () => ({ params: entryParams(), query: z.object(tenantQuery()), response: entryDetail() }),
+  },
   {
     ...common,
     id: 'bcm.entries.part',
@@ -232,8 +347,26 @@ export const bcmRoutes = defineRoutes([
       response: entryDetail(),
     }),
   },
-  { ...common, id: 'bcm.risks.list', method: 'GET', path: `${B}/risk`, auth: read, summary: 'List risks, newest first', status: 200, schemas: () => ({ query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(riskListItem()) }) },
-  { ...common, id: 'bcm.risks.get', method: 'GET', path: `${B}/risk/{riskId}`, auth: read, summary: 'Risk detail with assessments and mitigation actions', status: 200, schemas: () => ({ params: riskParams(), query: z.object(tenantQuery()), response: riskDetail() }) },
+  {
+    ...common,
+    id: 'bcm.risks.list',
+    method: 'GET',
+    path: `${B}/risk`,
+    auth: read,
+    summary: 'List risks, newest first',
+    status: 200,
+    schemas: () => ({ query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(riskListItem()) }),
+  },
+  {
+    ...common,
+    id: 'bcm.risks.get',
+    method: 'GET',
+    path: `${B}/risk/{riskId}`,
+    auth: read,
+    summary: 'Risk detail with assessments and mitigation actions',
+    status: 200,
+    schemas: () => ({ params: riskParams(), query: z.object(tenantQuery()), response: riskDetail() }),
+  },
   {
     ...common,
     id: 'bcm.risks.create',
@@ -243,7 +376,13 @@ export const bcmRoutes = defineRoutes([
     summary: 'Create a risk (status Identified)',
     status: 201,
     schemas: () => ({
-      body: z.object({ title: text(200), description: optionalText(2000), category: enumInt(4), level: enumInt(3), tenantId: z.optional(uuid()) }),
+      body: z.object({
+        title: text(200),
+        description: optionalText(2000),
+        category: enumInt(4),
+        level: enumInt(3),
+        tenantId: z.optional(uuid()),
+      }),
       response: riskDetail(),
     }),
   },
@@ -253,7 +392,8 @@ export const bcmRoutes = defineRoutes([
     method: 'PUT',
     path: `${B}/risk/{riskId}/status`,
     auth: write,
-    summary: 'Move a risk along Identified→Assessed→Mitigating→Monitoring→Closed (any open state may close, Closed reopens to Identified); others 409 CONFLICT',
+    summary:
+      'Move a risk along Identified→Assessed→Mitigating→Monitoring→Closed (any open state may close, Closed reopens to Identified); others 409 CONFLICT',
     status: 200,
     schemas: () => ({
       params: riskParams(),
@@ -288,23 +428,41 @@ export const bcmRoutes = defineRoutes([
     schemas: () => ({
       params: assessmentParams(),
       query: z.object(tenantQuery()),
-      body: z.object({ name: z.optional(z.nullable(text(200))), score: z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(25)))) }),
+      body: z.object({
+        name: z.optional(z.nullable(text(200))),
+        score: z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(25)))),
+      }),
       response: riskDetail(),
     }),
   },
-  { ...common, id: 'bcm.assessments.delete', method: 'DELETE', path: `${B}/risk/{riskId}/risks/{assessmentId}`, auth: write, summary: 'Delete an assessment and its actions', status: 204, schemas: () => ({ params: assessmentParams(), query: z.object(tenantQuery()) }) },
+  {
+    ...common,
+    id: 'bcm.assessments.delete',
+    method: 'DELETE',
+    path: `${B}/risk/{riskId}/risks/{assessmentId}`,
+    auth: write,
+    summary: 'Delete an assessment and its actions',
+    status: 204,
+    schemas: () => ({ params: assessmentParams(), query: z.object(tenantQuery()) }),
+  },
   {
     ...common,
     id: 'bcm.actions.create',
     method: 'POST',
     path: `${B}/risk/{riskId}/risks/{assessmentId}/actions`,
     auth: write,
-    summary: 'Add a mitigation action (status defaults to Pending; optional dueAt puts an open action on the dashboard tasks)',
+    summary:
+      'Add a mitigation action (status defaults to Pending; optional dueAt puts an open action on the dashboard tasks)',
     status: 201,
     schemas: () => ({
       params: assessmentParams(),
       query: z.object(tenantQuery()),
-      body: z.object({ title: text(200), description: optionalText(2000), status: nullableInt(3), dueAt: z.optional(z.nullable(isoDateTime())) }),
+      body: z.object({
+        title: text(200),
+        description: optionalText(2000),
+        status: nullableInt(3),
+        dueAt: z.optional(z.nullable(isoDateTime())),
+      }),
       response: riskDetail(),
     }),
   },
@@ -319,11 +477,25 @@ export const bcmRoutes = defineRoutes([
     schemas: () => ({
       params: z.object({ riskId: uuid(), assessmentId: uuid(), actionId: uuid() }),
       query: z.object(tenantQuery()),
-      body: z.object({ title: z.optional(z.nullable(text(200))), description: optionalText(2000), status: nullableInt(3), dueAt: z.optional(z.nullable(isoDateTime())) }),
+      body: z.object({
+        title: z.optional(z.nullable(text(200))),
+        description: optionalText(2000),
+        status: nullableInt(3),
+        dueAt: z.optional(z.nullable(isoDateTime())),
+      }),
       response: riskDetail(),
     }),
   },
-  { ...common, id: 'bcm.thresholds.get', method: 'GET', path: `${B}/config/impact-thresholds`, auth: read, summary: 'The tenant impact thresholds', status: 200, schemas: () => ({ query: z.object(tenantQuery()), response: z.array(threshold()) }) },
+  {
+    ...common,
+    id: 'bcm.thresholds.get',
+    method: 'GET',
+    path: `${B}/config/impact-thresholds`,
+    auth: read,
+    summary: 'The tenant impact thresholds',
+    status: 200,
+    schemas: () => ({ query: z.object(tenantQuery()), response: z.array(threshold()) }),
+  },
   {
     ...common,
     id: 'bcm.thresholds.put',
@@ -338,5 +510,14 @@ export const bcmRoutes = defineRoutes([
       response: z.array(threshold()),
     }),
   },
-  { ...common, id: 'bcm.dashboard', method: 'GET', path: `${B}/dashboard`, auth: read, summary: 'BCM figures of the tenant', status: 200, schemas: () => ({ query: z.object(tenantQuery()), response: dashboard() }) },
+  {
+    ...common,
+    id: 'bcm.dashboard',
+    method: 'GET',
+    path: `${B}/dashboard`,
+    auth: read,
+    summary: 'BCM figures of the tenant',
+    status: 200,
+    schemas: () => ({ query: z.object(tenantQuery()), response: dashboard() }),
+  },
 ]);

@@ -12,93 +12,139 @@ const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 /** Money-moving requests per source address: 120 a minute is far above any real checkout flow, even behind one NAT. */
 const MONEY_LIMIT = { name: 'billing-money', limit: 120, windowSeconds: 60 } as const;
 
-const intQuery = (max: number) => z.optional(z.pipe(z.string().check(z.regex(/^\d{1,2}$/, 'Expected a whole number')), z.pipe(z.transform((v: string) => Number(v)), z.int().check(z.minimum(0), z.maximum(max)))));
+const intQuery = (max: number) =>
+  z.optional(
+    z.pipe(
+      z.string().check(z.regex(/^\d{1,2}$/, 'Expected a whole number')),
+      z.pipe(
+        z.transform((v: string) => Number(v)),
+        z.int().check(z.minimum(0), z.maximum(max)),
+      ),
+    ),
+  );
 /** `2026-01-31` (whole day, UTC) or a full ISO date-time. */
 const dateQuery = () =>
   z.optional(
     z.string().check(
-      z.regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/, 'Expected a date (YYYY-MM-DD) or an ISO date-time'),
-      z.refine((v) => !Number.isNaN(Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v)) && new Date(`${v.slice(0, 10)}T00:00:00Z`).toISOString().startsWith(v.slice(0, 10)), 'Not a calendar date'),
+      z.regex(
+        /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/,
+        'Expected a date (YYYY-MM-DD) or an ISO date-time',
+      ),
+      z.refine(
+        (v) =>
+          !Number.isNaN(Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v)) &&
+          new Date(`${v.slice(0, 10)}T00:00:00Z`).toISOString().startsWith(v.slice(0, 10)),
+        'Not a calendar date',
+      ),
     ),
   );
-const currency = () => z.string().check(z.regex(/^[A-Z]{3}$/, 'Expected an ISO 4217 currency code (three capital letters)'));
+const currency = () =>
+  z.string().check(z.regex(/^[A-Z]{3}$/, 'Expected an ISO 4217 currency code (three capital letters)'));
 
-const features = once(() => z.object({
-  maxAgents: z.number(),
-  maxKnowledgeBases: z.number(),
-  maxWidgetIntegrations: z.number(),
-  maxTokensPerMonth: z.number(),
-  hasPrioritySupport: z.boolean(),
-  hasDedicatedSupport: z.boolean(),
-  customDomainEnabled: z.boolean(),
-  aiAgentsEnabled: z.boolean(),
-  riskAssessmentEnabled: z.boolean(),
-}));
-const plan = once(() => z.object({
-  id: z.string(),
-  name: z.string(),
-  code: z.string(),
-  type: z.number(),
-  price: z.number(),
-  currency: z.string(),
-  billingPeriod: z.number(),
-  features: features(),
-  isTrialEligible: z.boolean(),
-  trialDays: z.number(),
-  isActive: z.boolean(),
-  createdAt: z.string(),
-}));
-const currentSubscription = once(() => z.object({
-  subscriptionId: z.string(),
-  planId: z.string(),
-  planName: z.string(),
-  status: z.number(),
-  startDate: z.string(),
-  renewalDate: z.nullable(z.string()),
-  trialExpiresAt: z.nullable(z.string()),
-  isTrialActive: z.boolean(),
-  billingPeriod: z.number(),
-  price: z.number(),
-  currency: z.string(),
-}));
-const payment = once(() => z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  subscriptionId: z.nullable(z.string()),
-  invoiceId: z.nullable(z.string()),
-  amount: z.number(),
-  currency: z.string(),
-  status: z.number(),
-  provider: z.number(),
-  providerReferenceId: z.nullable(z.string()),
-  paidAt: z.nullable(z.string()),
-  createdAt: z.string(),
-}));
-const method = once(() => z.object({
-  id: z.string(),
-  provider: z.number(),
-  isDefault: z.boolean(),
-  lastFourDigits: z.nullable(z.string()),
-  cardType: z.nullable(z.string()),
-  expiryMonth: z.nullable(z.number()),
-  expiryYear: z.nullable(z.number()),
-  createdAt: z.string(),
-}));
-const invoice = once(() => z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  subscriptionPlanName: z.nullable(z.string()),
-  amount: z.number(),
-  currency: z.string(),
-  status: z.number(),
-  dueDate: z.nullable(z.string()),
-  paidAt: z.nullable(z.string()),
-  pdfUrl: z.nullable(z.string()),
-}));
-const invoiceDetail = once(() => z.extend(invoice(), { tenantName: z.string(), items: z.array(z.object({ description: z.string(), amount: z.number(), quantity: z.number() })) }));
-const adminItem = once(() => z.object({ id: z.string(), tenantId: z.string(), tenantName: z.string(), planName: z.string(), status: z.number(), price: z.number(), renewalDate: z.nullable(z.string()) }));
+const features = once(() =>
+  z.object({
+    maxAgents: z.number(),
+    maxKnowledgeBases: z.number(),
+    maxWidgetIntegrations: z.number(),
+    maxTokensPerMonth: z.number(),
+    hasPrioritySupport: z.boolean(),
+    hasDedicatedSupport: z.boolean(),
+    customDomainEnabled: z.boolean(),
+    aiAgentsEnabled: z.boolean(),
+    riskAssessmentEnabled: z.boolean(),
+  }),
+);
+const plan = once(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    code: z.string(),
+    type: z.number(),
+    price: z.number(),
+    currency: z.string(),
+    billingPeriod: z.number(),
+    features: features(),
+    isTrialEligible: z.boolean(),
+    trialDays: z.number(),
+    isActive: z.boolean(),
+    createdAt: z.string(),
+  }),
+);
+const currentSubscription = once(() =>
+  z.object({
+    subscriptionId: z.string(),
+    planId: z.string(),
+    planName: z.string(),
+    status: z.number(),
+    startDate: z.string(),
+    renewalDate: z.nullable(z.string()),
+    trialExpiresAt: z.nullable(z.string()),
+    isTrialActive: z.boolean(),
+    billingPeriod: z.number(),
+    price: z.number(),
+    currency: z.string(),
+  }),
+);
+const payment = once(() =>
+  z.object({
+    id: z.string(),
+    tenantId: z.string(),
+    subscriptionId: z.nullable(z.string()),
+    invoiceId: z.nullable(z.string()),
+    amount: z.number(),
+    currency: z.string(),
+    status: z.number(),
+    provider: z.number(),
+    providerReferenceId: z.nullable(z.string()),
+    paidAt: z.nullable(z.string()),
+    createdAt: z.string(),
+  }),
+);
+const method = once(() =>
+  z.object({
+    id: z.string(),
+    provider: z.number(),
+    isDefault: z.boolean(),
+    lastFourDigits: z.nullable(z.string()),
+    cardType: z.nullable(z.string()),
+    expiryMonth: z.nullable(z.number()),
+    expiryYear: z.nullable(z.number()),
+    createdAt: z.string(),
+  }),
+);
+const invoice = once(() =>
+  z.object({
+    id: z.string(),
+    tenantId: z.string(),
+    subscriptionPlanName: z.nullable(z.string()),
+    amount: z.number(),
+    currency: z.string(),
+    status: z.number(),
+    dueDate: z.nullable(z.string()),
+    paidAt: z.nullable(z.string()),
+    pdfUrl: z.nullable(z.string()),
+  }),
+);
+const invoiceDetail = once(() =>
+  z.extend(invoice(), {
+    tenantName: z.string(),
+    items: z.array(z.object({ description: z.string(), amount: z.number(), quantity: z.number() })),
+  }),
+);
+const adminItem = once(() =>
+  z.object({
+    id: z.string(),
+    tenantId: z.string(),
+    tenantName: z.string(),
+    planName: z.string(),
+    status: z.number(),
+    price: z.number(),
+    renewalDate: z.nullable(z.string()),
+  }),
+);
 const webhookReceipt = once(() => z.object({ received: z.boolean(), eventId: z.string() }));
-const idempotencyNote = ' Honours an `Idempotency-Key` header (same key and body: the first answer again; same key, other body: 409 IDEMPOTENCY_KEY_REUSED).';
+const idempotencyNote =
+  ' Honours an `Idempotency-Key` header (same key and body: the first answer again; same key, other body: 409 IDEMPOTENCY_KEY_REUSED).';
 
 export const billingRoutes = defineRoutes([
   {
@@ -167,7 +213,12 @@ export const billingRoutes = defineRoutes([
         description: z.optional(z.nullable(text(200))),
         tenantId: z.optional(uuid()),
       }),
-      response: z.object({ paymentId: z.string(), status: z.string(), checkoutUrl: z.nullable(z.string()), expiresAt: z.nullable(z.string()) }),
+      response: z.object({
+        paymentId: z.string(),
+        status: z.string(),
+        checkoutUrl: z.nullable(z.string()),
+        expiresAt: z.nullable(z.string()),
+      }),
     }),
   },
   {
@@ -176,10 +227,17 @@ export const billingRoutes = defineRoutes([
     path: '/api/payments/history',
     group: 'billing',
     auth: read,
-    summary: 'Payments newest first; `startDate`/`endDate` bound createdAt (inclusive days), `statusFilter` a PaymentStatus',
+    summary:
+      'Payments newest first; `startDate`/`endDate` bound createdAt (inclusive days), `statusFilter` a PaymentStatus',
     status: 200,
     schemas: () => ({
-      query: z.object({ ...tenantQuery(), ...paging(), startDate: dateQuery(), endDate: dateQuery(), statusFilter: intQuery(3) }),
+      query: z.object({
+        ...tenantQuery(),
+        ...paging(),
+        startDate: dateQuery(),
+        endDate: dateQuery(),
+        statusFilter: intQuery(3),
+      }),
       response: pageOf(payment()),
     }),
   },
@@ -189,7 +247,9 @@ export const billingRoutes = defineRoutes([
     path: '/api/payments/{paymentId}/refund',
     group: 'billing',
     auth: manage,
-    summary: "Ask the provider to refund a Paid payment (once; 409 otherwise): 202 with the payment, which becomes Refunded when the provider's confirmation arrives." + idempotencyNote,
+    summary:
+      "Ask the provider to refund a Paid payment (once; 409 otherwise): 202 with the payment, which becomes Refunded when the provider's confirmation arrives." +
+      idempotencyNote,
     status: 202,
     rateLimit: MONEY_LIMIT,
     schemas: () => ({
@@ -199,18 +259,32 @@ export const billingRoutes = defineRoutes([
       response: payment(),
     }),
   },
-  { id: 'billing.methods.list', method: 'GET', path: '/api/payment-methods', group: 'billing', auth: read, summary: "The tenant's stored payment methods, the default first", status: 200, schemas: () => ({ query: z.object(tenantQuery()), response: z.array(method()) }) },
+  {
+    id: 'billing.methods.list',
+    method: 'GET',
+    path: '/api/payment-methods',
+    group: 'billing',
+    auth: read,
+    summary: "The tenant's stored payment methods, the default first",
+    status: 200,
+    schemas: () => ({ query: z.object(tenantQuery()), response: z.array(method()) }),
+  },
   {
     id: 'billing.methods.add',
     method: 'POST',
     path: '/api/payment-methods',
     group: 'billing',
     auth: manage,
-    summary: "Store a payment method from a provider token (the tenant's first becomes the default; at most 10); a declined token is 400 PAYMENT_METHOD_DECLINED",
+    summary:
+      "Store a payment method from a provider token (the tenant's first becomes the default; at most 10); a declined token is 400 PAYMENT_METHOD_DECLINED",
     status: 201,
     rateLimit: MONEY_LIMIT,
     schemas: () => ({
-      body: z.object({ provider: z.int().check(z.minimum(1), z.maximum(2)), token: text(200), tenantId: z.optional(uuid()) }),
+      body: z.object({
+        provider: z.int().check(z.minimum(1), z.maximum(2)),
+        token: text(200),
+        tenantId: z.optional(uuid()),
+      }),
       response: method(),
     }),
   },
@@ -241,8 +315,30 @@ export const billingRoutes = defineRoutes([
       query: z.object(tenantQuery()),
     }),
   },
-  { id: 'billing.invoices.list', method: 'GET', path: '/api/invoices', group: 'billing', auth: read, summary: 'Invoices newest first', status: 200, schemas: () => ({ query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(invoice()) }) },
-  { id: 'billing.invoices.get', method: 'GET', path: '/api/invoices/{invoiceId}', group: 'billing', auth: read, summary: 'Invoice detail with items and tenant name', status: 200, schemas: () => ({ params: z.object({ invoiceId: uuid() }), query: z.object(tenantQuery()), response: invoiceDetail() }) },
+  {
+    id: 'billing.invoices.list',
+    method: 'GET',
+    path: '/api/invoices',
+    group: 'billing',
+    auth: read,
+    summary: 'Invoices newest first',
+    status: 200,
+    schemas: () => ({ query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(invoice()) }),
+  },
+  {
+    id: 'billing.invoices.get',
+    method: 'GET',
+    path: '/api/invoices/{invoiceId}',
+    group: 'billing',
+    auth: read,
+    summary: 'Invoice detail with items and tenant name',
+    status: 200,
+    schemas: () => ({
+      params: z.object({ invoiceId: uuid() }),
+      query: z.object(tenantQuery()),
+      response: invoiceDetail(),
+    }),
+  },
   {
     id: 'billing.invoices.pdf',
     method: 'GET',
@@ -263,7 +359,8 @@ export const billingRoutes = defineRoutes([
     path: '/api/admin/billing/subscriptions',
     group: 'billing',
     auth: systemAdmin,
-    summary: "Every tenant's subscriptions newest first, with tenant names; `statusFilter` a SubscriptionStatus (SystemAdmin)",
+    summary:
+      "Every tenant's subscriptions newest first, with tenant names; `statusFilter` a SubscriptionStatus (SystemAdmin)",
     status: 200,
     schemas: () => ({
       query: z.object({ ...paging(), statusFilter: intQuery(4) }),
@@ -276,7 +373,8 @@ export const billingRoutes = defineRoutes([
     path: '/api/admin/billing/subscriptions/{tenantId}/extend-trial',
     group: 'billing',
     auth: systemAdmin,
-    summary: "Extend a trialing subscription's trial by 1-90 days (409 when the tenant's subscription is not trialing) (SystemAdmin)",
+    summary:
+      "Extend a trialing subscription's trial by 1-90 days (409 when the tenant's subscription is not trialing) (SystemAdmin)",
     status: 200,
     schemas: () => ({
       params: z.object({ tenantId: uuid() }),

@@ -2,25 +2,29 @@ import * as z from 'zod/mini';
 import { defineRoutes, once } from './types.ts';
 import { optionalEmail, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 
-export const supplierSchema = once(() => z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  name: z.string(),
-  contactPerson: z.nullable(z.string()),
-  phone: z.nullable(z.string()),
-  email: z.nullable(z.string()),
-  isVendor: z.boolean(),
-  createdAt: z.string(),
-}));
+export const supplierSchema = once(() =>
+  z.object({
+    id: z.string(),
+    tenantId: z.string(),
+    name: z.string(),
+    contactPerson: z.nullable(z.string()),
+    phone: z.nullable(z.string()),
+    email: z.nullable(z.string()),
+    isVendor: z.boolean(),
+    createdAt: z.string(),
+  }),
+);
 
-export const productServiceSchema = once(() => z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  name: z.string(),
-  code: z.nullable(z.string()),
-  description: z.nullable(z.string()),
-  createdAt: z.string(),
-}));
+export const productServiceSchema = once(() =>
+  z.object({
+    id: z.string(),
+    tenantId: z.string(),
+    name: z.string(),
+    code: z.nullable(z.string()),
+    description: z.nullable(z.string()),
+    createdAt: z.string(),
+  }),
+);
 
 const listQuery = once(() => z.object({ tenantId: z.optional(uuid()), search: searchTerm(), ...paging() }));
 const bearer = (permission: 'suppliers:read' | 'suppliers:write' | 'products:read' | 'products:write') =>
@@ -106,4 +110,3 @@ export const catalogRoutes = defineRoutes([
     }),
   },
 ]);
-

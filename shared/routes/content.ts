@@ -33,7 +33,14 @@ export type ThemePreset = keyof typeof THEME_PRESETS;
 
 const enumInt = (values: readonly string[]) => z.int().check(z.minimum(0), z.maximum(values.length - 1));
 const HOST = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
-export const domain = () => z.string().check(z.maxLength(253), z.regex(HOST, 'A lowercase host name such as www.example.com'), z.meta({ examples: ['www.example.com'] }));
+export const domain = () =>
+  z
+    .string()
+    .check(
+      z.maxLength(253),
+      z.regex(HOST, 'A lowercase host name such as www.example.com'),
+      z.meta({ examples: ['www.example.com'] }),
+    );
 const isLocale = (v: string) => {
   try {
     return Intl.getCanonicalLocales(v).length === 1;
@@ -43,8 +50,21 @@ const isLocale = (v: string) => {
 };
 /** A BCP 47 language tag (en, en-US, pt-BR, zh-Hant-TW). */
 export const locale = () =>
-  z.string().check(z.maxLength(35), z.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/, 'A BCP 47 language tag such as en or en-US'), z.refine(isLocale, 'Not a valid BCP 47 language tag'));
-export const slug = () => z.string().check(z.minLength(1), z.maxLength(100), z.regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'Lowercase letters, digits and single hyphens'));
+  z
+    .string()
+    .check(
+      z.maxLength(35),
+      z.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/, 'A BCP 47 language tag such as en or en-US'),
+      z.refine(isLocale, 'Not a valid BCP 47 language tag'),
+    );
+export const slug = () =>
+  z
+    .string()
+    .check(
+      z.minLength(1),
+      z.maxLength(100),
+      z.regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'Lowercase letters, digits and single hyphens'),
+    );
 const parsesAsJson = (v: string) => {
   try {
     JSON.parse(v);
@@ -54,7 +74,14 @@ const parsesAsJson = (v: string) => {
   }
 };
 /** A JSON document sent as a string (stored as sent, after proving it parses). */
-export const jsonString = (max: number) => z.string().check(z.maxLength(max), z.regex(/^\s*[[{][\s\S]*[\]}]\s*$/, 'A JSON object or array'), z.refine(parsesAsJson, 'Not valid JSON'));
+export const jsonString = (max: number) =>
+  z
+    .string()
+    .check(
+      z.maxLength(max),
+      z.regex(/^\s*[[{][\s\S]*[\]}]\s*$/, 'A JSON object or array'),
+      z.refine(parsesAsJson, 'Not valid JSON'),
+    );
 /** An object, or a JSON string holding one; stored as an object. */
 const objectOrJson = (max: number) =>
   z.pipe(
@@ -72,177 +99,297 @@ const objectOrJson = (max: number) =>
       return value as Record<string, unknown>;
     }),
   );
-const url = () => z.optional(z.nullable(z.string().check(z.maxLength(2000), z.regex(/^(https?:\/\/|\/)[^\s<>"]*$/, 'An http(s) URL or a site path'))));
-export const color = () => z.string().check(z.regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'A color as #rgb or #rrggbb'));
-export const fontFamily = () => z.string().check(z.maxLength(100), z.regex(/^[A-Za-z0-9][A-Za-z0-9 ,-]{0,99}$/, 'Letters, digits, spaces, commas and hyphens'));
-const folder = () => z._default(z.string().check(z.maxLength(50), z.regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'Lowercase letters, digits, - and _')), 'general');
-const boolQuery = () => z.optional(z.pipe(z.enum(['true', 'false']), z.transform((v) => v === 'true')));
+const url = () =>
+  z.optional(
+    z.nullable(
+      z.string().check(z.maxLength(2000), z.regex(/^(https?:\/\/|\/)[^\s<>"]*$/, 'An http(s) URL or a site path')),
+    ),
+  );
+export const color = () =>
+  z.string().check(z.regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'A color as #rgb or #rrggbb'));
+export const fontFamily = () =>
+  z
+    .string()
+    .check(
+      z.maxLength(100),
+      z.regex(/^[A-Za-z0-9][A-Za-z0-9 ,-]{0,99}$/, 'Letters, digits, spaces, commas and hyphens'),
+    );
+const folder = () =>
+  z._default(
+    z.string().check(z.maxLength(50), z.regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'Lowercase letters, digits, - and _')),
+    'general',
+  );
+const boolQuery = () =>
+  z.optional(
+    z.pipe(
+      z.enum(['true', 'false']),
+      z.transform((v) => v === 'true'),
+    ),
+  );
 
-export const siteBody = once(() => z.object({
-  tenantId: uuid(),
-  domain: domain(),
-  isMaster: z.boolean(),
-  defaultLocale: locale(),
-  themeConfig: objectOrJson(16_384),
-  metadata: objectOrJson(16_384),
-  isActive: z.boolean(),
-}));
-const site = once(() => z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  domain: z.string(),
-  isMaster: z.boolean(),
-  defaultLocale: z.string(),
-  themeConfig: z.record(z.string(), z.unknown()),
-  metadata: z.record(z.string(), z.unknown()),
-  isActive: z.boolean(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}));
-const theme = once(() => z.object({ primaryColor: z.string(), secondaryColor: z.string(), fontFamily: z.string(), preset: z.nullable(z.string()) }));
-export const pageBody = once(() => z.object({
-  slug: slug(),
-  pageType: enumInt(PAGE_TYPES),
-  parentId: z.optional(z.nullable(uuid())),
-  sortOrder: z.int().check(z.minimum(0), z.maximum(100_000)),
-  isPublished: z.boolean(),
-  settings: jsonString(16_384),
-}).check(z.meta({ examples: [{ slug: 'about-us', pageType: 0, parentId: null, sortOrder: 1, isPublished: true, settings: '{"layout":"wide"}' }] })));
-const pageTranslationBody = once(() => z.object({
-  title: text(200),
-  metaTitle: optionalText(200),
-  metaDescription: optionalText(500),
-  ogImageUrl: url(),
-  contentBlocks: jsonString(100_000),
-}).check(z.meta({ examples: [{ title: 'About us', metaTitle: 'About us', metaDescription: null, ogImageUrl: null, contentBlocks: '[{"type":"text","text":"Hello"}]' }] })));
-const pageTranslation = once(() => z.object({ locale: z.string(), title: z.string(), metaTitle: z.nullable(z.string()), metaDescription: z.nullable(z.string()), ogImageUrl: z.nullable(z.string()), contentBlocks: z.string(), updatedAt: z.string() }));
-const page = once(() => z.object({
-  id: z.string(),
-  siteId: z.string(),
-  slug: z.string(),
-  pageType: z.number(),
-  parentId: z.nullable(z.string()),
-  sortOrder: z.number(),
-  isPublished: z.boolean(),
-  settings: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  translations: z.array(pageTranslation()),
-}));
+export const siteBody = once(() =>
+  z.object({
+    tenantId: uuid(),
+    domain: domain(),
+    isMaster: z.boolean(),
+    defaultLocale: locale(),
+    themeConfig: objectOrJson(16_384),
+    metadata: objectOrJson(16_384),
+    isActive: z.boolean(),
+  }),
+);
+const site = once(() =>
+  z.object({
+    id: z.string(),
+    tenantId: z.string(),
+    domain: z.string(),
+    isMaster: z.boolean(),
+    defaultLocale: z.string(),
+    themeConfig: z.record(z.string(), z.unknown()),
+    metadata: z.record(z.string(), z.unknown()),
+    isActive: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
+const theme = once(() =>
+  z.object({
+    primaryColor: z.string(),
+    secondaryColor: z.string(),
+    fontFamily: z.string(),
+    preset: z.nullable(z.string()),
+  }),
+);
+export const pageBody = once(() =>
+  z
+    .object({
+      slug: slug(),
+      pageType: enumInt(PAGE_TYPES),
+      parentId: z.optional(z.nullable(uuid())),
+      sortOrder: z.int().check(z.minimum(0), z.maximum(100_000)),
+      isPublished: z.boolean(),
+      settings: jsonString(16_384),
+    })
+    .check(
+      z.meta({
+        examples: [
+          {
+            slug: 'about-us',
+            pageType: 0,
+            parentId: null,
+            sortOrder: 1,
+            isPublished: true,
+            settings: '{"layout":"wide"}',
+          },
+        ],
+      }),
+    ),
+);
+const pageTranslationBody = once(() =>
+  z
+    .object({
+      title: text(200),
+      metaTitle: optionalText(200),
+      metaDescription: optionalText(500),
+      ogImageUrl: url(),
+      contentBlocks: jsonString(100_000),
+    })
+    .check(
+      z.meta({
+        examples: [
+          {
+            title: 'About us',
+            metaTitle: 'About us',
+            metaDescription: null,
+            ogImageUrl: null,
+            contentBlocks: '[{"type":"text","text":"Hello"}]',
+          },
+        ],
+      }),
+    ),
+);
+const pageTranslation = once(() =>
+  z.object({
+    locale: z.string(),
+    title: z.string(),
+    metaTitle: z.nullable(z.string()),
+    metaDescription: z.nullable(z.string()),
+    ogImageUrl: z.nullable(z.string()),
+    contentBlocks: z.string(),
+    updatedAt: z.string(),
+  }),
+);
+const page = once(() =>
+  z.object({
+    id: z.string(),
+    siteId: z.string(),
+    slug: z.string(),
+    pageType: z.number(),
+    parentId: z.nullable(z.string()),
+    sortOrder: z.number(),
+    isPublished: z.boolean(),
+    settings: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    translations: z.array(pageTranslation()),
+  }),
+);
 type PageNode = z.infer<ReturnType<typeof page>> & { children: PageNode[] };
-const pageNode = once((): z.ZodMiniType<PageNode> => z.object({
-  ...page().shape,
-  get children() {
-    return z.array(pageNode());
-  },
-}));
-const postBody = once(() => z.object({
-  slug: slug(),
-  authorName: text(200),
-  authorAvatarUrl: url(),
-  featuredImageUrl: url(),
-  category: text(100),
-  tags: z.array(text(50)).check(z.maxLength(20)),
-  isPublished: z.boolean(),
-  publishedAt: z.optional(z.nullable(isoDateTime())),
-}));
-const postTranslationBody = once(() => z.object({
-  title: text(300),
-  excerpt: optionalText(2000),
-  bodyHtml: z.string().check(z.minLength(1), z.maxLength(100_000)),
-  bodyMarkdown: optionalText(100_000),
-  metaTitle: optionalText(200),
-  metaDescription: optionalText(500),
-}));
-const postTranslation = once(() => z.object({
-  locale: z.string(),
-  title: z.string(),
-  excerpt: z.nullable(z.string()),
-  bodyHtml: z.string(),
-  bodyMarkdown: z.nullable(z.string()),
-  metaTitle: z.nullable(z.string()),
-  metaDescription: z.nullable(z.string()),
-  updatedAt: z.string(),
-}));
-const post = once(() => z.object({
-  id: z.string(),
-  siteId: z.string(),
-  slug: z.string(),
-  authorName: z.string(),
-  authorAvatarUrl: z.nullable(z.string()),
-  featuredImageUrl: z.nullable(z.string()),
-  category: z.string(),
-  tags: z.array(z.string()),
-  isPublished: z.boolean(),
-  publishedAt: z.nullable(z.string()),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  translations: z.array(postTranslation()),
-}));
-const form = once(() => z.object({
-  id: z.string(),
-  siteId: z.string(),
-  formType: z.string(),
-  fields: z.record(z.string(), z.string()),
-  status: z.number(),
-  internalNotes: z.nullable(z.string()),
-  isSpam: z.boolean(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}));
-const media = once(() => z.object({
-  id: z.string(),
-  siteId: z.string(),
-  folder: z.string(),
-  fileName: z.string(),
-  contentType: z.string(),
-  size: z.number(),
-  status: z.string(),
-  key: z.string(),
-  url: z.string(),
-  createdAt: z.string(),
-}));
-type NavItem = { label: string; pageId?: string | null | undefined; url?: string | null | undefined; children?: NavItem[] | undefined };
-const navItem = once((): z.ZodMiniType<NavItem> => z.object({
-  label: text(100),
-  pageId: z.optional(z.nullable(uuid())),
-  url: url(),
-  get children() {
-    return z.optional(z.array(navItem()).check(z.maxLength(50)));
-  },
-}));
-const menu = once(() => z.object({ location: z.string(), items: z.array(z.record(z.string(), z.unknown())), updatedAt: z.nullable(z.string()) }));
-const publicSite = once(() => z.object({ id: z.string(), domain: z.string(), isMaster: z.boolean(), defaultLocale: z.string(), themeConfig: z.record(z.string(), z.unknown()), metadata: z.record(z.string(), z.unknown()) }));
-const publicPage = once(() => z.object({
-  id: z.string(),
-  slug: z.string(),
-  pageType: z.number(),
-  parentId: z.nullable(z.string()),
-  sortOrder: z.number(),
-  settings: z.string(),
-  locale: z.nullable(z.string()),
-  title: z.nullable(z.string()),
-  metaTitle: z.nullable(z.string()),
-  metaDescription: z.nullable(z.string()),
-  ogImageUrl: z.nullable(z.string()),
-  contentBlocks: z.nullable(z.string()),
-}));
-const publicPost = once(() => z.object({
-  id: z.string(),
-  slug: z.string(),
-  authorName: z.string(),
-  authorAvatarUrl: z.nullable(z.string()),
-  featuredImageUrl: z.nullable(z.string()),
-  category: z.string(),
-  tags: z.array(z.string()),
-  publishedAt: z.nullable(z.string()),
-  locale: z.nullable(z.string()),
-  title: z.nullable(z.string()),
-  excerpt: z.nullable(z.string()),
-  bodyHtml: z.nullable(z.string()),
-  metaTitle: z.nullable(z.string()),
-  metaDescription: z.nullable(z.string()),
-}));
+const pageNode = once(
+  (): z.ZodMiniType<PageNode> =>
+    z.object({
+      ...page().shape,
+      get children() {
+        return z.array(pageNode());
+      },
+    }),
+);
+const postBody = once(() =>
+  z.object({
+    slug: slug(),
+    authorName: text(200),
+    authorAvatarUrl: url(),
+    featuredImageUrl: url(),
+    category: text(100),
+    tags: z.array(text(50)).check(z.maxLength(20)),
+    isPublished: z.boolean(),
+    publishedAt: z.optional(z.nullable(isoDateTime())),
+  }),
+);
+const postTranslationBody = once(() =>
+  z.object({
+    title: text(300),
+    excerpt: optionalText(2000),
+    bodyHtml: z.string().check(z.minLength(1), z.maxLength(100_000)),
+    bodyMarkdown: optionalText(100_000),
+    metaTitle: optionalText(200),
+    metaDescription: optionalText(500),
+  }),
+);
+const postTranslation = once(() =>
+  z.object({
+    locale: z.string(),
+    title: z.string(),
+    excerpt: z.nullable(z.string()),
+    bodyHtml: z.string(),
+    bodyMarkdown: z.nullable(z.string()),
+    metaTitle: z.nullable(z.string()),
+    metaDescription: z.nullable(z.string()),
+    updatedAt: z.string(),
+  }),
+);
+const post = once(() =>
+  z.object({
+    id: z.string(),
+    siteId: z.string(),
+    slug: z.string(),
+    authorName: z.string(),
+    authorAvatarUrl: z.nullable(z.string()),
+    featuredImageUrl: z.nullable(z.string()),
+    category: z.string(),
+    tags: z.array(z.string()),
+    isPublished: z.boolean(),
+    publishedAt: z.nullable(z.string()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    translations: z.array(postTranslation()),
+  }),
+);
+const form = once(() =>
+  z.object({
+    id: z.string(),
+    siteId: z.string(),
+    formType: z.string(),
+    fields: z.record(z.string(), z.string()),
+    status: z.number(),
+    internalNotes: z.nullable(z.string()),
+    isSpam: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
+const media = once(() =>
+  z.object({
+    id: z.string(),
+    siteId: z.string(),
+    folder: z.string(),
+    fileName: z.string(),
+    contentType: z.string(),
+    size: z.number(),
+    status: z.string(),
+    key: z.string(),
+    url: z.string(),
+    createdAt: z.string(),
+  }),
+);
+type NavItem = {
+  label: string;
+  pageId?: string | null | undefined;
+  url?: string | null | undefined;
+  children?: NavItem[] | undefined;
+};
+const navItem = once(
+  (): z.ZodMiniType<NavItem> =>
+    z.object({
+      label: text(100),
+      pageId: z.optional(z.nullable(uuid())),
+      url: url(),
+      get children() {
+        return z.optional(z.array(navItem()).check(z.maxLength(50)));
+      },
+    }),
+);
+const menu = once(() =>
+  z.object({
+    location: z.string(),
+    items: z.array(z.record(z.string(), z.unknown())),
+    updatedAt: z.nullable(z.string()),
+  }),
+);
+const publicSite = once(() =>
+  z.object({
+    id: z.string(),
+    domain: z.string(),
+    isMaster: z.boolean(),
+    defaultLocale: z.string(),
+    themeConfig: z.record(z.string(), z.unknown()),
+    metadata: z.record(z.string(), z.unknown()),
+  }),
+);
+const publicPage = once(() =>
+  z.object({
+    id: z.string(),
+    slug: z.string(),
+    pageType: z.number(),
+    parentId: z.nullable(z.string()),
+    sortOrder: z.number(),
+    settings: z.string(),
+    locale: z.nullable(z.string()),
+    title: z.nullable(z.string()),
+    metaTitle: z.nullable(z.string()),
+    metaDescription: z.nullable(z.string()),
+    ogImageUrl: z.nullable(z.string()),
+    contentBlocks: z.nullable(z.string()),
+  }),
+);
+const publicPost = once(() =>
+  z.object({
+    id: z.string(),
+    slug: z.string(),
+    authorName: z.string(),
+    authorAvatarUrl: z.nullable(z.string()),
+    featuredImageUrl: z.nullable(z.string()),
+    category: z.string(),
+    tags: z.array(z.string()),
+    publishedAt: z.nullable(z.string()),
+    locale: z.nullable(z.string()),
+    title: z.nullable(z.string()),
+    excerpt: z.nullable(z.string()),
+    bodyHtml: z.nullable(z.string()),
+    metaTitle: z.nullable(z.string()),
+    metaDescription: z.nullable(z.string()),
+  }),
+);
 
 const siteParams = once(() => z.object({ siteId: uuid() }));
 const idParams = once(() => z.object({ id: uuid() }));
@@ -255,23 +402,64 @@ const publicRoute = { group: 'content-public', auth: open } as const;
 const localeQuery = once(() => z.object({ locale: z.optional(locale()) }));
 
 export const contentAdminRoutes = defineRoutes([
-  { ...adminRoute, id: 'content.sites.list', method: 'GET', path: `${A}/sites`, summary: 'List sites, newest first', status: 200, schemas: () => ({ query: z.object(paging()), response: pageOf(site()) }) },
-  { ...adminRoute, id: 'content.sites.get', method: 'GET', path: `${A}/sites/{id}`, summary: 'A site', status: 200, schemas: () => ({ params: idParams(), response: site() }) },
+  {
+    ...adminRoute,
+    id: 'content.sites.list',
+    method: 'GET',
+    path: `${A}/sites`,
+    summary: 'List sites, newest first',
+    status: 200,
+    schemas: () => ({ query: z.object(paging()), response: pageOf(site()) }),
+  },
+  {
+    ...adminRoute,
+    id: 'content.sites.get',
+    method: 'GET',
+    path: `${A}/sites/{id}`,
+    summary: 'A site',
+    status: 200,
+    schemas: () => ({ params: idParams(), response: site() }),
+  },
   {
     ...adminRoute,
     id: 'content.sites.create',
     method: 'POST',
     path: `${A}/sites`,
-    summary: 'Create a site for a tenant: domain unique across the platform (409), one master site per tenant (409); themeConfig and metadata as objects or JSON strings',
+    summary:
+      'Create a site for a tenant: domain unique across the platform (409), one master site per tenant (409); themeConfig and metadata as objects or JSON strings',
     status: 201,
     schemas: () => ({
       body: siteBody(),
       response: site(),
     }),
   },
-  { ...adminRoute, id: 'content.sites.update', method: 'PUT', path: `${A}/sites/{id}`, summary: 'Replace a site (same rules as create; the tenant cannot change)', status: 200, schemas: () => ({ params: idParams(), body: siteBody(), response: site() }) },
-  { ...adminRoute, id: 'content.sites.delete', method: 'DELETE', path: `${A}/sites/{id}`, summary: 'Delete a site with its pages, translations, posts, forms, navigation and media (S3 objects too)', status: 204, schemas: () => ({ params: idParams() }) },
-  { ...adminRoute, id: 'content.theme.get', method: 'GET', path: `${A}/sites/{siteId}/theme`, summary: 'The theme of a site (defaults where unset)', status: 200, schemas: () => ({ params: siteParams(), response: theme() }) },
+  {
+    ...adminRoute,
+    id: 'content.sites.update',
+    method: 'PUT',
+    path: `${A}/sites/{id}`,
+    summary: 'Replace a site (same rules as create; the tenant cannot change)',
+    status: 200,
+    schemas: () => ({ params: idParams(), body: siteBody(), response: site() }),
+  },
+  {
+    ...adminRoute,
+    id: 'content.sites.delete',
+    method: 'DELETE',
+    path: `${A}/sites/{id}`,
+    summary: 'Delete a site with its pages, translations, posts, forms, navigation and media (S3 objects too)',
+    status: 204,
+    schemas: () => ({ params: idParams() }),
+  },
+  {
+    ...adminRoute,
+    id: 'content.theme.get',
+    method: 'GET',
+    path: `${A}/sites/{siteId}/theme`,
+    summary: 'The theme of a site (defaults where unset)',
+    status: 200,
+    schemas: () => ({ params: siteParams(), response: theme() }),
+  },
   {
     ...adminRoute,
     id: 'content.theme.put',
@@ -281,7 +469,11 @@ export const contentAdminRoutes = defineRoutes([
     status: 200,
     schemas: () => ({
       params: siteParams(),
-      body: z.object({ primaryColor: z.optional(color()), secondaryColor: z.optional(color()), fontFamily: z.optional(fontFamily()) }),
+      body: z.object({
+        primaryColor: z.optional(color()),
+        secondaryColor: z.optional(color()),
+        fontFamily: z.optional(fontFamily()),
+      }),
       response: theme(),
     }),
   },
@@ -298,21 +490,42 @@ export const contentAdminRoutes = defineRoutes([
       response: theme(),
     }),
   },
-  { ...adminRoute, id: 'content.pages.tree', method: 'GET', path: `${A}/sites/{siteId}/pages`, summary: 'The page tree of a site (siblings by sortOrder, then slug)', status: 200, schemas: () => ({ params: siteParams(), response: z.array(pageNode()) }) },
+  {
+    ...adminRoute,
+    id: 'content.pages.tree',
+    method: 'GET',
+    path: `${A}/sites/{siteId}/pages`,
+    summary: 'The page tree of a site (siblings by sortOrder, then slug)',
+    status: 200,
+    schemas: () => ({ params: siteParams(), response: z.array(pageNode()) }),
+  },
   {
     ...adminRoute,
     id: 'content.pages.validateSlug',
     method: 'GET',
     path: `${A}/sites/{siteId}/pages/validate-slug`,
-    summary: 'Check a slug: {isValid (format), isAvailable (free among the siblings under parentId, excluding excludePageId), message}',
+    summary:
+      'Check a slug: {isValid (format), isAvailable (free among the siblings under parentId, excluding excludePageId), message}',
     status: 200,
     schemas: () => ({
       params: siteParams(),
-      query: z.object({ slug: z.string().check(z.maxLength(200)), excludePageId: z.optional(uuid()), parentId: z.optional(uuid()) }),
+      query: z.object({
+        slug: z.string().check(z.maxLength(200)),
+        excludePageId: z.optional(uuid()),
+        parentId: z.optional(uuid()),
+      }),
       response: z.object({ isValid: z.boolean(), isAvailable: z.boolean(), message: z.string() }),
     }),
   },
-  { ...adminRoute, id: 'content.pages.get', method: 'GET', path: `${A}/sites/{siteId}/pages/{id}`, summary: 'A page with its translations', status: 200, schemas: () => ({ params: sitePageParams(), response: page() }) },
+  {
+    ...adminRoute,
+    id: 'content.pages.get',
+    method: 'GET',
+    path: `${A}/sites/{siteId}/pages/{id}`,
+    summary: 'A page with its translations',
+    status: 200,
+    schemas: () => ({ params: sitePageParams(), response: page() }),
+  },
   {
     ...adminRoute,
     id: 'content.pages.create',
@@ -326,9 +539,33 @@ export const contentAdminRoutes = defineRoutes([
       response: page(),
     }),
   },
-  { ...adminRoute, id: 'content.pages.update', method: 'PUT', path: `${A}/sites/{siteId}/pages/{id}`, summary: 'Replace a page; a parent that is the page or one of its descendants is 400', status: 200, schemas: () => ({ params: sitePageParams(), body: pageBody(), response: page() }) },
-  { ...adminRoute, id: 'content.pages.publish', method: 'PATCH', path: `${A}/sites/{siteId}/pages/{id}/publish`, summary: 'Toggle the publication flag', status: 200, schemas: () => ({ params: sitePageParams(), response: page() }) },
-  { ...adminRoute, id: 'content.pages.delete', method: 'DELETE', path: `${A}/sites/{siteId}/pages/{id}`, summary: 'Delete a page and its translations (a page with child pages is 409)', status: 204, schemas: () => ({ params: sitePageParams() }) },
+  {
+    ...adminRoute,
+    id: 'content.pages.update',
+    method: 'PUT',
+    path: `${A}/sites/{siteId}/pages/{id}`,
+    summary: 'Replace a page; a parent that is the page or one of its descendants is 400',
+    status: 200,
+    schemas: () => ({ params: sitePageParams(), body: pageBody(), response: page() }),
+  },
+  {
+    ...adminRoute,
+    id: 'content.pages.publish',
+    method: 'PATCH',
+    path: `${A}/sites/{siteId}/pages/{id}/publish`,
+    summary: 'Toggle the publication flag',
+    status: 200,
+    schemas: () => ({ params: sitePageParams(), response: page() }),
+  },
+  {
+    ...adminRoute,
+    id: 'content.pages.delete',
+    method: 'DELETE',
+    path: `${A}/sites/{siteId}/pages/{id}`,
+    summary: 'Delete a page and its translations (a page with child pages is 409)',
+    status: 204,
+    schemas: () => ({ params: sitePageParams() }),
+  },
   {
     ...adminRoute,
     id: 'content.pages.translate',
@@ -354,7 +591,15 @@ export const contentAdminRoutes = defineRoutes([
       response: z.object({ token: z.string(), pageId: z.string(), expiresAt: z.string() }),
     }),
   },
-  { ...adminRoute, id: 'content.blog.create', method: 'POST', path: `${A}/sites/{siteId}/blog`, summary: 'Create a blog post (slug unique per site, 409); published without publishedAt means now', status: 201, schemas: () => ({ params: siteParams(), body: postBody(), response: post() }) },
+  {
+    ...adminRoute,
+    id: 'content.blog.create',
+    method: 'POST',
+    path: `${A}/sites/{siteId}/blog`,
+    summary: 'Create a blog post (slug unique per site, 409); published without publishedAt means now',
+    status: 201,
+    schemas: () => ({ params: siteParams(), body: postBody(), response: post() }),
+  },
   {
     ...adminRoute,
     id: 'content.blog.list',
@@ -364,19 +609,49 @@ export const contentAdminRoutes = defineRoutes([
     status: 200,
     schemas: () => ({
       params: siteParams(),
-      query: z.object({ ...paging(), category: z.optional(text(100)), tag: z.optional(text(50)), isPublished: boolQuery() }),
+      query: z.object({
+        ...paging(),
+        category: z.optional(text(100)),
+        tag: z.optional(text(50)),
+        isPublished: boolQuery(),
+      }),
       response: pageOf(post()),
     }),
   },
-  { ...adminRoute, id: 'content.blog.get', method: 'GET', path: `${A}/sites/{siteId}/blog/{postId}`, summary: 'A post with its translations', status: 200, schemas: () => ({ params: postParams(), response: post() }) },
-  { ...adminRoute, id: 'content.blog.update', method: 'PUT', path: `${A}/sites/{siteId}/blog/{postId}`, summary: 'Replace a post', status: 200, schemas: () => ({ params: postParams(), body: postBody(), response: post() }) },
-  { ...adminRoute, id: 'content.blog.delete', method: 'DELETE', path: `${A}/sites/{siteId}/blog/{postId}`, summary: 'Delete a post and its translations', status: 204, schemas: () => ({ params: postParams() }) },
+  {
+    ...adminRoute,
+    id: 'content.blog.get',
+    method: 'GET',
+    path: `${A}/sites/{siteId}/blog/{postId}`,
+    summary: 'A post with its translations',
+    status: 200,
+    schemas: () => ({ params: postParams(), response: post() }),
+  },
+  {
+    ...adminRoute,
+    id: 'content.blog.update',
+    method: 'PUT',
+    path: `${A}/sites/{siteId}/blog/{postId}`,
+    summary: 'Replace a post',
+    status: 200,
+    schemas: () => ({ params: postParams(), body: postBody(), response: post() }),
+  },
+  {
+    ...adminRoute,
+    id: 'content.blog.delete',
+    method: 'DELETE',
+    path: `${A}/sites/{siteId}/blog/{postId}`,
+    summary: 'Delete a post and its translations',
+    status: 204,
+    schemas: () => ({ params: postParams() }),
+  },
   {
     ...adminRoute,
     id: 'content.blog.translate',
     method: 'PUT',
     path: `${A}/blog/{postId}/translations/{locale}`,
-    summary: 'Create or replace the translation of a post; bodyHtml is sanitized (see docs/decisions.md for the tags kept)',
+    summary:
+      'Create or replace the translation of a post; bodyHtml is sanitized (see docs/decisions.md for the tags kept)',
     status: 200,
     schemas: () => ({
       params: z.object({ postId: uuid(), locale: locale() }),
@@ -395,13 +670,23 @@ export const contentAdminRoutes = defineRoutes([
       params: siteParams(),
       query: z.object({
         ...paging(),
-        status: z.optional(z.pipe(z.string().check(z.regex(/^[0-5]$/, `One of 0-${FORM_STATUSES.length - 1}`)), z.transform(Number))),
+        status: z.optional(
+          z.pipe(z.string().check(z.regex(/^[0-5]$/, `One of 0-${FORM_STATUSES.length - 1}`)), z.transform(Number)),
+        ),
         formType: z.optional(text(50)),
       }),
       response: pageOf(form()),
     }),
   },
-  { ...adminRoute, id: 'content.forms.get', method: 'GET', path: `${A}/forms/{id}`, summary: 'A form submission', status: 200, schemas: () => ({ params: idParams(), response: form() }) },
+  {
+    ...adminRoute,
+    id: 'content.forms.get',
+    method: 'GET',
+    path: `${A}/forms/{id}`,
+    summary: 'A form submission',
+    status: 200,
+    schemas: () => ({ params: idParams(), response: form() }),
+  },
   {
     ...adminRoute,
     id: 'content.forms.status',
@@ -435,17 +720,32 @@ export const contentAdminRoutes = defineRoutes([
     id: 'content.media.presignUpload',
     method: 'POST',
     path: `${A}/sites/{siteId}/media/presigned-upload`,
-    summary: 'Start an upload of up to 10 MB straight to S3: PUT the file to uploadUrl with the headers given, then POST media/{id}/complete',
+    summary:
+      'Start an upload of up to 10 MB straight to S3: PUT the file to uploadUrl with the headers given, then POST media/{id}/complete',
     status: 201,
     schemas: () => ({
       params: siteParams(),
-      body: z.object({
-        fileName: text(200),
-        contentType: z.string().check(z.maxLength(100), z.regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'A MIME type')),
-        size: z.int().check(z.minimum(1)),
-        folder: folder(),
-      }).check(z.meta({ examples: [{ fileName: 'brochure.pdf', contentType: 'application/pdf', size: 7340032, folder: 'documents' }] })),
-      response: z.object({ id: z.string(), uploadUrl: z.string(), method: z.string(), headers: z.record(z.string(), z.string()), expiresAt: z.string() }),
+      body: z
+        .object({
+          fileName: text(200),
+          contentType: z.string().check(z.maxLength(100), z.regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'A MIME type')),
+          size: z.int().check(z.minimum(1)),
+          folder: folder(),
+        })
+        .check(
+          z.meta({
+            examples: [
+              { fileName: 'brochure.pdf', contentType: 'application/pdf', size: 7340032, folder: 'documents' },
+            ],
+          }),
+        ),
+      response: z.object({
+        id: z.string(),
+        uploadUrl: z.string(),
+        method: z.string(),
+        headers: z.record(z.string(), z.string()),
+        expiresAt: z.string(),
+      }),
     }),
   },
   {
@@ -453,7 +753,8 @@ export const contentAdminRoutes = defineRoutes([
     id: 'content.media.complete',
     method: 'POST',
     path: `${A}/media/{id}/complete`,
-    summary: 'Finish a presigned upload: the object is checked (size, content type by its bytes) and the media becomes ready; a bad file is deleted (413/415)',
+    summary:
+      'Finish a presigned upload: the object is checked (size, content type by its bytes) and the media becomes ready; a bad file is deleted (413/415)',
     status: 200,
     schemas: () => ({
       params: idParams(),
@@ -473,7 +774,15 @@ export const contentAdminRoutes = defineRoutes([
       response: pageOf(media()),
     }),
   },
-  { ...adminRoute, id: 'content.media.delete', method: 'DELETE', path: `${A}/media/{id}`, summary: 'Delete a media record and its S3 object', status: 204, schemas: () => ({ params: idParams() }) },
+  {
+    ...adminRoute,
+    id: 'content.media.delete',
+    method: 'DELETE',
+    path: `${A}/media/{id}`,
+    summary: 'Delete a media record and its S3 object',
+    status: 204,
+    schemas: () => ({ params: idParams() }),
+  },
   {
     ...adminRoute,
     id: 'content.media.presigned',
@@ -484,12 +793,26 @@ export const contentAdminRoutes = defineRoutes([
     schemas: () => ({
       params: idParams(),
       query: z.object({
-        expiryMinutes: z._default(z.pipe(z.string().check(z.regex(/^\d{1,4}$/, 'A whole number')), z.pipe(z.transform(Number), z.int().check(z.minimum(1), z.maximum(1440)))), 60),
+        expiryMinutes: z._default(
+          z.pipe(
+            z.string().check(z.regex(/^\d{1,4}$/, 'A whole number')),
+            z.pipe(z.transform(Number), z.int().check(z.minimum(1), z.maximum(1440))),
+          ),
+          60,
+        ),
       }),
       response: z.object({ url: z.string(), expiresAt: z.string() }),
     }),
   },
-  { ...adminRoute, id: 'content.navigation.get', method: 'GET', path: `${A}/sites/{siteId}/navigation`, summary: 'The header, footer and sidebar menus of a site', status: 200, schemas: () => ({ params: siteParams(), response: z.array(menu()) }) },
+  {
+    ...adminRoute,
+    id: 'content.navigation.get',
+    method: 'GET',
+    path: `${A}/sites/{siteId}/navigation`,
+    summary: 'The header, footer and sidebar menus of a site',
+    status: 200,
+    schemas: () => ({ params: siteParams(), response: z.array(menu()) }),
+  },
   {
     ...adminRoute,
     id: 'content.navigation.put',
@@ -518,14 +841,32 @@ export const contentAdminRoutes = defineRoutes([
 ]);
 
 export const contentPublicRoutes = defineRoutes([
-  { ...publicRoute, id: 'content.public.resolve', method: 'GET', path: `${P}/resolve`, summary: 'The active site of a domain (cached 5 minutes)', status: 200, schemas: () => ({ query: z.object({ domain: domain() }), response: publicSite() }) },
-  { ...publicRoute, id: 'content.public.themeCss', method: 'GET', path: `${P}/{siteId}/theme.css`, summary: 'The theme as CSS custom properties (cached 5 minutes)', status: 200, rawResponse: { contentType: 'text/css' }, schemas: () => ({ params: siteParams() }) },
+  {
+    ...publicRoute,
+    id: 'content.public.resolve',
+    method: 'GET',
+    path: `${P}/resolve`,
+    summary: 'The active site of a domain (cached 5 minutes)',
+    status: 200,
+    schemas: () => ({ query: z.object({ domain: domain() }), response: publicSite() }),
+  },
+  {
+    ...publicRoute,
+    id: 'content.public.themeCss',
+    method: 'GET',
+    path: `${P}/{siteId}/theme.css`,
+    summary: 'The theme as CSS custom properties (cached 5 minutes)',
+    status: 200,
+    rawResponse: { contentType: 'text/css' },
+    schemas: () => ({ params: siteParams() }),
+  },
   {
     ...publicRoute,
     id: 'content.public.pages',
     method: 'GET',
     path: `${P}/{siteId}/pages`,
-    summary: 'Published pages in a locale (fallback: the site default), optionally the children of parentSlug (cached 2 minutes)',
+    summary:
+      'Published pages in a locale (fallback: the site default), optionally the children of parentSlug (cached 2 minutes)',
     status: 200,
     schemas: () => ({
       params: siteParams(),
@@ -538,7 +879,8 @@ export const contentPublicRoutes = defineRoutes([
     id: 'content.public.page',
     method: 'GET',
     path: `${P}/{siteId}/pages/{slug}`,
-    summary: 'A published page by slug (a top-level page first); an unpublished one with a valid preview_token (cached 2 minutes, previews not cached)',
+    summary:
+      'A published page by slug (a top-level page first); an unpublished one with a valid preview_token (cached 2 minutes, previews not cached)',
     status: 200,
     schemas: () => ({
       params: z.object({ siteId: uuid(), slug: slug() }),
@@ -555,11 +897,28 @@ export const contentPublicRoutes = defineRoutes([
     status: 200,
     schemas: () => ({
       params: siteParams(),
-      query: z.object({ ...paging(), locale: z.optional(locale()), category: z.optional(text(100)), tag: z.optional(text(50)) }),
+      query: z.object({
+        ...paging(),
+        locale: z.optional(locale()),
+        category: z.optional(text(100)),
+        tag: z.optional(text(50)),
+      }),
       response: pageOf(publicPost()),
     }),
   },
-  { ...publicRoute, id: 'content.public.post', method: 'GET', path: `${P}/{siteId}/blog/{slug}`, summary: 'A published post by slug (cached 2 minutes)', status: 200, schemas: () => ({ params: z.object({ siteId: uuid(), slug: slug() }), query: localeQuery(), response: publicPost() }) },
+  {
+    ...publicRoute,
+    id: 'content.public.post',
+    method: 'GET',
+    path: `${P}/{siteId}/blog/{slug}`,
+    summary: 'A published post by slug (cached 2 minutes)',
+    status: 200,
+    schemas: () => ({
+      params: z.object({ siteId: uuid(), slug: slug() }),
+      query: localeQuery(),
+      response: publicPost(),
+    }),
+  },
   {
     ...publicRoute,
     id: 'content.public.formSubmit',
@@ -572,7 +931,9 @@ export const contentPublicRoutes = defineRoutes([
     schemas: () => ({
       params: siteParams(),
       body: z.object({
-        formType: z.string().check(z.minLength(1), z.maxLength(50), z.regex(/^[A-Za-z0-9_-]+$/, 'Letters, digits, - and _')),
+        formType: z
+          .string()
+          .check(z.minLength(1), z.maxLength(50), z.regex(/^[A-Za-z0-9_-]+$/, 'Letters, digits, - and _')),
         fields: z
           .record(z.string().check(z.minLength(1), z.maxLength(100)), z.string().check(z.maxLength(FORM_MAX_BYTES)))
           .check(

@@ -41,7 +41,12 @@ export const API_GROUPS = {
   onboarding: { description: 'Tenant onboarding', table: 'readwrite', sends: ['email'] },
   admin: { description: 'Audit logs and integration events', table: 'read' },
   bcm: { description: 'Business continuity', table: 'readwrite' },
-  billing: { description: 'Subscriptions, payments, invoices', table: 'readwrite', invoices: 'readwrite', providerSecrets: true },
+  billing: {
+    description: 'Subscriptions, payments, invoices',
+    table: 'readwrite',
+    invoices: 'readwrite',
+    providerSecrets: true,
+  },
   webhooks: { description: 'Payment provider webhooks', table: 'none', sends: ['webhooks'], providerSecrets: true },
   prompts: { description: 'AI prompts', table: 'readwrite' },
   tools: { description: 'AI tool registry', table: 'readwrite' },
@@ -58,8 +63,19 @@ export type GroupName = keyof typeof API_GROUPS;
 /** Queue consumers; each queue has a dead-letter queue. */
 export const WORKERS = {
   'email-worker': { description: 'Sends queued e-mail through SES', queue: 'email', table: 'readwrite', ses: true },
-  'webhook-worker': { description: 'Applies provider webhook events', queue: 'webhooks', table: 'readwrite', invoices: 'readwrite' },
-  'jobs-worker': { description: 'Background jobs (vault sync, invoices)', queue: 'jobs', table: 'readwrite', vault: true, invoices: 'readwrite' },
+  'webhook-worker': {
+    description: 'Applies provider webhook events',
+    queue: 'webhooks',
+    table: 'readwrite',
+    invoices: 'readwrite',
+  },
+  'jobs-worker': {
+    description: 'Background jobs (vault sync, invoices)',
+    queue: 'jobs',
+    table: 'readwrite',
+    vault: true,
+    invoices: 'readwrite',
+  },
 } as const satisfies Record<string, Omit<GroupSpec, 'sends'> & { queue: QueueName; ses?: boolean }>;
 
 export type WorkerName = keyof typeof WORKERS;

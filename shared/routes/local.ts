@@ -62,7 +62,8 @@ export const localRoutes = defineRoutes([
     path: '/_local/idp/{idp}/token',
     group: 'local-providers',
     auth: none,
-    summary: 'Local identity provider: token endpoint (form-encoded authorization_code grant, client_secret_basic or _post, PKCE S256)',
+    summary:
+      'Local identity provider: token endpoint (form-encoded authorization_code grant, client_secret_basic or _post, PKCE S256)',
     status: 200,
     bodyType: 'raw',
     maxBodyBytes: 16 * 1024,
@@ -92,7 +93,8 @@ export const localRoutes = defineRoutes([
     path: '/_local/oauth/callback',
     group: 'local-providers',
     auth: none,
-    summary: 'Stand-in for the web app page a provider redirects to: shows the code and state to post to the callback route',
+    summary:
+      'Stand-in for the web app page a provider redirects to: shows the code and state to post to the callback route',
     status: 200,
     rawResponse: { contentType: 'text/html' },
     localOnly: true,
@@ -120,7 +122,8 @@ export const localRoutes = defineRoutes([
     path: '/_local/checkout/{sessionId}/pay',
     group: 'local-providers',
     auth: none,
-    summary: 'Local payment provider: pay the session; the provider sends its signed webhook to the API and answers with the delivery',
+    summary:
+      'Local payment provider: pay the session; the provider sends its signed webhook to the API and answers with the delivery',
     status: 200,
     localOnly: true,
     schemas: () => ({
@@ -180,7 +183,16 @@ export const localRoutes = defineRoutes([
     status: 200,
     localOnly: true,
     schemas: () => ({
-      response: z.array(z.object({ provider: z.string(), path: z.string(), headers: z.record(z.string(), z.string()), rawBody: z.string(), responseStatus: z.number(), sentAt: z.string() })),
+      response: z.array(
+        z.object({
+          provider: z.string(),
+          path: z.string(),
+          headers: z.record(z.string(), z.string()),
+          rawBody: z.string(),
+          responseStatus: z.number(),
+          sentAt: z.string(),
+        }),
+      ),
     }),
   },
 ]);

@@ -3,41 +3,54 @@ import type { Permission } from '#shared/auth/permissions.ts';
 import { defineRoutes, once } from './types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 
-export const roleSchema = once(() => z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.nullable(z.string()),
-  isSystem: z.boolean(),
-  tenantId: z.string(),
-  scope: z.nullable(z.string()),
-  permissions: z.array(z.string()),
-  userCount: z.number(),
-  createdAt: z.string(),
-}));
+export const roleSchema = once(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    description: z.nullable(z.string()),
+    isSystem: z.boolean(),
+    tenantId: z.string(),
+    scope: z.nullable(z.string()),
+    permissions: z.array(z.string()),
+    userCount: z.number(),
+    createdAt: z.string(),
+  }),
+);
 
-export const departmentSchema = once(() => z.object({
-  id: z.string(),
-  name: z.string(),
-  tenantId: z.string(),
-  parentId: z.nullable(z.string()),
-  parentName: z.nullable(z.string()),
-  childCount: z.number(),
-  userCount: z.number(),
-  createdAt: z.string(),
-}));
+export const departmentSchema = once(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    tenantId: z.string(),
+    parentId: z.nullable(z.string()),
+    parentName: z.nullable(z.string()),
+    childCount: z.number(),
+    userCount: z.number(),
+    createdAt: z.string(),
+  }),
+);
 
-export const groupSchema = once(() => z.object({
-  id: z.string(),
-  name: z.string(),
-  tenantId: z.string(),
-  description: z.nullable(z.string()),
-  memberCount: z.number(),
-  createdAt: z.string(),
-}));
+export const groupSchema = once(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    tenantId: z.string(),
+    description: z.nullable(z.string()),
+    memberCount: z.number(),
+    createdAt: z.string(),
+  }),
+);
 
 /** Role names appear in tokens and user filters: letters, digits, space, `.`, `_`, `-`. */
 const roleName = () =>
-  z.string().check(z.trim(), z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'Letters, digits, spaces, ".", "_" and "-" only'));
+  z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(1),
+      z.maxLength(64),
+      z.regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'Letters, digits, spaces, ".", "_" and "-" only'),
+    );
 
 const bearer = (permission: Permission) => ({ kind: 'bearer', permission }) as const;
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));

@@ -22,35 +22,41 @@ const score = () => z.number().check(z.minimum(0), z.maximum(100));
 const abTestConfig = () => z.object({ variantA: z.boolean(), variantB: z.boolean() });
 const autoEvaluationScores = () => z.object({ quality: z.nullable(score()), safety: z.nullable(score()) });
 
-export const promptVersion = once(() => z.object({
-  id: z.string(),
-  versionNumber: z.string(),
-  content: z.string(),
-  placeholders: z.array(z.string()),
-  status: z.enum(['Draft', 'Review', 'Approved', 'Active', 'Archived']),
-  changedBy: z.string(),
-  versionNote: z.nullable(z.string()),
-  createdAt: z.string(),
-}));
-export const promptListItem = once(() => z.object({
-  id: z.string(),
-  title: z.string(),
-  modelId: z.nullable(z.string()),
-  temperature: z.number(),
-  lifecycleStatus: z.enum(['Draft', 'Review', 'Active', 'Archived']),
-  tags: z.array(z.string()),
-  activeVersionId: z.nullable(z.string()),
-  versionCount: z.number(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}));
-export const promptDetail = once(() => z.extend(promptListItem(), {
-  content: z.string(),
-  placeholders: z.array(z.string()),
-  abTestConfig: z.object({ variantA: z.boolean(), variantB: z.boolean() }),
-  autoEvaluationScores: z.object({ quality: z.nullable(z.number()), safety: z.nullable(z.number()) }),
-  versions: z.array(promptVersion()),
-}));
+export const promptVersion = once(() =>
+  z.object({
+    id: z.string(),
+    versionNumber: z.string(),
+    content: z.string(),
+    placeholders: z.array(z.string()),
+    status: z.enum(['Draft', 'Review', 'Approved', 'Active', 'Archived']),
+    changedBy: z.string(),
+    versionNote: z.nullable(z.string()),
+    createdAt: z.string(),
+  }),
+);
+export const promptListItem = once(() =>
+  z.object({
+    id: z.string(),
+    title: z.string(),
+    modelId: z.nullable(z.string()),
+    temperature: z.number(),
+    lifecycleStatus: z.enum(['Draft', 'Review', 'Active', 'Archived']),
+    tags: z.array(z.string()),
+    activeVersionId: z.nullable(z.string()),
+    versionCount: z.number(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
+export const promptDetail = once(() =>
+  z.extend(promptListItem(), {
+    content: z.string(),
+    placeholders: z.array(z.string()),
+    abTestConfig: z.object({ variantA: z.boolean(), variantB: z.boolean() }),
+    autoEvaluationScores: z.object({ quality: z.nullable(z.number()), safety: z.nullable(z.number()) }),
+    versions: z.array(promptVersion()),
+  }),
+);
 
 const promptParams = once(() => z.object({ promptId: uuid() }));
 const versionParams = once(() => z.object({ promptId: uuid(), versionId: uuid() }));
@@ -93,14 +99,24 @@ export const promptRoutes = defineRoutes([
       response: promptDetail(),
     }),
   },
-  { ...common, id: 'prompts.get', method: 'GET', path: `${P}/{promptId}`, auth: read, summary: 'Prompt detail with its newest 50 versions (all through the versions list)', status: 200, schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()), response: promptDetail() }) },
+  {
+    ...common,
+    id: 'prompts.get',
+    method: 'GET',
+    path: `${P}/{promptId}`,
+    auth: read,
+    summary: 'Prompt detail with its newest 50 versions (all through the versions list)',
+    status: 200,
+    schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()), response: promptDetail() }),
+  },
   {
     ...common,
     id: 'prompts.update',
     method: 'PUT',
     path: `${P}/{promptId}`,
     auth: write,
-    summary: 'Update the working text and settings (absent fields stay); versions are not changed; an archived prompt is 409',
+    summary:
+      'Update the working text and settings (absent fields stay); versions are not changed; an archived prompt is 409',
     status: 200,
     schemas: () => ({
       params: promptParams(),
@@ -117,7 +133,16 @@ export const promptRoutes = defineRoutes([
       response: promptDetail(),
     }),
   },
-  { ...common, id: 'prompts.delete', method: 'DELETE', path: `${P}/{promptId}`, auth: write, summary: 'Archive a prompt (soft delete: the record is kept, read-only and hidden from the list)', status: 204, schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()) }) },
+  {
+    ...common,
+    id: 'prompts.delete',
+    method: 'DELETE',
+    path: `${P}/{promptId}`,
+    auth: write,
+    summary: 'Archive a prompt (soft delete: the record is kept, read-only and hidden from the list)',
+    status: 204,
+    schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()) }),
+  },
   {
     ...common,
     id: 'prompts.newVersion',
@@ -133,15 +158,38 @@ export const promptRoutes = defineRoutes([
       response: promptVersion(),
     }),
   },
-  { ...common, id: 'prompts.versions', method: 'GET', path: `${P}/{promptId}/versions`, auth: read, summary: 'List the versions of a prompt, newest first', status: 200, schemas: () => ({ params: promptParams(), query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(promptVersion()) }) },
-  { ...common, id: 'prompts.review', method: 'PUT', path: `${P}/{promptId}/versions/{versionId}/review`, auth: write, summary: 'Send a Draft version to Review (any other state is 409)', status: 204, schemas: () => ({ params: versionParams(), query: z.object(tenantQuery()) }) },
+  {
+    ...common,
+    id: 'prompts.versions',
+    method: 'GET',
+    path: `${P}/{promptId}/versions`,
+    auth: read,
+    summary: 'List the versions of a prompt, newest first',
+    status: 200,
+    schemas: () => ({
+      params: promptParams(),
+      query: z.object({ ...tenantQuery(), ...paging() }),
+      response: pageOf(promptVersion()),
+    }),
+  },
+  {
+    ...common,
+    id: 'prompts.review',
+    method: 'PUT',
+    path: `${P}/{promptId}/versions/{versionId}/review`,
+    auth: write,
+    summary: 'Send a Draft version to Review (any other state is 409)',
+    status: 204,
+    schemas: () => ({ params: versionParams(), query: z.object(tenantQuery()) }),
+  },
   {
     ...common,
     id: 'prompts.approve',
     method: 'PUT',
     path: `${P}/{promptId}/versions/{versionId}/approve`,
     auth: write,
-    summary: "Approve a Review version: it becomes the prompt's Active version and the previous Active one Archived (any other state is 409)",
+    summary:
+      "Approve a Review version: it becomes the prompt's Active version and the previous Active one Archived (any other state is 409)",
     status: 204,
     schemas: () => ({
       params: versionParams(),
@@ -154,12 +202,16 @@ export const promptRoutes = defineRoutes([
     method: 'POST',
     path: `${P}/{promptId}/render`,
     auth: read,
-    summary: 'Render the Active version (or versionId) with variables; a missing variable is 400 naming it; values are inserted literally',
+    summary:
+      'Render the Active version (or versionId) with variables; a missing variable is 400 naming it; values are inserted literally',
     status: 200,
     schemas: () => ({
       params: promptParams(),
       query: z.object(tenantQuery()),
-      body: z.object({ variables: z.record(z.string().check(z.maxLength(100)), z.string().check(z.maxLength(MAX_CONTENT_BYTES))), versionId: z.optional(uuid()) }),
+      body: z.object({
+        variables: z.record(z.string().check(z.maxLength(100)), z.string().check(z.maxLength(MAX_CONTENT_BYTES))),
+        versionId: z.optional(uuid()),
+      }),
       response: z.object({ promptId: z.string(), versionId: z.string(), versionNumber: z.string(), text: z.string() }),
     }),
   },

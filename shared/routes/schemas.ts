@@ -6,7 +6,10 @@ import { once } from './types.ts';
 z.config(en());
 
 /** Building blocks every route schema uses, so limits stay the same across the API. */
-export const uuid = () => z.string().check(z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'Invalid UUID'));
+export const uuid = () =>
+  z
+    .string()
+    .check(z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'Invalid UUID'));
 export const text = (max: number, min = 1) => z.string().check(z.trim(), z.minLength(min), z.maxLength(max));
 /**
  * A person's or organisation's name. It reaches e-mails sent to any address (registration,
@@ -31,7 +34,10 @@ const intFromQuery = (min: number, max: number, fallback: number) =>
   z._default(
     z.pipe(
       z.string().check(z.regex(/^\d{1,6}$/, 'Expected a whole number')),
-      z.pipe(z.transform((v: string) => Number(v)), z.number().check(z.int(), z.minimum(min), z.maximum(max))),
+      z.pipe(
+        z.transform((v: string) => Number(v)),
+        z.number().check(z.int(), z.minimum(min), z.maximum(max)),
+      ),
     ),
     fallback,
   );

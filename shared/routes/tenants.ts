@@ -12,44 +12,68 @@ export type TenantStatusName = keyof typeof TENANT_STATUS_CODES;
 /** 1 Starter, 2 Professional, 3 Enterprise. */
 export const PLAN_TYPES = [1, 2, 3] as const;
 
-const slug = () => z.string().check(z.maxLength(63), z.regex(SLUG_PATTERN, 'Slug must be 3-63 lowercase letters, digits or hyphens, starting and ending with a letter or digit'));
-const limit = () => z.number().check(z.int('Expected a whole number'), z.minimum(0, 'Must not be negative'), z.maximum(1_000_000));
-const planType = () => z.number().check(z.int('Expected a whole number'), z.minimum(1, 'planType is 1, 2 or 3'), z.maximum(3, 'planType is 1, 2 or 3'));
+const slug = () =>
+  z
+    .string()
+    .check(
+      z.maxLength(63),
+      z.regex(
+        SLUG_PATTERN,
+        'Slug must be 3-63 lowercase letters, digits or hyphens, starting and ending with a letter or digit',
+      ),
+    );
+const limit = () =>
+  z.number().check(z.int('Expected a whole number'), z.minimum(0, 'Must not be negative'), z.maximum(1_000_000));
+const planType = () =>
+  z
+    .number()
+    .check(
+      z.int('Expected a whole number'),
+      z.minimum(1, 'planType is 1, 2 or 3'),
+      z.maximum(3, 'planType is 1, 2 or 3'),
+    );
 
 /** A status name in any letter case; anything else is a validation error. */
 const statusName = <const T extends readonly TenantStatusName[]>(allowed: T) =>
-  z.pipe(z.string().check(z.trim(), z.maxLength(20), z.toUpperCase()), z.enum(allowed, `Expected one of ${allowed.join(', ')}`));
+  z.pipe(
+    z.string().check(z.trim(), z.maxLength(20), z.toUpperCase()),
+    z.enum(allowed, `Expected one of ${allowed.join(', ')}`),
+  );
 
-export const tenantSummarySchema = once(() => z.object({
-  id: z.string(),
-  slug: z.string(),
-  name: z.string(),
-  planType: z.number(),
-  status: z.number(),
-  trialExpiresAt: z.nullable(z.string()),
-  maxAgents: z.number(),
-  maxKnowledgeBases: z.number(),
-  isActive: z.boolean(),
-  createdAt: z.string(),
-}));
+export const tenantSummarySchema = once(() =>
+  z.object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    planType: z.number(),
+    status: z.number(),
+    trialExpiresAt: z.nullable(z.string()),
+    maxAgents: z.number(),
+    maxKnowledgeBases: z.number(),
+    isActive: z.boolean(),
+    createdAt: z.string(),
+  }),
+);
 
-export const tenantDetailSchema = once(() => z.object({
-  id: z.string(),
-  slug: z.string(),
-  name: z.string(),
-  email: z.string(),
-  phone: z.nullable(z.string()),
-  planType: z.number(),
-  status: z.number(),
-  trialExpiresAt: z.nullable(z.string()),
-  maxAgents: z.number(),
-  maxKnowledgeBases: z.number(),
-  maxSeats: z.number(),
-  seatCount: z.number(),
-  features: z.object({ aiAgents: z.boolean(), knowledgeBase: z.boolean() }),
-  isActive: z.boolean(),
-  createdAt: z.string(),
-}));
+export const tenantDetailSchema = once(() =>
+  z.object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    email: z.string(),
+    phone: z.nullable(z.string()),
+    planType: z.number(),
+    status: z.number(),
+    trialExpiresAt: z.nullable(z.string()),
+    maxAgents: z.number(),
+    maxKnowledgeBases: z.number(),
+    maxSeats: z.number(),
+    seatCount: z.number(),
+    features: z.object({ aiAgents: z.boolean(), knowledgeBase: z.boolean() }),
+    isActive: z.boolean(),
+    createdAt: z.string(),
+  }),
+);
 
 export const invitationCreatedSchema = once(() => z.object({ invitationCode: z.string(), expiresAt: z.string() }));
 
@@ -67,7 +91,12 @@ export const tenantRoutes = defineRoutes([
     schemas: () => ({
       query: z.object({
         search: searchTerm(),
-        planType: z.optional(z.pipe(z.string().check(z.regex(/^[1-3]$/, 'planType is 1, 2 or 3')), z.transform((v: string) => Number(v)))),
+        planType: z.optional(
+          z.pipe(
+            z.string().check(z.regex(/^[1-3]$/, 'planType is 1, 2 or 3')),
+            z.transform((v: string) => Number(v)),
+          ),
+        ),
         statusFilter: z.optional(statusName(['PENDING', 'ACTIVE', 'SUSPENDED', 'CANCELLED'])),
         ...paging(),
       }),
@@ -138,7 +167,8 @@ export const tenantRoutes = defineRoutes([
     path: '/api/tenants/{slug}/status',
     group: 'tenants',
     auth: { kind: 'bearer', roles: ['SystemAdmin'] },
-    summary: 'Change the status (SystemAdmin): ACTIVE, SUSPENDED or CANCELLED; CANCELLED is final (409 CONFLICT); the same status again is a no-op',
+    summary:
+      'Change the status (SystemAdmin): ACTIVE, SUSPENDED or CANCELLED; CANCELLED is final (409 CONFLICT); the same status again is a no-op',
     status: 200,
     schemas: () => ({
       params: slugParams(),
@@ -153,7 +183,7 @@ export const tenantRoutes = defineRoutes([
     group: 'tenants',
     auth: { kind: 'bearer', roles: ['TenantOwner'], permission: 'users:write' },
     summary:
-      "Invite someone to the tenant with roles that exist in it (its owner or a SystemAdmin); the code is e-mailed, valid 7 days, and used at registration. A full tenant is 409 SEAT_LIMIT_REACHED",
+      'Invite someone to the tenant with roles that exist in it (its owner or a SystemAdmin); the code is e-mailed, valid 7 days, and used at registration. A full tenant is 409 SEAT_LIMIT_REACHED',
     status: 201,
     schemas: () => ({
       params: slugParams(),

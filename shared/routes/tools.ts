@@ -19,7 +19,15 @@ const configParams = () =>
     timeoutSeconds: z.optional(z.int().check(z.minimum(1), z.maximum(300))),
   });
 const connectionString = () =>
-  z.string().check(z.maxLength(300), z.refine(isVaultReference, 'Must be a vault reference vault://{environment}/{key}, never a plain connection string'));
+  z
+    .string()
+    .check(
+      z.maxLength(300),
+      z.refine(
+        isVaultReference,
+        'Must be a vault reference vault://{environment}/{key}, never a plain connection string',
+      ),
+    );
 const schemaConfig = () =>
   z.object({
     databaseType: optionalText(50),
@@ -28,25 +36,45 @@ const schemaConfig = () =>
     connectionString: z.optional(z.nullable(connectionString())),
   });
 
-export const toolParams = once(() => z.object({ maxRows: z.number(), readOnly: z.boolean(), timeoutSeconds: z.number() }));
-export const toolConfig = once(() => z.object({
-  id: z.string(),
-  displayName: z.string(),
-  description: z.nullable(z.string()),
-  baseToolId: z.string(),
-  type: z.string(),
-  status: z.enum(TOOL_STATUS_VALUES),
-  schema: z.object({ databaseType: z.nullable(z.string()), schemaName: z.nullable(z.string()), tables: z.array(z.string()), connectionString: z.nullable(z.string()) }),
-  kbStatus: z.object({ hasChunks: z.boolean(), chunkCount: z.number() }),
-}));
-export const toolDetail = once(() => z.extend(toolConfig(), {
-  baseToolName: z.string(),
-  agentIds: z.array(z.string()),
-  configParams: toolParams(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}));
-const builtInTool = once(() => z.object({ id: z.string(), code: z.string(), name: z.string(), description: z.string(), type: z.string(), isActive: z.boolean() }));
+export const toolParams = once(() =>
+  z.object({ maxRows: z.number(), readOnly: z.boolean(), timeoutSeconds: z.number() }),
+);
+export const toolConfig = once(() =>
+  z.object({
+    id: z.string(),
+    displayName: z.string(),
+    description: z.nullable(z.string()),
+    baseToolId: z.string(),
+    type: z.string(),
+    status: z.enum(TOOL_STATUS_VALUES),
+    schema: z.object({
+      databaseType: z.nullable(z.string()),
+      schemaName: z.nullable(z.string()),
+      tables: z.array(z.string()),
+      connectionString: z.nullable(z.string()),
+    }),
+    kbStatus: z.object({ hasChunks: z.boolean(), chunkCount: z.number() }),
+  }),
+);
+export const toolDetail = once(() =>
+  z.extend(toolConfig(), {
+    baseToolName: z.string(),
+    agentIds: z.array(z.string()),
+    configParams: toolParams(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
+const builtInTool = once(() =>
+  z.object({
+    id: z.string(),
+    code: z.string(),
+    name: z.string(),
+    description: z.string(),
+    type: z.string(),
+    isActive: z.boolean(),
+  }),
+);
 
 const toolIdParams = once(() => z.object({ toolId: uuid() }));
 const T = '/api/tools';
@@ -72,10 +100,17 @@ export const toolRoutes = defineRoutes([
     method: 'GET',
     path: T,
     auth: read,
-    summary: "List the tenant's tools, newest first; filter by agentId, search (name, description) or kbStatus (0 without, 1 with knowledge chunks)",
+    summary:
+      "List the tenant's tools, newest first; filter by agentId, search (name, description) or kbStatus (0 without, 1 with knowledge chunks)",
     status: 200,
     schemas: () => ({
-      query: z.object({ ...tenantQuery(), ...paging(), agentId: z.optional(uuid()), search: searchTerm(), kbStatus: z.optional(z.enum(['0', '1'])) }),
+      query: z.object({
+        ...tenantQuery(),
+        ...paging(),
+        agentId: z.optional(uuid()),
+        search: searchTerm(),
+        kbStatus: z.optional(z.enum(['0', '1'])),
+      }),
       response: pageOf(toolDetail()),
     }),
   },
@@ -88,11 +123,26 @@ export const toolRoutes = defineRoutes([
     summary: 'Create a tool from a built-in tool; it starts PENDING until a SystemAdmin approves it',
     status: 201,
     schemas: () => ({
-      body: z.object({ displayName: text(200), baseToolId: uuid(), description: optionalText(2000), configParams: z.optional(configParams()), tenantId: z.optional(uuid()) }),
+      body: z.object({
+        displayName: text(200),
+        baseToolId: uuid(),
+        description: optionalText(2000),
+        configParams: z.optional(configParams()),
+        tenantId: z.optional(uuid()),
+      }),
       response: toolDetail(),
     }),
   },
-  { ...common, id: 'tools.builtIn', method: 'GET', path: `${T}/built-in`, auth: read, summary: 'List the built-in tools a tenant tool is made from', status: 200, schemas: () => ({ query: z.object(paging()), response: pageOf(builtInTool()) }) },
+  {
+    ...common,
+    id: 'tools.builtIn',
+    method: 'GET',
+    path: `${T}/built-in`,
+    auth: read,
+    summary: 'List the built-in tools a tenant tool is made from',
+    status: 200,
+    schemas: () => ({ query: z.object(paging()), response: pageOf(builtInTool()) }),
+  },
   {
     ...common,
     id: 'tools.builtIn.select',
@@ -116,34 +166,72 @@ export const toolRoutes = defineRoutes([
     status: 200,
     schemas: () => ({
       ...byId(),
-      body: z.object({ displayName: z.optional(text(200)), description: optionalText(2000), agentIds: z.optional(z.array(uuid()).check(z.maxLength(100))), configParams: z.optional(configParams()) }),
+      body: z.object({
+        displayName: z.optional(text(200)),
+        description: optionalText(2000),
+        agentIds: z.optional(z.array(uuid()).check(z.maxLength(100))),
+        configParams: z.optional(configParams()),
+      }),
       response: toolDetail(),
     }),
   },
-  { ...common, id: 'tools.delete', method: 'DELETE', path: `${T}/{toolId}`, auth: write, summary: 'Delete a tool (soft delete: kept for the audit trail, gone from every route)', status: 204, schemas: byId },
-  { ...common, id: 'tools.config.get', method: 'GET', path: `${T}/{toolId}/config`, auth: read, summary: 'Step 1 configuration: display and schema', status: 200, schemas: () => ({ ...byId(), response: toolConfig() }) },
+  {
+    ...common,
+    id: 'tools.delete',
+    method: 'DELETE',
+    path: `${T}/{toolId}`,
+    auth: write,
+    summary: 'Delete a tool (soft delete: kept for the audit trail, gone from every route)',
+    status: 204,
+    schemas: byId,
+  },
+  {
+    ...common,
+    id: 'tools.config.get',
+    method: 'GET',
+    path: `${T}/{toolId}/config`,
+    auth: read,
+    summary: 'Step 1 configuration: display and schema',
+    status: 200,
+    schemas: () => ({ ...byId(), response: toolConfig() }),
+  },
   {
     ...common,
     id: 'tools.config.put',
     method: 'PUT',
     path: `${T}/{toolId}/config`,
     auth: write,
-    summary: 'Set step 1 configuration (absent fields stay); connectionString must be a vault reference vault://{environment}/{key}',
+    summary:
+      'Set step 1 configuration (absent fields stay); connectionString must be a vault reference vault://{environment}/{key}',
     status: 200,
     schemas: () => ({
       ...byId(),
-      body: z.object({ displayName: z.optional(text(200)), description: optionalText(2000), schema: z.optional(schemaConfig()) }),
+      body: z.object({
+        displayName: z.optional(text(200)),
+        description: optionalText(2000),
+        schema: z.optional(schemaConfig()),
+      }),
       response: toolConfig(),
     }),
   },
-  { ...common, id: 'tools.params.get', method: 'GET', path: `${T}/{toolId}/config-params`, auth: read, summary: 'Step 2 parameters', status: 200, schemas: () => ({ ...byId(), response: toolParams() }) },
+  {
+    ...common,
+    id: 'tools.params.get',
+    method: 'GET',
+    path: `${T}/{toolId}/config-params`,
+    auth: read,
+    summary: 'Step 2 parameters',
+    status: 200,
+    schemas: () => ({ ...byId(), response: toolParams() }),
+  },
   {
     ...common,
     id: 'tools.params.put',
     method: 'PUT',
     path: `${T}/{toolId}/config-params`,
     auth: write,
-    summary: 'Set step 2 parameters: maxRows 1-10000, timeoutSeconds 1-300, readOnly (Db Execute may be readOnly false only once approved)',
+    summary:
+      'Set step 2 parameters: maxRows 1-10000, timeoutSeconds 1-300, readOnly (Db Execute may be readOnly false only once approved)',
     status: 200,
     schemas: () => ({
       ...byId(),

@@ -58,7 +58,9 @@ export type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'respons
  * request, so it builds that route's schemas when the route is first read (hundreds of zod
  * objects per table otherwise, built at every cold start for routes the request does not use).
  */
-export type RouteSpec = Omit<RouteDef, keyof RouteSchemas> & { schemas?: () => RouteSchemas } & { [K in keyof RouteSchemas]?: never };
+export type RouteSpec = Omit<RouteDef, keyof RouteSchemas> & { schemas?: () => RouteSchemas } & {
+  [K in keyof RouteSchemas]?: never;
+};
 
 type Built<S> = S extends { schemas: () => infer R } ? Omit<S, 'schemas'> & R : Omit<S, 'schemas'>;
 
@@ -73,8 +75,9 @@ function withLazySchemas(spec: RouteSpec): RouteDef {
 }
 
 /** The table of a route file: literal ids kept (handler maps are checked against them), schemas lazy. */
-export const defineRoutes = <const T extends readonly RouteSpec[]>(routes: T): { readonly [K in keyof T]: Built<T[K]> } =>
-  routes.map(withLazySchemas) as never;
+export const defineRoutes = <const T extends readonly RouteSpec[]>(
+  routes: T,
+): { readonly [K in keyof T]: Built<T[K]> } => routes.map(withLazySchemas) as never;
 
 /** A schema (or any value) built on first use and kept: for schemas several routes share. */
 export function once<T>(build: () => T): () => T {

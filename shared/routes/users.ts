@@ -10,18 +10,18 @@ const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-
 
 export const userListItemSchema = once(() =>
   z.object({
-  id: z.string(),
-  email: z.string(),
-  firstName: z.string(),
-  lastName: z.string(),
-  phoneNumber: z.nullable(z.string()),
-  roles: z.array(z.string()),
-  tenantId: z.string(),
-  isActive: z.boolean(),
-  isEmailVerified: z.boolean(),
-  avatarUrl: z.nullable(z.string()),
-  departmentId: z.nullable(z.string()),
-  createdAt: z.string(),
+    id: z.string(),
+    email: z.string(),
+    firstName: z.string(),
+    lastName: z.string(),
+    phoneNumber: z.nullable(z.string()),
+    roles: z.array(z.string()),
+    tenantId: z.string(),
+    isActive: z.boolean(),
+    isEmailVerified: z.boolean(),
+    avatarUrl: z.nullable(z.string()),
+    departmentId: z.nullable(z.string()),
+    createdAt: z.string(),
   }),
 );
 
@@ -57,19 +57,20 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export const userUpdateOrResetBody = once(() =>
   z.pipe(
-  z.unknown(),
-  z.transform((value: unknown, ctx) => {
-    if (!isObject(value)) return { kind: 'not-an-object' as const };
-    const isReset = 'newPassword' in value && !('firstName' in value);
-    const parsed = z.safeParse(isReset ? passwordResetBody() : userUpdateBody(), value);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: value });
-      return z.NEVER;
-    }
-    return isReset
-      ? { kind: 'reset' as const, reset: parsed.data as z.output<ReturnType<typeof passwordResetBody>> }
-      : { kind: 'update' as const, update: parsed.data as UserUpdateInput };
-  }),
+    z.unknown(),
+    z.transform((value: unknown, ctx) => {
+      if (!isObject(value)) return { kind: 'not-an-object' as const };
+      const isReset = 'newPassword' in value && !('firstName' in value);
+      const parsed = z.safeParse(isReset ? passwordResetBody() : userUpdateBody(), value);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues)
+          ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: value });
+        return z.NEVER;
+      }
+      return isReset
+        ? { kind: 'reset' as const, reset: parsed.data as z.output<ReturnType<typeof passwordResetBody>> }
+        : { kind: 'update' as const, update: parsed.data as UserUpdateInput };
+    }),
   ),
 );
 
@@ -93,7 +94,10 @@ export const userRoutes = defineRoutes([
         search: searchTerm(),
         roleFilter: z.optional(z.string().check(z.trim(), z.maxLength(100))),
         statusFilter: z.optional(
-          z.pipe(z.string().check(z.trim(), z.toLowerCase()), z.enum(['active', 'inactive'], 'Expected active or inactive')),
+          z.pipe(
+            z.string().check(z.trim(), z.toLowerCase()),
+            z.enum(['active', 'inactive'], 'Expected active or inactive'),
+          ),
         ),
         ...paging(),
       }),
@@ -138,7 +142,8 @@ export const userRoutes = defineRoutes([
     path: '/api/users/{userId}',
     group: 'users',
     auth: bearer('users:write'),
-    summary: 'Delete a user (not oneself, not the last active TenantOwner: 409); frees a seat and revokes its refresh tokens',
+    summary:
+      'Delete a user (not oneself, not the last active TenantOwner: 409); frees a seat and revokes its refresh tokens',
     status: 204,
     schemas: () => ({
       params: userParams(),

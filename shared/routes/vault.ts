@@ -5,28 +5,32 @@ import { defineRoutes, once } from './types.ts';
 // Patterns from the issue; messages never repeat the input.
 const environment = () => z.string().check(z.regex(ENVIRONMENT_PATTERN, 'Must be 1-32 characters of a-z, 0-9 and -'));
 const key = () =>
-  z.string().check(
-    z.refine(isValidKey, 'Must be 1-128 characters of A-Z, a-z, 0-9, _, . and - (not . or ..)'),
-  );
+  z.string().check(z.refine(isValidKey, 'Must be 1-128 characters of A-Z, a-z, 0-9, _, . and - (not . or ..)'));
 
 const environmentParams = once(() => z.object({ environment: environment() }));
 const secretParams = once(() => z.object({ environment: environment(), key: key() }));
 
-export const secretSchema = once(() => z.object({ environment: z.string(), key: z.string(), value: z.string(), version: z.number() }));
-export const secretWriteSchema = once(() => z.object({ environment: z.string(), key: z.string(), version: z.number(), updatedAt: z.string() }));
-export const secretListSchema = once(() => z.object({
-  environment: z.string(),
-  items: z.array(
-    z.object({
-      key: z.string(),
-      value: z.literal('***'),
-      version: z.number(),
-      updatedAt: z.nullable(z.string()),
-      deleted: z.boolean(),
-    }),
-  ),
-  totalCount: z.number(),
-}));
+export const secretSchema = once(() =>
+  z.object({ environment: z.string(), key: z.string(), value: z.string(), version: z.number() }),
+);
+export const secretWriteSchema = once(() =>
+  z.object({ environment: z.string(), key: z.string(), version: z.number(), updatedAt: z.string() }),
+);
+export const secretListSchema = once(() =>
+  z.object({
+    environment: z.string(),
+    items: z.array(
+      z.object({
+        key: z.string(),
+        value: z.literal('***'),
+        version: z.number(),
+        updatedAt: z.nullable(z.string()),
+        deleted: z.boolean(),
+      }),
+    ),
+    totalCount: z.number(),
+  }),
+);
 export const syncAcceptedSchema = once(() => z.object({ jobId: z.string(), status: z.literal('queued') }));
 
 const keyOnly = { kind: 'internalKey' } as const;

@@ -13,7 +13,10 @@ import { resolveRoute } from '#shared/runtime/middlewares/resolve-route.ts';
 import { validate } from '#shared/runtime/middlewares/validate.ts';
 import { sourceIp, type MiddyRequest, type RouteHandler } from './request.ts';
 
-export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type LambdaHttpHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 type Out<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
@@ -26,10 +29,16 @@ export type HandlersFor<T extends readonly RouteDef[]> = {
  * One Lambda entry point for an endpoint group: resolve the route from API Gateway's routeKey,
  * authenticate, rate-limit, parse and validate, then run the route's handler.
  */
-export function apiHandler<const T extends readonly RouteDef[]>(routes: T, handlers: NoInfer<HandlersFor<T>>): LambdaHttpHandler {
+export function apiHandler<const T extends readonly RouteDef[]>(
+  routes: T,
+  handlers: NoInfer<HandlersFor<T>>,
+): LambdaHttpHandler {
   const byId = handlers as unknown as Record<string, RouteHandler>;
-  const dispatch = async (event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> => {
-    const { state } = (context as MiddyRequest['context']);
+  const dispatch = async (
+    event: APIGatewayProxyEventV2,
+    context: Context,
+  ): Promise<APIGatewayProxyStructuredResultV2> => {
+    const { state } = context as MiddyRequest['context'];
     const route = state.route!;
     const reply = await byId[route.id]!({
       route,
@@ -49,7 +58,15 @@ export function apiHandler<const T extends readonly RouteDef[]>(routes: T, handl
   // before the access log records the status, and metrics are written last.
   const chain = middy() as unknown as { use(m: unknown[]): { handler(h: LambdaHttpHandler): LambdaHttpHandler } };
   return chain
-    .use([publishMetricsAfter(), accessLog(), errorEnvelope(), resolveRoute(routes), authenticate(), rateLimit(), jsonBody(), validate()])
+    .use([
+      publishMetricsAfter(),
+      accessLog(),
+      errorEnvelope(),
+      resolveRoute(routes),
+      authenticate(),
+      rateLimit(),
+      jsonBody(),
+      validate(),
+    ])
     .handler(dispatch);
 }
-

@@ -41,4 +41,5 @@ export interface MiddyRequest {
 }
 
 export const sourceIp = (event: APIGatewayProxyEventV2) => event.requestContext?.http?.sourceIp ?? '0.0.0.0';
-export const header = (event: APIGatewayProxyEventV2, name: string) => event.headers?.[name] ?? event.headers?.[name.toLowerCase()];
+export const header = (event: APIGatewayProxyEventV2, name: string) =>
+  event.headers?.[name] ?? event.headers?.[name.toLowerCase()];

@@ -25,13 +25,25 @@ describe('a fresh clone', () => {
   it('installs with npm ci and passes the unit tier, with nothing beside it', { timeout: 600_000 }, async () => {
     await run('git', ['clone', '--quiet', '--no-hardlinks', REPO, clone]);
     expect(readdirSync(parent)).toEqual(['repo']);
-    const env: NodeJS.ProcessEnv = { ...process.env, CI: '1', NO_COLOR: '1', FORCE_COLOR: '0', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_prefer_offline: 'true' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      CI: '1',
+      NO_COLOR: '1',
+      FORCE_COLOR: '0',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_prefer_offline: 'true',
+    };
     delete env.VITEST;
     delete env.VITEST_POOL_ID;
     delete env.VITEST_WORKER_ID;
     delete env.NODE_OPTIONS;
     await run('npm', ['ci'], { cwd: clone, env, maxBuffer: 64 * 1024 * 1024 });
-    const unit = await run('npx', ['vitest', 'run', '--project', 'unit'], { cwd: clone, env, maxBuffer: 64 * 1024 * 1024 }).catch((err) => err);
+    const unit = await run('npx', ['vitest', 'run', '--project', 'unit'], {
+      cwd: clone,
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+    }).catch((err) => err);
     expect(unit.code ?? 0, `${unit.stdout}\n${unit.stderr}`).toBe(0);
     expect(unit.stdout).toMatch(/Tests\s+\S*\d+ passed/);
     expect(unit.stdout).not.toMatch(/failed/);

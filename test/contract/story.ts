@@ -18,10 +18,14 @@ export interface StoryContext {
 /** One area's story: throws (or fails an expect) when the API and its document disagree. */
 export type Story = (ctx: StoryContext) => Promise<void>;
 
-export const makeClient = (baseUrl: string, headers: Record<string, string> = {}): ApiClient => createClient<paths>({ baseUrl, headers });
+export const makeClient = (baseUrl: string, headers: Record<string, string> = {}): ApiClient =>
+  createClient<paths>({ baseUrl, headers });
 
 /** The result of a call that must succeed, or an error naming the operation and the answer. */
-export function ok<T extends { data?: unknown; error?: unknown; response: Response }>(what: string, call: T): NonNullable<T['data']> {
+export function ok<T extends { data?: unknown; error?: unknown; response: Response }>(
+  what: string,
+  call: T,
+): NonNullable<T['data']> {
   if (!call.data) throw new Error(`${what}: ${call.response.status} ${JSON.stringify(call.error)}`);
   return call.data as NonNullable<T['data']>;
 }

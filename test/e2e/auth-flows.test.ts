@@ -10,9 +10,10 @@ import { api, e2e, type ApiOptions } from '#test/support/e2e.ts';
 let next = Math.floor(Math.random() * 200) * 256;
 const address = () => {
   next++;
-  return `127.${100 + ((next >> 16) & 127)}.${(next >> 8) & 255}.${(next & 255) || 1}`;
+  return `127.${100 + ((next >> 16) & 127)}.${(next >> 8) & 255}.${next & 255 || 1}`;
 };
-const call = (method: string, path: string, opts: ApiOptions = {}) => api(method, path, { localAddress: address(), ...opts });
+const call = (method: string, path: string, opts: ApiOptions = {}) =>
+  api(method, path, { localAddress: address(), ...opts });
 const post = (path: string, body: unknown, opts: ApiOptions = {}) => call('POST', path, { body, ...opts });
 
 const email = (tag: string) => `${tag}-${crypto.randomUUID().slice(0, 8)}@example.com`;
@@ -29,7 +30,12 @@ async function mailTo(to: string, count = 1): Promise<{ subject: string; text: s
 }
 
 async function registerVerified(address: string) {
-  const reg = await post('/api/auth/register', { email: address, password: PASSWORD, firstName: 'Eve', lastName: 'Tester' });
+  const reg = await post('/api/auth/register', {
+    email: address,
+    password: PASSWORD,
+    firstName: 'Eve',
+    lastName: 'Tester',
+  });
   expect(reg.status).toBe(201);
   const [mail] = await mailTo(address);
   const code = /code is (\d{6})/.exec(mail!.text)![1];
@@ -44,7 +50,11 @@ describe('sign-in and account over HTTP', () => {
 
     const login = await post('/api/auth/login', { email: who.toUpperCase(), password: PASSWORD, rememberMe: true });
     expect(login.status).toBe(200);
-    expect(login.json.result).toMatchObject({ expiresIn: 900, requiredEmailVerification: false, user: { id, email: who, roles: [], tenantId: null } });
+    expect(login.json.result).toMatchObject({
+      expiresIn: 900,
+      requiredEmailVerification: false,
+      user: { id, email: who, roles: [], tenantId: null },
+    });
     const { accessToken, refreshToken } = login.json.result;
 
     // Other services verify the token with the published keys alone.
@@ -56,7 +66,11 @@ describe('sign-in and account over HTTP', () => {
     expect(rotated.status).toBe(200);
     const reuse = await post('/api/auth/refresh-token', { accessToken, refreshToken }, { token: accessToken });
     expect(reuse.status).toBe(401);
-    const revoked = await post('/api/auth/refresh-token', { accessToken, refreshToken: rotated.json.result.refreshToken }, { token: accessToken });
+    const revoked = await post(
+      '/api/auth/refresh-token',
+      { accessToken, refreshToken: rotated.json.result.refreshToken },
+      { token: accessToken },
+    );
     expect(revoked.status).toBe(401);
 
     const again = await post('/api/auth/login', { email: who, password: PASSWORD });
@@ -64,7 +78,11 @@ describe('sign-in and account over HTTP', () => {
     const out = await post('/api/auth/logout', { refreshToken: s.refreshToken }, { token: s.accessToken });
     expect(out.status).toBe(204);
     expect(out.text).toBe('');
-    const afterLogout = await post('/api/auth/refresh-token', { accessToken: s.accessToken, refreshToken: s.refreshToken }, { token: s.accessToken });
+    const afterLogout = await post(
+      '/api/auth/refresh-token',
+      { accessToken: s.accessToken, refreshToken: s.refreshToken },
+      { token: s.accessToken },
+    );
     expect(afterLogout.status).toBe(401);
     expect(afterLogout.json).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED' } });
   });
@@ -72,7 +90,9 @@ describe('sign-in and account over HTTP', () => {
   it('gives exactly one 201 for concurrent registrations of one address', async () => {
     const who = email('race');
     const results = await Promise.all(
-      [who, who.toUpperCase(), ` ${who}`].map((e) => post('/api/auth/register', { email: e, password: PASSWORD, firstName: 'R', lastName: 'C' })),
+      [who, who.toUpperCase(), ` ${who}`].map((e) =>
+        post('/api/auth/register', { email: e, password: PASSWORD, firstName: 'R', lastName: 'C' }),
+      ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, 400, 400]);
     expect(results.filter((r) => r.status === 400).every((r) => r.json.error.code === 'DUPLICATE_EMAIL')).toBe(true);
@@ -94,9 +114,13 @@ describe('sign-in and account over HTTP', () => {
     const { adminEmail, adminPassword } = e2e();
     const one = address();
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await api('POST', '/api/auth/login', { body: { email: adminEmail }, localAddress: one })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await api('POST', '/api/auth/login', { body: { email: adminEmail }, localAddress: one })).status);
     expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
-    const limited = await api('POST', '/api/auth/login', { body: { email: adminEmail, password: adminPassword }, localAddress: one });
+    const limited = await api('POST', '/api/auth/login', {
+      body: { email: adminEmail, password: adminPassword },
+      localAddress: one,
+    });
     expect(limited.status).toBe(429);
     expect(limited.json.error.code).toBe('RATE_LIMITED');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -108,19 +132,44 @@ describe('sign-in and account over HTTP', () => {
     await registerVerified(who);
     const first = (await post('/api/auth/login', { email: who, password: PASSWORD })).json.result;
 
-    expect((await post('/api/auth/forgot-password', { email: email('ghost') })).json).toEqual({ success: true, result: null });
+    expect((await post('/api/auth/forgot-password', { email: email('ghost') })).json).toEqual({
+      success: true,
+      result: null,
+    });
     expect((await post('/api/auth/forgot-password', { email: who })).json).toEqual({ success: true, result: null });
     const mails = await mailTo(who, 2);
     const token = /reset code: (\S+)/.exec(mails.at(-1)!.text)![1]!;
-    expect((await post('/api/auth/reset-password', { email: who, resetToken: token, newPassword: 'Reset-E2e-Pass-2' })).status).toBe(200);
-    expect((await post('/api/auth/reset-password', { email: who, resetToken: token, newPassword: 'Reset-E2e-Pass-3' })).status).toBe(400);
-    const stale = await post('/api/auth/refresh-token', { accessToken: first.accessToken, refreshToken: first.refreshToken }, { token: first.accessToken });
+    expect(
+      (await post('/api/auth/reset-password', { email: who, resetToken: token, newPassword: 'Reset-E2e-Pass-2' }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await post('/api/auth/reset-password', { email: who, resetToken: token, newPassword: 'Reset-E2e-Pass-3' }))
+        .status,
+    ).toBe(400);
+    const stale = await post(
+      '/api/auth/refresh-token',
+      { accessToken: first.accessToken, refreshToken: first.refreshToken },
+      { token: first.accessToken },
+    );
     expect(stale.status).toBe(401);
 
     const s = (await post('/api/auth/login', { email: who, password: 'Reset-E2e-Pass-2' })).json.result;
-    const changed = await post('/api/auth/change-password', { currentPassword: 'Reset-E2e-Pass-2', newPassword: 'Changed-E2e-Pass-4' }, { token: s.accessToken });
+    const changed = await post(
+      '/api/auth/change-password',
+      { currentPassword: 'Reset-E2e-Pass-2', newPassword: 'Changed-E2e-Pass-4' },
+      { token: s.accessToken },
+    );
     expect(changed.status).toBe(200);
-    expect((await post('/api/auth/refresh-token', { accessToken: s.accessToken, refreshToken: s.refreshToken }, { token: s.accessToken })).status).toBe(401);
+    expect(
+      (
+        await post(
+          '/api/auth/refresh-token',
+          { accessToken: s.accessToken, refreshToken: s.refreshToken },
+          { token: s.accessToken },
+        )
+      ).status,
+    ).toBe(401);
     expect((await post('/api/auth/login', { email: who, password: 'Changed-E2e-Pass-4' })).status).toBe(200);
   });
 });
@@ -145,8 +194,17 @@ describe('external sign-in against the local providers over HTTP', () => {
       const signIn = async () => {
         const start = await post(`/api/auth/login/identity-provider-${p}`, { redirectUri: REDIRECT });
         expect(start.status).toBe(200);
-        expect(start.json.result).toEqual({ authorizationUrl: expect.any(String), state: expect.any(String), clientBinding: expect.any(String), clientId: expect.any(String) });
-        const { code, state } = await consent(start.json.result.authorizationUrl, { login_hint: who, given_name: 'Ida', family_name: p.toUpperCase() });
+        expect(start.json.result).toEqual({
+          authorizationUrl: expect.any(String),
+          state: expect.any(String),
+          clientBinding: expect.any(String),
+          clientId: expect.any(String),
+        });
+        const { code, state } = await consent(start.json.result.authorizationUrl, {
+          login_hint: who,
+          given_name: 'Ida',
+          family_name: p.toUpperCase(),
+        });
         expect(state).toBe(start.json.result.state);
         // Both callbacks take the state and the binding only the starting client holds.
         const body = { code, state, clientBinding: start.json.result.clientBinding, redirectUri: REDIRECT };
@@ -154,7 +212,10 @@ describe('external sign-in against the local providers over HTTP', () => {
       };
       const first = await signIn();
       expect(first.status, JSON.stringify(first.json)).toBe(200);
-      expect(first.json.result).toMatchObject({ requiredEmailVerification: false, user: { email: who, firstName: 'Ida', lastName: p.toUpperCase() } });
+      expect(first.json.result).toMatchObject({
+        requiredEmailVerification: false,
+        user: { email: who, firstName: 'Ida', lastName: p.toUpperCase() },
+      });
       const second = await signIn();
       expect(second.json.result.user.id).toBe(first.json.result.user.id);
 
@@ -170,13 +231,25 @@ describe('external sign-in against the local providers over HTTP', () => {
       const victim = await post(`/api/auth/login/identity-provider-${p}`, { redirectUri: REDIRECT });
       const { code, state } = await consent(victim.json.result.authorizationUrl, { login_hint: who });
       // The attacker has the URL (code and state) but not the binding the victim's client kept.
-      for (const body of [{ code, redirectUri: REDIRECT }, { code, state, redirectUri: REDIRECT }, { code, state, clientBinding: 'guessed', redirectUri: REDIRECT }]) {
+      for (const body of [
+        { code, redirectUri: REDIRECT },
+        { code, state, redirectUri: REDIRECT },
+        { code, state, clientBinding: 'guessed', redirectUri: REDIRECT },
+      ]) {
         const stolen = await post(`/api/auth/login/identity-provider-${p}/callback`, body);
         expect(stolen.status, stolen.text).toBe(400);
-        expect(stolen.json).toMatchObject({ success: false, error: { code: expect.stringMatching(/^(VALIDATION_ERROR|INVALID_CLIENT_BINDING)$/) } });
+        expect(stolen.json).toMatchObject({
+          success: false,
+          error: { code: expect.stringMatching(/^(VALIDATION_ERROR|INVALID_CLIENT_BINDING)$/) },
+        });
         expect(stolen.text).not.toContain('accessToken');
       }
-      const own = await post(`/api/auth/login/identity-provider-${p}/callback`, { code, state, clientBinding: victim.json.result.clientBinding, redirectUri: REDIRECT });
+      const own = await post(`/api/auth/login/identity-provider-${p}/callback`, {
+        code,
+        state,
+        clientBinding: victim.json.result.clientBinding,
+        redirectUri: REDIRECT,
+      });
       expect(own.status, own.text).toBe(200);
       expect(own.json.result.user.email).toBe(who);
     });

@@ -14,7 +14,10 @@ describe('local checkout in a browser', () => {
     const { owner } = await billingTenant();
     const plans = (await api('GET', '/api/subscriptions/plans', { token: owner })).json.result;
     const starter = plans.find((p: { code: string }) => p.code === 'starter');
-    const created = await api('POST', '/api/subscriptions', { token: owner, body: { planId: starter.id, billingPeriod: 1 } });
+    const created = await api('POST', '/api/subscriptions', {
+      token: owner,
+      body: { planId: starter.id, billingPeriod: 1 },
+    });
     expect(created.status, created.text).toBe(201);
 
     browser = await launchBrowser();
@@ -23,6 +26,10 @@ describe('local checkout in a browser', () => {
     await expect.poll(() => page.locator('#amount').textContent()).toBe('USD 29.00');
     await page.click('#pay');
     await expect.poll(() => page.locator('#state').textContent(), { timeout: 15_000 }).toBe('paid');
-    await expect.poll(async () => (await api('GET', '/api/subscriptions/current', { token: owner })).json.result.status, { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(async () => (await api('GET', '/api/subscriptions/current', { token: owner })).json.result.status, {
+        timeout: 15_000,
+      })
+      .toBe(1);
   });
 });

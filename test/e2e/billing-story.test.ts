@@ -10,7 +10,10 @@ describe('billing story over HTTP', () => {
     const plans = await get('/api/subscriptions/plans');
     const pro = plans.find((p: { code: string }) => p.code === 'professional');
 
-    const created = await api('POST', '/api/subscriptions', { token: owner, body: { planId: pro.id, billingPeriod: 1 } });
+    const created = await api('POST', '/api/subscriptions', {
+      token: owner,
+      body: { planId: pro.id, billingPeriod: 1 },
+    });
     expect(created.status, created.text).toBe(201);
     const sessionId = created.json.result.checkoutUrl.split('/').pop();
     const page = await send('GET', `/_local/checkout/${sessionId}`);
@@ -23,11 +26,17 @@ describe('billing story over HTTP', () => {
     expect(invoices.items).toHaveLength(1);
     const pdf = await fetch(invoices.items[0].pdfUrl, { headers: { authorization: `Bearer ${owner}` } });
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
-    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     const subscriptionId = created.json.result.subscriptionId;
     const firstRenewal = (await get('/api/subscriptions/current')).renewalDate;
-    expect((await send('POST', `/_local/provider-a/subscriptions/${subscriptionId}/renew`)).json.result.responseStatus).toBe(200);
+    expect(
+      (await send('POST', `/_local/provider-a/subscriptions/${subscriptionId}/renew`)).json.result.responseStatus,
+    ).toBe(200);
     await expect.poll(async () => (await get('/api/invoices')).totalCount, { timeout: 15_000 }).toBe(2);
     expect((await get('/api/subscriptions/current')).renewalDate > firstRenewal).toBe(true);
 
@@ -35,19 +44,35 @@ describe('billing story over HTTP', () => {
     await expect.poll(async () => (await get('/api/subscriptions/current')).status, { timeout: 15_000 }).toBe(2);
 
     const firstPayment = (await get('/api/payments/history?statusFilter=1')).items.at(-1);
-    const refund = await api('POST', `/api/payments/${firstPayment.id}/refund`, { token: owner, body: { reason: 'Goodwill' } });
+    const refund = await api('POST', `/api/payments/${firstPayment.id}/refund`, {
+      token: owner,
+      body: { reason: 'Goodwill' },
+    });
     expect(refund.status, refund.text).toBe(202);
-    await expect.poll(async () => (await get('/api/payments/history?statusFilter=3')).totalCount, { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(async () => (await get('/api/payments/history?statusFilter=3')).totalCount, { timeout: 15_000 })
+      .toBe(1);
 
-    const snapshot = async () => ({ current: await get('/api/subscriptions/current'), payments: await get('/api/payments/history'), invoices: await get('/api/invoices') });
+    const snapshot = async () => ({
+      current: await get('/api/subscriptions/current'),
+      payments: await get('/api/payments/history'),
+      invoices: await get('/api/invoices'),
+    });
     const before = await snapshot();
-    const log = (await send('GET', '/_local/webhooks')).json.result as { path: string; headers: Record<string, string>; rawBody: string }[];
+    const log = (await send('GET', '/_local/webhooks')).json.result as {
+      path: string;
+      headers: Record<string, string>;
+      rawBody: string;
+    }[];
     const ours = log.filter((w) => w.rawBody.includes(subscriptionId) || w.rawBody.includes(firstPayment.id));
     expect(ours.length).toBe(4); // checkout, renewal, failed renewal, refund
-    for (const w of ours) expect((await send('POST', w.path, { rawBody: w.rawBody, headers: w.headers })).status).toBe(200);
+    for (const w of ours)
+      expect((await send('POST', w.path, { rawBody: w.rawBody, headers: w.headers })).status).toBe(200);
     // A fresh renewal after the replays: once it shows, the replays queued before it have been handled too.
     await send('POST', `/_local/provider-a/subscriptions/${subscriptionId}/renew`);
-    await expect.poll(async () => (await get('/api/invoices')).totalCount, { timeout: 15_000 }).toBe(before.invoices.totalCount + 1);
+    await expect
+      .poll(async () => (await get('/api/invoices')).totalCount, { timeout: 15_000 })
+      .toBe(before.invoices.totalCount + 1);
     const after = await snapshot();
     expect(after.payments.totalCount).toBe(before.payments.totalCount + 1);
     expect(after.payments.items.slice(1)).toEqual(before.payments.items);

@@ -64,7 +64,9 @@ describe('API reference page in a browser', () => {
 
       // Act
       await page.goto(`${baseUrl}/api/docs`, { waitUntil: 'load' });
-      await expect.poll(() => page.locator('.swagger-ui .info .title').textContent(), { timeout: 30_000 }).toContain('SaaS platform API');
+      await expect
+        .poll(() => page.locator('.swagger-ui .info .title').textContent(), { timeout: 30_000 })
+        .toContain('SaaS platform API');
       mkdirSync(OUTPUT_DIR, { recursive: true });
       await page.screenshot({ path: `${OUTPUT_DIR}docs-page.png` });
       const health = page.locator('.opblock', { has: page.locator('.opblock-summary-path[data-path="/api/health"]') });
@@ -74,7 +76,9 @@ describe('API reference page in a browser', () => {
       await health.getByRole('button', { name: 'Execute' }).click();
       const response = await answered;
       const live = health.locator('.live-responses-table');
-      await expect.poll(() => live.locator('tbody .response-col_status').first().textContent(), { timeout: 15_000 }).toContain('200');
+      await expect
+        .poll(() => live.locator('tbody .response-col_status').first().textContent(), { timeout: 15_000 })
+        .toContain('200');
       await health.screenshot({ path: `${OUTPUT_DIR}docs-health.png` });
 
       // Assess

@@ -18,7 +18,12 @@ describe('responses of the local server match the OpenAPI document', () => {
   });
 
   it('GET /api/docs and its files', async () => {
-    for (const path of ['/api/docs', '/api/docs/docs.js', '/api/docs/swagger-ui.css', '/api/docs/swagger-ui-bundle.js']) {
+    for (const path of [
+      '/api/docs',
+      '/api/docs/docs.js',
+      '/api/docs/swagger-ui.css',
+      '/api/docs/swagger-ui-bundle.js',
+    ]) {
       expect((await api('GET', path)).status, path).toBe(200);
     }
   });
@@ -28,7 +33,10 @@ describe('responses of the local server match the OpenAPI document', () => {
     const tenantId = crypto.randomUUID();
     const token = await mintToken({ role: 'TenantOwner', tenantId });
     // Act
-    const created = await api('POST', '/api/suppliers', { token, body: { tenantId, name: 'Contract Parts', email: 'parts@example.com' } });
+    const created = await api('POST', '/api/suppliers', {
+      token,
+      body: { tenantId, name: 'Contract Parts', email: 'parts@example.com' },
+    });
     const list = await api('GET', `/api/suppliers?tenantId=${tenantId}&page=1&pageSize=5`, { token });
     const one = await api('GET', `/api/suppliers/${created.json.result.id}`, { token });
     // Assess
@@ -58,7 +66,11 @@ describe('responses of the local server match the OpenAPI document', () => {
   it('catches a response the document does not allow', async () => {
     const res = await send('GET', '/api/health');
     const tampered = { ...res, text: JSON.stringify({ success: true, result: { status: 'ok', extra: 1 } }) };
-    expect(contract().violations('GET', '/api/health', tampered)).toEqual([expect.stringContaining('must NOT have additional properties')]);
-    expect(contract().violations('GET', '/api/health', { ...res, status: 418 })).toEqual([expect.stringContaining('status not listed')]);
+    expect(contract().violations('GET', '/api/health', tampered)).toEqual([
+      expect.stringContaining('must NOT have additional properties'),
+    ]);
+    expect(contract().violations('GET', '/api/health', { ...res, status: 418 })).toEqual([
+      expect.stringContaining('status not listed'),
+    ]);
   });
 });

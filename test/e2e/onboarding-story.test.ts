@@ -43,25 +43,48 @@ describe('onboarding story', () => {
     expect(member.user).toMatchObject({ tenantId, roles: ['TenantMember'] });
     const reused = await api('POST', '/api/auth/register', {
       localAddress: MEMBER_IP,
-      body: { email: `late-${tag}@story.example`, password: PASSWORD, firstName: 'Late', lastName: 'Comer', invitationCode: memberCode },
+      body: {
+        email: `late-${tag}@story.example`,
+        password: PASSWORD,
+        firstName: 'Late',
+        lastName: 'Comer',
+        invitationCode: memberCode,
+      },
     });
     expect(reused.status).toBe(400);
 
-    const role = await api('POST', '/api/roles', { token: owner.token, body: { name: 'Auditor', tenantId, description: 'Reads BCM' } });
+    const role = await api('POST', '/api/roles', {
+      token: owner.token,
+      body: { name: 'Auditor', tenantId, description: 'Reads BCM' },
+    });
     expect(role.status, role.text).toBe(201);
-    const granted = await api('PUT', `/api/roles/${role.json.result.id}/permissions`, { token: owner.token, body: { permissions: ['bcm:read'] } });
+    const granted = await api('PUT', `/api/roles/${role.json.result.id}/permissions`, {
+      token: owner.token,
+      body: { permissions: ['bcm:read'] },
+    });
     expect(granted.status, granted.text).toBe(200);
-    const department = await api('POST', '/api/departments', { token: owner.token, body: { name: 'Operations', tenantId } });
+    const department = await api('POST', '/api/departments', {
+      token: owner.token,
+      body: { name: 'Operations', tenantId },
+    });
     expect(department.status, department.text).toBe(201);
     const group = await api('POST', '/api/groups', { token: owner.token, body: { name: 'Crisis team', tenantId } });
     expect(group.status, group.text).toBe(201);
-    const added = await api('POST', `/api/groups/${group.json.result.id}/users?userId=${member.id}`, { token: owner.token });
+    const added = await api('POST', `/api/groups/${group.json.result.id}/users?userId=${member.id}`, {
+      token: owner.token,
+    });
     expect(added.status, added.text).toBe(200);
     expect(added.json.result.memberCount).toBe(1);
 
     const updated = await api('PUT', `/api/users/${member.id}`, {
       token: owner.token,
-      body: { firstName: 'Milo', lastName: 'Story', roles: ['TenantMember', 'Auditor'], departmentId: department.json.result.id, isActive: true },
+      body: {
+        firstName: 'Milo',
+        lastName: 'Story',
+        roles: ['TenantMember', 'Auditor'],
+        departmentId: department.json.result.id,
+        isActive: true,
+      },
     });
     expect(updated.status, updated.text).toBe(200);
     const detail = await api('GET', `/api/users/${member.id}`, { token: owner.token });
@@ -71,22 +94,30 @@ describe('onboarding story', () => {
       roles: ['TenantMember', 'Auditor'],
     });
     const roles = await api('GET', '/api/roles', { token: owner.token });
-    const counts = Object.fromEntries(roles.json.result.items.map((r: { name: string; userCount: number }) => [r.name, r.userCount]));
+    const counts = Object.fromEntries(
+      roles.json.result.items.map((r: { name: string; userCount: number }) => [r.name, r.userCount]),
+    );
     expect(counts).toMatchObject({ TenantOwner: 1, TenantMember: 1, Auditor: 1 });
 
     const memberWrite = await api('POST', '/api/suppliers', { token: member.token, body: { name: 'Nope', tenantId } });
     expect(memberWrite.status).toBe(403);
 
-    const admin = await api('POST', '/api/auth/login', { localAddress: ADMIN_IP, body: { email: e2e().adminEmail, password: e2e().adminPassword } });
+    const admin = await api('POST', '/api/auth/login', {
+      localAddress: ADMIN_IP,
+      body: { email: e2e().adminEmail, password: e2e().adminPassword },
+    });
     expect(admin.status, admin.text).toBe(200);
     const audit = await api('GET', '/api/admin/audit-logs?pageSize=100', { token: admin.json.result.accessToken });
     expect(audit.status).toBe(200);
-    const mine = audit.json.result.items.filter((e: { changes: string | null; entityId: string }) =>
-      [tenantId, member.id, owner.id, role.json.result.id, department.json.result.id, group.json.result.id].includes(e.entityId) ||
-      [tenantId, ownerEmail, memberEmail].some((mark) => (e.changes ?? '').includes(mark)),
+    const mine = audit.json.result.items.filter(
+      (e: { changes: string | null; entityId: string }) =>
+        [tenantId, member.id, owner.id, role.json.result.id, department.json.result.id, group.json.result.id].includes(
+          e.entityId,
+        ) || [tenantId, ownerEmail, memberEmail].some((mark) => (e.changes ?? '').includes(mark)),
     );
     const types = new Set(mine.map((e: { entityType: string }) => e.entityType));
-    for (const type of ['Tenant', 'User', 'Invitation', 'Role', 'Department', 'Group']) expect(types, type).toContain(type);
+    for (const type of ['Tenant', 'User', 'Invitation', 'Role', 'Department', 'Group'])
+      expect(types, type).toContain(type);
     const ownerAudit = await api('GET', '/api/admin/audit-logs', { token: owner.token });
     expect(ownerAudit.status).toBe(403);
   });

@@ -28,7 +28,10 @@ const forbidden = (res: ApiResponse) => {
 async function role(name: string, permissions: string[]) {
   const made = await api('POST', '/api/roles', { token: owner.token, body: { name, tenantId } });
   expect(made.status, made.text).toBe(201);
-  const set = await api('PUT', `/api/roles/${made.json.result.id}/permissions`, { token: owner.token, body: { permissions } });
+  const set = await api('PUT', `/api/roles/${made.json.result.id}/permissions`, {
+    token: owner.token,
+    body: { permissions },
+  });
   expect(set.status, set.text).toBe(200);
 }
 
@@ -51,7 +54,18 @@ beforeAll(async () => {
   slug = (await api('GET', '/api/tenants', { token: owner.token })).json.result.items[0].slug;
 
   await role('UserManager', ['users:read', 'users:write']);
-  await role('FullAdmin', ['users:read', 'users:write', 'roles:read', 'roles:write', 'tenants:read', 'tenants:write', 'billing:read', 'billing:manage', 'suppliers:read', 'suppliers:write']);
+  await role('FullAdmin', [
+    'users:read',
+    'users:write',
+    'roles:read',
+    'roles:write',
+    'tenants:read',
+    'tenants:write',
+    'billing:read',
+    'billing:manage',
+    'suppliers:read',
+    'suppliers:write',
+  ]);
   await role('Reader', ['users:read']);
   manager = await invited(`manager-${tag}@ceiling.example`, ['UserManager'], MANAGER_IP, 'Manny');
   fullAdmin = await invited(`admin-${tag}@ceiling.example`, ['FullAdmin'], ADMIN_USER_IP, 'Ada');
@@ -66,16 +80,34 @@ describe('a user manager under the permission ceiling', () => {
     });
     forbidden(raised);
     expect(raised.json.error.message).toContain('FullAdmin');
-    const refreshed = await api('POST', '/api/auth/refresh-token', { localAddress: MANAGER_IP, token: manager.token, body: { accessToken: manager.token, refreshToken: manager.refreshToken } });
+    const refreshed = await api('POST', '/api/auth/refresh-token', {
+      localAddress: MANAGER_IP,
+      token: manager.token,
+      body: { accessToken: manager.token, refreshToken: manager.refreshToken },
+    });
     expect(refreshed.status, refreshed.text).toBe(200);
     const me = await api('GET', `/api/users/${manager.id}`, { token: refreshed.json.result.accessToken });
     expect(me.json.result.roles).toEqual(['UserManager']);
-    manager = { ...manager, token: refreshed.json.result.accessToken, refreshToken: refreshed.json.result.refreshToken };
+    manager = {
+      ...manager,
+      token: refreshed.json.result.accessToken,
+      refreshToken: refreshed.json.result.refreshToken,
+    };
   });
 
   it("cannot reset a stronger user's password (both spellings) nor update, deactivate or delete that user", async () => {
-    forbidden(await api('PUT', `/api/users/${fullAdmin.id}/password-reset`, { token: manager.token, body: { newPassword: 'Taken-Over-2024' } }));
-    forbidden(await api('PUT', `/api/users/${fullAdmin.id}:password-reset`, { token: manager.token, body: { newPassword: 'Taken-Over-2024' } }));
+    forbidden(
+      await api('PUT', `/api/users/${fullAdmin.id}/password-reset`, {
+        token: manager.token,
+        body: { newPassword: 'Taken-Over-2024' },
+      }),
+    );
+    forbidden(
+      await api('PUT', `/api/users/${fullAdmin.id}:password-reset`, {
+        token: manager.token,
+        body: { newPassword: 'Taken-Over-2024' },
+      }),
+    );
     forbidden(
       await api('PUT', `/api/users/${fullAdmin.id}`, {
         token: manager.token,
@@ -83,17 +115,33 @@ describe('a user manager under the permission ceiling', () => {
       }),
     );
     forbidden(await api('DELETE', `/api/users/${fullAdmin.id}`, { token: manager.token }));
-    const stolen = await api('POST', '/api/auth/login', { localAddress: MANAGER_IP, body: { email: fullAdmin.user.email, password: 'Taken-Over-2024' } });
+    const stolen = await api('POST', '/api/auth/login', {
+      localAddress: MANAGER_IP,
+      body: { email: fullAdmin.user.email, password: 'Taken-Over-2024' },
+    });
     expect(stolen.status).toBe(401);
-    const still = await api('POST', '/api/auth/login', { localAddress: ADMIN_USER_IP, body: { email: fullAdmin.user.email, password: STORY_PASSWORD } });
+    const still = await api('POST', '/api/auth/login', {
+      localAddress: ADMIN_USER_IP,
+      body: { email: fullAdmin.user.email, password: STORY_PASSWORD },
+    });
     expect(still.status, still.text).toBe(200);
     expect(still.json.result.user.roles).toEqual(['FullAdmin']);
   });
 
   it('cannot invite with a stronger role; nothing is issued', async () => {
     const email = `victim-${tag}@ceiling.example`;
-    forbidden(await api('POST', `/api/tenants/${slug}/invitations`, { token: manager.token, body: { email, roles: ['FullAdmin'] } }));
-    forbidden(await api('POST', `/api/tenants/${slug}/invitations`, { token: manager.token, body: { email, roles: ['TenantOwner'] } }));
+    forbidden(
+      await api('POST', `/api/tenants/${slug}/invitations`, {
+        token: manager.token,
+        body: { email, roles: ['FullAdmin'] },
+      }),
+    );
+    forbidden(
+      await api('POST', `/api/tenants/${slug}/invitations`, {
+        token: manager.token,
+        body: { email, roles: ['TenantOwner'] },
+      }),
+    );
     const outbox = (await api('GET', '/_local/outbox')).json as { to: string[] }[];
     expect(outbox.filter((m) => m.to.includes(email))).toEqual([]);
   });
@@ -109,7 +157,10 @@ describe('a user manager under the permission ceiling', () => {
       body: { firstName: 'Rita', lastName: 'Renamed', roles: ['Reader', 'UserManager'], isActive: true },
     });
     expect(renamed.status, renamed.text).toBe(200);
-    const reset = await api('PUT', `/api/users/${reader.id}/password-reset`, { token: manager.token, body: { newPassword: 'Reset-By-Manager-1' } });
+    const reset = await api('PUT', `/api/users/${reader.id}/password-reset`, {
+      token: manager.token,
+      body: { newPassword: 'Reset-By-Manager-1' },
+    });
     expect(reset.status, reset.text).toBe(200);
   });
 

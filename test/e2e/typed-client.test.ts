@@ -17,7 +17,9 @@ const run = promisify(execFile);
 const CONTRACT_TSCONFIG = fileURLToPath(new URL('../contract/tsconfig.json', import.meta.url));
 const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 const STORIES = new URL('../contract/stories/', import.meta.url);
-const areas = readdirSync(STORIES).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3));
+const areas = readdirSync(STORIES)
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => f.slice(0, -3));
 
 describe('typed client generated from the OpenAPI document', () => {
   beforeAll(async () => {
@@ -25,7 +27,9 @@ describe('typed client generated from the OpenAPI document', () => {
   }, 60_000);
 
   it('type-checks every story against the generated client', { timeout: 120_000 }, async () => {
-    const out = await run(process.execPath, [TSC, '--noEmit', '-p', CONTRACT_TSCONFIG]).catch((err: { stdout: string; stderr: string }) => err);
+    const out = await run(process.execPath, [TSC, '--noEmit', '-p', CONTRACT_TSCONFIG]).catch(
+      (err: { stdout: string; stderr: string }) => err,
+    );
     expect(`${out.stdout}${out.stderr}`.trim()).toBe('');
     expect(areas.length).toBeGreaterThan(0);
   });
@@ -34,6 +38,13 @@ describe('typed client generated from the OpenAPI document', () => {
     const { story } = (await import(new URL(`${area}.ts`, STORIES).href)) as { story: Story };
     const { baseUrl, adminEmail, adminPassword, internalApiKey } = e2e();
     const { makeClient } = await import('#test/contract/story.ts');
-    await story({ client: makeClient(baseUrl), baseUrl, adminEmail, adminPassword, internalApiKey, tag: crypto.randomUUID().slice(0, 8) });
+    await story({
+      client: makeClient(baseUrl),
+      baseUrl,
+      adminEmail,
+      adminPassword,
+      internalApiKey,
+      tag: crypto.randomUUID().slice(0, 8),
+    });
   });
 });

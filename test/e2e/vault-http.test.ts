@@ -69,11 +69,16 @@ describe('vault over HTTP (local server)', () => {
     expect(read.json.result).toEqual({ environment: env, key: 'DB_URL', value, version: 1 });
 
     const list = await api('GET', `/api/secrets/${env}`, { headers: key() });
-    expect(list.json.result.items).toEqual([{ key: 'DB_URL', value: '***', version: 1, updatedAt: expect.any(String), deleted: false }]);
+    expect(list.json.result.items).toEqual([
+      { key: 'DB_URL', value: '***', version: 1, updatedAt: expect.any(String), deleted: false },
+    ]);
     expect(list.text).not.toContain(value);
 
     // The local stand-in keeps it as a SecureString: read without decryption it is ciphertext.
-    const stored = await fileParameterStore(e2e().dataDir, { readOnly: true }).get(`${config.paramPrefix}/vault/${env}/DB_URL`, { decrypt: false });
+    const stored = await fileParameterStore(e2e().dataDir, { readOnly: true }).get(
+      `${config.paramPrefix}/vault/${env}/DB_URL`,
+      { decrypt: false },
+    );
     expect(stored?.value).not.toBe(value);
     expect(stored?.value).toMatch(/^local-kms:/);
 
@@ -100,8 +105,12 @@ describe('vault over HTTP (local server)', () => {
 
     expect((await api('GET', `/api/secrets/${env}/TOKEN`, { headers: key() })).status).toBe(404);
     const list = await api('GET', `/api/secrets/${env}`, { headers: key() });
-    expect(list.json.result.items).toEqual([expect.objectContaining({ key: 'TOKEN', value: '***', deleted: true, version: 2 })]);
-    const versions = fileParameterStore(e2e().dataDir, { readOnly: true }).versions(`${config.paramPrefix}/vault/${env}/TOKEN`);
+    expect(list.json.result.items).toEqual([
+      expect.objectContaining({ key: 'TOKEN', value: '***', deleted: true, version: 2 }),
+    ]);
+    const versions = fileParameterStore(e2e().dataDir, { readOnly: true }).versions(
+      `${config.paramPrefix}/vault/${env}/TOKEN`,
+    );
     expect(versions.map((v) => v.value).at(-1)).toBe('__deleted__');
     expect(versions).toHaveLength(2);
   });
@@ -126,7 +135,8 @@ describe('vault over HTTP (local server)', () => {
     const findEvent = async (): Promise<{ eventType: string; data: string } | undefined> => {
       const page = await api('GET', '/api/admin/integration-events?pageSize=100', { token: admin });
       return (page.json?.result?.items ?? []).find(
-        (e: { eventType: string; data: string }) => e.eventType === 'vault.sync.completed' && JSON.parse(e.data).jobId === jobId,
+        (e: { eventType: string; data: string }) =>
+          e.eventType === 'vault.sync.completed' && JSON.parse(e.data).jobId === jobId,
       );
     };
     const event = await eventually(findEvent, Boolean);

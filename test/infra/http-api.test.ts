@@ -64,7 +64,9 @@ describe('HTTP API routes', () => {
     for (const [, p] of permissions) {
       expect(p.Properties.Principal).toBe('apigateway.amazonaws.com');
       expect(p.Properties.Action).toBe('lambda:InvokeFunction');
-      expect(flat(p.Properties.SourceArn)).toMatch(/:execute-api:\{Ref:AWS::Region\}:\{Ref:AWS::AccountId\}:\{Ref:HttpApi[0-9A-F]+\}\/\*\/\*/);
+      expect(flat(p.Properties.SourceArn)).toMatch(
+        /:execute-api:\{Ref:AWS::Region\}:\{Ref:AWS::AccountId\}:\{Ref:HttpApi[0-9A-F]+\}\/\*\/\*/,
+      );
       invoked.add(s.nameOfFn.get(targetId(p.Properties.FunctionName)!)!);
     }
     expect([...invoked].sort()).toEqual([...new Set([...deployedRoutes().map((r) => r.group), 'fallback'])].sort());
@@ -121,7 +123,12 @@ describe('settings from context', () => {
 
   it('takes overrides as CLI strings', () => {
     expect(
-      settings({ stage: 'prod', throttleRateLimit: '50', throttleBurstLimit: '75', corsOrigins: 'https://a.example, https://b.example' }),
+      settings({
+        stage: 'prod',
+        throttleRateLimit: '50',
+        throttleBurstLimit: '75',
+        corsOrigins: 'https://a.example, https://b.example',
+      }),
     ).toMatchObject({
       stage: 'prod',
       throttle: { rateLimit: 50, burstLimit: 75 },

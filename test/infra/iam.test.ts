@@ -9,19 +9,28 @@ beforeAll(() => {
 
 const PARAM = ':ssm:{Ref:AWS::Region}:{Ref:AWS::AccountId}:parameter/saas/test/';
 const specOf = (name: string) =>
-  (name in API_GROUPS ? API_GROUPS[name as keyof typeof API_GROUPS] : WORKERS[name as keyof typeof WORKERS]) as Record<string, unknown>;
+  (name in API_GROUPS ? API_GROUPS[name as keyof typeof API_GROUPS] : WORKERS[name as keyof typeof WORKERS]) as Record<
+    string,
+    unknown
+  >;
 const stmts = (name: string): Statement[] => s.statementsByFn.get(name)!;
-const allows = (name: string, action: string) => stmts(name).filter((st) => st.Effect === 'Allow' && actionsOf(st).includes(action));
+const allows = (name: string, action: string) =>
+  stmts(name).filter((st) => st.Effect === 'Allow' && actionsOf(st).includes(action));
 const resourceTexts = (list: Statement[]) => list.flatMap(resourcesOf).map(flat);
 const isLogOrTrace = (st: Statement) => actionsOf(st).every((a) => a.startsWith('logs:') || a.startsWith('xray:'));
-const logicalIdsIn = (list: Statement[]) => new Set(list.flatMap(resourcesOf).map((r) => targetId(r) ?? targetId(r?.['Fn::Join']?.[1]?.[0])));
+const logicalIdsIn = (list: Statement[]) =>
+  new Set(list.flatMap(resourcesOf).map((r) => targetId(r) ?? targetId(r?.['Fn::Join']?.[1]?.[0])));
 
 describe('IAM', () => {
   it('has a role per function and finds their statements', () => {
     expect(s.statementsByFn.size).toBe(s.fnIds.size);
     for (const [name, list] of s.statementsByFn) {
       // The fallback only answers 404/405: it may write its logs and traces, nothing else.
-      if (name === 'fallback') expect(list.filter((st) => !isLogOrTrace(st)), name).toEqual([]);
+      if (name === 'fallback')
+        expect(
+          list.filter((st) => !isLogOrTrace(st)),
+          name,
+        ).toEqual([]);
       else expect(list.length, name).toBeGreaterThan(list.filter((st) => isLogOrTrace(st)).length);
     }
   });
@@ -32,11 +41,19 @@ describe('IAM', () => {
     for (const [, role] of roles) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     for (const name of s.fnIds.keys()) {
       const logs = stmts(name).filter((st) => actionsOf(st).some((a) => a.startsWith('logs:')));
-      expect(logs.map((st) => actionsOf(st).sort()), name).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents']]);
-      expect(resourcesOf(logs[0]!).map(targetId), name).toEqual([targetId(s.resources[s.fnIds.get(name)!].Properties.LoggingConfig.LogGroup)]);
-      expect(stmts(name).filter((st) => actionsOf(st).some((a) => a.startsWith('xray:'))).map((st) => actionsOf(st).sort()), name).toEqual([
-        ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+      expect(
+        logs.map((st) => actionsOf(st).sort()),
+        name,
+      ).toEqual([['logs:CreateLogStream', 'logs:PutLogEvents']]);
+      expect(resourcesOf(logs[0]!).map(targetId), name).toEqual([
+        targetId(s.resources[s.fnIds.get(name)!].Properties.LoggingConfig.LogGroup),
       ]);
+      expect(
+        stmts(name)
+          .filter((st) => actionsOf(st).some((a) => a.startsWith('xray:')))
+          .map((st) => actionsOf(st).sort()),
+        name,
+      ).toEqual([['xray:PutTelemetryRecords', 'xray:PutTraceSegments']]);
     }
   });
 
@@ -72,21 +89,41 @@ describe('IAM', () => {
         continue;
       }
       // The table and its indexes by name, never `index/*`; never Scan or stream reads.
-      expect(resourceTexts(onTable).map((t) => t.replace(/^\{DataTable[0-9A-F]{8}\.Arn\}/, 'TABLE')).sort(), name).toEqual(['TABLE', 'TABLE/index/byId', 'TABLE/index/gsi1', 'TABLE/index/gsi2']);
-      expect(actions.filter((a) => /Scan|GetRecords|GetShardIterator/.test(a)), name).toEqual([]);
+      expect(
+        resourceTexts(onTable)
+          .map((t) => t.replace(/^\{DataTable[0-9A-F]{8}\.Arn\}/, 'TABLE'))
+          .sort(),
+        name,
+      ).toEqual(['TABLE', 'TABLE/index/byId', 'TABLE/index/gsi1', 'TABLE/index/gsi2']);
+      expect(
+        actions.filter((a) => /Scan|GetRecords|GetShardIterator/.test(a)),
+        name,
+      ).toEqual([]);
       expect(actions, name).toContain('dynamodb:GetItem');
       expect(actions, name).toContain('dynamodb:Query');
       if (specOf(name).table === 'read') {
-        expect(actions.filter((a) => /Put|Update|Delete|Write/.test(a)), name).toEqual([]);
+        expect(
+          actions.filter((a) => /Put|Update|Delete|Write/.test(a)),
+          name,
+        ).toEqual([]);
       } else {
-        expect(actions, name).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem']));
+        expect(actions, name).toEqual(
+          expect.arrayContaining([
+            'dynamodb:PutItem',
+            'dynamodb:UpdateItem',
+            'dynamodb:DeleteItem',
+            'dynamodb:ConditionCheckItem',
+          ]),
+        );
       }
     }
   });
 
   it('lets a function send only to the queues its spec names', () => {
     const queueName = new Map(
-      s.ofType('AWS::SQS::Queue').map(([id]) => [id, /^Queues(email|webhooks|jobs)[0-9A-F]{8}$/.exec(id)?.[1] ?? `dlq:${id}`]),
+      s
+        .ofType('AWS::SQS::Queue')
+        .map(([id]) => [id, /^Queues(email|webhooks|jobs)[0-9A-F]{8}$/.exec(id)?.[1] ?? `dlq:${id}`]),
     );
     for (const name of s.fnIds.keys()) {
       const sends = allows(name, 'sqs:SendMessage');
@@ -99,7 +136,10 @@ describe('IAM', () => {
   it('lets the workers consume only their own queue', () => {
     for (const [name, spec] of Object.entries(WORKERS)) {
       const receives = allows(name, 'sqs:ReceiveMessage');
-      expect([...logicalIdsIn(receives)].map((id) => id!.replace(/[0-9A-F]{8}$/, '')), name).toEqual([`Queues${spec.queue}`]);
+      expect(
+        [...logicalIdsIn(receives)].map((id) => id!.replace(/[0-9A-F]{8}$/, '')),
+        name,
+      ).toEqual([`Queues${spec.queue}`]);
     }
   });
 
@@ -109,10 +149,22 @@ describe('IAM', () => {
       for (const r of readable) expect(r, name).toContain(PARAM);
       const spec = specOf(name);
       const routed = name in API_GROUPS && name !== 'fallback';
-      expect(readable.some((r) => r.endsWith('/auth/jwt-public-jwks')), name).toBe(routed);
-      expect(readable.some((r) => r.endsWith('/auth/jwt-private-jwk')), name).toBe(spec.signsTokens === true);
-      expect(readable.some((r) => r.endsWith('/internal-api-key')), name).toBe(spec.internalKey === true);
-      expect(readable.some((r) => r.endsWith('/providers/*')), name).toBe(spec.providerSecrets === true);
+      expect(
+        readable.some((r) => r.endsWith('/auth/jwt-public-jwks')),
+        name,
+      ).toBe(routed);
+      expect(
+        readable.some((r) => r.endsWith('/auth/jwt-private-jwk')),
+        name,
+      ).toBe(spec.signsTokens === true);
+      expect(
+        readable.some((r) => r.endsWith('/internal-api-key')),
+        name,
+      ).toBe(spec.internalKey === true);
+      expect(
+        readable.some((r) => r.endsWith('/providers/*')),
+        name,
+      ).toBe(spec.providerSecrets === true);
     }
     expect(allows('auth', 'ssm:GetParameter').flatMap(actionsOf)).toEqual(['ssm:GetParameter']);
   });
@@ -130,24 +182,37 @@ describe('IAM', () => {
     expect(withKey.sort()).toEqual(['jobs-worker', 'vault']);
 
     for (const name of ['vault', 'jobs-worker']) {
-      const vaultStmt = stmts(name).find((st) => resourceTexts([st]).some((t) => t.endsWith('parameter/saas/test/vault/*')))!;
+      const vaultStmt = stmts(name).find((st) =>
+        resourceTexts([st]).some((t) => t.endsWith('parameter/saas/test/vault/*')),
+      )!;
       expect(resourceTexts([vaultStmt]).map((t) => t.slice(t.indexOf('parameter/')))).toEqual([
         'parameter/saas/test/vault',
         'parameter/saas/test/vault/*',
       ]);
       expect(actionsOf(vaultStmt).sort()).toEqual(
-        ['ssm:DeleteParameter', 'ssm:GetParameter', 'ssm:GetParameterHistory', 'ssm:GetParameters', 'ssm:GetParametersByPath', 'ssm:PutParameter'].sort(),
+        [
+          'ssm:DeleteParameter',
+          'ssm:GetParameter',
+          'ssm:GetParameterHistory',
+          'ssm:GetParameters',
+          'ssm:GetParametersByPath',
+          'ssm:PutParameter',
+        ].sort(),
       );
       const keyStmt = stmts(name).find((st) => logicalIdsIn([st]).has(keyId))!;
       expect(actionsOf(keyStmt).sort()).toEqual(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']);
     }
     // Only the sync job reads what the deployment provides.
-    const sources = [...s.fnIds.keys()].filter((n) => resourceTexts(stmts(n)).some((t) => t.includes('/vault-sources')));
+    const sources = [...s.fnIds.keys()].filter((n) =>
+      resourceTexts(stmts(n)).some((t) => t.includes('/vault-sources')),
+    );
     expect(sources).toEqual(['jobs-worker']);
   });
 
   it('lets only the e-mail worker send e-mail, from the configured address', () => {
-    const senders = [...s.fnIds.keys()].filter((n) => stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('ses:'))));
+    const senders = [...s.fnIds.keys()].filter((n) =>
+      stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('ses:'))),
+    );
     expect(senders).toEqual(['email-worker']);
     const st = allows('email-worker', 'ses:SendEmail')[0]!;
     expect(actionsOf(st).sort()).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);

@@ -12,17 +12,21 @@ beforeAll(() => {
   s = synthPlatform();
 });
 
-const alarms = (of = s) => new Map(of.ofType('AWS::CloudWatch::Alarm').map(([, a]) => [a.Properties.AlarmName as string, a.Properties as Json]));
+const alarms = (of = s) =>
+  new Map(of.ofType('AWS::CloudWatch::Alarm').map(([, a]) => [a.Properties.AlarmName as string, a.Properties as Json]));
 const alarm = (name: string, of = s) => {
   const found = alarms(of).get(`saas-test-${name}`);
   expect(found, name).toBeDefined();
   return found!;
 };
 const topicId = (of = s) => of.ofType('AWS::SNS::Topic')[0]![0];
-const dims = (metric: Json) => Object.fromEntries((metric.Dimensions ?? []).map((d: Json) => [d.Name, targetId(d.Value) ?? d.Value]));
+const dims = (metric: Json) =>
+  Object.fromEntries((metric.Dimensions ?? []).map((d: Json) => [d.Name, targetId(d.Value) ?? d.Value]));
 /** The MetricStat of each id of a math alarm. */
-const statsOf = (a: Json) => Object.fromEntries(a.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => [m.Id, m.MetricStat]));
-const expressionOf = (a: Json) => a.Metrics.find((m: Json) => m.Expression && m.ReturnData !== false).Expression as string;
+const statsOf = (a: Json) =>
+  Object.fromEntries(a.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => [m.Id, m.MetricStat]));
+const expressionOf = (a: Json) =>
+  a.Metrics.find((m: Json) => m.Expression && m.ReturnData !== false).Expression as string;
 
 describe('alarm topic', () => {
   it('is always created, TLS-only, open to this deployment’s alarms, and has no subscription without alarmEmail', () => {
@@ -30,10 +34,14 @@ describe('alarm topic', () => {
     expect(s.ofType('AWS::SNS::Subscription')).toHaveLength(0);
     const [, policy] = s.ofType('AWS::SNS::TopicPolicy')[0]!;
     const statements: Json[] = policy.Properties.PolicyDocument.Statement;
-    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
     const allow = statements.find((st) => st.Effect === 'Allow')!;
     expect(allow).toMatchObject({ Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' } });
-    expect(flat(allow.Condition.ArnLike['aws:SourceArn'])).toMatch(/:cloudwatch:\{Ref:AWS::Region\}:\{Ref:AWS::AccountId\}:alarm:saas-test-\*$/);
+    expect(flat(allow.Condition.ArnLike['aws:SourceArn'])).toMatch(
+      /:cloudwatch:\{Ref:AWS::Region\}:\{Ref:AWS::AccountId\}:alarm:saas-test-\*$/,
+    );
   });
 
   it('subscribes each address of alarmEmail by e-mail', () => {
@@ -58,8 +66,15 @@ describe('alarm topic', () => {
 
   it('takes thresholds from context, with the documented defaults', () => {
     const ctx = (context: Record<string, unknown>) => readSettings(new App({ context }).node).monitoring;
-    expect(ctx({})).toEqual({ alarmEmails: [], functionErrorRatePercent: 1, api5xxRatePercent: 1, apiP99LatencyMs: 3000 });
-    expect(ctx({ alarmFunctionErrorRatePercent: '2.5', alarmApi5xxRatePercent: '5', alarmApiP99LatencyMs: '1500' })).toMatchObject({
+    expect(ctx({})).toEqual({
+      alarmEmails: [],
+      functionErrorRatePercent: 1,
+      api5xxRatePercent: 1,
+      apiP99LatencyMs: 3000,
+    });
+    expect(
+      ctx({ alarmFunctionErrorRatePercent: '2.5', alarmApi5xxRatePercent: '5', alarmApiP99LatencyMs: '1500' }),
+    ).toMatchObject({
       functionErrorRatePercent: 2.5,
       api5xxRatePercent: 5,
       apiP99LatencyMs: 1500,
@@ -78,14 +93,21 @@ describe('alarms', () => {
       expect(a.EvaluationPeriods, a.AlarmName).toBe(1);
       expect(a.TreatMissingData, a.AlarmName).toBe('notBreaching');
       expect(a.AlarmDescription, a.AlarmName).toMatch(/docs\/operations\.md#[a-z0-9-]+$/);
-      for (const stat of a.Metrics ? Object.values(statsOf(a)) : [a]) expect((stat as Json).Period, a.AlarmName).toBe(300);
+      for (const stat of a.Metrics ? Object.values(statsOf(a)) : [a])
+        expect((stat as Json).Period, a.AlarmName).toBe(300);
     }
   });
 
   it('every worker: errors > 0', () => {
     for (const name of Object.keys(WORKERS)) {
       const a = alarm(`fn-${name}-errors`);
-      expect(a).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+      expect(a).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Statistic: 'Sum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
       expect(dims(a)).toEqual({ FunctionName: s.fnIds.get(name) });
     }
   });
@@ -102,7 +124,9 @@ describe('alarms', () => {
         expect(st).toMatchObject({ Stat: 'Sum', Period: 300 });
         expect(dims(st.Metric)).toEqual({ FunctionName: s.fnIds.get(name) });
       }
-      const [errors, invocations] = ['Errors', 'Invocations'].map((m) => Object.entries(statsOf(a)).find(([, st]) => (st as Json).Metric.MetricName === m)![0]);
+      const [errors, invocations] = ['Errors', 'Invocations'].map(
+        (m) => Object.entries(statsOf(a)).find(([, st]) => (st as Json).Metric.MetricName === m)![0],
+      );
       expect(expressionOf(a)).toBe(`IF(${invocations} > 0, 100 * ${errors} / ${invocations}, 0)`);
     }
   });
@@ -110,7 +134,13 @@ describe('alarms', () => {
   it('every function: throttles > 0', () => {
     for (const [name, id] of s.fnIds) {
       const a = alarm(`fn-${name}-throttles`);
-      expect(a).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles', Statistic: 'Sum', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+      expect(a).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Throttles',
+        Statistic: 'Sum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
       expect(dims(a)).toEqual({ FunctionName: id });
     }
   });
@@ -120,7 +150,14 @@ describe('alarms', () => {
     const rate = alarm('api-5xx-rate');
     expect(rate).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold' });
     const stats = statsOf(rate);
-    expect(Object.values(stats).map((st: Json) => [st.Metric.Namespace, st.Metric.MetricName, st.Stat, dims(st.Metric).ApiId])).toEqual([
+    expect(
+      Object.values(stats).map((st: Json) => [
+        st.Metric.Namespace,
+        st.Metric.MetricName,
+        st.Stat,
+        dims(st.Metric).ApiId,
+      ]),
+    ).toEqual([
       ['AWS/ApiGateway', '5xx', 'Sum', apiId],
       ['AWS/ApiGateway', 'Count', 'Sum', apiId],
     ]);
@@ -133,14 +170,21 @@ describe('alarms', () => {
   });
 
   it('thresholds follow the context values', () => {
-    const tuned = synthPlatform({ alarmFunctionErrorRatePercent: '5', alarmApi5xxRatePercent: '2', alarmApiP99LatencyMs: '800' });
+    const tuned = synthPlatform({
+      alarmFunctionErrorRatePercent: '5',
+      alarmApi5xxRatePercent: '2',
+      alarmApiP99LatencyMs: '800',
+    });
     expect(alarm('fn-catalog-error-rate', tuned).Threshold).toBe(5);
     expect(alarm('api-5xx-rate', tuned).Threshold).toBe(2);
     expect(alarm('api-p99-latency', tuned).Threshold).toBe(800);
   });
 
   it('every dead-letter queue: a visible message (>= 1) is an incident', () => {
-    const dlqs = s.ofType('AWS::SQS::Queue').filter(([, q]) => !q.Properties.RedrivePolicy).map(([id]) => id);
+    const dlqs = s
+      .ofType('AWS::SQS::Queue')
+      .filter(([, q]) => !q.Properties.RedrivePolicy)
+      .map(([id]) => id);
     expect(dlqs).toHaveLength(3);
     const watched = ['email', 'webhooks', 'jobs'].map((q) => {
       const a = alarm(`dlq-${q}`);
@@ -178,7 +222,10 @@ describe('alarms', () => {
   });
 
   it('follow the functions the routes call for: a group without deployed routes has neither function nor alarm', () => {
-    const without = synthPlatform({}, deployedRoutes().filter((r) => r.group !== 'catalog'));
+    const without = synthPlatform(
+      {},
+      deployedRoutes().filter((r) => r.group !== 'catalog'),
+    );
     expect(without.fnIds.has('catalog')).toBe(false);
     expect([...alarms(without).keys()].filter((n) => n.includes('catalog'))).toEqual([]);
     expect(alarms(without).size).toBe(alarms().size - 2);
@@ -190,7 +237,9 @@ describe('dashboard', () => {
     const dashboards = s.ofType('AWS::CloudWatch::Dashboard');
     expect(dashboards).toHaveLength(1);
     expect(dashboards[0]![1].Properties.DashboardName).toBe('saas-test');
-    return JSON.parse(flat(dashboards[0]![1].Properties.DashboardBody).replace(/\{Ref:[^}]+\}|\{[A-Za-z0-9]+\.(Arn|QueueName)\}/g, 'X'));
+    return JSON.parse(
+      flat(dashboards[0]![1].Properties.DashboardBody).replace(/\{Ref:[^}]+\}|\{[A-Za-z0-9]+\.(Arn|QueueName)\}/g, 'X'),
+    );
   };
 
   it('has the alarm states on top, then a row each for the API, functions, queues, table and business metrics', () => {
@@ -200,7 +249,15 @@ describe('dashboard', () => {
     const headers = widgets.filter((w) => w.type === 'text').map((w) => w.properties.markdown.split('\n')[0]);
     expect(headers).toEqual(['## API', '## Functions', '## Queues', '## Table', '## Business']);
     const titles = widgets.filter((w) => w.type === 'metric').map((w) => w.properties.title);
-    for (const t of ['5xx rate (%)', 'Latency (ms)', 'API function error rate (%)', 'Throttles', 'Dead-lettered messages', 'Throttled requests', 'System errors']) {
+    for (const t of [
+      '5xx rate (%)',
+      'Latency (ms)',
+      'API function error rate (%)',
+      'Throttles',
+      'Dead-lettered messages',
+      'Throttled requests',
+      'System errors',
+    ]) {
       expect(titles).toContain(t);
     }
   });
@@ -217,7 +274,9 @@ describe('dashboard', () => {
     for (const [name, { dimension, title }] of Object.entries(BUSINESS_METRICS)) {
       const w = widgets.find((x) => x.properties?.title === title)!;
       expect(w, name).toBeDefined();
-      expect(w.properties.metrics[0][0].expression).toBe(`SEARCH('{"saas/test",service,${dimension}} MetricName="${name}"', 'Sum', 300)`);
+      expect(w.properties.metrics[0][0].expression).toBe(
+        `SEARCH('{"saas/test",service,${dimension}} MetricName="${name}"', 'Sum', 300)`,
+      );
     }
   });
 });

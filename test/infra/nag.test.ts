@@ -10,7 +10,9 @@ import { platformStack } from './synth.ts';
 /** Every finding of both packs that is not acknowledged, as `rule at construct path`. */
 function unacknowledged(stack: Stack): string[] {
   return [new AwsSolutionsChecks(), new ServerlessChecks()].flatMap((pack) =>
-    pack.validateScope(stack).violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}`)),
+    pack
+      .validateScope(stack)
+      .violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} at ${r.constructPath}`)),
   );
 }
 
@@ -19,7 +21,8 @@ function acknowledgements(root: IConstruct): Map<string, Record<string, string>>
   const out = new Map<string, Record<string, string>>();
   for (const c of root.node.findAll()) {
     for (const entry of c.node.metadata) {
-      if (entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY) out.set(c.node.path, { ...out.get(c.node.path), ...(entry.data as Record<string, string>) });
+      if (entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        out.set(c.node.path, { ...out.get(c.node.path), ...(entry.data as Record<string, string>) });
     }
   }
   return out;
@@ -30,10 +33,17 @@ function acknowledgements(root: IConstruct): Map<string, Record<string, string>>
  * own grants, on an existing entry: what the stack will hold once those areas have routes.
  */
 function addFutureGroups(stack: PlatformStack) {
-  const future = (Object.keys(API_GROUPS) as GroupName[]).filter((g) => g !== 'local-providers' && !stack.functions.has(g));
+  const future = (Object.keys(API_GROUPS) as GroupName[]).filter(
+    (g) => g !== 'local-providers' && !stack.functions.has(g),
+  );
   for (const group of future) {
     const spec = API_GROUPS[group];
-    const opts = { description: spec.description, access: { ...spec, verifiesTokens: true }, defaultTimeoutSeconds: API_TIMEOUT_SECONDS, entry: entryOf('fallback') };
+    const opts = {
+      description: spec.description,
+      access: { ...spec, verifiesTokens: true },
+      defaultTimeoutSeconds: API_TIMEOUT_SECONDS,
+      entry: entryOf('fallback'),
+    };
     stack.functions.set(group, appFunction(stack, group, opts, stack.resources));
   }
   return future;
@@ -59,7 +69,14 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
     const { stack } = platformStack();
     const found = acknowledgements(stack);
     expect([...found.keys()].sort()).toEqual(
-      ['Platform', 'Platform/Http', 'Platform/Monitoring/Alarms', 'Platform/Queues/email-dlq', 'Platform/Queues/jobs-dlq', 'Platform/Queues/webhooks-dlq'].sort(),
+      [
+        'Platform',
+        'Platform/Http',
+        'Platform/Monitoring/Alarms',
+        'Platform/Queues/email-dlq',
+        'Platform/Queues/jobs-dlq',
+        'Platform/Queues/webhooks-dlq',
+      ].sort(),
     );
     for (const [path, rules] of found) {
       for (const [id, reason] of Object.entries(rules)) {
@@ -72,6 +89,7 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
 
   it('fixes what was worth fixing instead of acknowledging it', () => {
     const ids = [...acknowledgements(platformStack().stack).values()].flatMap((rules) => Object.keys(rules)).join(' ');
-    for (const fixed of ['IAM4', 'L1', 'LambdaLatestVersion', 'LambdaTracing', 'AwsSolutions-S1', '/index/*']) expect(ids).not.toContain(fixed);
+    for (const fixed of ['IAM4', 'L1', 'LambdaLatestVersion', 'LambdaTracing', 'AwsSolutions-S1', '/index/*'])
+      expect(ids).not.toContain(fixed);
   });
 });

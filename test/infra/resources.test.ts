@@ -25,15 +25,39 @@ describe('table', () => {
     expect(t.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
     expect(t.TimeToLiveSpecification).toEqual({ AttributeName: TABLE_DESIGN.ttlAttribute, Enabled: true });
     expect(t.SSESpecification).toEqual({ SSEEnabled: true });
-    expect(t.GlobalSecondaryIndexes).toEqual(
-      [
-        { IndexName: 'gsi1', KeySchema: [{ AttributeName: 'gsi1pk', KeyType: 'HASH' }, { AttributeName: 'gsi1sk', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } },
-        { IndexName: 'gsi2', KeySchema: [{ AttributeName: 'gsi2pk', KeyType: 'HASH' }, { AttributeName: 'gsi2sk', KeyType: 'RANGE' }], Projection: { ProjectionType: 'ALL' } },
-        { IndexName: 'byId', KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }], Projection: { ProjectionType: 'KEYS_ONLY' } },
-      ],
-    );
+    expect(t.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: 'gsi1',
+        KeySchema: [
+          { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+          { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: 'gsi2',
+        KeySchema: [
+          { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+          { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: 'byId',
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ]);
     for (const attr of t.AttributeDefinitions) expect(attr.AttributeType).toBe('S');
-    expect(t.AttributeDefinitions.map((a: Json) => a.AttributeName).sort()).toEqual(['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'id', 'pk', 'sk']);
+    expect(t.AttributeDefinitions.map((a: Json) => a.AttributeName).sort()).toEqual([
+      'gsi1pk',
+      'gsi1sk',
+      'gsi2pk',
+      'gsi2sk',
+      'id',
+      'pk',
+      'sk',
+    ]);
     // Not prod: removable with the stack.
     expect(tables[0]![1].DeletionPolicy).toBe('Delete');
   });
@@ -69,12 +93,19 @@ describe('buckets', () => {
 
   it('log every access to media and invoices to the access-log bucket, kept for 90 days', () => {
     const logs = s.ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('DataAccessLogs'))!;
-    expect(logs[1].Properties.LifecycleConfiguration.Rules[0]).toMatchObject({ ExpirationInDays: 90, Status: 'Enabled' });
+    expect(logs[1].Properties.LifecycleConfiguration.Rules[0]).toMatchObject({
+      ExpirationInDays: 90,
+      Status: 'Enabled',
+    });
     // ACLs stay disabled: log delivery is allowed by the log bucket's policy.
     expect(logs[1].Properties.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
     const policy = s.ofType('AWS::S3::BucketPolicy').find(([, p]) => targetId(p.Properties.Bucket) === logs[0])![1];
     expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
-      expect.objectContaining({ Effect: 'Allow', Action: 's3:PutObject', Principal: { Service: 'logging.s3.amazonaws.com' } }),
+      expect.objectContaining({
+        Effect: 'Allow',
+        Action: 's3:PutObject',
+        Principal: { Service: 'logging.s3.amazonaws.com' },
+      }),
     );
     for (const prefix of ['DataMedia', 'DataInvoices']) {
       const [, bucket] = s.ofType('AWS::S3::Bucket').find(([id]) => id.startsWith(prefix))!;
@@ -85,11 +116,20 @@ describe('buckets', () => {
   });
 
   it('versions invoices; media is private with CORS for presigned uploads only', () => {
-    const [media, invoices] = ['DataMedia', 'DataInvoices'].map((prefix) => s.ofType('AWS::S3::Bucket').find(([id]) => id.startsWith(prefix))![1].Properties);
+    const [media, invoices] = ['DataMedia', 'DataInvoices'].map(
+      (prefix) => s.ofType('AWS::S3::Bucket').find(([id]) => id.startsWith(prefix))![1].Properties,
+    );
     expect(invoices.VersioningConfiguration).toEqual({ Status: 'Enabled' });
     expect(media.VersioningConfiguration).toBeUndefined();
-    expect(media.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
-    expect(media.CorsConfiguration.CorsRules).toEqual([{ AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['content-type'], MaxAge: 3600 }]);
+    expect(media.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(media.CorsConfiguration.CorsRules).toEqual([
+      { AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['content-type'], MaxAge: 3600 },
+    ]);
     expect(invoices.CorsConfiguration).toBeUndefined();
   });
 });
@@ -99,7 +139,11 @@ describe('queues', () => {
     const queues = s.ofType('AWS::SQS::Queue');
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
     const dlqs = queues.filter(([, q]) => !q.Properties.RedrivePolicy);
-    expect(work.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['Queuesemail', 'Queuesjobs', 'Queueswebhooks']);
+    expect(work.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
+      'Queuesemail',
+      'Queuesjobs',
+      'Queueswebhooks',
+    ]);
     expect(dlqs.length).toBe(3);
     const targets = new Set<string>();
     for (const [id, q] of work) {
@@ -193,7 +237,15 @@ describe('functions', () => {
   it('outputs the table, bucket names and queue URLs', () => {
     const outputs = Object.keys(s.template.toJSON().Outputs);
     expect(outputs.sort()).toEqual(
-      ['ApiUrl', 'EmailQueueUrl', 'InvoiceBucketName', 'JobsQueueUrl', 'MediaBucketName', 'TableName', 'WebhooksQueueUrl'].sort(),
+      [
+        'ApiUrl',
+        'EmailQueueUrl',
+        'InvoiceBucketName',
+        'JobsQueueUrl',
+        'MediaBucketName',
+        'TableName',
+        'WebhooksQueueUrl',
+      ].sort(),
     );
   });
 });
@@ -233,7 +285,8 @@ describe('bundling', () => {
       const b = bundlingFor(name);
       expect(b.externalModules, name).toEqual([...(LAZY_PACKAGES[name] ?? [])]);
       const after = b.commandHooks?.afterBundling('/in', '/out') ?? [];
-      for (const pkg of LAZY_PACKAGES[name] ?? []) expect(after.join('\n'), name).toContain(`--outfile="/out/node_modules/${pkg}/index.mjs"`);
+      for (const pkg of LAZY_PACKAGES[name] ?? [])
+        expect(after.join('\n'), name).toContain(`--outfile="/out/node_modules/${pkg}/index.mjs"`);
     }
     expect(Object.keys(LAZY_PACKAGES).every((name) => s.fnIds.has(name))).toBe(true);
   });

@@ -63,7 +63,8 @@ export function synthPlatform(context: Record<string, unknown> = {}, routes?: re
 }
 
 export const actionsOf = (s: Statement) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
-export const resourcesOf = (s: Statement): Json[] => (s.Resource === undefined ? [] : Array.isArray(s.Resource) ? s.Resource : [s.Resource]);
+export const resourcesOf = (s: Statement): Json[] =>
+  s.Resource === undefined ? [] : Array.isArray(s.Resource) ? s.Resource : [s.Resource];
 
 /** A CloudFormation value flattened to text: `Fn::Join` parts joined, `Ref`/`GetAtt` as `{Ref:X}`/`{X.Attr}`. */
 export function flat(value: Json): string {

@@ -8,15 +8,21 @@ import { createWorld, nextIp, PASSWORD, seedUser, type World } from '#test/suppo
  * their own tenant.
  */
 let world: World;
-const call = (method: string, path: string, token: string, extra: { body?: unknown; query?: Record<string, string> } = {}) =>
-  invoke(method, path, { token, ip: nextIp(), ...extra });
+const call = (
+  method: string,
+  path: string,
+  token: string,
+  extra: { body?: unknown; query?: Record<string, string> } = {},
+) => invoke(method, path, { token, ip: nextIp(), ...extra });
 
 beforeAll(async () => {
   world = await createWorld();
 });
 
 const newSupplier = async (tenant: World['a']) => {
-  const res = await call('POST', '/api/suppliers', tenant.owner, { body: { name: `Supplier ${crypto.randomUUID().slice(0, 6)}`, tenantId: tenant.id } });
+  const res = await call('POST', '/api/suppliers', tenant.owner, {
+    body: { name: `Supplier ${crypto.randomUUID().slice(0, 6)}`, tenantId: tenant.id },
+  });
   expect(res.status, res.text).toBe(201);
   return res.json.result.id as string;
 };
@@ -28,14 +34,26 @@ describe('a SystemAdmin by id alone', () => {
     expect(read.status, read.text).toBe(200);
     expect(read.json.result).toMatchObject({ id: user.id, tenantId: world.a.id, email: user.email });
 
-    const body = { firstName: 'Renamed', lastName: 'ByAdmin', phoneNumber: null, departmentId: null, roles: ['TenantMember'], isActive: true };
+    const body = {
+      firstName: 'Renamed',
+      lastName: 'ByAdmin',
+      phoneNumber: null,
+      departmentId: null,
+      roles: ['TenantMember'],
+      isActive: true,
+    };
     const updated = await call('PUT', `/api/users/${user.id.toUpperCase()}`, world.admin, { body });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.json.result).toMatchObject({ id: user.id, firstName: 'Renamed', tenantId: world.a.id });
 
-    const reset = await call('PUT', `/api/users/${user.id}/password-reset`, world.admin, { body: { newPassword: 'Admin-Set-2024' } });
+    const reset = await call('PUT', `/api/users/${user.id}/password-reset`, world.admin, {
+      body: { newPassword: 'Admin-Set-2024' },
+    });
     expect(reset.status, reset.text).toBe(200);
-    const login = await invoke('POST', '/api/auth/login', { body: { email: user.email, password: 'Admin-Set-2024' }, ip: nextIp() });
+    const login = await invoke('POST', '/api/auth/login', {
+      body: { email: user.email, password: 'Admin-Set-2024' },
+      ip: nextIp(),
+    });
     expect(login.status, login.text).toBe(200);
 
     const deleted = await call('DELETE', `/api/users/${user.id}`, world.admin);
@@ -50,24 +68,36 @@ describe('a SystemAdmin by id alone', () => {
     expect(supplier.status, supplier.text).toBe(200);
     expect(supplier.json.result).toMatchObject({ id: supplierId, tenantId: world.b.id });
 
-    const role = await call('POST', '/api/roles', world.b.owner, { body: { name: `Role ${crypto.randomUUID().slice(0, 6)}`, tenantId: world.b.id } });
-    const perms = await call('PUT', `/api/roles/${role.json.result.id}/permissions`, world.admin, { body: { permissions: ['suppliers:read'] } });
+    const role = await call('POST', '/api/roles', world.b.owner, {
+      body: { name: `Role ${crypto.randomUUID().slice(0, 6)}`, tenantId: world.b.id },
+    });
+    const perms = await call('PUT', `/api/roles/${role.json.result.id}/permissions`, world.admin, {
+      body: { permissions: ['suppliers:read'] },
+    });
     expect(perms.status, perms.text).toBe(200);
     expect(perms.json.result.permissions).toEqual(['suppliers:read']);
 
-    const group = await call('POST', '/api/groups', world.b.owner, { body: { name: `Group ${crypto.randomUUID().slice(0, 6)}`, tenantId: world.b.id } });
+    const group = await call('POST', '/api/groups', world.b.owner, {
+      body: { name: `Group ${crypto.randomUUID().slice(0, 6)}`, tenantId: world.b.id },
+    });
     const member = await seedUser(world.b.id, ['TenantMember']);
-    const added = await call('POST', `/api/groups/${group.json.result.id}/users`, world.admin, { query: { userId: member.id } });
+    const added = await call('POST', `/api/groups/${group.json.result.id}/users`, world.admin, {
+      query: { userId: member.id },
+    });
     expect(added.status, added.text).toBe(200);
     expect(added.json.result.memberCount).toBe(1);
   });
 
   it('is still narrowed by tenantId: naming the wrong tenant is 404, an unknown id is 404', async () => {
     const supplierId = await newSupplier(world.a);
-    const narrowed = await call('GET', `/api/suppliers/${supplierId}`, world.admin, { query: { tenantId: world.b.id } });
+    const narrowed = await call('GET', `/api/suppliers/${supplierId}`, world.admin, {
+      query: { tenantId: world.b.id },
+    });
     expect(narrowed.status).toBe(404);
     expect(narrowed.json.error.code).toBe('NOT_FOUND');
-    expect((await call('GET', `/api/suppliers/${supplierId}`, world.admin, { query: { tenantId: world.a.id } })).status).toBe(200);
+    expect(
+      (await call('GET', `/api/suppliers/${supplierId}`, world.admin, { query: { tenantId: world.a.id } })).status,
+    ).toBe(200);
     const unknown = await call('GET', `/api/users/${crypto.randomUUID()}`, world.admin);
     expect(unknown.status).toBe(404);
     expect(unknown.json.error.message).toBe('User not found');
@@ -77,7 +107,10 @@ describe('a SystemAdmin by id alone', () => {
     const platformUser = await seedUser(null, []);
     expect((await call('GET', `/api/users/${platformUser.id}`, world.admin)).status).toBe(404);
     expect((await call('DELETE', `/api/users/${platformUser.id}`, world.admin)).status).toBe(404);
-    const login = await invoke('POST', '/api/auth/login', { body: { email: platformUser.email, password: PASSWORD }, ip: nextIp() });
+    const login = await invoke('POST', '/api/auth/login', {
+      body: { email: platformUser.email, password: PASSWORD },
+      ip: nextIp(),
+    });
     expect(login.status).toBe(200);
   });
 });
@@ -89,10 +122,15 @@ describe('tenant callers', () => {
     expect((await call('GET', `/api/suppliers/${supplierId}`, world.b.owner)).status).toBe(404);
     expect((await call('GET', `/api/users/${user.id}`, world.b.owner)).status).toBe(404);
     expect((await call('DELETE', `/api/users/${user.id}`, world.b.owner)).status).toBe(404);
-    const reset = await call('PUT', `/api/users/${user.id}/password-reset`, world.b.owner, { body: { newPassword: 'Stolen-Pass-2024' } });
+    const reset = await call('PUT', `/api/users/${user.id}/password-reset`, world.b.owner, {
+      body: { newPassword: 'Stolen-Pass-2024' },
+    });
     expect(reset.status).toBe(404);
     expect((await call('GET', `/api/users/${user.id}`, world.a.owner)).status).toBe(200);
-    const login = await invoke('POST', '/api/auth/login', { body: { email: user.email, password: PASSWORD }, ip: nextIp() });
+    const login = await invoke('POST', '/api/auth/login', {
+      body: { email: user.email, password: PASSWORD },
+      ip: nextIp(),
+    });
     expect(login.status).toBe(200);
   });
 });

@@ -28,7 +28,19 @@ let member: string;
 
 beforeAll(async () => {
   for (const e of SEEDED) {
-    await transact([auditPut({ entityType: e.entityType, entityId: crypto.randomUUID(), action: 'create', changes: { name: e.at, password: 'hunter2' }, actor, tenantId }, e.at)]);
+    await transact([
+      auditPut(
+        {
+          entityType: e.entityType,
+          entityId: crypto.randomUUID(),
+          action: 'create',
+          changes: { name: e.at, password: 'hunter2' },
+          actor,
+          tenantId,
+        },
+        e.at,
+      ),
+    ]);
   }
   await countAudit(SEEDED.length);
   admin = await tokenFor({ role: 'SystemAdmin' });
@@ -36,8 +48,10 @@ beforeAll(async () => {
   member = await tokenFor({ tenantId, role: 'TenantMember' });
 });
 
-const logs = (query: Record<string, string | number> = {}, token = admin) => invoke('GET', '/api/admin/audit-logs', { token, query });
-const times = (res: Awaited<ReturnType<typeof logs>>) => res.json.result.items.map((e: { createdAt: string }) => e.createdAt);
+const logs = (query: Record<string, string | number> = {}, token = admin) =>
+  invoke('GET', '/api/admin/audit-logs', { token, query });
+const times = (res: Awaited<ReturnType<typeof logs>>) =>
+  res.json.result.items.map((e: { createdAt: string }) => e.createdAt);
 
 describe('GET /api/admin/audit-logs', () => {
   it('lists every entry newest first with the spec fields and no secrets', async () => {
@@ -46,7 +60,13 @@ describe('GET /api/admin/audit-logs', () => {
     expect(res.json.result).toMatchObject({ totalCount: 6, totalPages: 1, page: 1, pageSize: 20 });
     expect(times(res)).toEqual(SEEDED.map((e) => e.at).reverse());
     const entry = res.json.result.items[0];
-    expect(entry).toMatchObject({ entityType: 'Supplier', action: 'create', userId: actor.userId, userName: 'auditor@example.com', tenantId });
+    expect(entry).toMatchObject({
+      entityType: 'Supplier',
+      action: 'create',
+      userId: actor.userId,
+      userName: 'auditor@example.com',
+      tenantId,
+    });
     expect(JSON.parse(entry.changes)).toEqual({ name: '2026-02-01T12:00:00.000Z' });
   });
 
@@ -74,21 +94,39 @@ describe('GET /api/admin/audit-logs', () => {
     const roles = await logs({ entityType: 'Role' });
     expect(times(roles)).toEqual(['2026-02-01T00:00:00.000Z', '2026-01-31T09:15:00.000Z']);
     expect(roles.json.result.totalCount).toBe(2);
-    const suppliersDay = await logs({ entityType: 'Supplier', startDate: '2026-01-31', endDate: '2026-02-01', pageSize: 1, page: 2 });
+    const suppliersDay = await logs({
+      entityType: 'Supplier',
+      startDate: '2026-01-31',
+      endDate: '2026-02-01',
+      pageSize: 1,
+      page: 2,
+    });
     expect(suppliersDay.json.result).toMatchObject({ totalCount: 3, totalPages: 3 });
     expect(times(suppliersDay)).toEqual(['2026-01-31T23:59:59.999Z']);
-    expect((await logs({ entityType: 'Nothing' })).json.result).toMatchObject({ items: [], totalCount: 0, totalPages: 0 });
+    expect((await logs({ entityType: 'Nothing' })).json.result).toMatchObject({
+      items: [],
+      totalCount: 0,
+      totalPages: 0,
+    });
   });
 
   it('rejects bad dates, an inverted range and bad paging with VALIDATION_ERROR', async () => {
-    for (const query of <Record<string, string | number>[]>[{ startDate: '2026-02-30' }, { endDate: 'yesterday' }, { startDate: '2026-01-31T25:00:00Z' }, { pageSize: 0 }, { page: -1 }]) {
+    for (const query of <Record<string, string | number>[]>[
+      { startDate: '2026-02-30' },
+      { endDate: 'yesterday' },
+      { startDate: '2026-01-31T25:00:00Z' },
+      { pageSize: 0 },
+      { page: -1 },
+    ]) {
       const res = await logs(query);
       expect(res.status, JSON.stringify(query)).toBe(400);
       expect(res.json.error.code).toBe('VALIDATION_ERROR');
     }
     const inverted = await logs({ startDate: '2026-02-01', endDate: '2026-01-31' });
     expect(inverted.status).toBe(400);
-    expect(inverted.json.error.details).toEqual([{ path: 'query.endDate', message: 'endDate must not be before startDate' }]);
+    expect(inverted.json.error.details).toEqual([
+      { path: 'query.endDate', message: 'endDate must not be before startDate' },
+    ]);
   });
 
   it('is for SystemAdmins only', async () => {
@@ -98,11 +136,21 @@ describe('GET /api/admin/audit-logs', () => {
   });
 
   it('shows entries written by the API', async () => {
-    await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', tenantId), id: tenantId, status: 1 } }));
+    await ddb().send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { ...keys.platformItem('TENANT', tenantId), id: tenantId, status: 1 },
+      }),
+    );
     const made = await invoke('POST', '/api/groups', { token: owner, body: { name: 'Audited', tenantId } });
     expect(made.status).toBe(201);
     const res = await logs({ entityType: 'Group' });
-    expect(res.json.result.items[0]).toMatchObject({ entityId: made.json.result.id, action: 'create', tenantId, userName: 'tenantowner@example.com' });
+    expect(res.json.result.items[0]).toMatchObject({
+      entityId: made.json.result.id,
+      action: 'create',
+      tenantId,
+      userName: 'tenantowner@example.com',
+    });
     expect(JSON.parse(res.json.result.items[0].changes)).toEqual({ name: 'Audited', description: null });
     expect((await logs()).json.result.totalCount).toBe(SEEDED.length + 1);
   });
@@ -117,25 +165,56 @@ describe('GET /api/admin/integration-events', () => {
     await ddb().send(
       new PutCommand({
         TableName: config.tableName,
-        Item: { ...keys.platformItem('INTEGRATION_EVENT', 'legacy'), ...keys.newestFirst(keys.platformCollection('INTEGRATION_EVENT'), '2026-02-01T00:00:00.000Z', 'legacy'), id: 'legacy', eventType: 'tenant.created', data: null, status: 'delivered', createdAt: '2026-02-01T00:00:00.000Z' },
+        Item: {
+          ...keys.platformItem('INTEGRATION_EVENT', 'legacy'),
+          ...keys.newestFirst(keys.platformCollection('INTEGRATION_EVENT'), '2026-02-01T00:00:00.000Z', 'legacy'),
+          id: 'legacy',
+          eventType: 'tenant.created',
+          data: null,
+          status: 'delivered',
+          createdAt: '2026-02-01T00:00:00.000Z',
+        },
       }),
     );
     await countIntegrationEvents(1);
     const res = await invoke('GET', '/api/admin/integration-events', { token: admin, query: { pageSize: 3 } });
     expect(res.status).toBe(200);
     expect(res.json.result).toMatchObject({ totalCount: 4, totalPages: 2, page: 1, pageSize: 3 });
-    expect(res.json.result.items[0]).toEqual({ id: expect.any(String), eventType: 'user.registered', data: '{"n":2}', status: 'recorded', createdAt: '2026-03-03T00:00:00.000Z' });
-    const last = await invoke('GET', '/api/admin/integration-events', { token: admin, query: { pageSize: 3, page: 2 } });
-    expect(last.json.result.items).toEqual([{ id: 'legacy', eventType: 'tenant.created', data: null, status: 'delivered', createdAt: '2026-02-01T00:00:00.000Z' }]);
+    expect(res.json.result.items[0]).toEqual({
+      id: expect.any(String),
+      eventType: 'user.registered',
+      data: '{"n":2}',
+      status: 'recorded',
+      createdAt: '2026-03-03T00:00:00.000Z',
+    });
+    const last = await invoke('GET', '/api/admin/integration-events', {
+      token: admin,
+      query: { pageSize: 3, page: 2 },
+    });
+    expect(last.json.result.items).toEqual([
+      {
+        id: 'legacy',
+        eventType: 'tenant.created',
+        data: null,
+        status: 'delivered',
+        createdAt: '2026-02-01T00:00:00.000Z',
+      },
+    ]);
     expect((await invoke('GET', '/api/admin/integration-events', { token: owner })).status).toBe(403);
-    expect((await invoke('GET', '/api/admin/integration-events', { token: admin, query: { pageSize: 101 } })).status).toBe(400);
+    expect(
+      (await invoke('GET', '/api/admin/integration-events', { token: admin, query: { pageSize: 101 } })).status,
+    ).toBe(400);
   });
 
   it('records an event when a user joins a group', async () => {
     const group = (await invoke('GET', '/api/groups', { token: owner })).json.result.items[0];
     const userId = crypto.randomUUID();
-    await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.user(tenantId, userId), id: userId, tenantId } }));
-    expect((await invoke('POST', `/api/groups/${group.id}/users`, { token: owner, query: { userId } })).status).toBe(200);
+    await ddb().send(
+      new PutCommand({ TableName: config.tableName, Item: { ...keys.user(tenantId, userId), id: userId, tenantId } }),
+    );
+    expect((await invoke('POST', `/api/groups/${group.id}/users`, { token: owner, query: { userId } })).status).toBe(
+      200,
+    );
     await invoke('POST', `/api/groups/${group.id}/users`, { token: owner, query: { userId } });
     const res = await invoke('GET', '/api/admin/integration-events', { token: admin, query: { pageSize: 100 } });
     const joined = res.json.result.items.filter((e: { eventType: string }) => e.eventType === 'group.member-added');

@@ -9,7 +9,8 @@ beforeAll(async () => {
   ctx = await twoTenants();
 });
 
-const send = (body: unknown, key = INTERNAL_KEY) => invoke('POST', '/api/analytics/events', { body, headers: key ? { 'x-internal-api-key': key } : {} });
+const send = (body: unknown, key = INTERNAL_KEY) =>
+  invoke('POST', '/api/analytics/events', { body, headers: key ? { 'x-internal-api-key': key } : {} });
 const llm = (token: string, q: string) => invoke('GET', `/api/analytics/llm?${q}`, { token });
 const support = (token: string, q: string) => invoke('GET', `/api/analytics/support?${q}`, { token });
 
@@ -27,7 +28,8 @@ const nearestRank = (values: number[], q: number) => {
 };
 const round2 = (v: number) => Math.round(v * 100) / 100;
 /** The same instant written in local time at a UTC offset of `hours` (`…T12:30:00+02:00`). */
-const withOffset = (utcMs: number, hours: number) => `${new Date(utcMs + hours * 3_600_000).toISOString().slice(0, 19)}+${String(hours).padStart(2, '0')}:00`;
+const withOffset = (utcMs: number, hours: number) =>
+  `${new Date(utcMs + hours * 3_600_000).toISOString().slice(0, 19)}+${String(hours).padStart(2, '0')}:00`;
 
 type Call = LlmCall;
 
@@ -64,7 +66,10 @@ describe('LLM analytics', () => {
     const r = res.json.result;
     expect(r.totalRequests).toBe(1400);
     expect(r.totalTokensUsed).toBe(calls.reduce((n, c) => n + c.tokens, 0));
-    expect(r.totalCostUSD).toBeCloseTo(calls.reduce((n, c) => n + c.costUsd, 0), 5);
+    expect(r.totalCostUSD).toBeCloseTo(
+      calls.reduce((n, c) => n + c.costUsd, 0),
+      5,
+    );
     expect(r.avgLatencyMs).toBeCloseTo(round2(calls.reduce((n, c) => n + c.latencyMs, 0) / 1400), 1);
     expect(r.errorRatePercent).toBe(round2((calls.filter((c) => c.isError).length / 1400) * 100));
     expect(r.activeAgentCount).toBe(3);
@@ -73,15 +78,28 @@ describe('LLM analytics', () => {
       const mine = calls.filter((c) => c.model === model);
       const m = r.modelBreakdown.find((x: { modelName: string }) => x.modelName === model);
       expect(m.requests).toBe(mine.length);
-      for (const [q, field] of [[0.95, 'p95LatencyMs'], [0.99, 'p99LatencyMs']] as const) {
-        const exact = nearestRank(mine.map((c) => c.latencyMs), q);
-        expect(Math.abs(m[field] - exact) / exact, `${model} ${field}: ${m[field]} vs ${exact}`).toBeLessThanOrEqual(0.01);
+      for (const [q, field] of [
+        [0.95, 'p95LatencyMs'],
+        [0.99, 'p99LatencyMs'],
+      ] as const) {
+        const exact = nearestRank(
+          mine.map((c) => c.latencyMs),
+          q,
+        );
+        expect(Math.abs(m[field] - exact) / exact, `${model} ${field}: ${m[field]} vs ${exact}`).toBeLessThanOrEqual(
+          0.01,
+        );
       }
-      expect(m.dailyCosts.map((d: { date: string }) => d.date)).toEqual(Array.from({ length: 10 }, (_, d) => `2026-03-${String(d + 1).padStart(2, '0')}`));
+      expect(m.dailyCosts.map((d: { date: string }) => d.date)).toEqual(
+        Array.from({ length: 10 }, (_, d) => `2026-03-${String(d + 1).padStart(2, '0')}`),
+      );
       const day3 = mine.filter((c) => c.timestamp.startsWith('2026-03-03'));
       const got = m.dailyCosts.find((d: { date: string }) => d.date === '2026-03-03');
       expect(got.tokens).toBe(day3.reduce((n, c) => n + c.tokens, 0));
-      expect(got.cost).toBeCloseTo(day3.reduce((n, c) => n + c.costUsd, 0), 5);
+      expect(got.cost).toBeCloseTo(
+        day3.reduce((n, c) => n + c.costUsd, 0),
+        5,
+      );
     }
   });
 
@@ -103,7 +121,10 @@ describe('LLM analytics', () => {
   it("shows a tenant only its own usage; another tenant's tenantId is 403", async () => {
     expect((await llm(ctx.ownerB, 'startDate=2026-03-01&endDate=2026-03-10')).json.result.totalRequests).toBe(0);
     expect((await llm(ctx.ownerB, `startDate=2026-03-01&endDate=2026-03-10&tenantId=${ctx.tenantA}`)).status).toBe(403);
-    expect((await llm(ctx.admin, `startDate=2026-03-01&endDate=2026-03-10&tenantId=${ctx.tenantA}`)).json.result.totalRequests).toBe(1400);
+    expect(
+      (await llm(ctx.admin, `startDate=2026-03-01&endDate=2026-03-10&tenantId=${ctx.tenantA}`)).json.result
+        .totalRequests,
+    ).toBe(1400);
   });
 });
 
@@ -118,7 +139,10 @@ describe('support analytics', () => {
         tenantId: ctx.tenantA,
         agentId: null,
         // Offsets: the hour is taken in UTC whatever the offset written.
-        startedAt: i % 2 ? new Date(Date.UTC(2026, 3, 1 + (i % 5), i % 24, 30)).toISOString() : withOffset(Date.UTC(2026, 3, 1 + (i % 5), i % 24, 30), 2),
+        startedAt:
+          i % 2
+            ? new Date(Date.UTC(2026, 3, 1 + (i % 5), i % 24, 30)).toISOString()
+            : withOffset(Date.UTC(2026, 3, 1 + (i % 5), i % 24, 30), 2),
         durationSeconds: 60 + Math.floor(random() * 1800),
         resolved: random() < 0.7,
         escalated,
@@ -137,12 +161,25 @@ describe('support analytics', () => {
     expect(r.avgDurationMinutes).toBe(round2(conversations.reduce((s, c) => s + c.durationSeconds, 0) / n / 60));
     const rated = conversations.filter((c) => c.csat !== null);
     expect(r.csatScore).toBe(round2(rated.reduce((s, c) => s + c.csat!, 0) / rated.length));
-    expect(r.csatDistribution).toEqual([1, 2, 3, 4, 5].map((score) => ({ score, count: rated.filter((c) => c.csat === score).length })));
-    expect(r.hourlyHeatmap).toEqual(Array.from({ length: 24 }, (_, hour) => ({ hour, count: conversations.filter((c) => new Date(c.startedAt).getUTCHours() === hour).length })));
+    expect(r.csatDistribution).toEqual(
+      [1, 2, 3, 4, 5].map((score) => ({ score, count: rated.filter((c) => c.csat === score).length })),
+    );
+    expect(r.hourlyHeatmap).toEqual(
+      Array.from({ length: 24 }, (_, hour) => ({
+        hour,
+        count: conversations.filter((c) => new Date(c.startedAt).getUTCHours() === hour).length,
+      })),
+    );
     const byReason = new Map<string, number>();
-    for (const c of escalated) byReason.set(c.escalationReason ?? 'Unspecified', (byReason.get(c.escalationReason ?? 'Unspecified') ?? 0) + 1);
+    for (const c of escalated)
+      byReason.set(c.escalationReason ?? 'Unspecified', (byReason.get(c.escalationReason ?? 'Unspecified') ?? 0) + 1);
     expect(r.escalationReasons).toHaveLength(byReason.size);
-    for (const e of r.escalationReasons) expect(e).toEqual({ reason: e.reason, count: byReason.get(e.reason), percent: round2((byReason.get(e.reason)! / escalated.length) * 100) });
+    for (const e of r.escalationReasons)
+      expect(e).toEqual({
+        reason: e.reason,
+        count: byReason.get(e.reason),
+        percent: round2((byReason.get(e.reason)! / escalated.length) * 100),
+      });
   });
 });
 
@@ -162,10 +199,25 @@ describe('ingestion', () => {
   it('needs the internal key and refuses bad records, unknown tenants and more than 1000 records (nothing counted)', async () => {
     expect((await send({ llmCalls: [call()] }, '')).status).toBe(401);
     expect((await send({ llmCalls: [call()] }, 'wrong')).status).toBe(401);
-    for (const bad of [{ tokens: -1 }, { latencyMs: -5 }, { isError: 'no' }, { timestamp: 'yesterday' }, { model: 'a#b' }, { tenantId: 'x' }]) {
+    for (const bad of [
+      { tokens: -1 },
+      { latencyMs: -5 },
+      { isError: 'no' },
+      { timestamp: 'yesterday' },
+      { model: 'a#b' },
+      { tenantId: 'x' },
+    ]) {
       expect((await send({ llmCalls: [call(bad)] })).status, JSON.stringify(bad)).toBe(400);
     }
-    const conv = { id: 'c-1', tenantId: ctx.tenantB, startedAt: '2026-05-01T10:00:00.000Z', durationSeconds: 10, resolved: true, escalated: false, csat: 0 };
+    const conv = {
+      id: 'c-1',
+      tenantId: ctx.tenantB,
+      startedAt: '2026-05-01T10:00:00.000Z',
+      durationSeconds: 10,
+      resolved: true,
+      escalated: false,
+      csat: 0,
+    };
     expect((await send({ conversations: [conv] })).status).toBe(400);
     const unknown = await send({ llmCalls: [call(), call({ tenantId: crypto.randomUUID() })] });
     expect(unknown.status).toBe(400);
@@ -176,7 +228,9 @@ describe('ingestion', () => {
   });
 
   it('counts a batch sent twice at the same time once', async () => {
-    const batch = Array.from({ length: 60 }, (_, i) => call({ id: `race-${i}`, timestamp: '2026-07-01T12:00:00.000Z', model: `m${i % 4}` }));
+    const batch = Array.from({ length: 60 }, (_, i) =>
+      call({ id: `race-${i}`, timestamp: '2026-07-01T12:00:00.000Z', model: `m${i % 4}` }),
+    );
     const [x, y] = await Promise.all([send({ llmCalls: batch }), send({ llmCalls: batch })]);
     expect(x.status, x.text).toBe(200);
     expect(y.status, y.text).toBe(200);
@@ -196,14 +250,29 @@ describe('ingestion', () => {
 
 describe('monthly budget', () => {
   it('is set by the tenant owner and alerts from 80% with current spend, limit and projected month-end spend', async () => {
-    const b = (method: string, body?: unknown, token = ctx.ownerB) => invoke(method, '/api/analytics/budget', { token, body });
+    const b = (method: string, body?: unknown, token = ctx.ownerB) =>
+      invoke(method, '/api/analytics/budget', { token, body });
     expect((await b('GET')).json.result).toEqual({ monthlyBudgetUsd: null });
     expect((await b('PUT', { monthlyBudgetUsd: 10 })).status).toBe(200);
     expect((await b('GET')).json.result).toEqual({ monthlyBudgetUsd: 10 });
     expect((await b('PUT', { monthlyBudgetUsd: -1 })).status).toBe(400);
     const now = new Date();
     const today = now.toISOString().slice(0, 10);
-    const spend = (usd: number) => send({ llmCalls: [{ id: crypto.randomUUID(), tenantId: ctx.tenantB, model: 'gpt-4.1', tokens: 1, costUsd: usd, latencyMs: 1, isError: false, timestamp: now.toISOString() }] });
+    const spend = (usd: number) =>
+      send({
+        llmCalls: [
+          {
+            id: crypto.randomUUID(),
+            tenantId: ctx.tenantB,
+            model: 'gpt-4.1',
+            tokens: 1,
+            costUsd: usd,
+            latencyMs: 1,
+            isError: false,
+            timestamp: now.toISOString(),
+          },
+        ],
+      });
     await spend(7.5);
     let r = (await llm(ctx.ownerB, `startDate=${today}&endDate=${today}`)).json.result;
     expect(r.budget).toMatchObject({ monthlyBudgetUsd: 10, currentMonthSpendUsd: 7.5 });
@@ -211,7 +280,12 @@ describe('monthly budget', () => {
     await spend(0.5);
     r = (await llm(ctx.ownerB, `startDate=${today}&endDate=${today}`)).json.result;
     const daysInMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
-    expect(r.budgetAlert).toMatchObject({ month: today.slice(0, 7), currentSpendUsd: 8, limitUsd: 10, percentUsed: 80 });
+    expect(r.budgetAlert).toMatchObject({
+      month: today.slice(0, 7),
+      currentSpendUsd: 8,
+      limitUsd: 10,
+      percentUsed: 80,
+    });
     expect(r.budgetAlert.projectedMonthEndSpendUsd).toBeCloseTo((8 / now.getUTCDate()) * daysInMonth, 4);
     expect((await b('GET', undefined, ctx.ownerA)).json.result).toEqual({ monthlyBudgetUsd: null });
   });

@@ -15,9 +15,17 @@ beforeAll(async () => {
 });
 
 const newPrompt = async (body: Record<string, unknown> = {}) => {
-  const res = await owner.post('', { title: `Prompt ${crypto.randomUUID().slice(0, 6)}`, content: 'Hello {{name}}, you asked about {{topic}}.', ...body });
+  const res = await owner.post('', {
+    title: `Prompt ${crypto.randomUUID().slice(0, 6)}`,
+    content: 'Hello {{name}}, you asked about {{topic}}.',
+    ...body,
+  });
   expect(res.status, res.text).toBe(201);
-  return res.json.result as { id: string; versions: { id: string; versionNumber: string; status: string }[]; lifecycleStatus: string };
+  return res.json.result as {
+    id: string;
+    versions: { id: string; versionNumber: string; status: string }[];
+    lifecycleStatus: string;
+  };
 };
 const newVersion = async (id: string, note = 'next') => {
   const res = await owner.post(`/${id}/new-version`, { versionNote: note });
@@ -25,7 +33,13 @@ const newVersion = async (id: string, note = 'next') => {
   return res.json.result as { id: string; versionNumber: string; status: string; changedBy: string };
 };
 const auditOf = async (entityId: string) =>
-  (await listNewestFirst<{ action: string }>(keys.platformCollection('AUDIT'), { page: 1, pageSize: 100, where: { entityId } })).items;
+  (
+    await listNewestFirst<{ action: string }>(keys.platformCollection('AUDIT'), {
+      page: 1,
+      pageSize: 100,
+      where: { entityId },
+    })
+  ).items;
 
 describe('prompts', () => {
   it('create stores the fields, extracts placeholders and makes version 1 a Draft', async () => {
@@ -42,11 +56,23 @@ describe('prompts', () => {
     });
     expect(p.status, p.text).toBe(201);
     const r = p.json.result;
-    expect(r).toMatchObject({ title: 'Greeter', temperature: 1.5, tags: ['support', 'greeting'], placeholders: ['first_name', 'last_name'], lifecycleStatus: 'Draft', versionCount: 1, activeVersionId: null });
+    expect(r).toMatchObject({
+      title: 'Greeter',
+      temperature: 1.5,
+      tags: ['support', 'greeting'],
+      placeholders: ['first_name', 'last_name'],
+      lifecycleStatus: 'Draft',
+      versionCount: 1,
+      activeVersionId: null,
+    });
     expect(r.abTestConfig).toEqual({ variantA: true, variantB: false });
     expect(r.autoEvaluationScores).toEqual({ quality: 87.5, safety: 99 });
     expect(r.versions).toHaveLength(1);
-    expect(r.versions[0]).toMatchObject({ versionNumber: '1', status: 'Draft', content: 'Hi {{first_name}} {{last_name}}, {{first_name}}!' });
+    expect(r.versions[0]).toMatchObject({
+      versionNumber: '1',
+      status: 'Draft',
+      content: 'Hi {{first_name}} {{last_name}}, {{first_name}}!',
+    });
     expect((await owner.get(`/${r.id}`)).json.result).toEqual(r);
     expect((await auditOf(r.id)).map((a) => a.action)).toEqual(['create']);
   });
@@ -59,12 +85,21 @@ describe('prompts', () => {
     }
     expect((await owner.post('', { title: 'T', content: 'x', temperature: 2.1 })).status).toBe(400);
     expect((await owner.post('', { title: 'T', content: 'x', temperature: -0.1 })).status).toBe(400);
-    expect((await owner.post('', { title: 'T', content: 'x', tags: Array.from({ length: 21 }, (_, i) => `t${i}`) })).status).toBe(400);
-    expect((await owner.post('', { title: 'T', content: 'x', tags: Array.from({ length: 20 }, (_, i) => `t${i}`) })).status).toBe(201);
+    expect(
+      (await owner.post('', { title: 'T', content: 'x', tags: Array.from({ length: 21 }, (_, i) => `t${i}`) })).status,
+    ).toBe(400);
+    expect(
+      (await owner.post('', { title: 'T', content: 'x', tags: Array.from({ length: 20 }, (_, i) => `t${i}`) })).status,
+    ).toBe(201);
     expect((await owner.post('', { title: 'T', content: 'é'.repeat(51_201) })).status).toBe(400);
     expect((await owner.post('', { title: 'T', content: 'x'.repeat(100 * 1024) })).status).toBe(201);
     // Numbers below DynamoDB's smallest magnitude (1e-130) are stored rounded, not refused by the table.
-    const tiny = await owner.post('', { title: 'T', content: 'x', temperature: 1e-200, autoEvaluationScores: { quality: 5e-164, safety: null } });
+    const tiny = await owner.post('', {
+      title: 'T',
+      content: 'x',
+      temperature: 1e-200,
+      autoEvaluationScores: { quality: 5e-164, safety: null },
+    });
     expect(tiny.status, tiny.text).toBe(201);
     expect(tiny.json.result).toMatchObject({ temperature: 0, autoEvaluationScores: { quality: 0, safety: null } });
     const p = await newPrompt();
@@ -80,7 +115,13 @@ describe('prompts', () => {
     expect(up.json.result).toMatchObject({ title: 'Renamed', placeholders: ['customer'], versionCount: 1 });
     expect(up.json.result.versions[0].content).toBe('Hello {{name}}, you asked about {{topic}}.');
     const v2 = await newVersion(p.id, 'customer wording');
-    expect(v2).toMatchObject({ versionNumber: '2', status: 'Draft', content: 'Dear {{customer}}', placeholders: ['customer'], versionNote: 'customer wording' });
+    expect(v2).toMatchObject({
+      versionNumber: '2',
+      status: 'Draft',
+      content: 'Dear {{customer}}',
+      placeholders: ['customer'],
+      versionNote: 'customer wording',
+    });
     expect(v2.changedBy).toContain('@');
     const detail = (await owner.get(`/${p.id}`)).json.result;
     expect(detail.versions.map((v: { versionNumber: string }) => v.versionNumber)).toEqual(['2', '1']);
@@ -137,10 +178,13 @@ describe('prompts', () => {
       const b = (await newVersion(p.id)).id;
       await owner.put(`/${p.id}/versions/${a}/review`);
       await owner.put(`/${p.id}/versions/${b}/review`);
-      const statuses = (await Promise.all([a, b].map((v) => owner.put(`/${p.id}/versions/${v}/approve`)))).map((r) => r.status);
+      const statuses = (await Promise.all([a, b].map((v) => owner.put(`/${p.id}/versions/${v}/approve`)))).map(
+        (r) => r.status,
+      );
       expect(statuses.every((s) => s === 204 || s === 409) && statuses.includes(204)).toBe(true);
       const detail = (await owner.get(`/${p.id}`)).json.result;
-      const byStatus = (status: string) => detail.versions.filter((v: { status: string }) => v.status === status).map((v: { id: string }) => v.id);
+      const byStatus = (status: string) =>
+        detail.versions.filter((v: { status: string }) => v.status === status).map((v: { id: string }) => v.id);
       expect(byStatus('Active')).toEqual([detail.activeVersionId]);
       // The loser is Review again (409) or Archived (approved first, then superseded): never a second Active.
       const loser = detail.activeVersionId === a ? b : a;
@@ -150,7 +194,8 @@ describe('prompts', () => {
 
   it('DELETE archives: hidden from the list unless asked for, read-only, a second DELETE changes nothing', async () => {
     const p = await newPrompt({ title: 'To archive' });
-    const listed = async (q = '') => ((await owner.get(`?pageSize=100${q}`)).json.result.items as { id: string }[]).map((i) => i.id);
+    const listed = async (q = '') =>
+      ((await owner.get(`?pageSize=100${q}`)).json.result.items as { id: string }[]).map((i) => i.id);
     const before = (await owner.get('?pageSize=1')).json.result.totalCount;
     expect(await listed()).toContain(p.id);
     expect((await owner.del(`/${p.id}`)).status).toBe(204);
@@ -177,14 +222,21 @@ describe('prompts', () => {
     expect((await render({ variables: { name: 'Ann', topic: 'x' } })).status).toBe(409);
     const named = await render({ variables: { name: 'Ann', topic: 'billing' }, versionId: v1 });
     expect(named.status, named.text).toBe(200);
-    expect(named.json.result).toEqual({ promptId: p.id, versionId: v1, versionNumber: '1', text: 'Hello Ann, about billing: Ann.' });
+    expect(named.json.result).toEqual({
+      promptId: p.id,
+      versionId: v1,
+      versionNumber: '1',
+      text: 'Hello Ann, about billing: Ann.',
+    });
     await owner.put(`/${p.id}/versions/${v1}/review`);
     await owner.put(`/${p.id}/versions/${v1}/approve`);
     const literal = await render({ variables: { name: '{{topic}}', topic: '$& {{name}} $1' } });
     expect(literal.json.result.text).toBe('Hello {{topic}}, about $& {{name}} $1: {{topic}}.');
     const missing = await render({ variables: { name: 'Ann' } });
     expect(missing.status).toBe(400);
-    expect(missing.json.error.details).toEqual([{ path: 'body.variables.topic', message: 'Missing value for placeholder {{topic}}' }]);
+    expect(missing.json.error.details).toEqual([
+      { path: 'body.variables.topic', message: 'Missing value for placeholder {{topic}}' },
+    ]);
     expect((await render({ variables: {}, versionId: crypto.randomUUID() })).status).toBe(404);
     expect((await render({ variables: { name: 1 } })).status).toBe(400);
   });

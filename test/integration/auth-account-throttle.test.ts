@@ -59,7 +59,10 @@ describe('per-account sign-in throttle', { timeout: 120_000 }, () => {
     expect((await attempt(user.email, PASSWORD)).status).toBe(429);
     await invoke('POST', '/api/auth/forgot-password', { body: { email: user.email }, ip: freshIp() });
     const token = /reset code: ([A-Za-z0-9_-]{43})/.exec(lastMailTo(user.email)!.text)![1];
-    const reset = await invoke('POST', '/api/auth/reset-password', { body: { email: user.email, resetToken: token, newPassword: 'After-Reset-2024' }, ip: freshIp() });
+    const reset = await invoke('POST', '/api/auth/reset-password', {
+      body: { email: user.email, resetToken: token, newPassword: 'After-Reset-2024' },
+      ip: freshIp(),
+    });
     expect(reset.status, reset.text).toBe(200);
     expect((await attempt(user.email, 'After-Reset-2024')).status).toBe(200);
   });

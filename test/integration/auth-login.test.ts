@@ -16,7 +16,11 @@ beforeAll(async () => {
 
 describe('POST /api/auth/login', () => {
   it('returns the authentication result with a 15-minute ES256 token and a hashed, 1-day refresh token', async () => {
-    const user = await seedUser({ tenantId: activeTenant, roles: ['TenantOwner'], avatarUrl: 'https://cdn.example/a.png' });
+    const user = await seedUser({
+      tenantId: activeTenant,
+      roles: ['TenantOwner'],
+      avatarUrl: 'https://cdn.example/a.png',
+    });
     const res = await login(`  ${user.email.toUpperCase()} `);
 
     expect(res.status).toBe(200);
@@ -43,10 +47,21 @@ describe('POST /api/auth/login', () => {
     const header = JSON.parse(Buffer.from(result.accessToken.split('.')[0], 'base64url').toString());
     expect(header).toMatchObject({ alg: 'ES256', kid: expect.any(String) });
     const principal = await verifyAccessToken(result.accessToken);
-    expect(principal).toMatchObject({ userId: user.id, tenantId: activeTenant, roles: ['TenantOwner'], email: user.email });
+    expect(principal).toMatchObject({
+      userId: user.id,
+      tenantId: activeTenant,
+      roles: ['TenantOwner'],
+      email: user.email,
+    });
     expect(principal.expiresAt - Math.floor(Date.now() / 1000)).toBeGreaterThan(890);
     const claims = JSON.parse(Buffer.from(result.accessToken.split('.')[1], 'base64url').toString());
-    expect(claims).toMatchObject({ iss: config.issuer, aud: config.audience, sub: user.id, tid: activeTenant, jti: expect.any(String) });
+    expect(claims).toMatchObject({
+      iss: config.issuer,
+      aud: config.audience,
+      sub: user.id,
+      tid: activeTenant,
+      jti: expect.any(String),
+    });
 
     const stored = await readItem(keys.refreshToken(sha256(result.refreshToken)));
     expect(stored).toMatchObject({ userId: user.id, status: 'active' });
@@ -71,7 +86,10 @@ describe('POST /api/auth/login', () => {
     for (const res of [wrong, unknown]) {
       expect(res.status).toBe(401);
       expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.json).toEqual({ success: false, error: { code: 'INVALID_CREDENTIALS', message: 'Invalid e-mail or password' } });
+      expect(res.json).toEqual({
+        success: false,
+        error: { code: 'INVALID_CREDENTIALS', message: 'Invalid e-mail or password' },
+      });
     }
     const providerOnly = await seedUser({ passwordHash: null });
     expect((await login(providerOnly.email, PASSWORD)).json.error.code).toBe('INVALID_CREDENTIALS');
@@ -115,7 +133,13 @@ describe('POST /api/auth/login', () => {
   });
 
   it('rejects malformed input before any work', async () => {
-    const cases = [{}, { email: 'a@example.com' }, { email: 'nope', password: 'x' }, { email: 'a@example.com', password: 'x'.repeat(257) }, { email: 'a@example.com', password: 'x', rememberMe: 'yes' }];
+    const cases = [
+      {},
+      { email: 'a@example.com' },
+      { email: 'nope', password: 'x' },
+      { email: 'a@example.com', password: 'x'.repeat(257) },
+      { email: 'a@example.com', password: 'x', rememberMe: 'yes' },
+    ];
     for (const body of cases) {
       const res = await invoke('POST', '/api/auth/login', { body, ip: freshIp() });
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -128,7 +152,8 @@ describe('POST /api/auth/login', () => {
     const ip = freshIp();
     await inOneRateWindow(async () => {
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) statuses.push((await invoke('POST', '/api/auth/login', { body: { email: user.email }, ip })).status);
+      for (let i = 0; i < 5; i++)
+        statuses.push((await invoke('POST', '/api/auth/login', { body: { email: user.email }, ip })).status);
       expect(statuses).toEqual([400, 400, 400, 400, 400]);
       const limited = await invoke('POST', '/api/auth/login', { body: { email: user.email, password: PASSWORD }, ip });
       expect(limited.status).toBe(429);

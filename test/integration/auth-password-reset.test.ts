@@ -10,7 +10,18 @@ import { installPorts } from '#shared/platform/ports.ts';
 import { inOneRateWindow } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { sentMessages, testMailer } from '#test/support/test-ports.ts';
-import { auditOf, freshIp, lastMailTo, login, mailsTo, PASSWORD, readItem, seedUser, signedIn, uniqueEmail } from './auth-support.ts';
+import {
+  auditOf,
+  freshIp,
+  lastMailTo,
+  login,
+  mailsTo,
+  PASSWORD,
+  readItem,
+  seedUser,
+  signedIn,
+  uniqueEmail,
+} from './auth-support.ts';
 
 const forgot = (email: string) => invoke('POST', '/api/auth/forgot-password', { body: { email }, ip: freshIp() });
 const reset = (email: string, resetToken: string, newPassword = 'Reset-Pass-2024') =>
@@ -23,7 +34,9 @@ describe('forgot-password and reset-password', () => {
     const queued = async (email: string) => {
       const from = sentMessages.length;
       expect((await forgot(email)).json).toEqual({ success: true, result: null });
-      return sentMessages.slice(from).map((m) => ({ queue: m.queue, type: m.message.type, fields: Object.keys(m.message.payload).sort() }));
+      return sentMessages
+        .slice(from)
+        .map((m) => ({ queue: m.queue, type: m.message.type, fields: Object.keys(m.message.payload).sort() }));
     };
     const known = await queued(user.email);
     const unknown = await queued(uniqueEmail('nobody'));
@@ -97,7 +110,9 @@ describe('forgot-password and reset-password', () => {
     expect((await login(user.email, 'Reset-Pass-2024')).status).toBe(200);
 
     const actions = (await auditOf(user.id)).map((a) => a.action);
-    expect(actions).toEqual(expect.arrayContaining(['password.reset.requested', 'password.reset.failed', 'password.reset']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['password.reset.requested', 'password.reset.failed', 'password.reset']),
+    );
   });
 
   it("refuses an expired token; strangers' wrong tokens never cancel the owner's", async () => {
@@ -124,7 +139,8 @@ describe('forgot-password and reset-password', () => {
     );
     await forgot(user.email);
     const fresh = tokenIn(lastMailTo(user.email))!;
-    for (let i = 0; i < 8; i++) expect((await reset(user.email, 'x'.repeat(43))).json.error.code).toBe('INVALID_RESET_TOKEN');
+    for (let i = 0; i < 8; i++)
+      expect((await reset(user.email, 'x'.repeat(43))).json.error.code).toBe('INVALID_RESET_TOKEN');
     const own = await reset(user.email, fresh);
     expect(own.status, own.text).toBe(200);
     expect((await login(user.email, 'Reset-Pass-2024')).status).toBe(200);
@@ -134,7 +150,8 @@ describe('forgot-password and reset-password', () => {
     const ip = freshIp();
     const statuses: number[] = [];
     await inOneRateWindow(async () => {
-      for (let i = 0; i < 6; i++) statuses.push((await invoke('POST', '/api/auth/reset-password', { body: {}, ip })).status);
+      for (let i = 0; i < 6; i++)
+        statuses.push((await invoke('POST', '/api/auth/reset-password', { body: {}, ip })).status);
     });
     expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
     expect((await invoke('POST', '/api/auth/reset-password', { body: {}, ip: freshIp() })).status).toBe(400);
@@ -149,7 +166,11 @@ describe('a password change or reset ends sessions that raced it', () => {
     return refreshToken;
   }
   const refresh = (accessToken: string, refreshToken: string) =>
-    invoke('POST', '/api/auth/refresh-token', { token: accessToken, body: { accessToken, refreshToken }, ip: freshIp() });
+    invoke('POST', '/api/auth/refresh-token', {
+      token: accessToken,
+      body: { accessToken, refreshToken },
+      ip: freshIp(),
+    });
 
   it('change-password bumps the session version, so a session of the old version cannot refresh', async () => {
     const user = await seedUser();

@@ -5,14 +5,23 @@ import { sha256 } from '#shared/auth/opaque.ts';
 import { keys } from '#shared/data/keys.ts';
 import { findUserByEmail } from '#areas/identity/users.ts';
 import { invoke } from '#test/support/invoke.ts';
-import { auditOf, freshIp, login, readItem, routeFetchToLocalProviders, seedUser, uniqueEmail } from './auth-support.ts';
+import {
+  auditOf,
+  freshIp,
+  login,
+  readItem,
+  routeFetchToLocalProviders,
+  seedUser,
+  uniqueEmail,
+} from './auth-support.ts';
 
 const REDIRECT = 'http://localhost:5173/auth/callback';
 type Letter = 'a' | 'b';
 const base = (p: Letter) => `/api/auth/login/identity-provider-${p}`;
 
 const start = (p: Letter, redirectUri = REDIRECT) => invoke('POST', base(p), { body: { redirectUri }, ip: freshIp() });
-const callback = (p: Letter, body: Record<string, unknown>) => invoke('POST', `${base(p)}/callback`, { body, ip: freshIp() });
+const callback = (p: Letter, body: Record<string, unknown>) =>
+  invoke('POST', `${base(p)}/callback`, { body, ip: freshIp() });
 
 /** Follows the authorization URL at the local provider as a browser would, consenting as `user`. */
 async function authorize(authorizationUrl: string, user: Record<string, string>) {
@@ -21,7 +30,11 @@ async function authorize(authorizationUrl: string, user: Record<string, string>)
   const res = await invoke('GET', `${url.pathname}${url.search}`);
   expect(res.status, res.text).toBe(302);
   const back = new URL(res.headers.location!);
-  return { code: back.searchParams.get('code')!, state: back.searchParams.get('state'), redirect: `${back.origin}${back.pathname}` };
+  return {
+    code: back.searchParams.get('code')!,
+    state: back.searchParams.get('state'),
+    redirect: `${back.origin}${back.pathname}`,
+  };
 }
 
 async function signInWith(p: Letter, user: Record<string, string>) {
@@ -62,7 +75,11 @@ describe('external sign-in against the local providers', () => {
     // The binding is the client's alone: the provider never sees it.
     expect(started.json.result.authorizationUrl).not.toContain(started.json.result.clientBinding);
 
-    const { code, state } = await authorize(started.json.result.authorizationUrl, { login_hint: email, given_name: 'Bea', family_name: 'Bee' });
+    const { code, state } = await authorize(started.json.result.authorizationUrl, {
+      login_hint: email,
+      given_name: 'Bea',
+      family_name: 'Bee',
+    });
     const clientBinding = started.json.result.clientBinding;
     const res = await callback('b', { code, state, clientBinding, redirectUri: REDIRECT });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
@@ -94,43 +111,73 @@ describe('external sign-in against the local providers', () => {
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('nonce')).toBeTruthy();
     const { code, state } = await authorize(started.json.result.authorizationUrl, { login_hint: email });
-    const withoutState = await callback('a', { code, clientBinding: started.json.result.clientBinding, redirectUri: REDIRECT });
+    const withoutState = await callback('a', {
+      code,
+      clientBinding: started.json.result.clientBinding,
+      redirectUri: REDIRECT,
+    });
     expect(withoutState.status).toBe(400);
     expect(withoutState.json.error.details.map((d: { path: string }) => d.path)).toEqual(['body.state']);
-    const signedIn = await callback('a', { code, state, clientBinding: started.json.result.clientBinding, redirectUri: REDIRECT });
+    const signedIn = await callback('a', {
+      code,
+      state,
+      clientBinding: started.json.result.clientBinding,
+      redirectUri: REDIRECT,
+    });
     expect(signedIn.status, signedIn.text).toBe(200);
     expect(signedIn.json.result.user.email).toBe(email);
   });
 
-  it.each(['a', 'b'] as const)('%s: a leaked callback URL (code and state) signs nobody in without the client binding', async (p) => {
-    const email = uniqueEmail(`leak${p}`);
-    const victim = await start(p);
-    const { code, state } = await authorize(victim.json.result.authorizationUrl, { login_hint: email });
-    const attacker = await start(p);
-    for (const body of [
-      { code, state, redirectUri: REDIRECT },
-      { code, state, clientBinding: attacker.json.result.clientBinding, redirectUri: REDIRECT },
-      { code, state, clientBinding: `${victim.json.result.clientBinding.slice(0, -1)}${victim.json.result.clientBinding.endsWith('A') ? 'B' : 'A'}`, redirectUri: REDIRECT },
-    ]) {
-      const stolen = await callback(p, body);
-      expect(stolen.status, stolen.text).toBe(400);
-      expect(stolen.json.success).toBe(false);
-      expect(stolen.json.result).toBeUndefined();
-      expect(['VALIDATION_ERROR', 'INVALID_CLIENT_BINDING']).toContain(stolen.json.error.code);
-    }
-    expect(await findUserByEmail(email)).toBeUndefined();
-    // The attempts did not spend the victim's flow: the client that started it still signs in.
-    const own = await callback(p, { code, state, clientBinding: victim.json.result.clientBinding, redirectUri: REDIRECT });
-    expect(own.status, own.text).toBe(200);
-    expect(own.json.result.user.email).toBe(email);
-  });
+  it.each(['a', 'b'] as const)(
+    '%s: a leaked callback URL (code and state) signs nobody in without the client binding',
+    async (p) => {
+      const email = uniqueEmail(`leak${p}`);
+      const victim = await start(p);
+      const { code, state } = await authorize(victim.json.result.authorizationUrl, { login_hint: email });
+      const attacker = await start(p);
+      for (const body of [
+        { code, state, redirectUri: REDIRECT },
+        { code, state, clientBinding: attacker.json.result.clientBinding, redirectUri: REDIRECT },
+        {
+          code,
+          state,
+          clientBinding: `${victim.json.result.clientBinding.slice(0, -1)}${victim.json.result.clientBinding.endsWith('A') ? 'B' : 'A'}`,
+          redirectUri: REDIRECT,
+        },
+      ]) {
+        const stolen = await callback(p, body);
+        expect(stolen.status, stolen.text).toBe(400);
+        expect(stolen.json.success).toBe(false);
+        expect(stolen.json.result).toBeUndefined();
+        expect(['VALIDATION_ERROR', 'INVALID_CLIENT_BINDING']).toContain(stolen.json.error.code);
+      }
+      expect(await findUserByEmail(email)).toBeUndefined();
+      // The attempts did not spend the victim's flow: the client that started it still signs in.
+      const own = await callback(p, {
+        code,
+        state,
+        clientBinding: victim.json.result.clientBinding,
+        redirectUri: REDIRECT,
+      });
+      expect(own.status, own.text).toBe(200);
+      expect(own.json.result.user.email).toBe(email);
+    },
+  );
 
-  it('refuses an ID token whose nonce is not the flow\'s (a code minted for another sign-in)', async () => {
+  it("refuses an ID token whose nonce is not the flow's (a code minted for another sign-in)", async () => {
     const email = uniqueEmail('nonce');
     const started = await start('b');
     // The provider echoes whatever nonce the authorization request carried.
-    const { code, state } = await authorize(started.json.result.authorizationUrl, { login_hint: email, nonce: 'another-flows-nonce' });
-    const res = await callback('b', { code, state, clientBinding: started.json.result.clientBinding, redirectUri: REDIRECT });
+    const { code, state } = await authorize(started.json.result.authorizationUrl, {
+      login_hint: email,
+      nonce: 'another-flows-nonce',
+    });
+    const res = await callback('b', {
+      code,
+      state,
+      clientBinding: started.json.result.clientBinding,
+      redirectUri: REDIRECT,
+    });
     expect(res.status, res.text).toBe(400);
     expect(res.json.error.code).toBe('INVALID_STATE');
     expect(await findUserByEmail(email)).toBeUndefined();
@@ -142,7 +189,9 @@ describe('external sign-in against the local providers', () => {
     expect(res.status).toBe(409);
     expect(res.json.error.code).toBe('ACCOUNT_EXISTS');
     expect(res.json.result).toBeUndefined();
-    expect(await readItem(keys.identityLink('identity-provider-b', `b-${sha256(`b:${admin.email}`).slice(0, 24)}`))).toBeUndefined();
+    expect(
+      await readItem(keys.identityLink('identity-provider-b', `b-${sha256(`b:${admin.email}`).slice(0, 24)}`)),
+    ).toBeUndefined();
     expect((await login(admin.email)).status).toBe(200);
   });
 
@@ -150,22 +199,45 @@ describe('external sign-in against the local providers', () => {
     const off = await start('b', 'https://evil.example/cb');
     expect(off.status).toBe(400);
     expect(off.json.error.code).toBe('INVALID_REDIRECT_URI');
-    expect((await callback('a', { code: 'x', state: 's', clientBinding: 'c', redirectUri: 'https://evil.example/cb' })).json.error.code).toBe('INVALID_REDIRECT_URI');
+    expect(
+      (await callback('a', { code: 'x', state: 's', clientBinding: 'c', redirectUri: 'https://evil.example/cb' })).json
+        .error.code,
+    ).toBe('INVALID_REDIRECT_URI');
 
     const missingState = await callback('b', { code: 'x', clientBinding: 'c', redirectUri: REDIRECT });
     expect(missingState.status).toBe(400);
     expect(missingState.json.error.code).toBe('VALIDATION_ERROR');
-    expect((await callback('b', { code: 'x', state: 'made-up', clientBinding: 'c', redirectUri: REDIRECT })).json.error.code).toBe('INVALID_STATE');
+    expect(
+      (await callback('b', { code: 'x', state: 'made-up', clientBinding: 'c', redirectUri: REDIRECT })).json.error.code,
+    ).toBe('INVALID_STATE');
 
     // A state started for provider A is not accepted by B's callback.
     const fromA = await start('a');
-    expect((await callback('b', { code: 'x', state: fromA.json.result.state, clientBinding: fromA.json.result.clientBinding, redirectUri: REDIRECT })).json.error.code).toBe('INVALID_STATE');
+    expect(
+      (
+        await callback('b', {
+          code: 'x',
+          state: fromA.json.result.state,
+          clientBinding: fromA.json.result.clientBinding,
+          redirectUri: REDIRECT,
+        })
+      ).json.error.code,
+    ).toBe('INVALID_STATE');
 
     // Same state, other (allowed) redirect URI than the flow was started with.
     const other = 'http://127.0.0.1:5173/auth/callback';
     const b = await start('b');
     const { code } = await authorize(b.json.result.authorizationUrl, { login_hint: uniqueEmail('mismatch') });
-    expect((await callback('b', { code, state: b.json.result.state, clientBinding: b.json.result.clientBinding, redirectUri: other })).json.error.code).toBe('INVALID_STATE');
+    expect(
+      (
+        await callback('b', {
+          code,
+          state: b.json.result.state,
+          clientBinding: b.json.result.clientBinding,
+          redirectUri: other,
+        })
+      ).json.error.code,
+    ).toBe('INVALID_STATE');
   });
 
   it('links to an existing account only when the provider vouches for the e-mail', async () => {
@@ -177,7 +249,9 @@ describe('external sign-in against the local providers', () => {
     const linked = await signInWith('b', { login_hint: owner.email });
     expect(linked.status).toBe(200);
     expect(linked.json.result.user.id).toBe(owner.id);
-    expect(await readItem(keys.identityLink('identity-provider-b', `b-${sha256(`b:${owner.email}`).slice(0, 24)}`))).toMatchObject({ userId: owner.id });
+    expect(
+      await readItem(keys.identityLink('identity-provider-b', `b-${sha256(`b:${owner.email}`).slice(0, 24)}`)),
+    ).toMatchObject({ userId: owner.id });
     expect((await login(owner.email)).status).toBe(200);
 
     // An address registered but never verified: the provider's verified sign-in takes it over.
@@ -197,23 +271,48 @@ describe('external sign-in against the local providers', () => {
     const { code } = await authorize(b.json.result.authorizationUrl, { login_hint: uniqueEmail('pkce') });
     const cfg = providerConfig('identity-provider-b');
     const secret = await providerClientSecret('identity-provider-b');
-    const form = (extra: Record<string, string>) => new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: cfg.clientId, ...extra }).toString();
-    const post = (body: string) => invoke('POST', '/_local/idp/b/token', { rawBody: body, contentType: 'application/x-www-form-urlencoded' });
+    const form = (extra: Record<string, string>) =>
+      new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        client_id: cfg.clientId,
+        ...extra,
+      }).toString();
+    const post = (body: string) =>
+      invoke('POST', '/_local/idp/b/token', { rawBody: body, contentType: 'application/x-www-form-urlencoded' });
 
-    expect((await post(form({ client_secret: 'wrong', code_verifier: 'x'.repeat(43) }))).json.error).toBe('invalid_client');
+    expect((await post(form({ client_secret: 'wrong', code_verifier: 'x'.repeat(43) }))).json.error).toBe(
+      'invalid_client',
+    );
     const badVerifier = await post(form({ client_secret: secret, code_verifier: 'x'.repeat(43) }));
     expect(badVerifier.status).toBe(400);
     expect(badVerifier.json.error).toBe('invalid_grant');
     // The failed attempt used the code up.
-    expect((await callback('b', { code, state: b.json.result.state, clientBinding: b.json.result.clientBinding, redirectUri: REDIRECT })).json.error.code).toBe('INVALID_AUTHORIZATION_CODE');
+    expect(
+      (
+        await callback('b', {
+          code,
+          state: b.json.result.state,
+          clientBinding: b.json.result.clientBinding,
+          redirectUri: REDIRECT,
+        })
+      ).json.error.code,
+    ).toBe('INVALID_AUTHORIZATION_CODE');
 
-    const page = await invoke('GET', new URL(b.json.result.authorizationUrl).pathname + new URL(b.json.result.authorizationUrl).search);
+    const page = await invoke(
+      'GET',
+      new URL(b.json.result.authorizationUrl).pathname + new URL(b.json.result.authorizationUrl).search,
+    );
     expect(page.status).toBe(200);
     expect(page.text).toContain('name="login_hint"');
     const jwks = await invoke('GET', '/_local/idp/b/jwks.json');
     expect(jwks.json.keys[0]).toMatchObject({ kty: 'EC', alg: 'ES256' });
     expect(jwks.json.keys[0].d).toBeUndefined();
     const discovery = await invoke('GET', '/_local/idp/a/.well-known/openid-configuration');
-    expect(discovery.json).toMatchObject({ issuer: providerConfig('identity-provider-a').issuer, id_token_signing_alg_values_supported: ['RS256'] });
+    expect(discovery.json).toMatchObject({
+      issuer: providerConfig('identity-provider-a').issuer,
+      id_token_signing_alg_values_supported: ['RS256'],
+    });
   });
 });

@@ -10,20 +10,44 @@ import { auditOf, codeIn, freshIp, lastMailTo, login, mailsTo, readItem, uniqueE
 import { inOneRateWindow } from '#test/support/fixtures.ts';
 
 const STRONG = 'Sturdy-Pass-42';
-const registration = (email: string, extra: Record<string, unknown> = {}) => ({ email, password: STRONG, firstName: 'Grace', lastName: 'Hopper', ...extra });
+const registration = (email: string, extra: Record<string, unknown> = {}) => ({
+  email,
+  password: STRONG,
+  firstName: 'Grace',
+  lastName: 'Hopper',
+  ...extra,
+});
 const register = (body: unknown, ip = freshIp()) => invoke('POST', '/api/auth/register', { body, ip });
-const verify = (email: string, code: string, ip = freshIp()) => invoke('POST', '/api/auth/verify-email', { body: { email, code }, ip });
-const resend = (email: string, ip = freshIp()) => invoke('POST', '/api/auth/resend-verification', { body: { email }, ip });
+const verify = (email: string, code: string, ip = freshIp()) =>
+  invoke('POST', '/api/auth/verify-email', { body: { email, code }, ip });
+const resend = (email: string, ip = freshIp()) =>
+  invoke('POST', '/api/auth/resend-verification', { body: { email }, ip });
 
 describe('POST /api/auth/register', () => {
   it('creates an unverified account without tenant or roles, mails a code and records the event', async () => {
     const email = uniqueEmail('reg');
-    const res = await register(registration(`  ${email.toUpperCase()} `, { phoneNumber: '+41 44 000 00 00', roles: ['SystemAdmin'], tenantId: crypto.randomUUID() }));
+    const res = await register(
+      registration(`  ${email.toUpperCase()} `, {
+        phoneNumber: '+41 44 000 00 00',
+        roles: ['SystemAdmin'],
+        tenantId: crypto.randomUUID(),
+      }),
+    );
 
     expect(res.status).toBe(201);
-    expect(res.json).toEqual({ success: true, result: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), email, isActive: true } });
+    expect(res.json).toEqual({
+      success: true,
+      result: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), email, isActive: true },
+    });
     const user = await findUserByEmail(email);
-    expect(user).toMatchObject({ email, roles: [], tenantId: null, isEmailVerified: false, isActive: true, phoneNumber: '+41 44 000 00 00' });
+    expect(user).toMatchObject({
+      email,
+      roles: [],
+      tenantId: null,
+      isEmailVerified: false,
+      isActive: true,
+      phoneNumber: '+41 44 000 00 00',
+    });
     expect(user!.passwordHash).toMatch(new RegExp(`^scrypt\\$${scryptParams().N}\\$8\\$1\\$`));
     expect(JSON.stringify(user)).not.toContain(STRONG);
 
@@ -119,7 +143,12 @@ describe('POST /api/auth/verify-email and resend-verification', () => {
 
     const before = await login(email, STRONG);
     expect(before.status).toBe(200);
-    expect(before.json.result).toMatchObject({ requiredEmailVerification: true, accessToken: '', refreshToken: '', expiresIn: 0 });
+    expect(before.json.result).toMatchObject({
+      requiredEmailVerification: true,
+      accessToken: '',
+      refreshToken: '',
+      expiresIn: 0,
+    });
 
     const wrong = await verify(email, code === '000000' ? '111111' : '000000');
     expect(wrong.status).toBe(400);

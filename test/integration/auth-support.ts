@@ -40,7 +40,12 @@ export async function seedUser(overrides: Partial<UserRecord> = {}): Promise<Use
 
 /** A tenant item with the numeric status the sign-in check reads (1 Active, 0 Pending, 2 Suspended, 3 Cancelled). */
 export async function seedTenant(status: number, id: string = crypto.randomUUID()) {
-  await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', id), id, status, name: `T ${status}` } }));
+  await ddb().send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: { ...keys.platformItem('TENANT', id), id, status, name: `T ${status}` },
+    }),
+  );
   return id;
 }
 
@@ -76,7 +81,11 @@ export async function auditOf(entityId: string) {
       ExpressionAttributeValues: { ':pk': keys.platformCollection('AUDIT'), ':id': entityId },
     }),
   );
-  return (out.Items ?? []).sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt))) as { action: string; changes: string | null; userId: string | null }[];
+  return (out.Items ?? []).sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt))) as {
+    action: string;
+    changes: string | null;
+    userId: string | null;
+  }[];
 }
 
 /**

@@ -13,7 +13,8 @@ import { PASSWORD, auditOf, freshIp, login, readItem, seedTenant, seedUser, sign
 
 const refresh = (bearer: string, refreshToken: string, accessToken = bearer) =>
   invoke('POST', '/api/auth/refresh-token', { token: bearer, body: { accessToken, refreshToken }, ip: freshIp() });
-const logout = (token: string, refreshToken: string) => invoke('POST', '/api/auth/logout', { token, body: { refreshToken }, ip: freshIp() });
+const logout = (token: string, refreshToken: string) =>
+  invoke('POST', '/api/auth/logout', { token, body: { refreshToken }, ip: freshIp() });
 const changePassword = (token: string, currentPassword: string, newPassword: string, ip = freshIp()) =>
   invoke('POST', '/api/auth/change-password', { token, body: { currentPassword, newPassword }, ip });
 
@@ -23,7 +24,10 @@ beforeAll(async () => {
 });
 
 const expiredTokenFor = (user: { id: string; email: string; tenantId: string | null; roles: string[] }) =>
-  issueAccessToken({ userId: user.id, tenantId: user.tenantId, roles: user.roles, permissions: [], email: user.email }, -120).then((t) => t.accessToken);
+  issueAccessToken(
+    { userId: user.id, tenantId: user.tenantId, roles: user.roles, permissions: [], email: user.email },
+    -120,
+  ).then((t) => t.accessToken);
 
 describe('POST /api/auth/refresh-token', () => {
   it('rotates on every use; reusing a rotated token revokes the whole family', async () => {
@@ -32,7 +36,11 @@ describe('POST /api/auth/refresh-token', () => {
 
     const second = await refresh(first.accessToken, first.refreshToken);
     expect(second.status).toBe(200);
-    expect(second.json.result).toEqual({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: 900 });
+    expect(second.json.result).toEqual({
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+      expiresIn: 900,
+    });
     expect(second.json.result.refreshToken).not.toBe(first.refreshToken);
     expect((await readItem(keys.refreshToken(sha256(first.refreshToken))))!.status).toBe('rotated');
 
@@ -89,8 +97,12 @@ describe('POST /api/auth/refresh-token', () => {
     const forged = `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: other.id })).toString('base64url')}.${sig}`;
     const unsigned = new UnsecuredJWT({ ...claims }).encode();
     const { key, kid } = await signingKey();
-    const wrongAudience = await new SignJWT({ ...claims, aud: 'someone-else' }).setProtectedHeader({ alg: 'ES256', kid }).sign(key);
-    const wrongIssuer = await new SignJWT({ ...claims, iss: 'https://evil.example' }).setProtectedHeader({ alg: 'ES256', kid }).sign(key);
+    const wrongAudience = await new SignJWT({ ...claims, aud: 'someone-else' })
+      .setProtectedHeader({ alg: 'ES256', kid })
+      .sign(key);
+    const wrongIssuer = await new SignJWT({ ...claims, iss: 'https://evil.example' })
+      .setProtectedHeader({ alg: 'ES256', kid })
+      .sign(key);
     for (const bad of [forged, unsigned, wrongAudience, wrongIssuer]) {
       const res = await invoke('POST', '/api/auth/refresh-token', {
         headers: { authorization: `Bearer ${bad}` },
@@ -108,14 +120,28 @@ describe('POST /api/auth/refresh-token', () => {
     const user = await seedUser();
     const s = await signedIn(user.email);
     await ddb().send(
-      new UpdateCommand({ TableName: config.tableName, Key: keys.user(null, user.id), UpdateExpression: 'SET isActive = :f', ExpressionAttributeValues: { ':f': false } }),
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.user(null, user.id),
+        UpdateExpression: 'SET isActive = :f',
+        ExpressionAttributeValues: { ':f': false },
+      }),
     );
     const res = await refresh(s.accessToken, s.refreshToken);
     expect(res.status).toBe(403);
     expect(res.json.error.code).toBe('ACCOUNT_DISABLED');
 
-    expect((await invoke('POST', '/api/auth/refresh-token', { body: { accessToken: s.accessToken, refreshToken: s.refreshToken } })).status).toBe(401);
-    const missing = await invoke('POST', '/api/auth/refresh-token', { token: s.accessToken, body: { accessToken: s.accessToken } });
+    expect(
+      (
+        await invoke('POST', '/api/auth/refresh-token', {
+          body: { accessToken: s.accessToken, refreshToken: s.refreshToken },
+        })
+      ).status,
+    ).toBe(401);
+    const missing = await invoke('POST', '/api/auth/refresh-token', {
+      token: s.accessToken,
+      body: { accessToken: s.accessToken },
+    });
     expect(missing.json.error.code).toBe('VALIDATION_ERROR');
     const malformed = await refresh(s.accessToken, 'not a token!');
     expect(malformed.json.error.code).toBe('VALIDATION_ERROR');
@@ -159,7 +185,13 @@ describe('POST /api/auth/change-password', () => {
     const weak = await changePassword(a.accessToken, PASSWORD, 'weakpass');
     expect(weak.json.error.code).toBe('VALIDATION_ERROR');
     expect((await changePassword(a.accessToken, PASSWORD, PASSWORD)).json.error.code).toBe('PASSWORD_UNCHANGED');
-    expect((await invoke('POST', '/api/auth/change-password', { body: { currentPassword: PASSWORD, newPassword: 'Brand-New-Pass-7' } })).status).toBe(401);
+    expect(
+      (
+        await invoke('POST', '/api/auth/change-password', {
+          body: { currentPassword: PASSWORD, newPassword: 'Brand-New-Pass-7' },
+        })
+      ).status,
+    ).toBe(401);
 
     const ok = await changePassword(a.accessToken, PASSWORD, 'Brand-New-Pass-7');
     expect(ok.status).toBe(200);
@@ -180,7 +212,10 @@ describe('POST /api/auth/change-password', () => {
     const ip = freshIp();
     const statuses: number[] = [];
     await inOneRateWindow(async () => {
-      for (let i = 0; i < 6; i++) statuses.push((await invoke('POST', '/api/auth/change-password', { token: s.accessToken, body: {}, ip })).status);
+      for (let i = 0; i < 6; i++)
+        statuses.push(
+          (await invoke('POST', '/api/auth/change-password', { token: s.accessToken, body: {}, ip })).status,
+        );
     });
     expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
   });

@@ -28,7 +28,16 @@ const newEntry = async (biaId: string, briefDescription = 'Payroll') => {
   return res.json.result.id as string;
 };
 const partitionSize = async (pk: string) =>
-  (await ddb().send(new QueryCommand({ TableName: config.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, Select: 'COUNT' }))).Count;
+  (
+    await ddb().send(
+      new QueryCommand({
+        TableName: config.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        Select: 'COUNT',
+      }),
+    )
+  ).Count;
 
 describe('BIAs', () => {
   it('start as Draft and move only along the documented table (409 otherwise); Completed is read-only', async () => {
@@ -50,7 +59,9 @@ describe('BIAs', () => {
     const b = await newBia('Versioned');
     const first = await newEntry(b.id, 'Payroll');
     const second = await newEntry(b.id, 'Invoicing');
-    expect((await owner.put(`/bia/${b.id}/entries/${first}/digital-assets`, [{ name: 'Ledger', description: null }])).status).toBe(200);
+    expect(
+      (await owner.put(`/bia/${b.id}/entries/${first}/digital-assets`, [{ name: 'Ledger', description: null }])).status,
+    ).toBe(200);
     expect((await owner.put(`/bia/${b.id}/entries/${second}/process-dependencies`, [{ id: first }])).status).toBe(200);
     const member = await seedUser(ctx.tenantA, ['TenantMember']);
     expect((await owner.post(`/bia/${b.id}/assignments`, { userId: member.id, type: 0 })).status).toBe(201);
@@ -59,7 +70,13 @@ describe('BIAs', () => {
 
     const copy = await owner.post(`/bia/${b.id}/new-version`);
     expect(copy.status, copy.text).toBe(201);
-    expect(copy.json.result).toMatchObject({ title: 'Versioned', status: 0, version: 2, sourceBiaId: b.id, assignments: [{ userId: member.id, type: 0 }] });
+    expect(copy.json.result).toMatchObject({
+      title: 'Versioned',
+      status: 0,
+      version: 2,
+      sourceBiaId: b.id,
+      assignments: [{ userId: member.id, type: 0 }],
+    });
     const copied = copy.json.result.entries as { id: string; briefDescription: string }[];
     expect(copied.map((e) => e.briefDescription)).toEqual(['Payroll', 'Invoicing']);
     expect(copied.map((e) => e.id)).not.toContain(first);
@@ -104,7 +121,9 @@ describe('BIAs', () => {
 
   it('deletes a BIA with hundreds of entries and leaves nothing behind', async () => {
     const b = await newBia('Big');
-    await Promise.all(Array.from({ length: 260 }, (_, i) => owner.post(`/bia/${b.id}/entries`, { briefDescription: `E${i}` })));
+    await Promise.all(
+      Array.from({ length: 260 }, (_, i) => owner.post(`/bia/${b.id}/entries`, { briefDescription: `E${i}` })),
+    );
     expect((await owner.get(`/bia/${b.id}/entries?pageSize=5`)).json.result.totalCount).toBe(260);
     const member = await seedUser(ctx.tenantA, ['TenantMember']);
     await owner.post(`/bia/${b.id}/assignments`, { userId: member.id, type: 0 });
@@ -118,14 +137,21 @@ describe('BIAs', () => {
   it('assigns users and groups of the tenant once each, with their names', async () => {
     const b = await newBia();
     const user = await seedUser(ctx.tenantA, ['TenantMember']);
-    const group = await invoke('POST', '/api/groups', { token: ctx.ownerA, body: { name: `Crew ${crypto.randomUUID().slice(0, 6)}`, tenantId: ctx.tenantA } });
+    const group = await invoke('POST', '/api/groups', {
+      token: ctx.ownerA,
+      body: { name: `Crew ${crypto.randomUUID().slice(0, 6)}`, tenantId: ctx.tenantA },
+    });
     expect(group.status, group.text).toBe(201);
     const added = await owner.post(`/bia/${b.id}/assignments`, { userId: user.id, type: 0 });
     expect(added.json.result.assignments).toEqual([{ userId: user.id, userName: 'Fuzz User', type: 0 }]);
     expect(added.json.result.assignedToId).toBe(user.id);
     expect((await owner.post(`/bia/${b.id}/assignments`, { userId: user.id, type: 0 })).status).toBe(409);
     const withGroup = await owner.post(`/bia/${b.id}/assignments`, { userId: group.json.result.id, type: 1 });
-    expect(withGroup.json.result.assignments).toContainEqual({ userId: group.json.result.id, userName: group.json.result.name, type: 1 });
+    expect(withGroup.json.result.assignments).toContainEqual({
+      userId: group.json.result.id,
+      userName: group.json.result.name,
+      type: 1,
+    });
     const foreign = await seedUser(ctx.tenantB, ['TenantMember']);
     expect((await owner.post(`/bia/${b.id}/assignments`, { userId: foreign.id, type: 0 })).status).toBe(400);
     expect((await owner.post(`/bia/${b.id}/assignments`, { userId: user.id, type: 1 })).status).toBe(400);
@@ -140,19 +166,42 @@ describe('entries and their parts', () => {
     const id = await newEntry(b.id);
     const done = await owner.patch(`/bia/${b.id}/entries/${id}/complete`);
     expect(done.json.result.completeAt).toMatch(/^\d{4}-/);
-    expect((await owner.patch(`/bia/${b.id}/entries/${id}/complete`)).json.result.completeAt).toBe(done.json.result.completeAt);
+    expect((await owner.patch(`/bia/${b.id}/entries/${id}/complete`)).json.result.completeAt).toBe(
+      done.json.result.completeAt,
+    );
 
     const part = (name: string, body: unknown) => owner.put(`/bia/${b.id}/entries/${id}/${name}`, body);
-    expect((await part('printed-assets', [{ name: 'Binder', quantity: 3 }])).json.result.printedAssets).toEqual([{ name: 'Binder', quantity: 3 }]);
+    expect((await part('printed-assets', [{ name: 'Binder', quantity: 3 }])).json.result.printedAssets).toEqual([
+      { name: 'Binder', quantity: 3 },
+    ]);
     expect((await part('printed-assets', [{ name: '', quantity: 3 }])).status).toBe(400);
     expect((await part('printed-assets', [{ name: 'x', quantity: -1 }])).status).toBe(400);
-    expect((await part('printed-assets', Array.from({ length: 201 }, () => ({ name: 'x' })))).status).toBe(400);
+    expect(
+      (
+        await part(
+          'printed-assets',
+          Array.from({ length: 201 }, () => ({ name: 'x' })),
+        )
+      ).status,
+    ).toBe(400);
     expect((await part('mystery-assets', [])).status).toBe(404);
     expect((await part('process-dependencies', [{ id }])).status).toBe(400);
     expect((await part('process-dependencies', [{ id: crypto.randomUUID() }])).status).toBe(400);
     const detail = await owner.get(`/bia/${b.id}/entries/${id}`);
     expect(Object.keys(detail.json.result).sort()).toEqual(
-      ['communicationSystems', 'completeAt', 'digitalAssets', 'equipmentAssets', 'id', 'briefDescription', 'printedAssets', 'processDependencies', 'productionSystems', 'recoveryStrategies', 'supplierDependencies'].sort(),
+      [
+        'communicationSystems',
+        'completeAt',
+        'digitalAssets',
+        'equipmentAssets',
+        'id',
+        'briefDescription',
+        'printedAssets',
+        'processDependencies',
+        'productionSystems',
+        'recoveryStrategies',
+        'supplierDependencies',
+      ].sort(),
     );
   });
 });
@@ -166,14 +215,20 @@ describe('risks, assessments and actions', () => {
     const assessed = await owner.post(`/risk/${risk.id}/risks`, { name: 'Q1', score: 20 });
     expect(assessed.json.result.probabilityScore).toBe(4);
     const assessmentId = assessed.json.result.risks[0].id;
-    expect((await owner.put(`/risk/${risk.id}/risks/${assessmentId}`, { score: 5 })).json.result.probabilityScore).toBe(1);
+    expect((await owner.put(`/risk/${risk.id}/risks/${assessmentId}`, { score: 5 })).json.result.probabilityScore).toBe(
+      1,
+    );
     expect((await owner.post(`/risk/${risk.id}/risks`, { name: 'bad', score: 26 })).status).toBe(400);
 
     const action = await owner.post(`/risk/${risk.id}/risks/${assessmentId}/actions`, { title: 'Sandbags' });
     const actionId = action.json.result.mitigationActions[0].id;
     expect(action.json.result.mitigationActions[0]).toMatchObject({ status: 0, assessmentId });
-    expect((await owner.put(`/risk/${risk.id}/risks/${assessmentId}/actions/${actionId}`, { status: 2 })).status).toBe(200);
-    expect((await owner.put(`/risk/${risk.id}/risks/${assessmentId}/actions/${actionId}`, { status: 0 })).status).toBe(409);
+    expect((await owner.put(`/risk/${risk.id}/risks/${assessmentId}/actions/${actionId}`, { status: 2 })).status).toBe(
+      200,
+    );
+    expect((await owner.put(`/risk/${risk.id}/risks/${assessmentId}/actions/${actionId}`, { status: 0 })).status).toBe(
+      409,
+    );
 
     const move = (to: number) => owner.put(`/risk/${risk.id}/status`, { newStatus: to });
     expect((await move(3)).status).toBe(409);
@@ -220,24 +275,47 @@ describe('dashboard, thresholds and access', () => {
     const large = await twoTenants();
     const o = as(large.ownerA);
     const bias = await Promise.all(Array.from({ length: 12 }, (_, i) => o.post('/bia', { title: `B${i}` })));
-    await Promise.all(bias.flatMap((b) => Array.from({ length: 10 }, (_, i) => o.post(`/bia/${b.json.result.id}/entries`, { briefDescription: `E${i}`, completeAt: i % 2 ? '2999-01-01T00:00:00.000Z' : null }))));
+    await Promise.all(
+      bias.flatMap((b) =>
+        Array.from({ length: 10 }, (_, i) =>
+          o.post(`/bia/${b.json.result.id}/entries`, {
+            briefDescription: `E${i}`,
+            completeAt: i % 2 ? '2999-01-01T00:00:00.000Z' : null,
+          }),
+        ),
+      ),
+    );
     const few = await requestsFor(small.ownerA);
     const many = await requestsFor(large.ownerA);
     expect(few.length).toBeGreaterThan(0);
     expect(few.length).toBeLessThanOrEqual(3);
     expect(many).toEqual(few);
-    expect((await o.get('/dashboard')).json.result).toMatchObject({ totalAssessments: 12, criticalFunctions: { identified: 120, pending: 120 } });
+    expect((await o.get('/dashboard')).json.result).toMatchObject({
+      totalAssessments: 12,
+      criticalFunctions: { identified: 120, pending: 120 },
+    });
   }, 120_000);
 
   it('stores thresholds per tenant (one per dimension) and keeps members read-only', async () => {
-    const body = { thresholds: [{ dimension: 1, score: 4, description: 'Money' }, { dimension: 0, score: 2, description: 'Time' }] };
-    expect((await owner.put('/config/impact-thresholds', body)).json.result.map((x: { dimension: number }) => x.dimension)).toEqual([0, 1]);
+    const body = {
+      thresholds: [
+        { dimension: 1, score: 4, description: 'Money' },
+        { dimension: 0, score: 2, description: 'Time' },
+      ],
+    };
+    expect(
+      (await owner.put('/config/impact-thresholds', body)).json.result.map((x: { dimension: number }) => x.dimension),
+    ).toEqual([0, 1]);
     expect((await owner.get('/config/impact-thresholds')).json.result).toHaveLength(2);
-    expect((await owner.put('/config/impact-thresholds', { thresholds: [body.thresholds[0], body.thresholds[0]] })).status).toBe(400);
+    expect(
+      (await owner.put('/config/impact-thresholds', { thresholds: [body.thresholds[0], body.thresholds[0]] })).status,
+    ).toBe(400);
     const member = as(ctx.memberA);
     expect((await member.get('/bia')).status).toBe(200);
     expect((await member.post('/bia', { title: 'Nope' })).status).toBe(403);
     // A tenant that never set its own gets the documented default scale.
-    expect((await as(ctx.ownerB).get('/config/impact-thresholds')).json.result.map((x: { score: number }) => x.score)).toEqual([1, 2, 3, 4, 5]);
+    expect(
+      (await as(ctx.ownerB).get('/config/impact-thresholds')).json.result.map((x: { score: number }) => x.score),
+    ).toEqual([1, 2, 3, 4, 5]);
   });
 });

@@ -13,7 +13,8 @@ import { tokenFor } from '#test/support/tokens.ts';
 useBillingStandIns();
 
 // Each request from its own address: the money routes' per-address limit is not what these tests count.
-const invoke = (method: string, path: string, opts: InvokeOptions = {}) => invokeFrom(method, path, { ip: `10.${rnd()}.${rnd()}.${rnd()}`, ...opts });
+const invoke = (method: string, path: string, opts: InvokeOptions = {}) =>
+  invokeFrom(method, path, { ip: `10.${rnd()}.${rnd()}.${rnd()}`, ...opts });
 const rnd = () => Math.floor(Math.random() * 250) + 1;
 
 const STARTER = PLANS.find((p) => p.code === 'starter')!;
@@ -27,7 +28,11 @@ interface Tenant {
 }
 const newBillingTenant = async (): Promise<Tenant> => {
   const id = await newTenant({ name: `Billing ${crypto.randomUUID().slice(0, 6)}`, planType: 1 });
-  return { id, owner: await tokenFor({ tenantId: id }), member: await tokenFor({ tenantId: id, role: 'TenantMember' }) };
+  return {
+    id,
+    owner: await tokenFor({ tenantId: id }),
+    member: await tokenFor({ tenantId: id, role: 'TenantMember' }),
+  };
 };
 let admin: string;
 beforeAll(async () => {
@@ -35,12 +40,17 @@ beforeAll(async () => {
 });
 
 const sessionOf = (checkoutUrl: string) => checkoutUrl.split('/').pop()!;
-const current = async (t: Tenant) => (await invoke('GET', '/api/subscriptions/current', { token: t.owner })).json.result;
-const readTenant = async (id: string) => (await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.platformItem('TENANT', id) }))).Item!;
+const current = async (t: Tenant) =>
+  (await invoke('GET', '/api/subscriptions/current', { token: t.owner })).json.result;
+const readTenant = async (id: string) =>
+  (await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.platformItem('TENANT', id) }))).Item!;
 
 /** Subscribes and pays through the local checkout: an Active subscription with one paid invoice. */
 async function activeSubscription(t: Tenant, plan = PRO) {
-  const res = await invoke('POST', '/api/subscriptions', { token: t.owner, body: { planId: plan.id, billingPeriod: plan.billingPeriod } });
+  const res = await invoke('POST', '/api/subscriptions', {
+    token: t.owner,
+    body: { planId: plan.id, billingPeriod: plan.billingPeriod },
+  });
   expect(res.status, res.text).toBe(201);
   await settleSession(sessionOf(res.json.result.checkoutUrl), 'pay');
   return res.json.result.subscriptionId as string;
@@ -52,18 +62,31 @@ describe('plans', () => {
     const res = await invoke('GET', '/api/subscriptions/plans', { token: t.member });
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toMatch(/private, max-age=\d+/);
-    const combos = res.json.result.map((p: { type: number; billingPeriod: number }) => `${p.type}/${p.billingPeriod}`).sort();
+    const combos = res.json.result
+      .map((p: { type: number; billingPeriod: number }) => `${p.type}/${p.billingPeriod}`)
+      .sort();
     expect(combos).toEqual(['1/1', '1/2', '2/1', '2/2', '3/1', '3/2']);
-    expect(res.json.result.find((p: { id: string }) => p.id === PRO.id)).toMatchObject({ price: 99, currency: 'USD', isTrialEligible: true, trialDays: 14 });
+    expect(res.json.result.find((p: { id: string }) => p.id === PRO.id)).toMatchObject({
+      price: 99,
+      currency: 'USD',
+      isTrialEligible: true,
+      trialDays: 14,
+    });
   });
 });
 
 describe('subscriptions', () => {
   it('activates through the checkout webhook: Paid payment, Paid invoice with a PDF, tenant on the plan', async () => {
     const t = await newBillingTenant();
-    const created = await invoke('POST', '/api/subscriptions', { token: t.owner, body: { planId: PRO.id, billingPeriod: 1 } });
+    const created = await invoke('POST', '/api/subscriptions', {
+      token: t.owner,
+      body: { planId: PRO.id, billingPeriod: 1 },
+    });
     expect(created.status, created.text).toBe(201);
-    expect(created.json.result).toMatchObject({ status: 'PENDING', checkoutUrl: expect.stringContaining('/_local/checkout/') });
+    expect(created.json.result).toMatchObject({
+      status: 'PENDING',
+      checkoutUrl: expect.stringContaining('/_local/checkout/'),
+    });
     expect(await current(t)).toMatchObject({ status: 0, planId: PRO.id, price: 99 });
 
     const delivery = await settleSession(sessionOf(created.json.result.checkoutUrl), 'pay');
@@ -75,11 +98,27 @@ describe('subscriptions', () => {
     expect(await readTenant(t.id)).toMatchObject({ planType: 2, maxAgents: PRO.features.maxAgents });
     const payments = (await invoke('GET', '/api/payments/history', { token: t.member })).json.result;
     expect(payments.items).toHaveLength(1);
-    expect(payments.items[0]).toMatchObject({ status: 1, amount: 99, currency: 'USD', provider: 1, providerReferenceId: expect.stringMatching(/^ch_/) });
+    expect(payments.items[0]).toMatchObject({
+      status: 1,
+      amount: 99,
+      currency: 'USD',
+      provider: 1,
+      providerReferenceId: expect.stringMatching(/^ch_/),
+    });
     const invoices = (await invoke('GET', '/api/invoices', { token: t.member })).json.result;
-    expect(invoices.items).toEqual([expect.objectContaining({ status: 2, amount: 99, subscriptionPlanName: 'Professional', pdfUrl: expect.stringContaining('/pdf') })]);
+    expect(invoices.items).toEqual([
+      expect.objectContaining({
+        status: 2,
+        amount: 99,
+        subscriptionPlanName: 'Professional',
+        pdfUrl: expect.stringContaining('/pdf'),
+      }),
+    ]);
     const detail = await invoke('GET', `/api/invoices/${invoices.items[0].id}`, { token: t.member });
-    expect(detail.json.result).toMatchObject({ tenantName: expect.stringMatching(/^Billing /), items: [{ amount: 99, quantity: 1 }] });
+    expect(detail.json.result).toMatchObject({
+      tenantName: expect.stringMatching(/^Billing /),
+      items: [{ amount: 99, quantity: 1 }],
+    });
     const pdf = await invoke('GET', `/api/invoices/${invoices.items[0].id}/pdf`, { token: t.member });
     expect(pdf.status).toBe(200);
     expect(pdf.headers['content-type']).toBe('application/pdf');
@@ -88,22 +127,40 @@ describe('subscriptions', () => {
 
   it('an unpaid subscription is replaced by a new request, and its checkout can no longer be paid', async () => {
     const t = await newBillingTenant();
-    const first = await invoke('POST', '/api/subscriptions', { token: t.owner, body: { planId: PRO.id, billingPeriod: 1 } });
-    const second = await invoke('POST', '/api/subscriptions', { token: t.owner, body: { planId: STARTER.id, billingPeriod: 1 } });
+    const first = await invoke('POST', '/api/subscriptions', {
+      token: t.owner,
+      body: { planId: PRO.id, billingPeriod: 1 },
+    });
+    const second = await invoke('POST', '/api/subscriptions', {
+      token: t.owner,
+      body: { planId: STARTER.id, billingPeriod: 1 },
+    });
     expect(second.status, second.text).toBe(201);
     await expect(settleSession(sessionOf(first.json.result.checkoutUrl), 'pay')).rejects.toThrow(/expired/);
     await settleSession(sessionOf(second.json.result.checkoutUrl), 'pay');
-    expect(await current(t)).toMatchObject({ subscriptionId: second.json.result.subscriptionId, planId: STARTER.id, status: 1 });
-    const all = (await invoke('GET', '/api/admin/billing/subscriptions', { token: admin, query: { pageSize: 100 } })).json.result.items.filter((s: { tenantId: string }) => s.tenantId === t.id);
+    expect(await current(t)).toMatchObject({
+      subscriptionId: second.json.result.subscriptionId,
+      planId: STARTER.id,
+      status: 1,
+    });
+    const all = (
+      await invoke('GET', '/api/admin/billing/subscriptions', { token: admin, query: { pageSize: 100 } })
+    ).json.result.items.filter((s: { tenantId: string }) => s.tenantId === t.id);
     expect(all.map((s: { status: number }) => s.status)).toEqual([1, 4]);
   });
 
   it('one live subscription per tenant; only the owner creates; a member reads', async () => {
     const t = await newBillingTenant();
     expect((await invoke('GET', '/api/subscriptions/current', { token: t.member })).status).toBe(404);
-    expect((await invoke('POST', '/api/subscriptions', { token: t.member, body: { planId: PRO.id, billingPeriod: 1 } })).status).toBe(403);
+    expect(
+      (await invoke('POST', '/api/subscriptions', { token: t.member, body: { planId: PRO.id, billingPeriod: 1 } }))
+        .status,
+    ).toBe(403);
     await activeSubscription(t);
-    const again = await invoke('POST', '/api/subscriptions', { token: t.owner, body: { planId: STARTER.id, billingPeriod: 1 } });
+    const again = await invoke('POST', '/api/subscriptions', {
+      token: t.owner,
+      body: { planId: STARTER.id, billingPeriod: 1 },
+    });
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('SUBSCRIPTION_EXISTS');
     expect((await invoke('GET', '/api/subscriptions/current', { token: t.member })).json.result.status).toBe(1);
@@ -121,7 +178,10 @@ describe('subscriptions', () => {
 
   it('a trial starts without a charge, once per tenant, and an administrator can extend it', async () => {
     const t = await newBillingTenant();
-    const res = await invoke('POST', '/api/subscriptions', { token: t.owner, body: { planId: STARTER.id, billingPeriod: 1, trialDays: 14 } });
+    const res = await invoke('POST', '/api/subscriptions', {
+      token: t.owner,
+      body: { planId: STARTER.id, billingPeriod: 1, trialDays: 14 },
+    });
     expect(res.status, res.text).toBe(201);
     await settleSession(sessionOf(res.json.result.checkoutUrl), 'pay');
     const sub = await current(t);
@@ -129,7 +189,8 @@ describe('subscriptions', () => {
     expect(sub.trialExpiresAt).toBe(sub.renewalDate);
     expect((await invoke('GET', '/api/payments/history', { token: t.owner })).json.result.totalCount).toBe(0);
 
-    const extend = (days: unknown, token = admin) => invoke('PUT', `/api/admin/billing/subscriptions/${t.id}/extend-trial`, { token, body: { additionalDays: days } });
+    const extend = (days: unknown, token = admin) =>
+      invoke('PUT', `/api/admin/billing/subscriptions/${t.id}/extend-trial`, { token, body: { additionalDays: days } });
     expect((await extend(10, t.owner)).status).toBe(403);
     expect((await extend(0)).status).toBe(400);
     expect((await extend(91)).status).toBe(400);
@@ -143,7 +204,14 @@ describe('subscriptions', () => {
     expect(await current(t)).toMatchObject({ status: 1, isTrialActive: false });
     expect((await extend(5)).status).toBe(409);
     const other = await newBillingTenant();
-    expect((await invoke('PUT', `/api/admin/billing/subscriptions/${other.id}/extend-trial`, { token: admin, body: { additionalDays: 5 } })).status).toBe(404);
+    expect(
+      (
+        await invoke('PUT', `/api/admin/billing/subscriptions/${other.id}/extend-trial`, {
+          token: admin,
+          body: { additionalDays: 5 },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('renewal extends by the period with a new invoice; a failed renewal suspends with a Failed payment', async () => {
@@ -157,7 +225,8 @@ describe('subscriptions', () => {
 
     await renewSubscription(id, false);
     expect((await current(t)).status).toBe(2);
-    const failed = (await invoke('GET', '/api/payments/history', { token: t.owner, query: { statusFilter: 2 } })).json.result;
+    const failed = (await invoke('GET', '/api/payments/history', { token: t.owner, query: { statusFilter: 2 } })).json
+      .result;
     expect(failed.items).toEqual([expect.objectContaining({ status: 2, amount: 99 })]);
     const invoices = (await invoke('GET', '/api/invoices', { token: t.owner })).json.result.items;
     expect(invoices.map((i: { status: number }) => i.status)).toEqual([3, 2, 2]);
@@ -168,10 +237,15 @@ describe('subscriptions', () => {
 
   it('a declined first checkout keeps the subscription pending and records the failure', async () => {
     const t = await newBillingTenant();
-    const res = await invoke('POST', '/api/subscriptions', { token: t.owner, body: { planId: PRO.id, billingPeriod: 1 } });
+    const res = await invoke('POST', '/api/subscriptions', {
+      token: t.owner,
+      body: { planId: PRO.id, billingPeriod: 1 },
+    });
     await settleSession(sessionOf(res.json.result.checkoutUrl), 'decline');
     expect(await current(t)).toMatchObject({ status: 0 });
-    expect((await invoke('GET', '/api/payments/history', { token: t.owner })).json.result.items).toEqual([expect.objectContaining({ status: 2 })]);
+    expect((await invoke('GET', '/api/payments/history', { token: t.owner })).json.result.items).toEqual([
+      expect.objectContaining({ status: 2 }),
+    ]);
     await expect(settleSession(sessionOf(res.json.result.checkoutUrl), 'pay')).rejects.toThrow(/already completed/);
   });
 });
@@ -182,8 +256,21 @@ describe('payments', () => {
     const other = await newBillingTenant();
     const sub = await activeSubscription(t);
     const foreignSub = await activeSubscription(other);
-    const pay = (body: Record<string, unknown>) => invoke('POST', '/api/payments/process', { token: t.owner, body: { subscriptionId: sub, amount: 10, currency: 'USD', ...body } });
-    for (const bad of [{ amount: 0 }, { amount: -5 }, { amount: 1.001 }, { amount: 1.5, currency: 'JPY' }, { currency: 'XYZ' }, { currency: 'usd' }, { amount: '10' }, { amount: 2_000_000 }]) {
+    const pay = (body: Record<string, unknown>) =>
+      invoke('POST', '/api/payments/process', {
+        token: t.owner,
+        body: { subscriptionId: sub, amount: 10, currency: 'USD', ...body },
+      });
+    for (const bad of [
+      { amount: 0 },
+      { amount: -5 },
+      { amount: 1.001 },
+      { amount: 1.5, currency: 'JPY' },
+      { currency: 'XYZ' },
+      { currency: 'usd' },
+      { amount: '10' },
+      { amount: 2_000_000 },
+    ]) {
       const res = await pay(bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
     }
@@ -197,16 +284,48 @@ describe('payments', () => {
   it('a stored method is charged directly; without one the answer is a checkout address', async () => {
     const t = await newBillingTenant();
     const sub = await activeSubscription(t);
-    const visa = (await invoke('POST', '/api/payment-methods', { token: t.owner, body: { provider: 2, token: 'tok_visa' } })).json.result;
-    const bad = (await invoke('POST', '/api/payment-methods', { token: t.owner, body: { provider: 1, token: 'tok_chargeDeclined' } })).json.result;
-    const charged = await invoke('POST', '/api/payments/process', { token: t.owner, body: { subscriptionId: sub, amount: 25, currency: 'USD', paymentMethodId: visa.id } });
-    expect(charged.json.result).toEqual({ paymentId: expect.any(String), status: 'PENDING', checkoutUrl: null, expiresAt: null });
-    const declined = await invoke('POST', '/api/payments/process', { token: t.owner, body: { subscriptionId: sub, amount: 25, currency: 'USD', paymentMethodId: bad.id } });
-    const hosted = await invoke('POST', '/api/payments/process', { token: t.owner, body: { subscriptionId: sub, amount: 7, currency: 'USD', description: 'Extra seats' } });
-    expect(hosted.json.result).toMatchObject({ status: 'PENDING', checkoutUrl: expect.stringContaining('/_local/checkout/'), expiresAt: expect.any(String) });
+    const visa = (
+      await invoke('POST', '/api/payment-methods', { token: t.owner, body: { provider: 2, token: 'tok_visa' } })
+    ).json.result;
+    const bad = (
+      await invoke('POST', '/api/payment-methods', {
+        token: t.owner,
+        body: { provider: 1, token: 'tok_chargeDeclined' },
+      })
+    ).json.result;
+    const charged = await invoke('POST', '/api/payments/process', {
+      token: t.owner,
+      body: { subscriptionId: sub, amount: 25, currency: 'USD', paymentMethodId: visa.id },
+    });
+    expect(charged.json.result).toEqual({
+      paymentId: expect.any(String),
+      status: 'PENDING',
+      checkoutUrl: null,
+      expiresAt: null,
+    });
+    const declined = await invoke('POST', '/api/payments/process', {
+      token: t.owner,
+      body: { subscriptionId: sub, amount: 25, currency: 'USD', paymentMethodId: bad.id },
+    });
+    const hosted = await invoke('POST', '/api/payments/process', {
+      token: t.owner,
+      body: { subscriptionId: sub, amount: 7, currency: 'USD', description: 'Extra seats' },
+    });
+    expect(hosted.json.result).toMatchObject({
+      status: 'PENDING',
+      checkoutUrl: expect.stringContaining('/_local/checkout/'),
+      expiresAt: expect.any(String),
+    });
 
-    const byId = async (id: string) => (await invoke('GET', '/api/payments/history', { token: t.owner })).json.result.items.find((p: { id: string }) => p.id === id);
-    expect(await byId(charged.json.result.paymentId)).toMatchObject({ status: 1, provider: 2, invoiceId: expect.any(String) });
+    const byId = async (id: string) =>
+      (await invoke('GET', '/api/payments/history', { token: t.owner })).json.result.items.find(
+        (p: { id: string }) => p.id === id,
+      );
+    expect(await byId(charged.json.result.paymentId)).toMatchObject({
+      status: 1,
+      provider: 2,
+      invoiceId: expect.any(String),
+    });
     expect(await byId(declined.json.result.paymentId)).toMatchObject({ status: 2, invoiceId: null });
     expect(await byId(hosted.json.result.paymentId)).toMatchObject({ status: 0 });
     expect((await getSession(sessionOf(hosted.json.result.checkoutUrl)))?.description).toBe('Extra seats');
@@ -218,7 +337,8 @@ describe('payments', () => {
     const t = await newBillingTenant();
     await activeSubscription(t);
     const today = new Date().toISOString().slice(0, 10);
-    const q = (query: Record<string, string | number>) => invoke('GET', '/api/payments/history', { token: t.owner, query });
+    const q = (query: Record<string, string | number>) =>
+      invoke('GET', '/api/payments/history', { token: t.owner, query });
     expect((await q({ startDate: today, endDate: today })).json.result.totalCount).toBe(1);
     expect((await q({ startDate: '2000-01-01', endDate: '2000-01-31' })).json.result.totalCount).toBe(0);
     expect((await q({ statusFilter: 0 })).json.result.totalCount).toBe(0);
@@ -234,16 +354,27 @@ describe('payments', () => {
     const t = await newBillingTenant();
     await activeSubscription(t);
     const paid = (await invoke('GET', '/api/payments/history', { token: t.owner })).json.result.items[0];
-    expect((await invoke('POST', `/api/payments/${paid.id}/refund`, { token: t.member, body: { reason: 'x' } })).status).toBe(403);
+    expect(
+      (await invoke('POST', `/api/payments/${paid.id}/refund`, { token: t.member, body: { reason: 'x' } })).status,
+    ).toBe(403);
     expect((await invoke('POST', `/api/payments/${paid.id}/refund`, { token: t.owner, body: {} })).status).toBe(400);
-    const refund = await invoke('POST', `/api/payments/${paid.id}/refund`, { token: t.owner, body: { reason: 'Customer asked' } });
+    const refund = await invoke('POST', `/api/payments/${paid.id}/refund`, {
+      token: t.owner,
+      body: { reason: 'Customer asked' },
+    });
     expect(refund.status, refund.text).toBe(202);
     const after = (await invoke('GET', '/api/payments/history', { token: t.owner })).json.result.items[0];
     expect(after).toMatchObject({ id: paid.id, status: 3 });
     expect((await invoke('GET', `/api/invoices/${paid.invoiceId}`, { token: t.owner })).json.result.status).toBe(4);
-    const again = await invoke('POST', `/api/payments/${paid.id}/refund`, { token: t.owner, body: { reason: 'Again' } });
+    const again = await invoke('POST', `/api/payments/${paid.id}/refund`, {
+      token: t.owner,
+      body: { reason: 'Again' },
+    });
     expect(again.status).toBe(409);
-    expect((await invoke('POST', `/api/payments/${crypto.randomUUID()}/refund`, { token: t.owner, body: { reason: 'x' } })).status).toBe(404);
+    expect(
+      (await invoke('POST', `/api/payments/${crypto.randomUUID()}/refund`, { token: t.owner, body: { reason: 'x' } }))
+        .status,
+    ).toBe(404);
   });
 
   it('Idempotency-Key: same key and body answer the first result; another body is 409', async () => {
@@ -255,18 +386,34 @@ describe('payments', () => {
     const second = await invoke('POST', '/api/payments/process', { token: t.owner, body, headers: key });
     expect(second.status).toBe(200);
     expect(second.json.result).toEqual(first.json.result);
-    const other = await invoke('POST', '/api/payments/process', { token: t.owner, body: { ...body, amount: 6 }, headers: key });
+    const other = await invoke('POST', '/api/payments/process', {
+      token: t.owner,
+      body: { ...body, amount: 6 },
+      headers: key,
+    });
     expect(other.status).toBe(409);
     expect(other.json.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
-    expect((await invoke('GET', '/api/payments/history', { token: t.owner, query: { statusFilter: 0 } })).json.result.totalCount).toBe(1);
-    expect((await invoke('POST', '/api/payments/process', { token: t.owner, body, headers: { 'Idempotency-Key': 'bad key' } })).status).toBe(400);
+    expect(
+      (await invoke('GET', '/api/payments/history', { token: t.owner, query: { statusFilter: 0 } })).json.result
+        .totalCount,
+    ).toBe(1);
+    expect(
+      (
+        await invoke('POST', '/api/payments/process', {
+          token: t.owner,
+          body,
+          headers: { 'Idempotency-Key': 'bad key' },
+        })
+      ).status,
+    ).toBe(400);
   });
 });
 
 describe('payment methods', () => {
   it('exactly one default: the first, then the chosen one, then the newest left after a delete', async () => {
     const t = await newBillingTenant();
-    const add = (token: string) => invoke('POST', '/api/payment-methods', { token: t.owner, body: { provider: 1, token } });
+    const add = (token: string) =>
+      invoke('POST', '/api/payment-methods', { token: t.owner, body: { provider: 1, token } });
     const visa = (await add('tok_visa')).json.result;
     expect(visa).toMatchObject({ isDefault: true, lastFourDigits: '4242', cardType: 'Visa', provider: 1 });
     const mc = (await add('tok_mastercard')).json.result;
@@ -274,15 +421,29 @@ describe('payment methods', () => {
     const declined = await add('tok_declined');
     expect(declined.status).toBe(400);
     expect(declined.json.error.code).toBe('PAYMENT_METHOD_DECLINED');
-    expect((await invoke('POST', '/api/payment-methods', { token: t.owner, body: { provider: 3, token: 'tok_visa' } })).status).toBe(400);
-    expect((await invoke('PUT', `/api/payment-methods/${mc.id}/set-default`, { token: t.owner })).json.result.isDefault).toBe(true);
-    const list = async () => (await invoke('GET', '/api/payment-methods', { token: t.member })).json.result as { id: string; isDefault: boolean }[];
-    expect((await list()).map((m) => [m.id, m.isDefault])).toEqual([[mc.id, true], [visa.id, false]]);
+    expect(
+      (await invoke('POST', '/api/payment-methods', { token: t.owner, body: { provider: 3, token: 'tok_visa' } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await invoke('PUT', `/api/payment-methods/${mc.id}/set-default`, { token: t.owner })).json.result.isDefault,
+    ).toBe(true);
+    const list = async () =>
+      (await invoke('GET', '/api/payment-methods', { token: t.member })).json.result as {
+        id: string;
+        isDefault: boolean;
+      }[];
+    expect((await list()).map((m) => [m.id, m.isDefault])).toEqual([
+      [mc.id, true],
+      [visa.id, false],
+    ]);
     expect((await invoke('DELETE', `/api/payment-methods/${mc.id}`, { token: t.owner })).status).toBe(204);
     expect((await list()).map((m) => [m.id, m.isDefault])).toEqual([[visa.id, true]]);
     expect((await invoke('DELETE', `/api/payment-methods/${mc.id}`, { token: t.owner })).status).toBe(404);
     const other = await newBillingTenant();
-    expect((await invoke('PUT', `/api/payment-methods/${visa.id}/set-default`, { token: other.owner })).status).toBe(404);
+    expect((await invoke('PUT', `/api/payment-methods/${visa.id}/set-default`, { token: other.owner })).status).toBe(
+      404,
+    );
     expect((await invoke('DELETE', `/api/payment-methods/${visa.id}`, { token: other.owner })).status).toBe(404);
   });
 });
@@ -297,12 +458,26 @@ describe('tenancy and administration', () => {
     expect((await invoke('GET', `/api/invoices/${invoice.id}/pdf`, { token: other.owner })).status).toBe(404);
     expect((await invoke('GET', '/api/invoices', { token: other.owner })).json.result.totalCount).toBe(0);
     expect((await invoke('GET', `/api/invoices?tenantId=${t.id}`, { token: other.owner })).status).toBe(403);
-    expect((await invoke('GET', `/api/invoices/${invoice.id}?tenantId=${t.id}`, { token: admin })).json.result.id).toBe(invoice.id);
+    expect((await invoke('GET', `/api/invoices/${invoice.id}?tenantId=${t.id}`, { token: admin })).json.result.id).toBe(
+      invoice.id,
+    );
 
-    const all = await invoke('GET', '/api/admin/billing/subscriptions', { token: admin, query: { statusFilter: 1, pageSize: 100 } });
+    const all = await invoke('GET', '/api/admin/billing/subscriptions', {
+      token: admin,
+      query: { statusFilter: 1, pageSize: 100 },
+    });
     expect(all.status).toBe(200);
-    expect(all.json.result.items.find((s: { tenantId: string }) => s.tenantId === t.id)).toMatchObject({ status: 1, planName: 'Professional', price: 99, tenantName: expect.stringMatching(/^Billing /) });
-    expect((await invoke('GET', '/api/admin/billing/subscriptions', { token: admin, query: { statusFilter: 4 } })).json.result.items.some((s: { tenantId: string }) => s.tenantId === t.id)).toBe(false);
+    expect(all.json.result.items.find((s: { tenantId: string }) => s.tenantId === t.id)).toMatchObject({
+      status: 1,
+      planName: 'Professional',
+      price: 99,
+      tenantName: expect.stringMatching(/^Billing /),
+    });
+    expect(
+      (
+        await invoke('GET', '/api/admin/billing/subscriptions', { token: admin, query: { statusFilter: 4 } })
+      ).json.result.items.some((s: { tenantId: string }) => s.tenantId === t.id),
+    ).toBe(false);
     expect((await invoke('GET', '/api/admin/billing/subscriptions', { token: t.owner })).status).toBe(403);
   });
 });

@@ -23,14 +23,25 @@ beforeAll(async () => {
   admin = await tokenFor({ role: 'SystemAdmin' });
 });
 
-const supplier = (name: string, tenantId = tenantA) => ({ name, contactPerson: 'Ann Lee', email: 'ANN@Example.com ', tenantId });
+const supplier = (name: string, tenantId = tenantA) => ({
+  name,
+  contactPerson: 'Ann Lee',
+  email: 'ANN@Example.com ',
+  tenantId,
+});
 
 describe('suppliers', () => {
   it('creates a supplier scoped to the caller tenant and reads it back', async () => {
     const res = await invoke('POST', '/api/suppliers', { token: ownerA, body: supplier('Acme Parts') });
     expect(res.status).toBe(201);
     expect(res.json.success).toBe(true);
-    expect(res.json.result).toMatchObject({ name: 'Acme Parts', email: 'ann@example.com', tenantId: tenantA, isVendor: false, phone: null });
+    expect(res.json.result).toMatchObject({
+      name: 'Acme Parts',
+      email: 'ann@example.com',
+      tenantId: tenantA,
+      isVendor: false,
+      phone: null,
+    });
     expect(res.json.result.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.json.result.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
@@ -42,7 +53,12 @@ describe('suppliers', () => {
   it('ignores fields the route does not name (no mass assignment)', async () => {
     const res = await invoke('POST', '/api/suppliers', {
       token: ownerA,
-      body: { ...supplier('Sneaky'), id: '00000000-0000-4000-8000-000000000000', createdAt: '2000-01-01T00:00:00.000Z', pk: 'x' },
+      body: {
+        ...supplier('Sneaky'),
+        id: '00000000-0000-4000-8000-000000000000',
+        createdAt: '2000-01-01T00:00:00.000Z',
+        pk: 'x',
+      },
     });
     expect(res.status).toBe(201);
     expect(res.json.result.id).not.toBe('00000000-0000-4000-8000-000000000000');
@@ -51,7 +67,9 @@ describe('suppliers', () => {
 
   it('lists newest first with exact counts and stable pages', async () => {
     const tenant = crypto.randomUUID();
-    await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', tenant), id: tenant } }));
+    await ddb().send(
+      new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', tenant), id: tenant } }),
+    );
     const owner = await tokenFor({ tenantId: tenant });
     for (let i = 0; i < 7; i++) {
       const r = await invoke('POST', '/api/suppliers', { token: owner, body: supplier(`Supplier ${i}`, tenant) });
@@ -60,7 +78,11 @@ describe('suppliers', () => {
     const first = await invoke('GET', '/api/suppliers?page=1&pageSize=3', { token: owner });
     expect(first.status).toBe(200);
     expect(first.json.result).toMatchObject({ totalCount: 7, totalPages: 3, page: 1, pageSize: 3 });
-    expect(first.json.result.items.map((s: { name: string }) => s.name)).toEqual(['Supplier 6', 'Supplier 5', 'Supplier 4']);
+    expect(first.json.result.items.map((s: { name: string }) => s.name)).toEqual([
+      'Supplier 6',
+      'Supplier 5',
+      'Supplier 4',
+    ]);
     const last = await invoke('GET', '/api/suppliers?page=3&pageSize=3', { token: owner });
     expect(last.json.result.items.map((s: { name: string }) => s.name)).toEqual(['Supplier 0']);
     const beyond = await invoke('GET', '/api/suppliers?page=9&pageSize=3', { token: owner });
@@ -90,7 +112,11 @@ describe('suppliers', () => {
     expect(malformed.json.error.code).toBe('INVALID_JSON');
     const array = await invoke('POST', '/api/suppliers', { token: ownerA, rawBody: '[1,2]' });
     expect(array.json.error.code).toBe('INVALID_JSON');
-    const text = await invoke('POST', '/api/suppliers', { token: ownerA, rawBody: 'name=x', contentType: 'text/plain' });
+    const text = await invoke('POST', '/api/suppliers', {
+      token: ownerA,
+      rawBody: 'name=x',
+      contentType: 'text/plain',
+    });
     expect(text.status).toBe(415);
     expect(text.json.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
     const missing = await invoke('POST', '/api/suppliers', { token: ownerA, body: { tenantId: tenantA } });
@@ -100,7 +126,10 @@ describe('suppliers', () => {
     expect(wrongType.json.error.code).toBe('VALIDATION_ERROR');
     const tooLong = await invoke('POST', '/api/suppliers', { token: ownerA, body: supplier('x'.repeat(201)) });
     expect(tooLong.json.error.code).toBe('VALIDATION_ERROR');
-    const huge = await invoke('POST', '/api/suppliers', { token: ownerA, body: { ...supplier('big'), pad: 'x'.repeat(300_000) } });
+    const huge = await invoke('POST', '/api/suppliers', {
+      token: ownerA,
+      body: { ...supplier('big'), pad: 'x'.repeat(300_000) },
+    });
     expect(huge.status).toBe(413);
     expect(huge.json.error.code).toBe('PAYLOAD_TOO_LARGE');
     const after = await invoke('GET', '/api/suppliers', { token: ownerA });
@@ -129,7 +158,10 @@ describe('suppliers', () => {
     expect(adminList.json.result.totalCount).toBeGreaterThan(0);
     const adminNoTenant = await invoke('GET', '/api/suppliers', { token: admin });
     expect(adminNoTenant.status).toBe(400);
-    const unknownTenant = await invoke('GET', '/api/suppliers', { token: admin, query: { tenantId: crypto.randomUUID() } });
+    const unknownTenant = await invoke('GET', '/api/suppliers', {
+      token: admin,
+      query: { tenantId: crypto.randomUUID() },
+    });
     expect(unknownTenant.status).toBe(404);
   });
 
@@ -146,7 +178,10 @@ describe('product-services', () => {
   it('enforces a unique code per tenant with a transaction, even under concurrency', async () => {
     const attempts = await Promise.all(
       Array.from({ length: 5 }, (_, i) =>
-        invoke('POST', '/api/product-services', { token: ownerA, body: { name: `Widget ${i}`, code: 'WID-1', tenantId: tenantA } }),
+        invoke('POST', '/api/product-services', {
+          token: ownerA,
+          body: { name: `Widget ${i}`, code: 'WID-1', tenantId: tenantA },
+        }),
       ),
     );
     expect(attempts.filter((r) => r.status === 201)).toHaveLength(1);
@@ -154,16 +189,23 @@ describe('product-services', () => {
     expect(attempts.filter((r) => r.status === 409)).toHaveLength(4);
     const list = await invoke('GET', '/api/product-services', { token: ownerA, query: { search: 'wid-1' } });
     expect(list.json.result.totalCount).toBe(1);
-    const otherTenant = await invoke('POST', '/api/product-services', { token: ownerB, body: { name: 'Widget', code: 'wid-1', tenantId: tenantB } });
+    const otherTenant = await invoke('POST', '/api/product-services', {
+      token: ownerB,
+      body: { name: 'Widget', code: 'wid-1', tenantId: tenantB },
+    });
     expect(otherTenant.status).toBe(201);
   });
 
   it('keeps the maintained count exact under parallel creates', async () => {
     const tenant = crypto.randomUUID();
-    await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', tenant), id: tenant } }));
+    await ddb().send(
+      new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', tenant), id: tenant } }),
+    );
     const owner = await tokenFor({ tenantId: tenant });
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => invoke('POST', '/api/product-services', { token: owner, body: { name: `P${i}`, tenantId: tenant } })),
+      Array.from({ length: 12 }, (_, i) =>
+        invoke('POST', '/api/product-services', { token: owner, body: { name: `P${i}`, tenantId: tenant } }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
     const list = await invoke('GET', '/api/product-services', { token: owner, query: { pageSize: 100 } });

@@ -52,7 +52,14 @@ const newSite = async (over: Record<string, unknown> = {}) => {
   expect(res.status, res.text).toBe(201);
   return res.json.result as { id: string; domain: string };
 };
-const pageBody = (over: Record<string, unknown> = {}) => ({ slug: `p-${tag()}`, pageType: 0, sortOrder: 0, isPublished: true, settings: '{}', ...over });
+const pageBody = (over: Record<string, unknown> = {}) => ({
+  slug: `p-${tag()}`,
+  pageType: 0,
+  sortOrder: 0,
+  isPublished: true,
+  settings: '{}',
+  ...over,
+});
 const newPage = async (siteId: string, over: Record<string, unknown> = {}) => {
   const res = await admin.post(`/sites/${siteId}/pages`, pageBody(over));
   expect(res.status, res.text).toBe(201);
@@ -64,7 +71,11 @@ describe('sites', () => {
   it('keeps domains unique and lowercase, one master per tenant, and stores JSON strings as objects', async () => {
     const site = await newSite({ themeConfig: '{"primaryColor":"#123456"}', metadata: '{"title":"Home"}' });
     const got = await admin.get(`/sites/${site.id}`);
-    expect(got.json.result).toMatchObject({ themeConfig: { primaryColor: '#123456' }, metadata: { title: 'Home' }, tenantId: ctx.tenantA });
+    expect(got.json.result).toMatchObject({
+      themeConfig: { primaryColor: '#123456' },
+      metadata: { title: 'Home' },
+      tenantId: ctx.tenantA,
+    });
     expect((await admin.post('/sites', siteBody({ domain: site.domain }))).status).toBe(409);
     expect((await admin.post('/sites', siteBody({ domain: 'Upper.Example.com' }))).status).toBe(400);
     expect((await admin.post('/sites', siteBody({ themeConfig: '{not json' }))).status).toBe(400);
@@ -74,11 +85,21 @@ describe('sites', () => {
 
     const master = await newSite({ tenantId: ctx.tenantB, isMaster: true });
     expect((await admin.post('/sites', siteBody({ tenantId: ctx.tenantB, isMaster: true }))).status).toBe(409);
-    const moved = await admin.put(`/sites/${site.id}`, siteBody({ domain: `moved-${tag()}.example.com`, themeConfig: {}, metadata: {} }));
+    const moved = await admin.put(
+      `/sites/${site.id}`,
+      siteBody({ domain: `moved-${tag()}.example.com`, themeConfig: {}, metadata: {} }),
+    );
     expect(moved.status, moved.text).toBe(200);
     expect((await admin.post('/sites', siteBody({ domain: site.domain }))).status).toBe(201);
     expect((await admin.put(`/sites/${site.id}`, siteBody({ tenantId: ctx.tenantB }))).status).toBe(400);
-    expect((await admin.put(`/sites/${master.id}`, siteBody({ tenantId: ctx.tenantB, isMaster: false, domain: master.domain }))).status).toBe(200);
+    expect(
+      (
+        await admin.put(
+          `/sites/${master.id}`,
+          siteBody({ tenantId: ctx.tenantB, isMaster: false, domain: master.domain }),
+        )
+      ).status,
+    ).toBe(200);
     expect((await admin.post('/sites', siteBody({ tenantId: ctx.tenantB, isMaster: true }))).status).toBe(201);
 
     const list = await admin.get('/sites?pageSize=100');
@@ -101,7 +122,10 @@ describe('theme', () => {
     const site = await newSite();
     expect((await admin.put(`/sites/${site.id}/theme`, { primaryColor: 'red' })).status).toBe(400);
     expect((await admin.put(`/sites/${site.id}/theme`, { fontFamily: 'x;} body{display:none' })).status).toBe(400);
-    const set = await admin.put(`/sites/${site.id}/theme`, { primaryColor: '#abc', fontFamily: 'Open Sans, sans-serif' });
+    const set = await admin.put(`/sites/${site.id}/theme`, {
+      primaryColor: '#abc',
+      fontFamily: 'Open Sans, sans-serif',
+    });
     expect(set.json.result).toMatchObject({ primaryColor: '#abc', fontFamily: 'Open Sans, sans-serif', preset: null });
     const css = await pub(`/${site.id}/theme.css`);
     expect(css.status).toBe(200);
@@ -113,10 +137,18 @@ describe('theme', () => {
 
     expect((await admin.post(`/sites/${site.id}/theme/preset`, { preset: 'nope' })).status).toBe(400);
     const preset = await admin.post(`/sites/${site.id}/theme/preset`, { preset: 'ocean' });
-    expect(preset.json.result).toEqual({ primaryColor: '#0e7490', secondaryColor: '#e0f2fe', fontFamily: 'Open Sans, Arial, sans-serif', preset: 'ocean' });
+    expect(preset.json.result).toEqual({
+      primaryColor: '#0e7490',
+      secondaryColor: '#e0f2fe',
+      fontFamily: 'Open Sans, Arial, sans-serif',
+      preset: 'ocean',
+    });
     expect((await admin.get(`/sites/${site.id}/theme`)).json.result.preset).toBe('ocean');
     // A themeConfig written through the site with an unsafe value never reaches the CSS.
-    await admin.put(`/sites/${site.id}`, siteBody({ domain: site.domain, themeConfig: { primaryColor: 'red;}*{x:y' } }));
+    await admin.put(
+      `/sites/${site.id}`,
+      siteBody({ domain: site.domain, themeConfig: { primaryColor: 'red;}*{x:y' } }),
+    );
     expect((await pub(`/${site.id}/theme.css`)).text).not.toContain('red;');
   });
 });
@@ -128,7 +160,9 @@ describe('pages', () => {
     const home = await newPage(site.id, { slug: 'home', sortOrder: 1, pageType: 1 });
     const team = await newPage(site.id, { slug: 'team', parentId: about.id });
     expect((await admin.post(`/sites/${site.id}/pages`, pageBody({ slug: 'about' }))).status).toBe(409);
-    expect((await admin.post(`/sites/${site.id}/pages`, pageBody({ slug: 'about', parentId: about.id }))).status).toBe(201);
+    expect((await admin.post(`/sites/${site.id}/pages`, pageBody({ slug: 'about', parentId: about.id }))).status).toBe(
+      201,
+    );
     expect((await admin.post(`/sites/${site.id}/pages`, pageBody({ slug: 'Bad_Slug' }))).status).toBe(400);
     expect((await admin.post(`/sites/${site.id}/pages`, pageBody({ settings: '{oops' }))).status).toBe(400);
     expect((await admin.post(`/sites/${site.id}/pages`, pageBody({ pageType: 99 }))).status).toBe(400);
@@ -137,17 +171,28 @@ describe('pages', () => {
     const foreign = await newPage(other.id);
     expect((await admin.post(`/sites/${site.id}/pages`, pageBody({ parentId: foreign.id }))).status).toBe(400);
     expect((await admin.get(`/sites/${site.id}/pages/${foreign.id}`)).status).toBe(404);
-    expect((await admin.put(`/sites/${site.id}/pages/${about.id}`, pageBody({ slug: 'about', parentId: team.id }))).status).toBe(400);
-    expect((await admin.put(`/sites/${site.id}/pages/${about.id}`, pageBody({ slug: 'about', parentId: about.id }))).status).toBe(400);
+    expect(
+      (await admin.put(`/sites/${site.id}/pages/${about.id}`, pageBody({ slug: 'about', parentId: team.id }))).status,
+    ).toBe(400);
+    expect(
+      (await admin.put(`/sites/${site.id}/pages/${about.id}`, pageBody({ slug: 'about', parentId: about.id }))).status,
+    ).toBe(400);
 
-    const tree = (await admin.get(`/sites/${site.id}/pages`)).json.result as { id: string; slug: string; children: { slug: string }[] }[];
+    const tree = (await admin.get(`/sites/${site.id}/pages`)).json.result as {
+      id: string;
+      slug: string;
+      children: { slug: string }[];
+    }[];
     expect(tree.map((p) => p.slug)).toEqual(['home', 'about']);
     expect(tree[1]!.children.map((c) => c.slug).sort()).toEqual(['about', 'team']);
     expect(tree[0]!.id).toBe(home.id);
 
     const check = (q: string) => admin.get(`/sites/${site.id}/pages/validate-slug?${q}`);
     expect((await check('slug=about')).json.result).toMatchObject({ isValid: true, isAvailable: false });
-    expect((await check(`slug=about&excludePageId=${about.id}`)).json.result).toMatchObject({ isValid: true, isAvailable: true });
+    expect((await check(`slug=about&excludePageId=${about.id}`)).json.result).toMatchObject({
+      isValid: true,
+      isAvailable: true,
+    });
     expect((await check('slug=fresh')).json.result).toMatchObject({ isValid: true, isAvailable: true });
     expect((await check('slug=NOPE!')).json.result).toMatchObject({ isValid: false, isAvailable: false });
 
@@ -165,7 +210,9 @@ describe('pages', () => {
     expect(de.status, de.text).toBe(200);
     expect(de.json.result.translations.map((t: { locale: string }) => t.locale)).toEqual(['de-DE', 'en']);
     expect((await admin.put(`/pages/${page.id}/translations/not_a_locale`, translation('x'))).status).toBe(400);
-    expect((await admin.put(`/pages/${page.id}/translations/fr`, { title: 'x', contentBlocks: '[unclosed' })).status).toBe(400);
+    expect(
+      (await admin.put(`/pages/${page.id}/translations/fr`, { title: 'x', contentBlocks: '[unclosed' })).status,
+    ).toBe(400);
     expect((await admin.put(`/pages/${crypto.randomUUID()}/translations/fr`, translation('x'))).status).toBe(404);
 
     expect((await pub(`/${site.id}/pages/welcome`)).status).toBe(404);
@@ -216,22 +263,34 @@ describe('public reads', () => {
 describe('blog', () => {
   it('filters admin lists and shows only published, past posts publicly, newest first, sanitized', async () => {
     const site = await newSite();
-    const post = (over: Record<string, unknown>) => admin.post(`/sites/${site.id}/blog`, { slug: `b-${tag()}`, authorName: 'Ann', category: 'news', tags: ['a'], isPublished: true, ...over });
+    const post = (over: Record<string, unknown>) =>
+      admin.post(`/sites/${site.id}/blog`, {
+        slug: `b-${tag()}`,
+        authorName: 'Ann',
+        category: 'news',
+        tags: ['a'],
+        isPublished: true,
+        ...over,
+      });
     const older = (await post({ slug: 'older', publishedAt: '2024-01-01T10:00:00+02:00' })).json.result;
-    const newer = (await post({ slug: 'newer', publishedAt: '2025-01-01T00:00:00Z', category: 'tech', tags: ['a', 'b'] })).json.result;
+    const newer = (
+      await post({ slug: 'newer', publishedAt: '2025-01-01T00:00:00Z', category: 'tech', tags: ['a', 'b'] })
+    ).json.result;
     const draft = (await post({ slug: 'draft', isPublished: false })).json.result;
     const future = (await post({ slug: 'future', publishedAt: '2999-01-01T00:00:00Z' })).json.result;
     expect(older.publishedAt).toBe('2024-01-01T08:00:00.000Z');
     expect((await post({ slug: 'older' })).status).toBe(409);
 
-    const titles = async (q: string) => ((await admin.get(`/sites/${site.id}/blog?${q}`)).json.result.items as { slug: string }[]).map((p) => p.slug);
+    const titles = async (q: string) =>
+      ((await admin.get(`/sites/${site.id}/blog?${q}`)).json.result.items as { slug: string }[]).map((p) => p.slug);
     expect(await titles('')).toEqual(['future', 'draft', 'newer', 'older']);
     expect(await titles('category=tech')).toEqual(['newer']);
     expect(await titles('tag=b')).toEqual(['newer']);
     expect(await titles('isPublished=false')).toEqual(['draft']);
     expect((await admin.get(`/sites/${site.id}/blog?isPublished=maybe`)).status).toBe(400);
 
-    const html = '<p onclick="x()">Hi <a href="javascript:alert(1)">x</a><script>alert(1)</script><img src="https://a.example/i.png" onerror="y()"></p>';
+    const html =
+      '<p onclick="x()">Hi <a href="javascript:alert(1)">x</a><script>alert(1)</script><img src="https://a.example/i.png" onerror="y()"></p>';
     const tr = await admin.put(`/blog/${newer.id}/translations/en`, { title: 'Newer', bodyHtml: html });
     expect(tr.status, tr.text).toBe(200);
     const body = tr.json.result.translations[0].bodyHtml as string;
@@ -249,7 +308,17 @@ describe('blog', () => {
     expect((await pub(`/${site.id}/blog/draft`)).status).toBe(404);
     expect((await pub(`/${site.id}/blog/future`)).status).toBe(404);
 
-    expect((await admin.put(`/sites/${site.id}/blog/${draft.id}`, { slug: 'draft', authorName: 'Ann', category: 'news', tags: [], isPublished: true })).json.result.publishedAt).toMatch(/^\d{4}-/);
+    expect(
+      (
+        await admin.put(`/sites/${site.id}/blog/${draft.id}`, {
+          slug: 'draft',
+          authorName: 'Ann',
+          category: 'news',
+          tags: [],
+          isPublished: true,
+        })
+      ).json.result.publishedAt,
+    ).toMatch(/^\d{4}-/);
     expect((await pub(`/${site.id}/blog/draft`)).status).toBe(200);
     expect((await admin.del(`/sites/${site.id}/blog/${future.id}`)).status).toBe(204);
     expect((await admin.get(`/sites/${site.id}/blog/${future.id}`)).status).toBe(404);
@@ -266,14 +335,29 @@ describe('forms', () => {
     const bot = await submit({ formType: 'contact', fields: { name: 'Bot', _honeypot: 'http://spam' } });
     expect(bot.status).toBe(201);
     expect((await submit({ formType: 'contact', fields: { nested: { a: 1 } } })).status).toBe(400);
-    expect((await submit({ formType: 'contact', fields: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}`, 'x'])) })).status).toBe(400);
+    expect(
+      (
+        await submit({
+          formType: 'contact',
+          fields: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}`, 'x'])),
+        })
+      ).status,
+    ).toBe(400);
     expect((await submit({ formType: 'contact', fields: { big: 'x'.repeat(70_000) } })).status).toBe(413);
-    expect((await invoke('POST', `${P}/${crypto.randomUUID()}/forms/submit`, { body: { formType: 'contact', fields: {} }, ip: nextIp() })).status).toBe(404);
+    expect(
+      (
+        await invoke('POST', `${P}/${crypto.randomUUID()}/forms/submit`, {
+          body: { formType: 'contact', fields: {} },
+          ip: nextIp(),
+        })
+      ).status,
+    ).toBe(404);
 
     const ip = nextIp();
     const burst = await inOneRateWindow(async () => {
       const statuses = [];
-      for (let i = 0; i < 61; i++) statuses.push((await submit({ formType: 'flood', fields: { i: String(i) } }, ip)).status);
+      for (let i = 0; i < 61; i++)
+        statuses.push((await submit({ formType: 'flood', fields: { i: String(i) } }, ip)).status);
       return statuses;
     });
     expect(burst.filter((s) => s === 201)).toHaveLength(60);
@@ -296,14 +380,26 @@ describe('forms', () => {
   });
 });
 
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  'hex',
+);
 function multipart(name: string, fileName: string, type: string, data: Buffer) {
   const boundary = `----b${tag()}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${fileName}"\r\nContent-Type: ${type}\r\n\r\n`);
-  return { body: Buffer.concat([head, data, Buffer.from(`\r\n--${boundary}--\r\n`)]), contentType: `multipart/form-data; boundary=${boundary}` };
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${fileName}"\r\nContent-Type: ${type}\r\n\r\n`,
+  );
+  return {
+    body: Buffer.concat([head, data, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  };
 }
 const upload = (siteId: string, part: ReturnType<typeof multipart>, folder = 'images') =>
-  invoke('POST', `${A}/sites/${siteId}/media/upload?folder=${folder}`, { token: ctx.admin, rawBody: part.body, contentType: part.contentType });
+  invoke('POST', `${A}/sites/${siteId}/media/upload?folder=${folder}`, {
+    token: ctx.admin,
+    rawBody: part.body,
+    contentType: part.contentType,
+  });
 
 describe('media', () => {
   it('uploads directly, checks content by its bytes, lists by folder, presigns and deletes the object', async () => {
@@ -315,16 +411,38 @@ describe('media', () => {
     expect(fetched.status).toBe(200);
     expect(Buffer.from(await fetched.arrayBuffer()).equals(PNG)).toBe(true);
 
-    expect((await upload(site.id, multipart('file', 'evil.png', 'image/png', Buffer.from('<script>alert(1)</script>\x00')))).status).toBe(415);
-    expect((await upload(site.id, multipart('file', 'x.exe', 'application/x-msdownload', Buffer.from('MZ\x90\x00\x03', 'latin1')))).status).toBe(415);
+    expect(
+      (await upload(site.id, multipart('file', 'evil.png', 'image/png', Buffer.from('<script>alert(1)</script>\x00'))))
+        .status,
+    ).toBe(415);
+    expect(
+      (
+        await upload(
+          site.id,
+          multipart('file', 'x.exe', 'application/x-msdownload', Buffer.from('MZ\x90\x00\x03', 'latin1')),
+        )
+      ).status,
+    ).toBe(415);
     expect((await upload(site.id, multipart('other', 'logo.png', 'image/png', PNG))).status).toBe(400);
-    expect((await invoke('POST', `${A}/sites/${site.id}/media/upload`, { token: ctx.admin, body: { file: 'x' } })).status).toBe(415);
-    expect((await upload(site.id, multipart('file', 'notes.txt', 'text/plain', Buffer.from('hello')), 'docs')).status).toBe(201);
-    expect((await upload(site.id, multipart('file', 'big.png', 'image/png', Buffer.concat([PNG, Buffer.alloc(4_500_000)])))).status).toBe(413);
+    expect(
+      (await invoke('POST', `${A}/sites/${site.id}/media/upload`, { token: ctx.admin, body: { file: 'x' } })).status,
+    ).toBe(415);
+    expect(
+      (await upload(site.id, multipart('file', 'notes.txt', 'text/plain', Buffer.from('hello')), 'docs')).status,
+    ).toBe(201);
+    expect(
+      (await upload(site.id, multipart('file', 'big.png', 'image/png', Buffer.concat([PNG, Buffer.alloc(4_500_000)]))))
+        .status,
+    ).toBe(413);
 
     const images = await admin.get(`/sites/${site.id}/media?folder=images`);
     expect(images.json.result.items.map((m: { id: string }) => m.id)).toEqual([id]);
-    expect(images.json.result.items[0]).toMatchObject({ contentType: 'image/png', size: PNG.length, status: 'ready', key: expect.stringMatching(new RegExp(`^sites/${site.id}/images/`)) });
+    expect(images.json.result.items[0]).toMatchObject({
+      contentType: 'image/png',
+      size: PNG.length,
+      status: 'ready',
+      key: expect.stringMatching(new RegExp(`^sites/${site.id}/images/`)),
+    });
     expect((await admin.get(`/sites/${site.id}/media`)).json.result.totalCount).toBe(2);
 
     expect((await admin.get(`/media/${id}/presigned?expiryMinutes=0`)).status).toBe(400);
@@ -341,10 +459,31 @@ describe('media', () => {
 
   it('takes larger files through a presigned upload checked on completion', async () => {
     const site = await newSite();
-    expect((await admin.post(`/sites/${site.id}/media/presigned-upload`, { fileName: 'a.png', contentType: 'image/png', size: 10 * 1024 * 1024 + 1 })).status).toBe(413);
-    expect((await admin.post(`/sites/${site.id}/media/presigned-upload`, { fileName: 'a.svg', contentType: 'image/svg+xml', size: 100 })).status).toBe(415);
+    expect(
+      (
+        await admin.post(`/sites/${site.id}/media/presigned-upload`, {
+          fileName: 'a.png',
+          contentType: 'image/png',
+          size: 10 * 1024 * 1024 + 1,
+        })
+      ).status,
+    ).toBe(413);
+    expect(
+      (
+        await admin.post(`/sites/${site.id}/media/presigned-upload`, {
+          fileName: 'a.svg',
+          contentType: 'image/svg+xml',
+          size: 100,
+        })
+      ).status,
+    ).toBe(415);
     const big = Buffer.concat([PNG, Buffer.alloc(5_000_000)]);
-    const start = await admin.post(`/sites/${site.id}/media/presigned-upload`, { fileName: 'big.png', contentType: 'image/png', size: big.length, folder: 'large' });
+    const start = await admin.post(`/sites/${site.id}/media/presigned-upload`, {
+      fileName: 'big.png',
+      contentType: 'image/png',
+      size: big.length,
+      folder: 'large',
+    });
     expect(start.status, start.text).toBe(201);
     const { id, uploadUrl, headers } = start.json.result;
     expect((await admin.post(`/media/${id}/complete`)).status).toBe(400);
@@ -356,8 +495,16 @@ describe('media', () => {
     const object = await s3().send(new GetObjectCommand({ Bucket: config.mediaBucket, Key: done.json.result.key }));
     expect(Number(object.ContentLength)).toBe(big.length);
 
-    const fake = await admin.post(`/sites/${site.id}/media/presigned-upload`, { fileName: 'fake.pdf', contentType: 'application/pdf', size: 11 });
-    await fetch(fake.json.result.uploadUrl, { method: 'PUT', headers: fake.json.result.headers, body: Buffer.from('hello world') });
+    const fake = await admin.post(`/sites/${site.id}/media/presigned-upload`, {
+      fileName: 'fake.pdf',
+      contentType: 'application/pdf',
+      size: 11,
+    });
+    await fetch(fake.json.result.uploadUrl, {
+      method: 'PUT',
+      headers: fake.json.result.headers,
+      body: Buffer.from('hello world'),
+    });
     expect((await admin.post(`/media/${fake.json.result.id}/complete`)).status).toBe(415);
     expect((await admin.get(`/media/${fake.json.result.id}/presigned`)).status).toBe(404);
   });
@@ -369,16 +516,34 @@ describe('navigation', () => {
     const page = await newPage(site.id);
     const foreign = await newPage((await newSite()).id);
     expect((await admin.put(`/sites/${site.id}/navigation/topbar`, { items: [] })).status).toBe(400);
-    expect((await admin.put(`/sites/${site.id}/navigation/header`, { items: [{ label: 'X', pageId: foreign.id }] })).status).toBe(400);
+    expect(
+      (await admin.put(`/sites/${site.id}/navigation/header`, { items: [{ label: 'X', pageId: foreign.id }] })).status,
+    ).toBe(400);
     expect((await admin.put(`/sites/${site.id}/navigation/header`, { items: [{ label: 'X' }] })).status).toBe(400);
-    const deep = { label: '1', url: '/a', children: [{ label: '2', url: '/b', children: [{ label: '3', url: '/c', children: [{ label: '4', url: '/d' }] }] }] };
+    const deep = {
+      label: '1',
+      url: '/a',
+      children: [
+        { label: '2', url: '/b', children: [{ label: '3', url: '/c', children: [{ label: '4', url: '/d' }] }] },
+      ],
+    };
     expect((await admin.put(`/sites/${site.id}/navigation/header`, { items: [deep] })).status).toBe(400);
-    expect((await admin.put(`/sites/${site.id}/navigation/header`, { items: [{ label: 'X', url: 'javascript:alert(1)' }] })).status).toBe(400);
-    const ok = await admin.put(`/sites/${site.id}/navigation/header`, { items: [{ label: 'Home', pageId: page.id, children: [{ label: 'Docs', url: 'https://docs.example.com' }] }] });
+    expect(
+      (await admin.put(`/sites/${site.id}/navigation/header`, { items: [{ label: 'X', url: 'javascript:alert(1)' }] }))
+        .status,
+    ).toBe(400);
+    const ok = await admin.put(`/sites/${site.id}/navigation/header`, {
+      items: [{ label: 'Home', pageId: page.id, children: [{ label: 'Docs', url: 'https://docs.example.com' }] }],
+    });
     expect(ok.status, ok.text).toBe(200);
     const menus = (await admin.get(`/sites/${site.id}/navigation`)).json.result;
     expect(menus.map((m: { location: string }) => m.location)).toEqual(['header', 'footer', 'sidebar']);
-    expect(menus[0].items[0]).toEqual({ label: 'Home', pageId: page.id, url: null, children: [{ label: 'Docs', pageId: null, url: 'https://docs.example.com', children: [] }] });
+    expect(menus[0].items[0]).toEqual({
+      label: 'Home',
+      pageId: page.id,
+      url: null,
+      children: [{ label: 'Docs', pageId: null, url: 'https://docs.example.com', children: [] }],
+    });
     expect(menus[1].items).toEqual([]);
   });
 });
@@ -388,10 +553,21 @@ describe('a site built from scratch and deleted', () => {
     const site = await newSite();
     const page = await newPage(site.id, { slug: 'home' });
     await admin.put(`/pages/${page.id}/translations/en`, translation('Home'));
-    const post = (await admin.post(`/sites/${site.id}/blog`, { slug: 'hello', authorName: 'A', category: 'c', tags: [], isPublished: true })).json.result;
+    const post = (
+      await admin.post(`/sites/${site.id}/blog`, {
+        slug: 'hello',
+        authorName: 'A',
+        category: 'c',
+        tags: [],
+        isPublished: true,
+      })
+    ).json.result;
     await admin.put(`/blog/${post.id}/translations/en`, { title: 'Hello', bodyHtml: '<p>hi</p>' });
     await admin.put(`/sites/${site.id}/navigation/footer`, { items: [{ label: 'Home', pageId: page.id }] });
-    await invoke('POST', `${P}/${site.id}/forms/submit`, { body: { formType: 'contact', fields: { a: 'b' } }, ip: nextIp() });
+    await invoke('POST', `${P}/${site.id}/forms/submit`, {
+      body: { formType: 'contact', fields: { a: 'b' } },
+      ip: nextIp(),
+    });
     const media = await upload(site.id, multipart('file', 'logo.png', 'image/png', PNG));
     expect(media.status).toBe(201);
 
@@ -399,7 +575,13 @@ describe('a site built from scratch and deleted', () => {
     expect(gone.status, gone.text).toBe(204);
     expect((await admin.get(`/sites/${site.id}`)).status).toBe(404);
     expect((await pub(`/resolve?domain=${site.domain}`)).status).toBe(404);
-    const left = await ddb().send(new QueryCommand({ TableName: config.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.siteContent(site.id) } }));
+    const left = await ddb().send(
+      new QueryCommand({
+        TableName: config.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.siteContent(site.id) },
+      }),
+    );
     expect(left.Count).toBe(0);
     const objects = await fetch(media.json.result.url);
     expect(objects.status).toBe(404);
@@ -412,8 +594,17 @@ describe('a site built from scratch and deleted', () => {
     const site = await newSite();
     const lists = ['blog', 'forms', 'media'].map((l) => `/sites/${site.id}/${l}`);
     for (const path of lists) expect((await admin.get(path)).json.result).toMatchObject({ items: [], totalCount: 0 });
-    await admin.post(`/sites/${site.id}/blog`, { slug: 'hello', authorName: 'A', category: 'c', tags: [], isPublished: true });
-    await invoke('POST', `${P}/${site.id}/forms/submit`, { body: { formType: 'contact', fields: { a: 'b' } }, ip: nextIp() });
+    await admin.post(`/sites/${site.id}/blog`, {
+      slug: 'hello',
+      authorName: 'A',
+      category: 'c',
+      tags: [],
+      isPublished: true,
+    });
+    await invoke('POST', `${P}/${site.id}/forms/submit`, {
+      body: { formType: 'contact', fields: { a: 'b' } },
+      ip: nextIp(),
+    });
     expect((await upload(site.id, multipart('file', 'logo.png', 'image/png', PNG))).status).toBe(201);
     for (const path of lists) {
       const spy = vi.spyOn(ddb(), 'send');
@@ -423,7 +614,8 @@ describe('a site built from scratch and deleted', () => {
       expect(res.json.result.totalCount, path).toBe(1);
       expect(reads, path).toHaveLength(2);
     }
-    for (const path of lists) expect((await admin.get(path.replace(site.id, crypto.randomUUID()))).status, path).toBe(404);
+    for (const path of lists)
+      expect((await admin.get(path.replace(site.id, crypto.randomUUID()))).status, path).toBe(404);
     expect((await admin.del(`/sites/${site.id}`)).status).toBe(204);
     for (const path of lists) expect((await admin.get(path)).status, path).toBe(404);
   });
@@ -446,6 +638,12 @@ describe('audit', () => {
       }),
     );
     const seen = (entries.Items ?? []).map((e) => `${e.entityType}:${e.action}:${e.tenantId}`).sort();
-    expect(seen).toEqual([`Page:create:${ctx.tenantA}`, `Page:unpublish:${ctx.tenantA}`, `Site:create:${ctx.tenantA}`, `Site:delete:${ctx.tenantA}`, `SiteTheme:update:${ctx.tenantA}`]);
+    expect(seen).toEqual([
+      `Page:create:${ctx.tenantA}`,
+      `Page:unpublish:${ctx.tenantA}`,
+      `Site:create:${ctx.tenantA}`,
+      `Site:delete:${ctx.tenantA}`,
+      `SiteTheme:update:${ctx.tenantA}`,
+    ]);
   });
 });

@@ -3,7 +3,15 @@ import { SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { errorEnvelopeProblem } from '#test/support/fuzz/checks.ts';
 import { forgedTokens, MALFORMED_AUTHORIZATION } from '#test/support/fuzz/forge.ts';
-import { buildPath, isProtected, isSystemAdminOnly, queryString, routesUnderTest, sampleValid, takesJsonBody } from '#test/support/fuzz/route-matrix.ts';
+import {
+  buildPath,
+  isProtected,
+  isSystemAdminOnly,
+  queryString,
+  routesUnderTest,
+  sampleValid,
+  takesJsonBody,
+} from '#test/support/fuzz/route-matrix.ts';
 import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
 import { createWorld, INTERNAL_KEY, nextIp, PASSWORD, seedUser, type World } from '#test/support/fuzz/world.ts';
 import { invoke, type InvokeOptions } from '#test/support/invoke.ts';
@@ -24,13 +32,21 @@ const protectedRoutes = routesUnderTest().filter(isProtected);
 
 beforeAll(async () => {
   world = await createWorld();
-  forged = await forgedTokens({ sub: world.a.ownerUserId, tid: world.a.id, roles: ['SystemAdmin', 'TenantOwner'], perms: [...SYSTEM_ROLE_PERMISSIONS.SystemAdmin], email: 'owner@example.com' });
+  forged = await forgedTokens({
+    sub: world.a.ownerUserId,
+    tid: world.a.id,
+    roles: ['SystemAdmin', 'TenantOwner'],
+    perms: [...SYSTEM_ROLE_PERMISSIONS.SystemAdmin],
+    email: 'owner@example.com',
+  });
   spy = spyOnWrites();
 });
 
 afterAll(() => {
   spy?.restore();
-  console.log(`[hardening] auth: ${protectedRoutes.length} protected routes, ${calls} refused calls (${byStatus[401]} expecting 401, ${byStatus[403]} expecting 403, plus the revoked-session flow)`);
+  console.log(
+    `[hardening] auth: ${protectedRoutes.length} protected routes, ${calls} refused calls (${byStatus[401]} expecting 401, ${byStatus[403]} expecting 403, plus the revoked-session flow)`,
+  );
   for (const s of skipped) console.log(`[hardening] auth: skipped ${s}`);
 });
 
@@ -45,7 +61,12 @@ function call(route: RouteDef, opts: Pick<InvokeOptions, 'token' | 'headers'>) {
   });
 }
 
-async function expectRefused(route: RouteDef, opts: Pick<InvokeOptions, 'token' | 'headers'>, status: 401 | 403, what: string) {
+async function expectRefused(
+  route: RouteDef,
+  opts: Pick<InvokeOptions, 'token' | 'headers'>,
+  status: 401 | 403,
+  what: string,
+) {
   spy.take();
   const res = await call(route, opts);
   calls++;
@@ -54,31 +75,57 @@ async function expectRefused(route: RouteDef, opts: Pick<InvokeOptions, 'token' 
   expect(res.status, where).toBe(status);
   expect(errorEnvelopeProblem(res), where).toBeNull();
   expect(res.json.error.code, where).toBe(status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN');
-  expect(spy.meaningful(spy.take()).map((w) => w.key), `${where} wrote`).toEqual([]);
+  expect(
+    spy.meaningful(spy.take()).map((w) => w.key),
+    `${where} wrote`,
+  ).toEqual([]);
 }
 
-const keyHeader = (route: RouteDef): Record<string, string> => (route.auth.kind === 'internalKey' ? { 'x-internal-api-key': INTERNAL_KEY } : {});
-const needsBearer = (route: RouteDef) => route.auth.kind === 'bearer' || (route.auth.kind === 'internalKey' && !!route.auth.roles?.length);
+const keyHeader = (route: RouteDef): Record<string, string> =>
+  route.auth.kind === 'internalKey' ? { 'x-internal-api-key': INTERNAL_KEY } : {};
+const needsBearer = (route: RouteDef) =>
+  route.auth.kind === 'bearer' || (route.auth.kind === 'internalKey' && !!route.auth.roles?.length);
 
 describe('no, malformed or forged credentials: 401 on every protected route', () => {
   it.each(protectedRoutes.map((r) => [r.id, r] as const))('%s', async (_id, route) => {
     await expectRefused(route, {}, 401, 'without credentials');
     if (route.auth.kind === 'internalKey') {
       const bearer = route.auth.roles?.length ? { token: world.admin } : {};
-      await expectRefused(route, { ...bearer, headers: { 'x-internal-api-key': 'wrong-key' } }, 401, 'with a wrong internal key');
-      await expectRefused(route, { ...bearer, headers: { 'x-internal-api-key': '' } }, 401, 'with an empty internal key');
-      await expectRefused(route, { ...bearer, headers: { 'x-internal-api-key': `${INTERNAL_KEY} ` } }, 401, 'with the key plus a space');
+      await expectRefused(
+        route,
+        { ...bearer, headers: { 'x-internal-api-key': 'wrong-key' } },
+        401,
+        'with a wrong internal key',
+      );
+      await expectRefused(
+        route,
+        { ...bearer, headers: { 'x-internal-api-key': '' } },
+        401,
+        'with an empty internal key',
+      );
+      await expectRefused(
+        route,
+        { ...bearer, headers: { 'x-internal-api-key': `${INTERNAL_KEY} ` } },
+        401,
+        'with the key plus a space',
+      );
     }
     if (!needsBearer(route)) return;
     for (const { name, token, expiredOnly } of forged) {
       if (expiredOnly && route.auth.kind === 'bearer' && route.auth.allowExpired) {
-        if (!skipped.some((s) => s.startsWith(route.id))) skipped.push(`${route.id} accepts an expired (well-signed) access token by design: it is the refresh route`);
+        if (!skipped.some((s) => s.startsWith(route.id)))
+          skipped.push(`${route.id} accepts an expired (well-signed) access token by design: it is the refresh route`);
         continue;
       }
       await expectRefused(route, { token, headers: keyHeader(route) }, 401, `with a token: ${name}`);
     }
     for (const value of MALFORMED_AUTHORIZATION) {
-      await expectRefused(route, { headers: { ...keyHeader(route), authorization: value } }, 401, `with Authorization ${JSON.stringify(value.slice(0, 30))}`);
+      await expectRefused(
+        route,
+        { headers: { ...keyHeader(route), authorization: value } },
+        401,
+        `with Authorization ${JSON.stringify(value.slice(0, 30))}`,
+      );
     }
   });
 });
@@ -94,12 +141,24 @@ const passes = (route: RouteDef, roles: string[], perms: readonly string[]) => {
 
 describe('a caller without the role or permission: 403', () => {
   const personas = [
-    { name: 'TenantMember', token: () => world.a.member, roles: ['TenantMember'], perms: SYSTEM_ROLE_PERMISSIONS.TenantMember },
-    { name: 'TenantOwner', token: () => world.a.owner, roles: ['TenantOwner'], perms: SYSTEM_ROLE_PERMISSIONS.TenantOwner },
+    {
+      name: 'TenantMember',
+      token: () => world.a.member,
+      roles: ['TenantMember'],
+      perms: SYSTEM_ROLE_PERMISSIONS.TenantMember,
+    },
+    {
+      name: 'TenantOwner',
+      token: () => world.a.owner,
+      roles: ['TenantOwner'],
+      perms: SYSTEM_ROLE_PERMISSIONS.TenantOwner,
+    },
     { name: 'account without tenant or roles', token: () => world.loner, roles: [] as string[], perms: [] as string[] },
   ];
   const cases = personas.flatMap((p) =>
-    protectedRoutes.filter((r) => needsBearer(r) && !passes(r, p.roles, p.perms)).map((r) => [`${p.name} on ${r.id}`, p, r] as const),
+    protectedRoutes
+      .filter((r) => needsBearer(r) && !passes(r, p.roles, p.perms))
+      .map((r) => [`${p.name} on ${r.id}`, p, r] as const),
   );
 
   it('covers every SystemAdmin-only route for tenant users', () => {
@@ -117,7 +176,10 @@ describe('a revoked session cannot be refreshed', () => {
   it('logout revokes the refresh token: refreshing with it is 401, and so is reusing a rotated one', async () => {
     const user = await seedUser(world.a.id, ['TenantMember']);
     const signIn = async () => {
-      const res = await invoke('POST', '/api/auth/login', { body: { email: user.email, password: PASSWORD }, ip: nextIp() });
+      const res = await invoke('POST', '/api/auth/login', {
+        body: { email: user.email, password: PASSWORD },
+        ip: nextIp(),
+      });
       expect(res.status, res.text).toBe(200);
       return res.json.result as { accessToken: string; refreshToken: string };
     };
@@ -125,7 +187,11 @@ describe('a revoked session cannot be refreshed', () => {
       invoke('POST', '/api/auth/refresh-token', { token: s.accessToken, body: s, ip: nextIp() });
 
     const first = await signIn();
-    const loggedOut = await invoke('POST', '/api/auth/logout', { token: first.accessToken, body: { refreshToken: first.refreshToken }, ip: nextIp() });
+    const loggedOut = await invoke('POST', '/api/auth/logout', {
+      token: first.accessToken,
+      body: { refreshToken: first.refreshToken },
+      ip: nextIp(),
+    });
     expect(loggedOut.status).toBe(204);
     const afterLogout = await refresh(first);
     expect(afterLogout.status).toBe(401);
@@ -137,7 +203,10 @@ describe('a revoked session cannot be refreshed', () => {
     const reused = await refresh(second);
     expect(reused.status).toBe(401);
     // Reuse revokes the whole family: the token it was rotated into dies too.
-    const successor = await refresh({ accessToken: rotated.json.result.accessToken, refreshToken: rotated.json.result.refreshToken });
+    const successor = await refresh({
+      accessToken: rotated.json.result.accessToken,
+      refreshToken: rotated.json.result.refreshToken,
+    });
     expect(successor.status).toBe(401);
     calls += 3;
   });

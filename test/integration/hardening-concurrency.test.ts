@@ -19,37 +19,56 @@ beforeAll(async () => {
   world = await createWorld();
 });
 
-
-const parallel = (n: number, f: (i: number) => Promise<InvokeResult>) => Promise.all(Array.from({ length: n }, (_, i) => f(i)));
+const parallel = (n: number, f: (i: number) => Promise<InvokeResult>) =>
+  Promise.all(Array.from({ length: n }, (_, i) => f(i)));
 const statuses = (rs: InvokeResult[]) => rs.map((r) => r.status).sort();
 const tag = () => crypto.randomUUID().slice(0, 8);
 
 /** A renamed or removed route fails its race test instead of silently leaving the suite. */
 const withRoute = (id: string) =>
-  routeById(id) ? it : (name: string) => it(name, () => expect.fail(`route ${id} is not in the route table: update this race test`));
+  routeById(id)
+    ? it
+    : (name: string) => it(name, () => expect.fail(`route ${id} is not in the route table: update this race test`));
 
 describe('one unique value created in parallel: exactly one success', () => {
   withRoute('products.create')('product code within a tenant', async () => {
     const code = `CODE-${tag()}`;
-    const rs = await parallel(N, (i) => invoke('POST', '/api/product-services', { token: world.a.owner, body: { name: `P ${i}`, code, tenantId: world.a.id } }));
+    const rs = await parallel(N, (i) =>
+      invoke('POST', '/api/product-services', {
+        token: world.a.owner,
+        body: { name: `P ${i}`, code, tenantId: world.a.id },
+      }),
+    );
     expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(409)]);
     for (const r of rs.filter((r) => r.status === 409)) expect(r.json.error.code).toBe('CONFLICT');
-    const list = await invoke('GET', '/api/product-services', { token: world.a.owner, query: { search: code, pageSize: 100 } });
+    const list = await invoke('GET', '/api/product-services', {
+      token: world.a.owner,
+      query: { search: code, pageSize: 100 },
+    });
     expect(list.json.result.totalCount).toBe(1);
   });
 
   withRoute('roles.create')('role name within a tenant (any letter case)', async () => {
     const name = `Auditors ${tag()}`;
-    const rs = await parallel(N, (i) => invoke('POST', '/api/roles', { token: world.a.owner, body: { name: i % 2 ? name.toUpperCase() : name, tenantId: world.a.id } }));
+    const rs = await parallel(N, (i) =>
+      invoke('POST', '/api/roles', {
+        token: world.a.owner,
+        body: { name: i % 2 ? name.toUpperCase() : name, tenantId: world.a.id },
+      }),
+    );
     expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(409)]);
     const roles = await invoke('GET', '/api/roles', { token: world.a.owner, query: { pageSize: 100 } });
-    expect(roles.json.result.items.filter((r: { name: string }) => r.name.toLowerCase() === name.toLowerCase())).toHaveLength(1);
+    expect(
+      roles.json.result.items.filter((r: { name: string }) => r.name.toLowerCase() === name.toLowerCase()),
+    ).toHaveLength(1);
     expect(roles.json.result.totalCount).toBe(roles.json.result.items.length);
   });
 
   withRoute('groups.create')('group name within a tenant', async () => {
     const name = `Crew ${tag()}`;
-    const rs = await parallel(N, () => invoke('POST', '/api/groups', { token: world.a.owner, body: { name, tenantId: world.a.id } }));
+    const rs = await parallel(N, () =>
+      invoke('POST', '/api/groups', { token: world.a.owner, body: { name, tenantId: world.a.id } }),
+    );
     expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(409)]);
     const groups = await invoke('GET', '/api/groups', { token: world.a.owner, query: { search: name, pageSize: 100 } });
     expect(groups.json.result.totalCount).toBe(1);
@@ -60,7 +79,15 @@ describe('one unique value created in parallel: exactly one success', () => {
     const rs = await parallel(N, (i) =>
       invoke('POST', '/api/tenants', {
         token: world.admin,
-        body: { slug, name: `Race ${i}`, email: `race-${i}@example.com`, planType: 1, maxAgents: 1, maxKnowledgeBases: 1, maxSeats: 5 },
+        body: {
+          slug,
+          name: `Race ${i}`,
+          email: `race-${i}@example.com`,
+          planType: 1,
+          maxAgents: 1,
+          maxKnowledgeBases: 1,
+          maxSeats: 5,
+        },
       }),
     );
     expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(409)]);
@@ -71,7 +98,10 @@ describe('one unique value created in parallel: exactly one success', () => {
   withRoute('auth.register')('e-mail registration', async () => {
     const email = `race-${tag()}@example.com`;
     const rs = await parallel(N, () =>
-      invoke('POST', '/api/auth/register', { body: { email, password: 'Correct-Horse-9', firstName: 'Race', lastName: 'Condition' }, ip: nextIp() }),
+      invoke('POST', '/api/auth/register', {
+        body: { email, password: 'Correct-Horse-9', firstName: 'Race', lastName: 'Condition' },
+        ip: nextIp(),
+      }),
     );
     expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(400)]);
     for (const r of rs.filter((r) => r.status === 400)) expect(r.json.error.code).toBe('DUPLICATE_EMAIL');
@@ -85,7 +115,9 @@ describe('counters updated in parallel end exact', () => {
   });
 
   withRoute('suppliers.create')('25 suppliers created at once: totalCount 25 and 25 listed', async () => {
-    const rs = await parallel(25, (i) => invoke('POST', '/api/suppliers', { token: t.owner, body: { name: `S ${i}`, tenantId: t.id } }));
+    const rs = await parallel(25, (i) =>
+      invoke('POST', '/api/suppliers', { token: t.owner, body: { name: `S ${i}`, tenantId: t.id } }),
+    );
     expect(statuses(rs)).toEqual(Array(25).fill(201));
     const list = await invoke('GET', '/api/suppliers', { token: t.owner, query: { pageSize: 100 } });
     expect(list.json.result.totalCount).toBe(25);
@@ -95,7 +127,8 @@ describe('counters updated in parallel end exact', () => {
   withRoute('groups.addUser')('memberCount: 10 users added at once, then one user added 10 times at once', async () => {
     const group = await invoke('POST', '/api/groups', { token: t.owner, body: { name: `G ${tag()}`, tenantId: t.id } });
     const users = await Promise.all(Array.from({ length: N }, () => seedUser(t.id, ['TenantMember'])));
-    const add = (userId: string) => invoke('POST', `/api/groups/${group.json.result.id}/users`, { token: t.owner, query: { userId } });
+    const add = (userId: string) =>
+      invoke('POST', `/api/groups/${group.json.result.id}/users`, { token: t.owner, query: { userId } });
     expect(statuses(await Promise.all(users.map((u) => add(u.id))))).toEqual(Array(N).fill(200));
     const again = await parallel(N, () => add(users[0]!.id));
     expect(statuses(again)).toEqual(Array(N).fill(200));
@@ -104,27 +137,46 @@ describe('counters updated in parallel end exact', () => {
   });
 
   withRoute('departments.create')('childCount: 10 children created at once under one parent', async () => {
-    const parent = await invoke('POST', '/api/departments', { token: t.owner, body: { name: `Parent ${tag()}`, tenantId: t.id } });
-    const rs = await parallel(N, (i) => invoke('POST', '/api/departments', { token: t.owner, body: { name: `Child ${i}`, tenantId: t.id, parentId: parent.json.result.id } }));
+    const parent = await invoke('POST', '/api/departments', {
+      token: t.owner,
+      body: { name: `Parent ${tag()}`, tenantId: t.id },
+    });
+    const rs = await parallel(N, (i) =>
+      invoke('POST', '/api/departments', {
+        token: t.owner,
+        body: { name: `Child ${i}`, tenantId: t.id, parentId: parent.json.result.id },
+      }),
+    );
     expect(statuses(rs)).toEqual(Array(N).fill(201));
     const list = await invoke('GET', '/api/departments', { token: t.owner, query: { pageSize: 100 } });
     const got = list.json.result.items.find((d: { id: string }) => d.id === parent.json.result.id);
     expect(got.childCount).toBe(N);
-    const children = await invoke('GET', '/api/departments', { token: t.owner, query: { parentId: parent.json.result.id, pageSize: 100 } });
+    const children = await invoke('GET', '/api/departments', {
+      token: t.owner,
+      query: { parentId: parent.json.result.id, pageSize: 100 },
+    });
     expect(children.json.result.totalCount).toBe(N);
   });
 
   withRoute('users.update')('userCount: a custom role given to 10 users at once', async () => {
-    const role = await invoke('POST', '/api/roles', { token: t.owner, body: { name: `Crew ${tag()}`, tenantId: t.id } });
+    const role = await invoke('POST', '/api/roles', {
+      token: t.owner,
+      body: { name: `Crew ${tag()}`, tenantId: t.id },
+    });
     const users = await Promise.all(Array.from({ length: N }, () => seedUser(t.id, ['TenantMember'])));
     const rs = await Promise.all(
       users.map((u) =>
-        invoke('PUT', `/api/users/${u.id}`, { token: t.owner, body: { firstName: 'Fuzz', lastName: 'User', roles: ['TenantMember', role.json.result.name], isActive: true } }),
+        invoke('PUT', `/api/users/${u.id}`, {
+          token: t.owner,
+          body: { firstName: 'Fuzz', lastName: 'User', roles: ['TenantMember', role.json.result.name], isActive: true },
+        }),
       ),
     );
     expect(statuses(rs)).toEqual(Array(N).fill(200));
     const roles = await invoke('GET', '/api/roles', { token: t.owner, query: { pageSize: 100 } });
-    const byName = Object.fromEntries(roles.json.result.items.map((r: { name: string; userCount: number }) => [r.name, r.userCount]));
+    const byName = Object.fromEntries(
+      roles.json.result.items.map((r: { name: string; userCount: number }) => [r.name, r.userCount]),
+    );
     expect(byName[role.json.result.name]).toBe(N);
   });
 });
@@ -132,12 +184,24 @@ describe('counters updated in parallel end exact', () => {
 describe('a message delivered 10 times in parallel is applied once', () => {
   const counterKey = () => ({ pk: `HARDENING#COUNTER#${tag()}`, sk: 'ITEM' });
   const bump = (key: { pk: string; sk: string }) => async () => {
-    await ddb().send(new UpdateCommand({ TableName: config.tableName, Key: key, UpdateExpression: 'ADD hits :one', ExpressionAttributeValues: { ':one': 1 } }));
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: key,
+        UpdateExpression: 'ADD hits :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
   };
   const hits = async (key: { pk: string; sk: string }) =>
-    Number((await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item?.hits ?? 0);
+    Number(
+      (await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item?.hits ??
+        0,
+    );
   const event = (messageId: string, id = messageId): SQSEvent =>
-    ({ Records: [{ messageId, body: JSON.stringify({ type: 'event.apply', payload: {}, id }) }] }) as unknown as SQSEvent;
+    ({
+      Records: [{ messageId, body: JSON.stringify({ type: 'event.apply', payload: {}, id }) }],
+    }) as unknown as SQSEvent;
 
   it('the queue worker factory claims the message id before the work runs', async () => {
     const key = counterKey();
@@ -148,7 +212,9 @@ describe('a message delivered 10 times in parallel is applied once', () => {
     expect(await hits(key)).toBe(1);
     const failed = outs.filter((o) => o.batchItemFailures.length).length;
     // The ones that found it in progress asked to be retried; redelivered now, they are skipped as done.
-    const redelivered = await Promise.all(Array.from({ length: failed }, () => handler(event(crypto.randomUUID(), id))));
+    const redelivered = await Promise.all(
+      Array.from({ length: failed }, () => handler(event(crypto.randomUUID(), id))),
+    );
     expect(redelivered.every((o) => o.batchItemFailures.length === 0)).toBe(true);
     expect(await hits(key)).toBe(1);
   });

@@ -26,7 +26,13 @@ import { installPorts, type QueueMessage } from '#shared/platform/ports.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { envelopeProblem } from '#test/support/fuzz/checks.ts';
-import { buildPath, queryString, routesUnderTest, sampleValid, takesJsonBody } from '#test/support/fuzz/route-matrix.ts';
+import {
+  buildPath,
+  queryString,
+  routesUnderTest,
+  sampleValid,
+  takesJsonBody,
+} from '#test/support/fuzz/route-matrix.ts';
 import { semanticRequest } from '#test/support/fuzz/semantic.ts';
 import { diff, snapshot } from '#test/support/fuzz/table.ts';
 import { createWorld, credentialsFor, nextIp, type World } from '#test/support/fuzz/world.ts';
@@ -40,7 +46,18 @@ import { testMailer } from '#test/support/test-ports.ts';
  * consumer reports a partial batch failure and the local queue retries then dead-letters it; the
  * e-mail worker survives an SES error without losing the e-mail.
  */
-const COMMANDS = [GetCommand, PutCommand, UpdateCommand, DeleteCommand, QueryCommand, ScanCommand, TransactWriteCommand, TransactGetCommand, BatchGetCommand, BatchWriteCommand];
+const COMMANDS = [
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+  DeleteCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactWriteCommand,
+  TransactGetCommand,
+  BatchGetCommand,
+  BatchWriteCommand,
+];
 type AnyCommand = (typeof COMMANDS)[number];
 
 let world: World;
@@ -49,18 +66,27 @@ let mocked: DynamoDBDocumentClient;
 let mock: AwsStub<any, any, any>;
 
 const conflictError = () =>
-  Object.assign(new Error('Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]'), {
-    name: 'TransactionCanceledException',
-    CancellationReasons: [{ Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }],
-    $metadata: { httpStatusCode: 400 },
-  });
+  Object.assign(
+    new Error('Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]'),
+    {
+      name: 'TransactionCanceledException',
+      CancellationReasons: [{ Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }],
+      $metadata: { httpStatusCode: 400 },
+    },
+  );
 const throttlingError = () =>
-  Object.assign(new Error('Rate of requests exceeds the allowed throughput. arn:aws:dynamodb:us-east-1:000000000000:table/x'), {
-    name: 'ThrottlingException',
-    $metadata: { httpStatusCode: 400 },
-  });
+  Object.assign(
+    new Error('Rate of requests exceeds the allowed throughput. arn:aws:dynamodb:us-east-1:000000000000:table/x'),
+    {
+      name: 'ThrottlingException',
+      $metadata: { httpStatusCode: 400 },
+    },
+  );
 const internalError = () =>
-  Object.assign(new Error('Internal server error at /var/task/index.mjs:1:2 (ValidationException)'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
+  Object.assign(new Error('Internal server error at /var/task/index.mjs:1:2 (ValidationException)'), {
+    name: 'InternalServerError',
+    $metadata: { httpStatusCode: 500 },
+  });
 
 /** Every command goes to DynamoDB Local unless a test says otherwise. */
 function passThrough() {
@@ -70,7 +96,12 @@ function passThrough() {
 
 beforeAll(async () => {
   world = await createWorld();
-  const client = () => new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1', maxAttempts: 1 });
+  const client = () =>
+    new DynamoDBClient({
+      endpoint: process.env.DYNAMODB_ENDPOINT,
+      region: process.env.AWS_REGION ?? 'us-east-1',
+      maxAttempts: 1,
+    });
   const marshallOptions = { removeUndefinedValues: true, convertClassInstanceToMap: false };
   real = DynamoDBDocumentClient.from(client(), { marshallOptions });
   mocked = DynamoDBDocumentClient.from(client(), { marshallOptions });
@@ -92,7 +123,12 @@ const createRoutes = routesUnderTest().filter((r) => r.method === 'POST' && r.st
 async function prepared(route: RouteDef) {
   const req = await semanticRequest(route, world);
   const q = queryString(req.query);
-  return () => invoke(route.method, `${buildPath(route, req.params)}${q ? `?${q}` : ''}`, { ...req.creds, body: req.body, ip: nextIp() });
+  return () =>
+    invoke(route.method, `${buildPath(route, req.params)}${q ? `?${q}` : ''}`, {
+      ...req.creds,
+      body: req.body,
+      ip: nextIp(),
+    });
 }
 
 const commandsSent = (C: AnyCommand) => mock.commandCalls(C as any).map((c) => c.args[0].input as any);
@@ -103,8 +139,15 @@ const commandsSent = (C: AnyCommand) => mock.commandCalls(C as any).map((c) => c
  */
 function halfWrites(): string[] {
   const problems: string[] = [];
-  const isRecord = (item: any) => item && typeof item.id === 'string' && item.createdAt && item.gsi1pk && !String(item.pk).startsWith('PLATFORM#AUDIT') && !String(item.pk).startsWith('PLATFORM#INTEGRATION_EVENT');
-  for (const input of commandsSent(PutCommand)) if (isRecord(input.Item)) problems.push(`standalone Put of ${input.Item.pk}|${input.Item.sk}`);
+  const isRecord = (item: any) =>
+    item &&
+    typeof item.id === 'string' &&
+    item.createdAt &&
+    item.gsi1pk &&
+    !String(item.pk).startsWith('PLATFORM#AUDIT') &&
+    !String(item.pk).startsWith('PLATFORM#INTEGRATION_EVENT');
+  for (const input of commandsSent(PutCommand))
+    if (isRecord(input.Item)) problems.push(`standalone Put of ${input.Item.pk}|${input.Item.sk}`);
   for (const input of commandsSent(TransactWriteCommand)) {
     const items = input.TransactItems as any[];
     for (const put of items.filter((t) => isRecord(t.Put?.Item))) {
@@ -123,7 +166,10 @@ describe('transaction conflicts and throttling under every create route', () => 
     // One conflict, then DynamoDB: the transaction is retried and the record is written once.
     const once = await prepared(route);
     mock.resetHistory();
-    mock.on(TransactWriteCommand).rejectsOnce(conflictError()).callsFake((input: any) => real.send(new TransactWriteCommand(input)));
+    mock
+      .on(TransactWriteCommand)
+      .rejectsOnce(conflictError())
+      .callsFake((input: any) => real.send(new TransactWriteCommand(input)));
     const retried = await once();
     expect(retried.status, retried.text).toBe(201);
     expect(commandsSent(TransactWriteCommand).length).toBeGreaterThanOrEqual(2);
@@ -176,21 +222,28 @@ describe('a fault after the transaction committed', () => {
 
 describe('throttled reads', () => {
   const reads = routesUnderTest().filter((r) => r.method === 'GET' && !r.rawResponse && r.auth.kind !== 'none');
-  it.each(reads.map((r) => [r.id, r] as const))('%s answers 503 with Retry-After, or without DynamoDB', async (_id, route) => {
-    const parts = sampleValid(route);
-    const q = queryString({ ...parts.query, tenantId: undefined });
-    for (const C of [GetCommand, QueryCommand, BatchGetCommand, TransactGetCommand]) mock.on(C as any).rejects(throttlingError());
-    const res = await invoke('GET', `${buildPath(route, parts.params)}${q ? `?${q}` : ''}`, { ...credentialsFor(route, world), ip: nextIp() });
-    const where = `${route.id}: ${res.status} ${res.text.slice(0, 200)}`;
-    // Routes whose data is not in DynamoDB (the vault reads SSM) answer as usual.
-    expect(res.status === 503 || res.status < 500, where).toBe(true);
-    expect(envelopeProblem(res), where).toBeNull();
-    if (res.status === 503) {
-      expect(res.json.error.code, where).toBe('SERVICE_UNAVAILABLE');
-      expect(res.headers['retry-after'], where).toBeDefined();
-      expect(res.text, where).not.toMatch(/arn:aws|dynamodb|Throttling/i);
-    }
-  });
+  it.each(reads.map((r) => [r.id, r] as const))(
+    '%s answers 503 with Retry-After, or without DynamoDB',
+    async (_id, route) => {
+      const parts = sampleValid(route);
+      const q = queryString({ ...parts.query, tenantId: undefined });
+      for (const C of [GetCommand, QueryCommand, BatchGetCommand, TransactGetCommand])
+        mock.on(C as any).rejects(throttlingError());
+      const res = await invoke('GET', `${buildPath(route, parts.params)}${q ? `?${q}` : ''}`, {
+        ...credentialsFor(route, world),
+        ip: nextIp(),
+      });
+      const where = `${route.id}: ${res.status} ${res.text.slice(0, 200)}`;
+      // Routes whose data is not in DynamoDB (the vault reads SSM) answer as usual.
+      expect(res.status === 503 || res.status < 500, where).toBe(true);
+      expect(envelopeProblem(res), where).toBeNull();
+      if (res.status === 503) {
+        expect(res.json.error.code, where).toBe('SERVICE_UNAVAILABLE');
+        expect(res.headers['retry-after'], where).toBeDefined();
+        expect(res.text, where).not.toMatch(/arn:aws|dynamodb|Throttling/i);
+      }
+    },
+  );
 });
 
 describe('queue consumers', () => {
@@ -207,7 +260,7 @@ describe('queue consumers', () => {
         attempts++;
         throw new Error('downstream is down');
       },
-      'works': async () => undefined,
+      works: async () => undefined,
     });
     const batch = await worker({
       Records: [
@@ -238,15 +291,29 @@ describe('queue consumers', () => {
         applied++;
       },
     });
-    const queue = localQueue({ dataDir: join(dir, 'flaky'), loadWorker: async () => worker, maxAttempts: 5, backoffMs: 5 });
+    const queue = localQueue({
+      dataDir: join(dir, 'flaky'),
+      loadWorker: async () => worker,
+      maxAttempts: 5,
+      backoffMs: 5,
+    });
     await queue.send('jobs', { type: 'flaky', payload: {}, id: crypto.randomUUID() });
     await queue.drain();
-    expect({ attempts, applied, deadLetters: queue.deadLetters().length }).toEqual({ attempts: 3, applied: 1, deadLetters: 0 });
+    expect({ attempts, applied, deadLetters: queue.deadLetters().length }).toEqual({
+      attempts: 3,
+      applied: 1,
+      deadLetters: 0,
+    });
   });
 });
 
 describe('the e-mail worker survives an SES error', () => {
-  const mail = () => ({ to: [`ses-${crypto.randomUUID().slice(0, 6)}@example.com`], subject: 'Your code', text: 'Your code is 123456', html: '<p>Your code is 123456</p>' });
+  const mail = () => ({
+    to: [`ses-${crypto.randomUUID().slice(0, 6)}@example.com`],
+    subject: 'Your code',
+    text: 'Your code is 123456',
+    html: '<p>Your code is 123456</p>',
+  });
   let ses: SESClient;
   let sesMock: AwsStub<any, any, any>;
 
@@ -263,7 +330,10 @@ describe('the e-mail worker survives an SES error', () => {
   it('reports the failure (the message stays queued) and sends the same e-mail on redelivery', async () => {
     const { handler } = await import('#functions/email-worker/index.ts');
     sesMock.reset();
-    sesMock.on(SendEmailCommand).rejectsOnce(Object.assign(new Error('Maximum sending rate exceeded.'), { name: 'Throttling' })).resolves({ MessageId: 'ses-1' });
+    sesMock
+      .on(SendEmailCommand)
+      .rejectsOnce(Object.assign(new Error('Maximum sending rate exceeded.'), { name: 'Throttling' }))
+      .resolves({ MessageId: 'ses-1' });
     const message: QueueMessage = { type: 'email.send', payload: mail(), id: crypto.randomUUID() };
     const record = { messageId: 'sqs-1', body: JSON.stringify(message) };
     const first = await handler({ Records: [record] } as unknown as SQSEvent);
@@ -281,12 +351,19 @@ describe('the e-mail worker survives an SES error', () => {
 
   it('through the local queue: retried after the SES error, delivered once, nothing dead-lettered', async () => {
     sesMock.reset();
-    sesMock.on(SendEmailCommand).rejectsOnce(Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable' })).resolves({ MessageId: 'ses-2' });
+    sesMock
+      .on(SendEmailCommand)
+      .rejectsOnce(Object.assign(new Error('Service unavailable'), { name: 'ServiceUnavailable' }))
+      .resolves({ MessageId: 'ses-2' });
     const dir = mkdtempSync(join(tmpdir(), 'hardening-mail-'));
     try {
       const queue = localQueue({ dataDir: dir, maxAttempts: 3, backoffMs: 5 });
       const m = mail();
-      await queue.send('email', { type: 'email.send', payload: m as unknown as Record<string, unknown>, id: crypto.randomUUID() });
+      await queue.send('email', {
+        type: 'email.send',
+        payload: m as unknown as Record<string, unknown>,
+        id: crypto.randomUUID(),
+      });
       await queue.drain();
       expect(queue.deadLetters()).toEqual([]);
       const sent = sesMock.commandCalls(SendEmailCommand).map((c) => c.args[0].input);

@@ -4,7 +4,17 @@ import { errorEnvelopeProblem, leakIn, stats } from '#test/support/fuzz/checks.t
 import { mutatedRequestArb, type FuzzRequest, type Pins } from '#test/support/fuzz/mutations.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
-import { buildPath, isSystemAdminOnly, match, recordParams, routesUnderTest, sampleValid, schemaFields, SEED, tenantIdPlaces } from '#test/support/fuzz/route-matrix.ts';
+import {
+  buildPath,
+  isSystemAdminOnly,
+  match,
+  recordParams,
+  routesUnderTest,
+  sampleValid,
+  schemaFields,
+  SEED,
+  tenantIdPlaces,
+} from '#test/support/fuzz/route-matrix.ts';
 import { diff, IGNORED_WRITES, snapshot, type Snapshot } from '#test/support/fuzz/table.ts';
 import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
 import { createWorld, creatorAvailable, credentialsFor, nextIp, type World } from '#test/support/fuzz/world.ts';
@@ -92,7 +102,10 @@ async function fuzz(route: RouteDef, creds: Pick<InvokeOptions, 'token' | 'heade
       if (res.status >= 400) {
         refused++;
         const wrote = spy.meaningful(writes);
-        if (wrote.length) throw new Error(`a refused request wrote ${JSON.stringify(wrote.map((w) => `${w.command} ${w.key}`))}: ${where}`);
+        if (wrote.length)
+          throw new Error(
+            `a refused request wrote ${JSON.stringify(wrote.map((w) => `${w.command} ${w.key}`))}: ${where}`,
+          );
       } else {
         for (const w of writes) writtenByAccepted.add(w.key);
       }
@@ -139,7 +152,8 @@ describe('a method a path does not serve', () => {
         stats.count(route.id, res);
         checked++;
         const where = `${method} ${path}: ${res.status} ${res.text.slice(0, 200)}`;
-        if (res.status !== 405 || res.json?.error?.code !== 'METHOD_NOT_ALLOWED' || !res.headers.allow) throw new Error(where);
+        if (res.status !== 405 || res.json?.error?.code !== 'METHOD_NOT_ALLOWED' || !res.headers.allow)
+          throw new Error(where);
         const problem = errorEnvelopeProblem(res);
         if (problem) throw new Error(`${problem}: ${where}`);
       }

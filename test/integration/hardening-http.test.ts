@@ -46,11 +46,19 @@ function raw(request: string | Buffer): Promise<{ status: number | null; text: s
 }
 
 const get = (path: string, headers: Record<string, string> = {}) =>
-  `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+  `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n`;
 const withBody = (method: string, path: string, body: Buffer | string, headers: Record<string, string> = {}) => {
   const b = Buffer.isBuffer(body) ? body : Buffer.from(body);
   return Buffer.concat([
-    Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: ${b.length}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`),
+    Buffer.from(
+      `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: ${b.length}\r\n${Object.entries(
+        headers,
+      )
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('')}\r\n`,
+    ),
     b,
   ]);
 };
@@ -58,7 +66,10 @@ const withBody = (method: string, path: string, body: Buffer | string, headers: 
 describe('raw HTTP oddities at the local server', () => {
   const token = () => world.a.owner;
   const cases: [string, () => string | Buffer][] = [
-    ['malformed percent-encoding in a path id', () => get('/api/suppliers/%E0%A4%A', { authorization: `Bearer ${token()}` })],
+    [
+      'malformed percent-encoding in a path id',
+      () => get('/api/suppliers/%E0%A4%A', { authorization: `Bearer ${token()}` }),
+    ],
     ['a lone % in a path id', () => get('/api/suppliers/%', { authorization: `Bearer ${token()}` })],
     ['percent-encoded NUL in a path id', () => get('/api/suppliers/%00', { authorization: `Bearer ${token()}` })],
     ['encoded slash in a path id', () => get('/api/suppliers/a%2Fb', { authorization: `Bearer ${token()}` })],
@@ -66,20 +77,70 @@ describe('raw HTTP oddities at the local server', () => {
     ['encoded dot segments', () => get('/api/%2e%2e/api/health')],
     ['double slashes', () => get('//api//health')],
     ['trailing slash', () => get('/api/health/')],
-    ['a 10 000-character path', () => get(`/api/suppliers/${'a'.repeat(10_000)}`, { authorization: `Bearer ${token()}` })],
-    ['malformed percent-encoding in the query', () => get('/api/suppliers?search=%E0%A4%A&page=%', { authorization: `Bearer ${token()}` })],
-    ['a query of 5 000 repeated keys', () => get(`/api/suppliers?${Array.from({ length: 5000 }, () => 'page=1').join('&')}`, { authorization: `Bearer ${token()}` })],
+    [
+      'a 10 000-character path',
+      () => get(`/api/suppliers/${'a'.repeat(10_000)}`, { authorization: `Bearer ${token()}` }),
+    ],
+    [
+      'malformed percent-encoding in the query',
+      () => get('/api/suppliers?search=%E0%A4%A&page=%', { authorization: `Bearer ${token()}` }),
+    ],
+    [
+      'a query of 5 000 repeated keys',
+      () =>
+        get(`/api/suppliers?${Array.from({ length: 5000 }, () => 'page=1').join('&')}`, {
+          authorization: `Bearer ${token()}`,
+        }),
+    ],
     ['lower-case method', () => 'get /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
     ['HEAD', () => 'HEAD /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
     ['OPTIONS', () => 'OPTIONS /api/suppliers HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
     ['TRACE', () => 'TRACE /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
     ['an unknown method', () => 'BREW /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
-    ['non-UTF-8 bytes as a JSON body', () => withBody('POST', '/api/suppliers', Buffer.from([0x7b, 0x22, 0x6e, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), { authorization: `Bearer ${token()}`, 'content-type': 'application/json' })],
-    ['UTF-16 JSON body', () => withBody('POST', '/api/suppliers', Buffer.from(JSON.stringify({ name: 'x', tenantId: world.a.id }), 'utf16le'), { authorization: `Bearer ${token()}`, 'content-type': 'application/json; charset=utf-16' })],
-    ['a binary body on a JSON route', () => withBody('POST', '/api/suppliers', Buffer.from([0, 1, 2, 3, 255]), { authorization: `Bearer ${token()}`, 'content-type': 'application/octet-stream' })],
-    ['chunked garbage', () => `POST /api/suppliers HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n0\r\n\r\n`],
-    ['duplicate Content-Type headers', () => withBody('POST', '/api/suppliers', JSON.stringify({ name: 'Dup', tenantId: world.a.id }), { authorization: `Bearer ${token()}`, 'content-type': 'text/plain', 'Content-Type': 'application/json' })],
-    ['two Authorization headers', () => get('/api/suppliers', { authorization: `Bearer ${token()}`, Authorization: 'Bearer x.y.z' })],
+    [
+      'non-UTF-8 bytes as a JSON body',
+      () =>
+        withBody('POST', '/api/suppliers', Buffer.from([0x7b, 0x22, 0x6e, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), {
+          authorization: `Bearer ${token()}`,
+          'content-type': 'application/json',
+        }),
+    ],
+    [
+      'UTF-16 JSON body',
+      () =>
+        withBody(
+          'POST',
+          '/api/suppliers',
+          Buffer.from(JSON.stringify({ name: 'x', tenantId: world.a.id }), 'utf16le'),
+          { authorization: `Bearer ${token()}`, 'content-type': 'application/json; charset=utf-16' },
+        ),
+    ],
+    [
+      'a binary body on a JSON route',
+      () =>
+        withBody('POST', '/api/suppliers', Buffer.from([0, 1, 2, 3, 255]), {
+          authorization: `Bearer ${token()}`,
+          'content-type': 'application/octet-stream',
+        }),
+    ],
+    [
+      'chunked garbage',
+      () =>
+        `POST /api/suppliers HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n0\r\n\r\n`,
+    ],
+    [
+      'duplicate Content-Type headers',
+      () =>
+        withBody('POST', '/api/suppliers', JSON.stringify({ name: 'Dup', tenantId: world.a.id }), {
+          authorization: `Bearer ${token()}`,
+          'content-type': 'text/plain',
+          'Content-Type': 'application/json',
+        }),
+    ],
+    [
+      'two Authorization headers',
+      () => get('/api/suppliers', { authorization: `Bearer ${token()}`, Authorization: 'Bearer x.y.z' }),
+    ],
     ['an 8 KB Authorization header', () => get('/api/suppliers', { authorization: `Bearer ${'a'.repeat(8000)}.b.c` })],
   ];
 

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { errorEnvelopeProblem } from '#test/support/fuzz/checks.ts';
-import { buildPath, pathParamNames, queryString, routesUnderTest, schemaFields, takesJsonBody } from '#test/support/fuzz/route-matrix.ts';
+import {
+  buildPath,
+  pathParamNames,
+  queryString,
+  routesUnderTest,
+  schemaFields,
+  takesJsonBody,
+} from '#test/support/fuzz/route-matrix.ts';
 import { semanticRequest, type SemanticRequest } from '#test/support/fuzz/semantic.ts';
 import { scanTable } from '#test/support/fuzz/table.ts';
 import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
@@ -18,7 +25,15 @@ import { invoke, type InvokeResult } from '#test/support/invoke.ts';
 const SENTINEL_NUMBER = 987654;
 const SENTINEL_DATE = '2000-01-01T00:00:00.000Z';
 const SENTINEL_ID = '0000aaaa-0000-4000-8000-00000000aaaa';
-const SENTINEL_STRINGS = ['MASS#ASSIGN', 'MassAssignRole', 'MassAssignPermission', 'MASS-ASSIGN-HASH', 'mass-assign-slug', SENTINEL_DATE, SENTINEL_ID];
+const SENTINEL_STRINGS = [
+  'MASS#ASSIGN',
+  'MassAssignRole',
+  'MassAssignPermission',
+  'MASS-ASSIGN-HASH',
+  'mass-assign-slug',
+  SENTINEL_DATE,
+  SENTINEL_ID,
+];
 
 let world: World;
 let spy: ReturnType<typeof spyOnWrites>;
@@ -73,7 +88,11 @@ afterAll(() => {
 
 async function send(route: RouteDef, req: SemanticRequest, rawBody: string) {
   const q = queryString(req.query);
-  return invoke(route.method, `${buildPath(route, req.params)}${q ? `?${q}` : ''}`, { ...req.creds, rawBody, ip: nextIp() });
+  return invoke(route.method, `${buildPath(route, req.params)}${q ? `?${q}` : ''}`, {
+    ...req.creds,
+    rawBody,
+    ip: nextIp(),
+  });
 }
 
 /** GET routes that show the record a write made or changed: the same path, or the create path plus its new id. */
@@ -83,7 +102,9 @@ function readBackPaths(route: RouteDef, params: Record<string, unknown>, result:
   const same = gets.find((r) => r.path === route.path && pathParamNames(r).length);
   if (same) paths.push(buildPath(same, params));
   if (route.method === 'POST' && result) {
-    for (const child of gets.filter((r) => r.path.startsWith(`${route.path}/{`) && r.path.split('/').length === route.path.split('/').length + 1)) {
+    for (const child of gets.filter(
+      (r) => r.path.startsWith(`${route.path}/{`) && r.path.split('/').length === route.path.split('/').length + 1,
+    )) {
       const last = pathParamNames(child).at(-1)!;
       const value = last === 'slug' ? result.slug : result.id;
       if (typeof value === 'string') paths.push(buildPath(child, { ...params, [last]: value }));
@@ -92,7 +113,8 @@ function readBackPaths(route: RouteDef, params: Record<string, unknown>, result:
   return paths;
 }
 
-const planted = (extras: Record<string, unknown>, key: string, value: unknown) => JSON.stringify(value) === JSON.stringify(extras[key]);
+const planted = (extras: Record<string, unknown>, key: string, value: unknown) =>
+  JSON.stringify(value) === JSON.stringify(extras[key]);
 
 /** Fields of the record that took a planted value the request without extras did not give. */
 function assigned(record: unknown, baseline: unknown, extras: Record<string, unknown>): string[] {
@@ -106,7 +128,8 @@ function sentinelsIn(value: unknown, path = ''): string[] {
   if (typeof value === 'string') return SENTINEL_STRINGS.filter((s) => value.includes(s)).map((s) => `${path}~${s}`);
   if (value === SENTINEL_NUMBER) return [`${path}=${SENTINEL_NUMBER}`];
   if (Array.isArray(value)) return value.flatMap((v, i) => sentinelsIn(v, `${path}[${i}]`));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => sentinelsIn(v, `${path}.${k}`));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([k, v]) => sentinelsIn(v, `${path}.${k}`));
   return [];
 }
 
@@ -130,32 +153,46 @@ describe('fields a route does not name change nothing', () => {
     expect(errorEnvelopeProblem(res), where).toBeNull();
     expect(res.status, `${where} (without the extra fields: ${baseline.status})`).toBe(baseline.status);
     expect(({} as Record<string, unknown>).isAdmin, 'Object.prototype polluted').toBeUndefined();
-    expect(assigned(res.json?.result, baseline.json?.result, extras), `${where} answer took planted fields`).toEqual([]);
+    expect(assigned(res.json?.result, baseline.json?.result, extras), `${where} answer took planted fields`).toEqual(
+      [],
+    );
     const readBack: string[] = [];
     if (res.status < 300) {
       for (const path of readBackPaths(route, params, res.json?.result)) {
         const got = await invoke('GET', path, { ...req.creds, ip: nextIp() });
         if (got.status !== 200) continue;
         readBack.push(path);
-        expect(assigned(got.json?.result, baseline.json?.result, extras), `${route.id} read back at ${path} took planted fields`).toEqual([]);
+        expect(
+          assigned(got.json?.result, baseline.json?.result, extras),
+          `${route.id} read back at ${path} took planted fields`,
+        ).toEqual([]);
       }
       // Collections without a GET by id: the record as the list shows it.
-      const list = routesUnderTest().find((r) => r.method === 'GET' && r.path === route.path && !pathParamNames(r).length);
+      const list = routesUnderTest().find(
+        (r) => r.method === 'GET' && r.path === route.path && !pathParamNames(r).length,
+      );
       const id = res.json?.result?.id;
       if (route.method === 'POST' && list && typeof id === 'string') {
         const got = await invoke('GET', `${route.path}?pageSize=100`, { ...req.creds, ip: nextIp() });
         const item = (got.json?.result?.items as { id: string }[] | undefined)?.find((i) => i.id === id);
         if (item) {
           readBack.push(`${route.path} (list)`);
-          expect(assigned(item, baseline.json?.result, extras), `${route.id} as listed took planted fields`).toEqual([]);
+          expect(assigned(item, baseline.json?.result, extras), `${route.id} as listed took planted fields`).toEqual(
+            [],
+          );
         }
       }
     }
     const foreign = writes.filter((w) => w.key.startsWith(`${world.b.id}#`));
-    expect(foreign.map((w) => w.key), `${route.id} wrote into another tenant`).toEqual([]);
+    expect(
+      foreign.map((w) => w.key),
+      `${route.id} wrote into another tenant`,
+    ).toEqual([]);
     const stored = writes.flatMap((w) => sentinelsIn(w.item, w.key));
     expect(stored, `${route.id} stored planted values`).toEqual([]);
-    report.push(`${route.id}: ${Object.keys(extras).length} planted fields, answer ${res.status}${readBack.length ? `, read back at ${readBack.join(', ')}` : ''}`);
+    report.push(
+      `${route.id}: ${Object.keys(extras).length} planted fields, answer ${res.status}${readBack.length ? `, read back at ${readBack.join(', ')}` : ''}`,
+    );
   });
 
   it('no item of the table holds a planted value', async () => {

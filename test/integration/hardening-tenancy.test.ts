@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { errorEnvelopeProblem } from '#test/support/fuzz/checks.ts';
-import { buildPath, queryString, recordParams, recordRefs, sampleValid, takesJsonBody, tenantIdPlaces } from '#test/support/fuzz/route-matrix.ts';
+import {
+  buildPath,
+  queryString,
+  recordParams,
+  recordRefs,
+  sampleValid,
+  takesJsonBody,
+  tenantIdPlaces,
+} from '#test/support/fuzz/route-matrix.ts';
 import { diff, snapshot, type Snapshot } from '#test/support/fuzz/table.ts';
 import { tenancyPlan, type TenancyCase } from '#test/support/fuzz/tenancy-matrix.ts';
 import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
@@ -41,7 +49,9 @@ afterAll(() => {
   spy?.restore();
   const kinds = new Map<string, number>();
   for (const c of plan.cases) kinds.set(c.kind, (kinds.get(c.kind) ?? 0) + 1);
-  console.log(`[hardening] tenancy: ${plan.cases.length} cases over ${new Set(plan.cases.map((c) => c.route.id)).size} routes, ${calls} cross-tenant calls, ${JSON.stringify(Object.fromEntries(kinds))}`);
+  console.log(
+    `[hardening] tenancy: ${plan.cases.length} cases over ${new Set(plan.cases.map((c) => c.route.id)).size} routes, ${calls} cross-tenant calls, ${JSON.stringify(Object.fromEntries(kinds))}`,
+  );
   for (const s of plan.skipped) console.log(`[hardening] tenancy: skipped ${s.route}: ${s.reason}`);
   for (const o of outcomes) console.log(`[hardening] tenancy: ${o}`);
 });
@@ -62,12 +72,19 @@ function semanticBody(body: unknown) {
 /** B's owner's request: B's own records everywhere, then the overrides of the case. */
 function request(
   route: RouteDef,
-  over: { params?: 'a' | 'b'; refs?: Record<string, 'a' | 'b'>; tenantId?: { where: 'query' | 'body'; id: string }; upper?: boolean; token?: string },
+  over: {
+    params?: 'a' | 'b';
+    refs?: Record<string, 'a' | 'b'>;
+    tenantId?: { where: 'query' | 'body'; id: string };
+    upper?: boolean;
+    token?: string;
+  },
 ) {
   const cased = (v: string | undefined) => (over.upper && v ? v.toUpperCase() : v);
   const parts = sampleValid(route);
   const params: Record<string, unknown> = { ...parts.params };
-  for (const name of recordParams(route)) params[name] = name === 'slug' ? records[over.params ?? 'b'][name] : cased(records[over.params ?? 'b'][name]);
+  for (const name of recordParams(route))
+    params[name] = name === 'slug' ? records[over.params ?? 'b'][name] : cased(records[over.params ?? 'b'][name]);
   const query: Record<string, unknown> = { ...parts.query };
   let body = semanticBody(parts.body) as Record<string, unknown> | undefined;
   delete query.tenantId;
@@ -88,7 +105,14 @@ function request(
 }
 
 // A value B has too (the seeded plan both subscribed to) cannot be a leak of A's.
-const aValues = () => [world.a.id, world.a.slug, world.a.ownerUserId, ...Object.entries(records.a).filter(([k, v]) => records.b[k] !== v).map(([, v]) => v)];
+const aValues = () => [
+  world.a.id,
+  world.a.slug,
+  world.a.ownerUserId,
+  ...Object.entries(records.a)
+    .filter(([k, v]) => records.b[k] !== v)
+    .map(([, v]) => v),
+];
 
 /** Each case as sent, and again with the foreign ids in upper case (ids are compared lower-cased). */
 async function run(c: TenancyCase) {
@@ -106,12 +130,17 @@ async function runOnce(c: TenancyCase, upper: boolean) {
       : c.kind === 'foreign-path-record'
         ? await request(c.route, { params: 'a', upper })
         : c.kind === 'admin-other-tenant-record'
-          ? await request(c.route, { params: 'a', upper, token: world.admin, tenantId: { where: 'query', id: world.b.id } })
+          ? await request(c.route, {
+              params: 'a',
+              upper,
+              token: world.admin,
+              tenantId: { where: 'query', id: world.b.id },
+            })
           : c.kind === 'admin-by-id'
             ? await request(c.route, { params: 'a', upper, token: world.admin })
-          : c.kind === 'foreign-reference'
-            ? await request(c.route, { refs: { [c.name]: 'a' } })
-            : await request(c.route, {});
+            : c.kind === 'foreign-reference'
+              ? await request(c.route, { refs: { [c.name]: 'a' } })
+              : await request(c.route, {});
   calls++;
   const writes = spy.meaningful(spy.take());
   const where = `${c.route.id} ${c.kind}${upper ? ' (upper case)' : ''}${'name' in c ? ` ${c.where}.${c.name}` : 'where' in c ? ` ${c.where}` : ''}: ${res.status} ${res.text.slice(0, 300)}`;
@@ -145,8 +174,16 @@ async function runOnce(c: TenancyCase, upper: boolean) {
       return;
   }
   if (c.kind !== 'foreign-reference' || res.status !== 200) expect(leaked, `${where} shows A's values`).toEqual([]);
-  else expect(leaked.filter((v) => v !== records.a[(c as { name: string }).name]), `${where} shows A's values`).toEqual([]);
-  if (res.status >= 400) expect(writes.map((w) => w.key), `${where} wrote`).toEqual([]);
+  else
+    expect(
+      leaked.filter((v) => v !== records.a[(c as { name: string }).name]),
+      `${where} shows A's values`,
+    ).toEqual([]);
+  if (res.status >= 400)
+    expect(
+      writes.map((w) => w.key),
+      `${where} wrote`,
+    ).toEqual([]);
 }
 
 describe("tenant B's owner aimed at tenant A", () => {
@@ -158,13 +195,22 @@ describe("tenant B's owner aimed at tenant A", () => {
     const covered = new Set(plan.cases.map((c) => `${c.kind}:${c.route.id}`));
     const skippedIds = new Set(plan.skipped.map((s) => s.route));
     for (const c of plan.cases) {
-      for (const where of tenantIdPlaces(c.route)) expect(covered.has(`foreign-tenantId:${c.route.id}`), `${c.route.id} ${where}`).toBe(true);
+      for (const where of tenantIdPlaces(c.route))
+        expect(covered.has(`foreign-tenantId:${c.route.id}`), `${c.route.id} ${where}`).toBe(true);
       if (recordParams(c.route).length) expect(covered.has(`foreign-path-record:${c.route.id}`)).toBe(true);
     }
     expect(plan.cases.length + skippedIds.size).toBeGreaterThan(0);
   });
 
-  it.each(plan.cases.map((c) => [`${c.route.id} ${c.kind}${'name' in c ? ` ${c.where}.${c.name}` : 'where' in c ? ` ${c.where}` : ''}`, c] as const))('%s', async (_n, c) => {
+  it.each(
+    plan.cases.map(
+      (c) =>
+        [
+          `${c.route.id} ${c.kind}${'name' in c ? ` ${c.where}.${c.name}` : 'where' in c ? ` ${c.where}` : ''}`,
+          c,
+        ] as const,
+    ),
+  )('%s', async (_n, c) => {
     await run(c);
   });
 
@@ -178,7 +224,11 @@ describe("tenant B's owner aimed at tenant A", () => {
   it("A's records are still there for A", async () => {
     const got = await invoke('GET', `/api/tenants/${world.a.slug}`, { token: world.a.owner });
     expect(got.status).toBe(200);
-    if (records.a.supplierId) expect((await invoke('GET', `/api/suppliers/${records.a.supplierId}`, { token: world.a.owner })).status).toBe(200);
-    if (records.a.userId) expect((await invoke('GET', `/api/users/${records.a.userId}`, { token: world.a.owner })).status).toBe(200);
+    if (records.a.supplierId)
+      expect((await invoke('GET', `/api/suppliers/${records.a.supplierId}`, { token: world.a.owner })).status).toBe(
+        200,
+      );
+    if (records.a.userId)
+      expect((await invoke('GET', `/api/users/${records.a.userId}`, { token: world.a.owner })).status).toBe(200);
   });
 });

@@ -12,7 +12,10 @@ const PHISH = 'URGENT: your payroll account is locked - restore at https://evil.
 const mailsTo = (email: string) => testMailer.outbox.filter((m) => m.to.includes(email));
 const onboard = (body: Record<string, unknown>) => invoke('POST', '/api/onboarding/start', { body, ip: freshIp() });
 const register = (body: Record<string, unknown>) =>
-  invoke('POST', '/api/auth/register', { body: { password: 'Correct-Horse-9', lastName: 'Doe', ...body }, ip: freshIp() });
+  invoke('POST', '/api/auth/register', {
+    body: { password: 'Correct-Horse-9', lastName: 'Doe', ...body },
+    ip: freshIp(),
+  });
 
 describe('names in platform e-mails', () => {
   it.each([

@@ -25,7 +25,8 @@ let ipSeq = 0;
 const ip = () => `10.77.${(++ipSeq >> 8) & 255}.${ipSeq & 255}`;
 const tag = () => crypto.randomUUID().slice(0, 8);
 
-const start = (body: Record<string, unknown>, from = ip()) => invoke('POST', '/api/onboarding/start', { body, ip: from });
+const start = (body: Record<string, unknown>, from = ip()) =>
+  invoke('POST', '/api/onboarding/start', { body, ip: from });
 const startBody = (extra: Record<string, unknown> = {}) => ({
   tenantName: `Acme ${tag()}`,
   email: `founder-${tag()}@example.com`,
@@ -36,7 +37,13 @@ const startBody = (extra: Record<string, unknown> = {}) => ({
 
 async function invitationOf(code: string) {
   const lookup = await getItem<{ tenantId: string; invitationId: string }>(keys.invitationCode(sha256(code)));
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: invitationKey(lookup!.tenantId, lookup!.invitationId), ConsistentRead: true }));
+  const out = await ddb().send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: invitationKey(lookup!.tenantId, lookup!.invitationId),
+      ConsistentRead: true,
+    }),
+  );
   return out.Item as InvitationRecord;
 }
 
@@ -58,21 +65,40 @@ describe('POST /api/onboarding/start', () => {
     expect(mail.subject).toBe('Set up your organisation');
 
     const invitation = await invitationOf(code);
-    expect(invitation).toMatchObject({ email: body.email.trim().toLowerCase(), roles: ['TenantOwner'], status: 'open' });
+    expect(invitation).toMatchObject({
+      email: body.email.trim().toLowerCase(),
+      roles: ['TenantOwner'],
+      status: 'open',
+    });
     expect(JSON.stringify(invitation)).not.toContain(code);
     expect(invitation.expiresAtEpoch - Date.now() / 1000).toBeGreaterThan(7 * 24 * 3600 - 60);
 
     const tenant = await getTenant(invitation.tenantId);
-    expect(tenant).toMatchObject({ slug: 'zurich-widgets-co', name: 'Zürich Widgets & Co.', status: 0, planType: 1, seatCount: 0, maxAgents: 1, maxKnowledgeBases: 1, maxSeats: 5 });
+    expect(tenant).toMatchObject({
+      slug: 'zurich-widgets-co',
+      name: 'Zürich Widgets & Co.',
+      status: 0,
+      planType: 1,
+      seatCount: 0,
+      maxAgents: 1,
+      maxKnowledgeBases: 1,
+      maxSeats: 5,
+    });
     expect(Date.parse(tenant!.trialExpiresAt!) - Date.now()).toBeGreaterThan(13 * 24 * 3600 * 1000);
     expect((await resolveRoles(tenant!.id, ['TenantOwner', 'TenantMember'])).missing).toEqual([]);
 
-    const audit = await listNewestFirst<{ entityType: string; action: string; userName: string }>(keys.platformCollection('AUDIT'), {
-      page: 1,
-      pageSize: 50,
-      where: { tenantId: tenant!.id },
-    });
-    expect(audit.items.map((a) => `${a.entityType}.${a.action}`).sort()).toEqual(['Invitation.create', 'Tenant.create']);
+    const audit = await listNewestFirst<{ entityType: string; action: string; userName: string }>(
+      keys.platformCollection('AUDIT'),
+      {
+        page: 1,
+        pageSize: 50,
+        where: { tenantId: tenant!.id },
+      },
+    );
+    expect(audit.items.map((a) => `${a.entityType}.${a.action}`).sort()).toEqual([
+      'Invitation.create',
+      'Tenant.create',
+    ]);
     expect(audit.items[0]!.userName).toBe(body.email.trim().toLowerCase());
   });
 
@@ -89,7 +115,11 @@ describe('POST /api/onboarding/start', () => {
   });
 
   it('derives a valid slug from names that have too few letters', async () => {
-    for (const [tenantName, slug] of [['!!', 'tenant'], ['X', 'x-tenant'], ['日本', 'tenant']] as const) {
+    for (const [tenantName, slug] of [
+      ['!!', 'tenant'],
+      ['X', 'x-tenant'],
+      ['日本', 'tenant'],
+    ] as const) {
       const res = await start(startBody({ tenantName }));
       expect(res.status).toBe(201);
       const t = await getTenant((await invitationOf(res.json.result.invitationCode)).tenantId);
@@ -157,17 +187,26 @@ describe('redeeming the owner invitation and activation', () => {
 
     await activatePendingTenantOnOwnerVerified({ ...user, isEmailVerified: true });
     expect((await findTenantBySlug(tenant!.slug))!.status).toBe(1);
-    const events = await listNewestFirst<{ eventType: string; data: string }>(keys.platformCollection('INTEGRATION_EVENT'), {
-      page: 1,
-      pageSize: 200,
-      where: { eventType: 'tenant.status-changed' },
-    });
+    const events = await listNewestFirst<{ eventType: string; data: string }>(
+      keys.platformCollection('INTEGRATION_EVENT'),
+      {
+        page: 1,
+        pageSize: 200,
+        where: { eventType: 'tenant.status-changed' },
+      },
+    );
     const mine = events.items.map((e) => JSON.parse(e.data)).filter((d) => d.tenantId === tenant!.id);
-    expect(mine).toEqual([{ tenantId: tenant!.id, slug: tenant!.slug, from: 'PENDING', to: 'ACTIVE', reason: 'owner-verified-email' }]);
+    expect(mine).toEqual([
+      { tenantId: tenant!.id, slug: tenant!.slug, from: 'PENDING', to: 'ACTIVE', reason: 'owner-verified-email' },
+    ]);
 
     // Idempotent: a second verification, or one by a member, changes nothing.
     await activatePendingTenantOnOwnerVerified({ ...user, isEmailVerified: true });
-    const after = await listNewestFirst(keys.platformCollection('AUDIT'), { page: 1, pageSize: 200, where: { entityId: tenant!.id, action: 'status-change' } });
+    const after = await listNewestFirst(keys.platformCollection('AUDIT'), {
+      page: 1,
+      pageSize: 200,
+      where: { entityId: tenant!.id, action: 'status-change' },
+    });
     expect(after.totalCount).toBe(1);
   });
 
@@ -182,7 +221,9 @@ describe('redeeming the owner invitation and activation', () => {
 
     const admin = await tokenFor({ role: 'SystemAdmin' });
     const { slug } = (await getTenant(tenantId))!;
-    expect((await invoke('PUT', `/api/tenants/${slug}/status`, { token: admin, body: { newStatus: 'SUSPENDED' } })).status).toBe(200);
+    expect(
+      (await invoke('PUT', `/api/tenants/${slug}/status`, { token: admin, body: { newStatus: 'SUSPENDED' } })).status,
+    ).toBe(200);
     await activatePendingTenantOnOwnerVerified(newUser(body.email, tenantId, ['TenantOwner']));
     expect((await getTenant(tenantId))!.status).toBe(2);
   });
@@ -200,10 +241,16 @@ describe('redeeming the owner invitation and activation', () => {
     // The code was valid when read but expired before the write: the invitation condition fails.
     const sixDays = new Date(Date.now() + 6 * 24 * 3600 * 1000);
     const late = await redeemInvitation(code, body.email, null, sixDays);
-    const stale = { ...late!, items: late!.items.map((item, i) => (i === 0 ? withNow(item, Math.floor(Date.now() / 1000) + 8 * 24 * 3600) : item)) };
+    const stale = {
+      ...late!,
+      items: late!.items.map((item, i) =>
+        i === 0 ? withNow(item, Math.floor(Date.now() / 1000) + 8 * 24 * 3600) : item,
+      ),
+    };
     const outcome = await createUser(newUser(body.email, stale.tenantId, stale.roles), null, stale.items);
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(redeemFailure(outcome.failedAt, 4)).toMatchObject({ status: 400, code: 'INVALID_INVITATION' });
+    if (!outcome.ok)
+      expect(redeemFailure(outcome.failedAt, 4)).toMatchObject({ status: 400, code: 'INVALID_INVITATION' });
     expect(await getItem(keys.unique('EMAIL', body.email))).toBeUndefined();
     expect((await getTenant(stale.tenantId))!.seatCount).toBe(0);
 
@@ -222,5 +269,7 @@ describe('redeeming the owner invitation and activation', () => {
 /** The invitation update of redeem items with its `:now` moved (to simulate expiry between read and write). */
 function withNow(item: TransactItem, nowEpoch: number): TransactItem {
   const update = item.Update!;
-  return { Update: { ...update, ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':now': nowEpoch } } };
+  return {
+    Update: { ...update, ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':now': nowEpoch } },
+  };
 }

@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 
 const create = (token: string, body: Record<string, unknown>) => invoke('POST', '/api/departments', { token, body });
-const list = (token: string, query: Record<string, string | number> = {}) => invoke('GET', '/api/departments', { token, query });
+const list = (token: string, query: Record<string, string | number> = {}) =>
+  invoke('GET', '/api/departments', { token, query });
 const find = async (token: string, id: string) =>
   (await list(token, { pageSize: 100 })).json.result.items.find((d: { id: string }) => d.id === id);
 
@@ -26,17 +27,32 @@ describe('departments', () => {
   it('creates root and child departments with parentName, childCount and userCount', async () => {
     const root = await create(ownerA, { name: 'Operations', tenantId: tenantA, childCount: 50, userCount: 7 });
     expect(root.status).toBe(201);
-    expect(root.json.result).toMatchObject({ name: 'Operations', tenantId: tenantA, parentId: null, parentName: null, childCount: 0, userCount: 0 });
+    expect(root.json.result).toMatchObject({
+      name: 'Operations',
+      tenantId: tenantA,
+      parentId: null,
+      parentName: null,
+      childCount: 0,
+      userCount: 0,
+    });
     const child = await create(ownerA, { name: 'Logistics', tenantId: tenantA, parentId: root.json.result.id });
     expect(child.status).toBe(201);
     expect(child.json.result).toMatchObject({ parentId: root.json.result.id, parentName: 'Operations', childCount: 0 });
-    const grandchild = await create(ownerA, { name: 'Fleet', tenantId: tenantA, parentId: child.json.result.id.toUpperCase() });
+    const grandchild = await create(ownerA, {
+      name: 'Fleet',
+      tenantId: tenantA,
+      parentId: child.json.result.id.toUpperCase(),
+    });
     expect(grandchild.json.result.parentId).toBe(child.json.result.id);
 
     expect(await find(memberA, root.json.result.id)).toMatchObject({ childCount: 1, parentName: null });
     expect(await find(memberA, child.json.result.id)).toMatchObject({ childCount: 1, parentName: 'Operations' });
     const all = await list(memberA);
-    expect(all.json.result.items.slice(0, 3).map((d: { name: string }) => d.name)).toEqual(['Fleet', 'Logistics', 'Operations']);
+    expect(all.json.result.items.slice(0, 3).map((d: { name: string }) => d.name)).toEqual([
+      'Fleet',
+      'Logistics',
+      'Operations',
+    ]);
   });
 
   it('filters by parentId (direct children, newest first, counted by childCount) and pages', async () => {
@@ -61,7 +77,9 @@ describe('departments', () => {
     const res = await create(ownerA, { name: 'Sneaky', tenantId: tenantA, parentId: foreignParent.id });
     expect(res.status).toBe(404);
     expect(res.json.error).toMatchObject({ code: 'NOT_FOUND', message: 'Parent department not found' });
-    expect((await create(ownerA, { name: 'Orphan', tenantId: tenantA, parentId: crypto.randomUUID() })).status).toBe(404);
+    expect((await create(ownerA, { name: 'Orphan', tenantId: tenantA, parentId: crypto.randomUUID() })).status).toBe(
+      404,
+    );
     expect((await list(ownerA)).json.result.totalCount).toBe(before);
     expect(await find(ownerB, foreignParent.id)).toMatchObject({ childCount: 0 });
     // The foreign parent is invisible through the filter too.
@@ -81,7 +99,9 @@ describe('departments', () => {
     expect(tooDeep.status).toBe(400);
     expect(tooDeep.json.error.details[0].path).toBe('body.parentId');
     // The walk an update would run: moving the root under its deepest descendant is a cycle.
-    const root = (await list(owner, { pageSize: 100 })).json.result.items.find((d: { name: string }) => d.name === 'Level 0');
+    const root = (await list(owner, { pageSize: 100 })).json.result.items.find(
+      (d: { name: string }) => d.name === 'Level 0',
+    );
     const lookup = async (id: string) => getDepartment(tenant, id);
     expect(await checkParentChain(root.id, parentId, lookup)).toEqual({ ok: false, reason: 'cycle' });
     expect(await checkParentChain(crypto.randomUUID(), parentId, lookup)).toEqual({ ok: false, reason: 'too-deep' });
@@ -105,22 +125,41 @@ describe('departments', () => {
     const support = (await create(ownerA, { name: 'Support', tenantId: tenantA })).json.result;
     const users = Array.from({ length: 8 }, () => crypto.randomUUID());
     await Promise.all(
-      users.map(async (u) => expect(await transact(await membershipChangeItems(tenantA, u, null, { roles: ['TenantMember'], departmentId: sales.id }))).toEqual({ ok: true })),
+      users.map(async (u) =>
+        expect(
+          await transact(
+            await membershipChangeItems(tenantA, u, null, { roles: ['TenantMember'], departmentId: sales.id }),
+          ),
+        ).toEqual({ ok: true }),
+      ),
     );
     expect(await find(ownerA, sales.id)).toMatchObject({ userCount: 8 });
     await Promise.all(
-      users.slice(0, 3).map(async (u) =>
-        transact(await membershipChangeItems(tenantA, u, { roles: ['TenantMember'], departmentId: sales.id }, { roles: ['TenantMember'], departmentId: support.id })),
-      ),
+      users
+        .slice(0, 3)
+        .map(async (u) =>
+          transact(
+            await membershipChangeItems(
+              tenantA,
+              u,
+              { roles: ['TenantMember'], departmentId: sales.id },
+              { roles: ['TenantMember'], departmentId: support.id },
+            ),
+          ),
+        ),
     );
-    await transact(await membershipChangeItems(tenantA, users[7]!, { roles: ['TenantMember'], departmentId: sales.id }, null));
+    await transact(
+      await membershipChangeItems(tenantA, users[7]!, { roles: ['TenantMember'], departmentId: sales.id }, null),
+    );
     expect(await find(ownerA, sales.id)).toMatchObject({ userCount: 4 });
     expect(await find(ownerA, support.id)).toMatchObject({ userCount: 3 });
     expect(await departmentName(tenantA, support.id)).toBe('Support');
     expect(await departmentName(tenantA, null)).toBeNull();
     expect(await departmentName(tenantB, support.id)).toBeNull();
     // A department of another tenant cannot be joined: the counter update's condition fails.
-    const foreign = await transact(await membershipChangeItems(tenantB, crypto.randomUUID(), null, { roles: [], departmentId: support.id }));
+    const foreign = await transact(
+      await membershipChangeItems(tenantB, crypto.randomUUID(), null, { roles: [], departmentId: support.id }),
+    );
     expect(foreign.ok).toBe(false);
   });
 

@@ -13,7 +13,10 @@ import { tokenFor } from '#test/support/tokens.ts';
 async function newUser(tenantId: string) {
   const id = crypto.randomUUID();
   await ddb().send(
-    new PutCommand({ TableName: config.tableName, Item: { ...keys.user(tenantId, id), id, tenantId, email: `${id}@example.com`, roles: ['TenantMember'] } }),
+    new PutCommand({
+      TableName: config.tableName,
+      Item: { ...keys.user(tenantId, id), id, tenantId, email: `${id}@example.com`, roles: ['TenantMember'] },
+    }),
   );
   return id;
 }
@@ -30,23 +33,43 @@ beforeAll(async () => {
 });
 
 const create = (token: string, body: Record<string, unknown>) => invoke('POST', '/api/groups', { token, body });
-const list = (token: string, query: Record<string, string | number> = {}) => invoke('GET', '/api/groups', { token, query });
+const list = (token: string, query: Record<string, string | number> = {}) =>
+  invoke('GET', '/api/groups', { token, query });
 const add = (token: string, groupId: string, userId: string, query: Record<string, string> = {}) =>
   invoke('POST', `/api/groups/${groupId}/users`, { token, query: { userId, ...query } });
 
 describe('groups', () => {
   it('creates a group (201) and lists it with memberCount', async () => {
-    const res = await create(ownerA, { name: 'Crisis Team', description: 'First responders', tenantId: tenantA, memberCount: 99 });
+    const res = await create(ownerA, {
+      name: 'Crisis Team',
+      description: 'First responders',
+      tenantId: tenantA,
+      memberCount: 99,
+    });
     expect(res.status).toBe(201);
-    expect(res.json.result).toMatchObject({ name: 'Crisis Team', description: 'First responders', tenantId: tenantA, memberCount: 0 });
-    expect(Object.keys(res.json.result).sort()).toEqual(['createdAt', 'description', 'id', 'memberCount', 'name', 'tenantId']);
+    expect(res.json.result).toMatchObject({
+      name: 'Crisis Team',
+      description: 'First responders',
+      tenantId: tenantA,
+      memberCount: 0,
+    });
+    expect(Object.keys(res.json.result).sort()).toEqual([
+      'createdAt',
+      'description',
+      'id',
+      'memberCount',
+      'name',
+      'tenantId',
+    ]);
     const listed = await list(memberA);
     expect(listed.status).toBe(200);
     expect(listed.json.result.items[0]).toEqual(res.json.result);
   });
 
   it('enforces a unique name per tenant, case-insensitively and under concurrency', async () => {
-    const results = await Promise.all(Array.from({ length: 5 }, () => create(ownerA, { name: 'Unique Group', tenantId: tenantA })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => create(ownerA, { name: 'Unique Group', tenantId: tenantA })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409 && r.json.error.code === 'CONFLICT')).toHaveLength(4);
     expect((await create(ownerA, { name: 'UNIQUE group', tenantId: tenantA })).status).toBe(409);
@@ -64,7 +87,9 @@ describe('groups', () => {
     expect(finance.json.result).toMatchObject({ totalCount: 2, totalPages: 1 });
     expect(finance.json.result.items.map((g: { name: string }) => g.name)).toEqual(['Gamma finance', 'Alpha']);
     expect((await list(owner)).json.result).toMatchObject({ totalCount: 3 });
-    expect((await list(owner, { pageSize: 2, page: 2 })).json.result.items.map((g: { name: string }) => g.name)).toEqual(['Alpha']);
+    expect(
+      (await list(owner, { pageSize: 2, page: 2 })).json.result.items.map((g: { name: string }) => g.name),
+    ).toEqual(['Alpha']);
   });
 
   it('adds a user of the same tenant; adding again is idempotent', async () => {
@@ -77,8 +102,15 @@ describe('groups', () => {
     expect(again.status).toBe(200);
     expect(again.json.result.memberCount).toBe(1);
     expect(await groupsOfUser(tenantA, user)).toEqual([{ id: group.id, name: 'Adders' }]);
-    const audit = await invoke('GET', '/api/admin/audit-logs', { token: admin, query: { entityType: 'Group', pageSize: 100 } });
-    expect(audit.json.result.items.filter((e: { entityId: string; action: string }) => e.entityId === group.id && e.action === 'add-member')).toHaveLength(1);
+    const audit = await invoke('GET', '/api/admin/audit-logs', {
+      token: admin,
+      query: { entityType: 'Group', pageSize: 100 },
+    });
+    expect(
+      audit.json.result.items.filter(
+        (e: { entityId: string; action: string }) => e.entityId === group.id && e.action === 'add-member',
+      ),
+    ).toHaveLength(1);
   });
 
   it('refuses a user of another tenant, unknown users and foreign groups (404), writing nothing', async () => {
@@ -119,17 +151,28 @@ describe('groups', () => {
     const g2 = (await create(ownerA, { name: 'Leavers 2', tenantId: tenantA })).json.result;
     const user = await newUser(tenantA);
     const stay = await newUser(tenantA);
-    expect(await transact(await membershipChangeItems(tenantA, user, null, { roles: ['TenantMember'], departmentId: null }))).toEqual({ ok: true });
+    expect(
+      await transact(await membershipChangeItems(tenantA, user, null, { roles: ['TenantMember'], departmentId: null })),
+    ).toEqual({ ok: true });
     for (const g of [g1, g2]) await add(ownerA, g.id, user);
     await add(ownerA, g1.id, stay);
     expect((await groupsOfUser(tenantA, user)).map((g) => g.name)).toEqual(['Leavers 1', 'Leavers 2']);
     const roleCount = async () =>
-      (await invoke('GET', '/api/roles', { token: ownerA, query: { pageSize: 100 } })).json.result.items.find((r: { name: string }) => r.name === 'TenantMember').userCount;
+      (await invoke('GET', '/api/roles', { token: ownerA, query: { pageSize: 100 } })).json.result.items.find(
+        (r: { name: string }) => r.name === 'TenantMember',
+      ).userCount;
     const before = await roleCount();
-    expect(await transact(await membershipChangeItems(tenantA, user, { roles: ['TenantMember'], departmentId: null }, null))).toEqual({ ok: true });
+    expect(
+      await transact(await membershipChangeItems(tenantA, user, { roles: ['TenantMember'], departmentId: null }, null)),
+    ).toEqual({ ok: true });
     expect(await roleCount()).toBe(before - 1);
     expect(await groupsOfUser(tenantA, user)).toEqual([]);
-    const memberCounts = Object.fromEntries((await list(ownerA, { search: 'leavers' })).json.result.items.map((g: { name: string; memberCount: number }) => [g.name, g.memberCount]));
+    const memberCounts = Object.fromEntries(
+      (await list(ownerA, { search: 'leavers' })).json.result.items.map((g: { name: string; memberCount: number }) => [
+        g.name,
+        g.memberCount,
+      ]),
+    );
     expect(memberCounts).toEqual({ 'Leavers 1': 1, 'Leavers 2': 0 });
   });
 

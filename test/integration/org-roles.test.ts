@@ -12,7 +12,9 @@ import { tokenFor } from '#test/support/tokens.ts';
 
 async function newTenant(withRoles = true) {
   const id = crypto.randomUUID();
-  await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', id), id, status: 1 } }));
+  await ddb().send(
+    new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', id), id, status: 1 } }),
+  );
   if (withRoles) expect(await transact(systemRoleItems(id, new Date().toISOString()))).toEqual({ ok: true });
   return id;
 }
@@ -39,15 +41,37 @@ describe('roles list and create', () => {
     expect(res.status).toBe(200);
     expect(res.json.result).toMatchObject({ totalCount: 2, totalPages: 1, page: 1, pageSize: 20 });
     const byName = Object.fromEntries(res.json.result.items.map((r: { name: string }) => [r.name, r]));
-    expect(byName.TenantOwner).toMatchObject({ isSystem: true, tenantId: tenantA.id, userCount: 0, scope: null, permissions: [...PERMISSIONS] });
+    expect(byName.TenantOwner).toMatchObject({
+      isSystem: true,
+      tenantId: tenantA.id,
+      userCount: 0,
+      scope: null,
+      permissions: [...PERMISSIONS],
+    });
     expect(byName.TenantMember.permissions).toEqual([...SYSTEM_ROLE_PERMISSIONS.TenantMember]);
     expect(byName.TenantOwner.id).toBe(systemRoleId(tenantA.id, 'TenantOwner'));
   });
 
   it('creates a custom role (201, empty permissions) and lists it first', async () => {
-    const res = await createRole(tenantA.owner, { name: 'Auditor', description: 'Reads things', tenantId: tenantA.id, scope: 'bcm', permissions: ['users:write'], isSystem: true, userCount: 9 });
+    const res = await createRole(tenantA.owner, {
+      name: 'Auditor',
+      description: 'Reads things',
+      tenantId: tenantA.id,
+      scope: 'bcm',
+      permissions: ['users:write'],
+      isSystem: true,
+      userCount: 9,
+    });
     expect(res.status).toBe(201);
-    expect(res.json.result).toMatchObject({ name: 'Auditor', description: 'Reads things', scope: 'bcm', isSystem: false, tenantId: tenantA.id, permissions: [], userCount: 0 });
+    expect(res.json.result).toMatchObject({
+      name: 'Auditor',
+      description: 'Reads things',
+      scope: 'bcm',
+      isSystem: false,
+      tenantId: tenantA.id,
+      permissions: [],
+      userCount: 0,
+    });
     expect(res.json.result.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const list = await invoke('GET', '/api/roles', { token: tenantA.owner });
     expect(list.json.result.totalCount).toBe(3);
@@ -77,10 +101,14 @@ describe('roles list and create', () => {
   it('creates exactly one of many concurrent same-name roles and keeps totalCount exact', async () => {
     const tenant = await newTenant();
     const owner = await tokenFor({ tenantId: tenant });
-    const same = await Promise.all(Array.from({ length: 6 }, () => createRole(owner, { name: 'Racer', tenantId: tenant })));
+    const same = await Promise.all(
+      Array.from({ length: 6 }, () => createRole(owner, { name: 'Racer', tenantId: tenant })),
+    );
     expect(same.filter((r) => r.status === 201)).toHaveLength(1);
     expect(same.filter((r) => r.status === 409)).toHaveLength(5);
-    const distinct = await Promise.all(Array.from({ length: 8 }, (_, i) => createRole(owner, { name: `Role ${i}`, tenantId: tenant })));
+    const distinct = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => createRole(owner, { name: `Role ${i}`, tenantId: tenant })),
+    );
     expect(distinct.map((r) => r.status)).toEqual(Array(8).fill(201));
     const list = await invoke('GET', '/api/roles', { token: owner, query: { pageSize: 100 } });
     expect(list.json.result.totalCount).toBe(2 + 1 + 8);
@@ -105,7 +133,9 @@ describe('roles list and create', () => {
     const made = await createRole(admin, { name: 'Platform Made', tenantId: tenantA.id });
     expect(made.status).toBe(201);
     expect((await invoke('GET', '/api/roles', { token: admin })).status).toBe(400);
-    expect((await invoke('GET', '/api/roles', { token: admin, query: { tenantId: crypto.randomUUID() } })).status).toBe(404);
+    expect((await invoke('GET', '/api/roles', { token: admin, query: { tenantId: crypto.randomUUID() } })).status).toBe(
+      404,
+    );
   });
 
   it('gives a tenant that predates system roles its system roles on first use', async () => {
@@ -136,11 +166,15 @@ describe('PUT /api/roles/{roleId}/permissions', () => {
     const res = await put(tenantA.owner, roleId, ['users:read', 'bcm:write', 'users:read']);
     expect(res.status).toBe(200);
     expect(res.json.result).toMatchObject({ id: roleId, name: 'Planner', permissions: ['users:read', 'bcm:write'] });
-    const listed = (await invoke('GET', '/api/roles', { token: tenantA.owner, query: { pageSize: 100 } })).json.result.items.find((r: { id: string }) => r.id === roleId);
+    const listed = (
+      await invoke('GET', '/api/roles', { token: tenantA.owner, query: { pageSize: 100 } })
+    ).json.result.items.find((r: { id: string }) => r.id === roleId);
     expect(listed.permissions).toEqual(['users:read', 'bcm:write']);
     expect(await permissionsForRoles(tenantA.id, ['Planner'])).toEqual(['users:read', 'bcm:write']);
     const audit = await invoke('GET', '/api/admin/audit-logs', { token: admin, query: { entityType: 'Role' } });
-    const entry = audit.json.result.items.find((e: { entityId: string; action: string }) => e.entityId === roleId && e.action === 'update-permissions');
+    const entry = audit.json.result.items.find(
+      (e: { entityId: string; action: string }) => e.entityId === roleId && e.action === 'update-permissions',
+    );
     expect(JSON.parse(entry.changes).permissions).toEqual(['users:read', 'bcm:write']);
     expect(entry.userName).toBe('tenantowner@example.com');
     const cleared = await put(tenantA.owner, roleId, []);
@@ -156,9 +190,13 @@ describe('PUT /api/roles/{roleId}/permissions', () => {
       { path: 'body.permissions.1', message: "Unknown permission 'users:destroy'" },
       { path: 'body.permissions.2', message: "Unknown permission 'SystemAdmin'" },
     ]);
-    expect((await getItem<{ permissions: string[] }>(keys.tenantItem(tenantA.id, 'ROLE', roleId)))!.permissions).toEqual(['users:read']);
+    expect(
+      (await getItem<{ permissions: string[] }>(keys.tenantItem(tenantA.id, 'ROLE', roleId)))!.permissions,
+    ).toEqual(['users:read']);
     expect((await put(tenantA.owner, roleId, 'users:read')).status).toBe(400);
-    expect((await invoke('PUT', `/api/roles/${roleId}/permissions`, { token: tenantA.owner, body: {} })).status).toBe(400);
+    expect((await invoke('PUT', `/api/roles/${roleId}/permissions`, { token: tenantA.owner, body: {} })).status).toBe(
+      400,
+    );
   });
 
   it('never edits a system role (409)', async () => {
@@ -178,7 +216,11 @@ describe('PUT /api/roles/{roleId}/permissions', () => {
     expect((await put(tenantA.owner, crypto.randomUUID(), ['users:read'])).status).toBe(404);
     expect((await put(tenantA.owner, 'not-a-uuid', ['users:read'])).status).toBe(400);
     expect((await put(tenantA.member, roleId, ['users:read'])).status).toBe(403);
-    const limited = await tokenFor({ tenantId: tenantA.id, roles: ['Planner'], permissions: ['roles:read', 'roles:write', 'users:read'] });
+    const limited = await tokenFor({
+      tenantId: tenantA.id,
+      roles: ['Planner'],
+      permissions: ['roles:read', 'roles:write', 'users:read'],
+    });
     const escalate = await put(limited, roleId, ['users:read', 'billing:manage']);
     expect(escalate.status).toBe(403);
     expect(escalate.json.error.message).toContain('billing:manage');
@@ -191,7 +233,13 @@ describe('PUT /api/roles/{roleId}/permissions', () => {
 describe('role contracts used by users and sign-in', () => {
   it('resolves names case-insensitively, reports unknown ones and never resolves SystemAdmin', async () => {
     await createRole(tenantA.owner, { name: 'Reviewer', tenantId: tenantA.id });
-    const { found, missing } = await resolveRoles(tenantA.id, ['tenantowner', 'Reviewer', 'Ghost', 'SystemAdmin', 'TenantMember']);
+    const { found, missing } = await resolveRoles(tenantA.id, [
+      'tenantowner',
+      'Reviewer',
+      'Ghost',
+      'SystemAdmin',
+      'TenantMember',
+    ]);
     expect(found.map((r) => r.name).sort()).toEqual(['Reviewer', 'TenantMember', 'TenantOwner']);
     expect(missing).toEqual(['Ghost', 'SystemAdmin']);
     expect((await resolveRoles(tenantB, ['Reviewer'])).missing).toEqual(['Reviewer']);
@@ -202,7 +250,10 @@ describe('role contracts used by users and sign-in', () => {
     expect(await permissionsForRoles(null, ['SystemAdmin'])).toEqual([...PERMISSIONS]);
     expect(await permissionsForRoles(tenantA.id, ['Ghost'])).toEqual([]);
     const id = (await createRole(tenantA.owner, { name: 'Biller', tenantId: tenantA.id })).json.result.id;
-    await invoke('PUT', `/api/roles/${id}/permissions`, { token: tenantA.owner, body: { permissions: ['billing:manage', 'users:read'] } });
+    await invoke('PUT', `/api/roles/${id}/permissions`, {
+      token: tenantA.owner,
+      body: { permissions: ['billing:manage', 'users:read'] },
+    });
     expect(await permissionsForRoles(tenantA.id, ['TenantMember', 'Biller'])).toEqual(
       PERMISSIONS.filter((p) => p.endsWith(':read') || p === 'billing:manage'),
     );

@@ -59,9 +59,21 @@ async function join(code: string, email: string) {
 }
 
 const audits = async (entityId: string) =>
-  (await listNewestFirst<{ action: string; changes: string; entityType: string }>(keys.platformCollection('AUDIT'), { page: 1, pageSize: 100, where: { entityId } })).items;
+  (
+    await listNewestFirst<{ action: string; changes: string; entityType: string }>(keys.platformCollection('AUDIT'), {
+      page: 1,
+      pageSize: 100,
+      where: { entityId },
+    })
+  ).items;
 const events = async (eventType: string) =>
-  (await listNewestFirst<{ data: string; status: string }>(keys.platformCollection('INTEGRATION_EVENT'), { page: 1, pageSize: 100, where: { eventType } })).items;
+  (
+    await listNewestFirst<{ data: string; status: string }>(keys.platformCollection('INTEGRATION_EVENT'), {
+      page: 1,
+      pageSize: 100,
+      where: { eventType },
+    })
+  ).items;
 
 const lastCode = () => /Invitation code: (\S+)/.exec(testMailer.outbox.at(-1)!.text)![1]!;
 
@@ -72,7 +84,10 @@ beforeAll(async () => {
 describe('POST /api/tenants', () => {
   it('creates an Active tenant with its system roles, an audit entry and an event (SystemAdmin)', async () => {
     const slug = `acme-${tag()}`;
-    const res = await invoke('POST', '/api/tenants', { token: admin, body: { ...tenantBody(slug), status: 0, seatCount: 99, id: crypto.randomUUID() } });
+    const res = await invoke('POST', '/api/tenants', {
+      token: admin,
+      body: { ...tenantBody(slug), status: 0, seatCount: 99, id: crypto.randomUUID() },
+    });
     expect(res.status).toBe(201);
     const t = res.json.result;
     expect(t).toEqual({
@@ -106,7 +121,10 @@ describe('POST /api/tenants', () => {
   });
 
   it('derives features from the limits: a zero limit turns its feature off', async () => {
-    const res = await invoke('POST', '/api/tenants', { token: admin, body: tenantBody(`f-${tag()}`, { planType: 1, maxAgents: 0, maxKnowledgeBases: 2 }) });
+    const res = await invoke('POST', '/api/tenants', {
+      token: admin,
+      body: tenantBody(`f-${tag()}`, { planType: 1, maxAgents: 0, maxKnowledgeBases: 2 }),
+    });
     expect(res.json.result.features).toEqual({ aiAgents: false, knowledgeBase: true });
   });
 
@@ -141,7 +159,10 @@ describe('POST /api/tenants', () => {
       [{ name: '' }, 'body.name'],
     ];
     for (const [patch, path] of bad) {
-      const res = await invoke('POST', '/api/tenants', { token: admin, body: { ...tenantBody(`ok-${tag()}`), ...patch } });
+      const res = await invoke('POST', '/api/tenants', {
+        token: admin,
+        body: { ...tenantBody(`ok-${tag()}`), ...patch },
+      });
       expect(res.status, JSON.stringify(patch)).toBe(400);
       expect(res.json.error.code).toBe('VALIDATION_ERROR');
       expect(res.json.error.details.map((d: { path: string }) => d.path)).toContain(path);
@@ -172,8 +193,14 @@ describe('POST /api/tenants', () => {
 describe('GET /api/tenants and /api/tenants/{slug}', () => {
   it('lists all tenants for a SystemAdmin newest first, with search, planType and statusFilter', async () => {
     const marker = tag();
-    const a = await invoke('POST', '/api/tenants', { token: admin, body: tenantBody(`alpha-${marker}`, { planType: 1 }) });
-    const b = await invoke('POST', '/api/tenants', { token: admin, body: tenantBody(`beta-${marker}`, { planType: 3, name: `Beta Corp ${marker}` }) });
+    const a = await invoke('POST', '/api/tenants', {
+      token: admin,
+      body: tenantBody(`alpha-${marker}`, { planType: 1 }),
+    });
+    const b = await invoke('POST', '/api/tenants', {
+      token: admin,
+      body: tenantBody(`beta-${marker}`, { planType: 3, name: `Beta Corp ${marker}` }),
+    });
     await invoke('PUT', `/api/tenants/beta-${marker}/status`, { token: admin, body: { newStatus: 'SUSPENDED' } });
 
     const all = await invoke('GET', '/api/tenants', { token: admin, query: { pageSize: 100 } });
@@ -182,7 +209,18 @@ describe('GET /api/tenants and /api/tenants/{slug}', () => {
     const ids = all.json.result.items.map((t: { id: string }) => t.id);
     expect(ids.indexOf(b.json.result.id)).toBeLessThan(ids.indexOf(a.json.result.id));
     expect(Object.keys(all.json.result.items[0]).sort()).toEqual(
-      ['createdAt', 'id', 'isActive', 'maxAgents', 'maxKnowledgeBases', 'name', 'planType', 'slug', 'status', 'trialExpiresAt'].sort(),
+      [
+        'createdAt',
+        'id',
+        'isActive',
+        'maxAgents',
+        'maxKnowledgeBases',
+        'name',
+        'planType',
+        'slug',
+        'status',
+        'trialExpiresAt',
+      ].sort(),
     );
 
     const search = await invoke('GET', '/api/tenants', { token: admin, query: { search: marker.toUpperCase() } });
@@ -191,17 +229,32 @@ describe('GET /api/tenants and /api/tenants/{slug}', () => {
     expect(byName.json.result.items.map((t: { slug: string }) => t.slug)).toEqual([`beta-${marker}`]);
     const plan = await invoke('GET', '/api/tenants', { token: admin, query: { search: marker, planType: 1 } });
     expect(plan.json.result.items.map((t: { slug: string }) => t.slug)).toEqual([`alpha-${marker}`]);
-    const suspended = await invoke('GET', '/api/tenants', { token: admin, query: { search: marker, statusFilter: 'SUSPENDED' } });
+    const suspended = await invoke('GET', '/api/tenants', {
+      token: admin,
+      query: { search: marker, statusFilter: 'SUSPENDED' },
+    });
     expect(suspended.json.result.items).toMatchObject([{ slug: `beta-${marker}`, status: 2, isActive: false }]);
-    const active = await invoke('GET', '/api/tenants', { token: admin, query: { search: marker, statusFilter: 'active' } });
+    const active = await invoke('GET', '/api/tenants', {
+      token: admin,
+      query: { search: marker, statusFilter: 'active' },
+    });
     expect(active.json.result.items.map((t: { slug: string }) => t.slug)).toEqual([`alpha-${marker}`]);
-    const paged = await invoke('GET', '/api/tenants', { token: admin, query: { search: marker, pageSize: 1, page: 2 } });
+    const paged = await invoke('GET', '/api/tenants', {
+      token: admin,
+      query: { search: marker, pageSize: 1, page: 2 },
+    });
     expect(paged.json.result).toMatchObject({ totalCount: 2, totalPages: 2, page: 2, pageSize: 1 });
     expect(paged.json.result.items[0].slug).toBe(`alpha-${marker}`);
   });
 
   it('refuses an unknown statusFilter or planType with 400', async () => {
-    const queries: Record<string, string | number>[] = [{ statusFilter: 'BLOCKED' }, { statusFilter: '1' }, { planType: 0 }, { planType: 4 }, { planType: 'x' }];
+    const queries: Record<string, string | number>[] = [
+      { statusFilter: 'BLOCKED' },
+      { statusFilter: '1' },
+      { planType: 0 },
+      { planType: 4 },
+      { planType: 'x' },
+    ];
     for (const query of queries) {
       const res = await invoke('GET', '/api/tenants', { token: admin, query });
       expect(res.status, JSON.stringify(query)).toBe(400);
@@ -229,7 +282,12 @@ describe('GET /api/tenants and /api/tenants/{slug}', () => {
     for (const token of [a.owner, a.member, admin]) {
       const res = await invoke('GET', `/api/tenants/${a.slug}`, { token });
       expect(res.status).toBe(200);
-      expect(res.json.result).toMatchObject({ id: a.id, slug: a.slug, maxSeats: 10, features: { aiAgents: true, knowledgeBase: true } });
+      expect(res.json.result).toMatchObject({
+        id: a.id,
+        slug: a.slug,
+        maxSeats: 10,
+        features: { aiAgents: true, knowledgeBase: true },
+      });
     }
     const foreign = await invoke('GET', `/api/tenants/${b.slug}`, { token: a.owner });
     expect(foreign.status).toBe(404);
@@ -242,15 +300,27 @@ describe('GET /api/tenants and /api/tenants/{slug}', () => {
 describe('PUT /api/tenants/{slug}', () => {
   it('lets the owner change name, e-mail and phone (200 detail, audit, event)', async () => {
     const t = await newTenant();
-    const res = await invoke('PUT', `/api/tenants/${t.slug}`, { token: t.owner, body: { name: 'Renamed Ltd', email: 'NEW@x.example.com', phone: null } });
+    const res = await invoke('PUT', `/api/tenants/${t.slug}`, {
+      token: t.owner,
+      body: { name: 'Renamed Ltd', email: 'NEW@x.example.com', phone: null },
+    });
     expect(res.status).toBe(200);
-    expect(res.json.result).toMatchObject({ name: 'Renamed Ltd', email: 'new@x.example.com', phone: '+1 555 0100', planType: 2, maxSeats: 10 });
+    expect(res.json.result).toMatchObject({
+      name: 'Renamed Ltd',
+      email: 'new@x.example.com',
+      phone: '+1 555 0100',
+      planType: 2,
+      maxSeats: 10,
+    });
     const cleared = await invoke('PUT', `/api/tenants/${t.slug}`, { token: t.owner, body: { phone: '' } });
     expect(cleared.json.result.phone).toBeNull();
     const got = await invoke('GET', `/api/tenants/${t.slug}`, { token: t.owner });
     expect(got.json.result).toMatchObject({ name: 'Renamed Ltd', email: 'new@x.example.com', phone: null });
     const updates = (await audits(t.id)).filter((a) => a.action === 'update');
-    expect(updates.map((a) => JSON.parse(a.changes))).toEqual([{ phone: null }, { name: 'Renamed Ltd', email: 'new@x.example.com' }]);
+    expect(updates.map((a) => JSON.parse(a.changes))).toEqual([
+      { phone: null },
+      { name: 'Renamed Ltd', email: 'new@x.example.com' },
+    ]);
     expect((await events('tenant.updated')).some((e) => JSON.parse(e.data).tenantId === t.id)).toBe(true);
     const search = await invoke('GET', '/api/tenants', { token: admin, query: { search: 'renamed ltd' } });
     expect(search.json.result.items.map((x: { id: string }) => x.id)).toContain(t.id);
@@ -258,30 +328,61 @@ describe('PUT /api/tenants/{slug}', () => {
 
   it('keeps plan and limits SystemAdmin-only: 403 for the owner, nothing changed', async () => {
     const t = await newTenant();
-    for (const body of [{ planType: 3 }, { maxSeats: 50 }, { maxAgents: 9, name: 'Sneaky' }, { maxKnowledgeBases: 0 }]) {
+    for (const body of [
+      { planType: 3 },
+      { maxSeats: 50 },
+      { maxAgents: 9, name: 'Sneaky' },
+      { maxKnowledgeBases: 0 },
+    ]) {
       const res = await invoke('PUT', `/api/tenants/${t.slug}`, { token: t.owner, body });
       expect(res.status, JSON.stringify(body)).toBe(403);
     }
-    const same = await invoke('PUT', `/api/tenants/${t.slug}`, { token: t.owner, body: { planType: 2, maxSeats: 10, name: 'Fine' } });
+    const same = await invoke('PUT', `/api/tenants/${t.slug}`, {
+      token: t.owner,
+      body: { planType: 2, maxSeats: 10, name: 'Fine' },
+    });
     expect(same.status).toBe(200);
     const got = await invoke('GET', `/api/tenants/${t.slug}`, { token: admin });
-    expect(got.json.result).toMatchObject({ name: 'Fine', planType: 2, maxAgents: 5, maxKnowledgeBases: 3, maxSeats: 10 });
-    const byAdmin = await invoke('PUT', `/api/tenants/${t.slug}`, { token: admin, body: { planType: 3, maxAgents: 0, maxKnowledgeBases: 7, maxSeats: 40 } });
+    expect(got.json.result).toMatchObject({
+      name: 'Fine',
+      planType: 2,
+      maxAgents: 5,
+      maxKnowledgeBases: 3,
+      maxSeats: 10,
+    });
+    const byAdmin = await invoke('PUT', `/api/tenants/${t.slug}`, {
+      token: admin,
+      body: { planType: 3, maxAgents: 0, maxKnowledgeBases: 7, maxSeats: 40 },
+    });
     expect(byAdmin.status).toBe(200);
-    expect(byAdmin.json.result).toMatchObject({ planType: 3, maxAgents: 0, maxSeats: 40, features: { aiAgents: false, knowledgeBase: true } });
+    expect(byAdmin.json.result).toMatchObject({
+      planType: 3,
+      maxAgents: 0,
+      maxSeats: 40,
+      features: { aiAgents: false, knowledgeBase: true },
+    });
   });
 
   it('refuses bad values (400), other tenants (404), members (403), maxSeats below the seats in use (409)', async () => {
     const a = await newTenant({ maxSeats: 3 });
     const b = await newTenant();
     for (const body of [{ planType: 0 }, { planType: 4 }, { maxSeats: -1 }, { maxAgents: -2 }, { email: 'nope' }]) {
-      expect((await invoke('PUT', `/api/tenants/${a.slug}`, { token: admin, body })).status, JSON.stringify(body)).toBe(400);
+      expect((await invoke('PUT', `/api/tenants/${a.slug}`, { token: admin, body })).status, JSON.stringify(body)).toBe(
+        400,
+      );
     }
-    expect((await invoke('PUT', `/api/tenants/${a.slug}`, { token: b.owner, body: { name: 'Hijack' } })).status).toBe(404);
-    expect((await invoke('PUT', `/api/tenants/${a.slug}`, { token: a.member, body: { name: 'Member' } })).status).toBe(403);
+    expect((await invoke('PUT', `/api/tenants/${a.slug}`, { token: b.owner, body: { name: 'Hijack' } })).status).toBe(
+      404,
+    );
+    expect((await invoke('PUT', `/api/tenants/${a.slug}`, { token: a.member, body: { name: 'Member' } })).status).toBe(
+      403,
+    );
 
     for (const email of ['one@seat.example.com', 'two@seat.example.com']) {
-      const inv = await invoke('POST', `/api/tenants/${a.slug}/invitations`, { token: admin, body: { email, roles: ['TenantMember'] } });
+      const inv = await invoke('POST', `/api/tenants/${a.slug}/invitations`, {
+        token: admin,
+        body: { email, roles: ['TenantMember'] },
+      });
       expect((await join(inv.json.result.invitationCode, email)).ok).toBe(true);
     }
     const below = await invoke('PUT', `/api/tenants/${a.slug}`, { token: admin, body: { maxSeats: 1 } });
@@ -296,21 +397,37 @@ describe('PUT /api/tenants/{slug}', () => {
 describe('PUT /api/tenants/{slug}/status', () => {
   it('moves between ACTIVE and SUSPENDED, ends at CANCELLED (final: 409), with audit and events', async () => {
     const t = await newTenant();
-    const suspend = await invoke('PUT', `/api/tenants/${t.slug}/status`, { token: admin, body: { newStatus: 'SUSPENDED' } });
+    const suspend = await invoke('PUT', `/api/tenants/${t.slug}/status`, {
+      token: admin,
+      body: { newStatus: 'SUSPENDED' },
+    });
     expect(suspend.status).toBe(200);
     expect(suspend.json.result).toMatchObject({ status: 2, isActive: false });
-    const again = await invoke('PUT', `/api/tenants/${t.slug}/status`, { token: admin, body: { newStatus: 'suspended' } });
+    const again = await invoke('PUT', `/api/tenants/${t.slug}/status`, {
+      token: admin,
+      body: { newStatus: 'suspended' },
+    });
     expect(again.status).toBe(200);
-    expect((await invoke('PUT', `/api/tenants/${t.slug}/status`, { token: admin, body: { newStatus: 'ACTIVE' } })).json.result).toMatchObject({ status: 1, isActive: true });
-    expect((await invoke('PUT', `/api/tenants/${t.slug}/status`, { token: admin, body: { newStatus: 'CANCELLED' } })).json.result.status).toBe(3);
+    expect(
+      (await invoke('PUT', `/api/tenants/${t.slug}/status`, { token: admin, body: { newStatus: 'ACTIVE' } })).json
+        .result,
+    ).toMatchObject({ status: 1, isActive: true });
+    expect(
+      (await invoke('PUT', `/api/tenants/${t.slug}/status`, { token: admin, body: { newStatus: 'CANCELLED' } })).json
+        .result.status,
+    ).toBe(3);
     for (const newStatus of ['ACTIVE', 'SUSPENDED']) {
       const res = await invoke('PUT', `/api/tenants/${t.slug}/status`, { token: admin, body: { newStatus } });
       expect(res.status).toBe(409);
       expect(res.json.error.code).toBe('CONFLICT');
     }
-    const changes = (await audits(t.id)).filter((a) => a.action === 'status-change').map((a) => JSON.parse(a.changes).status);
+    const changes = (await audits(t.id))
+      .filter((a) => a.action === 'status-change')
+      .map((a) => JSON.parse(a.changes).status);
     expect(changes).toEqual([3, 1, 2]);
-    const moves = (await events('tenant.status-changed')).map((e) => JSON.parse(e.data)).filter((d) => d.tenantId === t.id);
+    const moves = (await events('tenant.status-changed'))
+      .map((e) => JSON.parse(e.data))
+      .filter((d) => d.tenantId === t.id);
     expect(moves.map((d) => `${d.from}>${d.to}`)).toEqual(['ACTIVE>CANCELLED', 'SUSPENDED>ACTIVE', 'ACTIVE>SUSPENDED']);
   });
 
@@ -321,8 +438,14 @@ describe('PUT /api/tenants/{slug}/status', () => {
       expect(res.status, String(newStatus)).toBe(400);
       expect(res.json.error.code).toBe('VALIDATION_ERROR');
     }
-    expect((await invoke('PUT', `/api/tenants/${t.slug}/status`, { token: t.owner, body: { newStatus: 'SUSPENDED' } })).status).toBe(403);
-    expect((await invoke('PUT', `/api/tenants/nope-${tag()}/status`, { token: admin, body: { newStatus: 'ACTIVE' } })).status).toBe(404);
+    expect(
+      (await invoke('PUT', `/api/tenants/${t.slug}/status`, { token: t.owner, body: { newStatus: 'SUSPENDED' } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await invoke('PUT', `/api/tenants/nope-${tag()}/status`, { token: admin, body: { newStatus: 'ACTIVE' } }))
+        .status,
+    ).toBe(404);
     expect((await invoke('GET', `/api/tenants/${t.slug}`, { token: admin })).json.result.status).toBe(1);
   });
 });
@@ -333,7 +456,10 @@ describe('POST /api/tenants/{slug}/invitations', () => {
     const create = await invoke('POST', '/api/roles', { token: t.owner, body: { name: 'Auditor', tenantId: t.id } });
     expect(create.status).toBe(201);
     const email = `Invitee-${tag()}@Example.com`;
-    const res = await invoke('POST', `/api/tenants/${t.slug}/invitations`, { token: t.owner, body: { email, roles: ['tenantmember', 'auditor'] } });
+    const res = await invoke('POST', `/api/tenants/${t.slug}/invitations`, {
+      token: t.owner,
+      body: { email, roles: ['tenantmember', 'auditor'] },
+    });
     expect(res.status).toBe(201);
     const { invitationCode, expiresAt } = res.json.result;
     expect(invitationCode).toMatch(/^[A-Za-z0-9_-]{20,}$/);
@@ -347,11 +473,18 @@ describe('POST /api/tenants/{slug}/invitations', () => {
     const joined = await join(invitationCode, email.toLowerCase());
     expect(joined.ok).toBe(true);
     const roles = await invoke('GET', '/api/roles', { token: t.owner });
-    const counts = Object.fromEntries(roles.json.result.items.map((r: { name: string; userCount: number }) => [r.name, r.userCount]));
+    const counts = Object.fromEntries(
+      roles.json.result.items.map((r: { name: string; userCount: number }) => [r.name, r.userCount]),
+    );
     expect(counts).toMatchObject({ TenantMember: 1, Auditor: 1, TenantOwner: 0 });
     expect((await invoke('GET', `/api/tenants/${t.slug}`, { token: t.owner })).json.result.seatCount).toBe(1);
     expect((await join(invitationCode, `again-${tag()}@example.com`)).ok).toBe(false);
-    const invitationAudit = (await listNewestFirst<{ entityType: string; action: string; tenantId: string }>(keys.platformCollection('AUDIT'), { page: 1, pageSize: 200, where: { entityType: 'Invitation', tenantId: t.id } })).items;
+    const invitationAudit = (
+      await listNewestFirst<{ entityType: string; action: string; tenantId: string }>(
+        keys.platformCollection('AUDIT'),
+        { page: 1, pageSize: 200, where: { entityType: 'Invitation', tenantId: t.id } },
+      )
+    ).items;
     expect(invitationAudit.map((a) => a.action)).toEqual(['redeem', 'create']);
     expect((await events('membership.invited')).some((e) => JSON.parse(e.data).tenantId === t.id)).toBe(true);
     expect((await events('membership.joined')).some((e) => JSON.parse(e.data).tenantId === t.id)).toBe(true);
@@ -360,15 +493,28 @@ describe('POST /api/tenants/{slug}/invitations', () => {
   it('refuses unknown roles (400 naming them), SystemAdmin (403 owner, 400 admin), and writes nothing', async () => {
     const t = await newTenant();
     const before = await countOf(keys.tenantCollection(t.id, 'INVITATION'));
-    const unknown = await invoke('POST', `/api/tenants/${t.slug}/invitations`, { token: t.owner, body: { email: 'x@example.com', roles: ['TenantMember', 'Ghost'] } });
+    const unknown = await invoke('POST', `/api/tenants/${t.slug}/invitations`, {
+      token: t.owner,
+      body: { email: 'x@example.com', roles: ['TenantMember', 'Ghost'] },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.json.error.code).toBe('VALIDATION_ERROR');
     expect(JSON.stringify(unknown.json.error.details)).toContain('Ghost');
-    const saOwner = await invoke('POST', `/api/tenants/${t.slug}/invitations`, { token: t.owner, body: { email: 'x@example.com', roles: ['SystemAdmin'] } });
+    const saOwner = await invoke('POST', `/api/tenants/${t.slug}/invitations`, {
+      token: t.owner,
+      body: { email: 'x@example.com', roles: ['SystemAdmin'] },
+    });
     expect(saOwner.status).toBe(403);
-    const saAdmin = await invoke('POST', `/api/tenants/${t.slug}/invitations`, { token: admin, body: { email: 'x@example.com', roles: ['SystemAdmin'] } });
+    const saAdmin = await invoke('POST', `/api/tenants/${t.slug}/invitations`, {
+      token: admin,
+      body: { email: 'x@example.com', roles: ['SystemAdmin'] },
+    });
     expect(saAdmin.status).toBe(400);
-    for (const body of [{ email: 'x@example.com', roles: [] }, { email: 'bad', roles: ['TenantMember'] }, { email: 'x@example.com' }]) {
+    for (const body of [
+      { email: 'x@example.com', roles: [] },
+      { email: 'bad', roles: ['TenantMember'] },
+      { email: 'x@example.com' },
+    ]) {
       expect((await invoke('POST', `/api/tenants/${t.slug}/invitations`, { token: t.owner, body })).status).toBe(400);
     }
     expect(await countOf(keys.tenantCollection(t.id, 'INVITATION'))).toBe(before);
@@ -385,20 +531,32 @@ describe('POST /api/tenants/{slug}/invitations', () => {
     expect((await join(first.json.result.invitationCode, body.email)).ok).toBe(true);
     const taken = await invoke('POST', `/api/tenants/${b.slug}/invitations`, { token: b.owner, body });
     expect(taken.status).toBe(409);
-    const full = await invoke('POST', `/api/tenants/${a.slug}/invitations`, { token: a.owner, body: { ...body, email: `q-${tag()}@example.com` } });
+    const full = await invoke('POST', `/api/tenants/${a.slug}/invitations`, {
+      token: a.owner,
+      body: { ...body, email: `q-${tag()}@example.com` },
+    });
     expect(full.status).toBe(409);
     expect(full.json.error.code).toBe('SEAT_LIMIT_REACHED');
     await invoke('PUT', `/api/tenants/${b.slug}/status`, { token: admin, body: { newStatus: 'CANCELLED' } });
-    const cancelled = await invoke('POST', `/api/tenants/${b.slug}/invitations`, { token: admin, body: { ...body, email: `r-${tag()}@example.com` } });
+    const cancelled = await invoke('POST', `/api/tenants/${b.slug}/invitations`, {
+      token: admin,
+      body: { ...body, email: `r-${tag()}@example.com` },
+    });
     expect(cancelled.status).toBe(409);
   });
 
   it('lets a TenantOwner give TenantOwner, but not a custom role holding users:write (403)', async () => {
     const t = await newTenant();
-    const ok = await invoke('POST', `/api/tenants/${t.slug}/invitations`, { token: t.owner, body: { email: `co-${tag()}@example.com`, roles: ['TenantOwner'] } });
+    const ok = await invoke('POST', `/api/tenants/${t.slug}/invitations`, {
+      token: t.owner,
+      body: { email: `co-${tag()}@example.com`, roles: ['TenantOwner'] },
+    });
     expect(ok.status).toBe(201);
     const manager = await tokenFor({ tenantId: t.id, roles: ['Manager'], permissions: ['users:write', 'users:read'] });
-    const res = await invoke('POST', `/api/tenants/${t.slug}/invitations`, { token: manager, body: { email: `co-${tag()}@example.com`, roles: ['TenantOwner'] } });
+    const res = await invoke('POST', `/api/tenants/${t.slug}/invitations`, {
+      token: manager,
+      body: { email: `co-${tag()}@example.com`, roles: ['TenantOwner'] },
+    });
     expect(res.status).toBe(403);
   });
 
@@ -407,7 +565,10 @@ describe('POST /api/tenants/{slug}/invitations', () => {
     const invitees: { email: string; code: string }[] = [];
     for (let i = 0; i < 8; i++) {
       const email = `race-${i}-${tag()}@example.com`;
-      const res = await invoke('POST', `/api/tenants/${t.slug}/invitations`, { token: admin, body: { email, roles: ['TenantMember'] } });
+      const res = await invoke('POST', `/api/tenants/${t.slug}/invitations`, {
+        token: admin,
+        body: { email, roles: ['TenantMember'] },
+      });
       expect(res.status).toBe(201);
       invitees.push({ email, code: lastCode() });
     }

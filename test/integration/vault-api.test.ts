@@ -53,7 +53,8 @@ async function platformItems(collection: 'AUDIT' | 'INTEGRATION_EVENT') {
 }
 const audits = () => platformItems('AUDIT');
 
-const put = (env: string, key: string, value: unknown) => invoke('PUT', `/api/secrets/${env}/${key}`, { headers: KEY, body: { value } });
+const put = (env: string, key: string, value: unknown) =>
+  invoke('PUT', `/api/secrets/${env}/${key}`, { headers: KEY, body: { value } });
 const get = (env: string, key: string) => invoke('GET', `/api/secrets/${env}/${key}`, { headers: KEY });
 
 describe('internal API key', () => {
@@ -68,7 +69,10 @@ describe('internal API key', () => {
   it.each(routes)('%s %s is 401 without the key, even with a SystemAdmin token', async (method, path) => {
     const res = await invoke(method, path, { token: admin, body: method === 'PUT' ? { value: 'x' } : undefined });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ success: false, error: { code: 'UNAUTHORIZED', message: 'Missing or invalid internal API key' } });
+    expect(res.json).toEqual({
+      success: false,
+      error: { code: 'UNAUTHORIZED', message: 'Missing or invalid internal API key' },
+    });
   });
 
   it('audits a missing key', async () => {
@@ -77,7 +81,12 @@ describe('internal API key', () => {
 
     const entry = (await audits()).find((a) => a.entityId === '/api/secrets/audit-missing/K');
     expect(entry).toMatchObject({ entityType: 'Secret', action: 'access.denied', userId: null });
-    expect(JSON.parse(entry!.changes)).toMatchObject({ reason: 'missing-internal-key', status: 401, route: 'vault.get', method: 'GET' });
+    expect(JSON.parse(entry!.changes)).toMatchObject({
+      reason: 'missing-internal-key',
+      status: 401,
+      route: 'vault.get',
+      method: 'GET',
+    });
   });
 
   it('audits a wrong key without the key that was sent', async () => {
@@ -99,7 +108,12 @@ describe('PUT and GET one', () => {
     expect(created.status).toBe(200);
     expect(created.json).toEqual({
       success: true,
-      result: { environment: 'prod', key: 'DB_URL', version: 1, updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
+      result: {
+        environment: 'prod',
+        key: 'DB_URL',
+        version: 1,
+        updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      },
     });
     expect(created.text).not.toContain(first);
 
@@ -143,7 +157,10 @@ describe('PUT and GET one', () => {
     ['a non-string value', 42],
     ['the delete marker', '__deleted__'],
   ])('rejects %s with 400 VALIDATION_ERROR', async (_what, value) => {
-    const res = await invoke('PUT', '/api/secrets/prod/V', { headers: KEY, body: value === undefined ? {} : { value } });
+    const res = await invoke('PUT', '/api/secrets/prod/V', {
+      headers: KEY,
+      body: value === undefined ? {} : { value },
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('VALIDATION_ERROR');
     expect(await testParams.get(vaultName('prod', 'V'))).toBeNull();
@@ -162,7 +179,10 @@ describe('PUT and GET one', () => {
   });
 
   it('answers a body far over the route limit with 413 before parsing', async () => {
-    const res = await invoke('PUT', '/api/secrets/prod/HUGE', { headers: KEY, rawBody: JSON.stringify({ value: 'x'.repeat(40_000) }) });
+    const res = await invoke('PUT', '/api/secrets/prod/HUGE', {
+      headers: KEY,
+      rawBody: JSON.stringify({ value: 'x'.repeat(40_000) }),
+    });
     expect(res.status).toBe(413);
     expect(res.json.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -216,7 +236,10 @@ describe('DELETE', () => {
     const tenantOwner = await invoke('DELETE', '/api/secrets/del/K', { headers: KEY, token: owner });
     expect(tenantOwner.status).toBe(403);
     expect(tenantOwner.json.error.code).toBe('FORBIDDEN');
-    const wrongKey = await invoke('DELETE', '/api/secrets/del/K', { headers: { 'x-internal-api-key': 'nope' }, token: admin });
+    const wrongKey = await invoke('DELETE', '/api/secrets/del/K', {
+      headers: { 'x-internal-api-key': 'nope' },
+      token: admin,
+    });
     expect(wrongKey.status).toBe(401);
 
     expect((await get('del', 'K')).status).toBe(200);
@@ -309,7 +332,10 @@ describe('POST /api/secrets/sync/{environment}', () => {
     const res = await invoke('POST', `/api/secrets/sync/${env}`, { headers: KEY, token: admin });
 
     expect(res.status).toBe(202);
-    expect(res.json).toEqual({ success: true, result: { jobId: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'queued' } });
+    expect(res.json).toEqual({
+      success: true,
+      result: { jobId: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'queued' },
+    });
     const { jobId } = res.json.result;
 
     // The test queue runs the real jobs worker before enqueue resolves.
@@ -326,17 +352,26 @@ describe('POST /api/secrets/sync/{environment}', () => {
     expect((await get(env, 'NEWER')).json.result.value).toBe(apiValue);
     expect((await get(env, 'SAME')).json.result.version).toBe(1);
 
-    const event = (await platformItems('INTEGRATION_EVENT')).find((e) => e.eventType === 'vault.sync.completed' && JSON.parse(e.data).jobId === jobId);
+    const event = (await platformItems('INTEGRATION_EVENT')).find(
+      (e) => e.eventType === 'vault.sync.completed' && JSON.parse(e.data).jobId === jobId,
+    );
     expect(event).toBeDefined();
     expect(JSON.parse(event!.data)).toMatchObject({ jobId, environment: env, imported: 2, skipped: 2, failed: 2 });
 
     const actions = (await audits()).filter((a) => a.entityType === 'SecretEnvironment' && a.entityId === env);
     expect(actions.map((a) => a.action).sort()).toEqual(['sync', 'sync.requested']);
-    expect(JSON.parse(actions.find((a) => a.action === 'sync')!.changes)).toEqual({ jobId, imported: 2, skipped: 2, failed: 2 });
+    expect(JSON.parse(actions.find((a) => a.action === 'sync')!.changes)).toEqual({
+      jobId,
+      imported: 2,
+      skipped: 2,
+      failed: 2,
+    });
 
     // A second run finds nothing newer to import.
     const again = await invoke('POST', `/api/secrets/sync/${env}`, { headers: KEY, token: admin });
-    const second = (await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.job(again.json.result.jobId) }))).Item!;
+    const second = (
+      await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.job(again.json.result.jobId) }))
+    ).Item!;
     expect(second.result).toMatchObject({ imported: 0, skipped: 4, failed: 2 });
   });
 
@@ -350,7 +385,9 @@ describe('POST /api/secrets/sync/{environment}', () => {
     await createJob(jobId, 'vault.sync', { environment: 'broken' });
     installPorts({ params: throttled });
     try {
-      await expect(runVaultSync({ jobId, environment: 'broken', requestedBy: null })).rejects.toMatchObject({ name: 'ThrottlingException' });
+      await expect(runVaultSync({ jobId, environment: 'broken', requestedBy: null })).rejects.toMatchObject({
+        name: 'ThrottlingException',
+      });
     } finally {
       installPorts({ params: testParams });
     }
@@ -366,7 +403,9 @@ describe('secret values never leak', () => {
   it('appear in no log line, audit entry or integration event', async () => {
     expect(SECRETS.size).toBeGreaterThan(10);
     const records = JSON.stringify([...(await audits()), ...(await platformItems('INTEGRATION_EVENT'))]);
-    const logs = JSON.stringify(logged, (_k, v) => (v instanceof Error ? { name: v.name, message: v.message, stack: v.stack } : v));
+    const logs = JSON.stringify(logged, (_k, v) =>
+      v instanceof Error ? { name: v.name, message: v.message, stack: v.stack } : v,
+    );
     expect(logged.length).toBeGreaterThan(0);
     for (const value of SECRETS) {
       expect(records).not.toContain(value);

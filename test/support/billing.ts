@@ -27,12 +27,29 @@ export async function startBillingStandIns() {
   running ??= startS3(tempDir('billing-s3-'));
   await running;
   setS3(undefined);
-  setWebhookTransport(async (d) => (await invoke('POST', d.path, { rawBody: d.rawBody, headers: d.headers, contentType: 'application/json' })).status);
+  setWebhookTransport(
+    async (d) =>
+      (await invoke('POST', d.path, { rawBody: d.rawBody, headers: d.headers, contentType: 'application/json' }))
+        .status,
+  );
 }
 
 /** Posts a webhook body signed as the provider would (or with the overrides a test tampers with). */
-export async function postWebhook(provider: PaymentProviderName, body: unknown, opts: { secret?: string; at?: number; rawBody?: string; headers?: Record<string, string> } = {}) {
+export async function postWebhook(
+  provider: PaymentProviderName,
+  body: unknown,
+  opts: { secret?: string; at?: number; rawBody?: string; headers?: Record<string, string> } = {},
+) {
   const rawBody = opts.rawBody ?? JSON.stringify(body);
-  const signed = signWebhook(provider, opts.secret ?? (await signingSecret(provider)), rawBody, opts.at ?? Math.floor(Date.now() / 1000));
-  return invoke('POST', `/api/webhooks/${provider}`, { rawBody, headers: { ...signed, ...opts.headers }, contentType: 'application/json' });
+  const signed = signWebhook(
+    provider,
+    opts.secret ?? (await signingSecret(provider)),
+    rawBody,
+    opts.at ?? Math.floor(Date.now() / 1000),
+  );
+  return invoke('POST', `/api/webhooks/${provider}`, {
+    rawBody,
+    headers: { ...signed, ...opts.headers },
+    contentType: 'application/json',
+  });
 }

@@ -39,7 +39,11 @@ export async function launchBrowser(): Promise<Browser> {
   if (system) return chromium.launch({ executablePath: system, args: SYSTEM_ARGS, timeout: 60_000 });
   // Not the package's own flags: they suit Lambda, not a test (--single-process, which Playwright does
   // not support; web security turned off).
-  return chromium.launch({ executablePath: await packagedChromium(), args: [...SYSTEM_ARGS, ...PACKAGED_ARGS], timeout: 60_000 });
+  return chromium.launch({
+    executablePath: await packagedChromium(),
+    args: [...SYSTEM_ARGS, ...PACKAGED_ARGS],
+    timeout: 60_000,
+  });
 }
 
 /** Unpacks the packaged Chromium once, when the machine has no Chromium of its own. */

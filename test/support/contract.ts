@@ -54,11 +54,19 @@ export class ContractChecker {
 
   constructor(readonly document: OpenApiDocument) {
     (formatsPlugin as unknown as (ajv: Ajv2020) => void)(this.ajv);
-    this.ajv.addSchema({ $id: COMPONENTS_ID, $defs: rewriteRefs(document.components.schemas) as Record<string, object> });
+    this.ajv.addSchema({
+      $id: COMPONENTS_ID,
+      $defs: rewriteRefs(document.components.schemas) as Record<string, object>,
+    });
     this.templates = Object.keys(document.paths)
       .map((path) => ({
         path,
-        regex: new RegExp(`^${path.split(/(\{[^}]+\})/).map((part) => (part.startsWith('{') ? '([^/]+)' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('')}$`),
+        regex: new RegExp(
+          `^${path
+            .split(/(\{[^}]+\})/)
+            .map((part) => (part.startsWith('{') ? '([^/]+)' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
+            .join('')}$`,
+        ),
         literalChars: path.replace(/\{[^}]+\}/g, '').length,
       }))
       .sort((a, b) => b.literalChars - a.literalChars);
@@ -81,7 +89,9 @@ export class ContractChecker {
     const where = `${method.toUpperCase()} ${found.path} → ${res.status}`;
     const listed = found.operation.responses[String(res.status)] ?? found.operation.responses.default;
     if (!listed) {
-      return [`${where}: status not listed for ${found.operation.operationId} (listed: ${Object.keys(found.operation.responses).join(', ')})`];
+      return [
+        `${where}: status not listed for ${found.operation.operationId} (listed: ${Object.keys(found.operation.responses).join(', ')})`,
+      ];
     }
     this.checked.add(`${method.toUpperCase()} ${found.path} ${res.status}`);
     const response = this.resolve(listed);
@@ -94,10 +104,17 @@ export class ContractChecker {
       return problems;
     }
     const received = headerOf(res.headers, 'content-type');
-    if (!received) return [...problems, `${where}: no content-type (listed: ${Object.keys(response.content).join(', ')})`];
+    if (!received)
+      return [...problems, `${where}: no content-type (listed: ${Object.keys(response.content).join(', ')})`];
     const type = mediaType(received);
-    const key = Object.keys(response.content).find((k) => k === type || k === '*/*' || (k.endsWith('/*') && type.startsWith(k.slice(0, -1))));
-    if (!key) return [...problems, `${where}: content-type ${received} not listed (${Object.keys(response.content).join(', ')})`];
+    const key = Object.keys(response.content).find(
+      (k) => k === type || k === '*/*' || (k.endsWith('/*') && type.startsWith(k.slice(0, -1))),
+    );
+    if (!key)
+      return [
+        ...problems,
+        `${where}: content-type ${received} not listed (${Object.keys(response.content).join(', ')})`,
+      ];
     const schema = response.content[key]!.schema;
     let body: unknown = res.text;
     if (/[/+]json$/.test(type)) {
@@ -111,7 +128,8 @@ export class ContractChecker {
     }
     const validate = this.validator(schema);
     if (!validate(body)) {
-      for (const e of validate.errors ?? []) problems.push(`${where}: body${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+      for (const e of validate.errors ?? [])
+        problems.push(`${where}: body${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
     }
     return problems;
   }
@@ -125,7 +143,8 @@ export class ContractChecker {
     if (path.startsWith('/_local/')) return [];
     const where = `${method.toUpperCase()} ${path} → ${res.status} (no operation in the document)`;
     const expected = res.status === 405 ? 'METHOD_NOT_ALLOWED' : 'ROUTE_NOT_FOUND';
-    if (res.status !== 404 && res.status !== 405) return [`${where}: only 404 ROUTE_NOT_FOUND or 405 METHOD_NOT_ALLOWED fit`];
+    if (res.status !== 404 && res.status !== 405)
+      return [`${where}: only 404 ROUTE_NOT_FOUND or 405 METHOD_NOT_ALLOWED fit`];
     let body: { error?: { code?: string } } | undefined;
     try {
       body = JSON.parse(res.text) as typeof body;
@@ -133,8 +152,11 @@ export class ContractChecker {
       return [`${where}: body is not JSON`];
     }
     const validate = this.validator({ $ref: '#/components/schemas/ErrorEnvelope' });
-    const problems = validate(body) ? [] : (validate.errors ?? []).map((e) => `${where}: body${e.instancePath} ${e.message}`);
-    if (body?.error?.code !== expected) problems.push(`${where}: error code ${body?.error?.code}, expected ${expected}`);
+    const problems = validate(body)
+      ? []
+      : (validate.errors ?? []).map((e) => `${where}: body${e.instancePath} ${e.message}`);
+    if (body?.error?.code !== expected)
+      problems.push(`${where}: error code ${body?.error?.code}, expected ${expected}`);
     return problems;
   }
 
@@ -142,7 +164,9 @@ export class ContractChecker {
   assert(method: string, requestPath: string, res: ReceivedResponse): void {
     const problems = this.violations(method, requestPath, res);
     if (problems.length) {
-      throw new Error(`Response departs from the OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${res.text.slice(0, 500)}`);
+      throw new Error(
+        `Response departs from the OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${res.text.slice(0, 500)}`,
+      );
     }
   }
 
@@ -172,7 +196,8 @@ let shared: ContractChecker | undefined;
 export const contract = () => (shared ??= new ContractChecker(apiDocument()));
 
 /** Fails the test when the response departs from the document. */
-export const expectContract = (method: string, requestPath: string, res: ReceivedResponse) => contract().assert(method, requestPath, res);
+export const expectContract = (method: string, requestPath: string, res: ReceivedResponse) =>
+  contract().assert(method, requestPath, res);
 
 /**
  * Wraps a request helper so every response it returns is checked first:

@@ -7,9 +7,19 @@ const slug = () => `billing-${crypto.randomUUID().slice(0, 8)}`;
 export async function billingTenant() {
   const admin = await mintToken({ role: 'SystemAdmin' });
   const s = slug();
-  const tenant = await api('POST', '/api/tenants', { token: admin, body: { slug: s, name: `Story ${s}`, email: `${s}@example.com`, planType: 1, maxAgents: 1, maxKnowledgeBases: 1, maxSeats: 5 } });
+  const tenant = await api('POST', '/api/tenants', {
+    token: admin,
+    body: {
+      slug: s,
+      name: `Story ${s}`,
+      email: `${s}@example.com`,
+      planType: 1,
+      maxAgents: 1,
+      maxKnowledgeBases: 1,
+      maxSeats: 5,
+    },
+  });
   expect(tenant.status, tenant.text).toBe(201);
   const tenantId = tenant.json.result.id as string;
   return { tenantId, owner: await mintToken({ role: 'TenantOwner', tenantId }) };
 }
-

@@ -32,15 +32,25 @@ const parse = (text: string) => {
   }
 };
 
-function viaNodeHttp(url: string, method: string, headers: Record<string, string>, body: string | undefined, localAddress: string) {
+function viaNodeHttp(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  localAddress: string,
+) {
   return new Promise<{ status: number; headers: Headers; text: string }>((resolve, reject) => {
     const req = request(url, { method, headers, localAddress }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => {
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
-        resolve({ status: res.statusCode!, headers: h, text });
-      });
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => (text += c))
+        .on('end', () => {
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+          resolve({ status: res.statusCode!, headers: h, text });
+        });
     });
     req.on('error', reject).end(body);
   });

@@ -11,7 +11,12 @@ import { tokenFor } from './tokens.ts';
 /** An active tenant item with its system roles, written directly (integration tier). */
 export async function newTenant(extra: Record<string, unknown> = {}): Promise<string> {
   const id = crypto.randomUUID();
-  await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', id), id, status: 1, ...extra } }));
+  await ddb().send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: { ...keys.platformItem('TENANT', id), id, status: 1, ...extra },
+    }),
+  );
   await transact(systemRoleItems(id, new Date().toISOString()));
   return id;
 }

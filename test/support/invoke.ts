@@ -30,7 +30,9 @@ export interface InvokeResult {
  */
 export async function invoke(method: string, pathWithQuery: string, opts: InvokeOptions = {}): Promise<InvokeResult> {
   const [path, rawQueryFromPath = ''] = pathWithQuery.split('?');
-  const extraQuery = new URLSearchParams(Object.entries(opts.query ?? {}).map(([k, v]): [string, string] => [k, String(v)])).toString();
+  const extraQuery = new URLSearchParams(
+    Object.entries(opts.query ?? {}).map(([k, v]): [string, string] => [k, String(v)]),
+  ).toString();
   const rawQuery = [rawQueryFromPath, extraQuery].filter(Boolean).join('&');
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;

@@ -22,7 +22,10 @@ export interface SpecRoute {
  * `/api/users/{userId}/password-reset`.
  */
 export const SPEC_SPELLINGS: Readonly<Record<string, readonly string[]>> = {
-  'PUT /api/users/{userId:password-reset}': ['PUT /api/users/{userId}:password-reset', 'PUT /api/users/{userId}/password-reset'],
+  'PUT /api/users/{userId:password-reset}': [
+    'PUT /api/users/{userId}:password-reset',
+    'PUT /api/users/{userId}/password-reset',
+  ],
 };
 
 const LINE = /^(GET|POST|PUT|PATCH|DELETE) (\/\S*)\s*(?:#\s*(.*))?$/;
@@ -37,7 +40,9 @@ export function parseSpecRoutes(text: string): SpecRoute[] {
     const [, method, path, section = ''] = m;
     const key = `${method} ${path}`;
     if (/\{[^}]*[^\w}][^}]*\}/.test(path!) && !SPEC_SPELLINGS[key]) {
-      throw new Error(`contract-routes.txt line ${i + 1}: "${key}" has a parameter that is not a plain {name}; map it in SPEC_SPELLINGS`);
+      throw new Error(
+        `contract-routes.txt line ${i + 1}: "${key}" has a parameter that is not a plain {name}; map it in SPEC_SPELLINGS`,
+      );
     }
     out.push({ key, method: method!, path: path!, section: section.trim(), line: i + 1 });
   });
@@ -62,7 +67,9 @@ export interface TableSpelling {
 
 /** Every `METHOD path` the route table serves: each route's path and its aliases. */
 export const tableSpellings = (routes: readonly RouteDef[]): TableSpelling[] =>
-  routes.flatMap((route) => [route.path, ...(route.aliases ?? [])].map((p) => ({ key: `${route.method} ${p}`, route })));
+  routes.flatMap((route) =>
+    [route.path, ...(route.aliases ?? [])].map((p) => ({ key: `${route.method} ${p}`, route })),
+  );
 
 export interface SpecMatch {
   spec: SpecRoute;

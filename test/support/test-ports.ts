@@ -25,7 +25,10 @@ async function deliver(queue: QueueName, message: QueueMessage) {
 export async function installTestPorts() {
   const keysParams = await generateSigningKeyParams();
   const names = signingParams();
-  testParams = memoryParameterStore({ [names.publicJwks]: keysParams.publicJwks, [names.privateJwk]: keysParams.privateJwk });
+  testParams = memoryParameterStore({
+    [names.publicJwks]: keysParams.publicJwks,
+    [names.privateJwk]: keysParams.privateJwk,
+  });
   resetKeyCache();
   installPorts({ params: testParams, mailer: testMailer, queue: { send: deliver } });
 }

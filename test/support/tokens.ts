@@ -2,7 +2,9 @@ import { issueAccessToken, type TokenSubject } from '#shared/auth/access-token.t
 import { SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
 
 /** Access tokens minted with the production signing code (until sign-in exists, tests use these). */
-export async function tokenFor(subject: Partial<TokenSubject> & { role?: 'SystemAdmin' | 'TenantOwner' | 'TenantMember' }) {
+export async function tokenFor(
+  subject: Partial<TokenSubject> & { role?: 'SystemAdmin' | 'TenantOwner' | 'TenantMember' },
+) {
   const role = subject.role ?? 'TenantOwner';
   const { accessToken } = await issueAccessToken({
     userId: subject.userId ?? crypto.randomUUID(),

@@ -30,7 +30,8 @@ describe('lifecycle tables', () => {
       { action: 'approve', from: 'Review', to: 'Active' },
       { action: 'supersede', from: 'Active', to: 'Archived' },
     ]);
-    for (const from of ['Review', 'Approved', 'Active', 'Archived'] as const) expect(nextVersionStatus(from, 'review')).toBeNull();
+    for (const from of ['Review', 'Approved', 'Active', 'Archived'] as const)
+      expect(nextVersionStatus(from, 'review')).toBeNull();
     expect(promptStatus({ archivedAt: 'x', activeVersionId: 'v' })).toBe('Archived');
     expect(promptStatus({ activeVersionId: 'v', inReviewCount: 1 })).toBe('Active');
     expect(promptStatus({ inReviewCount: 1 })).toBe('Review');
@@ -46,7 +47,8 @@ describe('lifecycle tables', () => {
   });
   it('accepts only vault references as connection strings', () => {
     expect(isVaultReference('vault://prod/db.url')).toBe(true);
-    for (const v of ['postgres://u:p@h/db', 'vault://prod/', 'vault:///key', 'vault://PROD/k', 'vault://prod/a/b']) expect(isVaultReference(v), v).toBe(false);
+    for (const v of ['postgres://u:p@h/db', 'vault://prod/', 'vault:///key', 'vault://PROD/k', 'vault://prod/a/b'])
+      expect(isVaultReference(v), v).toBe(false);
   });
 });
 
@@ -72,12 +74,26 @@ describe('latency sketch', () => {
 });
 
 describe('aggregation', () => {
-  const call = (i: number, model = 'm') => ({ id: `c${i}`, tenantId: 't', model, agentId: null, tokens: 1, costUsd: 0.5, latencyMs: 10, isError: false, timestamp: '2026-01-01T00:00:00.000Z' });
+  const call = (i: number, model = 'm') => ({
+    id: `c${i}`,
+    tenantId: 't',
+    model,
+    agentId: null,
+    tokens: 1,
+    costUsd: 0.5,
+    latencyMs: 10,
+    isError: false,
+    timestamp: '2026-01-01T00:00:00.000Z',
+  });
   it('merges contributions to the same item and keeps each transaction within its item limit', () => {
     const merged = mergeContributions([...llmContributions(call(1)), ...llmContributions(call(2))]);
     expect(merged).toHaveLength(3);
     expect(merged[0]!.add.requests).toBe(2);
-    const records = Array.from({ length: 250 }, (_, i) => ({ marker: { pk: 'p', sk: `c${i}` }, record: i, contributions: llmContributions(call(i, `m${i % 50}`)) }));
+    const records = Array.from({ length: 250 }, (_, i) => ({
+      marker: { pk: 'p', sk: `c${i}` },
+      record: i,
+      contributions: llmContributions(call(i, `m${i % 50}`)),
+    }));
     const chunks = planChunks(records, 100);
     expect(chunks.flat()).toHaveLength(250);
     for (const chunk of chunks) {
@@ -90,6 +106,9 @@ describe('aggregation', () => {
     expect(resolveRange({ startDate: '2026-01-01', endDate: '2026-12-31' }, 'x')).toMatchObject({ ok: true });
     expect(resolveRange({ startDate: '2024-01-01', endDate: '2024-12-31' }, 'x')).toMatchObject({ ok: true });
     expect(resolveRange({ startDate: '2024-01-01', endDate: '2025-01-01' }, 'x')).toMatchObject({ ok: false });
-    expect(resolveRange({ startDate: '2026-01-02', endDate: '2026-01-01' }, 'x')).toMatchObject({ ok: false, path: 'endDate' });
+    expect(resolveRange({ startDate: '2026-01-02', endDate: '2026-01-01' }, 'x')).toMatchObject({
+      ok: false,
+      path: 'endDate',
+    });
   });
 });

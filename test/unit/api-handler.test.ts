@@ -35,9 +35,25 @@ const routes = defineRoutes([
     }),
     maxBodyBytes: 1024,
   },
-  { id: 'owner', method: 'GET', path: '/owner', group: 'system', auth: { kind: 'bearer', roles: ['TenantOwner'] }, summary: '', status: 200 },
+  {
+    id: 'owner',
+    method: 'GET',
+    path: '/owner',
+    group: 'system',
+    auth: { kind: 'bearer', roles: ['TenantOwner'] },
+    summary: '',
+    status: 200,
+  },
   { id: 'boom', method: 'GET', path: '/boom', group: 'system', auth: { kind: 'none' }, summary: '', status: 200 },
-  { id: 'throttled', method: 'GET', path: '/throttled', group: 'system', auth: { kind: 'none' }, summary: '', status: 200 },
+  {
+    id: 'throttled',
+    method: 'GET',
+    path: '/throttled',
+    group: 'system',
+    auth: { kind: 'none' },
+    summary: '',
+    status: 200,
+  },
   { id: 'taken', method: 'GET', path: '/taken', group: 'system', auth: { kind: 'none' }, summary: '', status: 200 },
   {
     id: 'limited',
@@ -49,12 +65,21 @@ const routes = defineRoutes([
     status: 200,
     rateLimit: { name: 'unit', limit: 5, windowSeconds: 60 },
   },
-  { id: 'internal', method: 'GET', path: '/internal', group: 'system', auth: { kind: 'internalKey' }, summary: '', status: 200 },
+  {
+    id: 'internal',
+    method: 'GET',
+    path: '/internal',
+    group: 'system',
+    auth: { kind: 'internalKey' },
+    summary: '',
+    status: 200,
+  },
 ]);
 
 const handler = apiHandler(routes, {
   open: async () => ok({ hello: 'world' }),
-  'things.create': async ({ params, query, body, principal }) => created({ ...params, ...query, ...body, by: principal?.userId }),
+  'things.create': async ({ params, query, body, principal }) =>
+    created({ ...params, ...query, ...body, by: principal?.userId }),
   owner: async () => ok(null),
   boom: async () => {
     throw new Error('secret internal detail at /var/task/index.mjs:1');
@@ -70,7 +95,11 @@ const handler = apiHandler(routes, {
 });
 
 const match = createRouteMatcher(routes);
-async function call(method: string, path: string, init: { headers?: Record<string, string>; body?: string; query?: string; ip?: string } = {}) {
+async function call(
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: string; query?: string; ip?: string } = {},
+) {
   const found = match(method, path);
   const event = toApiGatewayEvent(
     { method, path, rawQuery: init.query, headers: init.headers, body: init.body, sourceIp: init.ip },
@@ -94,7 +123,9 @@ let reader: string;
 beforeAll(async () => {
   const params = await generateSigningKeyParams();
   const names = signingParams();
-  installPorts({ params: memoryParameterStore({ [names.publicJwks]: params.publicJwks, [names.privateJwk]: params.privateJwk }) });
+  installPorts({
+    params: memoryParameterStore({ [names.publicJwks]: params.publicJwks, [names.privateJwk]: params.privateJwk }),
+  });
   resetKeyCache();
   const base = { userId: 'u-1', tenantId, email: 'a@example.com' };
   writer = (await issueAccessToken({ ...base, roles: ['Custom'], permissions: ['suppliers:write'] })).accessToken;
@@ -109,7 +140,10 @@ describe('runtime pipeline', () => {
   });
 
   it('passes parsed params, query and body to the handler, dropping unknown fields', async () => {
-    const res = await call('POST', `/things/${thing}`, { ...json({ name: ' Bolt ', isSystem: true }, writer), query: 'page=2' });
+    const res = await call('POST', `/things/${thing}`, {
+      ...json({ name: ' Bolt ', isSystem: true }, writer),
+      query: 'page=2',
+    });
     expect(res.status).toBe(201);
     expect(res.json.result).toEqual({ thingId: thing, page: 2, pageSize: 20, name: 'Bolt', by: 'u-1' });
   });
@@ -120,7 +154,10 @@ describe('runtime pipeline', () => {
   });
 
   it('authenticates before validating: no token is 401 even with a bad body', async () => {
-    const res = await call('POST', `/things/not-a-uuid`, { headers: { 'content-type': 'application/json' }, body: '{' });
+    const res = await call('POST', `/things/not-a-uuid`, {
+      headers: { 'content-type': 'application/json' },
+      body: '{',
+    });
     expect(res.status).toBe(401);
     expect(res.json.error.code).toBe('UNAUTHORIZED');
   });
@@ -132,15 +169,38 @@ describe('runtime pipeline', () => {
 
   it('rejects alg none, foreign keys, wrong audience and expired tokens with 401', async () => {
     const header = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-    const claims = { sub: 'u-1', tid: tenantId, roles: ['TenantOwner'], perms: ['suppliers:write'], iss: config.issuer, aud: config.audience, jti: 'j', exp: Math.floor(Date.now() / 1000) + 600 };
+    const claims = {
+      sub: 'u-1',
+      tid: tenantId,
+      roles: ['TenantOwner'],
+      perms: ['suppliers:write'],
+      iss: config.issuer,
+      aud: config.audience,
+      jti: 'j',
+      exp: Math.floor(Date.now() / 1000) + 600,
+    };
     const none = `${header({ alg: 'none', typ: 'JWT' })}.${header(claims)}.`;
     const { privateKey } = await generateKeyPair('ES256');
-    const sign = (c: object, kid = 'other') => new SignJWT(c as never).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey);
+    const sign = (c: object, kid = 'other') =>
+      new SignJWT(c as never).setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey);
     const foreign = await sign(claims);
     const realKid = JSON.parse(Buffer.from(writer.split('.')[0]!, 'base64url').toString()).kid as string;
     const foreignWithRealKid = await sign(claims, realKid);
-    const wrongAudience = (await issueAccessToken({ userId: 'u', tenantId, roles: ['TenantOwner'], permissions: ['suppliers:write'], email: 'x@y.z' })).accessToken;
-    const expired = (await issueAccessToken({ userId: 'u', tenantId, roles: ['TenantOwner'], permissions: ['suppliers:write'], email: 'x@y.z' }, -10)).accessToken;
+    const wrongAudience = (
+      await issueAccessToken({
+        userId: 'u',
+        tenantId,
+        roles: ['TenantOwner'],
+        permissions: ['suppliers:write'],
+        email: 'x@y.z',
+      })
+    ).accessToken;
+    const expired = (
+      await issueAccessToken(
+        { userId: 'u', tenantId, roles: ['TenantOwner'], permissions: ['suppliers:write'], email: 'x@y.z' },
+        -10,
+      )
+    ).accessToken;
     process.env.JWT_AUDIENCE = 'another-api';
     const wrongAud = await call('POST', `/things/${thing}`, json({ name: 'x' }, wrongAudience));
     delete process.env.JWT_AUDIENCE;
@@ -153,25 +213,41 @@ describe('runtime pipeline', () => {
 
   it('separates malformed JSON (400), wrong content type (415) and oversize bodies (413)', async () => {
     const auth = { authorization: `Bearer ${writer}` };
-    const bad = await call('POST', `/things/${thing}`, { headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":' });
+    const bad = await call('POST', `/things/${thing}`, {
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"name":',
+    });
     expect(bad.json.error.code).toBe('INVALID_JSON');
-    const text = await call('POST', `/things/${thing}`, { headers: { ...auth, 'content-type': 'text/plain' }, body: 'hi' });
+    const text = await call('POST', `/things/${thing}`, {
+      headers: { ...auth, 'content-type': 'text/plain' },
+      body: 'hi',
+    });
     expect(text).toMatchObject({ status: 415, json: { error: { code: 'UNSUPPORTED_MEDIA_TYPE' } } });
     const big = await call('POST', `/things/${thing}`, json({ name: 'x', pad: 'y'.repeat(2000) }, writer));
     expect(big).toMatchObject({ status: 413, json: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
   });
 
   it('lists every validation issue with its path', async () => {
-    const res = await call('POST', '/things/nope', { ...json({ name: 'much too long name' }, writer), query: 'page=0' });
+    const res = await call('POST', '/things/nope', {
+      ...json({ name: 'much too long name' }, writer),
+      query: 'page=0',
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('VALIDATION_ERROR');
-    expect(res.json.error.details.map((d: { path: string }) => d.path).sort()).toEqual(['body.name', 'params.thingId', 'query.page']);
+    expect(res.json.error.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      'body.name',
+      'params.thingId',
+      'query.page',
+    ]);
   });
 
   it('hides unexpected errors behind a generic 500', async () => {
     const res = await call('GET', '/boom');
     expect(res.status).toBe(500);
-    expect(res.json).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' } });
+    expect(res.json).toEqual({
+      success: false,
+      error: { code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' },
+    });
   });
 
   it('turns AWS throttling into 503 with Retry-After, and domain conflicts into 409', async () => {
@@ -196,7 +272,10 @@ describe('rate limit middleware', () => {
 
   it('counts per source IP in DynamoDB and answers 429 with Retry-After past the limit', async () => {
     ddb();
-    mock.on(UpdateCommand).resolvesOnce({ Attributes: { hits: 5 } }).resolvesOnce({ Attributes: { hits: 6 } });
+    mock
+      .on(UpdateCommand)
+      .resolvesOnce({ Attributes: { hits: 5 } })
+      .resolvesOnce({ Attributes: { hits: 6 } });
     expect((await call('GET', '/limited', { ip: '10.0.0.7' })).status).toBe(200);
     const res = await call('GET', '/limited', { ip: '10.0.0.7' });
     expect(res.status).toBe(429);

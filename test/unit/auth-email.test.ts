@@ -17,7 +17,11 @@ describe('auth e-mail through the e-mail queue (SQS mocked)', () => {
     const input = sqs.commandCalls(SendMessageCommand)[0]!.args[0].input;
     expect(input.QueueUrl).toBe('local://email');
     const message = JSON.parse(input.MessageBody!);
-    expect(message).toMatchObject({ type: 'email.send', id: expect.any(String), payload: { to: ['ada@example.com'], subject: 'Your verification code' } });
+    expect(message).toMatchObject({
+      type: 'email.send',
+      id: expect.any(String),
+      payload: { to: ['ada@example.com'], subject: 'Your verification code' },
+    });
     expect(message.payload.text).toContain('042917');
     expect(message.payload.html).toContain('<strong>042917</strong>');
   });

@@ -2,11 +2,25 @@ import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/cl
 import { mockClient } from 'aws-sdk-client-mock';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isAllowedRedirect, providerClientSecret, providerConfig, redirectAllowList, resetProviderSecretCache } from '#areas/identity/identity-providers.ts';
+import {
+  isAllowedRedirect,
+  providerClientSecret,
+  providerConfig,
+  redirectAllowList,
+  resetProviderSecretCache,
+} from '#areas/identity/identity-providers.ts';
 import { authorizationUrl, pkceChallenge, resetJwksCache, verifyIdToken } from '#areas/identity/oidc-client.ts';
 import { ApiError } from '#shared/http/errors.ts';
 
-const ENV_KEYS = ['IDP_B_ISSUER', 'IDP_B_CLIENT_ID', 'IDP_B_JWKS_URL', 'IDP_A_PKCE', 'OAUTH_REDIRECT_ALLOWLIST', 'STAGE', 'PUBLIC_BASE_URL'];
+const ENV_KEYS = [
+  'IDP_B_ISSUER',
+  'IDP_B_CLIENT_ID',
+  'IDP_B_JWKS_URL',
+  'IDP_A_PKCE',
+  'OAUTH_REDIRECT_ALLOWLIST',
+  'STAGE',
+  'PUBLIC_BASE_URL',
+];
 const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
 afterEach(() => {
   for (const k of ENV_KEYS) saved[k] === undefined ? delete process.env[k] : (process.env[k] = saved[k]);
@@ -44,7 +58,11 @@ describe('provider configuration', () => {
   it('reads per-provider settings and the redirect allow-list (exact match) from the environment', () => {
     process.env.IDP_B_ISSUER = 'https://login.example.com';
     process.env.IDP_B_CLIENT_ID = 'client-123';
-    expect(providerConfig('identity-provider-b')).toMatchObject({ issuer: 'https://login.example.com', tokenEndpoint: 'https://login.example.com/token', clientId: 'client-123' });
+    expect(providerConfig('identity-provider-b')).toMatchObject({
+      issuer: 'https://login.example.com',
+      tokenEndpoint: 'https://login.example.com/token',
+      clientId: 'client-123',
+    });
     process.env.OAUTH_REDIRECT_ALLOWLIST = 'https://app.example.com/cb, https://admin.example.com/cb';
     expect(isAllowedRedirect('https://admin.example.com/cb')).toBe(true);
     expect(isAllowedRedirect('https://app.example.com/cb/')).toBe(false);
@@ -53,8 +71,17 @@ describe('provider configuration', () => {
 
   it('builds the authorization URL with the RFC 7636 S256 challenge', () => {
     // RFC 7636 appendix B test vector.
-    expect(pkceChallenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
-    const url = new URL(authorizationUrl(providerConfig('identity-provider-b'), { redirectUri: 'http://x/cb', state: 's', nonce: 'n', codeChallenge: 'c' }));
+    expect(pkceChallenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).toBe(
+      'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    );
+    const url = new URL(
+      authorizationUrl(providerConfig('identity-provider-b'), {
+        redirectUri: 'http://x/cb',
+        state: 's',
+        nonce: 'n',
+        codeChallenge: 'c',
+      }),
+    );
     expect(Object.fromEntries(url.searchParams)).toEqual({
       response_type: 'code',
       client_id: providerConfig('identity-provider-b').clientId,
@@ -87,10 +114,16 @@ describe('client secret from SSM (mocked)', () => {
   it('creates a missing secret only in the local stage', async () => {
     const { ParameterNotFound } = await import('@aws-sdk/client-ssm');
     const notFound = new ParameterNotFound({ message: 'missing', $metadata: {} });
-    ssm.on(GetParameterCommand).rejectsOnce(notFound).resolves({ Parameter: { Value: 'generated', Version: 1 } });
+    ssm
+      .on(GetParameterCommand)
+      .rejectsOnce(notFound)
+      .resolves({ Parameter: { Value: 'generated', Version: 1 } });
     ssm.on(PutParameterCommand).resolves({ Version: 1 });
     expect(await providerClientSecret('identity-provider-b')).toBe('generated');
-    expect(ssm.commandCalls(PutParameterCommand)[0]!.args[0].input).toMatchObject({ Type: 'SecureString', Overwrite: false });
+    expect(ssm.commandCalls(PutParameterCommand)[0]!.args[0].input).toMatchObject({
+      Type: 'SecureString',
+      Overwrite: false,
+    });
 
     process.env.STAGE = 'prod';
     ssm.reset();
@@ -118,14 +151,20 @@ describe('ID token verification against the provider JWKS', () => {
     globalThis.fetch = (async (input: string | URL | Request) => {
       expect(String(input instanceof Request ? input.url : input)).toBe(cfg().jwksUri);
       jwksFetches++;
-      return new Response(JSON.stringify({ keys: [jwk] }), { status: 200, headers: { 'content-type': 'application/json' } });
+      return new Response(JSON.stringify({ keys: [jwk] }), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      });
     }) as typeof fetch;
   });
   afterEach(() => {
     globalThis.fetch = realFetch;
   });
 
-  const idToken = (claims: Record<string, unknown> = {}, opts: { alg?: string; signer?: CryptoKey | Uint8Array; exp?: string } = {}) =>
+  const idToken = (
+    claims: Record<string, unknown> = {},
+    opts: { alg?: string; signer?: CryptoKey | Uint8Array; exp?: string } = {},
+  ) =>
     new SignJWT({ nonce: 'n-1', email: 'a@example.com', email_verified: true, ...claims })
       .setProtectedHeader({ alg: opts.alg ?? 'ES256', kid: 'idp-key' })
       .setIssuer((claims.iss as string) ?? cfg().issuer)
@@ -150,7 +189,14 @@ describe('ID token verification against the provider JWKS', () => {
       await idToken({}, { signer: other }),
       await idToken({}, { alg: 'HS256', signer: new TextEncoder().encode('k'.repeat(32)) }),
       await idToken({}, { exp: '-5m' }),
-      await new SignJWT({ email: 'a@example.com' }).setProtectedHeader({ alg: 'ES256', kid: 'idp-key' }).setIssuer(cfg().issuer).setAudience(cfg().clientId).setSubject('s').setIssuedAt().setExpirationTime('5m').sign(key),
+      await new SignJWT({ email: 'a@example.com' })
+        .setProtectedHeader({ alg: 'ES256', kid: 'idp-key' })
+        .setIssuer(cfg().issuer)
+        .setAudience(cfg().clientId)
+        .setSubject('s')
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(key),
     ];
     for (const token of tokens) {
       const err = await verifyIdToken(cfg(), token).catch((e: unknown) => e);

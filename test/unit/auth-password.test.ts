@@ -1,7 +1,14 @@
 import { safeParse } from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { newPassword } from '#areas/identity/password-policy.ts';
-import { SCRYPT_PARAMS, dummyHash, hashPassword, needsRehash, scryptParams, verifyPassword } from '#areas/identity/password.ts';
+import {
+  SCRYPT_PARAMS,
+  dummyHash,
+  hashPassword,
+  needsRehash,
+  scryptParams,
+  verifyPassword,
+} from '#areas/identity/password.ts';
 
 // Cheap parameters for most cases; one test proves the production setting.
 const FAST = { N: 2 ** 11, r: 8, p: 1 } as const;
@@ -21,7 +28,8 @@ describe('password hashing', () => {
   it('hashes at the cost the test tiers name, and nowhere below 2^10', async () => {
     expect(scryptParams({})).toEqual({ N: 2 ** 17, r: 8, p: 1 });
     expect(scryptParams({ SCRYPT_TEST_LOG2_N: '12' })).toEqual({ N: 2 ** 12, r: 8, p: 1 });
-    for (const bad of ['9', '18', '12.5', 'twelve']) expect(() => scryptParams({ SCRYPT_TEST_LOG2_N: bad })).toThrow(/SCRYPT_TEST_LOG2_N/);
+    for (const bad of ['9', '18', '12.5', 'twelve'])
+      expect(() => scryptParams({ SCRYPT_TEST_LOG2_N: bad })).toThrow(/SCRYPT_TEST_LOG2_N/);
     // vitest.config.ts sets 12: the default hash of the test tiers is cheap.
     expect((await hashPassword('Sturdy-Pass-42')).split('$')[1]).toBe(String(2 ** 12));
   });

@@ -5,13 +5,25 @@ import { SignJWT, UnsecuredJWT, decodeProtectedHeader, generateKeyPair } from 'j
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidTokenError, issueAccessToken, verifyAccessToken } from '#shared/auth/access-token.ts';
 import { sha256 } from '#shared/auth/opaque.ts';
-import { REFRESH_TTL_SECONDS, familyIsLive, newSession, rotate, type TokenFamily } from '#areas/identity/refresh-tokens.ts';
+import {
+  REFRESH_TTL_SECONDS,
+  familyIsLive,
+  newSession,
+  rotate,
+  type TokenFamily,
+} from '#areas/identity/refresh-tokens.ts';
 import { generateSigningKeyParams, resetKeyCache, signingKey, signingParams } from '#shared/auth/signing-keys.ts';
 import { keys } from '#shared/data/keys.ts';
 import { config } from '#shared/platform/config.ts';
 
 const KID = '00000000-0000-4000-8000-000000000001';
-const subject = { userId: 'u-1', tenantId: 't-1', roles: ['TenantOwner'], permissions: ['users:read'], email: 'ada@example.com' };
+const subject = {
+  userId: 'u-1',
+  tenantId: 't-1',
+  roles: ['TenantOwner'],
+  permissions: ['users:read'],
+  email: 'ada@example.com',
+};
 
 describe('access tokens with the keys in SSM (mocked)', () => {
   const ssm = mockClient(SSMClient);
@@ -20,8 +32,12 @@ describe('access tokens with the keys in SSM (mocked)', () => {
     // Prepare: the two parameters the deploy script writes.
     const params = await generateSigningKeyParams(KID);
     const names = signingParams();
-    ssm.on(GetParameterCommand, { Name: names.publicJwks }).resolves({ Parameter: { Value: params.publicJwks, Version: 1 } });
-    ssm.on(GetParameterCommand, { Name: names.privateJwk }).resolves({ Parameter: { Value: params.privateJwk, Version: 1 } });
+    ssm
+      .on(GetParameterCommand, { Name: names.publicJwks })
+      .resolves({ Parameter: { Value: params.publicJwks, Version: 1 } });
+    ssm
+      .on(GetParameterCommand, { Name: names.privateJwk })
+      .resolves({ Parameter: { Value: params.privateJwk, Version: 1 } });
     resetKeyCache();
   });
 
@@ -50,8 +66,11 @@ describe('access tokens with the keys in SSM (mocked)', () => {
     const claims = JSON.parse(Buffer.from(p!, 'base64url').toString());
     const { key } = await signingKey();
     const other = await generateKeyPair('ES256');
-    const sign = (payload: Record<string, unknown>, k = key, kid = KID) => new SignJWT(payload).setProtectedHeader({ alg: 'ES256', kid }).sign(k);
-    const hs = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: KID }).sign(new TextEncoder().encode('x'.repeat(32)));
+    const sign = (payload: Record<string, unknown>, k = key, kid = KID) =>
+      new SignJWT(payload).setProtectedHeader({ alg: 'ES256', kid }).sign(k);
+    const hs = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', kid: KID })
+      .sign(new TextEncoder().encode('x'.repeat(32)));
     const bad = [
       new UnsecuredJWT(claims).encode(),
       `${Buffer.from(JSON.stringify({ alg: 'none', kid: KID })).toString('base64url')}.${p}.`,
@@ -72,7 +91,9 @@ describe('access tokens with the keys in SSM (mocked)', () => {
     await expect(verifyAccessToken(accessToken, { ignoreExpiry: true })).resolves.toMatchObject({ userId: 'u-1' });
     const { key } = await signingKey();
     const claims = JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString());
-    const wrongAudience = await new SignJWT({ ...claims, aud: 'x' }).setProtectedHeader({ alg: 'ES256', kid: KID }).sign(key);
+    const wrongAudience = await new SignJWT({ ...claims, aud: 'x' })
+      .setProtectedHeader({ alg: 'ES256', kid: KID })
+      .sign(key);
     await expect(verifyAccessToken(wrongAudience, { ignoreExpiry: true })).rejects.toBeInstanceOf(InvalidTokenError);
   });
 });
@@ -96,8 +117,16 @@ describe('refresh token commands (DynamoDB mocked)', () => {
     const { refreshToken, items } = newSession({ id: 'u-1', tenantId: 't-1', sessionVersion: 2 }, true, now);
     expect(refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const [familyPut, tokenPut] = items.map((i) => i.Put!);
-    expect(familyPut!.Item).toMatchObject({ gsi2pk: keys.userTokenFamilies('u-1'), sessionVersion: 2, rememberMe: true });
-    expect(tokenPut!.Item).toMatchObject({ ...keys.refreshToken(sha256(refreshToken)), status: 'active', expiresAt: now.getTime() / 1000 + REFRESH_TTL_SECONDS.rememberMe });
+    expect(familyPut!.Item).toMatchObject({
+      gsi2pk: keys.userTokenFamilies('u-1'),
+      sessionVersion: 2,
+      rememberMe: true,
+    });
+    expect(tokenPut!.Item).toMatchObject({
+      ...keys.refreshToken(sha256(refreshToken)),
+      status: 'active',
+      expiresAt: now.getTime() / 1000 + REFRESH_TTL_SECONDS.rememberMe,
+    });
     expect(JSON.stringify(items)).not.toContain(refreshToken);
   });
 
@@ -106,15 +135,25 @@ describe('refresh token commands (DynamoDB mocked)', () => {
     const outcome = await rotate('old-token', family);
     expect(outcome).toMatchObject({ ok: true });
     const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    expect(items[0]!.Update).toMatchObject({ Key: keys.refreshToken(sha256('old-token')), ConditionExpression: '#status = :active', TableName: config.tableName });
+    expect(items[0]!.Update).toMatchObject({
+      Key: keys.refreshToken(sha256('old-token')),
+      ConditionExpression: '#status = :active',
+      TableName: config.tableName,
+    });
     expect(items[2]!.Update!.ConditionExpression).toContain('attribute_not_exists(revokedAt)');
 
     ddbMock.on(TransactWriteCommand).rejects(
-      Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }, { Code: 'None' }] }),
+      Object.assign(new Error('cancelled'), {
+        name: 'TransactionCanceledException',
+        CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }, { Code: 'None' }],
+      }),
     );
     expect(await rotate('old-token', family)).toEqual({ ok: false, reason: 'reused' });
     ddbMock.on(TransactWriteCommand).rejects(
-      Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }] }),
+      Object.assign(new Error('cancelled'), {
+        name: 'TransactionCanceledException',
+        CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }],
+      }),
     );
     expect(await rotate('old-token', family)).toEqual({ ok: false, reason: 'revoked' });
   });
@@ -122,9 +161,13 @@ describe('refresh token commands (DynamoDB mocked)', () => {
   it('treats revoked, expired and older-session-version families as dead', () => {
     const now = 3_000_000_000;
     expect(familyIsLive(family, { id: 'u-1', tenantId: null, sessionVersion: 2 }, now)).toBe(true);
-    expect(familyIsLive({ ...family, revokedAt: 'x' }, { id: 'u-1', tenantId: null, sessionVersion: 2 }, now)).toBe(false);
+    expect(familyIsLive({ ...family, revokedAt: 'x' }, { id: 'u-1', tenantId: null, sessionVersion: 2 }, now)).toBe(
+      false,
+    );
     expect(familyIsLive(family, { id: 'u-1', tenantId: null, sessionVersion: 3 }, now)).toBe(false);
-    expect(familyIsLive({ ...family, expiresAt: now }, { id: 'u-1', tenantId: null, sessionVersion: 2 }, now)).toBe(false);
+    expect(familyIsLive({ ...family, expiresAt: now }, { id: 'u-1', tenantId: null, sessionVersion: 2 }, now)).toBe(
+      false,
+    );
     expect(familyIsLive(undefined, { id: 'u-1', tenantId: null }, now)).toBe(false);
   });
 });

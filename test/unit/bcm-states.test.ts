@@ -1,15 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { assertActionMove, assertBiaMove, assertRiskMove, impactScoreOf, probabilityScoreOf } from '#functions/bcm/states.ts';
+import {
+  assertActionMove,
+  assertBiaMove,
+  assertRiskMove,
+  impactScoreOf,
+  probabilityScoreOf,
+} from '#functions/bcm/states.ts';
 
 const allowed = (check: (from: number, to: number) => void, n: number) =>
-  Array.from({ length: n }, (_, from) => Array.from({ length: n }, (_, to) => to).filter((to) => {
-    try {
-      check(from, to);
-      return true;
-    } catch {
-      return false;
-    }
-  }));
+  Array.from({ length: n }, (_, from) =>
+    Array.from({ length: n }, (_, to) => to).filter((to) => {
+      try {
+        check(from, to);
+        return true;
+      } catch {
+        return false;
+      }
+    }),
+  );
 
 describe('BCM state tables', () => {
   it('BIA: Draft→InProgress→Completed, InProgress→Draft, nothing else', () => {

@@ -47,12 +47,18 @@ describe('floor bundles', () => {
       'node_modules/@aws-sdk/client-ssm/dist-es/index.js',
       'shared/platform/aws.ts',
     ];
-    expect(sdkClientPackages(inputs)).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-ssm', '@aws-sdk/lib-dynamodb']);
+    expect(sdkClientPackages(inputs)).toEqual([
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/client-ssm',
+      '@aws-sdk/lib-dynamodb',
+    ]);
     expect(sdkClientPackages(['functions/fallback/index.ts'])).toEqual([]);
   });
 
   it('picks the client class of a client package', () => {
-    expect(clientClassName(['DynamoDBServiceException', 'GetItemCommand', 'DynamoDBClient', 'DynamoDB'])).toBe('DynamoDBClient');
+    expect(clientClassName(['DynamoDBServiceException', 'GetItemCommand', 'DynamoDBClient', 'DynamoDB'])).toBe(
+      'DynamoDBClient',
+    );
     expect(clientClassName(['S3Client', 'S3'])).toBe('S3Client');
     expect(clientClassName(['paginateQuery'])).toBeUndefined();
   });
@@ -70,7 +76,9 @@ describe('floor bundles', () => {
     const handler = source.slice(source.indexOf('export const handler'));
     // Nothing is constructed while the module is imported: construction waits for the handler.
     expect(atImport).not.toMatch(/new C\d/);
-    expect(source).toMatch(/const firstCall = async \(\) => \{\n  clients\.push\(DocumentClient\.from\(new C0\(\{\}\)\)\);\n  clients\.push\(new C1\(\{\}\)\);/);
+    expect(source).toMatch(
+      /const firstCall = async \(\) => \{\n  clients\.push\(DocumentClient\.from\(new C0\(\{\}\)\)\);\n  clients\.push\(new C1\(\{\}\)\);/,
+    );
     expect(handler).toContain('await (ready ??= firstCall());');
     expect(floorEntrySource([], null)).toContain('export const clients = [];');
   });
@@ -90,7 +98,10 @@ describe('floor bundles', () => {
   });
 
   it('classifies each client from what the probe build saw at import', () => {
-    const probe = { evaluated: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-ssm'], constructed: ['@aws-sdk/client-ssm'] };
+    const probe = {
+      evaluated: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-ssm'],
+      constructed: ['@aws-sdk/client-ssm'],
+    };
     expect(clientTiming('@aws-sdk/client-dynamodb', probe)).toBe('imported');
     expect(clientTiming('@aws-sdk/client-ssm', probe)).toBe('constructed');
     expect(clientTiming('@aws-sdk/client-s3', probe)).toBe('deferred');

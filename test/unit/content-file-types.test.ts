@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { detectType, safeFileName } from '#areas/content/file-types.ts';
 
-const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
+const bytes = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 
 describe('detectType', () => {
   it('trusts a declared type only when the bytes agree', () => {
@@ -16,9 +17,13 @@ describe('detectType', () => {
 
   it('tells office containers apart from other zips only by the declared type', () => {
     const zip = bytes([0x50, 0x4b, 0x03, 0x04], 'x');
-    expect(detectType(zip, 'application/vnd.openxmlformats-officedocument.wordprocessingml.document')).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    expect(detectType(zip, 'application/vnd.openxmlformats-officedocument.wordprocessingml.document')).toBe(
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    );
     expect(detectType(zip, 'application/zip')).toBeNull();
-    expect(detectType(bytes([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), 'application/msword')).toBe('application/msword');
+    expect(detectType(bytes([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), 'application/msword')).toBe(
+      'application/msword',
+    );
   });
 
   it('accepts UTF-8 text as text only, and refuses executables, SVG with a lying type, and binary text', () => {

@@ -23,17 +23,36 @@ describe('lazy packages beside a bundle', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lazy-packages-'));
     for (const name of Object.keys(LAZY_PACKAGES)) {
-      const { metafile } = await build({ ...esbuildOptionsFor(join(ROOT, 'functions', name, 'index.ts')), outfile: join(dir, name, 'index.mjs'), metafile: true, logLevel: 'error' });
-      inputsOf.set(name, Object.entries(Object.values(metafile.outputs)[0]!.inputs).filter(([, v]) => v.bytesInOutput > 0).map(([input]) => input));
+      const { metafile } = await build({
+        ...esbuildOptionsFor(join(ROOT, 'functions', name, 'index.ts')),
+        outfile: join(dir, name, 'index.mjs'),
+        metafile: true,
+        logLevel: 'error',
+      });
+      inputsOf.set(
+        name,
+        Object.entries(Object.values(metafile.outputs)[0]!.inputs)
+          .filter(([, v]) => v.bytesInOutput > 0)
+          .map(([input]) => input),
+      );
     }
     // The entry the child runs: the project's own code paths that import the lazy packages.
     const probe = join(dir, 'probe.ts');
     writeFileSync(
       probe,
-      [`export { renderInvoicePdf } from ${JSON.stringify(join(ROOT, 'areas/billing/invoice-pdf.ts'))};`, `export { sanitizeHtml } from ${JSON.stringify(join(ROOT, 'areas/content/admin/sanitize.ts'))};`].join('\n'),
+      [
+        `export { renderInvoicePdf } from ${JSON.stringify(join(ROOT, 'areas/billing/invoice-pdf.ts'))};`,
+        `export { sanitizeHtml } from ${JSON.stringify(join(ROOT, 'areas/content/admin/sanitize.ts'))};`,
+      ].join('\n'),
     );
-    await build({ ...esbuildOptionsFor(probe, 'content-admin'), external: [...new Set(Object.values(LAZY_PACKAGES).flat())], outfile: join(dir, 'probe.mjs'), logLevel: 'error' });
-    for (const command of [...afterBundlingFor('billing')(ROOT, dir), ...afterBundlingFor('content-admin')(ROOT, dir)]) await run('sh', ['-c', command]);
+    await build({
+      ...esbuildOptionsFor(probe, 'content-admin'),
+      external: [...new Set(Object.values(LAZY_PACKAGES).flat())],
+      outfile: join(dir, 'probe.mjs'),
+      logLevel: 'error',
+    });
+    for (const command of [...afterBundlingFor('billing')(ROOT, dir), ...afterBundlingFor('content-admin')(ROOT, dir)])
+      await run('sh', ['-c', command]);
   }, 120_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -42,7 +61,11 @@ describe('lazy packages beside a bundle', () => {
     for (const [name, packages] of Object.entries(LAZY_PACKAGES)) {
       const inputs = inputsOf.get(name)!;
       expect(inputs.length, name).toBeGreaterThan(50);
-      for (const pkg of packages) expect(inputs.filter((i) => i.includes(`node_modules/${pkg}/`)), `${name}: ${pkg}`).toEqual([]);
+      for (const pkg of packages)
+        expect(
+          inputs.filter((i) => i.includes(`node_modules/${pkg}/`)),
+          `${name}: ${pkg}`,
+        ).toEqual([]);
     }
   });
 
@@ -58,11 +81,15 @@ const fields = await new Promise((resolve) => {
   bb.end('--b\\r\\nContent-Disposition: form-data; name="alt"\\r\\n\\r\\nA cat\\r\\n--b--\\r\\n');
 });
 process.stdout.write(JSON.stringify({ pdf: Buffer.from(pdf.slice(0, 5)).toString(), html, fields, from: ['pdf-lib', 'sanitize-html', 'busboy'].map((p) => import.meta.resolve(p)) }));`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, env: { ...process.env, NODE_PATH: '' } });
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      env: { ...process.env, NODE_PATH: '' },
+    });
     const out = JSON.parse(stdout);
     expect(out.pdf).toBe('%PDF-');
     expect(out.html).toBe('<p>hi</p>');
     expect(out.fields).toEqual({ alt: 'A cat' });
-    for (const resolved of out.from) expect(resolved).toMatch(new RegExp(`^file://${dir}/node_modules/[a-z-]+/index\\.mjs$`));
+    for (const resolved of out.from)
+      expect(resolved).toMatch(new RegExp(`^file://${dir}/node_modules/[a-z-]+/index\\.mjs$`));
   });
 });

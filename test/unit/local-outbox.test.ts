@@ -18,7 +18,10 @@ describe('file outbox (SES stand-in)', () => {
     // Assess
     const listed = outbox.list();
     expect(listed.map((m) => m.subject)).toEqual(['s1', 's2', 's3', 's4', 's5', 's6']);
-    expect(listed[0]).toEqual({ ...mail(1), sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) });
+    expect(listed[0]).toEqual({
+      ...mail(1),
+      sentAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
     expect(JSON.parse(readFileSync(join(dir, 'outbox.json'), 'utf8'))).toEqual(listed);
   });
 

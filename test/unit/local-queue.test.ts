@@ -22,7 +22,11 @@ describe('local queue (SQS stand-in)', () => {
     // Prepare
     const worker = recordingWorker(async () => ({ batchItemFailures: [] }));
     const asked: string[] = [];
-    const queue = localQueue({ dataDir: newDir(), backoffMs: 1, loadWorker: async (q) => (asked.push(q), worker.handler) });
+    const queue = localQueue({
+      dataDir: newDir(),
+      backoffMs: 1,
+      loadWorker: async (q) => (asked.push(q), worker.handler),
+    });
 
     // Act
     await queue.send('email', { id: 'm-1', type: 'email.send', payload: { to: ['a@example.com'] } });
@@ -43,7 +47,9 @@ describe('local queue (SQS stand-in)', () => {
   it('retries a message reported in batchItemFailures, then dead-letters it after 3 attempts', async () => {
     // Prepare
     const dataDir = newDir();
-    const worker = recordingWorker(async (event) => ({ batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) }));
+    const worker = recordingWorker(async (event) => ({
+      batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })),
+    }));
     const queue = localQueue({ dataDir, backoffMs: 1, loadWorker: async () => worker.handler });
 
     // Act

@@ -8,7 +8,11 @@ import { routes } from '#shared/routes/index.ts';
 /** Stand-in group handlers: each records the event and echoes what the server gave it. */
 const seen: { group: string; event: APIGatewayProxyEventV2 }[] = [];
 const handlers: Record<string, HttpHandler> = {
-  system: async (event) => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ip: event.requestContext.http.sourceIp }) }),
+  system: async (event) => ({
+    statusCode: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ip: event.requestContext.http.sourceIp }),
+  }),
   fallback: async (event) => ({ statusCode: 404, body: JSON.stringify({ routeKey: event.routeKey }) }),
   catalog: async (event) => ({
     statusCode: 201,
@@ -45,7 +49,10 @@ function rawRequest(opts: { method: string; path: string; localAddress?: string;
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(`${base}${opts.path}`, { method: opts.method, localAddress: opts.localAddress }, (res) => {
       let body = '';
-      res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
+      res
+        .setEncoding('utf8')
+        .on('data', (c: string) => (body += c))
+        .on('end', () => resolve({ status: res.statusCode!, body }));
     });
     req.on('error', reject);
     for (const c of opts.chunks ?? []) req.write(c);
@@ -67,22 +74,41 @@ describe('local HTTP server', () => {
 
     expect([unknown.status, wrongMethod.status]).toEqual([404, 404]);
     expect(await unknown.json()).toEqual({ routeKey: '$default' });
-    expect(seen.at(-1)).toMatchObject({ group: 'fallback', event: { rawPath: '/api/health', requestContext: { http: { method: 'DELETE' } } } });
+    expect(seen.at(-1)).toMatchObject({
+      group: 'fallback',
+      event: { rawPath: '/api/health', requestContext: { http: { method: 'DELETE' } } },
+    });
   });
 
   it('gives the handler the body and decodes a base64 result, cookies becoming Set-Cookie', async () => {
-    const res = await fetch(`${base}/api/suppliers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"x"}' });
+    const res = await fetch(`${base}/api/suppliers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"name":"x"}',
+    });
 
     expect(res.status).toBe(201);
     expect(await res.text()).toBe('{"name":"x"}');
     expect(res.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
-    expect(seen.at(-1)!.event).toMatchObject({ routeKey: 'POST /api/suppliers', body: '{"name":"x"}', isBase64Encoded: false });
+    expect(seen.at(-1)!.event).toMatchObject({
+      routeKey: 'POST /api/suppliers',
+      body: '{"name":"x"}',
+      isBase64Encoded: false,
+    });
   });
 
   it('answers 413 in the envelope for a body over the limit, declared or streamed, without calling a handler', async () => {
     const before = seen.length;
-    const declared = await fetch(`${base}/api/suppliers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(2048) });
-    const streamed = await rawRequest({ method: 'POST', path: '/api/suppliers', chunks: [Buffer.alloc(800), Buffer.alloc(800)] });
+    const declared = await fetch(`${base}/api/suppliers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(2048),
+    });
+    const streamed = await rawRequest({
+      method: 'POST',
+      path: '/api/suppliers',
+      chunks: [Buffer.alloc(800), Buffer.alloc(800)],
+    });
 
     expect(declared.status).toBe(413);
     expect(((await declared.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
@@ -96,7 +122,10 @@ describe('local HTTP server', () => {
     const text = await res.text();
 
     expect(res.status).toBe(500);
-    expect(JSON.parse(text)).toEqual({ success: false, error: { code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' } });
+    expect(JSON.parse(text)).toEqual({
+      success: false,
+      error: { code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' },
+    });
     expect(text).not.toContain('line 42');
   });
 

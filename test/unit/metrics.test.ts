@@ -37,20 +37,34 @@ afterEach(() => vi.restoreAllMocks());
 
 /** The EMF lines written so far, reduced to what an operator reads: metric, dimensions, value. */
 function emitted() {
-  return stdout.flatMap((chunk) => chunk.trim().split('\n')).map((line) => {
-    const emf = JSON.parse(line);
-    const [directive] = emf._aws.CloudWatchMetrics;
-    expect(directive.Metrics).toHaveLength(1);
-    const { Name: name, Unit: unit } = directive.Metrics[0];
-    const dimensions = Object.fromEntries((directive.Dimensions[0] as string[]).map((d) => [d, emf[d]]));
-    return { namespace: directive.Namespace, name, unit, dimensions, value: emf[name] };
-  });
+  return stdout
+    .flatMap((chunk) => chunk.trim().split('\n'))
+    .map((line) => {
+      const emf = JSON.parse(line);
+      const [directive] = emf._aws.CloudWatchMetrics;
+      expect(directive.Metrics).toHaveLength(1);
+      const { Name: name, Unit: unit } = directive.Metrics[0];
+      const dimensions = Object.fromEntries((directive.Dimensions[0] as string[]).map((d) => [d, emf[d]]));
+      return { namespace: directive.Namespace, name, unit, dimensions, value: emf[name] };
+    });
 }
 
-async function invoke(routes: readonly RouteDef[], fn: ReturnType<typeof apiHandler>, method: string, path: string, body?: unknown) {
+async function invoke(
+  routes: readonly RouteDef[],
+  fn: ReturnType<typeof apiHandler>,
+  method: string,
+  path: string,
+  body?: unknown,
+) {
   const found = createRouteMatcher(routes)(method, path);
   const event = toApiGatewayEvent(
-    { method, path, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), sourceIp: '10.0.0.9' },
+    {
+      method,
+      path,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      sourceIp: '10.0.0.9',
+    },
     found.kind === 'route' ? found : null,
   );
   return fn(event, lambdaContext('unit'));
@@ -58,7 +72,16 @@ async function invoke(routes: readonly RouteDef[], fn: ReturnType<typeof apiHand
 
 describe('business metrics of a route', () => {
   const routes = defineRoutes([
-    { id: 'limited', method: 'GET', path: '/limited', group: 'system', auth: { kind: 'none' }, summary: '', status: 200, rateLimit: { name: 'unit-rule', limit: 1, windowSeconds: 60 } },
+    {
+      id: 'limited',
+      method: 'GET',
+      path: '/limited',
+      group: 'system',
+      auth: { kind: 'none' },
+      summary: '',
+      status: 200,
+      rateLimit: { name: 'unit-rule', limit: 1, windowSeconds: 60 },
+    },
     { id: 'counts', method: 'GET', path: '/counts', group: 'system', auth: { kind: 'none' }, summary: '', status: 200 },
     { id: 'quiet', method: 'GET', path: '/quiet', group: 'system', auth: { kind: 'none' }, summary: '', status: 200 },
   ]);
@@ -77,7 +100,15 @@ describe('business metrics of a route', () => {
     ddbMock.on(UpdateCommand).resolves({ Attributes: { hits: 2 } });
     const res = await invoke(routes, handler, 'GET', '/limited');
     expect(res.statusCode).toBe(429);
-    expect(emitted()).toEqual([{ namespace: 'saas/local', name: 'RateLimitRefused', unit: 'Count', dimensions: { service: 'saas', rule: 'unit-rule' }, value: 1 }]);
+    expect(emitted()).toEqual([
+      {
+        namespace: 'saas/local',
+        name: 'RateLimitRefused',
+        unit: 'Count',
+        dimensions: { service: 'saas', rule: 'unit-rule' },
+        value: 1,
+      },
+    ]);
   });
 
   it('sums counts per metric and dimension value into one line each, also when the handler fails', async () => {
@@ -98,17 +129,30 @@ describe('business metrics of a route', () => {
   it('auth.login: a wrong password is a refused sign-in with its reason', async () => {
     ddbMock.on(UpdateCommand).resolves({ Attributes: { hits: 1 } });
     ddbMock.on(GetCommand).resolves({});
-    const res = await invoke(authRoutes, authHandler, 'POST', '/api/auth/login', { email: 'nobody@example.com', password: 'Wrong-Pass-1' });
+    const res = await invoke(authRoutes, authHandler, 'POST', '/api/auth/login', {
+      email: 'nobody@example.com',
+      password: 'Wrong-Pass-1',
+    });
     expect(res.statusCode).toBe(401);
     expect(emitted()).toEqual([
-      { namespace: 'saas/local', name: 'SignInRefused', unit: 'Count', dimensions: { service: 'saas', reason: 'INVALID_CREDENTIALS' }, value: 1 },
+      {
+        namespace: 'saas/local',
+        name: 'SignInRefused',
+        unit: 'Count',
+        dimensions: { service: 'saas', reason: 'INVALID_CREDENTIALS' },
+        value: 1,
+      },
     ]);
   });
 });
 
 describe('business metrics of a queue worker', () => {
   const record = (id: string, type: string, receiveCount: number) =>
-    ({ messageId: id, body: JSON.stringify({ id, type, payload: {} }), attributes: { ApproximateReceiveCount: String(receiveCount) } }) as unknown as SQSRecord;
+    ({
+      messageId: id,
+      body: JSON.stringify({ id, type, payload: {} }),
+      attributes: { ApproximateReceiveCount: String(receiveCount) },
+    }) as unknown as SQSRecord;
 
   it('counts processed, retried and parked (last receive) messages per queue, one line per outcome', async () => {
     const worker = queueWorker('email', {
@@ -118,7 +162,12 @@ describe('business metrics of a queue worker', () => {
       },
     });
     const event: SQSEvent = {
-      Records: [record('m1', 'ok', 1), record('m2', 'ok', 2), record('m3', 'broken', 1), record('m4', 'broken', MAX_RECEIVE_COUNT)],
+      Records: [
+        record('m1', 'ok', 1),
+        record('m2', 'ok', 2),
+        record('m3', 'broken', 1),
+        record('m4', 'broken', MAX_RECEIVE_COUNT),
+      ],
     };
     const out = await worker(event);
     expect(out.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m3', 'm4']);

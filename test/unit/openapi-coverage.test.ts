@@ -38,7 +38,8 @@ describe('route table and OpenAPI document', () => {
     const extra = [...ops.keys()].filter((k) => !servedKeys.has(k));
     expect(missing, 'routes missing from the document').toEqual([]);
     expect(extra, 'document operations no route serves').toEqual([]);
-    for (const { key, route } of served) expect(ops.get(key)).toMatch(new RegExp(`^${route.id.replace(/\./g, '\\.')}(\\.alias\\d*)?$`));
+    for (const { key, route } of served)
+      expect(ops.get(key)).toMatch(new RegExp(`^${route.id.replace(/\./g, '\\.')}(\\.alias\\d*)?$`));
   });
 
   it('leaves local-only routes out', () => {
@@ -55,14 +56,21 @@ describe('contract routes (docs/contract-routes.txt) and route table', () => {
   const allowListed = new Set(NOT_YET_BUILT);
 
   it('serves every spec route that the allow-list does not name', () => {
-    const missing = matches.filter((m) => !m.found && !allowListed.has(m.spec.key)).map((m) => `${m.spec.key}  # ${m.spec.section}`);
-    expect(missing, 'spec routes missing from the route table (build them, or list them in shared/openapi/not-yet-built.ts)').toEqual([]);
+    const missing = matches
+      .filter((m) => !m.found && !allowListed.has(m.spec.key))
+      .map((m) => `${m.spec.key}  # ${m.spec.section}`);
+    expect(
+      missing,
+      'spec routes missing from the route table (build them, or list them in shared/openapi/not-yet-built.ts)',
+    ).toEqual([]);
   });
 
   it('names in the allow-list only spec routes the table does not serve yet (the list shrinks)', () => {
     const specKeys = new Set(spec.map((s) => s.key));
     const notSpec = NOT_YET_BUILT.filter((k) => !specKeys.has(k));
-    const built = matches.filter((m) => m.found && allowListed.has(m.spec.key)).map((m) => `${m.spec.key} (served as ${m.found!.key})`);
+    const built = matches
+      .filter((m) => m.found && allowListed.has(m.spec.key))
+      .map((m) => `${m.spec.key} (served as ${m.found!.key})`);
     const duplicates = NOT_YET_BUILT.filter((k, i) => NOT_YET_BUILT.indexOf(k) !== i);
     expect(notSpec, 'allow-list entries that are not in the contract list (spell them as it does)').toEqual([]);
     expect(built, 'built routes still in the allow-list: remove them from shared/openapi/not-yet-built.ts').toEqual([]);
@@ -72,14 +80,22 @@ describe('contract routes (docs/contract-routes.txt) and route table', () => {
   it('serves nothing beyond the spec except the routes listed as such', () => {
     const specShapes = new Set(spec.flatMap((s) => SPEC_SPELLINGS[s.key] ?? [s.key]).map(shapeOf));
     const served = tableSpellings(deployedRoutes());
-    const unlisted = served.filter((s) => !specShapes.has(shapeOf(s.key)) && !BEYOND_SPEC.includes(s.key)).map((s) => `${s.key} (${s.route.id})`);
+    const unlisted = served
+      .filter((s) => !specShapes.has(shapeOf(s.key)) && !BEYOND_SPEC.includes(s.key))
+      .map((s) => `${s.key} (${s.route.id})`);
     const stale = BEYOND_SPEC.filter((k) => !served.some((s) => s.key === k));
-    expect(unlisted, 'table routes that the contract list does not name: fix the path, or list it in BEYOND_SPEC').toEqual([]);
+    expect(
+      unlisted,
+      'table routes that the contract list does not name: fix the path, or list it in BEYOND_SPEC',
+    ).toEqual([]);
     expect(stale, 'BEYOND_SPEC entries the table no longer serves').toEqual([]);
   });
 
   it("serves each contract route under the contract's parameter names, unless the rename is listed", () => {
     const renamed = matches.flatMap((m) => (m.renamed ? [m.renamed] : []));
-    expect(renamed, 'routes served under other parameter names: rename the parameter, or list it in DELIBERATE_RENAMES').toEqual(DELIBERATE_RENAMES);
+    expect(
+      renamed,
+      'routes served under other parameter names: rename the parameter, or list it in DELIBERATE_RENAMES',
+    ).toEqual(DELIBERATE_RENAMES);
   });
 });

@@ -36,16 +36,35 @@ describe('system function bundle', () => {
   /** Runs the bundled handler on one API Gateway event in a child process. */
   async function call(routeKey: string, headers: Record<string, string> = {}) {
     const [method, path] = routeKey.split(' ');
-    const event = { version: '2.0', routeKey, rawPath: path, rawQueryString: '', headers, requestContext: { http: { method, path, sourceIp: '127.0.0.1' }, requestId: 'r1' }, isBase64Encoded: false };
+    const event = {
+      version: '2.0',
+      routeKey,
+      rawPath: path,
+      rawQueryString: '',
+      headers,
+      requestContext: { http: { method, path, sourceIp: '127.0.0.1' }, requestId: 'r1' },
+      isBase64Encoded: false,
+    };
     const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(outfile).href)});
 const res = await handler(${JSON.stringify(event)}, { awsRequestId: 'r1', getRemainingTimeInMillis: () => 30000 });
 process.stdout.write(JSON.stringify(res));`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
       cwd: dir,
-      env: { ...process.env, NODE_PATH: '', AWS_REGION: 'us-east-1', AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+      env: {
+        ...process.env,
+        NODE_PATH: '',
+        AWS_REGION: 'us-east-1',
+        AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+      },
       maxBuffer: 64 << 20,
     });
-    return JSON.parse(stdout) as { statusCode: number; headers: Record<string, string>; body: string; isBase64Encoded?: boolean };
+    return JSON.parse(stdout) as {
+      statusCode: number;
+      headers: Record<string, string>;
+      body: string;
+      isBase64Encoded?: boolean;
+    };
   }
 
   it("keeps the Swagger UI files and the other groups' route tables out of the JS bundle", () => {

@@ -89,12 +89,15 @@ describe('the API document', () => {
       }
     };
     for (const { key, op } of operations(doc)) {
-      for (const p of (op.parameters ?? []) as { name: string; schema: object }[]) check(`${key} param ${p.name}`, p.schema, undefined);
-      const body = (op.requestBody as { content: Record<string, { schema: object; example?: unknown }> } | undefined)?.content;
+      for (const p of (op.parameters ?? []) as { name: string; schema: object }[])
+        check(`${key} param ${p.name}`, p.schema, undefined);
+      const body = (op.requestBody as { content: Record<string, { schema: object; example?: unknown }> } | undefined)
+        ?.content;
       for (const [type, media] of Object.entries(body ?? {})) check(`${key} body ${type}`, media.schema, media.example);
       for (const [status, res] of Object.entries(op.responses)) {
         const resolved = ('$ref' in res ? doc.components.responses[res.$ref.split('/').pop()!] : res) as ResponseObject;
-        for (const [type, media] of Object.entries(resolved.content ?? {})) check(`${key} ${status} ${type}`, media.schema, media.example);
+        for (const [type, media] of Object.entries(resolved.content ?? {}))
+          check(`${key} ${status} ${type}`, media.schema, media.example);
       }
     }
     expect(problems).toEqual([]);
@@ -110,47 +113,98 @@ describe('the API document', () => {
     const without = operations(doc)
       .filter(({ key }) => !EXAMPLE_PENDING.includes(key))
       .filter(({ op }) => {
-        const json = (op.requestBody as { content: Record<string, { example?: unknown }> } | undefined)?.content['application/json'];
+        const json = (op.requestBody as { content: Record<string, { example?: unknown }> } | undefined)?.content[
+          'application/json'
+        ];
         return json && json.example === undefined;
       })
       .map((o) => o.key);
-    expect(without, 'add `.check(z.meta({ examples: [...] }))` to the body schema where the generator cannot build one').toEqual([]);
+    expect(
+      without,
+      'add `.check(z.meta({ examples: [...] }))` to the body schema where the generator cannot build one',
+    ).toEqual([]);
   });
 
   it('documents paging as integer query parameters with their limits and defaults', () => {
     const list = doc.paths['/api/suppliers']!.get!;
-    const params = list.parameters as { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
-    expect(params.find((p) => p.name === 'page')).toEqual({ name: 'page', in: 'query', required: false, schema: { default: 1, type: 'integer', minimum: 1, maximum: 100000 } });
-    expect(params.find((p) => p.name === 'pageSize')?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
-    const result = (list.responses['200'] as ResponseObject).content!['application/json']!.schema as { properties: { result: { required: string[] } } };
+    const params = list.parameters as {
+      name: string;
+      in: string;
+      required: boolean;
+      schema: Record<string, unknown>;
+    }[];
+    expect(params.find((p) => p.name === 'page')).toEqual({
+      name: 'page',
+      in: 'query',
+      required: false,
+      schema: { default: 1, type: 'integer', minimum: 1, maximum: 100000 },
+    });
+    expect(params.find((p) => p.name === 'pageSize')?.schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+    });
+    const result = (list.responses['200'] as ResponseObject).content!['application/json']!.schema as {
+      properties: { result: { required: string[] } };
+    };
     expect(result.properties.result.required).toEqual(['items', 'totalCount', 'totalPages', 'page', 'pageSize']);
   });
 
   it('describes the two envelopes', () => {
-    expect(doc.components.schemas.ErrorEnvelope).toMatchObject({ required: ['success', 'error'], properties: { success: { const: false } } });
+    expect(doc.components.schemas.ErrorEnvelope).toMatchObject({
+      required: ['success', 'error'],
+      properties: { success: { const: false } },
+    });
     const health = (doc.paths['/api/health']!.get!.responses['200'] as ResponseObject).content!['application/json']!;
     expect(health.schema).toMatchObject({ required: ['success', 'result'], properties: { success: { const: true } } });
     expect(health.example).toEqual({ success: true, result: { status: 'ok' } });
   });
 
   it('serves its own document and the docs page without the envelope', () => {
-    expect(Object.keys((doc.paths['/api/openapi.json']!.get!.responses['200'] as ResponseObject).content!)).toEqual(['application/json']);
-    expect(Object.keys((doc.paths['/api/docs']!.get!.responses['200'] as ResponseObject).content!)).toEqual(['text/html']);
+    expect(Object.keys((doc.paths['/api/openapi.json']!.get!.responses['200'] as ResponseObject).content!)).toEqual([
+      'application/json',
+    ]);
+    expect(Object.keys((doc.paths['/api/docs']!.get!.responses['200'] as ResponseObject).content!)).toEqual([
+      'text/html',
+    ]);
   });
 });
 
 describe('buildOpenApiDocument', () => {
-  const body = z.object({ name: z.string().check(z.minLength(1), z.maxLength(50)), tenantId: uuid(), note: z.optional(z.string()) });
+  const body = z.object({
+    name: z.string().check(z.minLength(1), z.maxLength(50)),
+    tenantId: uuid(),
+    note: z.optional(z.string()),
+  });
 
   it('maps each auth kind to its security scheme and error statuses', () => {
     // Prepare
     const doc = buildOpenApiDocument([
       route({ id: 'a.open', method: 'GET', path: '/api/open' }),
       route({ id: 'a.signedIn', method: 'GET', path: '/api/me', auth: { kind: 'bearer' } }),
-      route({ id: 'a.perm', method: 'GET', path: '/api/things', auth: { kind: 'bearer', permission: 'suppliers:read' } }),
+      route({
+        id: 'a.perm',
+        method: 'GET',
+        path: '/api/things',
+        auth: { kind: 'bearer', permission: 'suppliers:read' },
+      }),
       route({ id: 'a.key', method: 'GET', path: '/api/key', auth: { kind: 'internalKey' } }),
-      route({ id: 'a.keyAdmin', method: 'DELETE', path: '/api/key/{k}', auth: { kind: 'internalKey', roles: ['SystemAdmin'] }, status: 204 }),
-      route({ id: 'a.hook', method: 'POST', path: '/api/webhooks/a', auth: { kind: 'signature', provider: 'payment-provider-a' }, bodyType: 'raw', status: 200 }),
+      route({
+        id: 'a.keyAdmin',
+        method: 'DELETE',
+        path: '/api/key/{k}',
+        auth: { kind: 'internalKey', roles: ['SystemAdmin'] },
+        status: 204,
+      }),
+      route({
+        id: 'a.hook',
+        method: 'POST',
+        path: '/api/webhooks/a',
+        auth: { kind: 'signature', provider: 'payment-provider-a' },
+        bodyType: 'raw',
+        status: 200,
+      }),
     ]);
     const op = (path: string, m = 'get') => doc.paths[path]![m]!;
     // Assess
@@ -196,30 +250,56 @@ describe('buildOpenApiDocument', () => {
   });
 
   it('prefers examples the schema gives through zod metadata', () => {
-    const withMeta = z.object({ code: z.string().check(z.regex(/^[A-Z]{3}-\d{4}$/)) }).check(z.meta({ examples: [{ code: 'ABC-1234' }] }));
+    const withMeta = z
+      .object({ code: z.string().check(z.regex(/^[A-Z]{3}-\d{4}$/)) })
+      .check(z.meta({ examples: [{ code: 'ABC-1234' }] }));
     const doc = buildOpenApiDocument([route({ id: 'm.post', method: 'POST', path: '/api/m', body: withMeta })]);
-    expect((doc.paths['/api/m']!.post!.requestBody as { content: Record<string, { example: unknown }> }).content['application/json']!.example).toEqual({
+    expect(
+      (doc.paths['/api/m']!.post!.requestBody as { content: Record<string, { example: unknown }> }).content[
+        'application/json'
+      ]!.example,
+    ).toEqual({
       code: 'ABC-1234',
     });
   });
 
   it('lists aliases as operations of the same handler and leaves local-only routes out', () => {
     const doc = buildOpenApiDocument([
-      route({ id: 'u.reset', method: 'PUT', path: '/api/users/{userId}/password-reset', aliases: ['/api/users/{userId}:password-reset'], params: z.object({ userId: uuid() }) }),
+      route({
+        id: 'u.reset',
+        method: 'PUT',
+        path: '/api/users/{userId}/password-reset',
+        aliases: ['/api/users/{userId}:password-reset'],
+        params: z.object({ userId: uuid() }),
+      }),
       route({ id: 'l.page', method: 'GET', path: '/_local/outbox', localOnly: true }),
     ]);
-    expect(Object.keys(doc.paths)).toEqual(['/api/users/{userId}/password-reset', '/api/users/{userId}:password-reset']);
+    expect(Object.keys(doc.paths)).toEqual([
+      '/api/users/{userId}/password-reset',
+      '/api/users/{userId}:password-reset',
+    ]);
     const alias = doc.paths['/api/users/{userId}:password-reset']!.put!;
     expect(alias.operationId).toBe('u.reset.alias');
     expect(alias['x-alias-of']).toBe('u.reset');
-    expect(alias.parameters).toEqual([{ name: 'userId', in: 'path', required: true, schema: expect.objectContaining({ type: 'string' }) }]);
+    expect(alias.parameters).toEqual([
+      { name: 'userId', in: 'path', required: true, schema: expect.objectContaining({ type: 'string' }) },
+    ]);
   });
 
   it('keeps query values that stay strings as strings, and required ones required', () => {
     const doc = buildOpenApiDocument([
-      route({ id: 'q.list', method: 'GET', path: '/api/q', query: z.object({ status: z.enum(['A', 'B']), from: z.optional(z.string()), ...paging() }) }),
+      route({
+        id: 'q.list',
+        method: 'GET',
+        path: '/api/q',
+        query: z.object({ status: z.enum(['A', 'B']), from: z.optional(z.string()), ...paging() }),
+      }),
     ]);
-    const params = doc.paths['/api/q']!.get!.parameters as { name: string; required: boolean; schema: Record<string, unknown> }[];
+    const params = doc.paths['/api/q']!.get!.parameters as {
+      name: string;
+      required: boolean;
+      schema: Record<string, unknown>;
+    }[];
     expect(params.map((p) => [p.name, p.required, p.schema.type])).toEqual([
       ['status', true, 'string'],
       ['from', false, 'string'],
@@ -230,19 +310,48 @@ describe('buildOpenApiDocument', () => {
 
   it('turns recursive and registered schemas into components the contract checker resolves', () => {
     // Prepare
-    const node: z.ZodMiniType = z.object({ name: z.string(), get children() { return z.array(node); } });
-    const money = z.object({ amount: z.number(), currency: z.string() }).register(z.globalRegistry, { id: 'MoneyForTest' });
+    const node: z.ZodMiniType = z.object({
+      name: z.string(),
+      get children() {
+        return z.array(node);
+      },
+    });
+    const money = z
+      .object({ amount: z.number(), currency: z.string() })
+      .register(z.globalRegistry, { id: 'MoneyForTest' });
     const doc = buildOpenApiDocument([
       route({ id: 't.tree', method: 'GET', path: '/api/tree', response: node }),
       route({ id: 't.price', method: 'GET', path: '/api/price', response: z.object({ net: money, gross: money }) }),
     ]);
     const checker = new ContractChecker(doc);
-    const res = (body: unknown) => ({ status: 200, headers: { 'content-type': 'application/json' }, text: JSON.stringify({ success: true, result: body }) });
+    const res = (body: unknown) => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      text: JSON.stringify({ success: true, result: body }),
+    });
     // Assess
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['ErrorEnvelope', 'MoneyForTest', 't.tree.response_output']));
-    expect(checker.violations('GET', '/api/tree', res({ name: 'a', children: [{ name: 'b', children: [] }] }))).toEqual([]);
-    expect(checker.violations('GET', '/api/tree', res({ name: 'a', children: [{ name: 2, children: [] }] }))).not.toEqual([]);
-    expect(checker.violations('GET', '/api/price', res({ net: { amount: 1, currency: 'EUR' }, gross: { amount: 1.2, currency: 'EUR' } }))).toEqual([]);
-    expect(checker.violations('GET', '/api/price', res({ net: { amount: '1', currency: 'EUR' }, gross: { amount: 1.2, currency: 'EUR' } }))).not.toEqual([]);
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['ErrorEnvelope', 'MoneyForTest', 't.tree.response_output']),
+    );
+    expect(checker.violations('GET', '/api/tree', res({ name: 'a', children: [{ name: 'b', children: [] }] }))).toEqual(
+      [],
+    );
+    expect(
+      checker.violations('GET', '/api/tree', res({ name: 'a', children: [{ name: 2, children: [] }] })),
+    ).not.toEqual([]);
+    expect(
+      checker.violations(
+        'GET',
+        '/api/price',
+        res({ net: { amount: 1, currency: 'EUR' }, gross: { amount: 1.2, currency: 'EUR' } }),
+      ),
+    ).toEqual([]);
+    expect(
+      checker.violations(
+        'GET',
+        '/api/price',
+        res({ net: { amount: '1', currency: 'EUR' }, gross: { amount: 1.2, currency: 'EUR' } }),
+      ),
+    ).not.toEqual([]);
   });
 });

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { apiDocument } from '#shared/openapi/api-document.ts';
 
 // The package's CommonJS namespace arrives under `default` when imported from ESM.
-const Parsers = ((ParsersModule as unknown as { default?: typeof ParsersModule }).default ?? ParsersModule) as typeof ParsersModule;
+const Parsers = ((ParsersModule as unknown as { default?: typeof ParsersModule }).default ??
+  ParsersModule) as typeof ParsersModule;
 
 /**
  * The document as `npm run openapi` writes it and `GET /api/openapi.json` serves it, under the two

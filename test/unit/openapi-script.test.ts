@@ -17,10 +17,16 @@ describe('npm run openapi (scripts/write-openapi.ts)', () => {
     const out = join(dir, 'api.json');
     try {
       // Act
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/write-openapi.ts', '--out', out, '--server', 'https://api.example.com'], { cwd: ROOT });
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/write-openapi.ts', '--out', out, '--server', 'https://api.example.com'],
+        { cwd: ROOT },
+      );
       // Assess
       expect(stdout).toContain(`Wrote ${out}: OpenAPI 3.1.0`);
-      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(JSON.parse(JSON.stringify(apiDocument({ servers: [{ url: 'https://api.example.com' }] }))));
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(
+        JSON.parse(JSON.stringify(apiDocument({ servers: [{ url: 'https://api.example.com' }] }))),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { RouteDef } from '#shared/routes/types.ts';
-import { matchSpecRoutes, parseSpecRoutes, readSpecRoutes, shapeOf, SPEC_SPELLINGS } from '#test/support/spec-routes.ts';
+import {
+  matchSpecRoutes,
+  parseSpecRoutes,
+  readSpecRoutes,
+  shapeOf,
+  SPEC_SPELLINGS,
+} from '#test/support/spec-routes.ts';
 
 const route = (method: RouteDef['method'], path: string, extra: Partial<RouteDef> = {}): RouteDef => ({
   id: `t.${method}${path}`,
@@ -30,7 +36,9 @@ describe('routes.txt parsing and matching', () => {
   });
 
   it('matches by shape and reports other parameter names', () => {
-    const [m] = matchSpecRoutes(parseSpecRoutes('GET /api/tools/{id}/config'), [route('GET', '/api/tools/{toolId}/config')]);
+    const [m] = matchSpecRoutes(parseSpecRoutes('GET /api/tools/{id}/config'), [
+      route('GET', '/api/tools/{toolId}/config'),
+    ]);
     expect(m!.found?.key).toBe('GET /api/tools/{toolId}/config');
     expect(m!.renamed).toBe('GET /api/tools/{id}/config is served as GET /api/tools/{toolId}/config');
   });
@@ -39,9 +47,13 @@ describe('routes.txt parsing and matching', () => {
     const spec = parseSpecRoutes('PUT /api/users/{userId:password-reset}');
     expect(matchSpecRoutes(spec, [route('PUT', '/api/users/{userId}')])[0]!.found).toBeUndefined();
     expect(
-      matchSpecRoutes(spec, [route('PUT', '/api/users/{userId}/reset', { aliases: ['/api/users/{userId}:password-reset'] })])[0]!.found?.key,
+      matchSpecRoutes(spec, [
+        route('PUT', '/api/users/{userId}/reset', { aliases: ['/api/users/{userId}:password-reset'] }),
+      ])[0]!.found?.key,
     ).toBe('PUT /api/users/{userId}:password-reset');
-    expect(matchSpecRoutes(spec, [route('PUT', '/api/users/{id}/password-reset')])[0]!.found?.key).toBe('PUT /api/users/{id}/password-reset');
+    expect(matchSpecRoutes(spec, [route('PUT', '/api/users/{id}/password-reset')])[0]!.found?.key).toBe(
+      'PUT /api/users/{id}/password-reset',
+    );
   });
 
   it('needs the same method', () => {

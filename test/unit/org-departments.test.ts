@@ -41,8 +41,14 @@ describe('checkParentChain', () => {
   it('stops at the depth cap, also on corrupt data that loops without the department', async () => {
     const chain: Record<string, string | null> = { n0: null };
     for (let i = 1; i <= MAX_DEPARTMENT_DEPTH; i++) chain[`n${i}`] = `n${i - 1}`;
-    expect(await checkParentChain('new', `n${MAX_DEPARTMENT_DEPTH - 1}`, tree(chain).lookup)).toEqual({ ok: true, depth: MAX_DEPARTMENT_DEPTH });
-    expect(await checkParentChain('new', `n${MAX_DEPARTMENT_DEPTH}`, tree(chain).lookup)).toEqual({ ok: false, reason: 'too-deep' });
+    expect(await checkParentChain('new', `n${MAX_DEPARTMENT_DEPTH - 1}`, tree(chain).lookup)).toEqual({
+      ok: true,
+      depth: MAX_DEPARTMENT_DEPTH,
+    });
+    expect(await checkParentChain('new', `n${MAX_DEPARTMENT_DEPTH}`, tree(chain).lookup)).toEqual({
+      ok: false,
+      reason: 'too-deep',
+    });
     const loop = tree({ p: 'q', q: 'p' });
     expect(await checkParentChain('new', 'p', loop.lookup)).toEqual({ ok: false, reason: 'too-deep' });
     expect(loop.reads()).toBe(MAX_DEPARTMENT_DEPTH);

@@ -31,17 +31,38 @@ describe('system roles', () => {
       roleNameKey(tenant, 'TenantMember').sk,
     ]);
     expect(puts.every((p) => p.ConditionExpression === 'attribute_not_exists(pk)')).toBe(true);
-    expect(puts[0]!.Item).toMatchObject({ name: 'TenantOwner', isSystem: true, userCount: 0, tenantId: tenant, gsi1pk: `${tenant}#ROLE` });
-    expect(puts[1]!.Item).toMatchObject({ pk: `${tenant}#UNIQUE#ROLE_NAME#tenantowner`, roleId: systemRoleId(tenant, 'TenantOwner') });
-    expect(items[4]!.Update).toMatchObject({ Key: keys.counter(`${tenant}#ROLE`), ExpressionAttributeValues: { ':n': 2 } });
+    expect(puts[0]!.Item).toMatchObject({
+      name: 'TenantOwner',
+      isSystem: true,
+      userCount: 0,
+      tenantId: tenant,
+      gsi1pk: `${tenant}#ROLE`,
+    });
+    expect(puts[1]!.Item).toMatchObject({
+      pk: `${tenant}#UNIQUE#ROLE_NAME#tenantowner`,
+      roleId: systemRoleId(tenant, 'TenantOwner'),
+    });
+    expect(items[4]!.Update).toMatchObject({
+      Key: keys.counter(`${tenant}#ROLE`),
+      ExpressionAttributeValues: { ':n': 2 },
+    });
     expect(JSON.stringify(items)).not.toContain('SystemAdmin');
   });
 
   it('show their grants from the code; custom roles drop grants no longer in the catalog', () => {
-    expect(toRole({ id: 'x', name: 'TenantMember', isSystem: true, tenantId: tenant, permissions: [], createdAt: 'now' }).permissions).toEqual([
-      ...SYSTEM_ROLE_PERMISSIONS.TenantMember,
-    ]);
-    const custom = toRole({ id: 'y', name: 'Custom', isSystem: false, tenantId: tenant, permissions: ['users:read', 'retired:perm'], createdAt: 'now', userCount: -1 });
+    expect(
+      toRole({ id: 'x', name: 'TenantMember', isSystem: true, tenantId: tenant, permissions: [], createdAt: 'now' })
+        .permissions,
+    ).toEqual([...SYSTEM_ROLE_PERMISSIONS.TenantMember]);
+    const custom = toRole({
+      id: 'y',
+      name: 'Custom',
+      isSystem: false,
+      tenantId: tenant,
+      permissions: ['users:read', 'retired:perm'],
+      createdAt: 'now',
+      userCount: -1,
+    });
     expect(custom).toMatchObject({ permissions: ['users:read'], userCount: 0, description: null, scope: null });
   });
 });
@@ -69,7 +90,9 @@ describe('with DynamoDB mocked', () => {
     const sales = crypto.randomUUID();
     const support = crypto.randomUUID();
     const customId = crypto.randomUUID();
-    mock.on(BatchGetCommand).resolves({ Responses: { [config.tableName]: [{ ...roleNameKey(tenant, 'planner'), roleId: customId }] } });
+    mock
+      .on(BatchGetCommand)
+      .resolves({ Responses: { [config.tableName]: [{ ...roleNameKey(tenant, 'planner'), roleId: customId }] } });
     // Act
     const items = await membershipChangeItems(
       tenant,
@@ -78,7 +101,11 @@ describe('with DynamoDB mocked', () => {
       { roles: ['tenantmember', 'Planner'], departmentId: support },
     );
     // Assess
-    const updates = items.map((i) => ({ sk: i.Update!.Key!.sk, field: i.Update!.ExpressionAttributeNames!['#n'], by: i.Update!.ExpressionAttributeValues![':by'] }));
+    const updates = items.map((i) => ({
+      sk: i.Update!.Key!.sk,
+      field: i.Update!.ExpressionAttributeNames!['#n'],
+      by: i.Update!.ExpressionAttributeValues![':by'],
+    }));
     expect(updates).toEqual([
       { sk: customId, field: 'userCount', by: 1 },
       { sk: sales, field: 'userCount', by: -1 },
@@ -90,13 +117,24 @@ describe('with DynamoDB mocked', () => {
 
   it('membershipChangeItems refuses an unknown role and removes group memberships of a deleted user', async () => {
     mock.on(BatchGetCommand).resolves({ Responses: {} });
-    await expect(membershipChangeItems(tenant, 'u', null, { roles: ['Ghost'], departmentId: null })).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    await expect(
+      membershipChangeItems(tenant, 'u', null, { roles: ['Ghost'], departmentId: null }),
+    ).rejects.toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
     mock.on(QueryCommand).resolves({ Items: [{ groupId: 'g1', groupName: 'One' }] });
     const items = await membershipChangeItems(tenant, 'u', { roles: ['TenantOwner'], departmentId: null }, null);
     expect(items.map((i) => Object.keys(i)[0])).toEqual(['Update', 'Delete', 'Update']);
-    expect(items[0]!.Update).toMatchObject({ Key: keys.tenantItem(tenant, 'ROLE', systemRoleId(tenant, 'TenantOwner')), ExpressionAttributeValues: { ':by': -1 } });
+    expect(items[0]!.Update).toMatchObject({
+      Key: keys.tenantItem(tenant, 'ROLE', systemRoleId(tenant, 'TenantOwner')),
+      ExpressionAttributeValues: { ':by': -1 },
+    });
     expect(items[1]!.Delete!.Key).toEqual(keys.groupMember(tenant, 'g1', 'u'));
-    expect(items[2]!.Update).toMatchObject({ Key: keys.tenantItem(tenant, 'GROUP', 'g1'), ExpressionAttributeValues: { ':by': -1 } });
-    expect(mock.commandCalls(QueryCommand)[0]!.args[0].input).toMatchObject({ IndexName: 'gsi2', ExpressionAttributeValues: { ':pk': keys.userGroups(tenant, 'u') } });
+    expect(items[2]!.Update).toMatchObject({
+      Key: keys.tenantItem(tenant, 'GROUP', 'g1'),
+      ExpressionAttributeValues: { ':by': -1 },
+    });
+    expect(mock.commandCalls(QueryCommand)[0]!.args[0].input).toMatchObject({
+      IndexName: 'gsi2',
+      ExpressionAttributeValues: { ':pk': keys.userGroups(tenant, 'u') },
+    });
   });
 });

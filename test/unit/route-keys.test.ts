@@ -32,7 +32,11 @@ describe('route keys of the fallback function', () => {
       for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
         const expected = full(method, path);
         const methods = shapes(path);
-        const verdict = methods.includes(method as never) ? 'route' : methods.length ? 'method-not-allowed' : 'not-found';
+        const verdict = methods.includes(method as never)
+          ? 'route'
+          : methods.length
+            ? 'method-not-allowed'
+            : 'not-found';
         expect(verdict, `${method} ${path}`).toBe(expected.kind);
       }
     }

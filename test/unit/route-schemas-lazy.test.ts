@@ -17,8 +17,26 @@ describe('route schemas', () => {
     const a = vi.fn(() => ({ params: z.object({ id: z.string() }), body: z.object({ name: z.string() }) }));
     const b = vi.fn(() => ({ query: z.object({}) }));
     const [first, second, bare] = defineRoutes([
-      { id: 'a', method: 'PUT', path: '/a/{id}', group: 'system', auth: { kind: 'none' }, summary: '', status: 200, schemas: a },
-      { id: 'b', method: 'GET', path: '/b', group: 'system', auth: { kind: 'none' }, summary: '', status: 200, schemas: b },
+      {
+        id: 'a',
+        method: 'PUT',
+        path: '/a/{id}',
+        group: 'system',
+        auth: { kind: 'none' },
+        summary: '',
+        status: 200,
+        schemas: a,
+      },
+      {
+        id: 'b',
+        method: 'GET',
+        path: '/b',
+        group: 'system',
+        auth: { kind: 'none' },
+        summary: '',
+        status: 200,
+        schemas: b,
+      },
       { id: 'c', method: 'GET', path: '/c', group: 'system', auth: { kind: 'none' }, summary: '', status: 204 },
     ]);
     expect(a).not.toHaveBeenCalled();
@@ -51,7 +69,9 @@ describe('route schemas', () => {
 Object.defineProperty = function (o, p, d) { if (p === '_zod') made++; return define.call(this, o, p, d); };
 await import(${JSON.stringify(pathToFileURL(outfile).href)});
 process.stdout.write(String(made));`;
-      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, AWS_REGION: 'us-east-1' } });
+      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+        env: { ...process.env, AWS_REGION: 'us-east-1' },
+      });
       // One shared constant (the null result); the 39 content routes' schemas wait for their request.
       expect(Number(stdout)).toBeLessThan(5);
     } finally {

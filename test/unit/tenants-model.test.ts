@@ -49,7 +49,8 @@ describe('slugs', () => {
 
   it('accepts 3-63 lowercase letters, digits and inner hyphens only', () => {
     for (const ok of ['abc', 'a-b', 'a--b', '123', `a${'b'.repeat(61)}c`]) expect(SLUG_PATTERN.test(ok), ok).toBe(true);
-    for (const bad of ['ab', '-ab', 'ab-', 'Abc', 'a_b', 'a b', 'a.b', `a${'b'.repeat(62)}c`, '']) expect(SLUG_PATTERN.test(bad), bad).toBe(false);
+    for (const bad of ['ab', '-ab', 'ab-', 'Abc', 'a_b', 'a b', 'a.b', `a${'b'.repeat(62)}c`, ''])
+      expect(SLUG_PATTERN.test(bad), bad).toBe(false);
   });
 });
 
@@ -96,32 +97,69 @@ describe('tenant model', () => {
     };
     const tenant = toTenant(item);
     expect(Object.keys(toTenantSummary(tenant)).sort()).toEqual(
-      ['createdAt', 'id', 'isActive', 'maxAgents', 'maxKnowledgeBases', 'name', 'planType', 'slug', 'status', 'trialExpiresAt'].sort(),
+      [
+        'createdAt',
+        'id',
+        'isActive',
+        'maxAgents',
+        'maxKnowledgeBases',
+        'name',
+        'planType',
+        'slug',
+        'status',
+        'trialExpiresAt',
+      ].sort(),
     );
-    expect(toTenantDetail(tenant)).toMatchObject({ isActive: true, seatCount: 4, features: { aiAgents: true, knowledgeBase: false } });
+    expect(toTenantDetail(tenant)).toMatchObject({
+      isActive: true,
+      seatCount: 4,
+      features: { aiAgents: true, knowledgeBase: false },
+    });
     expect(toTenantDetail(tenant)).not.toHaveProperty('ownerGuard');
     expect(toTenantSummary(toTenant({ ...item, status: 0 })).isActive).toBe(false);
   });
 });
 
 describe('route schemas', () => {
-  const route = (id: string): RouteDef => ([...tenantRoutes, ...userRoutes] as readonly RouteDef[]).find((r) => r.id === id)!;
+  const route = (id: string): RouteDef =>
+    ([...tenantRoutes, ...userRoutes] as readonly RouteDef[]).find((r) => r.id === id)!;
 
   it('reads statusFilter and newStatus in any case and refuses other strings', () => {
     const list = route('tenants.list').query!;
-    expect(safeParse(list as never, { statusFilter: 'suspended' })).toMatchObject({ success: true, data: { statusFilter: 'SUSPENDED', page: 1, pageSize: 20 } });
+    expect(safeParse(list as never, { statusFilter: 'suspended' })).toMatchObject({
+      success: true,
+      data: { statusFilter: 'SUSPENDED', page: 1, pageSize: 20 },
+    });
     expect(safeParse(list as never, { planType: '3' })).toMatchObject({ success: true, data: { planType: 3 } });
-    for (const q of [{ statusFilter: 'BLOCKED' }, { planType: '0' }, { planType: '4' }]) expect(safeParse(list as never, q).success).toBe(false);
+    for (const q of [{ statusFilter: 'BLOCKED' }, { planType: '0' }, { planType: '4' }])
+      expect(safeParse(list as never, q).success).toBe(false);
     const status = route('tenants.status').body!;
-    expect(safeParse(status as never, { newStatus: 'Cancelled' })).toMatchObject({ success: true, data: { newStatus: 'CANCELLED' } });
+    expect(safeParse(status as never, { newStatus: 'Cancelled' })).toMatchObject({
+      success: true,
+      data: { newStatus: 'CANCELLED' },
+    });
     expect(safeParse(status as never, { newStatus: 'PENDING' }).success).toBe(false);
   });
 
   it('tells a password reset from an update by the body, with the issues of the kind it chose', () => {
-    expect(safeParse(userUpdateOrResetBody(), { newPassword: 'Fresh-Start-42' })).toMatchObject({ success: true, data: { kind: 'reset' } });
-    expect(safeParse(userUpdateOrResetBody(), 'text')).toMatchObject({ success: true, data: { kind: 'not-an-object' } });
-    const update = safeParse(userUpdateOrResetBody(), { firstName: 'A', lastName: 'B', roles: ['TenantMember'], isActive: true });
-    expect(update).toMatchObject({ success: true, data: { kind: 'update', update: { firstName: 'A', roles: ['TenantMember'] } } });
+    expect(safeParse(userUpdateOrResetBody(), { newPassword: 'Fresh-Start-42' })).toMatchObject({
+      success: true,
+      data: { kind: 'reset' },
+    });
+    expect(safeParse(userUpdateOrResetBody(), 'text')).toMatchObject({
+      success: true,
+      data: { kind: 'not-an-object' },
+    });
+    const update = safeParse(userUpdateOrResetBody(), {
+      firstName: 'A',
+      lastName: 'B',
+      roles: ['TenantMember'],
+      isActive: true,
+    });
+    expect(update).toMatchObject({
+      success: true,
+      data: { kind: 'update', update: { firstName: 'A', roles: ['TenantMember'] } },
+    });
     const weak = safeParse(userUpdateOrResetBody(), { newPassword: 'weak' });
     expect(weak.success).toBe(false);
     expect(weak.error!.issues.every((i) => i.path.join('.') === 'newPassword')).toBe(true);
@@ -144,10 +182,18 @@ describe('route schemas', () => {
       expect(auth.roles?.length || auth.permission, r.id).toBeTruthy();
     }
     // TenantMember holds only `:read` permissions, so these refuse it.
-    for (const id of ['tenants.list', 'tenants.update', 'tenants.invite', 'users.update', 'users.delete', 'users.passwordReset']) {
+    for (const id of [
+      'tenants.list',
+      'tenants.update',
+      'tenants.invite',
+      'users.update',
+      'users.delete',
+      'users.passwordReset',
+    ]) {
       expect((route(id).auth as { permission: string }).permission, id).toMatch(/:write$/);
     }
-    for (const id of ['tenants.create', 'tenants.status']) expect(route(id).auth).toEqual({ kind: 'bearer', roles: ['SystemAdmin'] });
+    for (const id of ['tenants.create', 'tenants.status'])
+      expect(route(id).auth).toEqual({ kind: 'bearer', roles: ['SystemAdmin'] });
   });
 });
 
@@ -158,7 +204,10 @@ describe('transaction items (offline)', () => {
       ExpressionAttributeValues: { ':by': 1, ':zero': 0 },
     });
     expect(seatItem('t1', 1).Update!.ConditionExpression).toContain('seatCount < maxSeats');
-    expect(seatItem('t1', -1).Update).toMatchObject({ ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':by': -1 } });
+    expect(seatItem('t1', -1).Update).toMatchObject({
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':by': -1 },
+    });
   });
 
   it('guards owner removal on the value of the owner guard that was read', () => {

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { ttlCache } from '#areas/vault/cache.ts';
-import { childName, ENVIRONMENT_PATTERN, isValidKey, secretName, sourcePath, valueProblem } from '#areas/vault/rules.ts';
+import {
+  childName,
+  ENVIRONMENT_PATTERN,
+  isValidKey,
+  secretName,
+  sourcePath,
+  valueProblem,
+} from '#areas/vault/rules.ts';
 import { planSync } from '#areas/vault/sync.ts';
 
 describe('vault names and values', () => {
   it('accepts environments and keys by the issue patterns', () => {
     for (const env of ['prod', 'eu-west-1', 'a', 'x'.repeat(32)]) expect(ENVIRONMENT_PATTERN.test(env)).toBe(true);
-    for (const env of ['', 'Prod', 'a_b', 'a.b', 'x'.repeat(33), 'a/b']) expect(ENVIRONMENT_PATTERN.test(env)).toBe(false);
+    for (const env of ['', 'Prod', 'a_b', 'a.b', 'x'.repeat(33), 'a/b'])
+      expect(ENVIRONMENT_PATTERN.test(env)).toBe(false);
     for (const key of ['DB_URL', 'a.b-c_d', 'k'.repeat(128), '...']) expect(isValidKey(key)).toBe(true);
     for (const key of ['', 'a/b', 'a b', 'k'.repeat(129), '.', '..', 'ключ']) expect(isValidKey(key)).toBe(false);
   });
@@ -36,7 +44,11 @@ describe('planSync', () => {
     value,
     lastModified,
   });
-  const cur = (key: string, value: string, lastModified: string) => ({ name: `/saas/local/vault/prod/${key}`, value, lastModified });
+  const cur = (key: string, value: string, lastModified: string) => ({
+    name: `/saas/local/vault/prod/${key}`,
+    value,
+    lastModified,
+  });
 
   it('imports keys the vault does not have', () => {
     expect(planSync('prod', [src('NEW', 'v')], [])).toEqual([{ key: 'NEW', action: 'import', value: 'v' }]);
@@ -79,7 +91,13 @@ describe('planSync', () => {
   it('fails source entries that cannot be vault secrets, without their values', () => {
     const plan = planSync(
       'prod',
-      [src('nested/KEY', 'v'), src('bad key', 'v'), src('EMPTY', ''), src('BIG', 'x'.repeat(4097)), src('MARKER', '__deleted__')],
+      [
+        src('nested/KEY', 'v'),
+        src('bad key', 'v'),
+        src('EMPTY', ''),
+        src('BIG', 'x'.repeat(4097)),
+        src('MARKER', '__deleted__'),
+      ],
       [],
     );
     expect(plan).toEqual([
@@ -92,7 +110,11 @@ describe('planSync', () => {
   });
 
   it('ignores vault parameters of other environments', () => {
-    const plan = planSync('prod', [src('K', 'v')], [{ name: '/saas/local/vault/prod-eu/K', value: 'x', lastModified: '2030-01-01T00:00:00.000Z' }]);
+    const plan = planSync(
+      'prod',
+      [src('K', 'v')],
+      [{ name: '/saas/local/vault/prod-eu/K', value: 'x', lastModified: '2030-01-01T00:00:00.000Z' }],
+    );
     expect(plan).toEqual([{ key: 'K', action: 'import', value: 'v' }]);
   });
 });

@@ -87,9 +87,15 @@ describe('SSM parameter store (aws-sdk-client-mock)', () => {
     const when = new Date('2026-01-31T09:15:00.000Z');
     ssm
       .on(GetParametersByPathCommand, { Path: path, NextToken: undefined })
-      .resolves({ Parameters: [{ Name: `${path}/b`, Value: 'plain-b', Version: 1, LastModifiedDate: when }], NextToken: 'page2' })
+      .resolves({
+        Parameters: [{ Name: `${path}/b`, Value: 'plain-b', Version: 1, LastModifiedDate: when }],
+        NextToken: 'page2',
+      })
       .on(GetParametersByPathCommand, { Path: path, NextToken: 'page2' })
-      .resolves({ Parameters: [{ Name: `${path}/c`, Value: '__deleted__', Version: 4, LastModifiedDate: when }], NextToken: 'page3' })
+      .resolves({
+        Parameters: [{ Name: `${path}/c`, Value: '__deleted__', Version: 4, LastModifiedDate: when }],
+        NextToken: 'page3',
+      })
       .on(GetParametersByPathCommand, { Path: path, NextToken: 'page3' })
       .resolves({ Parameters: [{ Name: `${path}/a`, Value: 'plain-a', Version: 2, LastModifiedDate: when }] });
 
@@ -110,15 +116,26 @@ describe('SSM parameter store (aws-sdk-client-mock)', () => {
   });
 
   it('deletes by writing the marker as a new SecureString version, and 404s what is not live', async () => {
-    ssm.on(GetParameterCommand, { Name: '/saas/local/vault/prod/K' }).resolves({ Parameter: { Value: 'live', Version: 1 } });
-    ssm.on(GetParameterCommand, { Name: '/saas/local/vault/prod/GONE' }).resolves({ Parameter: { Value: '__deleted__', Version: 2 } });
+    ssm
+      .on(GetParameterCommand, { Name: '/saas/local/vault/prod/K' })
+      .resolves({ Parameter: { Value: 'live', Version: 1 } });
+    ssm
+      .on(GetParameterCommand, { Name: '/saas/local/vault/prod/GONE' })
+      .resolves({ Parameter: { Value: '__deleted__', Version: 2 } });
     ssm.on(PutParameterCommand).resolves({ Version: 2 });
 
     expect(await deleteSecret('prod', 'K')).toEqual({ version: 2 });
     expect(await deleteSecret('prod', 'GONE')).toBeNull();
 
     const puts = ssm.commandCalls(PutParameterCommand).map((c) => c.args[0].input);
-    expect(puts).toEqual([expect.objectContaining({ Name: '/saas/local/vault/prod/K', Value: '__deleted__', Type: 'SecureString', Overwrite: true })]);
+    expect(puts).toEqual([
+      expect.objectContaining({
+        Name: '/saas/local/vault/prod/K',
+        Value: '__deleted__',
+        Type: 'SecureString',
+        Overwrite: true,
+      }),
+    ]);
   });
 
   it('maps throttling that outlasted the retries to 503 SERVICE_UNAVAILABLE over HTTP, never 500', async () => {
@@ -141,9 +158,11 @@ describe('SSM parameter store (aws-sdk-client-mock)', () => {
 
   it('never lets an SSM error text that quotes the value reach the client or the log', async () => {
     const secret = 'hunter2-very-secret';
-    ssm
-      .on(PutParameterCommand)
-      .rejects(Object.assign(new Error(`1 validation error detected: Value '${secret}' at 'value' failed`), { name: 'ValidationException' }));
+    ssm.on(PutParameterCommand).rejects(
+      Object.assign(new Error(`1 validation error detected: Value '${secret}' at 'value' failed`), {
+        name: 'ValidationException',
+      }),
+    );
     const logged = vi.spyOn(logger, 'error');
 
     const res = await invoke('PUT', '/api/secrets/prod/DB_URL', { headers: KEY_HEADER, body: { value: secret } });
@@ -151,7 +170,9 @@ describe('SSM parameter store (aws-sdk-client-mock)', () => {
     expect(res.status).toBe(500);
     expect(res.json.error).toEqual({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' });
     expect(res.text).not.toContain(secret);
-    const seen = logged.mock.calls.map((args) => JSON.stringify(args, (_k, v) => (v instanceof Error ? { name: v.name, message: v.message, stack: v.stack } : v)));
+    const seen = logged.mock.calls.map((args) =>
+      JSON.stringify(args, (_k, v) => (v instanceof Error ? { name: v.name, message: v.message, stack: v.stack } : v)),
+    );
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.join('\n')).not.toContain(secret);
     logged.mockRestore();

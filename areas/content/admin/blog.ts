@@ -7,7 +7,20 @@ import { notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { canonicalLocale } from '#areas/content/pages.ts';
 import { postItem, splitPost, toPost, type PostRecord, type PostTranslation } from '#areas/content/posts.ts';
-import { claims, commit, del, exists, getSite, nullable, put, siteExists, siteItems, siteOfRecord, sk, type Item } from '#areas/content/store.ts';
+import {
+  claims,
+  commit,
+  del,
+  exists,
+  getSite,
+  nullable,
+  put,
+  siteExists,
+  siteItems,
+  siteOfRecord,
+  sk,
+  type Item,
+} from '#areas/content/store.ts';
 import { config } from '#shared/platform/config.ts';
 import { sanitizeHtml } from './sanitize.ts';
 import { listOfSite } from './site-lists.ts';
@@ -61,8 +74,20 @@ export async function createPost(siteId: string, input: PostInput, actor: Princi
     updatedAt: now,
   };
   await commit(
-    [put(postItem(record), 'attribute_not_exists(pk)'), bumpCounter(keys.siteList(site.id, 'POSTS'), 1), claimUnique(claims.postSlug(site.id, record.slug), { postId: record.id }), siteExists(site.id)],
-    { actor, tenantId: site.tenantId, entityType: 'BlogPost', entityId: record.id, action: 'create', changes: { siteId: site.id, slug: record.slug, isPublished: record.isPublished, publishedAt: record.publishedAt } },
+    [
+      put(postItem(record), 'attribute_not_exists(pk)'),
+      bumpCounter(keys.siteList(site.id, 'POSTS'), 1),
+      claimUnique(claims.postSlug(site.id, record.slug), { postId: record.id }),
+      siteExists(site.id),
+    ],
+    {
+      actor,
+      tenantId: site.tenantId,
+      entityType: 'BlogPost',
+      entityId: record.id,
+      action: 'create',
+      changes: { siteId: site.id, slug: record.slug, isPublished: record.isPublished, publishedAt: record.publishedAt },
+    },
     { 2: SLUG_TAKEN, 3: 'The site was deleted meanwhile' },
     now,
   );
@@ -92,7 +117,19 @@ export async function updatePost(siteId: string, postId: string, input: PostInpu
       moved ? claimUnique(claims.postSlug(site.id, next.slug), { postId: was.id }) : null,
       moved ? del(claims.postSlug(site.id, was.slug)) : null,
     ],
-    { actor, tenantId: site.tenantId, entityType: 'BlogPost', entityId: was.id, action: 'update', changes: { slug: next.slug, isPublished: next.isPublished, publishedAt: next.publishedAt, category: next.category } },
+    {
+      actor,
+      tenantId: site.tenantId,
+      entityType: 'BlogPost',
+      entityId: was.id,
+      action: 'update',
+      changes: {
+        slug: next.slug,
+        isPublished: next.isPublished,
+        publishedAt: next.publishedAt,
+        category: next.category,
+      },
+    },
     { 1: SLUG_TAKEN },
     now,
   );
@@ -102,10 +139,23 @@ export async function updatePost(siteId: string, postId: string, input: PostInpu
 export async function deletePost(siteId: string, postId: string, actor: Principal) {
   const site = await getSite(siteId);
   const { post, translations } = await getPost(site.id, postId);
-  await deleteAll(translations.map((t) => ({ pk: keys.siteContent(site.id), sk: sk.postTranslation(post.id, t.locale) })));
+  await deleteAll(
+    translations.map((t) => ({ pk: keys.siteContent(site.id), sk: sk.postTranslation(post.id, t.locale) })),
+  );
   await commit(
-    [del({ pk: keys.siteContent(site.id), sk: sk.post(post.id) }, 'attribute_exists(pk)'), bumpCounter(keys.siteList(site.id, 'POSTS'), -1), del(claims.postSlug(site.id, post.slug))],
-    { actor, tenantId: site.tenantId, entityType: 'BlogPost', entityId: post.id, action: 'delete', changes: { slug: post.slug, translations: translations.length } },
+    [
+      del({ pk: keys.siteContent(site.id), sk: sk.post(post.id) }, 'attribute_exists(pk)'),
+      bumpCounter(keys.siteList(site.id, 'POSTS'), -1),
+      del(claims.postSlug(site.id, post.slug)),
+    ],
+    {
+      actor,
+      tenantId: site.tenantId,
+      entityType: 'BlogPost',
+      entityId: post.id,
+      action: 'delete',
+      changes: { slug: post.slug, translations: translations.length },
+    },
     { 0: 'The post was deleted meanwhile' },
   );
 }
@@ -154,11 +204,21 @@ export async function translatePost(postId: string, locale: string, input: PostT
           }
         : exists(postKey),
     ],
-    { actor, tenantId: site.tenantId, entityType: 'BlogTranslation', entityId: post.id, action: isNew ? 'create' : 'update', changes: { locale: tag, title: input.title } },
+    {
+      actor,
+      tenantId: site.tenantId,
+      entityType: 'BlogTranslation',
+      entityId: post.id,
+      action: isNew ? 'create' : 'update',
+      changes: { locale: tag, title: input.title },
+    },
     { 1: 'The post changed or was deleted meanwhile; try again' },
     now,
   );
-  return view({ ...post, locales: isNew ? [...post.locales, tag] : post.locales, updatedAt: isNew ? now : post.updatedAt }, [...translations.filter((t) => t.locale !== tag), translation].sort((a, b) => a.locale.localeCompare(b.locale)));
+  return view(
+    { ...post, locales: isNew ? [...post.locales, tag] : post.locales, updatedAt: isNew ? now : post.updatedAt },
+    [...translations.filter((t) => t.locale !== tag), translation].sort((a, b) => a.locale.localeCompare(b.locale)),
+  );
 }
 
 export interface PostFilter {
@@ -187,9 +247,9 @@ async function postsOf(siteId: string, q: PostFilter) {
   const pk = keys.siteList(siteId, 'POSTS');
   const filters: string[] = [];
   const values: Item = { ':pk': pk };
-  if (q.category !== undefined) (filters.push('category = :category'), (values[':category'] = q.category));
-  if (q.tag !== undefined) (filters.push('contains(tags, :tag)'), (values[':tag'] = q.tag));
-  if (q.isPublished !== undefined) (filters.push('isPublished = :pub'), (values[':pub'] = q.isPublished));
+  if (q.category !== undefined) filters.push('category = :category'), (values[':category'] = q.category);
+  if (q.tag !== undefined) filters.push('contains(tags, :tag)'), (values[':tag'] = q.tag);
+  if (q.isPublished !== undefined) filters.push('isPublished = :pub'), (values[':pub'] = q.isPublished);
   const start = (q.page - 1) * q.pageSize;
   const input = {
     TableName: config.tableName,

@@ -7,19 +7,31 @@ import { commit, nullable, readOr404, type Item } from '#areas/content/store.ts'
 import { config } from '#shared/platform/config.ts';
 import { listOfSite } from './site-lists.ts';
 
-export async function listForms(siteId: string, q: { page: number; pageSize: number; status?: number; formType?: string }) {
+export async function listForms(
+  siteId: string,
+  q: { page: number; pageSize: number; status?: number; formType?: string },
+) {
   const { items, totalCount } = await listOfSite(siteId, (id) =>
-    listNewestFirst<Item>(keys.siteList(id, 'FORMS'), { ...q, where: { status: q.status, formType: q.formType } as Record<string, string | number> }),
+    listNewestFirst<Item>(keys.siteList(id, 'FORMS'), {
+      ...q,
+      where: { status: q.status, formType: q.formType } as Record<string, string | number>,
+    }),
   );
   return toPage(items.map(formView), totalCount, q.page, q.pageSize);
 }
 
-export const getForm = async (id: string, consistent = false) => formView(await readOr404(keys.contentRecord('FORM', id.toLowerCase()), 'Form submission', consistent));
+export const getForm = async (id: string, consistent = false) =>
+  formView(await readOr404(keys.contentRecord('FORM', id.toLowerCase()), 'Form submission', consistent));
 
-export async function setFormStatus(id: string, input: { status: number; internalNotes?: string | null }, actor: Principal) {
+export async function setFormStatus(
+  id: string,
+  input: { status: number; internalNotes?: string | null },
+  actor: Principal,
+) {
   const was = await readOr404(keys.contentRecord('FORM', id.toLowerCase()), 'Form submission');
   const now = new Date().toISOString();
-  const internalNotes = input.internalNotes === undefined ? ((was.internalNotes as string | null) ?? null) : nullable(input.internalNotes);
+  const internalNotes =
+    input.internalNotes === undefined ? ((was.internalNotes as string | null) ?? null) : nullable(input.internalNotes);
   await commit(
     [
       {
@@ -29,11 +41,23 @@ export async function setFormStatus(id: string, input: { status: number; interna
           UpdateExpression: 'SET #status = :status, internalNotes = :notes, updatedAt = :now',
           ConditionExpression: 'updatedAt = :was',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': input.status, ':notes': internalNotes, ':now': now, ':was': was.updatedAt },
+          ExpressionAttributeValues: {
+            ':status': input.status,
+            ':notes': internalNotes,
+            ':now': now,
+            ':was': was.updatedAt,
+          },
         },
       },
     ],
-    { actor, tenantId: (was.tenantId as string) ?? null, entityType: 'FormSubmission', entityId: was.id as string, action: 'status', changes: { from: was.status, to: input.status, internalNotes: internalNotes !== null } },
+    {
+      actor,
+      tenantId: (was.tenantId as string) ?? null,
+      entityType: 'FormSubmission',
+      entityId: was.id as string,
+      action: 'status',
+      changes: { from: was.status, to: input.status, internalNotes: internalNotes !== null },
+    },
     {},
     now,
   );

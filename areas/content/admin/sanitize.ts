@@ -12,7 +12,11 @@ const load = async () => {
   const { default: sanitize } = await import('sanitize-html');
   const options: IOptions = {
     allowedTags: [...sanitize.defaults.allowedTags, 'img', 'h1', 'h2'],
-    allowedAttributes: { a: ['href', 'name', 'target', 'rel', 'title'], img: ['src', 'alt', 'title', 'width', 'height'], '*': ['class'] },
+    allowedAttributes: {
+      a: ['href', 'name', 'target', 'rel', 'title'],
+      img: ['src', 'alt', 'title', 'width', 'height'],
+      '*': ['class'],
+    },
     allowedSchemes: ['http', 'https', 'mailto'],
     allowedSchemesAppliedToAttributes: ['href', 'src'],
     allowProtocolRelative: false,

@@ -6,7 +6,20 @@ import { queryItems } from '#shared/data/query.ts';
 import { badRequest, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { deletePrefix, sitePrefix } from '#areas/content/objects.ts';
-import { claims, commit, del, getSite, put, read, siteItems, siteKey, SITES, toSite, type Item, type SiteRecord } from '#areas/content/store.ts';
+import {
+  claims,
+  commit,
+  del,
+  getSite,
+  put,
+  read,
+  siteItems,
+  siteKey,
+  SITES,
+  toSite,
+  type Item,
+  type SiteRecord,
+} from '#areas/content/store.ts';
 import { config } from '#shared/platform/config.ts';
 
 export type SiteInput = Omit<SiteRecord, 'id' | 'cacheVersion' | 'createdAt' | 'updatedAt'>;
@@ -17,13 +30,19 @@ const domainLower = (d: string) => d.toLowerCase();
 
 export async function listSites(q: { page: number; pageSize: number }) {
   const { items, totalCount } = await listNewestFirst<Item>(SITES, q);
-  return toPage(items.map((i) => siteView(toSite(i))), totalCount, q.page, q.pageSize);
+  return toPage(
+    items.map((i) => siteView(toSite(i))),
+    totalCount,
+    q.page,
+    q.pageSize,
+  );
 }
 
 export const getSiteView = async (id: string) => siteView(await getSite(id));
 
 async function assertTenant(tenantId: string) {
-  if (!(await read(keys.platformItem('TENANT', tenantId)))) throw validationError([{ path: 'body.tenantId', message: 'No such tenant' }]);
+  if (!(await read(keys.platformItem('TENANT', tenantId))))
+    throw validationError([{ path: 'body.tenantId', message: 'No such tenant' }]);
 }
 
 const DOMAIN_TAKEN = 'This domain is already used by a site';
@@ -33,7 +52,15 @@ export async function createSite(input: SiteInput, actor: Principal) {
   const tenantId = input.tenantId.toLowerCase();
   await assertTenant(tenantId);
   const now = new Date().toISOString();
-  const record: SiteRecord = { ...input, tenantId, domain: domainLower(input.domain), id: crypto.randomUUID(), cacheVersion: 0, createdAt: now, updatedAt: now };
+  const record: SiteRecord = {
+    ...input,
+    tenantId,
+    domain: domainLower(input.domain),
+    id: crypto.randomUUID(),
+    cacheVersion: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
   const owner = { siteId: record.id };
   await commit(
     [
@@ -41,9 +68,22 @@ export async function createSite(input: SiteInput, actor: Principal) {
       bumpCounter(SITES, 1),
       claimUnique(claims.domain(record.domain), owner),
       record.isMaster ? claimUnique(claims.master(tenantId), owner) : null,
-      { ConditionCheck: { TableName: config.tableName, Key: keys.platformItem('TENANT', tenantId), ConditionExpression: 'attribute_exists(pk)' } },
+      {
+        ConditionCheck: {
+          TableName: config.tableName,
+          Key: keys.platformItem('TENANT', tenantId),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
     ],
-    { actor, tenantId, entityType: 'Site', entityId: record.id, action: 'create', changes: { domain: record.domain, isMaster: record.isMaster, isActive: record.isActive } },
+    {
+      actor,
+      tenantId,
+      entityType: 'Site',
+      entityId: record.id,
+      action: 'create',
+      changes: { domain: record.domain, isMaster: record.isMaster, isActive: record.isActive },
+    },
     { 2: DOMAIN_TAKEN, 3: MASTER_TAKEN, 4: 'The tenant was deleted meanwhile' },
     now,
   );
@@ -52,9 +92,16 @@ export async function createSite(input: SiteInput, actor: Principal) {
 
 export async function updateSite(id: string, input: SiteInput, actor: Principal) {
   const was = await getSite(id);
-  if (input.tenantId.toLowerCase() !== was.tenantId) throw badRequest('VALIDATION_ERROR', 'The tenant of a site cannot change');
+  if (input.tenantId.toLowerCase() !== was.tenantId)
+    throw badRequest('VALIDATION_ERROR', 'The tenant of a site cannot change');
   const now = new Date().toISOString();
-  const next: SiteRecord = { ...was, ...input, tenantId: was.tenantId, domain: domainLower(input.domain), updatedAt: now };
+  const next: SiteRecord = {
+    ...was,
+    ...input,
+    tenantId: was.tenantId,
+    domain: domainLower(input.domain),
+    updatedAt: now,
+  };
   const owner = { siteId: id };
   const domainMoved = next.domain !== was.domain;
   const masterMoved = next.isMaster !== was.isMaster;
@@ -66,7 +113,19 @@ export async function updateSite(id: string, input: SiteInput, actor: Principal)
       masterMoved && next.isMaster ? claimUnique(claims.master(was.tenantId), owner) : null,
       masterMoved && !next.isMaster ? del(claims.master(was.tenantId)) : null,
     ],
-    { actor, tenantId: was.tenantId, entityType: 'Site', entityId: id, action: 'update', changes: { domain: next.domain, isMaster: next.isMaster, isActive: next.isActive, defaultLocale: next.defaultLocale } },
+    {
+      actor,
+      tenantId: was.tenantId,
+      entityType: 'Site',
+      entityId: id,
+      action: 'update',
+      changes: {
+        domain: next.domain,
+        isMaster: next.isMaster,
+        isActive: next.isActive,
+        defaultLocale: next.defaultLocale,
+      },
+    },
     { 1: DOMAIN_TAKEN, 3: MASTER_TAKEN },
     now,
   );
@@ -75,7 +134,12 @@ export async function updateSite(id: string, input: SiteInput, actor: Principal)
 
 /** Every item of a site's per-site gsi1 list (forms, media, posts), with their counters. */
 const listed = (siteId: string, kind: 'POSTS' | 'FORMS' | 'MEDIA') =>
-  queryItems({ TableName: config.tableName, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': keys.siteList(siteId, kind) } });
+  queryItems({
+    TableName: config.tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.siteList(siteId, kind) },
+  });
 
 /**
  * Deletes the site's S3 objects, its records and their unique claims first, then the site in one
@@ -84,19 +148,40 @@ const listed = (siteId: string, kind: 'POSTS' | 'FORMS' | 'MEDIA') =>
  */
 export async function deleteSite(id: string, actor: Principal) {
   const site = await getSite(id);
-  const [content, forms, media] = await Promise.all([siteItems(site.id, ''), listed(site.id, 'FORMS'), listed(site.id, 'MEDIA')]);
+  const [content, forms, media] = await Promise.all([
+    siteItems(site.id, ''),
+    listed(site.id, 'FORMS'),
+    listed(site.id, 'MEDIA'),
+  ]);
   await deletePrefix(sitePrefix(site.id));
   const slugClaims = content.flatMap((i) => {
     const skey = String(i.sk);
-    if (/^PAGE#[^#]+$/.test(skey)) return [claims.pageSlug(site.id, (i.parentId as string | null) ?? null, i.slug as string)];
+    if (/^PAGE#[^#]+$/.test(skey))
+      return [claims.pageSlug(site.id, (i.parentId as string | null) ?? null, i.slug as string)];
     if (/^POST#[^#]+$/.test(skey)) return [claims.postSlug(site.id, i.slug as string)];
     return [];
   });
   const counters = (['POSTS', 'FORMS', 'MEDIA'] as const).map((k) => keys.counter(keys.siteList(site.id, k)));
-  await deleteAll([...content, ...forms, ...media].map((i) => ({ pk: i.pk as string, sk: i.sk as string })).concat(slugClaims, counters));
+  await deleteAll(
+    [...content, ...forms, ...media]
+      .map((i) => ({ pk: i.pk as string, sk: i.sk as string }))
+      .concat(slugClaims, counters),
+  );
   await commit(
-    [del(siteKey(site.id), 'attribute_exists(pk)'), bumpCounter(SITES, -1), del(claims.domain(site.domain)), site.isMaster ? del(claims.master(site.tenantId)) : null],
-    { actor, tenantId: site.tenantId, entityType: 'Site', entityId: site.id, action: 'delete', changes: { domain: site.domain, records: content.length, forms: forms.length, media: media.length } },
+    [
+      del(siteKey(site.id), 'attribute_exists(pk)'),
+      bumpCounter(SITES, -1),
+      del(claims.domain(site.domain)),
+      site.isMaster ? del(claims.master(site.tenantId)) : null,
+    ],
+    {
+      actor,
+      tenantId: site.tenantId,
+      entityType: 'Site',
+      entityId: site.id,
+      action: 'delete',
+      changes: { domain: site.domain, records: content.length, forms: forms.length, media: media.length },
+    },
     { 0: 'The site was deleted meanwhile' },
   );
 }

@@ -25,12 +25,21 @@ async function writeTheme(siteId: string, fields: ThemeFields, preset: ThemePres
         },
       },
     ],
-    { actor, tenantId: site.tenantId, entityType: 'SiteTheme', entityId: site.id, action: preset ? 'preset' : 'update', changes: { ...fields, preset } },
+    {
+      actor,
+      tenantId: site.tenantId,
+      entityType: 'SiteTheme',
+      entityId: site.id,
+      action: preset ? 'preset' : 'update',
+      changes: { ...fields, preset },
+    },
     {},
     now,
   );
   return themeOf(themeConfig);
 }
 
-export const putTheme = (siteId: string, fields: ThemeFields, actor: Principal) => writeTheme(siteId, fields, null, actor);
-export const applyPreset = (siteId: string, preset: ThemePreset, actor: Principal) => writeTheme(siteId, THEME_PRESETS[preset], preset, actor);
+export const putTheme = (siteId: string, fields: ThemeFields, actor: Principal) =>
+  writeTheme(siteId, fields, null, actor);
+export const applyPreset = (siteId: string, preset: ThemePreset, actor: Principal) =>
+  writeTheme(siteId, THEME_PRESETS[preset], preset, actor);

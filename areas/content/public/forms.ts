@@ -15,10 +15,32 @@ export async function submitForm(siteId: string, input: { formType: string; fiel
   const { [HONEYPOT_FIELD]: honeypot, ...fields } = input.fields;
   const isSpam = !!honeypot?.trim();
   const now = new Date().toISOString();
-  const record: FormRecord = { id: crypto.randomUUID(), siteId: site.id, tenantId: site.tenantId, formType: input.formType, fields, status: isSpam ? FORM_SPAM : 0, internalNotes: null, isSpam, createdAt: now, updatedAt: now };
+  const record: FormRecord = {
+    id: crypto.randomUUID(),
+    siteId: site.id,
+    tenantId: site.tenantId,
+    formType: input.formType,
+    fields,
+    status: isSpam ? FORM_SPAM : 0,
+    internalNotes: null,
+    isSpam,
+    createdAt: now,
+    updatedAt: now,
+  };
   await commit(
-    [put(formItem(record), 'attribute_not_exists(pk)'), bumpCounter(keys.siteList(site.id, 'FORMS'), 1), siteExists(site.id)],
-    { actor: null, tenantId: site.tenantId, entityType: 'FormSubmission', entityId: record.id, action: 'create', changes: { siteId: site.id, formType: record.formType, fields: Object.keys(fields).length, isSpam } },
+    [
+      put(formItem(record), 'attribute_not_exists(pk)'),
+      bumpCounter(keys.siteList(site.id, 'FORMS'), 1),
+      siteExists(site.id),
+    ],
+    {
+      actor: null,
+      tenantId: site.tenantId,
+      entityType: 'FormSubmission',
+      entityId: record.id,
+      action: 'create',
+      changes: { siteId: site.id, formType: record.formType, fields: Object.keys(fields).length, isSpam },
+    },
     { 2: 'The site was deleted meanwhile' },
     now,
   );

@@ -5,7 +5,13 @@ import { keys } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { ok, raw, toPage, type Reply } from '#shared/http/responses.ts';
-import { bySortOrder, pickTranslation, splitPages, type PageRecord, type PageTranslation } from '#areas/content/pages.ts';
+import {
+  bySortOrder,
+  pickTranslation,
+  splitPages,
+  type PageRecord,
+  type PageTranslation,
+} from '#areas/content/pages.ts';
 import { splitPost, toPost, toPostTranslation, type PostRecord, type PostTranslation } from '#areas/content/posts.ts';
 import { claims, getSite, read, siteItems, sk, type SiteRecord } from '#areas/content/store.ts';
 import { themeCss, themeOf } from '#areas/content/theme.ts';
@@ -25,26 +31,45 @@ export async function activeSite(siteId: string): Promise<SiteRecord> {
   return site;
 }
 
-const etagOf = (site: SiteRecord, body: string) => `"${createHash('sha256').update(`${site.id}:${site.cacheVersion}:`).update(body).digest('base64url').slice(0, 27)}"`;
-const matches = (header: string | undefined, etag: string) => !!header && header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*');
+const etagOf = (site: SiteRecord, body: string) =>
+  `"${createHash('sha256').update(`${site.id}:${site.cacheVersion}:`).update(body).digest('base64url').slice(0, 27)}"`;
+const matches = (header: string | undefined, etag: string) =>
+  !!header && header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*');
 
 /**
  * A cacheable answer: Cache-Control public with the route's lifetime and an ETag over the body
  * and the site's cache version (bumped by cache/invalidate); 304 when If-None-Match holds it.
  */
-export function cacheable(site: SiteRecord, headers: Headers, maxAge: number, body: { json: unknown } | { css: string }): Reply {
+export function cacheable(
+  site: SiteRecord,
+  headers: Headers,
+  maxAge: number,
+  body: { json: unknown } | { css: string },
+): Reply {
   const text = 'json' in body ? JSON.stringify(body.json) : body.css;
   const etag = etagOf(site, text);
   const cacheHeaders = { 'cache-control': `public, max-age=${maxAge}`, etag };
   if (matches(headers['if-none-match'], etag)) return { kind: 'empty', status: 304, headers: cacheHeaders };
-  return 'json' in body ? ok(body.json, cacheHeaders) : raw('text/css; charset=utf-8', body.css, { headers: cacheHeaders });
+  return 'json' in body
+    ? ok(body.json, cacheHeaders)
+    : raw('text/css; charset=utf-8', body.css, { headers: cacheHeaders });
 }
 
 export async function resolveDomain(domain: string) {
   const owner = await read(claims.domain(domain.toLowerCase()), false);
   if (!owner) throw notFound('Site');
   const site = await activeSite(owner.siteId as string);
-  return { site, view: { id: site.id, domain: site.domain, isMaster: site.isMaster, defaultLocale: site.defaultLocale, themeConfig: site.themeConfig, metadata: site.metadata } };
+  return {
+    site,
+    view: {
+      id: site.id,
+      domain: site.domain,
+      isMaster: site.isMaster,
+      defaultLocale: site.defaultLocale,
+      themeConfig: site.themeConfig,
+      metadata: site.metadata,
+    },
+  };
 }
 
 export const css = (site: SiteRecord) => themeCss(themeOf(site.themeConfig));
@@ -65,7 +90,8 @@ const pageView = (p: PageRecord, t: PageTranslation | undefined) => ({
 });
 
 /** The page a slug names: a top-level page first, then the lowest sortOrder. */
-const bySlug = (pages: PageRecord[], slug: string) => pages.filter((p) => p.slug === slug).sort((a, b) => Number(!!a.parentId) - Number(!!b.parentId) || bySortOrder(a, b));
+const bySlug = (pages: PageRecord[], slug: string) =>
+  pages.filter((p) => p.slug === slug).sort((a, b) => Number(!!a.parentId) - Number(!!b.parentId) || bySortOrder(a, b));
 
 export async function publishedPages(site: SiteRecord, q: { locale?: string; parentSlug?: string }) {
   const { pages, translations } = splitPages(await siteItems(site.id, 'PAGE#', false));
@@ -75,7 +101,9 @@ export async function publishedPages(site: SiteRecord, q: { locale?: string; par
     const parent = bySlug(published, q.parentSlug)[0];
     shown = parent ? published.filter((p) => p.parentId === parent.id) : [];
   }
-  return shown.sort(bySortOrder).map((p) => pageView(p, pickTranslation(translations.get(p.id), q.locale, site.defaultLocale)));
+  return shown
+    .sort(bySortOrder)
+    .map((p) => pageView(p, pickTranslation(translations.get(p.id), q.locale, site.defaultLocale)));
 }
 
 /** A valid preview token names one page and has not expired. */
@@ -92,7 +120,10 @@ export async function pageBySlug(site: SiteRecord, slug: string, q: { locale?: s
   const previewPageId = await previewOf(q.preview_token);
   const page = candidates.find((p) => p.isPublished) ?? candidates.find((p) => p.id === previewPageId);
   if (!page) throw notFound('Page');
-  return { preview: !page.isPublished, view: pageView(page, pickTranslation(translations.get(page.id), q.locale, site.defaultLocale)) };
+  return {
+    preview: !page.isPublished,
+    view: pageView(page, pickTranslation(translations.get(page.id), q.locale, site.defaultLocale)),
+  };
 }
 
 const postView = (p: PostRecord, t: PostTranslation | undefined) => ({
@@ -122,11 +153,17 @@ const localeFor = (p: PostRecord, locale: string | undefined, fallback: string) 
  * Published posts with publishedAt in the past, newest first, from the site's published index
  * (a range up to now); then the shown translations in one BatchGet.
  */
-export async function publishedPosts(site: SiteRecord, q: { page: number; pageSize: number; locale?: string; category?: string; tag?: string }) {
+export async function publishedPosts(
+  site: SiteRecord,
+  q: { page: number; pageSize: number; locale?: string; category?: string; tag?: string },
+) {
   const filters: string[] = [];
-  const values: Record<string, unknown> = { ':pk': keys.sitePublishedPosts(site.id), ':now': `${new Date().toISOString()}#~` };
-  if (q.category) (filters.push('category = :category'), (values[':category'] = q.category));
-  if (q.tag) (filters.push('contains(tags, :tag)'), (values[':tag'] = q.tag));
+  const values: Record<string, unknown> = {
+    ':pk': keys.sitePublishedPosts(site.id),
+    ':now': `${new Date().toISOString()}#~`,
+  };
+  if (q.category) filters.push('category = :category'), (values[':category'] = q.category);
+  if (q.tag) filters.push('contains(tags, :tag)'), (values[':tag'] = q.tag);
   const all = await queryItems({
     TableName: config.tableName,
     IndexName: 'gsi2',
@@ -141,15 +178,25 @@ export async function publishedPosts(site: SiteRecord, q: { page: number; pageSi
     const locale = localeFor(p, q.locale, site.defaultLocale);
     return locale ? [{ pk: keys.siteContent(site.id), sk: sk.postTranslation(p.id, locale) }] : [];
   });
-  const found = wanted.length ? ((await ddb().send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: wanted } } }))).Responses?.[config.tableName] ?? []) : [];
+  const found = wanted.length
+    ? ((await ddb().send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: wanted } } }))).Responses?.[
+        config.tableName
+      ] ?? [])
+    : [];
   const byPost = new Map(found.map((t) => [t.postId as string, toPostTranslation(t)]));
-  return toPage(posts.map((p) => postView(p, byPost.get(p.id))), all.length, q.page, q.pageSize);
+  return toPage(
+    posts.map((p) => postView(p, byPost.get(p.id))),
+    all.length,
+    q.page,
+    q.pageSize,
+  );
 }
 
 export async function postBySlug(site: SiteRecord, slug: string, locale: string | undefined) {
   const owner = await read(claims.postSlug(site.id, slug), false);
   const found = owner ? splitPost(await siteItems(site.id, sk.post(owner.postId as string), false)) : undefined;
   const now = new Date().toISOString();
-  if (!found || !found.post.isPublished || !found.post.publishedAt || found.post.publishedAt > now) throw notFound('Post');
+  if (!found || !found.post.isPublished || !found.post.publishedAt || found.post.publishedAt > now)
+    throw notFound('Post');
   return postView(found.post, pickTranslation(found.translations, locale, site.defaultLocale));
 }

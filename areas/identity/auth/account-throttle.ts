@@ -25,7 +25,9 @@ const deviceKey = (email: string, token: string) => keys.oneTime('DEVICE', `${ac
 
 async function knownDevice(email: string, token: string | undefined): Promise<boolean> {
   if (!token) return false;
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: deviceKey(email, token), ConsistentRead: true }));
+  const out = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: deviceKey(email, token), ConsistentRead: true }),
+  );
   return !!out.Item && Number(out.Item.expiresAt) > epochSeconds(Date.now());
 }
 
@@ -52,6 +54,8 @@ export const clearSignInFailures = (email: string) => clearRateLimit(ACCOUNT_FAI
 export async function issueDeviceToken(email: string): Promise<string> {
   const token = randomToken();
   const expiresAt = epochSeconds(Date.now()) + DEVICE_TTL_SECONDS;
-  await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...deviceKey(email, token), expiresAt, ttl: expiresAt } }));
+  await ddb().send(
+    new PutCommand({ TableName: config.tableName, Item: { ...deviceKey(email, token), expiresAt, ttl: expiresAt } }),
+  );
   return token;
 }

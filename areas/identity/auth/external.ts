@@ -1,4 +1,9 @@
-import { isAllowedRedirect, providerConfig, redirectAllowList, type ProviderId } from '#areas/identity/identity-providers.ts';
+import {
+  isAllowedRedirect,
+  providerConfig,
+  redirectAllowList,
+  type ProviderId,
+} from '#areas/identity/identity-providers.ts';
 import {
   assertNonce,
   consumeFlow,
@@ -24,7 +29,11 @@ import { completeSignIn, type Account } from './session.ts';
 
 function assertRedirect(redirectUri: string) {
   if (isAllowedRedirect(redirectUri)) return;
-  if (!redirectAllowList().length) throw badRequest('EXTERNAL_SIGN_IN_NOT_CONFIGURED', 'External sign-in is not configured on this stage (OAUTH_REDIRECT_ALLOWLIST is empty)');
+  if (!redirectAllowList().length)
+    throw badRequest(
+      'EXTERNAL_SIGN_IN_NOT_CONFIGURED',
+      'External sign-in is not configured on this stage (OAUTH_REDIRECT_ALLOWLIST is empty)',
+    );
   throw badRequest('INVALID_REDIRECT_URI', 'redirectUri is not on the allow-list');
 }
 
@@ -39,7 +48,11 @@ export async function startExternal(provider: ProviderId, input: { redirectUri: 
  * ID token's nonce must match. A flow is used once, within 10 minutes, for the provider and
  * redirect URI it was started with.
  */
-export async function finishExternal(provider: ProviderId, input: { code: string; redirectUri: string; state: string; clientBinding: string }, ip: string) {
+export async function finishExternal(
+  provider: ProviderId,
+  input: { code: string; redirectUri: string; state: string; clientBinding: string },
+  ip: string,
+) {
   const cfg = providerConfig(provider);
   let claims: IdTokenClaims;
   let user: Account;
@@ -52,7 +65,12 @@ export async function finishExternal(provider: ProviderId, input: { code: string
     user = await findOrCreateExternalUser(provider, claims);
   } catch (err) {
     if (err instanceof ApiError) {
-      await recordAuth({ action: 'login.failed', user: null, email: '', details: { method: provider, ip, reason: err.code } });
+      await recordAuth({
+        action: 'login.failed',
+        user: null,
+        email: '',
+        details: { method: provider, ip, reason: err.code },
+      });
       countMetric('SignInRefused', err.code);
     }
     throw err;
@@ -85,15 +103,23 @@ export async function findOrCreateExternalUser(provider: ProviderId, claims: IdT
   const linked = await linkedUser(provider, claims.sub);
   if (linked) return linked;
   const email = normalizeEmail(clip(claims.email, 254));
-  if (!EMAIL.test(email)) throw badRequest('PROVIDER_EMAIL_MISSING', 'The identity provider did not share an e-mail address');
+  if (!EMAIL.test(email))
+    throw badRequest('PROVIDER_EMAIL_MISSING', 'The identity provider did not share an e-mail address');
   const verified = emailVerifiedClaim(claims);
   const link = (user: { id: string; tenantId: string | null }) =>
-    claimUnique(keys.identityLink(provider, claims.sub), { userId: user.id, tenantId: user.tenantId, provider, subject: claims.sub, linkedAt: new Date().toISOString() });
+    claimUnique(keys.identityLink(provider, claims.sub), {
+      userId: user.id,
+      tenantId: user.tenantId,
+      provider,
+      subject: claims.sub,
+      linkedAt: new Date().toISOString(),
+    });
 
   const existing = (await findUserByEmail(email)) as Account | undefined;
   if (existing) {
     // A platform administrator is never reached through someone else's identity provider.
-    if (!verified || existing.roles.includes('SystemAdmin')) throw conflict('An account with this e-mail already exists; sign in with its password', 'ACCOUNT_EXISTS');
+    if (!verified || existing.roles.includes('SystemAdmin'))
+      throw conflict('An account with this e-mail already exists; sign in with its password', 'ACCOUNT_EXISTS');
     const takeOver = !existing.isEmailVerified;
     const outcome = await transact([
       link(existing),
@@ -102,12 +128,19 @@ export async function findOrCreateExternalUser(provider: ProviderId, claims: IdT
             Update: {
               TableName: config.tableName,
               Key: keys.user(existing.tenantId, existing.id),
-              UpdateExpression: 'SET isEmailVerified = :true, sessionVersion = if_not_exists(sessionVersion, :zero) + :one REMOVE passwordHash',
+              UpdateExpression:
+                'SET isEmailVerified = :true, sessionVersion = if_not_exists(sessionVersion, :zero) + :one REMOVE passwordHash',
               ConditionExpression: 'attribute_exists(pk)',
               ExpressionAttributeValues: { ':true': true, ':zero': 0, ':one': 1 },
             },
           }
-        : { ConditionCheck: { TableName: config.tableName, Key: keys.user(existing.tenantId, existing.id), ConditionExpression: 'attribute_exists(pk)' } },
+        : {
+            ConditionCheck: {
+              TableName: config.tableName,
+              Key: keys.user(existing.tenantId, existing.id),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
       authAuditItem({ action: 'identity.linked', user: existing, details: { provider, emailWasVerified: !takeOver } }),
     ]);
     if (!outcome.ok) return raceWinner(provider, claims.sub);

@@ -18,7 +18,10 @@ export const invalidCredentials = () => unauthorized('Invalid e-mail or password
  * cost one scrypt verification, count against the account's throttle and give the same 401. A
  * successful sign-in also returns a `deviceToken` that lets this client past the throttle later.
  */
-export async function login(input: { email: string; password: string; rememberMe?: boolean; deviceToken?: string | null }, ip: string) {
+export async function login(
+  input: { email: string; password: string; rememberMe?: boolean; deviceToken?: string | null },
+  ip: string,
+) {
   const release = await claimSignInAttempt(input.email, input.deviceToken ?? undefined);
   const dummy = dummyHash();
   const user = (await findUserByEmail(input.email)) as Account | undefined;

@@ -1,5 +1,12 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { checkOneTime, claimCooldown, consumeOneTime, oneTimePut, releaseCooldown, RESET_TOKEN_TTL_SECONDS } from '#areas/identity/one-time.ts';
+import {
+  checkOneTime,
+  claimCooldown,
+  consumeOneTime,
+  oneTimePut,
+  releaseCooldown,
+  RESET_TOKEN_TTL_SECONDS,
+} from '#areas/identity/one-time.ts';
 import { randomToken } from '#shared/auth/opaque.ts';
 import { hashPassword, verifyPassword } from '#areas/identity/password.ts';
 import { revokeAllFamilies } from '#areas/identity/refresh-tokens.ts';
@@ -20,14 +27,24 @@ import type { Account } from './session.ts';
  * The new password hash together with a bump of the user's session version, which invalidates
  * every refresh token family of the user at once (families record the version they started with).
  */
-export function setPasswordItem(user: Account, passwordHash: string, opts: { expectHash?: string | null; verifyEmail?: boolean } = {}): TransactItem {
-  const values: Record<string, unknown> = { ':hash': passwordHash, ':zero': 0, ':one': 1, ':now': new Date().toISOString() };
+export function setPasswordItem(
+  user: Account,
+  passwordHash: string,
+  opts: { expectHash?: string | null; verifyEmail?: boolean } = {},
+): TransactItem {
+  const values: Record<string, unknown> = {
+    ':hash': passwordHash,
+    ':zero': 0,
+    ':one': 1,
+    ':now': new Date().toISOString(),
+  };
   let condition = 'attribute_exists(pk)';
   if (opts.expectHash) {
     condition += ' AND passwordHash = :old';
     values[':old'] = opts.expectHash;
   }
-  let update = 'SET passwordHash = :hash, passwordChangedAt = :now, sessionVersion = if_not_exists(sessionVersion, :zero) + :one';
+  let update =
+    'SET passwordHash = :hash, passwordChangedAt = :now, sessionVersion = if_not_exists(sessionVersion, :zero) + :one';
   if (opts.verifyEmail) {
     update += ', isEmailVerified = :true';
     values[':true'] = true;
@@ -89,7 +106,12 @@ const invalidResetToken = () => badRequest('INVALID_RESET_TOKEN', 'The reset tok
 export async function resetPassword(input: { email: string; resetToken: string; newPassword: string }, ip: string) {
   const user = (await findUserByEmail(input.email)) as Account | undefined;
   const fail = async (reason: string) => {
-    await recordAuth({ action: 'password.reset.failed', user: user ?? null, email: input.email, details: { ip, reason } });
+    await recordAuth({
+      action: 'password.reset.failed',
+      user: user ?? null,
+      email: input.email,
+      details: { ip, reason },
+    });
     return invalidResetToken();
   };
   if (!user) throw await fail('UNKNOWN_EMAIL');
@@ -110,14 +132,21 @@ export async function resetPassword(input: { email: string; resetToken: string; 
 }
 
 /** Needs the current password; afterwards every session (refresh token) of the user is revoked. */
-export async function changePassword(principal: Principal, input: { currentPassword: string; newPassword: string }, ip: string) {
+export async function changePassword(
+  principal: Principal,
+  input: { currentPassword: string; newPassword: string },
+  ip: string,
+) {
   const user = (await getUser(principal.tenantId, principal.userId)) as Account | undefined;
   if (!user) throw unauthorized();
   const fail = async (reason: string) =>
     recordAuth({ action: 'password.change.failed', user, details: { ip, reason } });
   if (!user.passwordHash) {
     await fail('PASSWORD_NOT_SET');
-    throw badRequest('PASSWORD_NOT_SET', 'This account signs in through an identity provider; use forgot-password to set a password');
+    throw badRequest(
+      'PASSWORD_NOT_SET',
+      'This account signs in through an identity provider; use forgot-password to set a password',
+    );
   }
   if (!(await verifyPassword(input.currentPassword, user.passwordHash))) {
     await fail('INVALID_CURRENT_PASSWORD');

@@ -50,10 +50,17 @@ export async function register(input: RegisterInput) {
   const own = [
     oneTimePut('VERIFY', user.id, code, VERIFY_CODE_TTL_SECONDS, now),
     cooldownPut(`verify:${user.email}`, now),
-    integrationEventPut('user.registered', { userId: user.id, email: user.email, tenantId: user.tenantId, source: 'password' }, user.createdAt),
+    integrationEventPut(
+      'user.registered',
+      { userId: user.id, email: user.email, tenantId: user.tenantId, source: 'password' },
+      user.createdAt,
+    ),
   ];
   const outcome = await createUser(user, null, [...own, ...(invitation?.items ?? [])]);
-  if (!outcome.ok) throw redeemFailure(outcome.failedAt, CREATE_USER_ITEMS + own.length) ?? new Error('Registration transaction failed');
+  if (!outcome.ok)
+    throw (
+      redeemFailure(outcome.failedAt, CREATE_USER_ITEMS + own.length) ?? new Error('Registration transaction failed')
+    );
   await Promise.all([
     countIntegrationEvents(1 + (invitation?.integrationEvents ?? 0)),
     invitation ? countAudit(invitation.auditEntries) : undefined,

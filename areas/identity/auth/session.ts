@@ -70,7 +70,11 @@ export async function completeSignIn(user: Account, ctx: SignInContext) {
   const session = newSession(user, ctx.rememberMe);
   const outcome = await transact([
     ...session.items,
-    authAuditItem({ action: 'login.succeeded', user, details: { ...details, rememberMe: ctx.rememberMe, session: session.familyId } }),
+    authAuditItem({
+      action: 'login.succeeded',
+      user,
+      details: { ...details, rememberMe: ctx.rememberMe, session: session.familyId },
+    }),
   ]);
   if (!outcome.ok) throw new Error('Session could not be stored');
   await countAudit(1);

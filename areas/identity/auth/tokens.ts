@@ -36,7 +36,10 @@ export async function refresh(principal: Principal, input: { accessToken: string
   if (!token || token.userId !== principal.userId) throw invalidRefresh();
   if (token.status !== 'active') throw await reuseDetected(token.familyId, principal, ip);
   if (token.expiresAt <= epochSeconds()) throw invalidRefresh();
-  const [family, user] = await Promise.all([getFamily(token.familyId), getUser(token.tenantId, token.userId) as Promise<Account | undefined>]);
+  const [family, user] = await Promise.all([
+    getFamily(token.familyId),
+    getUser(token.tenantId, token.userId) as Promise<Account | undefined>,
+  ]);
   if (!user || !family || !familyIsLive(family, user)) throw invalidRefresh();
   const refusal = await signInRefusal(user);
   if (refusal) throw refusal;

@@ -1,5 +1,12 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { checkOneTime, claimCooldown, consumeOneTime, oneTimePut, sixDigitCode, VERIFY_CODE_TTL_SECONDS } from '#areas/identity/one-time.ts';
+import {
+  checkOneTime,
+  claimCooldown,
+  consumeOneTime,
+  oneTimePut,
+  sixDigitCode,
+  VERIFY_CODE_TTL_SECONDS,
+} from '#areas/identity/one-time.ts';
 import { countAudit } from '#shared/data/audit.ts';
 import { keys } from '#shared/data/keys.ts';
 import { transact } from '#shared/data/transact.ts';
@@ -21,7 +28,8 @@ export async function verifyEmail(input: { email: string; code: string }, ip: st
   if (!user || user.isEmailVerified) throw invalidCode();
   const check = await checkOneTime('VERIFY', user.id, input.code, ip);
   if (!check.ok) {
-    if (check.reason === 'expired') throw badRequest('CODE_EXPIRED', 'The verification code has expired; ask for a new one');
+    if (check.reason === 'expired')
+      throw badRequest('CODE_EXPIRED', 'The verification code has expired; ask for a new one');
     if (check.reason === 'locked') throw badRequest('TOO_MANY_ATTEMPTS', 'Too many wrong codes; ask for a new one');
     throw invalidCode();
   }
@@ -63,4 +71,3 @@ export async function resendVerification(input: { email: string }) {
   await sendEmail(verificationEmail(user.email, code));
   return null;
 }
-

@@ -31,7 +31,8 @@ export interface OnboardingInput {
 export async function startOnboarding(input: OnboardingInput): Promise<{ invitationCode: string }> {
   const email = normalizeEmail(input.email);
   // The owner registers with this e-mail; one already in use could never redeem the invitation.
-  if (await getItem(keys.unique('EMAIL', email))) throw badRequest('DUPLICATE_EMAIL', 'An account with this e-mail already exists');
+  if (await getItem(keys.unique('EMAIL', email)))
+    throw badRequest('DUPLICATE_EMAIL', 'An account with this e-mail already exists');
 
   const now = new Date();
   const plan = planDefaults(1);
@@ -66,7 +67,10 @@ export async function startOnboarding(input: OnboardingInput): Promise<{ invitat
       if (outcome.failedAt.includes(SLUG_CLAIM_INDEX)) continue;
       throw new Error(`Onboarding write failed at ${outcome.failedAt.join(',')}`);
     }
-    await Promise.all([countAudit(1 + invitation.auditEntries), countIntegrationEvents(1 + invitation.integrationEvents)]);
+    await Promise.all([
+      countAudit(1 + invitation.auditEntries),
+      countIntegrationEvents(1 + invitation.integrationEvents),
+    ]);
     await sendInvitationEmail(invitation.record, invitation.code, tenant);
     return { invitationCode: invitation.code };
   }

@@ -28,12 +28,18 @@ export interface NewDepartment {
  * conditioned on the parent still existing. A new department can never close a cycle; the depth
  * cap bounds the chain that `checkParentChain` walks once departments can be moved.
  */
-export async function createDepartment(tenantId: string, input: NewDepartment, actor: Principal): Promise<DepartmentRecord> {
+export async function createDepartment(
+  tenantId: string,
+  input: NewDepartment,
+  actor: Principal,
+): Promise<DepartmentRecord> {
   const parent = input.parentId ? await getDepartment(tenantId, input.parentId) : undefined;
   if (input.parentId && !parent) throw notFound('Parent department');
   const depth = parent ? parent.depth + 1 : 0;
   if (depth > MAX_DEPARTMENT_DEPTH) {
-    throw validationError([{ path: 'body.parentId', message: `Departments nest at most ${MAX_DEPARTMENT_DEPTH} levels deep` }]);
+    throw validationError([
+      { path: 'body.parentId', message: `Departments nest at most ${MAX_DEPARTMENT_DEPTH} levels deep` },
+    ]);
   }
   const department: DepartmentRecord = {
     id: crypto.randomUUID(),
@@ -57,7 +63,17 @@ export async function createDepartment(tenantId: string, input: NewDepartment, a
       searchText: department.name.toLowerCase(),
     }),
     bumpCounter(collection, 1),
-    auditPut({ entityType: 'Department', entityId: department.id, action: 'create', changes: { name: department.name, parentId: department.parentId }, actor, tenantId }, department.createdAt),
+    auditPut(
+      {
+        entityType: 'Department',
+        entityId: department.id,
+        action: 'create',
+        changes: { name: department.name, parentId: department.parentId },
+        actor,
+        tenantId,
+      },
+      department.createdAt,
+    ),
   ];
   if (parent) items.push(addToCount(departmentKey(tenantId, parent.id), 'childCount', 1));
   const outcome = await transact(items);
@@ -74,7 +90,10 @@ export async function listDepartments(tenantId: string, q: { page: number; pageS
   }
   const parentId = q.parentId.toLowerCase();
   const end = q.page * q.pageSize;
-  const [parent, children] = await Promise.all([getDepartment(tenantId, parentId), childrenUntil(tenantId, parentId, end)]);
+  const [parent, children] = await Promise.all([
+    getDepartment(tenantId, parentId),
+    childrenUntil(tenantId, parentId, end),
+  ]);
   if (!parent) throw notFound('Parent department');
   return toPage(children.slice(end - q.pageSize, end).map(toDepartment), parent.childCount, q.page, q.pageSize);
 }

@@ -7,7 +7,15 @@ import { transact } from '#shared/data/transact.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
-import { getGroup, groupCollection, groupKey, groupNameKey, membershipItem, toGroup, type GroupRecord } from '#areas/identity/groups.ts';
+import {
+  getGroup,
+  groupCollection,
+  groupKey,
+  groupNameKey,
+  membershipItem,
+  toGroup,
+  type GroupRecord,
+} from '#areas/identity/groups.ts';
 import { addToCount } from '#areas/identity/org-counters.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -36,7 +44,17 @@ export async function createGroup(tenantId: string, input: NewGroup, actor: Prin
       searchText: [group.name, group.description].filter(Boolean).join(' ').toLowerCase(),
     }),
     bumpCounter(collection, 1),
-    auditPut({ entityType: 'Group', entityId: group.id, action: 'create', changes: { name: group.name, description: group.description }, actor, tenantId }, group.createdAt),
+    auditPut(
+      {
+        entityType: 'Group',
+        entityId: group.id,
+        action: 'create',
+        changes: { name: group.name, description: group.description },
+        actor,
+        tenantId,
+      },
+      group.createdAt,
+    ),
   ]);
   if (!outcome.ok) throw conflict(`A group named '${group.name}' already exists`);
   await countAudit(1);
@@ -49,7 +67,9 @@ export async function listGroups(tenantId: string, q: { page: number; pageSize: 
 }
 
 const readGroup = async (tenantId: string, groupId: string) => {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: groupKey(tenantId, groupId), ConsistentRead: true }));
+  const out = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: groupKey(tenantId, groupId), ConsistentRead: true }),
+  );
   return out.Item ? toGroup(out.Item) : undefined;
 };
 
@@ -59,17 +79,40 @@ const readGroup = async (tenantId: string, groupId: string) => {
  * concurrent add of the same user counts once: its condition failure means "already a member",
  * which answers 200 with the group and writes nothing (no audit entry or integration event either).
  */
-export async function addUserToGroup(tenantId: string, groupId: string, userId: string, actor: Principal): Promise<GroupRecord> {
-  const [group, user] = await Promise.all([getGroup(tenantId, groupId), getItem(keys.user(tenantId, userId.toLowerCase()))]);
+export async function addUserToGroup(
+  tenantId: string,
+  groupId: string,
+  userId: string,
+  actor: Principal,
+): Promise<GroupRecord> {
+  const [group, user] = await Promise.all([
+    getGroup(tenantId, groupId),
+    getItem(keys.user(tenantId, userId.toLowerCase())),
+  ]);
   if (!group) throw notFound('Group');
   if (!user) throw notFound('User');
   const memberId = userId.toLowerCase();
   const now = new Date().toISOString();
   const outcome = await transact([
-    { Put: { TableName: config.tableName, Item: membershipItem(tenantId, group, memberId, now), ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: config.tableName,
+        Item: membershipItem(tenantId, group, memberId, now),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
     addToCount(groupKey(tenantId, group.id), 'memberCount', 1),
-    { ConditionCheck: { TableName: config.tableName, Key: keys.user(tenantId, memberId), ConditionExpression: 'attribute_exists(pk)' } },
-    auditPut({ entityType: 'Group', entityId: group.id, action: 'add-member', changes: { userId: memberId }, actor, tenantId }, now),
+    {
+      ConditionCheck: {
+        TableName: config.tableName,
+        Key: keys.user(tenantId, memberId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    auditPut(
+      { entityType: 'Group', entityId: group.id, action: 'add-member', changes: { userId: memberId }, actor, tenantId },
+      now,
+    ),
     integrationEventPut('group.member-added', { tenantId, groupId: group.id, userId: memberId }, now),
   ]);
   if (!outcome.ok) {

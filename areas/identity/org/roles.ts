@@ -27,7 +27,8 @@ export interface NewRole {
 export async function listRoles(tenantId: string, q: { page: number; pageSize: number }) {
   let { items, totalCount } = await listNewestFirst(roleCollection(tenantId), q);
   // A tenant that predates system roles gets them the first time its roles are listed.
-  if (totalCount === 0 && (await ensureSystemRoles(tenantId))) ({ items, totalCount } = await listNewestFirst(roleCollection(tenantId), q));
+  if (totalCount === 0 && (await ensureSystemRoles(tenantId)))
+    ({ items, totalCount } = await listNewestFirst(roleCollection(tenantId), q));
   return toPage(items.map(toRole), totalCount, q.page, q.pageSize);
 }
 
@@ -49,7 +50,17 @@ export async function createRole(tenantId: string, input: NewRole, actor: Princi
     putNew(roleItem(role)),
     claimUnique(roleNameKey(tenantId, role.name), { roleId: role.id }),
     bumpCounter(roleCollection(tenantId), 1),
-    auditPut({ entityType: 'Role', entityId: role.id, action: 'create', changes: { name: role.name, description: role.description, scope: role.scope }, actor, tenantId }, role.createdAt),
+    auditPut(
+      {
+        entityType: 'Role',
+        entityId: role.id,
+        action: 'create',
+        changes: { name: role.name, description: role.description, scope: role.scope },
+        actor,
+        tenantId,
+      },
+      role.createdAt,
+    ),
   ]);
   if (!outcome.ok) throw conflict(`A role named '${role.name}' already exists`);
   await countAudit(1);
@@ -61,9 +72,17 @@ export async function createRole(tenantId: string, input: NewRole, actor: Princi
  * edited (409), and a caller other than a SystemAdmin can grant only permissions it holds itself.
  * Tokens already issued keep their permissions until they are renewed.
  */
-export async function setRolePermissions(tenantId: string, roleId: string, requested: string[], actor: Principal): Promise<RoleRecord> {
-  const unknown = requested.flatMap((p, i) => (isPermission(p) ? [] : [{ path: `body.permissions.${i}`, message: `Unknown permission '${p}'` }]));
-  if (unknown.length) throw validationError(unknown, `Unknown permissions: ${requested.filter((p) => !isPermission(p)).join(', ')}`);
+export async function setRolePermissions(
+  tenantId: string,
+  roleId: string,
+  requested: string[],
+  actor: Principal,
+): Promise<RoleRecord> {
+  const unknown = requested.flatMap((p, i) =>
+    isPermission(p) ? [] : [{ path: `body.permissions.${i}`, message: `Unknown permission '${p}'` }],
+  );
+  if (unknown.length)
+    throw validationError(unknown, `Unknown permissions: ${requested.filter((p) => !isPermission(p)).join(', ')}`);
   const permissions = PERMISSIONS.filter((p) => requested.includes(p));
 
   const item = await getItem(roleKey(tenantId, roleId.toLowerCase()));
@@ -86,7 +105,14 @@ export async function setRolePermissions(tenantId: string, roleId: string, reque
         ExpressionAttributeValues: { ':p': permissions, ':false': false },
       },
     },
-    auditPut({ entityType: 'Role', entityId: role.id, action: 'update-permissions', changes: { permissions, previousPermissions: role.permissions }, actor, tenantId }),
+    auditPut({
+      entityType: 'Role',
+      entityId: role.id,
+      action: 'update-permissions',
+      changes: { permissions, previousPermissions: role.permissions },
+      actor,
+      tenantId,
+    }),
   ]);
   if (!outcome.ok) throw notFound('Role');
   await countAudit(1);

@@ -50,7 +50,12 @@ export async function listTenants(principal: Principal, q: TenantListQuery) {
       search: q.search,
       where: { planType: q.planType, status } as Record<string, number>,
     });
-    return toPage(items.map((i) => toTenantSummary(toTenant(i))), totalCount, q.page, q.pageSize);
+    return toPage(
+      items.map((i) => toTenantSummary(toTenant(i))),
+      totalCount,
+      q.page,
+      q.pageSize,
+    );
   }
   // A tenant user sees exactly its own tenant, through the same filters.
   const own = principal.tenantId ? await getTenant(principal.tenantId) : undefined;
@@ -122,9 +127,11 @@ export async function updateTenant(principal: Principal, slug: string, input: Te
   const changes: Partial<TenantRecord> = {};
   for (const field of [...OWNER_FIELDS, ...ADMIN_FIELDS]) {
     const value = input[field];
-    if (value !== undefined && value !== null && value !== tenant[field]) (changes as Record<string, unknown>)[field] = value;
+    if (value !== undefined && value !== null && value !== tenant[field])
+      (changes as Record<string, unknown>)[field] = value;
   }
-  if (input.phone !== undefined && input.phone !== null && (input.phone || null) !== tenant.phone) changes.phone = input.phone || null;
+  if (input.phone !== undefined && input.phone !== null && (input.phone || null) !== tenant.phone)
+    changes.phone = input.phone || null;
   const adminChanges = ADMIN_FIELDS.filter((f) => f in changes);
   if (adminChanges.length && !isSystemAdmin(principal)) {
     throw forbidden(`Only a platform administrator can change ${adminChanges.join(', ')}`);
@@ -157,8 +164,15 @@ export async function updateTenant(principal: Principal, slug: string, input: Te
         ExpressionAttributeValues: values,
       },
     },
-    auditPut({ entityType: 'Tenant', entityId: tenant.id, action: 'update', changes, actor: principal, tenantId: tenant.id }, now),
-    integrationEventPut('tenant.updated', { tenantId: tenant.id, slug: tenant.slug, fields: Object.keys(changes) }, now),
+    auditPut(
+      { entityType: 'Tenant', entityId: tenant.id, action: 'update', changes, actor: principal, tenantId: tenant.id },
+      now,
+    ),
+    integrationEventPut(
+      'tenant.updated',
+      { tenantId: tenant.id, slug: tenant.slug, fields: Object.keys(changes) },
+      now,
+    ),
   ]);
   if (!outcome.ok) {
     if (changes.maxSeats !== undefined) {
@@ -172,7 +186,11 @@ export async function updateTenant(principal: Principal, slug: string, input: Te
 }
 
 /** SystemAdmin status change; see `statusMove` for the allowed moves. */
-export async function changeTenantStatus(principal: Principal, slug: string, newStatus: Exclude<TenantStatusName, 'PENDING'>) {
+export async function changeTenantStatus(
+  principal: Principal,
+  slug: string,
+  newStatus: Exclude<TenantStatusName, 'PENDING'>,
+) {
   const tenant = await tenantForCaller(principal, slug, true);
   const to = TENANT_STATUS_CODES[newStatus];
   const move = statusMove(tenant.status, to);

@@ -29,18 +29,24 @@ export type UserView = ReturnType<typeof toUser>;
 
 /** Strongly consistent read of a tenant user, for decisions that lead to a write. */
 export async function readUser(tenantId: string, userId: string): Promise<UserItem | undefined> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.user(tenantId, userId), ConsistentRead: true }));
+  const out = await ddb().send(
+    new GetCommand({ TableName: config.tableName, Key: keys.user(tenantId, userId), ConsistentRead: true }),
+  );
   return out.Item as UserItem | undefined;
 }
 
 /** An owner for the "last TenantOwner" rule: active and holding TenantOwner. */
-export const isActiveOwner = (u: Pick<UserRecord, 'isActive' | 'roles'>) => u.isActive !== false && u.roles.includes('TenantOwner');
+export const isActiveOwner = (u: Pick<UserRecord, 'isActive' | 'roles'>) =>
+  u.isActive !== false && u.roles.includes('TenantOwner');
 
 /** Condition that the user item is still the revision that was read. */
 export function revisionCondition(before: UserItem) {
   return before.revision === undefined
     ? { expression: 'attribute_exists(pk) AND attribute_not_exists(#rev)', values: {} as Record<string, unknown> }
-    : { expression: 'attribute_exists(pk) AND #rev = :rev', values: { ':rev': before.revision } as Record<string, unknown> };
+    : {
+        expression: 'attribute_exists(pk) AND #rev = :rev',
+        values: { ':rev': before.revision } as Record<string, unknown>,
+      };
 }
 
 /**
@@ -53,14 +59,24 @@ export const otherActiveOwners = (tenantId: string, userId: string) =>
     KeyConditionExpression: 'pk = :pk',
     FilterExpression: 'contains(#roles, :owner) AND isActive = :true AND #id <> :me',
     ExpressionAttributeNames: { '#roles': 'roles', '#id': 'id' },
-    ExpressionAttributeValues: { ':pk': keys.userCollection(tenantId), ':owner': 'TenantOwner', ':true': true, ':me': userId },
+    ExpressionAttributeValues: {
+      ':pk': keys.userCollection(tenantId),
+      ':owner': 'TenantOwner',
+      ':true': true,
+      ':me': userId,
+    },
     ConsistentRead: true,
   });
 
 /** The tenant item's `ownerGuard`, read strongly consistent before counting owners. */
 export async function readOwnerGuard(tenantId: string): Promise<number | undefined | null> {
   const out = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: tenantKey(tenantId), ConsistentRead: true, ProjectionExpression: 'pk, ownerGuard' }),
+    new GetCommand({
+      TableName: config.tableName,
+      Key: tenantKey(tenantId),
+      ConsistentRead: true,
+      ProjectionExpression: 'pk, ownerGuard',
+    }),
   );
   if (!out.Item) return null;
   return out.Item.ownerGuard as number | undefined;
@@ -71,7 +87,10 @@ export async function readOwnerGuard(tenantId: string): Promise<number | undefin
  * Every change that removes an active owner bumps the guard conditionally on the value read
  * before counting the other owners, so two such changes racing cannot both pass the count.
  */
-export function tenantChange(tenantId: string, opts: { freeSeat?: boolean; guard?: number | undefined | null; guarded?: boolean }): TransactItem | null {
+export function tenantChange(
+  tenantId: string,
+  opts: { freeSeat?: boolean; guard?: number | undefined | null; guarded?: boolean },
+): TransactItem | null {
   if (!opts.freeSeat && !opts.guarded) return null;
   const adds: string[] = [];
   const sets: string[] = [];
@@ -94,7 +113,9 @@ export function tenantChange(tenantId: string, opts: { freeSeat?: boolean; guard
     Update: {
       TableName: config.tableName,
       Key: tenantKey(tenantId),
-      UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : ''].filter(Boolean).join(' '),
+      UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : '']
+        .filter(Boolean)
+        .join(' '),
       ConditionExpression: condition,
       ExpressionAttributeValues: values,
     },

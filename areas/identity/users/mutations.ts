@@ -29,7 +29,8 @@ const MAX_ATTEMPTS = 8;
 
 const lastOwner = () => conflict('The tenant must keep at least one active TenantOwner');
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(attempt, 5)));
-const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+const sameSet = (a: string[], b: string[]) =>
+  a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
 /**
  * When the change removes an active TenantOwner, the tenant must keep another: the guard is read
@@ -49,7 +50,11 @@ interface Built {
   membership: [number, number];
 }
 
-async function withMembership(head: TransactItem[], membership: Promise<TransactItem[]>, tail: TransactItem[]): Promise<Built> {
+async function withMembership(
+  head: TransactItem[],
+  membership: Promise<TransactItem[]>,
+  tail: TransactItem[],
+): Promise<Built> {
   const counters = await membership;
   return { items: [...head, ...counters, ...tail], membership: [head.length, head.length + counters.length] };
 }
@@ -122,14 +127,31 @@ export async function updateUser(principal: Principal, tenantId: string, userId:
     };
     const events = [integrationEventPut('user.updated', { tenantId, userId, fields: Object.keys(changes) }, now)];
     if ('roles' in changes || 'departmentId' in changes) {
-      events.push(integrationEventPut('membership.changed', { tenantId, userId, roles: after.roles, departmentId: after.departmentId }, now));
+      events.push(
+        integrationEventPut(
+          'membership.changed',
+          { tenantId, userId, roles: after.roles, departmentId: after.departmentId },
+          now,
+        ),
+      );
     }
-    if ('isActive' in changes) events.push(integrationEventPut(after.isActive ? 'user.activated' : 'user.deactivated', { tenantId, userId }, now));
+    if ('isActive' in changes)
+      events.push(
+        integrationEventPut(after.isActive ? 'user.activated' : 'user.deactivated', { tenantId, userId }, now),
+      );
     const tenantItem = tenantChange(tenantId, owner);
     const built = await withMembership(
       [userUpdate, ...(tenantItem ? [tenantItem] : [])],
-      membershipChangeItems(tenantId, userId, { roles: was.roles, departmentId: was.departmentId }, { roles: after.roles, departmentId: after.departmentId }),
-      [auditPut({ entityType: 'User', entityId: userId, action: 'update', changes, actor: principal, tenantId }, now), ...events],
+      membershipChangeItems(
+        tenantId,
+        userId,
+        { roles: was.roles, departmentId: was.departmentId },
+        { roles: after.roles, departmentId: after.departmentId },
+      ),
+      [
+        auditPut({ entityType: 'User', entityId: userId, action: 'update', changes, actor: principal, tenantId }, now),
+        ...events,
+      ],
     );
     const outcome = await transact(built.items);
     if (outcome.ok) {
@@ -137,14 +159,18 @@ export async function updateUser(principal: Principal, tenantId: string, userId:
       if (deactivated) await revokeAllFamilies(userId, 'user-deactivated');
       return detailOf(tenantId, view);
     }
-    if (failedInRange(outcome.failedAt, built.membership)) throw conflict('A role or department of this change no longer exists; retry');
+    if (failedInRange(outcome.failedAt, built.membership))
+      throw conflict('A role or department of this change no longer exists; retry');
     // The user or the owner guard changed since it was read: decide again.
   }
   throw conflict('The user is being changed concurrently; retry');
 }
 
 async function detailOf(tenantId: string, user: ReturnType<typeof toUser>) {
-  const [deptName, groups] = await Promise.all([departmentName(tenantId, user.departmentId), groupsOfUser(tenantId, user.id)]);
+  const [deptName, groups] = await Promise.all([
+    departmentName(tenantId, user.departmentId),
+    groupsOfUser(tenantId, user.id),
+  ]);
   return { ...user, departmentName: deptName, groups };
 }
 
@@ -187,7 +213,17 @@ export async function deleteUser(principal: Principal, tenantId: string, userId:
       ],
       membershipChangeItems(tenantId, userId, { roles: was.roles, departmentId: was.departmentId }, null),
       [
-        auditPut({ entityType: 'User', entityId: userId, action: 'delete', changes: { email: was.email, roles: was.roles }, actor: principal, tenantId }, now),
+        auditPut(
+          {
+            entityType: 'User',
+            entityId: userId,
+            action: 'delete',
+            changes: { email: was.email, roles: was.roles },
+            actor: principal,
+            tenantId,
+          },
+          now,
+        ),
         integrationEventPut('user.deleted', { tenantId, userId }, now),
       ],
     );
@@ -209,7 +245,12 @@ export async function deleteUser(principal: Principal, tenantId: string, userId:
  * Administrator password reset: the new hash and a bumped session version in one write (every
  * session of the user ends), then the refresh-token families are marked revoked.
  */
-export async function resetPassword(principal: Principal, tenantId: string, userId: string, newPassword: string): Promise<null> {
+export async function resetPassword(
+  principal: Principal,
+  tenantId: string,
+  userId: string,
+  newPassword: string,
+): Promise<null> {
   const user = await readUser(tenantId, userId);
   if (!user) throw notFound('User');
   await assertMayManageUser(principal, tenantId, user);
@@ -220,12 +261,23 @@ export async function resetPassword(principal: Principal, tenantId: string, user
       Update: {
         TableName: config.tableName,
         Key: keys.user(tenantId, userId),
-        UpdateExpression: 'SET passwordHash = :hash, passwordChangedAt = :now, updatedAt = :now ADD sessionVersion :one',
+        UpdateExpression:
+          'SET passwordHash = :hash, passwordChangedAt = :now, updatedAt = :now ADD sessionVersion :one',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':hash': passwordHash, ':now': now, ':one': 1 },
       },
     },
-    auditPut({ entityType: 'User', entityId: userId, action: 'password-reset', changes: { sessionsRevoked: true }, actor: principal, tenantId }, now),
+    auditPut(
+      {
+        entityType: 'User',
+        entityId: userId,
+        action: 'password-reset',
+        changes: { sessionsRevoked: true },
+        actor: principal,
+        tenantId,
+      },
+      now,
+    ),
     integrationEventPut('user.password-reset', { tenantId, userId }, now),
   ]);
   if (!outcome.ok) throw notFound('User');

@@ -18,7 +18,14 @@ export const accessLog = () => {
   };
   return {
     before: async (request: MiddyRequest) => {
-      request.context.state = { principal: null, params: {}, query: {}, body: undefined, rawBody: undefined, startedAt: performance.now() };
+      request.context.state = {
+        principal: null,
+        params: {},
+        query: {},
+        body: undefined,
+        rawBody: undefined,
+        startedAt: performance.now(),
+      };
       logger.appendKeys({ requestId: request.event.requestContext?.requestId ?? request.context.awsRequestId });
     },
     after: async (request: MiddyRequest) => done(request),

@@ -7,7 +7,11 @@ export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 const parser = httpJsonBodyParser();
 
 const byteLength = (event: MiddyRequest['event']) =>
-  event.body === undefined ? 0 : event.isBase64Encoded ? Math.floor((event.body.length * 3) / 4) : Buffer.byteLength(event.body);
+  event.body === undefined
+    ? 0
+    : event.isBase64Encoded
+      ? Math.floor((event.body.length * 3) / 4)
+      : Buffer.byteLength(event.body);
 
 /**
  * Size check, then middy's JSON parser on routes that take a JSON body. Its two failures

@@ -22,7 +22,12 @@ export const validate = () => ({
   before: async (request: MiddyRequest) => {
     const { state } = request.context;
     const route = state.route!;
-    if (route.body && schemaType(route.body) === 'object' && (route.bodyType ?? 'json') === 'json' && !isPlainObject(state.body)) {
+    if (
+      route.body &&
+      schemaType(route.body) === 'object' &&
+      (route.bodyType ?? 'json') === 'json' &&
+      !isPlainObject(state.body)
+    ) {
       throw invalidJson('Request body must be a JSON object');
     }
     const issues: IssueDetail[] = [];

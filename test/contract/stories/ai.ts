@@ -3,28 +3,65 @@ import { makeClient, ok, type Story } from '../story.ts';
 
 /** A tenant's prompt from draft to rendering, a tool through approval, and usage analytics. */
 export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword, internalApiKey, tag }) => {
-  const session = ok('sign-in', await client.POST('/api/auth/login', { body: { email: adminEmail, password: adminPassword } }));
+  const session = ok(
+    'sign-in',
+    await client.POST('/api/auth/login', { body: { email: adminEmail, password: adminPassword } }),
+  );
   const admin = makeClient(baseUrl, { authorization: `Bearer ${session.result.accessToken}` });
   const tenant = ok(
     'tenant',
-    await admin.POST('/api/tenants', { body: { slug: `ai-${tag}`, name: `AI ${tag}`, email: `o-${tag}@typed.example`, planType: 1, maxAgents: 1, maxKnowledgeBases: 1, maxSeats: 5 } }),
+    await admin.POST('/api/tenants', {
+      body: {
+        slug: `ai-${tag}`,
+        name: `AI ${tag}`,
+        email: `o-${tag}@typed.example`,
+        planType: 1,
+        maxAgents: 1,
+        maxKnowledgeBases: 1,
+        maxSeats: 5,
+      },
+    }),
   ).result;
 
-  const prompt = ok('prompt', await admin.POST('/api/prompts', { body: { title: 'Greeter', content: 'Hello {{name}}', tenantId: tenant.id } })).result;
+  const prompt = ok(
+    'prompt',
+    await admin.POST('/api/prompts', { body: { title: 'Greeter', content: 'Hello {{name}}', tenantId: tenant.id } }),
+  ).result;
   expect(prompt.placeholders).toEqual(['name']);
   const path = { promptId: prompt.id, versionId: prompt.versions[0]!.id };
   await admin.PUT('/api/prompts/{promptId}/versions/{versionId}/review', { params: { path } });
   await admin.PUT('/api/prompts/{promptId}/versions/{versionId}/approve', { params: { path } });
-  const rendered = ok('render', await admin.POST('/api/prompts/{promptId}/render', { params: { path: { promptId: prompt.id } }, body: { variables: { name: 'Ada' } } })).result;
+  const rendered = ok(
+    'render',
+    await admin.POST('/api/prompts/{promptId}/render', {
+      params: { path: { promptId: prompt.id } },
+      body: { variables: { name: 'Ada' } },
+    }),
+  ).result;
   expect(rendered.text).toBe('Hello Ada');
-  const versions = ok('versions', await admin.GET('/api/prompts/{promptId}/versions', { params: { path: { promptId: prompt.id } } })).result;
+  const versions = ok(
+    'versions',
+    await admin.GET('/api/prompts/{promptId}/versions', { params: { path: { promptId: prompt.id } } }),
+  ).result;
   expect(versions.items[0]!.status).toBe('Active');
 
-  const builtIn = ok('built-in', await admin.GET('/api/tools/built-in', { params: { query: { pageSize: 50 } } })).result;
+  const builtIn = ok(
+    'built-in',
+    await admin.GET('/api/tools/built-in', { params: { query: { pageSize: 50 } } }),
+  ).result;
   const dbQuery = builtIn.items.find((t) => t.code === 'db_query')!;
-  const tool = ok('select', await admin.POST('/api/tools/built-in/select', { body: { baseToolId: dbQuery.id, tenantId: tenant.id } })).result;
+  const tool = ok(
+    'select',
+    await admin.POST('/api/tools/built-in/select', { body: { baseToolId: dbQuery.id, tenantId: tenant.id } }),
+  ).result;
   const toolPath = { path: { toolId: tool.id } };
-  ok('config', await admin.PUT('/api/tools/{toolId}/config', { params: toolPath, body: { schema: { connectionString: 'vault://prod/orders-db', tables: ['orders'] } } }));
+  ok(
+    'config',
+    await admin.PUT('/api/tools/{toolId}/config', {
+      params: toolPath,
+      body: { schema: { connectionString: 'vault://prod/orders-db', tables: ['orders'] } },
+    }),
+  );
   const approved = ok('approve', await admin.PUT('/api/tools/{toolId}/approve', { params: toolPath })).result;
   expect(approved.status).toBe('APPROVED');
 
@@ -33,9 +70,26 @@ export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword,
   ok(
     'events',
     await internal.POST('/api/analytics/events', {
-      body: { llmCalls: [{ id: `${tag}-1`, tenantId: tenant.id, model: 'gpt-4.1', tokens: 120, costUsd: 0.002, latencyMs: 850, isError: false, timestamp: `${day}T10:00:00.000Z` }], conversations: [] },
+      body: {
+        llmCalls: [
+          {
+            id: `${tag}-1`,
+            tenantId: tenant.id,
+            model: 'gpt-4.1',
+            tokens: 120,
+            costUsd: 0.002,
+            latencyMs: 850,
+            isError: false,
+            timestamp: `${day}T10:00:00.000Z`,
+          },
+        ],
+        conversations: [],
+      },
     }),
   );
-  const llm = ok('llm', await admin.GET('/api/analytics/llm', { params: { query: { tenantId: tenant.id, startDate: day, endDate: day } } })).result;
+  const llm = ok(
+    'llm',
+    await admin.GET('/api/analytics/llm', { params: { query: { tenantId: tenant.id, startDate: day, endDate: day } } }),
+  ).result;
   expect(llm).toMatchObject({ totalRequests: 1, totalTokensUsed: 120 });
 };

@@ -3,15 +3,37 @@ import { makeClient, ok, type Story } from '../story.ts';
 
 /** A tenant's BIA with an entry and a part, a risk with an assessment, and the dashboard. */
 export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword, tag }) => {
-  const session = ok('sign-in', await client.POST('/api/auth/login', { body: { email: adminEmail, password: adminPassword } }));
+  const session = ok(
+    'sign-in',
+    await client.POST('/api/auth/login', { body: { email: adminEmail, password: adminPassword } }),
+  );
   const admin = makeClient(baseUrl, { authorization: `Bearer ${session.result.accessToken}` });
   const tenant = ok(
     'tenant',
-    await admin.POST('/api/tenants', { body: { slug: `bcm-${tag}`, name: `BCM ${tag}`, email: `o-${tag}@typed.example`, planType: 1, maxAgents: 1, maxKnowledgeBases: 1, maxSeats: 5 } }),
+    await admin.POST('/api/tenants', {
+      body: {
+        slug: `bcm-${tag}`,
+        name: `BCM ${tag}`,
+        email: `o-${tag}@typed.example`,
+        planType: 1,
+        maxAgents: 1,
+        maxKnowledgeBases: 1,
+        maxSeats: 5,
+      },
+    }),
   ).result;
-  const bia = ok('bia', await admin.POST('/api/bcm/admin/bia', { body: { title: 'Payroll', tenantId: tenant.id } })).result;
+  const bia = ok(
+    'bia',
+    await admin.POST('/api/bcm/admin/bia', { body: { title: 'Payroll', tenantId: tenant.id } }),
+  ).result;
   const path = { biaId: bia.id };
-  const entry = ok('entry', await admin.POST('/api/bcm/admin/bia/{biaId}/entries', { params: { path }, body: { briefDescription: 'Run payroll' } })).result;
+  const entry = ok(
+    'entry',
+    await admin.POST('/api/bcm/admin/bia/{biaId}/entries', {
+      params: { path },
+      body: { briefDescription: 'Run payroll' },
+    }),
+  ).result;
   const part = ok(
     'part',
     await admin.PUT('/api/bcm/admin/bia/{biaId}/entries/{entryId}/{part}', {
@@ -20,9 +42,21 @@ export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword,
     }),
   ).result;
   expect(part.digitalAssets).toEqual([{ name: 'Ledger', description: null }]);
-  const risk = ok('risk', await admin.POST('/api/bcm/admin/risk', { body: { title: 'Flood', category: 1, level: 2, tenantId: tenant.id } })).result;
-  const assessed = ok('assessment', await admin.POST('/api/bcm/admin/risk/{riskId}/risks', { params: { path: { riskId: risk.id } }, body: { name: 'Q1', score: 12 } })).result;
+  const risk = ok(
+    'risk',
+    await admin.POST('/api/bcm/admin/risk', { body: { title: 'Flood', category: 1, level: 2, tenantId: tenant.id } }),
+  ).result;
+  const assessed = ok(
+    'assessment',
+    await admin.POST('/api/bcm/admin/risk/{riskId}/risks', {
+      params: { path: { riskId: risk.id } },
+      body: { name: 'Q1', score: 12 },
+    }),
+  ).result;
   expect(assessed.probabilityScore).toBe(3);
-  const dash = ok('dashboard', await admin.GET('/api/bcm/admin/dashboard', { params: { query: { tenantId: tenant.id } } })).result;
+  const dash = ok(
+    'dashboard',
+    await admin.GET('/api/bcm/admin/dashboard', { params: { query: { tenantId: tenant.id } } }),
+  ).result;
   expect(dash).toMatchObject({ totalAssessments: 1, criticalFunctions: { identified: 1 } });
 };

@@ -3,26 +3,53 @@ import { makeClient, ok, type Story } from '../story.ts';
 
 /** A tenant's payment methods, a subscription start, a payment and the administrator's subscription list. */
 export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword, tag }) => {
-  const session = ok('sign-in', await client.POST('/api/auth/login', { body: { email: adminEmail, password: adminPassword } }));
+  const session = ok(
+    'sign-in',
+    await client.POST('/api/auth/login', { body: { email: adminEmail, password: adminPassword } }),
+  );
   const admin = makeClient(baseUrl, { authorization: `Bearer ${session.result.accessToken}` });
   const tenant = ok(
     'tenant',
-    await admin.POST('/api/tenants', { body: { slug: `pay-${tag}`, name: `Billing ${tag}`, email: `b-${tag}@typed.example`, planType: 1, maxAgents: 1, maxKnowledgeBases: 1, maxSeats: 5 } }),
+    await admin.POST('/api/tenants', {
+      body: {
+        slug: `pay-${tag}`,
+        name: `Billing ${tag}`,
+        email: `b-${tag}@typed.example`,
+        planType: 1,
+        maxAgents: 1,
+        maxKnowledgeBases: 1,
+        maxSeats: 5,
+      },
+    }),
   ).result;
   const plans = ok('plans', await admin.GET('/api/subscriptions/plans')).result;
   const starter = plans.find((p) => p.code === 'starter')!;
   expect(starter.billingPeriod).toBe(1);
-  const method = ok('method', await admin.POST('/api/payment-methods', { body: { provider: 1, token: 'tok_visa', tenantId: tenant.id } })).result;
+  const method = ok(
+    'method',
+    await admin.POST('/api/payment-methods', { body: { provider: 1, token: 'tok_visa', tenantId: tenant.id } }),
+  ).result;
   expect(method).toMatchObject({ isDefault: true, lastFourDigits: '4242' });
-  const sub = ok('subscription', await admin.POST('/api/subscriptions', { body: { planId: starter.id, billingPeriod: 1, tenantId: tenant.id } })).result;
+  const sub = ok(
+    'subscription',
+    await admin.POST('/api/subscriptions', { body: { planId: starter.id, billingPeriod: 1, tenantId: tenant.id } }),
+  ).result;
   expect(sub.status).toBe('PENDING');
   const payment = ok(
     'payment',
-    await admin.POST('/api/payments/process', { body: { subscriptionId: sub.subscriptionId, amount: 12.5, currency: 'EUR', tenantId: tenant.id } }),
+    await admin.POST('/api/payments/process', {
+      body: { subscriptionId: sub.subscriptionId, amount: 12.5, currency: 'EUR', tenantId: tenant.id },
+    }),
   ).result;
   expect(payment.checkoutUrl).toContain('/_local/checkout/');
-  const history = ok('history', await admin.GET('/api/payments/history', { params: { query: { tenantId: tenant.id, statusFilter: 0 } } })).result;
+  const history = ok(
+    'history',
+    await admin.GET('/api/payments/history', { params: { query: { tenantId: tenant.id, statusFilter: 0 } } }),
+  ).result;
   expect(history.items.map((p) => p.amount)).toEqual([12.5]);
-  const all = ok('admin list', await admin.GET('/api/admin/billing/subscriptions', { params: { query: { statusFilter: 0, pageSize: 100 } } })).result;
+  const all = ok(
+    'admin list',
+    await admin.GET('/api/admin/billing/subscriptions', { params: { query: { statusFilter: 0, pageSize: 100 } } }),
+  ).result;
   expect(all.items.some((s) => s.tenantId === tenant.id)).toBe(true);
 };

@@ -36,7 +36,10 @@ function withOutputEnums(input: JsonSchema, output: JsonSchema): JsonSchema {
   if (output.enum && input.type === 'string' && !input.enum && !input.pattern) return { ...input, enum: output.enum };
   if (!input.properties || !output.properties) return input;
   const properties = Object.fromEntries(
-    Object.entries(input.properties).map(([k, v]) => [k, output.properties![k] ? withOutputEnums(v, output.properties![k]!) : v]),
+    Object.entries(input.properties).map(([k, v]) => [
+      k,
+      output.properties![k] ? withOutputEnums(v, output.properties![k]!) : v,
+    ]),
   );
   return { ...input, properties };
 }
@@ -45,7 +48,8 @@ function withOutputEnums(input: JsonSchema, output: JsonSchema): JsonSchema {
 export function jsonSchemaOf(schema: AnySchema): JsonSchema {
   let js = cache.get(schema);
   if (!js) {
-    const as = (io: 'input' | 'output') => toJSONSchema(schema as z.ZodMiniType, { io, unrepresentable: 'any' }) as JsonSchema;
+    const as = (io: 'input' | 'output') =>
+      toJSONSchema(schema as z.ZodMiniType, { io, unrepresentable: 'any' }) as JsonSchema;
     js = withOutputEnums(as('input'), as('output'));
     cache.set(schema, js);
   }
@@ -59,17 +63,28 @@ export const isOpaque = (js: JsonSchema) =>
 export const accepts = (schema: AnySchema | undefined, value: unknown) =>
   !schema || safeParse(schema as z.ZodMiniType, value).success;
 
-const anchored = (pattern: string) => new RegExp(`${pattern.startsWith('^') ? '' : '^'}${pattern}${pattern.endsWith('$') ? '' : '$'}`);
+const anchored = (pattern: string) =>
+  new RegExp(`${pattern.startsWith('^') ? '' : '^'}${pattern}${pattern.endsWith('$') ? '' : '$'}`);
 
 const EMAIL = fc
-  .tuple(fc.stringMatching(/^[a-z][a-z0-9._+-]{0,10}[a-z0-9]$/), fc.constantFrom('example.com', 'test.org', 'mail.example.net'))
+  .tuple(
+    fc.stringMatching(/^[a-z][a-z0-9._+-]{0,10}[a-z0-9]$/),
+    fc.constantFrom('example.com', 'test.org', 'mail.example.net'),
+  )
   .map(([local, domain]) => `${local.replace(/\.{2,}/g, '.')}@${domain}`);
 /** Passes every password policy that asks for a capital, a small letter and a digit. */
 const PASSWORD = fc.stringMatching(/^[A-Za-z0-9!@#%^&*_-]{6,20}$/).map((s) => `Aa1${s}`);
-const DATE = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true });
+const DATE = fc.date({
+  min: new Date('2000-01-01T00:00:00Z'),
+  max: new Date('2099-12-31T00:00:00Z'),
+  noInvalidDate: true,
+});
 /** Printable text that survives trimming; occasionally real unicode. */
 const TEXT_UNIT = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -.'.split('')) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -.'.split('')),
+  },
   { weight: 1, arbitrary: fc.constantFrom('é', 'ß', 'Ω', '中', '😀', 'ñ', 'ø') },
 );
 
@@ -106,7 +121,9 @@ export function validArb(js: JsonSchema): fc.Arbitrary<unknown> {
     case 'number': {
       const min = js.minimum ?? (js.exclusiveMinimum !== undefined ? js.exclusiveMinimum + 1 : -1000);
       const max = js.maximum ?? (js.exclusiveMaximum !== undefined ? js.exclusiveMaximum - 1 : 1000);
-      return type === 'integer' ? fc.integer({ min, max }) : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+      return type === 'integer'
+        ? fc.integer({ min, max })
+        : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
     }
     case 'boolean':
       return fc.boolean();

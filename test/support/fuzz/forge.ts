@@ -15,7 +15,10 @@ export interface Claims {
 const now = () => Math.floor(Date.now() / 1000);
 
 /** A token the API itself would issue, with chosen header and claim changes. */
-async function signed(claims: Claims, opts: { iss?: string; aud?: string; exp?: number; iat?: number; kid?: string | null; key?: CryptoKey } = {}) {
+async function signed(
+  claims: Claims,
+  opts: { iss?: string; aud?: string; exp?: number; iat?: number; kid?: string | null; key?: CryptoKey } = {},
+) {
   const real = await signingKey();
   const header: Record<string, unknown> = { alg: 'ES256', typ: 'JWT' };
   if (opts.kid !== null) header.kid = opts.kid ?? real.kid;
@@ -46,14 +49,20 @@ export async function forgedTokens(claims: Claims): Promise<{ name: string; toke
   return [
     { name: 'alg none', token: `${b64({ alg: 'none', kid, typ: 'JWT' })}.${p}.` },
     { name: 'alg none (capitalised)', token: `${b64({ alg: 'None', kid, typ: 'JWT' })}.${p}.` },
-    { name: 'signed by another key under the real kid', token: await signed(claims, { key: other.privateKey as CryptoKey }) },
+    {
+      name: 'signed by another key under the real kid',
+      token: await signed(claims, { key: other.privateKey as CryptoKey }),
+    },
     { name: 'HS256 with the public JWK as the secret', token: hs256 },
     { name: 'wrong audience', token: await signed(claims, { aud: 'another-api' }) },
     { name: 'wrong issuer', token: await signed(claims, { iss: 'https://evil.example.com' }) },
     { name: 'expired', token: await signed(claims, { iat: now() - 7200, exp: now() - 3600 }), expiredOnly: true },
     { name: 'no kid', token: await signed(claims, { kid: null }) },
     { name: 'unknown kid', token: await signed(claims, { kid: crypto.randomUUID() }) },
-    { name: 'payload tampered (roles: SystemAdmin)', token: `${h}.${b64({ ...payload, roles: ['SystemAdmin'] })}.${s}` },
+    {
+      name: 'payload tampered (roles: SystemAdmin)',
+      token: `${h}.${b64({ ...payload, roles: ['SystemAdmin'] })}.${s}`,
+    },
     { name: 'signature stripped', token: `${h}.${p}.` },
     { name: 'signature of another token', token: `${h}.${p}.${(await signed(claims)).split('.')[2]}` },
     { name: 'garbage', token: 'abc.def.ghi' },
@@ -61,4 +70,13 @@ export async function forgedTokens(claims: Claims): Promise<{ name: string; toke
 }
 
 /** Authorization header values that are not a bearer token at all. */
-export const MALFORMED_AUTHORIZATION = ['', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'bearer x.y.z', 'Token abc', 'Bearer a.b', `Bearer ${'a'.repeat(9000)}.b.c`];
+export const MALFORMED_AUTHORIZATION = [
+  '',
+  'Bearer',
+  'Bearer ',
+  'Basic dXNlcjpwYXNz',
+  'bearer x.y.z',
+  'Token abc',
+  'Bearer a.b',
+  `Bearer ${'a'.repeat(9000)}.b.c`,
+];

@@ -2,7 +2,17 @@ import fc from 'fast-check';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { DEFAULT_MAX_BODY_BYTES } from '#shared/runtime/middlewares/json-body.ts';
 import { typeOfField } from './arbitraries.ts';
-import { buildPath, isValidRequest, match, pathParamNames, queryString, schemaFields, takesJsonBody, validRequestArb, type RequestParts } from './route-matrix.ts';
+import {
+  buildPath,
+  isValidRequest,
+  match,
+  pathParamNames,
+  queryString,
+  schemaFields,
+  takesJsonBody,
+  validRequestArb,
+  type RequestParts,
+} from './route-matrix.ts';
 
 /** One request as sent: what was mutated, and whether the route's schemas accept it. */
 export interface FuzzRequest {
@@ -86,7 +96,18 @@ const WEIRD_VALUES: unknown[] = [
   'string',
 ];
 
-const OUT_OF_RANGE = [-1, -2147483649, 2147483648, 1e21, 1.0000001, 0.5, 1e6 + 1, Number.MAX_SAFE_INTEGER + 2, -1e308, 1e308];
+const OUT_OF_RANGE = [
+  -1,
+  -2147483649,
+  2147483648,
+  1e21,
+  1.0000001,
+  0.5,
+  1e6 + 1,
+  Number.MAX_SAFE_INTEGER + 2,
+  -1e308,
+  1e308,
+];
 
 const MALFORMED_JSON = [
   '{',
@@ -147,17 +168,22 @@ const pickKey = (obj: Record<string, unknown>, extra: string[] = []) => {
   const keys = [...new Set([...Object.keys(obj), ...extra])];
   return keys.length ? fc.constantFrom(...keys) : fc.constant('field');
 };
-const bodyObject = (parts: Parts) => (parts.body && typeof parts.body === 'object' && !Array.isArray(parts.body) ? (parts.body as Record<string, unknown>) : {});
+const bodyObject = (parts: Parts) =>
+  parts.body && typeof parts.body === 'object' && !Array.isArray(parts.body)
+    ? (parts.body as Record<string, unknown>)
+    : {};
 
 const withBody = (parts: Parts, body: unknown): Parts => ({ ...parts, body });
 
 const bodyMutators: Mutator[] = [
   // wrong type for a declared field
   (route, parts) =>
-    fc.tuple(pickKey(bodyObject(parts), Object.keys(schemaFields(route, 'body'))), fc.constantFrom(...WEIRD_VALUES)).map(([k, v]) => ({
-      mutation: `body.${k} = ${JSON.stringify(v)}`,
-      parts: withBody(parts, { ...bodyObject(parts), [k]: clone(v) }),
-    })),
+    fc
+      .tuple(pickKey(bodyObject(parts), Object.keys(schemaFields(route, 'body'))), fc.constantFrom(...WEIRD_VALUES))
+      .map(([k, v]) => ({
+        mutation: `body.${k} = ${JSON.stringify(v)}`,
+        parts: withBody(parts, { ...bodyObject(parts), [k]: clone(v) }),
+      })),
   // a required field missing
   (route, parts) => {
     const required = Object.keys(schemaFields(route, 'body')).length ? Object.keys(bodyObject(parts)) : [];
@@ -170,40 +196,96 @@ const bodyMutators: Mutator[] = [
   // only unknown fields, or extra fields beside valid ones
   (_route, parts) =>
     fc
-      .tuple(fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('__proto__', 'constructor', 'pk', 'sk', 'gsi1pk', 'ttl')), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 5 }), fc.boolean())
-      .map(([extra, keep]) => ({ mutation: `extra fields ${Object.keys(extra).join(',')}${keep ? '' : ' only'}`, parts: withBody(parts, keep ? { ...bodyObject(parts), ...extra } : extra) })),
+      .tuple(
+        fc.dictionary(
+          fc.oneof(
+            fc.string({ maxLength: 12 }),
+            fc.constantFrom('__proto__', 'constructor', 'pk', 'sk', 'gsi1pk', 'ttl'),
+          ),
+          fc.jsonValue({ maxDepth: 2 }),
+          { maxKeys: 5 },
+        ),
+        fc.boolean(),
+      )
+      .map(([extra, keep]) => ({
+        mutation: `extra fields ${Object.keys(extra).join(',')}${keep ? '' : ' only'}`,
+        parts: withBody(parts, keep ? { ...bodyObject(parts), ...extra } : extra),
+      })),
   // huge strings (over each field's limit) and huge arrays
   (route, parts) =>
     fc
-      .tuple(pickKey(bodyObject(parts), Object.keys(schemaFields(route, 'body'))), fc.constantFrom(300, 2_100, 5_000, 40_000), fc.constantFrom('x', 'é', '😀', ' '))
-      .map(([k, n, ch]) => ({ mutation: `body.${k} = ${n} × ${JSON.stringify(ch)}`, parts: withBody(parts, { ...bodyObject(parts), [k]: ch.repeat(n) }) })),
+      .tuple(
+        pickKey(bodyObject(parts), Object.keys(schemaFields(route, 'body'))),
+        fc.constantFrom(300, 2_100, 5_000, 40_000),
+        fc.constantFrom('x', 'é', '😀', ' '),
+      )
+      .map(([k, n, ch]) => ({
+        mutation: `body.${k} = ${n} × ${JSON.stringify(ch)}`,
+        parts: withBody(parts, { ...bodyObject(parts), [k]: ch.repeat(n) }),
+      })),
   (route, parts) =>
     fc
-      .tuple(pickKey(bodyObject(parts), Object.keys(schemaFields(route, 'body'))), fc.constantFrom(101, 1_000, 10_000), fc.constantFrom<unknown>('x', 1, null, {}))
-      .map(([k, n, v]) => ({ mutation: `body.${k} = array of ${n}`, parts: withBody(parts, { ...bodyObject(parts), [k]: Array.from({ length: n }, () => clone(v)) }) })),
+      .tuple(
+        pickKey(bodyObject(parts), Object.keys(schemaFields(route, 'body'))),
+        fc.constantFrom(101, 1_000, 10_000),
+        fc.constantFrom<unknown>('x', 1, null, {}),
+      )
+      .map(([k, n, v]) => ({
+        mutation: `body.${k} = array of ${n}`,
+        parts: withBody(parts, { ...bodyObject(parts), [k]: Array.from({ length: n }, () => clone(v)) }),
+      })),
   // deep nesting, as a whole body and inside a field
   (route, parts) =>
-    fc.tuple(fc.constantFrom(64, 1_000, 5_000), fc.boolean(), pickKey(bodyObject(parts), Object.keys(schemaFields(route, 'body')))).map(([depth, arrays, k]) => {
-      const nested = arrays ? deepArray(depth) : deepObject(depth);
-      const rest = JSON.stringify({ ...bodyObject(parts), [k]: 0 }).replace(`"${k}":0`, `"${k}":${nested}`);
-      return { mutation: `nesting depth ${depth} (${arrays ? 'arrays' : 'objects'}) in ${k}`, raw: { body: rest } };
-    }),
-  () => fc.constantFrom(1_000, 10_000).map((depth) => ({ mutation: `whole body nested ${depth} deep`, raw: { body: deepObject(depth) } })),
+    fc
+      .tuple(
+        fc.constantFrom(64, 1_000, 5_000),
+        fc.boolean(),
+        pickKey(bodyObject(parts), Object.keys(schemaFields(route, 'body'))),
+      )
+      .map(([depth, arrays, k]) => {
+        const nested = arrays ? deepArray(depth) : deepObject(depth);
+        const rest = JSON.stringify({ ...bodyObject(parts), [k]: 0 }).replace(`"${k}":0`, `"${k}":${nested}`);
+        return { mutation: `nesting depth ${depth} (${arrays ? 'arrays' : 'objects'}) in ${k}`, raw: { body: rest } };
+      }),
+  () =>
+    fc
+      .constantFrom(1_000, 10_000)
+      .map((depth) => ({ mutation: `whole body nested ${depth} deep`, raw: { body: deepObject(depth) } })),
   // unicode, control characters, injection-looking text
   (route, parts) =>
     fc
-      .tuple(pickKey(bodyObject(parts), Object.keys(schemaFields(route, 'body'))), fc.oneof(fc.constantFrom(...NASTY_STRINGS), fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 })))
-      .map(([k, s]) => ({ mutation: `body.${k} = ${JSON.stringify(s).slice(0, 60)}`, parts: withBody(parts, { ...bodyObject(parts), [k]: s }) })),
+      .tuple(
+        pickKey(bodyObject(parts), Object.keys(schemaFields(route, 'body'))),
+        fc.oneof(
+          fc.constantFrom(...NASTY_STRINGS),
+          fc.string({ unit: 'binary', maxLength: 40 }),
+          fc.string({ unit: 'grapheme', maxLength: 40 }),
+        ),
+      )
+      .map(([k, s]) => ({
+        mutation: `body.${k} = ${JSON.stringify(s).slice(0, 60)}`,
+        parts: withBody(parts, { ...bodyObject(parts), [k]: s }),
+      })),
   // numbers out of range, on numeric fields (or any field when there is none)
   (route, parts) => {
     const fields = schemaFields(route, 'body');
-    const numeric = Object.keys(fields).filter((k) => typeOfField(fields[k]!).some((t) => t === 'integer' || t === 'number'));
+    const numeric = Object.keys(fields).filter((k) =>
+      typeOfField(fields[k]!).some((t) => t === 'integer' || t === 'number'),
+    );
     return fc
-      .tuple(pickKey(bodyObject(parts), numeric.length ? numeric : Object.keys(fields)), fc.oneof(fc.constantFrom(...OUT_OF_RANGE), fc.double()))
+      .tuple(
+        pickKey(bodyObject(parts), numeric.length ? numeric : Object.keys(fields)),
+        fc.oneof(fc.constantFrom(...OUT_OF_RANGE), fc.double()),
+      )
       .map(([k, n]) => {
         const body = { ...bodyObject(parts), [k]: Number.isFinite(n) ? n : 0 };
-        const raw = JSON.stringify(body).replace(`"${k}":0`, `"${k}":${Number.isFinite(n) ? JSON.stringify(n) : '1e400'}`);
-        return Number.isFinite(n) ? { mutation: `body.${k} = ${n}`, parts: withBody(parts, body) } : { mutation: `body.${k} = 1e400 (Infinity)`, raw: { body: raw } };
+        const raw = JSON.stringify(body).replace(
+          `"${k}":0`,
+          `"${k}":${Number.isFinite(n) ? JSON.stringify(n) : '1e400'}`,
+        );
+        return Number.isFinite(n)
+          ? { mutation: `body.${k} = ${n}`, parts: withBody(parts, body) }
+          : { mutation: `body.${k} = 1e400 (Infinity)`, raw: { body: raw } };
       });
   },
   // not an object at all
@@ -220,7 +302,10 @@ const bodyMutators: Mutator[] = [
     ),
   // the right JSON under a wrong content type
   (_route, parts) =>
-    fc.constantFrom(...WRONG_CONTENT_TYPES).map((ct) => ({ mutation: `content-type ${JSON.stringify(ct)}`, raw: { body: JSON.stringify(parts.body ?? {}), contentType: ct } })),
+    fc.constantFrom(...WRONG_CONTENT_TYPES).map((ct) => ({
+      mutation: `content-type ${JSON.stringify(ct)}`,
+      raw: { body: JSON.stringify(parts.body ?? {}), contentType: ct },
+    })),
   // over the body limit (valid JSON otherwise)
   (route, parts) =>
     fc.integer({ min: 1, max: 2_000 }).map((over) => {
@@ -261,11 +346,39 @@ const INVALID_PARAM_VALUES = [
 const paramMutators: Mutator[] = [
   (route, parts) =>
     fc
-      .tuple(fc.constantFrom(...pathParamNames(route)), fc.oneof(fc.constantFrom(...INVALID_PARAM_VALUES, ...NASTY_STRINGS.filter(Boolean)), fc.string({ unit: 'binary', minLength: 1, maxLength: 30 })))
-      .map(([k, v]) => ({ mutation: `params.${k} = ${JSON.stringify(v).slice(0, 60)}`, parts: { ...parts, params: { ...parts.params, [k]: v } } })),
+      .tuple(
+        fc.constantFrom(...pathParamNames(route)),
+        fc.oneof(
+          fc.constantFrom(...INVALID_PARAM_VALUES, ...NASTY_STRINGS.filter(Boolean)),
+          fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }),
+        ),
+      )
+      .map(([k, v]) => ({
+        mutation: `params.${k} = ${JSON.stringify(v).slice(0, 60)}`,
+        parts: { ...parts, params: { ...parts.params, [k]: v } },
+      })),
 ];
 
-const INVALID_QUERY_VALUES = ['0', '-1', '1.5', '1e3', 'abc', '', ' 1', '1 ', '99999999', '100001', '101', '0x10', 'NaN', 'Infinity', 'true', '[]', '1,2', '%00'];
+const INVALID_QUERY_VALUES = [
+  '0',
+  '-1',
+  '1.5',
+  '1e3',
+  'abc',
+  '',
+  ' 1',
+  '1 ',
+  '99999999',
+  '100001',
+  '101',
+  '0x10',
+  'NaN',
+  'Infinity',
+  'true',
+  '[]',
+  '1,2',
+  '%00',
+];
 
 const queryMutators: Mutator[] = [
   (route, parts) => {
@@ -273,14 +386,31 @@ const queryMutators: Mutator[] = [
     return fc
       .tuple(
         known.length ? fc.constantFrom(...known) : fc.constant('page'),
-        fc.oneof(fc.constantFrom(...INVALID_QUERY_VALUES, ...NASTY_STRINGS), fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom('x'.repeat(101), 'é'.repeat(3000))),
+        fc.oneof(
+          fc.constantFrom(...INVALID_QUERY_VALUES, ...NASTY_STRINGS),
+          fc.string({ unit: 'binary', maxLength: 30 }),
+          fc.constantFrom('x'.repeat(101), 'é'.repeat(3000)),
+        ),
       )
-      .map(([k, v]) => ({ mutation: `query.${k} = ${JSON.stringify(v).slice(0, 60)}`, parts: { ...parts, query: { ...parts.query, [k]: v } } }));
+      .map(([k, v]) => ({
+        mutation: `query.${k} = ${JSON.stringify(v).slice(0, 60)}`,
+        parts: { ...parts, query: { ...parts.query, [k]: v } },
+      }));
   },
   (_route, parts) =>
     fc
-      .dictionary(fc.oneof(fc.string({ minLength: 1, maxLength: 10 }), fc.constantFrom('__proto__', 'constructor', 'tenantId[]', 'page[]')), fc.string({ maxLength: 20 }), { minKeys: 1, maxKeys: 4 })
-      .map((extra) => ({ mutation: `extra query ${Object.keys(extra).join(',')}`, parts: { ...parts, query: { ...parts.query, ...extra } } })),
+      .dictionary(
+        fc.oneof(
+          fc.string({ minLength: 1, maxLength: 10 }),
+          fc.constantFrom('__proto__', 'constructor', 'tenantId[]', 'page[]'),
+        ),
+        fc.string({ maxLength: 20 }),
+        { minKeys: 1, maxKeys: 4 },
+      )
+      .map((extra) => ({
+        mutation: `extra query ${Object.keys(extra).join(',')}`,
+        parts: { ...parts, query: { ...parts.query, ...extra } },
+      })),
 ];
 
 /** Malformed, mistyped and oversized bodies: also sent to routes that take no JSON body. */
@@ -318,7 +448,8 @@ function pin(route: RouteDef, parts: Parts, pins: Pins, useRecords: boolean): Pa
     const body = bodyObject(out);
     if ('tenantId' in body) out.body = { ...body, tenantId: pins.tenantId };
   }
-  if (useRecords) for (const name of pathParamNames(route)) if (pins.records?.[name]) out.params[name] = pins.records[name];
+  if (useRecords)
+    for (const name of pathParamNames(route)) if (pins.records?.[name]) out.params[name] = pins.records[name];
   return out;
 }
 
@@ -333,27 +464,36 @@ export function mutatedRequestArb(route: RouteDef, pins: Pins = {}): fc.Arbitrar
   if (pathParamNames(route).length) for (const m of paramMutators) mutators.push({ weight: 6, arb: m });
   for (const m of queryMutators) mutators.push({ weight: route.query ? 4 : 1, arb: m });
 
-  return fc.tuple(validRequestArb(route), fc.boolean()).map(([parts, useRecords]) => pin(route, parts, pins, useRecords)).chain((parts) =>
-    fc.oneof(...mutators.map(({ weight, arb }) => ({ weight, arbitrary: arb(route, parts) }))).map((m): FuzzRequest => {
-      const finalParts = m.parts ?? parts;
-      const path = buildPath(route, finalParts.params);
-      const found = match(route.method, path);
-      const sameRoute = found.kind === 'route' && found.route.id === route.id;
-      const rawBody = m.raw ? m.raw.body : takesJsonBody(route) || finalParts.body !== undefined ? JSON.stringify(finalParts.body ?? {}) : undefined;
-      let valid: boolean | null;
-      if (!sameRoute) valid = null;
-      else if (m.refused) valid = false;
-      else if (m.raw) valid = takesJsonBody(route) ? rawBodyAccepted(route, finalParts, m.raw) : null;
-      else valid = isValidRequest(route, finalParts);
-      return {
-        mutation: m.mutation,
-        method: route.method,
-        path,
-        rawQuery: queryString(finalParts.query),
-        ...(rawBody !== undefined ? { rawBody } : {}),
-        ...(m.raw?.contentType !== undefined ? { contentType: m.raw.contentType } : {}),
-        valid,
-      };
-    }),
-  );
+  return fc
+    .tuple(validRequestArb(route), fc.boolean())
+    .map(([parts, useRecords]) => pin(route, parts, pins, useRecords))
+    .chain((parts) =>
+      fc
+        .oneof(...mutators.map(({ weight, arb }) => ({ weight, arbitrary: arb(route, parts) })))
+        .map((m): FuzzRequest => {
+          const finalParts = m.parts ?? parts;
+          const path = buildPath(route, finalParts.params);
+          const found = match(route.method, path);
+          const sameRoute = found.kind === 'route' && found.route.id === route.id;
+          const rawBody = m.raw
+            ? m.raw.body
+            : takesJsonBody(route) || finalParts.body !== undefined
+              ? JSON.stringify(finalParts.body ?? {})
+              : undefined;
+          let valid: boolean | null;
+          if (!sameRoute) valid = null;
+          else if (m.refused) valid = false;
+          else if (m.raw) valid = takesJsonBody(route) ? rawBodyAccepted(route, finalParts, m.raw) : null;
+          else valid = isValidRequest(route, finalParts);
+          return {
+            mutation: m.mutation,
+            method: route.method,
+            path,
+            rawQuery: queryString(finalParts.query),
+            ...(rawBody !== undefined ? { rawBody } : {}),
+            ...(m.raw?.contentType !== undefined ? { contentType: m.raw.contentType } : {}),
+            valid,
+          };
+        }),
+    );
 }

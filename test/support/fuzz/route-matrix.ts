@@ -18,7 +18,8 @@ export const routeById = (id: string) => allRoutes.find((r) => r.id === id);
 export const pathParamNames = (route: RouteDef) => [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
 
 /** A client cannot send a lone surrogate: it becomes U+FFFD on the wire, as TextEncoder does. */
-const wellFormed = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+const wellFormed = (s: string) =>
+  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
 /** Fills `{name}` segments, percent-encoding each value the way a client would. */
 export const buildPath = (route: RouteDef, params: Record<string, unknown>) =>
@@ -45,7 +46,8 @@ export const BODY_SCHEMA_HINTS: Record<string, AnySchema> = {
 const schemaFor = (route: RouteDef, where: 'params' | 'query' | 'body'): AnySchema | undefined => {
   const schema = route[where];
   if (!schema) return undefined;
-  if (where === 'body' && BODY_SCHEMA_HINTS[route.id] && isOpaque(jsonSchemaOf(schema))) return BODY_SCHEMA_HINTS[route.id];
+  if (where === 'body' && BODY_SCHEMA_HINTS[route.id] && isOpaque(jsonSchemaOf(schema)))
+    return BODY_SCHEMA_HINTS[route.id];
   return schema;
 };
 
@@ -68,8 +70,14 @@ export const recordParams = (route: RouteDef) => pathParamNames(route).filter((n
  * each with the reason. Remove an entry when its records become tenant-owned.
  */
 export const NOT_TENANT_REFERENCES: Readonly<Record<string, { reason: string; value: () => string }>> = {
-  baseToolId: { reason: 'a built-in tool: platform reference data every tenant may name', value: () => BUILT_IN_TOOLS[0]!.id },
-  modelId: { reason: 'an LLM model of the gateway area (not built yet): stored as given, no record to own', value: () => crypto.randomUUID() },
+  baseToolId: {
+    reason: 'a built-in tool: platform reference data every tenant may name',
+    value: () => BUILT_IN_TOOLS[0]!.id,
+  },
+  modelId: {
+    reason: 'an LLM model of the gateway area (not built yet): stored as given, no record to own',
+    value: () => crypto.randomUUID(),
+  },
 };
 
 export const recordRefs = (route: RouteDef) =>
@@ -94,9 +102,7 @@ export function validRequestArb(route: RouteDef): fc.Arbitrary<RequestParts> {
     if (isOpaque(js)) return fc.constant({});
     return validArb(js);
   };
-  return fc
-    .record({ params: part('params'), query: part('query'), body: part('body') })
-    .map((r) => r as RequestParts);
+  return fc.record({ params: part('params'), query: part('query'), body: part('body') }).map((r) => r as RequestParts);
 }
 
 /** Whether the route's own schemas accept these parts (the oracle of the bad-input property). */

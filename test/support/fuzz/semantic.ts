@@ -17,7 +17,10 @@ const accountScoped = (route: RouteDef) => route.auth.kind === 'bearer' && !rout
 
 async function signedInUser(world: World) {
   const user = await seedUser(world.a.id, ['TenantMember']);
-  const res = await invoke('POST', '/api/auth/login', { body: { email: user.email, password: PASSWORD }, ip: nextIp() });
+  const res = await invoke('POST', '/api/auth/login', {
+    body: { email: user.email, password: PASSWORD },
+    ip: nextIp(),
+  });
   if (res.status !== 200) throw new Error(`login answered ${res.status}: ${res.text}`);
   return { ...user, ...(res.json.result as { accessToken: string; refreshToken: string }) };
 }
@@ -44,7 +47,8 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
   }
   const query: Record<string, unknown> = { ...sample.query };
   delete query.tenantId;
-  const body = sample.body && typeof sample.body === 'object' ? { ...(sample.body as Record<string, unknown>) } : undefined;
+  const body =
+    sample.body && typeof sample.body === 'object' ? { ...(sample.body as Record<string, unknown>) } : undefined;
   for (const ref of recordRefs(route)) {
     const c = creatorAvailable(ref.name);
     if (!c.ok) throw new Error(c.reason);
@@ -79,7 +83,10 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
     if ('paymentMethodId' in body) body.paymentMethodId = null;
     if ('token' in body && 'provider' in body) body.token = 'tok_visa';
   }
-  if (accountScoped(route) || (route.auth.kind === 'none' && body && 'email' in body && 'password' in body && !('firstName' in body))) {
+  if (
+    accountScoped(route) ||
+    (route.auth.kind === 'none' && body && 'email' in body && 'password' in body && !('firstName' in body))
+  ) {
     const user = await signedInUser(world);
     if (accountScoped(route)) creds = { token: user.accessToken };
     if (body) {

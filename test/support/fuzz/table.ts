@@ -59,7 +59,9 @@ export async function scanTable(): Promise<Item[]> {
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await ddb().send(new ScanCommand({ TableName: config.tableName, ConsistentRead: true, ExclusiveStartKey: start }));
+    const out = await ddb().send(
+      new ScanCommand({ TableName: config.tableName, ConsistentRead: true, ExclusiveStartKey: start }),
+    );
     items.push(...((out.Items ?? []) as Item[]));
     start = out.LastEvaluatedKey;
   } while (start);

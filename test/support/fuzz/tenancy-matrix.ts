@@ -53,7 +53,11 @@ export function tenancyPlan(routes: readonly RouteDef[] = routesUnderTest()): Te
     const needed = [...recordParams(route), ...recordRefs(route).map((r) => r.name)];
     const missing = needed.map((n) => [n, creatorAvailable(n)] as const).filter(([, c]) => !c.ok);
     if (missing.length) {
-      for (const [name, c] of missing) uncovered.push({ route: route.id, reason: `cannot create a '${name}' record: ${(c as { reason: string }).reason}` });
+      for (const [name, c] of missing)
+        uncovered.push({
+          route: route.id,
+          reason: `cannot create a '${name}' record: ${(c as { reason: string }).reason}`,
+        });
       continue;
     }
     needed.forEach((n) => kinds.add(n));
@@ -66,7 +70,10 @@ export function tenancyPlan(routes: readonly RouteDef[] = routesUnderTest()): Te
     for (const ref of recordRefs(route)) cases.push({ kind: 'foreign-reference', route, ...ref });
     if (route.method === 'GET') cases.push({ kind: 'read-leak', route });
     if (!tenantIdPlaces(route).length && !recordParams(route).length && route.method !== 'GET') {
-      skipped.push({ route: route.id, reason: 'names no tenant and no record: nothing foreign to send (covered by the tenant-partition check)' });
+      skipped.push({
+        route: route.id,
+        reason: 'names no tenant and no record: nothing foreign to send (covered by the tenant-partition check)',
+      });
     }
   }
   return { cases, skipped, uncovered, recordKinds: [...kinds] };

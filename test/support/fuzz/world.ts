@@ -52,7 +52,16 @@ const passwordHash = () => (hash ??= hashPassword(PASSWORD));
 export async function seedUser(tenantId: string | null, roles: string[], email = `user-${unique()}@example.com`) {
   const id = crypto.randomUUID();
   await createUser(
-    userRecord({ id, email, firstName: 'Fuzz', lastName: 'User', roles, tenantId, isEmailVerified: true, passwordHash: await passwordHash() }),
+    userRecord({
+      id,
+      email,
+      firstName: 'Fuzz',
+      lastName: 'User',
+      roles,
+      tenantId,
+      isEmailVerified: true,
+      passwordHash: await passwordHash(),
+    }),
     null,
   );
   return { id, email };
@@ -65,14 +74,27 @@ export async function createTenant(admin: string, tag: string): Promise<Tenant> 
   if (routeById('tenants.create')) {
     const res = await invoke('POST', '/api/tenants', {
       token: admin,
-      body: { slug, name: `Tenant ${tag}`, email: `owner-${slug}@example.com`, planType: 2, maxAgents: 5, maxKnowledgeBases: 5, maxSeats: 50 },
+      body: {
+        slug,
+        name: `Tenant ${tag}`,
+        email: `owner-${slug}@example.com`,
+        planType: 2,
+        maxAgents: 5,
+        maxKnowledgeBases: 5,
+        maxSeats: 50,
+      },
     });
     if (res.status !== 201) throw new Error(`tenants.create answered ${res.status}: ${res.text}`);
     id = res.json.result.id;
   } else {
     via = 'seed';
     id = crypto.randomUUID();
-    await ddb().send(new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', id), id, slug, status: 1, name: `Tenant ${tag}` } }));
+    await ddb().send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { ...keys.platformItem('TENANT', id), id, slug, status: 1, name: `Tenant ${tag}` },
+      }),
+    );
     await transact(systemRoleItems(id, new Date().toISOString()));
   }
   const owner = await seedUser(id, ['TenantOwner']);
@@ -91,17 +113,31 @@ export async function createWorld(): Promise<World> {
   const adminUser = await seedUser(null, ['SystemAdmin']);
   const admin = await tokenFor({ role: 'SystemAdmin', userId: adminUser.id, email: adminUser.email });
   const lonerUser = await seedUser(null, []);
-  const loner = await tokenFor({ tenantId: null, userId: lonerUser.id, email: lonerUser.email, roles: [], permissions: [] });
+  const loner = await tokenFor({
+    tenantId: null,
+    userId: lonerUser.id,
+    email: lonerUser.email,
+    roles: [],
+    permissions: [],
+  });
   return { admin, loner, a: await createTenant(admin, 'alpha'), b: await createTenant(admin, 'bravo') };
 }
 
 /** The most a legitimate caller can have on a route: what the fuzzer sends so input reaches validation. */
-export function credentialsFor(route: RouteDef, world: World, tenant: Tenant = world.a): Pick<InvokeOptions, 'token' | 'headers'> {
+export function credentialsFor(
+  route: RouteDef,
+  world: World,
+  tenant: Tenant = world.a,
+): Pick<InvokeOptions, 'token' | 'headers'> {
   const auth = route.auth;
   if (auth.kind === 'none' || auth.kind === 'signature') return {};
-  const adminOnly = !!auth.roles?.length && auth.roles.every((r) => r === 'SystemAdmin') && !(auth.kind === 'bearer' && auth.permission);
+  const adminOnly =
+    !!auth.roles?.length &&
+    auth.roles.every((r) => r === 'SystemAdmin') &&
+    !(auth.kind === 'bearer' && auth.permission);
   const token = adminOnly ? world.admin : tenant.owner;
-  if (auth.kind === 'internalKey') return { headers: { 'x-internal-api-key': INTERNAL_KEY }, ...(auth.roles ? { token } : {}) };
+  if (auth.kind === 'internalKey')
+    return { headers: { 'x-internal-api-key': INTERNAL_KEY }, ...(auth.roles ? { token } : {}) };
   return { token };
 }
 
@@ -115,7 +151,11 @@ export interface RecordCreator {
   create(world: World, tenant: Tenant): Promise<string>;
 }
 
-const viaApi = (routeId: string, body: (tenant: Tenant) => Record<string, unknown>, pick = (r: InvokeResult) => r.json?.result?.id as string) =>
+const viaApi = (
+  routeId: string,
+  body: (tenant: Tenant) => Record<string, unknown>,
+  pick = (r: InvokeResult) => r.json?.result?.id as string,
+) =>
   ({
     via: routeId,
     async create(_world: World, tenant: Tenant) {
@@ -133,14 +173,29 @@ const once = (key: string, make: () => Promise<string>) => {
   if (!parents.has(key)) parents.set(key, make());
   return parents.get(key)!;
 };
-async function apiCreate(tenant: Tenant, method: string, path: string, body: unknown, pick = (r: InvokeResult) => r.json?.result?.id as string) {
+async function apiCreate(
+  tenant: Tenant,
+  method: string,
+  path: string,
+  body: unknown,
+  pick = (r: InvokeResult) => r.json?.result?.id as string,
+) {
   const res = await invoke(method, path, { token: tenant.owner, body, ip: nextIp() });
   if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
   return pick(res);
 }
 const BCM = '/api/bcm/admin';
 const PRO_MONTHLY = PLANS.find((p) => p.code === 'professional')!.id;
-const subscriptionOf = (t: Tenant) => once(`subscription:${t.id}`, () => apiCreate(t, 'POST', '/api/subscriptions', { planId: PRO_MONTHLY, billingPeriod: 1 }, (r) => r.json.result.subscriptionId));
+const subscriptionOf = (t: Tenant) =>
+  once(`subscription:${t.id}`, () =>
+    apiCreate(
+      t,
+      'POST',
+      '/api/subscriptions',
+      { planId: PRO_MONTHLY, billingPeriod: 1 },
+      (r) => r.json.result.subscriptionId,
+    ),
+  );
 const CONTENT = '/api/content/admin';
 /** Content is administered by SystemAdmin only: its records are created with the world's admin token. */
 async function asAdmin(w: World, method: string, path: string, body: unknown) {
@@ -149,22 +204,48 @@ async function asAdmin(w: World, method: string, path: string, body: unknown) {
   return res.json.result.id as string;
 }
 const siteOf = (w: World, t: Tenant) =>
-  once(`site:${t.id}`, () => asAdmin(w, 'POST', `${CONTENT}/sites`, { tenantId: t.id, domain: `site-${unique()}.example.com`, isMaster: false, defaultLocale: 'en', themeConfig: {}, metadata: {}, isActive: true }));
-const biaOf = (t: Tenant) => once(`bia:${t.id}`, () => apiCreate(t, 'POST', `${BCM}/bia`, { title: `BIA ${unique()}` }));
-const riskOf = (t: Tenant) => once(`risk:${t.id}`, () => apiCreate(t, 'POST', `${BCM}/risk`, { title: `Risk ${unique()}`, category: 0, level: 2 }));
+  once(`site:${t.id}`, () =>
+    asAdmin(w, 'POST', `${CONTENT}/sites`, {
+      tenantId: t.id,
+      domain: `site-${unique()}.example.com`,
+      isMaster: false,
+      defaultLocale: 'en',
+      themeConfig: {},
+      metadata: {},
+      isActive: true,
+    }),
+  );
+const biaOf = (t: Tenant) =>
+  once(`bia:${t.id}`, () => apiCreate(t, 'POST', `${BCM}/bia`, { title: `BIA ${unique()}` }));
+const riskOf = (t: Tenant) =>
+  once(`risk:${t.id}`, () => apiCreate(t, 'POST', `${BCM}/risk`, { title: `Risk ${unique()}`, category: 0, level: 2 }));
 const assessmentOf = (t: Tenant) =>
   once(`assessment:${t.id}`, async () => {
     const riskId = await riskOf(t);
-    return apiCreate(t, 'POST', `${BCM}/risk/${riskId}/risks`, { name: `Assessment ${unique()}`, score: 12 }, (r) => r.json.result.risks.at(-1).id);
+    return apiCreate(
+      t,
+      'POST',
+      `${BCM}/risk/${riskId}/risks`,
+      { name: `Assessment ${unique()}`, score: 12 },
+      (r) => r.json.result.risks.at(-1).id,
+    );
   });
 
-const promptOf = (t: Tenant) => once(`prompt:${t.id}`, () => apiCreate(t, 'POST', '/api/prompts', { title: `Prompt ${unique()}`, content: 'Hello {{name}}' }));
-const toolOf = (t: Tenant) => once(`tool:${t.id}`, () => apiCreate(t, 'POST', '/api/tools/built-in/select', { baseToolId: BUILT_IN_TOOLS[0]!.id }));
+const promptOf = (t: Tenant) =>
+  once(`prompt:${t.id}`, () =>
+    apiCreate(t, 'POST', '/api/prompts', { title: `Prompt ${unique()}`, content: 'Hello {{name}}' }),
+  );
+const toolOf = (t: Tenant) =>
+  once(`tool:${t.id}`, () => apiCreate(t, 'POST', '/api/tools/built-in/select', { baseToolId: BUILT_IN_TOOLS[0]!.id }));
 
 export const RECORD_CREATORS: Record<string, RecordCreator> = {
   supplierId: viaApi('suppliers.create', (t) => ({ name: `Supplier ${unique()}`, tenantId: t.id })),
   productId: viaApi('products.create', (t) => ({ name: `Product ${unique()}`, code: `P-${unique()}`, tenantId: t.id })),
-  productServiceId: viaApi('products.create', (t) => ({ name: `Product ${unique()}`, code: `P-${unique()}`, tenantId: t.id })),
+  productServiceId: viaApi('products.create', (t) => ({
+    name: `Product ${unique()}`,
+    code: `P-${unique()}`,
+    tenantId: t.id,
+  })),
   roleId: viaApi('roles.create', (t) => ({ name: `Role ${unique()}`, tenantId: t.id })),
   groupId: viaApi('groups.create', (t) => ({ name: `Group ${unique()}`, tenantId: t.id })),
   departmentId: viaApi('departments.create', (t) => ({ name: `Dept ${unique()}`, tenantId: t.id })),
@@ -177,7 +258,8 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
   biaId: { via: 'bcm.bia.create', create: async (_w, tenant) => biaOf(tenant) },
   entryId: {
     via: 'bcm.entries.create',
-    create: async (_w, tenant) => apiCreate(tenant, 'POST', `${BCM}/bia/${await biaOf(tenant)}/entries`, { briefDescription: `Entry ${unique()}` }),
+    create: async (_w, tenant) =>
+      apiCreate(tenant, 'POST', `${BCM}/bia/${await biaOf(tenant)}/entries`, { briefDescription: `Entry ${unique()}` }),
   },
   assignmentId: {
     via: 'bcm.bia.assign',
@@ -189,14 +271,39 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
   },
   riskId: { via: 'bcm.risks.create', create: async (_w, tenant) => riskOf(tenant) },
   siteId: { via: 'content.sites.create', create: async (w, tenant) => siteOf(w, tenant) },
-  pageId: { via: 'content.pages.create', create: async (w, tenant) => asAdmin(w, 'POST', `${CONTENT}/sites/${await siteOf(w, tenant)}/pages`, { slug: `p-${unique()}`, pageType: 0, sortOrder: 0, isPublished: true, settings: '{}' }) },
-  postId: { via: 'content.blog.create', create: async (w, tenant) => asAdmin(w, 'POST', `${CONTENT}/sites/${await siteOf(w, tenant)}/blog`, { slug: `b-${unique()}`, authorName: 'Fuzz', category: 'news', tags: [], isPublished: true }) },
+  pageId: {
+    via: 'content.pages.create',
+    create: async (w, tenant) =>
+      asAdmin(w, 'POST', `${CONTENT}/sites/${await siteOf(w, tenant)}/pages`, {
+        slug: `p-${unique()}`,
+        pageType: 0,
+        sortOrder: 0,
+        isPublished: true,
+        settings: '{}',
+      }),
+  },
+  postId: {
+    via: 'content.blog.create',
+    create: async (w, tenant) =>
+      asAdmin(w, 'POST', `${CONTENT}/sites/${await siteOf(w, tenant)}/blog`, {
+        slug: `b-${unique()}`,
+        authorName: 'Fuzz',
+        category: 'news',
+        tags: [],
+        isPublished: true,
+      }),
+  },
   promptId: { via: 'prompts.create', create: async (_w, tenant) => promptOf(tenant) },
   versionId: {
     via: 'prompts.newVersion',
-    create: async (_w, tenant) => apiCreate(tenant, 'POST', `/api/prompts/${await promptOf(tenant)}/new-version`, { versionNote: 'fuzz' }),
+    create: async (_w, tenant) =>
+      apiCreate(tenant, 'POST', `/api/prompts/${await promptOf(tenant)}/new-version`, { versionNote: 'fuzz' }),
   },
-  toolId: { via: 'tools.create', create: async (_w, tenant) => apiCreate(tenant, 'POST', '/api/tools', { displayName: `Tool ${unique()}`, baseToolId: BUILT_IN_TOOLS[0]!.id }) },
+  toolId: {
+    via: 'tools.create',
+    create: async (_w, tenant) =>
+      apiCreate(tenant, 'POST', '/api/tools', { displayName: `Tool ${unique()}`, baseToolId: BUILT_IN_TOOLS[0]!.id }),
+  },
   agentId: {
     via: 'tools.update (no agents area yet: a fresh agent id assigned to a tool of the tenant)',
     create: async (_w, tenant) => {
@@ -212,14 +319,27 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
   paymentMethodId: viaApi('billing.methods.add', () => ({ provider: 1, token: 'tok_visa' })),
   paymentId: {
     via: 'billing.payments.process',
-    create: async (_w, tenant) => apiCreate(tenant, 'POST', '/api/payments/process', { subscriptionId: await subscriptionOf(tenant), amount: 5, currency: 'USD' }, (r) => r.json.result.paymentId),
+    create: async (_w, tenant) =>
+      apiCreate(
+        tenant,
+        'POST',
+        '/api/payments/process',
+        { subscriptionId: await subscriptionOf(tenant), amount: 5, currency: 'USD' },
+        (r) => r.json.result.paymentId,
+      ),
   },
   invoiceId: {
     via: 'billing.payments.process (a stored card, settled by the local provider webhook)',
     create: async (_w, tenant) => {
       await startBillingStandIns();
       const method = await apiCreate(tenant, 'POST', '/api/payment-methods', { provider: 1, token: 'tok_visa' });
-      const paymentId = await apiCreate(tenant, 'POST', '/api/payments/process', { subscriptionId: await subscriptionOf(tenant), amount: 5, currency: 'USD', paymentMethodId: method }, (r) => r.json.result.paymentId);
+      const paymentId = await apiCreate(
+        tenant,
+        'POST',
+        '/api/payments/process',
+        { subscriptionId: await subscriptionOf(tenant), amount: 5, currency: 'USD', paymentMethodId: method },
+        (r) => r.json.result.paymentId,
+      );
       const history = await invoke('GET', '/api/payments/history', { token: tenant.owner, ip: nextIp() });
       return history.json.result.items.find((p: { id: string }) => p.id === paymentId).invoiceId as string;
     },
@@ -227,14 +347,23 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
   actionId: {
     via: 'bcm.actions.create',
     create: async (_w, tenant) =>
-      apiCreate(tenant, 'POST', `${BCM}/risk/${await riskOf(tenant)}/risks/${await assessmentOf(tenant)}/actions`, { title: `Action ${unique()}` }, (r) => r.json.result.mitigationActions.at(-1).id),
+      apiCreate(
+        tenant,
+        'POST',
+        `${BCM}/risk/${await riskOf(tenant)}/risks/${await assessmentOf(tenant)}/actions`,
+        { title: `Action ${unique()}` },
+        (r) => r.json.result.mitigationActions.at(-1).id,
+      ),
   },
 };
 
 /** Whether a creator can run now: its create route must be in the table. */
-export const creatorAvailable = (name: string): { ok: true; creator: RecordCreator } | { ok: false; reason: string } => {
+export const creatorAvailable = (
+  name: string,
+): { ok: true; creator: RecordCreator } | { ok: false; reason: string } => {
   const creator = RECORD_CREATORS[name];
-  if (!creator) return { ok: false, reason: `no creator registered for a '${name}' record (add one to RECORD_CREATORS)` };
+  if (!creator)
+    return { ok: false, reason: `no creator registered for a '${name}' record (add one to RECORD_CREATORS)` };
   if (/^[a-z]+\.[a-zA-Z.]+$/.test(creator.via) && !routeById(creator.via)) {
     return { ok: false, reason: `its create route ${creator.via} is not in the table yet` };
   }

@@ -5,6 +5,8 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // Every tier (and the local server the e2e tier spawns) hashes passwords at scrypt N=2^12 instead of
 // OWASP's 2^17; test/unit/auth-password.test.ts proves the production cost (areas/identity/password.ts).
 process.env.SCRYPT_TEST_LOG2_N ??= '12';
+// Every answer is checked against its route's response schema (shared/runtime/response-shape.ts).
+process.env.STRICT_RESPONSES ??= '1';
 
 const common = { setupFiles: ['test/support/env-setup.ts'] };
 

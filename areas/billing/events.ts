@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import { once } from '#shared/routes/types.ts';
+import { messageKind } from '#shared/queue/messages.ts';
 import type { PaymentProviderName } from './signatures.ts';
 
 /**
@@ -49,22 +51,37 @@ export const providerBCallback = z.object({
 });
 export const PROVIDER_B_STATUSES = ['PAID', 'FAILED', 'REFUNDED'] as const;
 
-interface Money {
-  amountMinor: number;
-  currency: string;
-  chargeRef: string | null;
-}
+const money = { amountMinor: z.number(), currency: z.string(), chargeRef: z.nullable(z.string()) };
+const ofSubscription = { tenantId: z.string(), subscriptionId: z.string() };
+const ofPayment = { tenantId: z.string(), paymentId: z.string() };
 
-/** What a verified event asks the platform to do. */
-export type BillingAction =
-  | ({ kind: 'subscription.checkout'; tenantId: string; subscriptionId: string } & Money)
-  | ({ kind: 'subscription.renewed'; tenantId: string; subscriptionId: string } & Money)
-  | ({ kind: 'subscription.renewal_failed'; tenantId: string; subscriptionId: string; reason: string } & Money)
-  | { kind: 'subscription.cancelled'; tenantId: string; subscriptionId: string }
-  | ({ kind: 'payment.paid'; tenantId: string; paymentId: string } & Money)
-  | ({ kind: 'payment.failed'; tenantId: string; paymentId: string; reason: string } & Money)
-  | { kind: 'payment.refunded'; tenantId: string; paymentId: string; refundRef: string }
-  | { kind: 'ignored'; eventType: string };
+/** What a verified event asks the platform to do; also the schema the webhook worker parses its message with. */
+export const billingAction = once(() =>
+  z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('subscription.checkout'), ...ofSubscription, ...money }),
+    z.object({ kind: z.literal('subscription.renewed'), ...ofSubscription, ...money }),
+    z.object({ kind: z.literal('subscription.renewal_failed'), ...ofSubscription, reason: z.string(), ...money }),
+    z.object({ kind: z.literal('subscription.cancelled'), ...ofSubscription }),
+    z.object({ kind: z.literal('payment.paid'), ...ofPayment, ...money }),
+    z.object({ kind: z.literal('payment.failed'), ...ofPayment, reason: z.string(), ...money }),
+    z.object({ kind: z.literal('payment.refunded'), ...ofPayment, refundRef: z.string() }),
+    z.object({ kind: z.literal('ignored'), eventType: z.string() }),
+  ]),
+);
+
+export type BillingAction = z.output<ReturnType<typeof billingAction>>;
+
+/** A verified provider event on its way to the webhook worker (the message id is `{provider}:{eventId}`). */
+export const PAYMENT_WEBHOOK = messageKind('webhooks', 'payment.webhook', () =>
+  z.object({
+    provider: z.enum(['payment-provider-a', 'payment-provider-b']),
+    eventId: z.string(),
+    eventType: z.string(),
+    action: billingAction(),
+  }),
+);
+
+export type WebhookPayload = z.output<ReturnType<typeof PAYMENT_WEBHOOK.schema>>;
 
 export interface ParsedEvent {
   eventId: string;

@@ -3,7 +3,7 @@ import { getItem, listNewestFirst } from '#shared/data/collection.ts';
 import { INVOICE_STATUS_LABEL } from './ledger.ts';
 import { billingKeys, invoicePdfKey, toInvoice, toInvoiceDetail, type InvoiceLine, type Item } from './records.ts';
 import { notFound } from '#shared/http/errors.ts';
-import { raw, toPage } from '#shared/http/responses.ts';
+import { reply, toPage } from '#shared/http/responses.ts';
 
 const read = (key: { pk: string; sk: string }) => getItem<Item>(key);
 
@@ -45,7 +45,7 @@ export async function invoicePdf(t: string, id: string) {
     });
     bytes = (await readInvoicePdf(key))!;
   }
-  return raw('application/pdf', bytes.toString('base64'), {
+  return reply.raw('application/pdf', bytes.toString('base64'), {
     base64: true,
     headers: { 'content-disposition': `inline; filename="invoice-${id}.pdf"`, 'cache-control': 'private, no-store' },
   });

@@ -3,7 +3,7 @@ import { getItem, putNew } from '#shared/data/collection.ts';
 import { updateItem } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
 import { transact, type TransactItem } from '#shared/data/transact.ts';
-import type { BillingAction } from './events.ts';
+import type { BillingAction, WebhookPayload } from './events.ts';
 import type { InvoiceDocument } from './invoice-pdf.ts';
 import { derivedUuid, INVOICE_STATUS_LABEL, newInvoice, newPayment } from './ledger.ts';
 import {
@@ -21,13 +21,6 @@ import { countIntegrationEvents, integrationEventPut } from '#areas/identity/int
 import { logger } from '#shared/runtime/logger.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { PLANS } from '#shared/reference/plans.ts';
-
-export interface WebhookPayload {
-  provider: PaymentProviderName;
-  eventId: string;
-  eventType: string;
-  action: BillingAction;
-}
 
 const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
 

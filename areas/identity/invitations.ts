@@ -9,7 +9,7 @@ import { isSystemAdmin } from '#shared/auth/tenant-scope.ts';
 import { ApiError, badRequest, conflict, forbidden, validationError } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { sendEmail } from '#shared/queue/enqueue.ts';
+import { sendEmail } from '#shared/queue/email.ts';
 import { assertMayGrant } from './ceiling.ts';
 import { countIntegrationEvents, integrationEventPut } from './integration-events.ts';
 import { membershipChangeItems } from './org-counters.ts';

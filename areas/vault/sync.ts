@@ -1,6 +1,16 @@
+import * as z from 'zod/mini';
+import { messageKind } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { recordAudit, recordIntegrationEvent, updateJob, type Actor } from './records.ts';
-import { childName, environmentPath, isValidKey, sourcePath, valueProblem, type ValueProblem } from './rules.ts';
+import {
+  childName,
+  ENVIRONMENT_PATTERN,
+  environmentPath,
+  isValidKey,
+  sourcePath,
+  valueProblem,
+  type ValueProblem,
+} from './rules.ts';
 import { listParameters, writeSecret } from './store.ts';
 
 /**
@@ -8,13 +18,15 @@ import { listParameters, writeSecret } from './store.ts';
  * parameters under `/<app>/<stage>/vault-sources/{environment}/{key}`; the job copies each into
  * the vault unless the vault's copy is at least as new (see planSync).
  */
-export const SYNC_JOB = 'vault.sync';
+export const SYNC_JOB = messageKind('jobs', 'vault.sync', () =>
+  z.object({
+    jobId: z.string(),
+    environment: z.string().check(z.regex(ENVIRONMENT_PATTERN)),
+    requestedBy: z.nullable(z.object({ userId: z.string(), email: z.string() })),
+  }),
+);
 
-export interface VaultSyncPayload {
-  jobId: string;
-  environment: string;
-  requestedBy: Actor;
-}
+export type VaultSyncPayload = z.output<ReturnType<typeof SYNC_JOB.schema>>;
 
 interface Parameter {
   name: string;

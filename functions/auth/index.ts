@@ -1,4 +1,3 @@
-import { created, noContent, ok } from '#shared/http/responses.ts';
 import { authRoutes } from '#shared/routes/auth.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { finishExternal, startExternal } from '#areas/identity/auth/external.ts';
@@ -9,20 +8,19 @@ import { logout, refresh } from '#areas/identity/auth/tokens.ts';
 import { resendVerification, verifyEmail } from '#areas/identity/auth/verification.ts';
 
 export const handler = apiHandler(authRoutes, {
-  'auth.register': async ({ body }) => created(await register(body)),
-  'auth.login': async ({ body, ip }) => ok(await login(body, ip)),
-  'auth.providerA.start': async ({ body }) => ok(await startExternal('identity-provider-a', body)),
-  'auth.providerA.callback': async ({ body, ip }) => ok(await finishExternal('identity-provider-a', body, ip)),
-  'auth.providerB.start': async ({ body }) => ok(await startExternal('identity-provider-b', body)),
-  'auth.providerB.callback': async ({ body, ip }) => ok(await finishExternal('identity-provider-b', body, ip)),
-  'auth.refresh': async ({ principal, body, ip }) => ok(await refresh(principal!, body, ip)),
-  'auth.forgotPassword': async ({ body, ip }) => ok(await forgotPassword(body, ip)),
-  'auth.resetPassword': async ({ body, ip }) => ok(await resetPassword(body, ip)),
-  'auth.verifyEmail': async ({ body, ip }) => ok(await verifyEmail(body, ip)),
-  'auth.resendVerification': async ({ body }) => ok(await resendVerification(body)),
-  'auth.changePassword': async ({ principal, body, ip }) => ok(await changePassword(principal!, body, ip)),
+  'auth.register': async ({ body }) => await register(body),
+  'auth.login': async ({ body, ip }) => await login(body, ip),
+  'auth.providerA.start': async ({ body }) => await startExternal('identity-provider-a', body),
+  'auth.providerA.callback': async ({ body, ip }) => await finishExternal('identity-provider-a', body, ip),
+  'auth.providerB.start': async ({ body }) => await startExternal('identity-provider-b', body),
+  'auth.providerB.callback': async ({ body, ip }) => await finishExternal('identity-provider-b', body, ip),
+  'auth.refresh': async ({ principal, body, ip }) => await refresh(principal!, body, ip),
+  'auth.forgotPassword': async ({ body, ip }) => await forgotPassword(body, ip),
+  'auth.resetPassword': async ({ body, ip }) => await resetPassword(body, ip),
+  'auth.verifyEmail': async ({ body, ip }) => await verifyEmail(body, ip),
+  'auth.resendVerification': async ({ body }) => await resendVerification(body),
+  'auth.changePassword': async ({ principal, body, ip }) => await changePassword(principal!, body, ip),
   'auth.logout': async ({ principal, body, ip }) => {
     await logout(principal!, body, ip);
-    return noContent();
   },
 });

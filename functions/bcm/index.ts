@@ -1,7 +1,7 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
 import type { TenantCollection } from '#shared/data/keys.ts';
-import { created, noContent, ok } from '#shared/http/responses.ts';
+
 import { bcmRoutes } from '#shared/routes/bcm.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import {
@@ -37,44 +37,34 @@ const ofBia = under('BIA', 'BIA');
 const ofRisk = under('RISK', 'Risk');
 
 export const handler = apiHandler(bcmRoutes, {
-  'bcm.bia.list': async ({ principal, query }) =>
-    ok(await listBias(await scopeTenant(principal!, query.tenantId), query)),
+  'bcm.bia.list': async ({ principal, query }) => await listBias(await scopeTenant(principal!, query.tenantId), query),
   'bcm.bia.get': async ({ principal, params, query }) =>
-    ok(await biaDetail(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase())),
+    await biaDetail(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase()),
   'bcm.bia.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
-    return created(await createBia(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+    return await createBia(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
   },
   'bcm.bia.update': async ({ principal, params, query, body }) =>
-    ok(
-      await updateBia(
-        await ofBia(principal!, query.tenantId, params.biaId),
-        params.biaId.toLowerCase(),
-        body,
-        principal!,
-      ),
+    await updateBia(
+      await ofBia(principal!, query.tenantId, params.biaId),
+      params.biaId.toLowerCase(),
+      body,
+      principal!,
     ),
   'bcm.bia.status': async ({ principal, params, query, body }) =>
-    ok(
-      await setBiaStatus(
-        await ofBia(principal!, query.tenantId, params.biaId),
-        params.biaId.toLowerCase(),
-        body.newStatus,
-        principal!,
-      ),
+    await setBiaStatus(
+      await ofBia(principal!, query.tenantId, params.biaId),
+      params.biaId.toLowerCase(),
+      body.newStatus,
+      principal!,
     ),
   'bcm.bia.newVersion': async ({ principal, params, query }) =>
-    created(
-      await newVersion(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), principal!),
-    ),
+    await newVersion(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), principal!),
   'bcm.bia.delete': async ({ principal, params, query }) => {
     await deleteBia(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), principal!);
-    return noContent();
   },
   'bcm.bia.assign': async ({ principal, params, query, body }) =>
-    created(
-      await assign(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), body, principal!),
-    ),
+    await assign(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), body, principal!),
   'bcm.bia.unassign': async ({ principal, params, query }) => {
     await unassign(
       await ofBia(principal!, query.tenantId, params.biaId),
@@ -82,32 +72,25 @@ export const handler = apiHandler(bcmRoutes, {
       params.assignmentId,
       principal!,
     );
-    return noContent();
   },
   'bcm.entries.list': async ({ principal, params, query }) =>
-    ok(await listEntries(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), query)),
+    await listEntries(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), query),
   'bcm.entries.get': async ({ principal, params, query }) =>
-    ok(
-      await getEntry(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), params.entryId),
-    ),
+    await getEntry(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), params.entryId),
   'bcm.entries.create': async ({ principal, params, query, body }) =>
-    created(
-      await createEntry(
-        await ofBia(principal!, query.tenantId, params.biaId),
-        params.biaId.toLowerCase(),
-        body,
-        principal!,
-      ),
+    await createEntry(
+      await ofBia(principal!, query.tenantId, params.biaId),
+      params.biaId.toLowerCase(),
+      body,
+      principal!,
     ),
   'bcm.entries.update': async ({ principal, params, query, body }) =>
-    ok(
-      await updateEntry(
-        await ofBia(principal!, query.tenantId, params.biaId),
-        params.biaId.toLowerCase(),
-        params.entryId,
-        body,
-        principal!,
-      ),
+    await updateEntry(
+      await ofBia(principal!, query.tenantId, params.biaId),
+      params.biaId.toLowerCase(),
+      params.entryId,
+      body,
+      principal!,
     ),
   'bcm.entries.delete': async ({ principal, params, query }) => {
     await deleteEntry(
@@ -116,63 +99,52 @@ export const handler = apiHandler(bcmRoutes, {
       params.entryId,
       principal!,
     );
-    return noContent();
   },
   'bcm.entries.complete': async ({ principal, params, query }) =>
-    ok(
-      await completeEntry(
-        await ofBia(principal!, query.tenantId, params.biaId),
-        params.biaId.toLowerCase(),
-        params.entryId,
-        principal!,
-      ),
+    await completeEntry(
+      await ofBia(principal!, query.tenantId, params.biaId),
+      params.biaId.toLowerCase(),
+      params.entryId,
+      principal!,
     ),
   'bcm.entries.part': async ({ principal, params, query, body }) =>
-    ok(
-      await replacePart(
-        await ofBia(principal!, query.tenantId, params.biaId),
-        params.biaId.toLowerCase(),
-        params.entryId,
-        params.part,
-        body,
-        principal!,
-      ),
+    await replacePart(
+      await ofBia(principal!, query.tenantId, params.biaId),
+      params.biaId.toLowerCase(),
+      params.entryId,
+      params.part,
+      body,
+      principal!,
     ),
   'bcm.risks.list': async ({ principal, query }) =>
-    ok(await listRisks(await scopeTenant(principal!, query.tenantId), query)),
+    await listRisks(await scopeTenant(principal!, query.tenantId), query),
   'bcm.risks.get': async ({ principal, params, query }) =>
-    ok(await riskDetail(await ofRisk(principal!, query.tenantId, params.riskId), params.riskId.toLowerCase())),
+    await riskDetail(await ofRisk(principal!, query.tenantId, params.riskId), params.riskId.toLowerCase()),
   'bcm.risks.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
-    return created(await createRisk(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+    return await createRisk(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
   },
   'bcm.risks.status': async ({ principal, params, query, body }) =>
-    ok(
-      await setRiskStatus(
-        await ofRisk(principal!, query.tenantId, params.riskId),
-        params.riskId.toLowerCase(),
-        body.newStatus,
-        principal!,
-      ),
+    await setRiskStatus(
+      await ofRisk(principal!, query.tenantId, params.riskId),
+      params.riskId.toLowerCase(),
+      body.newStatus,
+      principal!,
     ),
   'bcm.assessments.create': async ({ principal, params, query, body }) =>
-    created(
-      await createAssessment(
-        await ofRisk(principal!, query.tenantId, params.riskId),
-        params.riskId.toLowerCase(),
-        body,
-        principal!,
-      ),
+    await createAssessment(
+      await ofRisk(principal!, query.tenantId, params.riskId),
+      params.riskId.toLowerCase(),
+      body,
+      principal!,
     ),
   'bcm.assessments.update': async ({ principal, params, query, body }) =>
-    ok(
-      await updateAssessment(
-        await ofRisk(principal!, query.tenantId, params.riskId),
-        params.riskId.toLowerCase(),
-        params.assessmentId,
-        body,
-        principal!,
-      ),
+    await updateAssessment(
+      await ofRisk(principal!, query.tenantId, params.riskId),
+      params.riskId.toLowerCase(),
+      params.assessmentId,
+      body,
+      principal!,
     ),
   'bcm.assessments.delete': async ({ principal, params, query }) => {
     await deleteAssessment(
@@ -181,32 +153,26 @@ export const handler = apiHandler(bcmRoutes, {
       params.assessmentId,
       principal!,
     );
-    return noContent();
   },
   'bcm.actions.create': async ({ principal, params, query, body }) =>
-    created(
-      await createAction(
-        await ofRisk(principal!, query.tenantId, params.riskId),
-        params.riskId.toLowerCase(),
-        params.assessmentId,
-        body,
-        principal!,
-      ),
+    await createAction(
+      await ofRisk(principal!, query.tenantId, params.riskId),
+      params.riskId.toLowerCase(),
+      params.assessmentId,
+      body,
+      principal!,
     ),
   'bcm.actions.update': async ({ principal, params, query, body }) =>
-    ok(
-      await updateAction(
-        await ofRisk(principal!, query.tenantId, params.riskId),
-        params.riskId.toLowerCase(),
-        params.assessmentId,
-        params.actionId,
-        body,
-        principal!,
-      ),
+    await updateAction(
+      await ofRisk(principal!, query.tenantId, params.riskId),
+      params.riskId.toLowerCase(),
+      params.assessmentId,
+      params.actionId,
+      body,
+      principal!,
     ),
-  'bcm.thresholds.get': async ({ principal, query }) =>
-    ok(await thresholds(await scopeTenant(principal!, query.tenantId))),
+  'bcm.thresholds.get': async ({ principal, query }) => await thresholds(await scopeTenant(principal!, query.tenantId)),
   'bcm.thresholds.put': async ({ principal, query, body }) =>
-    ok(await putThresholds(await scopeTenant(principal!, query.tenantId), body.thresholds, principal!)),
-  'bcm.dashboard': async ({ principal, query }) => ok(await dashboard(await scopeTenant(principal!, query.tenantId))),
+    await putThresholds(await scopeTenant(principal!, query.tenantId), body.thresholds, principal!),
+  'bcm.dashboard': async ({ principal, query }) => await dashboard(await scopeTenant(principal!, query.tenantId)),
 });

@@ -1,7 +1,7 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
 import type { TenantCollection } from '#shared/data/keys.ts';
-import { accepted, created, noContent, ok } from '#shared/http/responses.ts';
+import { reply } from '#shared/http/responses.ts';
 import { billingRoutes } from '#shared/routes/billing.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { idempotent } from '#areas/billing/idempotency.ts';
@@ -26,45 +26,56 @@ const idempotencyKey = (headers: Record<string, string | undefined>) =>
   headers['idempotency-key'] ?? headers['Idempotency-Key'];
 
 export const handler = apiHandler(billingRoutes, {
-  'billing.plans': async () => ok(await activePlans(), { 'cache-control': `private, max-age=${PLAN_CACHE_SECONDS}` }),
+  'billing.plans': async () =>
+    reply.json(await activePlans(), { headers: { 'cache-control': `private, max-age=${PLAN_CACHE_SECONDS}` } }),
   'billing.subscriptions.current': async ({ principal, query }) =>
-    ok(await currentSubscription(await scopeTenant(principal!, query.tenantId))),
+    await currentSubscription(await scopeTenant(principal!, query.tenantId)),
   'billing.subscriptions.create': async ({ principal, body, headers }) => {
     const { tenantId, ...input } = body;
     const t = await scopeTenant(principal!, tenantId, 'body.tenantId');
-    return idempotent(t, 'subscriptions', idempotencyKey(headers), body, async () =>
-      created(await createSubscription(t, input, principal!)),
+    return idempotent(
+      t,
+      'subscriptions',
+      idempotencyKey(headers),
+      body,
+      async () => await createSubscription(t, input, principal!),
     );
   },
   'billing.payments.process': async ({ principal, body, headers }) => {
     const { tenantId, ...input } = body;
     const t = await scopeTenant(principal!, tenantId, 'body.tenantId');
-    return idempotent(t, 'payments', idempotencyKey(headers), body, async () =>
-      ok(await processPayment(t, input, principal!)),
+    return idempotent(
+      t,
+      'payments',
+      idempotencyKey(headers),
+      body,
+      async () => await processPayment(t, input, principal!),
     );
   },
   'billing.payments.history': async ({ principal, query }) =>
-    ok(await paymentHistory(await scopeTenant(principal!, query.tenantId), query)),
+    await paymentHistory(await scopeTenant(principal!, query.tenantId), query),
   'billing.payments.refund': async ({ principal, params, query, body, headers }) => {
     const t = await ofPayment(principal!, query.tenantId, params.paymentId);
     const id = params.paymentId.toLowerCase();
-    return idempotent(t, `refund#${id}`, idempotencyKey(headers), body, async () =>
-      accepted(await requestRefund(t, id, body.reason, principal!)),
+    return idempotent(
+      t,
+      `refund#${id}`,
+      idempotencyKey(headers),
+      body,
+      async () => await requestRefund(t, id, body.reason, principal!),
     );
   },
   'billing.methods.list': async ({ principal, query }) =>
-    ok(await listMethods(await scopeTenant(principal!, query.tenantId))),
+    await listMethods(await scopeTenant(principal!, query.tenantId)),
   'billing.methods.add': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
-    return created(await addMethod(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+    return await addMethod(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
   },
   'billing.methods.setDefault': async ({ principal, params, query }) =>
-    ok(
-      await setDefault(
-        await ofMethod(principal!, query.tenantId, params.paymentMethodId),
-        params.paymentMethodId.toLowerCase(),
-        principal!,
-      ),
+    await setDefault(
+      await ofMethod(principal!, query.tenantId, params.paymentMethodId),
+      params.paymentMethodId.toLowerCase(),
+      principal!,
     ),
   'billing.methods.delete': async ({ principal, params, query }) => {
     await deleteMethod(
@@ -72,20 +83,14 @@ export const handler = apiHandler(billingRoutes, {
       params.paymentMethodId.toLowerCase(),
       principal!,
     );
-    return noContent();
   },
   'billing.invoices.list': async ({ principal, query }) =>
-    ok(await listInvoices(await scopeTenant(principal!, query.tenantId), query)),
+    await listInvoices(await scopeTenant(principal!, query.tenantId), query),
   'billing.invoices.get': async ({ principal, params, query }) =>
-    ok(
-      await invoiceDetail(
-        await ofInvoice(principal!, query.tenantId, params.invoiceId),
-        params.invoiceId.toLowerCase(),
-      ),
-    ),
+    await invoiceDetail(await ofInvoice(principal!, query.tenantId, params.invoiceId), params.invoiceId.toLowerCase()),
   'billing.invoices.pdf': async ({ principal, params, query }) =>
     invoicePdf(await ofInvoice(principal!, query.tenantId, params.invoiceId), params.invoiceId.toLowerCase()),
-  'billing.admin.subscriptions': async ({ query }) => ok(await adminSubscriptions(query)),
+  'billing.admin.subscriptions': async ({ query }) => await adminSubscriptions(query),
   'billing.admin.extendTrial': async ({ principal, params, body }) =>
-    ok(await extendTrial(params.tenantId.toLowerCase(), body.additionalDays, principal!)),
+    await extendTrial(params.tenantId.toLowerCase(), body.additionalDays, principal!),
 });

@@ -1,6 +1,6 @@
 import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
 import { notFound } from '#shared/http/errors.ts';
-import { created, ok } from '#shared/http/responses.ts';
+
 import { catalogRoutes } from '#shared/routes/catalog.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { createProductService, listProductServices } from './product-services.ts';
@@ -8,10 +8,10 @@ import { createSupplier, getSupplier, listSuppliers } from './suppliers.ts';
 
 export const handler = apiHandler(catalogRoutes, {
   'suppliers.list': async ({ principal, query }) =>
-    ok(await listSuppliers(await scopeTenant(principal!, query.tenantId), query)),
+    await listSuppliers(await scopeTenant(principal!, query.tenantId), query),
   'suppliers.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
-    return created(await createSupplier(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+    return await createSupplier(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
   },
   'suppliers.get': async ({ principal, params, query }) => {
     const id = params.supplierId.toLowerCase();
@@ -20,14 +20,12 @@ export const handler = apiHandler(catalogRoutes, {
       id,
     );
     if (!supplier) throw notFound('Supplier');
-    return ok(supplier);
+    return supplier;
   },
   'products.list': async ({ principal, query }) =>
-    ok(await listProductServices(await scopeTenant(principal!, query.tenantId), query)),
+    await listProductServices(await scopeTenant(principal!, query.tenantId), query),
   'products.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
-    return created(
-      await createProductService(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!),
-    );
+    return await createProductService(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
   },
 });

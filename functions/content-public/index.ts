@@ -1,4 +1,4 @@
-import { created, ok } from '#shared/http/responses.ts';
+import { reply } from '#shared/http/responses.ts';
 import { contentPublicRoutes } from '#shared/routes/content.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { submitForm } from '#areas/content/public/forms.ts';
@@ -34,7 +34,7 @@ export const handler = apiHandler(contentPublicRoutes, {
     const { preview, view } = await pageBySlug(site, params.slug, query);
     // A preview shows unpublished content: never kept by a shared cache.
     return preview
-      ? ok(view, { 'cache-control': 'private, no-store' })
+      ? reply.json(view, { headers: { 'cache-control': 'private, no-store' } })
       : cacheable(site, headers, CONTENT_MAX_AGE, { json: view });
   },
   'content.public.blog': async ({ params, query, headers }) => {
@@ -45,5 +45,5 @@ export const handler = apiHandler(contentPublicRoutes, {
     const site = await activeSite(params.siteId);
     return cacheable(site, headers, CONTENT_MAX_AGE, { json: await postBySlug(site, params.slug, query.locale) });
   },
-  'content.public.formSubmit': async ({ params, body }) => created(await submitForm(params.siteId, body)),
+  'content.public.formSubmit': async ({ params, body }) => await submitForm(params.siteId, body),
 });

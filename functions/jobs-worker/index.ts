@@ -1,5 +1,5 @@
 import { queueWorker } from '#shared/queue/worker.ts';
-import { jobHandlers } from './handlers.ts';
+import { jobRoutes } from './handlers.ts';
 
-/** Background jobs (vault sync, invoice rendering), once each. */
-export const handler = queueWorker('jobs', jobHandlers);
+/** Background jobs (vault sync), once each. */
+export const handler = queueWorker('jobs', jobRoutes);

@@ -1,8 +1,7 @@
-import { created } from '#shared/http/responses.ts';
 import { onboardingRoutes } from '#shared/routes/onboarding.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { startOnboarding } from '#areas/identity/onboarding/start.ts';
 
 export const handler = apiHandler(onboardingRoutes, {
-  'onboarding.start': async ({ body }) => created(await startOnboarding(body)),
+  'onboarding.start': async ({ body }) => await startOnboarding(body),
 });

@@ -1,5 +1,5 @@
 import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
-import { created, ok } from '#shared/http/responses.ts';
+
 import { orgRoutes } from '#shared/routes/org.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { createDepartment, listDepartments } from '#areas/identity/org/departments.ts';
@@ -7,48 +7,42 @@ import { addUserToGroup, createGroup, listGroups } from '#areas/identity/org/gro
 import { createRole, listRoles, setRolePermissions } from '#areas/identity/org/roles.ts';
 
 export const handler = apiHandler(orgRoutes, {
-  'roles.list': async ({ principal, query }) =>
-    ok(await listRoles(await scopeTenant(principal!, query.tenantId), query)),
+  'roles.list': async ({ principal, query }) => await listRoles(await scopeTenant(principal!, query.tenantId), query),
   'roles.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
-    return created(await createRole(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+    return await createRole(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
   },
   'roles.setPermissions': async ({ principal, params, query, body }) =>
-    ok(
-      await setRolePermissions(
-        await scopeRecord(principal!, query.tenantId, {
-          collection: 'ROLE',
-          id: params.roleId.toLowerCase(),
-          label: 'Role',
-        }),
-        params.roleId,
-        body.permissions,
-        principal!,
-      ),
+    await setRolePermissions(
+      await scopeRecord(principal!, query.tenantId, {
+        collection: 'ROLE',
+        id: params.roleId.toLowerCase(),
+        label: 'Role',
+      }),
+      params.roleId,
+      body.permissions,
+      principal!,
     ),
   'departments.list': async ({ principal, query }) =>
-    ok(await listDepartments(await scopeTenant(principal!, query.tenantId), query)),
+    await listDepartments(await scopeTenant(principal!, query.tenantId), query),
   'departments.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
-    return created(await createDepartment(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+    return await createDepartment(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
   },
-  'groups.list': async ({ principal, query }) =>
-    ok(await listGroups(await scopeTenant(principal!, query.tenantId), query)),
+  'groups.list': async ({ principal, query }) => await listGroups(await scopeTenant(principal!, query.tenantId), query),
   'groups.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
-    return created(await createGroup(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+    return await createGroup(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
   },
   'groups.addUser': async ({ principal, params, query }) =>
-    ok(
-      await addUserToGroup(
-        await scopeRecord(principal!, query.tenantId, {
-          collection: 'GROUP',
-          id: params.groupId.toLowerCase(),
-          label: 'Group',
-        }),
-        params.groupId,
-        query.userId,
-        principal!,
-      ),
+    await addUserToGroup(
+      await scopeRecord(principal!, query.tenantId, {
+        collection: 'GROUP',
+        id: params.groupId.toLowerCase(),
+        label: 'Group',
+      }),
+      params.groupId,
+      query.userId,
+      principal!,
     ),
 });

@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
-import { created, noContent, ok } from '#shared/http/responses.ts';
+
 import { promptRoutes } from '#shared/routes/prompts.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import {
@@ -20,21 +20,19 @@ const ofPrompt = (p: Principal, tenantId: string | undefined, id: string) =>
 
 export const handler = apiHandler(promptRoutes, {
   'prompts.list': async ({ principal, query }) =>
-    ok(await listPrompts(await scopeTenant(principal!, query.tenantId), query)),
+    await listPrompts(await scopeTenant(principal!, query.tenantId), query),
   'prompts.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
-    return created(await createPrompt(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+    return await createPrompt(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
   },
   'prompts.get': async ({ principal, params, query }) =>
-    ok(await promptDetail(await ofPrompt(principal!, query.tenantId, params.promptId), params.promptId.toLowerCase())),
+    await promptDetail(await ofPrompt(principal!, query.tenantId, params.promptId), params.promptId.toLowerCase()),
   'prompts.update': async ({ principal, params, query, body }) =>
-    ok(
-      await updatePrompt(
-        await ofPrompt(principal!, query.tenantId, params.promptId),
-        params.promptId.toLowerCase(),
-        body,
-        principal!,
-      ),
+    await updatePrompt(
+      await ofPrompt(principal!, query.tenantId, params.promptId),
+      params.promptId.toLowerCase(),
+      body,
+      principal!,
     ),
   'prompts.delete': async ({ principal, params, query }) => {
     await archivePrompt(
@@ -42,24 +40,19 @@ export const handler = apiHandler(promptRoutes, {
       params.promptId.toLowerCase(),
       principal!,
     );
-    return noContent();
   },
   'prompts.newVersion': async ({ principal, params, query, body }) =>
-    created(
-      await newVersion(
-        await ofPrompt(principal!, query.tenantId, params.promptId),
-        params.promptId.toLowerCase(),
-        body.versionNote,
-        principal!,
-      ),
+    await newVersion(
+      await ofPrompt(principal!, query.tenantId, params.promptId),
+      params.promptId.toLowerCase(),
+      body.versionNote,
+      principal!,
     ),
   'prompts.versions': async ({ principal, params, query }) =>
-    ok(
-      await listVersions(
-        await ofPrompt(principal!, query.tenantId, params.promptId),
-        params.promptId.toLowerCase(),
-        query,
-      ),
+    await listVersions(
+      await ofPrompt(principal!, query.tenantId, params.promptId),
+      params.promptId.toLowerCase(),
+      query,
     ),
   'prompts.review': async ({ principal, params, query }) => {
     await reviewVersion(
@@ -68,7 +61,6 @@ export const handler = apiHandler(promptRoutes, {
       params.versionId,
       principal!,
     );
-    return noContent();
   },
   'prompts.approve': async ({ principal, params, query }) => {
     await approveVersion(
@@ -77,14 +69,11 @@ export const handler = apiHandler(promptRoutes, {
       params.versionId,
       principal!,
     );
-    return noContent();
   },
   'prompts.render': async ({ principal, params, query, body }) =>
-    ok(
-      await renderPrompt(
-        await ofPrompt(principal!, query.tenantId, params.promptId),
-        params.promptId.toLowerCase(),
-        body,
-      ),
+    await renderPrompt(
+      await ofPrompt(principal!, query.tenantId, params.promptId),
+      params.promptId.toLowerCase(),
+      body,
     ),
 });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { verificationKeys } from '#shared/auth/signing-keys.ts';
-import { ok, raw } from '#shared/http/responses.ts';
+import { reply } from '#shared/http/responses.ts';
 import { systemRoutes } from '#shared/routes/system.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { DOCS_ASSETS_DIR, OPENAPI_FILE } from './docs-assets.ts';
@@ -32,13 +32,13 @@ function openApi(): Promise<string> {
 }
 
 export const handler = apiHandler(systemRoutes, {
-  'system.health': async () => ok({ status: 'ok' }),
+  'system.health': async () => ({ status: 'ok' }),
   'system.jwks': async () =>
-    raw('application/json', JSON.stringify((await verificationKeys()).jwks), {
+    reply.raw('application/json', JSON.stringify((await verificationKeys()).jwks), {
       headers: { 'cache-control': 'public, max-age=300' },
     }),
   'system.openapi': async () =>
-    raw('application/json', await openApi(), { headers: { 'cache-control': 'public, max-age=60' } }),
+    reply.raw('application/json', await openApi(), { headers: { 'cache-control': 'public, max-age=60' } }),
   'system.docs': async () => docsPage(),
   'system.docsInit': async () => docsInit(),
   'system.docsStyle': async (req) => docsAsset('swagger-ui.css', req.headers['accept-encoding']),

@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
-import { created, noContent, ok } from '#shared/http/responses.ts';
+
 import { toolRoutes } from '#shared/routes/tools.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import {
@@ -22,81 +22,65 @@ const ofTool = (p: Principal, tenantId: string | undefined, id: string) =>
   scopeRecord(p, tenantId, { collection: 'TOOL', id: id.toLowerCase(), label: 'Tool' });
 
 export const handler = apiHandler(toolRoutes, {
-  'tools.list': async ({ principal, query }) =>
-    ok(await listTools(await scopeTenant(principal!, query.tenantId), query)),
+  'tools.list': async ({ principal, query }) => await listTools(await scopeTenant(principal!, query.tenantId), query),
   'tools.create': async ({ principal, body }) => {
     const { tenantId, ...input } = body;
-    return created(await createTool(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!));
+    return await createTool(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
   },
-  'tools.builtIn': async ({ query }) => ok(listBuiltIn(query)),
+  'tools.builtIn': async ({ query }) => listBuiltIn(query),
   'tools.builtIn.select': async ({ principal, body }) =>
-    created(
-      await createTool(
-        await scopeTenant(principal!, body.tenantId, 'body.tenantId'),
-        { baseToolId: body.baseToolId },
-        principal!,
-      ),
+    await createTool(
+      await scopeTenant(principal!, body.tenantId, 'body.tenantId'),
+      { baseToolId: body.baseToolId },
+      principal!,
     ),
   'tools.update': async ({ principal, params, query, body }) =>
-    ok(
-      await updateTool(
-        await ofTool(principal!, query.tenantId, params.toolId),
-        params.toolId.toLowerCase(),
-        body,
-        principal!,
-      ),
+    await updateTool(
+      await ofTool(principal!, query.tenantId, params.toolId),
+      params.toolId.toLowerCase(),
+      body,
+      principal!,
     ),
   'tools.delete': async ({ principal, params, query }) => {
     await deleteTool(await ofTool(principal!, query.tenantId, params.toolId), params.toolId.toLowerCase(), principal!);
-    return noContent();
   },
   'tools.config.get': async ({ principal, params, query }) =>
-    ok(toConfig(await getTool(await ofTool(principal!, query.tenantId, params.toolId), params.toolId.toLowerCase()))),
+    toConfig(await getTool(await ofTool(principal!, query.tenantId, params.toolId), params.toolId.toLowerCase())),
   'tools.config.put': async ({ principal, params, query, body }) =>
-    ok(
-      await putConfig(
-        await ofTool(principal!, query.tenantId, params.toolId),
-        params.toolId.toLowerCase(),
-        body,
-        principal!,
-      ),
+    await putConfig(
+      await ofTool(principal!, query.tenantId, params.toolId),
+      params.toolId.toLowerCase(),
+      body,
+      principal!,
     ),
   'tools.params.get': async ({ principal, params, query }) =>
-    ok(toParams(await getTool(await ofTool(principal!, query.tenantId, params.toolId), params.toolId.toLowerCase()))),
+    toParams(await getTool(await ofTool(principal!, query.tenantId, params.toolId), params.toolId.toLowerCase())),
   'tools.params.put': async ({ principal, params, query, body }) =>
-    ok(
-      await putParams(
-        await ofTool(principal!, query.tenantId, params.toolId),
-        params.toolId.toLowerCase(),
-        body,
-        principal!,
-      ),
+    await putParams(
+      await ofTool(principal!, query.tenantId, params.toolId),
+      params.toolId.toLowerCase(),
+      body,
+      principal!,
     ),
   'tools.approve': async ({ principal, params, query }) =>
-    ok(
-      await moveTool(
-        await ofTool(principal!, query.tenantId, params.toolId),
-        params.toolId.toLowerCase(),
-        'approve',
-        principal!,
-      ),
+    await moveTool(
+      await ofTool(principal!, query.tenantId, params.toolId),
+      params.toolId.toLowerCase(),
+      'approve',
+      principal!,
     ),
   'tools.activate': async ({ principal, params, query }) =>
-    ok(
-      await moveTool(
-        await ofTool(principal!, query.tenantId, params.toolId),
-        params.toolId.toLowerCase(),
-        'activate',
-        principal!,
-      ),
+    await moveTool(
+      await ofTool(principal!, query.tenantId, params.toolId),
+      params.toolId.toLowerCase(),
+      'activate',
+      principal!,
     ),
   'tools.reject': async ({ principal, params, query }) =>
-    ok(
-      await moveTool(
-        await ofTool(principal!, query.tenantId, params.toolId),
-        params.toolId.toLowerCase(),
-        'reject',
-        principal!,
-      ),
+    await moveTool(
+      await ofTool(principal!, query.tenantId, params.toolId),
+      params.toolId.toLowerCase(),
+      'reject',
+      principal!,
     ),
 });

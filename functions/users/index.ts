@@ -2,7 +2,7 @@ import { safeParse } from 'zod/mini';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
 import { invalidJson, notFound, validationError } from '#shared/http/errors.ts';
-import { noContent, ok } from '#shared/http/responses.ts';
+
 import { PASSWORD_RESET_SUFFIX, userRoutes, userUpdateBody } from '#shared/routes/users.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { listUsers, userDetail } from '#areas/identity/users/list.ts';
@@ -26,13 +26,12 @@ const scopeUser = (principal: Principal, tenantId: string | undefined, id: strin
   scopeRecord(principal, tenantId, { collection: 'USER', id, label: 'User' });
 
 export const handler = apiHandler(userRoutes, {
-  'users.list': async ({ principal, query }) =>
-    ok(await listUsers(await scopeTenant(principal!, query.tenantId), query)),
+  'users.list': async ({ principal, query }) => await listUsers(await scopeTenant(principal!, query.tenantId), query),
   'users.get': async ({ principal, params, query }) => {
     const userId = params.userId.toLowerCase();
     const user = await userDetail(await scopeUser(principal!, query.tenantId, userId), userId);
     if (!user) throw notFound('User');
-    return ok(user);
+    return user;
   },
   // API Gateway cannot route `{userId}:password-reset` apart from `{userId}`, so that spelling lands here.
   'users.update': async ({ principal, params, query, body, rawBody }) => {
@@ -42,20 +41,22 @@ export const handler = apiHandler(userRoutes, {
     if (body.kind === 'not-an-object') throw invalidJson('Request body must be a JSON object');
     if (isReset) {
       if (body.kind !== 'reset') throw validationError([{ path: 'body.newPassword', message: 'Required' }]);
-      return ok(await resetPassword(principal!, tenantId, userId, body.reset.newPassword));
+      return await resetPassword(principal!, tenantId, userId, body.reset.newPassword);
     }
     if (body.kind !== 'update') throw validationError(updateIssues(rawBody));
-    return ok(await updateUser(principal!, tenantId, userId, body.update));
+    return await updateUser(principal!, tenantId, userId, body.update);
   },
   'users.delete': async ({ principal, params, query }) => {
     const userId = params.userId.toLowerCase();
     await deleteUser(principal!, await scopeUser(principal!, query.tenantId, userId), userId);
-    return noContent();
   },
   'users.passwordReset': async ({ principal, params, query, body }) => {
     const userId = params.userId.toLowerCase();
-    return ok(
-      await resetPassword(principal!, await scopeUser(principal!, query.tenantId, userId), userId, body.newPassword),
+    return await resetPassword(
+      principal!,
+      await scopeUser(principal!, query.tenantId, userId),
+      userId,
+      body.newPassword,
     );
   },
 });

@@ -1,12 +1,12 @@
 import { ApiError, notFound, validationError } from '#shared/http/errors.ts';
-import { accepted, noContent, ok } from '#shared/http/responses.ts';
+import { reply } from '#shared/http/responses.ts';
 import { vaultRoutes } from '#shared/routes/vault.ts';
 import { apiHandler, type LambdaHttpHandler } from '#shared/runtime/api-handler.ts';
 import { createJob, recordAudit } from '#areas/vault/records.ts';
 import { MAX_VALUE_BYTES, valueProblem } from '#areas/vault/rules.ts';
 import { deleteSecret, listSecrets, readSecret, writeSecret } from '#areas/vault/store.ts';
 import { SYNC_JOB, type VaultSyncPayload } from '#areas/vault/sync.ts';
-import { enqueue } from '#shared/queue/enqueue.ts';
+import { enqueue } from '#shared/queue/messages.ts';
 import { auditDenied } from '#areas/vault/denied.ts';
 
 // Callers with only the internal key have no user id; audit entries name the credential instead.
@@ -26,11 +26,14 @@ const api = apiHandler(vaultRoutes, {
   'vault.get': async ({ params: { environment, key } }) => {
     const secret = await readSecret(environment, key);
     if (!secret) throw notFound('Secret');
-    return ok({ environment, key, value: secret.value, version: secret.version }, { 'cache-control': 'no-store' });
+    return reply.json(
+      { environment, key, value: secret.value, version: secret.version },
+      { headers: { 'cache-control': 'no-store' } },
+    );
   },
   'vault.list': async ({ params: { environment } }) => {
     const items = await listSecrets(environment);
-    return ok({ environment, items, totalCount: items.length });
+    return { environment, items, totalCount: items.length };
   },
   'vault.put': async ({ params: { environment, key }, body }) => {
     checkValue(body.value);
@@ -42,7 +45,7 @@ const api = apiHandler(vaultRoutes, {
       changes: { environment, version, via: VIA_KEY },
       actor: null,
     });
-    return ok({ environment, key, version, updatedAt });
+    return { environment, key, version, updatedAt };
   },
   'vault.delete': async ({ params: { environment, key }, principal }) => {
     const deleted = await deleteSecret(environment, key);
@@ -54,13 +57,12 @@ const api = apiHandler(vaultRoutes, {
       changes: { environment, version: deleted.version },
       actor: principal,
     });
-    return noContent();
   },
   'vault.sync': async ({ params: { environment }, principal }) => {
     const jobId = crypto.randomUUID();
     const requestedBy = principal && { userId: principal.userId, email: principal.email };
     // The job item exists before the message, so the worker only ever moves it forward.
-    await createJob(jobId, SYNC_JOB, { environment, requestedBy: principal?.userId ?? null });
+    await createJob(jobId, SYNC_JOB.type, { environment, requestedBy: principal?.userId ?? null });
     await recordAudit({
       entityType: 'SecretEnvironment',
       entityId: environment,
@@ -69,8 +71,8 @@ const api = apiHandler(vaultRoutes, {
       actor: principal,
     });
     const payload: VaultSyncPayload = { jobId, environment, requestedBy };
-    await enqueue('jobs', SYNC_JOB, { ...payload });
-    return accepted({ jobId, status: 'queued' });
+    await enqueue(SYNC_JOB, payload);
+    return { jobId, status: 'queued' };
   },
 });
 

@@ -1,7 +1,6 @@
-import type { MessageHandler } from '#shared/queue/worker.ts';
-import { applyWebhookEvent, type WebhookPayload } from '#areas/billing/provider-events.ts';
+import { PAYMENT_WEBHOOK } from '#areas/billing/events.ts';
+import { applyWebhookEvent } from '#areas/billing/provider-events.ts';
+import { handles, type MessageRoute } from '#shared/queue/messages.ts';
 
-/** Message type -> handler. */
-export const webhookMessageHandlers: Record<string, MessageHandler> = {
-  'payment.webhook': async (payload) => void (await applyWebhookEvent(payload as unknown as WebhookPayload)),
-};
+/** The messages this worker applies. */
+export const webhookRoutes: MessageRoute[] = [handles(PAYMENT_WEBHOOK, applyWebhookEvent)];

@@ -1,5 +1,5 @@
 import { queueWorker } from '#shared/queue/worker.ts';
-import { webhookMessageHandlers } from './handlers.ts';
+import { webhookRoutes } from './handlers.ts';
 
 /** Applies verified provider webhook events, once each. */
-export const handler = queueWorker('webhooks', webhookMessageHandlers);
+export const handler = queueWorker('webhooks', webhookRoutes);

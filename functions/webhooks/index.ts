@@ -1,9 +1,9 @@
-import { parseWebhook } from '#areas/billing/events.ts';
+import { PAYMENT_WEBHOOK, parseWebhook } from '#areas/billing/events.ts';
 import { webhookSecrets } from '#areas/billing/secrets.ts';
 import { verifyWebhook, type PaymentProviderName } from '#areas/billing/signatures.ts';
 import { badRequest } from '#shared/http/errors.ts';
-import { ok } from '#shared/http/responses.ts';
-import { queueSender } from '#shared/platform/ports.ts';
+
+import { enqueue } from '#shared/queue/messages.ts';
 import { webhookRoutes } from '#shared/routes/billing.ts';
 import type { ApiRequest } from '#shared/runtime/request.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
@@ -25,12 +25,8 @@ const receive =
     if (!parsed.ok) throw badRequest('INVALID_WEBHOOK_BODY', parsed.message);
     // The message id is the provider's event id: the worker's per-message claim keeps concurrent
     // redeliveries apart, and its transaction marker applies the event once.
-    await (await queueSender()).send('webhooks', {
-      id: `${provider}:${parsed.event.eventId}`,
-      type: 'payment.webhook',
-      payload: { provider, ...parsed.event },
-    });
-    return ok({ received: true, eventId: parsed.event.eventId });
+    await enqueue(PAYMENT_WEBHOOK, { provider, ...parsed.event }, { id: `${provider}:${parsed.event.eventId}` });
+    return { received: true, eventId: parsed.event.eventId };
   };
 
 export const handler = apiHandler(webhookRoutes, {

@@ -9,7 +9,7 @@ import {
 } from '#areas/identity/identity-providers.ts';
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
 import { keys } from '#shared/data/keys.ts';
-import { raw, type Reply } from '#shared/http/responses.ts';
+import { reply, type Reply } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { parameterStore } from '#shared/platform/ports.ts';
@@ -60,12 +60,12 @@ function signingKey(idp: Idp) {
 }
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  raw('application/json', JSON.stringify(body), { status, headers: { 'cache-control': 'no-store', ...headers } });
+  reply.raw('application/json', JSON.stringify(body), { status, headers: { 'cache-control': 'no-store', ...headers } });
 const oauthError = (error: string, description: string, status = 400) =>
   json({ error, error_description: description }, status);
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const page = (title: string, body: string, status = 200) =>
-  raw(
+  reply.raw(
     'text/html; charset=utf-8',
     `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`,
     {
@@ -137,7 +137,7 @@ export async function authorize(idp: Idp, query: AuthorizeQuery): Promise<Reply>
   if (query.state) back.searchParams.set('state', query.state);
   const fail = (error: string) => {
     back.searchParams.set('error', error);
-    return raw('text/plain', '', { status: 302, headers: { location: back.toString() } });
+    return reply.raw('text/plain', '', { status: 302, headers: { location: back.toString() } });
   };
   if (query.response_type !== 'code') return fail('unsupported_response_type');
   if (!(query.scope ?? '').split(' ').includes('openid')) return fail('invalid_scope');
@@ -165,7 +165,10 @@ export async function authorize(idp: Idp, query: AuthorizeQuery): Promise<Reply>
     }),
   );
   back.searchParams.set('code', code);
-  return raw('text/plain', '', { status: 302, headers: { location: back.toString(), 'cache-control': 'no-store' } });
+  return reply.raw('text/plain', '', {
+    status: 302,
+    headers: { location: back.toString(), 'cache-control': 'no-store' },
+  });
 }
 
 /** The "sign-in page": any e-mail is accepted; submitting consents and redirects back. */

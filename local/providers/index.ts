@@ -1,6 +1,6 @@
 import { localRoutes } from '#shared/routes/local.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { ok } from '#shared/http/responses.ts';
+
 import { authorize, callbackPage, discovery, jwks, token } from './idp.ts';
 import { checkoutPage, decline, pay, renew, webhookLog } from './payments.ts';
 
@@ -13,9 +13,9 @@ export const handler = apiHandler(localRoutes, {
   'local.idp.jwks': async ({ params }) => jwks(params.idp),
   'local.oauth.callback': async ({ query }) => callbackPage(query),
   'local.checkout.page': async ({ params }) => checkoutPage(params.sessionId.toLowerCase()),
-  'local.checkout.pay': async ({ params }) => ok(await pay(params.sessionId.toLowerCase())),
-  'local.checkout.decline': async ({ params }) => ok(await decline(params.sessionId.toLowerCase())),
-  'local.providerA.renew': async ({ params }) => ok(await renew(params.subscriptionId, true)),
-  'local.providerA.failRenewal': async ({ params }) => ok(await renew(params.subscriptionId, false)),
-  'local.webhooks.log': async () => ok(await webhookLog()),
+  'local.checkout.pay': async ({ params }) => await pay(params.sessionId.toLowerCase()),
+  'local.checkout.decline': async ({ params }) => await decline(params.sessionId.toLowerCase()),
+  'local.providerA.renew': async ({ params }) => await renew(params.subscriptionId, true),
+  'local.providerA.failRenewal': async ({ params }) => await renew(params.subscriptionId, false),
+  'local.webhooks.log': async () => await webhookLog(),
 });

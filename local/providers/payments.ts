@@ -1,7 +1,7 @@
 import { getSession, renewSubscription, settleSession, webhookLog } from './payment-provider.ts';
 import { formatMoney } from '#areas/billing/money.ts';
 import { notFound } from '#shared/http/errors.ts';
-import { raw, type Reply } from '#shared/http/responses.ts';
+import { reply, type Reply } from '#shared/http/responses.ts';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -31,7 +31,7 @@ for (const action of ['pay', 'decline']) {
   });
 }
 </script>`;
-  return raw(
+  return reply.raw(
     'text/html; charset=utf-8',
     `<!doctype html><html><head><meta charset="utf-8"><title>Checkout</title></head><body>${body}</body></html>`,
     {

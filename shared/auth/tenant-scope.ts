@@ -1,9 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { forbidden, notFound, validationError } from '#shared/http/errors.ts';
 import { keys, type TenantCollection } from '#shared/data/keys.ts';
 import { keysById } from '#shared/data/query.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
 import type { Principal } from './access-token.ts';
 
 export const isSystemAdmin = (p: Principal | null) => !!p?.roles.includes('SystemAdmin');
@@ -25,15 +23,16 @@ export async function scopeTenant(
   }
   const tenantId = wanted ?? principal.tenantId;
   if (!tenantId) throw validationError([{ path: field, message: 'Required for platform administrators' }]);
-  const tenant = await ddb().send(
-    new GetCommand({
-      TableName: config.tableName,
-      Key: keys.platformItem('TENANT', tenantId),
-      ProjectionExpression: 'pk',
-    }),
-  );
-  if (!tenant.Item) throw notFound('Tenant');
+  await getOr404(keys.platformItem('TENANT', tenantId), 'Tenant', { attributes: ['pk'] });
   return tenantId;
+}
+
+/** The tenant a `{slug}` path names: 404 when no tenant has it, or when a tenant user names another's. */
+export async function tenantOfSlug(principal: Principal, slug: string): Promise<string> {
+  const claim = await get<{ tenantId?: string }>(keys.unique('SLUG', slug.toLowerCase()));
+  if (!claim?.tenantId || (!isSystemAdmin(principal) && claim.tenantId !== principal.tenantId))
+    throw notFound('Tenant');
+  return claim.tenantId;
 }
 
 /** A tenant record addressed by id on a by-id route. */

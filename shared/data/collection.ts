@@ -1,10 +1,11 @@
-import { GetCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { keys } from './keys.ts';
 import { queryItems } from './query.ts';
-import type { TransactItem } from './transact.ts';
+import type { TransactItem } from './commit.ts';
+import { get } from './read.ts';
 
 export type Item = Record<string, unknown>;
 
@@ -57,15 +58,11 @@ export async function bumpCounterAfterCommit(collectionPk: string, by: number): 
   }
 }
 
-export async function getItem<T = Item>(key: { pk: string; sk: string }, consistent = false): Promise<T | undefined> {
-  const out = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: key, ...(consistent ? { ConsistentRead: true } : {}) }),
-  );
-  return out.Item as T | undefined;
-}
+/** @deprecated Issue 26 transition: use get(key, { consistent }) from read.ts. */
+export const getItem = <T = Item>(key: { pk: string; sk: string }, consistent = false) => get<T>(key, { consistent });
 
 export async function countOf(collectionPk: string): Promise<number> {
-  const counter = await getItem<{ count?: number }>(keys.counter(collectionPk));
+  const counter = await get<{ count?: number }>(keys.counter(collectionPk));
   return Math.max(0, Number(counter?.count ?? 0));
 }
 

@@ -1,68 +1,112 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '#shared/auth/access-token.ts';
-import { ApiError, conflict, notFound } from '#shared/http/errors.ts';
+import { ApiError, conflict } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { auditPut, countAudit } from './audit.ts';
 import type { Key } from './keys.ts';
-import { transact, type TransactItem } from './transact.ts';
+import { getOr404 } from './read.ts';
 
-export type Item = Record<string, unknown>;
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** A strongly consistent GetItem, or 404 naming `what`. */
-export async function readOr404(key: Key, what: string): Promise<Item> {
-  const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }));
-  if (!out.Item) throw notFound(what);
-  return out.Item;
-}
+/** One item of a change; `onConflict` is what the client is told when this item's condition fails. */
+export type Write = TransactItem & { onConflict?: string | ApiError };
+
+/** The item, answering `onConflict` (a 409 message, or an error of its own) when its condition fails. */
+export const orConflict = (item: TransactItem, onConflict: string | ApiError): Write => ({ ...item, onConflict });
 
 export interface Change {
   tenantId: string | null;
-  actor: Principal | null;
+  actor: Pick<Principal, 'userId' | 'email'> | null;
   entityType: string;
   entityId: string;
   action: string;
   changes: Record<string, unknown> | null;
 }
 
-/**
- * What a failed condition answers: one message (409), a message per item index of `items` as
- * given (the first failing item with a message wins, else the generic 409), or an error of its own.
- */
-export type OnConflict = string | Readonly<Record<number, string>> | ApiError;
-const GENERIC_CONFLICT = 'The record changed meanwhile; try again';
-
-/** One transaction of a change's items plus its audit entry; a failed condition answers `onConflict`. */
-export async function commitChange(
-  items: (TransactItem | null)[],
-  change: Change,
-  now = new Date().toISOString(),
-  onConflict: OnConflict = GENERIC_CONFLICT,
-) {
-  const list = items.filter((i): i is TransactItem => i !== null);
-  const outcome = await transact([
-    ...list,
-    auditPut(
-      {
-        entityType: change.entityType,
-        entityId: change.entityId,
-        action: change.action,
-        changes: change.changes,
-        actor: change.actor,
-        tenantId: change.tenantId,
-      },
-      now,
-    ),
-  ]);
-  if (!outcome.ok) {
-    if (onConflict instanceof ApiError) throw onConflict;
-    if (typeof onConflict === 'string') throw conflict(onConflict);
-    const indexOf = new Map(items.map((item, i) => [item, i]));
-    const first = outcome.failedAt.map((i) => indexOf.get(list[i]!)).find((i) => i !== undefined && onConflict[i]);
-    throw conflict(first !== undefined ? onConflict[first]! : GENERIC_CONFLICT);
-  }
-  await countAudit(1);
+export interface CommitOptions {
+  now?: string;
+  /** What a failed condition answers when the failing item names nothing of its own. */
+  onConflict?: string | ApiError;
 }
+
+const GENERIC_CONFLICT = 'The record changed meanwhile; try again';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const reasonsOf = (err: unknown): { Code?: string }[] =>
+  (err as { name?: string }).name === 'TransactionCanceledException'
+    ? ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [])
+    : [];
+const asError = (answer: string | ApiError) => (answer instanceof ApiError ? answer : conflict(answer));
+
+/**
+ * The one way records are written: the change's items and its audit entry (none when `change` is
+ * null: token rotations, local stand-ins) in one TransactWriteItems, retried when another
+ * transaction held an item (a shared counter). A failed condition always throws: the failing item's
+ * own `onConflict`, else `opts.onConflict`, else a generic 409. Nothing can ignore it.
+ */
+export async function commitChange(
+  writes: readonly (Write | null | undefined | false)[],
+  change: Change | null,
+  opts: CommitOptions = {},
+): Promise<void> {
+  const list = writes.filter((w): w is Write => !!w);
+  const items: TransactItem[] = list.map(({ onConflict: _, ...item }) => item);
+  if (change) items.push(auditPut(change, opts.now ?? new Date().toISOString()));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ddb().send(new TransactWriteCommand({ TransactItems: items }));
+      break;
+    } catch (err) {
+      const reasons = reasonsOf(err);
+      const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
+      if (failed >= 0) throw asError(list[failed]?.onConflict ?? opts.onConflict ?? GENERIC_CONFLICT);
+      const retryable = reasons.some((r) => r.Code === 'TransactionConflict' || r.Code === 'ThrottlingError');
+      if (!retryable || attempt >= 6) throw err;
+      await sleep(Math.random() * 25 * 2 ** attempt);
+    }
+  }
+  if (change) await countAudit(1);
+}
+
+/** A Put that replaces whatever is at the key (under an optional condition). */
+export const putItem = (
+  item: Record<string, unknown> & Key,
+  condition?: string,
+  values?: Record<string, unknown>,
+): TransactItem => ({
+  Put: {
+    TableName: config.tableName,
+    Item: item,
+    ...(condition ? { ConditionExpression: condition } : {}),
+    ...(values ? { ExpressionAttributeValues: values } : {}),
+  },
+});
+
+/** A Delete (under an optional condition, `attribute_exists(pk)` to require the item). */
+export const deleteItem = (key: Key, condition?: string, values?: Record<string, unknown>): TransactItem => ({
+  Delete: {
+    TableName: config.tableName,
+    Key: key,
+    ...(condition ? { ConditionExpression: condition } : {}),
+    ...(values ? { ExpressionAttributeValues: values } : {}),
+  },
+});
+
+/** A condition on an item the change does not write (the parent still exists, a state still holds). */
+export const checkItem = (
+  key: Key,
+  condition: string,
+  values?: Record<string, unknown>,
+  names?: Record<string, string>,
+): TransactItem => ({
+  ConditionCheck: {
+    TableName: config.tableName,
+    Key: key,
+    ConditionExpression: condition,
+    ...(values ? { ExpressionAttributeValues: values } : {}),
+    ...(names ? { ExpressionAttributeNames: names } : {}),
+  },
+});
 
 /** An Update transaction item from SET values, ADD counters and REMOVE names, under a condition. */
 export function updateItem(
@@ -114,3 +158,7 @@ export function updateItem(
     },
   };
 }
+
+/** @deprecated Issue 26 transition: use getOr404(key, what, { consistent: true }) from read.ts. */
+export const readOr404 = (key: Key, what: string) => getOr404(key, what, { consistent: true });
+export type Item = Record<string, unknown>;

@@ -1,33 +1,60 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { ApiError } from './errors.ts';
 
-/** What a route handler returns; the runtime turns it into the HTTP response. */
-export type Reply =
-  | { kind: 'json'; status: number; result: unknown; headers?: Record<string, string> }
-  | { kind: 'empty'; status: 204 | 202 | 304; headers?: Record<string, string> }
-  | {
-      kind: 'raw';
-      status: number;
-      contentType: string;
-      body: string;
-      base64?: boolean;
-      headers?: Record<string, string>;
-    };
+const REPLY: unique symbol = Symbol.for('saas.reply');
 
-export const ok = (result: unknown, headers?: Record<string, string>): Reply => ({
-  kind: 'json',
-  status: 200,
-  result: result ?? null,
-  headers,
-});
-export const created = (result: unknown): Reply => ({ kind: 'json', status: 201, result });
-export const accepted = (result: unknown): Reply => ({ kind: 'json', status: 202, result });
-export const noContent = (): Reply => ({ kind: 'empty', status: 204 });
-export const raw = (
-  contentType: string,
-  body: string,
-  opts: { status?: number; base64?: boolean; headers?: Record<string, string> } = {},
-): Reply => ({ kind: 'raw', status: opts.status ?? 200, contentType, body, ...opts });
+/**
+ * What a handler returns when its answer is more than its result: headers, a raw body (PDF, CSS,
+ * HTML, an OpenAI wire answer), 304, or a stream. Any other return value is the route's result,
+ * sent with the route's declared status in the envelope.
+ */
+export type Reply = { readonly [REPLY]: true; headers?: Record<string, string> } & (
+  | { kind: 'json'; status?: number; result: unknown }
+  | { kind: 'empty'; status: 202 | 204 | 304 }
+  | { kind: 'raw'; status: number; contentType: string; body: string; base64?: boolean }
+  | { kind: 'stream'; status: number; contentType: string; body: AsyncIterable<string | Uint8Array> }
+);
+
+export type StreamReply = Extract<Reply, { kind: 'stream' }>;
+export type JsonReply = Extract<Reply, { kind: 'json' }>;
+/** A reply whose whole body is known: what API Gateway's buffered integration carries. */
+export type WholeReply = Exclude<Reply, StreamReply>;
+
+export const isReply = (value: unknown): value is Reply =>
+  typeof value === 'object' && value !== null && REPLY in value;
+
+export const reply = {
+  /** The result in the envelope with headers of its own; the route's status unless `status`. */
+  json: (result: unknown, opts: { status?: number; headers?: Record<string, string> } = {}): JsonReply => ({
+    [REPLY]: true,
+    kind: 'json',
+    result: result ?? null,
+    ...opts,
+  }),
+  empty: (status: 202 | 204 | 304, headers?: Record<string, string>): Reply => ({
+    [REPLY]: true,
+    kind: 'empty',
+    status,
+    headers,
+  }),
+  raw: (
+    contentType: string,
+    body: string,
+    opts: { status?: number; base64?: boolean; headers?: Record<string, string> } = {},
+  ): Reply => ({ [REPLY]: true, kind: 'raw', contentType, body, ...opts, status: opts.status ?? 200 }),
+  /** Chunks written as they are produced on the streaming front door, collected on the buffered one. */
+  stream: (
+    body: AsyncIterable<string | Uint8Array>,
+    opts: { status?: number; contentType?: string; headers?: Record<string, string> } = {},
+  ): StreamReply => ({
+    [REPLY]: true,
+    kind: 'stream',
+    body,
+    status: opts.status ?? 200,
+    contentType: opts.contentType ?? 'text/event-stream; charset=utf-8',
+    headers: opts.headers,
+  }),
+};
 
 export interface Page<T> {
   items: T[];
@@ -46,24 +73,25 @@ export const toPage = <T>(items: T[], totalCount: number, page: number, pageSize
 });
 
 /** API answers carry tokens and tenant data: no cache keeps them unless a route says otherwise. */
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
-export function toHttp(reply: Reply, extra: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
-  switch (reply.kind) {
+/** A reply other than a stream as API Gateway's structured result; `status` is the route's for a json reply without one. */
+export function toHttp(out: WholeReply, status: number): APIGatewayProxyStructuredResultV2 {
+  switch (out.kind) {
     case 'json':
       return {
-        statusCode: reply.status,
-        headers: { ...JSON_HEADERS, ...extra, ...reply.headers },
-        body: JSON.stringify({ success: true, result: reply.result }),
+        statusCode: out.status ?? status,
+        headers: { ...JSON_HEADERS, ...out.headers },
+        body: JSON.stringify({ success: true, result: out.result }),
       };
     case 'empty':
-      return { statusCode: reply.status, headers: { ...extra, ...reply.headers } };
+      return { statusCode: out.status, headers: { ...out.headers } };
     case 'raw':
       return {
-        statusCode: reply.status,
-        headers: { 'content-type': reply.contentType, ...extra, ...reply.headers },
-        body: reply.body,
-        isBase64Encoded: reply.base64 ?? false,
+        statusCode: out.status,
+        headers: { 'content-type': out.contentType, ...out.headers },
+        body: out.body,
+        isBase64Encoded: out.base64 ?? false,
       };
   }
 }

@@ -1,5 +1,24 @@
-/** Runtime settings, read from the environment the stack (or the local server) sets. */
-const env = (name: string, fallback: string) => process.env[name] || fallback;
+/**
+ * Runtime settings, read from the environment the stack (or the local server) sets. Locally a
+ * missing setting falls back to the local stand-ins' value; in a deployed function (the Lambda
+ * runtime sets AWS_LAMBDA_FUNCTION_NAME) a missing setting is an error, never a silent local
+ * default, and `assertSettings` makes a function fail at start rather than on its first request.
+ */
+export class MissingSettingError extends Error {
+  constructor(readonly setting: string) {
+    super(`Setting ${setting} is missing from this function's environment`);
+    this.name = 'MissingSettingError';
+  }
+}
+
+const isDeployed = () => !!process.env.AWS_LAMBDA_FUNCTION_NAME;
+
+const env = (name: string, localDefault: string) => {
+  const value = process.env[name];
+  if (value) return value;
+  if (isDeployed()) throw new MissingSettingError(name);
+  return localDefault;
+};
 
 export const config = {
   get appName() {
@@ -37,3 +56,32 @@ export const config = {
     return env('PUBLIC_BASE_URL', 'http://127.0.0.1:3000');
   },
 };
+
+/** What a function's access spec (shared/routes/groups.ts) promises it, as environment variables. */
+export interface SettingNeeds {
+  table?: 'none' | 'read' | 'readwrite';
+  media?: 'read' | 'readwrite';
+  invoices?: 'read' | 'readwrite';
+  sends?: readonly string[];
+}
+
+/** The variables every function of a spec must have: lib/access.ts sets exactly these (a unit test compares). */
+export const requiredSettings = (needs: SettingNeeds): string[] => [
+  'APP_NAME',
+  'STAGE',
+  'JWT_ISSUER',
+  'JWT_AUDIENCE',
+  'MAIL_FROM',
+  'PUBLIC_BASE_URL',
+  ...(needs.table && needs.table !== 'none' ? ['TABLE_NAME'] : []),
+  ...(needs.media ? ['MEDIA_BUCKET'] : []),
+  ...(needs.invoices ? ['INVOICE_BUCKET'] : []),
+  ...(needs.sends ?? []).map((q) => `${q.toUpperCase()}_QUEUE_URL`),
+];
+
+/** In a deployed function, throws at start when one of `names` is missing. */
+export function assertSettings(names: readonly string[]): void {
+  if (!isDeployed()) return;
+  const missing = names.filter((n) => !process.env[n]);
+  if (missing.length) throw new MissingSettingError(missing.join(', '));
+}

@@ -3,11 +3,10 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import type { QueueMessage } from '#shared/platform/ports.ts';
+import { parsePayload, type MessageRoute } from './messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { countMetric, publishMetrics } from '#shared/runtime/metrics.ts';
 import { MAX_RECEIVE_COUNT } from './redrive.ts';
-
-export type MessageHandler = (payload: Record<string, unknown>, message: QueueMessage) => Promise<void>;
 
 const DONE_TTL_SECONDS = 7 * 24 * 3600;
 /** How long a claim keeps duplicates away; longer than any worker's timeout. */
@@ -72,7 +71,8 @@ const release = (queue: string, id: string) =>
  * failures so only they are retried (and dead-lettered after the queue's maxReceiveCount).
  * Each message id runs its work at most once to completion, however often it is delivered.
  */
-export function queueWorker(queue: string, handlers: Record<string, MessageHandler>) {
+export function queueWorker(queue: string, routes: readonly MessageRoute[]) {
+  const byType = new Map(routes.map((r) => [r.kind.type, r]));
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records) {
@@ -80,13 +80,14 @@ export function queueWorker(queue: string, handlers: Record<string, MessageHandl
       try {
         const message = JSON.parse(record.body) as QueueMessage;
         const id = message.id ?? record.messageId;
-        const handle = handlers[message.type];
-        if (!handle) throw new Error(`No handler for message type ${message.type}`);
+        const route = byType.get(message.type);
+        if (!route) throw new Error(`No handler for message type ${message.type}`);
+        const payload = parsePayload(route.kind, message.payload);
         const state = await claim(queue, id);
         if (state === 'done') continue;
         if (state === 'busy') throw new Error('Message is being processed by another delivery');
         claimed = id;
-        await handle(message.payload, message);
+        await route.run(payload, id);
         await markDone(queue, id);
         countMetric('MessageProcessed', queue);
       } catch (error) {

@@ -5,11 +5,17 @@ import { once } from './types.ts';
 // zod/mini ships no messages; English ones make VALIDATION_ERROR details readable.
 z.config(en());
 
-/** Building blocks every route schema uses, so limits stay the same across the API. */
+/**
+ * Building blocks every route schema uses, so limits stay the same across the API. A UUID is
+ * accepted in either case and handed to handlers lowercased (ids are stored lowercase).
+ */
 export const uuid = () =>
   z
     .string()
-    .check(z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'Invalid UUID'));
+    .check(
+      z.regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'Invalid UUID'),
+      z.toLowerCase(),
+    );
 export const text = (max: number, min = 1) => z.string().check(z.trim(), z.minLength(min), z.maxLength(max));
 /**
  * A person's or organisation's name. It reaches e-mails sent to any address (registration,

@@ -1,5 +1,6 @@
 import type { z } from 'zod/mini';
 import type { Permission, SystemRole } from '#shared/auth/permissions.ts';
+import type { TenantCollection } from '#shared/data/keys.ts';
 import type { GroupName } from './groups.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -22,6 +23,47 @@ export interface RateLimitRule {
 }
 
 export type AnySchema = z.core.$ZodType;
+
+/** A record a route's path names, whose tenant a SystemAdmin may leave to the record's id. */
+export interface ScopedRecord {
+  /** The path parameter holding the record's id (`biaId`). */
+  param: string;
+  collection: TenantCollection;
+  /** The name in the 404 message (`BIA`). */
+  label: string;
+}
+
+/**
+ * Whose data a route acts on, resolved once before the handler runs (the tenantScope middleware):
+ * - `public`: nobody's in particular (health, public content, provider webhooks);
+ * - `account`: the caller's own account (sign-in, password, profile);
+ * - `platform`: platform data (SystemAdmin routes, reference data, internal-key routes);
+ * - `tenant`: one tenant's data. A tenant user always acts on its own tenant (naming another is
+ *   403). A SystemAdmin names the tenant through `tenantFrom` (`query.tenantId`, `body.tenantId`,
+ *   or the tenant `slug` path parameter), or, on a route under `record`, by the record's id alone.
+ *   The handler receives the resolved `tenantId`.
+ */
+export type Scope =
+  | { kind: 'public' }
+  | { kind: 'account' }
+  | { kind: 'platform' }
+  | { kind: 'tenant'; tenantFrom?: 'query' | 'body' | 'slug'; record?: ScopedRecord };
+
+/** Route-file shorthands for the scopes. */
+export const scope = {
+  public: { kind: 'public' },
+  account: { kind: 'account' },
+  platform: { kind: 'platform' },
+  tenant: <const O extends Omit<Extract<Scope, { kind: 'tenant' }>, 'kind'>>(opts: O = {} as O) =>
+    ({ kind: 'tenant', ...opts }) as const,
+} as const;
+
+/**
+ * How the answer travels: `buffered` (API Gateway HTTP API, 30 s, whole body) or `stream` (also
+ * served by the group's streaming front door, a Lambda function URL in response-stream mode, where
+ * the handler may answer server-sent events as they are produced; docs/decisions.md "Streaming").
+ */
+export type Transport = 'buffered' | 'stream';
 
 export interface RouteDef {
   /** Stable id, `area.action`; used for handler maps, OpenAPI operationId and logs. */
@@ -48,6 +90,10 @@ export interface RouteDef {
   aliases?: readonly string[];
   /** Only served by the local server, never deployed. */
   localOnly?: boolean;
+  /** Whose data the route acts on; see `Scope`. */
+  scope?: Scope;
+  /** `buffered` unless said. */
+  transport?: Transport;
 }
 
 /** A route's schemas: what the request is parsed with and what `result` documents. */

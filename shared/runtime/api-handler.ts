@@ -1,63 +1,133 @@
 import middy from '@middy/core';
-import type { z } from 'zod/mini';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { toHttp } from '#shared/http/responses.ts';
+import type { z } from 'zod/mini';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { isReply, reply, toHttp, type StreamReply, type WholeReply } from '#shared/http/responses.ts';
+import { assertSettings, requiredSettings } from '#shared/platform/config.ts';
+import { API_GROUPS } from '#shared/routes/groups.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
-import { accessLog } from '#shared/runtime/middlewares/access-log.ts';
-import { authenticate } from '#shared/runtime/middlewares/authenticate.ts';
-import { errorEnvelope } from '#shared/runtime/middlewares/error-envelope.ts';
-import { jsonBody } from '#shared/runtime/middlewares/json-body.ts';
-import { publishMetricsAfter } from '#shared/runtime/middlewares/publish-metrics.ts';
-import { rateLimit } from '#shared/runtime/middlewares/rate-limit.ts';
-import { resolveRoute } from '#shared/runtime/middlewares/resolve-route.ts';
-import { validate } from '#shared/runtime/middlewares/validate.ts';
-import { sourceIp, type MiddyRequest, type RouteHandler } from './request.ts';
+import { accessLog } from './middlewares/access-log.ts';
+import { authenticate } from './middlewares/authenticate.ts';
+import { errorEnvelope } from './middlewares/error-envelope.ts';
+import { jsonBody } from './middlewares/json-body.ts';
+import { publishMetricsAfter } from './middlewares/publish-metrics.ts';
+import { rateLimit } from './middlewares/rate-limit.ts';
+import { resolveRoute } from './middlewares/resolve-route.ts';
+import { tenantScope } from './middlewares/tenant-scope.ts';
+import { validate } from './middlewares/validate.ts';
+import { sourceIp, type HttpResult, type MiddyRequest, type RouteHandler } from './request.ts';
+import { assertResultMatches, shapeResult } from './response-shape.ts';
 
 export type LambdaHttpHandler = (
   event: APIGatewayProxyEventV2,
   context: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/** The buffered Lambda handler of a group; `core` is the same chain for the streaming front door. */
+export type ApiLambda = LambdaHttpHandler & {
+  core: (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
+};
+
 type Out<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
-/** Handler map keyed by route id: exactly one per route, typed by the route's own schemas. */
+/** The caller a route's auth rule guarantees: bearer routes always have one. */
+type PrincipalOf<A> = A extends { kind: 'bearer' }
+  ? Principal
+  : A extends { kind: 'internalKey'; roles: readonly unknown[] }
+    ? Principal
+    : Principal | null;
+/** The tenant a route's declared scope resolves to. */
+type TenantOf<S> = S extends { kind: 'tenant' } ? string : null;
+/**
+ * What the handler returns as its result: typed by the response schema (a mapper that drifts from the
+ * documented shape does not compile), nothing on 204, only a Reply for raw bodies.
+ */
+type ResultOf<R extends RouteDef> = R extends { rawResponse: object }
+  ? never
+  : R['status'] extends 204
+    ? void
+    : R['response'] extends z.core.$ZodType
+      ? z.input<R['response']>
+      : unknown;
+
+/** Handler map keyed by route id: exactly one per route, typed by the route's own schemas, auth and scope. */
 export type HandlersFor<T extends readonly RouteDef[]> = {
-  [R in T[number] as R['id']]: RouteHandler<Out<R['params']>, Out<R['query']>, Out<R['body']>>;
+  [R in T[number] as R['id']]: RouteHandler<
+    Out<R['params']>,
+    Out<R['query']>,
+    Out<R['body']>,
+    PrincipalOf<R['auth']>,
+    TenantOf<R['scope']>,
+    ResultOf<R>
+  >;
 };
+
+const strictResponses = () => process.env.STRICT_RESPONSES === '1';
+
+async function drain(stream: AsyncIterable<string | Uint8Array>): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of stream) parts.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/** A handler's return value as the HTTP answer: a Reply as it says, anything else as the route's result. */
+export function render(route: RouteDef, out: unknown): HttpResult {
+  if (isReply(out)) return out.kind === 'stream' ? streamResult(out) : toHttp(shapeJson(route, out), route.status);
+
+  if (route.status === 204 || (route.status === 202 && !route.response))
+    return { statusCode: route.status, headers: {} };
+  return toHttp(shapeJson(route, reply.json(out)), route.status);
+}
+
+function shapeJson(route: RouteDef, out: WholeReply): WholeReply {
+  if (out.kind !== 'json' || !route.response) return out;
+  if (strictResponses()) assertResultMatches(route.id, route.response, out.result);
+  return { ...out, result: shapeResult(route.response, out.result) };
+}
+
+const streamResult = (out: StreamReply): HttpResult => ({
+  statusCode: out.status,
+  headers: { 'content-type': out.contentType, 'cache-control': 'no-store', ...out.headers },
+  stream: out.body,
+});
 
 /**
  * One Lambda entry point for an endpoint group: resolve the route from API Gateway's routeKey,
- * authenticate, rate-limit, parse and validate, then run the route's handler.
+ * authenticate, rate-limit, parse and validate, resolve the declared tenant scope, run the route's
+ * handler and send its result with the route's status. A streamed answer is collected here (API
+ * Gateway buffers anyway); the group's `streamHandler` (stream.ts) writes it as it comes.
  */
 export function apiHandler<const T extends readonly RouteDef[]>(
   routes: T,
   handlers: NoInfer<HandlersFor<T>>,
-): LambdaHttpHandler {
+): ApiLambda {
   const byId = handlers as unknown as Record<string, RouteHandler>;
-  const dispatch = async (
-    event: APIGatewayProxyEventV2,
-    context: Context,
-  ): Promise<APIGatewayProxyStructuredResultV2> => {
+  const group = routes[0]?.group;
+  if (group) assertSettings(requiredSettings(API_GROUPS[group]));
+  const dispatch = async (event: APIGatewayProxyEventV2, context: Context): Promise<HttpResult> => {
     const { state } = context as MiddyRequest['context'];
     const route = state.route!;
-    const reply = await byId[route.id]!({
+    const out = await byId[route.id]!({
       route,
       params: state.params,
       query: state.query,
       body: state.body,
       principal: state.principal,
+      tenantId: state.tenantId,
       ip: sourceIp(event),
       requestId: event.requestContext?.requestId ?? context.awsRequestId,
       headers: event.headers ?? {},
       rawBody: state.rawBody,
       isBase64Encoded: event.isBase64Encoded ?? false,
     });
-    return toHttp(reply);
+    return render(route, out);
   };
   // Middlewares run `before` in this order and `after`/`onError` in reverse, so the envelope is set
   // before the access log records the status, and metrics are written last.
-  const chain = middy() as unknown as { use(m: unknown[]): { handler(h: LambdaHttpHandler): LambdaHttpHandler } };
-  return chain
+  const chain = middy() as unknown as {
+    use(m: unknown[]): { handler(h: typeof dispatch): typeof dispatch };
+  };
+  const core = chain
     .use([
       publishMetricsAfter(),
       accessLog(),
@@ -67,6 +137,12 @@ export function apiHandler<const T extends readonly RouteDef[]>(
       rateLimit(),
       jsonBody(),
       validate(),
+      tenantScope(),
     ])
     .handler(dispatch);
+  const buffered = async (event: APIGatewayProxyEventV2, context: Context) => {
+    const { stream, ...result } = await core(event, context);
+    return stream ? { ...result, body: await drain(stream) } : result;
+  };
+  return Object.assign(buffered, { core });
 }

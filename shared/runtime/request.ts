@@ -3,14 +3,18 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import type { Reply } from '#shared/http/responses.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 
-/** What a route handler receives: parsed, validated input and the verified caller. */
-export interface ApiRequest<P = any, Q = any, B = any> {
+/**
+ * What a route handler receives: parsed, validated input (ids canonical), the verified caller, and
+ * the tenant its declared scope resolved to. `principal` is a Principal on bearer routes and `tenantId`
+ * a string on tenant-scoped routes (HandlersFor types both from the route).
+ */
+export interface ApiRequest<P = any, Q = any, B = any, Pr = Principal | null, T = string | null> {
   route: RouteDef;
   params: P;
   query: Q;
   body: B;
-  /** Null only on routes whose auth kind is none, internal key or signature. */
-  principal: Principal | null;
+  principal: Pr;
+  tenantId: T;
   ip: string;
   requestId: string;
   headers: Record<string, string | undefined>;
@@ -19,12 +23,16 @@ export interface ApiRequest<P = any, Q = any, B = any> {
   isBase64Encoded: boolean;
 }
 
-export type RouteHandler<P = any, Q = any, B = any> = (req: ApiRequest<P, Q, B>) => Promise<Reply>;
+/** A handler returns its route's result (sent with the route's status), or a Reply. */
+export type RouteHandler<P = any, Q = any, B = any, Pr = any, T = any, R = unknown> = (
+  req: ApiRequest<P, Q, B, Pr, T>,
+) => Promise<R | Reply>;
 
 /** Per-invocation state that middlewares fill in before the route handler runs. */
 export interface RequestState {
   route?: RouteDef;
   principal: Principal | null;
+  tenantId: string | null;
   params: unknown;
   query: unknown;
   body: unknown;
@@ -32,10 +40,13 @@ export interface RequestState {
   startedAt: number;
 }
 
+/** A structured result, or one whose body is still being produced (the streaming front door writes it as it comes). */
+export type HttpResult = APIGatewayProxyStructuredResultV2 & { stream?: AsyncIterable<string | Uint8Array> };
+
 export interface MiddyRequest {
   event: APIGatewayProxyEventV2 & { body?: any };
   context: Context & { state: RequestState };
-  response: APIGatewayProxyStructuredResultV2 | null;
+  response: HttpResult | null;
   error: unknown;
   internal: Record<string, unknown>;
 }

@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { routesOf } from '#test/support/queue-routes.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
@@ -205,7 +206,7 @@ describe('a message delivered 10 times in parallel is applied once', () => {
 
   it('the queue worker factory claims the message id before the work runs', async () => {
     const key = counterKey();
-    const handler = queueWorker('hardening', { 'event.apply': bump(key) });
+    const handler = queueWorker('hardening', routesOf({ 'event.apply': bump(key) }));
     const id = crypto.randomUUID();
     // Ten deliveries of one provider event (same de-duplication id, different SQS message ids).
     const outs = await Promise.all(Array.from({ length: N }, () => handler(event(crypto.randomUUID(), id))));
@@ -222,13 +223,16 @@ describe('a message delivered 10 times in parallel is applied once', () => {
   it('a failed attempt releases its claim, so the retry applies it (once)', async () => {
     const key = counterKey();
     let calls = 0;
-    const handler = queueWorker('hardening', {
-      'event.apply': async () => {
-        calls++;
-        if (calls === 1) throw new Error('downstream unavailable');
-        await bump(key)();
-      },
-    });
+    const handler = queueWorker(
+      'hardening',
+      routesOf({
+        'event.apply': async () => {
+          calls++;
+          if (calls === 1) throw new Error('downstream unavailable');
+          await bump(key)();
+        },
+      }),
+    );
     const id = crypto.randomUUID();
     expect((await handler(event(id))).batchItemFailures).toEqual([{ itemIdentifier: id }]);
     expect(await hits(key)).toBe(0);

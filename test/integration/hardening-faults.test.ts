@@ -19,6 +19,7 @@ import {
 import type { SQSEvent } from 'aws-lambda';
 import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { routesOf } from '#test/support/queue-routes.ts';
 import { localQueue } from '#local/local-queue.ts';
 import { createSesMailer } from '#shared/platform/aws-mailer.ts';
 import { setDdb } from '#shared/platform/aws.ts';
@@ -255,13 +256,16 @@ describe('queue consumers', () => {
 
   it('a failing consumer reports a partial batch failure; the local queue retries, then dead-letters', async () => {
     let attempts = 0;
-    const worker = queueWorker('hardening', {
-      'always.fail': async () => {
-        attempts++;
-        throw new Error('downstream is down');
-      },
-      works: async () => undefined,
-    });
+    const worker = queueWorker(
+      'hardening',
+      routesOf({
+        'always.fail': async () => {
+          attempts++;
+          throw new Error('downstream is down');
+        },
+        works: async () => undefined,
+      }),
+    );
     const batch = await worker({
       Records: [
         { messageId: 'm-ok', body: JSON.stringify({ type: 'works', payload: {} }) },
@@ -284,13 +288,16 @@ describe('queue consumers', () => {
   it('a consumer that fails twice then succeeds applies the message once and dead-letters nothing', async () => {
     let attempts = 0;
     let applied = 0;
-    const worker = queueWorker('hardening', {
-      flaky: async () => {
-        attempts++;
-        if (attempts < 3) throw new Error('try again');
-        applied++;
-      },
-    });
+    const worker = queueWorker(
+      'hardening',
+      routesOf({
+        flaky: async () => {
+          attempts++;
+          if (attempts < 3) throw new Error('try again');
+          applied++;
+        },
+      }),
+    );
     const queue = localQueue({
       dataDir: join(dir, 'flaky'),
       loadWorker: async () => worker,

@@ -1,4 +1,5 @@
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PassThrough } from 'node:stream';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SignJWT, generateKeyPair } from 'jose';
 import * as z from 'zod/mini';
@@ -8,14 +9,15 @@ import { memoryParameterStore } from '#local/memory-ports.ts';
 import { issueAccessToken } from '#shared/auth/access-token.ts';
 import { generateSigningKeyParams, resetKeyCache, signingParams } from '#shared/auth/signing-keys.ts';
 import { conflict } from '#shared/http/errors.ts';
-import { created, ok } from '#shared/http/responses.ts';
+import { reply } from '#shared/http/responses.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { installPorts } from '#shared/platform/ports.ts';
 import { paging, text, uuid } from '#shared/routes/schemas.ts';
-import { defineRoutes } from '#shared/routes/types.ts';
+import { defineRoutes, scope } from '#shared/routes/types.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
+import { sseEvent, streamFrontDoor } from '#shared/runtime/stream.ts';
 
 // A trivial route table around which every middleware of the runtime is exercised.
 const routes = defineRoutes([
@@ -74,13 +76,65 @@ const routes = defineRoutes([
     summary: '',
     status: 200,
   },
+  {
+    id: 'shaped',
+    method: 'GET',
+    path: '/shaped',
+    group: 'system',
+    auth: { kind: 'none' },
+    summary: '',
+    status: 200,
+    schemas: () => ({
+      response: z.object({
+        id: z.string(),
+        items: z.array(z.object({ name: z.string() })),
+        note: z.nullable(z.string()),
+      }),
+    }),
+  },
+  {
+    id: 'drifted',
+    method: 'GET',
+    path: '/drifted',
+    group: 'system',
+    auth: { kind: 'none' },
+    summary: '',
+    status: 200,
+    schemas: () => ({ response: z.object({ id: z.string() }) }),
+  },
+  { id: 'gone', method: 'DELETE', path: '/gone', group: 'system', auth: { kind: 'none' }, summary: '', status: 204 },
+  {
+    id: 'mine',
+    method: 'GET',
+    path: '/mine',
+    group: 'system',
+    auth: { kind: 'bearer', permission: 'suppliers:read' },
+    scope: scope.tenant({ tenantFrom: 'query' }),
+    summary: '',
+    status: 200,
+    schemas: () => ({ query: z.object({ tenantId: z.optional(uuid()) }) }),
+  },
+  {
+    id: 'ticks',
+    method: 'GET',
+    path: '/ticks',
+    group: 'system',
+    auth: { kind: 'none' },
+    summary: '',
+    status: 200,
+    transport: 'stream',
+  },
 ]);
 
 const handler = apiHandler(routes, {
-  open: async () => ok({ hello: 'world' }),
-  'things.create': async ({ params, query, body, principal }) =>
-    created({ ...params, ...query, ...body, by: principal?.userId }),
-  owner: async () => ok(null),
+  open: async () => ({ hello: 'world' }),
+  'things.create': async ({ params, query, body, principal }) => ({
+    ...params,
+    ...query,
+    ...body,
+    by: principal.userId,
+  }),
+  owner: async () => null,
   boom: async () => {
     throw new Error('secret internal detail at /var/task/index.mjs:1');
   },
@@ -90,8 +144,19 @@ const handler = apiHandler(routes, {
   taken: async () => {
     throw conflict('Slug taken');
   },
-  limited: async () => ok('fine'),
-  internal: async () => ok('inside'),
+  limited: async () => 'fine',
+  internal: async () => 'inside',
+  shaped: async () => ({ id: 'a', pk: 'T#SECRET', items: [{ name: 'n', sk: 'ITEM', gsi1pk: 'x' }], note: null }),
+  // A mapper that drifted from the documented shape: the type check would refuse it, so force it.
+  drifted: async () => ({ identifier: 'a' }) as unknown as { id: string },
+  gone: async () => undefined,
+  mine: async ({ tenantId }) => ({ tenantId }),
+  ticks: async () =>
+    reply.stream(
+      (async function* () {
+        for (let n = 1; n <= 3; n++) yield sseEvent({ n }, 'tick');
+      })(),
+    ),
 });
 
 const match = createRouteMatcher(routes);
@@ -285,5 +350,109 @@ describe('rate limit middleware', () => {
     const sent = mock.commandCalls(UpdateCommand)[0]!.args[0].input;
     expect(sent.Key!.pk).toBe('RATE#unit#10.0.0.7');
     expect(sent.UpdateExpression).toMatch(/ADD hits :one/);
+  });
+});
+
+describe('results, status and shape', () => {
+  it("sends a returned value with the route's declared status (201 here), and 204 with no body", async () => {
+    const created = await call('POST', `/things/${thing}`, json({ name: 'Bolt' }, writer));
+    expect(created.status).toBe(201);
+    const gone = await call('DELETE', '/gone');
+    expect(gone).toMatchObject({ status: 204, json: undefined });
+  });
+
+  it('strips every field the response schema does not name, at any depth (storage keys never leak)', async () => {
+    const res = await call('GET', '/shaped');
+    expect(res.json.result).toEqual({ id: 'a', items: [{ name: 'n' }], note: null });
+  });
+
+  it('under test (STRICT_RESPONSES=1) an answer that breaks its schema is a 500, logged with the route', async () => {
+    expect(process.env.STRICT_RESPONSES).toBe('1');
+    const res = await call('GET', '/drifted');
+    expect(res.status).toBe(500);
+    expect(JSON.stringify(res.json)).not.toMatch(/identifier/);
+  });
+});
+
+describe('declared tenant scope', () => {
+  const mock = mockClient(DynamoDBDocumentClient);
+  beforeEach(() => mock.reset());
+  const bearer = (token: string, query?: string) => ({ headers: { authorization: `Bearer ${token}` }, query });
+
+  it("hands the handler the caller's own tenant, refuses another tenant (403) and asks a SystemAdmin to name one", async () => {
+    ddb();
+    expect((await call('GET', '/mine', bearer(reader))).json.result).toEqual({ tenantId });
+    const other = await call('GET', '/mine', bearer(reader, `tenantId=${crypto.randomUUID()}`));
+    expect(other.status).toBe(403);
+    const admin = (
+      await issueAccessToken({
+        userId: 'adm',
+        tenantId: null,
+        roles: ['SystemAdmin'],
+        permissions: [],
+        email: 'a@x.io',
+      })
+    ).accessToken;
+    const unnamed = await call('GET', '/mine', bearer(admin));
+    expect(unnamed).toMatchObject({ status: 400, json: { error: { details: [{ path: 'query.tenantId' }] } } });
+    const named = crypto.randomUUID();
+    mock.on(GetCommand).resolves({ Item: { pk: 'PLATFORM#TENANT' } });
+    const res = await call('GET', '/mine', bearer(admin, `tenantId=${named.toUpperCase()}`));
+    expect(res.json.result).toEqual({ tenantId: named });
+    mock.on(GetCommand).resolves({});
+    expect((await call('GET', '/mine', bearer(admin, `tenantId=${named}`))).status).toBe(404);
+  });
+});
+
+describe('streaming transport', () => {
+  it('collects a streamed answer on the buffered path (API Gateway), events intact', async () => {
+    const res = await handler(
+      toApiGatewayEvent(
+        { method: 'GET', path: '/ticks' },
+        { route: routes.find((r) => r.id === 'ticks')!, params: {} },
+      ),
+      lambdaContext('unit'),
+    );
+    expect(res.headers?.['content-type']).toMatch(/^text\/event-stream/);
+    expect(res.body).toBe([1, 2, 3].map((n) => `event: tick\ndata: {"n":${n}}\n\n`).join(''));
+  });
+
+  it('writes each event as it is produced on the front door, matching the route itself', async () => {
+    const door = streamFrontDoor(handler, routes);
+    const sink = Object.assign(new PassThrough(), {
+      head: undefined as unknown,
+      writeHead(status: number, headers: Record<string, string>) {
+        this.head = { status, headers };
+      },
+    });
+    const chunks: string[] = [];
+    sink.on('data', (c: Buffer) => chunks.push(c.toString()));
+    const event = toApiGatewayEvent({ method: 'GET', path: '/ticks' }, null);
+    await door(event, sink, lambdaContext('unit'));
+    expect(sink.head).toMatchObject({
+      status: 200,
+      headers: { 'content-type': expect.stringMatching(/event-stream/) },
+    });
+    expect(chunks).toEqual([1, 2, 3].map((n) => `event: tick\ndata: {"n":${n}}\n\n`));
+    const missing = Object.assign(new PassThrough(), { writeHead: () => undefined });
+    const body: string[] = [];
+    missing.on('data', (c: Buffer) => body.push(c.toString()));
+    await door(toApiGatewayEvent({ method: 'GET', path: '/open' }, null), missing, lambdaContext('unit'));
+    expect(JSON.parse(body.join('')).error.code).toBe('ROUTE_NOT_FOUND');
+  });
+});
+
+describe('settings', () => {
+  it('a deployed function without a setting its group needs fails at start, not with a local default', () => {
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'saas-prod-catalog';
+    try {
+      expect(() =>
+        apiHandler(defineRoutes([{ ...routes.find((r) => r.id === 'open')!, id: 'x', group: 'catalog' }]), {
+          x: async () => null,
+        }),
+      ).toThrow(/TABLE_NAME/);
+    } finally {
+      delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+    }
   });
 });

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { passwordResetEmail, verificationEmail } from '#areas/identity/auth/emails.ts';
 import { sixDigitCode } from '#areas/identity/one-time.ts';
 import { sameDigest, sha256 } from '#shared/auth/opaque.ts';
-import { sendEmail } from '#shared/queue/enqueue.ts';
+import { sendEmail } from '#shared/queue/email.ts';
 import { tenantRefusal } from '#areas/identity/tenant-status.ts';
 
 describe('auth e-mail through the e-mail queue (SQS mocked)', () => {

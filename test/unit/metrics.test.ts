@@ -2,9 +2,9 @@ import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCo
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { routesOf } from '#test/support/queue-routes.ts';
 import { handler as authHandler } from '#functions/auth/index.ts';
 import { lambdaContext, toApiGatewayEvent } from '#local/apigw-event.ts';
-import { ok } from '#shared/http/responses.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { MAX_RECEIVE_COUNT } from '#shared/queue/redrive.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
@@ -86,14 +86,14 @@ describe('business metrics of a route', () => {
     { id: 'quiet', method: 'GET', path: '/quiet', group: 'system', auth: { kind: 'none' }, summary: '', status: 200 },
   ]);
   const handler = apiHandler(routes, {
-    limited: async () => ok(null),
+    limited: async () => null,
     counts: async () => {
       countMetric('Registration', 'password');
       countMetric('Registration', 'password');
       countMetric('Registration', 'identity-provider-a');
       throw new Error('fails after counting');
     },
-    quiet: async () => ok(null),
+    quiet: async () => null,
   });
 
   it('counts a rate-limit refusal by rule, once the 429 is answered', async () => {
@@ -155,12 +155,15 @@ describe('business metrics of a queue worker', () => {
     }) as unknown as SQSRecord;
 
   it('counts processed, retried and parked (last receive) messages per queue, one line per outcome', async () => {
-    const worker = queueWorker('email', {
-      ok: async () => undefined,
-      broken: async () => {
-        throw new Error('provider down');
-      },
-    });
+    const worker = queueWorker(
+      'email',
+      routesOf({
+        ok: async () => undefined,
+        broken: async () => {
+          throw new Error('provider down');
+        },
+      }),
+    );
     const event: SQSEvent = {
       Records: [
         record('m1', 'ok', 1),

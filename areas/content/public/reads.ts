@@ -4,7 +4,7 @@ import { sha256 } from '#shared/auth/opaque.ts';
 import { keys } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { notFound } from '#shared/http/errors.ts';
-import { ok, raw, toPage, type Reply } from '#shared/http/responses.ts';
+import { reply, toPage, type Reply } from '#shared/http/responses.ts';
 import {
   bySortOrder,
   pickTranslation,
@@ -49,10 +49,10 @@ export function cacheable(
   const text = 'json' in body ? JSON.stringify(body.json) : body.css;
   const etag = etagOf(site, text);
   const cacheHeaders = { 'cache-control': `public, max-age=${maxAge}`, etag };
-  if (matches(headers['if-none-match'], etag)) return { kind: 'empty', status: 304, headers: cacheHeaders };
+  if (matches(headers['if-none-match'], etag)) return reply.empty(304, cacheHeaders);
   return 'json' in body
-    ? ok(body.json, cacheHeaders)
-    : raw('text/css; charset=utf-8', body.css, { headers: cacheHeaders });
+    ? reply.json(body.json, { headers: cacheHeaders })
+    : reply.raw('text/css; charset=utf-8', body.css, { headers: cacheHeaders });
 }
 
 export async function resolveDomain(domain: string) {

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import type { Principal } from '#shared/auth/access-token.ts';
 import {
   checkOneTime,
@@ -17,7 +18,7 @@ import { badRequest, conflict, unauthorized } from '#shared/http/errors.ts';
 import { findUserByEmail, getUser } from '#areas/identity/users.ts';
 import { config } from '#shared/platform/config.ts';
 import { mailer } from '#shared/platform/ports.ts';
-import { enqueue } from '#shared/queue/enqueue.ts';
+import { enqueue, messageKind } from '#shared/queue/messages.ts';
 import { clearSignInFailures } from './account-throttle.ts';
 import { authAuditItem, recordAuth } from './audit.ts';
 import { passwordResetEmail } from './emails.ts';
@@ -66,20 +67,20 @@ export function setPasswordItem(
  * nothing about it.
  */
 export async function forgotPassword(input: { email: string }, ip: string) {
-  await enqueue('email', RESET_REQUEST, { email: input.email, ip });
+  await enqueue(RESET_REQUEST, { email: input.email, ip });
   return null;
 }
 
-export const RESET_REQUEST = 'password.reset.request';
+export const RESET_REQUEST = messageKind('email', 'password.reset.request', () =>
+  z.object({ email: z.string(), ip: z.string() }),
+);
 
 /**
  * Run by the e-mail worker. For an active account a random reset token (256 bits, stored hashed,
  * 30 minutes, single use) is e-mailed as a link and as a code; at most one e-mail per address per
  * 60 s (later requests in that time are dropped).
  */
-export async function issueResetToken(payload: Record<string, unknown>) {
-  const email = String(payload.email ?? '');
-  const ip = String(payload.ip ?? '');
+export async function issueResetToken({ email, ip }: { email: string; ip: string }) {
   const user = await findUserByEmail(email);
   if (!user || !user.isActive) return;
   const cooldown = await claimCooldown(`reset:${user.email}`);

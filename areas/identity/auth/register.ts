@@ -4,7 +4,7 @@ import { countAudit } from '#shared/data/audit.ts';
 import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
 import { invalidInvitation, redeemFailure, redeemInvitation } from '#areas/identity/invitations.ts';
 import { createUser, type UserRecord } from '#areas/identity/users.ts';
-import { sendEmail } from '#shared/queue/enqueue.ts';
+import { sendEmail } from '#shared/queue/email.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { verificationEmail } from './emails.ts';
 

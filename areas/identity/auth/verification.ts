@@ -15,7 +15,7 @@ import { activatePendingTenantOnOwnerVerified } from '#areas/identity/invitation
 import { findUserByEmail } from '#areas/identity/users.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { sendEmail } from '#shared/queue/enqueue.ts';
+import { sendEmail } from '#shared/queue/email.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { authAuditItem } from './audit.ts';
 import { verificationEmail } from './emails.ts';

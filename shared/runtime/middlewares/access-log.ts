@@ -12,7 +12,7 @@ export const accessLog = () => {
       status: request.response?.statusCode,
       ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
       userId: state.principal?.userId,
-      tenantId: state.principal?.tenantId,
+      tenantId: state.tenantId ?? state.principal?.tenantId,
     });
     logger.removeKeys(['requestId']);
   };
@@ -20,6 +20,7 @@ export const accessLog = () => {
     before: async (request: MiddyRequest) => {
       request.context.state = {
         principal: null,
+        tenantId: null,
         params: {},
         query: {},
         body: undefined,

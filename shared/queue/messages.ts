@@ -1,0 +1,59 @@
+import { safeParse, type z } from 'zod/mini';
+import { queueSender } from '#shared/platform/ports.ts';
+import type { QueueName } from '#shared/routes/groups.ts';
+import { once, type AnySchema } from '#shared/routes/types.ts';
+
+/**
+ * A kind of queue message: its queue, its type name and the schema of its payload. The sender
+ * passes a typed payload; the worker parses it with the same schema at its edge, as request bodies
+ * are, so a handler never casts `payload as unknown as ...`.
+ */
+export interface MessageKind<S extends AnySchema = AnySchema> {
+  queue: QueueName;
+  type: string;
+  schema: () => S;
+}
+
+export const messageKind = <S extends AnySchema>(queue: QueueName, type: string, schema: () => S): MessageKind<S> => ({
+  queue,
+  type,
+  schema: once(schema),
+});
+
+/** Queues one message; `id` (default random) is what the worker's once-only claim keys on. */
+export async function enqueue<S extends AnySchema>(
+  kind: MessageKind<S>,
+  payload: z.input<S>,
+  opts: { id?: string } = {},
+): Promise<string> {
+  const id = opts.id ?? crypto.randomUUID();
+  await (await queueSender()).send(kind.queue, { id, type: kind.type, payload: payload as Record<string, unknown> });
+  return id;
+}
+
+/** A message whose payload breaks its kind's schema: it cannot succeed, so it goes to the dead-letter queue. */
+export class MalformedMessageError extends Error {
+  constructor(type: string, issues: string) {
+    super(`Malformed ${type} message: ${issues}`);
+    this.name = 'MalformedMessageError';
+  }
+}
+
+/** The payload parsed with its kind's schema. */
+export function parsePayload<S extends AnySchema>(kind: MessageKind<S>, payload: unknown): z.output<S> {
+  const parsed = safeParse(kind.schema() as AnySchema as z.ZodMiniType, payload);
+  if (parsed.success) return parsed.data as z.output<S>;
+  const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'} ${i.message}`);
+  throw new MalformedMessageError(kind.type, issues.join('; '));
+}
+
+/** A worker's handler of one kind; the worker parses the payload with the kind's schema before `run`. */
+export interface MessageRoute {
+  kind: MessageKind;
+  run(payload: any, messageId: string): Promise<unknown>;
+}
+
+export const handles = <S extends AnySchema>(
+  kind: MessageKind<S>,
+  run: (payload: z.output<S>, messageId: string) => Promise<unknown>,
+): MessageRoute => ({ kind, run });

@@ -25,6 +25,10 @@ export interface AppFunctionOptions {
   defaultTimeoutSeconds: number;
   /** Defaults to `functions/<name>/index.ts`. */
   entry?: string;
+  /** The exported handler; `handler` unless said (`streamHandler` for a streaming front door). */
+  handler?: string;
+  /** Whose bundling (lazy packages, copied assets) the function shares; its own name unless said. */
+  bundlingOf?: string;
 }
 
 /**
@@ -49,14 +53,14 @@ export function appFunction(
   const fn = new NodejsFunction(scope, functionId(name), {
     description: `${res.settings.appName}-${res.settings.stage} ${name}: ${opts.description}`,
     entry,
-    handler: 'handler',
+    handler: opts.handler ?? 'handler',
     projectRoot: PROJECT_ROOT,
     depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
     runtime: RUNTIME,
     architecture: Architecture.ARM_64,
     memorySize: opts.access.memoryMb ?? 512,
     timeout: Duration.seconds(opts.access.timeoutSeconds ?? opts.defaultTimeoutSeconds),
-    bundling: bundlingFor(name),
+    bundling: bundlingFor(opts.bundlingOf ?? name),
     awsSdkConnectionReuse: false,
     logGroup,
     role,

@@ -1,4 +1,5 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { FunctionUrlAuthType, HttpMethod, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
@@ -7,8 +8,8 @@ import { deployedRoutes } from '#shared/routes/index.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { PlatformResources } from './access.ts';
 import { DataStores } from './data.ts';
-import { appFunction } from './functions.ts';
-import { PlatformHttpApi } from './http-api.ts';
+import { appFunction, entryOf } from './functions.ts';
+import { CORS_ALLOW_HEADERS, PlatformHttpApi } from './http-api.ts';
 import { Monitoring } from './monitoring.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 import { QUEUE_NAMES, WORKER_TIMEOUT_SECONDS, WorkQueues } from './queues.ts';
@@ -16,6 +17,8 @@ import type { StackSettings } from './settings.ts';
 import { vaultKey } from './vault-key.ts';
 
 export const API_TIMEOUT_SECONDS = 10;
+/** A streamed answer (a model's) may run for minutes; the function URL allows up to the function's timeout. */
+export const STREAM_TIMEOUT_SECONDS = 300;
 export const WORKER_BATCH_SIZE = 5;
 
 export interface PlatformStackProps extends StackProps {
@@ -27,6 +30,14 @@ export interface PlatformStackProps extends StackProps {
 /** Groups that get a function: every group with a deployed route. */
 export const deployedGroups = (routes: readonly RouteDef[]): GroupName[] => [...new Set(routes.map((r) => r.group))];
 
+/** Groups that also get a streaming front door: every group with a deployed `stream` route. */
+export const streamingGroups = (routes: readonly RouteDef[]): GroupName[] => [
+  ...new Set(routes.filter((r) => r.transport === 'stream').map((r) => r.group)),
+];
+
+/** Name of a group's streaming front door function (`system-stream`). */
+export const streamFunctionName = (group: string) => `${group}-stream`;
+
 /**
  * The whole platform in one stack: an HTTP API whose routes come from the route table, one
  * function per endpoint group plus the `$default` fallback, queue workers, the table, buckets,
@@ -37,6 +48,8 @@ export class PlatformStack extends Stack {
   readonly functions = new Map<string, NodejsFunction>();
   readonly httpApi: PlatformHttpApi;
   readonly monitoring: Monitoring;
+  /** The function URL of each group's streaming front door. */
+  readonly streamUrls = new Map<string, string>();
   /** What every function is built from (settings, data stores, queues, vault key). */
   readonly resources: PlatformResources;
 
@@ -73,6 +86,43 @@ export class PlatformStack extends Stack {
           res,
         ),
       );
+    }
+    // Stream routes are on the HTTP API too (their events then arrive at once); the group's second
+    // function, same bundle and grants, serves them through a function URL in response-stream mode.
+    for (const group of streamingGroups(routes)) {
+      const spec = API_GROUPS[group];
+      const name = streamFunctionName(group);
+      const fn = appFunction(
+        this,
+        name,
+        {
+          description: `${spec.description} (streaming front door)`,
+          access: { ...spec, verifiesTokens: true },
+          defaultTimeoutSeconds: STREAM_TIMEOUT_SECONDS,
+          entry: entryOf(group),
+          handler: 'streamHandler',
+          bundlingOf: group,
+        },
+        res,
+      );
+      const url = fn.addFunctionUrl({
+        // The function authenticates every request itself (the same middleware chain as the HTTP API);
+        // IAM auth would need SigV4-signing clients (docs/decisions.md, "Streaming").
+        authType: FunctionUrlAuthType.NONE,
+        invokeMode: InvokeMode.RESPONSE_STREAM,
+        cors: {
+          allowedOrigins: settings.corsOrigins,
+          allowedHeaders: [...CORS_ALLOW_HEADERS],
+          allowedMethods: [HttpMethod.ALL],
+          exposedHeaders: ['retry-after'],
+        },
+      });
+      this.functions.set(name, fn);
+      this.streamUrls.set(group, url.url);
+      new CfnOutput(this, `StreamUrl-${group}`, {
+        value: url.url,
+        description: `Streaming front door of the ${group} group (its stream routes, events as they are produced)`,
+      });
     }
     for (const [name, spec] of Object.entries(WORKERS)) {
       // The vault's sync job runs in the worker that holds vault access; it imports from vault-sources.

@@ -82,6 +82,21 @@ const stringMap = (value: unknown): Record<string, string> => {
   return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, String(v)]));
 };
 
+/** Front ends a `dev` stage is called from when no corsOrigins are given: the local ones. */
+export const DEV_CORS_ORIGINS = ['http://localhost:3000', 'http://127.0.0.1:3000'];
+
+/**
+ * Which browser origins may call the API. Never a silent `*`: a stage other than `dev` must name its
+ * origins (`-c corsOrigins=https://app.example.com`, or `*` deliberately); `dev` defaults to the local ones.
+ */
+function corsOrigins(given: string[] | undefined, stage: string): string[] {
+  if (given?.length) return given;
+  if (stage === 'dev') return DEV_CORS_ORIGINS;
+  throw new Error(
+    `Context corsOrigins is required for stage ${stage}: pass -c corsOrigins=https://app.example.com (comma-separated; * only deliberately)`,
+  );
+}
+
 export function readSettings(node: Node): StackSettings {
   const ctx = (key: string): unknown => node.tryGetContext(key);
   const appName = String(ctx('appName') ?? 'saas');
@@ -93,7 +108,7 @@ export function readSettings(node: Node): StackSettings {
   return {
     appName,
     stage,
-    corsOrigins: list(ctx('corsOrigins')) ?? ['*'],
+    corsOrigins: corsOrigins(list(ctx('corsOrigins')), stage),
     throttle: {
       rateLimit: positiveNumber(ctx('throttleRateLimit'), 100, 'throttleRateLimit'),
       burstLimit: positiveNumber(ctx('throttleBurstLimit'), 200, 'throttleBurstLimit'),

@@ -5,7 +5,7 @@ import { errorToHttp } from '#shared/http/responses.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { lambdaContext, toApiGatewayEvent } from './apigw-event.ts';
-import { loadGroupHandler, type HttpHandler } from './group-handler.ts';
+import { loadGroupHandler, loadGroupStreamHandler, type HttpHandler, type StreamHandler } from './group-handler.ts';
 
 export type { HttpHandler };
 
@@ -15,6 +15,8 @@ export interface ListenerOptions {
   pages?: Record<string, () => unknown>;
   /** Resolves a group's Lambda handler; the default imports `functions/<group>/index.ts`. */
   loadHandler?: (group: string) => Promise<HttpHandler>;
+  /** Resolves a group's streaming front door; the default imports its `streamHandler`. */
+  loadStreamHandler?: (group: string) => Promise<StreamHandler>;
   /** API Gateway's own request limit is 10 MB; a little over it so the routes' limits decide. */
   maxBodyBytes?: number;
 }
@@ -108,6 +110,12 @@ export function createApiListener(opts: ListenerOptions) {
       route,
     );
     const group = route?.route.group ?? 'fallback';
+    // A stream route goes through the group's streaming front door, which writes to the socket as
+    // the answer is produced, exactly as the function URL does in Lambda.
+    if (route?.route.transport === 'stream') {
+      const stream = await (opts.loadStreamHandler ?? loadGroupStreamHandler)(group);
+      return stream(event, res, lambdaContext(`${group}-stream`));
+    }
     const handler = await handlerFor(group);
     send(res, await handler(event, lambdaContext(group)));
   }

@@ -1,7 +1,7 @@
 /**
  * `npm start`: the whole API on this machine, against local stand-ins for AWS (see local/stack.ts).
- * Environment: PORT (3000; 0 picks a free one), HOST (127.0.0.1), LOCAL_DATA_DIR (.local),
- * ADMIN_EMAIL, ADMIN_PASSWORD, INTERNAL_API_KEY, TABLE_NAME.
+ * Environment: PORT (3000; 0 picks a free one), HOST (127.0.0.1; beyond loopback only with
+ * LOCAL_ALLOW_REMOTE=1), LOCAL_DATA_DIR (.local), ADMIN_EMAIL, ADMIN_PASSWORD, INTERNAL_API_KEY, TABLE_NAME.
  */
 import { webhookSecrets } from '#areas/billing/secrets.ts';
 import { createServer, type Server } from 'node:http';
@@ -19,6 +19,13 @@ process.env.TABLE_NAME ||= 'saas-local';
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST || '127.0.0.1';
 const dataDir = resolve(process.env.LOCAL_DATA_DIR || '.local');
+
+const { listenRefusal } = await import('#local/listen-guard.ts');
+const refusal = listenRefusal(host);
+if (refusal) {
+  console.error(refusal);
+  process.exit(1);
+}
 
 const { startLocalStack, JavaMissingError } = await import('#local/stack.ts');
 const { createApiListener } = await import('#local/server.ts');

@@ -5,6 +5,7 @@ import { verificationKeys } from '#shared/auth/signing-keys.ts';
 import { reply } from '#shared/http/responses.ts';
 import { systemRoutes } from '#shared/routes/system.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
+import { sseEvent, streamFrontDoor } from '#shared/runtime/stream.ts';
 import { DOCS_ASSETS_DIR, OPENAPI_FILE } from './docs-assets.ts';
 import { docsAsset, docsInit, docsPage } from './docs.ts';
 
@@ -31,8 +32,20 @@ function openApi(): Promise<string> {
   return openApiJson;
 }
 
+const TICK_MS = 250;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function* ticks(count: number) {
+  for (let n = 1; n <= count; n++) {
+    if (n > 1) await sleep(TICK_MS);
+    yield sseEvent({ n, status: 'ok', at: new Date().toISOString() }, 'tick');
+  }
+  yield sseEvent({ count }, 'done');
+}
+
 export const handler = apiHandler(systemRoutes, {
   'system.health': async () => ({ status: 'ok' }),
+  'system.healthStream': async ({ query }) => reply.stream(ticks(query.count)),
   'system.jwks': async () =>
     reply.raw('application/json', JSON.stringify((await verificationKeys()).jwks), {
       headers: { 'cache-control': 'public, max-age=300' },
@@ -44,3 +57,6 @@ export const handler = apiHandler(systemRoutes, {
   'system.docsStyle': async (req) => docsAsset('swagger-ui.css', req.headers['accept-encoding']),
   'system.docsBundle': async (req) => docsAsset('swagger-ui-bundle.js', req.headers['accept-encoding']),
 });
+
+/** The streaming front door's entry (a function URL in response-stream mode): the health stream. */
+export const streamHandler = streamFrontDoor(handler, systemRoutes);

@@ -19,6 +19,8 @@ export const BEYOND_SPEC: readonly string[] = [
   'GET /api/docs/swagger-ui.css',
   'GET /api/docs/swagger-ui-bundle.js',
   'GET /api/docs/docs.js',
+  // The streaming transport's proof: liveness as server-sent events.
+  'GET /api/health/stream',
   'POST /api/tenants/{slug}/invitations',
   // Media files over what a Lambda request carries (up to 10 MB) go straight to S3.
   'POST /api/content/admin/sites/{siteId}/media/presigned-upload',

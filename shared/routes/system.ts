@@ -17,6 +17,32 @@ export const systemRoutes = defineRoutes([
     }),
   },
   {
+    id: 'system.healthStream',
+    method: 'GET',
+    path: '/api/health/stream',
+    group: 'system',
+    auth: none,
+    summary:
+      'Liveness as server-sent events: `count` `tick` events 250 ms apart, then `done`. Served by the streaming front door (events arrive one by one); through the HTTP API the same events arrive at once',
+    status: 200,
+    transport: 'stream',
+    rawResponse: { contentType: 'text/event-stream' },
+    schemas: () => ({
+      query: z.object({
+        count: z._default(
+          z.pipe(
+            z.string().check(z.regex(/^\d{1,2}$/, 'Expected a whole number')),
+            z.pipe(
+              z.transform((v: string) => Number(v)),
+              z.number().check(z.int(), z.minimum(1), z.maximum(10)),
+            ),
+          ),
+          3,
+        ),
+      }),
+    }),
+  },
+  {
     id: 'system.jwks',
     method: 'GET',
     path: '/.well-known/jwks.json',

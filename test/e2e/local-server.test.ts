@@ -1,6 +1,6 @@
 import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { api, mintToken } from '#test/support/e2e.ts';
+import { api, e2e, mintToken } from '#test/support/e2e.ts';
 
 describe('local server over real HTTP', () => {
   it('GET /api/health answers exactly the health envelope', async () => {
@@ -24,6 +24,24 @@ describe('local server over real HTTP', () => {
     expect(res.status).toBe(405);
     expect(res.json).toMatchObject({ success: false, error: { code: 'METHOD_NOT_ALLOWED' } });
     expect(res.headers.get('allow')).toBe('GET');
+  });
+
+  it('streams server-sent events one by one (as `curl -N` shows them), through the same route table', async () => {
+    const res = await fetch(`${e2e().baseUrl}/api/health/stream?count=3`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const arrivals: { at: number; text: string }[] = [];
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      arrivals.push({ at: performance.now(), text: decoder.decode(chunk) });
+    }
+    const events = arrivals.map((a) => a.text).join('').split('\n\n').filter(Boolean);
+    expect(events.map((e) => e.split('\n')[0])).toEqual(['event: tick', 'event: tick', 'event: tick', 'event: done']);
+    // The server waits 250 ms between ticks: the first one was read before the last one existed.
+    expect(arrivals.length).toBeGreaterThanOrEqual(3);
+    expect(arrivals.at(-1)!.at - arrivals[0]!.at).toBeGreaterThan(400);
+    const bad = await api('GET', '/api/health/stream?count=11');
+    expect(bad).toMatchObject({ status: 400, json: { error: { code: 'VALIDATION_ERROR' } } });
   });
 
   it('GET /_local/outbox returns the e-mails as a plain JSON array', async () => {

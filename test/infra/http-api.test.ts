@@ -59,7 +59,8 @@ describe('HTTP API routes', () => {
   });
 
   it('lets API Gateway invoke each routed function, and only from this API', () => {
-    const permissions = s.ofType('AWS::Lambda::Permission');
+    // The function URLs' own permissions are checked with the streaming front door below.
+    const permissions = s.ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal !== '*');
     const invoked = new Set<string>();
     for (const [, p] of permissions) {
       expect(p.Properties.Principal).toBe('apigateway.amazonaws.com');
@@ -73,6 +74,48 @@ describe('HTTP API routes', () => {
   });
 });
 
+describe('streaming front door', () => {
+  const streamRoutes = () => deployedRoutes().filter((r) => r.transport === 'stream');
+
+  it('gives each group with stream routes a function URL in response-stream mode on a second function of the same bundle', () => {
+    const groups = [...new Set(streamRoutes().map((r) => r.group))];
+    expect(groups).toContain('system');
+    const urls = s.ofType('AWS::Lambda::Url');
+    expect(urls.length).toBe(groups.length);
+    for (const [, url] of urls) {
+      const name = s.nameOfFn.get(targetId(url.Properties.TargetFunctionArn)!)!;
+      expect(groups.map((g) => `${g}-stream`)).toContain(name);
+      expect(url.Properties).toMatchObject({ InvokeMode: 'RESPONSE_STREAM', AuthType: 'NONE' });
+      expect(url.Properties.Cors).toMatchObject({
+        AllowOrigins: ['https://app.example.test'],
+        ExposeHeaders: ['retry-after'],
+      });
+      const fn = s.resources[s.fnIds.get(name)!].Properties;
+      const group = s.resources[s.fnIds.get(name.replace(/-stream$/, ''))!].Properties;
+      expect(fn.Handler).toBe('index.streamHandler');
+      expect(fn.Code).toEqual(group.Code);
+      // The same grants as the group's function: the streaming door is another way in, not more access.
+      expect(s.statementsByFn.get(name)!.length).toBe(s.statementsByFn.get(name.replace(/-stream$/, ''))!.length);
+    }
+    s.template.hasOutput('StreamUrlsystem', { Value: Match.anyValue() });
+  });
+
+  it('lets anyone reach the URL (the function authenticates each request itself) and nothing else', () => {
+    const urlPermissions = s.ofType('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === '*');
+    expect(urlPermissions.length).toBeGreaterThan(0);
+    for (const [, p] of urlPermissions) {
+      // InvokeFunctionUrl with the URL's auth type, and (since October 2025) InvokeFunction only through the URL.
+      if (p.Properties.Action === 'lambda:InvokeFunctionUrl') expect(p.Properties.FunctionUrlAuthType).toBe('NONE');
+      else expect(p.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', InvokedViaFunctionUrl: true });
+      expect(s.nameOfFn.get(targetId(p.Properties.FunctionName)!)).toMatch(/-stream$/);
+    }
+  });
+
+  it('keeps stream routes on the HTTP API too, on the buffered function of their group', () => {
+    for (const route of streamRoutes()) expect(routeTargets().get(`${route.method} ${route.path}`)).toBe(route.group);
+  });
+});
+
 describe('HTTP API settings', () => {
   it('answers CORS preflight for the API headers and methods', () => {
     s.template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
@@ -80,7 +123,7 @@ describe('HTTP API settings', () => {
       CorsConfiguration: {
         AllowHeaders: ['authorization', 'content-type', 'x-internal-api-key'],
         AllowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-        AllowOrigins: ['*'],
+        AllowOrigins: ['https://app.example.test'],
       },
     });
   });
@@ -110,12 +153,12 @@ describe('HTTP API settings', () => {
 describe('settings from context', () => {
   const settings = (context: Record<string, unknown>) => readSettings(new App({ context }).node);
 
-  it('defaults to the dev stage of saas, 100 rps / 200 burst, any origin', () => {
+  it('defaults to the dev stage of saas, 100 rps / 200 burst, the local front ends as origins', () => {
     expect(settings({})).toMatchObject({
       appName: 'saas',
       stage: 'dev',
       throttle: { rateLimit: 100, burstLimit: 200 },
-      corsOrigins: ['*'],
+      corsOrigins: ['http://localhost:3000', 'http://127.0.0.1:3000'],
       mailFrom: 'no-reply@example.com',
       retainData: false,
     });
@@ -135,6 +178,11 @@ describe('settings from context', () => {
       corsOrigins: ['https://a.example', 'https://b.example'],
       retainData: true,
     });
+  });
+
+  it('refuses to synthesize a stage other than dev without corsOrigins (no silent *), and takes * when asked', () => {
+    expect(() => settings({ stage: 'prod' })).toThrow(/corsOrigins is required for stage prod/);
+    expect(settings({ stage: 'prod', corsOrigins: '*' }).corsOrigins).toEqual(['*']);
   });
 
   it('rejects a bad stage name and a non-positive throttle', () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
-import { actionsOf, flat, resourcesOf, synthPlatform, targetId, type Statement } from './synth.ts';
+import { actionsOf, flat, groupOfFn, resourcesOf, synthPlatform, targetId, type Statement } from './synth.ts';
 
 let s: ReturnType<typeof synthPlatform>;
 beforeAll(() => {
@@ -8,11 +8,12 @@ beforeAll(() => {
 });
 
 const PARAM = ':ssm:{Ref:AWS::Region}:{Ref:AWS::AccountId}:parameter/saas/test/';
-const specOf = (name: string) =>
-  (name in API_GROUPS ? API_GROUPS[name as keyof typeof API_GROUPS] : WORKERS[name as keyof typeof WORKERS]) as Record<
-    string,
-    unknown
-  >;
+const specOf = (fn: string) => {
+  const name = groupOfFn(fn);
+  return (
+    name in API_GROUPS ? API_GROUPS[name as keyof typeof API_GROUPS] : WORKERS[name as keyof typeof WORKERS]
+  ) as Record<string, unknown>;
+};
 const stmts = (name: string): Statement[] => s.statementsByFn.get(name)!;
 const allows = (name: string, action: string) =>
   stmts(name).filter((st) => st.Effect === 'Allow' && actionsOf(st).includes(action));
@@ -148,7 +149,7 @@ describe('IAM', () => {
       const readable = resourceTexts(stmts(name).filter((st) => actionsOf(st).some((a) => a.startsWith('ssm:'))));
       for (const r of readable) expect(r, name).toContain(PARAM);
       const spec = specOf(name);
-      const routed = name in API_GROUPS && name !== 'fallback';
+      const routed = groupOfFn(name) in API_GROUPS && name !== 'fallback';
       expect(
         readable.some((r) => r.endsWith('/auth/jwt-public-jwks')),
         name,

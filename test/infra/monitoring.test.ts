@@ -114,7 +114,12 @@ describe('alarms', () => {
 
   it('every API function (each deployed group and the fallback): error rate > 1 %, from Errors / Invocations', () => {
     const apiFns = [...s.fnIds.keys()].filter((n) => !(n in WORKERS));
-    expect(apiFns.sort()).toEqual([...new Set([...deployedRoutes().map((r) => r.group), 'fallback'])].sort());
+    const streaming = deployedRoutes()
+      .filter((r) => r.transport === 'stream')
+      .map((r) => `${r.group}-stream`);
+    expect(apiFns.sort()).toEqual(
+      [...new Set([...deployedRoutes().map((r) => r.group), 'fallback', ...streaming])].sort(),
+    );
     for (const name of apiFns) {
       const a = alarm(`fn-${name}-error-rate`);
       expect(a).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold' });

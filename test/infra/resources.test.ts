@@ -3,7 +3,7 @@ import { BUNDLING, bundlingFor, esbuildOptionsFor, LAZY_PACKAGES, NODE_TARGET, R
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
 import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
-import { flat, synthPlatform, targetId, type Json } from './synth.ts';
+import { flat, groupOfFn, synthPlatform, targetId, type Json } from './synth.ts';
 
 let s: ReturnType<typeof synthPlatform>;
 beforeAll(() => {
@@ -128,7 +128,12 @@ describe('buckets', () => {
       RestrictPublicBuckets: true,
     });
     expect(media.CorsConfiguration.CorsRules).toEqual([
-      { AllowedMethods: ['PUT'], AllowedOrigins: ['*'], AllowedHeaders: ['content-type'], MaxAge: 3600 },
+      {
+        AllowedMethods: ['PUT'],
+        AllowedOrigins: ['https://app.example.test'],
+        AllowedHeaders: ['content-type'],
+        MaxAge: 3600,
+      },
     ]);
     expect(invoices.CorsConfiguration).toBeUndefined();
   });
@@ -179,8 +184,17 @@ describe('queues', () => {
 });
 
 describe('functions', () => {
-  it('are one per deployed group, the fallback and the three workers', () => {
-    const expected = new Set([...deployedRoutes().map((r) => r.group), 'fallback', ...Object.keys(WORKERS)]);
+  it('are one per deployed group, the fallback, a streaming front door per group with stream routes, and the three workers', () => {
+    const streaming = deployedRoutes()
+      .filter((r) => r.transport === 'stream')
+      .map((r) => `${r.group}-stream`);
+    expect(streaming).toContain('system-stream');
+    const expected = new Set([
+      ...deployedRoutes().map((r) => r.group),
+      'fallback',
+      ...streaming,
+      ...Object.keys(WORKERS),
+    ]);
     expect(new Set(s.fnIds.keys())).toEqual(expected);
     expect(s.ofType('AWS::Lambda::Function').length).toBe(expected.size);
     expect(s.fnIds.get('catalog')).toMatch(/^Fncatalog[0-9A-F]{8}$/);
@@ -192,11 +206,12 @@ describe('functions', () => {
       expect(p.Runtime, name).toBe('nodejs24.x');
       expect(p.TracingConfig, name).toEqual({ Mode: 'Active' });
       expect(p.Architectures, name).toEqual(['arm64']);
-      expect(p.Handler, name).toBe('index.handler');
-      const spec = (API_GROUPS as Record<string, { memoryMb?: number }>)[name];
+      const stream = name.endsWith('-stream');
+      expect(p.Handler, name).toBe(stream ? 'index.streamHandler' : 'index.handler');
+      const spec = (API_GROUPS as Record<string, { memoryMb?: number }>)[groupOfFn(name)];
       if (spec) {
         expect(p.MemorySize, name).toBe(spec.memoryMb ?? 512);
-        expect(p.Timeout, name).toBe(10);
+        expect(p.Timeout, name).toBe(stream ? 300 : 10);
       }
     }
     expect(fn('auth').MemorySize).toBe(1024);
@@ -214,7 +229,7 @@ describe('functions', () => {
     for (const name of s.fnIds.keys()) {
       const env: Json = fn(name).Environment.Variables;
       expect(env, name).toMatchObject({ APP_NAME: 'saas', STAGE: 'test', MAIL_FROM: 'no-reply@example.com' });
-      if (['system', 'fallback', 'webhooks'].includes(name)) expect(env.TABLE_NAME, name).toBeUndefined();
+      if (['system', 'fallback', 'webhooks'].includes(groupOfFn(name))) expect(env.TABLE_NAME, name).toBeUndefined();
       else expect(targetId(env.TABLE_NAME), name).toMatch(/^DataTable/);
       expect(env.PUBLIC_BASE_URL['Fn::GetAtt'][1]).toBe('ApiEndpoint');
       expect(env.NODE_OPTIONS).toBeUndefined();
@@ -239,6 +254,7 @@ describe('functions', () => {
     expect(outputs.sort()).toEqual(
       [
         'ApiUrl',
+        'StreamUrlsystem',
         'EmailQueueUrl',
         'InvoiceBucketName',
         'JobsQueueUrl',

@@ -15,7 +15,10 @@ export interface Statement {
   Condition?: Json;
 }
 
-export const TEST_CONTEXT = { appName: 'saas', stage: 'test' };
+/** The group whose spec a function follows: a streaming front door (`system-stream`) follows its group's. */
+export const groupOfFn = (name: string) => name.replace(/-stream$/, '');
+
+export const TEST_CONTEXT = { appName: 'saas', stage: 'test', corsOrigins: 'https://app.example.test' };
 
 /**
  * The stack without bundling (`aws:cdk:bundling-stacks: []`): the template is the same, only the

@@ -35,7 +35,11 @@ describe('local server over real HTTP', () => {
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       arrivals.push({ at: performance.now(), text: decoder.decode(chunk) });
     }
-    const events = arrivals.map((a) => a.text).join('').split('\n\n').filter(Boolean);
+    const events = arrivals
+      .map((a) => a.text)
+      .join('')
+      .split('\n\n')
+      .filter(Boolean);
     expect(events.map((e) => e.split('\n')[0])).toEqual(['event: tick', 'event: tick', 'event: tick', 'event: done']);
     // The server waits 250 ms between ticks: the first one was read before the last one existed.
     expect(arrivals.length).toBeGreaterThanOrEqual(3);

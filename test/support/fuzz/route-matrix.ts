@@ -56,9 +56,11 @@ export const schemaFields = (route: RouteDef, where: 'params' | 'query' | 'body'
   return schema ? fieldsOf(jsonSchemaOf(schema)) : {};
 };
 
-/** Where a route accepts a `tenantId` (derived from its schemas). */
-export const tenantIdPlaces = (route: RouteDef) =>
-  (['query', 'body'] as const).filter((where) => 'tenantId' in schemaFields(route, where));
+/** Where a SystemAdmin names the tenant of a route: its declared scope's `tenantFrom` (query or body). */
+export const tenantIdPlaces = (route: RouteDef): ('query' | 'body')[] => {
+  const from = route.scope?.kind === 'tenant' ? route.scope.tenantFrom : undefined;
+  return from === 'query' || from === 'body' ? [from] : [];
+};
 
 /**
  * A path parameter names a record when it is called `…Id` or is the tenant `slug`.

@@ -26,11 +26,26 @@ export interface TenancyPlan {
   recordKinds: string[];
 }
 
-/** A route acts on tenant data when a tenant user may call it by role or permission. */
-export const isTenantScoped = (route: RouteDef) =>
-  route.auth.kind === 'bearer' &&
-  !isSystemAdminOnly(route) &&
-  (!!route.auth.permission || !!route.auth.roles?.some((r) => r === 'TenantOwner' || r === 'TenantMember'));
+/** A route acts on tenant data when its declared scope says so (RouteDef.scope), and a tenant user may call it. */
+export const isTenantScoped = (route: RouteDef) => route.scope?.kind === 'tenant' && !isSystemAdminOnly(route);
+
+/** Why a route names no tenant's data, from its declared scope. */
+function notTenantReason(route: RouteDef): string {
+  switch (route.scope?.kind) {
+    case 'public':
+      return 'public route (no caller tenant)';
+    case 'account':
+      return "account-scoped: acts on the caller's own account only";
+    case 'platform':
+      return route.auth.kind === 'internalKey'
+        ? 'platform data behind the internal API key'
+        : 'platform data (SystemAdmin; tenant users get 403, see the auth matrix)';
+    case 'tenant':
+      return 'SystemAdmin only (tenant users get 403, see the auth matrix)';
+    default:
+      throw new Error(`${route.id} declares no scope`);
+  }
+}
 
 export function tenancyPlan(routes: readonly RouteDef[] = routesUnderTest()): TenancyPlan {
   const cases: TenancyCase[] = [];
@@ -39,15 +54,7 @@ export function tenancyPlan(routes: readonly RouteDef[] = routesUnderTest()): Te
   const kinds = new Set<string>();
   for (const route of routes) {
     if (!isTenantScoped(route)) {
-      const reason =
-        route.auth.kind === 'none' || route.auth.kind === 'signature'
-          ? 'public route (no caller tenant)'
-          : route.auth.kind === 'internalKey'
-            ? 'behind the internal API key: platform secrets, not tenant data'
-            : isSystemAdminOnly(route)
-              ? 'SystemAdmin only (tenant users get 403, see the auth matrix)'
-              : "account-scoped: acts on the caller's own account only";
-      skipped.push({ route: route.id, reason });
+      skipped.push({ route: route.id, reason: notTenantReason(route) });
       continue;
     }
     const needed = [...recordParams(route), ...recordRefs(route).map((r) => r.name)];
@@ -63,7 +70,7 @@ export function tenancyPlan(routes: readonly RouteDef[] = routesUnderTest()): Te
     needed.forEach((n) => kinds.add(n));
     for (const where of tenantIdPlaces(route)) cases.push({ kind: 'foreign-tenantId', route, where });
     if (recordParams(route).length) cases.push({ kind: 'foreign-path-record', route });
-    if (recordParams(route).some((n) => n !== 'slug') && tenantIdPlaces(route).includes('query')) {
+    if (route.scope?.kind === 'tenant' && route.scope.record && tenantIdPlaces(route).includes('query')) {
       cases.push({ kind: 'admin-other-tenant-record', route });
       if (route.method === 'GET') cases.push({ kind: 'admin-by-id', route });
     }

@@ -2,6 +2,7 @@ import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startS3, type RunningS3 } from '#local/s3.ts';
+import { siteContent } from '#areas/content/records.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -579,7 +580,7 @@ describe('a site built from scratch and deleted', () => {
       new QueryCommand({
         TableName: config.tableName,
         KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.siteContent(site.id) },
+        ExpressionAttributeValues: { ':pk': siteContent(site.id) },
       }),
     );
     expect(left.Count).toBe(0);

@@ -51,7 +51,7 @@ export const LOCALE =
  * control character anywhere: browsers drop or rewrite some of them before reading a URL.
  */
 export const SITE_URL =
-  /^(https?:\/\/[^\s<>"\\/\x00-\x1f\x7f][^\s<>"\\\x00-\x1f\x7f]*|\/(?![/\\])[^\s<>"\\\x00-\x1f\x7f]*)$/;
+  /^(https?:\/\/[^\s<>"\\/\x00-\x1f\x7f][^\s<>"\\\x00-\x1f\x7f]*|\/([^\s<>"\\/\x00-\x1f\x7f][^\s<>"\\\x00-\x1f\x7f]*)?)$/;
 export const URL_MAX = 2000;
 /** A media folder: lowercase letters, digits, `-` and `_`. */
 export const FOLDER = /^[a-z0-9][a-z0-9_-]{0,49}$/;

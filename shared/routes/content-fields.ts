@@ -51,6 +51,9 @@ const parsed = (v: string): { ok: true; value: unknown } | { ok: false } => {
 export const contentJson = (max: number, kind: 'blocks' | 'settings', description: string) =>
   z.string().check(
     z.maxLength(max),
+    kind === 'blocks'
+      ? z.regex(/^\s*\[[\s\S]*\]\s*$/, 'A JSON array')
+      : z.regex(/^\s*[[{][\s\S]*[\]}]\s*$/, 'A JSON object or array'),
     z.superRefine((v, ctx) => {
       const json = parsed(v);
       if (!json.ok) {

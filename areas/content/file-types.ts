@@ -47,8 +47,12 @@ export const SNIFF_BYTES = 1024;
  * mimesniff list and a few more that run script), an SVG or XML document, a comment or a doctype,
  * anywhere in the bytes read. `Ann <ann@example.com>` is not markup; `<a href=...>` is.
  */
-const MARKUP =
-  /<(!doctype|!--|\?xml|(html|head|body|script|iframe|frame|frameset|svg|math|style|title|meta|link|base|object|embed|applet|form|img|a|b|br|p|div|font|table|h1|xml)[\s/>])/i;
+const TAGS = [
+  ...['html', 'head', 'body', 'script', 'iframe', 'frame', 'frameset', 'svg', 'math', 'style', 'title', 'meta'],
+  ...['link', 'base', 'object', 'embed', 'applet', 'form', 'img', 'a', 'b', 'br', 'p', 'div', 'font', 'table'],
+  ...['h1', 'xml'],
+];
+const MARKUP = new RegExp(`<(!doctype|!--|\\?xml|(${TAGS.join('|')})[\\s/>])`, 'i');
 export const isMarkup = (head: Uint8Array) => MARKUP.test(new TextDecoder('utf-8').decode(head));
 
 /** UTF-8 without NUL or other control bytes than tab, CR and LF. */

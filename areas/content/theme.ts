@@ -35,4 +35,5 @@ export function themeOf(themeConfig: Record<string, unknown>): Theme {
 }
 
 export const themeCss = (t: Theme) =>
-  `:root {\n  --color-primary: ${t.primaryColor};\n  --color-secondary: ${t.secondaryColor};\n  --font-family: ${t.fontFamily};\n}\n`;
+  `:root {\n  --color-primary: ${t.primaryColor};\n  --color-secondary: ${t.secondaryColor};\n` +
+  `  --font-family: ${t.fontFamily};\n}\n`;

@@ -50,8 +50,9 @@ export const LOCALE =
  * not be `/` or `\`: browsers read `//host` and `/\host` as another host. No backslash, space or
  * control character anywhere: browsers drop or rewrite some of them before reading a URL.
  */
-export const SITE_URL =
-  /^(https?:\/\/[^\s<>"\\/\x00-\x1f\x7f][^\s<>"\\\x00-\x1f\x7f]*|\/([^\s<>"\\/\x00-\x1f\x7f][^\s<>"\\\x00-\x1f\x7f]*)?)$/;
+const URL_CHAR = String.raw`[^\s<>"\\\x00-\x1f\x7f]`;
+const FIRST_CHAR = String.raw`[^\s<>"\\/\x00-\x1f\x7f]`;
+export const SITE_URL = new RegExp(`^(https?://${FIRST_CHAR}${URL_CHAR}*|/(${FIRST_CHAR}${URL_CHAR}*)?)$`);
 export const URL_MAX = 2000;
 /** A media folder: lowercase letters, digits, `-` and `_`. */
 export const FOLDER = /^[a-z0-9][a-z0-9_-]{0,49}$/;

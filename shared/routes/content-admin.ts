@@ -36,9 +36,13 @@ const boolQuery = () =>
   );
 
 const BLOCKS_FORMAT =
-  'A JSON array of blocks, each an object with a lowercase `type`; a string field named `html` is sanitized like a post body, fields named `url`, `href`, `src` or ending in `Url` are http(s) URLs or site paths, and other strings may not hold markup (`<` followed by a letter, `/`, `!` or `?`). At most 16 levels.';
+  'A JSON array of blocks, each an object with a lowercase `type`; a string field named `html` ' +
+  'is sanitized like a post body, fields named `url`, `href`, `src` or ending in `Url` are http(s) ' +
+  'URLs or site paths, and other strings may not hold markup (`<` followed by a letter, `/`, ' +
+  '`!` or `?`). At most 16 levels.';
 const SETTINGS_FORMAT =
-  'A JSON object or array; the same string rules as contentBlocks (`html` fields sanitized, links checked, no markup in other strings). At most 16 levels.';
+  'A JSON object or array; the same string rules as contentBlocks (`html` fields sanitized, links ' +
+  'checked, no markup in other strings). At most 16 levels.';
 
 const siteBody = once(() =>
   z.object({
@@ -309,7 +313,8 @@ export const contentAdminRoutes = defineRoutes([
     method: 'POST',
     path: `${A}/sites`,
     summary:
-      'Create a site for a tenant: domain unique across the platform (409), one master site per tenant (409); themeConfig and metadata as objects or JSON strings (16 KB, 16 levels each)',
+      'Create a site for a tenant: domain unique across the platform (409), one master site per tenant ' +
+      '(409); themeConfig and metadata as objects or JSON strings (16 KB, 16 levels each)',
     status: 201,
     schemas: () => ({
       body: siteBody(),
@@ -388,7 +393,8 @@ export const contentAdminRoutes = defineRoutes([
     method: 'GET',
     path: `${A}/sites/{siteId}/pages/validate-slug`,
     summary:
-      'Check a slug: {isValid (format), isAvailable (free among the siblings under parentId, excluding excludePageId), message}',
+      'Check a slug: {isValid (format), isAvailable (free among the siblings under parentId, excluding ' +
+      'excludePageId), message}',
     status: 200,
     schemas: () => ({
       params: siteParams(),
@@ -455,7 +461,8 @@ export const contentAdminRoutes = defineRoutes([
     method: 'PUT',
     path: `${A}/pages/{pageId}/translations/{locale}`,
     summary:
-      'Create or replace the translation of a page in a locale (BCP 47); contentBlocks a JSON string of blocks whose html fields are sanitized',
+      'Create or replace the translation of a page in a locale (BCP 47); contentBlocks a JSON string ' +
+      'of blocks whose html fields are sanitized',
     status: 200,
     schemas: () => ({
       params: z.object({ pageId: uuid(), locale: locale() }),
@@ -490,7 +497,8 @@ export const contentAdminRoutes = defineRoutes([
     method: 'GET',
     path: `${A}/sites/{siteId}/blog`,
     summary:
-      'Posts of a site, newest first, filtered by category, tag and isPublished; items name their translated locales (translations empty: read a post for them)',
+      'Posts of a site, newest first, filtered by category, tag and isPublished; items name their ' +
+      'translated locales (translations empty: read a post for them)',
     status: 200,
     schemas: () => ({
       params: siteParams(),
@@ -549,7 +557,9 @@ export const contentAdminRoutes = defineRoutes([
     id: 'content.forms.list',
     method: 'GET',
     path: `${A}/sites/{siteId}/forms`,
-    summary: `Form submissions of a site, newest first; status (${FORM_STATUSES.map((s, i) => `${i} ${s}`).join(', ')}) and formType filters`,
+    summary:
+      `Form submissions of a site, newest first; status (${FORM_STATUSES.map((s, i) => `${i} ${s}`).join(', ')}) ` +
+      `and formType filters`,
     status: 200,
     schemas: () => ({
       params: siteParams(),
@@ -590,7 +600,10 @@ export const contentAdminRoutes = defineRoutes([
     id: 'content.media.upload',
     method: 'POST',
     path: `${A}/sites/{siteId}/media/upload`,
-    summary: `Upload a file (multipart part "file") up to ${DIRECT_UPLOAD_MAX_BYTES} bytes: images, PDF, office documents, text (others 415, checked by content); larger files up to 10 MB go through media/presigned-upload`,
+    summary:
+      `Upload a file (multipart part "file") up to ${DIRECT_UPLOAD_MAX_BYTES} bytes: images, PDF, ` +
+      `office documents, text (others 415, checked by content); larger files up to 10 MB go through ` +
+      `media/presigned-upload`,
     status: 201,
     bodyType: 'multipart',
     maxBodyBytes: DIRECT_UPLOAD_MAX_BYTES + 64 * 1024,
@@ -606,7 +619,8 @@ export const contentAdminRoutes = defineRoutes([
     method: 'POST',
     path: `${A}/sites/{siteId}/media/presigned-upload`,
     summary:
-      'Start an upload of up to 10 MB straight to S3: PUT the file to uploadUrl with the headers given, then POST media/{id}/complete',
+      'Start an upload of up to 10 MB straight to S3: PUT the file to uploadUrl with the headers ' +
+      'given, then POST media/{id}/complete',
     status: 201,
     schemas: () => ({
       params: siteParams(),
@@ -639,7 +653,8 @@ export const contentAdminRoutes = defineRoutes([
     method: 'POST',
     path: `${A}/media/{id}/complete`,
     summary:
-      'Finish a presigned upload: the uploaded object is checked (size, content type by its bytes) and copied where the media is served, and the media becomes ready; a bad file is deleted (413/415)',
+      'Finish a presigned upload: the uploaded object is checked (size, content type by its bytes) ' +
+      'and copied where the media is served, and the media becomes ready; a bad file is deleted (413/415)',
     status: 200,
     errors: [413, 415],
     schemas: () => ({
@@ -704,7 +719,9 @@ export const contentAdminRoutes = defineRoutes([
     id: 'content.navigation.put',
     method: 'PUT',
     path: `${A}/sites/{siteId}/navigation/{location}`,
-    summary: `Replace a menu (location ${NAV_LOCATIONS.join(', ')}): body {"items": [{label, pageId | url, children}]}, at most ${NAV_MAX_DEPTH} levels, pages of the same site`,
+    summary:
+      `Replace a menu (location ${NAV_LOCATIONS.join(', ')}): body {"items": [{label, pageId | url, ` +
+      `children}]}, at most ${NAV_MAX_DEPTH} levels, pages of the same site`,
     status: 200,
     schemas: () => ({
       params: z.object({ siteId: uuid(), location: z.string().check(z.maxLength(20)) }),

@@ -66,7 +66,7 @@ export const contentJson = (max: number, kind: 'blocks' | 'settings', descriptio
     z.meta({ description }),
   );
 
-/** An object, or a JSON string holding one, of at most `max` characters and JSON_MAX_DEPTH levels; stored as JSON text. */
+/** An object, or a JSON string holding one, of at most `max` characters and JSON_MAX_DEPTH levels. */
 export const objectOrJson = (max: number) =>
   z.pipe(
     z.union([z.record(z.string(), z.unknown()), z.string().check(z.maxLength(max))]),

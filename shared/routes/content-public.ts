@@ -81,7 +81,8 @@ export const contentPublicRoutes = defineRoutes([
     method: 'GET',
     path: `${P}/{siteId}/pages`,
     summary:
-      'Published pages in a locale (fallback: the site default), optionally the children of parentSlug (cached 2 minutes)',
+      'Published pages in a locale (fallback: the site default), optionally the children of parentSlug ' +
+      '(cached 2 minutes)',
     status: 200,
     schemas: () => ({
       params: siteParams(),
@@ -95,7 +96,8 @@ export const contentPublicRoutes = defineRoutes([
     method: 'GET',
     path: `${P}/{siteId}/pages/{slug}`,
     summary:
-      'A published page by slug (a top-level page first); an unpublished one with a valid preview_token (cached 2 minutes, previews not cached)',
+      'A published page by slug (a top-level page first); an unpublished one with a valid preview_token ' +
+      '(cached 2 minutes, previews not cached)',
     status: 200,
     schemas: () => ({
       params: slugParams(),
@@ -139,7 +141,9 @@ export const contentPublicRoutes = defineRoutes([
     id: 'content.public.formSubmit',
     method: 'POST',
     path: `${P}/{siteId}/forms/submit`,
-    summary: `Submit a form: {formType, fields} with fields a flat object of strings (at most ${FORM_MAX_FIELDS} keys, 64 KB); a non-empty "${HONEYPOT_FIELD}" field marks a bot`,
+    summary:
+      `Submit a form: {formType, fields} with fields a flat object of strings (at most ${FORM_MAX_FIELDS} ` +
+      `keys, 64 KB); a non-empty "${HONEYPOT_FIELD}" field marks a bot`,
     status: 201,
     maxBodyBytes: FORM_MAX_BYTES + 4096,
     rateLimit: { name: 'content-form-submit', limit: 60, windowSeconds: 60 },

@@ -292,7 +292,8 @@ describe('blog', () => {
     expect((await admin.get(`/sites/${site.id}/blog?isPublished=maybe`)).status).toBe(400);
 
     const html =
-      '<p onclick="x()">Hi <a href="javascript:alert(1)">x</a><script>alert(1)</script><img src="https://a.example/i.png" onerror="y()"></p>';
+      '<p onclick="x()">Hi <a href="javascript:alert(1)">x</a><script>alert(1)</script>' +
+      '<img src="https://a.example/i.png" onerror="y()"></p>';
     const tr = await admin.put(`/blog/${newer.id}/translations/en`, { title: 'Newer', bodyHtml: html });
     expect(tr.status, tr.text).toBe(200);
     const body = tr.json.result.translations[0].bodyHtml as string;
@@ -383,13 +384,15 @@ describe('forms', () => {
 });
 
 const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154' +
+    '789c6360000002000154a24f5d0000000049454e44ae426082',
   'hex',
 );
 function multipart(name: string, fileName: string, type: string, data: Buffer) {
   const boundary = `----b${tag()}`;
   const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${fileName}"\r\nContent-Type: ${type}\r\n\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${fileName}"\r\nContent-Type: ` +
+      `${type}\r\n\r\n`,
   );
   return {
     body: Buffer.concat([head, data, Buffer.from(`\r\n--${boundary}--\r\n`)]),

@@ -877,3 +877,31 @@ describe('security and robustness (issue 32)', () => {
     expect((await admin.get(`/sites/${site.id}/blog/${post.id}`)).json.result.locales).toEqual(['en', 'fr']);
   });
 });
+
+describe('public page by slug', () => {
+  it('reads only the top-level page of the slug when it is published; else a published child of that slug', async () => {
+    const site = await newSite();
+    const top = await newPage(site.id, { slug: 'about' });
+    const child = await newPage(site.id, { slug: 'about', parentId: top.id });
+    const other = await newPage(site.id, { slug: 'big' });
+    await admin.put(`/pages/${top.id}/translations/en`, translation('Top'));
+    await admin.put(`/pages/${child.id}/translations/en`, translation('Child'));
+    await admin.put(`/pages/${other.id}/translations/en`, translation('x'.repeat(150)));
+
+    const spy = vi.spyOn(ddb(), 'send');
+    const shown = await pub(`/${site.id}/pages/about`);
+    const queried = spy.mock.calls
+      .map(([command]) => command)
+      .filter((c) => c.constructor.name === 'QueryCommand')
+      .map((c) => (c.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues);
+    spy.mockRestore();
+    expect(shown.json.result).toMatchObject({ id: top.id, title: 'Top' });
+    expect(queried).toEqual([expect.objectContaining({ ':prefix': `PAGE#${top.id}` })]);
+
+    await admin.patch(`/sites/${site.id}/pages/${top.id}/publish`);
+    expect((await pub(`/${site.id}/pages/about`)).json.result).toMatchObject({ id: child.id, title: 'Child' });
+    await admin.patch(`/sites/${site.id}/pages/${child.id}/publish`);
+    expect((await pub(`/${site.id}/pages/about`)).status).toBe(404);
+    expect((await pub(`/${site.id}/pages/nothing-here`)).status).toBe(404);
+  });
+});

@@ -123,17 +123,33 @@ async function previewOf(token: string | undefined): Promise<string | null> {
   return found && found.expiresAt > new Date().toISOString() ? found.pageId : null;
 }
 
-/** A published page, or an unpublished one with its preview token; `preview` answers must not be cached. */
+/**
+ * A published page, or an unpublished one with its preview token; `preview` answers must not be
+ * cached. The top-level page of a slug is found through its slug claim and read alone (its page
+ * item and translations): the common case reads one page, not the site. Only when it is absent or
+ * unpublished are the site's pages read, for a published child page of that slug or the preview.
+ */
 export async function pageBySlug(site: SiteRecord, slug: string, q: { locale?: string; preview_token?: string }) {
+  const [top, previewPageId] = await Promise.all([topLevelPage(site.id, slug), previewOf(q.preview_token)]);
+  const shown = (page: PageRecord, translations: PageTranslation[] | undefined) => ({
+    preview: !page.isPublished,
+    view: pageView(page, pickTranslation(translations, q.locale, site.defaultLocale)),
+  });
+  if (top?.page.isPublished) return shown(top.page, top.translations);
   const { pages, translations } = splitPages(await siteItems(site.id, 'PAGE#', false));
   const candidates = bySlug(pages, slug);
-  const previewPageId = await previewOf(q.preview_token);
   const page = candidates.find((p) => p.isPublished) ?? candidates.find((p) => p.id === previewPageId);
   if (!page) throw notFound('Page');
-  return {
-    preview: !page.isPublished,
-    view: pageView(page, pickTranslation(translations.get(page.id), q.locale, site.defaultLocale)),
-  };
+  return shown(page, translations.get(page.id));
+}
+
+/** The top-level page holding a slug, with its translations (its claim, then one Query of its items). */
+async function topLevelPage(siteId: string, slug: string) {
+  const owner = await get<{ pageId: string }>(claims.pageSlug(siteId, null, slug));
+  if (!owner) return undefined;
+  const { pages, translations } = splitPages(await siteItems(siteId, sk.page(owner.pageId), false));
+  const page = pages[0];
+  return page && { page, translations: translations.get(page.id) };
 }
 
 const postView = (p: PostRecord, t: PostTranslation | undefined) => ({

@@ -1,4 +1,4 @@
-import { THEME_PRESETS } from '#shared/routes/content.ts';
+import { COLOR, FONT_FAMILY, THEME_PRESETS } from './vocabulary.ts';
 
 export interface Theme {
   primaryColor: string;
@@ -13,8 +13,6 @@ const DEFAULT_THEME: Theme = {
   fontFamily: 'system-ui, sans-serif',
   preset: null,
 };
-const COLOR = /^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
-const FONT = /^[A-Za-z0-9][A-Za-z0-9 ,-]{0,99}$/;
 
 /**
  * The theme kept in a site's themeConfig. themeConfig is free-form (site writes replace it), so
@@ -31,10 +29,11 @@ export function themeOf(themeConfig: Record<string, unknown>): Theme {
   return {
     primaryColor: pick('primaryColor', COLOR),
     secondaryColor: pick('secondaryColor', COLOR),
-    fontFamily: pick('fontFamily', FONT),
+    fontFamily: pick('fontFamily', FONT_FAMILY),
     preset,
   };
 }
 
 export const themeCss = (t: Theme) =>
-  `:root {\n  --color-primary: ${t.primaryColor};\n  --color-secondary: ${t.secondaryColor};\n  --font-family: ${t.fontFamily};\n}\n`;
+  `:root {\n  --color-primary: ${t.primaryColor};\n  --color-secondary: ${t.secondaryColor};\n` +
+  `  --font-family: ${t.fontFamily};\n}\n`;

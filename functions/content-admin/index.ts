@@ -1,5 +1,3 @@
-import { contentAdminRoutes } from '#shared/routes/content.ts';
-import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { createPost, deletePost, listPosts, postDetail, translatePost, updatePost } from '#areas/content/admin/blog.ts';
 import { getForm, listForms, setFormStatus } from '#areas/content/admin/forms.ts';
 import {
@@ -24,59 +22,49 @@ import {
 } from '#areas/content/admin/pages.ts';
 import { createSite, deleteSite, getSiteView, listSites, updateSite } from '#areas/content/admin/sites.ts';
 import { applyPreset, getTheme, putTheme } from '#areas/content/admin/theme.ts';
+import { contentAdminRoutes } from '#shared/routes/content-admin.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 
-/** Content administration: SystemAdmin only (the route table's auth rule), platform-wide. */
+/** Content administration: SystemAdmin only, platform data (the route table's auth rule and scope). */
 export const handler = apiHandler(contentAdminRoutes, {
-  'content.sites.list': async ({ query }) => await listSites(query),
-  'content.sites.get': async ({ params }) => await getSiteView(params.id),
-  'content.sites.create': async ({ principal, body }) => await createSite(body, principal!),
-  'content.sites.update': async ({ principal, params, body }) => await updateSite(params.id, body, principal!),
-  'content.sites.delete': async ({ principal, params }) => {
-    await deleteSite(params.id, principal!);
-  },
-  'content.theme.get': async ({ params }) => await getTheme(params.siteId),
-  'content.theme.put': async ({ principal, params, body }) => await putTheme(params.siteId, body, principal!),
-  'content.theme.preset': async ({ principal, params, body }) =>
-    await applyPreset(params.siteId, body.preset, principal!),
-  'content.pages.tree': async ({ params }) => await pageTree(params.siteId.toLowerCase()),
-  'content.pages.validateSlug': async ({ params, query }) => await validateSlug(params.siteId, query),
+  'content.sites.list': ({ query }) => listSites(query),
+  'content.sites.get': ({ params }) => getSiteView(params.id),
+  'content.sites.create': ({ principal, body }) => createSite(body, principal),
+  'content.sites.update': ({ principal, params, body }) => updateSite(params.id, body, principal),
+  'content.sites.delete': ({ principal, params }) => deleteSite(params.id, principal),
+  'content.theme.get': ({ params }) => getTheme(params.siteId),
+  'content.theme.put': ({ principal, params, body }) => putTheme(params.siteId, body, principal),
+  'content.theme.preset': ({ principal, params, body }) => applyPreset(params.siteId, body.preset, principal),
+  'content.pages.tree': ({ params }) => pageTree(params.siteId),
+  'content.pages.validateSlug': ({ params, query }) => validateSlug(params.siteId, query),
   // One Query of the site's partition: an unknown site has no pages, so it is a 404 too.
-  'content.pages.get': async ({ params }) => await getPage(params.siteId, params.id),
-  'content.pages.create': async ({ principal, params, body }) => await createPage(params.siteId, body, principal!),
-  'content.pages.update': async ({ principal, params, body }) =>
-    await updatePage(params.siteId, params.id, body, principal!),
-  'content.pages.publish': async ({ principal, params }) => await togglePublish(params.siteId, params.id, principal!),
-  'content.pages.delete': async ({ principal, params }) => {
-    await deletePage(params.siteId, params.id, principal!);
-  },
-  'content.pages.translate': async ({ principal, params, body }) =>
-    await translatePage(params.pageId, params.locale, body, principal!),
-  'content.pages.previewToken': async ({ principal, params }) => await previewToken(params.pageId, principal!),
-  'content.blog.create': async ({ principal, params, body }) => await createPost(params.siteId, body, principal!),
-  'content.blog.list': async ({ params, query }) => await listPosts(params.siteId, query),
-  'content.blog.get': async ({ params }) => await postDetail(params.siteId, params.postId),
-  'content.blog.update': async ({ principal, params, body }) =>
-    await updatePost(params.siteId, params.postId, body, principal!),
-  'content.blog.delete': async ({ principal, params }) => {
-    await deletePost(params.siteId, params.postId, principal!);
-  },
-  'content.blog.translate': async ({ principal, params, body }) =>
-    await translatePost(params.postId, params.locale, body, principal!),
-  'content.forms.list': async ({ params, query }) => await listForms(params.siteId, query),
-  'content.forms.get': async ({ params }) => await getForm(params.id),
-  'content.forms.status': async ({ principal, params, body }) => await setFormStatus(params.id, body, principal!),
-  'content.media.upload': async ({ principal, params, query, headers, rawBody, isBase64Encoded }) =>
-    await uploadDirect(params.siteId, query.folder, { headers, rawBody, isBase64Encoded }, principal!),
-  'content.media.presignUpload': async ({ principal, params, body }) =>
-    await presignUpload(params.siteId, body, principal!),
-  'content.media.complete': async ({ principal, params }) => await completeUpload(params.id, principal!),
-  'content.media.list': async ({ params, query }) => await listMedia(params.siteId, query),
-  'content.media.delete': async ({ principal, params }) => {
-    await deleteMedia(params.id, principal!);
-  },
-  'content.media.presigned': async ({ params, query }) => await presignedGet(params.id, query.expiryMinutes),
-  'content.navigation.get': async ({ params }) => await menus(params.siteId),
-  'content.navigation.put': async ({ principal, params, body }) =>
-    await putMenu(params.siteId, params.location, body.items, principal!),
-  'content.cache.invalidate': async ({ principal, body }) => await invalidateCache(body.siteId, principal!),
+  'content.pages.get': ({ params }) => getPage(params.siteId, params.id),
+  'content.pages.create': ({ principal, params, body }) => createPage(params.siteId, body, principal),
+  'content.pages.update': ({ principal, params, body }) => updatePage(params.siteId, params.id, body, principal),
+  'content.pages.publish': ({ principal, params }) => togglePublish(params.siteId, params.id, principal),
+  'content.pages.delete': ({ principal, params }) => deletePage(params.siteId, params.id, principal),
+  'content.pages.translate': ({ principal, params, body }) =>
+    translatePage(params.pageId, params.locale, body, principal),
+  'content.pages.previewToken': ({ principal, params }) => previewToken(params.pageId, principal),
+  'content.blog.create': ({ principal, params, body }) => createPost(params.siteId, body, principal),
+  'content.blog.list': ({ params, query }) => listPosts(params.siteId, query),
+  'content.blog.get': ({ params }) => postDetail(params.siteId, params.postId),
+  'content.blog.update': ({ principal, params, body }) => updatePost(params.siteId, params.postId, body, principal),
+  'content.blog.delete': ({ principal, params }) => deletePost(params.siteId, params.postId, principal),
+  'content.blog.translate': ({ principal, params, body }) =>
+    translatePost(params.postId, params.locale, body, principal),
+  'content.forms.list': ({ params, query }) => listForms(params.siteId, query),
+  'content.forms.get': ({ params }) => getForm(params.id),
+  'content.forms.status': ({ principal, params, body }) => setFormStatus(params.id, body, principal),
+  'content.media.upload': ({ principal, params, query, headers, rawBody, isBase64Encoded }) =>
+    uploadDirect(params.siteId, query.folder, { headers, rawBody, isBase64Encoded }, principal),
+  'content.media.presignUpload': ({ principal, params, body }) => presignUpload(params.siteId, body, principal),
+  'content.media.complete': ({ principal, params }) => completeUpload(params.id, principal),
+  'content.media.list': ({ params, query }) => listMedia(params.siteId, query),
+  'content.media.delete': ({ principal, params }) => deleteMedia(params.id, principal),
+  'content.media.presigned': ({ params, query }) => presignedGet(params.id, query.expiryMinutes),
+  'content.navigation.get': ({ params }) => menus(params.siteId),
+  'content.navigation.put': ({ principal, params, body }) =>
+    putMenu(params.siteId, params.location, body.items, principal),
+  'content.cache.invalidate': ({ principal, body }) => invalidateCache(body.siteId, principal),
 });

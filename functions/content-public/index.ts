@@ -1,5 +1,5 @@
 import { reply } from '#shared/http/responses.ts';
-import { contentPublicRoutes } from '#shared/routes/content.ts';
+import { contentPublicRoutes } from '#shared/routes/content-public.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { submitForm } from '#areas/content/public/forms.ts';
 import {

@@ -120,17 +120,6 @@ export const keys = {
     `${tenantId}#DEPARTMENT#PARENT#${parentId ?? 'ROOT'}`,
   /** Invitation lookup by the SHA-256 of its code (the code itself is never stored). */
   invitationCode: (codeHash: string): Key => ({ pk: `${PLATFORM}#UNIQUE#INVITATION_CODE#${codeHash}`, sk: ITEM_SK }),
-  /**
-   * Content: a site is a platform item (SITE) with its tenant as an attribute (only SystemAdmin
-   * administers content; public reads address sites by id). Pages, posts, their translations and
-   * menus share the site's own partition; form submissions and media are items of their own
-   * (one GetItem by id) listed through per-site gsi1 collections.
-   */
-  siteContent: (siteId: string) => `${PLATFORM}#SITE#${siteId}`,
-  siteList: (siteId: string, kind: 'POSTS' | 'FORMS' | 'MEDIA') => `${PLATFORM}#SITE#${siteId}#${kind}`,
-  /** gsi2 partition of a site's published posts, ordered by publishedAt. */
-  sitePublishedPosts: (siteId: string) => `${PLATFORM}#SITE#${siteId}#PUBLISHED`,
-  contentRecord: (kind: 'FORM' | 'MEDIA', id: string): Key => ({ pk: `${PLATFORM}#${kind}#${id}`, sk: ITEM_SK }),
   /** Where a collection's soft-deleted records are kept out of the list (deleted tools). */
   archived: (collectionPk: string) => `${collectionPk}#ARCHIVED`,
   /** gsi2 partition listing a collection with its archived records too (prompts with includeArchived). */

@@ -118,8 +118,8 @@ const mentionsTenant = (converted: (JsonSchema | undefined)[]) =>
  * The error statuses a route can answer, from what the runtime does for its definition:
  * parsed input or a body → 400; credentials → 401; roles, permission or a tenantId input → 403;
  * path parameters or a tenantId input → 404; writes → 409; a body → 413 (and 415 unless the body is taken raw);
- * always 429 (a route's own limit, else the API stage's throttle), 500 and 503. Statuses a handler adds itself are read from the route's
- * summary, where the route table names them ("401 INVALID_CREDENTIALS", "(409 CONFLICT)").
+ * always 429 (a route's own limit, else the API stage's throttle), 500 and 503. Statuses a handler adds itself are the
+ * route's `errors`, or read from its summary where the route table names them ("401 INVALID_CREDENTIALS", "(409 CONFLICT)").
  */
 export function errorStatusesFor(route: RouteDef, inputs: (JsonSchema | undefined)[] = []): number[] {
   const statuses = new Set<number>();
@@ -141,6 +141,7 @@ export function errorStatusesFor(route: RouteDef, inputs: (JsonSchema | undefine
   statuses.add(429);
   statuses.add(500).add(503);
   for (const m of route.summary.matchAll(/\b([45]\d\d)\b/g)) statuses.add(Number(m[1]));
+  for (const status of route.errors ?? []) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }
 

@@ -4,7 +4,8 @@ import { authRoutes } from './auth.ts';
 import { bcmRoutes } from './bcm.ts';
 import { billingRoutes, webhookRoutes } from './billing.ts';
 import { catalogRoutes } from './catalog.ts';
-import { contentRoutes } from './content.ts';
+import { contentAdminRoutes } from './content-admin.ts';
+import { contentPublicRoutes } from './content-public.ts';
 import { localRoutes } from './local.ts';
 import { onboardingRoutes } from './onboarding.ts';
 import { orgRoutes } from './org.ts';
@@ -33,7 +34,8 @@ export const routes: readonly RouteDef[] = [
   ...bcmRoutes,
   ...billingRoutes,
   ...webhookRoutes,
-  ...contentRoutes,
+  ...contentAdminRoutes,
+  ...contentPublicRoutes,
   ...promptRoutes,
   ...toolRoutes,
   ...analyticsRoutes,

@@ -94,7 +94,16 @@ export interface RouteDef {
   scope?: Scope;
   /** `buffered` unless said. */
   transport?: Transport;
+  /**
+   * Error statuses the handler answers beyond those the OpenAPI document derives from the
+   * definition (auth rule, parameters, body, method): a 404 for a record a query or body names,
+   * a 409 of a state rule on a GET. Listed in the document like the derived ones.
+   */
+  errors?: readonly RouteErrorStatus[];
 }
+
+/** The error statuses a route may declare (the OpenAPI document names each one's code). */
+export type RouteErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 503;
 
 /** A route's schemas: what the request is parsed with and what `result` documents. */
 export type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'response'>;

@@ -2,6 +2,8 @@ import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startS3, type RunningS3 } from '#local/s3.ts';
+import { listMedia } from '#areas/content/admin/media.ts';
+import { siteContent } from '#areas/content/records.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -290,7 +292,8 @@ describe('blog', () => {
     expect((await admin.get(`/sites/${site.id}/blog?isPublished=maybe`)).status).toBe(400);
 
     const html =
-      '<p onclick="x()">Hi <a href="javascript:alert(1)">x</a><script>alert(1)</script><img src="https://a.example/i.png" onerror="y()"></p>';
+      '<p onclick="x()">Hi <a href="javascript:alert(1)">x</a><script>alert(1)</script>' +
+      '<img src="https://a.example/i.png" onerror="y()"></p>';
     const tr = await admin.put(`/blog/${newer.id}/translations/en`, { title: 'Newer', bodyHtml: html });
     expect(tr.status, tr.text).toBe(200);
     const body = tr.json.result.translations[0].bodyHtml as string;
@@ -381,13 +384,15 @@ describe('forms', () => {
 });
 
 const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154' +
+    '789c6360000002000154a24f5d0000000049454e44ae426082',
   'hex',
 );
 function multipart(name: string, fileName: string, type: string, data: Buffer) {
   const boundary = `----b${tag()}`;
   const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${fileName}"\r\nContent-Type: ${type}\r\n\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${fileName}"\r\nContent-Type: ` +
+      `${type}\r\n\r\n`,
   );
   return {
     body: Buffer.concat([head, data, Buffer.from(`\r\n--${boundary}--\r\n`)]),
@@ -579,7 +584,7 @@ describe('a site built from scratch and deleted', () => {
       new QueryCommand({
         TableName: config.tableName,
         KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.siteContent(site.id) },
+        ExpressionAttributeValues: { ':pk': siteContent(site.id) },
       }),
     );
     expect(left.Count).toBe(0);
@@ -645,5 +650,258 @@ describe('audit', () => {
       `Site:delete:${ctx.tenantA}`,
       `SiteTheme:update:${ctx.tenantA}`,
     ]);
+  });
+});
+
+describe('security and robustness (issue 32)', () => {
+  const STORAGE = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'tenantId', 'uploadKey'];
+  const MEDIA_FIELDS = [
+    'id',
+    'siteId',
+    'folder',
+    'fileName',
+    'contentType',
+    'size',
+    'status',
+    'key',
+    'url',
+    'createdAt',
+  ];
+
+  it('6: media answers (complete, list) carry exactly their documented fields, no storage attribute', async () => {
+    const site = await newSite();
+    expect((await upload(site.id, multipart('file', 'logo.png', 'image/png', PNG))).status).toBe(201);
+    const start = await admin.post(`/sites/${site.id}/media/presigned-upload`, {
+      fileName: 'logo.png',
+      contentType: 'image/png',
+      size: PNG.length,
+    });
+    await fetch(start.json.result.uploadUrl, { method: 'PUT', headers: start.json.result.headers, body: PNG });
+    const done = await admin.post(`/media/${start.json.result.id}/complete`);
+    expect(done.status, done.text).toBe(200);
+    const listed = (await admin.get(`/sites/${site.id}/media`)).json.result.items as Record<string, unknown>[];
+    expect(listed).toHaveLength(2);
+    // The area maps explicitly: its own answer, before the runtime shapes it, has no storage attribute either.
+    const own = await listMedia(site.id, { page: 1, pageSize: 20 });
+    for (const answer of [done.json.result, ...listed, ...own.items]) {
+      expect(Object.keys(answer).sort()).toEqual([...MEDIA_FIELDS].sort());
+      for (const name of STORAGE) expect(answer).not.toHaveProperty(name);
+    }
+  });
+
+  it('7: a presigned upload URL used again after complete cannot replace the checked file', async () => {
+    const site = await newSite();
+    const start = await admin.post(`/sites/${site.id}/media/presigned-upload`, {
+      fileName: 'logo.png',
+      contentType: 'image/png',
+      size: PNG.length,
+    });
+    const { id, uploadUrl, headers } = start.json.result;
+    expect((await fetch(uploadUrl, { method: 'PUT', headers, body: PNG })).status).toBe(200);
+    const done = await admin.post(`/media/${id}/complete`);
+    expect(done.status, done.text).toBe(200);
+    // Same length, other bytes: what the checked file must never become.
+    const swapped = Buffer.from(`<script>alert(1)</script>${' '.repeat(PNG.length - 25)}`);
+    expect(swapped.length).toBe(PNG.length);
+    expect((await fetch(uploadUrl, { method: 'PUT', headers, body: swapped })).status).toBe(200);
+    const served = await s3().send(new GetObjectCommand({ Bucket: config.mediaBucket, Key: done.json.result.key }));
+    expect(Buffer.from(await served.Body!.transformToByteArray()).equals(PNG)).toBe(true);
+    const signed = await admin.get(`/media/${id}/presigned`);
+    expect(Buffer.from(await (await fetch(signed.json.result.url)).arrayBuffer()).equals(PNG)).toBe(true);
+    // Completing again changes nothing.
+    expect((await admin.post(`/media/${id}/complete`)).json.result.key).toBe(done.json.result.key);
+  });
+
+  it('8: markup is refused as text; files are named by their checked type and served as downloads', async () => {
+    const site = await newSite();
+    const html = Buffer.from('<!doctype html><html><body><script>alert(document.cookie)</script></body></html>');
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>');
+    const fragment = Buffer.from('Hello\n<img src=x onerror=alert(1)>\n');
+    for (const [name, data] of [
+      ['page.html', html],
+      ['image.svg', svg],
+      ['notes.txt', fragment],
+    ] as const) {
+      const res = await upload(site.id, multipart('file', name, 'text/plain', data));
+      expect(res.status, name).toBe(415);
+    }
+    const start = await admin.post(`/sites/${site.id}/media/presigned-upload`, {
+      fileName: 'page.html',
+      contentType: 'text/plain',
+      size: html.length,
+    });
+    await fetch(start.json.result.uploadUrl, { method: 'PUT', headers: start.json.result.headers, body: html });
+    expect((await admin.post(`/media/${start.json.result.id}/complete`)).status).toBe(415);
+
+    // Plain text (an e-mail address in angle brackets is not markup) under an .html name is stored as .txt.
+    const text = await upload(
+      site.id,
+      multipart('file', 'page.html', 'text/plain', Buffer.from('Ann <ann@example.com>\n')),
+    );
+    expect(text.status, text.text).toBe(201);
+    const [stored] = (await admin.get(`/sites/${site.id}/media`)).json.result.items;
+    expect(stored).toMatchObject({ fileName: 'page.txt', contentType: 'text/plain' });
+    expect(stored.key).toMatch(/page\.txt$/);
+    const head = await s3().send(new HeadObjectCommand({ Bucket: config.mediaBucket, Key: stored.key }));
+    expect(head.ContentDisposition).toBe('attachment; filename="page.txt"');
+    expect(head.ContentType).toBe('text/plain');
+    const fetched = await fetch(stored.url);
+    expect(fetched.headers.get('content-disposition')).toBe('attachment; filename="page.txt"');
+    expect(fetched.headers.get('content-type')).toBe('text/plain');
+  });
+
+  it('9: content blocks and settings keep markup only in sanitized html fields; links are checked', async () => {
+    const site = await newSite();
+    const page = await newPage(site.id, { slug: 'blocks' });
+    const put = (contentBlocks: unknown) =>
+      admin.put(`/pages/${page.id}/translations/en`, { title: 'Blocks', contentBlocks: JSON.stringify(contentBlocks) });
+    for (const bad of [
+      [{ type: 'text', text: '<img src=x onerror=alert(1)>' }],
+      [{ type: 'hero', title: 'Hi', items: [{ caption: '</p><script>alert(1)</script>' }] }],
+      [{ type: 'image', src: 'javascript:alert(1)' }],
+      [{ type: 'link', href: '//evil.example' }],
+      [{ type: 'cta', buttonUrl: 'data:text/html,<script>alert(1)</script>' }],
+      [{ text: 'no type' }],
+      { type: 'text', text: 'not an array' },
+    ]) {
+      const res = await put(bad);
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.json.error.code).toBe('VALIDATION_ERROR');
+    }
+    // What an HTML parser reads as a tag is markup, even where a person meant an address.
+    expect((await put([{ type: 'text', text: 'Ann <ann@example.com>' }])).status).toBe(400);
+    const ok = await put([
+      { type: 'text', text: 'a < b, 3<4 & "quotes"' },
+      { type: 'rich-text', html: '<p onclick="x()">Hi<script>alert(1)</script> <a href="javascript:y()">x</a></p>' },
+      { type: 'image', src: '/media/logo.png', alt: 'Logo' },
+    ]);
+    expect(ok.status, ok.text).toBe(200);
+    const blocks = JSON.parse(ok.json.result.translations[0].contentBlocks);
+    expect(blocks[0].text).toBe('a < b, 3<4 & "quotes"');
+    expect(blocks[1].html).not.toMatch(/script|onclick|javascript:/);
+    expect(blocks[1].html).toContain('<p>Hi');
+    const shown = await pub(`/${site.id}/pages/blocks`);
+    expect(shown.status, shown.text).toBe(200);
+    expect(shown.json.result.contentBlocks).not.toMatch(/script|onclick|javascript:/);
+
+    const withSettings = (settings: unknown) =>
+      admin.post(`/sites/${site.id}/pages`, pageBody({ settings: JSON.stringify(settings) }));
+    expect((await withSettings({ footer: '<script>alert(1)</script>' })).status).toBe(400);
+    expect((await withSettings({ backgroundUrl: '/\\evil.example' })).status).toBe(400);
+    const settled = await withSettings({ layout: 'wide', banner: { html: '<b>Sale</b><script>x()</script>' } });
+    expect(settled.status, settled.text).toBe(201);
+    expect(JSON.parse(settled.json.result.settings)).toEqual({ layout: 'wide', banner: { html: '<b>Sale</b>' } });
+  });
+
+  it('10: links that claim to be site paths cannot point at another host', async () => {
+    const site = await newSite();
+    const page = await newPage(site.id);
+    for (const url of [
+      '//evil.example',
+      '/\\evil.example',
+      '/\\/evil.example',
+      '/\t/evil.example',
+      'https:evil.example',
+    ]) {
+      const nav = await admin.put(`/sites/${site.id}/navigation/header`, { items: [{ label: 'X', url }] });
+      expect(nav.status, url).toBe(400);
+      const tr = await admin.put(`/pages/${page.id}/translations/en`, { ...translation('T'), ogImageUrl: url });
+      expect(tr.status, url).toBe(400);
+      const post = await admin.post(`/sites/${site.id}/blog`, {
+        slug: `b-${tag()}`,
+        authorName: 'A',
+        category: 'c',
+        tags: [],
+        isPublished: false,
+        featuredImageUrl: url,
+      });
+      expect(post.status, url).toBe(400);
+    }
+    for (const url of ['/', '/about/team?x=1#top', 'https://cdn.example.com/a.png'])
+      expect((await admin.put(`/sites/${site.id}/navigation/footer`, { items: [{ label: 'X', url }] })).status).toBe(
+        200,
+      );
+  });
+
+  it('11: deeply nested or oversized themeConfig and metadata are 400, not 500', async () => {
+    const nest = (depth: number): unknown => (depth === 0 ? 1 : { a: nest(depth - 1) });
+    for (const over of [
+      { themeConfig: nest(40) },
+      { metadata: nest(17) },
+      { metadata: JSON.stringify(nest(200)) },
+      { themeConfig: { big: 'x'.repeat(17_000) } },
+    ]) {
+      const res = await admin.post('/sites', siteBody(over));
+      expect(res.status, res.text).toBe(400);
+      expect(res.json.error.code).toBe('VALIDATION_ERROR');
+    }
+    expect((await admin.post('/sites', siteBody({ metadata: nest(16) }))).status).toBe(201);
+  });
+
+  it('13: any JSON object round-trips as themeConfig or metadata, empty keys at any depth included', async () => {
+    const odd = { '': 1, a: { '': { '': [1, { '': null }] } }, 'with space': true, '#': '#' };
+    const site = await newSite({ themeConfig: odd, metadata: JSON.stringify(odd) });
+    const got = await admin.get(`/sites/${site.id}`);
+    expect(got.json.result.themeConfig).toEqual(odd);
+    expect(got.json.result.metadata).toEqual(odd);
+    // The theme routes keep working on such a site, and keep its other keys.
+    expect((await admin.put(`/sites/${site.id}/theme`, { primaryColor: '#123' })).status).toBe(200);
+    expect((await admin.get(`/sites/${site.id}`)).json.result.themeConfig).toEqual({
+      ...odd,
+      primaryColor: '#123',
+      preset: null,
+    });
+    const moved = await admin.put(`/sites/${site.id}`, siteBody({ domain: site.domain, metadata: { '': { '': 2 } } }));
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.json.result.metadata).toEqual({ '': { '': 2 } });
+    expect((await pub(`/resolve?domain=${site.domain}`)).json.result.metadata).toEqual({ '': { '': 2 } });
+  });
+
+  it('14: admin post answers, lists included, name their translated locales as documented', async () => {
+    const site = await newSite();
+    const post = (
+      await admin.post(`/sites/${site.id}/blog`, {
+        slug: 'p',
+        authorName: 'A',
+        category: 'c',
+        tags: [],
+        isPublished: true,
+      })
+    ).json.result;
+    expect(post.locales).toEqual([]);
+    await admin.put(`/blog/${post.id}/translations/fr`, { title: 'Bonjour', bodyHtml: '<p>x</p>' });
+    const en = await admin.put(`/blog/${post.id}/translations/en`, { title: 'Hello', bodyHtml: '<p>x</p>' });
+    expect(en.json.result.locales).toEqual(['en', 'fr']);
+    const [item] = (await admin.get(`/sites/${site.id}/blog`)).json.result.items;
+    expect(item).toMatchObject({ id: post.id, locales: ['en', 'fr'], translations: [] });
+    expect((await admin.get(`/sites/${site.id}/blog/${post.id}`)).json.result.locales).toEqual(['en', 'fr']);
+  });
+});
+
+describe('public page by slug', () => {
+  it('reads only the top-level page of the slug when it is published; else a published child of that slug', async () => {
+    const site = await newSite();
+    const top = await newPage(site.id, { slug: 'about' });
+    const child = await newPage(site.id, { slug: 'about', parentId: top.id });
+    const other = await newPage(site.id, { slug: 'big' });
+    await admin.put(`/pages/${top.id}/translations/en`, translation('Top'));
+    await admin.put(`/pages/${child.id}/translations/en`, translation('Child'));
+    await admin.put(`/pages/${other.id}/translations/en`, translation('x'.repeat(150)));
+
+    const spy = vi.spyOn(ddb(), 'send');
+    const shown = await pub(`/${site.id}/pages/about`);
+    const queried = spy.mock.calls
+      .map(([command]) => command)
+      .filter((c) => c.constructor.name === 'QueryCommand')
+      .map((c) => (c.input as { ExpressionAttributeValues?: Record<string, unknown> }).ExpressionAttributeValues);
+    spy.mockRestore();
+    expect(shown.json.result).toMatchObject({ id: top.id, title: 'Top' });
+    expect(queried).toEqual([expect.objectContaining({ ':prefix': `PAGE#${top.id}` })]);
+
+    await admin.patch(`/sites/${site.id}/pages/${top.id}/publish`);
+    expect((await pub(`/${site.id}/pages/about`)).json.result).toMatchObject({ id: child.id, title: 'Child' });
+    await admin.patch(`/sites/${site.id}/pages/${child.id}/publish`);
+    expect((await pub(`/${site.id}/pages/about`)).status).toBe(404);
+    expect((await pub(`/${site.id}/pages/nothing-here`)).status).toBe(404);
   });
 });

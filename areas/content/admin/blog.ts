@@ -1,29 +1,31 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll } from '#shared/data/batch.ts';
-import { bumpCounter, claimUnique, countOf } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
+import { bumpCounter, claimUnique, countOf, putNew } from '#shared/data/collection.ts';
+import { checkItem, commitChange, deleteItem, orConflict, putItem, updateItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
+import { config } from '#shared/platform/config.ts';
+import { getSite, listOfSite, siteItems, siteOfRecord } from '#areas/content/lookup.ts';
 import { canonicalLocale } from '#areas/content/pages.ts';
-import { postItem, splitPost, toPost, type PostRecord, type PostTranslation } from '#areas/content/posts.ts';
 import {
   claims,
-  commit,
-  del,
-  exists,
-  getSite,
-  nullable,
-  put,
-  siteExists,
-  siteItems,
-  siteOfRecord,
-  sk,
   type Item,
-} from '#areas/content/store.ts';
-import { config } from '#shared/platform/config.ts';
+  nullable,
+  type PostRecord,
+  type PostTranslation,
+  postItem,
+  postKey,
+  postTranslationItem,
+  postTranslationKey,
+  postView,
+  siteKey,
+  siteList,
+  sk,
+  splitPost,
+  toPost,
+} from '#areas/content/records.ts';
 import { sanitizeHtml } from './sanitize.ts';
-import { listOfSite } from './site-lists.ts';
 
 export interface PostInput {
   slug: string;
@@ -37,14 +39,14 @@ export interface PostInput {
 }
 
 const SLUG_TAKEN = 'Another post of this site uses this slug';
-const view = ({ locales: _l, ...post }: PostRecord, translations: PostTranslation[]) => ({ ...post, translations });
+const byLocale = (a: PostTranslation, b: PostTranslation) => a.locale.localeCompare(b.locale);
 
 /** A published post without a date is published now; dates are kept in UTC. */
 const publishedAt = (input: PostInput, was: string | null, now: string) =>
   input.publishedAt ? new Date(input.publishedAt).toISOString() : input.isPublished ? (was ?? now) : null;
 
 export async function getPost(siteId: string, postId: string) {
-  const found = splitPost(await siteItems(siteId.toLowerCase(), sk.post(postId.toLowerCase())));
+  const found = splitPost(await siteItems(siteId, sk.post(postId)));
   if (!found) throw notFound('Post');
   return found;
 }
@@ -52,7 +54,7 @@ export async function getPost(siteId: string, postId: string) {
 /** One Query of the site's partition: an unknown site has no posts, so it is a 404 too. */
 export const postDetail = async (siteId: string, postId: string) => {
   const { post, translations } = await getPost(siteId, postId);
-  return view(post, translations);
+  return postView(post, translations.sort(byLocale));
 };
 
 export async function createPost(siteId: string, input: PostInput, actor: Principal) {
@@ -73,12 +75,12 @@ export async function createPost(siteId: string, input: PostInput, actor: Princi
     createdAt: now,
     updatedAt: now,
   };
-  await commit(
+  await commitChange(
     [
-      put(postItem(record), 'attribute_not_exists(pk)'),
-      bumpCounter(keys.siteList(site.id, 'POSTS'), 1),
-      claimUnique(claims.postSlug(site.id, record.slug), { postId: record.id }),
-      siteExists(site.id),
+      putNew(postItem(record)),
+      bumpCounter(siteList(site.id, 'POSTS'), 1),
+      orConflict(claimUnique(claims.postSlug(site.id, record.slug), { postId: record.id }), SLUG_TAKEN),
+      orConflict(checkItem(siteKey(site.id), 'attribute_exists(pk)'), 'The site was deleted meanwhile'),
     ],
     {
       actor,
@@ -88,10 +90,9 @@ export async function createPost(siteId: string, input: PostInput, actor: Princi
       action: 'create',
       changes: { siteId: site.id, slug: record.slug, isPublished: record.isPublished, publishedAt: record.publishedAt },
     },
-    { 2: SLUG_TAKEN, 3: 'The site was deleted meanwhile' },
-    now,
+    { now },
   );
-  return view(record, []);
+  return postView(record, []);
 }
 
 export async function updatePost(siteId: string, postId: string, input: PostInput, actor: Principal) {
@@ -111,11 +112,11 @@ export async function updatePost(siteId: string, postId: string, input: PostInpu
     updatedAt: now,
   };
   const moved = next.slug !== was.slug;
-  await commit(
+  await commitChange(
     [
-      put(postItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
-      moved ? claimUnique(claims.postSlug(site.id, next.slug), { postId: was.id }) : null,
-      moved ? del(claims.postSlug(site.id, was.slug)) : null,
+      putItem(postItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
+      moved && orConflict(claimUnique(claims.postSlug(site.id, next.slug), { postId: was.id }), SLUG_TAKEN),
+      moved && deleteItem(claims.postSlug(site.id, was.slug)),
     ],
     {
       actor,
@@ -130,23 +131,20 @@ export async function updatePost(siteId: string, postId: string, input: PostInpu
         category: next.category,
       },
     },
-    { 1: SLUG_TAKEN },
-    now,
+    { now },
   );
-  return view(next, translations);
+  return postView(next, translations.sort(byLocale));
 }
 
 export async function deletePost(siteId: string, postId: string, actor: Principal) {
   const site = await getSite(siteId);
   const { post, translations } = await getPost(site.id, postId);
-  await deleteAll(
-    translations.map((t) => ({ pk: keys.siteContent(site.id), sk: sk.postTranslation(post.id, t.locale) })),
-  );
-  await commit(
+  await deleteAll(translations.map((t) => postTranslationKey(site.id, post.id, t.locale)));
+  await commitChange(
     [
-      del({ pk: keys.siteContent(site.id), sk: sk.post(post.id) }, 'attribute_exists(pk)'),
-      bumpCounter(keys.siteList(site.id, 'POSTS'), -1),
-      del(claims.postSlug(site.id, post.slug)),
+      orConflict(deleteItem(postKey(site.id, post.id), 'attribute_exists(pk)'), 'The post was deleted meanwhile'),
+      bumpCounter(siteList(site.id, 'POSTS'), -1),
+      deleteItem(claims.postSlug(site.id, post.slug)),
     ],
     {
       actor,
@@ -156,7 +154,6 @@ export async function deletePost(siteId: string, postId: string, actor: Principa
       action: 'delete',
       changes: { slug: post.slug, translations: translations.length },
     },
-    { 0: 'The post was deleted meanwhile' },
   );
 }
 
@@ -170,7 +167,7 @@ export interface PostTranslationInput {
 }
 
 export async function translatePost(postId: string, locale: string, input: PostTranslationInput, actor: Principal) {
-  const siteId = await siteOfRecord('POST', postId, 'Post');
+  const siteId = await siteOfRecord('post', postId, 'Post');
   const site = await getSite(siteId);
   const { post, translations } = await getPost(site.id, postId);
   const tag = canonicalLocale(locale);
@@ -185,24 +182,23 @@ export async function translatePost(postId: string, locale: string, input: PostT
     metaDescription: nullable(input.metaDescription),
     updatedAt: now,
   };
-  const postKey = { pk: keys.siteContent(site.id), sk: sk.post(post.id) };
   const isNew = !post.locales.includes(tag);
-  await commit(
+  const changed = 'The post changed or was deleted meanwhile; try again';
+  await commitChange(
     [
-      put({ pk: keys.siteContent(site.id), sk: sk.postTranslation(post.id, tag), postId: post.id, ...translation }),
+      putItem(postTranslationItem(site.id, post.id, translation)),
       // A new locale joins the post's `locales` conditioned on the post read, so a concurrent post
-      // update (a full put) cannot drop it: one of the two answers 409.
-      isNew
-        ? {
-            Update: {
-              TableName: config.tableName,
-              Key: postKey,
-              UpdateExpression: 'SET locales = list_append(if_not_exists(locales, :empty), :tag), updatedAt = :now',
-              ConditionExpression: 'updatedAt = :was',
-              ExpressionAttributeValues: { ':tag': [tag], ':empty': [], ':now': now, ':was': post.updatedAt },
-            },
-          }
-        : exists(postKey),
+      // update (a full put) or translation cannot drop it: one of the two answers 409.
+      orConflict(
+        isNew
+          ? updateItem(
+              postKey(site.id, post.id),
+              { locales: [...post.locales, tag], updatedAt: now },
+              { condition: 'updatedAt = :was', values: { ':was': post.updatedAt } },
+            )
+          : checkItem(postKey(site.id, post.id), 'attribute_exists(pk)'),
+        changed,
+      ),
     ],
     {
       actor,
@@ -212,12 +208,11 @@ export async function translatePost(postId: string, locale: string, input: PostT
       action: isNew ? 'create' : 'update',
       changes: { locale: tag, title: input.title },
     },
-    { 1: 'The post changed or was deleted meanwhile; try again' },
-    now,
+    { now },
   );
-  return view(
+  return postView(
     { ...post, locales: isNew ? [...post.locales, tag] : post.locales, updatedAt: isNew ? now : post.updatedAt },
-    [...translations.filter((t) => t.locale !== tag), translation].sort((a, b) => a.locale.localeCompare(b.locale)),
+    [...translations.filter((t) => t.locale !== tag), translation].sort(byLocale),
   );
 }
 
@@ -236,7 +231,7 @@ export interface PostFilter {
 export async function listPosts(siteId: string, q: PostFilter) {
   const { items, totalCount } = await listOfSite(siteId, (id) => postsOf(id, q));
   return toPage(
-    items.map(({ locales, ...p }) => ({ ...p, translations: [], locales })),
+    items.map((p) => postView(p, [])),
     totalCount,
     q.page,
     q.pageSize,
@@ -244,7 +239,7 @@ export async function listPosts(siteId: string, q: PostFilter) {
 }
 
 async function postsOf(siteId: string, q: PostFilter) {
-  const pk = keys.siteList(siteId, 'POSTS');
+  const pk = siteList(siteId, 'POSTS');
   const filters: string[] = [];
   const values: Item = { ':pk': pk };
   if (q.category !== undefined) filters.push('category = :category'), (values[':category'] = q.category);

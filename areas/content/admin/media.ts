@@ -1,31 +1,40 @@
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
-import { ApiError, notFound, payloadTooLarge, unsupportedMediaType, validationError } from '#shared/http/errors.ts';
+import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { checkItem, commitChange, deleteItem, orConflict, updateItem } from '#shared/data/commit.ts';
+import { getOr404 } from '#shared/data/read.ts';
+import {
+  ApiError,
+  conflict,
+  notFound,
+  payloadTooLarge,
+  unsupportedMediaType,
+  validationError,
+} from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { ALLOWED_TYPES, detectType, safeFileName } from '#areas/content/file-types.ts';
-import { deleteObject, presignGet } from '#areas/content/objects.ts';
-import { commit, del, getSite, put, readOr404, siteExists, type Item, type SiteRecord } from '#areas/content/store.ts';
-import { config } from '#shared/platform/config.ts';
-import { s3 } from '#shared/platform/s3.ts';
-import { listOfSite } from './site-lists.ts';
-import { DIRECT_UPLOAD_MAX_BYTES, MEDIA_MAX_BYTES } from '#shared/routes/content.ts';
-
-interface MediaRecord {
-  id: string;
-  siteId: string;
-  tenantId: string;
-  folder: string;
-  fileName: string;
-  contentType: string;
-  size: number;
-  /** `pending` until a presigned upload is completed; direct uploads are `ready` at once. */
-  status: 'pending' | 'ready';
-  key: string;
-  createdAt: string;
-}
+import { ALLOWED_TYPES, detectType, SNIFF_BYTES, storedFileName } from '#areas/content/file-types.ts';
+import { getSite, listOfSite } from '#areas/content/lookup.ts';
+import {
+  copyMediaObject,
+  deleteObject,
+  mediaObjectKey,
+  objectHead,
+  presignGet,
+  presignPut,
+  putMediaObject,
+  uploadObjectKey,
+} from '#areas/content/objects.ts';
+import {
+  type Item,
+  type MediaRecord,
+  mediaItem,
+  mediaKey,
+  mediaView,
+  type SiteRecord,
+  siteKey,
+  siteList,
+  toMedia,
+} from '#areas/content/records.ts';
+import { DIRECT_UPLOAD_MAX_BYTES, MEDIA_MAX_BYTES } from '#areas/content/vocabulary.ts';
 
 const LIST_URL_SECONDS = 3600;
 const UPLOAD_URL_SECONDS = 15 * 60;
@@ -33,49 +42,46 @@ const unsupported = () =>
   new ApiError(
     415,
     'UNSUPPORTED_MEDIA_TYPE',
-    'Allowed files are images (PNG, JPEG, GIF, WebP), PDF, office documents and plain text or CSV',
+    'Allowed files are images (PNG, JPEG, GIF, WebP), PDF, office documents and plain text or CSV (without markup)',
   );
-const mediaKey = (id: string) => keys.contentRecord('MEDIA', id.toLowerCase());
-const mediaItem = (r: MediaRecord) => ({
-  ...mediaKey(r.id),
-  ...keys.newestFirst(keys.siteList(r.siteId, 'MEDIA'), r.createdAt, r.id),
-  ...r,
-});
-const toMedia = (i: Item) => i as unknown as MediaRecord;
-const view = async ({ tenantId: _t, ...m }: MediaRecord) => ({ ...m, url: await presignGet(m.key, LIST_URL_SECONDS) });
+const view = async (m: MediaRecord) => mediaView(m, await presignGet(m.key, LIST_URL_SECONDS, m));
+const getMedia = async (id: string, consistent = true) =>
+  toMedia(await getOr404(mediaKey(id), 'Media', { consistent }));
 
-const newRecord = (
+/** A record named by its checked type; a presigned upload's lands in the upload area until completed. */
+function newRecord(
   site: SiteRecord,
   folder: string,
-  fileName: string,
+  name: string,
   contentType: string,
   size: number,
   status: MediaRecord['status'],
-): MediaRecord => {
+): MediaRecord {
   const id = crypto.randomUUID();
-  const name = safeFileName(fileName);
+  const fileName = storedFileName(name, contentType);
   return {
     id,
     siteId: site.id,
     tenantId: site.tenantId,
     folder,
-    fileName: name,
+    fileName,
     contentType,
     size,
     status,
-    key: `sites/${site.id}/${folder}/${id}-${name}`,
+    key: mediaObjectKey(site.id, folder, id, fileName),
+    uploadKey: status === 'pending' ? uploadObjectKey(site.id, id) : null,
     createdAt: new Date().toISOString(),
   };
-};
+}
 
 /** Saves the record; an object already in S3 is removed again when the record cannot be saved. */
 async function saveRecord(site: SiteRecord, record: MediaRecord, actor: Principal, action: string) {
   try {
-    await commit(
+    await commitChange(
       [
-        put(mediaItem(record), 'attribute_not_exists(pk)'),
-        bumpCounter(keys.siteList(site.id, 'MEDIA'), 1),
-        siteExists(site.id),
+        putNew(mediaItem(record)),
+        bumpCounter(siteList(site.id, 'MEDIA'), 1),
+        orConflict(checkItem(siteKey(site.id), 'attribute_exists(pk)'), 'The site was deleted meanwhile'),
       ],
       {
         actor,
@@ -91,7 +97,6 @@ async function saveRecord(site: SiteRecord, record: MediaRecord, actor: Principa
           size: record.size,
         },
       },
-      { 2: 'The site was deleted meanwhile' },
     );
   } catch (err) {
     if (record.status === 'ready') await deleteObject(record.key).catch(() => undefined);
@@ -153,19 +158,18 @@ export async function uploadDirect(
   const site = await getSite(siteId);
   const body = Buffer.from(req.rawBody ?? '', req.isBase64Encoded ? 'base64' : 'binary');
   const file = await filePart(req.headers, body);
-  const contentType = detectType(file.data.subarray(0, 64), file.declaredType);
+  const contentType = detectType(file.data.subarray(0, SNIFF_BYTES), file.declaredType);
   if (!contentType) throw unsupported();
   const record = newRecord(site, folder, file.fileName, contentType, file.data.length, 'ready');
-  await s3().send(
-    new PutObjectCommand({ Bucket: config.mediaBucket, Key: record.key, Body: file.data, ContentType: contentType }),
-  );
+  await putMediaObject(record.key, file.data, contentType, record.fileName);
   await saveRecord(site, record, actor, 'upload');
-  return { id: record.id, url: await presignGet(record.key, LIST_URL_SECONDS) };
+  return { id: record.id, url: await presignGet(record.key, LIST_URL_SECONDS, record) };
 }
 
 /**
- * A presigned PUT for files up to 10 MB: the signature covers Content-Length and Content-Type, so
- * S3 refuses another size or type. The record stays `pending` until `complete` checks the object.
+ * A presigned PUT for files up to 10 MB into the upload area (objects.ts): the signature covers
+ * Content-Length and Content-Type, so S3 refuses another size or type. The record stays `pending`
+ * until `complete` checks the upload and copies it where it is served.
  */
 export async function presignUpload(
   siteId: string,
@@ -178,70 +182,92 @@ export async function presignUpload(
   const site = await getSite(siteId);
   const record = newRecord(site, input.folder, input.fileName, declared, input.size, 'pending');
   await saveRecord(site, record, actor, 'presign-upload');
-  const uploadUrl = await getSignedUrl(
-    s3(),
-    new PutObjectCommand({
-      Bucket: config.mediaBucket,
-      Key: record.key,
-      ContentType: declared,
-      ContentLength: input.size,
-    }),
-    {
-      expiresIn: UPLOAD_URL_SECONDS,
-      signableHeaders: new Set(['content-type', 'content-length']),
-    },
-  );
   return {
     id: record.id,
-    uploadUrl,
+    uploadUrl: await presignPut(record.uploadKey!, declared, input.size, UPLOAD_URL_SECONDS),
     method: 'PUT',
     headers: { 'content-type': declared, 'content-length': String(input.size) },
     expiresAt: new Date(Date.now() + UPLOAD_URL_SECONDS * 1000).toISOString(),
   };
 }
 
-/** Checks an uploaded object by its size and first bytes; a bad one is deleted with its record. */
+/** The upload was replaced while it was checked (its URL is still valid): the client completes again. */
+const replaced = (err: unknown): never => {
+  if ((err as { name?: string }).name === 'PreconditionFailed')
+    throw conflict('The upload changed while it was checked; complete it again');
+  throw err;
+};
+
+/**
+ * Checks an upload by its size and first bytes, copies it from the upload area to its served key
+ * (named by the checked type) and removes the upload; a bad one is deleted with its record. Later
+ * PUTs to the upload URL land in the upload area again, which nothing serves.
+ */
 export async function completeUpload(id: string, actor: Principal) {
-  const media = toMedia(await readOr404(mediaKey(id), 'Media'));
+  const media = await getMedia(id);
   if (media.status === 'ready') return view(media);
-  const head = await s3()
-    .send(new HeadObjectCommand({ Bucket: config.mediaBucket, Key: media.key }))
-    .catch(() => null);
-  if (!head) throw validationError([{ path: 'params.id', message: 'Nothing was uploaded for this media yet' }]);
-  const size = Number(head.ContentLength ?? 0);
-  const first = await s3().send(
-    new GetObjectCommand({ Bucket: config.mediaBucket, Key: media.key, Range: 'bytes=0-63' }),
-  );
-  const bytes = await first.Body!.transformToByteArray();
-  const contentType = detectType(bytes, media.contentType);
-  const problem = size > MEDIA_MAX_BYTES ? payloadTooLarge(MEDIA_MAX_BYTES) : !contentType ? unsupported() : null;
-  if (problem) {
+  const source = media.uploadKey ?? media.key;
+  const found = await objectHead(source, SNIFF_BYTES).catch(replaced);
+  if (!found) throw validationError([{ path: 'params.id', message: 'Nothing was uploaded for this media yet' }]);
+  const contentType = detectType(found.head, media.contentType);
+  if (found.size > MEDIA_MAX_BYTES || !contentType) {
     await removeMedia(media, actor, 'reject-upload');
-    throw problem;
+    throw contentType ? payloadTooLarge(MEDIA_MAX_BYTES) : unsupported();
   }
-  const ready: MediaRecord = { ...media, size, contentType: contentType!, status: 'ready' };
-  await commit([put(mediaItem(ready), 'attribute_exists(pk)')], {
-    actor,
-    tenantId: media.tenantId,
-    entityType: 'Media',
-    entityId: media.id,
-    action: 'complete-upload',
-    changes: { size, contentType },
-  });
+  const fileName = storedFileName(media.fileName, contentType);
+  const ready: MediaRecord = {
+    ...media,
+    size: found.size,
+    contentType,
+    fileName,
+    key: mediaObjectKey(media.siteId, media.folder, media.id, fileName),
+    uploadKey: null,
+    status: 'ready',
+  };
+  await copyMediaObject({ key: source, etag: found.etag }, ready.key, contentType, fileName).catch(replaced);
+  await commitChange(
+    [
+      orConflict(
+        updateItem(
+          mediaKey(media.id),
+          { size: ready.size, contentType, fileName, key: ready.key, status: ready.status },
+          {
+            remove: ['uploadKey'],
+            condition: 'attribute_exists(pk) AND #status = :pending',
+            names: { '#status': 'status' },
+            values: { ':pending': 'pending' },
+          },
+        ),
+        'The media was completed or deleted meanwhile',
+      ),
+    ],
+    {
+      actor,
+      tenantId: media.tenantId,
+      entityType: 'Media',
+      entityId: media.id,
+      action: 'complete-upload',
+      changes: { size: found.size, contentType },
+    },
+  );
+  if (source !== ready.key) await deleteObject(source).catch(() => undefined);
   return view(ready);
 }
 
 export async function listMedia(siteId: string, q: { page: number; pageSize: number; folder?: string }) {
   const { items, totalCount } = await listOfSite(siteId, (id) =>
-    listNewestFirst<Item>(keys.siteList(id, 'MEDIA'), { ...q, where: q.folder ? { folder: q.folder } : {} }),
+    listNewestFirst<Item>(siteList(id, 'MEDIA'), { ...q, where: q.folder ? { folder: q.folder } : {} }),
   );
   return toPage(await Promise.all(items.map((i) => view(toMedia(i)))), totalCount, q.page, q.pageSize);
 }
 
 async function removeMedia(media: MediaRecord, actor: Principal, action: string) {
-  await deleteObject(media.key);
-  await commit(
-    [del(mediaKey(media.id), 'attribute_exists(pk)'), bumpCounter(keys.siteList(media.siteId, 'MEDIA'), -1)],
+  await Promise.all([deleteObject(media.key), media.uploadKey ? deleteObject(media.uploadKey) : undefined]);
+  await commitChange(
+    [
+      orConflict(deleteItem(mediaKey(media.id), 'attribute_exists(pk)'), 'The media was deleted meanwhile'),
+      bumpCounter(siteList(media.siteId, 'MEDIA'), -1),
+    ],
     {
       actor,
       tenantId: media.tenantId,
@@ -250,18 +276,16 @@ async function removeMedia(media: MediaRecord, actor: Principal, action: string)
       action,
       changes: { key: media.key },
     },
-    { 0: 'The media was deleted meanwhile' },
   );
 }
 
-export const deleteMedia = async (id: string, actor: Principal) =>
-  removeMedia(toMedia(await readOr404(mediaKey(id), 'Media')), actor, 'delete');
+export const deleteMedia = async (id: string, actor: Principal) => removeMedia(await getMedia(id), actor, 'delete');
 
 export async function presignedGet(id: string, expiryMinutes: number) {
-  const media = toMedia(await readOr404(mediaKey(id), 'Media', false));
+  const media = await getMedia(id, false);
   if (media.status !== 'ready') throw notFound('Media');
   return {
-    url: await presignGet(media.key, expiryMinutes * 60),
+    url: await presignGet(media.key, expiryMinutes * 60, media),
     expiresAt: new Date(Date.now() + expiryMinutes * 60_000).toISOString(),
   };
 }

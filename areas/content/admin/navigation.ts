@@ -1,10 +1,9 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { keys } from '#shared/data/keys.ts';
-import { validationError, type IssueDetail } from '#shared/http/errors.ts';
-import { isPageItem } from '#areas/content/pages.ts';
-import { commit, getSite, put, siteExists, siteItems, siteKey, sk } from '#areas/content/store.ts';
-import { config } from '#shared/platform/config.ts';
-import { NAV_LOCATIONS, NAV_MAX_DEPTH } from '#shared/routes/content.ts';
+import { checkItem, commitChange, orConflict, putItem, updateItem } from '#shared/data/commit.ts';
+import { type IssueDetail, validationError } from '#shared/http/errors.ts';
+import { getSite, siteItems } from '#areas/content/lookup.ts';
+import { isPageItem, menuItem, type NavItem, siteKey, toMenu } from '#areas/content/records.ts';
+import { NAV_LOCATIONS, NAV_MAX_DEPTH } from '#areas/content/vocabulary.ts';
 
 interface NavInput {
   label: string;
@@ -12,21 +11,11 @@ interface NavInput {
   url?: string | null;
   children?: NavInput[];
 }
-interface NavItem {
-  label: string;
-  pageId: string | null;
-  url: string | null;
-  children: NavItem[];
-}
 
 export async function menus(siteId: string) {
   const site = await getSite(siteId);
-  const stored = new Map((await siteItems(site.id, 'NAV#')).map((i) => [i.location as string, i]));
-  return NAV_LOCATIONS.map((location) => ({
-    location,
-    items: (stored.get(location)?.items as NavItem[]) ?? [],
-    updatedAt: (stored.get(location)?.updatedAt as string) ?? null,
-  }));
+  const stored = new Map((await siteItems(site.id, 'NAV#')).map((i) => [String(i.location), toMenu(i)]));
+  return NAV_LOCATIONS.map((location) => stored.get(location) ?? { location, items: [], updatedAt: null });
 }
 
 /** Each item links to a page of the same site or to a URL (exactly one), at most three levels deep. */
@@ -41,7 +30,7 @@ function normalize(
     issues.push({ path, message: `Menus have at most ${NAV_MAX_DEPTH} levels` });
   return items.map((item, i) => {
     const at = `${path}.${i}`;
-    const pageId = item.pageId?.toLowerCase() ?? null;
+    const pageId = item.pageId ?? null;
     const url = item.url || null;
     if (!pageId === !url) issues.push({ path: at, message: 'Give either pageId or url' });
     if (pageId && !pages.has(pageId)) issues.push({ path: `${at}.pageId`, message: 'No such page in this site' });
@@ -58,15 +47,15 @@ export async function putMenu(siteId: string, location: string, items: NavInput[
   if (!(NAV_LOCATIONS as readonly string[]).includes(location))
     throw validationError([{ path: 'params.location', message: `One of ${NAV_LOCATIONS.join(', ')}` }]);
   const site = await getSite(siteId);
-  const pages = new Set((await siteItems(site.id, 'PAGE#')).filter(isPageItem).map((p) => p.id as string));
+  const pages = new Set((await siteItems(site.id, 'PAGE#')).filter(isPageItem).map((p) => String(p.id)));
   const issues: IssueDetail[] = [];
   const tree = normalize(items, pages, issues);
   if (issues.length) throw validationError(issues);
   const now = new Date().toISOString();
-  await commit(
+  await commitChange(
     [
-      put({ pk: keys.siteContent(site.id), sk: sk.nav(location), location, items: tree, updatedAt: now }),
-      siteExists(site.id),
+      putItem(menuItem(site.id, location, tree, now)),
+      orConflict(checkItem(siteKey(site.id), 'attribute_exists(pk)'), 'The site was deleted meanwhile'),
     ],
     {
       actor,
@@ -76,8 +65,7 @@ export async function putMenu(siteId: string, location: string, items: NavInput[
       action: 'update',
       changes: { location, items: tree.length },
     },
-    { 1: 'The site was deleted meanwhile' },
-    now,
+    { now },
   );
   return { location, items: tree, updatedAt: now };
 }
@@ -85,17 +73,12 @@ export async function putMenu(siteId: string, location: string, items: NavInput[
 /** Bumps the site's cache version: every public ETag of the site changes, so the next read is fresh. */
 export async function invalidateCache(siteId: string, actor: Principal) {
   const site = await getSite(siteId);
-  await commit(
+  await commitChange(
     [
-      {
-        Update: {
-          TableName: config.tableName,
-          Key: siteKey(site.id),
-          UpdateExpression: 'ADD cacheVersion :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':one': 1 },
-        },
-      },
+      orConflict(
+        updateItem(siteKey(site.id), {}, { add: { cacheVersion: 1 }, condition: 'attribute_exists(pk)' }),
+        'The site was deleted meanwhile',
+      ),
     ],
     {
       actor,

@@ -1,32 +1,31 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
-import { claimUnique } from '#shared/data/collection.ts';
 import { deleteAll } from '#shared/data/batch.ts';
+import { claimUnique, putNew } from '#shared/data/collection.ts';
+import { checkItem, commitChange, deleteItem, orConflict, putItem } from '#shared/data/commit.ts';
+import { get } from '#shared/data/read.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
-import {
-  bySortOrder,
-  canonicalLocale,
-  splitPages,
-  type PageRecord,
-  type PageTranslation,
-} from '#areas/content/pages.ts';
+import { sanitizeContentJson } from '#areas/content/blocks.ts';
+import { getSite, siteItems, siteOfRecord } from '#areas/content/lookup.ts';
+import { bySortOrder, canonicalLocale } from '#areas/content/pages.ts';
 import {
   claims,
-  commit,
-  del,
-  exists,
-  getSite,
-  put,
-  read,
-  siteExists,
-  siteItems,
-  siteOfRecord,
-  sk,
   nullable,
-} from '#areas/content/store.ts';
-import { keys, keys as k } from '#shared/data/keys.ts';
-import { slug as slugSchema } from '#shared/routes/content.ts';
-import { safeParse } from 'zod/mini';
+  type PageRecord,
+  type PageTranslation,
+  type PageView,
+  pageItem,
+  pageKey,
+  pageTranslationItem,
+  pageTranslationKey,
+  pageView,
+  previewKey,
+  siteKey,
+  sk,
+  splitPages,
+} from '#areas/content/records.ts';
+import { SLUG, SLUG_MAX } from '#areas/content/vocabulary.ts';
+import { sanitizeHtml } from './sanitize.ts';
 
 export interface PageInput {
   slug: string;
@@ -37,25 +36,31 @@ export interface PageInput {
   settings: string;
 }
 
-type PageView = PageRecord & { translations: PageTranslation[] };
 type PageNode = PageView & { children: PageNode[] };
 
-const pageItem = (r: PageRecord) => ({ pk: k.siteContent(r.siteId), sk: sk.page(r.id), ...r });
 const SLUG_TAKEN = 'A sibling page already uses this slug';
+const SITE_GONE = 'The site was deleted meanwhile';
 export const PREVIEW_TTL_SECONDS = 15 * 60;
 
+/**
+ * Page settings and content blocks as stored: the JSON the schema checked (blocks.ts), with every
+ * `html` field sanitized like a post body, written compactly.
+ */
+const storedContent = async (json: string) => JSON.stringify(await sanitizeContentJson(JSON.parse(json), sanitizeHtml));
+const siteExists = (siteId: string) => orConflict(checkItem(siteKey(siteId), 'attribute_exists(pk)'), SITE_GONE);
+
 export async function getPage(siteId: string, id: string): Promise<PageView> {
-  const { pages, translations } = splitPages(await siteItems(siteId.toLowerCase(), sk.page(id.toLowerCase())));
+  const { pages, translations } = splitPages(await siteItems(siteId, sk.page(id)));
   const page = pages[0];
   if (!page) throw notFound('Page');
-  return { ...page, translations: translations.get(page.id) ?? [] };
+  return pageView(page, translations.get(page.id) ?? []);
 }
 
 export async function pageTree(siteId: string): Promise<PageNode[]> {
   await getSite(siteId);
   const { pages, translations } = splitPages(await siteItems(siteId, 'PAGE#'));
-  const nodes = new Map(
-    pages.map((p) => [p.id, { ...p, translations: translations.get(p.id) ?? [], children: [] as PageNode[] }]),
+  const nodes = new Map<string, PageNode>(
+    pages.map((p) => [p.id, { ...pageView(p, translations.get(p.id) ?? []), children: [] }]),
   );
   const roots: PageNode[] = [];
   for (const p of [...pages].sort(bySortOrder))
@@ -81,9 +86,9 @@ async function assertParent(siteId: string, parentId: string | null, selfId?: st
   }
 }
 
-export async function createPage(siteId: string, input: PageInput, actor: Principal) {
+export async function createPage(siteId: string, input: PageInput, actor: Principal): Promise<PageView> {
   const site = await getSite(siteId);
-  const parentId = input.parentId?.toLowerCase() ?? null;
+  const parentId = input.parentId ?? null;
   await assertParent(site.id, parentId);
   const now = new Date().toISOString();
   const record: PageRecord = {
@@ -94,14 +99,14 @@ export async function createPage(siteId: string, input: PageInput, actor: Princi
     parentId,
     sortOrder: input.sortOrder,
     isPublished: input.isPublished,
-    settings: input.settings,
+    settings: await storedContent(input.settings),
     createdAt: now,
     updatedAt: now,
   };
-  await commit(
+  await commitChange(
     [
-      put(pageItem(record), 'attribute_not_exists(pk)'),
-      claimUnique(claims.pageSlug(site.id, parentId, record.slug), { pageId: record.id }),
+      putNew(pageItem(record)),
+      orConflict(claimUnique(claims.pageSlug(site.id, parentId, record.slug), { pageId: record.id }), SLUG_TAKEN),
       siteExists(site.id),
     ],
     {
@@ -112,34 +117,34 @@ export async function createPage(siteId: string, input: PageInput, actor: Princi
       action: 'create',
       changes: { siteId: site.id, slug: record.slug, parentId, isPublished: record.isPublished },
     },
-    { 1: SLUG_TAKEN, 2: 'The site was deleted meanwhile' },
-    now,
+    { now },
   );
-  return { ...record, translations: [] };
+  return pageView(record, []);
 }
 
-export async function updatePage(siteId: string, id: string, input: PageInput, actor: Principal) {
+export async function updatePage(siteId: string, id: string, input: PageInput, actor: Principal): Promise<PageView> {
   const site = await getSite(siteId);
   const was = await getPage(site.id, id);
-  const parentId = input.parentId?.toLowerCase() ?? null;
+  const parentId = input.parentId ?? null;
   await assertParent(site.id, parentId, was.id);
-  const { translations, ...wasRecord } = was;
+  const now = new Date().toISOString();
+  const { translations, ...record } = was;
   const next: PageRecord = {
-    ...wasRecord,
+    ...record,
     slug: input.slug,
     pageType: input.pageType,
     parentId,
     sortOrder: input.sortOrder,
     isPublished: input.isPublished,
-    settings: input.settings,
-    updatedAt: new Date().toISOString(),
+    settings: await storedContent(input.settings),
+    updatedAt: now,
   };
   const moved = next.slug !== was.slug || next.parentId !== was.parentId;
-  await commit(
+  await commitChange(
     [
-      put(pageItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
-      moved ? claimUnique(claims.pageSlug(site.id, parentId, next.slug), { pageId: was.id }) : null,
-      moved ? del(claims.pageSlug(site.id, was.parentId, was.slug)) : null,
+      putItem(pageItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
+      moved && orConflict(claimUnique(claims.pageSlug(site.id, parentId, next.slug), { pageId: was.id }), SLUG_TAKEN),
+      moved && deleteItem(claims.pageSlug(site.id, was.parentId, was.slug)),
     ],
     {
       actor,
@@ -149,17 +154,17 @@ export async function updatePage(siteId: string, id: string, input: PageInput, a
       action: 'update',
       changes: { slug: next.slug, parentId, isPublished: next.isPublished, sortOrder: next.sortOrder },
     },
-    { 1: SLUG_TAKEN },
+    { now },
   );
-  return { ...next, translations };
+  return pageView(next, translations);
 }
 
-export async function togglePublish(siteId: string, id: string, actor: Principal) {
+export async function togglePublish(siteId: string, id: string, actor: Principal): Promise<PageView> {
   const site = await getSite(siteId);
   const was = await getPage(site.id, id);
   const { translations, ...record } = was;
-  const next = { ...record, isPublished: !was.isPublished, updatedAt: new Date().toISOString() };
-  await commit([put(pageItem(next), 'updatedAt = :was', { ':was': was.updatedAt })], {
+  const next: PageRecord = { ...record, isPublished: !was.isPublished, updatedAt: new Date().toISOString() };
+  await commitChange([putItem(pageItem(next), 'updatedAt = :was', { ':was': was.updatedAt })], {
     actor,
     tenantId: site.tenantId,
     entityType: 'Page',
@@ -167,7 +172,7 @@ export async function togglePublish(siteId: string, id: string, actor: Principal
     action: next.isPublished ? 'publish' : 'unpublish',
     changes: { isPublished: next.isPublished },
   });
-  return { ...next, translations };
+  return pageView(next, translations);
 }
 
 export async function deletePage(siteId: string, id: string, actor: Principal) {
@@ -175,13 +180,11 @@ export async function deletePage(siteId: string, id: string, actor: Principal) {
   const page = await getPage(site.id, id);
   const { pages } = splitPages(await siteItems(site.id, 'PAGE#'));
   if (pages.some((p) => p.parentId === page.id)) throw conflict('This page has child pages; move or delete them first');
-  await deleteAll(
-    page.translations.map((t) => ({ pk: k.siteContent(site.id), sk: sk.pageTranslation(page.id, t.locale) })),
-  );
-  await commit(
+  await deleteAll(page.translations.map((t) => pageTranslationKey(site.id, page.id, t.locale)));
+  await commitChange(
     [
-      del({ pk: k.siteContent(site.id), sk: sk.page(page.id) }, 'attribute_exists(pk)'),
-      del(claims.pageSlug(site.id, page.parentId, page.slug)),
+      orConflict(deleteItem(pageKey(site.id, page.id), 'attribute_exists(pk)'), 'The page was deleted meanwhile'),
+      deleteItem(claims.pageSlug(site.id, page.parentId, page.slug)),
     ],
     {
       actor,
@@ -191,7 +194,6 @@ export async function deletePage(siteId: string, id: string, actor: Principal) {
       action: 'delete',
       changes: { slug: page.slug, translations: page.translations.length },
     },
-    { 0: 'The page was deleted meanwhile' },
   );
 }
 
@@ -203,8 +205,13 @@ export interface PageTranslationInput {
   contentBlocks: string;
 }
 
-export async function translatePage(pageId: string, locale: string, input: PageTranslationInput, actor: Principal) {
-  const siteId = await siteOfRecord('PAGE', pageId, 'Page');
+export async function translatePage(
+  pageId: string,
+  locale: string,
+  input: PageTranslationInput,
+  actor: Principal,
+): Promise<PageView> {
+  const siteId = await siteOfRecord('page', pageId, 'Page');
   const site = await getSite(siteId);
   const page = await getPage(site.id, pageId);
   const tag = canonicalLocale(locale);
@@ -215,13 +222,13 @@ export async function translatePage(pageId: string, locale: string, input: PageT
     metaTitle: nullable(input.metaTitle),
     metaDescription: nullable(input.metaDescription),
     ogImageUrl: nullable(input.ogImageUrl),
-    contentBlocks: input.contentBlocks,
+    contentBlocks: await storedContent(input.contentBlocks),
     updatedAt: now,
   };
-  await commit(
+  await commitChange(
     [
-      put({ pk: k.siteContent(site.id), sk: sk.pageTranslation(page.id, tag), pageId: page.id, ...translation }),
-      exists({ pk: k.siteContent(site.id), sk: sk.page(page.id) }),
+      putItem(pageTranslationItem(site.id, page.id, translation)),
+      orConflict(checkItem(pageKey(site.id, page.id), 'attribute_exists(pk)'), 'The page was deleted meanwhile'),
     ],
     {
       actor,
@@ -231,8 +238,7 @@ export async function translatePage(pageId: string, locale: string, input: PageT
       action: page.translations.some((t) => t.locale === tag) ? 'update' : 'create',
       changes: { locale: tag, title: input.title },
     },
-    { 1: 'The page was deleted meanwhile' },
-    now,
+    { now },
   );
   return {
     ...page,
@@ -243,15 +249,15 @@ export async function translatePage(pageId: string, locale: string, input: PageT
 }
 
 export async function previewToken(pageId: string, actor: Principal) {
-  const siteId = await siteOfRecord('PAGE', pageId, 'Page');
+  const siteId = await siteOfRecord('page', pageId, 'Page');
   const site = await getSite(siteId);
   const page = await getPage(site.id, pageId);
   const token = randomToken();
   const expiresAt = new Date(Date.now() + PREVIEW_TTL_SECONDS * 1000).toISOString();
-  await commit(
+  await commitChange(
     [
-      put({
-        ...keys.oneTime('PREVIEW', sha256(token)),
+      putItem({
+        ...previewKey(sha256(token)),
         pageId: page.id,
         siteId: site.id,
         expiresAt,
@@ -272,14 +278,16 @@ export async function previewToken(pageId: string, actor: Principal) {
 
 export async function validateSlug(siteId: string, q: { slug: string; excludePageId?: string; parentId?: string }) {
   const site = await getSite(siteId);
-  if (!safeParse(slugSchema(), q.slug).success)
+  if (q.slug.length > SLUG_MAX || !SLUG.test(q.slug))
     return {
       isValid: false,
       isAvailable: false,
       message: 'A slug has lowercase letters, digits and single hyphens (at most 100 characters)',
     };
-  const owner = await read(claims.pageSlug(site.id, q.parentId?.toLowerCase() ?? null, q.slug));
-  const isAvailable = !owner || owner.pageId === q.excludePageId?.toLowerCase();
+  const owner = await get<{ pageId?: string }>(claims.pageSlug(site.id, q.parentId ?? null, q.slug), {
+    consistent: true,
+  });
+  const isAvailable = !owner || owner.pageId === q.excludePageId;
   return {
     isValid: true,
     isAvailable,

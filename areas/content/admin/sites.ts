@@ -1,32 +1,34 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll } from '#shared/data/batch.ts';
-import { bumpCounter, claimUnique, listNewestFirst } from '#shared/data/collection.ts';
+import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { checkItem, commitChange, deleteItem, orConflict, putItem } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
+import { get } from '#shared/data/read.ts';
 import { badRequest, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { deletePrefix, sitePrefix } from '#areas/content/objects.ts';
+import { config } from '#shared/platform/config.ts';
+import { getSite, siteItems } from '#areas/content/lookup.ts';
+import { deletePrefix, sitePrefix, uploadPrefix } from '#areas/content/objects.ts';
 import {
   claims,
-  commit,
-  del,
-  getSite,
-  put,
-  read,
-  siteItems,
-  siteKey,
-  SITES,
-  toSite,
+  isPageItem,
+  isPostItem,
   type Item,
+  keyOf,
+  SITES,
   type SiteRecord,
-} from '#areas/content/store.ts';
-import { config } from '#shared/platform/config.ts';
+  siteItem,
+  siteKey,
+  siteList,
+  siteView,
+  toSite,
+} from '#areas/content/records.ts';
 
 export type SiteInput = Omit<SiteRecord, 'id' | 'cacheVersion' | 'createdAt' | 'updatedAt'>;
 
-export const siteView = ({ cacheVersion: _v, ...site }: SiteRecord) => site;
-const siteItem = (r: SiteRecord) => ({ ...siteKey(r.id), ...keys.newestFirst(SITES, r.createdAt, r.id), ...r });
-const domainLower = (d: string) => d.toLowerCase();
+const DOMAIN_TAKEN = 'This domain is already used by a site';
+const MASTER_TAKEN = 'This tenant already has a master site';
 
 export async function listSites(q: { page: number; pageSize: number }) {
   const { items, totalCount } = await listNewestFirst<Item>(SITES, q);
@@ -40,78 +42,50 @@ export async function listSites(q: { page: number; pageSize: number }) {
 
 export const getSiteView = async (id: string) => siteView(await getSite(id));
 
-async function assertTenant(tenantId: string) {
-  if (!(await read(keys.platformItem('TENANT', tenantId))))
-    throw validationError([{ path: 'body.tenantId', message: 'No such tenant' }]);
-}
-
-const DOMAIN_TAKEN = 'This domain is already used by a site';
-const MASTER_TAKEN = 'This tenant already has a master site';
+const tenantKey = (tenantId: string) => keys.platformItem('TENANT', tenantId);
 
 export async function createSite(input: SiteInput, actor: Principal) {
-  const tenantId = input.tenantId.toLowerCase();
-  await assertTenant(tenantId);
+  if (!(await get(tenantKey(input.tenantId), { consistent: true })))
+    throw validationError([{ path: 'body.tenantId', message: 'No such tenant' }]);
   const now = new Date().toISOString();
-  const record: SiteRecord = {
-    ...input,
-    tenantId,
-    domain: domainLower(input.domain),
-    id: crypto.randomUUID(),
-    cacheVersion: 0,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const record: SiteRecord = { ...input, id: crypto.randomUUID(), cacheVersion: 0, createdAt: now, updatedAt: now };
   const owner = { siteId: record.id };
-  await commit(
+  await commitChange(
     [
-      put(siteItem(record), 'attribute_not_exists(pk)'),
+      putNew(siteItem(record)),
       bumpCounter(SITES, 1),
-      claimUnique(claims.domain(record.domain), owner),
-      record.isMaster ? claimUnique(claims.master(tenantId), owner) : null,
-      {
-        ConditionCheck: {
-          TableName: config.tableName,
-          Key: keys.platformItem('TENANT', tenantId),
-          ConditionExpression: 'attribute_exists(pk)',
-        },
-      },
+      orConflict(claimUnique(claims.domain(record.domain), owner), DOMAIN_TAKEN),
+      record.isMaster && orConflict(claimUnique(claims.master(record.tenantId), owner), MASTER_TAKEN),
+      orConflict(checkItem(tenantKey(record.tenantId), 'attribute_exists(pk)'), 'The tenant was deleted meanwhile'),
     ],
     {
       actor,
-      tenantId,
+      tenantId: record.tenantId,
       entityType: 'Site',
       entityId: record.id,
       action: 'create',
       changes: { domain: record.domain, isMaster: record.isMaster, isActive: record.isActive },
     },
-    { 2: DOMAIN_TAKEN, 3: MASTER_TAKEN, 4: 'The tenant was deleted meanwhile' },
-    now,
+    { now },
   );
   return siteView(record);
 }
 
 export async function updateSite(id: string, input: SiteInput, actor: Principal) {
   const was = await getSite(id);
-  if (input.tenantId.toLowerCase() !== was.tenantId)
-    throw badRequest('VALIDATION_ERROR', 'The tenant of a site cannot change');
+  if (input.tenantId !== was.tenantId) throw badRequest('VALIDATION_ERROR', 'The tenant of a site cannot change');
   const now = new Date().toISOString();
-  const next: SiteRecord = {
-    ...was,
-    ...input,
-    tenantId: was.tenantId,
-    domain: domainLower(input.domain),
-    updatedAt: now,
-  };
+  const next: SiteRecord = { ...was, ...input, tenantId: was.tenantId, updatedAt: now };
   const owner = { siteId: id };
   const domainMoved = next.domain !== was.domain;
   const masterMoved = next.isMaster !== was.isMaster;
-  await commit(
+  await commitChange(
     [
-      put(siteItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
-      domainMoved ? claimUnique(claims.domain(next.domain), owner) : null,
-      domainMoved ? del(claims.domain(was.domain)) : null,
-      masterMoved && next.isMaster ? claimUnique(claims.master(was.tenantId), owner) : null,
-      masterMoved && !next.isMaster ? del(claims.master(was.tenantId)) : null,
+      putItem(siteItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
+      domainMoved && orConflict(claimUnique(claims.domain(next.domain), owner), DOMAIN_TAKEN),
+      domainMoved && deleteItem(claims.domain(was.domain)),
+      masterMoved && next.isMaster && orConflict(claimUnique(claims.master(was.tenantId), owner), MASTER_TAKEN),
+      masterMoved && !next.isMaster && deleteItem(claims.master(was.tenantId)),
     ],
     {
       actor,
@@ -126,19 +100,18 @@ export async function updateSite(id: string, input: SiteInput, actor: Principal)
         defaultLocale: next.defaultLocale,
       },
     },
-    { 1: DOMAIN_TAKEN, 3: MASTER_TAKEN },
-    now,
+    { now },
   );
   return siteView(next);
 }
 
-/** Every item of a site's per-site gsi1 list (forms, media, posts), with their counters. */
+/** Every item of a site's per-site gsi1 list (forms, media, posts). */
 const listed = (siteId: string, kind: 'POSTS' | 'FORMS' | 'MEDIA') =>
-  queryItems({
+  queryItems<Item>({
     TableName: config.tableName,
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.siteList(siteId, kind) },
+    ExpressionAttributeValues: { ':pk': siteList(siteId, kind) },
   });
 
 /**
@@ -153,26 +126,20 @@ export async function deleteSite(id: string, actor: Principal) {
     listed(site.id, 'FORMS'),
     listed(site.id, 'MEDIA'),
   ]);
-  await deletePrefix(sitePrefix(site.id));
+  await Promise.all([deletePrefix(sitePrefix(site.id)), deletePrefix(uploadPrefix(site.id))]);
   const slugClaims = content.flatMap((i) => {
-    const skey = String(i.sk);
-    if (/^PAGE#[^#]+$/.test(skey))
-      return [claims.pageSlug(site.id, (i.parentId as string | null) ?? null, i.slug as string)];
-    if (/^POST#[^#]+$/.test(skey)) return [claims.postSlug(site.id, i.slug as string)];
+    if (isPageItem(i)) return [claims.pageSlug(site.id, (i.parentId as string | null) ?? null, i.slug as string)];
+    if (isPostItem(i)) return [claims.postSlug(site.id, i.slug as string)];
     return [];
   });
-  const counters = (['POSTS', 'FORMS', 'MEDIA'] as const).map((k) => keys.counter(keys.siteList(site.id, k)));
-  await deleteAll(
-    [...content, ...forms, ...media]
-      .map((i) => ({ pk: i.pk as string, sk: i.sk as string }))
-      .concat(slugClaims, counters),
-  );
-  await commit(
+  const counters = (['POSTS', 'FORMS', 'MEDIA'] as const).map((k) => keys.counter(siteList(site.id, k)));
+  await deleteAll([...content, ...forms, ...media].map(keyOf).concat(slugClaims, counters));
+  await commitChange(
     [
-      del(siteKey(site.id), 'attribute_exists(pk)'),
+      orConflict(deleteItem(siteKey(site.id), 'attribute_exists(pk)'), 'The site was deleted meanwhile'),
       bumpCounter(SITES, -1),
-      del(claims.domain(site.domain)),
-      site.isMaster ? del(claims.master(site.tenantId)) : null,
+      deleteItem(claims.domain(site.domain)),
+      site.isMaster && deleteItem(claims.master(site.tenantId)),
     ],
     {
       actor,
@@ -182,6 +149,5 @@ export async function deleteSite(id: string, actor: Principal) {
       action: 'delete',
       changes: { domain: site.domain, records: content.length, forms: forms.length, media: media.length },
     },
-    { 0: 'The site was deleted meanwhile' },
   );
 }

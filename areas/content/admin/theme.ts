@@ -1,8 +1,9 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { commit, getSite, siteKey } from '#areas/content/store.ts';
+import { commitChange, updateItem } from '#shared/data/commit.ts';
+import { getSite } from '#areas/content/lookup.ts';
+import { siteKey, storedJson } from '#areas/content/records.ts';
 import { themeOf } from '#areas/content/theme.ts';
-import { config } from '#shared/platform/config.ts';
-import { THEME_PRESETS, type ThemePreset } from '#shared/routes/content.ts';
+import { THEME_PRESETS, type ThemePreset } from '#areas/content/vocabulary.ts';
 
 export const getTheme = async (siteId: string) => themeOf((await getSite(siteId)).themeConfig);
 
@@ -13,17 +14,13 @@ async function writeTheme(siteId: string, fields: ThemeFields, preset: ThemePres
   const site = await getSite(siteId);
   const now = new Date().toISOString();
   const themeConfig = { ...site.themeConfig, ...fields, preset };
-  await commit(
+  await commitChange(
     [
-      {
-        Update: {
-          TableName: config.tableName,
-          Key: siteKey(site.id),
-          UpdateExpression: 'SET themeConfig = :theme, updatedAt = :now',
-          ConditionExpression: 'updatedAt = :was',
-          ExpressionAttributeValues: { ':theme': themeConfig, ':now': now, ':was': site.updatedAt },
-        },
-      },
+      updateItem(
+        siteKey(site.id),
+        { themeConfig: storedJson(themeConfig), updatedAt: now },
+        { condition: 'updatedAt = :was', values: { ':was': site.updatedAt } },
+      ),
     ],
     {
       actor,
@@ -33,8 +30,7 @@ async function writeTheme(siteId: string, fields: ThemeFields, preset: ThemePres
       action: preset ? 'preset' : 'update',
       changes: { ...fields, preset },
     },
-    {},
-    now,
+    { now },
   );
   return themeOf(themeConfig);
 }

@@ -1,9 +1,8 @@
-import { bumpCounter } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
-import { formItem, type FormRecord } from '#areas/content/forms.ts';
-import { commit, put, siteExists } from '#areas/content/store.ts';
-import { FORM_SPAM, HONEYPOT_FIELD } from '#shared/routes/content.ts';
+import { bumpCounter, putNew } from '#shared/data/collection.ts';
+import { checkItem, commitChange, orConflict } from '#shared/data/commit.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
+import { type FormRecord, formItem, siteKey, siteList } from '#areas/content/records.ts';
+import { FORM_SPAM, HONEYPOT_FIELD } from '#areas/content/vocabulary.ts';
 import { activeSite } from './reads.ts';
 
 /**
@@ -27,11 +26,11 @@ export async function submitForm(siteId: string, input: { formType: string; fiel
     createdAt: now,
     updatedAt: now,
   };
-  await commit(
+  await commitChange(
     [
-      put(formItem(record), 'attribute_not_exists(pk)'),
-      bumpCounter(keys.siteList(site.id, 'FORMS'), 1),
-      siteExists(site.id),
+      putNew(formItem(record)),
+      bumpCounter(siteList(site.id, 'FORMS'), 1),
+      orConflict(checkItem(siteKey(site.id), 'attribute_exists(pk)'), 'The site was deleted meanwhile'),
     ],
     {
       actor: null,
@@ -41,8 +40,7 @@ export async function submitForm(siteId: string, input: { formType: string; fiel
       action: 'create',
       changes: { siteId: site.id, formType: record.formType, fields: Object.keys(fields).length, isSpam },
     },
-    { 2: 'The site was deleted meanwhile' },
-    now,
+    { now },
   );
   countMetric('ContentFormSubmitted', isSpam ? 'spam' : 'accepted');
   return { id: record.id, formType: record.formType, createdAt: now };

@@ -1,22 +1,32 @@
 import { createHash } from 'node:crypto';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { sha256 } from '#shared/auth/opaque.ts';
-import { keys } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
+import { get } from '#shared/data/read.ts';
 import { notFound } from '#shared/http/errors.ts';
-import { reply, toPage, type Reply } from '#shared/http/responses.ts';
-import {
-  bySortOrder,
-  pickTranslation,
-  splitPages,
-  type PageRecord,
-  type PageTranslation,
-} from '#areas/content/pages.ts';
-import { splitPost, toPost, toPostTranslation, type PostRecord, type PostTranslation } from '#areas/content/posts.ts';
-import { claims, getSite, read, siteItems, sk, type SiteRecord } from '#areas/content/store.ts';
-import { themeCss, themeOf } from '#areas/content/theme.ts';
+import { type Reply, reply, toPage } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
+import { getSite, siteItems } from '#areas/content/lookup.ts';
+import { bySortOrder, canonicalLocale, pickTranslation } from '#areas/content/pages.ts';
+import {
+  claims,
+  type Item,
+  type PageRecord,
+  type PageTranslation,
+  type PostRecord,
+  type PostTranslation,
+  postTranslationKey,
+  previewKey,
+  type SiteRecord,
+  sitePublishedPosts,
+  sk,
+  splitPages,
+  splitPost,
+  toPost,
+  toPostTranslation,
+} from '#areas/content/records.ts';
+import { themeCss, themeOf } from '#areas/content/theme.ts';
 
 /** The spec's cache lifetimes of public reads. */
 export const SITE_MAX_AGE = 300;
@@ -56,9 +66,9 @@ export function cacheable(
 }
 
 export async function resolveDomain(domain: string) {
-  const owner = await read(claims.domain(domain.toLowerCase()), false);
+  const owner = await get<{ siteId: string }>(claims.domain(domain));
   if (!owner) throw notFound('Site');
-  const site = await activeSite(owner.siteId as string);
+  const site = await activeSite(owner.siteId);
   return {
     site,
     view: {
@@ -109,21 +119,37 @@ export async function publishedPages(site: SiteRecord, q: { locale?: string; par
 /** A valid preview token names one page and has not expired. */
 async function previewOf(token: string | undefined): Promise<string | null> {
   if (!token) return null;
-  const found = await read(keys.oneTime('PREVIEW', sha256(token)), false);
-  return found && String(found.expiresAt) > new Date().toISOString() ? (found.pageId as string) : null;
+  const found = await get<{ pageId: string; expiresAt: string }>(previewKey(sha256(token)));
+  return found && found.expiresAt > new Date().toISOString() ? found.pageId : null;
 }
 
-/** A published page, or an unpublished one with its preview token; `preview` answers must not be cached. */
+/**
+ * A published page, or an unpublished one with its preview token; `preview` answers must not be
+ * cached. The top-level page of a slug is found through its slug claim and read alone (its page
+ * item and translations): the common case reads one page, not the site. Only when it is absent or
+ * unpublished are the site's pages read, for a published child page of that slug or the preview.
+ */
 export async function pageBySlug(site: SiteRecord, slug: string, q: { locale?: string; preview_token?: string }) {
+  const [top, previewPageId] = await Promise.all([topLevelPage(site.id, slug), previewOf(q.preview_token)]);
+  const shown = (page: PageRecord, translations: PageTranslation[] | undefined) => ({
+    preview: !page.isPublished,
+    view: pageView(page, pickTranslation(translations, q.locale, site.defaultLocale)),
+  });
+  if (top?.page.isPublished) return shown(top.page, top.translations);
   const { pages, translations } = splitPages(await siteItems(site.id, 'PAGE#', false));
   const candidates = bySlug(pages, slug);
-  const previewPageId = await previewOf(q.preview_token);
   const page = candidates.find((p) => p.isPublished) ?? candidates.find((p) => p.id === previewPageId);
   if (!page) throw notFound('Page');
-  return {
-    preview: !page.isPublished,
-    view: pageView(page, pickTranslation(translations.get(page.id), q.locale, site.defaultLocale)),
-  };
+  return shown(page, translations.get(page.id));
+}
+
+/** The top-level page holding a slug, with its translations (its claim, then one Query of its items). */
+async function topLevelPage(siteId: string, slug: string) {
+  const owner = await get<{ pageId: string }>(claims.pageSlug(siteId, null, slug));
+  if (!owner) return undefined;
+  const { pages, translations } = splitPages(await siteItems(siteId, sk.page(owner.pageId), false));
+  const page = pages[0];
+  return page && { page, translations: translations.get(page.id) };
 }
 
 const postView = (p: PostRecord, t: PostTranslation | undefined) => ({
@@ -145,7 +171,7 @@ const postView = (p: PostRecord, t: PostTranslation | undefined) => ({
 
 /** The locale a post is shown in: the requested one when translated, else the site's default. */
 const localeFor = (p: PostRecord, locale: string | undefined, fallback: string) => {
-  const wanted = locale ? Intl.getCanonicalLocales(locale)[0]! : fallback;
+  const wanted = locale ? canonicalLocale(locale) : fallback;
   return p.locales.includes(wanted) ? wanted : p.locales.includes(fallback) ? fallback : null;
 };
 
@@ -159,12 +185,12 @@ export async function publishedPosts(
 ) {
   const filters: string[] = [];
   const values: Record<string, unknown> = {
-    ':pk': keys.sitePublishedPosts(site.id),
+    ':pk': sitePublishedPosts(site.id),
     ':now': `${new Date().toISOString()}#~`,
   };
   if (q.category) filters.push('category = :category'), (values[':category'] = q.category);
   if (q.tag) filters.push('contains(tags, :tag)'), (values[':tag'] = q.tag);
-  const all = await queryItems({
+  const all = await queryItems<Item>({
     TableName: config.tableName,
     IndexName: 'gsi2',
     KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
@@ -176,7 +202,7 @@ export async function publishedPosts(
   const posts = all.slice(start, start + q.pageSize).map(toPost);
   const wanted = posts.flatMap((p) => {
     const locale = localeFor(p, q.locale, site.defaultLocale);
-    return locale ? [{ pk: keys.siteContent(site.id), sk: sk.postTranslation(p.id, locale) }] : [];
+    return locale ? [postTranslationKey(site.id, p.id, locale)] : [];
   });
   const found = wanted.length
     ? ((await ddb().send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: wanted } } }))).Responses?.[
@@ -193,8 +219,8 @@ export async function publishedPosts(
 }
 
 export async function postBySlug(site: SiteRecord, slug: string, locale: string | undefined) {
-  const owner = await read(claims.postSlug(site.id, slug), false);
-  const found = owner ? splitPost(await siteItems(site.id, sk.post(owner.postId as string), false)) : undefined;
+  const owner = await get<{ postId: string }>(claims.postSlug(site.id, slug));
+  const found = owner ? splitPost(await siteItems(site.id, sk.post(owner.postId), false)) : undefined;
   const now = new Date().toISOString();
   if (!found || !found.post.isPublished || !found.post.publishedAt || found.post.publishedAt > now)
     throw notFound('Post');

@@ -45,13 +45,17 @@ export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword,
       body: { slug: 'home', pageType: 1, sortOrder: 0, isPublished: true, settings: '{}' },
     }),
   ).result;
-  ok(
+  const translated = ok(
     'translation',
     await admin.PUT('/api/content/admin/pages/{pageId}/translations/{locale}', {
       params: { path: { pageId: page.id, locale: 'en' } },
-      body: { title: 'Home', contentBlocks: '[]' },
+      body: {
+        title: 'Home',
+        contentBlocks: JSON.stringify([{ type: 'rich-text', html: '<p>Hi<script>x()</script></p>' }]),
+      },
     }),
-  );
+  ).result;
+  expect(JSON.parse(translated.translations[0]!.contentBlocks)).toEqual([{ type: 'rich-text', html: '<p>Hi</p>' }]);
   const post = ok(
     'post',
     await admin.POST('/api/content/admin/sites/{siteId}/blog', {
@@ -59,13 +63,14 @@ export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword,
       body: { slug: 'hello', authorName: 'Ann', category: 'news', tags: ['intro'], isPublished: true },
     }),
   ).result;
-  ok(
+  const postTranslated = ok(
     'post translation',
     await admin.PUT('/api/content/admin/blog/{postId}/translations/{locale}', {
       params: { path: { postId: post.id, locale: 'en' } },
       body: { title: 'Hello', bodyHtml: '<p>Hi</p>' },
     }),
-  );
+  ).result;
+  expect(postTranslated.locales).toEqual(['en']);
 
   const resolved = ok(
     'resolve',

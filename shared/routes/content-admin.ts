@@ -1,124 +1,32 @@
 import * as z from 'zod/mini';
-import { defineRoutes, once } from './types.ts';
+import {
+  BLOCKS_MAX,
+  COLOR,
+  DIRECT_UPLOAD_MAX_BYTES,
+  FOLDER,
+  FONT_FAMILY,
+  FORM_STATUSES,
+  NAV_LOCATIONS,
+  NAV_MAX_DEPTH,
+  NAV_MAX_ITEMS,
+  PAGE_TYPES,
+  SETTINGS_MAX,
+  SITE_JSON_MAX,
+  THEME_PRESET_NAMES,
+} from '#areas/content/vocabulary.ts';
+import { contentJson, domain, locale, objectOrJson, siteParams, siteUrl, slug } from './content-fields.ts';
 import { isoDateTime, optionalText, pageOf, paging, text, uuid } from './schemas.ts';
+import { defineRoutes, once, scope } from './types.ts';
 
 /**
- * Content: sites with theme, page tree with translations, blog, form submissions, media on S3,
- * navigation; admin routes are SystemAdmin only, public reads need no caller and are cacheable.
+ * Content administration: sites with theme, page tree with translations, blog, form submissions,
+ * media on S3, navigation. SystemAdmin only; content is platform data (a site names its tenant).
  */
-const admin = { kind: 'bearer', roles: ['SystemAdmin'] } as const;
-const open = { kind: 'none' } as const;
-
-/** PageType values (documented in docs/decisions.md). */
-export const PAGE_TYPES = ['Standard', 'Home', 'Landing', 'Contact', 'Legal', 'Custom'] as const;
-/** FormSubmissionStatus values. */
-export const FORM_STATUSES = ['New', 'Read', 'InProgress', 'Resolved', 'Archived', 'Spam'] as const;
-export const FORM_SPAM = 5;
-export const NAV_LOCATIONS = ['header', 'footer', 'sidebar'] as const;
-export const NAV_MAX_DEPTH = 3;
-/** A hidden form field real visitors leave empty; a value marks the submission as Spam. */
-export const HONEYPOT_FIELD = '_honeypot';
-export const FORM_MAX_FIELDS = 50;
-export const FORM_MAX_BYTES = 64 * 1024;
-export const MEDIA_MAX_BYTES = 10 * 1024 * 1024;
-/** What a Lambda request carries: 6 MB of payload, base64-encoded, minus multipart framing. */
-export const DIRECT_UPLOAD_MAX_BYTES = 4_400_000;
-export const THEME_PRESETS = {
-  classic: { primaryColor: '#1e3a8a', secondaryColor: '#f59e0b', fontFamily: 'Georgia, serif' },
-  modern: { primaryColor: '#111827', secondaryColor: '#10b981', fontFamily: 'Inter, Helvetica, Arial, sans-serif' },
-  warm: { primaryColor: '#9a3412', secondaryColor: '#fde68a', fontFamily: 'Merriweather, Georgia, serif' },
-  ocean: { primaryColor: '#0e7490', secondaryColor: '#e0f2fe', fontFamily: 'Open Sans, Arial, sans-serif' },
-} as const;
-export type ThemePreset = keyof typeof THEME_PRESETS;
-
 const enumInt = (values: readonly string[]) => z.int().check(z.minimum(0), z.maximum(values.length - 1));
-const HOST = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/;
-export const domain = () =>
-  z
-    .string()
-    .check(
-      z.maxLength(253),
-      z.regex(HOST, 'A lowercase host name such as www.example.com'),
-      z.meta({ examples: ['www.example.com'] }),
-    );
-const isLocale = (v: string) => {
-  try {
-    return Intl.getCanonicalLocales(v).length === 1;
-  } catch {
-    return false;
-  }
-};
-/** A BCP 47 language tag (en, en-US, pt-BR, zh-Hant-TW). */
-export const locale = () =>
-  z
-    .string()
-    .check(
-      z.maxLength(35),
-      z.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/, 'A BCP 47 language tag such as en or en-US'),
-      z.refine(isLocale, 'Not a valid BCP 47 language tag'),
-    );
-export const slug = () =>
-  z
-    .string()
-    .check(
-      z.minLength(1),
-      z.maxLength(100),
-      z.regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'Lowercase letters, digits and single hyphens'),
-    );
-const parsesAsJson = (v: string) => {
-  try {
-    JSON.parse(v);
-    return true;
-  } catch {
-    return false;
-  }
-};
-/** A JSON document sent as a string (stored as sent, after proving it parses). */
-export const jsonString = (max: number) =>
-  z
-    .string()
-    .check(
-      z.maxLength(max),
-      z.regex(/^\s*[[{][\s\S]*[\]}]\s*$/, 'A JSON object or array'),
-      z.refine(parsesAsJson, 'Not valid JSON'),
-    );
-/** An object, or a JSON string holding one; stored as an object. */
-const objectOrJson = (max: number) =>
-  z.pipe(
-    z.union([z.record(z.string(), z.unknown()), jsonString(max)]),
-    z.transform((v, ctx) => {
-      const value = typeof v === 'string' ? JSON.parse(v) : v;
-      if (!value || typeof value !== 'object' || Array.isArray(value)) {
-        ctx.issues.push({ code: 'custom', input: v, message: 'Expected a JSON object' });
-        return z.NEVER;
-      }
-      if (JSON.stringify(value).length > max) {
-        ctx.issues.push({ code: 'custom', input: v, message: `At most ${max} characters of JSON` });
-        return z.NEVER;
-      }
-      return value as Record<string, unknown>;
-    }),
-  );
-const url = () =>
-  z.optional(
-    z.nullable(
-      z.string().check(z.maxLength(2000), z.regex(/^(https?:\/\/|\/)[^\s<>"]*$/, 'An http(s) URL or a site path')),
-    ),
-  );
-export const color = () =>
-  z.string().check(z.regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'A color as #rgb or #rrggbb'));
-export const fontFamily = () =>
-  z
-    .string()
-    .check(
-      z.maxLength(100),
-      z.regex(/^[A-Za-z0-9][A-Za-z0-9 ,-]{0,99}$/, 'Letters, digits, spaces, commas and hyphens'),
-    );
-const folder = () =>
-  z._default(
-    z.string().check(z.maxLength(50), z.regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, 'Lowercase letters, digits, - and _')),
-    'general',
-  );
+const color = () => z.string().check(z.regex(COLOR, 'A color as #rgb or #rrggbb'));
+const fontFamily = () =>
+  z.string().check(z.maxLength(100), z.regex(FONT_FAMILY, 'Letters, digits, spaces, commas and hyphens'));
+const folder = () => z._default(z.string().check(z.regex(FOLDER, 'Lowercase letters, digits, - and _')), 'general');
 const boolQuery = () =>
   z.optional(
     z.pipe(
@@ -127,14 +35,23 @@ const boolQuery = () =>
     ),
   );
 
-export const siteBody = once(() =>
+const BLOCKS_FORMAT =
+  'A JSON array of blocks, each an object with a lowercase `type`; a string field named `html` ' +
+  'is sanitized like a post body, fields named `url`, `href`, `src` or ending in `Url` are http(s) ' +
+  'URLs or site paths, and other strings may not hold markup (`<` followed by a letter, `/`, ' +
+  '`!` or `?`). At most 16 levels.';
+const SETTINGS_FORMAT =
+  'A JSON object or array; the same string rules as contentBlocks (`html` fields sanitized, links ' +
+  'checked, no markup in other strings). At most 16 levels.';
+
+const siteBody = once(() =>
   z.object({
     tenantId: uuid(),
     domain: domain(),
     isMaster: z.boolean(),
     defaultLocale: locale(),
-    themeConfig: objectOrJson(16_384),
-    metadata: objectOrJson(16_384),
+    themeConfig: objectOrJson(SITE_JSON_MAX),
+    metadata: objectOrJson(SITE_JSON_MAX),
     isActive: z.boolean(),
   }),
 );
@@ -160,7 +77,7 @@ const theme = once(() =>
     preset: z.nullable(z.string()),
   }),
 );
-export const pageBody = once(() =>
+const pageBody = once(() =>
   z
     .object({
       slug: slug(),
@@ -168,7 +85,7 @@ export const pageBody = once(() =>
       parentId: z.optional(z.nullable(uuid())),
       sortOrder: z.int().check(z.minimum(0), z.maximum(100_000)),
       isPublished: z.boolean(),
-      settings: jsonString(16_384),
+      settings: contentJson(SETTINGS_MAX, 'settings', SETTINGS_FORMAT),
     })
     .check(
       z.meta({
@@ -191,8 +108,8 @@ const pageTranslationBody = once(() =>
       title: text(200),
       metaTitle: optionalText(200),
       metaDescription: optionalText(500),
-      ogImageUrl: url(),
-      contentBlocks: jsonString(100_000),
+      ogImageUrl: siteUrl(),
+      contentBlocks: contentJson(BLOCKS_MAX, 'blocks', BLOCKS_FORMAT),
     })
     .check(
       z.meta({
@@ -202,7 +119,7 @@ const pageTranslationBody = once(() =>
             metaTitle: 'About us',
             metaDescription: null,
             ogImageUrl: null,
-            contentBlocks: '[{"type":"text","text":"Hello"}]',
+            contentBlocks: '[{"type":"text","text":"Hello"},{"type":"rich-text","html":"<p>Hi <b>there</b></p>"}]',
           },
         ],
       }),
@@ -248,8 +165,8 @@ const postBody = once(() =>
   z.object({
     slug: slug(),
     authorName: text(200),
-    authorAvatarUrl: url(),
-    featuredImageUrl: url(),
+    authorAvatarUrl: siteUrl(),
+    featuredImageUrl: siteUrl(),
     category: text(100),
     tags: z.array(text(50)).check(z.maxLength(20)),
     isPublished: z.boolean(),
@@ -290,6 +207,8 @@ const post = once(() =>
     tags: z.array(z.string()),
     isPublished: z.boolean(),
     publishedAt: z.nullable(z.string()),
+    /** The locales the post is translated into (lists carry these, not the translations). */
+    locales: z.array(z.string()),
     createdAt: z.string(),
     updatedAt: z.string(),
     translations: z.array(postTranslation()),
@@ -322,84 +241,52 @@ const media = once(() =>
     createdAt: z.string(),
   }),
 );
-type NavItem = {
+type NavInput = {
   label: string;
   pageId?: string | null | undefined;
   url?: string | null | undefined;
-  children?: NavItem[] | undefined;
+  children?: NavInput[] | undefined;
 };
-const navItem = once(
-  (): z.ZodMiniType<NavItem> =>
+const navInput = once(
+  (): z.ZodMiniType<NavInput> =>
     z.object({
       label: text(100),
       pageId: z.optional(z.nullable(uuid())),
-      url: url(),
+      url: siteUrl(),
       get children() {
-        return z.optional(z.array(navItem()).check(z.maxLength(50)));
+        return z.optional(z.array(navInput()).check(z.maxLength(NAV_MAX_ITEMS)));
+      },
+    }),
+);
+type NavItem = { label: string; pageId: string | null; url: string | null; children: NavItem[] };
+const navItem = once(
+  (): z.ZodMiniType<NavItem> =>
+    z.object({
+      label: z.string(),
+      pageId: z.nullable(z.string()),
+      url: z.nullable(z.string()),
+      get children() {
+        return z.array(navItem());
       },
     }),
 );
 const menu = once(() =>
   z.object({
     location: z.string(),
-    items: z.array(z.record(z.string(), z.unknown())),
+    items: z.array(navItem()),
     updatedAt: z.nullable(z.string()),
   }),
 );
-const publicSite = once(() =>
-  z.object({
-    id: z.string(),
-    domain: z.string(),
-    isMaster: z.boolean(),
-    defaultLocale: z.string(),
-    themeConfig: z.record(z.string(), z.unknown()),
-    metadata: z.record(z.string(), z.unknown()),
-  }),
-);
-const publicPage = once(() =>
-  z.object({
-    id: z.string(),
-    slug: z.string(),
-    pageType: z.number(),
-    parentId: z.nullable(z.string()),
-    sortOrder: z.number(),
-    settings: z.string(),
-    locale: z.nullable(z.string()),
-    title: z.nullable(z.string()),
-    metaTitle: z.nullable(z.string()),
-    metaDescription: z.nullable(z.string()),
-    ogImageUrl: z.nullable(z.string()),
-    contentBlocks: z.nullable(z.string()),
-  }),
-);
-const publicPost = once(() =>
-  z.object({
-    id: z.string(),
-    slug: z.string(),
-    authorName: z.string(),
-    authorAvatarUrl: z.nullable(z.string()),
-    featuredImageUrl: z.nullable(z.string()),
-    category: z.string(),
-    tags: z.array(z.string()),
-    publishedAt: z.nullable(z.string()),
-    locale: z.nullable(z.string()),
-    title: z.nullable(z.string()),
-    excerpt: z.nullable(z.string()),
-    bodyHtml: z.nullable(z.string()),
-    metaTitle: z.nullable(z.string()),
-    metaDescription: z.nullable(z.string()),
-  }),
-);
 
-const siteParams = once(() => z.object({ siteId: uuid() }));
 const idParams = once(() => z.object({ id: uuid() }));
 const sitePageParams = once(() => z.object({ siteId: uuid(), id: uuid() }));
 const postParams = once(() => z.object({ siteId: uuid(), postId: uuid() }));
 const A = '/api/content/admin';
-const P = '/api/content/sites';
-const adminRoute = { group: 'content-admin', auth: admin } as const;
-const publicRoute = { group: 'content-public', auth: open } as const;
-const localeQuery = once(() => z.object({ locale: z.optional(locale()) }));
+const adminRoute = {
+  group: 'content-admin',
+  auth: { kind: 'bearer', roles: ['SystemAdmin'] },
+  scope: scope.platform,
+} as const;
 
 export const contentAdminRoutes = defineRoutes([
   {
@@ -426,7 +313,8 @@ export const contentAdminRoutes = defineRoutes([
     method: 'POST',
     path: `${A}/sites`,
     summary:
-      'Create a site for a tenant: domain unique across the platform (409), one master site per tenant (409); themeConfig and metadata as objects or JSON strings',
+      'Create a site for a tenant: domain unique across the platform (409), one master site per tenant ' +
+      '(409); themeConfig and metadata as objects or JSON strings (16 KB, 16 levels each)',
     status: 201,
     schemas: () => ({
       body: siteBody(),
@@ -482,11 +370,11 @@ export const contentAdminRoutes = defineRoutes([
     id: 'content.theme.preset',
     method: 'POST',
     path: `${A}/sites/{siteId}/theme/preset`,
-    summary: `Apply a named theme preset: body {"preset": one of ${Object.keys(THEME_PRESETS).join(', ')}}`,
+    summary: `Apply a named theme preset: body {"preset": one of ${THEME_PRESET_NAMES.join(', ')}}`,
     status: 200,
     schemas: () => ({
       params: siteParams(),
-      body: z.object({ preset: z.enum(Object.keys(THEME_PRESETS) as [ThemePreset, ...ThemePreset[]]) }),
+      body: z.object({ preset: z.enum(THEME_PRESET_NAMES) }),
       response: theme(),
     }),
   },
@@ -505,7 +393,8 @@ export const contentAdminRoutes = defineRoutes([
     method: 'GET',
     path: `${A}/sites/{siteId}/pages/validate-slug`,
     summary:
-      'Check a slug: {isValid (format), isAvailable (free among the siblings under parentId, excluding excludePageId), message}',
+      'Check a slug: {isValid (format), isAvailable (free among the siblings under parentId, excluding ' +
+      'excludePageId), message}',
     status: 200,
     schemas: () => ({
       params: siteParams(),
@@ -571,7 +460,9 @@ export const contentAdminRoutes = defineRoutes([
     id: 'content.pages.translate',
     method: 'PUT',
     path: `${A}/pages/{pageId}/translations/{locale}`,
-    summary: 'Create or replace the translation of a page in a locale (BCP 47); contentBlocks a JSON string',
+    summary:
+      'Create or replace the translation of a page in a locale (BCP 47); contentBlocks a JSON string ' +
+      'of blocks whose html fields are sanitized',
     status: 200,
     schemas: () => ({
       params: z.object({ pageId: uuid(), locale: locale() }),
@@ -605,7 +496,9 @@ export const contentAdminRoutes = defineRoutes([
     id: 'content.blog.list',
     method: 'GET',
     path: `${A}/sites/{siteId}/blog`,
-    summary: 'Posts of a site, newest first, filtered by category, tag and isPublished',
+    summary:
+      'Posts of a site, newest first, filtered by category, tag and isPublished; items name their ' +
+      'translated locales (translations empty: read a post for them)',
     status: 200,
     schemas: () => ({
       params: siteParams(),
@@ -664,7 +557,9 @@ export const contentAdminRoutes = defineRoutes([
     id: 'content.forms.list',
     method: 'GET',
     path: `${A}/sites/{siteId}/forms`,
-    summary: `Form submissions of a site, newest first; status (${FORM_STATUSES.map((s, i) => `${i} ${s}`).join(', ')}) and formType filters`,
+    summary:
+      `Form submissions of a site, newest first; status (${FORM_STATUSES.map((s, i) => `${i} ${s}`).join(', ')}) ` +
+      `and formType filters`,
     status: 200,
     schemas: () => ({
       params: siteParams(),
@@ -705,7 +600,10 @@ export const contentAdminRoutes = defineRoutes([
     id: 'content.media.upload',
     method: 'POST',
     path: `${A}/sites/{siteId}/media/upload`,
-    summary: `Upload a file (multipart part "file") up to ${DIRECT_UPLOAD_MAX_BYTES} bytes: images, PDF, office documents, text (others 415, checked by content); larger files up to 10 MB go through media/presigned-upload`,
+    summary:
+      `Upload a file (multipart part "file") up to ${DIRECT_UPLOAD_MAX_BYTES} bytes: images, PDF, ` +
+      `office documents, text (others 415, checked by content); larger files up to 10 MB go through ` +
+      `media/presigned-upload`,
     status: 201,
     bodyType: 'multipart',
     maxBodyBytes: DIRECT_UPLOAD_MAX_BYTES + 64 * 1024,
@@ -721,7 +619,8 @@ export const contentAdminRoutes = defineRoutes([
     method: 'POST',
     path: `${A}/sites/{siteId}/media/presigned-upload`,
     summary:
-      'Start an upload of up to 10 MB straight to S3: PUT the file to uploadUrl with the headers given, then POST media/{id}/complete',
+      'Start an upload of up to 10 MB straight to S3: PUT the file to uploadUrl with the headers ' +
+      'given, then POST media/{id}/complete',
     status: 201,
     schemas: () => ({
       params: siteParams(),
@@ -754,8 +653,10 @@ export const contentAdminRoutes = defineRoutes([
     method: 'POST',
     path: `${A}/media/{id}/complete`,
     summary:
-      'Finish a presigned upload: the object is checked (size, content type by its bytes) and the media becomes ready; a bad file is deleted (413/415)',
+      'Finish a presigned upload: the uploaded object is checked (size, content type by its bytes) ' +
+      'and copied where the media is served, and the media becomes ready; a bad file is deleted (413/415)',
     status: 200,
+    errors: [413, 415],
     schemas: () => ({
       params: idParams(),
       response: media(),
@@ -818,11 +719,13 @@ export const contentAdminRoutes = defineRoutes([
     id: 'content.navigation.put',
     method: 'PUT',
     path: `${A}/sites/{siteId}/navigation/{location}`,
-    summary: `Replace a menu (location header, footer or sidebar): body {"items": [{label, pageId | url, children}]}, at most ${NAV_MAX_DEPTH} levels, pages of the same site`,
+    summary:
+      `Replace a menu (location ${NAV_LOCATIONS.join(', ')}): body {"items": [{label, pageId | url, ` +
+      `children}]}, at most ${NAV_MAX_DEPTH} levels, pages of the same site`,
     status: 200,
     schemas: () => ({
       params: z.object({ siteId: uuid(), location: z.string().check(z.maxLength(20)) }),
-      body: z.object({ items: z.array(navItem()).check(z.maxLength(50)) }),
+      body: z.object({ items: z.array(navInput()).check(z.maxLength(NAV_MAX_ITEMS)) }),
       response: menu(),
     }),
   },
@@ -833,117 +736,10 @@ export const contentAdminRoutes = defineRoutes([
     path: `${A}/cache/invalidate`,
     summary: 'Make the next public reads of a site fresh: body {"siteId"}; every ETag of the site changes',
     status: 200,
+    errors: [404],
     schemas: () => ({
       body: z.object({ siteId: uuid() }),
       response: z.object({ siteId: z.string(), cacheVersion: z.number() }),
     }),
   },
 ]);
-
-export const contentPublicRoutes = defineRoutes([
-  {
-    ...publicRoute,
-    id: 'content.public.resolve',
-    method: 'GET',
-    path: `${P}/resolve`,
-    summary: 'The active site of a domain (cached 5 minutes)',
-    status: 200,
-    schemas: () => ({ query: z.object({ domain: domain() }), response: publicSite() }),
-  },
-  {
-    ...publicRoute,
-    id: 'content.public.themeCss',
-    method: 'GET',
-    path: `${P}/{siteId}/theme.css`,
-    summary: 'The theme as CSS custom properties (cached 5 minutes)',
-    status: 200,
-    rawResponse: { contentType: 'text/css' },
-    schemas: () => ({ params: siteParams() }),
-  },
-  {
-    ...publicRoute,
-    id: 'content.public.pages',
-    method: 'GET',
-    path: `${P}/{siteId}/pages`,
-    summary:
-      'Published pages in a locale (fallback: the site default), optionally the children of parentSlug (cached 2 minutes)',
-    status: 200,
-    schemas: () => ({
-      params: siteParams(),
-      query: z.object({ locale: z.optional(locale()), parentSlug: z.optional(slug()) }),
-      response: z.array(publicPage()),
-    }),
-  },
-  {
-    ...publicRoute,
-    id: 'content.public.page',
-    method: 'GET',
-    path: `${P}/{siteId}/pages/{slug}`,
-    summary:
-      'A published page by slug (a top-level page first); an unpublished one with a valid preview_token (cached 2 minutes, previews not cached)',
-    status: 200,
-    schemas: () => ({
-      params: z.object({ siteId: uuid(), slug: slug() }),
-      query: z.object({ locale: z.optional(locale()), preview_token: z.optional(z.string().check(z.maxLength(100))) }),
-      response: publicPage(),
-    }),
-  },
-  {
-    ...publicRoute,
-    id: 'content.public.blog',
-    method: 'GET',
-    path: `${P}/{siteId}/blog`,
-    summary: 'Published posts (publishedAt in the past), newest first, in a locale (cached 2 minutes)',
-    status: 200,
-    schemas: () => ({
-      params: siteParams(),
-      query: z.object({
-        ...paging(),
-        locale: z.optional(locale()),
-        category: z.optional(text(100)),
-        tag: z.optional(text(50)),
-      }),
-      response: pageOf(publicPost()),
-    }),
-  },
-  {
-    ...publicRoute,
-    id: 'content.public.post',
-    method: 'GET',
-    path: `${P}/{siteId}/blog/{slug}`,
-    summary: 'A published post by slug (cached 2 minutes)',
-    status: 200,
-    schemas: () => ({
-      params: z.object({ siteId: uuid(), slug: slug() }),
-      query: localeQuery(),
-      response: publicPost(),
-    }),
-  },
-  {
-    ...publicRoute,
-    id: 'content.public.formSubmit',
-    method: 'POST',
-    path: `${P}/{siteId}/forms/submit`,
-    summary: `Submit a form: {formType, fields} with fields a flat object of strings (at most ${FORM_MAX_FIELDS} keys, 64 KB); a non-empty "${HONEYPOT_FIELD}" field marks a bot`,
-    status: 201,
-    maxBodyBytes: FORM_MAX_BYTES + 4096,
-    rateLimit: { name: 'content-form-submit', limit: 60, windowSeconds: 60 },
-    schemas: () => ({
-      params: siteParams(),
-      body: z.object({
-        formType: z
-          .string()
-          .check(z.minLength(1), z.maxLength(50), z.regex(/^[A-Za-z0-9_-]+$/, 'Letters, digits, - and _')),
-        fields: z
-          .record(z.string().check(z.minLength(1), z.maxLength(100)), z.string().check(z.maxLength(FORM_MAX_BYTES)))
-          .check(
-            z.refine((f) => Object.keys(f).length <= FORM_MAX_FIELDS, `At most ${FORM_MAX_FIELDS} fields`),
-            z.refine((f) => Buffer.byteLength(JSON.stringify(f)) <= FORM_MAX_BYTES, 'At most 64 KB of fields'),
-          ),
-      }),
-      response: z.object({ id: z.string(), formType: z.string(), createdAt: z.string() }),
-    }),
-  },
-]);
-
-export const contentRoutes = [...contentAdminRoutes, ...contentPublicRoutes] as const;

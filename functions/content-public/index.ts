@@ -5,6 +5,7 @@ import { submitForm } from '#areas/content/public/forms.ts';
 import {
   activeSite,
   cacheable,
+  cacheableCss,
   CONTENT_MAX_AGE,
   css,
   pageBySlug,
@@ -19,15 +20,15 @@ import {
 export const handler = apiHandler(contentPublicRoutes, {
   'content.public.resolve': async ({ query, headers }) => {
     const { site, view } = await resolveDomain(query.domain);
-    return cacheable(site, headers, SITE_MAX_AGE, { json: view });
+    return cacheable(site, headers, SITE_MAX_AGE, view);
   },
   'content.public.themeCss': async ({ params, headers }) => {
     const site = await activeSite(params.siteId);
-    return cacheable(site, headers, SITE_MAX_AGE, { css: css(site) });
+    return cacheableCss(site, headers, SITE_MAX_AGE, css(site));
   },
   'content.public.pages': async ({ params, query, headers }) => {
     const site = await activeSite(params.siteId);
-    return cacheable(site, headers, CONTENT_MAX_AGE, { json: await publishedPages(site, query) });
+    return cacheable(site, headers, CONTENT_MAX_AGE, await publishedPages(site, query));
   },
   'content.public.page': async ({ params, query, headers }) => {
     const site = await activeSite(params.siteId);
@@ -35,15 +36,15 @@ export const handler = apiHandler(contentPublicRoutes, {
     // A preview shows unpublished content: never kept by a shared cache.
     return preview
       ? reply.json(view, { headers: { 'cache-control': 'private, no-store' } })
-      : cacheable(site, headers, CONTENT_MAX_AGE, { json: view });
+      : cacheable(site, headers, CONTENT_MAX_AGE, view);
   },
   'content.public.blog': async ({ params, query, headers }) => {
     const site = await activeSite(params.siteId);
-    return cacheable(site, headers, CONTENT_MAX_AGE, { json: await publishedPosts(site, query) });
+    return cacheable(site, headers, CONTENT_MAX_AGE, await publishedPosts(site, query));
   },
   'content.public.post': async ({ params, query, headers }) => {
     const site = await activeSite(params.siteId);
-    return cacheable(site, headers, CONTENT_MAX_AGE, { json: await postBySlug(site, params.slug, query.locale) });
+    return cacheable(site, headers, CONTENT_MAX_AGE, await postBySlug(site, params.slug, query.locale));
   },
   'content.public.formSubmit': async ({ params, body }) => await submitForm(params.siteId, body),
 });

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { reply, type Reply } from '#shared/http/responses.ts';
+import { reply, type RawReply } from '#shared/http/responses.ts';
 import { DOCS_ASSETS_DIR, type DocsAssetName } from './docs-assets.ts';
 
 /**
@@ -49,8 +49,8 @@ const PAGE_HEADERS = {
   'cache-control': 'no-cache',
 };
 
-export const docsPage = (): Reply => reply.raw('text/html; charset=utf-8', PAGE, { headers: PAGE_HEADERS });
-export const docsInit = (): Reply =>
+export const docsPage = (): RawReply => reply.raw('text/html; charset=utf-8', PAGE, { headers: PAGE_HEADERS });
+export const docsInit = (): RawReply =>
   reply.raw('text/javascript; charset=utf-8', INIT, {
     headers: { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' },
   });
@@ -102,7 +102,7 @@ const HEADERS = {
 };
 
 /** The bundle is 1.7 MB, about 0.5 MB gzipped: compressed once per container for clients that accept gzip. */
-export async function docsAsset(name: AssetName, acceptEncoding: string | undefined): Promise<Reply> {
+export async function docsAsset(name: AssetName, acceptEncoding: string | undefined): Promise<RawReply> {
   const text = await memo(texts, name, () => loadAsset(name));
   if (!/\bgzip\b/.test(acceptEncoding ?? '')) return reply.raw(CONTENT_TYPES[name], text, { headers: HEADERS });
   const body = await memo(gzipped, name, async () => (await gzipAsync(text)).toString('base64'));

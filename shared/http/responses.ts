@@ -8,15 +8,18 @@ const REPLY: unique symbol = Symbol.for('saas.reply');
  * HTML, an OpenAI wire answer), 304, or a stream. Any other return value is the route's result,
  * sent with the route's declared status in the envelope.
  */
-export type Reply = { readonly [REPLY]: true; headers?: Record<string, string> } & (
-  | { kind: 'json'; status?: number; result: unknown }
-  | { kind: 'empty'; status: 202 | 204 | 304 }
-  | { kind: 'raw'; status: number; contentType: string; body: string; base64?: boolean }
-  | { kind: 'stream'; status: number; contentType: string; body: AsyncIterable<string | Uint8Array> }
-);
-
-export type StreamReply = Extract<Reply, { kind: 'stream' }>;
-export type JsonReply = Extract<Reply, { kind: 'json' }>;
+type Branded<T> = { readonly [REPLY]: true; headers?: Record<string, string> } & T;
+/** The result with headers of its own; `T` is the result's type, checked against the route's schema. */
+export type JsonReply<T = unknown> = Branded<{ kind: 'json'; status?: number; result: T }>;
+export type EmptyReply = Branded<{ kind: 'empty'; status: 202 | 204 | 304 }>;
+export type RawReply = Branded<{ kind: 'raw'; status: number; contentType: string; body: string; base64?: boolean }>;
+export type StreamReply = Branded<{
+  kind: 'stream';
+  status: number;
+  contentType: string;
+  body: AsyncIterable<string | Uint8Array>;
+}>;
+export type Reply = JsonReply | EmptyReply | RawReply | StreamReply;
 /** A reply whose whole body is known: what API Gateway's buffered integration carries. */
 export type WholeReply = Exclude<Reply, StreamReply>;
 
@@ -25,13 +28,13 @@ export const isReply = (value: unknown): value is Reply =>
 
 export const reply = {
   /** The result in the envelope with headers of its own; the route's status unless `status`. */
-  json: (result: unknown, opts: { status?: number; headers?: Record<string, string> } = {}): JsonReply => ({
+  json: <T>(result: T, opts: { status?: number; headers?: Record<string, string> } = {}): JsonReply<T> => ({
     [REPLY]: true,
     kind: 'json',
-    result: result ?? null,
+    result: (result ?? null) as T,
     ...opts,
   }),
-  empty: (status: 202 | 204 | 304, headers?: Record<string, string>): Reply => ({
+  empty: (status: 202 | 204 | 304, headers?: Record<string, string>): EmptyReply => ({
     [REPLY]: true,
     kind: 'empty',
     status,
@@ -41,7 +44,7 @@ export const reply = {
     contentType: string,
     body: string,
     opts: { status?: number; base64?: boolean; headers?: Record<string, string> } = {},
-  ): Reply => ({ [REPLY]: true, kind: 'raw', contentType, body, ...opts, status: opts.status ?? 200 }),
+  ): RawReply => ({ [REPLY]: true, kind: 'raw', contentType, body, ...opts, status: opts.status ?? 200 }),
   /** Chunks written as they are produced on the streaming front door, collected on the buffered one. */
   stream: (
     body: AsyncIterable<string | Uint8Array>,

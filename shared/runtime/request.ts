@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Principal } from '#shared/auth/access-token.ts';
-import type { Reply } from '#shared/http/responses.ts';
+import type { EmptyReply, JsonReply, RawReply, StreamReply } from '#shared/http/responses.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 
 /**
@@ -23,10 +23,13 @@ export interface ApiRequest<P = any, Q = any, B = any, Pr = Principal | null, T 
   isBase64Encoded: boolean;
 }
 
-/** A handler returns its route's result (sent with the route's status), or a Reply. */
+/**
+ * A handler returns its route's result (sent with the route's status), or a Reply; a `reply.json`
+ * carries a result of the same type.
+ */
 export type RouteHandler<P = any, Q = any, B = any, Pr = any, T = any, R = unknown> = (
   req: ApiRequest<P, Q, B, Pr, T>,
-) => Promise<R | Reply>;
+) => Promise<R | JsonReply<R> | EmptyReply | RawReply | StreamReply>;
 
 /** Per-invocation state that middlewares fill in before the route handler runs. */
 export interface RequestState {

@@ -4,7 +4,7 @@ import { sha256 } from '#shared/auth/opaque.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound } from '#shared/http/errors.ts';
-import { type Reply, reply, toPage } from '#shared/http/responses.ts';
+import { type EmptyReply, type JsonReply, type RawReply, reply, toPage } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { getSite, siteItems } from '#areas/content/lookup.ts';
@@ -50,20 +50,22 @@ const matches = (header: string | undefined, etag: string) =>
  * A cacheable answer: Cache-Control public with the route's lifetime and an ETag over the body
  * and the site's cache version (bumped by cache/invalidate); 304 when If-None-Match holds it.
  */
-export function cacheable(
-  site: SiteRecord,
-  headers: Headers,
-  maxAge: number,
-  body: { json: unknown } | { css: string },
-): Reply {
-  const text = 'json' in body ? JSON.stringify(body.json) : body.css;
-  const etag = etagOf(site, text);
-  const cacheHeaders = { 'cache-control': `public, max-age=${maxAge}`, etag };
+export function cacheable<T>(site: SiteRecord, headers: Headers, maxAge: number, json: T): JsonReply<T> | EmptyReply {
+  const etag = etagOf(site, JSON.stringify(json));
+  const cacheHeaders = cacheHeadersOf(maxAge, etag);
   if (matches(headers['if-none-match'], etag)) return reply.empty(304, cacheHeaders);
-  return 'json' in body
-    ? reply.json(body.json, { headers: cacheHeaders })
-    : reply.raw('text/css; charset=utf-8', body.css, { headers: cacheHeaders });
+  return reply.json(json, { headers: cacheHeaders });
 }
+
+/** The theme's style sheet, cacheable the same way. */
+export function cacheableCss(site: SiteRecord, headers: Headers, maxAge: number, css: string): RawReply | EmptyReply {
+  const etag = etagOf(site, css);
+  const cacheHeaders = cacheHeadersOf(maxAge, etag);
+  if (matches(headers['if-none-match'], etag)) return reply.empty(304, cacheHeaders);
+  return reply.raw('text/css; charset=utf-8', css, { headers: cacheHeaders });
+}
+
+const cacheHeadersOf = (maxAge: number, etag: string) => ({ 'cache-control': `public, max-age=${maxAge}`, etag });
 
 export async function resolveDomain(domain: string) {
   const owner = await get<{ siteId: string }>(claims.domain(domain));

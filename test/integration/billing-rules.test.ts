@@ -46,7 +46,7 @@ beforeAll(async () => {
 afterEach(() => installPorts({ payments: localPaymentProviders }));
 
 const newBillingTenant = async () => {
-  const id = await newTenant({ name: `Rules ${crypto.randomUUID().slice(0, 6)}`, planType: 1, ...BASELINE });
+  const id = await newTenant({ name: `Rules ${crypto.randomUUID().slice(0, 6)}`, ...BASELINE });
   return { id, owner: await tokenFor({ tenantId: id }) };
 };
 type Tenant = Awaited<ReturnType<typeof newBillingTenant>>;
@@ -275,7 +275,7 @@ describe('money and dates (issue 32, items 3 and 12)', () => {
 
   it('history dates that are not dates are 400, never 500', async () => {
     const t = await newBillingTenant();
-    for (const query of [
+    for (const query of <Record<string, string>[]>[
       { startDate: '1' },
       { startDate: '0.5' },
       { endDate: '1' },

@@ -7,6 +7,7 @@ import { ensureAdmin, ensureInternalKey, ensureSigningKeys, type AdminOutcome } 
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { fileParameterStore } from './file-parameter-store.ts';
 import { localQueue } from './local-queue.ts';
+import { localPaymentProviders } from './providers/payment-provider.ts';
 import { fileOutbox } from './outbox.ts';
 import { startS3 } from './s3.ts';
 import { seedReferenceData } from './seed.ts';
@@ -37,8 +38,9 @@ export interface LocalStack {
 
 /**
  * Every AWS service the API uses, stood in for locally and persisted under `dataDir`: DynamoDB
- * Local (table), s3rver (buckets), an in-process queue (SQS), a file outbox (SES) and a file
- * parameter store (SSM). Then the data every deployment starts with: keys, admin, reference data.
+ * Local (table), s3rver (buckets), an in-process queue (SQS), a file outbox (SES), a file
+ * parameter store (SSM) and the payment providers' stand-in (installed here, never bundled). Then
+ * the data every deployment starts with: keys, admin, reference data.
  */
 export async function startLocalStack(dataDir: string): Promise<LocalStack> {
   requireJava();
@@ -58,7 +60,7 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     const params = fileParameterStore(dataDir);
     const queue = localQueue({ dataDir });
     const outbox = fileOutbox(dataDir);
-    installPorts({ params, queue, mailer: outbox });
+    installPorts({ params, queue, mailer: outbox, payments: localPaymentProviders });
     // Let messages already handed to a worker finish (as Lambda would) before the table goes away.
     stops.push(() => Promise.race([queue.drain(), new Promise<void>((r) => setTimeout(r, 5000).unref())]));
 

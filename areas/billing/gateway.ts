@@ -1,6 +1,6 @@
 import { ApiError } from '#shared/http/errors.ts';
-import { config } from '#shared/platform/config.ts';
-import type { ProviderId } from './records.ts';
+import { paymentProviders } from '#shared/platform/ports.ts';
+import type { ProviderId } from './vocabulary.ts';
 
 /** What the platform asks of a payment provider; each provider has one adapter behind this. */
 export interface CheckoutRequest {
@@ -40,8 +40,19 @@ export interface PaymentGateway {
     amountMinor: number;
     currency: string;
   }): Promise<void>;
+  /** Stops the provider's recurring charges of a subscription; the provider confirms with a webhook. */
+  cancelSubscription(req: { tenantId: string; subscriptionId: string }): Promise<void>;
   /** Exchanges a provider token (from the provider's card form) for a stored method; throws when declined. */
   attachMethod(token: string): Promise<AttachedMethod>;
+}
+
+/**
+ * The payment providers port (shared/platform/ports.ts): the adapter of each provider. The local
+ * server and the test setup install the local stand-ins (local/providers/payment-provider.ts); a
+ * deployed build installs the providers' real adapters. Nothing installed: 503 PAYMENTS_NOT_CONFIGURED.
+ */
+export interface PaymentProviders {
+  gateway(provider: ProviderId): PaymentGateway;
 }
 
 export const paymentsNotConfigured = () =>
@@ -50,21 +61,9 @@ export const paymentsNotConfigured = () =>
 export const methodDeclined = () =>
   new ApiError(400, 'PAYMENT_METHOD_DECLINED', 'The provider declined this payment method');
 
-/**
- * The adapter of a provider. The local stage uses the stand-in that the local server also serves;
- * a deployed stage needs the provider's real adapter (configured through PAYMENT_PROVIDER_<A|B>_API_URL
- * and its key in SSM), and answers 503 PAYMENTS_NOT_CONFIGURED until one is installed.
- */
-export async function paymentGateway(provider: ProviderId): Promise<PaymentGateway> {
-  if (installed[provider]) return installed[provider];
-  if (config.stage !== 'local') throw paymentsNotConfigured();
-  return (await import('#local/providers/payment-provider.ts')).localGateway(provider);
-}
-
-const installed: Partial<Record<ProviderId, PaymentGateway>> = {};
-
-/** Installs a provider's adapter (a deployed build's real adapter, or a test double). */
-export function installPaymentGateway(provider: ProviderId, gateway: PaymentGateway | undefined) {
-  if (gateway) installed[provider] = gateway;
-  else delete installed[provider];
+/** The adapter of a provider, from the installed port; none installed is 503 PAYMENTS_NOT_CONFIGURED. */
+export function paymentGateway(provider: ProviderId): PaymentGateway {
+  const providers = paymentProviders();
+  if (!providers) throw paymentsNotConfigured();
+  return providers.gateway(provider);
 }

@@ -1,27 +1,73 @@
 import { createHash } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { billingKeys } from './records.ts';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Key } from '#shared/data/keys.ts';
+import { get } from '#shared/data/read.ts';
 import { badRequest, conflict } from '#shared/http/errors.ts';
-import type { Reply } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
+import { billingKeys } from './records.ts';
 
 /** Keys are kept a day: long enough for any client retry, short enough not to pile up. */
 const KEY_TTL_SECONDS = 24 * 3600;
 const KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
+/** An idempotency key's item: operational (expires by TTL), not a record, so single commands, not commitChange. */
+interface KeyItem {
+  bodyHash: string;
+  state: 'running' | 'done';
+  /** The first answer's result, as JSON (`reply` on keys written before issue 26, for their last day). */
+  result?: string;
+  reply?: string;
+}
+
+/** Claims the key: false when it exists already. */
+async function claim(key: Key, bodyHash: string): Promise<boolean> {
+  try {
+    await ddb().send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { ...key, bodyHash, state: 'running', ttl: Math.floor(Date.now() / 1000) + KEY_TTL_SECONDS },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (err) {
+    if ((err as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+    throw err;
+  }
+}
+
+/** Keeps the first answer under the key. */
+const complete = (key: Key, result: unknown) =>
+  ddb().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: key,
+      UpdateExpression: 'SET #state = :done, #result = :result',
+      ExpressionAttributeNames: { '#state': 'state', '#result': 'result' },
+      ExpressionAttributeValues: { ':done': 'done', ':result': JSON.stringify(result ?? null) },
+    }),
+  );
+
+/** Frees the key of a request that failed, so it may be retried. */
+const release = (key: Key) =>
+  ddb()
+    .send(new DeleteCommand({ TableName: config.tableName, Key: key }))
+    .then(() => undefined)
+    .catch(() => undefined);
+
 /**
  * Runs a money-moving request at most once per `Idempotency-Key`: the first request with a key
- * runs and its answer is kept; the same key with the same body gets that answer again; the same
+ * runs and its result is kept; the same key with the same body gets that result again; the same
  * key with another body is 409. A request that failed leaves nothing behind, so it may be retried.
  */
-export async function idempotent(
+export async function idempotent<T>(
   t: string,
   scope: string,
   key: string | undefined,
   body: unknown,
-  run: () => Promise<Reply>,
-): Promise<Reply> {
+  run: () => Promise<T>,
+): Promise<T> {
   if (key === undefined) return run();
   if (!KEY_PATTERN.test(key))
     throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-200 visible ASCII characters');
@@ -29,18 +75,8 @@ export async function idempotent(
   const bodyHash = createHash('sha256')
     .update(JSON.stringify(body ?? null))
     .digest('hex');
-  try {
-    await ddb().send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: { ...itemKey, bodyHash, state: 'running', ttl: Math.floor(Date.now() / 1000) + KEY_TTL_SECONDS },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  } catch (err) {
-    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
-    const seen = (await ddb().send(new GetCommand({ TableName: config.tableName, Key: itemKey, ConsistentRead: true })))
-      .Item;
+  if (!(await claim(itemKey, bodyHash))) {
+    const seen = await get<KeyItem>(itemKey, { consistent: true });
     if (seen?.bodyHash !== bodyHash)
       throw conflict('This Idempotency-Key was used with another request body', 'IDEMPOTENCY_KEY_REUSED');
     if (seen.state !== 'done')
@@ -48,25 +84,19 @@ export async function idempotent(
         'A request with this Idempotency-Key is still running; retry shortly',
         'IDEMPOTENCY_REQUEST_IN_PROGRESS',
       );
-    return JSON.parse(String(seen.reply)) as Reply;
+    return JSON.parse(String(seen.result ?? seen.reply)) as T;
   }
-  let reply: Reply;
+  let result: T;
   try {
-    reply = await run();
+    result = await run();
   } catch (err) {
-    await ddb()
-      .send(new DeleteCommand({ TableName: config.tableName, Key: itemKey }))
-      .catch(() => undefined);
+    await release(itemKey);
     throw err;
   }
-  await ddb().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: itemKey,
-      UpdateExpression: 'SET #state = :done, reply = :reply',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':done': 'done', ':reply': JSON.stringify(reply) },
-    }),
-  );
-  return reply;
+  await complete(itemKey, result);
+  return result;
 }
+
+/** The `Idempotency-Key` header (API Gateway lowercases header names; the local server may not). */
+export const idempotencyKey = (headers: Record<string, string | undefined>) =>
+  headers['idempotency-key'] ?? headers['Idempotency-Key'];

@@ -1,20 +1,19 @@
-import { keys } from '#shared/data/keys.ts';
-import { getItem, listNewestFirst } from '#shared/data/collection.ts';
-import { INVOICE_STATUS_LABEL } from './ledger.ts';
-import { billingKeys, invoicePdfKey, toInvoice, toInvoiceDetail, type InvoiceLine, type Item } from './records.ts';
-import { notFound } from '#shared/http/errors.ts';
+import { listNewestFirst } from '#shared/data/collection.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
 import { reply, toPage } from '#shared/http/responses.ts';
-
-const read = (key: { pk: string; sk: string }) => getItem<Item>(key);
+import { INVOICE_STATUS_LABEL } from './ledger.ts';
+import { billingKeys, invoicePdfKey, toInvoice, toInvoiceDetail, type InvoiceRecord } from './records.ts';
 
 export async function listInvoices(t: string, q: { page: number; pageSize: number }) {
-  const { items, totalCount } = await listNewestFirst<Item>(billingKeys.invoices(t), q);
+  const { items, totalCount } = await listNewestFirst<InvoiceRecord>(billingKeys.invoices(t), q);
   return toPage(items.map(toInvoice), totalCount, q.page, q.pageSize);
 }
 
 async function invoiceOr404(t: string, id: string) {
-  const [invoice, tenant] = await Promise.all([read(billingKeys.invoice(t, id)), read(keys.platformItem('TENANT', t))]);
-  if (!invoice) throw notFound('Invoice');
+  const [invoice, tenant] = await Promise.all([
+    getOr404<InvoiceRecord>(billingKeys.invoice(t, id), 'Invoice'),
+    get<{ name?: string }>(billingKeys.tenant(t), { attributes: ['name'] }),
+  ]);
   return { invoice, tenantName: String(tenant?.name ?? '') };
 }
 
@@ -26,7 +25,7 @@ export async function invoiceDetail(t: string, id: string) {
 /** Streams the stored PDF; one missing from the bucket (lost, or never stored) is rendered again and kept. */
 export async function invoicePdf(t: string, id: string) {
   const { invoice, tenantName } = await invoiceOr404(t, id);
-  const key = String(invoice.pdfKey ?? invoicePdfKey(t, id));
+  const key = invoice.pdfKey ?? invoicePdfKey(t, id);
   // S3 and the renderer load only for this route.
   const { readInvoicePdf, storeInvoicePdf } = await import('./invoice-pdf.ts');
   let bytes = await readInvoicePdf(key);
@@ -35,13 +34,13 @@ export async function invoicePdf(t: string, id: string) {
       id,
       tenantId: t,
       tenantName,
-      planName: (invoice.subscriptionPlanName as string | null) ?? null,
+      planName: invoice.subscriptionPlanName ?? null,
       amountMinor: Number(invoice.amountMinor),
-      currency: String(invoice.currency),
+      currency: invoice.currency,
       statusLabel: INVOICE_STATUS_LABEL[Number(invoice.status)] ?? 'Issued',
       issuedAt: String(invoice.issuedAt ?? invoice.createdAt),
-      paidAt: (invoice.paidAt as string | null) ?? null,
-      items: (invoice.items as InvoiceLine[] | undefined) ?? [],
+      paidAt: invoice.paidAt ?? null,
+      items: invoice.items ?? [],
     });
     bytes = (await readInvoicePdf(key))!;
   }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { bumpCounter, putNew } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
-import type { TransactItem } from '#shared/data/transact.ts';
-import { billingKeys, InvoiceStatus, type InvoiceLine, type ProviderId } from './records.ts';
+import type { TransactItem } from '#shared/data/commit.ts';
+import { billingKeys, invoiceItem, paymentItem, type InvoiceRecord, type PaymentRecord } from './records.ts';
+import { InvoiceStatus } from './vocabulary.ts';
 
 /**
  * Record builders for money movements: each returns transaction items (the record with its
@@ -16,65 +16,21 @@ export function derivedUuid(...parts: string[]): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export interface PaymentInput {
-  id: string;
-  tenantId: string;
-  subscriptionId: string | null;
-  invoiceId: string | null;
-  amountMinor: number;
-  currency: string;
-  status: number;
-  provider: ProviderId;
-  providerReferenceId: string | null;
-  paidAt: string | null;
-  description: string | null;
+export type PaymentInput = Omit<PaymentRecord, 'createdAt' | 'updatedAt' | 'failureReason'> & {
   failureReason?: string | null;
-}
+};
 
 export function newPayment(p: PaymentInput, now: string): TransactItem[] {
-  const collection = billingKeys.payments(p.tenantId);
   return [
-    putNew({
-      ...billingKeys.payment(p.tenantId, p.id),
-      ...keys.newestFirst(collection, now, p.id),
-      ...p,
-      failureReason: p.failureReason ?? null,
-      createdAt: now,
-      updatedAt: now,
-    }),
-    bumpCounter(collection, 1),
+    putNew(paymentItem({ ...p, failureReason: p.failureReason ?? null }, now)),
+    bumpCounter(billingKeys.payments(p.tenantId), 1),
   ];
 }
 
-export interface InvoiceInput {
-  id: string;
-  tenantId: string;
-  subscriptionId: string | null;
-  subscriptionPlanName: string | null;
-  paymentId: string | null;
-  amountMinor: number;
-  currency: string;
-  status: number;
-  dueDate: string | null;
-  paidAt: string | null;
-  items: InvoiceLine[];
-  /** The stored PDF (rendered before the invoice is committed). */
-  pdfKey: string | null;
-}
+export type InvoiceInput = Omit<InvoiceRecord, 'issuedAt' | 'createdAt'>;
 
 export function newInvoice(i: InvoiceInput, now: string): TransactItem[] {
-  const collection = billingKeys.invoices(i.tenantId);
-  return [
-    putNew({
-      ...billingKeys.invoice(i.tenantId, i.id),
-      ...keys.newestFirst(collection, now, i.id),
-      ...i,
-      issuedAt: now,
-      createdAt: now,
-      updatedAt: now,
-    }),
-    bumpCounter(collection, 1),
-  ];
+  return [putNew(invoiceItem(i, now)), bumpCounter(billingKeys.invoices(i.tenantId), 1)];
 }
 
 export const INVOICE_STATUS_LABEL: Record<number, string> = Object.fromEntries(

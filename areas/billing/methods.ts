@@ -1,32 +1,30 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { getItem } from '#shared/data/collection.ts';
-import { commitChange } from '#shared/data/commit.ts';
+import { commitChange, deleteItem, orConflict, putItem, type TransactItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
-import type { TransactItem } from '#shared/data/transact.ts';
-import { paymentGateway } from './gateway.ts';
-import { billingKeys, toMethod, type Item, type ProviderId } from './records.ts';
-import { conflict, notFound } from '#shared/http/errors.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
+import { ApiError, conflict, notFound } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
+import { paymentGateway } from './gateway.ts';
+import { billingKeys, defaultMethodItem, methodItem, toMethod, type MethodRecord } from './records.ts';
+import { METHOD_LIMIT, type ProviderId } from './vocabulary.ts';
 
-/** Stored methods per tenant. */
-export const METHOD_LIMIT = 10;
-
-const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
+const limitReached = () => conflict(`At most ${METHOD_LIMIT} payment methods per tenant`, 'LIMIT_REACHED');
 
 /** The tenant's methods (one Query) and its default pointer (one GetItem). */
-async function methodsOf(t: string): Promise<{ methods: Item[]; defaultId: string | null }> {
-  const [methods, pointer] = await Promise.all([
-    queryItems({
+async function methodsOf(t: string): Promise<{ methods: MethodRecord[]; defaultId: string | null }> {
+  const [items, pointer] = await Promise.all([
+    queryItems<MethodRecord>({
       TableName: config.tableName,
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': billingKeys.methods(t) },
       ConsistentRead: true,
     }),
-    read(billingKeys.defaultMethod(t)),
+    get<{ methodId?: string }>(billingKeys.defaultMethod(t), { consistent: true }),
   ]);
   return {
-    methods: methods.filter((m) => typeof m.id === 'string'),
-    defaultId: (pointer?.methodId as string | undefined) ?? null,
+    // The partition also holds the methods' counter.
+    methods: items.filter((m) => typeof m.id === 'string'),
+    defaultId: pointer?.methodId ?? null,
   };
 }
 
@@ -41,62 +39,93 @@ export async function listMethods(t: string) {
     .map((m) => toMethod(m, defaultId));
 }
 
-const pointTo = (t: string, methodId: string, now: string): TransactItem => ({
-  Put: { TableName: config.tableName, Item: { ...billingKeys.defaultMethod(t), methodId, updatedAt: now } },
-});
+/**
+ * The tenant's method counter moved by `by`, under the limit when adding. A tenant whose counter
+ * does not exist yet (methods stored before it) starts from the methods listed.
+ */
+function countMethods(t: string, by: 1 | -1, listed: number): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: billingKeys.methodCount(t),
+      UpdateExpression: 'SET #count = if_not_exists(#count, :listed) + :by',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: { ':listed': listed, ':by': by, ...(by > 0 ? { ':limit': METHOD_LIMIT } : {}) },
+      ...(by > 0 ? { ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit' } : {}),
+    },
+  };
+}
 
-/** Exchanges the provider token for a stored method; the tenant's first method becomes its default. */
+const DEFAULT_TAKEN = new ApiError(409, 'DEFAULT_TAKEN', 'Another method became the default meanwhile');
+
+/**
+ * Exchanges the provider token for a stored method; the tenant's first method becomes its default.
+ * The limit is a condition of the write (the counter), so parallel adds never store more than it.
+ */
 export async function addMethod(t: string, input: { provider: number; token: string }, actor: Principal) {
   const { methods, defaultId } = await methodsOf(t);
-  if (methods.length >= METHOD_LIMIT)
-    throw conflict(`At most ${METHOD_LIMIT} payment methods per tenant`, 'LIMIT_REACHED');
-  const gateway = await paymentGateway(input.provider as ProviderId);
-  const card = await gateway.attachMethod(input.token);
-  const id = crypto.randomUUID();
-  const now = new Date().toISOString();
-  const item = { ...billingKeys.method(t, id), id, tenantId: t, provider: input.provider, ...card, createdAt: now };
-  const makeDefault = !defaultId;
-  await commitChange(
-    [
-      { Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-      makeDefault
-        ? {
-            Put: {
-              TableName: config.tableName,
-              Item: { ...billingKeys.defaultMethod(t), methodId: id, updatedAt: now },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          }
-        : null,
-    ],
-    {
-      tenantId: t,
-      actor,
-      entityType: 'PaymentMethod',
-      entityId: id,
-      action: 'Created',
-      changes: { provider: input.provider, lastFourDigits: card.lastFourDigits, isDefault: makeDefault },
-    },
-    now,
-    'Payment methods changed meanwhile; try again',
-  );
-  return toMethod(item, makeDefault ? id : defaultId);
+  if (methods.length >= METHOD_LIMIT) throw limitReached();
+  const card = await paymentGateway(input.provider as ProviderId).attachMethod(input.token);
+  const method: MethodRecord = {
+    id: crypto.randomUUID(),
+    tenantId: t,
+    provider: input.provider,
+    ...card,
+    createdAt: new Date().toISOString(),
+  };
+  const commit = (makeDefault: boolean) =>
+    commitChange(
+      [
+        orConflict(
+          putItem(methodItem(method), 'attribute_not_exists(pk)'),
+          'Payment methods changed meanwhile; try again',
+        ),
+        orConflict(countMethods(t, 1, methods.length), limitReached()),
+        makeDefault
+          ? orConflict(
+              putItem(defaultMethodItem(t, method.id, method.createdAt), 'attribute_not_exists(pk)'),
+              DEFAULT_TAKEN,
+            )
+          : null,
+      ],
+      {
+        tenantId: t,
+        actor,
+        entityType: 'PaymentMethod',
+        entityId: method.id,
+        action: 'Created',
+        changes: { provider: input.provider, lastFourDigits: card.lastFourDigits, isDefault: makeDefault },
+      },
+      { now: method.createdAt },
+    );
+  // A parallel add may make its own method the default first: this one is then stored as another method.
+  let isDefault = !defaultId;
+  try {
+    await commit(isDefault);
+  } catch (err) {
+    if (err !== DEFAULT_TAKEN) throw err;
+    isDefault = false;
+    await commit(false);
+  }
+  return toMethod(method, isDefault ? method.id : null);
 }
 
 export async function setDefault(t: string, methodId: string, actor: Principal) {
-  const method = await read(billingKeys.method(t, methodId));
-  if (!method) throw notFound('Payment method');
+  const method = await getOr404<MethodRecord>(billingKeys.method(t, methodId), 'Payment method', { consistent: true });
   const now = new Date().toISOString();
   await commitChange(
     [
-      {
-        ConditionCheck: {
-          TableName: config.tableName,
-          Key: billingKeys.method(t, methodId),
-          ConditionExpression: 'attribute_exists(pk)',
+      orConflict(
+        {
+          ConditionCheck: {
+            TableName: config.tableName,
+            Key: billingKeys.method(t, methodId),
+            ConditionExpression: 'attribute_exists(pk)',
+          },
         },
-      },
-      pointTo(t, methodId, now),
+        notFound('Payment method'),
+      ),
+      putItem(defaultMethodItem(t, methodId, now)),
     ],
     {
       tenantId: t,
@@ -106,8 +135,7 @@ export async function setDefault(t: string, methodId: string, actor: Principal) 
       action: 'SetDefault',
       changes: { isDefault: true },
     },
-    now,
-    notFound('Payment method'),
+    { now },
   );
   return toMethod(method, methodId);
 }
@@ -120,25 +148,19 @@ export async function deleteMethod(t: string, methodId: string, actor: Principal
   const successor = methods
     .filter((m) => m.id !== methodId)
     .sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))[0];
-  const pointer: TransactItem[] =
+  const pointer =
     defaultId !== methodId
-      ? []
+      ? null
       : successor
-        ? [pointTo(t, String(successor.id), now)]
-        : [{ Delete: { TableName: config.tableName, Key: billingKeys.defaultMethod(t) } }];
+        ? putItem(defaultMethodItem(t, successor.id, now))
+        : deleteItem(billingKeys.defaultMethod(t));
   await commitChange(
     [
-      {
-        Delete: {
-          TableName: config.tableName,
-          Key: billingKeys.method(t, methodId),
-          ConditionExpression: 'attribute_exists(pk)',
-        },
-      },
-      ...pointer,
+      orConflict(deleteItem(billingKeys.method(t, methodId), 'attribute_exists(pk)'), notFound('Payment method')),
+      countMethods(t, -1, methods.length),
+      pointer,
     ],
     { tenantId: t, actor, entityType: 'PaymentMethod', entityId: methodId, action: 'Deleted', changes: null },
-    now,
-    notFound('Payment method'),
+    { now },
   );
 }

@@ -21,12 +21,17 @@ export const CURRENCY_DECIMALS: Readonly<Record<string, number>> = {
 
 export const isCurrency = (code: string) => Object.hasOwn(CURRENCY_DECIMALS, code);
 
+/** The shape of a currency code the API accepts before the list above is consulted. */
+export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
+
 /** The largest amount one payment may carry, in major units (guards float precision). */
 export const MAX_AMOUNT_MAJOR = 1_000_000;
 
 /**
- * Minor units of a decimal amount, or the reason it is not acceptable: not positive, more
- * decimals than the currency has, or above the limit.
+ * Minor units of a decimal amount, or the reason it is not acceptable. The check is made on the
+ * minor amount itself: it must be a whole number of at least 1 whose decimal form is exactly the
+ * amount given (so `1e-7` USD is 0 cents, refused, and `1.001` USD has a decimal too many), and
+ * the amount at most MAX_AMOUNT_MAJOR.
  */
 export function toMinor(
   amount: number,
@@ -36,10 +41,12 @@ export function toMinor(
   if (decimals === undefined) return { ok: false, message: `Unknown currency ${currency}` };
   if (!Number.isFinite(amount) || amount <= 0) return { ok: false, message: 'Amount must be greater than zero' };
   if (amount > MAX_AMOUNT_MAJOR) return { ok: false, message: `Amount must be at most ${MAX_AMOUNT_MAJOR}` };
-  const [, fraction = ''] = String(amount).split('.');
-  if (fraction.length > decimals)
-    return { ok: false, message: `${currency} amounts have at most ${decimals} decimals` };
-  return { ok: true, minor: Math.round(amount * 10 ** decimals) };
+  const scale = 10 ** decimals;
+  const minor = Math.round(amount * scale);
+  if (minor < 1) return { ok: false, message: `Amount must be at least ${(1 / scale).toFixed(decimals)} ${currency}` };
+  // Both sides are the double nearest the same decimal when the amount has at most `decimals` decimals.
+  if (minor / scale !== amount) return { ok: false, message: `${currency} amounts have at most ${decimals} decimals` };
+  return { ok: true, minor };
 }
 
 export const toMajor = (minor: number, currency: string) => minor / 10 ** (CURRENCY_DECIMALS[currency] ?? 2);

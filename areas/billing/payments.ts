@@ -1,27 +1,17 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '#shared/auth/access-token.ts';
-import { getItem } from '#shared/data/collection.ts';
-import { commitChange, updateItem } from '#shared/data/commit.ts';
+import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
+import { conflict, validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { config } from '#shared/platform/config.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 import { paymentGateway } from './gateway.ts';
 import { newPayment } from './ledger.ts';
 import { toMinor } from './money.ts';
-import {
-  billingKeys,
-  PaymentProvider,
-  PaymentStatus,
-  SubscriptionStatus,
-  toPayment,
-  type Item,
-  type ProviderId,
-} from './records.ts';
-import { conflict, notFound, validationError } from '#shared/http/errors.ts';
-import { toPage } from '#shared/http/responses.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
-import { countMetric } from '#shared/runtime/metrics.ts';
-
-const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
+import { billingKeys, toPayment, type MethodRecord, type PaymentRecord, type SubscriptionRecord } from './records.ts';
+import { PaymentProvider, PaymentStatus, PENDING, SubscriptionStatus, type ProviderId } from './vocabulary.ts';
 
 export interface ProcessInput {
   subscriptionId: string;
@@ -41,14 +31,16 @@ export async function processPayment(t: string, input: ProcessInput, actor: Prin
     throw validationError([
       { path: money.message.startsWith('Unknown currency') ? 'body.currency' : 'body.amount', message: money.message },
     ]);
-  const sub = await read(billingKeys.subscription(t, input.subscriptionId.toLowerCase()));
-  if (!sub) throw notFound('Subscription');
+  const sub = await getOr404<SubscriptionRecord>(billingKeys.subscription(t, input.subscriptionId), 'Subscription', {
+    consistent: true,
+  });
   if (Number(sub.status) === SubscriptionStatus.Cancelled)
     throw conflict('The subscription is cancelled', 'SUBSCRIPTION_CANCELLED');
   const method = input.paymentMethodId
-    ? await read(billingKeys.method(t, input.paymentMethodId.toLowerCase()))
+    ? await getOr404<MethodRecord>(billingKeys.method(t, input.paymentMethodId), 'Payment method', {
+        consistent: true,
+      })
     : undefined;
-  if (input.paymentMethodId && !method) throw notFound('Payment method');
   const provider = (method ? Number(method.provider) : PaymentProvider.A) as ProviderId;
 
   const id = crypto.randomUUID();
@@ -59,7 +51,7 @@ export async function processPayment(t: string, input: ProcessInput, actor: Prin
       {
         id,
         tenantId: t,
-        subscriptionId: String(sub.id),
+        subscriptionId: sub.id,
         invoiceId: null,
         amountMinor: money.minor,
         currency: input.currency,
@@ -79,12 +71,11 @@ export async function processPayment(t: string, input: ProcessInput, actor: Prin
       action: 'Created',
       changes: { amountMinor: money.minor, currency: input.currency, provider, paymentMethodId: method?.id ?? null },
     },
-    now,
-    'The payment could not be recorded; try again',
+    { now, onConflict: 'The payment could not be recorded; try again' },
   );
   countMetric('Payment', 'Pending');
 
-  const gateway = await paymentGateway(provider);
+  const gateway = paymentGateway(provider);
   const request = {
     tenantId: t,
     kind: 'payment' as const,
@@ -94,11 +85,11 @@ export async function processPayment(t: string, input: ProcessInput, actor: Prin
     description,
   };
   if (method) {
-    await gateway.charge({ ...request, providerMethodId: String(method.providerMethodId) });
-    return { paymentId: id, status: 'PENDING', checkoutUrl: null, expiresAt: null };
+    await gateway.charge({ ...request, providerMethodId: method.providerMethodId });
+    return { paymentId: id, status: PENDING, checkoutUrl: null, expiresAt: null };
   }
   const checkout = await gateway.createCheckout(request);
-  return { paymentId: id, status: 'PENDING', checkoutUrl: checkout.checkoutUrl, expiresAt: checkout.expiresAt };
+  return { paymentId: id, status: PENDING, checkoutUrl: checkout.checkoutUrl, expiresAt: checkout.expiresAt };
 }
 
 const dayStart = (d: string) => (d.length === 10 ? `${d}T00:00:00.000Z` : new Date(d).toISOString());
@@ -113,7 +104,7 @@ export async function paymentHistory(
   const to = q.endDate ? `${dayEnd(q.endDate)}#~` : '9999';
   if (from > to) throw validationError([{ path: 'query.endDate', message: 'endDate is before startDate' }]);
   const filtered = q.statusFilter !== undefined;
-  const all = await queryItems({
+  const all = await queryItems<PaymentRecord>({
     TableName: config.tableName,
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
@@ -131,51 +122,84 @@ export async function paymentHistory(
 }
 
 /**
- * Asks the provider to refund a Paid payment. The request is marked on the payment first (once:
- * a second request is 409) and released again when the provider refuses; the provider's
- * confirmation webhook makes the payment Refunded.
+ * Asks the provider to refund a Paid payment. The request is marked on the payment first, under a
+ * condition (once: a second request, even a concurrent one, is 409 and never reaches the
+ * provider), and released again when the provider refuses; the provider's confirmation webhook
+ * makes the payment Refunded. Refunding a subscription period's charge also ends the subscription
+ * at the provider (docs/decisions.md "What the tenant pays for").
  */
 export async function requestRefund(t: string, paymentId: string, reason: string, actor: Principal) {
   const key = billingKeys.payment(t, paymentId);
-  const payment = await read(key);
-  if (!payment) throw notFound('Payment');
+  const payment = await getOr404<PaymentRecord>(key, 'Payment', { consistent: true });
   if (Number(payment.status) !== PaymentStatus.Paid)
     throw conflict('Only a Paid payment can be refunded', 'PAYMENT_NOT_REFUNDABLE');
   const now = new Date().toISOString();
   await commitChange(
     [
-      updateItem(
-        key,
-        { refundRequestedAt: now, refundReason: reason, updatedAt: now },
-        {
-          condition: '#status = :paid AND attribute_not_exists(refundRequestedAt)',
-          names: { '#status': 'status' },
-          values: { ':paid': PaymentStatus.Paid },
-        },
+      orConflict(
+        updateItem(
+          key,
+          { refundRequestedAt: now, refundReason: reason, updatedAt: now },
+          {
+            condition: '#status = :paid AND attribute_not_exists(refundRequestedAt)',
+            names: { '#status': 'status' },
+            values: { ':paid': PaymentStatus.Paid },
+          },
+        ),
+        conflict('A refund of this payment was already requested', 'REFUND_ALREADY_REQUESTED'),
       ),
     ],
     { tenantId: t, actor, entityType: 'Payment', entityId: paymentId, action: 'RefundRequested', changes: { reason } },
-    now,
-    conflict('A refund of this payment was already requested', 'REFUND_ALREADY_REQUESTED'),
+    { now },
   );
+  const gateway = paymentGateway(Number(payment.provider) as ProviderId);
   try {
-    const gateway = await paymentGateway(Number(payment.provider) as ProviderId);
     await gateway.refund({
       tenantId: t,
       paymentId,
       providerReferenceId: String(payment.providerReferenceId),
       amountMinor: Number(payment.amountMinor),
-      currency: String(payment.currency),
+      currency: payment.currency,
     });
   } catch (err) {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: key,
-        UpdateExpression: 'REMOVE refundRequestedAt, refundReason',
-      }),
-    );
+    await releaseRefund(t, paymentId, now, actor);
     throw err;
   }
-  return toPayment((await read(key)) ?? payment);
+  if (payment.periodCharge && payment.subscriptionId) await endAtProvider(t, payment.subscriptionId);
+  return toPayment((await get<PaymentRecord>(key, { consistent: true })) ?? payment);
+}
+
+/** The provider refused the refund: the payment may be refunded again. */
+const releaseRefund = (t: string, paymentId: string, requestedAt: string, actor: Principal) =>
+  commitChange(
+    [
+      updateItem(
+        billingKeys.payment(t, paymentId),
+        { updatedAt: new Date().toISOString() },
+        {
+          remove: ['refundRequestedAt', 'refundReason'],
+          condition: 'refundRequestedAt = :at',
+          values: { ':at': requestedAt },
+        },
+      ),
+    ],
+    { tenantId: t, actor, entityType: 'Payment', entityId: paymentId, action: 'RefundRefused', changes: null },
+  ).catch((error: unknown) => logger.error('refund mark not released', { paymentId, error: error as Error }));
+
+/**
+ * Stops the provider's renewals of a subscription whose period charge was refunded. Our side ends
+ * it when the refund is confirmed (the webhook worker); a failure here is logged, not answered: the
+ * refund itself was accepted.
+ */
+async function endAtProvider(t: string, subscriptionId: string) {
+  const sub = await get<SubscriptionRecord>(billingKeys.subscription(t, subscriptionId), { consistent: true });
+  if (!sub) return;
+  try {
+    await paymentGateway(sub.provider ?? PaymentProvider.A).cancelSubscription({ tenantId: t, subscriptionId });
+  } catch (error) {
+    logger.error('subscription not cancelled at the provider after a refund', {
+      subscriptionId,
+      error: error as Error,
+    });
+  }
 }

@@ -1,9 +1,9 @@
 import { keys } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
-import { toMajor } from './money.ts';
+import { notFound, validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { PLANS, type PlanRecord } from '#shared/reference/plans.ts';
-import { notFound, validationError } from '#shared/http/errors.ts';
+import { toMajor } from './money.ts';
 
 /** Plans change only by a deploy-time seed or an operator: a warm function serves them from memory for this long. */
 export const PLAN_CACHE_SECONDS = 300;
@@ -49,7 +49,7 @@ export async function activePlans() {
 
 /** An active plan sold for the given period; anything else is a 400 on the field that is wrong. */
 export async function planFor(planId: string, billingPeriod: number): Promise<PlanRecord> {
-  const plan = (await allPlans()).find((p) => p.id === planId.toLowerCase() && p.isActive);
+  const plan = (await allPlans()).find((p) => p.id === planId && p.isActive);
   if (!plan) throw notFound('Plan');
   if (plan.billingPeriod !== billingPeriod)
     throw validationError([

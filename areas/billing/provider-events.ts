@@ -1,32 +1,25 @@
 import { auditPut, countAudit } from '#shared/data/audit.ts';
-import { getItem, putNew } from '#shared/data/collection.ts';
-import { updateItem } from '#shared/data/commit.ts';
-import { keys } from '#shared/data/keys.ts';
-import { transact, type TransactItem } from '#shared/data/transact.ts';
-import type { BillingAction, WebhookPayload } from './events.ts';
-import type { InvoiceDocument } from './invoice-pdf.ts';
-import { derivedUuid, INVOICE_STATUS_LABEL, newInvoice, newPayment } from './ledger.ts';
-import {
-  addDays,
-  addPeriod,
-  billingKeys,
-  InvoiceStatus,
-  PaymentProvider,
-  PaymentStatus,
-  SubscriptionStatus,
-  type Item,
-} from './records.ts';
-import type { PaymentProviderName } from './signatures.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
+import { putNew } from '#shared/data/collection.ts';
+import { commitChange, orConflict, updateItem, type TransactItem } from '#shared/data/commit.ts';
+import type { Key } from '#shared/data/keys.ts';
+import { get } from '#shared/data/read.ts';
+import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
-import { PLANS } from '#shared/reference/plans.ts';
+import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
+import { limitsDown, limitsUp } from './entitlements.ts';
+import type { WebhookPayload } from './events.ts';
+import type { InvoiceDocument } from './invoice-pdf.ts';
+import { derivedUuid, INVOICE_STATUS_LABEL, newInvoice, newPayment } from './ledger.ts';
+import { addDays, addPeriod } from './periods.ts';
+import { billingKeys, invoicePdfKey, type PaymentRecord, type SubscriptionRecord } from './records.ts';
+import { InvoiceStatus, PaymentProvider, PaymentStatus, SubscriptionStatus } from './vocabulary.ts';
 
-const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
+const read = <T>(key: Key) => get<T>(key, { consistent: true });
 
 /** A SET update under an optional condition (`#status` stands for the reserved word `status`). */
 const update = (
-  key: { pk: string; sk: string },
+  key: Key,
   set: Record<string, unknown>,
   condition?: { expression: string; values: Record<string, unknown> },
 ): TransactItem =>
@@ -40,22 +33,65 @@ const update = (
     },
   );
 
+type Audit = { entityType: string; entityId: string; action: string; changes: Record<string, unknown> | null };
+type Event = { type: string; data: Record<string, unknown> };
+
 /** What applying one event writes; `outcome` is kept on the event's marker. */
 interface Plan {
   outcome: 'applied' | 'ignored' | 'stale';
   items: TransactItem[];
-  audits: { entityType: string; entityId: string; action: string; changes: Record<string, unknown> | null }[];
-  events: { type: string; data: Record<string, unknown> }[];
+  audits: Audit[];
+  events: Event[];
   pdf?: InvoiceDocument;
   payments: string[];
 }
 
 const nothing = (outcome: Plan['outcome']): Plan => ({ outcome, items: [], audits: [], events: [], payments: [] });
 
+/** Active, Trialing or Suspended, past its first checkout: the subscriptions the tenant has (had) paid for. */
+const isLive = (sub: SubscriptionRecord) =>
+  !sub.awaitingCheckout &&
+  [SubscriptionStatus.Active, SubscriptionStatus.Trialing, SubscriptionStatus.Suspended].includes(
+    Number(sub.status) as 1,
+  );
+
+/**
+ * Ends a subscription the tenant no longer pays for (the provider deleted it, or its period
+ * charge was refunded): Cancelled, the tenant's pointer freed for a new one, and the tenant's
+ * limits back on the baseline when the subscription had raised them.
+ */
+function endSubscription(t: string, sub: SubscriptionRecord, now: string, reason: string) {
+  const items: TransactItem[] = [
+    update(
+      billingKeys.subscription(t, sub.id),
+      { status: SubscriptionStatus.Cancelled, awaitingCheckout: false, cancelledAt: now, updatedAt: now },
+      { expression: '#status = :was', values: { ':was': Number(sub.status) } },
+    ),
+    update(
+      billingKeys.current(t),
+      { state: 'cancelled', updatedAt: now },
+      { expression: 'subscriptionId = :sid', values: { ':sid': sub.id } },
+    ),
+  ];
+  if (isLive(sub)) items.push(limitsDown(t, now));
+  return {
+    items,
+    audits: [
+      {
+        entityType: 'Subscription',
+        entityId: sub.id,
+        action: 'Cancelled',
+        changes: { status: SubscriptionStatus.Cancelled, reason },
+      },
+    ],
+    events: [{ type: 'subscription.cancelled', data: { tenantId: t, subscriptionId: sub.id, reason } }],
+  };
+}
+
 interface Movement {
   t: string;
   tenantName: string;
-  sub: Item | null;
+  sub: SubscriptionRecord | null;
   eventKey: string;
   amountMinor: number;
   currency: string;
@@ -64,7 +100,7 @@ interface Movement {
   description: string;
   now: string;
   reason?: string;
-  /** An existing Pending payment this settles; otherwise a new payment is recorded. */
+  /** An existing Pending payment this settles; otherwise a new payment is recorded, a subscription period's charge. */
   paymentId?: string;
 }
 
@@ -73,9 +109,9 @@ function movement(m: Movement) {
   const invoiceId = derivedUuid(m.eventKey, 'invoice');
   const paymentId = m.paymentId ?? derivedUuid(m.eventKey, 'payment');
   const status = m.paid ? InvoiceStatus.Paid : InvoiceStatus.Overdue;
-  const planName = (m.sub?.planName as string | undefined) ?? null;
+  const planName = m.sub?.planName ?? null;
   const lines = [{ description: m.description, amountMinor: m.amountMinor, quantity: 1 }];
-  const pdf = {
+  const pdf: InvoiceDocument = {
     id: invoiceId,
     tenantId: m.t,
     tenantName: m.tenantName,
@@ -91,7 +127,7 @@ function movement(m: Movement) {
     {
       id: invoiceId,
       tenantId: m.t,
-      subscriptionId: (m.sub?.id as string | undefined) ?? null,
+      subscriptionId: m.sub?.id ?? null,
       subscriptionPlanName: planName,
       paymentId,
       amountMinor: m.amountMinor,
@@ -100,7 +136,7 @@ function movement(m: Movement) {
       dueDate: m.now,
       paidAt: m.paid ? m.now : null,
       items: lines,
-      pdfKey: `invoices/${m.t}/${invoiceId}.pdf`,
+      pdfKey: invoicePdfKey(m.t, invoiceId),
     },
     m.now,
   );
@@ -123,11 +159,12 @@ function movement(m: Movement) {
         {
           id: paymentId,
           tenantId: m.t,
-          subscriptionId: (m.sub?.id as string | undefined) ?? null,
+          subscriptionId: m.sub?.id ?? null,
           amountMinor: m.amountMinor,
           currency: m.currency,
           provider: PaymentProvider.A,
           description: m.description,
+          periodCharge: true,
           ...fields,
         },
         m.now,
@@ -135,66 +172,68 @@ function movement(m: Movement) {
   return { paymentId, invoiceId, items: [...payment, ...invoice], pdf };
 }
 
+const succeeded = (t: string, m: { paymentId: string; invoiceId: string }, amountMinor: number, currency: string) => ({
+  type: 'payment.succeeded',
+  data: { tenantId: t, paymentId: m.paymentId, invoiceId: m.invoiceId, amountMinor, currency },
+});
+
+/** A refund confirmed: the payment Refunded, its invoice Cancelled; a period charge ends its subscription. */
+async function refunded(t: string, payment: PaymentRecord, refundRef: string, now: string): Promise<Plan> {
+  if (payment.status !== PaymentStatus.Paid) return nothing('stale');
+  const plan: Plan = {
+    outcome: 'applied',
+    items: [
+      update(
+        billingKeys.payment(t, payment.id),
+        { status: PaymentStatus.Refunded, refundedAt: now, refundReference: refundRef, updatedAt: now },
+        { expression: '#status = :paid', values: { ':paid': PaymentStatus.Paid } },
+      ),
+    ],
+    audits: [
+      { entityType: 'Payment', entityId: payment.id, action: 'Refunded', changes: { status: PaymentStatus.Refunded } },
+    ],
+    events: [
+      {
+        type: 'payment.refunded',
+        data: { tenantId: t, paymentId: payment.id, amountMinor: payment.amountMinor, currency: payment.currency },
+      },
+    ],
+    payments: ['Refunded'],
+  };
+  if (payment.invoiceId)
+    plan.items.push(
+      update(billingKeys.invoice(t, payment.invoiceId), { status: InvoiceStatus.Cancelled, updatedAt: now }),
+    );
+  const sub =
+    payment.periodCharge && payment.subscriptionId
+      ? await read<SubscriptionRecord>(billingKeys.subscription(t, payment.subscriptionId))
+      : undefined;
+  if (sub && Number(sub.status) !== SubscriptionStatus.Cancelled) {
+    const ended = endSubscription(t, sub, now, 'refunded');
+    plan.items.push(...ended.items);
+    plan.audits.push(...ended.audits);
+    plan.events.push(...ended.events);
+  }
+  return plan;
+}
+
 async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
   const { action } = payload;
   if (action.kind === 'ignored') return nothing('ignored');
   const t = action.tenantId;
-  const tenant = await read(keys.platformItem('TENANT', t));
+  const tenant = await read<{ name?: string }>(billingKeys.tenant(t));
   if (!tenant) return nothing('stale');
   const tenantName = String(tenant.name ?? '');
   const eventKey = `${payload.provider}:${payload.eventId}`;
 
   if (action.kind === 'payment.paid' || action.kind === 'payment.failed' || action.kind === 'payment.refunded') {
-    const payment = await read(billingKeys.payment(t, action.paymentId));
+    const payment = await read<PaymentRecord>(billingKeys.payment(t, action.paymentId));
     if (!payment) return nothing('stale');
-    if (action.kind === 'payment.refunded') {
-      if (payment.status !== PaymentStatus.Paid) return nothing('stale');
-      const items = [
-        update(
-          billingKeys.payment(t, action.paymentId),
-          { status: PaymentStatus.Refunded, refundedAt: now, refundReference: action.refundRef, updatedAt: now },
-          { expression: '#status = :paid', values: { ':paid': PaymentStatus.Paid } },
-        ),
-      ];
-      if (payment.invoiceId)
-        items.push(
-          update(billingKeys.invoice(t, String(payment.invoiceId)), {
-            status: InvoiceStatus.Cancelled,
-            updatedAt: now,
-          }),
-        );
-      return {
-        outcome: 'applied',
-        items,
-        audits: [
-          {
-            entityType: 'Payment',
-            entityId: action.paymentId,
-            action: 'Refunded',
-            changes: { status: PaymentStatus.Refunded },
-          },
-        ],
-        events: [
-          {
-            type: 'payment.refunded',
-            data: {
-              tenantId: t,
-              paymentId: action.paymentId,
-              amountMinor: payment.amountMinor,
-              currency: payment.currency,
-            },
-          },
-        ],
-        payments: ['Refunded'],
-      };
-    }
+    if (action.kind === 'payment.refunded') return refunded(t, payment, action.refundRef, now);
     const paid = action.kind === 'payment.paid';
     // A late success may follow a failure (the customer retried at the provider); nothing else moves.
     if (payment.status !== PaymentStatus.Pending && !(paid && payment.status === PaymentStatus.Failed))
       return nothing('stale');
-    const sub = payment.subscriptionId
-      ? ((await read(billingKeys.subscription(t, String(payment.subscriptionId)))) ?? null)
-      : null;
     if (!paid) {
       return {
         outcome: 'applied',
@@ -222,6 +261,9 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
         payments: ['Failed'],
       };
     }
+    const sub = payment.subscriptionId
+      ? ((await read<SubscriptionRecord>(billingKeys.subscription(t, payment.subscriptionId))) ?? null)
+      : null;
     const m = movement({
       t,
       tenantName,
@@ -231,7 +273,7 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
       currency: action.currency,
       chargeRef: action.chargeRef,
       paid: true,
-      description: String(payment.description ?? 'Payment'),
+      description: payment.description ?? 'Payment',
       now,
       paymentId: action.paymentId,
     });
@@ -248,30 +290,16 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
         },
         { entityType: 'Invoice', entityId: m.invoiceId, action: 'Issued', changes: { status: InvoiceStatus.Paid } },
       ],
-      events: [
-        {
-          type: 'payment.succeeded',
-          data: {
-            tenantId: t,
-            paymentId: action.paymentId,
-            invoiceId: m.invoiceId,
-            amountMinor: action.amountMinor,
-            currency: action.currency,
-          },
-        },
-      ],
+      events: [succeeded(t, m, action.amountMinor, action.currency)],
       payments: ['Paid'],
     };
   }
 
   const subKey = billingKeys.subscription(t, action.subscriptionId);
-  const sub = await read(subKey);
+  const sub = await read<SubscriptionRecord>(subKey);
   if (!sub) return nothing('stale');
   const status = Number(sub.status);
-  const live =
-    !sub.awaitingCheckout &&
-    [SubscriptionStatus.Active, SubscriptionStatus.Trialing, SubscriptionStatus.Suspended].includes(status as 1);
-  const audit = (what: string, changes: Record<string, unknown>) => ({
+  const audit = (what: string, changes: Record<string, unknown>): Audit => ({
     entityType: 'Subscription',
     entityId: action.subscriptionId,
     action: what,
@@ -286,7 +314,6 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
       const newStatus = trialDays > 0 ? SubscriptionStatus.Trialing : SubscriptionStatus.Active;
       const renewalDate = trialDays > 0 ? addDays(now, trialDays) : addPeriod(now, period);
       const trialExpiresAt = trialDays > 0 ? renewalDate : null;
-      const features = PLANS.find((p) => p.id === sub.planId)?.features;
       const items: TransactItem[] = [
         update(
           subKey,
@@ -301,12 +328,7 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
           { state: 'live', updatedAt: now },
           { expression: 'subscriptionId = :sid', values: { ':sid': action.subscriptionId } },
         ),
-        update(keys.platformItem('TENANT', t), {
-          planType: sub.planType,
-          trialExpiresAt,
-          ...(features ? { maxAgents: features.maxAgents, maxKnowledgeBases: features.maxKnowledgeBases } : {}),
-          updatedAt: now,
-        }),
+        limitsUp(t, sub, trialExpiresAt, now),
       ];
       if (trialDays > 0)
         items.push(putNew({ ...billingKeys.trialUsed(t), subscriptionId: action.subscriptionId, startedAt: now }));
@@ -343,23 +365,14 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
           action: 'Paid',
           changes: { status: PaymentStatus.Paid, invoiceId: m.invoiceId },
         });
-        result.events.push({
-          type: 'payment.succeeded',
-          data: {
-            tenantId: t,
-            paymentId: m.paymentId,
-            invoiceId: m.invoiceId,
-            amountMinor: action.amountMinor,
-            currency: action.currency,
-          },
-        });
+        result.events.push(succeeded(t, m, action.amountMinor, action.currency));
         result.payments.push('Paid');
       }
       return result;
     }
     case 'subscription.renewed': {
-      if (!live) return nothing('stale');
-      const from = (sub.renewalDate as string | null) ?? now;
+      if (!isLive(sub)) return nothing('stale');
+      const from = sub.renewalDate ?? now;
       const renewalDate = addPeriod(from, period);
       const m = movement({
         t,
@@ -384,6 +397,8 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
               values: { ':from': from, ':null': 'NULL' },
             },
           ),
+          // Paid again: the plan's limits (back from Suspended; a trial's end is its first charge).
+          limitsUp(t, sub, null, now),
           ...m.items,
         ],
         pdf: m.pdf,
@@ -393,23 +408,14 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
         ],
         events: [
           { type: 'subscription.renewed', data: { tenantId: t, subscriptionId: action.subscriptionId, renewalDate } },
-          {
-            type: 'payment.succeeded',
-            data: {
-              tenantId: t,
-              paymentId: m.paymentId,
-              invoiceId: m.invoiceId,
-              amountMinor: action.amountMinor,
-              currency: action.currency,
-            },
-          },
+          succeeded(t, m, action.amountMinor, action.currency),
         ],
         payments: ['Paid'],
       };
     }
     case 'subscription.renewal_failed': {
       const pendingCheckout = sub.awaitingCheckout && status === SubscriptionStatus.Inactive;
-      if (!live && !pendingCheckout) return nothing('stale');
+      if (!isLive(sub) && !pendingCheckout) return nothing('stale');
       const m = movement({
         t,
         tenantName,
@@ -423,8 +429,11 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
         description: `${sub.planName} subscription, ${pendingCheckout ? 'first period' : 'renewal'}`,
         now,
       });
-      // A declined first checkout leaves the subscription pending (the customer may try again); a failed renewal suspends it.
-      const suspend = pendingCheckout ? [] : [update(subKey, { status: SubscriptionStatus.Suspended, updatedAt: now })];
+      // A declined first checkout leaves the subscription pending (the customer may try again); a
+      // failed renewal suspends it, and the tenant is no longer on the plan's limits.
+      const suspend = pendingCheckout
+        ? []
+        : [update(subKey, { status: SubscriptionStatus.Suspended, updatedAt: now }), limitsDown(t, now)];
       return {
         outcome: 'applied',
         items: [...suspend, ...m.items],
@@ -449,27 +458,13 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
     }
     case 'subscription.cancelled': {
       if (status === SubscriptionStatus.Cancelled) return nothing('stale');
-      return {
-        outcome: 'applied',
-        items: [
-          update(
-            subKey,
-            { status: SubscriptionStatus.Cancelled, awaitingCheckout: false, cancelledAt: now, updatedAt: now },
-            { expression: '#status = :was', values: { ':was': status } },
-          ),
-          update(
-            billingKeys.current(t),
-            { state: 'cancelled', updatedAt: now },
-            { expression: 'subscriptionId = :sid', values: { ':sid': action.subscriptionId } },
-          ),
-        ],
-        audits: [audit('Cancelled', { status: SubscriptionStatus.Cancelled })],
-        events: [{ type: 'subscription.cancelled', data: { tenantId: t, subscriptionId: action.subscriptionId } }],
-        payments: [],
-      };
+      return { outcome: 'applied', ...endSubscription(t, sub, now, 'provider'), payments: [] };
     }
   }
 }
+
+/** The marker's condition failing: another delivery of the event was applied first. */
+const ALREADY_APPLIED = new ApiError(409, 'WEBHOOK_EVENT_APPLIED', 'The event was applied already');
 
 /**
  * Applies one verified provider event at most once: the event's marker is created in the same
@@ -480,7 +475,7 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
 export async function applyWebhookEvent(
   payload: WebhookPayload,
 ): Promise<'applied' | 'ignored' | 'stale' | 'duplicate'> {
-  const marker = keys.webhookEvent(payload.provider, payload.eventId);
+  const marker = billingKeys.webhookEvent(payload.provider, payload.eventId);
   const duplicate = () => {
     countMetric('WebhookDuplicateIgnored', payload.provider);
     return 'duplicate' as const;
@@ -491,24 +486,35 @@ export async function applyWebhookEvent(
   // Rendered before the commit, under an id derived from the event: a retry overwrites the same object.
   if (p.pdf) await (await import('./invoice-pdf.ts')).storeInvoicePdf(p.pdf);
   const tenantId = p.outcome === 'ignored' ? null : (payload.action as { tenantId: string }).tenantId;
-  const outcome = await transact([
-    putNew({
-      ...marker,
-      provider: payload.provider,
-      eventId: payload.eventId,
-      eventType: payload.eventType,
-      outcome: p.outcome,
-      tenantId,
-      receivedAt: now,
-    }),
-    ...p.items,
-    ...p.audits.map((a) => auditPut({ ...a, actor: null, tenantId }, now)),
-    ...p.events.map((e) => integrationEventPut(e.type, e.data, now)),
-  ]);
-  if (!outcome.ok) {
-    if (outcome.failedAt.includes(0)) return duplicate();
-    // The records moved between reading and writing: the queue retries and the plan is made again.
-    throw new Error(`Billing records changed while applying ${payload.eventId}; will retry`);
+  try {
+    // Several audit entries (one per record moved), so they travel as items of a change without one of its own.
+    await commitChange(
+      [
+        orConflict(
+          putNew({
+            ...marker,
+            provider: payload.provider,
+            eventId: payload.eventId,
+            eventType: payload.eventType,
+            outcome: p.outcome,
+            tenantId,
+            receivedAt: now,
+          }),
+          ALREADY_APPLIED,
+        ),
+        ...p.items,
+        ...p.audits.map((a) => auditPut({ ...a, actor: null, tenantId }, now)),
+        ...p.events.map((e) => integrationEventPut(e.type, e.data, now)),
+      ],
+      null,
+      { now },
+    );
+  } catch (err) {
+    if (err === ALREADY_APPLIED) return duplicate();
+    if (err instanceof ApiError)
+      // The records moved between reading and writing: the queue retries and the plan is made again.
+      throw new Error(`Billing records changed while applying ${payload.eventId}; will retry`);
+    throw err;
   }
   if (p.outcome !== 'applied')
     logger.warn('webhook event not applied', {

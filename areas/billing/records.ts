@@ -1,17 +1,18 @@
-import { keys } from '#shared/data/keys.ts';
+import { keys, type Key } from '#shared/data/keys.ts';
 import { config } from '#shared/platform/config.ts';
 import { toMajor } from './money.ts';
+import { SubscriptionStatus, type ProviderId } from './vocabulary.ts';
 
-/** Billing enums of the spec. */
-export const SubscriptionStatus = { Inactive: 0, Active: 1, Suspended: 2, Trialing: 3, Cancelled: 4 } as const;
-export const PaymentStatus = { Pending: 0, Paid: 1, Failed: 2, Refunded: 3 } as const;
-export const InvoiceStatus = { Draft: 0, Issued: 1, Paid: 2, Overdue: 3, Cancelled: 4 } as const;
-export const PaymentProvider = { A: 1, B: 2 } as const;
-export type ProviderId = (typeof PaymentProvider)[keyof typeof PaymentProvider];
+/**
+ * Billing's records: every key shape, the stored types and the item <-> API mappers of
+ * subscriptions, payments, invoices, payment methods, the tenant's billing pointers, idempotency
+ * keys and provider event markers. Tenant-owned partitions begin with the tenant id (keys.ts).
+ */
 
 export type Item = Record<string, unknown>;
 
-/** Key shapes of the billing records (all built from keys.ts). */
+const ITEM_SK = 'ITEM';
+
 export const billingKeys = {
   subscription: (t: string, id: string) => keys.tenantItem(t, 'SUBSCRIPTION', id),
   /** Points at the tenant's live subscription; its condition keeps one per tenant. */
@@ -26,40 +27,80 @@ export const billingKeys = {
   invoices: (t: string) => keys.tenantCollection(t, 'INVOICE'),
   method: (t: string, id: string) => keys.tenantItem(t, 'PAYMENT_METHOD', id),
   methods: (t: string) => keys.tenantCollection(t, 'PAYMENT_METHOD'),
+  /** How many methods the tenant stores: the limit is a condition on this counter. */
+  methodCount: (t: string) => keys.counter(keys.tenantCollection(t, 'PAYMENT_METHOD')),
+  /** gsi2 partition of every tenant's subscriptions (administrator billing list), newest first. */
+  allSubscriptions: () => `${keys.platformCollection('PLAN')}#SUBSCRIPTIONS`,
+  /** Webhook idempotency: one marker per provider event id, written with the event's changes. */
+  webhookEvent: (provider: string, eventId: string): Key => ({ pk: `WH#${provider}#${eventId}`, sk: ITEM_SK }),
+  tenant: (t: string) => keys.platformItem('TENANT', t),
 };
+
+/** The subscription's place in the administrator's list (gsi2, newest first). */
+export const subscriptionIndex = (createdAt: string, id: string) => ({
+  gsi2pk: billingKeys.allSubscriptions(),
+  gsi2sk: `${createdAt}#${id}`,
+});
 
 /** Where an invoice's PDF lives in the invoices bucket, and the address that streams it. */
 export const invoicePdfKey = (t: string, invoiceId: string) => `invoices/${t}/${invoiceId}.pdf`;
 export const invoicePdfUrl = (invoiceId: string) => `${config.publicBaseUrl}/api/invoices/${invoiceId}/pdf`;
 
-const str = (v: unknown) => (typeof v === 'string' ? v : null);
-const money = (i: Item, field = 'amountMinor') => toMajor(Number(i[field] ?? 0), String(i.currency));
+/** A subscription as stored (`{t}#SUBSCRIPTION`, sk its id). */
+export interface SubscriptionRecord {
+  id: string;
+  tenantId: string;
+  planId: string;
+  planName: string;
+  planType: number;
+  billingPeriod: number;
+  priceMinor: number;
+  currency: string;
+  status: number;
+  /** Waiting for its first checkout (answered as PENDING). */
+  awaitingCheckout: boolean;
+  provider: ProviderId;
+  checkoutSessionId: string;
+  checkoutExpiresAt: string;
+  trialDays: number;
+  startDate: string | null;
+  renewalDate: string | null;
+  trialExpiresAt: string | null;
+  cancelledAt?: string;
+  createdAt: string;
+  updatedAt: string;
+}
 
-export const toPayment = (i: Item) => ({
-  id: i.id as string,
-  tenantId: i.tenantId as string,
-  subscriptionId: str(i.subscriptionId),
-  invoiceId: str(i.invoiceId),
-  amount: money(i),
-  currency: i.currency as string,
-  status: Number(i.status),
-  provider: Number(i.provider),
-  providerReferenceId: str(i.providerReferenceId),
-  paidAt: str(i.paidAt),
-  createdAt: i.createdAt as string,
-});
+/** The tenant's `current` pointer: which subscription is live (or pending, or was cancelled). */
+export interface CurrentPointer {
+  subscriptionId: string;
+  state: 'pending' | 'live' | 'cancelled';
+  checkoutExpiresAt?: string;
+  updatedAt: string;
+}
 
-export const toInvoice = (i: Item) => ({
-  id: i.id as string,
-  tenantId: i.tenantId as string,
-  subscriptionPlanName: str(i.subscriptionPlanName),
-  amount: money(i),
-  currency: i.currency as string,
-  status: Number(i.status),
-  dueDate: str(i.dueDate),
-  paidAt: str(i.paidAt),
-  pdfUrl: i.pdfKey ? invoicePdfUrl(i.id as string) : null,
-});
+/** A payment as stored (`{t}#PAYMENT`). */
+export interface PaymentRecord {
+  id: string;
+  tenantId: string;
+  subscriptionId: string | null;
+  invoiceId: string | null;
+  amountMinor: number;
+  currency: string;
+  status: number;
+  provider: ProviderId;
+  providerReferenceId: string | null;
+  paidAt: string | null;
+  description: string | null;
+  failureReason: string | null;
+  /** The charge of a subscription period (first period or renewal): refunding it ends the subscription. */
+  periodCharge?: boolean;
+  refundRequestedAt?: string;
+  refundReason?: string;
+  refundedAt?: string;
+  createdAt: string;
+  updatedAt: string;
+}
 
 export interface InvoiceLine {
   description: string;
@@ -67,50 +108,141 @@ export interface InvoiceLine {
   quantity: number;
 }
 
-export const toInvoiceDetail = (i: Item, tenantName: string) => ({
+/** An invoice as stored (`{t}#INVOICE`). */
+export interface InvoiceRecord {
+  id: string;
+  tenantId: string;
+  subscriptionId: string | null;
+  subscriptionPlanName: string | null;
+  paymentId: string | null;
+  amountMinor: number;
+  currency: string;
+  status: number;
+  dueDate: string | null;
+  paidAt: string | null;
+  items: InvoiceLine[];
+  pdfKey: string | null;
+  issuedAt: string;
+  createdAt: string;
+}
+
+/** A stored payment method (`{t}#PAYMENT_METHOD`). */
+export interface MethodRecord {
+  id: string;
+  tenantId: string;
+  provider: number;
+  providerMethodId: string;
+  lastFourDigits: string;
+  cardType: string;
+  expiryMonth: number;
+  expiryYear: number;
+  createdAt: string;
+}
+
+/** Newest-first index keys of a payment or invoice. */
+export const paymentItem = (p: Omit<PaymentRecord, 'createdAt' | 'updatedAt'>, now: string) => ({
+  ...billingKeys.payment(p.tenantId, p.id),
+  ...keys.newestFirst(billingKeys.payments(p.tenantId), now, p.id),
+  ...p,
+  createdAt: now,
+  updatedAt: now,
+});
+
+export const invoiceItem = (i: Omit<InvoiceRecord, 'issuedAt' | 'createdAt'>, now: string) => ({
+  ...billingKeys.invoice(i.tenantId, i.id),
+  ...keys.newestFirst(billingKeys.invoices(i.tenantId), now, i.id),
+  ...i,
+  issuedAt: now,
+  createdAt: now,
+  updatedAt: now,
+});
+
+export const subscriptionItem = (s: SubscriptionRecord) => ({
+  ...billingKeys.subscription(s.tenantId, s.id),
+  ...subscriptionIndex(s.createdAt, s.id),
+  ...s,
+});
+
+export const methodItem = (m: MethodRecord) => ({ ...billingKeys.method(m.tenantId, m.id), ...m });
+
+export const pointerItem = (t: string, pointer: CurrentPointer) => ({ ...billingKeys.current(t), ...pointer });
+
+export const defaultMethodItem = (t: string, methodId: string, now: string) => ({
+  ...billingKeys.defaultMethod(t),
+  methodId,
+  updatedAt: now,
+});
+
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+
+export const toPayment = (p: PaymentRecord) => ({
+  id: p.id,
+  tenantId: p.tenantId,
+  subscriptionId: str(p.subscriptionId),
+  invoiceId: str(p.invoiceId),
+  amount: toMajor(Number(p.amountMinor ?? 0), p.currency),
+  currency: p.currency,
+  status: Number(p.status),
+  provider: Number(p.provider),
+  providerReferenceId: str(p.providerReferenceId),
+  paidAt: str(p.paidAt),
+  createdAt: p.createdAt,
+});
+
+export const toInvoice = (i: InvoiceRecord) => ({
+  id: i.id,
+  tenantId: i.tenantId,
+  subscriptionPlanName: str(i.subscriptionPlanName),
+  amount: toMajor(Number(i.amountMinor ?? 0), i.currency),
+  currency: i.currency,
+  status: Number(i.status),
+  dueDate: str(i.dueDate),
+  paidAt: str(i.paidAt),
+  pdfUrl: i.pdfKey ? invoicePdfUrl(i.id) : null,
+});
+
+export const toInvoiceDetail = (i: InvoiceRecord, tenantName: string) => ({
   ...toInvoice(i),
   tenantName,
-  items: ((i.items as InvoiceLine[] | undefined) ?? []).map((l) => ({
+  items: (i.items ?? []).map((l) => ({
     description: l.description,
-    amount: toMajor(l.amountMinor, String(i.currency)),
+    amount: toMajor(l.amountMinor, i.currency),
     quantity: l.quantity,
   })),
 });
 
-export const toMethod = (i: Item, defaultId: string | null) => ({
-  id: i.id as string,
-  provider: Number(i.provider),
-  isDefault: i.id === defaultId,
-  lastFourDigits: str(i.lastFourDigits),
-  cardType: str(i.cardType),
-  expiryMonth: typeof i.expiryMonth === 'number' ? i.expiryMonth : null,
-  expiryYear: typeof i.expiryYear === 'number' ? i.expiryYear : null,
-  createdAt: i.createdAt as string,
+export const toMethod = (m: MethodRecord, defaultId: string | null) => ({
+  id: m.id,
+  provider: Number(m.provider),
+  isDefault: m.id === defaultId,
+  lastFourDigits: str(m.lastFourDigits),
+  cardType: str(m.cardType),
+  expiryMonth: typeof m.expiryMonth === 'number' ? m.expiryMonth : null,
+  expiryYear: typeof m.expiryYear === 'number' ? m.expiryYear : null,
+  createdAt: m.createdAt,
 });
 
-export const toCurrentSubscription = (i: Item, now = Date.now()) => ({
-  subscriptionId: i.id as string,
-  planId: i.planId as string,
-  planName: i.planName as string,
-  status: Number(i.status),
-  startDate: (str(i.startDate) ?? i.createdAt) as string,
-  renewalDate: str(i.renewalDate),
-  trialExpiresAt: str(i.trialExpiresAt),
+export const toCurrentSubscription = (s: SubscriptionRecord, now = Date.now()) => ({
+  subscriptionId: s.id,
+  planId: s.planId,
+  planName: s.planName,
+  status: Number(s.status),
+  startDate: str(s.startDate) ?? s.createdAt,
+  renewalDate: str(s.renewalDate),
+  trialExpiresAt: str(s.trialExpiresAt),
   isTrialActive:
-    Number(i.status) === SubscriptionStatus.Trialing &&
-    !!i.trialExpiresAt &&
-    Date.parse(String(i.trialExpiresAt)) > now,
-  billingPeriod: Number(i.billingPeriod),
-  price: money(i, 'priceMinor'),
-  currency: i.currency as string,
+    Number(s.status) === SubscriptionStatus.Trialing && !!s.trialExpiresAt && Date.parse(s.trialExpiresAt) > now,
+  billingPeriod: Number(s.billingPeriod),
+  price: toMajor(Number(s.priceMinor ?? 0), s.currency),
+  currency: s.currency,
 });
 
-/** Adds a billing period (1 monthly, 2 yearly) or days to an ISO instant. */
-export function addPeriod(fromIso: string, billingPeriod: number): string {
-  const d = new Date(fromIso);
-  if (billingPeriod === 2) d.setUTCFullYear(d.getUTCFullYear() + 1);
-  else d.setUTCMonth(d.getUTCMonth() + 1);
-  return d.toISOString();
-}
-export const addDays = (fromIso: string, days: number) =>
-  new Date(Date.parse(fromIso) + days * 86_400_000).toISOString();
+export const toAdminSubscription = (s: SubscriptionRecord, tenantName: string) => ({
+  id: s.id,
+  tenantId: s.tenantId,
+  tenantName,
+  planName: s.planName,
+  status: Number(s.status),
+  price: toMajor(Number(s.priceMinor ?? 0), s.currency),
+  renewalDate: str(s.renewalDate),
+});

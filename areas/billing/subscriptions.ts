@@ -1,34 +1,33 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '#shared/auth/access-token.ts';
-import { getItem } from '#shared/data/collection.ts';
-import { auditPut, countAudit } from '#shared/data/audit.ts';
-import { commitChange, updateItem } from '#shared/data/commit.ts';
-import { keys } from '#shared/data/keys.ts';
+import { commitChange, orConflict, putItem, updateItem, type TransactItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
-import { transact, type TransactItem } from '#shared/data/transact.ts';
-import { paymentGateway } from './gateway.ts';
-import { toMajor } from './money.ts';
-import {
-  addDays,
-  billingKeys,
-  PaymentProvider,
-  SubscriptionStatus,
-  toCurrentSubscription,
-  type Item,
-} from './records.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
+import { paymentGateway } from './gateway.ts';
+import { addDays } from './periods.ts';
 import { planFor } from './plans.ts';
-
-const read = (key: { pk: string; sk: string }) => getItem<Item>(key, true);
+import {
+  billingKeys,
+  pointerItem,
+  subscriptionItem,
+  toAdminSubscription,
+  toCurrentSubscription,
+  type CurrentPointer,
+  type SubscriptionRecord,
+} from './records.ts';
+import { PaymentProvider, PENDING, SubscriptionStatus } from './vocabulary.ts';
 
 export interface CreateInput {
   planId: string;
   billingPeriod: number;
   trialDays?: number | null;
 }
+
+const subscriptionExists = () => conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
 
 /**
  * Starts a subscription: the provider's checkout is opened first, then the subscription and the
@@ -46,14 +45,12 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
       throw validationError([
         { path: 'body.trialDays', message: `At most ${plan.trialDays} days for plan ${plan.code}` },
       ]);
-    if (await read(billingKeys.trialUsed(t)))
+    if (await get(billingKeys.trialUsed(t), { consistent: true }))
       throw validationError([{ path: 'body.trialDays', message: 'This tenant has had its trial already' }]);
   }
-  const now = new Date();
   const replaced = await unpaidToReplace(t);
-  const gateway = await paymentGateway(PaymentProvider.A);
-  if (replaced && !(await gateway.expireCheckout(String(replaced.checkoutSessionId))))
-    throw conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
+  const gateway = paymentGateway(PaymentProvider.A);
+  if (replaced && !(await gateway.expireCheckout(replaced.checkoutSessionId))) throw subscriptionExists();
 
   const id = crypto.randomUUID();
   const checkout = await gateway.createCheckout({
@@ -65,11 +62,8 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
     currency: plan.currency,
     description: `${plan.name} (${plan.billingPeriod === 2 ? 'yearly' : 'monthly'})${trialDays > 0 ? `, ${trialDays}-day trial` : ''}`,
   });
-  const at = now.toISOString();
-  const item = {
-    ...billingKeys.subscription(t, id),
-    gsi2pk: keys.allSubscriptions(),
-    gsi2sk: `${at}#${id}`,
+  const at = new Date().toISOString();
+  const sub: SubscriptionRecord = {
     id,
     tenantId: t,
     planId: plan.id,
@@ -93,13 +87,12 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
   const pointer: TransactItem = {
     Put: {
       TableName: config.tableName,
-      Item: {
-        ...billingKeys.current(t),
+      Item: pointerItem(t, {
         subscriptionId: id,
         state: 'pending',
         checkoutExpiresAt: checkout.expiresAt,
         updatedAt: at,
-      },
+      }),
       ConditionExpression: replaced
         ? '#state = :pending AND subscriptionId = :old'
         : 'attribute_not_exists(pk) OR #state = :cancelled',
@@ -109,64 +102,62 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
         : { ':cancelled': 'cancelled' },
     },
   };
-  const cancelReplaced = replaced
-    ? updateItem(
-        billingKeys.subscription(t, String(replaced.id)),
-        { status: SubscriptionStatus.Cancelled, awaitingCheckout: false, cancelledAt: at, updatedAt: at },
-        {
-          condition: 'awaitingCheckout = :true',
-          values: { ':true': true },
-        },
-      )
-    : null;
-  // Nothing may point at the new checkout when the write fails: it is closed so it can never be paid.
-  const closeCheckout = () => gateway.expireCheckout(checkout.sessionId).catch(() => false);
-  const outcome = await transact([
-    { Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-    pointer,
-    ...(cancelReplaced ? [cancelReplaced] : []),
-    auditPut(
+  try {
+    await commitChange(
+      [
+        putItem(subscriptionItem(sub), 'attribute_not_exists(pk)'),
+        orConflict(pointer, subscriptionExists()),
+        replaced
+          ? orConflict(
+              updateItem(
+                billingKeys.subscription(t, replaced.id),
+                { status: SubscriptionStatus.Cancelled, awaitingCheckout: false, cancelledAt: at, updatedAt: at },
+                { condition: 'awaitingCheckout = :true', values: { ':true': true } },
+              ),
+              subscriptionExists(),
+            )
+          : null,
+      ],
       {
+        tenantId: t,
+        actor,
         entityType: 'Subscription',
         entityId: id,
         action: 'Created',
         changes: { planId: plan.id, billingPeriod: plan.billingPeriod, trialDays },
-        actor,
-        tenantId: t,
       },
-      at,
-    ),
-  ]).catch(async (err: unknown) => {
-    await closeCheckout();
+      { now: at },
+    );
+  } catch (err) {
+    // Nothing may point at the new checkout when the write fails: it is closed so it can never be paid.
+    await gateway.expireCheckout(checkout.sessionId).catch(() => false);
     throw err;
-  });
-  if (!outcome.ok) {
-    await closeCheckout();
-    throw conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
   }
-  await countAudit(1);
-  return { subscriptionId: id, checkoutUrl: checkout.checkoutUrl, status: 'PENDING' };
+  return { subscriptionId: id, checkoutUrl: checkout.checkoutUrl, status: PENDING };
 }
 
 /**
  * The tenant's subscription that is still waiting for its first checkout: a new request replaces
  * it (the customer changed their mind before paying). A live one is 409.
  */
-async function unpaidToReplace(t: string): Promise<Item | null> {
-  const pointer = await read(billingKeys.current(t));
+async function unpaidToReplace(t: string): Promise<SubscriptionRecord | null> {
+  const pointer = await get<CurrentPointer>(billingKeys.current(t), { consistent: true });
   if (!pointer || pointer.state === 'cancelled') return null;
   const sub =
-    pointer.state === 'pending' ? await read(billingKeys.subscription(t, String(pointer.subscriptionId))) : undefined;
-  if (!sub?.awaitingCheckout) throw conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
+    pointer.state === 'pending'
+      ? await get<SubscriptionRecord>(billingKeys.subscription(t, pointer.subscriptionId), { consistent: true })
+      : undefined;
+  if (!sub?.awaitingCheckout) throw subscriptionExists();
   return sub;
 }
 
 /** The subscription the tenant's pointer names (404 when it never had one). */
-export async function currentSubscriptionItem(t: string): Promise<Item> {
-  const pointer = await read(billingKeys.current(t));
-  const sub = pointer ? await read(billingKeys.subscription(t, String(pointer.subscriptionId))) : undefined;
-  if (!sub) throw notFound('Subscription');
-  return sub;
+export async function currentSubscriptionItem(t: string): Promise<SubscriptionRecord> {
+  const pointer = await get<CurrentPointer>(billingKeys.current(t), { consistent: true });
+  if (!pointer) throw notFound('Subscription');
+  return getOr404<SubscriptionRecord>(billingKeys.subscription(t, pointer.subscriptionId), 'Subscription', {
+    consistent: true,
+  });
 }
 
 export const currentSubscription = async (t: string) => toCurrentSubscription(await currentSubscriptionItem(t));
@@ -174,27 +165,26 @@ export const currentSubscription = async (t: string) => toCurrentSubscription(aw
 /** Every tenant's subscriptions from the platform-wide index, newest first, with tenant names. */
 export async function adminSubscriptions(q: { page: number; pageSize: number; statusFilter?: number }) {
   const filtered = q.statusFilter !== undefined;
-  const all = await queryItems({
+  const all = await queryItems<SubscriptionRecord>({
     TableName: config.tableName,
     IndexName: 'gsi2',
     KeyConditionExpression: 'gsi2pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.allSubscriptions(), ...(filtered ? { ':s': q.statusFilter } : {}) },
+    ExpressionAttributeValues: {
+      ':pk': billingKeys.allSubscriptions(),
+      ...(filtered ? { ':s': q.statusFilter } : {}),
+    },
     ...(filtered ? { FilterExpression: '#status = :s', ExpressionAttributeNames: { '#status': 'status' } } : {}),
     ScanIndexForward: false,
   });
   const start = (q.page - 1) * q.pageSize;
   const page = all.slice(start, start + q.pageSize);
-  const names = await tenantNames([...new Set(page.map((s) => String(s.tenantId)))]);
-  const items = page.map((s) => ({
-    id: s.id as string,
-    tenantId: s.tenantId as string,
-    tenantName: names.get(String(s.tenantId)) ?? '',
-    planName: s.planName as string,
-    status: Number(s.status),
-    price: toMajor(Number(s.priceMinor), String(s.currency)),
-    renewalDate: (s.renewalDate as string | null) ?? null,
-  }));
-  return toPage(items, all.length, q.page, q.pageSize);
+  const names = await tenantNames([...new Set(page.map((s) => s.tenantId))]);
+  return toPage(
+    page.map((s) => toAdminSubscription(s, names.get(s.tenantId) ?? '')),
+    all.length,
+    q.page,
+    q.pageSize,
+  );
 }
 
 export async function tenantNames(ids: string[]): Promise<Map<string, string>> {
@@ -204,7 +194,7 @@ export async function tenantNames(ids: string[]): Promise<Map<string, string>> {
     new BatchGetCommand({
       RequestItems: {
         [config.tableName]: {
-          Keys: ids.map((id) => keys.platformItem('TENANT', id)),
+          Keys: ids.map((id) => billingKeys.tenant(id)),
           ProjectionExpression: 'id, #n',
           ExpressionAttributeNames: { '#n': 'name' },
         },
@@ -215,37 +205,45 @@ export async function tenantNames(ids: string[]): Promise<Map<string, string>> {
   return names;
 }
 
-/** Moves a trialing subscription's trial end (and first charge) later; the tenant's trial date follows. */
+const notTrialing = () => conflict('Only a trialing subscription can have its trial extended', 'NOT_TRIALING');
+
+/**
+ * Moves a trialing subscription's trial end (and first charge) later; the tenant's trial date
+ * follows. Any other subscription is 409 NOT_TRIALING, checked on the record read and again as the
+ * write's condition (a renewal arriving meanwhile).
+ */
 export async function extendTrial(t: string, days: number, actor: Principal) {
-  if (!(await read(keys.platformItem('TENANT', t)))) throw notFound('Tenant');
+  await getOr404(billingKeys.tenant(t), 'Tenant', { attributes: ['pk'] });
   const sub = await currentSubscriptionItem(t);
-  if (Number(sub.status) !== SubscriptionStatus.Trialing || !sub.trialExpiresAt)
-    throw conflict('Only a trialing subscription can have its trial extended', 'NOT_TRIALING');
-  const from = String(sub.trialExpiresAt);
+  if (Number(sub.status) !== SubscriptionStatus.Trialing || !sub.trialExpiresAt) throw notTrialing();
+  const from = sub.trialExpiresAt;
   const until = addDays(from, days);
   const now = new Date().toISOString();
   await commitChange(
     [
-      updateItem(
-        billingKeys.subscription(t, String(sub.id)),
-        { trialExpiresAt: until, renewalDate: until, updatedAt: now },
-        {
-          condition: '#status = :trialing AND trialExpiresAt = :from',
-          names: { '#status': 'status' },
-          values: { ':trialing': SubscriptionStatus.Trialing, ':from': from },
-        },
+      orConflict(
+        updateItem(
+          billingKeys.subscription(t, sub.id),
+          { trialExpiresAt: until, renewalDate: until, updatedAt: now },
+          {
+            condition: '#status = :trialing AND trialExpiresAt = :from',
+            names: { '#status': 'status' },
+            values: { ':trialing': SubscriptionStatus.Trialing, ':from': from },
+          },
+        ),
+        notTrialing(),
       ),
-      updateItem(keys.platformItem('TENANT', t), { trialExpiresAt: until }),
+      updateItem(billingKeys.tenant(t), { trialExpiresAt: until }, { condition: 'attribute_exists(pk)' }),
     ],
     {
       tenantId: t,
       actor,
       entityType: 'Subscription',
-      entityId: String(sub.id),
+      entityId: sub.id,
       action: 'TrialExtended',
       changes: { additionalDays: days, trialExpiresAt: until },
     },
-    now,
+    { now },
   );
   return toCurrentSubscription({ ...sub, trialExpiresAt: until, renewalDate: until });
 }

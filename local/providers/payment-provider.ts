@@ -1,23 +1,34 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/data/keys.ts';
+import { commitChange, orConflict, putItem, updateItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
-import { conflict, notFound } from '#shared/http/errors.ts';
-import { ddb } from '#shared/platform/aws.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
+import { ApiError, conflict } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import {
   methodDeclined,
   type AttachedMethod,
   type CheckoutRequest,
   type PaymentGateway,
+  type PaymentProviders,
 } from '#areas/billing/gateway.ts';
-import { PaymentProvider, type ProviderId } from '#areas/billing/records.ts';
 import { signingSecret } from '#areas/billing/secrets.ts';
 import { signWebhook, type PaymentProviderName } from '#areas/billing/signatures.ts';
+import { PaymentProvider, type ProviderId } from '#areas/billing/vocabulary.ts';
+import {
+  localPaymentKeys,
+  type Delivery,
+  type LoggedDelivery,
+  type ProviderSubscription,
+  type Session,
+} from './payment-records.ts';
+
+export type { Delivery, Session };
 
 /**
  * The local stand-in of both payment providers: checkout sessions and stored cards live in the
- * table, and every outcome (pay, decline, renew, refund) reaches the API the way the real
- * provider's would, as a signed webhook over HTTP. Test tokens (documented in the README):
+ * table, and every outcome (pay, decline, renew, refund, cancel) reaches the API the way the real
+ * provider's would, as a signed webhook over HTTP. The local server and the test setup install it
+ * as the payment providers port (`localPaymentProviders`); no deployed bundle imports it.
+ * Test tokens (documented in the README):
  */
 export const TEST_CARDS: Readonly<Record<string, AttachedMethod | 'declined'>> = {
   tok_visa: {
@@ -49,12 +60,6 @@ const CHECKOUT_TTL_MS = 30 * 60 * 1000;
 export const providerName = (p: ProviderId): PaymentProviderName =>
   p === PaymentProvider.A ? 'payment-provider-a' : 'payment-provider-b';
 
-export interface Delivery {
-  provider: PaymentProviderName;
-  path: string;
-  headers: Record<string, string>;
-  rawBody: string;
-}
 export type WebhookTransport = (d: Delivery) => Promise<number>;
 
 const httpTransport: WebhookTransport = async (d) => {
@@ -65,6 +70,9 @@ const httpTransport: WebhookTransport = async (d) => {
 let transport: WebhookTransport = httpTransport;
 /** Tests deliver in-process instead of over HTTP; undefined restores HTTP. */
 export const setWebhookTransport = (t: WebhookTransport | undefined) => void (transport = t ?? httpTransport);
+
+/** The stand-in's own writes: not records of the platform, so no audit entry. */
+const write = (...items: Parameters<typeof commitChange>[0]) => commitChange(items, null);
 
 /** Signs and sends one webhook, and keeps it in the stand-in's log so it can be replayed exactly. */
 export async function sendWebhook(
@@ -78,22 +86,17 @@ export async function sendWebhook(
   };
   const delivery: Delivery = { provider, path: `/api/webhooks/${provider}`, headers, rawBody };
   const responseStatus = await transport(delivery);
-  const at = new Date().toISOString();
-  await ddb().send(
-    new PutCommand({
-      TableName: config.tableName,
-      Item: { pk: keys.localWebhookLog(), sk: `${at}#${crypto.randomUUID()}`, ...delivery, responseStatus, sentAt: at },
-    }),
-  );
+  const sentAt = new Date().toISOString();
+  await write(putItem({ ...localPaymentKeys.webhookLogEntry(sentAt), ...delivery, responseStatus, sentAt }));
   return { responseStatus, eventId: String(body.id ?? body.eventId) };
 }
 
 /** Every webhook the stand-ins sent, oldest first. */
 export async function webhookLog() {
-  const items = await queryItems({
+  const items = await queryItems<LoggedDelivery>({
     TableName: config.tableName,
     KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.localWebhookLog() },
+    ExpressionAttributeValues: { ':pk': localPaymentKeys.webhookLog() },
     ConsistentRead: true,
   });
   return items.map((i) => ({
@@ -106,20 +109,7 @@ export async function webhookLog() {
   }));
 }
 
-export interface Session extends CheckoutRequest {
-  id: string;
-  provider: ProviderId;
-  state: 'open' | 'paid' | 'declined' | 'expired';
-  expiresAt: string;
-  providerMethodId?: string;
-}
-
-export async function getSession(id: string): Promise<Session | undefined> {
-  const out = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: keys.localPayment('SESSION', id), ConsistentRead: true }),
-  );
-  return out.Item as Session | undefined;
-}
+export const getSession = (id: string) => get<Session>(localPaymentKeys.session(id), { consistent: true });
 
 async function openSession(provider: ProviderId, req: CheckoutRequest, providerMethodId?: string): Promise<Session> {
   const session: Session = {
@@ -130,11 +120,22 @@ async function openSession(provider: ProviderId, req: CheckoutRequest, providerM
     expiresAt: new Date(Date.now() + CHECKOUT_TTL_MS).toISOString(),
     ...(providerMethodId ? { providerMethodId } : {}),
   };
-  await ddb().send(
-    new PutCommand({ TableName: config.tableName, Item: { ...keys.localPayment('SESSION', session.id), ...session } }),
-  );
+  await write(putItem({ ...localPaymentKeys.session(session.id), ...session }));
   return session;
 }
+
+/** Moves an open session to `state`; `closed` answers when it is not open any more. */
+const closeSession = (sessionId: string, state: Session['state'], closed: ApiError) =>
+  write(
+    orConflict(
+      updateItem(
+        localPaymentKeys.session(sessionId),
+        { state },
+        { condition: '#was = :open', names: { '#was': 'state' }, values: { ':open': 'open' } },
+      ),
+      closed,
+    ),
+  );
 
 const event = (type: string, object: Record<string, unknown>) => ({
   id: `evt_${crypto.randomUUID()}`,
@@ -172,27 +173,17 @@ function callbackB(
  * starts the provider's own subscription record, which the renewal routes charge later.
  */
 export async function settleSession(sessionId: string, outcome: 'pay' | 'decline') {
-  const session = await getSession(sessionId);
-  if (!session) throw notFound('Checkout session');
+  const session = await getOr404<Session>(localPaymentKeys.session(sessionId), 'Checkout session', {
+    consistent: true,
+  });
   if (session.state === 'expired' || Date.parse(session.expiresAt) < Date.now())
     throw conflict('This checkout session has expired', 'CHECKOUT_EXPIRED');
   const fails = outcome === 'decline' || !!session.providerMethodId?.startsWith('pm_charge_declined');
-  try {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: keys.localPayment('SESSION', sessionId),
-        UpdateExpression: 'SET #state = :state',
-        ConditionExpression: '#state = :open',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':state': fails ? 'declined' : 'paid', ':open': 'open' },
-      }),
-    );
-  } catch (err) {
-    if ((err as { name?: string }).name === 'ConditionalCheckFailedException')
-      throw conflict('This checkout session is already completed', 'CHECKOUT_COMPLETED');
-    throw err;
-  }
+  await closeSession(
+    sessionId,
+    fails ? 'declined' : 'paid',
+    conflict('This checkout session is already completed', 'CHECKOUT_COMPLETED'),
+  );
   const chargeId = `ch_${crypto.randomUUID()}`;
   const provider = providerName(session.provider);
   if (provider === 'payment-provider-b')
@@ -214,18 +205,13 @@ export async function settleSession(sessionId: string, outcome: 'pay' | 'decline
     );
   }
   if (session.kind === 'subscription') {
-    await ddb().send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: {
-          ...keys.localPayment('SUBSCRIPTION', session.reference),
-          tenantId: session.tenantId,
-          amountMinor: session.recurringMinor ?? session.amountMinor,
-          currency: session.currency,
-          active: true,
-        },
-      }),
-    );
+    const sub: ProviderSubscription = {
+      tenantId: session.tenantId,
+      amountMinor: session.recurringMinor ?? session.amountMinor,
+      currency: session.currency,
+      active: true,
+    };
+    await write(putItem({ ...localPaymentKeys.subscription(session.reference), ...sub }));
   }
   return sendWebhook(
     provider,
@@ -239,17 +225,15 @@ export async function settleSession(sessionId: string, outcome: 'pay' | 'decline
   );
 }
 
-/** Provider A charges a subscription's next period (or fails to). */
+const providerSubscription = (subscriptionId: string) =>
+  getOr404<ProviderSubscription>(localPaymentKeys.subscription(subscriptionId), 'Provider subscription', {
+    consistent: true,
+  });
+
+/** Provider A charges a subscription's next period (or fails to); a cancelled one is charged no more (409). */
 export async function renewSubscription(subscriptionId: string, succeed: boolean) {
-  const out = await ddb().send(
-    new GetCommand({
-      TableName: config.tableName,
-      Key: keys.localPayment('SUBSCRIPTION', subscriptionId),
-      ConsistentRead: true,
-    }),
-  );
-  const sub = out.Item as { tenantId: string; amountMinor: number; currency: string } | undefined;
-  if (!sub) throw notFound('Provider subscription');
+  const sub = await providerSubscription(subscriptionId);
+  if (!sub.active) throw conflict('This provider subscription is cancelled', 'SUBSCRIPTION_CANCELLED');
   const m = { tenantId: sub.tenantId, kind: 'subscription' as const, reference: subscriptionId };
   const invoiceId = `in_${crypto.randomUUID()}`;
   return sendWebhook(
@@ -273,6 +257,20 @@ export async function renewSubscription(subscriptionId: string, succeed: boolean
   );
 }
 
+/** Provider A stops a subscription's renewals and says so with `subscription.deleted`. */
+export async function cancelProviderSubscription(subscriptionId: string) {
+  const sub = await providerSubscription(subscriptionId);
+  if (!sub.active) return;
+  await write(updateItem(localPaymentKeys.subscription(subscriptionId), { active: false }));
+  await sendWebhook(
+    'payment-provider-a',
+    event('subscription.deleted', {
+      id: subscriptionId,
+      metadata: { tenantId: sub.tenantId, kind: 'subscription', reference: subscriptionId },
+    }),
+  );
+}
+
 export function localGateway(provider: ProviderId): PaymentGateway {
   return {
     provider,
@@ -286,20 +284,10 @@ export function localGateway(provider: ProviderId): PaymentGateway {
     },
     async expireCheckout(sessionId) {
       try {
-        await ddb().send(
-          new UpdateCommand({
-            TableName: config.tableName,
-            Key: keys.localPayment('SESSION', sessionId),
-            UpdateExpression: 'SET #state = :expired',
-            ConditionExpression: '#state = :open',
-            ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: { ':expired': 'expired', ':open': 'open' },
-          }),
-        );
+        await closeSession(sessionId, 'expired', conflict('Not open'));
         return true;
       } catch (err) {
-        if ((err as { name?: string }).name === 'ConditionalCheckFailedException')
-          return (await getSession(sessionId))?.state === 'expired';
+        if (err instanceof ApiError && err.status === 409) return (await getSession(sessionId))?.state === 'expired';
         throw err;
       }
     },
@@ -325,6 +313,9 @@ export function localGateway(provider: ProviderId): PaymentGateway {
           : callbackB(s, 'REFUNDED', refundId),
       );
     },
+    async cancelSubscription(req) {
+      await cancelProviderSubscription(req.subscriptionId);
+    },
     async attachMethod(token) {
       const card = TEST_CARDS[token];
       if (!card || card === 'declined') throw methodDeclined();
@@ -332,3 +323,6 @@ export function localGateway(provider: ProviderId): PaymentGateway {
     },
   };
 }
+
+/** The payment providers port as the local server and the tests install it. */
+export const localPaymentProviders: PaymentProviders = { gateway: localGateway };

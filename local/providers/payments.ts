@@ -1,7 +1,7 @@
-import { getSession, renewSubscription, settleSession, webhookLog } from './payment-provider.ts';
 import { formatMoney } from '#areas/billing/money.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { reply, type Reply } from '#shared/http/responses.ts';
+import { getSession, renewSubscription, settleSession, webhookLog } from './payment-provider.ts';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -42,6 +42,5 @@ for (const action of ['pay', 'decline']) {
 
 export const pay = (sessionId: string) => settleSession(sessionId, 'pay');
 export const decline = (sessionId: string) => settleSession(sessionId, 'decline');
-export const renew = (subscriptionId: string, succeed: boolean) =>
-  renewSubscription(subscriptionId.toLowerCase(), succeed);
+export const renew = (subscriptionId: string, succeed: boolean) => renewSubscription(subscriptionId, succeed);
 export { webhookLog };

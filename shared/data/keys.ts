@@ -100,13 +100,6 @@ export const keys = {
   }),
   /** External identity link: provider subject -> user. */
   identityLink: (provider: string, subject: string): Key => ({ pk: `IDP#${provider}#${subject}`, sk: ITEM_SK }),
-  /** Webhook idempotency: one item per provider event id. */
-  webhookEvent: (provider: string, eventId: string): Key => ({ pk: `WH#${provider}#${eventId}`, sk: ITEM_SK }),
-  /** gsi2 partition of every tenant's subscriptions (administrator billing list), newest first. */
-  allSubscriptions: () => `${platformCollection('PLAN')}#SUBSCRIPTIONS`,
-  /** Local payment provider stand-in: checkout sessions, charges and its log of sent webhooks. */
-  localPayment: (kind: 'SESSION' | 'SUBSCRIPTION', id: string): Key => ({ pk: `LOCALPAY#${kind}#${id}`, sk: ITEM_SK }),
-  localWebhookLog: () => 'LOCALPAY#WEBHOOKS',
   /** Background job status (vault sync etc.). */
   job: (jobId: string): Key => ({ pk: `JOB#${jobId}`, sk: ITEM_SK }),
   /** A user's membership of a group (memberCount counts these); gsi2 lists a user's groups. */

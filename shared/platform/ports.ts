@@ -1,6 +1,9 @@
+import type { PaymentProviders } from '#areas/billing/gateway.ts';
+
 /**
- * The seams between domain code and AWS services that have a local stand-in. In Lambda the
- * AWS implementations are used; the local server installs its own before serving.
+ * The seams between domain code and AWS services (or outside providers) that have a local
+ * stand-in. In Lambda the AWS implementations are used; the local server installs its own before
+ * serving.
  */
 export interface ParameterStore {
   get(name: string, opts?: { decrypt?: boolean }): Promise<{ value: string; version: number } | null>;
@@ -38,6 +41,8 @@ export interface Ports {
   params: ParameterStore;
   queue: QueueSender;
   mailer: Mailer;
+  /** The payment providers' adapters (billing's contract); no default: see `paymentProviders`. */
+  payments: PaymentProviders;
 }
 
 const installed: Partial<Ports> = {};
@@ -60,3 +65,9 @@ export async function queueSender(): Promise<QueueSender> {
 export async function mailer(): Promise<Mailer> {
   return (installed.mailer ??= (await import('./aws-mailer.ts')).createSesMailer());
 }
+
+/**
+ * The installed payment providers, or undefined: unlike the AWS ports there is no default to load
+ * (billing answers 503 PAYMENTS_NOT_CONFIGURED), so no deployed bundle carries a stand-in.
+ */
+export const paymentProviders = (): PaymentProviders | undefined => installed.payments;

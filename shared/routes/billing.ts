@@ -1,5 +1,17 @@
 import * as z from 'zod/mini';
-import { defineRoutes, once } from './types.ts';
+import { CURRENCY_PATTERN } from '#areas/billing/money.ts';
+import {
+  BillingPeriod,
+  MAX_TRIAL_DAYS,
+  MAX_TRIAL_EXTENSION_DAYS,
+  METHOD_LIMIT,
+  MONEY_REQUESTS_PER_MINUTE,
+  PaymentProvider,
+  PaymentStatus,
+  rangeOf,
+  SubscriptionStatus,
+} from '#areas/billing/vocabulary.ts';
+import { defineRoutes, once, scope } from './types.ts';
 import { pageOf, paging, text, uuid } from './schemas.ts';
 
 /** Billing: plans, subscriptions, payments, payment methods, invoices, admin billing, provider webhooks. */
@@ -9,37 +21,43 @@ const ownerOrMember = { kind: 'bearer', roles: ['TenantOwner', 'TenantMember'], 
 const owner = { kind: 'bearer', roles: ['TenantOwner'] } as const;
 const systemAdmin = { kind: 'bearer', roles: ['SystemAdmin'] } as const;
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
-/** Money-moving requests per source address: 120 a minute is far above any real checkout flow, even behind one NAT. */
-const MONEY_LIMIT = { name: 'billing-money', limit: 120, windowSeconds: 60 } as const;
+/** The tenant of the caller (or the one a SystemAdmin names in `query.tenantId` / `body.tenantId`). */
+const ofQuery = scope.tenant({ tenantFrom: 'query' });
+const ofBody = scope.tenant({ tenantFrom: 'body' });
+const MONEY_LIMIT = { name: 'billing-money', limit: MONEY_REQUESTS_PER_MINUTE, windowSeconds: 60 } as const;
 
-const intQuery = (max: number) =>
+/** An int within an enum's values. */
+const enumInt = (e: Readonly<Record<string, number>>) => {
+  const { min, max } = rangeOf(e);
+  return z.int().check(z.minimum(min), z.maximum(max));
+};
+/** A query parameter holding one of an enum's values. */
+const enumQuery = (e: Readonly<Record<string, number>>) =>
   z.optional(
     z.pipe(
       z.string().check(z.regex(/^\d{1,2}$/, 'Expected a whole number')),
       z.pipe(
         z.transform((v: string) => Number(v)),
-        z.int().check(z.minimum(0), z.maximum(max)),
+        enumInt(e),
       ),
     ),
   );
+const DATE_QUERY = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+/** The calendar day exists (no 2026-02-30) and the instant parses; never throws, whatever the string. */
+const isCalendarDate = (v: string) => {
+  if (!DATE_QUERY.test(v)) return false;
+  const day = new Date(`${v.slice(0, 10)}T00:00:00Z`);
+  return (
+    !Number.isNaN(day.getTime()) &&
+    day.toISOString().startsWith(v.slice(0, 10)) &&
+    !Number.isNaN(Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v))
+  );
+};
 /** `2026-01-31` (whole day, UTC) or a full ISO date-time. */
 const dateQuery = () =>
-  z.optional(
-    z.string().check(
-      z.regex(
-        /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/,
-        'Expected a date (YYYY-MM-DD) or an ISO date-time',
-      ),
-      z.refine(
-        (v) =>
-          !Number.isNaN(Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v)) &&
-          new Date(`${v.slice(0, 10)}T00:00:00Z`).toISOString().startsWith(v.slice(0, 10)),
-        'Not a calendar date',
-      ),
-    ),
-  );
+  z.optional(z.string().check(z.refine(isCalendarDate, 'Expected a calendar date (YYYY-MM-DD) or an ISO date-time')));
 const currency = () =>
-  z.string().check(z.regex(/^[A-Z]{3}$/, 'Expected an ISO 4217 currency code (three capital letters)'));
+  z.string().check(z.regex(CURRENCY_PATTERN, 'Expected an ISO 4217 currency code (three capital letters)'));
 
 const features = once(() =>
   z.object({
@@ -154,6 +172,7 @@ export const billingRoutes = defineRoutes([
     group: 'billing',
     auth: { kind: 'bearer' },
     summary: 'Active subscription plans (one per plan type and billing period), cache-first',
+    scope: scope.platform,
     status: 200,
     schemas: () => ({
       response: z.array(plan()),
@@ -166,6 +185,7 @@ export const billingRoutes = defineRoutes([
     group: 'billing',
     auth: ownerOrMember,
     summary: "The tenant's current subscription (404 when it has none)",
+    scope: ofQuery,
     status: 200,
     schemas: () => ({
       query: z.object(tenantQuery()),
@@ -181,13 +201,14 @@ export const billingRoutes = defineRoutes([
     summary:
       'Start a subscription (tenant owner): answers PENDING with the provider checkout address; the checkout webhook activates it or starts the trial. One live subscription per tenant (409).' +
       idempotencyNote,
+    scope: ofBody,
     status: 201,
     rateLimit: MONEY_LIMIT,
     schemas: () => ({
       body: z.object({
         planId: uuid(),
-        billingPeriod: z.int().check(z.minimum(1), z.maximum(2)),
-        trialDays: z.optional(z.nullable(z.int().check(z.minimum(0), z.maximum(90)))),
+        billingPeriod: enumInt(BillingPeriod),
+        trialDays: z.optional(z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_TRIAL_DAYS)))),
         tenantId: z.optional(uuid()),
       }),
       response: z.object({ subscriptionId: z.string(), checkoutUrl: z.string(), status: z.string() }),
@@ -202,6 +223,7 @@ export const billingRoutes = defineRoutes([
     summary:
       'Charge an amount against a subscription: with a stored `paymentMethodId` the provider charges it (no checkout address), otherwise a checkout address is returned. Answers PENDING; the provider webhook settles it.' +
       idempotencyNote,
+    scope: ofBody,
     status: 200,
     rateLimit: MONEY_LIMIT,
     schemas: () => ({
@@ -229,6 +251,7 @@ export const billingRoutes = defineRoutes([
     auth: read,
     summary:
       'Payments newest first; `startDate`/`endDate` bound createdAt (inclusive days), `statusFilter` a PaymentStatus',
+    scope: ofQuery,
     status: 200,
     schemas: () => ({
       query: z.object({
@@ -236,7 +259,7 @@ export const billingRoutes = defineRoutes([
         ...paging(),
         startDate: dateQuery(),
         endDate: dateQuery(),
-        statusFilter: intQuery(3),
+        statusFilter: enumQuery(PaymentStatus),
       }),
       response: pageOf(payment()),
     }),
@@ -250,6 +273,10 @@ export const billingRoutes = defineRoutes([
     summary:
       "Ask the provider to refund a Paid payment (once; 409 otherwise): 202 with the payment, which becomes Refunded when the provider's confirmation arrives." +
       idempotencyNote,
+    scope: scope.tenant({
+      tenantFrom: 'query',
+      record: { param: 'paymentId', collection: 'PAYMENT', label: 'Payment' },
+    }),
     status: 202,
     rateLimit: MONEY_LIMIT,
     schemas: () => ({
@@ -266,6 +293,7 @@ export const billingRoutes = defineRoutes([
     group: 'billing',
     auth: read,
     summary: "The tenant's stored payment methods, the default first",
+    scope: ofQuery,
     status: 200,
     schemas: () => ({ query: z.object(tenantQuery()), response: z.array(method()) }),
   },
@@ -275,13 +303,13 @@ export const billingRoutes = defineRoutes([
     path: '/api/payment-methods',
     group: 'billing',
     auth: manage,
-    summary:
-      "Store a payment method from a provider token (the tenant's first becomes the default; at most 10); a declined token is 400 PAYMENT_METHOD_DECLINED",
+    summary: `Store a payment method from a provider token (the tenant's first becomes the default; at most ${METHOD_LIMIT}, 409 LIMIT_REACHED); a declined token is 400 PAYMENT_METHOD_DECLINED`,
+    scope: ofBody,
     status: 201,
     rateLimit: MONEY_LIMIT,
     schemas: () => ({
       body: z.object({
-        provider: z.int().check(z.minimum(1), z.maximum(2)),
+        provider: enumInt(PaymentProvider),
         token: text(200),
         tenantId: z.optional(uuid()),
       }),
@@ -295,6 +323,10 @@ export const billingRoutes = defineRoutes([
     group: 'billing',
     auth: manage,
     summary: 'Make this method the default (exactly one per tenant)',
+    scope: scope.tenant({
+      tenantFrom: 'query',
+      record: { param: 'paymentMethodId', collection: 'PAYMENT_METHOD', label: 'Payment method' },
+    }),
     status: 200,
     schemas: () => ({
       params: z.object({ paymentMethodId: uuid() }),
@@ -309,6 +341,10 @@ export const billingRoutes = defineRoutes([
     group: 'billing',
     auth: manage,
     summary: 'Remove a stored method; when it was the default, the newest remaining one becomes the default',
+    scope: scope.tenant({
+      tenantFrom: 'query',
+      record: { param: 'paymentMethodId', collection: 'PAYMENT_METHOD', label: 'Payment method' },
+    }),
     status: 204,
     schemas: () => ({
       params: z.object({ paymentMethodId: uuid() }),
@@ -322,6 +358,7 @@ export const billingRoutes = defineRoutes([
     group: 'billing',
     auth: read,
     summary: 'Invoices newest first',
+    scope: ofQuery,
     status: 200,
     schemas: () => ({ query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(invoice()) }),
   },
@@ -332,6 +369,10 @@ export const billingRoutes = defineRoutes([
     group: 'billing',
     auth: read,
     summary: 'Invoice detail with items and tenant name',
+    scope: scope.tenant({
+      tenantFrom: 'query',
+      record: { param: 'invoiceId', collection: 'INVOICE', label: 'Invoice' },
+    }),
     status: 200,
     schemas: () => ({
       params: z.object({ invoiceId: uuid() }),
@@ -346,6 +387,10 @@ export const billingRoutes = defineRoutes([
     group: 'billing',
     auth: read,
     summary: 'The invoice as a PDF, rendered once when issued and streamed from the invoices bucket',
+    scope: scope.tenant({
+      tenantFrom: 'query',
+      record: { param: 'invoiceId', collection: 'INVOICE', label: 'Invoice' },
+    }),
     status: 200,
     rawResponse: { contentType: 'application/pdf' },
     schemas: () => ({
@@ -361,9 +406,10 @@ export const billingRoutes = defineRoutes([
     auth: systemAdmin,
     summary:
       "Every tenant's subscriptions newest first, with tenant names; `statusFilter` a SubscriptionStatus (SystemAdmin)",
+    scope: scope.platform,
     status: 200,
     schemas: () => ({
-      query: z.object({ ...paging(), statusFilter: intQuery(4) }),
+      query: z.object({ ...paging(), statusFilter: enumQuery(SubscriptionStatus) }),
       response: pageOf(adminItem()),
     }),
   },
@@ -373,12 +419,12 @@ export const billingRoutes = defineRoutes([
     path: '/api/admin/billing/subscriptions/{tenantId}/extend-trial',
     group: 'billing',
     auth: systemAdmin,
-    summary:
-      "Extend a trialing subscription's trial by 1-90 days (409 when the tenant's subscription is not trialing) (SystemAdmin)",
+    summary: `Extend a trialing subscription's trial by 1-${MAX_TRIAL_EXTENSION_DAYS} days (409 NOT_TRIALING when the tenant's subscription is not trialing) (SystemAdmin)`,
+    scope: scope.platform,
     status: 200,
     schemas: () => ({
       params: z.object({ tenantId: uuid() }),
-      body: z.object({ additionalDays: z.int().check(z.minimum(1), z.maximum(90)) }),
+      body: z.object({ additionalDays: z.int().check(z.minimum(1), z.maximum(MAX_TRIAL_EXTENSION_DAYS)) }),
       response: currentSubscription(),
     }),
   },
@@ -394,6 +440,7 @@ export const webhookRoutes = defineRoutes([
     auth: { kind: 'signature', provider: 'payment-provider-a' },
     summary:
       'Payment provider A events (`Webhook-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, 300 s window): verified, queued and answered 200 at once; unknown kinds are recorded and ignored. A bad signature is 400 INVALID_SIGNATURE',
+    scope: scope.public,
     status: 200,
     bodyType: 'raw',
     maxBodyBytes: 64 * 1024,
@@ -409,6 +456,7 @@ export const webhookRoutes = defineRoutes([
     auth: { kind: 'signature', provider: 'payment-provider-b' },
     summary:
       'Payment provider B status callbacks (`X-Timestamp` and `X-Signature: base64 HMAC-SHA256 of "<timestamp>.<raw body>"`, 300 s window): verified, queued and answered 200 at once. A bad signature is 400 INVALID_SIGNATURE',
+    scope: scope.public,
     status: 200,
     bodyType: 'raw',
     maxBodyBytes: 64 * 1024,

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { defineRoutes, once } from './types.ts';
+import { defineRoutes, once, scope } from './types.ts';
 import { optionalEmail, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 
 export const supplierSchema = once(() =>
@@ -38,6 +38,7 @@ export const catalogRoutes = defineRoutes([
     group: 'catalog',
     auth: bearer('suppliers:read'),
     summary: 'List suppliers of a tenant, newest first; `search` matches name, contact and e-mail',
+    scope: scope.tenant({ tenantFrom: 'query' }),
     status: 200,
     schemas: () => ({
       query: listQuery(),
@@ -51,6 +52,7 @@ export const catalogRoutes = defineRoutes([
     group: 'catalog',
     auth: bearer('suppliers:write'),
     summary: 'Create a supplier',
+    scope: scope.tenant({ tenantFrom: 'body' }),
     status: 201,
     schemas: () => ({
       body: z.object({
@@ -71,6 +73,10 @@ export const catalogRoutes = defineRoutes([
     group: 'catalog',
     auth: bearer('suppliers:read'),
     summary: 'Get one supplier',
+    scope: scope.tenant({
+      tenantFrom: 'query',
+      record: { param: 'supplierId', collection: 'SUPPLIER', label: 'Supplier' },
+    }),
     status: 200,
     schemas: () => ({
       params: z.object({ supplierId: uuid() }),
@@ -85,6 +91,7 @@ export const catalogRoutes = defineRoutes([
     group: 'catalog',
     auth: bearer('products:read'),
     summary: 'List product-services of a tenant, newest first; `search` matches name and code',
+    scope: scope.tenant({ tenantFrom: 'query' }),
     status: 200,
     schemas: () => ({
       query: listQuery(),
@@ -98,6 +105,7 @@ export const catalogRoutes = defineRoutes([
     group: 'catalog',
     auth: bearer('products:write'),
     summary: 'Create a product-service; `code` is unique within the tenant (409 CONFLICT)',
+    scope: scope.tenant({ tenantFrom: 'body' }),
     status: 201,
     schemas: () => ({
       body: z.object({

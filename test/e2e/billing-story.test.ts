@@ -4,7 +4,7 @@ import { billingTenant } from '#test/support/e2e-billing.ts';
 
 /** The whole billing story over HTTP against the local server and its payment provider stand-ins. */
 describe('billing story over HTTP', () => {
-  it('subscribe, pay at the checkout, invoice PDF, renew, fail a renewal, refund; replaying every webhook changes nothing', async () => {
+  it('subscribe, pay at the checkout, invoice PDF, renew, fail a renewal, refund (which ends the subscription); replaying every webhook changes nothing', async () => {
     const { owner } = await billingTenant();
     const get = async (path: string) => (await api('GET', path, { token: owner })).json.result;
     const plans = await get('/api/subscriptions/plans');
@@ -52,6 +52,9 @@ describe('billing story over HTTP', () => {
     await expect
       .poll(async () => (await get('/api/payments/history?statusFilter=3')).totalCount, { timeout: 15_000 })
       .toBe(1);
+    // Refunding a period's charge ends the subscription, here and at the provider (docs/decisions.md).
+    await expect.poll(async () => (await get('/api/subscriptions/current')).status, { timeout: 15_000 }).toBe(4);
+    expect((await send('POST', `/_local/provider-a/subscriptions/${subscriptionId}/renew`)).status).toBe(409);
 
     const snapshot = async () => ({
       current: await get('/api/subscriptions/current'),
@@ -65,11 +68,14 @@ describe('billing story over HTTP', () => {
       rawBody: string;
     }[];
     const ours = log.filter((w) => w.rawBody.includes(subscriptionId) || w.rawBody.includes(firstPayment.id));
-    expect(ours.length).toBe(4); // checkout, renewal, failed renewal, refund
+    // checkout, renewal, failed renewal, refund, and the provider's subscription.deleted
+    expect(ours.length).toBe(5);
     for (const w of ours)
       expect((await send('POST', w.path, { rawBody: w.rawBody, headers: w.headers })).status).toBe(200);
-    // A fresh renewal after the replays: once it shows, the replays queued before it have been handled too.
-    await send('POST', `/_local/provider-a/subscriptions/${subscriptionId}/renew`);
+    // A fresh subscription paid after the replays: once it shows, the replays queued before it have been handled too.
+    const again = await api('POST', '/api/subscriptions', { token: owner, body: { planId: pro.id, billingPeriod: 1 } });
+    expect(again.status, again.text).toBe(201);
+    await send('POST', `/_local/checkout/${again.json.result.checkoutUrl.split('/').pop()}/pay`);
     await expect
       .poll(async () => (await get('/api/invoices')).totalCount, { timeout: 15_000 })
       .toBe(before.invoices.totalCount + 1);
@@ -77,7 +83,7 @@ describe('billing story over HTTP', () => {
     expect(after.payments.totalCount).toBe(before.payments.totalCount + 1);
     expect(after.payments.items.slice(1)).toEqual(before.payments.items);
     expect(after.invoices.items.slice(1)).toEqual(before.invoices.items);
-    expect(after.current.status).toBe(1);
+    expect(after.current).toMatchObject({ subscriptionId: again.json.result.subscriptionId, status: 1 });
     expect(e2e().baseUrl).toBeTruthy();
   });
 });

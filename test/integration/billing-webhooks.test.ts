@@ -1,13 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { localQueue } from '#local/local-queue.ts';
 import { applyWebhookEvent } from '#areas/billing/provider-events.ts';
+import { billingKeys } from '#areas/billing/records.ts';
+import { get } from '#shared/data/read.ts';
 import type { WebhookPayload } from '#areas/billing/events.ts';
 import { handler as webhookWorker } from '#functions/webhook-worker/index.ts';
-import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
 import { signingSecret } from '#areas/billing/secrets.ts';
 import { PLANS } from '#shared/reference/plans.ts';
 import { postWebhook, useBillingStandIns } from '#test/support/billing.ts';
@@ -51,12 +50,8 @@ const status = async () =>
   (await invoke('GET', '/api/subscriptions/current', { token: owner })).json.result.status as number;
 const invoiceCount = async () =>
   (await invoke('GET', '/api/invoices', { token: owner })).json.result.totalCount as number;
-const marker = async (provider: string, id: string) =>
-  (
-    await ddb().send(
-      new GetCommand({ TableName: config.tableName, Key: keys.webhookEvent(provider, id), ConsistentRead: true }),
-    )
-  ).Item;
+const marker = (provider: string, id: string) =>
+  get<Record<string, unknown>>(billingKeys.webhookEvent(provider, id), { consistent: true });
 const queued = () => sentMessages.filter((m) => m.queue === 'webhooks').length;
 
 describe('webhook signatures', () => {

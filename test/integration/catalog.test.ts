@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -163,6 +163,23 @@ describe('suppliers', () => {
       query: { tenantId: crypto.randomUUID() },
     });
     expect(unknownTenant.status).toBe(404);
+  });
+
+  it('answers 409 and changes nothing when the new id is taken (a failed condition is never a success)', async () => {
+    const taken = (await invoke('POST', '/api/suppliers', { token: ownerA, body: supplier('First') })).json.result;
+    const count = async () =>
+      (await invoke('GET', '/api/suppliers', { token: ownerA, query: { pageSize: 1 } })).json.result.totalCount;
+    const before = await count();
+    const uuid = vi.spyOn(crypto, 'randomUUID').mockReturnValue(taken.id);
+    try {
+      const again = await invoke('POST', '/api/suppliers', { token: ownerA, body: supplier('Second') });
+      expect(again.status, again.text).toBe(409);
+      expect(again.json.error.code).toBe('CONFLICT');
+    } finally {
+      uuid.mockRestore();
+    }
+    expect(await count()).toBe(before);
+    expect((await invoke('GET', `/api/suppliers/${taken.id}`, { token: ownerA })).json.result.name).toBe('First');
   });
 
   it('requires a valid bearer token', async () => {

@@ -1,5 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { memoryParameterStore, recordingMailer } from '#local/memory-ports.ts';
+import { localPaymentProviders } from '#local/providers/payment-provider.ts';
 import { generateSigningKeyParams, resetKeyCache, signingParams } from '#shared/auth/signing-keys.ts';
 import { installPorts, type QueueMessage } from '#shared/platform/ports.ts';
 import type { QueueName } from '#shared/routes/groups.ts';
@@ -21,7 +22,7 @@ async function deliver(queue: QueueName, message: QueueMessage) {
   if (out.batchItemFailures.length) throw new Error(`Worker ${WORKER_OF[queue]} failed message ${message.type}`);
 }
 
-/** Memory SSM with a fresh signing key, synchronous queues, and an e-mail outbox. */
+/** Memory SSM with a fresh signing key, synchronous queues, an e-mail outbox, and the local payment providers. */
 export async function installTestPorts() {
   const keysParams = await generateSigningKeyParams();
   const names = signingParams();
@@ -30,5 +31,5 @@ export async function installTestPorts() {
     [names.privateJwk]: keysParams.privateJwk,
   });
   resetKeyCache();
-  installPorts({ params: testParams, mailer: testMailer, queue: { send: deliver } });
+  installPorts({ params: testParams, mailer: testMailer, queue: { send: deliver }, payments: localPaymentProviders });
 }

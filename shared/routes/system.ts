@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, scope } from './types.ts';
 
 const none = { kind: 'none' } as const;
 
@@ -11,6 +11,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Liveness check',
+    scope: scope.public,
     status: 200,
     schemas: () => ({
       response: z.object({ status: z.literal('ok') }),
@@ -23,6 +24,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Public keys that verify access tokens (JWK set, not enveloped)',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'application/json' },
   },
@@ -33,6 +35,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'This OpenAPI 3.1 document, generated from the route table (not enveloped)',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'application/json' },
   },
@@ -43,6 +46,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Interactive API reference (HTML page; its script and style sheet are served below)',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'text/html; charset=utf-8' },
   },
@@ -53,6 +57,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Style sheet of the API reference page (Swagger UI)',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'text/css; charset=utf-8' },
   },
@@ -63,6 +68,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Script of the API reference page (Swagger UI bundle)',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'text/javascript; charset=utf-8' },
   },
@@ -73,6 +79,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Script that starts Swagger UI on the API reference page',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'text/javascript; charset=utf-8' },
   },

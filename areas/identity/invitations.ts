@@ -114,12 +114,19 @@ export async function sendInvitationEmail(
     `You have been invited to ${what}.`,
     `Invitation code: ${code}`,
     '',
-    `Register with this e-mail address and the code (POST /api/auth/register with invitationCode) before ${invitation.expiresAt}.`,
+    'Register with this e-mail address and the code (POST /api/auth/register with invitationCode)' +
+      ` before ${invitation.expiresAt}.`,
     registerUrl,
     '',
     'If you do not expect this invitation, ignore this message.',
   ].join('\n');
-  const html = `<p>Hello,</p><p>You have been invited to ${escapeHtml(what)}.</p><p>Invitation code: <strong>${escapeHtml(code)}</strong></p><p>Register with this e-mail address and the code before ${escapeHtml(invitation.expiresAt)}.</p><p>If you do not expect this invitation, ignore this message.</p>`;
+  const html = [
+    '<p>Hello,</p>',
+    `<p>You have been invited to ${escapeHtml(what)}.</p>`,
+    `<p>Invitation code: <strong>${escapeHtml(code)}</strong></p>`,
+    `<p>Register with this e-mail address and the code before ${escapeHtml(invitation.expiresAt)}.</p>`,
+    '<p>If you do not expect this invitation, ignore this message.</p>',
+  ].join('');
   await sendEmail({
     to: [invitation.email],
     subject: owner ? 'Set up your organisation' : 'Your invitation',
@@ -253,7 +260,10 @@ export function seatItem(tenantId: string, by: 1 | -1): TransactItem {
       UpdateExpression: 'ADD seatCount :by',
       ConditionExpression:
         by > 0
-          ? 'attribute_exists(pk) AND (attribute_not_exists(maxSeats) OR (attribute_not_exists(seatCount) AND maxSeats > :zero) OR seatCount < maxSeats)'
+          ? [
+              'attribute_exists(pk) AND (attribute_not_exists(maxSeats)',
+              'OR (attribute_not_exists(seatCount) AND maxSeats > :zero) OR seatCount < maxSeats)',
+            ].join(' ')
           : 'attribute_exists(pk)',
       ExpressionAttributeValues: by > 0 ? { ':by': by, ':zero': 0 } : { ':by': by },
     },

@@ -81,14 +81,16 @@ async function checkToken(subject: string, secret: string, now: Date): Promise<C
 
 /** A verification code: spends one attempt of the address and of the total, then compares. */
 async function checkCode(subject: string, secret: string, address: string, now: Date): Promise<CheckOutcome> {
-  const spent = await writeOne(
+  const spent = await writeOne<OneTimeItem>(
     {
       Update: {
         TableName: config.tableName,
         Key: identityKeys.oneTime('VERIFY', subject),
         UpdateExpression: 'ADD attempts :one, byAddress.#addr :one',
-        ConditionExpression:
-          'attribute_exists(pk) AND attempts < :max AND expiresAt > :now AND (attribute_not_exists(byAddress.#addr) OR byAddress.#addr < :perAddress)',
+        ConditionExpression: [
+          'attribute_exists(pk) AND attempts < :max AND expiresAt > :now',
+          '(attribute_not_exists(byAddress.#addr) OR byAddress.#addr < :perAddress)',
+        ].join(' AND '),
         ExpressionAttributeNames: { '#addr': sha256(address).slice(0, 16) },
         ExpressionAttributeValues: {
           ':one': 1,
@@ -100,7 +102,7 @@ async function checkCode(subject: string, secret: string, address: string, now: 
     },
     { returnNew: true },
   );
-  if (spent.written) return compare(spent.attributes as unknown as OneTimeItem, secret);
+  if (spent.written) return compare(spent.attributes!, secret);
   // No attempt left to spend: tell a missing code from an expired or a locked one.
   const current = await getOneTime('VERIFY', subject);
   if (!current) return { ok: false, reason: 'missing' };

@@ -30,7 +30,11 @@ export function addToCount(key: Key, field: 'userCount' | 'memberCount' | 'child
 const tenantRoleNames = (m: Membership | null) =>
   new Set((m?.roles ?? []).filter((r) => systemRoleName(r) !== 'SystemAdmin').map((r) => r.toLowerCase()));
 
-/** Transaction items that keep role `userCount` and department `userCount` exact when a user's membership changes (before null = new user; after null = deleted user; also removes the user's group memberships and decrements memberCount when after is null). */
+/**
+ * Transaction items that keep role `userCount` and department `userCount` exact when a user's
+ * membership changes (`before` null: a new user; `after` null: a deleted user, whose group
+ * memberships go too, each decrementing its group's memberCount).
+ */
 export async function membershipChangeItems(
   tenantId: string,
   userId: string,

@@ -36,7 +36,10 @@ const SYSTEM_DESCRIPTIONS: Record<TenantSystemRole, string> = {
   TenantMember: 'Member of the tenant: read permissions',
 };
 
-/** Transaction items that create the tenant's system roles TenantOwner and TenantMember (isSystem true) with their unique-name claims and the role collection counter. */
+/**
+ * Transaction items that create the tenant's system roles TenantOwner and TenantMember (isSystem
+ * true) with their unique-name claims and the role collection counter.
+ */
 export function systemRoleItems(tenantId: string, now: string): TransactItem[] {
   const items: TransactItem[] = [];
   for (const name of TENANT_SYSTEM_ROLES) {
@@ -158,7 +161,10 @@ export async function resolveRoles(
   return { found, missing };
 }
 
-/** Permissions granted by the given role names in a tenant (system roles from SYSTEM_ROLE_PERMISSIONS, custom roles from their stored list). Used at token issue. */
+/**
+ * Permissions granted by the given role names in a tenant (system roles from
+ * SYSTEM_ROLE_PERMISSIONS, custom roles from their stored list). Used at token issue.
+ */
 export async function permissionsForRoles(tenantId: string | null, roleNames: string[]): Promise<string[]> {
   const granted = new Set<string>();
   const custom: string[] = [];

@@ -4,7 +4,7 @@ import type { ApiError } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import type { Item } from './records.ts';
 
-export type SingleWrite = { written: true; attributes: Item | undefined } | { written: false };
+export type SingleWrite<T = Item> = { written: true; attributes: T | undefined } | { written: false };
 
 const conditionFailed = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
@@ -16,7 +16,10 @@ const conditionFailed = (err: unknown) => (err as { name?: string }).name === 'C
  * decide what a failed one means (it never passes unseen). `returnNew` asks an update for the
  * item as written.
  */
-export async function writeOne(item: TransactItem, opts: { returnNew?: boolean } = {}): Promise<SingleWrite> {
+export async function writeOne<T = Item>(
+  item: TransactItem,
+  opts: { returnNew?: boolean } = {},
+): Promise<SingleWrite<T>> {
   try {
     if (item.Put) {
       await ddb().send(new PutCommand(item.Put));
@@ -26,7 +29,7 @@ export async function writeOne(item: TransactItem, opts: { returnNew?: boolean }
       const out = await ddb().send(
         new UpdateCommand({ ...item.Update, ...(opts.returnNew ? { ReturnValues: 'ALL_NEW' } : {}) }),
       );
-      return { written: true, attributes: out.Attributes };
+      return { written: true, attributes: out.Attributes as T | undefined };
     }
     if (item.Delete) {
       await ddb().send(new DeleteCommand(item.Delete));

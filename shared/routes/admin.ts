@@ -39,7 +39,8 @@ export const adminRoutes = defineRoutes([
     group: 'admin',
     auth: systemAdmin,
     summary:
-      'Audit log entries, newest first; `startDate`/`endDate` bound createdAt inclusively (a date means the whole UTC day); `entityType` matches exactly',
+      'Audit log entries, newest first; `startDate`/`endDate` bound createdAt inclusively (a date means the whole ' +
+      'UTC day); `entityType` matches exactly',
     scope: scope.platform,
     status: 200,
     schemas: () => ({

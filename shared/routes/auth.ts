@@ -66,7 +66,8 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary:
-      'Create an account and e-mail a 6-digit verification code; with `invitationCode` it joins that tenant with the invitation roles (400 INVALID_INVITATION, 409 SEAT_LIMIT_REACHED)',
+      'Create an account and e-mail a 6-digit verification code; with `invitationCode` it joins that tenant with ' +
+      'the invitation roles (400 INVALID_INVITATION, 409 SEAT_LIMIT_REACHED)',
     scope: scope.account,
     status: 201,
     rateLimit: SIGN_IN_LIMIT,
@@ -89,7 +90,8 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary:
-      'Sign in with e-mail and password; 401 INVALID_CREDENTIALS, 403 ACCOUNT_DISABLED or TENANT_*, 429 after 10 failures for the account in 15 minutes unless `deviceToken` is one this account was given',
+      'Sign in with e-mail and password; 401 INVALID_CREDENTIALS, 403 ACCOUNT_DISABLED or TENANT_*, 429 after 10 ' +
+      'failures for the account in 15 minutes unless `deviceToken` is one this account was given',
     scope: scope.account,
     status: 200,
     rateLimit: SIGN_IN_LIMIT,

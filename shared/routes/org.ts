@@ -100,7 +100,8 @@ export const orgRoutes = defineRoutes([
     group: 'org',
     auth: bearer('roles:write'),
     summary:
-      "Replace a custom role's permissions with catalog entries (unknown ones: 400); system roles cannot be edited (409 CONFLICT)",
+      "Replace a custom role's permissions with catalog entries (unknown ones: 400); system roles cannot be edited " +
+      '(409 CONFLICT)',
     scope: scope.tenant({
       tenantFrom: 'query',
       record: { param: 'roleId', collection: 'ROLE', label: 'Role' },

@@ -149,7 +149,8 @@ export const tenantRoutes = defineRoutes([
     group: 'tenants',
     auth: { kind: 'bearer', roles: ['TenantOwner'], permission: 'tenants:write' },
     summary:
-      'Update a tenant; null or absent fields stay as they are. name, email and phone: its owner or a SystemAdmin; planType and limits: SystemAdmin only (403 otherwise). maxSeats below the seats in use is 409',
+      'Update a tenant; null or absent fields stay as they are. name, email and phone: its owner or a SystemAdmin; ' +
+      'planType and limits: SystemAdmin only (403 otherwise). maxSeats below the seats in use is 409',
     scope: scope.tenant({ tenantFrom: 'slug' }),
     status: 200,
     schemas: () => ({
@@ -173,7 +174,8 @@ export const tenantRoutes = defineRoutes([
     group: 'tenants',
     auth: { kind: 'bearer', roles: ['SystemAdmin'] },
     summary:
-      'Change the status (SystemAdmin): ACTIVE, SUSPENDED or CANCELLED; CANCELLED is final (409 CONFLICT); the same status again is a no-op',
+      'Change the status (SystemAdmin): ACTIVE, SUSPENDED or CANCELLED; CANCELLED is final (409 CONFLICT); the same ' +
+      'status again is a no-op',
     scope: scope.tenant({ tenantFrom: 'slug' }),
     status: 200,
     schemas: () => ({
@@ -189,7 +191,8 @@ export const tenantRoutes = defineRoutes([
     group: 'tenants',
     auth: { kind: 'bearer', roles: ['TenantOwner'], permission: 'users:write' },
     summary:
-      'Invite someone to the tenant with roles that exist in it (its owner or a SystemAdmin); the code is e-mailed, valid 7 days, and used at registration. A full tenant is 409 SEAT_LIMIT_REACHED',
+      'Invite someone to the tenant with roles that exist in it (its owner or a SystemAdmin); the code is e-mailed, ' +
+      'valid 7 days, and used at registration. A full tenant is 409 SEAT_LIMIT_REACHED',
     scope: scope.tenant({ tenantFrom: 'slug' }),
     status: 201,
     schemas: () => ({

@@ -111,7 +111,8 @@ export const userRoutes = defineRoutes([
     group: 'users',
     auth: bearer('users:read'),
     summary:
-      'List the users of a tenant newest first (`tenantId` required for a SystemAdmin); `search` matches name and e-mail, `roleFilter` a role name, `statusFilter` active or inactive',
+      'List the users of a tenant newest first (`tenantId` required for a SystemAdmin); `search` matches name and ' +
+      'e-mail, `roleFilter` a role name, `statusFilter` active or inactive',
     scope: tenantUsers,
     status: 200,
     schemas: () => ({
@@ -152,7 +153,9 @@ export const userRoutes = defineRoutes([
     group: 'users',
     auth: bearer('users:write'),
     summary:
-      'Update a user: roles must exist in the tenant, the department must be in the tenant; nobody deactivates itself or leaves the tenant without an active TenantOwner (409). Deactivating revokes the refresh tokens. `{userId}:password-reset` with `{newPassword}` is the admin password reset (answers null)',
+      'Update a user: roles must exist in the tenant, the department must be in the tenant; nobody deactivates ' +
+      'itself or leaves the tenant without an active TenantOwner (409). Deactivating revokes the refresh tokens. ' +
+      '`{userId}:password-reset` with `{newPassword}` is the admin password reset (answers null)',
     scope: tenantUser,
     status: 200,
     schemas: () => ({

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { newSession } from '#areas/identity/refresh-tokens.ts';
 import { keys } from '#shared/data/keys.ts';
 import { identityKeys } from '#areas/identity/records.ts';
-import { transact } from '#shared/data/transact.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { issueResetToken } from '#areas/identity/auth/passwords.ts';
@@ -163,7 +163,7 @@ describe('a password change or reset ends sessions that raced it', () => {
   /** A sign-in that read the account before the change and stored its session after the revocation sweep. */
   async function racedSession(user: { id: string; tenantId: string | null }, sessionVersion: number) {
     const { refreshToken, items } = newSession({ id: user.id, tenantId: user.tenantId, sessionVersion }, false);
-    expect(await transact(items)).toEqual({ ok: true });
+    await commitChange(items, null);
     return refreshToken;
   }
   const refresh = (accessToken: string, refreshToken: string) =>

@@ -1,7 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '#shared/auth/opaque.ts';
-import { countOf, getItem, listNewestFirst } from '#shared/data/collection.ts';
+import { countOf, listNewestFirst } from '#shared/data/collection.ts';
+import { get } from '#shared/data/read.ts';
 import { keys } from '#shared/data/keys.ts';
 import { identityKeys } from '#areas/identity/records.ts';
 import type { Write } from '#shared/data/commit.ts';
@@ -13,8 +13,6 @@ import {
 import { resolveRoles } from '#areas/identity/roles.ts';
 import { getTenant } from '#areas/identity/tenants.ts';
 import { createUser, type UserRecord } from '#areas/identity/users.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { testMailer } from '#test/support/test-ports.ts';
 import { tokenFor } from '#test/support/tokens.ts';
@@ -35,15 +33,10 @@ const startBody = (extra: Record<string, unknown> = {}) => ({
 });
 
 async function invitationOf(code: string) {
-  const lookup = await getItem<{ tenantId: string; invitationId: string }>(identityKeys.invitationCode(sha256(code)));
-  const out = await ddb().send(
-    new GetCommand({
-      TableName: config.tableName,
-      Key: identityKeys.invitation(lookup!.tenantId, lookup!.invitationId),
-      ConsistentRead: true,
-    }),
-  );
-  return out.Item as InvitationRecord;
+  const lookup = await get<{ tenantId: string; invitationId: string }>(identityKeys.invitationCode(sha256(code)));
+  return (await get<InvitationRecord>(identityKeys.invitation(lookup!.tenantId, lookup!.invitationId), {
+    consistent: true,
+  }))!;
 }
 
 const newUser = (email: string, tenantId: string, roles: string[]): UserRecord =>
@@ -249,7 +242,7 @@ describe('redeeming the owner invitation and activation', () => {
     await expect(
       createUser(newUser(body.email, stale.tenantId, stale.roles), null, stale.writes),
     ).rejects.toMatchObject({ status: 400, code: 'INVALID_INVITATION' });
-    expect(await getItem(keys.unique('EMAIL', body.email))).toBeUndefined();
+    expect(await get(keys.unique('EMAIL', body.email))).toBeUndefined();
     expect((await getTenant(stale.tenantId))!.seatCount).toBe(0);
 
     // A suspended or cancelled tenant takes no members: its open codes redeem nothing.

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '#shared/auth/opaque.ts';
-import { countOf, getItem, listNewestFirst } from '#shared/data/collection.ts';
+import { countOf, listNewestFirst } from '#shared/data/collection.ts';
+import { get } from '#shared/data/read.ts';
 import { keys } from '#shared/data/keys.ts';
 import { identityKeys } from '#areas/identity/records.ts';
 import { redeemInvitation } from '#areas/identity/invitations.ts';
@@ -479,8 +480,8 @@ describe('POST /api/tenants/{slug}/invitations', () => {
     const mail = testMailer.outbox.at(-1)!;
     expect(mail.to).toEqual([email.toLowerCase()]);
     expect(mail.text).toContain(`Invitation code: ${invitationCode}`);
-    expect(await getItem(identityKeys.invitationCode(invitationCode))).toBeUndefined(); // stored by hash only
-    expect(await getItem(identityKeys.invitationCode(sha256(invitationCode)))).toMatchObject({ tenantId: t.id });
+    expect(await get(identityKeys.invitationCode(invitationCode))).toBeUndefined(); // stored by hash only
+    expect(await get(identityKeys.invitationCode(sha256(invitationCode)))).toMatchObject({ tenantId: t.id });
 
     const joined = await join(invitationCode, email.toLowerCase());
     expect(joined.ok).toBe(true);

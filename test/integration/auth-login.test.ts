@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyAccessToken } from '#shared/auth/access-token.ts';
 import { sha256 } from '#shared/auth/opaque.ts';
 import { SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
-import { keys } from '#shared/data/keys.ts';
 import { identityKeys } from '#areas/identity/records.ts';
 import { config } from '#shared/platform/config.ts';
 import { inOneRateWindow } from '#test/support/fixtures.ts';

@@ -2,7 +2,6 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerClientSecret, providerConfig } from '#areas/identity/identity-providers.ts';
 import { sha256 } from '#shared/auth/opaque.ts';
-import { keys } from '#shared/data/keys.ts';
 import { identityKeys } from '#areas/identity/records.ts';
 import { findUserByEmail } from '#areas/identity/users.ts';
 import { invoke } from '#test/support/invoke.ts';

@@ -1,6 +1,6 @@
 import { claimUnique } from '#shared/data/collection.ts';
 import { checkItem, commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
-import { get } from '#shared/data/read.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
 import { ApiError, badRequest, conflict } from '#shared/http/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import {
@@ -143,7 +143,7 @@ export async function findOrCreateExternalUser(provider: ProviderId, claims: IdT
       throw err;
     }
     if (takeOver) await revokeAllFamilies(existing.id, 'identity-link');
-    return (await getUser(existing.tenantId, existing.id, true)) as Account;
+    return await getOr404<Account>(userKey, 'User', { consistent: true });
   }
 
   const now = new Date().toISOString();

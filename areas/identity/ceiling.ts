@@ -24,7 +24,8 @@ export function assertMayGrant(principal: Principal, roles: readonly Pick<RoleRe
   if (above.length) {
     const missing = [...new Set(above.flatMap((r) => notHeldBy(principal, r.permissions)))];
     throw forbidden(
-      `You cannot grant ${above.map((r) => r.name).join(', ')}: it carries permissions you do not hold (${missing.join(', ')})`,
+      `You cannot grant ${above.map((r) => r.name).join(', ')}: ` +
+        `it carries permissions you do not hold (${missing.join(', ')})`,
     );
   }
 }

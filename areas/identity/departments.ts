@@ -1,39 +1,17 @@
-import { getItem } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
+import { get } from '#shared/data/read.ts';
+import { identityKeys, toDepartment, type DepartmentRecord } from './records.ts';
 
-export interface DepartmentRecord {
-  id: string;
-  name: string;
-  tenantId: string;
-  parentId: string | null;
-  parentName: string | null;
-  childCount: number;
-  userCount: number;
-  createdAt: string;
-}
+export type { DepartmentRecord };
 
 /** Deepest allowed position in the tree (a root department has depth 0). */
 export const MAX_DEPARTMENT_DEPTH = 20;
 
-export const departmentKey = (tenantId: string, id: string) => keys.tenantItem(tenantId, 'DEPARTMENT', id);
-export const departmentCollection = (tenantId: string) => keys.tenantCollection(tenantId, 'DEPARTMENT');
-
-export const toDepartment = (item: Record<string, unknown>): DepartmentRecord => ({
-  id: item.id as string,
-  name: item.name as string,
-  tenantId: item.tenantId as string,
-  parentId: (item.parentId as string | null) ?? null,
-  parentName: (item.parentName as string | null) ?? null,
-  childCount: Math.max(0, Number(item.childCount ?? 0)),
-  userCount: Math.max(0, Number(item.userCount ?? 0)),
-  createdAt: item.createdAt as string,
-});
-
+/** A department of the tenant with its depth in the tree. */
 export async function getDepartment(
   tenantId: string,
-  id: string,
+  departmentId: string,
 ): Promise<(DepartmentRecord & { depth: number }) | undefined> {
-  const item = await getItem(departmentKey(tenantId, id.toLowerCase()));
+  const item = await get(identityKeys.department(tenantId, departmentId));
   return item ? { ...toDepartment(item), depth: Number(item.depth ?? 0) } : undefined;
 }
 

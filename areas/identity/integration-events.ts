@@ -1,6 +1,6 @@
 import { bumpCounterAfterCommit } from '#shared/data/collection.ts';
 import { keys } from '#shared/data/keys.ts';
-import type { TransactItem } from '#shared/data/transact.ts';
+import type { TransactItem } from '#shared/data/commit.ts';
 import { config } from '#shared/platform/config.ts';
 
 export type IntegrationEventType = 'user.registered' | (string & {});

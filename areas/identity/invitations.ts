@@ -1,56 +1,42 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
-import { auditPut, countAudit } from '#shared/data/audit.ts';
-import { bumpCounter, claimUnique, getItem, putNew } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
-import { transact, type TransactItem } from '#shared/data/transact.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
+import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
 import { isSystemAdmin } from '#shared/auth/tenant-scope.ts';
+import { auditPut } from '#shared/data/audit.ts';
+import { bumpCounter, claimUnique, putNew } from '#shared/data/collection.ts';
+import {
+  commitChange,
+  orConflict,
+  updateItem,
+  type Change,
+  type TransactItem,
+  type Write,
+} from '#shared/data/commit.ts';
+import { get } from '#shared/data/read.ts';
 import { ApiError, badRequest, conflict, forbidden, validationError } from '#shared/http/errors.ts';
-import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { sendEmail } from '#shared/queue/email.ts';
 import { assertMayGrant } from './ceiling.ts';
 import { countIntegrationEvents, integrationEventPut } from './integration-events.ts';
 import { membershipChangeItems } from './org-counters.ts';
-import { resolveRoles, systemRoleName } from './roles.ts';
 import {
-  actingAs,
-  getTenant,
-  statusChangeItems,
-  TENANT_STATUS_CODES,
-  tenantKey,
-  type Actor,
+  identityKeys,
+  invitationItem,
+  normalizeEmail,
+  type InvitationLookup,
+  type InvitationRecord,
   type TenantRecord,
-} from './tenants.ts';
-import { normalizeEmail, type UserRecord } from './users.ts';
+  type UserRecord,
+} from './records.ts';
+import { resolveRoles, systemRoleName } from './roles.ts';
+import { acceptsMembers } from './tenant-status.ts';
+import { actingAs, getTenant, statusChange, type Actor } from './tenants.ts';
+import { TENANT_STATUS_CODES } from './vocabulary.ts';
+import { committedUnless } from './writes.ts';
+
+export type { InvitationRecord };
 
 /** An invitation is open for 7 days; after that, or once used, its code redeems nothing. */
 export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
-
-export interface InvitationRecord {
-  id: string;
-  tenantId: string;
-  email: string;
-  roles: string[];
-  status: 'open' | 'used';
-  firstName: string | null;
-  lastName: string | null;
-  invitedBy: string | null;
-  expiresAt: string;
-  /** Epoch seconds of `expiresAt`, for the redeem condition. */
-  expiresAtEpoch: number;
-  createdAt: string;
-  usedAt?: string;
-  usedBy?: string | null;
-}
-
-export const invitationKey = (tenantId: string, id: string) => keys.tenantItem(tenantId, 'INVITATION', id);
-const invitationCollection = (tenantId: string) => keys.tenantCollection(tenantId, 'INVITATION');
-
-/** Tenants whose invitations may be issued and redeemed. */
-export const acceptsMembers = (t: Pick<TenantRecord, 'status'>) =>
-  t.status === TENANT_STATUS_CODES.PENDING || t.status === TENANT_STATUS_CODES.ACTIVE;
 
 export interface NewInvitation {
   tenantId: string;
@@ -64,9 +50,9 @@ export interface NewInvitation {
 }
 
 /**
- * A new invitation as transaction items: the invitation, the lookup by code hash (kept a month
- * past expiry, then removed by TTL), the tenant's invitation counter, the audit entry and the
- * `membership.invited` event. The code itself is only returned, never stored.
+ * A new invitation as writes: the invitation, the lookup by code hash (kept a month past expiry,
+ * then removed by TTL), the tenant's invitation counter and the `membership.invited` event;
+ * `change` is its audit entry. The code itself is only returned, never stored.
  */
 export function newInvitation(input: NewInvitation) {
   const now = input.now ?? new Date();
@@ -86,37 +72,26 @@ export function newInvitation(input: NewInvitation) {
     expiresAtEpoch,
     createdAt,
   };
-  const collection = invitationCollection(record.tenantId);
-  const items: TransactItem[] = [
-    putNew({
-      ...invitationKey(record.tenantId, record.id),
-      ...keys.newestFirst(collection, createdAt, record.id),
-      ...record,
-    }),
-    claimUnique(keys.invitationCode(sha256(code)), {
-      tenantId: record.tenantId,
-      invitationId: record.id,
-      ttl: expiresAtEpoch + 30 * 24 * 3600,
-    }),
-    bumpCounter(collection, 1),
-    auditPut(
-      {
-        entityType: 'Invitation',
-        entityId: record.id,
-        action: 'create',
-        changes: { email: record.email, roles: record.roles },
-        actor: input.actor,
-        tenantId: record.tenantId,
-      },
-      createdAt,
-    ),
+  const lookup: InvitationLookup = { tenantId: record.tenantId, invitationId: record.id };
+  const writes: Write[] = [
+    putNew(invitationItem(record)),
+    claimUnique(identityKeys.invitationCode(sha256(code)), { ...lookup, ttl: expiresAtEpoch + 30 * 24 * 3600 }),
+    bumpCounter(identityKeys.invitations(record.tenantId), 1),
     integrationEventPut(
       'membership.invited',
       { tenantId: record.tenantId, invitationId: record.id, roles: record.roles },
       createdAt,
     ),
   ];
-  return { code, record, items, auditEntries: 1, integrationEvents: 1 };
+  const change: Change = {
+    entityType: 'Invitation',
+    entityId: record.id,
+    action: 'create',
+    changes: { email: record.email, roles: record.roles },
+    actor: input.actor,
+    tenantId: record.tenantId,
+  };
+  return { code, record, writes, change, integrationEvents: 1 };
 }
 
 /**
@@ -139,12 +114,19 @@ export async function sendInvitationEmail(
     `You have been invited to ${what}.`,
     `Invitation code: ${code}`,
     '',
-    `Register with this e-mail address and the code (POST /api/auth/register with invitationCode) before ${invitation.expiresAt}.`,
+    'Register with this e-mail address and the code (POST /api/auth/register with invitationCode)' +
+      ` before ${invitation.expiresAt}.`,
     registerUrl,
     '',
     'If you do not expect this invitation, ignore this message.',
   ].join('\n');
-  const html = `<p>Hello,</p><p>You have been invited to ${escapeHtml(what)}.</p><p>Invitation code: <strong>${escapeHtml(code)}</strong></p><p>Register with this e-mail address and the code before ${escapeHtml(invitation.expiresAt)}.</p><p>If you do not expect this invitation, ignore this message.</p>`;
+  const html = [
+    '<p>Hello,</p>',
+    `<p>You have been invited to ${escapeHtml(what)}.</p>`,
+    `<p>Invitation code: <strong>${escapeHtml(code)}</strong></p>`,
+    `<p>Register with this e-mail address and the code before ${escapeHtml(invitation.expiresAt)}.</p>`,
+    '<p>If you do not expect this invitation, ignore this message.</p>',
+  ].join('');
   await sendEmail({
     to: [invitation.email],
     subject: owner ? 'Set up your organisation' : 'Your invitation',
@@ -160,18 +142,16 @@ export interface RedeemedInvitation {
   roles: string[];
   invitationId: string;
   /**
-   * Append to the new user's creation transaction: [0] marks the invitation used (only while it
-   * is open and unexpired), [1] takes a seat on the tenant (only while seatCount < maxSeats),
-   * then the membership counters, the audit entry and the `membership.joined` event.
+   * Join the new user's creation transaction: the invitation marked used (only while it is open and
+   * unexpired: 400 INVALID_INVITATION otherwise), a seat taken on the tenant (only while seatCount <
+   * maxSeats: 409 SEAT_LIMIT_REACHED), the membership counters, the redeem's audit entry and the
+   * `membership.joined` event.
    */
-  items: TransactItem[];
-  /** Audit entries and integration events in `items`: count them after the transaction commits. */
+  writes: Write[];
+  /** Audit entries and integration events in `writes`: count them after the transaction commits. */
   auditEntries: number;
   integrationEvents: number;
 }
-
-export const REDEEM_INVITATION_INDEX = 0;
-export const REDEEM_SEAT_INDEX = 1;
 
 /**
  * Checks an invitation code for a registering e-mail. Null when the code is unknown, used,
@@ -185,13 +165,10 @@ export async function redeemInvitation(
   now = new Date(),
 ): Promise<RedeemedInvitation | null> {
   if (!code || code.length > 512) return null;
-  const lookup = await getItem<{ tenantId?: string; invitationId?: string }>(keys.invitationCode(sha256(code)));
+  const lookup = await get<Partial<InvitationLookup>>(identityKeys.invitationCode(sha256(code)));
   if (!lookup?.tenantId || !lookup.invitationId) return null;
   const { tenantId, invitationId } = lookup;
-  const read = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: invitationKey(tenantId, invitationId), ConsistentRead: true }),
-  );
-  const invitation = read.Item as InvitationRecord | undefined;
+  const invitation = await get<InvitationRecord>(identityKeys.invitation(tenantId, invitationId), { consistent: true });
   const nowEpoch = epochSeconds(now.getTime());
   if (!invitation || invitation.status !== 'open' || invitation.expiresAtEpoch <= nowEpoch) return null;
   if (invitation.email !== normalizeEmail(email)) return null;
@@ -209,45 +186,62 @@ export async function redeemInvitation(
     throw err;
   }
   const at = now.toISOString();
-  const actor = actingAs(userId, invitation.email);
-  const items: TransactItem[] = [
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: invitationKey(tenantId, invitationId),
-        UpdateExpression: 'SET #status = :used, usedAt = :at, usedBy = :by',
-        ConditionExpression: '#status = :open AND expiresAtEpoch > :now',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':used': 'used', ':open': 'open', ':at': at, ':by': userId, ':now': nowEpoch },
-      },
-    },
-    seatItem(tenantId, 1),
-    ...membership,
-    auditPut(
-      {
-        entityType: 'Invitation',
-        entityId: invitationId,
-        action: 'redeem',
-        changes: { email: invitation.email, roles: invitation.roles, userId },
-        actor,
-        tenantId,
-      },
-      at,
-    ),
-    integrationEventPut('membership.joined', { tenantId, invitationId, userId, roles: invitation.roles }, at),
-  ];
-  return { tenantId, roles: [...invitation.roles], invitationId, items, auditEntries: 1, integrationEvents: 1 };
+  return {
+    tenantId,
+    roles: [...invitation.roles],
+    invitationId,
+    writes: redeemWrites({ tenantId, invitationId, userId, at, nowEpoch, membership }, [
+      auditPut(
+        {
+          entityType: 'Invitation',
+          entityId: invitationId,
+          action: 'redeem',
+          changes: { email: invitation.email, roles: invitation.roles, userId },
+          actor: actingAs(userId, invitation.email),
+          tenantId,
+        },
+        at,
+      ),
+      integrationEventPut('membership.joined', { tenantId, invitationId, userId, roles: invitation.roles }, at),
+    ]),
+    auditEntries: 1,
+    integrationEvents: 1,
+  };
 }
 
 /**
- * Maps a failed transaction that carried redeem items (appended at `offset`) to the answer:
- * the seat condition is 409 SEAT_LIMIT_REACHED, the invitation condition (used or expired in the
- * meantime) is 400 INVALID_INVITATION. Null when neither failed.
+ * The conditional part of a redeem, each item with its answer: the invitation used or expired
+ * meanwhile, or a role of it gone (its counter), is 400 INVALID_INVITATION; no free seat left is
+ * 409 SEAT_LIMIT_REACHED.
  */
-export function redeemFailure(failedAt: number[], offset: number): ApiError | null {
-  if (failedAt.includes(offset + REDEEM_INVITATION_INDEX)) return invalidInvitation();
-  if (failedAt.includes(offset + REDEEM_SEAT_INDEX)) return seatLimitReached();
-  return null;
+export function redeemWrites(
+  r: {
+    tenantId: string;
+    invitationId: string;
+    userId: string | null;
+    at: string;
+    nowEpoch: number;
+    membership: TransactItem[];
+  },
+  records: TransactItem[] = [],
+): Write[] {
+  return [
+    orConflict(
+      updateItem(
+        identityKeys.invitation(r.tenantId, r.invitationId),
+        { status: 'used', usedAt: r.at, usedBy: r.userId },
+        {
+          condition: '#status = :open AND expiresAtEpoch > :now',
+          names: { '#status': 'status' },
+          values: { ':open': 'open', ':now': r.nowEpoch },
+        },
+      ),
+      invalidInvitation(),
+    ),
+    orConflict(seatItem(r.tenantId, 1), seatLimitReached()),
+    ...r.membership.map((item) => orConflict(item, invalidInvitation())),
+    ...records,
+  ];
 }
 
 export const invalidInvitation = () =>
@@ -262,11 +256,14 @@ export function seatItem(tenantId: string, by: 1 | -1): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
-      Key: tenantKey(tenantId),
+      Key: identityKeys.tenant(tenantId),
       UpdateExpression: 'ADD seatCount :by',
       ConditionExpression:
         by > 0
-          ? 'attribute_exists(pk) AND (attribute_not_exists(maxSeats) OR (attribute_not_exists(seatCount) AND maxSeats > :zero) OR seatCount < maxSeats)'
+          ? [
+              'attribute_exists(pk) AND (attribute_not_exists(maxSeats)',
+              'OR (attribute_not_exists(seatCount) AND maxSeats > :zero) OR seatCount < maxSeats)',
+            ].join(' ')
           : 'attribute_exists(pk)',
       ExpressionAttributeValues: by > 0 ? { ':by': by, ':zero': 0 } : { ':by': by },
     },
@@ -282,16 +279,17 @@ export async function activatePendingTenantOnOwnerVerified(user: UserRecord): Pr
   if (!user.tenantId || !user.isActive || !user.roles.includes('TenantOwner')) return;
   const tenant = await getTenant(user.tenantId, true);
   if (!tenant || tenant.status !== TENANT_STATUS_CODES.PENDING) return;
-  const outcome = await transact(
-    statusChangeItems(
-      tenant,
-      TENANT_STATUS_CODES.ACTIVE,
-      { userId: user.id, email: user.email },
-      'owner-verified-email',
-    ),
+  // Activated (or changed by an administrator) in the meantime: nothing left to do.
+  const moved = conflict('The tenant status changed meanwhile');
+  const activation = statusChange(
+    tenant,
+    TENANT_STATUS_CODES.ACTIVE,
+    { userId: user.id, email: user.email },
+    'owner-verified-email',
+    moved,
   );
-  if (!outcome.ok) return; // activated (or changed by an administrator) in the meantime
-  await Promise.all([countAudit(1), countIntegrationEvents(1)]);
+  if (await committedUnless(commitChange(activation.writes, activation.change), moved)) return;
+  await countIntegrationEvents(activation.integrationEvents);
 }
 
 /**

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
-import { ApiError, badRequest, unauthorized } from '#shared/http/errors.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
-import { providerClientSecret, type OidcProviderConfig, type ProviderId } from './identity-providers.ts';
 import { epochSeconds, randomToken, sameDigest, sha256 } from '#shared/auth/opaque.ts';
+import { deleteItem, putItem } from '#shared/data/commit.ts';
+import { get } from '#shared/data/read.ts';
+import { ApiError, badRequest, unauthorized } from '#shared/http/errors.ts';
+import { providerClientSecret, type OidcProviderConfig, type ProviderId } from './identity-providers.ts';
+import { flowKey, type AuthorizationFlow } from './records.ts';
+import { writeOne } from './writes.ts';
 
 /**
  * A generic OpenID Connect authorization-code client: server-stored state (single use, 10 minutes,
@@ -17,19 +16,7 @@ import { epochSeconds, randomToken, sameDigest, sha256 } from '#shared/auth/opaq
 export const FLOW_TTL_SECONDS = 10 * 60;
 const FETCH_TIMEOUT_MS = 8_000;
 
-export interface AuthorizationFlow {
-  provider: ProviderId;
-  redirectUri: string;
-  stateHash: string;
-  nonceHash: string;
-  /** Hash of the secret only the starting client received: a leaked callback URL is not enough. */
-  bindingHash: string;
-  codeVerifier: string | null;
-  expiresAt: number;
-  createdAt: string;
-}
-
-const stateKey = (stateHash: string) => keys.oneTime('OAUTH_STATE', `state:${stateHash}`);
+export type { AuthorizationFlow };
 
 export const pkceChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
@@ -71,15 +58,11 @@ export async function startFlow(cfg: OidcProviderConfig, redirectUri: string, no
     expiresAt,
     createdAt: now.toISOString(),
   };
-  await transact([
-    {
-      Put: {
-        TableName: config.tableName,
-        Item: { ...stateKey(flow.stateHash), ...flow, ttl: expiresAt },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-  ]);
+  // The state is 256 random bits: a flow already stored under it is not ours, and never handed out.
+  const stored = await writeOne(
+    putItem({ ...flowKey(flow.stateHash), ...flow, ttl: expiresAt }, 'attribute_not_exists(pk)'),
+  );
+  if (!stored.written) throw new Error('OAuth state collision: a flow is already stored under this state');
   return {
     authorizationUrl: authorizationUrl(cfg, {
       redirectUri,
@@ -95,12 +78,7 @@ export async function startFlow(cfg: OidcProviderConfig, redirectUri: string, no
 
 const invalidState = () => badRequest('INVALID_STATE', 'Unknown, expired or already used sign-in state');
 
-async function flowByStateHash(stateHash: string): Promise<AuthorizationFlow | undefined> {
-  const out = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: stateKey(stateHash), ConsistentRead: true }),
-  );
-  return out.Item as AuthorizationFlow | undefined;
-}
+const flowByStateHash = (stateHash: string) => get<AuthorizationFlow>(flowKey(stateHash), { consistent: true });
 
 /**
  * The live flow for a state value, checked against provider, redirect URI and the client binding
@@ -128,16 +106,8 @@ export async function flowForState(
 
 /** Deletes the flow; a second consumer (replay, race) gets 400 INVALID_STATE. */
 export async function consumeFlow(flow: AuthorizationFlow) {
-  const outcome = await transact([
-    {
-      Delete: {
-        TableName: config.tableName,
-        Key: stateKey(flow.stateHash),
-        ConditionExpression: 'attribute_exists(pk)',
-      },
-    },
-  ]);
-  if (!outcome.ok) throw invalidState();
+  const consumed = await writeOne(deleteItem(flowKey(flow.stateHash), 'attribute_exists(pk)'));
+  if (!consumed.written) throw invalidState();
 }
 
 const providerError = (message: string) => new ApiError(502, 'PROVIDER_ERROR', message);

@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/data/keys.ts';
-import type { TransactItem } from '#shared/data/transact.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
 import { epochSeconds, randomToken, sameDigest, sha256 } from '#shared/auth/opaque.ts';
+import { deleteItem, putItem, type TransactItem } from '#shared/data/commit.ts';
+import { get } from '#shared/data/read.ts';
+import { config } from '#shared/platform/config.ts';
+import { identityKeys, type OneTimeItem } from './records.ts';
+import { writeOne } from './writes.ts';
 
 /**
  * Short-lived one-time secrets addressed by kind and subject (the user id): e-mail verification
@@ -26,17 +26,6 @@ export const RESET_TOKEN_TTL_SECONDS = 30 * 60;
 export const MAX_ATTEMPTS_PER_ADDRESS = 5;
 /** Wrong codes from all addresses together before the code is locked. */
 export const MAX_ATTEMPTS = 20;
-
-export interface OneTimeItem {
-  secretHash: string;
-  salt: string;
-  attempts: number;
-  /** Spent attempts per source address (hashed), for codes. */
-  byAddress?: Record<string, number>;
-  /** Epoch seconds. */
-  expiresAt: number;
-  createdAt: string;
-}
 
 export const sixDigitCode = () => randomInt(0, 1_000_000).toString().padStart(6, '0');
 
@@ -60,7 +49,17 @@ export function oneTimePut(
     expiresAt,
     createdAt: now.toISOString(),
   };
-  return { Put: { TableName: config.tableName, Item: { ...keys.oneTime(kind, subject), ...item, ttl: expiresAt } } };
+  return putItem({ ...identityKeys.oneTime(kind, subject), ...item, ttl: expiresAt });
+}
+
+/** Stores a new secret on its own (a resent code), replacing any earlier one. */
+export async function storeOneTime(
+  kind: OneTimeKind,
+  subject: string,
+  secret: string,
+  ttlSeconds: number,
+): Promise<void> {
+  await writeOne(oneTimePut(kind, subject, secret, ttlSeconds));
 }
 
 export type CheckOutcome =
@@ -82,14 +81,16 @@ async function checkToken(subject: string, secret: string, now: Date): Promise<C
 
 /** A verification code: spends one attempt of the address and of the total, then compares. */
 async function checkCode(subject: string, secret: string, address: string, now: Date): Promise<CheckOutcome> {
-  try {
-    const out = await ddb().send(
-      new UpdateCommand({
+  const spent = await writeOne<OneTimeItem>(
+    {
+      Update: {
         TableName: config.tableName,
-        Key: keys.oneTime('VERIFY', subject),
+        Key: identityKeys.oneTime('VERIFY', subject),
         UpdateExpression: 'ADD attempts :one, byAddress.#addr :one',
-        ConditionExpression:
-          'attribute_exists(pk) AND attempts < :max AND expiresAt > :now AND (attribute_not_exists(byAddress.#addr) OR byAddress.#addr < :perAddress)',
+        ConditionExpression: [
+          'attribute_exists(pk) AND attempts < :max AND expiresAt > :now',
+          '(attribute_not_exists(byAddress.#addr) OR byAddress.#addr < :perAddress)',
+        ].join(' AND '),
         ExpressionAttributeNames: { '#addr': sha256(address).slice(0, 16) },
         ExpressionAttributeValues: {
           ':one': 1,
@@ -97,16 +98,15 @@ async function checkCode(subject: string, secret: string, address: string, now: 
           ':perAddress': MAX_ATTEMPTS_PER_ADDRESS,
           ':now': epochSeconds(now.getTime()),
         },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return compare(out.Attributes as OneTimeItem, secret);
-  } catch (err) {
-    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
-    const current = await getOneTime('VERIFY', subject);
-    if (!current) return { ok: false, reason: 'missing' };
-    return { ok: false, reason: current.expiresAt <= epochSeconds(now.getTime()) ? 'expired' : 'locked' };
-  }
+      },
+    },
+    { returnNew: true },
+  );
+  if (spent.written) return compare(spent.attributes!, secret);
+  // No attempt left to spend: tell a missing code from an expired or a locked one.
+  const current = await getOneTime('VERIFY', subject);
+  if (!current) return { ok: false, reason: 'missing' };
+  return { ok: false, reason: current.expiresAt <= epochSeconds(now.getTime()) ? 'expired' : 'locked' };
 }
 
 export function checkOneTime(
@@ -120,28 +120,11 @@ export function checkOneTime(
 }
 
 /** Deletes the secret only if it is still the one that was checked: a second use fails the transaction. */
-export const consumeOneTime = (kind: OneTimeKind, subject: string, secretHash: string): TransactItem => ({
-  Delete: {
-    TableName: config.tableName,
-    Key: keys.oneTime(kind, subject),
-    ConditionExpression: 'secretHash = :h',
-    ExpressionAttributeValues: { ':h': secretHash },
-  },
-});
+export const consumeOneTime = (kind: OneTimeKind, subject: string, secretHash: string): TransactItem =>
+  deleteItem(identityKeys.oneTime(kind, subject), 'secretHash = :h', { ':h': secretHash });
 
-export async function getOneTime(kind: OneTimeKind, subject: string): Promise<OneTimeItem | undefined> {
-  const out = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: keys.oneTime(kind, subject), ConsistentRead: true }),
-  );
-  return out.Item as OneTimeItem | undefined;
-}
-
-export const deleteOneTime = (kind: OneTimeKind, subject: string) =>
-  ddb().send(new DeleteCommand({ TableName: config.tableName, Key: keys.oneTime(kind, subject) }));
-
-/** Gives a cooldown back (the work it guarded failed and will be retried). */
-export const releaseCooldown = (subject: string) =>
-  ddb().send(new DeleteCommand({ TableName: config.tableName, Key: keys.oneTime('RESEND', subject) }));
+const getOneTime = (kind: OneTimeKind, subject: string) =>
+  get<OneTimeItem>(identityKeys.oneTime(kind, subject), { consistent: true });
 
 /**
  * A per-subject cooldown ("once per N seconds"), exact rather than a fixed window: the claim
@@ -149,17 +132,15 @@ export const releaseCooldown = (subject: string) =>
  */
 export const RESEND_COOLDOWN_SECONDS = 60;
 
+const cooldownKey = (subject: string) => identityKeys.oneTime('RESEND', subject);
+
+/** The cooldown as started by a write it belongs to (the first verification code at registration). */
 export function cooldownPut(subject: string, now = new Date()): TransactItem {
-  return {
-    Put: {
-      TableName: config.tableName,
-      Item: {
-        ...keys.oneTime('RESEND', subject),
-        sentAt: now.getTime(),
-        ttl: epochSeconds(now.getTime()) + RESEND_COOLDOWN_SECONDS + 60,
-      },
-    },
-  };
+  return putItem({
+    ...cooldownKey(subject),
+    sentAt: now.getTime(),
+    ttl: epochSeconds(now.getTime()) + RESEND_COOLDOWN_SECONDS + 60,
+  });
 }
 
 export async function claimCooldown(
@@ -167,27 +148,27 @@ export async function claimCooldown(
   seconds = RESEND_COOLDOWN_SECONDS,
   now = Date.now(),
 ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }> {
-  const key = keys.oneTime('RESEND', subject);
-  try {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: key,
-        UpdateExpression: 'SET sentAt = :now, #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(pk) OR sentAt <= :cutoff',
-        ExpressionAttributeNames: { '#ttl': 'ttl' },
-        ExpressionAttributeValues: {
-          ':now': now,
-          ':cutoff': now - seconds * 1000,
-          ':ttl': epochSeconds(now) + seconds + 60,
-        },
-      }),
-    );
-    return { allowed: true };
-  } catch (err) {
-    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
-    const out = await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }));
-    const sentAt = Number(out.Item?.sentAt ?? now);
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((sentAt + seconds * 1000 - now) / 1000)) };
-  }
+  const claimed = await writeOne({
+    Update: {
+      TableName: config.tableName,
+      Key: cooldownKey(subject),
+      UpdateExpression: 'SET sentAt = :now, #ttl = :ttl',
+      ConditionExpression: 'attribute_not_exists(pk) OR sentAt <= :cutoff',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':now': now,
+        ':cutoff': now - seconds * 1000,
+        ':ttl': epochSeconds(now) + seconds + 60,
+      },
+    },
+  });
+  if (claimed.written) return { allowed: true };
+  const current = await get<{ sentAt?: number }>(cooldownKey(subject), { consistent: true });
+  const sentAt = Number(current?.sentAt ?? now);
+  return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((sentAt + seconds * 1000 - now) / 1000)) };
+}
+
+/** Gives a cooldown back (the work it guarded failed and will be retried); gone already is the same. */
+export async function releaseCooldown(subject: string): Promise<void> {
+  await writeOne(deleteItem(cooldownKey(subject)));
 }

@@ -1,12 +1,11 @@
-import { getItem } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
-import type { TransactItem } from '#shared/data/transact.ts';
+import { deleteItem, type TransactItem } from '#shared/data/commit.ts';
+import type { Key } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { get } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
-import { departmentKey } from './departments.ts';
-import { groupKey } from './groups.ts';
-import { roleIdsByName, roleKey, systemRoleName } from './roles.ts';
-import { queryItems } from '#shared/data/query.ts';
+import { identityKeys, toUserGroupRef, type UserGroupRef } from './records.ts';
+import { roleIdsByName, systemRoleName } from './roles.ts';
 
 export interface Membership {
   roles: string[];
@@ -14,11 +13,7 @@ export interface Membership {
 }
 
 /** `ADD field :n` on an item that must exist (so a counter never conjures a stub item). */
-export function addToCount(
-  key: { pk: string; sk: string },
-  field: 'userCount' | 'memberCount' | 'childCount',
-  by: number,
-): TransactItem {
+export function addToCount(key: Key, field: 'userCount' | 'memberCount' | 'childCount', by: number): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
@@ -35,7 +30,11 @@ export function addToCount(
 const tenantRoleNames = (m: Membership | null) =>
   new Set((m?.roles ?? []).filter((r) => systemRoleName(r) !== 'SystemAdmin').map((r) => r.toLowerCase()));
 
-/** Transaction items that keep role `userCount` and department `userCount` exact when a user's membership changes (before null = new user; after null = deleted user; also removes the user's group memberships and decrements memberCount when after is null). */
+/**
+ * Transaction items that keep role `userCount` and department `userCount` exact when a user's
+ * membership changes (`before` null: a new user; `after` null: a deleted user, whose group
+ * memberships go too, each decrementing its group's memberCount).
+ */
 export async function membershipChangeItems(
   tenantId: string,
   userId: string,
@@ -56,28 +55,22 @@ export async function membershipChangeItems(
     for (const [name, by] of delta) {
       const id = ids.get(name);
       // A role that no longer resolves has nothing left to decrement.
-      if (id) items.push(addToCount(roleKey(tenantId, id), 'userCount', by));
+      if (id) items.push(addToCount(identityKeys.role(tenantId, id), 'userCount', by));
     }
   }
 
-  const fromDept = before?.departmentId?.toLowerCase() ?? null;
-  const toDept = after?.departmentId?.toLowerCase() ?? null;
+  const fromDept = before?.departmentId ?? null;
+  const toDept = after?.departmentId ?? null;
   if (fromDept !== toDept) {
-    if (fromDept) items.push(addToCount(departmentKey(tenantId, fromDept), 'userCount', -1));
-    if (toDept) items.push(addToCount(departmentKey(tenantId, toDept), 'userCount', 1));
+    if (fromDept) items.push(addToCount(identityKeys.department(tenantId, fromDept), 'userCount', -1));
+    if (toDept) items.push(addToCount(identityKeys.department(tenantId, toDept), 'userCount', 1));
   }
 
   if (before && !after) {
     for (const groupId of await groupIdsOfUser(tenantId, userId)) {
       items.push(
-        {
-          Delete: {
-            TableName: config.tableName,
-            Key: keys.groupMember(tenantId, groupId, userId),
-            ConditionExpression: 'attribute_exists(pk)',
-          },
-        },
-        addToCount(groupKey(tenantId, groupId), 'memberCount', -1),
+        deleteItem(identityKeys.groupMember(tenantId, groupId, userId), 'attribute_exists(pk)'),
+        addToCount(identityKeys.group(tenantId, groupId), 'memberCount', -1),
       );
     }
   }
@@ -89,23 +82,20 @@ const queryUserGroups = (tenantId: string, userId: string) =>
     TableName: config.tableName,
     IndexName: 'gsi2',
     KeyConditionExpression: 'gsi2pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.userGroups(tenantId, userId.toLowerCase()) },
+    ExpressionAttributeValues: { ':pk': identityKeys.userGroups(tenantId, userId) },
   });
 
 const groupIdsOfUser = async (tenantId: string, userId: string) =>
   (await queryUserGroups(tenantId, userId)).map((m) => m.groupId as string);
 
 /** The user's groups as {id, name}[] (for user detail). */
-export async function groupsOfUser(tenantId: string, userId: string): Promise<{ id: string; name: string }[]> {
-  return (await queryUserGroups(tenantId, userId)).map((m) => ({
-    id: m.groupId as string,
-    name: m.groupName as string,
-  }));
+export async function groupsOfUser(tenantId: string, userId: string): Promise<UserGroupRef[]> {
+  return (await queryUserGroups(tenantId, userId)).map(toUserGroupRef);
 }
 
 /** Department name for user detail, or null. */
 export async function departmentName(tenantId: string, departmentId: string | null): Promise<string | null> {
   if (!departmentId) return null;
-  const item = await getItem<{ name?: string }>(departmentKey(tenantId, departmentId.toLowerCase()));
+  const item = await get<{ name?: string }>(identityKeys.department(tenantId, departmentId), { attributes: ['name'] });
   return item?.name ?? null;
 }

@@ -1,37 +1,23 @@
 import { createHash } from 'node:crypto';
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS, isPermission, type SystemRole } from '#shared/auth/permissions.ts';
-import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS, type SystemRole } from '#shared/auth/permissions.ts';
 import { claimUnique, putNew } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
-import { transact, type TransactItem } from '#shared/data/transact.ts';
+import { checkItem, commitChange, type TransactItem } from '#shared/data/commit.ts';
+import { keys, type Key } from '#shared/data/keys.ts';
+import { conflict } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
+import { identityKeys, roleItem, toRole, type Item, type RoleRecord } from './records.ts';
+import { TENANT_SYSTEM_ROLES, type TenantSystemRole } from './vocabulary.ts';
+import { committedUnless } from './writes.ts';
 
-export interface RoleRecord {
-  id: string;
-  name: string;
-  description: string | null;
-  isSystem: boolean;
-  tenantId: string;
-  scope: string | null;
-  permissions: string[];
-  userCount: number;
-  createdAt: string;
-}
-
-/** The system roles every tenant has. SystemAdmin is platform-level and never a tenant role. */
-export const TENANT_SYSTEM_ROLES = ['TenantOwner', 'TenantMember'] as const satisfies readonly SystemRole[];
-type TenantSystemRole = (typeof TENANT_SYSTEM_ROLES)[number];
+export type { RoleRecord };
 
 const RESERVED = new Map(['SystemAdmin', ...TENANT_SYSTEM_ROLES].map((n) => [n.toLowerCase(), n]));
 
 /** The canonical system role a name denotes (case-insensitive), if any; SystemAdmin included. */
 export const systemRoleName = (name: string): SystemRole | undefined =>
   RESERVED.get(name.toLowerCase()) as SystemRole | undefined;
-
-const isTenantSystemRole = (name: string): name is TenantSystemRole =>
-  (TENANT_SYSTEM_ROLES as readonly string[]).includes(name);
 
 /**
  * A system role's id is derived from its tenant and name (a v4-shaped UUID of a hash), so its
@@ -45,46 +31,15 @@ export function systemRoleId(tenantId: string, name: TenantSystemRole): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export const roleNameKey = (tenantId: string, name: string) => keys.unique('ROLE_NAME', name.toLowerCase(), tenantId);
-export const roleKey = (tenantId: string, roleId: string) => keys.tenantItem(tenantId, 'ROLE', roleId);
-export const roleCollection = (tenantId: string) => keys.tenantCollection(tenantId, 'ROLE');
-
-export function toRole(item: Record<string, unknown>): RoleRecord {
-  const isSystem = item.isSystem === true;
-  const name = item.name as string;
-  const stored = Array.isArray(item.permissions) ? (item.permissions as string[]) : [];
-  return {
-    id: item.id as string,
-    name,
-    description: (item.description as string | null) ?? null,
-    isSystem,
-    tenantId: item.tenantId as string,
-    scope: (item.scope as string | null) ?? null,
-    // System roles' grants come from the code, so a catalog change applies to every tenant at once.
-    permissions:
-      isSystem && isTenantSystemRole(name) ? [...SYSTEM_ROLE_PERMISSIONS[name]] : stored.filter(isPermission),
-    userCount: Math.max(0, Number(item.userCount ?? 0)),
-    createdAt: item.createdAt as string,
-  };
-}
-
-/** The stored item of a role: the record plus its ordering and search attributes. */
-export function roleItem(role: RoleRecord) {
-  return {
-    ...roleKey(role.tenantId, role.id),
-    ...keys.newestFirst(roleCollection(role.tenantId), role.createdAt, role.id),
-    ...role,
-    permissions: role.isSystem ? [] : role.permissions,
-    searchText: role.name.toLowerCase(),
-  };
-}
-
 const SYSTEM_DESCRIPTIONS: Record<TenantSystemRole, string> = {
   TenantOwner: 'Owner of the tenant: every tenant permission',
   TenantMember: 'Member of the tenant: read permissions',
 };
 
-/** Transaction items that create the tenant's system roles TenantOwner and TenantMember (isSystem true) with their unique-name claims and the role collection counter. */
+/**
+ * Transaction items that create the tenant's system roles TenantOwner and TenantMember (isSystem
+ * true) with their unique-name claims and the role collection counter.
+ */
 export function systemRoleItems(tenantId: string, now: string): TransactItem[] {
   const items: TransactItem[] = [];
   for (const name of TENANT_SYSTEM_ROLES) {
@@ -99,12 +54,12 @@ export function systemRoleItems(tenantId: string, now: string): TransactItem[] {
       userCount: 0,
       createdAt: now,
     };
-    items.push(putNew(roleItem(role)), claimUnique(roleNameKey(tenantId, name), { roleId: role.id }));
+    items.push(putNew(roleItem(role)), claimUnique(identityKeys.roleName(tenantId, name), { roleId: role.id }));
   }
   items.push({
     Update: {
       TableName: config.tableName,
-      Key: keys.counter(roleCollection(tenantId)),
+      Key: keys.counter(identityKeys.roles(tenantId)),
       UpdateExpression: 'ADD #count :n',
       ExpressionAttributeNames: { '#count': 'count' },
       ExpressionAttributeValues: { ':n': TENANT_SYSTEM_ROLES.length },
@@ -118,37 +73,37 @@ export function systemRoleItems(tenantId: string, now: string): TransactItem[] {
  * or the tenant does not, a condition fails and nothing is written). Returns whether it created them.
  */
 export async function ensureSystemRoles(tenantId: string): Promise<boolean> {
-  const outcome = await transact([
-    {
-      ConditionCheck: {
-        TableName: config.tableName,
-        Key: keys.platformItem('TENANT', tenantId),
-        ConditionExpression: 'attribute_exists(pk)',
+  const present = conflict('The system roles exist already, or the tenant does not');
+  const failed = await committedUnless(
+    commitChange(
+      [
+        checkItem(identityKeys.tenant(tenantId), 'attribute_exists(pk)'),
+        ...systemRoleItems(tenantId, new Date().toISOString()),
+      ],
+      {
+        entityType: 'Role',
+        entityId: tenantId,
+        action: 'create-system-roles',
+        changes: { roles: [...TENANT_SYSTEM_ROLES] },
+        actor: null,
+        tenantId,
       },
-    },
-    ...systemRoleItems(tenantId, new Date().toISOString()),
-    auditPut({
-      entityType: 'Role',
-      entityId: tenantId,
-      action: 'create-system-roles',
-      changes: { roles: [...TENANT_SYSTEM_ROLES] },
-      actor: null,
-      tenantId,
-    }),
-  ]);
-  if (outcome.ok) await countAudit(1);
-  return outcome.ok;
+      { onConflict: present },
+    ),
+    present,
+  );
+  return !failed;
 }
 
 /** BatchGet of up to 100 keys per call; order of the answer is not guaranteed. */
-async function batchGet(keyList: { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
+async function batchGet(keyList: Key[]): Promise<Item[]> {
+  const found: Item[] = [];
   for (let i = 0; i < keyList.length; i += 100) {
-    let pending: { pk: string; sk: string }[] | undefined = keyList.slice(i, i + 100);
+    let pending: Key[] | undefined = keyList.slice(i, i + 100);
     for (let attempt = 0; pending?.length && attempt < 6; attempt++) {
       const out = await ddb().send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending } } }));
-      found.push(...((out.Responses?.[config.tableName] ?? []) as Record<string, unknown>[]));
-      pending = out.UnprocessedKeys?.[config.tableName]?.Keys as { pk: string; sk: string }[] | undefined;
+      found.push(...((out.Responses?.[config.tableName] ?? []) as Item[]));
+      pending = out.UnprocessedKeys?.[config.tableName]?.Keys as Key[] | undefined;
       if (pending?.length) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
     }
     if (pending?.length) throw new Error('BatchGet left keys unprocessed');
@@ -172,9 +127,9 @@ export async function roleIdsByName(tenantId: string, names: string[]): Promise<
     else custom.push(name.toLowerCase());
   }
   if (custom.length) {
-    const claims = await batchGet(custom.map((n) => roleNameKey(tenantId, n)));
+    const claims = await batchGet(custom.map((n) => identityKeys.roleName(tenantId, n)));
     for (const claim of claims) {
-      const lower = (claim.pk as string).slice(roleNameKey(tenantId, '').pk.length);
+      const lower = (claim.pk as string).slice(identityKeys.roleName(tenantId, '').pk.length);
       ids.set(lower, claim.roleId as string);
     }
   }
@@ -189,7 +144,7 @@ export async function resolveRoles(
 ): Promise<{ found: RoleRecord[]; missing: string[] }> {
   const wanted = uniqueNames(names);
   const ids = await roleIdsByName(tenantId, wanted);
-  const items = ids.size ? await batchGet([...new Set(ids.values())].map((id) => roleKey(tenantId, id))) : [];
+  const items = ids.size ? await batchGet([...new Set(ids.values())].map((id) => identityKeys.role(tenantId, id))) : [];
   const byLower = new Map(items.map((item) => [(item.name as string).toLowerCase(), toRole(item)]));
   const found: RoleRecord[] = [];
   const missing: string[] = [];
@@ -206,7 +161,10 @@ export async function resolveRoles(
   return { found, missing };
 }
 
-/** Permissions granted by the given role names in a tenant (system roles from SYSTEM_ROLE_PERMISSIONS, custom roles from their stored list). Used at token issue. */
+/**
+ * Permissions granted by the given role names in a tenant (system roles from
+ * SYSTEM_ROLE_PERMISSIONS, custom roles from their stored list). Used at token issue.
+ */
 export async function permissionsForRoles(tenantId: string | null, roleNames: string[]): Promise<string[]> {
   const granted = new Set<string>();
   const custom: string[] = [];

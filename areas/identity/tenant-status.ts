@@ -1,15 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/data/keys.ts';
+import { get } from '#shared/data/read.ts';
 import { forbidden } from '#shared/http/errors.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
+import { identityKeys, type TenantRecord } from './records.ts';
+import { TENANT_STATUS_CODES, type TenantStatusName, type TenantStatusValue } from './vocabulary.ts';
 
 /**
- * The numeric `status` of a tenant item (`keys.platformItem('TENANT', id)`). Only Active tenants'
- * users may sign in or refresh; the tenants area writes these values.
+ * What a tenant's status allows. Only Active tenants' users may sign in or refresh; Pending and
+ * Active tenants take new members; CANCELLED is final.
  */
-export const TENANT_STATUS = { Pending: 0, Active: 1, Suspended: 2, Cancelled: 3 } as const;
-
 export type TenantSignInRefusal = 'TENANT_PENDING' | 'TENANT_SUSPENDED' | 'TENANT_CANCELLED' | 'TENANT_INACTIVE';
 
 const MESSAGES: Record<TenantSignInRefusal, string> = {
@@ -19,16 +16,33 @@ const MESSAGES: Record<TenantSignInRefusal, string> = {
   TENANT_INACTIVE: 'Your organisation is not active',
 };
 
+export const statusNameOf = (status: number): TenantStatusName =>
+  (Object.entries(TENANT_STATUS_CODES).find(([, v]) => v === status)?.[0] as TenantStatusName | undefined) ?? 'PENDING';
+
+/**
+ * Moves of `PUT /api/tenants/{slug}/status`: CANCELLED is final; Pending, Active and Suspended may
+ * move to any of ACTIVE, SUSPENDED, CANCELLED. Asking for the current status is a no-op.
+ */
+export function statusMove(from: TenantStatusValue, to: TenantStatusValue): 'ok' | 'same' | 'final' {
+  if (from === to) return 'same';
+  if (from === TENANT_STATUS_CODES.CANCELLED) return 'final';
+  return 'ok';
+}
+
+/** Tenants whose invitations may be issued and redeemed. */
+export const acceptsMembers = (t: Pick<TenantRecord, 'status'>) =>
+  t.status === TENANT_STATUS_CODES.PENDING || t.status === TENANT_STATUS_CODES.ACTIVE;
+
 /** Why a tenant's users may not sign in, or null when they may. A missing tenant is inactive. */
 export function tenantRefusal(tenant: { status?: unknown } | undefined): TenantSignInRefusal | null {
   switch (tenant?.status) {
-    case TENANT_STATUS.Active:
+    case TENANT_STATUS_CODES.ACTIVE:
       return null;
-    case TENANT_STATUS.Pending:
+    case TENANT_STATUS_CODES.PENDING:
       return 'TENANT_PENDING';
-    case TENANT_STATUS.Suspended:
+    case TENANT_STATUS_CODES.SUSPENDED:
       return 'TENANT_SUSPENDED';
-    case TENANT_STATUS.Cancelled:
+    case TENANT_STATUS_CODES.CANCELLED:
       return 'TENANT_CANCELLED';
     default:
       return 'TENANT_INACTIVE';
@@ -37,15 +51,7 @@ export function tenantRefusal(tenant: { status?: unknown } | undefined): TenantS
 
 export async function tenantSignInRefusal(tenantId: string | null): Promise<TenantSignInRefusal | null> {
   if (!tenantId) return null;
-  const out = await ddb().send(
-    new GetCommand({
-      TableName: config.tableName,
-      Key: keys.platformItem('TENANT', tenantId),
-      ProjectionExpression: '#s',
-      ExpressionAttributeNames: { '#s': 'status' },
-    }),
-  );
-  return tenantRefusal(out.Item);
+  return tenantRefusal(await get<{ status?: unknown }>(identityKeys.tenant(tenantId), { attributes: ['status'] }));
 }
 
 export const tenantRefusalError = (code: TenantSignInRefusal) => forbidden(MESSAGES[code], code);

@@ -1,78 +1,53 @@
-import { auditPut, countAudit } from '#shared/data/audit.ts';
-import { bumpCounter, claimUnique, getItem, putNew } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
-import { badRequest } from '#shared/http/errors.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
+import { bumpCounter, claimUnique, putNew } from '#shared/data/collection.ts';
+import { commitChange, orConflict, type Write } from '#shared/data/commit.ts';
+import { get } from '#shared/data/read.ts';
+import { badRequest } from '#shared/http/errors.ts';
+import { identityKeys, normalizeEmail, userItem, type EmailOwner, type UserItem, type UserRecord } from './records.ts';
 
-export interface UserRecord {
-  id: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  phoneNumber: string | null;
-  roles: string[];
-  tenantId: string | null;
-  isActive: boolean;
-  isEmailVerified: boolean;
-  avatarUrl: string | null;
-  departmentId: string | null;
-  passwordHash: string | null;
-  createdAt: string;
-}
+export { normalizeEmail, type UserRecord };
 
-/** E-mail addresses are compared trimmed and lower-cased everywhere. */
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
-
-export interface EmailOwner {
-  userId: string;
-  tenantId: string | null;
-}
-
-export async function findUserByEmail(email: string): Promise<UserRecord | undefined> {
-  const owner = await getItem<EmailOwner>(keys.unique('EMAIL', normalizeEmail(email)));
+export async function findUserByEmail(email: string): Promise<UserItem | undefined> {
+  const owner = await get<EmailOwner>(identityKeys.email(normalizeEmail(email)));
   if (!owner) return undefined;
-  return getItem<UserRecord>(keys.user(owner.tenantId ?? null, owner.userId));
+  return get<UserItem>(identityKeys.user(owner.tenantId ?? null, owner.userId));
 }
 
-export const getUser = (tenantId: string | null, userId: string) => getItem<UserRecord>(keys.user(tenantId, userId));
+/** A user; strongly consistent when the caller is about to decide a write on it. */
+export const getUser = (tenantId: string | null, userId: string, consistent = false) =>
+  get<UserItem>(identityKeys.user(tenantId, userId), { consistent });
+
+export const duplicateEmail = () => badRequest('DUPLICATE_EMAIL', 'An account with this e-mail already exists');
 
 /**
  * Creates a user and claims its e-mail in one transaction, so two concurrent registrations of
- * one address give exactly one user; the loser gets 400 DUPLICATE_EMAIL.
+ * one address give exactly one user; the loser gets 400 DUPLICATE_EMAIL. `extra` items join the
+ * transaction, each with its own conflict answer.
  */
 export async function createUser(
   user: UserRecord,
   actor: Pick<Principal, 'userId' | 'email'> | null,
-  extra: Parameters<typeof transact>[0] = [],
-) {
+  extra: readonly Write[] = [],
+): Promise<void> {
   const email = normalizeEmail(user.email);
-  const collection = keys.userCollection(user.tenantId);
-  const searchText = `${user.firstName} ${user.lastName} ${email}`.toLowerCase();
-  const outcome = await transact([
-    claimUnique(keys.unique('EMAIL', email), { userId: user.id, tenantId: user.tenantId }),
-    putNew({
-      ...keys.user(user.tenantId, user.id),
-      ...keys.newestFirst(collection, user.createdAt, user.id),
-      ...user,
-      email,
-      searchText,
-    }),
-    bumpCounter(collection, 1),
-    auditPut({
+  await commitChange(
+    [
+      orConflict(
+        claimUnique(identityKeys.email(email), { userId: user.id, tenantId: user.tenantId }),
+        duplicateEmail(),
+      ),
+      putNew(userItem(user)),
+      bumpCounter(identityKeys.users(user.tenantId), 1),
+      ...extra,
+    ],
+    {
       entityType: 'User',
       entityId: user.id,
       action: 'create',
       changes: { email, firstName: user.firstName, lastName: user.lastName, roles: user.roles },
       actor: actor ?? { userId: user.id, email },
       tenantId: user.tenantId,
-    }),
-    ...extra,
-  ]);
-  if (!outcome.ok) {
-    if (outcome.failedAt.includes(0)) throw badRequest('DUPLICATE_EMAIL', 'An account with this e-mail already exists');
-    return outcome;
-  }
-  await countAudit(1);
-  return outcome;
+    },
+    { now: user.createdAt },
+  );
 }

@@ -1,22 +1,10 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { countOf } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { queryCount, queryItems } from '#shared/data/query.ts';
-
-export interface AuditLogEntry {
-  id: string;
-  entityType: string;
-  entityId: string;
-  action: string;
-  changes: string | null;
-  userId: string | null;
-  userName: string;
-  tenantId: string | null;
-  createdAt: string;
-}
+import { adminKeys, toAuditLogEntry } from './records.ts';
 
 export interface AuditQuery {
   page: number;
@@ -25,18 +13,6 @@ export interface AuditQuery {
   endDate?: string;
   entityType?: string;
 }
-
-const toEntry = (item: Record<string, unknown>): AuditLogEntry => ({
-  id: item.id as string,
-  entityType: item.entityType as string,
-  entityId: item.entityId as string,
-  action: item.action as string,
-  changes: (item.changes as string | null) ?? null,
-  userId: (item.userId as string | null) ?? null,
-  userName: (item.userName as string | null) ?? 'system',
-  tenantId: (item.tenantId as string | null) ?? null,
-  createdAt: item.createdAt as string,
-});
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 /** Sorts after `#` and every id character, so `${instant}#~` bounds all entries of that millisecond. */
@@ -68,7 +44,7 @@ export function auditRange(startDate?: string, endDate?: string): { from: string
 /** The Query of the audit index: the date range is a key condition, entityType a filter. */
 export function auditQueryInput(q: Pick<AuditQuery, 'startDate' | 'endDate' | 'entityType'>): QueryCommandInput {
   const range = auditRange(q.startDate, q.endDate);
-  const values: Record<string, unknown> = { ':pk': keys.platformCollection('AUDIT') };
+  const values: Record<string, unknown> = { ':pk': adminKeys.auditLog() };
   let condition = 'gsi1pk = :pk';
   if (range) {
     condition += ' AND gsi1sk BETWEEN :from AND :to';
@@ -98,8 +74,8 @@ export async function listAuditLogs(q: AuditQuery) {
   const filtered = Boolean(q.startDate || q.endDate || q.entityType);
   const end = q.page * q.pageSize;
   const [totalCount, items] = await Promise.all([
-    filtered ? queryCount(input) : countOf(keys.platformCollection('AUDIT')),
+    filtered ? queryCount(input) : countOf(adminKeys.auditLog()),
     queryItems(input, end),
   ]);
-  return toPage(items.slice(end - q.pageSize, end).map(toEntry), totalCount, q.page, q.pageSize);
+  return toPage(items.slice(end - q.pageSize, end).map(toAuditLogEntry), totalCount, q.page, q.pageSize);
 }

@@ -14,13 +14,13 @@ export const handler = apiHandler(authRoutes, {
   'auth.providerA.callback': async ({ body, ip }) => await finishExternal('identity-provider-a', body, ip),
   'auth.providerB.start': async ({ body }) => await startExternal('identity-provider-b', body),
   'auth.providerB.callback': async ({ body, ip }) => await finishExternal('identity-provider-b', body, ip),
-  'auth.refresh': async ({ principal, body, ip }) => await refresh(principal!, body, ip),
+  'auth.refresh': async ({ principal, body, ip }) => await refresh(principal, body, ip),
   'auth.forgotPassword': async ({ body, ip }) => await forgotPassword(body, ip),
   'auth.resetPassword': async ({ body, ip }) => await resetPassword(body, ip),
   'auth.verifyEmail': async ({ body, ip }) => await verifyEmail(body, ip),
   'auth.resendVerification': async ({ body }) => await resendVerification(body),
-  'auth.changePassword': async ({ principal, body, ip }) => await changePassword(principal!, body, ip),
+  'auth.changePassword': async ({ principal, body, ip }) => await changePassword(principal, body, ip),
   'auth.logout': async ({ principal, body, ip }) => {
-    await logout(principal!, body, ip);
+    await logout(principal, body, ip);
   },
 });

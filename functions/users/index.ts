@@ -1,9 +1,6 @@
 import { safeParse } from 'zod/mini';
-import type { Principal } from '#shared/auth/access-token.ts';
-import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
-import { invalidJson, notFound, validationError } from '#shared/http/errors.ts';
-
-import { PASSWORD_RESET_SUFFIX, userRoutes, userUpdateBody } from '#shared/routes/users.ts';
+import { invalidJson, validationError } from '#shared/http/errors.ts';
+import { userRoutes, userUpdateBody } from '#shared/routes/users.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { listUsers, userDetail } from '#areas/identity/users/list.ts';
 import { deleteUser, resetPassword, updateUser } from '#areas/identity/users/mutations.ts';
@@ -22,41 +19,22 @@ function updateIssues(rawBody: string | undefined) {
     : parsed.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
 }
 
-const scopeUser = (principal: Principal, tenantId: string | undefined, id: string) =>
-  scopeRecord(principal, tenantId, { collection: 'USER', id, label: 'User' });
-
 export const handler = apiHandler(userRoutes, {
-  'users.list': async ({ principal, query }) => await listUsers(await scopeTenant(principal!, query.tenantId), query),
-  'users.get': async ({ principal, params, query }) => {
-    const userId = params.userId.toLowerCase();
-    const user = await userDetail(await scopeUser(principal!, query.tenantId, userId), userId);
-    if (!user) throw notFound('User');
-    return user;
-  },
+  'users.list': async ({ tenantId, query }) => await listUsers(tenantId, query),
+  'users.get': async ({ tenantId, params }) => await userDetail(tenantId, params.userId),
   // API Gateway cannot route `{userId}:password-reset` apart from `{userId}`, so that spelling lands here.
-  'users.update': async ({ principal, params, query, body, rawBody }) => {
-    const isReset = params.userId.endsWith(PASSWORD_RESET_SUFFIX);
-    const userId = params.userId.slice(0, 36).toLowerCase();
-    const tenantId = await scopeUser(principal!, query.tenantId, userId);
+  'users.update': async ({ principal, tenantId, params, body, rawBody }) => {
     if (body.kind === 'not-an-object') throw invalidJson('Request body must be a JSON object');
-    if (isReset) {
+    if (params.passwordReset) {
       if (body.kind !== 'reset') throw validationError([{ path: 'body.newPassword', message: 'Required' }]);
-      return await resetPassword(principal!, tenantId, userId, body.reset.newPassword);
+      return await resetPassword(principal, tenantId, params.userId, body.reset.newPassword);
     }
     if (body.kind !== 'update') throw validationError(updateIssues(rawBody));
-    return await updateUser(principal!, tenantId, userId, body.update);
+    return await updateUser(principal, tenantId, params.userId, body.update);
   },
-  'users.delete': async ({ principal, params, query }) => {
-    const userId = params.userId.toLowerCase();
-    await deleteUser(principal!, await scopeUser(principal!, query.tenantId, userId), userId);
+  'users.delete': async ({ principal, tenantId, params }) => {
+    await deleteUser(principal, tenantId, params.userId);
   },
-  'users.passwordReset': async ({ principal, params, query, body }) => {
-    const userId = params.userId.toLowerCase();
-    return await resetPassword(
-      principal!,
-      await scopeUser(principal!, query.tenantId, userId),
-      userId,
-      body.newPassword,
-    );
-  },
+  'users.passwordReset': async ({ principal, tenantId, params, body }) =>
+    await resetPassword(principal, tenantId, params.userId, body.newPassword),
 });

@@ -8,7 +8,7 @@ import {
   type ProviderId,
 } from '#areas/identity/identity-providers.ts';
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
-import { keys } from '#shared/data/keys.ts';
+import type { Key } from '#shared/data/keys.ts';
 import { reply, type Reply } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -26,6 +26,9 @@ const providerOf = (idp: Idp): ProviderId => (idp === 'a' ? 'identity-provider-a
 const ALG: Record<Idp, 'RS256' | 'ES256'> = { a: 'RS256', b: 'ES256' };
 const CODE_TTL_SECONDS = 5 * 60;
 const ID_TOKEN_TTL_SECONDS = 5 * 60;
+
+/** An issued authorization code, by its SHA-256 (local stand-in only, never deployed). */
+const codeKey = (idp: Idp, codeHash: string): Key => ({ pk: `LOCALIDP#${idp}#CODE#${codeHash}`, sk: 'ITEM' });
 
 const keyCache = new Map<string, Promise<{ kid: string; privateKey: CryptoKey; publicJwk: JWK }>>();
 
@@ -161,7 +164,7 @@ export async function authorize(idp: Idp, query: AuthorizeQuery): Promise<Reply>
   await ddb().send(
     new PutCommand({
       TableName: config.tableName,
-      Item: { ...keys.localIdpCode(idp, sha256(code)), ...stored, ttl: stored.expiresAt },
+      Item: { ...codeKey(idp, sha256(code)), ...stored, ttl: stored.expiresAt },
     }),
   );
   back.searchParams.set('code', code);
@@ -231,7 +234,7 @@ export async function token(
   const out = await ddb().send(
     new DeleteCommand({
       TableName: config.tableName,
-      Key: keys.localIdpCode(idp, sha256(fields.code)),
+      Key: codeKey(idp, sha256(fields.code)),
       ReturnValues: 'ALL_OLD',
     }),
   );

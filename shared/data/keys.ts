@@ -89,30 +89,13 @@ export const keys = {
     pk: `RATE#${name}#${subject}`,
     sk: String(windowStart),
   }),
-  /** Refresh tokens are addressed by the hash of their value; families group rotations. */
-  refreshToken: (tokenHash: string): Key => ({ pk: `RT#${tokenHash}`, sk: ITEM_SK }),
-  tokenFamily: (familyId: string): Key => ({ pk: `RTF#${familyId}`, sk: ITEM_SK }),
-  userTokenFamilies: (userId: string) => `USER#${userId}#RTF`,
-  /** Short-lived one-time secrets: e-mail codes, reset tokens, OAuth state. */
-  oneTime: (kind: 'VERIFY' | 'RESET' | 'OAUTH_STATE' | 'RESEND' | 'DEVICE' | 'PREVIEW', subject: string): Key => ({
-    pk: `OTP#${kind}#${subject}`,
-    sk: ITEM_SK,
-  }),
-  /** External identity link: provider subject -> user. */
-  identityLink: (provider: string, subject: string): Key => ({ pk: `IDP#${provider}#${subject}`, sk: ITEM_SK }),
+  /**
+   * Short-lived one-time secrets of the content area (page previews). Identity's one-time secrets
+   * (codes, reset tokens, OAuth state) have their own shapes in areas/identity/records.ts.
+   */
+  oneTime: (kind: 'PREVIEW', subject: string): Key => ({ pk: `OTP#${kind}#${subject}`, sk: ITEM_SK }),
   /** Background job status (vault sync etc.). */
   job: (jobId: string): Key => ({ pk: `JOB#${jobId}`, sk: ITEM_SK }),
-  /** A user's membership of a group (memberCount counts these); gsi2 lists a user's groups. */
-  groupMember: (tenantId: string, groupId: string, userId: string): Key => ({
-    pk: `${tenantId}#GROUP#${groupId}#MEMBER`,
-    sk: userId,
-  }),
-  userGroups: (tenantId: string, userId: string) => `${tenantId}#USER#${userId}#GROUPS`,
-  /** gsi2 partition of a department's direct children (`ROOT` for top-level departments). */
-  departmentChildren: (tenantId: string, parentId: string | null) =>
-    `${tenantId}#DEPARTMENT#PARENT#${parentId ?? 'ROOT'}`,
-  /** Invitation lookup by the SHA-256 of its code (the code itself is never stored). */
-  invitationCode: (codeHash: string): Key => ({ pk: `${PLATFORM}#UNIQUE#INVITATION_CODE#${codeHash}`, sk: ITEM_SK }),
   /** Where a collection's soft-deleted records are kept out of the list (deleted tools). */
   archived: (collectionPk: string) => `${collectionPk}#ARCHIVED`,
   /** gsi2 partition listing a collection with its archived records too (prompts with includeArchived). */
@@ -140,6 +123,4 @@ export const keys = {
     pk: collection(tenantId, 'USAGE_EVENT'),
     sk: `${kind}#${id}`,
   }),
-  /** Local stand-in identity provider (never deployed): an issued authorization code, by its SHA-256. */
-  localIdpCode: (idp: string, codeHash: string): Key => ({ pk: `LOCALIDP#${idp}#CODE#${codeHash}`, sk: ITEM_SK }),
 };

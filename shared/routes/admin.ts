@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { defineRoutes, once } from './types.ts';
+import { defineRoutes, once, scope } from './types.ts';
 import { pageOf, paging } from './schemas.ts';
 
 export const auditLogSchema = once(() =>
@@ -39,7 +39,9 @@ export const adminRoutes = defineRoutes([
     group: 'admin',
     auth: systemAdmin,
     summary:
-      'Audit log entries, newest first; `startDate`/`endDate` bound createdAt inclusively (a date means the whole UTC day); `entityType` matches exactly',
+      'Audit log entries, newest first; `startDate`/`endDate` bound createdAt inclusively (a date means the whole ' +
+      'UTC day); `entityType` matches exactly',
+    scope: scope.platform,
     status: 200,
     schemas: () => ({
       query: z.object({
@@ -58,6 +60,7 @@ export const adminRoutes = defineRoutes([
     group: 'admin',
     auth: systemAdmin,
     summary: 'Integration events, newest first',
+    scope: scope.platform,
     status: 200,
     schemas: () => ({
       query: z.object({ ...paging() }),

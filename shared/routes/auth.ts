@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import { givenPassword, newPassword } from '#areas/identity/password-policy.ts';
+import { VERIFICATION_CODE_PATTERN } from '#areas/identity/vocabulary.ts';
 import { email, nameText, nullResult, optionalText, text } from './schemas.ts';
-import { defineRoutes, type RateLimitRule, once } from './types.ts';
+import { defineRoutes, once, type RateLimitRule, scope } from './types.ts';
 
 /** Sign-in, registration, external sign-in start and change-password: 5 per minute per IP. */
 export const SIGN_IN_LIMIT: RateLimitRule = { name: 'auth-signin', limit: 5, windowSeconds: 60 };
@@ -12,7 +13,7 @@ export const MAIL_LIMIT: RateLimitRule = { name: 'auth-mail', limit: 5, windowSe
 
 const opaqueToken = () =>
   z.string().check(z.minLength(1), z.maxLength(512), z.regex(/^[A-Za-z0-9_-]+$/, 'Malformed token'));
-const sixDigitCode = () => z.string().check(z.trim(), z.regex(/^\d{6}$/, 'Expected a 6-digit code'));
+const sixDigitCode = () => z.string().check(z.trim(), z.regex(VERIFICATION_CODE_PATTERN, 'Expected a 6-digit code'));
 const redirectUri = () => text(2048);
 
 export const authenticatedUserSchema = once(() =>
@@ -65,7 +66,9 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary:
-      'Create an account and e-mail a 6-digit verification code; with `invitationCode` it joins that tenant with the invitation roles (400 INVALID_INVITATION, 409 SEAT_LIMIT_REACHED)',
+      'Create an account and e-mail a 6-digit verification code; with `invitationCode` it joins that tenant with ' +
+      'the invitation roles (400 INVALID_INVITATION, 409 SEAT_LIMIT_REACHED)',
+    scope: scope.account,
     status: 201,
     rateLimit: SIGN_IN_LIMIT,
     schemas: () => ({
@@ -87,7 +90,9 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary:
-      'Sign in with e-mail and password; 401 INVALID_CREDENTIALS, 403 ACCOUNT_DISABLED or TENANT_*, 429 after 10 failures for the account in 15 minutes unless `deviceToken` is one this account was given',
+      'Sign in with e-mail and password; 401 INVALID_CREDENTIALS, 403 ACCOUNT_DISABLED or TENANT_*, 429 after 10 ' +
+      'failures for the account in 15 minutes unless `deviceToken` is one this account was given',
+    scope: scope.account,
     status: 200,
     rateLimit: SIGN_IN_LIMIT,
     schemas: () => ({
@@ -108,6 +113,7 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary: 'Start sign-in with identity provider A (OpenID Connect authorization code with PKCE)',
+    scope: scope.account,
     status: 200,
     rateLimit: SIGN_IN_LIMIT,
     schemas: () => ({
@@ -122,6 +128,7 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary: 'Finish sign-in with identity provider A: `state` and the `clientBinding` the start call returned',
+    scope: scope.account,
     status: 200,
     rateLimit: ONE_TIME_CODE_LIMIT,
     schemas: () => ({
@@ -136,6 +143,7 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary: 'Start sign-in with identity provider B (OpenID Connect authorization code with PKCE)',
+    scope: scope.account,
     status: 200,
     rateLimit: SIGN_IN_LIMIT,
     schemas: () => ({
@@ -150,6 +158,7 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary: 'Finish sign-in with identity provider B: `state` and the `clientBinding` the start call returned',
+    scope: scope.account,
     status: 200,
     rateLimit: ONE_TIME_CODE_LIMIT,
     schemas: () => ({
@@ -164,6 +173,7 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: { kind: 'bearer', allowExpired: true },
     summary: 'Rotate a refresh token; the (possibly expired) access token must be of the same user',
+    scope: scope.account,
     status: 200,
     schemas: () => ({
       body: z.object({ accessToken: z.string().check(z.minLength(1), z.maxLength(8192)), refreshToken: opaqueToken() }),
@@ -177,6 +187,7 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary: 'E-mail a password reset link and token when the account exists; always 200 with null',
+    scope: scope.account,
     status: 200,
     rateLimit: MAIL_LIMIT,
     schemas: () => ({
@@ -191,6 +202,7 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary: 'Set a new password with an e-mailed reset token; revokes every session of the user',
+    scope: scope.account,
     status: 200,
     rateLimit: ONE_TIME_CODE_LIMIT,
     schemas: () => ({
@@ -205,6 +217,7 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary: 'Confirm the e-mail address with the 6-digit code',
+    scope: scope.account,
     status: 200,
     rateLimit: ONE_TIME_CODE_LIMIT,
     schemas: () => ({
@@ -219,6 +232,7 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: none,
     summary: 'Send a new verification code; once per 60 seconds per address (429 otherwise)',
+    scope: scope.account,
     status: 200,
     rateLimit: MAIL_LIMIT,
     schemas: () => ({
@@ -233,6 +247,7 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: { kind: 'bearer' },
     summary: 'Change the password; revokes every session of the user',
+    scope: scope.account,
     status: 200,
     rateLimit: SIGN_IN_LIMIT,
     schemas: () => ({
@@ -247,6 +262,7 @@ export const authRoutes = defineRoutes([
     group: 'auth',
     auth: { kind: 'bearer' },
     summary: 'Revoke the refresh token and its whole rotation family',
+    scope: scope.account,
     status: 204,
     schemas: () => ({
       body: z.object({ refreshToken: opaqueToken() }),

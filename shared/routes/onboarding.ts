@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { email, nameText } from './schemas.ts';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, scope } from './types.ts';
 
 export const onboardingRoutes = defineRoutes([
   {
@@ -10,7 +10,10 @@ export const onboardingRoutes = defineRoutes([
     group: 'onboarding',
     auth: { kind: 'none' },
     summary:
-      'Start a tenant: creates it Pending (slug from tenantName, made unique) with its system roles and a TenantOwner invitation for `email`, and e-mails the code. Registering with the code joins the tenant; verifying the e-mail activates it',
+      'Start a tenant: creates it Pending (slug from tenantName, made unique) with its system roles and a ' +
+      'TenantOwner invitation for `email`, and e-mails the code. Registering with the code joins the tenant; ' +
+      'verifying the e-mail activates it',
+    scope: scope.public,
     status: 201,
     // Counted with sign-in and registration: 5 per minute per IP.
     rateLimit: { name: 'auth-signin', limit: 5, windowSeconds: 60 },

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
+import { ROLE_NAME_MAX, ROLE_NAME_PATTERN } from '#areas/identity/vocabulary.ts';
 import type { Permission } from '#shared/auth/permissions.ts';
-import { defineRoutes, once } from './types.ts';
+import { defineRoutes, once, scope } from './types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 
 export const roleSchema = once(() =>
@@ -41,19 +42,22 @@ export const groupSchema = once(() =>
   }),
 );
 
-/** Role names appear in tokens and user filters: letters, digits, space, `.`, `_`, `-`. */
 const roleName = () =>
   z
     .string()
     .check(
       z.trim(),
       z.minLength(1),
-      z.maxLength(64),
-      z.regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'Letters, digits, spaces, ".", "_" and "-" only'),
+      z.maxLength(ROLE_NAME_MAX),
+      z.regex(ROLE_NAME_PATTERN, 'Letters, digits, spaces, ".", "_" and "-" only'),
     );
 
 const bearer = (permission: Permission) => ({ kind: 'bearer', permission }) as const;
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
+
+/** Lists name the tenant in the query, creates in the body (for a SystemAdmin; tenant users act on their own). */
+const listed = scope.tenant({ tenantFrom: 'query' });
+const created = scope.tenant({ tenantFrom: 'body' });
 
 export const orgRoutes = defineRoutes([
   {
@@ -63,6 +67,7 @@ export const orgRoutes = defineRoutes([
     group: 'org',
     auth: bearer('roles:read'),
     summary: 'List the roles of a tenant (system and custom) with userCount, newest first',
+    scope: listed,
     status: 200,
     schemas: () => ({
       query: z.object({ ...tenantQuery(), ...paging() }),
@@ -76,6 +81,7 @@ export const orgRoutes = defineRoutes([
     group: 'org',
     auth: bearer('roles:write'),
     summary: 'Create a custom role (no permissions yet); the name is unique within the tenant (409 CONFLICT)',
+    scope: created,
     status: 201,
     schemas: () => ({
       body: z.object({
@@ -94,7 +100,12 @@ export const orgRoutes = defineRoutes([
     group: 'org',
     auth: bearer('roles:write'),
     summary:
-      "Replace a custom role's permissions with catalog entries (unknown ones: 400); system roles cannot be edited (409 CONFLICT)",
+      "Replace a custom role's permissions with catalog entries (unknown ones: 400); system roles cannot be edited " +
+      '(409 CONFLICT)',
+    scope: scope.tenant({
+      tenantFrom: 'query',
+      record: { param: 'roleId', collection: 'ROLE', label: 'Role' },
+    }),
     status: 200,
     schemas: () => ({
       params: z.object({ roleId: uuid() }),
@@ -110,6 +121,7 @@ export const orgRoutes = defineRoutes([
     group: 'org',
     auth: bearer('departments:read'),
     summary: 'List departments of a tenant, newest first; `parentId` lists the direct children of one department',
+    scope: listed,
     status: 200,
     schemas: () => ({
       query: z.object({ ...tenantQuery(), parentId: z.optional(uuid()), ...paging() }),
@@ -123,6 +135,7 @@ export const orgRoutes = defineRoutes([
     group: 'org',
     auth: bearer('departments:write'),
     summary: 'Create a department, optionally under a parent department of the same tenant',
+    scope: created,
     status: 201,
     schemas: () => ({
       body: z.object({ name: text(200), tenantId: uuid(), parentId: z.optional(z.nullable(uuid())) }),
@@ -136,6 +149,7 @@ export const orgRoutes = defineRoutes([
     group: 'org',
     auth: bearer('groups:read'),
     summary: 'List groups of a tenant, newest first; `search` matches name and description',
+    scope: listed,
     status: 200,
     schemas: () => ({
       query: z.object({ ...tenantQuery(), search: searchTerm(), ...paging() }),
@@ -149,6 +163,7 @@ export const orgRoutes = defineRoutes([
     group: 'org',
     auth: bearer('groups:write'),
     summary: 'Create a group; the name is unique within the tenant (409 CONFLICT)',
+    scope: created,
     status: 201,
     schemas: () => ({
       body: z.object({ name: text(200), tenantId: uuid(), description: optionalText(2000) }),
@@ -162,6 +177,10 @@ export const orgRoutes = defineRoutes([
     group: 'org',
     auth: bearer('groups:write'),
     summary: 'Add a user of the same tenant to a group; adding a member again changes nothing. Returns the group',
+    scope: scope.tenant({
+      tenantFrom: 'query',
+      record: { param: 'groupId', collection: 'GROUP', label: 'Group' },
+    }),
     status: 200,
     schemas: () => ({
       params: z.object({ groupId: uuid() }),

@@ -31,8 +31,23 @@ export const nameText = (max: number) =>
     z.refine((v) => !LINK.test(v), 'Links and web addresses are not allowed in names'),
   );
 export const optionalText = (max: number) => z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(max))));
+/**
+ * An e-mail address: zod's local part, and a domain of dot-separated labels that each start and end
+ * with a letter or digit (RFC 1035), so `x@example-.test` is refused, as the document's
+ * `format: email` and `pattern` say.
+ */
+const EMAIL_LOCAL_PART = String.raw`(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]`;
+const DOMAIN_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+export const EMAIL_PATTERN = new RegExp(`^${EMAIL_LOCAL_PART}@(?:${DOMAIN_LABEL}\\.)+[A-Za-z]{2,}$`);
 export const email = () =>
-  z.string().check(z.trim(), z.maxLength(254), z.email('Invalid e-mail address'), z.toLowerCase());
+  z
+    .string()
+    .check(
+      z.trim(),
+      z.maxLength(254),
+      z.email({ pattern: EMAIL_PATTERN, error: 'Invalid e-mail address' }),
+      z.toLowerCase(),
+    );
 export const optionalEmail = () => z.optional(z.nullable(email()));
 export const isoDateTime = () => z.iso.datetime({ offset: true });
 

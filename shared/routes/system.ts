@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { defineRoutes } from './types.ts';
+import { defineRoutes, scope } from './types.ts';
 
 const none = { kind: 'none' } as const;
 
@@ -11,6 +11,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Liveness check',
+    scope: scope.public,
     status: 200,
     schemas: () => ({
       response: z.object({ status: z.literal('ok') }),
@@ -49,6 +50,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Public keys that verify access tokens (JWK set, not enveloped)',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'application/json' },
   },
@@ -59,6 +61,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'This OpenAPI 3.1 document, generated from the route table (not enveloped)',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'application/json' },
   },
@@ -69,6 +72,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Interactive API reference (HTML page; its script and style sheet are served below)',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'text/html; charset=utf-8' },
   },
@@ -79,6 +83,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Style sheet of the API reference page (Swagger UI)',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'text/css; charset=utf-8' },
   },
@@ -89,6 +94,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Script of the API reference page (Swagger UI bundle)',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'text/javascript; charset=utf-8' },
   },
@@ -99,6 +105,7 @@ export const systemRoutes = defineRoutes([
     group: 'system',
     auth: none,
     summary: 'Script that starts Swagger UI on the API reference page',
+    scope: scope.public,
     status: 200,
     rawResponse: { contentType: 'text/javascript; charset=utf-8' },
   },

@@ -1,36 +1,37 @@
 import * as z from 'zod/mini';
+import {
+  MAX_ROLES_PER_USER,
+  PLAN_TYPES,
+  SETTABLE_TENANT_STATUSES,
+  SLUG_MAX,
+  SLUG_PATTERN,
+  TENANT_LIMIT_MAX,
+  TENANT_STATUS_NAMES,
+  type TenantStatusName,
+} from '#areas/identity/vocabulary.ts';
 import { email, nameText, optionalText, pageOf, paging, searchTerm, text } from './schemas.ts';
-import { defineRoutes, once } from './types.ts';
-
-/** Lowercase letters, digits and hyphens, 3-63 characters, no hyphen at either end. */
-export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,61}[a-z0-9])$/;
-
-/** The numeric `status` of a tenant, by the name the API uses in `statusFilter` and `newStatus`. */
-export const TENANT_STATUS_CODES = { PENDING: 0, ACTIVE: 1, SUSPENDED: 2, CANCELLED: 3 } as const;
-export type TenantStatusName = keyof typeof TENANT_STATUS_CODES;
-
-/** 1 Starter, 2 Professional, 3 Enterprise. */
-export const PLAN_TYPES = [1, 2, 3] as const;
+import { defineRoutes, once, scope } from './types.ts';
 
 const slug = () =>
   z
     .string()
     .check(
-      z.maxLength(63),
+      z.maxLength(SLUG_MAX),
       z.regex(
         SLUG_PATTERN,
-        'Slug must be 3-63 lowercase letters, digits or hyphens, starting and ending with a letter or digit',
+        `Slug must be 3-${SLUG_MAX} lowercase letters, digits or hyphens, starting and ending with a letter or digit`,
       ),
     );
 const limit = () =>
-  z.number().check(z.int('Expected a whole number'), z.minimum(0, 'Must not be negative'), z.maximum(1_000_000));
+  z.number().check(z.int('Expected a whole number'), z.minimum(0, 'Must not be negative'), z.maximum(TENANT_LIMIT_MAX));
+const PLAN_TYPE_MESSAGE = `planType is ${PLAN_TYPES.slice(0, -1).join(', ')} or ${PLAN_TYPES.at(-1)}`;
 const planType = () =>
   z
     .number()
     .check(
       z.int('Expected a whole number'),
-      z.minimum(1, 'planType is 1, 2 or 3'),
-      z.maximum(3, 'planType is 1, 2 or 3'),
+      z.minimum(Math.min(...PLAN_TYPES), PLAN_TYPE_MESSAGE),
+      z.maximum(Math.max(...PLAN_TYPES), PLAN_TYPE_MESSAGE),
     );
 
 /** A status name in any letter case; anything else is a validation error. */
@@ -87,17 +88,18 @@ export const tenantRoutes = defineRoutes([
     group: 'tenants',
     auth: { kind: 'bearer', roles: ['TenantOwner'], permission: 'tenants:write' },
     summary: 'List tenants newest first (SystemAdmin: all; TenantOwner: only its own); `search` matches name and slug',
+    scope: scope.platform,
     status: 200,
     schemas: () => ({
       query: z.object({
         search: searchTerm(),
         planType: z.optional(
           z.pipe(
-            z.string().check(z.regex(/^[1-3]$/, 'planType is 1, 2 or 3')),
+            z.string().check(z.regex(new RegExp(`^(?:${PLAN_TYPES.join('|')})$`), PLAN_TYPE_MESSAGE)),
             z.transform((v: string) => Number(v)),
           ),
         ),
-        statusFilter: z.optional(statusName(['PENDING', 'ACTIVE', 'SUSPENDED', 'CANCELLED'])),
+        statusFilter: z.optional(statusName(TENANT_STATUS_NAMES)),
         ...paging(),
       }),
       response: pageOf(tenantSummarySchema()),
@@ -110,6 +112,7 @@ export const tenantRoutes = defineRoutes([
     group: 'tenants',
     auth: { kind: 'bearer', permission: 'tenants:read' },
     summary: "Tenant detail by slug: the caller's own tenant (another tenant's slug is 404), any for a SystemAdmin",
+    scope: scope.tenant({ tenantFrom: 'slug' }),
     status: 200,
     schemas: () => ({
       params: slugParams(),
@@ -123,6 +126,7 @@ export const tenantRoutes = defineRoutes([
     group: 'tenants',
     auth: { kind: 'bearer', roles: ['SystemAdmin'] },
     summary: 'Create an Active tenant with its system roles (SystemAdmin); a taken slug is 409 CONFLICT',
+    scope: scope.platform,
     status: 201,
     schemas: () => ({
       body: z.object({
@@ -145,7 +149,9 @@ export const tenantRoutes = defineRoutes([
     group: 'tenants',
     auth: { kind: 'bearer', roles: ['TenantOwner'], permission: 'tenants:write' },
     summary:
-      'Update a tenant; null or absent fields stay as they are. name, email and phone: its owner or a SystemAdmin; planType and limits: SystemAdmin only (403 otherwise). maxSeats below the seats in use is 409',
+      'Update a tenant; null or absent fields stay as they are. name, email and phone: its owner or a SystemAdmin; ' +
+      'planType and limits: SystemAdmin only (403 otherwise). maxSeats below the seats in use is 409',
+    scope: scope.tenant({ tenantFrom: 'slug' }),
     status: 200,
     schemas: () => ({
       params: slugParams(),
@@ -168,11 +174,13 @@ export const tenantRoutes = defineRoutes([
     group: 'tenants',
     auth: { kind: 'bearer', roles: ['SystemAdmin'] },
     summary:
-      'Change the status (SystemAdmin): ACTIVE, SUSPENDED or CANCELLED; CANCELLED is final (409 CONFLICT); the same status again is a no-op',
+      'Change the status (SystemAdmin): ACTIVE, SUSPENDED or CANCELLED; CANCELLED is final (409 CONFLICT); the same ' +
+      'status again is a no-op',
+    scope: scope.tenant({ tenantFrom: 'slug' }),
     status: 200,
     schemas: () => ({
       params: slugParams(),
-      body: z.object({ newStatus: statusName(['ACTIVE', 'SUSPENDED', 'CANCELLED']) }),
+      body: z.object({ newStatus: statusName(SETTABLE_TENANT_STATUSES) }),
       response: tenantDetailSchema(),
     }),
   },
@@ -183,13 +191,15 @@ export const tenantRoutes = defineRoutes([
     group: 'tenants',
     auth: { kind: 'bearer', roles: ['TenantOwner'], permission: 'users:write' },
     summary:
-      'Invite someone to the tenant with roles that exist in it (its owner or a SystemAdmin); the code is e-mailed, valid 7 days, and used at registration. A full tenant is 409 SEAT_LIMIT_REACHED',
+      'Invite someone to the tenant with roles that exist in it (its owner or a SystemAdmin); the code is e-mailed, ' +
+      'valid 7 days, and used at registration. A full tenant is 409 SEAT_LIMIT_REACHED',
+    scope: scope.tenant({ tenantFrom: 'slug' }),
     status: 201,
     schemas: () => ({
       params: slugParams(),
       body: z.object({
         email: email(),
-        roles: z.array(text(100)).check(z.minLength(1, 'At least one role'), z.maxLength(20)),
+        roles: z.array(text(100)).check(z.minLength(1, 'At least one role'), z.maxLength(MAX_ROLES_PER_USER)),
       }),
       response: invitationCreatedSchema(),
     }),

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import { newPassword } from '#areas/identity/password-policy.ts';
+import { MAX_ROLES_PER_USER } from '#areas/identity/vocabulary.ts';
 import { nameText, nullResult, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
-import { defineRoutes, once } from './types.ts';
+import { defineRoutes, once, scope } from './types.ts';
 
 /** The spec's `PUT /api/users/{userId:password-reset}` spelling: a user id with this suffix. */
 export const PASSWORD_RESET_SUFFIX = ':password-reset';
@@ -38,7 +39,7 @@ export const userUpdateBody = once(() =>
     lastName: nameText(100),
     phoneNumber: optionalText(40),
     departmentId: z.optional(z.nullable(uuid())),
-    roles: z.array(text(100)).check(z.minLength(1, 'At least one role'), z.maxLength(20)),
+    roles: z.array(text(100)).check(z.minLength(1, 'At least one role'), z.maxLength(MAX_ROLES_PER_USER)),
     isActive: z.boolean(),
   }),
 );
@@ -78,6 +79,30 @@ const tenantQuery = once(() => z.object({ tenantId: z.optional(uuid()) }));
 const userParams = once(() => z.object({ userId: uuid() }));
 const bearer = (permission: 'users:read' | 'users:write') => ({ kind: 'bearer', permission }) as const;
 
+/**
+ * `{userId}` of PUT /api/users/{userId}: a user id, or one with the password-reset suffix. The
+ * handler gets the canonical id (lowercase, suffix removed, so the tenant scope finds the record)
+ * and whether the suffix was there.
+ */
+const userIdOrReset = once(() =>
+  z.pipe(
+    z.object({
+      userId: z.string().check(z.regex(new RegExp(`^${UUID}(${PASSWORD_RESET_SUFFIX})?$`), 'Invalid UUID')),
+    }),
+    z.transform(({ userId }) => ({
+      userId: userId.slice(0, 36).toLowerCase(),
+      passwordReset: userId.endsWith(PASSWORD_RESET_SUFFIX),
+    })),
+  ),
+);
+
+/** A tenant's users: a SystemAdmin names the tenant with `tenantId`, or (by id) leaves it to the user's id. */
+const tenantUsers = scope.tenant({ tenantFrom: 'query' });
+const tenantUser = scope.tenant({
+  tenantFrom: 'query',
+  record: { param: 'userId', collection: 'USER', label: 'User' },
+});
+
 export const userRoutes = defineRoutes([
   {
     id: 'users.list',
@@ -86,7 +111,9 @@ export const userRoutes = defineRoutes([
     group: 'users',
     auth: bearer('users:read'),
     summary:
-      'List the users of a tenant newest first (`tenantId` required for a SystemAdmin); `search` matches name and e-mail, `roleFilter` a role name, `statusFilter` active or inactive',
+      'List the users of a tenant newest first (`tenantId` required for a SystemAdmin); `search` matches name and ' +
+      'e-mail, `roleFilter` a role name, `statusFilter` active or inactive',
+    scope: tenantUsers,
     status: 200,
     schemas: () => ({
       query: z.object({
@@ -111,6 +138,7 @@ export const userRoutes = defineRoutes([
     group: 'users',
     auth: bearer('users:read'),
     summary: 'User detail with departmentName and groups (`tenantId` names the tenant for a SystemAdmin)',
+    scope: tenantUser,
     status: 200,
     schemas: () => ({
       params: userParams(),
@@ -125,15 +153,17 @@ export const userRoutes = defineRoutes([
     group: 'users',
     auth: bearer('users:write'),
     summary:
-      'Update a user: roles must exist in the tenant, the department must be in the tenant; nobody deactivates itself or leaves the tenant without an active TenantOwner (409). Deactivating revokes the refresh tokens. `{userId}:password-reset` with `{newPassword}` is the admin password reset',
+      'Update a user: roles must exist in the tenant, the department must be in the tenant; nobody deactivates ' +
+      'itself or leaves the tenant without an active TenantOwner (409). Deactivating revokes the refresh tokens. ' +
+      '`{userId}:password-reset` with `{newPassword}` is the admin password reset (answers null)',
+    scope: tenantUser,
     status: 200,
     schemas: () => ({
-      params: z.object({
-        userId: z.string().check(z.regex(new RegExp(`^${UUID}(${PASSWORD_RESET_SUFFIX})?$`), 'Invalid UUID')),
-      }),
+      params: userIdOrReset(),
       query: tenantQuery(),
       body: userUpdateOrResetBody(),
-      response: userDetailSchema(),
+      // The password-reset spelling answers like users.passwordReset: null.
+      response: z.nullable(userDetailSchema()),
     }),
   },
   {
@@ -144,6 +174,7 @@ export const userRoutes = defineRoutes([
     auth: bearer('users:write'),
     summary:
       'Delete a user (not oneself, not the last active TenantOwner: 409); frees a seat and revokes its refresh tokens',
+    scope: tenantUser,
     status: 204,
     schemas: () => ({
       params: userParams(),
@@ -157,6 +188,7 @@ export const userRoutes = defineRoutes([
     group: 'users',
     auth: bearer('users:write'),
     summary: "Set a user's password (administrator reset) and revoke all its refresh tokens",
+    scope: tenantUser,
     status: 200,
     aliases: [`/api/users/{userId}${PASSWORD_RESET_SUFFIX}`],
     schemas: () => ({

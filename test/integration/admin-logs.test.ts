@@ -1,8 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { auditPut, countAudit } from '#shared/data/audit.ts';
 import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -28,21 +27,19 @@ let member: string;
 
 beforeAll(async () => {
   for (const e of SEEDED) {
-    await transact([
-      auditPut(
-        {
-          entityType: e.entityType,
-          entityId: crypto.randomUUID(),
-          action: 'create',
-          changes: { name: e.at, password: 'hunter2' },
-          actor,
-          tenantId,
-        },
-        e.at,
-      ),
-    ]);
+    await commitChange(
+      [],
+      {
+        entityType: e.entityType,
+        entityId: crypto.randomUUID(),
+        action: 'create',
+        changes: { name: e.at, password: 'hunter2' },
+        actor,
+        tenantId,
+      },
+      { now: e.at },
+    );
   }
-  await countAudit(SEEDED.length);
   admin = await tokenFor({ role: 'SystemAdmin' });
   owner = await tokenFor({ tenantId });
   member = await tokenFor({ tenantId, role: 'TenantMember' });
@@ -159,7 +156,7 @@ describe('GET /api/admin/audit-logs', () => {
 describe('GET /api/admin/integration-events', () => {
   it('lists events newest first with exact counts, for SystemAdmins only', async () => {
     for (let i = 0; i < 3; i++) {
-      await transact([integrationEventPut('user.registered', { n: i }, `2026-03-0${i + 1}T00:00:00.000Z`)]);
+      await commitChange([integrationEventPut('user.registered', { n: i }, `2026-03-0${i + 1}T00:00:00.000Z`)], null);
     }
     await countIntegrationEvents(3);
     await ddb().send(

@@ -2,7 +2,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { newSession } from '#areas/identity/refresh-tokens.ts';
 import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
+import { identityKeys } from '#areas/identity/records.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { issueResetToken } from '#areas/identity/auth/passwords.ts';
@@ -60,7 +61,7 @@ describe('forgot-password and reset-password', () => {
     const token = tokenIn(mail)!;
     expect(token).toBeDefined();
     expect(mail.text).toContain(`token=${token}`);
-    const stored = await readItem(keys.oneTime('RESET', user.id));
+    const stored = await readItem(identityKeys.oneTime('RESET', user.id));
     expect(JSON.stringify(stored)).not.toContain(token);
     expect(stored!.expiresAt - Date.now() / 1000).toBeGreaterThan(29 * 60);
     expect(stored!.expiresAt - Date.now() / 1000).toBeLessThanOrEqual(30 * 60);
@@ -122,7 +123,7 @@ describe('forgot-password and reset-password', () => {
     await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
-        Key: keys.oneTime('RESET', user.id),
+        Key: identityKeys.oneTime('RESET', user.id),
         UpdateExpression: 'SET expiresAt = :past',
         ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
       }),
@@ -132,7 +133,7 @@ describe('forgot-password and reset-password', () => {
     await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
-        Key: keys.oneTime('RESEND', `reset:${user.email}`),
+        Key: identityKeys.oneTime('RESEND', `reset:${user.email}`),
         UpdateExpression: 'SET sentAt = :old',
         ExpressionAttributeValues: { ':old': Date.now() - 61_000 },
       }),
@@ -162,7 +163,7 @@ describe('a password change or reset ends sessions that raced it', () => {
   /** A sign-in that read the account before the change and stored its session after the revocation sweep. */
   async function racedSession(user: { id: string; tenantId: string | null }, sessionVersion: number) {
     const { refreshToken, items } = newSession({ id: user.id, tenantId: user.tenantId, sessionVersion }, false);
-    expect(await transact(items)).toEqual({ ok: true });
+    await commitChange(items, null);
     return refreshToken;
   }
   const refresh = (accessToken: string, refreshToken: string) =>

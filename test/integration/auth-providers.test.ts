@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerClientSecret, providerConfig } from '#areas/identity/identity-providers.ts';
 import { sha256 } from '#shared/auth/opaque.ts';
-import { keys } from '#shared/data/keys.ts';
+import { identityKeys } from '#areas/identity/records.ts';
 import { findUserByEmail } from '#areas/identity/users.ts';
 import { invoke } from '#test/support/invoke.ts';
 import {
@@ -190,7 +190,7 @@ describe('external sign-in against the local providers', () => {
     expect(res.json.error.code).toBe('ACCOUNT_EXISTS');
     expect(res.json.result).toBeUndefined();
     expect(
-      await readItem(keys.identityLink('identity-provider-b', `b-${sha256(`b:${admin.email}`).slice(0, 24)}`)),
+      await readItem(identityKeys.identityLink('identity-provider-b', `b-${sha256(`b:${admin.email}`).slice(0, 24)}`)),
     ).toBeUndefined();
     expect((await login(admin.email)).status).toBe(200);
   });
@@ -250,7 +250,7 @@ describe('external sign-in against the local providers', () => {
     expect(linked.status).toBe(200);
     expect(linked.json.result.user.id).toBe(owner.id);
     expect(
-      await readItem(keys.identityLink('identity-provider-b', `b-${sha256(`b:${owner.email}`).slice(0, 24)}`)),
+      await readItem(identityKeys.identityLink('identity-provider-b', `b-${sha256(`b:${owner.email}`).slice(0, 24)}`)),
     ).toMatchObject({ userId: owner.id });
     expect((await login(owner.email)).status).toBe(200);
 

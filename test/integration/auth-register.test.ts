@@ -2,6 +2,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { scryptParams } from '#areas/identity/password.ts';
 import { keys } from '#shared/data/keys.ts';
+import { identityKeys } from '#areas/identity/records.ts';
 import { findUserByEmail } from '#areas/identity/users.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -55,7 +56,7 @@ describe('POST /api/auth/register', () => {
     expect(mail?.subject).toMatch(/verification code/i);
     const code = codeIn(mail)!;
     expect(code).toMatch(/^\d{6}$/);
-    const stored = await readItem(keys.oneTime('VERIFY', user!.id));
+    const stored = await readItem(identityKeys.oneTime('VERIFY', user!.id));
     expect(stored).toMatchObject({ attempts: 0, secretHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(JSON.stringify(stored)).not.toContain(code);
     expect(stored!.expiresAt - Date.now() / 1000).toBeGreaterThan(14 * 60);
@@ -200,7 +201,7 @@ describe('POST /api/auth/verify-email and resend-verification', () => {
     await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
-        Key: keys.oneTime('RESEND', `verify:${email}`),
+        Key: identityKeys.oneTime('RESEND', `verify:${email}`),
         UpdateExpression: 'SET sentAt = :old',
         ExpressionAttributeValues: { ':old': Date.now() - 61_000 },
       }),
@@ -210,7 +211,7 @@ describe('POST /api/auth/verify-email and resend-verification', () => {
     await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
-        Key: keys.oneTime('VERIFY', json.result.id),
+        Key: identityKeys.oneTime('VERIFY', json.result.id),
         UpdateExpression: 'SET expiresAt = :past',
         ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 },
       }),
@@ -243,7 +244,7 @@ describe('POST /api/auth/verify-email and resend-verification', () => {
     await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
-        Key: keys.oneTime('RESEND', `verify:${email}`),
+        Key: identityKeys.oneTime('RESEND', `verify:${email}`),
         UpdateExpression: 'SET sentAt = :old',
         ExpressionAttributeValues: { ':old': Date.now() - 60_000 },
       }),

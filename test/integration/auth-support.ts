@@ -1,4 +1,5 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { get } from '#shared/data/read.ts';
 import { expect } from 'vitest';
 import { hashPassword } from '#areas/identity/password.ts';
 import { keys } from '#shared/data/keys.ts';
@@ -64,7 +65,7 @@ export const lastMailTo = (email: string) => mailsTo(email).at(-1);
 export const codeIn = (mail: { text: string } | undefined) => /code is (\d{6})/.exec(mail?.text ?? '')?.[1];
 
 export async function readItem(key: { pk: string; sk: string }) {
-  return (await ddb().send(new GetCommand({ TableName: config.tableName, Key: key, ConsistentRead: true }))).Item;
+  return get<Record<string, any>>(key, { consistent: true });
 }
 
 export async function putItem(item: Record<string, unknown>) {

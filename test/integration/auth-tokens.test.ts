@@ -5,6 +5,7 @@ import { issueAccessToken } from '#shared/auth/access-token.ts';
 import { sha256 } from '#shared/auth/opaque.ts';
 import { signingKey } from '#shared/auth/signing-keys.ts';
 import { keys } from '#shared/data/keys.ts';
+import { identityKeys } from '#areas/identity/records.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { inOneRateWindow } from '#test/support/fixtures.ts';
@@ -42,7 +43,7 @@ describe('POST /api/auth/refresh-token', () => {
       expiresIn: 900,
     });
     expect(second.json.result.refreshToken).not.toBe(first.refreshToken);
-    expect((await readItem(keys.refreshToken(sha256(first.refreshToken))))!.status).toBe('rotated');
+    expect((await readItem(identityKeys.refreshToken(sha256(first.refreshToken))))!.status).toBe('rotated');
 
     const third = await refresh(second.json.result.accessToken, second.json.result.refreshToken);
     expect(third.status).toBe(200);
@@ -53,8 +54,8 @@ describe('POST /api/auth/refresh-token', () => {
     expect(reuse.json.error.code).toBe('UNAUTHORIZED');
     const latest = await refresh(third.json.result.accessToken, third.json.result.refreshToken);
     expect(latest.status).toBe(401);
-    const family = await readItem(keys.refreshToken(sha256(first.refreshToken)));
-    expect(await readItem(keys.tokenFamily(family!.familyId))).toMatchObject({ revokedReason: 'reuse' });
+    const family = await readItem(identityKeys.refreshToken(sha256(first.refreshToken)));
+    expect(await readItem(identityKeys.tokenFamily(family!.familyId))).toMatchObject({ revokedReason: 'reuse' });
     expect((await auditOf(user.id)).map((a) => a.action)).toContain('token.reuse');
 
     // Another session of the same user is untouched.
@@ -69,8 +70,8 @@ describe('POST /api/auth/refresh-token', () => {
     expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
     // One token presented twice is a leak: the family is revoked, the winner's new token included.
     const winner = results.find((r) => r.status === 200)!.json.result;
-    const family = await readItem(keys.refreshToken(sha256(s.refreshToken)));
-    expect(await readItem(keys.tokenFamily(family!.familyId))).toMatchObject({ revokedReason: 'reuse' });
+    const family = await readItem(identityKeys.refreshToken(sha256(s.refreshToken)));
+    expect(await readItem(identityKeys.tokenFamily(family!.familyId))).toMatchObject({ revokedReason: 'reuse' });
     expect((await refresh(winner.accessToken, winner.refreshToken)).status).toBe(401);
   });
 
@@ -88,7 +89,7 @@ describe('POST /api/auth/refresh-token', () => {
     // A refresh token of another user: 401, and nothing changes for either session.
     const foreign = await refresh(current.accessToken, otherSession.refreshToken);
     expect(foreign.status).toBe(401);
-    expect((await readItem(keys.refreshToken(sha256(otherSession.refreshToken))))!.status).toBe('active');
+    expect((await readItem(identityKeys.refreshToken(sha256(otherSession.refreshToken))))!.status).toBe('active');
     // Header and body access tokens of different users.
     expect((await refresh(current.accessToken, current.refreshToken, otherSession.accessToken)).status).toBe(401);
 
@@ -158,7 +159,7 @@ describe('POST /api/auth/logout', () => {
 
     const foreign = await logout(s.accessToken, o.refreshToken);
     expect(foreign.status).toBe(401);
-    expect((await readItem(keys.refreshToken(sha256(o.refreshToken))))!.status).toBe('active');
+    expect((await readItem(identityKeys.refreshToken(sha256(o.refreshToken))))!.status).toBe('active');
 
     const out = await logout(s.accessToken, s.refreshToken);
     expect(out.status).toBe(204);

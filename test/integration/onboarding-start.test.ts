@@ -1,21 +1,18 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '#shared/auth/opaque.ts';
-import { countOf, getItem, listNewestFirst } from '#shared/data/collection.ts';
+import { countOf, listNewestFirst } from '#shared/data/collection.ts';
+import { get } from '#shared/data/read.ts';
 import { keys } from '#shared/data/keys.ts';
-import type { TransactItem } from '#shared/data/transact.ts';
+import { identityKeys } from '#areas/identity/records.ts';
+import type { Write } from '#shared/data/commit.ts';
 import {
   activatePendingTenantOnOwnerVerified,
-  invitationKey,
-  redeemFailure,
   redeemInvitation,
   type InvitationRecord,
 } from '#areas/identity/invitations.ts';
 import { resolveRoles } from '#areas/identity/roles.ts';
-import { findTenantBySlug, getTenant } from '#areas/identity/tenants.ts';
+import { getTenant } from '#areas/identity/tenants.ts';
 import { createUser, type UserRecord } from '#areas/identity/users.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { testMailer } from '#test/support/test-ports.ts';
 import { tokenFor } from '#test/support/tokens.ts';
@@ -36,15 +33,10 @@ const startBody = (extra: Record<string, unknown> = {}) => ({
 });
 
 async function invitationOf(code: string) {
-  const lookup = await getItem<{ tenantId: string; invitationId: string }>(keys.invitationCode(sha256(code)));
-  const out = await ddb().send(
-    new GetCommand({
-      TableName: config.tableName,
-      Key: invitationKey(lookup!.tenantId, lookup!.invitationId),
-      ConsistentRead: true,
-    }),
-  );
-  return out.Item as InvitationRecord;
+  const lookup = await get<{ tenantId: string; invitationId: string }>(identityKeys.invitationCode(sha256(code)));
+  return (await get<InvitationRecord>(identityKeys.invitation(lookup!.tenantId, lookup!.invitationId), {
+    consistent: true,
+  }))!;
 }
 
 const newUser = (email: string, tenantId: string, roles: string[]): UserRecord =>
@@ -177,7 +169,7 @@ describe('redeeming the owner invitation and activation', () => {
     const redeemed = await redeemInvitation(code, body.email.toUpperCase());
     expect(redeemed).toMatchObject({ roles: ['TenantOwner'], auditEntries: 1, integrationEvents: 1 });
     const user = newUser(body.email, redeemed!.tenantId, redeemed!.roles);
-    expect(await createUser(user, null, redeemed!.items)).toEqual({ ok: true });
+    await createUser(user, null, redeemed!.writes);
 
     const tenant = await getTenant(redeemed!.tenantId);
     expect(tenant).toMatchObject({ status: 0, seatCount: 1 });
@@ -186,7 +178,7 @@ describe('redeeming the owner invitation and activation', () => {
     expect(await redeemInvitation(code, body.email)).toBeNull();
 
     await activatePendingTenantOnOwnerVerified({ ...user, isEmailVerified: true });
-    expect((await findTenantBySlug(tenant!.slug))!.status).toBe(1);
+    expect((await getTenant(tenant!.id, true))!.status).toBe(1);
     const events = await listNewestFirst<{ eventType: string; data: string }>(
       keys.platformCollection('INTEGRATION_EVENT'),
       {
@@ -243,15 +235,14 @@ describe('redeeming the owner invitation and activation', () => {
     const late = await redeemInvitation(code, body.email, null, sixDays);
     const stale = {
       ...late!,
-      items: late!.items.map((item, i) =>
+      writes: late!.writes.map((item, i) =>
         i === 0 ? withNow(item, Math.floor(Date.now() / 1000) + 8 * 24 * 3600) : item,
       ),
     };
-    const outcome = await createUser(newUser(body.email, stale.tenantId, stale.roles), null, stale.items);
-    expect(outcome.ok).toBe(false);
-    if (!outcome.ok)
-      expect(redeemFailure(outcome.failedAt, 4)).toMatchObject({ status: 400, code: 'INVALID_INVITATION' });
-    expect(await getItem(keys.unique('EMAIL', body.email))).toBeUndefined();
+    await expect(
+      createUser(newUser(body.email, stale.tenantId, stale.roles), null, stale.writes),
+    ).rejects.toMatchObject({ status: 400, code: 'INVALID_INVITATION' });
+    expect(await get(keys.unique('EMAIL', body.email))).toBeUndefined();
     expect((await getTenant(stale.tenantId))!.seatCount).toBe(0);
 
     // A suspended or cancelled tenant takes no members: its open codes redeem nothing.
@@ -266,10 +257,11 @@ describe('redeeming the owner invitation and activation', () => {
   });
 });
 
-/** The invitation update of redeem items with its `:now` moved (to simulate expiry between read and write). */
-function withNow(item: TransactItem, nowEpoch: number): TransactItem {
+/** The invitation update of redeem writes with its `:now` moved (to simulate expiry between read and write). */
+function withNow(item: Write, nowEpoch: number): Write {
   const update = item.Update!;
   return {
+    ...item,
     Update: { ...update, ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':now': nowEpoch } },
   };
 }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { transact } from '#shared/data/transact.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { MAX_DEPARTMENT_DEPTH, checkParentChain, getDepartment } from '#areas/identity/departments.ts';
 import { departmentName, membershipChangeItems } from '#areas/identity/org-counters.ts';
 import { newTenant, twoTenants } from '#test/support/fixtures.ts';
@@ -126,11 +126,10 @@ describe('departments', () => {
     const users = Array.from({ length: 8 }, () => crypto.randomUUID());
     await Promise.all(
       users.map(async (u) =>
-        expect(
-          await transact(
-            await membershipChangeItems(tenantA, u, null, { roles: ['TenantMember'], departmentId: sales.id }),
-          ),
-        ).toEqual({ ok: true }),
+        commitChange(
+          await membershipChangeItems(tenantA, u, null, { roles: ['TenantMember'], departmentId: sales.id }),
+          null,
+        ),
       ),
     );
     expect(await find(ownerA, sales.id)).toMatchObject({ userCount: 8 });
@@ -138,18 +137,20 @@ describe('departments', () => {
       users
         .slice(0, 3)
         .map(async (u) =>
-          transact(
+          commitChange(
             await membershipChangeItems(
               tenantA,
               u,
               { roles: ['TenantMember'], departmentId: sales.id },
               { roles: ['TenantMember'], departmentId: support.id },
             ),
+            null,
           ),
         ),
     );
-    await transact(
+    await commitChange(
       await membershipChangeItems(tenantA, users[7]!, { roles: ['TenantMember'], departmentId: sales.id }, null),
+      null,
     );
     expect(await find(ownerA, sales.id)).toMatchObject({ userCount: 4 });
     expect(await find(ownerA, support.id)).toMatchObject({ userCount: 3 });
@@ -157,10 +158,11 @@ describe('departments', () => {
     expect(await departmentName(tenantA, null)).toBeNull();
     expect(await departmentName(tenantB, support.id)).toBeNull();
     // A department of another tenant cannot be joined: the counter update's condition fails.
-    const foreign = await transact(
-      await membershipChangeItems(tenantB, crypto.randomUUID(), null, { roles: [], departmentId: support.id }),
-    );
-    expect(foreign.ok).toBe(false);
+    const foreign = await membershipChangeItems(tenantB, crypto.randomUUID(), null, {
+      roles: [],
+      departmentId: support.id,
+    });
+    await expect(commitChange(foreign, null)).rejects.toMatchObject({ status: 409, code: 'CONFLICT' });
   });
 
   it('keeps tenants apart and members read-only; a SystemAdmin names the tenant', async () => {

@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { groupsOfUser, membershipChangeItems } from '#areas/identity/org-counters.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -151,9 +151,10 @@ describe('groups', () => {
     const g2 = (await create(ownerA, { name: 'Leavers 2', tenantId: tenantA })).json.result;
     const user = await newUser(tenantA);
     const stay = await newUser(tenantA);
-    expect(
-      await transact(await membershipChangeItems(tenantA, user, null, { roles: ['TenantMember'], departmentId: null })),
-    ).toEqual({ ok: true });
+    await commitChange(
+      await membershipChangeItems(tenantA, user, null, { roles: ['TenantMember'], departmentId: null }),
+      null,
+    );
     for (const g of [g1, g2]) await add(ownerA, g.id, user);
     await add(ownerA, g1.id, stay);
     expect((await groupsOfUser(tenantA, user)).map((g) => g.name)).toEqual(['Leavers 1', 'Leavers 2']);
@@ -162,9 +163,10 @@ describe('groups', () => {
         (r: { name: string }) => r.name === 'TenantMember',
       ).userCount;
     const before = await roleCount();
-    expect(
-      await transact(await membershipChangeItems(tenantA, user, { roles: ['TenantMember'], departmentId: null }, null)),
-    ).toEqual({ ok: true });
+    await commitChange(
+      await membershipChangeItems(tenantA, user, { roles: ['TenantMember'], departmentId: null }, null),
+      null,
+    );
     expect(await roleCount()).toBe(before - 1);
     expect(await groupsOfUser(tenantA, user)).toEqual([]);
     const memberCounts = Object.fromEntries(

@@ -1,9 +1,9 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { get } from '#shared/data/read.ts';
 import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
-import { getItem } from '#shared/data/collection.ts';
 import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { permissionsForRoles, resolveRoles, systemRoleId, systemRoleItems } from '#areas/identity/roles.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -15,7 +15,7 @@ async function newTenant(withRoles = true) {
   await ddb().send(
     new PutCommand({ TableName: config.tableName, Item: { ...keys.platformItem('TENANT', id), id, status: 1 } }),
   );
-  if (withRoles) expect(await transact(systemRoleItems(id, new Date().toISOString()))).toEqual({ ok: true });
+  if (withRoles) await commitChange(systemRoleItems(id, new Date().toISOString()), null);
   return id;
 }
 
@@ -190,9 +190,9 @@ describe('PUT /api/roles/{roleId}/permissions', () => {
       { path: 'body.permissions.1', message: "Unknown permission 'users:destroy'" },
       { path: 'body.permissions.2', message: "Unknown permission 'SystemAdmin'" },
     ]);
-    expect(
-      (await getItem<{ permissions: string[] }>(keys.tenantItem(tenantA.id, 'ROLE', roleId)))!.permissions,
-    ).toEqual(['users:read']);
+    expect((await get<{ permissions: string[] }>(keys.tenantItem(tenantA.id, 'ROLE', roleId)))!.permissions).toEqual([
+      'users:read',
+    ]);
     expect((await put(tenantA.owner, roleId, 'users:read')).status).toBe(400);
     expect((await invoke('PUT', `/api/roles/${roleId}/permissions`, { token: tenantA.owner, body: {} })).status).toBe(
       400,

@@ -9,8 +9,18 @@ import {
   redirectAllowList,
   resetProviderSecretCache,
 } from '#areas/identity/identity-providers.ts';
-import { authorizationUrl, pkceChallenge, resetJwksCache, verifyIdToken } from '#areas/identity/oidc-client.ts';
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  authorizationUrl,
+  consumeFlow,
+  pkceChallenge,
+  resetJwksCache,
+  startFlow,
+  verifyIdToken,
+  type AuthorizationFlow,
+} from '#areas/identity/oidc-client.ts';
 import { ApiError } from '#shared/http/errors.ts';
+import { ddb, setDdb } from '#shared/platform/aws.ts';
 
 const ENV_KEYS = [
   'IDP_B_ISSUER',
@@ -203,5 +213,36 @@ describe('ID token verification against the provider JWKS', () => {
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ status: 401, code: 'INVALID_ID_TOKEN' });
     }
+  });
+});
+
+describe('flow storage (DynamoDB mocked): a failed condition never passes unseen', () => {
+  const mock = mockClient(DynamoDBDocumentClient);
+  const conditionFailed = () => Object.assign(new Error('failed'), { name: 'ConditionalCheckFailedException' });
+  beforeEach(() => {
+    mock.reset();
+    setDdb(undefined);
+    ddb();
+  });
+  afterEach(() => setDdb(undefined));
+
+  it('stores a new flow only under a state nobody holds, and refuses to hand out one that is taken', async () => {
+    mock.on(PutCommand).resolves({});
+    const started = await startFlow(providerConfig('identity-provider-b'), 'http://localhost:5173/auth/callback');
+    expect(started.state).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(mock.commandCalls(PutCommand)[0]!.args[0].input.ConditionExpression).toBe('attribute_not_exists(pk)');
+
+    mock.on(PutCommand).rejects(conditionFailed());
+    await expect(
+      startFlow(providerConfig('identity-provider-b'), 'http://localhost:5173/auth/callback'),
+    ).rejects.toThrow(/collision/);
+  });
+
+  it('consumes a flow once: a second consumer gets 400 INVALID_STATE', async () => {
+    const flow = { stateHash: 'h' } as AuthorizationFlow;
+    mock.on(DeleteCommand).resolves({});
+    await expect(consumeFlow(flow)).resolves.toBeUndefined();
+    mock.on(DeleteCommand).rejects(conditionFailed());
+    await expect(consumeFlow(flow)).rejects.toMatchObject({ status: 400, code: 'INVALID_STATE' });
   });
 });

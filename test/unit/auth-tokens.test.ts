@@ -13,7 +13,7 @@ import {
   type TokenFamily,
 } from '#areas/identity/refresh-tokens.ts';
 import { generateSigningKeyParams, resetKeyCache, signingKey, signingParams } from '#shared/auth/signing-keys.ts';
-import { keys } from '#shared/data/keys.ts';
+import { identityKeys } from '#areas/identity/records.ts';
 import { config } from '#shared/platform/config.ts';
 
 const KID = '00000000-0000-4000-8000-000000000001';
@@ -118,12 +118,12 @@ describe('refresh token commands (DynamoDB mocked)', () => {
     expect(refreshToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const [familyPut, tokenPut] = items.map((i) => i.Put!);
     expect(familyPut!.Item).toMatchObject({
-      gsi2pk: keys.userTokenFamilies('u-1'),
+      gsi2pk: identityKeys.userTokenFamilies('u-1'),
       sessionVersion: 2,
       rememberMe: true,
     });
     expect(tokenPut!.Item).toMatchObject({
-      ...keys.refreshToken(sha256(refreshToken)),
+      ...identityKeys.refreshToken(sha256(refreshToken)),
       status: 'active',
       expiresAt: now.getTime() / 1000 + REFRESH_TTL_SECONDS.rememberMe,
     });
@@ -136,7 +136,7 @@ describe('refresh token commands (DynamoDB mocked)', () => {
     expect(outcome).toMatchObject({ ok: true });
     const items = ddbMock.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
     expect(items[0]!.Update).toMatchObject({
-      Key: keys.refreshToken(sha256('old-token')),
+      Key: identityKeys.refreshToken(sha256('old-token')),
       ConditionExpression: '#status = :active',
       TableName: config.tableName,
     });

@@ -4,7 +4,8 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
 import { keys } from '#shared/data/keys.ts';
 import { membershipChangeItems } from '#areas/identity/org-counters.ts';
-import { permissionsForRoles, roleNameKey, systemRoleId, systemRoleItems, toRole } from '#areas/identity/roles.ts';
+import { identityKeys, toRole } from '#areas/identity/records.ts';
+import { permissionsForRoles, systemRoleId, systemRoleItems } from '#areas/identity/roles.ts';
 import { ddb, setDdb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 
@@ -26,9 +27,9 @@ describe('system roles', () => {
     const puts = items.flatMap((i) => (i.Put ? [i.Put] : []));
     expect(puts.map((p) => p.Item!.sk)).toEqual([
       systemRoleId(tenant, 'TenantOwner'),
-      roleNameKey(tenant, 'TenantOwner').sk,
+      identityKeys.roleName(tenant, 'TenantOwner').sk,
       systemRoleId(tenant, 'TenantMember'),
-      roleNameKey(tenant, 'TenantMember').sk,
+      identityKeys.roleName(tenant, 'TenantMember').sk,
     ]);
     expect(puts.every((p) => p.ConditionExpression === 'attribute_not_exists(pk)')).toBe(true);
     expect(puts[0]!.Item).toMatchObject({
@@ -90,9 +91,9 @@ describe('with DynamoDB mocked', () => {
     const sales = crypto.randomUUID();
     const support = crypto.randomUUID();
     const customId = crypto.randomUUID();
-    mock
-      .on(BatchGetCommand)
-      .resolves({ Responses: { [config.tableName]: [{ ...roleNameKey(tenant, 'planner'), roleId: customId }] } });
+    mock.on(BatchGetCommand).resolves({
+      Responses: { [config.tableName]: [{ ...identityKeys.roleName(tenant, 'planner'), roleId: customId }] },
+    });
     // Act
     const items = await membershipChangeItems(
       tenant,
@@ -127,14 +128,14 @@ describe('with DynamoDB mocked', () => {
       Key: keys.tenantItem(tenant, 'ROLE', systemRoleId(tenant, 'TenantOwner')),
       ExpressionAttributeValues: { ':by': -1 },
     });
-    expect(items[1]!.Delete!.Key).toEqual(keys.groupMember(tenant, 'g1', 'u'));
+    expect(items[1]!.Delete!.Key).toEqual(identityKeys.groupMember(tenant, 'g1', 'u'));
     expect(items[2]!.Update).toMatchObject({
       Key: keys.tenantItem(tenant, 'GROUP', 'g1'),
       ExpressionAttributeValues: { ':by': -1 },
     });
     expect(mock.commandCalls(QueryCommand)[0]!.args[0].input).toMatchObject({
       IndexName: 'gsi2',
-      ExpressionAttributeValues: { ':pk': keys.userGroups(tenant, 'u') },
+      ExpressionAttributeValues: { ':pk': identityKeys.userGroups(tenant, 'u') },
     });
   });
 });

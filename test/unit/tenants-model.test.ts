@@ -1,20 +1,11 @@
 import { safeParse } from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { tenantChange } from '#areas/identity/users/model.ts';
-import { redeemFailure, seatItem } from '#areas/identity/invitations.ts';
-import {
-  featuresOf,
-  planDefaults,
-  SLUG_PATTERN,
-  slugCandidates,
-  slugify,
-  statusMove,
-  statusNameOf,
-  TENANT_STATUS_CODES,
-  toTenant,
-  toTenantDetail,
-  toTenantSummary,
-} from '#areas/identity/tenants.ts';
+import { redeemWrites, seatItem } from '#areas/identity/invitations.ts';
+import { featuresOf, toTenant, toTenantDetail, toTenantSummary } from '#areas/identity/records.ts';
+import { statusMove, statusNameOf } from '#areas/identity/tenant-status.ts';
+import { planDefaults, slugCandidates, slugify } from '#areas/identity/tenants.ts';
+import { SLUG_PATTERN, TENANT_STATUS_CODES } from '#areas/identity/vocabulary.ts';
 import { tenantRoutes } from '#shared/routes/tenants.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { userRoutes, userUpdateOrResetBody } from '#shared/routes/users.ts';
@@ -224,9 +215,20 @@ describe('transaction items (offline)', () => {
     });
   });
 
-  it('maps a failed registration transaction to the invitation or seat error', () => {
-    expect(redeemFailure([4], 4)).toMatchObject({ status: 400, code: 'INVALID_INVITATION' });
-    expect(redeemFailure([5], 4)).toMatchObject({ status: 409, code: 'SEAT_LIMIT_REACHED' });
-    expect(redeemFailure([0], 4)).toBeNull();
+  it('gives each conditional redeem item its own answer: invitation (and the counters of its roles) or seat', () => {
+    const counter = { Update: { TableName: 't', Key: { pk: 'p', sk: 's' }, UpdateExpression: 'ADD #n :by' } };
+    const writes = redeemWrites({
+      tenantId: 't1',
+      invitationId: 'i1',
+      userId: 'u1',
+      at: '2026-01-01T00:00:00.000Z',
+      nowEpoch: 1,
+      membership: [counter],
+    });
+    expect(writes[0]!.Update!.ConditionExpression).toBe('#status = :open AND expiresAtEpoch > :now');
+    expect(writes[0]!.onConflict).toMatchObject({ status: 400, code: 'INVALID_INVITATION' });
+    expect(writes[1]!.Update!.ConditionExpression).toContain('seatCount < maxSeats');
+    expect(writes[1]!.onConflict).toMatchObject({ status: 409, code: 'SEAT_LIMIT_REACHED' });
+    expect(writes[2]).toMatchObject({ ...counter, onConflict: { status: 400, code: 'INVALID_INVITATION' } });
   });
 });

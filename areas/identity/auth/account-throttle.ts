@@ -1,13 +1,12 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
-import { keys } from '#shared/data/keys.ts';
+import { putItem } from '#shared/data/commit.ts';
 import { clearRateLimit, hitRateLimit, releaseRateLimit } from '#shared/data/rate-limit.ts';
+import { get } from '#shared/data/read.ts';
 import { rateLimited } from '#shared/http/errors.ts';
-import { normalizeEmail } from '#areas/identity/users.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
 import type { RateLimitRule } from '#shared/routes/types.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
+import { identityKeys, normalizeEmail } from '#areas/identity/records.ts';
+import { writeOne } from '#areas/identity/writes.ts';
 
 /**
  * Per-account throttle on password sign-in ("device cookies", OWASP): after 10 wrong passwords for
@@ -21,14 +20,13 @@ export const ACCOUNT_FAILURES: RateLimitRule = { name: 'auth-account', limit: 10
 const DEVICE_TTL_SECONDS = 90 * 24 * 3600;
 
 const accountOf = (email: string) => sha256(normalizeEmail(email));
-const deviceKey = (email: string, token: string) => keys.oneTime('DEVICE', `${accountOf(email)}:${sha256(token)}`);
+const deviceKey = (email: string, token: string) =>
+  identityKeys.oneTime('DEVICE', `${accountOf(email)}:${sha256(token)}`);
 
 async function knownDevice(email: string, token: string | undefined): Promise<boolean> {
   if (!token) return false;
-  const out = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: deviceKey(email, token), ConsistentRead: true }),
-  );
-  return !!out.Item && Number(out.Item.expiresAt) > epochSeconds(Date.now());
+  const device = await get<{ expiresAt?: number }>(deviceKey(email, token), { consistent: true });
+  return !!device && Number(device.expiresAt) > epochSeconds(Date.now());
 }
 
 /**
@@ -54,8 +52,6 @@ export const clearSignInFailures = (email: string) => clearRateLimit(ACCOUNT_FAI
 export async function issueDeviceToken(email: string): Promise<string> {
   const token = randomToken();
   const expiresAt = epochSeconds(Date.now()) + DEVICE_TTL_SECONDS;
-  await ddb().send(
-    new PutCommand({ TableName: config.tableName, Item: { ...deviceKey(email, token), expiresAt, ttl: expiresAt } }),
-  );
+  await writeOne(putItem({ ...deviceKey(email, token), expiresAt, ttl: expiresAt }));
   return token;
 }

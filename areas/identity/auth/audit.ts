@@ -1,7 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { auditPut, countAudit } from '#shared/data/audit.ts';
-import type { TransactItem } from '#shared/data/transact.ts';
-import { ddb } from '#shared/platform/aws.ts';
+import { commitChange, type Change } from '#shared/data/commit.ts';
 
 /**
  * Audit entries of sign-in, logout, password reset and change: entityType `User`, the user's id
@@ -15,21 +12,18 @@ export interface AuthEvent {
   details: Record<string, unknown>;
 }
 
-export function authAuditItem(event: AuthEvent): TransactItem {
+/** The event as the change a commit records (with the write it belongs to). */
+export function authChange(event: AuthEvent): Change {
   const email = event.user?.email ?? event.email ?? '';
-  return auditPut({
+  return {
     entityType: 'User',
     entityId: event.user?.id ?? 'unknown',
     action: event.action,
     changes: { ...event.details, ...(event.user ? {} : { email }) },
     actor: event.user ? { userId: event.user.id, email: event.user.email } : null,
     tenantId: event.user?.tenantId ?? null,
-  });
+  };
 }
 
-/** Writes one entry on its own (failures and events not tied to another write). */
-export async function recordAuth(event: AuthEvent) {
-  const item = authAuditItem(event);
-  await ddb().send(new PutCommand(item.Put!));
-  await countAudit(1);
-}
+/** Records an event on its own (failures and events not tied to another write). */
+export const recordAuth = (event: AuthEvent) => commitChange([], authChange(event));

@@ -10,8 +10,18 @@ export function verificationEmail(to: string, code: string): OutgoingEmail {
   return {
     to: [to],
     subject: 'Your verification code',
-    text: `${greeting}\n\nYour e-mail verification code is ${code}. It expires in 15 minutes.\n\nIf you did not create an account, ignore this message.`,
-    html: `<p>${escapeHtml(greeting)}</p><p>Your e-mail verification code is <strong>${code}</strong>. It expires in 15 minutes.</p><p>If you did not create an account, ignore this message.</p>`,
+    text: [
+      greeting,
+      '',
+      `Your e-mail verification code is ${code}. It expires in 15 minutes.`,
+      '',
+      'If you did not create an account, ignore this message.',
+    ].join('\n'),
+    html: [
+      `<p>${escapeHtml(greeting)}</p>`,
+      `<p>Your e-mail verification code is <strong>${code}</strong>. It expires in 15 minutes.</p>`,
+      '<p>If you did not create an account, ignore this message.</p>',
+    ].join(''),
   };
 }
 
@@ -28,7 +38,21 @@ export function passwordResetEmail(to: string, token: string): OutgoingEmail {
   return {
     to: [to],
     subject: 'Reset your password',
-    text: `${greeting}\n\nOpen this link to choose a new password (valid for 30 minutes):\n${link}\n\nOr enter this reset code: ${token}\n\nIf you did not ask for this, ignore this message; your password stays as it is.`,
-    html: `<p>${escapeHtml(greeting)}</p><p><a href="${escapeHtml(link)}">Choose a new password</a> (valid for 30 minutes).</p><p>Or enter this reset code: <code>${token}</code></p><p>If you did not ask for this, ignore this message; your password stays as it is.</p>`,
+    text: [
+      greeting,
+      '',
+      'Open this link to choose a new password (valid for 30 minutes):',
+      link,
+      '',
+      `Or enter this reset code: ${token}`,
+      '',
+      'If you did not ask for this, ignore this message; your password stays as it is.',
+    ].join('\n'),
+    html: [
+      `<p>${escapeHtml(greeting)}</p>`,
+      `<p><a href="${escapeHtml(link)}">Choose a new password</a> (valid for 30 minutes).</p>`,
+      `<p>Or enter this reset code: <code>${token}</code></p>`,
+      '<p>If you did not ask for this, ignore this message; your password stays as it is.</p>',
+    ].join(''),
   };
 }

@@ -1,9 +1,15 @@
+import { claimUnique } from '#shared/data/collection.ts';
+import { checkItem, commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
+import { ApiError, badRequest, conflict } from '#shared/http/errors.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 import {
   isAllowedRedirect,
   providerConfig,
   redirectAllowList,
   type ProviderId,
 } from '#areas/identity/identity-providers.ts';
+import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
 import {
   assertNonce,
   consumeFlow,
@@ -14,17 +20,10 @@ import {
   verifyIdToken,
   type IdTokenClaims,
 } from '#areas/identity/oidc-client.ts';
+import { identityKeys, normalizeEmail, type IdentityLink, type UserRecord } from '#areas/identity/records.ts';
 import { revokeAllFamilies } from '#areas/identity/refresh-tokens.ts';
-import { countAudit } from '#shared/data/audit.ts';
-import { claimUnique, getItem } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
-import { ApiError, badRequest, conflict } from '#shared/http/errors.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
-import { createUser, findUserByEmail, getUser, normalizeEmail, type UserRecord } from '#areas/identity/users.ts';
-import { config } from '#shared/platform/config.ts';
-import { countMetric } from '#shared/runtime/metrics.ts';
-import { authAuditItem, recordAuth } from './audit.ts';
+import { createUser, findUserByEmail, getUser } from '#areas/identity/users.ts';
+import { authChange, recordAuth } from './audit.ts';
 import { completeSignIn, type Account } from './session.ts';
 
 function assertRedirect(redirectUri: string) {
@@ -81,14 +80,9 @@ export async function finishExternal(
 const clip = (value: unknown, max: number) => (typeof value === 'string' ? value.trim().slice(0, max) : '');
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-interface IdentityLink {
-  userId: string;
-  tenantId: string | null;
-}
-
 async function linkedUser(provider: ProviderId, subject: string): Promise<Account | undefined> {
-  const link = await getItem<IdentityLink>(keys.identityLink(provider, subject));
-  return link ? ((await getUser(link.tenantId ?? null, link.userId)) as Account | undefined) : undefined;
+  const link = await get<IdentityLink>(identityKeys.identityLink(provider, subject));
+  return link ? await getUser(link.tenantId ?? null, link.userId) : undefined;
 }
 
 /**
@@ -106,47 +100,50 @@ export async function findOrCreateExternalUser(provider: ProviderId, claims: IdT
   if (!EMAIL.test(email))
     throw badRequest('PROVIDER_EMAIL_MISSING', 'The identity provider did not share an e-mail address');
   const verified = emailVerifiedClaim(claims);
+  // A concurrent first sign-in of the same subject linked it first: its user is the answer.
+  const raced = conflict('The account is being set up by another request; try again');
   const link = (user: { id: string; tenantId: string | null }) =>
-    claimUnique(keys.identityLink(provider, claims.sub), {
-      userId: user.id,
-      tenantId: user.tenantId,
-      provider,
-      subject: claims.sub,
-      linkedAt: new Date().toISOString(),
-    });
+    orConflict(
+      claimUnique(identityKeys.identityLink(provider, claims.sub), {
+        userId: user.id,
+        tenantId: user.tenantId,
+        provider,
+        subject: claims.sub,
+        linkedAt: new Date().toISOString(),
+      } satisfies IdentityLink),
+      raced,
+    );
 
-  const existing = (await findUserByEmail(email)) as Account | undefined;
+  const existing: Account | undefined = await findUserByEmail(email);
   if (existing) {
     // A platform administrator is never reached through someone else's identity provider.
     if (!verified || existing.roles.includes('SystemAdmin'))
       throw conflict('An account with this e-mail already exists; sign in with its password', 'ACCOUNT_EXISTS');
     const takeOver = !existing.isEmailVerified;
-    const outcome = await transact([
-      link(existing),
-      takeOver
-        ? {
-            Update: {
-              TableName: config.tableName,
-              Key: keys.user(existing.tenantId, existing.id),
-              UpdateExpression:
-                'SET isEmailVerified = :true, sessionVersion = if_not_exists(sessionVersion, :zero) + :one REMOVE passwordHash',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':true': true, ':zero': 0, ':one': 1 },
-            },
-          }
-        : {
-            ConditionCheck: {
-              TableName: config.tableName,
-              Key: keys.user(existing.tenantId, existing.id),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-      authAuditItem({ action: 'identity.linked', user: existing, details: { provider, emailWasVerified: !takeOver } }),
-    ]);
-    if (!outcome.ok) return raceWinner(provider, claims.sub);
-    await countAudit(1);
+    const userKey = identityKeys.user(existing.tenantId, existing.id);
+    try {
+      await commitChange(
+        [
+          link(existing),
+          orConflict(
+            takeOver
+              ? updateItem(
+                  userKey,
+                  { isEmailVerified: true },
+                  { add: { sessionVersion: 1 }, remove: ['passwordHash'], condition: 'attribute_exists(pk)' },
+                )
+              : checkItem(userKey, 'attribute_exists(pk)'),
+            raced,
+          ),
+        ],
+        authChange({ action: 'identity.linked', user: existing, details: { provider, emailWasVerified: !takeOver } }),
+      );
+    } catch (err) {
+      if (err === raced) return raceWinner(provider, claims.sub);
+      throw err;
+    }
     if (takeOver) await revokeAllFamilies(existing.id, 'identity-link');
-    return (await getUser(existing.tenantId, existing.id)) as Account;
+    return await getOr404<Account>(userKey, 'User', { consistent: true });
   }
 
   const now = new Date().toISOString();
@@ -166,14 +163,14 @@ export async function findOrCreateExternalUser(provider: ProviderId, claims: IdT
     createdAt: now,
   };
   try {
-    const outcome = await createUser(user, null, [
+    await createUser(user, null, [
       link(user),
       integrationEventPut('user.registered', { userId: user.id, email, tenantId: null, source: provider }, now),
     ]);
-    if (!outcome.ok) return raceWinner(provider, claims.sub);
   } catch (err) {
-    // A concurrent first sign-in of the same subject claimed the e-mail first.
-    if (err instanceof ApiError && err.code === 'DUPLICATE_EMAIL') return raceWinner(provider, claims.sub);
+    // A concurrent first sign-in of the same subject linked it, or claimed the e-mail, first.
+    if (err === raced || (err instanceof ApiError && err.code === 'DUPLICATE_EMAIL'))
+      return raceWinner(provider, claims.sub);
     throw err;
   }
   await countIntegrationEvents(1);

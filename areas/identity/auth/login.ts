@@ -1,12 +1,11 @@
-import { dummyHash, hashPassword, needsRehash, verifyPassword } from '#areas/identity/password.ts';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/data/keys.ts';
+import { updateItem } from '#shared/data/commit.ts';
 import { unauthorized } from '#shared/http/errors.ts';
-import { findUserByEmail } from '#areas/identity/users.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from '#areas/identity/password.ts';
+import { identityKeys } from '#areas/identity/records.ts';
+import { findUserByEmail } from '#areas/identity/users.ts';
+import { writeOne } from '#areas/identity/writes.ts';
 import { claimSignInAttempt, issueDeviceToken } from './account-throttle.ts';
 import { recordAuth } from './audit.ts';
 import { completeSignIn, type Account } from './session.ts';
@@ -24,7 +23,7 @@ export async function login(
 ) {
   const release = await claimSignInAttempt(input.email, input.deviceToken ?? undefined);
   const dummy = dummyHash();
-  const user = (await findUserByEmail(input.email)) as Account | undefined;
+  const user: Account | undefined = await findUserByEmail(input.email);
   const stored = user?.passwordHash ?? (await dummy);
   const valid = await verifyPassword(input.password, stored);
   if (!user || !user.passwordHash || !valid) {
@@ -44,18 +43,20 @@ export async function login(
   return result.accessToken ? { ...result, deviceToken: await issueDeviceToken(user.email) } : result;
 }
 
-/** Upgrades a hash made with weaker parameters, only if the password did not change meanwhile. */
+/**
+ * Upgrades a hash made with weaker parameters, only if the password did not change meanwhile (then
+ * the newer hash stays). Best effort: the sign-in succeeds either way.
+ */
 async function rehash(user: Account, password: string) {
   try {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: keys.user(user.tenantId, user.id),
-        UpdateExpression: 'SET passwordHash = :new',
-        ConditionExpression: 'passwordHash = :old',
-        ExpressionAttributeValues: { ':new': await hashPassword(password), ':old': user.passwordHash },
-      }),
+    const upgraded = await writeOne(
+      updateItem(
+        identityKeys.user(user.tenantId, user.id),
+        { passwordHash: await hashPassword(password) },
+        { condition: 'passwordHash = :old', values: { ':old': user.passwordHash } },
+      ),
     );
+    if (!upgraded.written) logger.info('password rehash skipped: the password changed meanwhile');
   } catch (err) {
     logger.warn('password rehash skipped', { error: err as Error });
   }

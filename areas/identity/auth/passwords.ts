@@ -1,5 +1,10 @@
 import * as z from 'zod/mini';
 import type { Principal } from '#shared/auth/access-token.ts';
+import { randomToken } from '#shared/auth/opaque.ts';
+import { commitChange, orConflict, updateItem, type TransactItem } from '#shared/data/commit.ts';
+import { badRequest, unauthorized } from '#shared/http/errors.ts';
+import { mailer } from '#shared/platform/ports.ts';
+import { enqueue, messageKind } from '#shared/queue/messages.ts';
 import {
   checkOneTime,
   claimCooldown,
@@ -8,19 +13,13 @@ import {
   releaseCooldown,
   RESET_TOKEN_TTL_SECONDS,
 } from '#areas/identity/one-time.ts';
-import { randomToken } from '#shared/auth/opaque.ts';
 import { hashPassword, verifyPassword } from '#areas/identity/password.ts';
+import { identityKeys } from '#areas/identity/records.ts';
 import { revokeAllFamilies } from '#areas/identity/refresh-tokens.ts';
-import { countAudit } from '#shared/data/audit.ts';
-import { keys } from '#shared/data/keys.ts';
-import { transact, type TransactItem } from '#shared/data/transact.ts';
-import { badRequest, conflict, unauthorized } from '#shared/http/errors.ts';
 import { findUserByEmail, getUser } from '#areas/identity/users.ts';
-import { config } from '#shared/platform/config.ts';
-import { mailer } from '#shared/platform/ports.ts';
-import { enqueue, messageKind } from '#shared/queue/messages.ts';
+import { committedUnless } from '#areas/identity/writes.ts';
 import { clearSignInFailures } from './account-throttle.ts';
-import { authAuditItem, recordAuth } from './audit.ts';
+import { authChange, recordAuth } from './audit.ts';
 import { passwordResetEmail } from './emails.ts';
 import type { Account } from './session.ts';
 
@@ -29,36 +28,23 @@ import type { Account } from './session.ts';
  * every refresh token family of the user at once (families record the version they started with).
  */
 export function setPasswordItem(
-  user: Account,
+  user: Pick<Account, 'id' | 'tenantId'>,
   passwordHash: string,
   opts: { expectHash?: string | null; verifyEmail?: boolean } = {},
 ): TransactItem {
-  const values: Record<string, unknown> = {
-    ':hash': passwordHash,
-    ':zero': 0,
-    ':one': 1,
-    ':now': new Date().toISOString(),
-  };
-  let condition = 'attribute_exists(pk)';
-  if (opts.expectHash) {
-    condition += ' AND passwordHash = :old';
-    values[':old'] = opts.expectHash;
-  }
-  let update =
-    'SET passwordHash = :hash, passwordChangedAt = :now, sessionVersion = if_not_exists(sessionVersion, :zero) + :one';
-  if (opts.verifyEmail) {
-    update += ', isEmailVerified = :true';
-    values[':true'] = true;
-  }
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: keys.user(user.tenantId, user.id),
-      UpdateExpression: update,
-      ConditionExpression: condition,
-      ExpressionAttributeValues: values,
+  return updateItem(
+    identityKeys.user(user.tenantId, user.id),
+    {
+      passwordHash,
+      passwordChangedAt: new Date().toISOString(),
+      ...(opts.verifyEmail ? { isEmailVerified: true } : {}),
     },
-  };
+    {
+      add: { sessionVersion: 1 },
+      condition: opts.expectHash ? 'attribute_exists(pk) AND passwordHash = :old' : 'attribute_exists(pk)',
+      ...(opts.expectHash ? { values: { ':old': opts.expectHash } } : {}),
+    },
+  );
 }
 
 /**
@@ -86,11 +72,10 @@ export async function issueResetToken({ email, ip }: { email: string; ip: string
   const cooldown = await claimCooldown(`reset:${user.email}`);
   if (!cooldown.allowed) return;
   const token = randomToken();
-  await transact([
-    oneTimePut('RESET', user.id, token, RESET_TOKEN_TTL_SECONDS),
-    authAuditItem({ action: 'password.reset.requested', user, details: { ip } }),
-  ]);
-  await countAudit(1);
+  await commitChange(
+    [oneTimePut('RESET', user.id, token, RESET_TOKEN_TTL_SECONDS)],
+    authChange({ action: 'password.reset.requested', user, details: { ip } }),
+  );
   // Already in the e-mail worker: send directly rather than through the queue again. A failed send
   // gives the cooldown back, so the queue's retry can still send.
   try {
@@ -105,7 +90,7 @@ const invalidResetToken = () => badRequest('INVALID_RESET_TOKEN', 'The reset tok
 
 /** 400 INVALID_RESET_TOKEN for an unknown address, a wrong, expired, spent or used token. */
 export async function resetPassword(input: { email: string; resetToken: string; newPassword: string }, ip: string) {
-  const user = (await findUserByEmail(input.email)) as Account | undefined;
+  const user: Account | undefined = await findUserByEmail(input.email);
   const fail = async (reason: string) => {
     await recordAuth({
       action: 'password.reset.failed',
@@ -118,14 +103,20 @@ export async function resetPassword(input: { email: string; resetToken: string; 
   if (!user) throw await fail('UNKNOWN_EMAIL');
   const check = await checkOneTime('RESET', user.id, input.resetToken, ip);
   if (!check.ok) throw await fail(check.reason.toUpperCase());
-  const outcome = await transact([
-    consumeOneTime('RESET', user.id, check.secretHash),
-    // Following the e-mailed link proves control of the address.
-    setPasswordItem(user, await hashPassword(input.newPassword), { verifyEmail: true }),
-    authAuditItem({ action: 'password.reset', user, details: { ip } }),
-  ]);
-  if (!outcome.ok) throw await fail('ALREADY_USED');
-  await countAudit(1);
+  // Spent by a concurrent reset, or the account went away: the token no longer resets anything.
+  const spent = invalidResetToken();
+  const failed = await committedUnless(
+    commitChange(
+      [
+        orConflict(consumeOneTime('RESET', user.id, check.secretHash), spent),
+        // Following the e-mailed link proves control of the address.
+        orConflict(setPasswordItem(user, await hashPassword(input.newPassword), { verifyEmail: true }), spent),
+      ],
+      authChange({ action: 'password.reset', user, details: { ip } }),
+    ),
+    spent,
+  );
+  if (failed) throw await fail('ALREADY_USED');
   await revokeAllFamilies(user.id, 'password-reset');
   // The owner proved control of the mailbox: guesses against the old password no longer matter.
   await clearSignInFailures(user.email);
@@ -138,7 +129,7 @@ export async function changePassword(
   input: { currentPassword: string; newPassword: string },
   ip: string,
 ) {
-  const user = (await getUser(principal.tenantId, principal.userId)) as Account | undefined;
+  const user = await getUser(principal.tenantId, principal.userId);
   if (!user) throw unauthorized();
   const fail = async (reason: string) =>
     recordAuth({ action: 'password.change.failed', user, details: { ip, reason } });
@@ -157,12 +148,15 @@ export async function changePassword(
     await fail('PASSWORD_UNCHANGED');
     throw badRequest('PASSWORD_UNCHANGED', 'The new password must differ from the current one');
   }
-  const outcome = await transact([
-    setPasswordItem(user, await hashPassword(input.newPassword), { expectHash: user.passwordHash }),
-    authAuditItem({ action: 'password.changed', user, details: { ip } }),
-  ]);
-  if (!outcome.ok) throw conflict('The password was changed concurrently; try again');
-  await countAudit(1);
+  await commitChange(
+    [
+      orConflict(
+        setPasswordItem(user, await hashPassword(input.newPassword), { expectHash: user.passwordHash }),
+        'The password was changed concurrently; try again',
+      ),
+    ],
+    authChange({ action: 'password.changed', user, details: { ip } }),
+  );
   await revokeAllFamilies(user.id, 'password-change');
   return null;
 }

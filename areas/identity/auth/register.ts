@@ -1,11 +1,11 @@
-import { cooldownPut, oneTimePut, sixDigitCode, VERIFY_CODE_TTL_SECONDS } from '#areas/identity/one-time.ts';
-import { hashPassword } from '#areas/identity/password.ts';
 import { countAudit } from '#shared/data/audit.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
-import { invalidInvitation, redeemFailure, redeemInvitation } from '#areas/identity/invitations.ts';
-import { createUser, type UserRecord } from '#areas/identity/users.ts';
 import { sendEmail } from '#shared/queue/email.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
+import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
+import { invalidInvitation, redeemInvitation } from '#areas/identity/invitations.ts';
+import { cooldownPut, oneTimePut, sixDigitCode, VERIFY_CODE_TTL_SECONDS } from '#areas/identity/one-time.ts';
+import { hashPassword } from '#areas/identity/password.ts';
+import { createUser, type UserRecord } from '#areas/identity/users.ts';
 import { verificationEmail } from './emails.ts';
 
 export interface RegisterInput {
@@ -16,9 +16,6 @@ export interface RegisterInput {
   phoneNumber?: string | null;
   invitationCode?: string | null;
 }
-
-/** Items `createUser` puts before the extra ones (e-mail claim, user, counter, audit). */
-const CREATE_USER_ITEMS = 4;
 
 /**
  * A new account, e-mail unverified. With an invitation code it joins the invitation's tenant with
@@ -56,11 +53,9 @@ export async function register(input: RegisterInput) {
       user.createdAt,
     ),
   ];
-  const outcome = await createUser(user, null, [...own, ...(invitation?.items ?? [])]);
-  if (!outcome.ok)
-    throw (
-      redeemFailure(outcome.failedAt, CREATE_USER_ITEMS + own.length) ?? new Error('Registration transaction failed')
-    );
+  // A taken e-mail is 400 DUPLICATE_EMAIL; the invitation's own items answer for a used or expired
+  // invitation (400 INVALID_INVITATION) and a full tenant (409 SEAT_LIMIT_REACHED).
+  await createUser(user, null, [...own, ...(invitation?.writes ?? [])]);
   await Promise.all([
     countIntegrationEvents(1 + (invitation?.integrationEvents ?? 0)),
     invitation ? countAudit(invitation.auditEntries) : undefined,

@@ -1,33 +1,21 @@
 import { issueAccessToken } from '#shared/auth/access-token.ts';
-import { newSession } from '#areas/identity/refresh-tokens.ts';
-import { countAudit } from '#shared/data/audit.ts';
-import { transact } from '#shared/data/transact.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { forbidden } from '#shared/http/errors.ts';
-import { permissionsFor } from '#areas/identity/permissions.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
+import { permissionsFor } from '#areas/identity/permissions.ts';
+import { toAuthenticatedUser, type UserItem } from '#areas/identity/records.ts';
+import { newSession } from '#areas/identity/refresh-tokens.ts';
 import { tenantRefusalError, tenantSignInRefusal } from '#areas/identity/tenant-status.ts';
-import type { UserRecord } from '#areas/identity/users.ts';
-import { authAuditItem, recordAuth } from './audit.ts';
+import { authChange, recordAuth } from './audit.ts';
 
 /** A user record as the auth area reads it: `sessionVersion` is bumped when all sessions are revoked. */
-export type Account = UserRecord & { sessionVersion?: number };
+export type Account = UserItem;
 
 export interface SignInContext {
   method: 'password' | 'identity-provider-a' | 'identity-provider-b';
   ip: string;
   rememberMe: boolean;
 }
-
-export const authenticatedUser = (user: Account, permissions: string[]) => ({
-  id: user.id,
-  email: user.email,
-  firstName: user.firstName,
-  lastName: user.lastName,
-  roles: user.roles,
-  tenantId: user.tenantId,
-  permissions,
-  avatarUrl: user.avatarUrl,
-});
 
 /**
  * Checks that apply after the credentials are proven, at sign-in and at every refresh: the account
@@ -60,7 +48,7 @@ export async function completeSignIn(user: Account, ctx: SignInContext) {
     throw refusal;
   }
   const permissions = await permissionsFor(user);
-  const view = authenticatedUser(user, permissions);
+  const view = toAuthenticatedUser(user, permissions);
   if (!user.isEmailVerified) {
     await recordAuth({ action: 'login.unverified', user, details });
     countMetric('SignInRefused', 'EMAIL_NOT_VERIFIED');
@@ -68,16 +56,14 @@ export async function completeSignIn(user: Account, ctx: SignInContext) {
   }
   const { accessToken, expiresIn } = await issueAccessToken(tokenSubject(user, permissions));
   const session = newSession(user, ctx.rememberMe);
-  const outcome = await transact([
-    ...session.items,
-    authAuditItem({
+  await commitChange(
+    session.items,
+    authChange({
       action: 'login.succeeded',
       user,
       details: { ...details, rememberMe: ctx.rememberMe, session: session.familyId },
     }),
-  ]);
-  if (!outcome.ok) throw new Error('Session could not be stored');
-  await countAudit(1);
+  );
   countMetric('SignInSucceeded', ctx.method);
   return { accessToken, refreshToken: session.refreshToken, expiresIn, user: view, requiredEmailVerification: false };
 }

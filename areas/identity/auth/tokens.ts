@@ -5,7 +5,7 @@ import { unauthorized } from '#shared/http/errors.ts';
 import { permissionsFor } from '#areas/identity/permissions.ts';
 import { getUser } from '#areas/identity/users.ts';
 import { recordAuth } from './audit.ts';
-import { signInRefusal, tokenSubject, type Account } from './session.ts';
+import { signInRefusal, tokenSubject } from './session.ts';
 
 const invalidRefresh = () => unauthorized('Invalid, expired or revoked refresh token');
 
@@ -36,10 +36,7 @@ export async function refresh(principal: Principal, input: { accessToken: string
   if (!token || token.userId !== principal.userId) throw invalidRefresh();
   if (token.status !== 'active') throw await reuseDetected(token.familyId, principal, ip);
   if (token.expiresAt <= epochSeconds()) throw invalidRefresh();
-  const [family, user] = await Promise.all([
-    getFamily(token.familyId),
-    getUser(token.tenantId, token.userId) as Promise<Account | undefined>,
-  ]);
+  const [family, user] = await Promise.all([getFamily(token.familyId), getUser(token.tenantId, token.userId)]);
   if (!user || !family || !familyIsLive(family, user)) throw invalidRefresh();
   const refusal = await signInRefusal(user);
   if (refusal) throw refusal;

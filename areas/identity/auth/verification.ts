@@ -1,23 +1,19 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
+import { badRequest, rateLimited } from '#shared/http/errors.ts';
+import { sendEmail } from '#shared/queue/email.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
+import { activatePendingTenantOnOwnerVerified } from '#areas/identity/invitations.ts';
 import {
   checkOneTime,
   claimCooldown,
   consumeOneTime,
-  oneTimePut,
   sixDigitCode,
+  storeOneTime,
   VERIFY_CODE_TTL_SECONDS,
 } from '#areas/identity/one-time.ts';
-import { countAudit } from '#shared/data/audit.ts';
-import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
-import { badRequest, rateLimited } from '#shared/http/errors.ts';
-import { activatePendingTenantOnOwnerVerified } from '#areas/identity/invitations.ts';
+import { identityKeys } from '#areas/identity/records.ts';
 import { findUserByEmail } from '#areas/identity/users.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
-import { sendEmail } from '#shared/queue/email.ts';
-import { countMetric } from '#shared/runtime/metrics.ts';
-import { authAuditItem } from './audit.ts';
+import { authChange } from './audit.ts';
 import { verificationEmail } from './emails.ts';
 
 const invalidCode = () => badRequest('INVALID_CODE', 'Invalid verification code');
@@ -33,22 +29,22 @@ export async function verifyEmail(input: { email: string; code: string }, ip: st
     if (check.reason === 'locked') throw badRequest('TOO_MANY_ATTEMPTS', 'Too many wrong codes; ask for a new one');
     throw invalidCode();
   }
-  const now = new Date().toISOString();
-  const outcome = await transact([
-    consumeOneTime('VERIFY', user.id, check.secretHash),
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: keys.user(user.tenantId, user.id),
-        UpdateExpression: 'SET isEmailVerified = :true, emailVerifiedAt = :now',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':true': true, ':now': now },
-      },
-    },
-    authAuditItem({ action: 'email.verified', user, details: {} }),
-  ]);
-  if (!outcome.ok) throw invalidCode();
-  await countAudit(1);
+  // A code spent by a concurrent check, or an account gone meanwhile, verifies nothing.
+  const spent = invalidCode();
+  await commitChange(
+    [
+      orConflict(consumeOneTime('VERIFY', user.id, check.secretHash), spent),
+      orConflict(
+        updateItem(
+          identityKeys.user(user.tenantId, user.id),
+          { isEmailVerified: true, emailVerifiedAt: new Date().toISOString() },
+          { condition: 'attribute_exists(pk)' },
+        ),
+        spent,
+      ),
+    ],
+    authChange({ action: 'email.verified', user, details: {} }),
+  );
   // The owner of an onboarded tenant verifying its address is what activates the tenant.
   await activatePendingTenantOnOwnerVerified({ ...user, isEmailVerified: true });
   return null;
@@ -67,7 +63,7 @@ export async function resendVerification(input: { email: string }) {
   const user = await findUserByEmail(input.email);
   if (!user || user.isEmailVerified || !user.isActive) return null;
   const code = sixDigitCode();
-  await ddb().send(new PutCommand(oneTimePut('VERIFY', user.id, code, VERIFY_CODE_TTL_SECONDS).Put!));
+  await storeOneTime('VERIFY', user.id, code, VERIFY_CODE_TTL_SECONDS);
   await sendEmail(verificationEmail(user.email, code));
   return null;
 }

@@ -1,21 +1,14 @@
-import { countAudit } from '#shared/data/audit.ts';
-import { getItem } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
-import { badRequest, serviceUnavailable } from '#shared/http/errors.ts';
+import { auditPut, countAudit } from '#shared/data/audit.ts';
+import { commitChange } from '#shared/data/commit.ts';
+import { get } from '#shared/data/read.ts';
+import { conflict, serviceUnavailable } from '#shared/http/errors.ts';
 import { countIntegrationEvents } from '#areas/identity/integration-events.ts';
 import { newInvitation, sendInvitationEmail } from '#areas/identity/invitations.ts';
-import {
-  actingAs,
-  newTenantItems,
-  planDefaults,
-  SLUG_CLAIM_INDEX,
-  slugCandidates,
-  slugify,
-  TENANT_STATUS_CODES,
-  type TenantRecord,
-} from '#areas/identity/tenants.ts';
-import { normalizeEmail } from '#areas/identity/users.ts';
+import { identityKeys, normalizeEmail, type TenantRecord } from '#areas/identity/records.ts';
+import { actingAs, newTenant, planDefaults, slugCandidates, slugify } from '#areas/identity/tenants.ts';
+import { duplicateEmail } from '#areas/identity/users.ts';
+import { TENANT_STATUS_CODES } from '#areas/identity/vocabulary.ts';
+import { committedUnless } from '#areas/identity/writes.ts';
 
 export interface OnboardingInput {
   tenantName: string;
@@ -31,8 +24,7 @@ export interface OnboardingInput {
 export async function startOnboarding(input: OnboardingInput): Promise<{ invitationCode: string }> {
   const email = normalizeEmail(input.email);
   // The owner registers with this e-mail; one already in use could never redeem the invitation.
-  if (await getItem(keys.unique('EMAIL', email)))
-    throw badRequest('DUPLICATE_EMAIL', 'An account with this e-mail already exists');
+  if (await get(identityKeys.email(email), { attributes: ['pk'] })) throw duplicateEmail();
 
   const now = new Date();
   const plan = planDefaults(1);
@@ -53,6 +45,9 @@ export async function startOnboarding(input: OnboardingInput): Promise<{ invitat
   };
   for (const slug of slugCandidates(slugify(input.tenantName))) {
     const tenant: TenantRecord = { ...base, slug };
+    // Another tenant holds this slug: the next candidate is tried.
+    const slugTaken = conflict(`The slug '${slug}' is already taken`);
+    const created = newTenant(tenant, actor, 'onboarding', slugTaken);
     const invitation = newInvitation({
       tenantId: tenant.id,
       email,
@@ -62,14 +57,18 @@ export async function startOnboarding(input: OnboardingInput): Promise<{ invitat
       actor,
       now,
     });
-    const outcome = await transact([...newTenantItems(tenant, actor, 'onboarding'), ...invitation.items]);
-    if (!outcome.ok) {
-      if (outcome.failedAt.includes(SLUG_CLAIM_INDEX)) continue;
-      throw new Error(`Onboarding write failed at ${outcome.failedAt.join(',')}`);
-    }
+    const taken = await committedUnless(
+      commitChange(
+        [...created.writes, ...invitation.writes, auditPut(invitation.change, tenant.createdAt)],
+        created.change,
+        { now: tenant.createdAt },
+      ),
+      slugTaken,
+    );
+    if (taken) continue;
     await Promise.all([
-      countAudit(1 + invitation.auditEntries),
-      countIntegrationEvents(1 + invitation.integrationEvents),
+      countAudit(1), // the invitation's entry; the tenant's is counted by the commit
+      countIntegrationEvents(created.integrationEvents + invitation.integrationEvents),
     ]);
     await sendInvitationEmail(invitation.record, invitation.code, tenant);
     return { invitationCode: invitation.code };

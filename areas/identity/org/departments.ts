@@ -1,21 +1,13 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { auditPut, countAudit } from '#shared/data/audit.ts';
 import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
-import { transact, type TransactItem } from '#shared/data/transact.ts';
+import { commitChange, orConflict, type Write } from '#shared/data/commit.ts';
+import { queryItems } from '#shared/data/query.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
-import {
-  MAX_DEPARTMENT_DEPTH,
-  departmentCollection,
-  departmentKey,
-  getDepartment,
-  toDepartment,
-  type DepartmentRecord,
-} from '#areas/identity/departments.ts';
-import { addToCount } from '#areas/identity/org-counters.ts';
 import { config } from '#shared/platform/config.ts';
-import { queryItems } from '#shared/data/query.ts';
+import { getDepartment, MAX_DEPARTMENT_DEPTH } from '#areas/identity/departments.ts';
+import { addToCount } from '#areas/identity/org-counters.ts';
+import { departmentItem, identityKeys, toDepartment, type DepartmentRecord } from '#areas/identity/records.ts';
 
 export interface NewDepartment {
   name: string;
@@ -51,48 +43,43 @@ export async function createDepartment(
     userCount: 0,
     createdAt: new Date().toISOString(),
   };
-  const collection = departmentCollection(tenantId);
-  const items: TransactItem[] = [
-    putNew({
-      ...departmentKey(tenantId, department.id),
-      ...keys.newestFirst(collection, department.createdAt, department.id),
-      gsi2pk: keys.departmentChildren(tenantId, department.parentId),
-      gsi2sk: `${department.createdAt}#${department.id}`,
-      ...department,
-      depth,
-      searchText: department.name.toLowerCase(),
-    }),
-    bumpCounter(collection, 1),
-    auditPut(
-      {
-        entityType: 'Department',
-        entityId: department.id,
-        action: 'create',
-        changes: { name: department.name, parentId: department.parentId },
-        actor,
-        tenantId,
-      },
-      department.createdAt,
-    ),
+  const writes: Write[] = [
+    putNew(departmentItem(department, depth)),
+    bumpCounter(identityKeys.departments(tenantId), 1),
   ];
-  if (parent) items.push(addToCount(departmentKey(tenantId, parent.id), 'childCount', 1));
-  const outcome = await transact(items);
-  if (!outcome.ok) throw notFound('Parent department');
-  await countAudit(1);
+  // The parent went away since it was read.
+  if (parent)
+    writes.push(
+      orConflict(
+        addToCount(identityKeys.department(tenantId, parent.id), 'childCount', 1),
+        notFound('Parent department'),
+      ),
+    );
+  await commitChange(
+    writes,
+    {
+      entityType: 'Department',
+      entityId: department.id,
+      action: 'create',
+      changes: { name: department.name, parentId: department.parentId },
+      actor,
+      tenantId,
+    },
+    { now: department.createdAt },
+  );
   return department;
 }
 
 /** All departments newest first, or one department's direct children (gsi2, counted by its childCount). */
 export async function listDepartments(tenantId: string, q: { page: number; pageSize: number; parentId?: string }) {
   if (!q.parentId) {
-    const { items, totalCount } = await listNewestFirst(departmentCollection(tenantId), q);
+    const { items, totalCount } = await listNewestFirst(identityKeys.departments(tenantId), q);
     return toPage(items.map(toDepartment), totalCount, q.page, q.pageSize);
   }
-  const parentId = q.parentId.toLowerCase();
   const end = q.page * q.pageSize;
   const [parent, children] = await Promise.all([
-    getDepartment(tenantId, parentId),
-    childrenUntil(tenantId, parentId, end),
+    getDepartment(tenantId, q.parentId),
+    childrenUntil(tenantId, q.parentId, end),
   ]);
   if (!parent) throw notFound('Parent department');
   return toPage(children.slice(end - q.pageSize, end).map(toDepartment), parent.childCount, q.page, q.pageSize);
@@ -104,7 +91,7 @@ const childrenUntil = (tenantId: string, parentId: string, wanted: number) =>
       TableName: config.tableName,
       IndexName: 'gsi2',
       KeyConditionExpression: 'gsi2pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.departmentChildren(tenantId, parentId) },
+      ExpressionAttributeValues: { ':pk': identityKeys.departmentChildren(tenantId, parentId) },
       ScanIndexForward: false,
     },
     wanted,

@@ -1,24 +1,14 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '#shared/auth/access-token.ts';
-import { auditPut, countAudit } from '#shared/data/audit.ts';
-import { bumpCounter, claimUnique, getItem, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
+import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { checkItem, commitChange, orConflict, putItem } from '#shared/data/commit.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
+import { getGroup } from '#areas/identity/groups.ts';
 import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
-import {
-  getGroup,
-  groupCollection,
-  groupKey,
-  groupNameKey,
-  membershipItem,
-  toGroup,
-  type GroupRecord,
-} from '#areas/identity/groups.ts';
 import { addToCount } from '#areas/identity/org-counters.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
+import { groupItem, identityKeys, membershipItem, toGroup, type GroupRecord } from '#areas/identity/records.ts';
+import { getUser } from '#areas/identity/users.ts';
+import { committedUnless } from '#areas/identity/writes.ts';
 
 export interface NewGroup {
   name: string;
@@ -34,44 +24,32 @@ export async function createGroup(tenantId: string, input: NewGroup, actor: Prin
     memberCount: 0,
     createdAt: new Date().toISOString(),
   };
-  const collection = groupCollection(tenantId);
-  const outcome = await transact([
-    claimUnique(groupNameKey(tenantId, group.name), { groupId: group.id }),
-    putNew({
-      ...groupKey(tenantId, group.id),
-      ...keys.newestFirst(collection, group.createdAt, group.id),
-      ...group,
-      searchText: [group.name, group.description].filter(Boolean).join(' ').toLowerCase(),
-    }),
-    bumpCounter(collection, 1),
-    auditPut(
-      {
-        entityType: 'Group',
-        entityId: group.id,
-        action: 'create',
-        changes: { name: group.name, description: group.description },
-        actor,
-        tenantId,
-      },
-      group.createdAt,
-    ),
-  ]);
-  if (!outcome.ok) throw conflict(`A group named '${group.name}' already exists`);
-  await countAudit(1);
+  await commitChange(
+    [
+      orConflict(
+        claimUnique(identityKeys.groupName(tenantId, group.name), { groupId: group.id }),
+        `A group named '${group.name}' already exists`,
+      ),
+      putNew(groupItem(group)),
+      bumpCounter(identityKeys.groups(tenantId), 1),
+    ],
+    {
+      entityType: 'Group',
+      entityId: group.id,
+      action: 'create',
+      changes: { name: group.name, description: group.description },
+      actor,
+      tenantId,
+    },
+    { now: group.createdAt },
+  );
   return group;
 }
 
 export async function listGroups(tenantId: string, q: { page: number; pageSize: number; search?: string }) {
-  const { items, totalCount } = await listNewestFirst(groupCollection(tenantId), q);
+  const { items, totalCount } = await listNewestFirst(identityKeys.groups(tenantId), q);
   return toPage(items.map(toGroup), totalCount, q.page, q.pageSize);
 }
-
-const readGroup = async (tenantId: string, groupId: string) => {
-  const out = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: groupKey(tenantId, groupId), ConsistentRead: true }),
-  );
-  return out.Item ? toGroup(out.Item) : undefined;
-};
 
 /**
  * Adds a user of the same tenant to a group. The membership put is conditional and shares a
@@ -85,41 +63,25 @@ export async function addUserToGroup(
   userId: string,
   actor: Principal,
 ): Promise<GroupRecord> {
-  const [group, user] = await Promise.all([
-    getGroup(tenantId, groupId),
-    getItem(keys.user(tenantId, userId.toLowerCase())),
-  ]);
+  const [group, user] = await Promise.all([getGroup(tenantId, groupId), getUser(tenantId, userId)]);
   if (!group) throw notFound('Group');
   if (!user) throw notFound('User');
-  const memberId = userId.toLowerCase();
   const now = new Date().toISOString();
-  const outcome = await transact([
-    {
-      Put: {
-        TableName: config.tableName,
-        Item: membershipItem(tenantId, group, memberId, now),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    addToCount(groupKey(tenantId, group.id), 'memberCount', 1),
-    {
-      ConditionCheck: {
-        TableName: config.tableName,
-        Key: keys.user(tenantId, memberId),
-        ConditionExpression: 'attribute_exists(pk)',
-      },
-    },
-    auditPut(
-      { entityType: 'Group', entityId: group.id, action: 'add-member', changes: { userId: memberId }, actor, tenantId },
-      now,
+  const member = conflict('The user is a member of the group already');
+  // The group and the user are checked before the membership, so their 404s win over "already a member".
+  const alreadyMember = await committedUnless(
+    commitChange(
+      [
+        orConflict(addToCount(identityKeys.group(tenantId, group.id), 'memberCount', 1), notFound('Group')),
+        orConflict(checkItem(identityKeys.user(tenantId, userId), 'attribute_exists(pk)'), notFound('User')),
+        orConflict(putItem(membershipItem(tenantId, group, userId, now), 'attribute_not_exists(pk)'), member),
+        integrationEventPut('group.member-added', { tenantId, groupId: group.id, userId }, now),
+      ],
+      { entityType: 'Group', entityId: group.id, action: 'add-member', changes: { userId }, actor, tenantId },
+      { now },
     ),
-    integrationEventPut('group.member-added', { tenantId, groupId: group.id, userId: memberId }, now),
-  ]);
-  if (!outcome.ok) {
-    if (outcome.failedAt.includes(1)) throw notFound('Group');
-    if (outcome.failedAt.includes(2)) throw notFound('User');
-  } else {
-    await Promise.all([countAudit(1), countIntegrationEvents(1)]);
-  }
-  return (await readGroup(tenantId, group.id)) ?? group;
+    member,
+  );
+  if (!alreadyMember) await countIntegrationEvents(1);
+  return (await getGroup(tenantId, group.id, true)) ?? group;
 }

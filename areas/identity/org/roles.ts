@@ -1,22 +1,13 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { PERMISSIONS, isPermission } from '#shared/auth/permissions.ts';
 import { isSystemAdmin } from '#shared/auth/tenant-scope.ts';
-import { auditPut, countAudit } from '#shared/data/audit.ts';
-import { bumpCounter, claimUnique, getItem, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { transact } from '#shared/data/transact.ts';
+import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
+import { getOr404 } from '#shared/data/read.ts';
 import { conflict, forbidden, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
-import {
-  ensureSystemRoles,
-  roleCollection,
-  roleItem,
-  roleKey,
-  roleNameKey,
-  systemRoleName,
-  toRole,
-  type RoleRecord,
-} from '#areas/identity/roles.ts';
-import { config } from '#shared/platform/config.ts';
+import { identityKeys, roleItem, toRole, type RoleRecord } from '#areas/identity/records.ts';
+import { ensureSystemRoles, systemRoleName } from '#areas/identity/roles.ts';
 
 export interface NewRole {
   name: string;
@@ -25,10 +16,10 @@ export interface NewRole {
 }
 
 export async function listRoles(tenantId: string, q: { page: number; pageSize: number }) {
-  let { items, totalCount } = await listNewestFirst(roleCollection(tenantId), q);
+  let { items, totalCount } = await listNewestFirst(identityKeys.roles(tenantId), q);
   // A tenant that predates system roles gets them the first time its roles are listed.
   if (totalCount === 0 && (await ensureSystemRoles(tenantId)))
-    ({ items, totalCount } = await listNewestFirst(roleCollection(tenantId), q));
+    ({ items, totalCount } = await listNewestFirst(identityKeys.roles(tenantId), q));
   return toPage(items.map(toRole), totalCount, q.page, q.pageSize);
 }
 
@@ -46,24 +37,25 @@ export async function createRole(tenantId: string, input: NewRole, actor: Princi
     userCount: 0,
     createdAt: new Date().toISOString(),
   };
-  const outcome = await transact([
-    putNew(roleItem(role)),
-    claimUnique(roleNameKey(tenantId, role.name), { roleId: role.id }),
-    bumpCounter(roleCollection(tenantId), 1),
-    auditPut(
-      {
-        entityType: 'Role',
-        entityId: role.id,
-        action: 'create',
-        changes: { name: role.name, description: role.description, scope: role.scope },
-        actor,
-        tenantId,
-      },
-      role.createdAt,
-    ),
-  ]);
-  if (!outcome.ok) throw conflict(`A role named '${role.name}' already exists`);
-  await countAudit(1);
+  await commitChange(
+    [
+      putNew(roleItem(role)),
+      orConflict(
+        claimUnique(identityKeys.roleName(tenantId, role.name), { roleId: role.id }),
+        `A role named '${role.name}' already exists`,
+      ),
+      bumpCounter(identityKeys.roles(tenantId), 1),
+    ],
+    {
+      entityType: 'Role',
+      entityId: role.id,
+      action: 'create',
+      changes: { name: role.name, description: role.description, scope: role.scope },
+      actor,
+      tenantId,
+    },
+    { now: role.createdAt },
+  );
   return role;
 }
 
@@ -85,36 +77,33 @@ export async function setRolePermissions(
     throw validationError(unknown, `Unknown permissions: ${requested.filter((p) => !isPermission(p)).join(', ')}`);
   const permissions = PERMISSIONS.filter((p) => requested.includes(p));
 
-  const item = await getItem(roleKey(tenantId, roleId.toLowerCase()));
-  if (!item) throw notFound('Role');
-  const role = toRole(item);
+  const role = toRole(await getOr404(identityKeys.role(tenantId, roleId), 'Role', { consistent: true }));
   if (role.isSystem) throw conflict('System roles cannot be edited');
   if (!isSystemAdmin(actor)) {
     const notHeld = permissions.filter((p) => !actor.permissions.includes(p));
     if (notHeld.length) throw forbidden(`You cannot grant permissions you do not hold: ${notHeld.join(', ')}`);
   }
 
-  const outcome = await transact([
+  await commitChange(
+    [
+      // Deleted meanwhile (system roles never match the condition either, and were refused above).
+      orConflict(
+        updateItem(
+          identityKeys.role(tenantId, role.id),
+          { permissions },
+          { condition: 'attribute_exists(pk) AND isSystem = :false', values: { ':false': false } },
+        ),
+        notFound('Role'),
+      ),
+    ],
     {
-      Update: {
-        TableName: config.tableName,
-        Key: roleKey(tenantId, role.id),
-        UpdateExpression: 'SET #p = :p',
-        ConditionExpression: 'attribute_exists(pk) AND #s = :false',
-        ExpressionAttributeNames: { '#p': 'permissions', '#s': 'isSystem' },
-        ExpressionAttributeValues: { ':p': permissions, ':false': false },
-      },
-    },
-    auditPut({
       entityType: 'Role',
       entityId: role.id,
       action: 'update-permissions',
       changes: { permissions, previousPermissions: role.permissions },
       actor,
       tenantId,
-    }),
-  ]);
-  if (!outcome.ok) throw notFound('Role');
-  await countAudit(1);
+    },
+  );
   return { ...role, permissions };
 }

@@ -1,37 +1,22 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { isSystemAdmin } from '#shared/auth/tenant-scope.ts';
-import { auditPut, countAudit } from '#shared/data/audit.ts';
 import { listNewestFirst } from '#shared/data/collection.ts';
-import { transact } from '#shared/data/transact.ts';
+import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
 import { conflict, forbidden, notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
 import {
-  findTenantBySlug,
-  getTenant,
-  newTenantItems,
-  SLUG_CLAIM_INDEX,
-  statusChangeItems,
-  statusMove,
-  TENANT_STATUS_CODES,
-  tenantCollection,
-  tenantKey,
+  identityKeys,
   tenantSearchText,
   toTenant,
   toTenantDetail,
   toTenantSummary,
-  type PlanTypeValue,
   type TenantRecord,
-  type TenantStatusName,
-} from '#areas/identity/tenants.ts';
-import { config } from '#shared/platform/config.ts';
-
-/** The tenant a slug names, as the caller may see it: another tenant's slug is 404, like a missing one. */
-export async function tenantForCaller(principal: Principal, slug: string, consistent = false): Promise<TenantRecord> {
-  const tenant = await findTenantBySlug(slug, consistent);
-  if (!tenant || (!isSystemAdmin(principal) && tenant.id !== principal.tenantId)) throw notFound('Tenant');
-  return tenant;
-}
+} from '#areas/identity/records.ts';
+import { statusMove } from '#areas/identity/tenant-status.ts';
+import { getTenant, getTenantOr404, newTenant, statusChange } from '#areas/identity/tenants.ts';
+import { TENANT_STATUS_CODES, type PlanTypeValue, type TenantStatusName } from '#areas/identity/vocabulary.ts';
+import { committedUnless } from '#areas/identity/writes.ts';
 
 export interface TenantListQuery {
   page: number;
@@ -41,10 +26,11 @@ export interface TenantListQuery {
   statusFilter?: TenantStatusName;
 }
 
+/** The tenant registry: a SystemAdmin sees every tenant, a tenant owner exactly its own, through the same filters. */
 export async function listTenants(principal: Principal, q: TenantListQuery) {
   const status = q.statusFilter === undefined ? undefined : TENANT_STATUS_CODES[q.statusFilter];
   if (isSystemAdmin(principal)) {
-    const { items, totalCount } = await listNewestFirst(tenantCollection(), {
+    const { items, totalCount } = await listNewestFirst(identityKeys.tenants(), {
       page: q.page,
       pageSize: q.pageSize,
       search: q.search,
@@ -57,7 +43,6 @@ export async function listTenants(principal: Principal, q: TenantListQuery) {
       q.pageSize,
     );
   }
-  // A tenant user sees exactly its own tenant, through the same filters.
   const own = principal.tenantId ? await getTenant(principal.tenantId) : undefined;
   const matches =
     !!own &&
@@ -67,6 +52,9 @@ export async function listTenants(principal: Principal, q: TenantListQuery) {
   const items = matches && q.page === 1 ? [toTenantSummary(own)] : [];
   return toPage(items, matches ? 1 : 0, q.page, q.pageSize);
 }
+
+/** The tenant detail of `GET /api/tenants/{slug}` (the slug resolved to `tenantId` by the route's scope). */
+export const tenantDetail = async (tenantId: string) => toTenantDetail(await getTenantOr404(tenantId));
 
 export interface NewTenant {
   slug: string;
@@ -96,12 +84,9 @@ export async function createTenant(input: NewTenant, actor: Principal) {
     seatCount: 0,
     createdAt: new Date().toISOString(),
   };
-  const outcome = await transact(newTenantItems(tenant, actor, 'admin'));
-  if (!outcome.ok) {
-    if (outcome.failedAt.includes(SLUG_CLAIM_INDEX)) throw conflict(`The slug '${tenant.slug}' is already taken`);
-    throw new Error(`Tenant create failed at ${outcome.failedAt.join(',')}`);
-  }
-  await Promise.all([countAudit(1), countIntegrationEvents(1)]);
+  const created = newTenant(tenant, actor, 'admin', `The slug '${tenant.slug}' is already taken`);
+  await commitChange(created.writes, created.change, { now: tenant.createdAt });
+  await countIntegrationEvents(created.integrationEvents);
   return toTenantDetail(tenant);
 }
 
@@ -122,8 +107,8 @@ const OWNER_FIELDS = ['name', 'email'] as const;
  * Null or absent fields stay as they are (an empty phone clears it). The plan and the limits are
  * the platform's to set: a tenant owner sending a different value is 403, the same value is fine.
  */
-export async function updateTenant(principal: Principal, slug: string, input: TenantUpdate) {
-  const tenant = await tenantForCaller(principal, slug, true);
+export async function updateTenant(principal: Principal, tenantId: string, input: TenantUpdate) {
+  const tenant = await getTenantOr404(tenantId, true);
   const changes: Partial<TenantRecord> = {};
   for (const field of [...OWNER_FIELDS, ...ADMIN_FIELDS]) {
     const value = input[field];
@@ -139,65 +124,68 @@ export async function updateTenant(principal: Principal, slug: string, input: Te
   if (Object.keys(changes).length === 0) return toTenantDetail(tenant);
 
   const now = new Date().toISOString();
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':now': now };
-  const sets = ['updatedAt = :now'];
-  for (const [field, value] of Object.entries(changes)) {
-    names[`#${field}`] = field;
-    values[`:${field}`] = value;
-    sets.push(`#${field} = :${field}`);
-  }
-  if (changes.name !== undefined) {
-    sets.push('searchText = :searchText');
-    values[':searchText'] = tenantSearchText({ name: changes.name, slug: tenant.slug });
-  }
-  let condition = 'attribute_exists(pk)';
-  if (changes.maxSeats !== undefined) condition += ' AND (attribute_not_exists(seatCount) OR seatCount <= :maxSeats)';
-  const outcome = await transact([
-    {
-      Update: {
-        TableName: config.tableName,
-        Key: tenantKey(tenant.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-    auditPut(
+  const condition =
+    changes.maxSeats === undefined
+      ? 'attribute_exists(pk)'
+      : 'attribute_exists(pk) AND (attribute_not_exists(seatCount) OR seatCount <= :maxSeats)';
+  // Gone meanwhile (404), or, with a lower maxSeats, more seats taken meanwhile (409 naming them).
+  const refused = notFound('Tenant');
+  const failed = await committedUnless(
+    commitChange(
+      [
+        orConflict(
+          updateItem(
+            identityKeys.tenant(tenant.id),
+            {
+              ...changes,
+              updatedAt: now,
+              ...(changes.name !== undefined
+                ? { searchText: tenantSearchText({ name: changes.name, slug: tenant.slug }) }
+                : {}),
+            },
+            { condition, ...(changes.maxSeats !== undefined ? { values: { ':maxSeats': changes.maxSeats } } : {}) },
+          ),
+          refused,
+        ),
+        integrationEventPut(
+          'tenant.updated',
+          { tenantId: tenant.id, slug: tenant.slug, fields: Object.keys(changes) },
+          now,
+        ),
+      ],
       { entityType: 'Tenant', entityId: tenant.id, action: 'update', changes, actor: principal, tenantId: tenant.id },
-      now,
+      { now },
     ),
-    integrationEventPut(
-      'tenant.updated',
-      { tenantId: tenant.id, slug: tenant.slug, fields: Object.keys(changes) },
-      now,
-    ),
-  ]);
-  if (!outcome.ok) {
-    if (changes.maxSeats !== undefined) {
-      const current = await getTenant(tenant.id, true);
-      if (current) throw conflict(`maxSeats cannot be below the ${current.seatCount} seats in use`);
-    }
-    throw notFound('Tenant');
+    refused,
+  );
+  if (failed) {
+    const current = changes.maxSeats !== undefined ? await getTenant(tenant.id, true) : undefined;
+    if (current) throw conflict(`maxSeats cannot be below the ${current.seatCount} seats in use`);
+    throw failed;
   }
-  await Promise.all([countAudit(1), countIntegrationEvents(1)]);
+  await countIntegrationEvents(1);
   return toTenantDetail({ ...tenant, ...changes });
 }
 
 /** SystemAdmin status change; see `statusMove` for the allowed moves. */
 export async function changeTenantStatus(
   principal: Principal,
-  slug: string,
+  tenantId: string,
   newStatus: Exclude<TenantStatusName, 'PENDING'>,
 ) {
-  const tenant = await tenantForCaller(principal, slug, true);
+  const tenant = await getTenantOr404(tenantId, true);
   const to = TENANT_STATUS_CODES[newStatus];
   const move = statusMove(tenant.status, to);
   if (move === 'same') return toTenantDetail(tenant);
   if (move === 'final') throw conflict('A cancelled tenant cannot change its status');
-  const outcome = await transact(statusChangeItems(tenant, to, principal, 'admin'));
-  if (!outcome.ok) throw conflict('The tenant status changed in the meantime; read it and retry');
-  await Promise.all([countAudit(1), countIntegrationEvents(1)]);
+  const moved = statusChange(
+    tenant,
+    to,
+    principal,
+    'admin',
+    'The tenant status changed in the meantime; read it and retry',
+  );
+  await commitChange(moved.writes, moved.change);
+  await countIntegrationEvents(moved.integrationEvents);
   return toTenantDetail({ ...tenant, status: to });
 }

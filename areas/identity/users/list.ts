@@ -1,13 +1,11 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { listNewestFirst } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { getOr404 } from '#shared/data/read.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { departmentName, groupsOfUser } from '#areas/identity/org-counters.ts';
-import { resolveRoles, systemRoleName } from '#areas/identity/roles.ts';
-import { getUser } from '#areas/identity/users.ts';
-import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { toUser } from './model.ts';
+import { departmentName, groupsOfUser } from '#areas/identity/org-counters.ts';
+import { identityKeys, toUser, toUserDetail, type UserView } from '#areas/identity/records.ts';
+import { resolveRoles, systemRoleName } from '#areas/identity/roles.ts';
 
 export interface UserListQuery {
   page: number;
@@ -30,7 +28,7 @@ async function canonicalRole(tenantId: string, name: string): Promise<string> {
  * Filtered: the tenant's user index read through the filter, so totalCount counts the matches.
  */
 export async function listUsers(tenantId: string, q: UserListQuery) {
-  const collection = keys.userCollection(tenantId);
+  const collection = identityKeys.users(tenantId);
   const role = q.roleFilter ? await canonicalRole(tenantId, q.roleFilter) : undefined;
   const isActive = q.statusFilter === undefined ? undefined : q.statusFilter === 'active';
   if (!q.search && role === undefined && isActive === undefined) {
@@ -56,7 +54,7 @@ export async function listUsers(tenantId: string, q: UserListQuery) {
     names['#active'] = 'isActive';
     values[':active'] = isActive;
   }
-  const input: QueryCommandInput = {
+  const matches = await queryItems({
     TableName: config.tableName,
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
@@ -64,23 +62,27 @@ export async function listUsers(tenantId: string, q: UserListQuery) {
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
     ScanIndexForward: false,
-  };
-  const matches: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await ddb().send(new QueryCommand({ ...input, ExclusiveStartKey }));
-    matches.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  });
   const start = (q.page - 1) * q.pageSize;
   return toPage(matches.slice(start, start + q.pageSize).map(toUser), matches.length, q.page, q.pageSize);
 }
 
-/** User detail: the list item plus its department's name and its groups. */
+/** The detail of a user as seen before or after a change: its department's name and its groups added. */
+export async function detailOf(tenantId: string, user: UserView) {
+  const [deptName, groups] = await Promise.all([
+    departmentName(tenantId, user.departmentId),
+    groupsOfUser(tenantId, user.id),
+  ]);
+  return toUserDetail(user, deptName, groups);
+}
+
+/** User detail: the list item plus its department's name and its groups (404 for no such user in the tenant). */
 export async function userDetail(tenantId: string, userId: string) {
   // The groups need only the ids, so they are read beside the user rather than after it.
-  const [item, groups] = await Promise.all([getUser(tenantId, userId), groupsOfUser(tenantId, userId)]);
-  if (!item) return undefined;
-  const user = toUser(item as unknown as Record<string, unknown>);
-  return { ...user, departmentName: await departmentName(tenantId, user.departmentId), groups };
+  const [item, groups] = await Promise.all([
+    getOr404(identityKeys.user(tenantId, userId), 'User'),
+    groupsOfUser(tenantId, userId),
+  ]);
+  const user = toUser(item);
+  return toUserDetail(user, await departmentName(tenantId, user.departmentId), groups);
 }

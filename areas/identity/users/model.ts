@@ -1,39 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '#shared/data/keys.ts';
-import type { TransactItem } from '#shared/data/transact.ts';
-import { tenantKey } from '#areas/identity/tenants.ts';
-import type { UserRecord } from '#areas/identity/users.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
+import type { TransactItem } from '#shared/data/commit.ts';
 import { queryCount } from '#shared/data/query.ts';
-
-/** A stored user item: the record plus bookkeeping (`revision` guards read-modify-write). */
-export type UserItem = UserRecord & { revision?: number; sessionVersion?: number; pk: string; sk: string };
-
-export const toUser = (item: Record<string, unknown>) => ({
-  id: item.id as string,
-  email: item.email as string,
-  firstName: (item.firstName as string) ?? '',
-  lastName: (item.lastName as string) ?? '',
-  phoneNumber: (item.phoneNumber as string | null) ?? null,
-  roles: Array.isArray(item.roles) ? (item.roles as string[]) : [],
-  tenantId: item.tenantId as string,
-  isActive: item.isActive !== false,
-  isEmailVerified: item.isEmailVerified === true,
-  avatarUrl: (item.avatarUrl as string | null) ?? null,
-  departmentId: (item.departmentId as string | null) ?? null,
-  createdAt: item.createdAt as string,
-});
-
-export type UserView = ReturnType<typeof toUser>;
-
-/** Strongly consistent read of a tenant user, for decisions that lead to a write. */
-export async function readUser(tenantId: string, userId: string): Promise<UserItem | undefined> {
-  const out = await ddb().send(
-    new GetCommand({ TableName: config.tableName, Key: keys.user(tenantId, userId), ConsistentRead: true }),
-  );
-  return out.Item as UserItem | undefined;
-}
+import { get } from '#shared/data/read.ts';
+import { config } from '#shared/platform/config.ts';
+import { identityKeys, type UserItem, type UserRecord } from '#areas/identity/records.ts';
 
 /** An owner for the "last TenantOwner" rule: active and holding TenantOwner. */
 export const isActiveOwner = (u: Pick<UserRecord, 'isActive' | 'roles'>) =>
@@ -60,7 +29,7 @@ export const otherActiveOwners = (tenantId: string, userId: string) =>
     FilterExpression: 'contains(#roles, :owner) AND isActive = :true AND #id <> :me',
     ExpressionAttributeNames: { '#roles': 'roles', '#id': 'id' },
     ExpressionAttributeValues: {
-      ':pk': keys.userCollection(tenantId),
+      ':pk': identityKeys.users(tenantId),
       ':owner': 'TenantOwner',
       ':true': true,
       ':me': userId,
@@ -68,18 +37,13 @@ export const otherActiveOwners = (tenantId: string, userId: string) =>
     ConsistentRead: true,
   });
 
-/** The tenant item's `ownerGuard`, read strongly consistent before counting owners. */
+/** The tenant item's `ownerGuard`, read strongly consistent before counting owners; null when the tenant is gone. */
 export async function readOwnerGuard(tenantId: string): Promise<number | undefined | null> {
-  const out = await ddb().send(
-    new GetCommand({
-      TableName: config.tableName,
-      Key: tenantKey(tenantId),
-      ConsistentRead: true,
-      ProjectionExpression: 'pk, ownerGuard',
-    }),
-  );
-  if (!out.Item) return null;
-  return out.Item.ownerGuard as number | undefined;
+  const tenant = await get<{ ownerGuard?: number }>(identityKeys.tenant(tenantId), {
+    consistent: true,
+    attributes: ['pk', 'ownerGuard'],
+  });
+  return tenant ? tenant.ownerGuard : null;
 }
 
 /**
@@ -112,7 +76,7 @@ export function tenantChange(
   return {
     Update: {
       TableName: config.tableName,
-      Key: tenantKey(tenantId),
+      Key: identityKeys.tenant(tenantId),
       UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : '']
         .filter(Boolean)
         .join(' '),

@@ -9,7 +9,7 @@ import {
 } from '#areas/identity/identity-providers.ts';
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
 import type { Key } from '#shared/data/keys.ts';
-import { reply, type Reply } from '#shared/http/responses.ts';
+import { reply, type RawReply } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { parameterStore } from '#shared/platform/ports.ts';
@@ -76,7 +76,7 @@ const page = (title: string, body: string, status = 200) =>
     },
   );
 
-export async function discovery(idp: Idp): Promise<Reply> {
+export async function discovery(idp: Idp): Promise<RawReply> {
   const cfg = providerConfig(providerOf(idp));
   return json({
     issuer: cfg.issuer,
@@ -93,7 +93,7 @@ export async function discovery(idp: Idp): Promise<Reply> {
   });
 }
 
-export async function jwks(idp: Idp): Promise<Reply> {
+export async function jwks(idp: Idp): Promise<RawReply> {
   const { publicJwk } = await signingKey(idp);
   return json({ keys: [publicJwk] }, 200, { 'cache-control': 'public, max-age=60' });
 }
@@ -130,7 +130,7 @@ interface StoredCode {
 /** Stable subject per provider and e-mail, unless the test names one. */
 const subjectFor = (idp: Idp, email: string) => `${idp}-${sha256(`${idp}:${email}`).slice(0, 24)}`;
 
-export async function authorize(idp: Idp, query: AuthorizeQuery): Promise<Reply> {
+export async function authorize(idp: Idp, query: AuthorizeQuery): Promise<RawReply> {
   const cfg = providerConfig(providerOf(idp));
   // Errors about the client or redirect URI are shown, never redirected (RFC 6749 4.1.2.1).
   if (query.client_id !== cfg.clientId) return page('Error', '<p>Unknown client_id.</p>', 400);
@@ -175,7 +175,7 @@ export async function authorize(idp: Idp, query: AuthorizeQuery): Promise<Reply>
 }
 
 /** The "sign-in page": any e-mail is accepted; submitting consents and redirects back. */
-function signInForm(query: AuthorizeQuery): Reply {
+function signInForm(query: AuthorizeQuery): RawReply {
   const hidden = Object.entries(query)
     .filter(([k, v]) => v !== undefined && !['login_hint', 'email_verified', 'given_name', 'family_name'].includes(k))
     .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(String(v))}">`)
@@ -220,7 +220,7 @@ const pkceOk = (verifier: string | undefined, challenge: string | null) => {
 export async function token(
   idp: Idp,
   req: { rawBody: string | undefined; isBase64Encoded: boolean; headers: Record<string, string | undefined> },
-): Promise<Reply> {
+): Promise<RawReply> {
   const cfg = providerConfig(providerOf(idp));
   const fields = formFields(req.rawBody, req.isBase64Encoded, req.headers['content-type'] ?? '');
   const client = clientCredentials(req.headers, fields);
@@ -270,7 +270,7 @@ export async function token(
   });
 }
 
-export function callbackPage(query: { code?: string; state?: string; error?: string }): Reply {
+export function callbackPage(query: { code?: string; state?: string; error?: string }): RawReply {
   if (query.error) return page('Sign-in failed', `<p>The provider answered: ${escapeHtml(query.error)}</p>`);
   return page(
     'Signed in at the provider',

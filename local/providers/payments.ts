@@ -1,6 +1,6 @@
 import { formatMoney } from '#areas/billing/money.ts';
 import { notFound } from '#shared/http/errors.ts';
-import { reply, type Reply } from '#shared/http/responses.ts';
+import { reply, type RawReply } from '#shared/http/responses.ts';
 import { getSession, renewSubscription, settleSession, webhookLog } from './payment-provider.ts';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -9,7 +9,7 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
  * The hosted checkout of the local payment providers: the amount and two buttons. Each button
  * posts to the stand-in, which sends the provider's signed webhook to the API, then shows the answer.
  */
-export async function checkoutPage(sessionId: string): Promise<Reply> {
+export async function checkoutPage(sessionId: string): Promise<RawReply> {
   const s = await getSession(sessionId);
   if (!s) throw notFound('Checkout session');
   const provider = s.provider === 1 ? 'Payment provider A' : 'Payment provider B';

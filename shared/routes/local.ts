@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { defineRoutes, once } from './types.ts';
+import { defineRoutes, once, scope } from './types.ts';
 import { uuid } from './schemas.ts';
 
 /** Routes served only by the local server (`localOnly`): stand-ins for external providers. */
@@ -18,6 +18,7 @@ export const localRoutes = defineRoutes([
     path: '/_local/idp/{idp}/.well-known/openid-configuration',
     group: 'local-providers',
     auth: none,
+    scope: scope.public,
     summary: 'Local identity provider A or B: OpenID Connect discovery document',
     status: 200,
     rawResponse: { contentType: 'application/json' },
@@ -32,6 +33,7 @@ export const localRoutes = defineRoutes([
     path: '/_local/idp/{idp}/authorize',
     group: 'local-providers',
     auth: none,
+    scope: scope.public,
     summary:
       'Local identity provider: authorization endpoint. With `login_hint` (the test user e-mail; optional `email_verified`, `given_name`, `family_name`, `sub`) it consents at once and redirects (302) back with a code; without, it shows a sign-in form',
     status: 200,
@@ -62,6 +64,7 @@ export const localRoutes = defineRoutes([
     path: '/_local/idp/{idp}/token',
     group: 'local-providers',
     auth: none,
+    scope: scope.public,
     summary:
       'Local identity provider: token endpoint (form-encoded authorization_code grant, client_secret_basic or _post, PKCE S256)',
     status: 200,
@@ -79,6 +82,7 @@ export const localRoutes = defineRoutes([
     path: '/_local/idp/{idp}/jwks.json',
     group: 'local-providers',
     auth: none,
+    scope: scope.public,
     summary: 'Local identity provider: public keys of its ID tokens',
     status: 200,
     rawResponse: { contentType: 'application/json' },
@@ -93,6 +97,7 @@ export const localRoutes = defineRoutes([
     path: '/_local/oauth/callback',
     group: 'local-providers',
     auth: none,
+    scope: scope.public,
     summary:
       'Stand-in for the web app page a provider redirects to: shows the code and state to post to the callback route',
     status: 200,
@@ -108,6 +113,7 @@ export const localRoutes = defineRoutes([
     path: '/_local/checkout/{sessionId}',
     group: 'local-providers',
     auth: none,
+    scope: scope.public,
     summary: 'Local payment provider: hosted checkout page with Pay and Decline buttons',
     status: 200,
     rawResponse: { contentType: 'text/html' },
@@ -122,6 +128,7 @@ export const localRoutes = defineRoutes([
     path: '/_local/checkout/{sessionId}/pay',
     group: 'local-providers',
     auth: none,
+    scope: scope.public,
     summary:
       'Local payment provider: pay the session; the provider sends its signed webhook to the API and answers with the delivery',
     status: 200,
@@ -137,6 +144,7 @@ export const localRoutes = defineRoutes([
     path: '/_local/checkout/{sessionId}/decline',
     group: 'local-providers',
     auth: none,
+    scope: scope.public,
     summary: 'Local payment provider: decline the session (the card is refused); the failure webhook goes to the API',
     status: 200,
     localOnly: true,
@@ -151,6 +159,7 @@ export const localRoutes = defineRoutes([
     path: '/_local/provider-a/subscriptions/{subscriptionId}/renew',
     group: 'local-providers',
     auth: none,
+    scope: scope.public,
     summary: 'Local payment provider A: charge the next period of a subscription (invoice.payment_succeeded)',
     status: 200,
     localOnly: true,
@@ -165,6 +174,7 @@ export const localRoutes = defineRoutes([
     path: '/_local/provider-a/subscriptions/{subscriptionId}/fail-renewal',
     group: 'local-providers',
     auth: none,
+    scope: scope.public,
     summary: 'Local payment provider A: fail the next period charge (invoice.payment_failed)',
     status: 200,
     localOnly: true,
@@ -179,6 +189,7 @@ export const localRoutes = defineRoutes([
     path: '/_local/webhooks',
     group: 'local-providers',
     auth: none,
+    scope: scope.public,
     summary: 'Every webhook the local payment providers sent, oldest first, exactly as sent (for replay)',
     status: 200,
     localOnly: true,

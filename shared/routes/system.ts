@@ -26,6 +26,7 @@ export const systemRoutes = defineRoutes([
     summary:
       'Liveness as server-sent events: `count` `tick` events 250 ms apart, then `done`. Served by the streaming front door (events arrive one by one); through the HTTP API the same events arrive at once',
     status: 200,
+    scope: scope.public,
     transport: 'stream',
     rawResponse: { contentType: 'text/event-stream' },
     schemas: () => ({

@@ -227,7 +227,7 @@ const assessmentOf = (t: Tenant) =>
       'POST',
       `${BCM}/risk/${riskId}/risks`,
       { name: `Assessment ${unique()}`, score: 12 },
-      (r) => r.json.result.risks.at(-1).id,
+      (r) => r.json.result.id,
     );
   });
 
@@ -352,7 +352,7 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
         'POST',
         `${BCM}/risk/${await riskOf(tenant)}/risks/${await assessmentOf(tenant)}/actions`,
         { title: `Action ${unique()}` },
-        (r) => r.json.result.mitigationActions.at(-1).id,
+        (r) => r.json.result.id,
       ),
   },
 };

@@ -135,15 +135,6 @@ export const keys = {
   archived: (collectionPk: string) => `${collectionPk}#ARCHIVED`,
   /** gsi2 partition listing a collection with its archived records too (prompts with includeArchived). */
   withArchived: (collectionPk: string) => `${collectionPk}#ALL`,
-  /**
-   * A prompt version, beside its prompt in `{t}#PROMPT`: one Query on `{promptId}` reads the prompt
-   * and then its versions newest first (the number is stored inverted so newer sorts first).
-   */
-  promptVersion: (tenantId: string, promptId: string, versionNumber: number): Key => ({
-    pk: collection(tenantId, 'PROMPT'),
-    sk: `${promptId}#V#${String(999_999 - versionNumber).padStart(6, '0')}`,
-  }),
-  promptVersionPrefix: (promptId: string) => `${promptId}#V#`,
   /** Usage aggregates per tenant and UTC day (`D#{day}`), per model below the day (`D#{day}#M#{model}`). */
   usageDay: (tenantId: string, kind: 'LLM_USAGE' | 'SUPPORT_USAGE', day: string, model?: string): Key => ({
     pk: collection(tenantId, kind),

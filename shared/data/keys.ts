@@ -135,20 +135,6 @@ export const keys = {
   archived: (collectionPk: string) => `${collectionPk}#ARCHIVED`,
   /** gsi2 partition listing a collection with its archived records too (prompts with includeArchived). */
   withArchived: (collectionPk: string) => `${collectionPk}#ALL`,
-  /** Usage aggregates per tenant and UTC day (`D#{day}`), per model below the day (`D#{day}#M#{model}`). */
-  usageDay: (tenantId: string, kind: 'LLM_USAGE' | 'SUPPORT_USAGE', day: string, model?: string): Key => ({
-    pk: collection(tenantId, kind),
-    sk: model === undefined ? `D#${day}` : `D#${day}#M#${model}`,
-  }),
-  /** Sort-key bounds of the days `from`..`to` (inclusive) of a usage partition, models included. */
-  usageDays: (from: string, to: string) => ({ from: `D#${from}`, to: `D#${to}#~` }),
-  /** The tenant's monthly LLM budget and its spend per month. */
-  usageBudget: (tenantId: string): Key => ({ pk: collection(tenantId, 'LLM_USAGE'), sk: 'BUDGET' }),
-  /** Marks a reported usage record as counted, so a retried batch counts it once. */
-  usageEvent: (tenantId: string, kind: 'LLM' | 'CONVERSATION', id: string): Key => ({
-    pk: collection(tenantId, 'USAGE_EVENT'),
-    sk: `${kind}#${id}`,
-  }),
   /** Local stand-in identity provider (never deployed): an issued authorization code, by its SHA-256. */
   localIdpCode: (idp: string, codeHash: string): Key => ({ pk: `LOCALIDP#${idp}#CODE#${codeHash}`, sk: ITEM_SK }),
 };

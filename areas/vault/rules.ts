@@ -1,8 +1,16 @@
 import { config } from '#shared/platform/config.ts';
 
-/** Names and limits of the vault; the route schemas and the sync job both use them. */
-export const ENVIRONMENT_PATTERN = /^[a-z0-9-]{1,32}$/;
-export const KEY_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+/**
+ * Names and limits of the vault; the route schemas (and so the API document) and the sync job use
+ * these patterns as they are, so what is documented is what the server accepts.
+ *
+ * Reserved environment names: `sync` (the literal sibling route `POST /api/secrets/sync/{environment}`,
+ * which a secret route would otherwise shadow) and `tenants` (tenant secrets' namespace, tenant-secrets.ts).
+ */
+export const RESERVED_ENVIRONMENTS = ['sync', 'tenants'] as const;
+export const ENVIRONMENT_PATTERN = new RegExp(`^(?!(?:${RESERVED_ENVIRONMENTS.join('|')})$)[a-z0-9-]{1,32}$`);
+/** `.` and `..` match the character class but cannot be addressed in a URL path (clients resolve them). */
+export const KEY_PATTERN = /^(?!\.{1,2}$)[A-Za-z0-9_.-]{1,128}$/;
 /** SSM standard tier: 4 KB per value, counted in UTF-8 bytes. */
 export const MAX_VALUE_BYTES = 4096;
 /** A deleted secret keeps its parameter (and SSM's version history) with this value. */
@@ -11,8 +19,7 @@ export const MASK = '***';
 
 export const valueBytes = (value: string) => Buffer.byteLength(value, 'utf8');
 
-/** `.` and `..` match the key pattern but cannot be addressed in a URL path (clients resolve them). */
-export const isValidKey = (key: string) => KEY_PATTERN.test(key) && key !== '.' && key !== '..';
+export const isValidKey = (key: string) => KEY_PATTERN.test(key);
 
 export type ValueProblem = 'empty' | 'too-large' | 'reserved';
 

@@ -107,8 +107,6 @@ export const keys = {
   /** Local payment provider stand-in: checkout sessions, charges and its log of sent webhooks. */
   localPayment: (kind: 'SESSION' | 'SUBSCRIPTION', id: string): Key => ({ pk: `LOCALPAY#${kind}#${id}`, sk: ITEM_SK }),
   localWebhookLog: () => 'LOCALPAY#WEBHOOKS',
-  /** Background job status (vault sync etc.). */
-  job: (jobId: string): Key => ({ pk: `JOB#${jobId}`, sk: ITEM_SK }),
   /** A user's membership of a group (memberCount counts these); gsi2 lists a user's groups. */
   groupMember: (tenantId: string, groupId: string, userId: string): Key => ({
     pk: `${tenantId}#GROUP#${groupId}#MEMBER`,

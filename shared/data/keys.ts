@@ -29,6 +29,7 @@ export type TenantCollection =
   | 'BCM_CONFIG'
   | 'PROMPT'
   | 'TOOL'
+  | 'AGENT'
   | 'SUBSCRIPTION'
   | 'PAYMENT'
   | 'PAYMENT_METHOD'

@@ -428,6 +428,7 @@ describe('POST /api/secrets/sync/{environment}', () => {
     const throttled: ParameterStore = {
       get: () => Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })),
       put: () => Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })),
+      delete: () => Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })),
       listByPath: () => Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })),
     };
     const jobId = crypto.randomUUID();

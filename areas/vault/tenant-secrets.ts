@@ -14,7 +14,7 @@ import { ssm } from './store.ts';
  * live under `/vault/`, and `tenants` is a reserved environment name).
  */
 const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** A secret's name within its tenant's namespace: 1-5 segments of a-z, 0-9 and - (`tools/{toolId}/connection-string`). */
+/** A secret's name in its tenant's namespace: 1-5 segments of a-z, 0-9 and - (`tools/{toolId}/connection-ab12`). */
 const NAME = /^[a-z0-9-]{1,64}(?:\/[a-z0-9-]{1,64}){0,4}$/;
 const REFERENCE = /^vault:\/\/tenants\/([^/]+)\/(.+)$/;
 
@@ -91,7 +91,7 @@ export const describeTenantSecret = (tenantId: string, reference: string | null 
   set: ownReference(tenantId, reference) !== null,
 });
 
-/** Whether the referenced secret exists (for a reference a client gives instead of a value); 403 outside the namespace. */
+/** Whether the referenced secret exists (a reference a client sends instead of a value); 403 outside the namespace. */
 export async function tenantSecretExists(tenantId: string, reference: string): Promise<boolean> {
   const ref = owned(tenantId, reference);
   return (await ssm((s) => s.get(parameterName(ref), { decrypt: false }))) !== null;

@@ -1,5 +1,5 @@
 import { commitChange, orConflict, updateItem, type Write } from '#shared/data/commit.ts';
-import { keys } from '#shared/data/keys.ts';
+import { keys, type Key } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError, validationError } from '#shared/http/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
@@ -88,7 +88,7 @@ async function commitChunk(chunk: Record_[]): Promise<{ counted: Record_[]; dupl
   return { counted: [], duplicates };
 }
 
-const markerId = (key: { pk: string; sk: string }) => `${key.pk}|${key.sk}`;
+const markerId = (key: Key) => `${key.pk}|${key.sk}`;
 /** DynamoDB keeps magnitudes down to 1e-130 only: costs to a billionth of a dollar, times to a microsecond. */
 const fixed = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
 

@@ -17,6 +17,7 @@ import {
   childItems,
   entryItem,
   entryRecordOf,
+  keyOf,
   statsAdd,
   toBia,
   toBiaDetail,
@@ -172,7 +173,7 @@ export async function deleteBia(t: string, id: string, actor: Principal) {
     childItems<EntryItem>(bia.entries(t, id)),
     childItems<AssignmentItem>(bia.assignments(t, id)),
   ]);
-  await deleteAll([...entries, ...assignments].map((i) => ({ pk: i.pk, sk: i.sk })));
+  await deleteAll([...entries, ...assignments].map(keyOf));
   await deleteAll([keys.counter(bia.entries(t, id))]);
   const now = new Date().toISOString();
   await commitChange(

@@ -22,13 +22,13 @@ import {
  * activities (activity log).
  */
 export async function dashboard(t: string) {
-  const newest = <T>(pk: string, index: 'gsi1' | 'gsi2', forward: boolean) =>
+  const newest = <T>(partition: string, index: 'gsi1' | 'gsi2', forward: boolean) =>
     queryItems<T>(
       {
         TableName: config.tableName,
         IndexName: index,
         KeyConditionExpression: `${index}pk = :pk`,
-        ExpressionAttributeValues: { ':pk': pk },
+        ExpressionAttributeValues: { ':pk': partition },
         ScanIndexForward: forward,
       },
       10,

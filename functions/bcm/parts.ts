@@ -23,7 +23,7 @@ const name = () => text(200);
 const note = () => z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(1000))));
 const quantity = () => z.optional(z.nullable(z.int().check(z.minimum(0), z.maximum(1_000_000))));
 
-/** Item schema per part, as the entry detail record shows them (checked by the handler: the body's schema is per part). */
+/** Item schema per part, as the entry detail shows them (the handler checks each item against its part's). */
 export const PART_ITEMS = once(
   () =>
     ({

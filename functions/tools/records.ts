@@ -12,6 +12,8 @@ export const tools = {
   collection: (t: string) => keys.tenantCollection(t, 'TOOL'),
   /** Deleted tools leave the list for this gsi1 partition (kept for the audit trail). */
   deleted: (t: string) => keys.archived(keys.tenantCollection(t, 'TOOL')),
+  /** The list index attributes of a deleted tool. */
+  deletedIndex: (t: string) => ({ gsi1pk: tools.deleted(t) }),
 };
 
 /**

@@ -300,7 +300,7 @@ export async function deleteTool(t: string, id: string, actor: Principal) {
       orConflict(
         updateItem(
           tools.key(t, id),
-          { deletedAt: now, gsi1pk: tools.deleted(t), updatedAt: now },
+          { deletedAt: now, ...tools.deletedIndex(t), updatedAt: now },
           { condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)' },
         ),
         'The tool was deleted meanwhile',

@@ -416,6 +416,9 @@ function errorResponse(status: ErrorStatus) {
   return {
     description: text,
     ...(retry ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+    ...(status === 405
+      ? { headers: { Allow: { description: 'The methods of the path', schema: { type: 'string' } } } }
+      : {}),
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/ErrorEnvelope' },
@@ -430,6 +433,7 @@ const EXAMPLE_MESSAGES: Record<string, string> = {
   UNAUTHORIZED: 'Authentication required',
   FORBIDDEN: 'You are not allowed to do this',
   NOT_FOUND: 'Resource not found',
+  METHOD_NOT_ALLOWED: 'Method not allowed on this route',
   CONFLICT: 'Value already in use',
   PAYLOAD_TOO_LARGE: 'Body exceeds 262144 bytes',
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json',

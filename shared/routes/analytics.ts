@@ -139,7 +139,10 @@ export const analyticsRoutes = defineRoutes([
     path: `${A}/llm`,
     auth: read,
     scope: ofTenant,
-    summary: `LLM usage for startDate..endDate (UTC days, both included, at most ${MAX_RANGE_DAYS}; default the last ${DEFAULT_RANGE_DAYS}), with the budget alert from ${BUDGET_ALERT_PERCENT}% of the monthly budget`,
+    summary:
+      `LLM usage for startDate..endDate (UTC days, both included, at most ${MAX_RANGE_DAYS}; default ` +
+      `the last ${DEFAULT_RANGE_DAYS}), with the budget alert from ${BUDGET_ALERT_PERCENT}% of the ` +
+      `monthly budget`,
     status: 200,
     schemas: () => ({
       query: rangeQuery(),
@@ -153,7 +156,9 @@ export const analyticsRoutes = defineRoutes([
     path: `${A}/support`,
     auth: read,
     scope: ofTenant,
-    summary: `Support conversations for startDate..endDate (UTC days, both included, at most ${MAX_RANGE_DAYS}; default the last ${DEFAULT_RANGE_DAYS})`,
+    summary:
+      `Support conversations for startDate..endDate (UTC days, both included, at most ` +
+      `${MAX_RANGE_DAYS}; default the last ${DEFAULT_RANGE_DAYS})`,
     status: 200,
     schemas: () => ({ query: rangeQuery(), response: supportAnalytics() }),
   },
@@ -193,7 +198,9 @@ export const analyticsRoutes = defineRoutes([
     path: `${A}/events`,
     auth: { kind: 'internalKey' },
     scope: scope.platform,
-    summary: `Internal: report LLM calls and finished conversations (at most ${MAX_EVENTS_PER_CALL} records; a record id already counted is ignored)`,
+    summary:
+      `Internal: report LLM calls and finished conversations (at most ${MAX_EVENTS_PER_CALL} records; a ` +
+      `record id already counted is ignored)`,
     status: 200,
     maxBodyBytes: 1024 * 1024,
     schemas: () => ({

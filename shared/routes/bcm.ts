@@ -398,7 +398,8 @@ export const bcmRoutes = defineRoutes([
     auth: write,
     scope: ofRisk,
     summary:
-      'Move a risk along Identified→Assessed→Mitigating→Monitoring→Closed (any open state may close, Closed reopens to Identified); others 409 CONFLICT',
+      'Move a risk along Identified→Assessed→Mitigating→Monitoring→Closed (any open state may close, ' +
+      'Closed reopens to Identified); others 409 CONFLICT',
     status: 200,
     schemas: () => ({
       params: riskParams(),
@@ -414,7 +415,9 @@ export const bcmRoutes = defineRoutes([
     path: `${B}/risk/{riskId}/risks`,
     auth: write,
     scope: ofRisk,
-    summary: `Add an assessment (score ${ASSESSMENT_SCORE.min}-${ASSESSMENT_SCORE.max}) to a risk; answers the created assessment`,
+    summary:
+      `Add an assessment (score ${ASSESSMENT_SCORE.min}-${ASSESSMENT_SCORE.max}) to a risk; answers the ` +
+      `created assessment`,
     status: 201,
     schemas: () => ({
       params: riskParams(),
@@ -461,7 +464,8 @@ export const bcmRoutes = defineRoutes([
     auth: write,
     scope: ofRisk,
     summary:
-      'Add a mitigation action (status defaults to Pending; optional dueAt puts an open action on the dashboard tasks); answers the created action',
+      'Add a mitigation action (status defaults to Pending; optional dueAt puts an open action on the ' +
+      'dashboard tasks); answers the created action',
     status: 201,
     schemas: () => ({
       params: assessmentParams(),

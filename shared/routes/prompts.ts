@@ -203,7 +203,8 @@ export const promptRoutes = defineRoutes([
     auth: write,
     scope: ofPrompt,
     summary:
-      "Approve a Review version: it becomes the prompt's Active version and the previous Active one Archived (any other state is 409)",
+      "Approve a Review version: it becomes the prompt's Active version and the previous Active one " +
+      'Archived (any other state is 409)',
     status: 204,
     schemas: () => ({
       params: versionParams(),
@@ -218,7 +219,8 @@ export const promptRoutes = defineRoutes([
     auth: read,
     scope: ofPrompt,
     summary:
-      'Render the Active version (or versionId) with variables; a missing variable is 400 naming it; values are inserted literally',
+      'Render the Active version (or versionId) with variables; a missing variable is 400 naming it; ' +
+      'values are inserted literally',
     status: 200,
     schemas: () => ({
       params: promptParams(),

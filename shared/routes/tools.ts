@@ -109,7 +109,8 @@ export const toolRoutes = defineRoutes([
     auth: read,
     scope: ofTenant,
     summary:
-      "List the tenant's tools, newest first; filter by agentId, search (name, description) or kbStatus (0 without, 1 with knowledge chunks)",
+      "List the tenant's tools, newest first; filter by agentId, search (name, description) or " +
+      'kbStatus (0 without, 1 with knowledge chunks)',
     status: 200,
     schemas: () => ({
       query: z.object({
@@ -175,7 +176,9 @@ export const toolRoutes = defineRoutes([
     auth: write,
     scope: ofTool,
     summary:
-      "Update name, description, agents (the tenant's own agents only) and parameters (absent fields stay); changing readOnly of an APPROVED or ACTIVE tool sends it back to PENDING; a REJECTED tool is 409",
+      "Update name, description, agents (the tenant's own agents only) and parameters (absent fields " +
+      'stay); changing readOnly of an APPROVED or ACTIVE tool sends it back to PENDING; a REJECTED ' +
+      'tool is 409',
     status: 200,
     schemas: () => ({
       ...byId(),
@@ -218,7 +221,10 @@ export const toolRoutes = defineRoutes([
     auth: write,
     scope: ofTool,
     summary:
-      "Set step 1 configuration (absent fields stay). connectionString is write-only: its value is kept as a tenant secret and reads show only its reference (vault://tenants/{tenantId}/...) and connectionStringSet; a reference may name only a secret of the caller's own tenant (400 otherwise); null removes it. A new connection sends an APPROVED or ACTIVE tool back to PENDING",
+      'Set step 1 configuration (absent fields stay). connectionString is write-only: its value is ' +
+      'kept as a tenant secret and reads show only its reference (vault://tenants/{tenantId}/...) and ' +
+      "connectionStringSet; a reference may name only a secret of the caller's own tenant (400 " +
+      'otherwise); null removes it. A new connection sends an APPROVED or ACTIVE tool back to PENDING',
     status: 200,
     schemas: () => ({
       ...byId(),
@@ -249,7 +255,9 @@ export const toolRoutes = defineRoutes([
     auth: write,
     scope: ofTool,
     summary:
-      'Set step 2 parameters: maxRows 1-10000, timeoutSeconds 1-300, readOnly (Db Execute may switch writes on only once approved; changing readOnly of an APPROVED or ACTIVE tool sends it back to PENDING)',
+      'Set step 2 parameters: maxRows 1-10000, timeoutSeconds 1-300, readOnly (Db Execute may switch ' +
+      'writes on only once approved; changing readOnly of an APPROVED or ACTIVE tool sends it back to ' +
+      'PENDING)',
     status: 200,
     schemas: () => ({
       ...byId(),

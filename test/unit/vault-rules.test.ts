@@ -46,7 +46,19 @@ describe('vault names and values', () => {
       'ключ',
     ];
     for (const key of keys) expect(documented('key').test(key), key).toBe(isValidKey(key));
-    const envs = ['prod', 'sync', 'tenants', 'Prod', '', 'x'.repeat(32), 'x'.repeat(33), 'a_b'];
+    const envs = [
+      'prod',
+      'sync',
+      'tenants',
+      'syncs',
+      'syn',
+      'tenant',
+      'tenantz',
+      'Prod',
+      '',
+      'x'.repeat(32),
+      'x'.repeat(33),
+    ];
     for (const env of envs) expect(documented('environment').test(env), env).toBe(ENVIRONMENT_PATTERN.test(env));
   });
 

@@ -1,9 +1,11 @@
 import * as z from 'zod/mini';
 import {
   BUDGET_ALERT_PERCENT,
+  BUDGET_LIMITS,
   LABEL_PATTERN,
   MAX_EVENTS_PER_CALL,
   RECORD_ID_PATTERN,
+  RECORD_LIMITS,
 } from '#functions/analytics/limits.ts';
 import { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from '#functions/analytics/range.ts';
 import { defineRoutes, once, scope } from './types.ts';
@@ -32,7 +34,7 @@ const rangeQuery = once(() =>
 const recordId = () =>
   z.string().check(z.regex(RECORD_ID_PATTERN, 'Expected 1-100 characters of A-Z, a-z, 0-9, _ . : -'));
 const count = (max: number) => z.int().check(z.minimum(0), z.maximum(max));
-const money = () => z.number().check(z.minimum(0), z.maximum(1_000_000));
+const money = () => z.number().check(z.minimum(0), z.maximum(RECORD_LIMITS.costUsd));
 const label = (max: number) =>
   z.string().check(z.trim(), z.minLength(1), z.maxLength(max), z.regex(LABEL_PATTERN, 'No control characters or #'));
 
@@ -42,9 +44,9 @@ const llmCall = once(() =>
     tenantId: uuid(),
     model: label(100),
     agentId: z.optional(z.nullable(uuid())),
-    tokens: count(100_000_000),
+    tokens: count(RECORD_LIMITS.tokens),
     costUsd: money(),
-    latencyMs: z.number().check(z.minimum(0), z.maximum(3_600_000)),
+    latencyMs: z.number().check(z.minimum(0), z.maximum(RECORD_LIMITS.latencyMs)),
     isError: z.boolean(),
     timestamp: isoDateTime(),
   }),
@@ -55,7 +57,7 @@ const conversation = once(() =>
     tenantId: uuid(),
     agentId: z.optional(z.nullable(uuid())),
     startedAt: isoDateTime(),
-    durationSeconds: z.number().check(z.minimum(0), z.maximum(30 * 86_400)),
+    durationSeconds: z.number().check(z.minimum(0), z.maximum(RECORD_LIMITS.durationSeconds)),
     resolved: z.boolean(),
     escalated: z.boolean(),
     escalationReason: z.optional(z.nullable(label(100))),
@@ -187,7 +189,9 @@ export const analyticsRoutes = defineRoutes([
     status: 200,
     schemas: () => ({
       query: z.object(tenantQuery()),
-      body: z.object({ monthlyBudgetUsd: z.nullable(z.number().check(z.minimum(0.01), z.maximum(10_000_000))) }),
+      body: z.object({
+        monthlyBudgetUsd: z.nullable(z.number().check(z.minimum(BUDGET_LIMITS.min), z.maximum(BUDGET_LIMITS.max))),
+      }),
       response: budget(),
     }),
   },

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { MAX_VALUE_BYTES } from '#areas/vault/rules.ts';
-import { MAX_AGENT_IDS, TOOL_STATUSES } from '#functions/tools/lifecycle.ts';
+import { MAX_AGENT_IDS, MAX_TABLES, PARAM_LIMITS, TOOL_STATUSES } from '#functions/tools/lifecycle.ts';
 import { defineRoutes, once, scope } from './types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 
@@ -18,9 +18,11 @@ const ofTool = scope.tenant({ tenantFrom: 'query', record: { param: 'toolId', co
 /** Step 2 parameters; absent fields keep their value (defaults 100 rows, 30 seconds, read-only). */
 const configParams = () =>
   z.object({
-    maxRows: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))),
+    maxRows: z.optional(z.int().check(z.minimum(PARAM_LIMITS.maxRows.min), z.maximum(PARAM_LIMITS.maxRows.max))),
     readOnly: z.optional(z.boolean()),
-    timeoutSeconds: z.optional(z.int().check(z.minimum(1), z.maximum(300))),
+    timeoutSeconds: z.optional(
+      z.int().check(z.minimum(PARAM_LIMITS.timeoutSeconds.min), z.maximum(PARAM_LIMITS.timeoutSeconds.max)),
+    ),
   });
 /**
  * Write-only: the connection string's value (kept as a tenant secret; the tool keeps a reference),
@@ -36,7 +38,7 @@ const schemaConfig = () =>
   z.object({
     databaseType: optionalText(50),
     schemaName: optionalText(128),
-    tables: z.optional(z.array(text(128)).check(z.maxLength(200))),
+    tables: z.optional(z.array(text(128)).check(z.maxLength(MAX_TABLES))),
     connectionString: z.optional(z.nullable(connectionString())),
   });
 
@@ -255,9 +257,10 @@ export const toolRoutes = defineRoutes([
     auth: write,
     scope: ofTool,
     summary:
-      'Set step 2 parameters: maxRows 1-10000, timeoutSeconds 1-300, readOnly (Db Execute may switch ' +
-      'writes on only once approved; changing readOnly of an APPROVED or ACTIVE tool sends it back to ' +
-      'PENDING)',
+      `Set step 2 parameters: maxRows ${PARAM_LIMITS.maxRows.min}-${PARAM_LIMITS.maxRows.max}, ` +
+      `timeoutSeconds ${PARAM_LIMITS.timeoutSeconds.min}-${PARAM_LIMITS.timeoutSeconds.max}, ` +
+      'readOnly (Db Execute may switch writes on only once approved; changing readOnly of an APPROVED or ' +
+      'ACTIVE tool sends it back to PENDING)',
     status: 200,
     schemas: () => ({
       ...byId(),

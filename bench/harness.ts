@@ -94,6 +94,7 @@ export async function startHarness(): Promise<Harness> {
       return store.get(name, opts);
     },
     put: (name, value, opts) => store.put(name, value, opts),
+    delete: (name) => store.delete(name),
     listByPath: (path, opts) => {
       reads++;
       return store.listByPath(path, opts);

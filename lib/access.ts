@@ -36,6 +36,8 @@ export const VAULT_SSM_ACTIONS = [
   'ssm:GetParameterHistory',
 ];
 export const VAULT_SOURCE_ACTIONS = ['ssm:GetParameter', 'ssm:GetParametersByPath'];
+/** Tenant secrets are read, written and deleted one by one, by name; never listed. */
+export const TENANT_SECRET_ACTIONS = ['ssm:GetParameter', 'ssm:PutParameter', 'ssm:DeleteParameter'];
 export const VAULT_KMS_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
 
 /**
@@ -80,7 +82,7 @@ export function environmentFor(spec: AccessSpec, res: PlatformResources): Record
     ...(spec.media ? { MEDIA_BUCKET: data.media.bucketName } : {}),
     ...(spec.invoices ? { INVOICE_BUCKET: data.invoices.bucketName } : {}),
     ...Object.fromEntries((spec.sends ?? []).map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues.queues[q].queueUrl])),
-    ...(spec.vault ? { VAULT_KMS_KEY_ID: res.vaultKey.keyArn } : {}),
+    ...(spec.vault || spec.tenantSecrets ? { VAULT_KMS_KEY_ID: res.vaultKey.keyArn } : {}),
   };
 }
 
@@ -120,6 +122,10 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
       new PolicyStatement({ actions: VAULT_SSM_ACTIONS, resources: [param('vault'), param('vault/*')] }),
     );
     res.vaultKey.grant(fn, ...VAULT_KMS_ACTIONS);
+  }
+  if (spec.tenantSecrets) {
+    fn.addToRolePolicy(new PolicyStatement({ actions: TENANT_SECRET_ACTIONS, resources: [param('tenants/*')] }));
+    if (!spec.vault) res.vaultKey.grant(fn, ...VAULT_KMS_ACTIONS);
   }
   if (spec.readsVaultSources) {
     fn.addToRolePolicy(

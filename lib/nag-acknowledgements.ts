@@ -42,7 +42,7 @@ export function acknowledgeNagFindings(stack: Stack, { settings, data, queues, h
     'AwsSolutions-IAM5[Resource::*]',
     'X-Ray writes have no resource-level permissions, and SES sending is pinned by ses:FromAddress (sandbox recipients are identities too); test/infra/iam.test.ts allows nothing else on *.',
   );
-  for (const path of ['vault/*', 'vault-sources/*']) {
+  for (const path of ['vault/*', 'vault-sources/*', 'tenants/*']) {
     ack(
       stack,
       `AwsSolutions-IAM5[Resource::${parameterPattern(settings, path)}]`,

@@ -54,6 +54,16 @@ export function fileParameterStore(
         return { version };
       });
     },
+    delete(name) {
+      if (opts.readOnly) return Promise.reject(new Error('This parameter store is read-only'));
+      return exclusive(() => {
+        const params = load();
+        if (!params[name]) return false;
+        delete params[name];
+        writeJson(file, params);
+        return true;
+      });
+    },
     async listByPath(path, { decrypt } = {}) {
       const prefix = path.endsWith('/') ? path : `${path}/`;
       return Object.entries(load())

@@ -21,6 +21,9 @@ export function memoryParameterStore(
       params.set(name, { value, version, lastModified: new Date().toISOString() });
       return { version };
     },
+    async delete(name) {
+      return params.delete(name);
+    },
     async listByPath(path) {
       const prefix = path.endsWith('/') ? path : `${path}/`;
       return [...params.entries()]

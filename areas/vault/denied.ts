@@ -4,7 +4,7 @@ import { sameSecret } from '#shared/runtime/middlewares/authenticate.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import type { RequestState } from '#shared/runtime/request.ts';
 import { header } from '#shared/runtime/request.ts';
-import { recordAudit } from './records.ts';
+import { countRefusal, recordAudit, REFUSAL_WINDOW_SECONDS } from './records.ts';
 
 export type DenialReason =
   | 'missing-internal-key'
@@ -23,21 +23,45 @@ export async function denialReason(event: APIGatewayProxyEventV2, status: number
   return status === 403 ? 'not-system-admin' : 'invalid-bearer-token';
 }
 
-/** Audits a refused request without any header or body value. Never changes the response. */
+const METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
+/** The caller's address as API Gateway saw it; anything that is not an address is `unknown`. */
+export const sourceOf = (event: APIGatewayProxyEventV2) => {
+  const ip = event.requestContext?.http?.sourceIp ?? '';
+  return /^[0-9A-Fa-f:.]{2,45}$/.test(ip) ? ip : 'unknown';
+};
+
+/** The refusals of a window that are audited: the 1st, 10th, 100th, 1000th… of a source. */
+export function isAuditedRefusal(count: number): boolean {
+  let n = count;
+  while (n >= 10 && n % 10 === 0) n /= 10;
+  return n === 1;
+}
+
+/**
+ * Records a refused request (401/403) without any header, body or path the caller chose. Refusals
+ * are counted per source address and hour; the 1st, 10th, 100th… of a source's hour write one
+ * audit entry each (entity: the source address) carrying the count so far, so a flood of refused
+ * requests leaves a handful of entries, not one each. Never changes the response.
+ */
 export async function auditDenied(event: APIGatewayProxyEventV2, context: Context, status: number) {
   try {
+    const source = sourceOf(event);
+    const { count, windowStart } = await countRefusal(source);
+    if (!isAuditedRefusal(count)) return;
     const state = (context as Context & { state?: RequestState }).state;
-    const reason = await denialReason(event, status);
+    const method = event.requestContext?.http?.method ?? '';
     await recordAudit({
-      entityType: 'Secret',
-      entityId: (event.rawPath ?? '').slice(0, 300),
+      entityType: 'SecretAccess',
+      entityId: source,
       action: 'access.denied',
       changes: {
-        reason,
+        reason: await denialReason(event, status),
         status,
         route: state?.route?.id ?? null,
-        method: event.requestContext?.http?.method ?? null,
-        sourceIp: event.requestContext?.http?.sourceIp ?? null,
+        method: METHODS.has(method) ? method : null,
+        refusals: count,
+        windowStart,
+        windowSeconds: REFUSAL_WINDOW_SECONDS,
       },
       actor: null,
     });

@@ -38,7 +38,7 @@ function invalidate(environment: string, key: string) {
  * Runs an SSM call and strips its error down to the name: AWS validation messages can quote the
  * request (a secret value among it), and error names are all the API maps (throttling to 503).
  */
-async function ssm<T>(call: (store: ParameterStore) => Promise<T>): Promise<T> {
+export async function ssm<T>(call: (store: ParameterStore) => Promise<T>): Promise<T> {
   const store = await parameterStore();
   try {
     return await call(store);

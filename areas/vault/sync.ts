@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { messageKind } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { recordAudit, recordIntegrationEvent, updateJob, type Actor } from './records.ts';
+import { finishJob, updateJob } from './records.ts';
 import {
   childName,
   ENVIRONMENT_PATTERN,
@@ -117,19 +117,27 @@ export async function runVaultSync({ jobId, environment, requestedBy }: VaultSyn
   } catch (err) {
     const error = (err as Error).name || 'Error';
     logger.error('vault sync failed', { jobId, environment, errorName: error });
-    await updateJob(jobId, 'failed', { error, finishedAt: new Date().toISOString() });
-    await recordIntegrationEvent('vault.sync.failed', { jobId, environment, error });
+    await finishJob(
+      jobId,
+      'failed',
+      { error, finishedAt: new Date().toISOString() },
+      { type: 'vault.sync.failed', data: { jobId, environment, error } },
+    );
     throw err;
   }
   const { imported, skipped, failed } = outcome;
-  await updateJob(jobId, 'completed', { result: outcome, finishedAt: new Date().toISOString() });
-  await recordIntegrationEvent('vault.sync.completed', { jobId, environment, ...outcome });
-  await recordAudit({
-    entityType: 'SecretEnvironment',
-    entityId: environment,
-    action: 'sync',
-    changes: { jobId, imported, skipped, failed },
-    actor: requestedBy,
-  });
+  await finishJob(
+    jobId,
+    'completed',
+    { result: outcome, finishedAt: new Date().toISOString() },
+    { type: 'vault.sync.completed', data: { jobId, environment, ...outcome } },
+    {
+      entityType: 'SecretEnvironment',
+      entityId: environment,
+      action: 'sync',
+      changes: { jobId, imported, skipped, failed },
+      actor: requestedBy,
+    },
+  );
   return outcome;
 }

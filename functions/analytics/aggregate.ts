@@ -1,4 +1,5 @@
-import { keys, type Key } from '#shared/data/keys.ts';
+import type { Key } from '#shared/data/keys.ts';
+import { usageBudget, usageDay } from './records.ts';
 import { bucketAttribute } from './sketch.ts';
 
 /** One LLM call as the gateway reports it. */
@@ -51,13 +52,13 @@ export function llmContributions(c: LlmCall): Contribution[] {
     errors: c.isError ? 1 : 0,
   };
   return [
-    { key: keys.usageDay(c.tenantId, 'LLM_USAGE', day), add: counters, ...(c.agentId ? { agents: [c.agentId] } : {}) },
+    { key: usageDay(c.tenantId, 'LLM_USAGE', day), add: counters, ...(c.agentId ? { agents: [c.agentId] } : {}) },
     {
-      key: keys.usageDay(c.tenantId, 'LLM_USAGE', day, c.model),
+      key: usageDay(c.tenantId, 'LLM_USAGE', day, c.model),
       add: { ...counters, [bucketAttribute(c.latencyMs)]: 1 },
       set: { model: c.model, day },
     },
-    { key: keys.usageBudget(c.tenantId), add: { [spendAttribute(day.slice(0, 7))]: c.costUsd } },
+    { key: usageBudget(c.tenantId), add: { [spendAttribute(day.slice(0, 7))]: c.costUsd } },
   ];
 }
 
@@ -71,7 +72,7 @@ export function conversationContributions(c: Conversation): Contribution[] {
   };
   if (c.csat !== null) Object.assign(add, { csatSum: c.csat, csatCount: 1, [`csat${c.csat}`]: 1 });
   if (c.escalated) add[`${REASON_PREFIX}${c.escalationReason?.trim() || UNSPECIFIED_REASON}`] = 1;
-  return [{ key: keys.usageDay(c.tenantId, 'SUPPORT_USAGE', utcDay(c.startedAt)), add }];
+  return [{ key: usageDay(c.tenantId, 'SUPPORT_USAGE', utcDay(c.startedAt)), add }];
 }
 
 export const itemId = (key: Key) => `${key.pk}|${key.sk}`;

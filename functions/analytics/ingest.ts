@@ -1,10 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { commitChange, orConflict, updateItem, type Write } from '#shared/data/commit.ts';
 import { keys, type Key } from '#shared/data/keys.ts';
-import { updateItem } from '#shared/data/commit.ts';
-import { transact, type TransactItem } from '#shared/data/transact.ts';
-import { validationError } from '#shared/http/errors.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
+import { get } from '#shared/data/read.ts';
+import { ApiError, validationError } from '#shared/http/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import {
   conversationContributions,
@@ -16,13 +13,11 @@ import {
   type Counted,
   type LlmCall,
 } from './aggregate.ts';
+import { markerPut, usageEvent, type EventKind } from './records.ts';
 
-/** A record's marker outlives any retry of its batch; after this a resent id would count again. */
-const MARKER_TTL_SECONDS = 35 * 86_400;
 /** TransactWriteItems holds at most 100 items (markers plus the aggregates they touch). */
 const TRANSACTION_LIMIT = 100;
 
-type Kind = 'LLM' | 'CONVERSATION';
 interface Input {
   llmCalls: (Omit<LlmCall, 'agentId'> & { agentId?: string | null })[];
   conversations: (Omit<Conversation, 'agentId' | 'escalationReason' | 'csat'> & {
@@ -35,68 +30,60 @@ interface Input {
 /** Every tenant named must exist: 400 with the first place each unknown one appears. */
 async function checkTenants(input: Input) {
   const firstSeen = new Map<string, string>();
-  input.llmCalls.forEach(
-    (c, i) =>
-      firstSeen.has(c.tenantId.toLowerCase()) || firstSeen.set(c.tenantId.toLowerCase(), `body.llmCalls.${i}.tenantId`),
-  );
-  input.conversations.forEach(
-    (c, i) =>
-      firstSeen.has(c.tenantId.toLowerCase()) ||
-      firstSeen.set(c.tenantId.toLowerCase(), `body.conversations.${i}.tenantId`),
-  );
+  const note = (tenantId: string, path: string) => firstSeen.has(tenantId) || firstSeen.set(tenantId, path);
+  input.llmCalls.forEach((c, i) => note(c.tenantId, `body.llmCalls.${i}.tenantId`));
+  input.conversations.forEach((c, i) => note(c.tenantId, `body.conversations.${i}.tenantId`));
   const unknown = await Promise.all(
-    [...firstSeen].map(async ([tenantId, path]) => {
-      const out = await ddb().send(
-        new GetCommand({
-          TableName: config.tableName,
-          Key: keys.platformItem('TENANT', tenantId),
-          ProjectionExpression: 'pk',
-        }),
-      );
-      return out.Item ? null : { path, message: 'No such tenant' };
-    }),
+    [...firstSeen].map(async ([tenantId, path]) =>
+      (await get(keys.platformItem('TENANT', tenantId), { attributes: ['pk'] }))
+        ? null
+        : { path, message: 'No such tenant' },
+    ),
   );
   const problems = unknown.filter((p) => p !== null);
   if (problems.length) throw validationError(problems.slice(0, 50));
 }
 
-function toTransactItems(
-  chunk: Counted<{ kind: Kind }>[],
-  now: number,
-): { markers: TransactItem[]; updates: TransactItem[] } {
-  const markers = chunk.map(
-    (r): TransactItem => ({
-      Put: {
-        TableName: config.tableName,
-        Item: { ...r.marker, countedAt: new Date(now).toISOString(), ttl: Math.floor(now / 1000) + MARKER_TTL_SECONDS },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    }),
-  );
+/** What a marker's failed condition throws inside commitChange: that record was counted before. */
+class CountedBefore extends ApiError {
+  constructor(readonly index: number) {
+    super(409, 'COUNTED_BEFORE', 'This record was counted before');
+  }
+}
+
+type Record_ = Counted<{ kind: EventKind }>;
+
+function writesOf(chunk: Record_[], now: number): Write[] {
+  const markers = chunk.map((r, i) => orConflict(markerPut(r.marker, now), new CountedBefore(i)));
   const updates = mergeContributions(chunk.flatMap((r) => r.contributions)).map((c: Contribution) =>
     updateItem(c.key, c.set ?? {}, { add: { ...c.add, ...(c.agents?.length ? { agents: new Set(c.agents) } : {}) } }),
   );
-  return { markers, updates };
+  return [...markers, ...updates];
 }
 
 /**
  * Counts each record once into its tenant's day aggregates. A chunk's markers and aggregate
- * updates commit together, so a record is either counted and marked or neither; a marker that
- * exists already (a retried batch) cancels the chunk, which is then retried without it.
+ * updates commit together, so a record is either counted and marked or neither. A marker that
+ * exists already (a retried batch) cancels the chunk: the chunk's markers are then read to drop
+ * every record counted before, and the rest is committed again.
  */
-async function commitChunk(
-  chunk: Counted<{ kind: Kind }>[],
-): Promise<{ counted: Counted<{ kind: Kind }>[]; duplicates: number }> {
+async function commitChunk(chunk: Record_[]): Promise<{ counted: Record_[]; duplicates: number }> {
   let pending = chunk;
   let duplicates = 0;
   while (pending.length) {
-    const { markers, updates } = toTransactItems(pending, Date.now());
-    const outcome = await transact([...markers, ...updates]);
-    if (outcome.ok) return { counted: pending, duplicates };
-    const seen = new Set(outcome.failedAt.filter((i) => i < markers.length));
-    if (!seen.size) throw new Error('An aggregate update failed a condition it does not have');
-    duplicates += seen.size;
-    pending = pending.filter((_, i) => !seen.has(i));
+    try {
+      await commitChange(writesOf(pending, Date.now()), null);
+      return { counted: pending, duplicates };
+    } catch (err) {
+      if (!(err instanceof CountedBefore)) throw err;
+      const seen = await Promise.all(
+        pending.map(
+          async (r, i) => i === err.index || !!(await get(r.marker, { consistent: true, attributes: ['pk'] })),
+        ),
+      );
+      duplicates += seen.filter(Boolean).length;
+      pending = pending.filter((_, i) => !seen[i]);
+    }
   }
   return { counted: [], duplicates };
 }
@@ -107,17 +94,16 @@ const fixed = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 *
 
 export async function ingest(input: Input) {
   await checkTenants(input);
-  const records: Counted<{ kind: Kind }>[] = [
+  const records: Record_[] = [
     ...input.llmCalls.map((c) => {
       const call: LlmCall = {
         ...c,
-        tenantId: c.tenantId.toLowerCase(),
-        agentId: c.agentId?.toLowerCase() ?? null,
+        agentId: c.agentId ?? null,
         costUsd: fixed(c.costUsd, 9),
         latencyMs: fixed(c.latencyMs, 3),
       };
       return {
-        marker: keys.usageEvent(call.tenantId, 'LLM', c.id),
+        marker: usageEvent(call.tenantId, 'LLM', c.id),
         record: { kind: 'LLM' as const },
         contributions: llmContributions(call),
       };
@@ -126,13 +112,12 @@ export async function ingest(input: Input) {
       const conv: Conversation = {
         ...c,
         durationSeconds: fixed(c.durationSeconds, 3),
-        tenantId: c.tenantId.toLowerCase(),
-        agentId: c.agentId?.toLowerCase() ?? null,
+        agentId: c.agentId ?? null,
         escalationReason: c.escalationReason ?? null,
         csat: c.csat ?? null,
       };
       return {
-        marker: keys.usageEvent(conv.tenantId, 'CONVERSATION', c.id),
+        marker: usageEvent(conv.tenantId, 'CONVERSATION', c.id),
         record: { kind: 'CONVERSATION' as const },
         contributions: conversationContributions(conv),
       };

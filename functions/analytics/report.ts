@@ -1,4 +1,5 @@
 import { REASON_PREFIX, spendAttribute } from './aggregate.ts';
+import { BUDGET_ALERT_PERCENT } from './limits.ts';
 import { mergeBuckets, quantile, type Histogram } from './sketch.ts';
 
 type Item = Record<string, unknown>;
@@ -8,9 +9,6 @@ const round = (v: number, digits = 2) => Math.round(v * 10 ** digits) / 10 ** di
 const percent = (part: number, whole: number) => (whole ? round((part / whole) * 100) : 0);
 const isModelItem = (item: Item) => String(item.sk).includes('#M#');
 const dayOf = (item: Item) => String(item.sk).slice(2, 12);
-
-/** Spend share of the monthly budget at which the llm result carries a budget alert. */
-export const BUDGET_ALERT_PERCENT = 80;
 
 export interface BudgetAlert {
   month: string;

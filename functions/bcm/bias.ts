@@ -1,76 +1,57 @@
 import type { Principal } from '#shared/auth/access-token.ts';
+import { deleteAll, putAll } from '#shared/data/batch.ts';
 import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { commitChange, deleteItem, orConflict, putItem, updateItem, type Change } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { getGroup } from '#areas/identity/groups.ts';
 import { getUser } from '#areas/identity/users.ts';
-import { config } from '#shared/platform/config.ts';
-import { entryItem, toBrief, type EntryRecord } from './entries.ts';
-import { assertBiaMove, assertEditable, BIA_STATUS } from './states.ts';
 import {
   ACTIVITY,
   activityPut,
-  addCounts,
-  all,
+  assignmentItem,
   bia,
-  commit,
-  deleteAll,
-  putAll,
-  readOr404,
+  biaItem,
+  childItems,
+  entryItem,
+  entryRecordOf,
+  keyOf,
   statsAdd,
-  type Item,
-} from './store.ts';
+  toBia,
+  toBiaDetail,
+  type AssignmentItem,
+  type BiaItem,
+  type BiaRecord,
+  type EntryItem,
+} from './records.ts';
+import { ASSIGNEE_TYPE, assertBiaMove, assertEditable, BIA_STATUS } from './states.ts';
 
-export interface BiaRecord {
-  id: string;
-  title: string;
-  description: string | null;
-  status: number;
-  assignedToId: string | null;
-  version: number;
-  sourceBiaId: string | null;
-  createdAt: string;
-}
-
-export const toBia = (i: Item): BiaRecord => ({
-  id: i.id as string,
-  title: i.title as string,
-  description: (i.description as string | null) ?? null,
-  status: Number(i.status ?? 0),
-  assignedToId: (i.assignedToId as string | null) ?? null,
-  version: Number(i.version ?? 1),
-  sourceBiaId: (i.sourceBiaId as string | null) ?? null,
-  createdAt: i.createdAt as string,
-});
-
-const biaItem = (t: string, r: BiaRecord) => ({
-  ...bia.key(t, r.id),
-  ...keys.newestFirst(bia.collection(t), r.createdAt, r.id),
-  ...r,
+const change = (t: string, actor: Principal, entityId: string, action: string, changes: Change['changes']): Change => ({
   tenantId: t,
+  actor,
+  entityType: 'Bia',
+  entityId,
+  action,
+  changes,
 });
-export const getBia = async (t: string, id: string) => toBia(await readOr404(bia.key(t, id), 'BIA'));
+
+/** The BIA, read consistently (state checks before a change), or 404. */
+export const getBia = async (t: string, id: string) =>
+  toBia(await getOr404<BiaItem>(bia.key(t, id), 'BIA', { consistent: true }));
 
 export async function biaDetail(t: string, id: string) {
   const [record, entries, assignments] = await Promise.all([
     getBia(t, id),
-    all(bia.entries(t, id)),
-    all(bia.assignments(t, id)),
+    childItems<EntryItem>(bia.entries(t, id)),
+    childItems<AssignmentItem>(bia.assignments(t, id)),
   ]);
-  return {
-    ...record,
-    assignments: assignments.map((a) => ({
-      userId: a.sk as string,
-      userName: a.userName as string,
-      type: Number(a.type),
-    })),
-    entries: entries.sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt))).map(toBrief),
-  };
+  return toBiaDetail(record, assignments, entries);
 }
 
 export async function listBias(t: string, q: { page: number; pageSize: number }) {
-  const { items, totalCount } = await listNewestFirst(bia.collection(t), q);
+  const { items, totalCount } = await listNewestFirst<BiaItem>(bia.collection(t), q);
   return toPage(items.map(toBia), totalCount, q.page, q.pageSize);
 }
 
@@ -90,37 +71,29 @@ export async function createBia(
     sourceBiaId: null,
     createdAt: now,
   };
-  await commit(
+  await commitChange(
     [
       putNew(biaItem(t, record)),
       bumpCounter(bia.collection(t), 1),
       statsAdd(t, { biasTotal: 1 }),
       activityPut(t, ACTIVITY.BiaCreated, `BIA "${record.title}" created`, now),
     ],
-    {
-      t,
-      actor,
-      entityType: 'Bia',
-      entityId: record.id,
-      action: 'create',
-      changes: { title: record.title, status: record.status },
-    },
-    now,
+    change(t, actor, record.id, 'create', { title: record.title, status: record.status }),
+    { now },
   );
-  return biaDetail(t, record.id);
+  return toBiaDetail(record, [], []);
 }
 
 /** Conditional on the status read, so a concurrent status change cannot be overwritten. */
-const unchangedStatus = (t: string, r: BiaRecord, update: string, values: Record<string, unknown>) => ({
-  Update: {
-    TableName: config.tableName,
-    Key: bia.key(t, r.id),
-    UpdateExpression: update,
-    ConditionExpression: '#status = :was',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ...values, ':was': r.status },
-  },
-});
+const unchangedStatus = (t: string, r: BiaRecord, set: Record<string, unknown>) =>
+  orConflict(
+    updateItem(bia.key(t, r.id), set, {
+      condition: '#status = :was',
+      names: { '#status': 'status' },
+      values: { ':was': r.status },
+    }),
+    'The BIA changed meanwhile; try again',
+  );
 
 export async function updateBia(
   t: string,
@@ -132,14 +105,9 @@ export async function updateBia(
   assertEditable(r);
   const title = input.title ?? r.title;
   const description = input.description === undefined ? r.description : input.description || null;
-  await commit(
-    [
-      unchangedStatus(t, r, 'SET title = :title, description = :description', {
-        ':title': title,
-        ':description': description,
-      }),
-    ],
-    { t, actor, entityType: 'Bia', entityId: id, action: 'update', changes: { title, description } },
+  await commitChange(
+    [unchangedStatus(t, r, { title, description })],
+    change(t, actor, id, 'update', { title, description }),
   );
   return biaDetail(t, id);
 }
@@ -148,13 +116,13 @@ export async function setBiaStatus(t: string, id: string, newStatus: number, act
   const r = await getBia(t, id);
   assertBiaMove(r.status, newStatus);
   const now = new Date().toISOString();
-  await commit(
+  await commitChange(
     [
-      unchangedStatus(t, r, 'SET #status = :new', { ':new': newStatus }),
+      unchangedStatus(t, r, { status: newStatus }),
       activityPut(t, ACTIVITY.BiaStatusChanged, `BIA "${r.title}" moved to status ${newStatus}`, now),
     ],
-    { t, actor, entityType: 'Bia', entityId: id, action: 'status', changes: { from: r.status, to: newStatus } },
-    now,
+    change(t, actor, id, 'status', { from: r.status, to: newStatus }),
+    { now },
   );
   return biaDetail(t, id);
 }
@@ -163,28 +131,22 @@ export async function setBiaStatus(t: string, id: string, newStatus: number, act
 export async function assign(t: string, id: string, input: { userId: string; type: number }, actor: Principal) {
   const r = await getBia(t, id);
   assertEditable(r);
-  const assigneeId = input.userId.toLowerCase();
-  const user = input.type === 0 ? await getUser(t, assigneeId) : undefined;
-  const group = input.type === 1 ? await getGroup(t, assigneeId) : undefined;
-  if (!user && !group)
-    throw validationError([
-      { path: 'body.userId', message: `No such ${input.type === 0 ? 'user' : 'group'} in this tenant` },
-    ]);
-  const userName = user ? `${user.firstName} ${user.lastName}`.trim() : group!.name;
-  await commit(
+  const assigneeId = input.userId;
+  const isUser = input.type === ASSIGNEE_TYPE.User;
+  const user = isUser ? await getUser(t, assigneeId) : undefined;
+  const group = isUser ? undefined : await getGroup(t, assigneeId);
+  const userName = user ? `${user.firstName} ${user.lastName}`.trim() : group?.name;
+  if (userName === undefined)
+    throw validationError([{ path: 'body.userId', message: `No such ${isUser ? 'user' : 'group'} in this tenant` }]);
+  await commitChange(
     [
-      {
-        Put: {
-          TableName: config.tableName,
-          Item: { ...bia.assignmentKey(t, id, assigneeId), type: input.type, userName },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      r.assignedToId ? null : unchangedStatus(t, r, 'SET assignedToId = :a', { ':a': assigneeId }),
+      orConflict(
+        putItem(assignmentItem(t, id, assigneeId, input.type, userName), 'attribute_not_exists(pk)'),
+        'This assignee is already assigned',
+      ),
+      r.assignedToId ? null : unchangedStatus(t, r, { assignedToId: assigneeId }),
     ],
-    { t, actor, entityType: 'Bia', entityId: id, action: 'assign', changes: { assigneeId, type: input.type } },
-    undefined,
-    'This assignee is already assigned',
+    change(t, actor, id, 'assign', { assigneeId, type: input.type }),
   );
   return biaDetail(t, id);
 }
@@ -192,16 +154,12 @@ export async function assign(t: string, id: string, input: { userId: string; typ
 export async function unassign(t: string, id: string, assigneeId: string, actor: Principal) {
   const r = await getBia(t, id);
   assertEditable(r);
-  const key = bia.assignmentKey(t, id, assigneeId.toLowerCase());
-  await readOr404(key, 'Assignment');
-  await commit([{ Delete: { TableName: config.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } }], {
-    t,
-    actor,
-    entityType: 'Bia',
-    entityId: id,
-    action: 'unassign',
-    changes: { assigneeId },
-  });
+  const key = bia.assignmentKey(t, id, assigneeId);
+  await getOr404(key, 'Assignment', { consistent: true });
+  await commitChange(
+    [orConflict(deleteItem(key, 'attribute_exists(pk)'), 'The assignment was removed meanwhile')],
+    change(t, actor, id, 'unassign', { assigneeId }),
+  );
 }
 
 /**
@@ -211,13 +169,16 @@ export async function unassign(t: string, id: string, assigneeId: string, actor:
  */
 export async function deleteBia(t: string, id: string, actor: Principal) {
   const r = await getBia(t, id);
-  const [entries, assignments] = await Promise.all([all(bia.entries(t, id)), all(bia.assignments(t, id))]);
-  await deleteAll([...entries, ...assignments].map((i) => ({ pk: i.pk as string, sk: i.sk as string })));
+  const [entries, assignments] = await Promise.all([
+    childItems<EntryItem>(bia.entries(t, id)),
+    childItems<AssignmentItem>(bia.assignments(t, id)),
+  ]);
+  await deleteAll([...entries, ...assignments].map(keyOf));
   await deleteAll([keys.counter(bia.entries(t, id))]);
   const now = new Date().toISOString();
-  await commit(
+  await commitChange(
     [
-      { Delete: { TableName: config.tableName, Key: bia.key(t, id), ConditionExpression: 'attribute_exists(pk)' } },
+      orConflict(deleteItem(bia.key(t, id), 'attribute_exists(pk)'), 'The BIA was deleted meanwhile'),
       bumpCounter(bia.collection(t), -1),
       statsAdd(t, {
         biasTotal: -1,
@@ -226,27 +187,23 @@ export async function deleteBia(t: string, id: string, actor: Principal) {
       }),
       activityPut(t, ACTIVITY.BiaDeleted, `BIA "${r.title}" deleted`, now),
     ],
-    {
-      t,
-      actor,
-      entityType: 'Bia',
-      entityId: id,
-      action: 'delete',
-      changes: { entries: entries.length, assignments: assignments.length },
-    },
-    now,
-    'The BIA was deleted meanwhile',
+    change(t, actor, id, 'delete', { entries: entries.length, assignments: assignments.length }),
+    { now },
   );
 }
 
 /**
  * Copies a BIA (any status) with its entries, their parts and its assignments into a new Draft
  * BIA that records its version (source + 1) and source. Entry ids are new; process dependencies
- * are remapped to the copies.
+ * are remapped to the copies. The children are written first (batches: a BIA may hold hundreds of
+ * entries); the new BIA, its entry counter and the stats commit last, so the copy appears whole.
  */
 export async function newVersion(t: string, id: string, actor: Principal) {
   const source = await getBia(t, id);
-  const [entries, assignments] = await Promise.all([all(bia.entries(t, id)), all(bia.assignments(t, id))]);
+  const [entries, assignments] = await Promise.all([
+    childItems<EntryItem>(bia.entries(t, id)),
+    childItems<AssignmentItem>(bia.assignments(t, id)),
+  ]);
   const now = new Date().toISOString();
   const copy: BiaRecord = {
     ...source,
@@ -256,20 +213,22 @@ export async function newVersion(t: string, id: string, actor: Principal) {
     sourceBiaId: source.id,
     createdAt: now,
   };
-  const newIds = new Map(entries.map((e) => [e.id as string, crypto.randomUUID()]));
+  const newIds = new Map(entries.map((e) => [e.id, crypto.randomUUID()]));
   const copies = entries.map((e) => {
-    const record = e as unknown as EntryRecord;
-    const deps = (record.processDependencies ?? [])
-      .filter((d) => newIds.has(d.id))
-      .map((d) => ({ id: newIds.get(d.id)! }));
+    const record = entryRecordOf(e);
+    const deps = (record.processDependencies ?? []).flatMap((d) => {
+      const to = newIds.get(d.id);
+      return to ? [{ id: to }] : [];
+    });
     return entryItem(t, copy.id, { ...record, id: newIds.get(record.id)!, processDependencies: deps });
   });
-  await putAll([...copies, ...assignments.map((a) => ({ ...a, ...bia.assignmentKey(t, copy.id, a.sk as string) }))]);
-  if (copies.length) await addCounts(keys.counter(bia.entries(t, copy.id)), { count: copies.length });
-  await commit(
+  const assignmentCopies = assignments.map((a) => assignmentItem(t, copy.id, a.sk, a.type, a.userName));
+  await putAll([...copies, ...assignmentCopies]);
+  await commitChange(
     [
       putNew(biaItem(t, copy)),
       bumpCounter(bia.collection(t), 1),
+      copies.length ? updateItem(keys.counter(bia.entries(t, copy.id)), {}, { add: { count: copies.length } }) : null,
       statsAdd(t, {
         biasTotal: 1,
         entriesTotal: copies.length,
@@ -277,15 +236,15 @@ export async function newVersion(t: string, id: string, actor: Principal) {
       }),
       activityPut(t, ACTIVITY.BiaCreated, `BIA "${copy.title}" version ${copy.version} created`, now),
     ],
-    {
-      t,
-      actor,
-      entityType: 'Bia',
-      entityId: copy.id,
-      action: 'new-version',
-      changes: { sourceBiaId: source.id, version: copy.version, entries: copies.length },
-    },
-    now,
+    change(t, actor, copy.id, 'new-version', {
+      sourceBiaId: source.id,
+      version: copy.version,
+      entries: copies.length,
+    }),
+    { now },
   );
-  return biaDetail(t, copy.id);
+  return toBiaDetail(copy, assignmentCopies, copies);
 }
+
+/** Whether the BIA exists (for a 404 that tells a missing BIA from a missing child). */
+export const biaExists = async (t: string, id: string) => !!(await get(bia.key(t, id), { attributes: ['pk'] }));

@@ -1,8 +1,20 @@
 import type { Principal } from '#shared/auth/access-token.ts';
+import { commitChange, putItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
+import { get } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
-import { bcmConfig, commit, read } from './store.ts';
+import {
+  bcmConfig,
+  openRiskCounter,
+  thresholdsItem,
+  toActivity,
+  toTask,
+  type ActivityItem,
+  type BcmStats,
+  type Threshold,
+  type ThresholdsItem,
+} from './records.ts';
 
 /**
  * Three DynamoDB requests whatever the tenant's size: the BCM stats item (counters kept in the
@@ -10,21 +22,21 @@ import { bcmConfig, commit, read } from './store.ts';
  * activities (activity log).
  */
 export async function dashboard(t: string) {
-  const newest = (pk: string, index: 'gsi1' | 'gsi2', forward: boolean) =>
-    queryItems(
+  const newest = <T>(partition: string, index: 'gsi1' | 'gsi2', forward: boolean) =>
+    queryItems<T>(
       {
         TableName: config.tableName,
         IndexName: index,
         KeyConditionExpression: `${index}pk = :pk`,
-        ExpressionAttributeValues: { ':pk': pk },
+        ExpressionAttributeValues: { ':pk': partition },
         ScanIndexForward: forward,
       },
       10,
     );
   const [stats, tasks, activities] = await Promise.all([
-    read(bcmConfig.stats(t)),
-    newest(bcmConfig.tasks(t), 'gsi2', true),
-    newest(bcmConfig.activity(t), 'gsi1', false),
+    get<BcmStats>(bcmConfig.stats(t), { consistent: true }),
+    newest<{ briefDescription?: string; title?: string; dueAt?: string }>(bcmConfig.tasks(t), 'gsi2', true),
+    newest<ActivityItem>(bcmConfig.activity(t), 'gsi1', false),
   ]);
   const n = (k: string) => Math.max(0, Number(stats?.[k] ?? 0));
   const total = n('entriesTotal');
@@ -33,25 +45,19 @@ export async function dashboard(t: string) {
     totalAssessments: n('biasTotal'),
     criticalFunctions: { identified: total, pending: total - completed },
     activeRisks: {
-      highImpact: n('openRisks2') + n('openRisks3'),
-      mediumImpact: n('openRisks1'),
-      lowImpact: n('openRisks0'),
+      highImpact: n(openRiskCounter(2)) + n(openRiskCounter(3)),
+      mediumImpact: n(openRiskCounter(1)),
+      lowImpact: n(openRiskCounter(0)),
     },
     biaProgressOverview: {
       completedEntries: completed,
       totalEntries: total,
       percentageComplete: total ? Math.round((completed / total) * 1000) / 10 : 0,
     },
-    recentActivities: activities.map((a) => ({
-      activityType: Number(a.activityType),
-      description: String(a.description),
-      createdAt: String(a.createdAt),
-    })),
-    upcomingTasks: tasks.map((x) => ({ title: String(x.briefDescription ?? x.title), dueAt: String(x.dueAt) })),
+    recentActivities: activities.map(toActivity),
+    upcomingTasks: tasks.map(toTask),
   };
 }
-
-type Threshold = { dimension: number; score: number; description: string };
 
 /** A new tenant's thresholds: scores 1-5 on dimension 0 (time to recover) until the tenant sets its own. */
 export const DEFAULT_THRESHOLDS: Threshold[] = [
@@ -63,7 +69,7 @@ export const DEFAULT_THRESHOLDS: Threshold[] = [
 ];
 
 export async function thresholds(t: string): Promise<Threshold[]> {
-  return ((await read(bcmConfig.thresholds(t)))?.thresholds as Threshold[] | undefined) ?? DEFAULT_THRESHOLDS;
+  return (await get<ThresholdsItem>(bcmConfig.thresholds(t), { consistent: true }))?.thresholds ?? DEFAULT_THRESHOLDS;
 }
 
 /** Replaces the list; a repeated (dimension, score) pair is 400. Stored sorted. */
@@ -79,8 +85,8 @@ export async function putThresholds(t: string, list: Threshold[], actor: Princip
         message: `Dimension ${sorted[repeated]!.dimension} has score ${sorted[repeated]!.score} twice`,
       },
     ]);
-  await commit([{ Put: { TableName: config.tableName, Item: { ...bcmConfig.thresholds(t), thresholds: sorted } } }], {
-    t,
+  await commitChange([putItem(thresholdsItem(t, sorted))], {
+    tenantId: t,
     actor,
     entityType: 'BcmConfig',
     entityId: 'impact-thresholds',

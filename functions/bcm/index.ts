@@ -1,7 +1,3 @@
-import type { Principal } from '#shared/auth/access-token.ts';
-import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
-import type { TenantCollection } from '#shared/data/keys.ts';
-
 import { bcmRoutes } from '#shared/routes/bcm.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import {
@@ -29,150 +25,46 @@ import {
   updateAssessment,
 } from './risks.ts';
 
-/** The tenant of a route under a BIA or a risk: a SystemAdmin may name the parent by id alone. */
-const under =
-  (collection: TenantCollection, label: string) => (p: Principal, tenantId: string | undefined, id: string) =>
-    scopeRecord(p, tenantId, { collection, id: id.toLowerCase(), label });
-const ofBia = under('BIA', 'BIA');
-const ofRisk = under('RISK', 'Risk');
-
+/** Wiring only: each route's tenant comes resolved from its declared scope (shared/routes/bcm.ts). */
 export const handler = apiHandler(bcmRoutes, {
-  'bcm.bia.list': async ({ principal, query }) => await listBias(await scopeTenant(principal!, query.tenantId), query),
-  'bcm.bia.get': async ({ principal, params, query }) =>
-    await biaDetail(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase()),
-  'bcm.bia.create': async ({ principal, body }) => {
-    const { tenantId, ...input } = body;
-    return await createBia(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
-  },
-  'bcm.bia.update': async ({ principal, params, query, body }) =>
-    await updateBia(
-      await ofBia(principal!, query.tenantId, params.biaId),
-      params.biaId.toLowerCase(),
-      body,
-      principal!,
-    ),
-  'bcm.bia.status': async ({ principal, params, query, body }) =>
-    await setBiaStatus(
-      await ofBia(principal!, query.tenantId, params.biaId),
-      params.biaId.toLowerCase(),
-      body.newStatus,
-      principal!,
-    ),
-  'bcm.bia.newVersion': async ({ principal, params, query }) =>
-    await newVersion(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), principal!),
-  'bcm.bia.delete': async ({ principal, params, query }) => {
-    await deleteBia(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), principal!);
-  },
-  'bcm.bia.assign': async ({ principal, params, query, body }) =>
-    await assign(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), body, principal!),
-  'bcm.bia.unassign': async ({ principal, params, query }) => {
-    await unassign(
-      await ofBia(principal!, query.tenantId, params.biaId),
-      params.biaId.toLowerCase(),
-      params.assignmentId,
-      principal!,
-    );
-  },
-  'bcm.entries.list': async ({ principal, params, query }) =>
-    await listEntries(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), query),
-  'bcm.entries.get': async ({ principal, params, query }) =>
-    await getEntry(await ofBia(principal!, query.tenantId, params.biaId), params.biaId.toLowerCase(), params.entryId),
-  'bcm.entries.create': async ({ principal, params, query, body }) =>
-    await createEntry(
-      await ofBia(principal!, query.tenantId, params.biaId),
-      params.biaId.toLowerCase(),
-      body,
-      principal!,
-    ),
-  'bcm.entries.update': async ({ principal, params, query, body }) =>
-    await updateEntry(
-      await ofBia(principal!, query.tenantId, params.biaId),
-      params.biaId.toLowerCase(),
-      params.entryId,
-      body,
-      principal!,
-    ),
-  'bcm.entries.delete': async ({ principal, params, query }) => {
-    await deleteEntry(
-      await ofBia(principal!, query.tenantId, params.biaId),
-      params.biaId.toLowerCase(),
-      params.entryId,
-      principal!,
-    );
-  },
-  'bcm.entries.complete': async ({ principal, params, query }) =>
-    await completeEntry(
-      await ofBia(principal!, query.tenantId, params.biaId),
-      params.biaId.toLowerCase(),
-      params.entryId,
-      principal!,
-    ),
-  'bcm.entries.part': async ({ principal, params, query, body }) =>
-    await replacePart(
-      await ofBia(principal!, query.tenantId, params.biaId),
-      params.biaId.toLowerCase(),
-      params.entryId,
-      params.part,
-      body,
-      principal!,
-    ),
-  'bcm.risks.list': async ({ principal, query }) =>
-    await listRisks(await scopeTenant(principal!, query.tenantId), query),
-  'bcm.risks.get': async ({ principal, params, query }) =>
-    await riskDetail(await ofRisk(principal!, query.tenantId, params.riskId), params.riskId.toLowerCase()),
-  'bcm.risks.create': async ({ principal, body }) => {
-    const { tenantId, ...input } = body;
-    return await createRisk(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
-  },
-  'bcm.risks.status': async ({ principal, params, query, body }) =>
-    await setRiskStatus(
-      await ofRisk(principal!, query.tenantId, params.riskId),
-      params.riskId.toLowerCase(),
-      body.newStatus,
-      principal!,
-    ),
-  'bcm.assessments.create': async ({ principal, params, query, body }) =>
-    await createAssessment(
-      await ofRisk(principal!, query.tenantId, params.riskId),
-      params.riskId.toLowerCase(),
-      body,
-      principal!,
-    ),
-  'bcm.assessments.update': async ({ principal, params, query, body }) =>
-    await updateAssessment(
-      await ofRisk(principal!, query.tenantId, params.riskId),
-      params.riskId.toLowerCase(),
-      params.assessmentId,
-      body,
-      principal!,
-    ),
-  'bcm.assessments.delete': async ({ principal, params, query }) => {
-    await deleteAssessment(
-      await ofRisk(principal!, query.tenantId, params.riskId),
-      params.riskId.toLowerCase(),
-      params.assessmentId,
-      principal!,
-    );
-  },
-  'bcm.actions.create': async ({ principal, params, query, body }) =>
-    await createAction(
-      await ofRisk(principal!, query.tenantId, params.riskId),
-      params.riskId.toLowerCase(),
-      params.assessmentId,
-      body,
-      principal!,
-    ),
-  'bcm.actions.update': async ({ principal, params, query, body }) =>
-    await updateAction(
-      await ofRisk(principal!, query.tenantId, params.riskId),
-      params.riskId.toLowerCase(),
-      params.assessmentId,
-      params.actionId,
-      body,
-      principal!,
-    ),
-  'bcm.thresholds.get': async ({ principal, query }) => await thresholds(await scopeTenant(principal!, query.tenantId)),
-  'bcm.thresholds.put': async ({ principal, query, body }) =>
-    await putThresholds(await scopeTenant(principal!, query.tenantId), body.thresholds, principal!),
-  'bcm.dashboard': async ({ principal, query }) => await dashboard(await scopeTenant(principal!, query.tenantId)),
+  'bcm.bia.list': ({ tenantId, query }) => listBias(tenantId, query),
+  'bcm.bia.get': ({ tenantId, params }) => biaDetail(tenantId, params.biaId),
+  'bcm.bia.create': ({ tenantId, body, principal }) => createBia(tenantId, body, principal),
+  'bcm.bia.update': ({ tenantId, params, body, principal }) => updateBia(tenantId, params.biaId, body, principal),
+  'bcm.bia.status': ({ tenantId, params, body, principal }) =>
+    setBiaStatus(tenantId, params.biaId, body.newStatus, principal),
+  'bcm.bia.newVersion': ({ tenantId, params, principal }) => newVersion(tenantId, params.biaId, principal),
+  'bcm.bia.delete': ({ tenantId, params, principal }) => deleteBia(tenantId, params.biaId, principal),
+  'bcm.bia.assign': ({ tenantId, params, body, principal }) => assign(tenantId, params.biaId, body, principal),
+  'bcm.bia.unassign': ({ tenantId, params, principal }) =>
+    unassign(tenantId, params.biaId, params.assignmentId, principal),
+  'bcm.entries.list': ({ tenantId, params, query }) => listEntries(tenantId, params.biaId, query),
+  'bcm.entries.get': ({ tenantId, params }) => getEntry(tenantId, params.biaId, params.entryId),
+  'bcm.entries.create': ({ tenantId, params, body, principal }) => createEntry(tenantId, params.biaId, body, principal),
+  'bcm.entries.update': ({ tenantId, params, body, principal }) =>
+    updateEntry(tenantId, params.biaId, params.entryId, body, principal),
+  'bcm.entries.delete': ({ tenantId, params, principal }) =>
+    deleteEntry(tenantId, params.biaId, params.entryId, principal),
+  'bcm.entries.complete': ({ tenantId, params, principal }) =>
+    completeEntry(tenantId, params.biaId, params.entryId, principal),
+  'bcm.entries.part': ({ tenantId, params, body, principal }) =>
+    replacePart(tenantId, params.biaId, params.entryId, params.part, body, principal),
+  'bcm.risks.list': ({ tenantId, query }) => listRisks(tenantId, query),
+  'bcm.risks.get': ({ tenantId, params }) => riskDetail(tenantId, params.riskId),
+  'bcm.risks.create': ({ tenantId, body, principal }) => createRisk(tenantId, body, principal),
+  'bcm.risks.status': ({ tenantId, params, body, principal }) =>
+    setRiskStatus(tenantId, params.riskId, body.newStatus, principal),
+  'bcm.assessments.create': ({ tenantId, params, body, principal }) =>
+    createAssessment(tenantId, params.riskId, body, principal),
+  'bcm.assessments.update': ({ tenantId, params, body, principal }) =>
+    updateAssessment(tenantId, params.riskId, params.assessmentId, body, principal),
+  'bcm.assessments.delete': ({ tenantId, params, principal }) =>
+    deleteAssessment(tenantId, params.riskId, params.assessmentId, principal),
+  'bcm.actions.create': ({ tenantId, params, body, principal }) =>
+    createAction(tenantId, params.riskId, params.assessmentId, body, principal),
+  'bcm.actions.update': ({ tenantId, params, body, principal }) =>
+    updateAction(tenantId, params.riskId, params.assessmentId, params.actionId, body, principal),
+  'bcm.thresholds.get': ({ tenantId }) => thresholds(tenantId),
+  'bcm.thresholds.put': ({ tenantId, body, principal }) => putThresholds(tenantId, body.thresholds, principal),
+  'bcm.dashboard': ({ tenantId }) => dashboard(tenantId),
 });

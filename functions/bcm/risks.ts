@@ -1,53 +1,71 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
+import {
+  checkItem,
+  commitChange,
+  deleteItem,
+  orConflict,
+  updateItem,
+  type Change,
+  type Write,
+} from '#shared/data/commit.ts';
+import { getOr404 } from '#shared/data/read.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { config } from '#shared/platform/config.ts';
-import { assertActionMove, assertRiskMove, impactScoreOf, probabilityScoreOf, RISK_STATUS } from './states.ts';
-import { ACTIVITY, activityPut, all, commit, readOr404, risk, statsAdd, taskIndex, type Item } from './store.ts';
+import {
+  ACTIVITY,
+  actionItem,
+  actionUpdate,
+  activityPut,
+  assessmentItem,
+  childItems,
+  keyOf,
+  openRiskCounter,
+  risk,
+  riskItem,
+  statsAdd,
+  toAction,
+  toActionRecord,
+  toAssessment,
+  toRisk,
+  toRiskDetail,
+  type ActionItem,
+  type ActionRecord,
+  type AssessmentItem,
+  type RiskItem,
+} from './records.ts';
+import {
+  ACTION_STATUS,
+  assertActionMove,
+  assertRiskMove,
+  impactScoreOf,
+  probabilityScoreOf,
+  RISK_STATUS,
+} from './states.ts';
 
-/** Open (not Closed) risks are counted by level in the BCM stats: `openRisks<level>`. */
-const openRisk = (level: number) => `openRisks${level}`;
+type Entity = 'Risk' | 'RiskAssessment' | 'MitigationAction';
+const change = (
+  t: string,
+  actor: Principal,
+  entityType: Entity,
+  entityId: string,
+  action: string,
+  changes: Change['changes'],
+): Change => ({ tenantId: t, actor, entityType, entityId, action, changes });
 
-const toRisk = (i: Item) => ({
-  id: i.id as string,
-  title: i.title as string,
-  category: Number(i.category),
-  level: Number(i.level),
-  status: Number(i.status),
-  probabilityScore: Number(i.probabilityScore ?? 1),
-  impactScore: Number(i.impactScore ?? impactScoreOf(Number(i.level))),
-  createdAt: i.createdAt as string,
-});
-
-const readRisk = (t: string, id: string) => readOr404(risk.key(t, id.toLowerCase()), 'Risk');
+const readRisk = (t: string, id: string) => getOr404<RiskItem>(risk.key(t, id), 'Risk', { consistent: true });
 
 export async function riskDetail(t: string, id: string) {
   const [item, assessments, actions] = await Promise.all([
     readRisk(t, id),
-    all(risk.assessments(t, id)),
-    all(risk.actions(t, id)),
+    childItems<AssessmentItem>(risk.assessments(t, id)),
+    childItems<ActionItem>(risk.actions(t, id)),
   ]);
-  const byCreated = (a: Item, b: Item) => String(a.createdAt).localeCompare(String(b.createdAt));
-  return {
-    ...toRisk(item),
-    description: (item.description as string | null) ?? null,
-    risks: assessments
-      .sort(byCreated)
-      .map((a) => ({ id: a.id as string, name: a.name as string, score: Number(a.score) })),
-    mitigationActions: actions.sort(byCreated).map((a) => ({
-      id: a.id as string,
-      title: a.title as string,
-      status: Number(a.status),
-      assessmentId: a.assessmentId as string,
-      dueAt: (a.dueAt as string | null) ?? null,
-    })),
-  };
+  return toRiskDetail(item, assessments, actions);
 }
 
 export async function listRisks(t: string, q: { page: number; pageSize: number }) {
-  const { items, totalCount } = await listNewestFirst(risk.collection(t), q);
+  const { items, totalCount } = await listNewestFirst<RiskItem>(risk.collection(t), q);
   return toPage(items.map(toRisk), totalCount, q.page, q.pageSize);
 }
 
@@ -57,9 +75,8 @@ export async function createRisk(
   actor: Principal,
 ) {
   const now = new Date().toISOString();
-  const id = crypto.randomUUID();
-  const record = {
-    id,
+  const item = riskItem(t, {
+    id: crypto.randomUUID(),
     title: input.title,
     description: input.description || null,
     category: input.category,
@@ -68,79 +85,64 @@ export async function createRisk(
     probabilityScore: 1,
     impactScore: impactScoreOf(input.level),
     createdAt: now,
-  };
-  await commit(
+  });
+  await commitChange(
     [
-      putNew({
-        ...risk.key(t, id),
-        ...keys.newestFirst(risk.collection(t), now, id),
-        ...record,
-        tenantId: t,
-        revision: 0,
-      }),
+      putNew(item),
       bumpCounter(risk.collection(t), 1),
-      statsAdd(t, { [openRisk(input.level)]: 1 }),
-      activityPut(t, ACTIVITY.RiskCreated, `Risk "${record.title}" identified`, now),
+      statsAdd(t, { [openRiskCounter(input.level)]: 1 }),
+      activityPut(t, ACTIVITY.RiskCreated, `Risk "${item.title}" identified`, now),
     ],
-    {
-      t,
-      actor,
-      entityType: 'Risk',
-      entityId: id,
-      action: 'create',
-      changes: { title: record.title, category: record.category, level: record.level },
-    },
-    now,
+    change(t, actor, 'Risk', item.id, 'create', { title: item.title, category: item.category, level: item.level }),
+    { now },
   );
-  return riskDetail(t, id);
+  return toRiskDetail(item, [], []);
 }
 
 /** Updates the risk item on the revision read: status moves and score recomputations never cross. */
-function riskUpdate(t: string, before: Item, set: Record<string, unknown>) {
-  const names = Object.keys(set);
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: risk.key(t, before.id as string),
-      UpdateExpression: `SET ${names.map((n, i) => `#f${i} = :f${i}`).join(', ')}, revision = :next`,
-      ConditionExpression: 'revision = :rev',
-      ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#f${i}`, n])),
-      ExpressionAttributeValues: {
-        ...Object.fromEntries(names.map((n, i) => [`:f${i}`, set[n]])),
-        ':rev': Number(before.revision ?? 0),
-        ':next': Number(before.revision ?? 0) + 1,
+const riskUpdate = (t: string, before: RiskItem, set: Record<string, unknown>): Write => {
+  const revision = Number(before.revision ?? 0);
+  return orConflict(
+    updateItem(
+      risk.key(t, before.id),
+      { ...set, revision: revision + 1 },
+      {
+        condition: 'revision = :rev',
+        values: { ':rev': revision },
       },
-    },
-  };
-}
+    ),
+    'The risk changed meanwhile; try again',
+  );
+};
 
 export async function setRiskStatus(t: string, id: string, newStatus: number, actor: Principal) {
   const before = await readRisk(t, id);
   const from = Number(before.status);
   assertRiskMove(from, newStatus);
-  const level = Number(before.level);
   const openDelta = (from === RISK_STATUS.Closed ? 1 : 0) - (newStatus === RISK_STATUS.Closed ? 1 : 0);
   const now = new Date().toISOString();
-  await commit(
+  await commitChange(
     [
       riskUpdate(t, before, { status: newStatus }),
-      statsAdd(t, { [openRisk(level)]: openDelta }),
-      activityPut(t, ACTIVITY.RiskStatusChanged, `Risk "${String(before.title)}" moved to status ${newStatus}`, now),
+      statsAdd(t, { [openRiskCounter(Number(before.level))]: openDelta }),
+      activityPut(t, ACTIVITY.RiskStatusChanged, `Risk "${before.title}" moved to status ${newStatus}`, now),
     ],
-    { t, actor, entityType: 'Risk', entityId: before.id as string, action: 'status', changes: { from, to: newStatus } },
-    now,
+    change(t, actor, 'Risk', id, 'status', { from, to: newStatus }),
+    { now },
   );
   return riskDetail(t, id);
 }
 
 /** Every assessment change recomputes probabilityScore in the same transaction. */
-async function withScores(t: string, before: Item, scores: number[]) {
-  return riskUpdate(t, before, { probabilityScore: probabilityScoreOf(Number(before.level), scores) });
-}
+const withScores = (t: string, before: RiskItem, scores: number[]) =>
+  riskUpdate(t, before, { probabilityScore: probabilityScoreOf(Number(before.level), scores) });
 
 const otherScores = async (t: string, riskId: string, except?: string) =>
-  (await all(risk.assessments(t, riskId))).filter((a) => a.id !== except).map((a) => Number(a.score));
+  (await childItems<AssessmentItem>(risk.assessments(t, riskId)))
+    .filter((a) => a.id !== except)
+    .map((a) => Number(a.score));
 
+/** Answers the created assessment (its id included); the risk's new scores show in the risk detail. */
 export async function createAssessment(
   t: string,
   riskId: string,
@@ -148,38 +150,33 @@ export async function createAssessment(
   actor: Principal,
 ) {
   const before = await readRisk(t, riskId);
-  const id = crypto.randomUUID();
   const now = new Date().toISOString();
-  const scores = [...(await otherScores(t, before.id as string)), input.score];
-  await commit(
+  const item = assessmentItem(t, riskId, {
+    id: crypto.randomUUID(),
+    name: input.name,
+    score: input.score,
+    createdAt: now,
+  });
+  const scores = [...(await otherScores(t, riskId)), input.score];
+  await commitChange(
     [
-      putNew({
-        ...risk.assessmentKey(t, before.id as string, id),
-        id,
-        name: input.name,
-        score: input.score,
-        createdAt: now,
-      }),
-      await withScores(t, before, scores),
+      putNew(item),
+      withScores(t, before, scores),
       activityPut(
         t,
         ACTIVITY.AssessmentRecorded,
-        `Risk "${String(before.title)}" assessed: ${input.name} (${input.score})`,
+        `Risk "${before.title}" assessed: ${input.name} (${input.score})`,
         now,
       ),
     ],
-    {
-      t,
-      actor,
-      entityType: 'RiskAssessment',
-      entityId: id,
-      action: 'create',
-      changes: { riskId: before.id, name: input.name, score: input.score },
-    },
-    now,
+    change(t, actor, 'RiskAssessment', item.id, 'create', { riskId, name: input.name, score: input.score }),
+    { now },
   );
-  return riskDetail(t, riskId);
+  return toAssessment(item, riskId);
 }
+
+const readAssessment = (t: string, riskId: string, id: string) =>
+  getOr404<AssessmentItem>(risk.assessmentKey(t, riskId, id), 'Assessment', { consistent: true });
 
 export async function updateAssessment(
   t: string,
@@ -189,73 +186,42 @@ export async function updateAssessment(
   actor: Principal,
 ) {
   const before = await readRisk(t, riskId);
-  const key = risk.assessmentKey(t, before.id as string, id.toLowerCase());
-  const current = await readOr404(key, 'Assessment');
-  const name = input.name ?? (current.name as string);
+  const current = await readAssessment(t, riskId, id);
+  const name = input.name ?? current.name;
   const score = input.score ?? Number(current.score);
-  const scores = [...(await otherScores(t, before.id as string, current.id as string)), score];
-  await commit(
+  const scores = [...(await otherScores(t, riskId, id)), score];
+  await commitChange(
     [
-      {
-        Update: {
-          TableName: config.tableName,
-          Key: key,
-          UpdateExpression: 'SET #n = :n, score = :s',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#n': 'name' },
-          ExpressionAttributeValues: { ':n': name, ':s': score },
-        },
-      },
-      await withScores(t, before, scores),
+      orConflict(
+        updateItem(risk.assessmentKey(t, riskId, id), { name, score }, { condition: 'attribute_exists(pk)' }),
+        'The assessment was deleted meanwhile',
+      ),
+      withScores(t, before, scores),
     ],
-    {
-      t,
-      actor,
-      entityType: 'RiskAssessment',
-      entityId: current.id as string,
-      action: 'update',
-      changes: { name, score },
-    },
+    change(t, actor, 'RiskAssessment', id, 'update', { name, score }),
   );
   return riskDetail(t, riskId);
 }
 
+/** Deletes the assessment with its actions (at most 90 in the transaction, beside the risk's score update). */
 export async function deleteAssessment(t: string, riskId: string, id: string, actor: Principal) {
   const before = await readRisk(t, riskId);
-  const key = risk.assessmentKey(t, before.id as string, id.toLowerCase());
-  const current = await readOr404(key, 'Assessment');
-  const actions = (await all(risk.actions(t, before.id as string))).filter((a) => a.assessmentId === current.id);
-  await commit(
+  await readAssessment(t, riskId, id);
+  const actions = (await childItems<ActionItem>(risk.actions(t, riskId))).filter((a) => a.assessmentId === id);
+  await commitChange(
     [
-      { Delete: { TableName: config.tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } },
-      ...actions
-        .slice(0, 90)
-        .map((a) => ({ Delete: { TableName: config.tableName, Key: { pk: a.pk as string, sk: a.sk as string } } })),
-      await withScores(t, before, await otherScores(t, before.id as string, current.id as string)),
+      orConflict(
+        deleteItem(risk.assessmentKey(t, riskId, id), 'attribute_exists(pk)'),
+        'The assessment was deleted meanwhile',
+      ),
+      ...actions.slice(0, 90).map((a) => deleteItem(keyOf(a))),
+      withScores(t, before, await otherScores(t, riskId, id)),
     ],
-    {
-      t,
-      actor,
-      entityType: 'RiskAssessment',
-      entityId: current.id as string,
-      action: 'delete',
-      changes: { riskId: before.id, actions: actions.length },
-    },
+    change(t, actor, 'RiskAssessment', id, 'delete', { riskId, actions: actions.length }),
   );
 }
 
-/** Actions hang under an assessment of the risk; status per MitigationActionStatus. */
-/** An open action (Pending, InProgress) with a due date is a dashboard task. */
-const actionItem = (
-  t: string,
-  riskId: string,
-  r: { id: string; title: string; status: number; dueAt: string | null } & Item,
-) => ({
-  ...r,
-  ...risk.actionKey(t, riskId, r.id),
-  ...(r.dueAt && r.status < 2 ? taskIndex(t, r.dueAt, `A#${r.id}`) : {}),
-});
-
+/** Answers the created action (its id included); actions hang under an assessment of the risk. */
 export async function createAction(
   t: string,
   riskId: string,
@@ -263,45 +229,36 @@ export async function createAction(
   input: { title: string; description?: string | null; status?: number | null; dueAt?: string | null },
   actor: Principal,
 ) {
-  const before = await readRisk(t, riskId);
-  const assessment = await readOr404(
-    risk.assessmentKey(t, before.id as string, assessmentId.toLowerCase()),
-    'Assessment',
-  );
-  const id = crypto.randomUUID();
+  await readRisk(t, riskId);
+  await readAssessment(t, riskId, assessmentId);
   const now = new Date().toISOString();
-  const record = {
-    id,
+  const record: ActionRecord = {
+    id: crypto.randomUUID(),
+    assessmentId,
     title: input.title,
     description: input.description || null,
-    status: input.status ?? 0,
-    assessmentId: assessment.id as string,
+    status: input.status ?? ACTION_STATUS.Pending,
     dueAt: input.dueAt ?? null,
     createdAt: now,
   };
-  await commit(
+  await commitChange(
     [
-      putNew(actionItem(t, before.id as string, record)),
-      {
-        ConditionCheck: {
-          TableName: config.tableName,
-          Key: risk.assessmentKey(t, before.id as string, assessment.id as string),
-          ConditionExpression: 'attribute_exists(pk)',
-        },
-      },
+      putNew(actionItem(t, riskId, record)),
+      orConflict(
+        checkItem(risk.assessmentKey(t, riskId, assessmentId), 'attribute_exists(pk)'),
+        'The assessment was deleted meanwhile',
+      ),
       activityPut(t, ACTIVITY.ActionChanged, `Mitigation "${record.title}" added`, now),
     ],
-    {
-      t,
-      actor,
-      entityType: 'MitigationAction',
-      entityId: id,
-      action: 'create',
-      changes: { riskId: before.id, assessmentId: record.assessmentId, title: record.title, status: record.status },
-    },
-    now,
+    change(t, actor, 'MitigationAction', record.id, 'create', {
+      riskId,
+      assessmentId,
+      title: record.title,
+      status: record.status,
+    }),
+    { now },
   );
-  return riskDetail(t, riskId);
+  return toAction(record, riskId);
 }
 
 export async function updateAction(
@@ -312,47 +269,33 @@ export async function updateAction(
   input: { title?: string | null; description?: string | null; status?: number | null; dueAt?: string | null },
   actor: Principal,
 ) {
-  const before = await readRisk(t, riskId);
-  const key = risk.actionKey(t, before.id as string, id.toLowerCase());
-  const current = await readOr404(key, 'Mitigation action');
-  if (current.assessmentId !== assessmentId.toLowerCase()) throw notFound('Mitigation action');
-  const status = input.status ?? Number(current.status);
-  assertActionMove(Number(current.status), status);
-  const title = input.title ?? (current.title as string);
-  const description =
-    input.description === undefined ? ((current.description as string | null) ?? null) : input.description || null;
-  const dueAt = input.dueAt === undefined ? ((current.dueAt as string | null) ?? null) : input.dueAt;
+  await readRisk(t, riskId);
+  const current = toActionRecord(
+    await getOr404<ActionItem>(risk.actionKey(t, riskId, id), 'Mitigation action', { consistent: true }),
+  );
+  if (current.assessmentId !== assessmentId) throw notFound('Mitigation action');
+  const status = input.status ?? current.status;
+  assertActionMove(current.status, status);
+  const next: ActionRecord = {
+    ...current,
+    title: input.title ?? current.title,
+    description: input.description === undefined ? current.description : input.description || null,
+    status,
+    dueAt: input.dueAt === undefined ? current.dueAt : input.dueAt,
+  };
   const now = new Date().toISOString();
-  const { gsi2pk: _p, gsi2sk: _s, dueAt: _d, ...kept } = current;
-  await commit(
+  await commitChange(
     [
-      {
-        Put: {
-          TableName: config.tableName,
-          Item: actionItem(t, before.id as string, {
-            ...kept,
-            id: current.id as string,
-            title,
-            description,
-            status,
-            dueAt,
-          }),
-          ConditionExpression: '#s = :was',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':was': Number(current.status) },
-        },
-      },
-      activityPut(t, ACTIVITY.ActionChanged, `Mitigation "${title}" updated`, now),
+      orConflict(actionUpdate(t, riskId, next, current.status), 'The mitigation action changed meanwhile; try again'),
+      activityPut(t, ACTIVITY.ActionChanged, `Mitigation "${next.title}" updated`, now),
     ],
-    {
-      t,
-      actor,
-      entityType: 'MitigationAction',
-      entityId: current.id as string,
-      action: 'update',
-      changes: { title, description, status, dueAt },
-    },
-    now,
+    change(t, actor, 'MitigationAction', id, 'update', {
+      title: next.title,
+      description: next.description,
+      status,
+      dueAt: next.dueAt,
+    }),
+    { now },
   );
   return riskDetail(t, riskId);
 }

@@ -5,7 +5,8 @@
  */
 export const VERSION_STATUSES = ['Draft', 'Review', 'Approved', 'Active', 'Archived'] as const;
 export type VersionStatus = (typeof VERSION_STATUSES)[number];
-export type PromptStatus = 'Draft' | 'Review' | 'Active' | 'Archived';
+export const PROMPT_STATUSES = ['Draft', 'Review', 'Active', 'Archived'] as const;
+export type PromptStatus = (typeof PROMPT_STATUSES)[number];
 export type VersionAction = 'review' | 'approve' | 'supersede';
 
 const MOVES: Record<VersionAction, Partial<Record<VersionStatus, VersionStatus>>> = {
@@ -36,3 +37,9 @@ export function promptStatus(p: {
   if ((p.inReviewCount ?? 0) > 0) return 'Review';
   return 'Draft';
 }
+
+/** Content limit, in UTF-8 bytes, and tags per prompt. */
+export const MAX_CONTENT_BYTES = 100 * 1024;
+export const MAX_TAGS = 20;
+/** Versions per prompt: the prompt item maps each version id to its number. */
+export const MAX_VERSIONS = 500;

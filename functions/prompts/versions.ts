@@ -1,9 +1,12 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { commitChange, readOr404, updateItem } from '#shared/data/commit.ts';
+import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
 import { conflict, validationError } from '#shared/http/errors.ts';
 import { nextVersionStatus, type VersionAction, type VersionStatus } from './lifecycle.ts';
 import { renderTemplate } from './placeholders.ts';
-import { NOT_ARCHIVED, prompts, versionOf, writablePrompt } from './prompts.ts';
+import { NOT_ARCHIVED, readPrompt, versionOf, writablePrompt } from './prompts.ts';
+import { prompts } from './records.ts';
+
+const CHANGED = 'The version or its prompt changed meanwhile';
 
 function move(status: VersionStatus, action: VersionAction) {
   const to = nextVersionStatus(status, action);
@@ -15,36 +18,38 @@ const statusIs = (status: VersionStatus) => ({
   names: { '#st': 'status' },
   values: { ':from': status },
 });
+const audit = (t: string, actor: Principal, versionId: string, action: string, changes: Change['changes']): Change => ({
+  tenantId: t,
+  actor,
+  entityType: 'PromptVersion',
+  entityId: versionId,
+  action,
+  changes,
+});
 
 /** Draft -> Review; the prompt counts its versions in review (its lifecycleStatus shows Review). */
 export async function reviewVersion(t: string, promptId: string, versionId: string, actor: Principal) {
   const prompt = await writablePrompt(t, promptId);
   const version = await versionOf(t, prompt, versionId);
-  const to = move(version.status as VersionStatus, 'review');
+  const to = move(version.status, 'review');
   const now = new Date().toISOString();
   await commitChange(
     [
-      updateItem(
-        prompts.version(t, promptId, Number(version.versionNumber)),
-        { status: to, reviewedAt: now },
-        statusIs('Draft'),
+      orConflict(
+        updateItem(
+          prompts.version(t, promptId, version.versionNumber),
+          { status: to, reviewedAt: now },
+          statusIs('Draft'),
+        ),
+        CHANGED,
       ),
-      updateItem(
-        prompts.key(t, promptId),
-        { updatedAt: now },
-        { add: { inReviewCount: 1 }, condition: NOT_ARCHIVED, values: { ':null': null } },
+      orConflict(
+        updateItem(prompts.key(t, promptId), { updatedAt: now }, { ...NOT_ARCHIVED, add: { inReviewCount: 1 } }),
+        CHANGED,
       ),
     ],
-    {
-      tenantId: t,
-      actor,
-      entityType: 'PromptVersion',
-      entityId: version.id as string,
-      action: 'review',
-      changes: { promptId, from: version.status, to },
-    },
-    now,
-    'The version or its prompt changed meanwhile',
+    audit(t, actor, version.id, 'review', { promptId, from: version.status, to }),
+    { now },
   );
 }
 
@@ -56,43 +61,49 @@ export async function reviewVersion(t: string, promptId: string, versionId: stri
 export async function approveVersion(t: string, promptId: string, versionId: string, actor: Principal) {
   const prompt = await writablePrompt(t, promptId);
   const version = await versionOf(t, prompt, versionId);
-  const to = move(version.status as VersionStatus, 'approve');
-  const previous = (prompt.activeVersionNumber as number | null) ?? null;
+  const to = move(version.status, 'approve');
+  const previous = prompt.activeVersionNumber ?? null;
   const now = new Date().toISOString();
   await commitChange(
     [
-      updateItem(
-        prompts.version(t, promptId, Number(version.versionNumber)),
-        { status: to, approvedAt: now, approvedBy: actor.email ?? actor.userId },
-        statusIs('Review'),
+      orConflict(
+        updateItem(
+          prompts.version(t, promptId, version.versionNumber),
+          { status: to, approvedAt: now, approvedBy: actor.email ?? actor.userId },
+          statusIs('Review'),
+        ),
+        CHANGED,
       ),
       previous === null
         ? null
-        : updateItem(
-            prompts.version(t, promptId, previous),
-            { status: nextVersionStatus('Active', 'supersede'), archivedAt: now },
-            statusIs('Active'),
+        : orConflict(
+            updateItem(
+              prompts.version(t, promptId, previous),
+              { status: nextVersionStatus('Active', 'supersede'), archivedAt: now },
+              statusIs('Active'),
+            ),
+            CHANGED,
           ),
-      updateItem(
-        prompts.key(t, promptId),
-        { activeVersionId: version.id, activeVersionNumber: Number(version.versionNumber), updatedAt: now },
-        {
-          add: { inReviewCount: -1 },
-          condition: `${NOT_ARCHIVED} AND activeVersionId = :prev`,
-          values: { ':null': null, ':prev': prompt.activeVersionId ?? null },
-        },
+      orConflict(
+        updateItem(
+          prompts.key(t, promptId),
+          { activeVersionId: version.id, activeVersionNumber: version.versionNumber, updatedAt: now },
+          {
+            add: { inReviewCount: -1 },
+            condition: `${NOT_ARCHIVED.condition} AND activeVersionId = :prev`,
+            values: { ...NOT_ARCHIVED.values, ':prev': prompt.activeVersionId ?? null },
+          },
+        ),
+        CHANGED,
       ),
     ],
-    {
-      tenantId: t,
-      actor,
-      entityType: 'PromptVersion',
-      entityId: version.id as string,
-      action: 'approve',
-      changes: { promptId, from: version.status, to, previousActiveVersionId: prompt.activeVersionId ?? null },
-    },
-    now,
-    'The version or its prompt changed meanwhile',
+    audit(t, actor, version.id, 'approve', {
+      promptId,
+      from: version.status,
+      to,
+      previousActiveVersionId: prompt.activeVersionId ?? null,
+    }),
+    { now },
   );
 }
 
@@ -102,12 +113,12 @@ export async function renderPrompt(
   promptId: string,
   input: { variables: Record<string, string>; versionId?: string },
 ) {
-  const prompt = await readOr404(prompts.key(t, promptId), 'Prompt');
+  const prompt = await readPrompt(t, promptId);
   if (prompt.archivedAt) throw conflict('An archived prompt is not rendered');
-  const versionId = input.versionId ?? (prompt.activeVersionId as string | null);
+  const versionId = input.versionId ?? prompt.activeVersionId;
   if (!versionId) throw conflict('The prompt has no Active version: approve one or name a versionId');
   const version = await versionOf(t, prompt, versionId);
-  const rendered = renderTemplate(version.content as string, input.variables);
+  const rendered = renderTemplate(version.content, input.variables);
   if (!rendered.ok)
     throw validationError(
       rendered.missing.map((name) => ({
@@ -115,10 +126,5 @@ export async function renderPrompt(
         message: `Missing value for placeholder {{${name}}}`,
       })),
     );
-  return {
-    promptId,
-    versionId: version.id as string,
-    versionNumber: String(version.versionNumber),
-    text: rendered.text,
-  };
+  return { promptId, versionId: version.id, versionNumber: String(version.versionNumber), text: rendered.text };
 }

@@ -1,8 +1,6 @@
-import type { Principal } from '#shared/auth/access-token.ts';
-import { scopeRecord, scopeTenant } from '#shared/auth/tenant-scope.ts';
-
 import { toolRoutes } from '#shared/routes/tools.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
+import { toConfig, toParams } from './records.ts';
 import {
   createTool,
   deleteTool,
@@ -12,75 +10,23 @@ import {
   moveTool,
   putConfig,
   putParams,
-  toConfig,
-  toParams,
   updateTool,
 } from './tools.ts';
 
-/** The tenant of a by-id tool route: a SystemAdmin may name the tool by id alone. */
-const ofTool = (p: Principal, tenantId: string | undefined, id: string) =>
-  scopeRecord(p, tenantId, { collection: 'TOOL', id: id.toLowerCase(), label: 'Tool' });
-
+/** Wiring only: each route's tenant comes resolved from its declared scope (shared/routes/tools.ts). */
 export const handler = apiHandler(toolRoutes, {
-  'tools.list': async ({ principal, query }) => await listTools(await scopeTenant(principal!, query.tenantId), query),
-  'tools.create': async ({ principal, body }) => {
-    const { tenantId, ...input } = body;
-    return await createTool(await scopeTenant(principal!, tenantId, 'body.tenantId'), input, principal!);
-  },
+  'tools.list': ({ tenantId, query }) => listTools(tenantId, query),
+  'tools.create': ({ tenantId, body, principal }) => createTool(tenantId, body, principal),
   'tools.builtIn': async ({ query }) => listBuiltIn(query),
-  'tools.builtIn.select': async ({ principal, body }) =>
-    await createTool(
-      await scopeTenant(principal!, body.tenantId, 'body.tenantId'),
-      { baseToolId: body.baseToolId },
-      principal!,
-    ),
-  'tools.update': async ({ principal, params, query, body }) =>
-    await updateTool(
-      await ofTool(principal!, query.tenantId, params.toolId),
-      params.toolId.toLowerCase(),
-      body,
-      principal!,
-    ),
-  'tools.delete': async ({ principal, params, query }) => {
-    await deleteTool(await ofTool(principal!, query.tenantId, params.toolId), params.toolId.toLowerCase(), principal!);
-  },
-  'tools.config.get': async ({ principal, params, query }) =>
-    toConfig(await getTool(await ofTool(principal!, query.tenantId, params.toolId), params.toolId.toLowerCase())),
-  'tools.config.put': async ({ principal, params, query, body }) =>
-    await putConfig(
-      await ofTool(principal!, query.tenantId, params.toolId),
-      params.toolId.toLowerCase(),
-      body,
-      principal!,
-    ),
-  'tools.params.get': async ({ principal, params, query }) =>
-    toParams(await getTool(await ofTool(principal!, query.tenantId, params.toolId), params.toolId.toLowerCase())),
-  'tools.params.put': async ({ principal, params, query, body }) =>
-    await putParams(
-      await ofTool(principal!, query.tenantId, params.toolId),
-      params.toolId.toLowerCase(),
-      body,
-      principal!,
-    ),
-  'tools.approve': async ({ principal, params, query }) =>
-    await moveTool(
-      await ofTool(principal!, query.tenantId, params.toolId),
-      params.toolId.toLowerCase(),
-      'approve',
-      principal!,
-    ),
-  'tools.activate': async ({ principal, params, query }) =>
-    await moveTool(
-      await ofTool(principal!, query.tenantId, params.toolId),
-      params.toolId.toLowerCase(),
-      'activate',
-      principal!,
-    ),
-  'tools.reject': async ({ principal, params, query }) =>
-    await moveTool(
-      await ofTool(principal!, query.tenantId, params.toolId),
-      params.toolId.toLowerCase(),
-      'reject',
-      principal!,
-    ),
+  'tools.builtIn.select': ({ tenantId, body, principal }) =>
+    createTool(tenantId, { baseToolId: body.baseToolId }, principal),
+  'tools.update': ({ tenantId, params, body, principal }) => updateTool(tenantId, params.toolId, body, principal),
+  'tools.delete': ({ tenantId, params, principal }) => deleteTool(tenantId, params.toolId, principal),
+  'tools.config.get': async ({ tenantId, params }) => toConfig(await getTool(tenantId, params.toolId)),
+  'tools.config.put': ({ tenantId, params, body, principal }) => putConfig(tenantId, params.toolId, body, principal),
+  'tools.params.get': async ({ tenantId, params }) => toParams(await getTool(tenantId, params.toolId)),
+  'tools.params.put': ({ tenantId, params, body, principal }) => putParams(tenantId, params.toolId, body, principal),
+  'tools.approve': ({ tenantId, params, principal }) => moveTool(tenantId, params.toolId, 'approve', principal),
+  'tools.activate': ({ tenantId, params, principal }) => moveTool(tenantId, params.toolId, 'activate', principal),
+  'tools.reject': ({ tenantId, params, principal }) => moveTool(tenantId, params.toolId, 'reject', principal),
 });

@@ -1,15 +1,19 @@
 /**
  * Tool lifecycle: a tenant tool starts PENDING; a SystemAdmin approves (APPROVED), activates
- * (ACTIVE) or rejects it (REJECTED). Only ACTIVE tools are offered to agents.
+ * (ACTIVE) or rejects it (REJECTED). Only ACTIVE tools are offered to agents. Changing what a
+ * SystemAdmin approved (the connection, the read-only flag) resubmits the tool: back to PENDING.
  */
 export const TOOL_STATUSES = ['PENDING', 'APPROVED', 'ACTIVE', 'REJECTED'] as const;
 export type ToolStatus = (typeof TOOL_STATUSES)[number];
-export type ToolAction = 'approve' | 'activate' | 'reject';
+export type ToolAction = 'approve' | 'activate' | 'reject' | 'resubmit';
+/** The moves a SystemAdmin makes through the tool routes. */
+export type AdminToolAction = Exclude<ToolAction, 'resubmit'>;
 
 const MOVES: Record<ToolAction, Partial<Record<ToolStatus, ToolStatus>>> = {
   approve: { PENDING: 'APPROVED' },
   activate: { APPROVED: 'ACTIVE' },
   reject: { PENDING: 'REJECTED', APPROVED: 'REJECTED' },
+  resubmit: { APPROVED: 'PENDING', ACTIVE: 'PENDING' },
 };
 
 /** The status a tool moves to, or null when the move is not allowed (409). */
@@ -24,10 +28,22 @@ export const toolMoveTable = () =>
 export const isApproved = (status: ToolStatus) => status === 'APPROVED' || status === 'ACTIVE';
 
 /**
- * Db Execute changes data, so it may run with `readOnly: false` only once a SystemAdmin has
- * approved the tool; every other tool may choose freely.
+ * Db Execute changes data, so writes may be switched on (`readOnly` from true to false) only once
+ * a SystemAdmin has approved the tool; doing so resubmits it for review. A tool that already
+ * writes keeps that while it waits. Every other tool may choose freely.
  */
-export const writeAccessRefusal = (baseToolCode: string, status: ToolStatus, readOnly: boolean): string | null =>
-  baseToolCode === 'db_execute' && !readOnly && !isApproved(status)
+export const writeAccessRefusal = (
+  baseToolCode: string,
+  status: ToolStatus,
+  readOnly: boolean,
+  wasReadOnly = true,
+): string | null =>
+  baseToolCode === 'db_execute' && !readOnly && wasReadOnly && !isApproved(status)
     ? 'Db Execute tools can be set to readOnly false only after a SystemAdmin has approved the tool'
     : null;
+
+/** Agents a tool may name per update (the route's limit). */
+export const MAX_AGENT_IDS = 100;
+/** Step 2 parameter ranges and the tables a step 1 schema may list. */
+export const PARAM_LIMITS = { maxRows: { min: 1, max: 10_000 }, timeoutSeconds: { min: 1, max: 300 } } as const;
+export const MAX_TABLES = 200;

@@ -1,34 +1,33 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { commitChange, readOr404, updateItem, type Item } from '#shared/data/commit.ts';
-import { keys } from '#shared/data/keys.ts';
+import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
-import { nextToolStatus, writeAccessRefusal, type ToolAction, type ToolStatus } from './lifecycle.ts';
-
-export const tools = {
-  key: (t: string, id: string) => keys.tenantItem(t, 'TOOL', id),
-  collection: (t: string) => keys.tenantCollection(t, 'TOOL'),
-  /** Deleted tools leave the list for this gsi1 partition (kept for the audit trail). */
-  deleted: (t: string) => keys.archived(keys.tenantCollection(t, 'TOOL')),
-};
-
-export interface Params {
-  maxRows: number;
-  readOnly: boolean;
-  timeoutSeconds: number;
-}
-export const DEFAULT_PARAMS: Params = { maxRows: 100, readOnly: true, timeoutSeconds: 30 };
-interface Schema {
-  databaseType: string | null;
-  schemaName: string | null;
-  tables: string[];
-  connectionString: string | null;
-}
-const EMPTY_SCHEMA: Schema = { databaseType: null, schemaName: null, tables: [], connectionString: null };
+import { logger } from '#shared/runtime/logger.ts';
+import { deleteTenantSecret, ownReference, putTenantSecret, tenantSecretExists } from '#areas/vault/tenant-secrets.ts';
+import { nextToolStatus, writeAccessRefusal, type AdminToolAction } from './lifecycle.ts';
+import {
+  agentKey,
+  connectionSecretName,
+  DEFAULT_PARAMS,
+  EMPTY_SCHEMA,
+  isToolConnection,
+  searchText,
+  storedSchema,
+  toConfig,
+  toDetail,
+  toolItem,
+  toParams,
+  tools,
+  type AgentItem,
+  type Params,
+  type StoredSchema,
+  type ToolItem,
+} from './records.ts';
 
 /** The built-in catalog is code (shared/reference/built-in-tools.ts): fixed ids, no table read. */
 export function listBuiltIn(q: { page: number; pageSize: number }) {
@@ -40,41 +39,27 @@ export function listBuiltIn(q: { page: number; pageSize: number }) {
 }
 
 function builtIn(baseToolId: string) {
-  const base = BUILT_IN_TOOLS.find((b) => b.id === baseToolId.toLowerCase());
+  const base = BUILT_IN_TOOLS.find((b) => b.id === baseToolId);
   if (!base) throw validationError([{ path: 'body.baseToolId', message: 'No such built-in tool' }]);
   return base;
 }
 
-export const toConfig = (i: Item) => ({
-  id: i.id as string,
-  displayName: i.displayName as string,
-  description: (i.description as string | null) ?? null,
-  baseToolId: i.baseToolId as string,
-  type: i.type as string,
-  status: i.status as ToolStatus,
-  schema: { ...EMPTY_SCHEMA, ...(i.schema as Partial<Schema> | undefined) },
-  kbStatus: { hasChunks: Number(i.chunkCount ?? 0) > 0, chunkCount: Number(i.chunkCount ?? 0) },
-});
-export const toParams = (i: Item): Params => ({
-  ...DEFAULT_PARAMS,
-  ...(i.configParams as Partial<Params> | undefined),
-});
-const toDetail = (i: Item) => ({
-  ...toConfig(i),
-  baseToolName: i.baseToolName as string,
-  agentIds: (i.agentIds as string[]) ?? [],
-  configParams: toParams(i),
-  createdAt: i.createdAt as string,
-  updatedAt: i.updatedAt as string,
-});
+const stripUndefined = <T extends object>(o: T) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
-const searchText = (displayName: string, description: string | null) =>
-  `${displayName} ${description ?? ''}`.toLowerCase();
-
-function checkWriteAccess(baseToolCode: string, status: ToolStatus, params: Params) {
-  const refusal = writeAccessRefusal(baseToolCode, status, params.readOnly);
+function checkWriteAccess(tool: Pick<ToolItem, 'baseToolCode' | 'status'>, params: Params, before: Params) {
+  const refusal = writeAccessRefusal(tool.baseToolCode, tool.status, params.readOnly, before.readOnly);
   if (refusal) throw validationError([{ path: 'body.configParams.readOnly', message: refusal }]);
 }
+
+const audit = (t: string, actor: Principal, toolId: string, action: string, changes: Change['changes']): Change => ({
+  tenantId: t,
+  actor,
+  entityType: 'Tool',
+  entityId: toolId,
+  action,
+  changes,
+});
 
 export async function createTool(
   t: string,
@@ -83,19 +68,12 @@ export async function createTool(
 ) {
   const base = builtIn(input.baseToolId);
   const params = { ...DEFAULT_PARAMS, ...stripUndefined(input.configParams ?? {}) };
-  checkWriteAccess(base.code, 'PENDING', params);
+  checkWriteAccess({ baseToolCode: base.code, status: 'PENDING' }, params, DEFAULT_PARAMS);
   const now = new Date().toISOString();
-  const id = crypto.randomUUID();
-  const displayName = input.displayName ?? base.name;
-  const description = input.description === undefined ? base.description : input.description || null;
-  const item = {
-    ...tools.key(t, id),
-    ...keys.newestFirst(tools.collection(t), now, id),
-    id,
-    tenantId: t,
-    displayName,
-    description,
-    searchText: searchText(displayName, description),
+  const item = toolItem(t, {
+    id: crypto.randomUUID(),
+    displayName: input.displayName ?? base.name,
+    description: input.description === undefined ? base.description : input.description || null,
     baseToolId: base.id,
     baseToolCode: base.code,
     baseToolName: base.name,
@@ -107,61 +85,71 @@ export async function createTool(
     configParams: params,
     createdAt: now,
     updatedAt: now,
-  };
+  });
   await commitChange(
     [putNew(item), bumpCounter(tools.collection(t), 1)],
-    {
-      tenantId: t,
-      actor,
-      entityType: 'Tool',
-      entityId: id,
-      action: 'create',
-      changes: { displayName, baseToolId: base.id, status: 'PENDING' },
-    },
-    now,
+    audit(t, actor, item.id, 'create', { displayName: item.displayName, baseToolId: base.id, status: 'PENDING' }),
+    { now },
   );
   return toDetail(item);
 }
 
-const stripUndefined = <T extends object>(o: T) =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-
-/** A tool that is not deleted, or 404. */
+/** A tool that is not deleted, read consistently, or 404. */
 export async function getTool(t: string, id: string) {
-  const item = await readOr404(tools.key(t, id), 'Tool');
+  const item = await getOr404<ToolItem>(tools.key(t, id), 'Tool', { consistent: true });
   if (item.deletedAt) throw notFound('Tool');
   return item;
 }
 
-const LIVE = 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND #status = :status';
-
-/** A change to a tool's fields, conditional on the tool being unchanged in status and not deleted. */
+/**
+ * A change to a tool's fields, conditional on the tool being unchanged in status and not deleted.
+ * A change to what a SystemAdmin approved (`reviewed`: the connection or the read-only flag)
+ * sends an APPROVED or ACTIVE tool back to PENDING in the same write.
+ */
 async function changeTool(
   t: string,
-  tool: Item,
-  set: Record<string, unknown>,
+  tool: ToolItem,
+  given: Record<string, unknown>,
   actor: Principal,
   action: string,
   changes: Record<string, unknown>,
+  reviewed = false,
 ) {
   const now = new Date().toISOString();
+  const resubmitted = reviewed ? nextToolStatus(tool.status, 'resubmit') : null;
+  const set = { ...given, ...(resubmitted ? { status: resubmitted, resubmittedAt: now } : {}), updatedAt: now };
   await commitChange(
     [
-      updateItem(
-        tools.key(t, tool.id as string),
-        { ...set, updatedAt: now },
-        { condition: LIVE, names: { '#status': 'status' }, values: { ':status': tool.status } },
+      orConflict(
+        updateItem(tools.key(t, tool.id), set, {
+          condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND #status = :status',
+          names: { '#status': 'status' },
+          values: { ':status': tool.status },
+        }),
+        'The tool changed meanwhile; try again',
       ),
     ],
-    { tenantId: t, actor, entityType: 'Tool', entityId: tool.id as string, action, changes },
-    now,
-    'The tool changed meanwhile; try again',
+    audit(t, actor, tool.id, action, {
+      ...changes,
+      ...(resubmitted ? { status: { from: tool.status, to: resubmitted } } : {}),
+    }),
+    { now },
   );
-  return getTool(t, tool.id as string);
+  return { ...tool, ...set } as ToolItem;
 }
 
-function editable(tool: Item) {
+function editable(tool: ToolItem) {
   if (tool.status === 'REJECTED') throw conflict('A REJECTED tool cannot be changed');
+}
+
+/** Every agent a tool names must be an agent of the tenant (400 naming the first unknown one). */
+async function checkAgents(t: string, agentIds: string[]) {
+  const found = await Promise.all(
+    agentIds.map((id) => get<AgentItem>(agentKey(t, id), { attributes: ['pk', 'deletedAt'] })),
+  );
+  const unknown = found.findIndex((a) => !a || a.deletedAt);
+  if (unknown >= 0)
+    throw validationError([{ path: `body.agentIds.${unknown}`, message: 'No such agent in this tenant' }]);
 }
 
 export async function updateTool(
@@ -175,23 +163,73 @@ export async function updateTool(
   const set: Record<string, unknown> = {};
   if (input.displayName !== undefined) set.displayName = input.displayName;
   if (input.description !== undefined) set.description = input.description || null;
-  if (input.agentIds !== undefined) set.agentIds = [...new Set(input.agentIds.map((a) => a.toLowerCase()))];
+  if (input.agentIds !== undefined) {
+    const agentIds = [...new Set(input.agentIds)];
+    await checkAgents(t, agentIds);
+    set.agentIds = agentIds;
+  }
+  let reviewed = false;
   if (input.configParams) {
-    set.configParams = { ...toParams(tool), ...stripUndefined(input.configParams) };
-    checkWriteAccess(tool.baseToolCode as string, tool.status as ToolStatus, set.configParams as Params);
+    const before = toParams(tool);
+    const params = { ...before, ...stripUndefined(input.configParams) };
+    checkWriteAccess(tool, params, before);
+    set.configParams = params;
+    reviewed = params.readOnly !== before.readOnly;
   }
   if ('displayName' in set || 'description' in set)
     set.searchText = searchText(
       (set.displayName ?? tool.displayName) as string,
       ('description' in set ? set.description : tool.description) as string | null,
     );
-  return toDetail(await changeTool(t, tool, set, actor, 'update', { ...set, searchText: undefined }));
+  const { searchText: _, ...changes } = set;
+  return toDetail(await changeTool(t, tool, set, actor, 'update', changes, reviewed));
+}
+
+/**
+ * The connection a config write asks for: unchanged (absent), cleared (null), a reference the
+ * client read back (it must name a secret of the caller's own namespace), or a value, which
+ * becomes a new tenant secret of the tool. Answers the reference to store and the secret written.
+ */
+async function connectionOf(
+  t: string,
+  tool: ToolItem,
+  given: string | null | undefined,
+): Promise<{ reference: string | null; written: string | null }> {
+  const current = storedSchema(tool).connectionString;
+  if (given === undefined) return { reference: current, written: null };
+  if (given === null) return { reference: null, written: null };
+  const path = 'body.schema.connectionString';
+  if (given.startsWith('vault://')) {
+    if (!ownReference(t, given))
+      throw validationError([
+        { path, message: "A secret reference must name a secret of this tenant's own namespace" },
+      ]);
+    if (given !== current && !(await tenantSecretExists(t, given)))
+      throw validationError([{ path, message: 'No such secret' }]);
+    return { reference: given, written: null };
+  }
+  const { reference } = await putTenantSecret(t, connectionSecretName(tool.id), given, path);
+  return { reference, written: reference };
+}
+
+/** Removes a tool's own connection secret that no record references any more; a failure is only logged. */
+async function dropConnection(t: string, toolId: string, reference: string | null) {
+  if (!reference || !isToolConnection(t, toolId, reference)) return;
+  try {
+    await deleteTenantSecret(t, reference);
+  } catch (err) {
+    logger.warn('tool connection secret not deleted', { toolId, errorName: (err as Error).name });
+  }
 }
 
 export async function putConfig(
   t: string,
   id: string,
-  input: { displayName?: string; description?: string | null; schema?: Partial<Schema> },
+  input: {
+    displayName?: string;
+    description?: string | null;
+    schema?: Partial<Omit<StoredSchema, 'connectionString'>> & { connectionString?: string | null };
+  },
   actor: Principal,
 ) {
   const tool = await getTool(t, id);
@@ -199,63 +237,87 @@ export async function putConfig(
   const set: Record<string, unknown> = {};
   if (input.displayName !== undefined) set.displayName = input.displayName;
   if (input.description !== undefined) set.description = input.description || null;
+  const before = storedSchema(tool);
+  let connection = { reference: before.connectionString, written: null as string | null };
   if (input.schema) {
-    const s = stripUndefined(input.schema);
+    const { connectionString, ...fields } = stripUndefined(input.schema);
+    connection = await connectionOf(t, tool, input.schema.connectionString);
     set.schema = {
-      ...toConfig(tool).schema,
-      ...s,
-      ...(s.databaseType === '' ? { databaseType: null } : {}),
-      ...(s.schemaName === '' ? { schemaName: null } : {}),
+      ...before,
+      ...fields,
+      ...(fields.databaseType === '' ? { databaseType: null } : {}),
+      ...(fields.schemaName === '' ? { schemaName: null } : {}),
+      connectionString: connection.reference,
     };
   }
   set.searchText = searchText(
     (set.displayName ?? tool.displayName) as string,
     ('description' in set ? set.description : tool.description) as string | null,
   );
-  return toConfig(await changeTool(t, tool, set, actor, 'config', { ...set, searchText: undefined }));
+  const connectionChanged = connection.reference !== before.connectionString;
+  const { searchText: _, schema, ...changes } = set;
+  const audited = {
+    ...changes,
+    ...(schema ? { schema: { ...(schema as StoredSchema), connectionString: undefined } } : {}),
+    ...(connectionChanged ? { connection: connection.reference ? 'replaced' : 'removed' } : {}),
+  };
+  let changed: ToolItem;
+  try {
+    changed = await changeTool(t, tool, set, actor, 'config', audited, connectionChanged);
+  } catch (err) {
+    // The record still names the old secret: the one just written is nobody's.
+    await dropConnection(t, tool.id, connection.written);
+    throw err;
+  }
+  if (connectionChanged) await dropConnection(t, tool.id, before.connectionString);
+  return toConfig(changed);
 }
 
 export async function putParams(t: string, id: string, input: Partial<Params>, actor: Principal) {
   const tool = await getTool(t, id);
   editable(tool);
-  const params = { ...toParams(tool), ...stripUndefined(input) };
-  checkWriteAccess(tool.baseToolCode as string, tool.status as ToolStatus, params);
-  return toParams(
-    await changeTool(
-      t,
-      tool,
-      { configParams: params },
-      actor,
-      'config-params',
-      params as unknown as Record<string, unknown>,
-    ),
+  const before = toParams(tool);
+  const params = { ...before, ...stripUndefined(input) };
+  checkWriteAccess(tool, params, before);
+  const changed = await changeTool(
+    t,
+    tool,
+    { configParams: params },
+    actor,
+    'config-params',
+    { ...params },
+    params.readOnly !== before.readOnly,
   );
+  return toParams(changed);
 }
 
-/** Soft delete: the tool leaves the list and every route; the record stays for the audit trail. */
+/** Soft delete: the tool leaves the list and every route; the record stays for the audit trail, its secret goes. */
 export async function deleteTool(t: string, id: string, actor: Principal) {
   const tool = await getTool(t, id);
   const now = new Date().toISOString();
   await commitChange(
     [
-      updateItem(
-        tools.key(t, id),
-        { deletedAt: now, gsi1pk: tools.deleted(t), updatedAt: now },
-        { condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)' },
+      orConflict(
+        updateItem(
+          tools.key(t, id),
+          { deletedAt: now, ...tools.deletedIndex(t), updatedAt: now },
+          { condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)' },
+        ),
+        'The tool was deleted meanwhile',
       ),
       bumpCounter(tools.collection(t), -1),
     ],
-    { tenantId: t, actor, entityType: 'Tool', entityId: id, action: 'delete', changes: { status: tool.status } },
-    now,
-    'The tool was deleted meanwhile',
+    audit(t, actor, id, 'delete', { status: tool.status }),
+    { now },
   );
+  await dropConnection(t, id, storedSchema(tool).connectionString);
 }
 
 /** SystemAdmin moves along the tool table; any other move is 409. */
-export async function moveTool(t: string, id: string, action: ToolAction, actor: Principal) {
+export async function moveTool(t: string, id: string, action: AdminToolAction, actor: Principal) {
   const tool = await getTool(t, id);
-  const to = nextToolStatus(tool.status as ToolStatus, action);
-  if (!to) throw conflict(`A ${String(tool.status)} tool cannot be moved by ${action}`);
+  const to = nextToolStatus(tool.status, action);
+  if (!to) throw conflict(`A ${tool.status} tool cannot be moved by ${action}`);
   const stamp = { approve: 'approvedAt', activate: 'activatedAt', reject: 'rejectedAt' }[action];
   return toDetail(
     await changeTool(t, tool, { status: to, [stamp]: new Date().toISOString() }, actor, action, {
@@ -270,7 +332,7 @@ export async function listTools(
   q: { page: number; pageSize: number; agentId?: string; search?: string; kbStatus?: '0' | '1' },
 ) {
   if (!q.agentId && q.kbStatus === undefined) {
-    const { items, totalCount } = await listNewestFirst(tools.collection(t), {
+    const { items, totalCount } = await listNewestFirst<ToolItem>(tools.collection(t), {
       page: q.page,
       pageSize: q.pageSize,
       ...(q.search ? { search: q.search } : {}),
@@ -282,7 +344,7 @@ export async function listTools(
   const values: Record<string, unknown> = { ':pk': tools.collection(t) };
   if (q.agentId) {
     filters.push('contains(agentIds, :agent)');
-    values[':agent'] = q.agentId.toLowerCase();
+    values[':agent'] = q.agentId;
   }
   if (q.kbStatus !== undefined) {
     filters.push(q.kbStatus === '1' ? 'chunkCount > :zero' : 'chunkCount = :zero');
@@ -292,7 +354,7 @@ export async function listTools(
     filters.push('contains(searchText, :search)');
     values[':search'] = q.search.toLowerCase();
   }
-  const all = await queryItems({
+  const all = await queryItems<ToolItem>({
     TableName: config.tableName,
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
@@ -303,5 +365,3 @@ export async function listTools(
   const start = (q.page - 1) * q.pageSize;
   return toPage(all.slice(start, start + q.pageSize).map(toDetail), all.length, q.page, q.pageSize);
 }
-
-export { toDetail as toToolDetail };

@@ -2,12 +2,12 @@ import { ApiError, notFound, validationError } from '#shared/http/errors.ts';
 import { reply } from '#shared/http/responses.ts';
 import { vaultRoutes } from '#shared/routes/vault.ts';
 import { apiHandler, type LambdaHttpHandler } from '#shared/runtime/api-handler.ts';
+import { auditDenied } from '#areas/vault/denied.ts';
 import { createJob, recordAudit } from '#areas/vault/records.ts';
 import { MAX_VALUE_BYTES, valueProblem } from '#areas/vault/rules.ts';
 import { deleteSecret, listSecrets, readSecret, writeSecret } from '#areas/vault/store.ts';
 import { SYNC_JOB, type VaultSyncPayload } from '#areas/vault/sync.ts';
 import { enqueue } from '#shared/queue/messages.ts';
-import { auditDenied } from '#areas/vault/denied.ts';
 
 // Callers with only the internal key have no user id; audit entries name the credential instead.
 const VIA_KEY = 'internal-api-key';
@@ -61,15 +61,20 @@ const api = apiHandler(vaultRoutes, {
   'vault.sync': async ({ params: { environment }, principal }) => {
     const jobId = crypto.randomUUID();
     const requestedBy = principal && { userId: principal.userId, email: principal.email };
-    // The job item exists before the message, so the worker only ever moves it forward.
-    await createJob(jobId, SYNC_JOB.type, { environment, requestedBy: principal?.userId ?? null });
-    await recordAudit({
-      entityType: 'SecretEnvironment',
-      entityId: environment,
-      action: 'sync.requested',
-      changes: { jobId },
-      actor: principal,
-    });
+    // The job item (with the request's audit entry) exists before the message, so the worker only
+    // ever moves it forward.
+    await createJob(
+      jobId,
+      SYNC_JOB.type,
+      { environment, requestedBy: principal?.userId ?? null },
+      {
+        entityType: 'SecretEnvironment',
+        entityId: environment,
+        action: 'sync.requested',
+        changes: { jobId },
+        actor: principal,
+      },
+    );
     const payload: VaultSyncPayload = { jobId, environment, requestedBy };
     await enqueue(SYNC_JOB, payload);
     return { jobId, status: 'queued' };

@@ -29,6 +29,7 @@ export type TenantCollection =
   | 'BCM_CONFIG'
   | 'PROMPT'
   | 'TOOL'
+  | 'AGENT'
   | 'SUBSCRIPTION'
   | 'PAYMENT'
   | 'PAYMENT_METHOD'
@@ -94,33 +95,8 @@ export const keys = {
    * (codes, reset tokens, OAuth state) have their own shapes in areas/identity/records.ts.
    */
   oneTime: (kind: 'PREVIEW', subject: string): Key => ({ pk: `OTP#${kind}#${subject}`, sk: ITEM_SK }),
-  /** Background job status (vault sync etc.). */
-  job: (jobId: string): Key => ({ pk: `JOB#${jobId}`, sk: ITEM_SK }),
   /** Where a collection's soft-deleted records are kept out of the list (deleted tools). */
   archived: (collectionPk: string) => `${collectionPk}#ARCHIVED`,
   /** gsi2 partition listing a collection with its archived records too (prompts with includeArchived). */
   withArchived: (collectionPk: string) => `${collectionPk}#ALL`,
-  /**
-   * A prompt version, beside its prompt in `{t}#PROMPT`: one Query on `{promptId}` reads the prompt
-   * and then its versions newest first (the number is stored inverted so newer sorts first).
-   */
-  promptVersion: (tenantId: string, promptId: string, versionNumber: number): Key => ({
-    pk: collection(tenantId, 'PROMPT'),
-    sk: `${promptId}#V#${String(999_999 - versionNumber).padStart(6, '0')}`,
-  }),
-  promptVersionPrefix: (promptId: string) => `${promptId}#V#`,
-  /** Usage aggregates per tenant and UTC day (`D#{day}`), per model below the day (`D#{day}#M#{model}`). */
-  usageDay: (tenantId: string, kind: 'LLM_USAGE' | 'SUPPORT_USAGE', day: string, model?: string): Key => ({
-    pk: collection(tenantId, kind),
-    sk: model === undefined ? `D#${day}` : `D#${day}#M#${model}`,
-  }),
-  /** Sort-key bounds of the days `from`..`to` (inclusive) of a usage partition, models included. */
-  usageDays: (from: string, to: string) => ({ from: `D#${from}`, to: `D#${to}#~` }),
-  /** The tenant's monthly LLM budget and its spend per month. */
-  usageBudget: (tenantId: string): Key => ({ pk: collection(tenantId, 'LLM_USAGE'), sk: 'BUDGET' }),
-  /** Marks a reported usage record as counted, so a retried batch counts it once. */
-  usageEvent: (tenantId: string, kind: 'LLM' | 'CONVERSATION', id: string): Key => ({
-    pk: collection(tenantId, 'USAGE_EVENT'),
-    sk: `${kind}#${id}`,
-  }),
 };

@@ -1,3 +1,4 @@
+import { createShadowCheck } from '#shared/http/route-shapes.ts';
 import { API_GROUPS } from '#shared/routes/groups.ts';
 import type { AuthRule, RouteDef } from '#shared/routes/types.ts';
 import { exampleFor } from './examples.ts';
@@ -63,6 +64,11 @@ export const ERROR_RESPONSES = {
     name: 'NotFound',
     code: 'NOT_FOUND',
     text: 'NOT_FOUND: the record does not exist or belongs to another tenant',
+  },
+  405: {
+    name: 'MethodNotAllowed',
+    code: 'METHOD_NOT_ALLOWED',
+    text: 'METHOD_NOT_ALLOWED: the path names a literal route beside this template (`/api/tools/built-in` beside `/api/tools/{toolId}`) that has no such method; the `Allow` header lists its methods',
   },
   409: {
     name: 'Conflict',
@@ -159,11 +165,12 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
   const usedGroups = new Set<string>();
   const usedProviders = new Set<string>();
 
+  const shadowCheck = createShadowCheck(deployed);
   for (const route of deployed) {
     usedGroups.add(route.group);
     if (route.auth.kind === 'signature') usedProviders.add(route.auth.provider);
     const spellings = [route.path, ...(route.aliases ?? [])];
-    const primary = operationFor(route, converter);
+    const primary = operationFor(route, converter, shadowCheck.shadows(route));
     spellings.forEach((path, i) => {
       const operation = i === 0 ? primary : structuredClone(primary);
       if (i > 0) {
@@ -230,7 +237,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
   };
 }
 
-function operationFor(route: RouteDef, converter: SchemaConverter): Operation {
+function operationFor(route: RouteDef, converter: SchemaConverter, shadowsLiteral = false): Operation {
   const base = route.id;
   const paramsIn = route.params ? converter.convert(route.params, 'input', `${base}.params`) : undefined;
   const paramsOut = route.params ? converter.convert(route.params, 'output', `${base}.params`) : undefined;
@@ -270,7 +277,9 @@ function operationFor(route: RouteDef, converter: SchemaConverter): Operation {
   if (hasBody(route)) operation.requestBody = requestBody(route, bodyIn, converter);
 
   operation.responses[String(route.status)] = successResponse(route, converter);
-  for (const status of errorStatusesFor(route, [paramsIn, queryIn, bodyIn])) {
+  const statuses = errorStatusesFor(route, [paramsIn, queryIn, bodyIn]);
+  if (shadowsLiteral) statuses.push(405);
+  for (const status of [...new Set(statuses)].sort((a, b) => a - b)) {
     const known = ERROR_RESPONSES[status as ErrorStatus];
     operation.responses[String(status)] = known
       ? { $ref: `#/components/responses/${known.name}` }
@@ -408,6 +417,9 @@ function errorResponse(status: ErrorStatus) {
   return {
     description: text,
     ...(retry ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+    ...(status === 405
+      ? { headers: { Allow: { description: 'The methods of the path', schema: { type: 'string' } } } }
+      : {}),
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/ErrorEnvelope' },
@@ -422,6 +434,7 @@ const EXAMPLE_MESSAGES: Record<string, string> = {
   UNAUTHORIZED: 'Authentication required',
   FORBIDDEN: 'You are not allowed to do this',
   NOT_FOUND: 'Resource not found',
+  METHOD_NOT_ALLOWED: 'Method not allowed on this route',
   CONFLICT: 'Value already in use',
   PAYLOAD_TOO_LARGE: 'Body exceeds 262144 bytes',
   UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json',

@@ -1,4 +1,5 @@
 import {
+  DeleteParameterCommand,
   GetParameterCommand,
   GetParametersByPathCommand,
   ParameterNotFound,
@@ -44,6 +45,15 @@ export function createSsmParameterStore(client: SSMClient = createSsmClient()): 
         }),
       );
       return { version: out.Version ?? 1 };
+    },
+    async delete(name) {
+      try {
+        await client.send(new DeleteParameterCommand({ Name: name }));
+        return true;
+      } catch (err) {
+        if (err instanceof ParameterNotFound) return false;
+        throw err;
+      }
     },
     async listByPath(path, opts = {}) {
       const found: { name: string; value: string; version: number; lastModified?: string }[] = [];

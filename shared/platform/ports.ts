@@ -8,6 +8,8 @@ import type { PaymentProviders } from '#areas/billing/gateway.ts';
 export interface ParameterStore {
   get(name: string, opts?: { decrypt?: boolean }): Promise<{ value: string; version: number } | null>;
   put(name: string, value: string, opts?: { secure?: boolean; overwrite?: boolean }): Promise<{ version: number }>;
+  /** Deletes the parameter and its history; false when there was none. */
+  delete(name: string): Promise<boolean>;
   /** All parameters below a path (every page). */
   listByPath(
     path: string,

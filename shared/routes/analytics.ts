@@ -1,13 +1,21 @@
 import * as z from 'zod/mini';
-import { defineRoutes, once } from './types.ts';
+import {
+  BUDGET_ALERT_PERCENT,
+  BUDGET_LIMITS,
+  LABEL_PATTERN,
+  MAX_EVENTS_PER_CALL,
+  RECORD_ID_PATTERN,
+  RECORD_LIMITS,
+} from '#functions/analytics/limits.ts';
+import { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from '#functions/analytics/range.ts';
+import { defineRoutes, once, scope } from './types.ts';
 import { isoDateTime, uuid } from './schemas.ts';
 
 /** LLM and support analytics: read from per-day aggregates that the ingestion route maintains. */
 const read = { kind: 'bearer', permission: 'analytics:read' } as const;
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 
-/** Records per ingestion call. */
-export const MAX_EVENTS_PER_CALL = 1000;
+const ofTenant = scope.tenant({ tenantFrom: 'query' });
 
 const utcDay = () =>
   z.string().check(
@@ -24,13 +32,11 @@ const rangeQuery = once(() =>
 
 /** The reporter's own id of a record: a retried batch with the same ids counts once. */
 const recordId = () =>
-  z.string().check(z.regex(/^[A-Za-z0-9_.:-]{1,100}$/, 'Expected 1-100 characters of A-Z, a-z, 0-9, _ . : -'));
+  z.string().check(z.regex(RECORD_ID_PATTERN, 'Expected 1-100 characters of A-Z, a-z, 0-9, _ . : -'));
 const count = (max: number) => z.int().check(z.minimum(0), z.maximum(max));
-const money = () => z.number().check(z.minimum(0), z.maximum(1_000_000));
+const money = () => z.number().check(z.minimum(0), z.maximum(RECORD_LIMITS.costUsd));
 const label = (max: number) =>
-  z
-    .string()
-    .check(z.trim(), z.minLength(1), z.maxLength(max), z.regex(/^[^\u0000-\u001f#]+$/, 'No control characters or #'));
+  z.string().check(z.trim(), z.minLength(1), z.maxLength(max), z.regex(LABEL_PATTERN, 'No control characters or #'));
 
 const llmCall = once(() =>
   z.object({
@@ -38,9 +44,9 @@ const llmCall = once(() =>
     tenantId: uuid(),
     model: label(100),
     agentId: z.optional(z.nullable(uuid())),
-    tokens: count(100_000_000),
+    tokens: count(RECORD_LIMITS.tokens),
     costUsd: money(),
-    latencyMs: z.number().check(z.minimum(0), z.maximum(3_600_000)),
+    latencyMs: z.number().check(z.minimum(0), z.maximum(RECORD_LIMITS.latencyMs)),
     isError: z.boolean(),
     timestamp: isoDateTime(),
   }),
@@ -51,7 +57,7 @@ const conversation = once(() =>
     tenantId: uuid(),
     agentId: z.optional(z.nullable(uuid())),
     startedAt: isoDateTime(),
-    durationSeconds: z.number().check(z.minimum(0), z.maximum(30 * 86_400)),
+    durationSeconds: z.number().check(z.minimum(0), z.maximum(RECORD_LIMITS.durationSeconds)),
     resolved: z.boolean(),
     escalated: z.boolean(),
     escalationReason: z.optional(z.nullable(label(100))),
@@ -134,8 +140,11 @@ export const analyticsRoutes = defineRoutes([
     method: 'GET',
     path: `${A}/llm`,
     auth: read,
+    scope: ofTenant,
     summary:
-      'LLM usage for startDate..endDate (UTC days, both included, at most 366; default the last 30), with the budget alert from 80% of the monthly budget',
+      `LLM usage for startDate..endDate (UTC days, both included, at most ${MAX_RANGE_DAYS}; default ` +
+      `the last ${DEFAULT_RANGE_DAYS}), with the budget alert from ${BUDGET_ALERT_PERCENT}% of the ` +
+      `monthly budget`,
     status: 200,
     schemas: () => ({
       query: rangeQuery(),
@@ -148,7 +157,10 @@ export const analyticsRoutes = defineRoutes([
     method: 'GET',
     path: `${A}/support`,
     auth: read,
-    summary: 'Support conversations for startDate..endDate (UTC days, both included, at most 366; default the last 30)',
+    scope: ofTenant,
+    summary:
+      `Support conversations for startDate..endDate (UTC days, both included, at most ` +
+      `${MAX_RANGE_DAYS}; default the last ${DEFAULT_RANGE_DAYS})`,
     status: 200,
     schemas: () => ({ query: rangeQuery(), response: supportAnalytics() }),
   },
@@ -158,6 +170,7 @@ export const analyticsRoutes = defineRoutes([
     method: 'GET',
     path: `${A}/budget`,
     auth: read,
+    scope: ofTenant,
     summary: "The tenant's monthly LLM budget in USD (null: none set, no alert)",
     status: 200,
     schemas: () => ({
@@ -171,11 +184,14 @@ export const analyticsRoutes = defineRoutes([
     method: 'PUT',
     path: `${A}/budget`,
     auth: { kind: 'bearer', permission: 'billing:manage' },
+    scope: ofTenant,
     summary: "Set the tenant's monthly LLM budget in USD (null removes it)",
     status: 200,
     schemas: () => ({
       query: z.object(tenantQuery()),
-      body: z.object({ monthlyBudgetUsd: z.nullable(z.number().check(z.minimum(0.01), z.maximum(10_000_000))) }),
+      body: z.object({
+        monthlyBudgetUsd: z.nullable(z.number().check(z.minimum(BUDGET_LIMITS.min), z.maximum(BUDGET_LIMITS.max))),
+      }),
       response: budget(),
     }),
   },
@@ -185,8 +201,10 @@ export const analyticsRoutes = defineRoutes([
     method: 'POST',
     path: `${A}/events`,
     auth: { kind: 'internalKey' },
+    scope: scope.platform,
     summary:
-      'Internal: report LLM calls and finished conversations (at most 1000 records; a record id already counted is ignored)',
+      `Internal: report LLM calls and finished conversations (at most ${MAX_EVENTS_PER_CALL} records; a ` +
+      `record id already counted is ignored)`,
     status: 200,
     maxBodyBytes: 1024 * 1024,
     schemas: () => ({

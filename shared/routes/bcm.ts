@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
-import { defineRoutes, once } from './types.ts';
+import { BIA_PARTS, PART_LIMIT } from '#functions/bcm/parts.ts';
+import { ASSESSMENT_SCORE, BCM_ENUM_MAX, MAX_THRESHOLDS, THRESHOLD_SCORE } from '#functions/bcm/states.ts';
+import { defineRoutes, once, scope } from './types.ts';
 import { isoDateTime, optionalText, pageOf, paging, text, uuid } from './schemas.ts';
 
 /** Business continuity: BIAs with entries and assignments, risks with assessments and actions. */
@@ -8,51 +10,13 @@ const write = { kind: 'bearer', permission: 'bcm:write' } as const;
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 const enumInt = (max: number) => z.int().check(z.minimum(0), z.maximum(max));
 const nullableInt = (max: number) => z.optional(z.nullable(enumInt(max)));
+const assessmentScore = () => z.int().check(z.minimum(ASSESSMENT_SCORE.min), z.maximum(ASSESSMENT_SCORE.max));
 
-export const BIA_PARTS = [
-  'digital-assets',
-  'printed-assets',
-  'communication-systems',
-  'production-systems',
-  'equipment-assets',
-  'supplier-dependencies',
-  'recovery-strategies',
-  'process-dependencies',
-] as const;
-export type BiaPart = (typeof BIA_PARTS)[number];
-/** Items per part list. */
-export const PART_LIMIT = 200;
-
-const name = () => text(200);
-const note = () => z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(1000))));
-const quantity = () => z.optional(z.nullable(z.int().check(z.minimum(0), z.maximum(1_000_000))));
-
-/** Item schema per part, as the entry detail record shows them. */
-export const PART_ITEMS = once(
-  () =>
-    ({
-      'digital-assets': z.object({ name: name(), description: note() }),
-      'printed-assets': z.object({ name: name(), quantity: quantity() }),
-      'communication-systems': z.object({ name: name(), type: text(100) }),
-      'production-systems': z.object({ name: name(), type: text(100) }),
-      'equipment-assets': z.object({ name: name(), quantity: quantity() }),
-      'supplier-dependencies': z.object({ name: name(), contactName: optionalText(200) }),
-      'recovery-strategies': z.object({ category: text(100), description: note() }),
-      'process-dependencies': z.object({ id: uuid() }),
-    }) as const,
-);
-
-/** Field of the entry record each part fills. */
-export const PART_FIELDS: Record<BiaPart, string> = {
-  'digital-assets': 'digitalAssets',
-  'printed-assets': 'printedAssets',
-  'communication-systems': 'communicationSystems',
-  'production-systems': 'productionSystems',
-  'equipment-assets': 'equipmentAssets',
-  'supplier-dependencies': 'supplierDependencies',
-  'recovery-strategies': 'recoveryStrategies',
-  'process-dependencies': 'processDependencies',
-};
+/** BIA routes: a tenant user's own tenant; a SystemAdmin names it (query or body) or the BIA alone. */
+const ofTenant = scope.tenant({ tenantFrom: 'query' });
+const ofBody = scope.tenant({ tenantFrom: 'body' });
+const ofBia = scope.tenant({ tenantFrom: 'query', record: { param: 'biaId', collection: 'BIA', label: 'BIA' } });
+const ofRisk = scope.tenant({ tenantFrom: 'query', record: { param: 'riskId', collection: 'RISK', label: 'Risk' } });
 
 export const biaListItem = once(() =>
   z.object({
@@ -113,8 +77,29 @@ export const riskDetail = once(() =>
     risks: z.array(z.object({ id: z.string(), name: z.string(), score: z.number() })),
   }),
 );
+/** What POST .../risks answers: the created assessment (the risk's recomputed scores show in its detail). */
+export const assessmentRecord = once(() =>
+  z.object({ id: z.string(), riskId: z.string(), name: z.string(), score: z.number(), createdAt: z.string() }),
+);
+/** What POST .../actions answers: the created mitigation action. */
+export const actionRecord = once(() =>
+  z.object({
+    id: z.string(),
+    riskId: z.string(),
+    assessmentId: z.string(),
+    title: z.string(),
+    description: z.nullable(z.string()),
+    status: z.number(),
+    dueAt: z.nullable(z.string()),
+    createdAt: z.string(),
+  }),
+);
 const threshold = once(() =>
-  z.object({ dimension: enumInt(9), score: z.int().check(z.minimum(1), z.maximum(5)), description: text(500) }),
+  z.object({
+    dimension: enumInt(BCM_ENUM_MAX.thresholdDimension),
+    score: z.int().check(z.minimum(THRESHOLD_SCORE.min), z.maximum(THRESHOLD_SCORE.max)),
+    description: text(500),
+  }),
 );
 const dashboard = once(() =>
   z.object({
@@ -145,6 +130,7 @@ export const bcmRoutes = defineRoutes([
     method: 'GET',
     path: `${B}/bia`,
     auth: read,
+    scope: ofTenant,
     summary: 'List BIAs, newest first',
     status: 200,
     schemas: () => ({ query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(biaListItem()) }),
@@ -155,6 +141,7 @@ export const bcmRoutes = defineRoutes([
     method: 'GET',
     path: `${B}/bia/{biaId}`,
     auth: read,
+    scope: ofBia,
     summary: 'BIA detail with assignments and entry briefs',
     status: 200,
     schemas: () => ({ params: biaParams(), query: z.object(tenantQuery()), response: biaDetail() }),
@@ -165,13 +152,14 @@ export const bcmRoutes = defineRoutes([
     method: 'POST',
     path: `${B}/bia`,
     auth: write,
+    scope: ofBody,
     summary: 'Create a BIA (status defaults to Draft)',
     status: 201,
     schemas: () => ({
       body: z.object({
         title: text(200),
         description: optionalText(2000),
-        status: nullableInt(2),
+        status: nullableInt(BCM_ENUM_MAX.biaStatus),
         tenantId: z.optional(uuid()),
       }),
       response: biaDetail(),
@@ -183,6 +171,7 @@ export const bcmRoutes = defineRoutes([
     method: 'PUT',
     path: `${B}/bia/{biaId}`,
     auth: write,
+    scope: ofBia,
     summary: 'Update title and description; a Completed BIA is read-only (409 CONFLICT)',
     status: 200,
     schemas: () => ({
@@ -198,12 +187,13 @@ export const bcmRoutes = defineRoutes([
     method: 'PUT',
     path: `${B}/bia/{biaId}/status`,
     auth: write,
+    scope: ofBia,
     summary: 'Move a BIA: Draft→InProgress→Completed, InProgress→Draft; any other move is 409 CONFLICT',
     status: 200,
     schemas: () => ({
       params: biaParams(),
       query: z.object(tenantQuery()),
-      body: z.object({ newStatus: enumInt(2) }),
+      body: z.object({ newStatus: enumInt(BCM_ENUM_MAX.biaStatus) }),
       response: biaDetail(),
     }),
   },
@@ -213,6 +203,7 @@ export const bcmRoutes = defineRoutes([
     method: 'POST',
     path: `${B}/bia/{biaId}/new-version`,
     auth: write,
+    scope: ofBia,
     summary: 'Copy a BIA with its entries, parts and assignments into a new Draft version',
     status: 201,
     schemas: () => ({ params: biaParams(), query: z.object(tenantQuery()), response: biaDetail() }),
@@ -223,6 +214,7 @@ export const bcmRoutes = defineRoutes([
     method: 'DELETE',
     path: `${B}/bia/{biaId}`,
     auth: write,
+    scope: ofBia,
     summary: 'Delete a BIA with its assignments, entries and parts',
     status: 204,
     schemas: () => ({ params: biaParams(), query: z.object(tenantQuery()) }),
@@ -233,12 +225,13 @@ export const bcmRoutes = defineRoutes([
     method: 'POST',
     path: `${B}/bia/{biaId}/assignments`,
     auth: write,
+    scope: ofBia,
     summary: 'Assign a user or group of the tenant (the same assignee twice is 409 CONFLICT)',
     status: 201,
     schemas: () => ({
       params: biaParams(),
       query: z.object(tenantQuery()),
-      body: z.object({ userId: uuid(), type: enumInt(1) }),
+      body: z.object({ userId: uuid(), type: enumInt(BCM_ENUM_MAX.assigneeType) }),
       response: biaDetail(),
     }),
   },
@@ -248,6 +241,7 @@ export const bcmRoutes = defineRoutes([
     method: 'DELETE',
     path: `${B}/bia/{biaId}/assignments/{assignmentId}`,
     auth: write,
+    scope: ofBia,
     summary: 'Remove an assignment (its id is the assigned user or group id)',
     status: 204,
     schemas: () => ({
@@ -261,6 +255,7 @@ export const bcmRoutes = defineRoutes([
     method: 'GET',
     path: `${B}/bia/{biaId}/entries`,
     auth: read,
+    scope: ofBia,
     summary: 'List the entry briefs of a BIA, newest first',
     status: 200,
     schemas: () => ({
@@ -275,6 +270,7 @@ export const bcmRoutes = defineRoutes([
     method: 'GET',
     path: `${B}/bia/{biaId}/entries/{entryId}`,
     auth: read,
+    scope: ofBia,
     summary: 'Entry detail with its eight part lists',
     status: 200,
     schemas: () => ({ params: entryParams(), query: z.object(tenantQuery()), response: entryDetail() }),
@@ -285,6 +281,7 @@ export const bcmRoutes = defineRoutes([
     method: 'POST',
     path: `${B}/bia/{biaId}/entries`,
     auth: write,
+    scope: ofBia,
     summary: 'Add an entry to a BIA',
     status: 201,
     schemas: () => ({
@@ -300,6 +297,7 @@ export const bcmRoutes = defineRoutes([
     method: 'PUT',
     path: `${B}/bia/{biaId}/entries/{entryId}`,
     auth: write,
+    scope: ofBia,
     summary: 'Update an entry; null or absent fields stay',
     status: 200,
     schemas: () => ({
@@ -318,6 +316,7 @@ export const bcmRoutes = defineRoutes([
     method: 'DELETE',
     path: `${B}/bia/{biaId}/entries/{entryId}`,
     auth: write,
+    scope: ofBia,
     summary: 'Delete an entry (and its parts)',
     status: 204,
     schemas: () => ({ params: entryParams(), query: z.object(tenantQuery()) }),
@@ -328,6 +327,7 @@ export const bcmRoutes = defineRoutes([
     method: 'PATCH',
     path: `${B}/bia/{biaId}/entries/{entryId}/complete`,
     auth: write,
+    scope: ofBia,
     summary: 'Mark an entry complete (completeAt = now when unset; idempotent)',
     status: 200,
     schemas: () => ({ params: entryParams(), query: z.object(tenantQuery()), response: entryDetail() }),
@@ -338,6 +338,7 @@ export const bcmRoutes = defineRoutes([
     method: 'PUT',
     path: `${B}/bia/{biaId}/entries/{entryId}/{part}`,
     auth: write,
+    scope: ofBia,
     summary: `Replace one part list (${BIA_PARTS.join(', ')}; another name is 404), at most ${PART_LIMIT} items`,
     status: 200,
     schemas: () => ({
@@ -353,6 +354,7 @@ export const bcmRoutes = defineRoutes([
     method: 'GET',
     path: `${B}/risk`,
     auth: read,
+    scope: ofTenant,
     summary: 'List risks, newest first',
     status: 200,
     schemas: () => ({ query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(riskListItem()) }),
@@ -363,6 +365,7 @@ export const bcmRoutes = defineRoutes([
     method: 'GET',
     path: `${B}/risk/{riskId}`,
     auth: read,
+    scope: ofRisk,
     summary: 'Risk detail with assessments and mitigation actions',
     status: 200,
     schemas: () => ({ params: riskParams(), query: z.object(tenantQuery()), response: riskDetail() }),
@@ -373,14 +376,15 @@ export const bcmRoutes = defineRoutes([
     method: 'POST',
     path: `${B}/risk`,
     auth: write,
+    scope: ofBody,
     summary: 'Create a risk (status Identified)',
     status: 201,
     schemas: () => ({
       body: z.object({
         title: text(200),
         description: optionalText(2000),
-        category: enumInt(4),
-        level: enumInt(3),
+        category: enumInt(BCM_ENUM_MAX.riskCategory),
+        level: enumInt(BCM_ENUM_MAX.riskLevel),
         tenantId: z.optional(uuid()),
       }),
       response: riskDetail(),
@@ -392,13 +396,15 @@ export const bcmRoutes = defineRoutes([
     method: 'PUT',
     path: `${B}/risk/{riskId}/status`,
     auth: write,
+    scope: ofRisk,
     summary:
-      'Move a risk along Identified→Assessed→Mitigating→Monitoring→Closed (any open state may close, Closed reopens to Identified); others 409 CONFLICT',
+      'Move a risk along Identified→Assessed→Mitigating→Monitoring→Closed (any open state may close, ' +
+      'Closed reopens to Identified); others 409 CONFLICT',
     status: 200,
     schemas: () => ({
       params: riskParams(),
       query: z.object(tenantQuery()),
-      body: z.object({ newStatus: enumInt(4) }),
+      body: z.object({ newStatus: enumInt(BCM_ENUM_MAX.riskStatus) }),
       response: riskDetail(),
     }),
   },
@@ -408,13 +414,16 @@ export const bcmRoutes = defineRoutes([
     method: 'POST',
     path: `${B}/risk/{riskId}/risks`,
     auth: write,
-    summary: 'Add an assessment (score 1-25) to a risk',
+    scope: ofRisk,
+    summary:
+      `Add an assessment (score ${ASSESSMENT_SCORE.min}-${ASSESSMENT_SCORE.max}) to a risk; answers the ` +
+      `created assessment`,
     status: 201,
     schemas: () => ({
       params: riskParams(),
       query: z.object(tenantQuery()),
-      body: z.object({ name: text(200), score: z.int().check(z.minimum(1), z.maximum(25)) }),
-      response: riskDetail(),
+      body: z.object({ name: text(200), score: assessmentScore() }),
+      response: assessmentRecord(),
     }),
   },
   {
@@ -423,6 +432,7 @@ export const bcmRoutes = defineRoutes([
     method: 'PUT',
     path: `${B}/risk/{riskId}/risks/{assessmentId}`,
     auth: write,
+    scope: ofRisk,
     summary: 'Update an assessment; null or absent fields stay',
     status: 200,
     schemas: () => ({
@@ -430,7 +440,7 @@ export const bcmRoutes = defineRoutes([
       query: z.object(tenantQuery()),
       body: z.object({
         name: z.optional(z.nullable(text(200))),
-        score: z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(25)))),
+        score: z.optional(z.nullable(assessmentScore())),
       }),
       response: riskDetail(),
     }),
@@ -441,6 +451,7 @@ export const bcmRoutes = defineRoutes([
     method: 'DELETE',
     path: `${B}/risk/{riskId}/risks/{assessmentId}`,
     auth: write,
+    scope: ofRisk,
     summary: 'Delete an assessment and its actions',
     status: 204,
     schemas: () => ({ params: assessmentParams(), query: z.object(tenantQuery()) }),
@@ -451,8 +462,10 @@ export const bcmRoutes = defineRoutes([
     method: 'POST',
     path: `${B}/risk/{riskId}/risks/{assessmentId}/actions`,
     auth: write,
+    scope: ofRisk,
     summary:
-      'Add a mitigation action (status defaults to Pending; optional dueAt puts an open action on the dashboard tasks)',
+      'Add a mitigation action (status defaults to Pending; optional dueAt puts an open action on the ' +
+      'dashboard tasks); answers the created action',
     status: 201,
     schemas: () => ({
       params: assessmentParams(),
@@ -460,10 +473,10 @@ export const bcmRoutes = defineRoutes([
       body: z.object({
         title: text(200),
         description: optionalText(2000),
-        status: nullableInt(3),
+        status: nullableInt(BCM_ENUM_MAX.actionStatus),
         dueAt: z.optional(z.nullable(isoDateTime())),
       }),
-      response: riskDetail(),
+      response: actionRecord(),
     }),
   },
   {
@@ -472,6 +485,7 @@ export const bcmRoutes = defineRoutes([
     method: 'PUT',
     path: `${B}/risk/{riskId}/risks/{assessmentId}/actions/{actionId}`,
     auth: write,
+    scope: ofRisk,
     summary: 'Update a mitigation action; Completed and Cancelled are final (409 CONFLICT)',
     status: 200,
     schemas: () => ({
@@ -480,7 +494,7 @@ export const bcmRoutes = defineRoutes([
       body: z.object({
         title: z.optional(z.nullable(text(200))),
         description: optionalText(2000),
-        status: nullableInt(3),
+        status: nullableInt(BCM_ENUM_MAX.actionStatus),
         dueAt: z.optional(z.nullable(isoDateTime())),
       }),
       response: riskDetail(),
@@ -492,6 +506,7 @@ export const bcmRoutes = defineRoutes([
     method: 'GET',
     path: `${B}/config/impact-thresholds`,
     auth: read,
+    scope: ofTenant,
     summary: 'The tenant impact thresholds',
     status: 200,
     schemas: () => ({ query: z.object(tenantQuery()), response: z.array(threshold()) }),
@@ -502,11 +517,12 @@ export const bcmRoutes = defineRoutes([
     method: 'PUT',
     path: `${B}/config/impact-thresholds`,
     auth: write,
+    scope: ofTenant,
     summary: 'Replace the impact thresholds (one per dimension 0-9)',
     status: 200,
     schemas: () => ({
       query: z.object(tenantQuery()),
-      body: z.object({ thresholds: z.array(threshold()).check(z.maxLength(10)) }),
+      body: z.object({ thresholds: z.array(threshold()).check(z.maxLength(MAX_THRESHOLDS)) }),
       response: z.array(threshold()),
     }),
   },
@@ -516,6 +532,7 @@ export const bcmRoutes = defineRoutes([
     method: 'GET',
     path: `${B}/dashboard`,
     auth: read,
+    scope: ofTenant,
     summary: 'BCM figures of the tenant',
     status: 200,
     schemas: () => ({ query: z.object(tenantQuery()), response: dashboard() }),

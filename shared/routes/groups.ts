@@ -15,6 +15,8 @@ export interface GroupSpec {
   signsTokens?: boolean;
   /** Reads and writes SecureString parameters under the vault path. */
   vault?: boolean;
+  /** Reads, writes and deletes tenant secrets (`/<app>/<stage>/tenants/...`, areas/vault/tenant-secrets.ts). */
+  tenantSecrets?: boolean;
   /** Reads the internal API key parameter. */
   internalKey?: boolean;
   /** Reads provider secrets (OAuth client secrets, webhook signing secrets). */
@@ -49,7 +51,7 @@ export const API_GROUPS = {
   },
   webhooks: { description: 'Payment provider webhooks', table: 'none', sends: ['webhooks'], providerSecrets: true },
   prompts: { description: 'AI prompts', table: 'readwrite' },
-  tools: { description: 'AI tool registry', table: 'readwrite' },
+  tools: { description: 'AI tool registry', table: 'readwrite', tenantSecrets: true },
   analytics: { description: 'AI analytics and usage ingestion', table: 'readwrite', internalKey: true },
   'content-admin': { description: 'Content administration', table: 'readwrite', media: 'readwrite' },
   'content-public': { description: 'Public content', table: 'readwrite', media: 'read' },

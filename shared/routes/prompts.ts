@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { defineRoutes, once } from './types.ts';
+import { MAX_CONTENT_BYTES, MAX_TAGS, PROMPT_STATUSES, VERSION_STATUSES } from '#functions/prompts/lifecycle.ts';
+import { defineRoutes, once, scope } from './types.ts';
 import { optionalText, pageOf, paging, text, uuid } from './schemas.ts';
 
 /** AI prompts: records with a working text, immutable versions with a review lifecycle, rendering. */
@@ -7,9 +8,13 @@ const read = { kind: 'bearer', permission: 'prompts:read' } as const;
 const write = { kind: 'bearer', permission: 'prompts:write' } as const;
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 
-/** Content limit, in UTF-8 bytes. */
-export const MAX_CONTENT_BYTES = 100 * 1024;
-export const MAX_TAGS = 20;
+const ofTenant = scope.tenant({ tenantFrom: 'query' });
+const ofBody = scope.tenant({ tenantFrom: 'body' });
+/** A SystemAdmin may name a prompt by its id alone. */
+const ofPrompt = scope.tenant({
+  tenantFrom: 'query',
+  record: { param: 'promptId', collection: 'PROMPT', label: 'Prompt' },
+});
 
 const content = () =>
   z.string().check(
@@ -28,7 +33,7 @@ export const promptVersion = once(() =>
     versionNumber: z.string(),
     content: z.string(),
     placeholders: z.array(z.string()),
-    status: z.enum(['Draft', 'Review', 'Approved', 'Active', 'Archived']),
+    status: z.enum(VERSION_STATUSES),
     changedBy: z.string(),
     versionNote: z.nullable(z.string()),
     createdAt: z.string(),
@@ -40,7 +45,7 @@ export const promptListItem = once(() =>
     title: z.string(),
     modelId: z.nullable(z.string()),
     temperature: z.number(),
-    lifecycleStatus: z.enum(['Draft', 'Review', 'Active', 'Archived']),
+    lifecycleStatus: z.enum(PROMPT_STATUSES),
     tags: z.array(z.string()),
     activeVersionId: z.nullable(z.string()),
     versionCount: z.number(),
@@ -70,6 +75,7 @@ export const promptRoutes = defineRoutes([
     method: 'GET',
     path: P,
     auth: read,
+    scope: ofTenant,
     summary: 'List prompts, newest first; archived prompts only with includeArchived=true',
     status: 200,
     schemas: () => ({
@@ -83,6 +89,7 @@ export const promptRoutes = defineRoutes([
     method: 'POST',
     path: P,
     auth: write,
+    scope: ofBody,
     summary: 'Create a prompt; its content becomes version 1 (Draft). Malformed {{placeholders}} are 400',
     status: 201,
     schemas: () => ({
@@ -105,6 +112,7 @@ export const promptRoutes = defineRoutes([
     method: 'GET',
     path: `${P}/{promptId}`,
     auth: read,
+    scope: ofPrompt,
     summary: 'Prompt detail with its newest 50 versions (all through the versions list)',
     status: 200,
     schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()), response: promptDetail() }),
@@ -115,6 +123,7 @@ export const promptRoutes = defineRoutes([
     method: 'PUT',
     path: `${P}/{promptId}`,
     auth: write,
+    scope: ofPrompt,
     summary:
       'Update the working text and settings (absent fields stay); versions are not changed; an archived prompt is 409',
     status: 200,
@@ -139,6 +148,7 @@ export const promptRoutes = defineRoutes([
     method: 'DELETE',
     path: `${P}/{promptId}`,
     auth: write,
+    scope: ofPrompt,
     summary: 'Archive a prompt (soft delete: the record is kept, read-only and hidden from the list)',
     status: 204,
     schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()) }),
@@ -149,6 +159,7 @@ export const promptRoutes = defineRoutes([
     method: 'POST',
     path: `${P}/{promptId}/new-version`,
     auth: write,
+    scope: ofPrompt,
     summary: "Snapshot the prompt's current content as a new Draft version with the next number",
     status: 201,
     schemas: () => ({
@@ -164,6 +175,7 @@ export const promptRoutes = defineRoutes([
     method: 'GET',
     path: `${P}/{promptId}/versions`,
     auth: read,
+    scope: ofPrompt,
     summary: 'List the versions of a prompt, newest first',
     status: 200,
     schemas: () => ({
@@ -178,6 +190,7 @@ export const promptRoutes = defineRoutes([
     method: 'PUT',
     path: `${P}/{promptId}/versions/{versionId}/review`,
     auth: write,
+    scope: ofPrompt,
     summary: 'Send a Draft version to Review (any other state is 409)',
     status: 204,
     schemas: () => ({ params: versionParams(), query: z.object(tenantQuery()) }),
@@ -188,8 +201,10 @@ export const promptRoutes = defineRoutes([
     method: 'PUT',
     path: `${P}/{promptId}/versions/{versionId}/approve`,
     auth: write,
+    scope: ofPrompt,
     summary:
-      "Approve a Review version: it becomes the prompt's Active version and the previous Active one Archived (any other state is 409)",
+      "Approve a Review version: it becomes the prompt's Active version and the previous Active one " +
+      'Archived (any other state is 409)',
     status: 204,
     schemas: () => ({
       params: versionParams(),
@@ -202,8 +217,10 @@ export const promptRoutes = defineRoutes([
     method: 'POST',
     path: `${P}/{promptId}/render`,
     auth: read,
+    scope: ofPrompt,
     summary:
-      'Render the Active version (or versionId) with variables; a missing variable is 400 naming it; values are inserted literally',
+      'Render the Active version (or versionId) with variables; a missing variable is 400 naming it; ' +
+      'values are inserted literally',
     status: 200,
     schemas: () => ({
       params: promptParams(),

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
-import { isVaultReference } from '#areas/vault/references.ts';
-import { defineRoutes, once } from './types.ts';
+import { MAX_VALUE_BYTES } from '#areas/vault/rules.ts';
+import { MAX_AGENT_IDS, MAX_TABLES, PARAM_LIMITS, TOOL_STATUSES } from '#functions/tools/lifecycle.ts';
+import { defineRoutes, once, scope } from './types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 
 /** AI tool registry: tenant tools configured from the built-in catalog, approved by a SystemAdmin. */
@@ -9,30 +10,35 @@ const write = { kind: 'bearer', permission: 'tools:write' } as const;
 const adminOnly = { kind: 'bearer', roles: ['SystemAdmin'] } as const;
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 
-export const TOOL_STATUS_VALUES = ['PENDING', 'APPROVED', 'ACTIVE', 'REJECTED'] as const;
+const ofTenant = scope.tenant({ tenantFrom: 'query' });
+const ofBody = scope.tenant({ tenantFrom: 'body' });
+/** A SystemAdmin may name a tool by its id alone. */
+const ofTool = scope.tenant({ tenantFrom: 'query', record: { param: 'toolId', collection: 'TOOL', label: 'Tool' } });
 
 /** Step 2 parameters; absent fields keep their value (defaults 100 rows, 30 seconds, read-only). */
 const configParams = () =>
   z.object({
-    maxRows: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))),
+    maxRows: z.optional(z.int().check(z.minimum(PARAM_LIMITS.maxRows.min), z.maximum(PARAM_LIMITS.maxRows.max))),
     readOnly: z.optional(z.boolean()),
-    timeoutSeconds: z.optional(z.int().check(z.minimum(1), z.maximum(300))),
+    timeoutSeconds: z.optional(
+      z.int().check(z.minimum(PARAM_LIMITS.timeoutSeconds.min), z.maximum(PARAM_LIMITS.timeoutSeconds.max)),
+    ),
   });
+/**
+ * Write-only: the connection string's value (kept as a tenant secret; the tool keeps a reference),
+ * a reference read back from the tool (`vault://tenants/{tenantId}/...`, the caller's own only), or
+ * null to remove it.
+ */
 const connectionString = () =>
-  z
-    .string()
-    .check(
-      z.maxLength(300),
-      z.refine(
-        isVaultReference,
-        'Must be a vault reference vault://{environment}/{key}, never a plain connection string',
-      ),
-    );
+  z.string().check(
+    z.minLength(1),
+    z.refine((v) => Buffer.byteLength(v, 'utf8') <= MAX_VALUE_BYTES, `At most ${MAX_VALUE_BYTES} bytes`),
+  );
 const schemaConfig = () =>
   z.object({
     databaseType: optionalText(50),
     schemaName: optionalText(128),
-    tables: z.optional(z.array(text(128)).check(z.maxLength(200))),
+    tables: z.optional(z.array(text(128)).check(z.maxLength(MAX_TABLES))),
     connectionString: z.optional(z.nullable(connectionString())),
   });
 
@@ -46,12 +52,14 @@ export const toolConfig = once(() =>
     description: z.nullable(z.string()),
     baseToolId: z.string(),
     type: z.string(),
-    status: z.enum(TOOL_STATUS_VALUES),
+    status: z.enum(TOOL_STATUSES),
     schema: z.object({
       databaseType: z.nullable(z.string()),
       schemaName: z.nullable(z.string()),
       tables: z.array(z.string()),
+      /** The tenant secret's reference (never the value); null when none is set. */
       connectionString: z.nullable(z.string()),
+      connectionStringSet: z.boolean(),
     }),
     kbStatus: z.object({ hasChunks: z.boolean(), chunkCount: z.number() }),
   }),
@@ -88,6 +96,7 @@ const stateRoute = <A extends 'approve' | 'activate' | 'reject'>(action: A, summ
     method: 'PUT',
     path: `${T}/{toolId}/${action}`,
     auth: adminOnly,
+    scope: ofTool,
     summary,
     status: 200,
     schemas: () => ({ ...byId(), response: toolDetail() }),
@@ -100,8 +109,10 @@ export const toolRoutes = defineRoutes([
     method: 'GET',
     path: T,
     auth: read,
+    scope: ofTenant,
     summary:
-      "List the tenant's tools, newest first; filter by agentId, search (name, description) or kbStatus (0 without, 1 with knowledge chunks)",
+      "List the tenant's tools, newest first; filter by agentId, search (name, description) or " +
+      'kbStatus (0 without, 1 with knowledge chunks)',
     status: 200,
     schemas: () => ({
       query: z.object({
@@ -120,6 +131,7 @@ export const toolRoutes = defineRoutes([
     method: 'POST',
     path: T,
     auth: write,
+    scope: ofBody,
     summary: 'Create a tool from a built-in tool; it starts PENDING until a SystemAdmin approves it',
     status: 201,
     schemas: () => ({
@@ -139,6 +151,7 @@ export const toolRoutes = defineRoutes([
     method: 'GET',
     path: `${T}/built-in`,
     auth: read,
+    scope: scope.platform,
     summary: 'List the built-in tools a tenant tool is made from',
     status: 200,
     schemas: () => ({ query: z.object(paging()), response: pageOf(builtInTool()) }),
@@ -149,6 +162,7 @@ export const toolRoutes = defineRoutes([
     method: 'POST',
     path: `${T}/built-in/select`,
     auth: write,
+    scope: ofBody,
     summary: "Create a PENDING tool from a built-in tool with the built-in tool's name and description",
     status: 201,
     schemas: () => ({
@@ -162,14 +176,18 @@ export const toolRoutes = defineRoutes([
     method: 'PUT',
     path: `${T}/{toolId}`,
     auth: write,
-    summary: 'Update name, description, agents and parameters (absent fields stay); a REJECTED tool is 409',
+    scope: ofTool,
+    summary:
+      "Update name, description, agents (the tenant's own agents only) and parameters (absent fields " +
+      'stay); changing readOnly of an APPROVED or ACTIVE tool sends it back to PENDING; a REJECTED ' +
+      'tool is 409',
     status: 200,
     schemas: () => ({
       ...byId(),
       body: z.object({
         displayName: z.optional(text(200)),
         description: optionalText(2000),
-        agentIds: z.optional(z.array(uuid()).check(z.maxLength(100))),
+        agentIds: z.optional(z.array(uuid()).check(z.maxLength(MAX_AGENT_IDS))),
         configParams: z.optional(configParams()),
       }),
       response: toolDetail(),
@@ -181,6 +199,7 @@ export const toolRoutes = defineRoutes([
     method: 'DELETE',
     path: `${T}/{toolId}`,
     auth: write,
+    scope: ofTool,
     summary: 'Delete a tool (soft delete: kept for the audit trail, gone from every route)',
     status: 204,
     schemas: byId,
@@ -191,6 +210,7 @@ export const toolRoutes = defineRoutes([
     method: 'GET',
     path: `${T}/{toolId}/config`,
     auth: read,
+    scope: ofTool,
     summary: 'Step 1 configuration: display and schema',
     status: 200,
     schemas: () => ({ ...byId(), response: toolConfig() }),
@@ -201,8 +221,12 @@ export const toolRoutes = defineRoutes([
     method: 'PUT',
     path: `${T}/{toolId}/config`,
     auth: write,
+    scope: ofTool,
     summary:
-      'Set step 1 configuration (absent fields stay); connectionString must be a vault reference vault://{environment}/{key}',
+      'Set step 1 configuration (absent fields stay). connectionString is write-only: its value is ' +
+      'kept as a tenant secret and reads show only its reference (vault://tenants/{tenantId}/...) and ' +
+      "connectionStringSet; a reference may name only a secret of the caller's own tenant (400 " +
+      'otherwise); null removes it. A new connection sends an APPROVED or ACTIVE tool back to PENDING',
     status: 200,
     schemas: () => ({
       ...byId(),
@@ -220,6 +244,7 @@ export const toolRoutes = defineRoutes([
     method: 'GET',
     path: `${T}/{toolId}/config-params`,
     auth: read,
+    scope: ofTool,
     summary: 'Step 2 parameters',
     status: 200,
     schemas: () => ({ ...byId(), response: toolParams() }),
@@ -230,8 +255,12 @@ export const toolRoutes = defineRoutes([
     method: 'PUT',
     path: `${T}/{toolId}/config-params`,
     auth: write,
+    scope: ofTool,
     summary:
-      'Set step 2 parameters: maxRows 1-10000, timeoutSeconds 1-300, readOnly (Db Execute may be readOnly false only once approved)',
+      `Set step 2 parameters: maxRows ${PARAM_LIMITS.maxRows.min}-${PARAM_LIMITS.maxRows.max}, ` +
+      `timeoutSeconds ${PARAM_LIMITS.timeoutSeconds.min}-${PARAM_LIMITS.timeoutSeconds.max}, ` +
+      'readOnly (Db Execute may switch writes on only once approved; changing readOnly of an APPROVED or ' +
+      'ACTIVE tool sends it back to PENDING)',
     status: 200,
     schemas: () => ({
       ...byId(),

@@ -1,11 +1,19 @@
 import * as z from 'zod/mini';
-import { ENVIRONMENT_PATTERN, isValidKey } from '#areas/vault/rules.ts';
-import { defineRoutes, once } from './types.ts';
+import { ENVIRONMENT_PATTERN, KEY_PATTERN, RESERVED_ENVIRONMENTS } from '#areas/vault/rules.ts';
+import { defineRoutes, once, scope } from './types.ts';
 
-// Patterns from the issue; messages never repeat the input.
-const environment = () => z.string().check(z.regex(ENVIRONMENT_PATTERN, 'Must be 1-32 characters of a-z, 0-9 and -'));
+// The vault's own patterns, documented as they are checked (regex, not refine); messages never repeat the input.
+const environment = () =>
+  z
+    .string()
+    .check(
+      z.regex(
+        ENVIRONMENT_PATTERN,
+        `Must be 1-32 characters of a-z, 0-9 and -, not ${RESERVED_ENVIRONMENTS.join(' or ')}`,
+      ),
+    );
 const key = () =>
-  z.string().check(z.refine(isValidKey, 'Must be 1-128 characters of A-Z, a-z, 0-9, _, . and - (not . or ..)'));
+  z.string().check(z.regex(KEY_PATTERN, 'Must be 1-128 characters of A-Z, a-z, 0-9, _, . and - (not . or ..)'));
 
 const environmentParams = once(() => z.object({ environment: environment() }));
 const secretParams = once(() => z.object({ environment: environment(), key: key() }));
@@ -43,6 +51,7 @@ export const vaultRoutes = defineRoutes([
     path: '/api/secrets/{environment}/{key}',
     group: 'vault',
     auth: keyOnly,
+    scope: scope.platform,
     summary: 'Read one secret in plain text; a deleted or unknown key is 404',
     status: 200,
     schemas: () => ({
@@ -56,6 +65,7 @@ export const vaultRoutes = defineRoutes([
     path: '/api/secrets/{environment}',
     group: 'vault',
     auth: keyOnly,
+    scope: scope.platform,
     summary: 'Every key of an environment, ordered by key, values masked as *** (deleted keys flagged)',
     status: 200,
     schemas: () => ({
@@ -69,6 +79,7 @@ export const vaultRoutes = defineRoutes([
     path: '/api/secrets/{environment}/{key}',
     group: 'vault',
     auth: keyOnly,
+    scope: scope.platform,
     summary: 'Create or overwrite a secret (SecureString, new version); value 1 to 4096 UTF-8 bytes, larger is 413',
     status: 200,
     // The value's own 4096-byte limit is checked by the handler (413); JSON escapes can make
@@ -86,6 +97,7 @@ export const vaultRoutes = defineRoutes([
     path: '/api/secrets/{environment}/{key}',
     group: 'vault',
     auth: keyAndAdmin,
+    scope: scope.platform,
     summary: 'Delete a secret: its value becomes the marker __deleted__ (history kept); 404 when not live',
     status: 204,
     schemas: () => ({
@@ -98,6 +110,7 @@ export const vaultRoutes = defineRoutes([
     path: '/api/secrets/sync/{environment}',
     group: 'vault',
     auth: keyAndAdmin,
+    scope: scope.platform,
     summary: 'Queue an import of the environment sources under vault-sources/{environment}; 202 with the job id',
     status: 202,
     schemas: () => ({

@@ -44,17 +44,28 @@ describe('vault over HTTP (local server)', () => {
     }
   });
 
-  it('audits the refusal, readable by a SystemAdmin, without the key that was sent', async () => {
+  it('audits the refusal per source, readable by a SystemAdmin, without the key or the path that was sent', async () => {
     const env = envName('denied');
     const wrongKey = `wrong-${crypto.randomUUID()}`;
-    expect((await api('GET', `/api/secrets/${env}`, { headers: { 'x-internal-api-key': wrongKey } })).status).toBe(401);
+    // A loopback address of this run's own: refusals are audited per source (the 1st, 10th, 100th… of an hour).
+    const source = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+    const refused = await api('GET', `/api/secrets/${env}`, {
+      headers: { 'x-internal-api-key': wrongKey },
+      localAddress: source,
+    });
+    expect(refused.status).toBe(401);
 
-    const logs = await api('GET', '/api/admin/audit-logs?entityType=Secret&pageSize=100', { token: admin });
+    const logs = await api('GET', '/api/admin/audit-logs?entityType=SecretAccess&pageSize=100', { token: admin });
     expect(logs.status).toBe(200);
-    const entry = logs.json.result.items.find((a: { entityId: string }) => a.entityId === `/api/secrets/${env}`);
+    const entry = logs.json.result.items.find((a: { entityId: string }) => a.entityId === source);
     expect(entry).toMatchObject({ action: 'access.denied' });
-    expect(JSON.parse(entry.changes)).toMatchObject({ reason: 'invalid-internal-key' });
+    expect(JSON.parse(entry.changes)).toMatchObject({
+      reason: 'invalid-internal-key',
+      route: 'vault.list',
+      refusals: 1,
+    });
     expect(logs.text).not.toContain(wrongKey);
+    expect(logs.text).not.toContain(env);
   });
 
   it('stores a SecureString, reads the plain value, lists it masked, and validates input', async () => {

@@ -180,7 +180,8 @@ describe('IAM', () => {
       if (stmts(name).some((st) => logicalIdsIn([st]).has(keyId))) withKey.push(name);
     }
     expect(withVault.sort()).toEqual(['jobs-worker', 'vault']);
-    expect(withKey.sort()).toEqual(['jobs-worker', 'vault']);
+    // The tools function encrypts tenant secrets with the same key (below).
+    expect(withKey.sort()).toEqual(['jobs-worker', 'tools', 'vault']);
 
     for (const name of ['vault', 'jobs-worker']) {
       const vaultStmt = stmts(name).find((st) =>
@@ -203,6 +204,18 @@ describe('IAM', () => {
       const keyStmt = stmts(name).find((st) => logicalIdsIn([st]).has(keyId))!;
       expect(actionsOf(keyStmt).sort()).toEqual(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']);
     }
+    // Only the tools function holds tenant secrets: by name, under the tenants path, never listed.
+    const tenantSecrets = [...s.fnIds.keys()].filter((n) =>
+      resourceTexts(stmts(n)).some((t) => t.includes('/tenants/')),
+    );
+    expect(tenantSecrets).toEqual(['tools']);
+    const tenantStmt = stmts('tools').find((st) => resourceTexts([st]).some((t) => t.includes('/tenants/')))!;
+    expect(resourceTexts([tenantStmt]).map((t) => t.slice(t.indexOf('parameter/')))).toEqual([
+      'parameter/saas/test/tenants/*',
+    ]);
+    expect(actionsOf(tenantStmt).sort()).toEqual(['ssm:DeleteParameter', 'ssm:GetParameter', 'ssm:PutParameter']);
+    const toolsKey = stmts('tools').find((st) => logicalIdsIn([st]).has(keyId))!;
+    expect(actionsOf(toolsKey).sort()).toEqual(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']);
     // Only the sync job reads what the deployment provides.
     const sources = [...s.fnIds.keys()].filter((n) =>
       resourceTexts(stmts(n)).some((t) => t.includes('/vault-sources')),

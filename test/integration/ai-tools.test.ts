@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
@@ -7,6 +7,9 @@ import { BUILT_IN_TOOLS, CHAT_CHANNELS } from '#shared/reference/built-in-tools.
 import { twoTenants } from '#test/support/fixtures.ts';
 import { caller } from '#test/support/invoke.ts';
 import { listNewestFirst } from '#shared/data/collection.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { testParams } from '#test/support/test-ports.ts';
+import { resolveTenantSecret } from '#areas/vault/tenant-secrets.ts';
 
 const T = '/api/tools';
 let ctx: Awaited<ReturnType<typeof twoTenants>>;
@@ -31,6 +34,30 @@ const newTool = async (code = 'db_query', extra: Record<string, unknown> = {}) =
   expect(res.status, res.text).toBe(201);
   return res.json.result as { id: string; status: string; displayName: string; configParams: Record<string, unknown> };
 };
+/** An agent of a tenant, stored as the agents area will store it (no agent route exists yet). */
+const seedAgent = async (tenantId: string, extra: Record<string, unknown> = {}) => {
+  const id = crypto.randomUUID();
+  await ddb().send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: { ...keys.tenantItem(tenantId, 'AGENT', id), id, name: `Agent ${id.slice(0, 6)}`, ...extra },
+    }),
+  );
+  return id;
+};
+const toolItem = async (tenantId: string, id: string) =>
+  (await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.tenantItem(tenantId, 'TOOL', id) }))).Item!;
+/** Tenant secrets as the parameter store holds them. */
+const tenantParams = (tenantId: string) =>
+  Object.entries(testParams.dump()).filter(([name]) => name.startsWith(`/saas/local/tenants/${tenantId}/`));
+const auditEntries = async (entityId: string) =>
+  (
+    await listNewestFirst<{ action: string; changes: string }>(keys.platformCollection('AUDIT'), {
+      page: 1,
+      pageSize: 100,
+      where: { entityId },
+    })
+  ).items;
 const auditActions = async (entityId: string) =>
   (
     await listNewestFirst<{ action: string }>(keys.platformCollection('AUDIT'), {
@@ -87,7 +114,7 @@ describe('tenant tools', () => {
         databaseType: 'postgres',
         schemaName: 'public',
         tables: ['orders', 'customers'],
-        connectionString: 'vault://prod/orders-db',
+        connectionString: 'postgres://reader:pw@orders-db:5432/app',
       },
     });
     expect(cfg.status, cfg.text).toBe(200);
@@ -95,7 +122,8 @@ describe('tenant tools', () => {
       databaseType: 'postgres',
       schemaName: 'public',
       tables: ['orders', 'customers'],
-      connectionString: 'vault://prod/orders-db',
+      connectionString: expect.stringMatching(new RegExp(`^vault://tenants/${ctx.tenantA}/tools/${t.id}/connection-`)),
+      connectionStringSet: true,
     });
     expect((await owner.get(`/${t.id}/config`)).json.result).toEqual(cfg.json.result);
     const params = await owner.put(`/${t.id}/config-params`, { maxRows: 10_000, timeoutSeconds: 300 });
@@ -111,29 +139,162 @@ describe('tenant tools', () => {
     ]) {
       expect((await owner.put(`/${t.id}/config-params`, bad)).status, JSON.stringify(bad)).toBe(400);
     }
-    const up = await owner.put(`/${t.id}`, { displayName: 'Orders reader', agentIds: [crypto.randomUUID()] });
-    expect(up.json.result).toMatchObject({ displayName: 'Orders reader', configParams: { maxRows: 10_000 } });
+    const agent = await seedAgent(ctx.tenantA);
+    const up = await owner.put(`/${t.id}`, { displayName: 'Orders reader', agentIds: [agent] });
+    expect(up.json.result).toMatchObject({
+      displayName: 'Orders reader',
+      agentIds: [agent],
+      configParams: { maxRows: 10_000 },
+    });
     expect(await auditActions(t.id)).toEqual(['config', 'config-params', 'create', 'update']);
   });
 
-  it('accepts a connection string only as a vault reference (400 otherwise, nothing stored)', async () => {
+  it('keeps a connection string as a tenant secret: write-only, the tool holds a reference, reads show set or not set', async () => {
     const t = await newTool();
+    const value = `postgres://reader:${crypto.randomUUID()}@orders-db:5432/app`;
+    const res = await owner.put(`/${t.id}/config`, { schema: { connectionString: value } });
+    expect(res.status, res.text).toBe(200);
+    const reference = res.json.result.schema.connectionString as string;
+    expect(reference).toMatch(new RegExp(`^vault://tenants/${ctx.tenantA}/tools/${t.id}/connection-[a-z0-9-]+$`));
+    expect(res.json.result.schema.connectionStringSet).toBe(true);
+    // The value is in the tenant's namespace of the store, and nowhere else.
+    const name = `/saas/local/tenants/${ctx.tenantA}/${reference.slice(`vault://tenants/${ctx.tenantA}/`.length)}`;
+    expect(tenantParams(ctx.tenantA).map(([n, p]) => [n, p.value])).toContainEqual([name, value]);
+    const read = await owner.get(`/${t.id}/config`);
+    for (const text of [res.text, read.text, JSON.stringify(await toolItem(ctx.tenantA, t.id))])
+      expect(text).not.toContain(value);
+    expect(JSON.stringify(await auditEntries(t.id))).not.toContain(value);
+    expect(await resolveTenantSecret(ctx.tenantA, reference)).toBe(value);
+
+    // Reading the reference back and sending it again changes nothing.
+    expect((await owner.put(`/${t.id}/config`, { schema: { connectionString: reference } })).status).toBe(200);
+    expect((await owner.get(`/${t.id}/config`)).json.result.schema.connectionString).toBe(reference);
+
+    // A new value replaces the secret (the old one is deleted); null removes it.
+    const next = await owner.put(`/${t.id}/config`, { schema: { connectionString: `${value}?ssl=true` } });
+    const nextRef = next.json.result.schema.connectionString as string;
+    expect(nextRef).not.toBe(reference);
+    expect(tenantParams(ctx.tenantA).some(([n]) => n === name)).toBe(false);
+    const cleared = await owner.put(`/${t.id}/config`, { schema: { connectionString: null } });
+    expect(cleared.json.result.schema).toMatchObject({ connectionString: null, connectionStringSet: false });
+    expect(tenantParams(ctx.tenantA).some(([n]) => n.includes(`/tools/${t.id}/`))).toBe(false);
+    for (const bad of ['', 'x'.repeat(4097)])
+      expect((await owner.put(`/${t.id}/config`, { schema: { connectionString: bad } })).status).toBe(400);
+
+    // Deleting the tool deletes its secret.
+    await owner.put(`/${t.id}/config`, { schema: { connectionString: value } });
+    expect(tenantParams(ctx.tenantA).some(([n]) => n.includes(`/tools/${t.id}/`))).toBe(true);
+    expect((await owner.del(`/${t.id}`)).status).toBe(204);
+    expect(tenantParams(ctx.tenantA).some(([n]) => n.includes(`/tools/${t.id}/`))).toBe(false);
+  });
+
+  it("refuses references outside the caller's namespace when written and when resolved", async () => {
+    const mine = await newTool();
+    // Tenant B's own secret, and the platform's vault secrets.
+    const theirs = (await as(ctx.ownerB).post('', { displayName: 'B tool', baseToolId: base('db_query') })).json.result
+      .id as string;
+    const theirRef = (
+      await as(ctx.ownerB).put(`/${theirs}/config`, { schema: { connectionString: 'postgres://b:secret-b@db/b' } })
+    ).json.result.schema.connectionString as string;
+    expect(theirRef).toMatch(new RegExp(`^vault://tenants/${ctx.tenantB}/`));
     for (const connectionString of [
-      'postgres://user:secret@db:5432/app',
-      'Server=db;Password=x',
-      'vault://prod',
-      'vault://Prod/key',
-      'vault://prod/a/b',
-      'vault://prod/..',
+      theirRef,
+      'vault://prod/orders-db',
+      `vault://tenants/${ctx.tenantA}/tools/${crypto.randomUUID()}/connection-nothing`,
+      `vault://tenants/${ctx.tenantA}/../${ctx.tenantB}/x`,
     ]) {
-      const res = await owner.put(`/${t.id}/config`, { schema: { connectionString } });
+      const res = await owner.put(`/${mine.id}/config`, { schema: { connectionString } });
       expect(res.status, connectionString).toBe(400);
-      expect(res.text).not.toContain('secret@');
+      expect(res.text).not.toContain('secret-b');
     }
-    expect((await owner.get(`/${t.id}/config`)).json.result.schema.connectionString).toBeNull();
+    expect((await owner.get(`/${mine.id}/config`)).json.result.schema).toMatchObject({
+      connectionString: null,
+      connectionStringSet: false,
+    });
+    // Resolving checks the namespace again: another tenant's reference is refused.
+    await expect(resolveTenantSecret(ctx.tenantA, theirRef)).rejects.toMatchObject({ status: 403 });
+    expect(await resolveTenantSecret(ctx.tenantB, theirRef)).toBe('postgres://b:secret-b@db/b');
+    // A record that somehow holds a foreign reference shows it as not set.
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: keys.tenantItem(ctx.tenantA, 'TOOL', mine.id),
+        UpdateExpression: 'SET #s.connectionString = :ref',
+        ExpressionAttributeNames: { '#s': 'schema' },
+        ExpressionAttributeValues: { ':ref': theirRef },
+      }),
+    );
+    expect((await owner.get(`/${mine.id}/config`)).json.result.schema).toMatchObject({
+      connectionString: null,
+      connectionStringSet: false,
+    });
+  });
+
+  it('sends an approved tool back to review when its connection or read-only flag changes', async () => {
+    const t = await newTool('db_execute');
     expect(
-      (await owner.put(`/${t.id}/config`, { schema: { connectionString: 'vault://staging-2/orders_db.url' } })).status,
+      (await owner.put(`/${t.id}/config`, { schema: { connectionString: 'postgres://rw:pw@db/app' } })).status,
     ).toBe(200);
+    expect((await admin.put(`/${t.id}/approve`)).json.result.status).toBe('APPROVED');
+    const status = async () => (await owner.get(`/${t.id}/config`)).json.result.status as string;
+
+    // What was not reviewed may change freely.
+    expect((await owner.put(`/${t.id}/config-params`, { maxRows: 50 })).status).toBe(200);
+    expect((await owner.put(`/${t.id}`, { displayName: 'Orders writer' })).status).toBe(200);
+    const ref = (await owner.get(`/${t.id}/config`)).json.result.schema.connectionString;
+    expect((await owner.put(`/${t.id}/config`, { schema: { connectionString: ref, tables: ['orders'] } })).status).toBe(
+      200,
+    );
+    expect(await status()).toBe('APPROVED');
+
+    // Repointing the connection: back to PENDING, and the SystemAdmin must approve again.
+    const moved = await owner.put(`/${t.id}/config`, { schema: { connectionString: 'postgres://rw:pw@other-db/app' } });
+    expect(moved.json.result.status).toBe('PENDING');
+    expect((await admin.put(`/${t.id}/activate`)).status).toBe(409);
+    await admin.put(`/${t.id}/approve`);
+    expect((await admin.put(`/${t.id}/activate`)).json.result.status).toBe('ACTIVE');
+
+    // Switching writes on (either route): back to PENDING, readOnly false kept for the review.
+    const writes = await owner.put(`/${t.id}/config-params`, { readOnly: false });
+    expect(writes.json.result.readOnly).toBe(false);
+    expect(await status()).toBe('PENDING');
+    expect((await owner.put(`/${t.id}/config-params`, { maxRows: 60 })).status).toBe(200);
+    await admin.put(`/${t.id}/approve`);
+    const back = await owner.put(`/${t.id}`, { configParams: { readOnly: true } });
+    expect(back.json.result).toMatchObject({ status: 'PENDING', configParams: { readOnly: true } });
+    const changes = (await auditEntries(t.id)).map((a) => JSON.parse(a.changes)).filter((c) => c.status?.to);
+    expect(changes.map((c) => c.status)).toEqual([
+      { from: 'APPROVED', to: 'PENDING' },
+      { from: 'ACTIVE', to: 'PENDING' },
+      { from: 'APPROVED', to: 'PENDING' },
+    ]);
+  });
+
+  it("names only the tenant's own agents (agents do not exist until the agents area stores them)", async () => {
+    const t = await newTool();
+    const own = await seedAgent(ctx.tenantA);
+    const foreign = await seedAgent(ctx.tenantB);
+    const gone = await seedAgent(ctx.tenantA, { deletedAt: '2026-01-01T00:00:00.000Z' });
+    for (const agentIds of [[crypto.randomUUID()], [own, foreign], [gone]]) {
+      const res = await owner.put(`/${t.id}`, { agentIds });
+      expect(res.status, JSON.stringify(agentIds)).toBe(400);
+      expect(res.json.error.details[0].message).toMatch(/agent/);
+    }
+    expect((await owner.get(`?pageSize=100&agentId=${foreign}`)).json.result.items).toEqual([]);
+    expect((await owner.put(`/${t.id}`, { agentIds: [own, own] })).json.result.agentIds).toEqual([own]);
+    expect((await owner.put(`/${t.id}`, { agentIds: [] })).json.result.agentIds).toEqual([]);
+  });
+
+  it('answers 405 (Allow: GET) to other methods on /api/tools/built-in instead of reading it as a tool id', async () => {
+    for (const method of ['PUT', 'DELETE']) {
+      const res = await invoke(method, '/api/tools/built-in', {
+        token: ctx.ownerA,
+        body: method === 'PUT' ? {} : undefined,
+      });
+      expect(res.status, res.text).toBe(405);
+      expect(res.headers.allow).toBe('GET');
+    }
+    expect((await invoke('GET', '/api/tools/built-in/select', { token: ctx.ownerA })).status).toBe(405);
   });
 
   it('moves along the approval table by SystemAdmin only; other moves are 409', async () => {
@@ -176,12 +337,13 @@ describe('tenant tools', () => {
   });
 
   it('lists newest first with agentId, search and kbStatus filters; soft delete hides the tool everywhere', async () => {
-    const agent = crypto.randomUUID();
+    const agent = await seedAgent(ctx.tenantA);
+    const other = await seedAgent(ctx.tenantA);
     const a = await newTool('http_request', { displayName: 'Weather lookup', description: 'Calls the forecast API' });
     const b = await newTool('http_request', { displayName: 'Stock lookup' });
     const c = await newTool('send_email', { displayName: 'Mailer' });
     await owner.put(`/${a.id}`, { agentIds: [agent] });
-    await owner.put(`/${c.id}`, { agentIds: [agent, crypto.randomUUID()] });
+    await owner.put(`/${c.id}`, { agentIds: [agent, other] });
     // The knowledge area (later) maintains chunkCount; set it directly here.
     await ddb().send(
       new UpdateCommand({

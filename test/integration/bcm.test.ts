@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
@@ -206,23 +206,72 @@ describe('entries and their parts', () => {
   });
 });
 
+describe('a BIA completed while an entry is added', () => {
+  /**
+   * The race, made deterministic: the entry's create has read the BIA (InProgress, editable) and
+   * is about to commit when the BIA is completed. Only the transaction's own check that the BIA
+   * is not Completed stands between the two; without it the entry lands in a read-only BIA.
+   */
+  it('refuses the entry (409) and leaves the Completed BIA without it', async () => {
+    const b = await newBia();
+    expect((await owner.put(`/bia/${b.id}/status`, { newStatus: 1 })).status).toBe(200);
+    const client = ddb();
+    const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
+    let completed: number | undefined;
+    const spy = vi.spyOn(client, 'send').mockImplementation((async (command: unknown) => {
+      const entryWrite =
+        command instanceof TransactWriteCommand && JSON.stringify(command.input).includes(`#BIA#${b.id}#ENTRY`);
+      if (entryWrite && completed === undefined) {
+        completed = 0;
+        completed = (await owner.put(`/bia/${b.id}/status`, { newStatus: 2 })).status;
+      }
+      return send(command);
+    }) as never);
+    try {
+      const added = await owner.post(`/bia/${b.id}/entries`, { briefDescription: 'Late' });
+      expect(completed).toBe(200);
+      expect(added.status, added.text).toBe(409);
+    } finally {
+      spy.mockRestore();
+    }
+    const after = (await owner.get(`/bia/${b.id}`)).json.result;
+    expect(after).toMatchObject({ status: 2, entries: [] });
+    expect(await partitionSize(keys.childCollection(ctx.tenantA, 'BIA', b.id, 'ENTRY'))).toBe(0);
+  });
+});
+
 describe('risks, assessments and actions', () => {
   it('moves risk status along the documented table and keeps the scores from the assessments', async () => {
     const created = await owner.post('/risk', { title: 'Flood', category: 1, level: 3 });
     expect(created.status, created.text).toBe(201);
     const risk = created.json.result;
     expect(risk).toMatchObject({ status: 0, impactScore: 5, probabilityScore: 1, risks: [], mitigationActions: [] });
+    // A create answers the created record, so the client learns the new id.
     const assessed = await owner.post(`/risk/${risk.id}/risks`, { name: 'Q1', score: 20 });
-    expect(assessed.json.result.probabilityScore).toBe(4);
-    const assessmentId = assessed.json.result.risks[0].id;
+    expect(assessed.status, assessed.text).toBe(201);
+    expect(assessed.json.result).toMatchObject({ riskId: risk.id, name: 'Q1', score: 20 });
+    const assessmentId = assessed.json.result.id;
+    const scored = (await owner.get(`/risk/${risk.id}`)).json.result;
+    expect(scored.probabilityScore).toBe(4);
+    expect(scored.risks).toEqual([{ id: assessmentId, name: 'Q1', score: 20 }]);
     expect((await owner.put(`/risk/${risk.id}/risks/${assessmentId}`, { score: 5 })).json.result.probabilityScore).toBe(
       1,
     );
     expect((await owner.post(`/risk/${risk.id}/risks`, { name: 'bad', score: 26 })).status).toBe(400);
 
     const action = await owner.post(`/risk/${risk.id}/risks/${assessmentId}/actions`, { title: 'Sandbags' });
-    const actionId = action.json.result.mitigationActions[0].id;
-    expect(action.json.result.mitigationActions[0]).toMatchObject({ status: 0, assessmentId });
+    expect(action.status, action.text).toBe(201);
+    expect(action.json.result).toMatchObject({
+      riskId: risk.id,
+      assessmentId,
+      title: 'Sandbags',
+      status: 0,
+      dueAt: null,
+    });
+    const actionId = action.json.result.id;
+    expect((await owner.get(`/risk/${risk.id}`)).json.result.mitigationActions).toEqual([
+      { id: actionId, title: 'Sandbags', status: 0, assessmentId, dueAt: null },
+    ]);
     expect((await owner.put(`/risk/${risk.id}/risks/${assessmentId}/actions/${actionId}`, { status: 2 })).status).toBe(
       200,
     );

@@ -5,7 +5,7 @@ import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { installPorts, type ParameterStore } from '#shared/platform/ports.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { createJob } from '#areas/vault/records.ts';
+import { createJob, vaultKeys } from '#areas/vault/records.ts';
 import { resetVaultCache } from '#areas/vault/store.ts';
 import { runVaultSync } from '#areas/vault/sync.ts';
 import { invoke } from '#test/support/invoke.ts';
@@ -75,29 +75,71 @@ describe('internal API key', () => {
     });
   });
 
+  /** Refusals are audited per source address: each test refuses from an address of its own. */
+  const refusalsOf = async (ip: string) =>
+    (await audits()).filter(
+      (a) => a.entityType === 'SecretAccess' && a.entityId === ip && a.action === 'access.denied',
+    );
+
   it('audits a missing key', async () => {
-    const res = await invoke('GET', '/api/secrets/audit-missing/K');
+    const ip = '198.51.100.11';
+    const res = await invoke('GET', '/api/secrets/audit-missing/K', { ip });
     expect(res.status).toBe(401);
 
-    const entry = (await audits()).find((a) => a.entityId === '/api/secrets/audit-missing/K');
-    expect(entry).toMatchObject({ entityType: 'Secret', action: 'access.denied', userId: null });
+    const [entry] = await refusalsOf(ip);
+    expect(entry).toMatchObject({ entityType: 'SecretAccess', entityId: ip, action: 'access.denied', userId: null });
     expect(JSON.parse(entry!.changes)).toMatchObject({
       reason: 'missing-internal-key',
       status: 401,
       route: 'vault.get',
       method: 'GET',
+      refusals: 1,
     });
   });
 
   it('audits a wrong key without the key that was sent', async () => {
+    const ip = '198.51.100.12';
     const wrong = `wrong-${crypto.randomUUID()}`;
-    const res = await invoke('GET', '/api/secrets/audit-wrong', { headers: { 'x-internal-api-key': wrong } });
+    const res = await invoke('GET', '/api/secrets/audit-wrong', { headers: { 'x-internal-api-key': wrong }, ip });
     expect(res.status).toBe(401);
     expect(res.text).not.toContain(wrong);
 
-    const entry = (await audits()).find((a) => a.entityId === '/api/secrets/audit-wrong');
+    const [entry] = await refusalsOf(ip);
     expect(JSON.parse(entry!.changes)).toMatchObject({ reason: 'invalid-internal-key', route: 'vault.list' });
     expect(JSON.stringify(await audits())).not.toContain(wrong);
+  });
+
+  it('aggregates a flood of refusals per source (1st, 10th, 100th of the hour) and keeps no text the caller chose', async () => {
+    const ip = '198.51.100.13';
+    const chosen = `chosen-${crypto.randomUUID().slice(0, 8)}`;
+    const now = vi.spyOn(Date, 'now').mockReturnValue(Date.UTC(2026, 0, 1, 10, 30));
+    try {
+      for (let batch = 0; batch < 6; batch++) {
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            invoke('GET', `/api/secrets/${chosen}-${batch}-${i}/${chosen}`, {
+              headers: { 'x-internal-api-key': chosen },
+              ip,
+            }),
+          ),
+        );
+        expect(answers.map((a) => a.status)).toEqual(Array(20).fill(401));
+      }
+      // Another source is audited on its own.
+      expect((await invoke('GET', `/api/secrets/${chosen}`, { ip: '198.51.100.14' })).status).toBe(401);
+    } finally {
+      now.mockRestore();
+    }
+    const entries = await refusalsOf(ip);
+    expect(entries.map((e) => JSON.parse(e.changes).refusals).sort((a, b) => a - b)).toEqual([1, 10, 100]);
+    expect(JSON.parse(entries[0]!.changes)).toMatchObject({
+      reason: 'invalid-internal-key',
+      route: 'vault.get',
+      windowStart: '2026-01-01T10:00:00.000Z',
+      windowSeconds: 3600,
+    });
+    expect(await refusalsOf('198.51.100.14')).toHaveLength(1);
+    expect(JSON.stringify(await audits())).not.toContain(chosen);
   });
 });
 
@@ -231,21 +273,28 @@ describe('DELETE', () => {
   it('needs a bearer token (401) of a SystemAdmin (403), and audits both refusals', async () => {
     await put('del', 'K', secret('k'));
 
-    const anonymous = await invoke('DELETE', '/api/secrets/del/K', { headers: KEY });
+    const anonymous = await invoke('DELETE', '/api/secrets/del/K', { headers: KEY, ip: '198.51.100.21' });
     expect(anonymous.status).toBe(401);
-    const tenantOwner = await invoke('DELETE', '/api/secrets/del/K', { headers: KEY, token: owner });
+    const tenantOwner = await invoke('DELETE', '/api/secrets/del/K', {
+      headers: KEY,
+      token: owner,
+      ip: '198.51.100.22',
+    });
     expect(tenantOwner.status).toBe(403);
     expect(tenantOwner.json.error.code).toBe('FORBIDDEN');
     const wrongKey = await invoke('DELETE', '/api/secrets/del/K', {
       headers: { 'x-internal-api-key': 'nope' },
       token: admin,
+      ip: '198.51.100.23',
     });
     expect(wrongKey.status).toBe(401);
 
     expect((await get('del', 'K')).status).toBe(200);
     const reasons = (await audits())
-      .filter((a) => a.entityId === '/api/secrets/del/K' && a.action === 'access.denied')
-      .map((a) => JSON.parse(a.changes).reason)
+      .filter((a) => a.entityType === 'SecretAccess' && /^198\.51\.100\.2[123]$/.test(a.entityId))
+      .map((a) => JSON.parse(a.changes))
+      .filter((c) => c.route === 'vault.delete')
+      .map((c) => c.reason)
       .sort();
     expect(reasons).toEqual(['invalid-bearer-token', 'invalid-internal-key', 'not-system-admin']);
   });
@@ -339,7 +388,7 @@ describe('POST /api/secrets/sync/{environment}', () => {
     const { jobId } = res.json.result;
 
     // The test queue runs the real jobs worker before enqueue resolves.
-    const job = (await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.job(jobId) }))).Item!;
+    const job = (await ddb().send(new GetCommand({ TableName: config.tableName, Key: vaultKeys.job(jobId) }))).Item!;
     expect(job).toMatchObject({ id: jobId, type: 'vault.sync', environment: env, status: 'completed' });
     expect(job.result).toMatchObject({ imported: 2, skipped: 2, failed: 2 });
     expect([...job.result.failures].sort((a, b) => a.key.localeCompare(b.key))).toEqual([
@@ -370,7 +419,7 @@ describe('POST /api/secrets/sync/{environment}', () => {
     // A second run finds nothing newer to import.
     const again = await invoke('POST', `/api/secrets/sync/${env}`, { headers: KEY, token: admin });
     const second = (
-      await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.job(again.json.result.jobId) }))
+      await ddb().send(new GetCommand({ TableName: config.tableName, Key: vaultKeys.job(again.json.result.jobId) }))
     ).Item!;
     expect(second.result).toMatchObject({ imported: 0, skipped: 4, failed: 2 });
   });
@@ -379,6 +428,7 @@ describe('POST /api/secrets/sync/{environment}', () => {
     const throttled: ParameterStore = {
       get: () => Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })),
       put: () => Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })),
+      delete: () => Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })),
       listByPath: () => Promise.reject(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })),
     };
     const jobId = crypto.randomUUID();
@@ -392,10 +442,35 @@ describe('POST /api/secrets/sync/{environment}', () => {
       installPorts({ params: testParams });
     }
 
-    const job = (await ddb().send(new GetCommand({ TableName: config.tableName, Key: keys.job(jobId) }))).Item!;
+    const job = (await ddb().send(new GetCommand({ TableName: config.tableName, Key: vaultKeys.job(jobId) }))).Item!;
     expect(job).toMatchObject({ status: 'failed', error: 'ThrottlingException' });
     const event = (await platformItems('INTEGRATION_EVENT')).find((e) => e.eventType === 'vault.sync.failed');
     expect(JSON.parse(event!.data)).toEqual({ jobId, environment: 'broken', error: 'ThrottlingException' });
+  });
+});
+
+describe('names a route beside them owns', () => {
+  it('answers 405 (Allow: POST) to any other method on /api/secrets/sync/{environment}, storing nothing', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const res = await invoke(method, '/api/secrets/sync/x', {
+        headers: KEY,
+        token: admin,
+        body: method === 'PUT' ? { value: secret('shadowed') } : undefined,
+      });
+      expect(res.status, `${method}: ${res.text}`).toBe(405);
+      expect(res.headers.allow).toBe('POST');
+      expect(res.json.error.code).toBe('METHOD_NOT_ALLOWED');
+    }
+    expect(await testParams.get(vaultName('sync', 'x'))).toBeNull();
+  });
+
+  it('reserves the environment names sync and tenants (400), as the document says', async () => {
+    for (const env of ['sync', 'tenants']) {
+      expect((await invoke('GET', `/api/secrets/${env}`, { headers: KEY })).status).toBe(400);
+      expect((await invoke('POST', `/api/secrets/sync/${env}`, { headers: KEY, token: admin })).status).toBe(400);
+    }
+    expect((await put('tenants', 'K', secret('reserved'))).status).toBe(400);
+    expect(await testParams.get(vaultName('tenants', 'K'))).toBeNull();
   });
 });
 

@@ -5,7 +5,7 @@ import { bucketAttribute, mergeBuckets, quantile } from '#functions/analytics/sk
 import { nextVersionStatus, promptStatus, versionMoveTable } from '#functions/prompts/lifecycle.ts';
 import { parsePlaceholders, renderTemplate } from '#functions/prompts/placeholders.ts';
 import { nextToolStatus, toolMoveTable, writeAccessRefusal } from '#functions/tools/lifecycle.ts';
-import { isVaultReference } from '#areas/vault/references.ts';
+import { ownReference, parseTenantSecretReference, tenantSecretReference } from '#areas/vault/tenant-secrets.ts';
 
 describe('placeholders', () => {
   it('extracts distinct names in order of first use', () => {
@@ -37,18 +37,37 @@ describe('lifecycle tables', () => {
     expect(promptStatus({ inReviewCount: 1 })).toBe('Review');
     expect(promptStatus({})).toBe('Draft');
   });
-  it('moves tools PENDING→APPROVED→ACTIVE, rejects from PENDING or APPROVED, and guards Db Execute writes', () => {
-    expect(toolMoveTable()).toHaveLength(4);
+  it('moves tools PENDING→APPROVED→ACTIVE, rejects from PENDING or APPROVED, resubmits approved tools, and guards Db Execute writes', () => {
+    expect(toolMoveTable()).toHaveLength(6);
     expect(nextToolStatus('ACTIVE', 'reject')).toBeNull();
     expect(nextToolStatus('REJECTED', 'approve')).toBeNull();
+    expect(nextToolStatus('APPROVED', 'resubmit')).toBe('PENDING');
+    expect(nextToolStatus('ACTIVE', 'resubmit')).toBe('PENDING');
+    expect(nextToolStatus('PENDING', 'resubmit')).toBeNull();
     expect(writeAccessRefusal('db_execute', 'PENDING', false)).toMatch(/approved/);
     expect(writeAccessRefusal('db_execute', 'APPROVED', false)).toBeNull();
+    // Writes switched on while approved stay on while the tool waits for its new review.
+    expect(writeAccessRefusal('db_execute', 'PENDING', false, false)).toBeNull();
     expect(writeAccessRefusal('db_query', 'PENDING', false)).toBeNull();
   });
-  it('accepts only vault references as connection strings', () => {
-    expect(isVaultReference('vault://prod/db.url')).toBe(true);
-    for (const v of ['postgres://u:p@h/db', 'vault://prod/', 'vault:///key', 'vault://PROD/k', 'vault://prod/a/b'])
-      expect(isVaultReference(v), v).toBe(false);
+  it('reads tenant secret references of one tenant namespace only', () => {
+    const tenantId = crypto.randomUUID();
+    const ref = tenantSecretReference({ tenantId, name: 'tools/t1/connection-ab12' });
+    expect(ref).toBe(`vault://tenants/${tenantId}/tools/t1/connection-ab12`);
+    expect(parseTenantSecretReference(ref)).toEqual({ tenantId, name: 'tools/t1/connection-ab12' });
+    expect(ownReference(tenantId, ref)).not.toBeNull();
+    expect(ownReference(crypto.randomUUID(), ref)).toBeNull();
+    for (const v of [
+      'postgres://u:p@h/db',
+      'vault://prod/db.url',
+      `vault://tenants/${tenantId}`,
+      `vault://tenants/${tenantId}/`,
+      `vault://tenants/${tenantId}/../x`,
+      `vault://tenants/${tenantId}/A`,
+      'vault://tenants/not-a-tenant/x',
+      `vault://tenants/${tenantId}/a/b/c/d/e/f`,
+    ])
+      expect(parseTenantSecretReference(v), v).toBeNull();
   });
 });
 

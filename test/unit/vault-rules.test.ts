@@ -9,6 +9,7 @@ import {
   valueProblem,
 } from '#areas/vault/rules.ts';
 import { planSync } from '#areas/vault/sync.ts';
+import { apiDocument } from '#shared/openapi/api-document.ts';
 
 describe('vault names and values', () => {
   it('accepts environments and keys by the issue patterns', () => {
@@ -17,6 +18,48 @@ describe('vault names and values', () => {
       expect(ENVIRONMENT_PATTERN.test(env)).toBe(false);
     for (const key of ['DB_URL', 'a.b-c_d', 'k'.repeat(128), '...']) expect(isValidKey(key)).toBe(true);
     for (const key of ['', 'a/b', 'a b', 'k'.repeat(129), '.', '..', 'ключ']) expect(isValidKey(key)).toBe(false);
+  });
+
+  it('reserves the environment names a sibling route or the tenant namespace owns', () => {
+    for (const env of ['sync', 'tenants']) expect(ENVIRONMENT_PATTERN.test(env)).toBe(false);
+    for (const env of ['syncs', 'tenant', 'sync-1', 'my-tenants']) expect(ENVIRONMENT_PATTERN.test(env)).toBe(true);
+  });
+
+  it('documents the environment and key parameters exactly as the server checks them', () => {
+    const doc = apiDocument() as unknown as {
+      paths: Record<string, Record<string, { parameters: { name: string; schema: { pattern?: string } }[] }>>;
+    };
+    const params = doc.paths['/api/secrets/{environment}/{key}']!.put!.parameters;
+    const documented = (name: string) => new RegExp(params.find((p) => p.name === name)!.schema.pattern!);
+    const keys = [
+      'DB_URL',
+      'a.b-c_d',
+      '...',
+      '.a',
+      'a.',
+      '.',
+      '..',
+      '',
+      'a/b',
+      'k'.repeat(128),
+      'k'.repeat(129),
+      'ключ',
+    ];
+    for (const key of keys) expect(documented('key').test(key), key).toBe(isValidKey(key));
+    const envs = [
+      'prod',
+      'sync',
+      'tenants',
+      'syncs',
+      'syn',
+      'tenant',
+      'tenantz',
+      'Prod',
+      '',
+      'x'.repeat(32),
+      'x'.repeat(33),
+    ];
+    for (const env of envs) expect(documented('environment').test(env), env).toBe(ENVIRONMENT_PATTERN.test(env));
   });
 
   it('counts the value limit in UTF-8 bytes and reserves the delete marker', () => {

@@ -55,13 +55,16 @@ export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword,
     await admin.POST('/api/tools/built-in/select', { body: { baseToolId: dbQuery.id, tenantId: tenant.id } }),
   ).result;
   const toolPath = { path: { toolId: tool.id } };
-  ok(
+  // The connection string is given as a value, kept as the tenant's secret; reads show its reference only.
+  const configured = ok(
     'config',
     await admin.PUT('/api/tools/{toolId}/config', {
       params: toolPath,
-      body: { schema: { connectionString: 'vault://prod/orders-db', tables: ['orders'] } },
+      body: { schema: { connectionString: `postgres://reader:${tag}@orders-db/app`, tables: ['orders'] } },
     }),
-  );
+  ).result;
+  expect(configured.schema.connectionStringSet).toBe(true);
+  expect(configured.schema.connectionString).toMatch(new RegExp(`^vault://tenants/${tenant.id}/tools/${tool.id}/`));
   const approved = ok('approve', await admin.PUT('/api/tools/{toolId}/approve', { params: toolPath })).result;
   expect(approved.status).toBe('APPROVED');
 

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { makeClient, ok, type Story } from '../story.ts';
 
-/** A tenant's BIA with an entry and a part, a risk with an assessment, and the dashboard. */
+/** A tenant's BIA with an entry and a part, a risk with an assessment and an action (each create answers its record), and the dashboard. */
 export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword, tag }) => {
   const session = ok(
     'sign-in',
@@ -53,7 +53,22 @@ export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword,
       body: { name: 'Q1', score: 12 },
     }),
   ).result;
-  expect(assessed.probabilityScore).toBe(3);
+  expect(assessed).toMatchObject({ riskId: risk.id, name: 'Q1', score: 12 });
+  const action = ok(
+    'action',
+    await admin.POST('/api/bcm/admin/risk/{riskId}/risks/{assessmentId}/actions', {
+      params: { path: { riskId: risk.id, assessmentId: assessed.id } },
+      body: { title: 'Sandbags' },
+    }),
+  ).result;
+  expect(action).toMatchObject({ riskId: risk.id, assessmentId: assessed.id, status: 0 });
+  const detail = ok(
+    'risk detail',
+    await admin.GET('/api/bcm/admin/risk/{riskId}', { params: { path: { riskId: risk.id } } }),
+  ).result;
+  expect(detail.probabilityScore).toBe(3);
+  expect(detail.risks.map((r) => r.id)).toEqual([assessed.id]);
+  expect(detail.mitigationActions.map((a) => a.id)).toEqual([action.id]);
   const dash = ok(
     'dashboard',
     await admin.GET('/api/bcm/admin/dashboard', { params: { query: { tenantId: tenant.id } } }),

@@ -227,7 +227,7 @@ const assessmentOf = (t: Tenant) =>
       'POST',
       `${BCM}/risk/${riskId}/risks`,
       { name: `Assessment ${unique()}`, score: 12 },
-      (r) => r.json.result.risks.at(-1).id,
+      (r) => r.json.result.id,
     );
   });
 
@@ -235,8 +235,6 @@ const promptOf = (t: Tenant) =>
   once(`prompt:${t.id}`, () =>
     apiCreate(t, 'POST', '/api/prompts', { title: `Prompt ${unique()}`, content: 'Hello {{name}}' }),
   );
-const toolOf = (t: Tenant) =>
-  once(`tool:${t.id}`, () => apiCreate(t, 'POST', '/api/tools/built-in/select', { baseToolId: BUILT_IN_TOOLS[0]!.id }));
 
 export const RECORD_CREATORS: Record<string, RecordCreator> = {
   supplierId: viaApi('suppliers.create', (t) => ({ name: `Supplier ${unique()}`, tenantId: t.id })),
@@ -305,12 +303,8 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
       apiCreate(tenant, 'POST', '/api/tools', { displayName: `Tool ${unique()}`, baseToolId: BUILT_IN_TOOLS[0]!.id }),
   },
   agentId: {
-    via: 'tools.update (no agents area yet: a fresh agent id assigned to a tool of the tenant)',
-    create: async (_w, tenant) => {
-      const agentId = crypto.randomUUID();
-      await apiCreate(tenant, 'PUT', `/api/tools/${await toolOf(tenant)}`, { agentIds: [agentId] }, () => agentId);
-      return agentId;
-    },
+    via: 'none yet: a fresh id (agents do not exist until the agents area; a tool may name only existing agents)',
+    create: async () => crypto.randomUUID(),
   },
   assessmentId: { via: 'bcm.assessments.create', create: async (_w, tenant) => assessmentOf(tenant) },
   tenantId: { via: 'the tenant itself (tenants.create)', create: async (_w, tenant) => tenant.id },
@@ -352,7 +346,7 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
         'POST',
         `${BCM}/risk/${await riskOf(tenant)}/risks/${await assessmentOf(tenant)}/actions`,
         { title: `Action ${unique()}` },
-        (r) => r.json.result.mitigationActions.at(-1).id,
+        (r) => r.json.result.id,
       ),
   },
 };

@@ -1,0 +1,158 @@
+import type { Principal } from '#shared/auth/access-token.ts';
+import { keys } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { config } from '#shared/platform/config.ts';
+import { promptStatus, type VersionStatus } from './lifecycle.ts';
+
+/**
+ * The prompts area's records. A prompt is a tenant item in `{t}#PROMPT`; its versions sit beside
+ * it in the same partition under `{promptId}#V#{inverted number}`, so one Query on `{promptId}`
+ * reads the prompt and then its versions newest first. Archived prompts leave the gsi1 list;
+ * gsi2 lists every prompt.
+ */
+export const prompts = {
+  key: (t: string, id: string) => keys.tenantItem(t, 'PROMPT', id),
+  /** Prompts not archived, newest first (gsi1). */
+  live: (t: string) => keys.tenantCollection(t, 'PROMPT'),
+  /** Every prompt, archived ones too (gsi2). */
+  all: (t: string) => keys.withArchived(keys.tenantCollection(t, 'PROMPT')),
+  /** A version; the number is stored inverted (999999 - n) so newer sorts first. */
+  version: (t: string, promptId: string, versionNumber: number) => ({
+    pk: keys.tenantCollection(t, 'PROMPT'),
+    sk: `${promptId}#V#${String(999_999 - versionNumber).padStart(6, '0')}`,
+  }),
+  /** Sort-key bounds of a prompt and all its versions. */
+  withVersions: (promptId: string) => ({ from: promptId, to: `${promptId}#V#~` }),
+};
+
+export type AbTestConfig = { variantA: boolean; variantB: boolean };
+export type EvaluationScores = { quality: number | null; safety: number | null };
+
+export type PromptItem = {
+  pk: string;
+  sk: string;
+  id: string;
+  tenantId: string;
+  title: string;
+  content: string;
+  placeholders: string[];
+  modelId: string | null;
+  temperature: number;
+  tags: string[];
+  abTestConfig: AbTestConfig;
+  autoEvaluationScores: EvaluationScores;
+  activeVersionId: string | null;
+  activeVersionNumber: number | null;
+  inReviewCount: number;
+  versionCount: number;
+  /** Version id -> number, so a version is found by id with one more GetItem. */
+  versionIndex: Record<string, number>;
+  archivedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type VersionItem = {
+  pk: string;
+  sk: string;
+  id: string;
+  promptId: string;
+  tenantId: string;
+  versionNumber: number;
+  content: string;
+  placeholders: string[];
+  status: VersionStatus;
+  changedBy: string;
+  versionNote: string | null;
+  createdAt: string;
+};
+
+export const promptItem = (t: string, p: Omit<PromptItem, 'pk' | 'sk' | 'tenantId'>) => ({
+  ...prompts.key(t, p.id),
+  ...keys.newestFirst(prompts.live(t), p.createdAt, p.id),
+  gsi2pk: prompts.all(t),
+  gsi2sk: `${p.createdAt}#${p.id}`,
+  ...p,
+  tenantId: t,
+});
+
+const actorName = (p: Pick<Principal, 'email' | 'userId'>) => p.email ?? p.userId;
+
+export function versionItem(
+  t: string,
+  promptId: string,
+  n: number,
+  from: { content: string; placeholders: string[] },
+  actor: Principal,
+  note: string | null,
+  now: string,
+): VersionItem {
+  const id = crypto.randomUUID();
+  return {
+    ...prompts.version(t, promptId, n),
+    id,
+    promptId,
+    versionNumber: n,
+    content: from.content,
+    placeholders: from.placeholders,
+    status: 'Draft',
+    changedBy: actorName(actor),
+    versionNote: note,
+    createdAt: now,
+    tenantId: t,
+  };
+}
+
+export const toVersion = (i: VersionItem) => ({
+  id: i.id,
+  versionNumber: String(i.versionNumber),
+  content: i.content,
+  placeholders: i.placeholders ?? [],
+  status: i.status,
+  changedBy: i.changedBy,
+  versionNote: i.versionNote ?? null,
+  createdAt: i.createdAt,
+});
+
+export const toListItem = (i: PromptItem) => ({
+  id: i.id,
+  title: i.title,
+  modelId: i.modelId ?? null,
+  temperature: Number(i.temperature),
+  lifecycleStatus: promptStatus({
+    archivedAt: i.archivedAt,
+    activeVersionId: i.activeVersionId,
+    inReviewCount: Number(i.inReviewCount ?? 0),
+  }),
+  tags: i.tags ?? [],
+  activeVersionId: i.activeVersionId ?? null,
+  versionCount: Number(i.versionCount ?? 0),
+  createdAt: i.createdAt,
+  updatedAt: i.updatedAt,
+});
+
+export const toDetail = (i: PromptItem, versions: VersionItem[]) => ({
+  ...toListItem(i),
+  content: i.content,
+  placeholders: i.placeholders ?? [],
+  abTestConfig: i.abTestConfig ?? { variantA: false, variantB: false },
+  autoEvaluationScores: i.autoEvaluationScores ?? { quality: null, safety: null },
+  versions: versions.map(toVersion),
+});
+
+/** The prompt and its newest `versions` versions in one consistent Query; undefined when no prompt has the id. */
+export async function promptWithVersions(t: string, id: string, versions: number) {
+  const bounds = prompts.withVersions(id);
+  const items = await queryItems<PromptItem | VersionItem>(
+    {
+      TableName: config.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': prompts.live(t), ':from': bounds.from, ':to': bounds.to },
+      ConsistentRead: true,
+    },
+    versions + 1,
+  );
+  const [first, ...rest] = items;
+  if (first?.sk !== id) return undefined;
+  return { prompt: first as PromptItem, versions: rest as VersionItem[] };
+}

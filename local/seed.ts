@@ -1,6 +1,7 @@
 import { bumpCounter, putNew } from '#shared/data/collection.ts';
 import { keys, type PlatformCollection } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
+import { commitChange } from '#shared/data/commit.ts';
+import { ApiError } from '#shared/http/errors.ts';
 import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
 import { PLANS } from '#shared/reference/plans.ts';
 
@@ -14,16 +15,25 @@ async function seedItem(
   record: { id: string; createdAt: string; name: string; code: string },
 ): Promise<boolean> {
   const collection = keys.platformCollection(name);
-  const outcome = await transact([
-    putNew({
-      ...keys.platformItem(name, record.id),
-      ...keys.newestFirst(collection, record.createdAt, record.id),
-      ...record,
-      searchText: `${record.name} ${record.code}`.toLowerCase(),
-    }),
-    bumpCounter(collection, 1),
-  ]);
-  return outcome.ok;
+  try {
+    await commitChange(
+      [
+        putNew({
+          ...keys.platformItem(name, record.id),
+          ...keys.newestFirst(collection, record.createdAt, record.id),
+          ...record,
+          searchText: `${record.name} ${record.code}`.toLowerCase(),
+        }),
+        bumpCounter(collection, 1),
+      ],
+      null,
+    );
+    return true;
+  } catch (error) {
+    // Seeded before (or edited by an administrator since): left alone.
+    if (error instanceof ApiError && error.status === 409) return false;
+    throw error;
+  }
 }
 
 /** Seeds plans and built-in tools; safe to run on every start. Returns how many were new. */

@@ -2,7 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { config } from '#shared/platform/config.ts';
 import { bumpCounterAfterCommit } from './collection.ts';
 import { keys } from './keys.ts';
-import type { TransactItem } from './transact.ts';
+import type { TransactItem } from './commit.ts';
 
 const SECRET_FIELD = /password|secret|token|hash|code|key|value/i;
 

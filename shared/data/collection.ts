@@ -58,9 +58,6 @@ export async function bumpCounterAfterCommit(collectionPk: string, by: number): 
   }
 }
 
-/** @deprecated Issue 26 transition: use get(key, { consistent }) from read.ts. */
-export const getItem = <T = Item>(key: { pk: string; sk: string }, consistent = false) => get<T>(key, { consistent });
-
 export async function countOf(collectionPk: string): Promise<number> {
   const counter = await get<{ count?: number }>(keys.counter(collectionPk));
   return Math.max(0, Number(counter?.count ?? 0));

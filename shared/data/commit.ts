@@ -5,7 +5,6 @@ import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { auditPut, countAudit } from './audit.ts';
 import type { Key } from './keys.ts';
-import { getOr404 } from './read.ts';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -158,7 +157,3 @@ export function updateItem(
     },
   };
 }
-
-/** @deprecated Issue 26 transition: use getOr404(key, what, { consistent: true }) from read.ts. */
-export const readOr404 = (key: Key, what: string) => getOr404(key, what, { consistent: true });
-export type Item = Record<string, unknown>;

@@ -90,11 +90,8 @@ export const keys = {
     pk: `RATE#${name}#${subject}`,
     sk: String(windowStart),
   }),
-  /**
-   * Short-lived one-time secrets of the content area (page previews). Identity's one-time secrets
-   * (codes, reset tokens, OAuth state) have their own shapes in areas/identity/records.ts.
-   */
-  oneTime: (kind: 'PREVIEW', subject: string): Key => ({ pk: `OTP#${kind}#${subject}`, sk: ITEM_SK }),
+  /** A queue message's once-only claim (shared/queue/worker.ts); expires by TTL. */
+  messageClaim: (queue: string, messageId: string): Key => ({ pk: `DONE#${queue}#${messageId}`, sk: ITEM_SK }),
   /** Where a collection's soft-deleted records are kept out of the list (deleted tools). */
   archived: (collectionPk: string) => `${collectionPk}#ARCHIVED`,
   /** gsi2 partition listing a collection with its archived records too (prompts with includeArchived). */

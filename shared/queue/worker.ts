@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import type { QueueMessage } from '#shared/platform/ports.ts';
@@ -16,7 +17,7 @@ const LEASE_MS = 5 * 60 * 1000;
 const isLastReceive = (record: SQSRecord) =>
   Number(record.attributes?.ApproximateReceiveCount ?? 1) >= MAX_RECEIVE_COUNT;
 
-const claimKey = (queue: string, id: string) => ({ pk: `DONE#${queue}#${id}`, sk: 'ITEM' });
+const claimKey = keys.messageClaim;
 
 /**
  * Claims a message id before its work runs, so duplicates delivered in parallel cannot both run:

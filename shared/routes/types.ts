@@ -91,7 +91,7 @@ export interface RouteDef {
   /** Only served by the local server, never deployed. */
   localOnly?: boolean;
   /** Whose data the route acts on; see `Scope`. */
-  scope?: Scope;
+  scope: Scope;
   /** `buffered` unless said. */
   transport?: Transport;
   /**

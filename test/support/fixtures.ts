@@ -1,7 +1,7 @@
 import { vi } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { systemRoleItems } from '#areas/identity/roles.ts';
 import type { UserRecord } from '#areas/identity/users.ts';
 import { ddb } from '#shared/platform/aws.ts';
@@ -17,7 +17,7 @@ export async function newTenant(extra: Record<string, unknown> = {}): Promise<st
       Item: { ...keys.platformItem('TENANT', id), id, status: 1, ...extra },
     }),
   );
-  await transact(systemRoleItems(id, new Date().toISOString()));
+  await commitChange(systemRoleItems(id, new Date().toISOString()), null);
   return id;
 }
 

@@ -37,6 +37,7 @@ const operations = (doc: ReturnType<typeof buildOpenApiDocument>) =>
 const route = (over: Partial<RouteDef> & Pick<RouteDef, 'id' | 'method' | 'path'>): RouteDef => ({
   group: 'catalog',
   auth: { kind: 'none' },
+  scope: { kind: 'public' },
   summary: over.id,
   status: 200,
   ...over,

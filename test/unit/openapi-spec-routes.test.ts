@@ -14,6 +14,7 @@ const route = (method: RouteDef['method'], path: string, extra: Partial<RouteDef
   path,
   group: 'system',
   auth: { kind: 'none' },
+  scope: { kind: 'public' },
   summary: 't',
   status: 200,
   ...extra,

@@ -23,6 +23,7 @@ describe('route schemas', () => {
         path: '/a/{id}',
         group: 'system',
         auth: { kind: 'none' },
+        scope: { kind: 'public' },
         summary: '',
         status: 200,
         schemas: a,
@@ -33,11 +34,21 @@ describe('route schemas', () => {
         path: '/b',
         group: 'system',
         auth: { kind: 'none' },
+        scope: { kind: 'public' },
         summary: '',
         status: 200,
         schemas: b,
       },
-      { id: 'c', method: 'GET', path: '/c', group: 'system', auth: { kind: 'none' }, summary: '', status: 204 },
+      {
+        id: 'c',
+        method: 'GET',
+        path: '/c',
+        group: 'system',
+        auth: { kind: 'none' },
+        scope: { kind: 'public' },
+        summary: '',
+        status: 204,
+      },
     ]);
     expect(a).not.toHaveBeenCalled();
     const body = first.body;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { routes } from '#shared/routes/index.ts';
-import { pathParamNames, schemaFields } from '#test/support/fuzz/route-matrix.ts';
+import { isSystemAdminOnly, pathParamNames, schemaFields } from '#test/support/fuzz/route-matrix.ts';
 
 /**
  * The declared scope is what the runtime resolves the tenant from and what the tenancy matrix
@@ -8,29 +8,38 @@ import { pathParamNames, schemaFields } from '#test/support/fuzz/route-matrix.ts
  */
 describe('declared scopes', () => {
   it('every route declares one', () => {
-    expect(routes.filter((r) => !r.scope).map((r) => r.id)).toEqual([]);
+    expect(routes.filter((r) => !r.scope?.kind).map((r) => r.id)).toEqual([]);
   });
 
-  it('a route without a caller is public; a tenant or account scope needs a signed-in caller', () => {
+  it('a route without a caller acts on no tenant (public, or an account it names); a tenant scope needs a signed-in caller', () => {
     for (const r of routes) {
-      if (r.auth.kind === 'none' || r.auth.kind === 'signature') expect(r.scope?.kind, r.id).toBe('public');
-      if (r.scope?.kind === 'tenant' || r.scope?.kind === 'account') expect(r.auth.kind, r.id).toBe('bearer');
+      if (r.auth.kind === 'none' || r.auth.kind === 'signature')
+        expect(['public', 'account'], r.id).toContain(r.scope.kind);
+      if (r.scope.kind === 'tenant') expect(r.auth.kind, r.id).toBe('bearer');
     }
   });
 
-  it('names the tenant where the schemas take it: tenantFrom query/body exactly when that part has tenantId', () => {
+  it('a tenant route names the tenant where its schemas take it: tenantFrom query/body exactly when that part has tenantId', () => {
     for (const r of routes) {
-      const from = r.scope?.kind === 'tenant' ? r.scope.tenantFrom : undefined;
+      if (r.scope.kind !== 'tenant') continue;
       for (const where of ['query', 'body'] as const) {
-        expect('tenantId' in schemaFields(r, where), `${r.id} ${where}.tenantId`).toBe(from === where);
+        expect('tenantId' in schemaFields(r, where), `${r.id} ${where}.tenantId`).toBe(r.scope.tenantFrom === where);
       }
-      if (from === 'slug') expect(pathParamNames(r), r.id).toContain('slug');
+      if (r.scope.tenantFrom === 'slug') expect(pathParamNames(r), r.id).toContain('slug');
+    }
+  });
+
+  it('a route of another scope takes a tenantId only as data of a SystemAdmin-only route (no tenant user can aim it)', () => {
+    for (const r of routes) {
+      if (r.scope.kind === 'tenant') continue;
+      const takes = (['query', 'body'] as const).filter((w) => 'tenantId' in schemaFields(r, w));
+      if (takes.length) expect(isSystemAdminOnly(r), `${r.id} takes ${takes.join(', ')}.tenantId`).toBe(true);
     }
   });
 
   it('a record a SystemAdmin may name by id alone is a path parameter of the route', () => {
     for (const r of routes) {
-      if (r.scope?.kind !== 'tenant' || !r.scope.record) continue;
+      if (r.scope.kind !== 'tenant' || !r.scope.record) continue;
       expect(pathParamNames(r), r.id).toContain(r.scope.record.param);
     }
   });

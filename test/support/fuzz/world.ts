@@ -3,7 +3,7 @@ import { PLANS } from '#shared/reference/plans.ts';
 import { startBillingStandIns } from '#test/support/billing.ts';
 import { hashPassword } from '#areas/identity/password.ts';
 import { keys } from '#shared/data/keys.ts';
-import { transact } from '#shared/data/transact.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { systemRoleItems } from '#areas/identity/roles.ts';
 import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
 import { createUser } from '#areas/identity/users.ts';
@@ -95,7 +95,7 @@ export async function createTenant(admin: string, tag: string): Promise<Tenant> 
         Item: { ...keys.platformItem('TENANT', id), id, slug, status: 1, name: `Tenant ${tag}` },
       }),
     );
-    await transact(systemRoleItems(id, new Date().toISOString()));
+    await commitChange(systemRoleItems(id, new Date().toISOString()), null);
   }
   const owner = await seedUser(id, ['TenantOwner']);
   const member = await seedUser(id, ['TenantMember']);

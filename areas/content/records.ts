@@ -58,7 +58,8 @@ export const claims = {
   postSlug: (siteId: string, slug: string) => keys.unique('POST_SLUG', `${siteId}#${slug}`),
 };
 /** A page preview token, stored as its SHA-256 with a TTL. */
-export const previewKey = (tokenHash: string) => keys.oneTime('PREVIEW', tokenHash);
+/** A page preview token, by its SHA-256 (short-lived one-time secret). */
+export const previewKey = (tokenHash: string): Key => ({ pk: `OTP#PREVIEW#${tokenHash}`, sk: ITEM_SK });
 
 const str = (v: unknown) => v as string;
 const strOrNull = (v: unknown) => (typeof v === 'string' ? v : null);

@@ -1,6 +1,7 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { keys } from '#shared/data/keys.ts';
+import { get } from '#shared/data/read.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import type { QueueMessage } from '#shared/platform/ports.ts';
@@ -43,10 +44,8 @@ async function claim(queue: string, id: string): Promise<'claimed' | 'done' | 'b
     return 'claimed';
   } catch (err) {
     if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
-    const existing = await ddb().send(
-      new GetCommand({ TableName: config.tableName, Key: claimKey(queue, id), ConsistentRead: true }),
-    );
-    return existing.Item?.status === 'done' ? 'done' : 'busy';
+    const existing = await get<{ status?: string }>(claimKey(queue, id), { consistent: true });
+    return existing?.status === 'done' ? 'done' : 'busy';
   }
 }
 

@@ -23,6 +23,14 @@ export const PERMISSIONS = [
   'tools:read',
   'tools:write',
   'analytics:read',
+  // The AI runtime: agents, widgets, channels, gateway keys and usage (`ai:`), knowledge bases,
+  // the conversation inbox. TenantMember reads; writes need TenantOwner or a role holding them.
+  'ai:read',
+  'ai:manage',
+  'knowledge:read',
+  'knowledge:write',
+  'conversations:read',
+  'conversations:write',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

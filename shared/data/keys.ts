@@ -38,10 +38,27 @@ export type TenantCollection =
   | 'LLM_USAGE'
   | 'SUPPORT_USAGE'
   | 'USAGE_EVENT'
-  | 'CONVERSATION';
+  // The AI runtime (docs/ai-runtime.md): gateway keys and the month's token allowance, knowledge
+  // bases, agents' widgets and channel connections, conversations, proactive messages.
+  | 'GATEWAY_KEY'
+  | 'LLM_ALLOWANCE'
+  | 'KB'
+  | 'WIDGET'
+  | 'CHANNEL'
+  | 'CONVERSATION'
+  | 'PROACTIVE_MESSAGE';
 
 /** Platform-wide collections (SystemAdmin scope or global reference data). */
-export type PlatformCollection = 'TENANT' | 'AUDIT' | 'INTEGRATION_EVENT' | 'PLAN' | 'BUILTIN_TOOL' | 'SITE' | 'USER';
+export type PlatformCollection =
+  | 'TENANT'
+  | 'AUDIT'
+  | 'INTEGRATION_EVENT'
+  | 'PLAN'
+  | 'BUILTIN_TOOL'
+  | 'SITE'
+  | 'USER'
+  // The gateway's model catalog.
+  | 'LLM_MODEL';
 
 const collection = (tenantId: string, name: TenantCollection) => `${tenantId}#${name}`;
 const platformCollection = (name: PlatformCollection) => `${PLATFORM}#${name}`;

@@ -212,7 +212,7 @@ export async function archivePrompt(t: string, id: string, actor: Principal) {
 export async function newVersion(t: string, id: string, note: string | null | undefined, actor: Principal) {
   const prompt = await writablePrompt(t, id);
   const n = Number(prompt.versionCount) + 1;
-  if (n > MAX_VERSIONS) throw conflict(`A prompt keeps at most ${MAX_VERSIONS} versions`);
+  if (n > MAX_VERSIONS) throw conflict(`A prompt keeps at most ${MAX_VERSIONS} versions`, 'LIMIT_REACHED');
   const now = new Date().toISOString();
   const v = versionItem(
     t,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorEnvelopeProblem, leakIn, stats } from '#test/support/fuzz/checks.ts';
+import { errorEnvelopeProblem, leakIn, stats, storageAttributeIn } from '#test/support/fuzz/checks.ts';
 import { mutatedRequestArb, type FuzzRequest, type Pins } from '#test/support/fuzz/mutations.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
@@ -98,6 +98,8 @@ async function fuzz(route: RouteDef, creds: Pick<InvokeOptions, 'token' | 'heade
             : null
         : errorEnvelopeProblem(res);
       if (problem) throw new Error(`${problem}: ${where}`);
+      const stored = res.status < 300 ? storageAttributeIn(res.json) : null;
+      if (stored) throw new Error(`the answer carries the storage attribute ${stored}: ${where}`);
       if (req.valid === false && res.status < 400) throw new Error(`input the schemas refuse was accepted: ${where}`);
       if (res.status >= 400) {
         refused++;

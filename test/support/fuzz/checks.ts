@@ -41,6 +41,26 @@ export function envelopeProblem(res: InvokeResult): string | null {
   return null;
 }
 
+/** Attributes of the table's items that are storage, never part of an answer. */
+const STORAGE_ATTRIBUTES = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'ttl', 'searchText']);
+
+/** Where a JSON answer carries a storage attribute (`result.items.0.gsi1pk`), or null. */
+export function storageAttributeIn(value: unknown, path = 'body'): string | null {
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) {
+      const found = storageAttributeIn(v, `${path}.${i}`);
+      if (found) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (STORAGE_ATTRIBUTES.has(k)) return `${path}.${k}`;
+      const found = storageAttributeIn(v, `${path}.${k}`);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
 /** Counters printed at the end of each hardening file and copied into docs/hardening.md. */
 export const stats = {
   requests: 0,

@@ -1,0 +1,189 @@
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { MAX_VERSIONS } from '#functions/prompts/lifecycle.ts';
+import { prompts } from '#functions/prompts/records.ts';
+import { METHOD_LIMIT } from '#areas/billing/vocabulary.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { useBillingStandIns } from '#test/support/billing.ts';
+import { invoke, type InvokeResult } from '#test/support/invoke.ts';
+import { testMailer } from '#test/support/test-ports.ts';
+import { tokenFor } from '#test/support/tokens.ts';
+
+/**
+ * Issue 32's general guard: every count limit of the API holds under 20 parallel requests. Each
+ * limit has a scenario that fills its state to `free` open slots and returns one request; the guard
+ * sends 20 at once and expects exactly `free` to pass, the rest refused with the limit's 4xx. A limit
+ * code the source answers with but no scenario names fails the first test, so a new limit cannot
+ * land untested under concurrency.
+ */
+useBillingStandIns();
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PARALLEL = 20;
+let ip = 0;
+const nextIp = () => `10.77.${Math.floor(++ip / 250)}.${(ip % 250) + 1}`;
+const tag = () => crypto.randomUUID().slice(0, 8);
+
+interface Scenario {
+  /** Open slots left before the burst. */
+  free: number;
+  /** One request of the burst (a fresh one each call; PARALLEL + 1 calls in all). */
+  attempt: () => Promise<InvokeResult>;
+  /** What is stored after the burst: it must be the limit, never more. */
+  stored: () => Promise<number>;
+  limit: number;
+}
+
+interface CountLimit {
+  name: string;
+  /** The error code a request over the limit answers (409 unless said). */
+  code: string;
+  scenario: () => Promise<Scenario>;
+}
+
+async function ownTenant() {
+  const admin = await tokenFor({ role: 'SystemAdmin' });
+  const slug = `limits-${tag()}`;
+  const res = await invoke('POST', '/api/tenants', {
+    token: admin,
+    body: {
+      slug,
+      name: `Limits ${tag()}`,
+      email: `owner-${tag()}@example.com`,
+      planType: 1,
+      maxAgents: 1,
+      maxKnowledgeBases: 1,
+      maxSeats: 5,
+    },
+    ip: nextIp(),
+  });
+  expect(res.status, res.text).toBe(201);
+  const id = res.json.result.id as string;
+  return { id, slug, admin, owner: await tokenFor({ tenantId: id }) };
+}
+
+const LIMITS: CountLimit[] = [
+  {
+    name: `payment methods per tenant (${METHOD_LIMIT})`,
+    code: 'LIMIT_REACHED',
+    scenario: async () => {
+      const t = await ownTenant();
+      const add = () =>
+        invoke('POST', '/api/payment-methods', {
+          token: t.owner,
+          body: { provider: 1, token: 'tok_visa' },
+          ip: nextIp(),
+        });
+      for (let i = 0; i < METHOD_LIMIT - 1; i++) expect((await add()).status).toBe(201);
+      const stored = async () =>
+        ((await invoke('GET', '/api/payment-methods', { token: t.owner, ip: nextIp() })).json.result as unknown[])
+          .length;
+      return { free: 1, attempt: add, stored, limit: METHOD_LIMIT };
+    },
+  },
+  {
+    name: 'seats of a tenant (maxSeats), taken by invitees registering',
+    code: 'SEAT_LIMIT_REACHED',
+    scenario: async () => {
+      const t = await ownTenant();
+      const seats = async () =>
+        (await invoke('GET', `/api/tenants/${t.slug}`, { token: t.admin, ip: nextIp() })).json.result
+          .seatCount as number;
+      const limit = (await seats()) + 1;
+      expect(
+        (await invoke('PUT', `/api/tenants/${t.slug}`, { token: t.admin, body: { maxSeats: limit }, ip: nextIp() }))
+          .status,
+      ).toBe(200);
+      const invitees: { email: string; code: string }[] = [];
+      for (let i = 0; i <= PARALLEL; i++) {
+        const email = `seat-${i}-${tag()}@example.com`;
+        const res = await invoke('POST', `/api/tenants/${t.slug}/invitations`, {
+          token: t.admin,
+          body: { email, roles: ['TenantMember'] },
+          ip: nextIp(),
+        });
+        expect(res.status, res.text).toBe(201);
+        invitees.push({ email, code: /Invitation code: (\S+)/.exec(testMailer.outbox.at(-1)!.text)![1]! });
+      }
+      let next = 0;
+      const attempt = () => {
+        const who = invitees[next++]!;
+        return invoke('POST', '/api/auth/register', {
+          body: {
+            email: who.email,
+            password: 'Str0ng-Passw0rd!',
+            firstName: 'New',
+            lastName: 'Member',
+            invitationCode: who.code,
+          },
+          ip: nextIp(),
+        });
+      };
+      return { free: 1, attempt, stored: seats, limit };
+    },
+  },
+  {
+    name: `versions of a prompt (${MAX_VERSIONS})`,
+    code: 'LIMIT_REACHED',
+    scenario: async () => {
+      const t = await ownTenant();
+      const created = await invoke('POST', '/api/prompts', {
+        token: t.owner,
+        body: { title: `Limit ${tag()}`, content: 'Hello {{name}}', tenantId: t.id },
+        ip: nextIp(),
+      });
+      expect(created.status, created.text).toBe(201);
+      const id = created.json.result.id as string;
+      // Filling 499 versions through the API would take minutes: the counter says so instead.
+      await ddb().send(
+        new UpdateCommand({
+          TableName: config.tableName,
+          Key: prompts.key(t.id, id),
+          UpdateExpression: 'SET versionCount = :n',
+          ExpressionAttributeValues: { ':n': MAX_VERSIONS - 1 },
+        }),
+      );
+      const attempt = () =>
+        invoke('POST', `/api/prompts/${id}/new-version`, { token: t.owner, body: { versionNote: 'v' }, ip: nextIp() });
+      const stored = async () =>
+        (await invoke('GET', `/api/prompts/${id}`, { token: t.owner, ip: nextIp() })).json.result
+          .versionCount as number;
+      return { free: 1, attempt, stored, limit: MAX_VERSIONS };
+    },
+  },
+];
+
+describe('every count limit holds under 20 parallel requests', () => {
+  it('has a scenario for every limit code the code answers', () => {
+    const files = execFileSync('git', ['ls-files', 'areas', 'functions', 'shared'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => f.endsWith('.ts'));
+    const codes = new Set<string>();
+    for (const f of files)
+      for (const m of readFileSync(join(ROOT, f), 'utf8').matchAll(/'([A-Z_]*LIMIT_REACHED)'/g)) codes.add(m[1]!);
+    expect([...codes].filter((c) => !LIMITS.some((l) => l.code === c))).toEqual([]);
+  });
+
+  for (const limit of LIMITS) {
+    it(limit.name, async () => {
+      const s = await limit.scenario();
+      const answers = await Promise.all(Array.from({ length: PARALLEL }, s.attempt));
+      const passed = answers.filter((a) => a.status < 300);
+      expect(passed, answers.map((a) => `${a.status} ${a.text.slice(0, 120)}`).join('\n')).toHaveLength(s.free);
+      for (const refused of answers.filter((a) => a.status >= 300)) {
+        expect(refused.status, refused.text).toBeGreaterThanOrEqual(400);
+        expect(refused.status, refused.text).toBeLessThan(500);
+      }
+      expect(await s.stored()).toBe(s.limit);
+      // Refusals in the burst may be a concurrent write winning first; once full, the limit says so.
+      const after = await s.attempt();
+      expect(after.json?.error?.code, after.text).toBe(limit.code);
+      expect(await s.stored()).toBe(s.limit);
+    });
+  }
+});

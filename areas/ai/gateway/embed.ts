@@ -1,4 +1,5 @@
-import { hashingEmbedding, words } from './providers/hashing-embedder.ts';
+import { hashingEmbedding } from './providers/hashing-embedder.ts';
+import { countTokens } from './tokens.ts';
 
 /**
  * The gateway's embedding entry point (docs/ai-runtime.md, "Contracts"). This first version serves
@@ -27,7 +28,8 @@ export interface EmbedResult {
 }
 
 export async function embed(call: EmbedCall): Promise<EmbedResult> {
-  const tokens = call.input.reduce((n, text) => n + words(text).length, 0);
+  let tokens = 0;
+  for (const text of call.input) tokens += await countTokens(text);
   return {
     model: 'local-embed',
     vectors: call.input.map(hashingEmbedding),

@@ -1,0 +1,27 @@
+/**
+ * Token counts with a real tokenizer (gpt-tokenizer, o200k_base): the local model's usage, the
+ * gateway's worst-case reservation and knowledge's chunk sizes all count the same way. The
+ * encoder's rank tables are about 2 MB of code, so they load on first use, never at a function's
+ * cold start.
+ */
+type Tokenizer = typeof import('gpt-tokenizer');
+
+let loading: Promise<Tokenizer> | undefined;
+
+export function tokenizer(): Promise<Tokenizer> {
+  loading ??= import('gpt-tokenizer');
+  return loading;
+}
+
+export async function countTokens(text: string): Promise<number> {
+  return (await tokenizer()).countTokens(text);
+}
+
+/** The tokens of a text, for splitting it at token boundaries (chunking). */
+export async function encodeTokens(text: string): Promise<number[]> {
+  return (await tokenizer()).encode(text);
+}
+
+export async function decodeTokens(tokens: readonly number[]): Promise<string> {
+  return (await tokenizer()).decode(tokens);
+}

@@ -149,22 +149,19 @@ async function floorClient(pkg: string, timing: ClientTiming): Promise<FloorClie
 const floors = new Map<string, Promise<FloorBundle>>();
 
 /**
- * The floor of a bundle: the same SDK clients, evaluated and constructed when the bundle does it,
- * built with the same options; one per distinct combination.
+ * The floor of a bundle (`floorEntrySource`): the SDK clients it evaluates at import, constructed
+ * in the handler, built with the same options; one per distinct combination.
  */
-export function floorFor({
-  clients,
-  documentClient,
-}: Pick<BundleResult, 'clients' | 'documentClient'>): Promise<FloorBundle> {
-  const key = floorKey(clients, documentClient);
+export function floorFor({ clients }: Pick<BundleResult, 'clients'>): Promise<FloorBundle> {
+  const key = floorKey(clients);
   if (!floors.has(key)) {
     floors.set(
       key,
       (async () => {
-        const dir = join(OUT_DIR, `floor-${key.replace(/[!~]/g, (m) => (m === '!' ? '-new' : '-lazy'))}`);
+        const dir = join(OUT_DIR, `floor-${key}`);
         await mkdir(dir, { recursive: true });
         const entry = join(dir, 'entry.mjs');
-        await writeFile(entry, floorEntrySource(clients, documentClient));
+        await writeFile(entry, floorEntrySource(clients));
         const outfile = join(dir, 'index.mjs');
         const metafile = await buildLikeCdk(entry, outfile);
         const bytes = Object.values(metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);

@@ -240,7 +240,7 @@ function sections(r: Results): Section[] {
   const a = r.auth;
   return [
     {
-      title: `Bundle and cold init (median ms; floor = the same AWS SDK clients, evaluated and constructed when the function does; verdict on the import-only ratio, process start as information)`,
+      title: `Bundle and cold init (median ms; floor = the SDK clients the function evaluates at import, imported at top level and constructed in the handler; verdict on the import-only ratio, process start as information)`,
       headers: [
         'function',
         'KB',

@@ -67,50 +67,27 @@ export function clientTiming(pkg: string, probe: ProbeReport): ClientTiming {
   return probe.evaluated.includes(pkg) ? 'imported' : 'deferred';
 }
 
-/** A short name for a floor: its packages, each marked with when it is evaluated and constructed. */
-export function floorKey(clients: readonly FloorClient[], documentClient: ClientTiming | null): string {
-  const mark: Record<ClientTiming, string> = { constructed: '!', imported: '', deferred: '~' };
-  const parts = clients.map((c) => `${c.pkg.replace('@aws-sdk/client-', '')}${mark[c.timing]}`);
-  if (documentClient) parts.push(`doc${mark[documentClient]}`);
-  return parts.length ? parts.join('+') : 'empty';
+/** A short name for a floor: the clients it imports (the ones the function evaluates at import). */
+export function floorKey(clients: readonly FloorClient[]): string {
+  const loaded = clients.filter((c) => c.timing !== 'deferred');
+  return loaded.length ? loaded.map((c) => c.pkg.replace('@aws-sdk/client-', '')).join('+') : 'empty';
 }
 
 /**
- * Source of a floor entry: the same SDK clients as a function, each evaluated and constructed
- * when the function does it (the DynamoDB client wrapped in a document client when the function
- * bundles lib-dynamodb). `documentClient` is when lib-dynamodb is evaluated, null without it.
- * Work the function leaves for its first request is done in the floor's handler, outside the
- * timed import.
+ * Source of a floor entry: the least any function making the same AWS calls must load. It imports
+ * at top level each SDK client the function evaluates at import and constructs them all in its
+ * handler. Nothing else: not lib-dynamodb (a convenience layer the project chose, so its cost is
+ * the function's), not the clients the function loads on first use (it does not pay for them at
+ * import either), and no construction at import (where the function constructs at import, that
+ * cost is its own). See docs/bench.md, "Cold init".
  */
-export function floorEntrySource(clients: readonly FloorClient[], documentClient: ClientTiming | null): string {
-  const head: string[] = [];
-  const atImport: string[] = [];
-  const onFirstCall: string[] = [];
-  const docStatic = documentClient === 'constructed' || documentClient === 'imported';
-  if (docStatic) head.push(`import { DynamoDBDocumentClient as DocumentClient } from '@aws-sdk/lib-dynamodb';`);
-  clients.forEach((c, i) => {
-    const wrap = c.pkg === '@aws-sdk/client-dynamodb' && documentClient !== null;
-    if (c.timing === 'deferred') {
-      onFirstCall.push(`  const { ${c.className}: C${i} } = await import('${c.pkg}');`);
-    } else {
-      head.push(`import { ${c.className} as C${i} } from '${c.pkg}';`);
-    }
-    let make = `new C${i}({})`;
-    if (wrap) {
-      if (!docStatic)
-        onFirstCall.push(`  const { DynamoDBDocumentClient: DocumentClient } = await import('@aws-sdk/lib-dynamodb');`);
-      make = `DocumentClient.from(${make})`;
-    }
-    (c.timing === 'constructed' ? atImport : onFirstCall).push(`  clients.push(${make});`);
-  });
+export function floorEntrySource(clients: readonly FloorClient[]): string {
+  const loaded = clients.filter((c) => c.timing !== 'deferred');
   const lines = [
-    ...head,
+    ...loaded.map((c, i) => `import { ${c.className} as C${i} } from '${c.pkg}';`),
     'export const clients = [];',
-    ...atImport.map((l) => l.trim()),
-    'let ready;',
-    `const firstCall = async () => {\n${onFirstCall.join('\n')}${onFirstCall.length ? '\n' : ''}};`,
     'export const handler = async () => {',
-    '  await (ready ??= firstCall());',
+    `  if (!clients.length) clients.push(${loaded.map((_, i) => `new C${i}({})`).join(', ')});`,
     '  return clients.length;',
     '};',
   ];

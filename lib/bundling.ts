@@ -34,12 +34,29 @@ export const BUNDLING = {
  * still carries everything the function runs and `cdk synth` needs no npm install (offline).
  */
 export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
-  billing: ['pdf-lib'],
-  'webhook-worker': ['pdf-lib'],
+  // Invoices are the only S3 use of these two (`s3OnFirstUse`).
+  billing: ['pdf-lib', '@aws-sdk/client-s3'],
+  'webhook-worker': ['pdf-lib', '@aws-sdk/client-s3'],
   'content-admin': ['sanitize-html', 'busboy'],
 };
 
-export const lazyPackagesOf = (name: string): readonly string[] => LAZY_PACKAGES[name] ?? [];
+/**
+ * Packages every function reaches only through `await import(...)`: the AWS SDK clients behind the
+ * ports (SSM behind the vault and settings, SQS behind the queue port, SES behind the mailer) and
+ * Powertools Metrics (loaded by the first publish that has a count). Inlined, their code (client-ssm
+ * alone is 170 KB) would be parsed at every cold start whether used or not; beside the bundle, a
+ * function pays for one on first use. The importing modules load them by name with a dynamic import
+ * (`shared/platform/lazy-sdk.ts`): esbuild hoists a static import of an external package to the top.
+ */
+export const LAZY_EVERYWHERE: readonly string[] = [
+  '@aws-sdk/client-ssm',
+  '@aws-sdk/client-sqs',
+  '@aws-sdk/client-ses',
+  '@aws-lambda-powertools/metrics',
+];
+
+export const lazyPackagesOf = (name: string): readonly string[] =>
+  name === 'fallback' ? [] : [...(LAZY_PACKAGES[name] ?? []), ...LAZY_EVERYWHERE];
 
 /** Shell commands that build `packages` into `<outputDir>/node_modules` (one ESM file each). */
 export const lazyPackageCommands =

@@ -1,6 +1,5 @@
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '#shared/platform/config.ts';
-import { s3 } from '#shared/platform/s3.ts';
+import { s3OnFirstUse } from '#shared/platform/s3-on-first-use.ts';
 import { formatMoney } from './money.ts';
 import { invoicePdfKey, type InvoiceLine } from './records.ts';
 
@@ -74,8 +73,9 @@ export async function renderInvoicePdf(doc: InvoiceDocument): Promise<Uint8Array
 export async function storeInvoicePdf(doc: InvoiceDocument): Promise<string> {
   const key = invoicePdfKey(doc.tenantId, doc.id);
   const body = await renderInvoicePdf(doc);
-  await s3().send(
-    new PutObjectCommand({ Bucket: config.invoiceBucket, Key: key, Body: body, ContentType: 'application/pdf' }),
+  const { sdk, client } = await s3OnFirstUse();
+  await client.send(
+    new sdk.PutObjectCommand({ Bucket: config.invoiceBucket, Key: key, Body: body, ContentType: 'application/pdf' }),
   );
   return key;
 }
@@ -83,7 +83,8 @@ export async function storeInvoicePdf(doc: InvoiceDocument): Promise<string> {
 /** The stored PDF's bytes, or null when it is not there. */
 export async function readInvoicePdf(key: string): Promise<Buffer | null> {
   try {
-    const out = await s3().send(new GetObjectCommand({ Bucket: config.invoiceBucket, Key: key }));
+    const { sdk, client } = await s3OnFirstUse();
+    const out = await client.send(new sdk.GetObjectCommand({ Bucket: config.invoiceBucket, Key: key }));
     return Buffer.from(await out.Body!.transformToByteArray());
   } catch (err) {
     if ((err as { name?: string }).name === 'NoSuchKey') return null;

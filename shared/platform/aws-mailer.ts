@@ -1,8 +1,11 @@
-import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
+import type { SESClient } from '@aws-sdk/client-ses';
 import { config } from './config.ts';
+import { loadSdk } from './lazy-sdk.ts';
 import type { Mailer } from './ports.ts';
 
-export function createSesMailer(client = new SESClient({})): Mailer {
+export async function createSesMailer(given?: SESClient): Promise<Mailer> {
+  const { SESClient, SendEmailCommand } = await loadSdk.ses();
+  const client = given ?? new SESClient({});
   return {
     async send(mail) {
       await client.send(

@@ -1,12 +1,5 @@
-import {
-  DeleteParameterCommand,
-  GetParameterCommand,
-  GetParametersByPathCommand,
-  ParameterNotFound,
-  PutParameterCommand,
-  SSMClient,
-  type SSMClientConfig,
-} from '@aws-sdk/client-ssm';
+import type { SSMClient, SSMClientConfig } from '@aws-sdk/client-ssm';
+import { loadSdk } from './lazy-sdk.ts';
 import type { ParameterStore } from './ports.ts';
 
 /**
@@ -16,10 +9,21 @@ import type { ParameterStore } from './ports.ts';
  */
 export const SSM_RETRY = { maxAttempts: 8, retryMode: 'adaptive' } as const satisfies SSMClientConfig;
 
-export const createSsmClient = (overrides: SSMClientConfig = {}) => new SSMClient({ ...SSM_RETRY, ...overrides });
+export async function createSsmClient(overrides: SSMClientConfig = {}): Promise<SSMClient> {
+  const { SSMClient } = await loadSdk.ssm();
+  return new SSMClient({ ...SSM_RETRY, ...overrides });
+}
 
 /** SSM Parameter Store; SecureString writes use the stack's KMS key when VAULT_KMS_KEY_ID is set. */
-export function createSsmParameterStore(client: SSMClient = createSsmClient()): ParameterStore {
+export async function createSsmParameterStore(given?: SSMClient): Promise<ParameterStore> {
+  const {
+    DeleteParameterCommand,
+    GetParameterCommand,
+    GetParametersByPathCommand,
+    ParameterNotFound,
+    PutParameterCommand,
+  } = await loadSdk.ssm();
+  const client = given ?? (await createSsmClient());
   return {
     async get(name, opts = {}) {
       try {

@@ -1,8 +1,11 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { config } from './config.ts';
+import { loadSdk } from './lazy-sdk.ts';
 import type { QueueSender } from './ports.ts';
 
-export function createSqsQueueSender(client = new SQSClient({})): QueueSender {
+export async function createSqsQueueSender(given?: SQSClient): Promise<QueueSender> {
+  const { SendMessageCommand, SQSClient } = await loadSdk.sqs();
+  const client = given ?? new SQSClient({});
   return {
     async send(queue, message) {
       await client.send(

@@ -57,15 +57,15 @@ export function installPorts(ports: Partial<Ports>) {
 // Each getter loads its AWS client on first use, and only in the functions that call it,
 // so a function that never sends e-mail bundles no SES client.
 export async function parameterStore(): Promise<ParameterStore> {
-  return (installed.params ??= (await import('./aws-params.ts')).createSsmParameterStore());
+  return (installed.params ??= await (await import('./aws-params.ts')).createSsmParameterStore());
 }
 
 export async function queueSender(): Promise<QueueSender> {
-  return (installed.queue ??= (await import('./aws-queue.ts')).createSqsQueueSender());
+  return (installed.queue ??= await (await import('./aws-queue.ts')).createSqsQueueSender());
 }
 
 export async function mailer(): Promise<Mailer> {
-  return (installed.mailer ??= (await import('./aws-mailer.ts')).createSesMailer());
+  return (installed.mailer ??= await (await import('./aws-mailer.ts')).createSesMailer());
 }
 
 /**

@@ -1,18 +1,15 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { s3Options } from './s3-options.ts';
 
 /**
- * One S3 client per process, created on first use. `S3_ENDPOINT` points it at the local S3
- * stand-in, which only understands path-style addressing (`S3_FORCE_PATH_STYLE=1`).
+ * One S3 client per process, created on first use, for the code that imports the SDK at top level
+ * (content's media). Code that reaches S3 only now and then loads it on first use (`s3OnFirstUse`).
  */
 let client: S3Client | undefined;
 
 export function s3(): S3Client {
   if (!client) {
-    const endpoint = process.env.S3_ENDPOINT;
-    client = new S3Client({
-      ...(endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'us-east-1' } : {}),
-      forcePathStyle: process.env.S3_FORCE_PATH_STYLE === '1',
-    });
+    client = new S3Client(s3Options());
   }
   return client;
 }

@@ -1,5 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLING, bundlingFor, esbuildOptionsFor, LAZY_PACKAGES, NODE_TARGET, REQUIRE_BANNER } from '#lib/bundling.ts';
+import { build } from 'esbuild';
+import {
+  BUNDLING,
+  bundlingFor,
+  esbuildOptionsFor,
+  LAZY_EVERYWHERE,
+  LAZY_PACKAGES,
+  lazyPackagesOf,
+  NODE_TARGET,
+  REQUIRE_BANNER,
+} from '#lib/bundling.ts';
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
 import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
@@ -290,22 +300,38 @@ describe('bundling', () => {
       mainFields: ['module', 'main'],
       minify: true,
       sourcemap: false,
-      external: [],
+      external: [...LAZY_EVERYWHERE],
       banner: { js: REQUIRE_BANNER },
     });
-    expect(esbuildOptionsFor('functions/billing/index.ts').external).toEqual(['pdf-lib']);
+    expect(esbuildOptionsFor('functions/billing/index.ts').external).toEqual([
+      'pdf-lib',
+      '@aws-sdk/client-s3',
+      ...LAZY_EVERYWHERE,
+    ]);
+    expect(esbuildOptionsFor('functions/fallback/index.ts').external).toEqual([]);
   });
 
   it('keeps each lazy package external where it is built beside the bundle, and nowhere else', () => {
     for (const name of s.fnIds.keys()) {
       const b = bundlingFor(name);
-      expect(b.externalModules, name).toEqual([...(LAZY_PACKAGES[name] ?? [])]);
+      expect(b.externalModules, name).toEqual([...lazyPackagesOf(name)]);
       const after = b.commandHooks?.afterBundling('/in', '/out') ?? [];
-      for (const pkg of LAZY_PACKAGES[name] ?? [])
+      for (const pkg of lazyPackagesOf(name))
         expect(after.join('\n'), name).toContain(`--outfile="/out/node_modules/${pkg}/index.mjs"`);
     }
     expect(Object.keys(LAZY_PACKAGES).every((name) => s.fnIds.has(name))).toBe(true);
   });
+
+  it('loads a lazy package only on first use: no bundle imports one statically (esbuild would hoist it)', async () => {
+    for (const name of ['catalog', 'billing']) {
+      const out = await build({ ...esbuildOptionsFor(`functions/${name}/index.ts`), write: false, logLevel: 'error' });
+      const code = out.outputFiles[0]!.text;
+      for (const pkg of lazyPackagesOf(name)) {
+        expect(code, `${name}: ${pkg}`).not.toMatch(new RegExp(`from\\s*"${pkg}"`));
+        expect(code, `${name}: ${pkg}`).toContain(`import("${pkg}")`);
+      }
+    }
+  }, 60_000);
 });
 
 describe('prod stage', () => {

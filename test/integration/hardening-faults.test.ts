@@ -324,10 +324,10 @@ describe('the e-mail worker survives an SES error', () => {
   let ses: SESClient;
   let sesMock: AwsStub<any, any, any>;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     ses = new SESClient({ region: 'us-east-1' });
     sesMock = mockClient(ses);
-    installPorts({ mailer: createSesMailer(ses) });
+    installPorts({ mailer: await createSesMailer(ses) });
   });
   afterAll(() => {
     sesMock.restore();

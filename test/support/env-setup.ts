@@ -4,7 +4,7 @@ process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
 process.env.AWS_REGION ??= 'us-east-1';
 process.env.AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING = '1';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+process.env.LOG_LEVEL ??= 'SILENT';
 process.env.LOG_LEVEL ??= 'SILENT';
 // Business metrics are EMF lines on stdout; test/unit/metrics.test.ts turns them back on to read them.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

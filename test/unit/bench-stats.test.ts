@@ -63,38 +63,21 @@ describe('floor bundles', () => {
     expect(clientClassName(['paginateQuery'])).toBeUndefined();
   });
 
-  it('writes a lazy floor when the function constructs its clients on first use', () => {
-    const clients = [
-      { pkg: '@aws-sdk/client-dynamodb', className: 'DynamoDBClient', timing: 'imported' as const },
-      { pkg: '@aws-sdk/client-ssm', className: 'SSMClient', timing: 'imported' as const },
-    ];
-    const source = floorEntrySource(clients, 'imported');
+  it('writes the strict floor: the clients evaluated at import, imported at top level, constructed in the handler', () => {
+    const source = floorEntrySource([
+      { pkg: '@aws-sdk/client-dynamodb', className: 'DynamoDBClient', timing: 'constructed' },
+      { pkg: '@aws-sdk/client-ssm', className: 'SSMClient', timing: 'imported' },
+      { pkg: '@aws-sdk/client-s3', className: 'S3Client', timing: 'deferred' },
+    ]);
     expect(source).toContain("import { DynamoDBClient as C0 } from '@aws-sdk/client-dynamodb';");
     expect(source).toContain("import { SSMClient as C1 } from '@aws-sdk/client-ssm';");
-    expect(source).toContain("import { DynamoDBDocumentClient as DocumentClient } from '@aws-sdk/lib-dynamodb';");
-    const [atImport] = source.split('const firstCall');
-    const handler = source.slice(source.indexOf('export const handler'));
-    // Nothing is constructed while the module is imported: construction waits for the handler.
+    // Not lib-dynamodb (the project's choice), not what the function loads on first use.
+    expect(source).not.toContain('lib-dynamodb');
+    expect(source).not.toContain('client-s3');
+    const [atImport, handler] = source.split('export const handler');
     expect(atImport).not.toMatch(/new C\d/);
-    expect(source).toMatch(
-      /const firstCall = async \(\) => \{\n  clients\.push\(DocumentClient\.from\(new C0\(\{\}\)\)\);\n  clients\.push\(new C1\(\{\}\)\);/,
-    );
-    expect(handler).toContain('await (ready ??= firstCall());');
-    expect(floorEntrySource([], null)).toContain('export const clients = [];');
-  });
-
-  it('constructs at import only what the function constructs at import, and imports later what it loads later', () => {
-    const source = floorEntrySource(
-      [
-        { pkg: '@aws-sdk/client-dynamodb', className: 'DynamoDBClient', timing: 'constructed' },
-        { pkg: '@aws-sdk/client-s3', className: 'S3Client', timing: 'deferred' },
-      ],
-      'constructed',
-    );
-    const [atImport] = source.split('const firstCall');
-    expect(atImport).toContain('clients.push(DocumentClient.from(new C0({})));');
-    expect(atImport).not.toContain('client-s3');
-    expect(source).toContain("  const { S3Client: C1 } = await import('@aws-sdk/client-s3');");
+    expect(handler).toContain('clients.push(new C0({}), new C1({}))');
+    expect(floorEntrySource([])).toContain('export const clients = [];');
   });
 
   it('classifies each client from what the probe build saw at import', () => {
@@ -105,15 +88,12 @@ describe('floor bundles', () => {
     expect(clientTiming('@aws-sdk/client-dynamodb', probe)).toBe('imported');
     expect(clientTiming('@aws-sdk/client-ssm', probe)).toBe('constructed');
     expect(clientTiming('@aws-sdk/client-s3', probe)).toBe('deferred');
-    const key = floorKey(
-      [
-        { pkg: '@aws-sdk/client-dynamodb', className: 'DynamoDBClient', timing: 'imported' },
-        { pkg: '@aws-sdk/client-ssm', className: 'SSMClient', timing: 'constructed' },
-        { pkg: '@aws-sdk/client-s3', className: 'S3Client', timing: 'deferred' },
-      ],
-      'imported',
-    );
-    expect(key).toBe('dynamodb+ssm!+s3~+doc');
+    const key = floorKey([
+      { pkg: '@aws-sdk/client-dynamodb', className: 'DynamoDBClient', timing: 'imported' },
+      { pkg: '@aws-sdk/client-ssm', className: 'SSMClient', timing: 'constructed' },
+      { pkg: '@aws-sdk/client-s3', className: 'S3Client', timing: 'deferred' },
+    ]);
+    expect(key).toBe('dynamodb+ssm');
   });
 });
 

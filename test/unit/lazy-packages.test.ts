@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { afterBundlingFor, esbuildOptionsFor, LAZY_PACKAGES } from '#lib/bundling.ts';
+import { afterBundlingFor, esbuildOptionsFor, LAZY_EVERYWHERE, LAZY_PACKAGES } from '#lib/bundling.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -91,5 +91,27 @@ process.stdout.write(JSON.stringify({ pdf: Buffer.from(pdf.slice(0, 5)).toString
     expect(out.fields).toEqual({ alt: 'A cat' });
     for (const resolved of out.from)
       expect(resolved).toMatch(new RegExp(`^file://${dir}/node_modules/[a-z-]+/index\\.mjs$`));
+  });
+
+  it('loads the SDK clients and Metrics built beside the bundle, each a working module of its own', async () => {
+    const script = `const out = {};
+for (const pkg of ${JSON.stringify([...LAZY_EVERYWHERE, '@aws-sdk/client-s3'])}) {
+  const m = await import(pkg);
+  const name = Object.keys(m).find((k) => /^[A-Z][A-Za-z0-9]*Client$/.test(k)) ?? 'Metrics';
+  const made = new m[name]({ region: 'us-east-1', namespace: 'x' });
+  out[pkg] = { from: import.meta.resolve(pkg), made: name, works: typeof (made.send ?? made.publishStoredMetrics) };
+}
+process.stdout.write(JSON.stringify(out));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      env: { ...process.env, NODE_PATH: '' },
+    });
+    const out = JSON.parse(stdout) as Record<string, { from: string; made: string; works: string }>;
+    expect(Object.keys(out)).toHaveLength(LAZY_EVERYWHERE.length + 1);
+    for (const [pkg, { from, made, works }] of Object.entries(out)) {
+      expect(from, pkg).toBe(`file://${dir}/node_modules/${pkg}/index.mjs`);
+      expect(made, pkg).toMatch(/Client$|^Metrics$/);
+      expect(works, pkg).toBe('function');
+    }
   });
 });

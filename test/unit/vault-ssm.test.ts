@@ -4,12 +4,13 @@ import {
   GetParametersByPathCommand,
   ParameterNotFound,
   PutParameterCommand,
+  SSMClient,
   ThrottlingException,
 } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSsmClient, createSsmParameterStore, SSM_RETRY } from '#shared/platform/aws-params.ts';
-import { installPorts } from '#shared/platform/ports.ts';
+import { installPorts, type ParameterStore } from '#shared/platform/ports.ts';
 import { toApiError } from '#shared/runtime/middlewares/error-envelope.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { deleteSecret, listSecrets, readSecret, resetVaultCache, writeSecret } from '#areas/vault/store.ts';
@@ -20,9 +21,12 @@ const offline = { region: 'us-east-1', credentials: { accessKeyId: 'test', secre
 const throttled = () => new ThrottlingException({ message: 'Rate exceeded', Message: 'Rate exceeded', $metadata: {} });
 
 describe('SSM parameter store (aws-sdk-client-mock)', () => {
-  const client = createSsmClient(offline);
+  const client = new SSMClient({ ...SSM_RETRY, ...offline });
   const ssm = mockClient(client);
-  const store = createSsmParameterStore(client);
+  let store: ParameterStore;
+  beforeAll(async () => {
+    store = await createSsmParameterStore(client);
+  });
 
   beforeEach(() => {
     ssm.reset();
@@ -223,7 +227,7 @@ describe('SSM throttling retries (real SDK retry middleware, stubbed transport)'
   });
 
   it('is configured for 8 attempts in adaptive mode', async () => {
-    const client = createSsmClient(offline);
+    const client = await createSsmClient(offline);
     expect(SSM_RETRY).toEqual({ maxAttempts: 8, retryMode: 'adaptive' });
     expect(await client.config.maxAttempts()).toBe(8);
     const strategy = (await client.config.retryStrategy()) as { mode?: string };
@@ -232,7 +236,7 @@ describe('SSM throttling retries (real SDK retry middleware, stubbed transport)'
 
   it('retries a throttled GetParameter with backoff until it succeeds', async () => {
     const http = transport(3, { Parameter: { Name: '/saas/local/vault/prod/K', Value: 'v', Version: 5 } });
-    const store = createSsmParameterStore(createSsmClient({ ...offline, requestHandler: http }));
+    const store = await createSsmParameterStore(await createSsmClient({ ...offline, requestHandler: http }));
 
     const found = await settle(store.get('/saas/local/vault/prod/K'));
 
@@ -262,7 +266,7 @@ describe('SSM throttling retries (real SDK retry middleware, stubbed transport)'
         };
       },
     };
-    const store = createSsmParameterStore(createSsmClient({ ...offline, requestHandler: http }));
+    const store = await createSsmParameterStore(await createSsmClient({ ...offline, requestHandler: http }));
 
     const all = await settle(store.listByPath('/p'));
 
@@ -272,7 +276,7 @@ describe('SSM throttling retries (real SDK retry middleware, stubbed transport)'
 
   it('gives up after 8 attempts with ThrottlingException, which the API maps to 503', async () => {
     const http = transport(Number.POSITIVE_INFINITY, {});
-    const store = createSsmParameterStore(createSsmClient({ ...offline, requestHandler: http }));
+    const store = await createSsmParameterStore(await createSsmClient({ ...offline, requestHandler: http }));
 
     const error = await settle(store.put('/saas/local/vault/prod/K', 'v')).catch((e: unknown) => e);
 

@@ -1,6 +1,7 @@
 /**
- * Every DynamoDB key shape lives here. Tenant-owned partitions begin with the tenant id, so a
- * key built for one tenant can never address another tenant's items.
+ * The key primitives and the shapes several areas share; each area builds its own shapes on these
+ * in its `records.ts` (a unit test refuses key literals anywhere else). Tenant-owned partitions
+ * begin with the tenant id, so a key built for one tenant can never address another tenant's items.
  *
  * Table: pk/sk. gsi1 (gsi1pk/gsi1sk): collections ordered newest first. gsi2 (gsi2pk/gsi2sk):
  * secondary lookups (user by e-mail owner, site by domain, child lists). byId (`id`, keys only): the

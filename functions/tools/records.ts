@@ -20,7 +20,7 @@ export const tools = {
  * An agent of the tenant, as the agents area stores it (`{t}#AGENT`, by id). No agent exists
  * until that area is built, so until then no tool can name one (docs/decisions.md "AI tools").
  */
-export const agentKey = (t: string, agentId: string) => keys.tenantItem(t, 'AGENT', agentId);
+export { agentKey } from '#areas/ai/agents/snapshot.ts';
 export type AgentItem = { pk: string; sk: string; deletedAt?: string | null };
 
 /** Each write of a connection value gets a secret of its own, so an approved tool keeps the value approved. */

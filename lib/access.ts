@@ -124,8 +124,14 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
     res.vaultKey.grant(fn, ...VAULT_KMS_ACTIONS);
   }
   if (spec.tenantSecrets) {
-    fn.addToRolePolicy(new PolicyStatement({ actions: TENANT_SECRET_ACTIONS, resources: [param('tenants/*')] }));
-    if (!spec.vault) res.vaultKey.grant(fn, ...VAULT_KMS_ACTIONS);
+    const readOnly = spec.tenantSecrets === 'read';
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: readOnly ? ['ssm:GetParameter'] : TENANT_SECRET_ACTIONS,
+        resources: [param('tenants/*')],
+      }),
+    );
+    if (!spec.vault) res.vaultKey.grant(fn, ...(readOnly ? ['kms:Decrypt'] : VAULT_KMS_ACTIONS));
   }
   if (spec.readsVaultSources) {
     fn.addToRolePolicy(

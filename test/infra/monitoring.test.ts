@@ -190,8 +190,8 @@ describe('alarms', () => {
       .ofType('AWS::SQS::Queue')
       .filter(([, q]) => !q.Properties.RedrivePolicy)
       .map(([id]) => id);
-    expect(dlqs).toHaveLength(3);
-    const watched = ['email', 'webhooks', 'jobs'].map((q) => {
+    expect(dlqs).toHaveLength(4);
+    const watched = ['email', 'webhooks', 'jobs', 'channels'].map((q) => {
       const a = alarm(`dlq-${q}`);
       expect(a).toMatchObject({
         Namespace: 'AWS/SQS',

@@ -82,7 +82,8 @@ export function environmentFor(spec: AccessSpec, res: PlatformResources): Record
     ...(spec.media ? { MEDIA_BUCKET: data.media.bucketName } : {}),
     ...(spec.invoices ? { INVOICE_BUCKET: data.invoices.bucketName } : {}),
     ...Object.fromEntries((spec.sends ?? []).map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues.queues[q].queueUrl])),
-    ...(spec.vault || spec.tenantSecrets ? { VAULT_KMS_KEY_ID: res.vaultKey.keyArn } : {}),
+    // Only writers name the key; a reader decrypts with the key the ciphertext names.
+    ...(spec.vault || spec.tenantSecrets === true ? { VAULT_KMS_KEY_ID: res.vaultKey.keyArn } : {}),
   };
 }
 

@@ -180,8 +180,8 @@ describe('IAM', () => {
       if (stmts(name).some((st) => logicalIdsIn([st]).has(keyId))) withKey.push(name);
     }
     expect(withVault.sort()).toEqual(['jobs-worker', 'vault']);
-    // The tools function encrypts tenant secrets with the same key (below).
-    expect(withKey.sort()).toEqual(['jobs-worker', 'tools', 'vault']);
+    // The tools function encrypts tenant secrets with the same key (below); the channel worker only decrypts.
+    expect(withKey.sort()).toEqual(['channel-worker', 'jobs-worker', 'tools', 'vault']);
 
     for (const name of ['vault', 'jobs-worker']) {
       const vaultStmt = stmts(name).find((st) =>

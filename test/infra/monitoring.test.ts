@@ -86,7 +86,7 @@ describe('alarm topic', () => {
 describe('alarms', () => {
   it('all notify the topic when they fire and when they clear, over one 5-minute period, missing data not breaching', () => {
     const all = [...alarms().values()];
-    expect(all.length).toBe(2 * s.fnIds.size + 2 + 3 + 2);
+    expect(all.length).toBe(2 * s.fnIds.size + 2 + 4 + 2);
     for (const a of all) {
       expect(a.AlarmActions.map(targetId), a.AlarmName).toEqual([topicId()]);
       expect(a.OKActions.map(targetId), a.AlarmName).toEqual([topicId()]);

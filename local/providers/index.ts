@@ -7,10 +7,9 @@ import { authorize, callbackPage, discovery, jwks, token } from './idp.ts';
 import { checkoutPage, decline, pay, renew, webhookLog } from './payments.ts';
 
 /** Local-only stand-ins for external providers (never deployed). */
-type Ctx = { headers: Record<string, string | undefined>; rawBody?: string; isBase64Encoded: boolean };
-/** The path as the sender wrote it (parameters encoded back), for the stand-in's record. */
-const standInRequest = (template: string, params: Record<string, string> | undefined, ctx: Ctx): StandInRequest => ({
-  path: template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params?.[name] ?? '')),
+type Ctx = { headers: Record<string, string | undefined>; rawBody?: string; isBase64Encoded: boolean; rawPath: string };
+const standInRequest = (ctx: Ctx): StandInRequest => ({
+  path: ctx.rawPath,
   headers: ctx.headers,
   rawBody: ctx.rawBody,
   isBase64Encoded: ctx.isBase64Encoded,
@@ -29,33 +28,19 @@ export const handler = apiHandler(localRoutes, {
   'local.providerA.renew': async ({ params }) => await renew(params.subscriptionId, true),
   'local.providerA.failRenewal': async ({ params }) => await renew(params.subscriptionId, false),
   'local.webhooks.log': async () => await webhookLog(),
-  'local.channels.slack': async (ctx) => standIn({ channel: 'slack' }, standInRequest(ctx.route.path, undefined, ctx)),
+  'local.channels.slack': async (ctx) => standIn({ channel: 'slack' }, standInRequest(ctx)),
   'local.channels.telegram': async (ctx) =>
-    standIn({ channel: 'telegram', botPath: ctx.params.botPath }, standInRequest(ctx.route.path, ctx.params, ctx)),
-  'local.channels.whatsapp': async (ctx) =>
-    standIn({ channel: 'whatsapp' }, standInRequest(ctx.route.path, ctx.params, ctx)),
+    standIn({ channel: 'telegram', botPath: ctx.params.botPath }, standInRequest(ctx)),
+  'local.channels.whatsapp': async (ctx) => standIn({ channel: 'whatsapp' }, standInRequest(ctx)),
   'local.channels.discord.message': async (ctx) =>
-    standIn(
-      { channel: 'discord', target: ctx.params.channelId, followUp: false },
-      standInRequest(ctx.route.path, ctx.params, ctx),
-    ),
+    standIn({ channel: 'discord', target: ctx.params.channelId, followUp: false }, standInRequest(ctx)),
   'local.channels.discord.followUp': async (ctx) =>
-    standIn(
-      { channel: 'discord', target: ctx.params.interactionToken, followUp: true },
-      standInRequest(ctx.route.path, ctx.params, ctx),
-    ),
+    standIn({ channel: 'discord', target: ctx.params.interactionToken, followUp: true }, standInRequest(ctx)),
   'local.channels.teams.send': async (ctx) =>
-    standIn(
-      { channel: 'teams', conversation: ctx.params.conversationId },
-      standInRequest(ctx.route.path, ctx.params, ctx),
-    ),
+    standIn({ channel: 'teams', conversation: ctx.params.conversationId }, standInRequest(ctx)),
   'local.channels.teams.reply': async (ctx) =>
-    standIn(
-      { channel: 'teams', conversation: ctx.params.conversationId },
-      standInRequest(ctx.route.path, ctx.params, ctx),
-    ),
-  'local.channels.teams.token': async (ctx) =>
-    standIn({ channel: 'teams', login: true }, standInRequest(ctx.route.path, ctx.params, ctx)),
+    standIn({ channel: 'teams', conversation: ctx.params.conversationId }, standInRequest(ctx)),
+  'local.channels.teams.token': async (ctx) => standIn({ channel: 'teams', login: true }, standInRequest(ctx)),
   'local.channels.list': async ({ query }) =>
     reply.raw(
       'application/json',

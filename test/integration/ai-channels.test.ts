@@ -112,8 +112,8 @@ describe('senders against the local platform stand-in', () => {
     const out = await sendToChannel(conn.telegram, { recipient: '-1001234567890', text: long });
     const calls = await recorded('telegram');
     expect(calls.map((c) => c.url)).toEqual([
-      `${base}/_local/channels/telegram/bot123456%3AABC-def_ghi/sendMessage`,
-      `${base}/_local/channels/telegram/bot123456%3AABC-def_ghi/sendMessage`,
+      `${base}/_local/channels/telegram/bot123456:ABC-def_ghi/sendMessage`,
+      `${base}/_local/channels/telegram/bot123456:ABC-def_ghi/sendMessage`,
     ]);
     const texts = calls.map((c) => JSON.parse(c.body).text as string);
     expect(texts.every((t) => t.length <= 4096)).toBe(true);
@@ -283,7 +283,7 @@ describe('the channels queue and the channel worker', () => {
     });
     const calls = await recorded('telegram');
     expect(calls).toHaveLength(1);
-    expect(calls[0]!.url).toBe(`${base}/_local/channels/telegram/bot987654%3Aqueued-bot/sendMessage`);
+    expect(calls[0]!.url).toBe(`${base}/_local/channels/telegram/bot987654:queued-bot/sendMessage`);
     expect(JSON.parse(calls[0]!.body)).toEqual({ chat_id: '42', text: 'Queued hello' });
   });
 

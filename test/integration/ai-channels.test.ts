@@ -1,11 +1,18 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { channelSecretName, type ConnectionDescriptor } from '#areas/ai/connector/credentials.ts';
+import {
+  CHANNEL_CREDENTIALS,
+  ConnectionUnusableError,
+  channelSecretName,
+  channelSecretReference,
+  resolveConnection,
+  type ConnectionDescriptor,
+} from '#areas/ai/connector/credentials.ts';
 import { CHANNEL_SEND, sendChannelMessage } from '#areas/ai/connector/queue.ts';
 import { ChannelSendError, sendToChannel, type ChannelConnection } from '#areas/ai/connector/senders.ts';
 import { ENDPOINT_SETTINGS } from '#areas/ai/connector/senders/endpoints.ts';
 import { forgetTeamsTokens } from '#areas/ai/connector/senders/teams.ts';
-import { putTenantSecret } from '#areas/vault/tenant-secrets.ts';
+import { parseTenantSecretReference, putTenantSecret } from '#areas/vault/tenant-secrets.ts';
 import { clearChannelCalls, useLocalChannelEndpoints, type ChannelCall } from '#local/channels.ts';
 import { localQueue } from '#local/local-queue.ts';
 import { createApiListener } from '#local/server.ts';
@@ -334,6 +341,42 @@ describe('the channels queue and the channel worker', () => {
     await queue.drain();
     expect(queue.deadLetters()).toHaveLength(1);
     expect(await recorded()).toEqual([]);
+  });
+
+  it("every credential's reference is a valid reference in the tenant's own namespace", () => {
+    for (const spec of Object.values(CHANNEL_CREDENTIALS))
+      for (const credential of [...spec.inbound, ...spec.sending]) {
+        const ref = channelSecretReference(tenantA, channelId, credential);
+        expect(ref).toBe(`vault://tenants/${tenantA}/channels/${channelId}/${credential}`);
+        expect(parseTenantSecretReference(ref)).toEqual({
+          tenantId: tenantA,
+          name: `channels/${channelId}/${credential}`,
+        });
+      }
+  });
+
+  it('a connection missing a setting or a stored credential cannot send, and says which', async () => {
+    const { reference } = await putTenantSecret(tenantA, channelSecretName(channelId, 'access-token'), 'EAAG-x');
+    const whatsapp: ConnectionDescriptor = {
+      id: channelId,
+      type: 'whatsapp',
+      settings: {},
+      secretRefs: { 'access-token': reference },
+    };
+    await expect(resolveConnection(tenantA, whatsapp)).rejects.toThrow(/phoneNumberId is not set/);
+    const noSecret = {
+      ...whatsapp,
+      settings: { phoneNumberId: '1' },
+      secretRefs: { 'access-token': channelSecretReference(tenantA, channelId, 'missing') },
+    };
+    await expect(resolveConnection(tenantA, noSecret)).rejects.toBeInstanceOf(ConnectionUnusableError);
+    expect(await resolveConnection(tenantA, { ...whatsapp, settings: { phoneNumberId: '1' } })).toEqual({
+      id: channelId,
+      tenantId: tenantA,
+      type: 'whatsapp',
+      settings: { phoneNumberId: '1' },
+      credentials: { accessToken: 'EAAG-x' },
+    });
   });
 
   it('DELETE /_local/channels forgets the record', async () => {

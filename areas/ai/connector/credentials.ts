@@ -48,7 +48,6 @@ export class ConnectionUnusableError extends Error {
  * is checked against `tenantId`'s namespace again (403 SECRET_OUTSIDE_NAMESPACE outside it).
  */
 export async function resolveConnection(tenantId: string, d: ConnectionDescriptor): Promise<ChannelConnection> {
-  const spec = CHANNEL_CREDENTIALS[d.type];
   const secret = async (name: string) => {
     const ref = d.secretRefs[name];
     const value = ref ? await resolveTenantSecret(tenantId, ref) : null;
@@ -60,7 +59,6 @@ export async function resolveConnection(tenantId: string, d: ConnectionDescripto
     if (!value) throw new ConnectionUnusableError(d.id, name);
     return value;
   };
-  for (const name of spec.settings) if (name !== 'publicKey') setting(name);
   const base = { id: d.id, tenantId };
   switch (d.type) {
     case 'slack':

@@ -82,7 +82,8 @@ export function environmentFor(spec: AccessSpec, res: PlatformResources): Record
     ...(spec.media ? { MEDIA_BUCKET: data.media.bucketName } : {}),
     ...(spec.invoices ? { INVOICE_BUCKET: data.invoices.bucketName } : {}),
     ...Object.fromEntries((spec.sends ?? []).map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues.queues[q].queueUrl])),
-    ...(spec.vault || spec.tenantSecrets ? { VAULT_KMS_KEY_ID: res.vaultKey.keyArn } : {}),
+    // Only writers name the key; a reader decrypts with the key the ciphertext names.
+    ...(spec.vault || spec.tenantSecrets === true ? { VAULT_KMS_KEY_ID: res.vaultKey.keyArn } : {}),
   };
 }
 
@@ -124,8 +125,14 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
     res.vaultKey.grant(fn, ...VAULT_KMS_ACTIONS);
   }
   if (spec.tenantSecrets) {
-    fn.addToRolePolicy(new PolicyStatement({ actions: TENANT_SECRET_ACTIONS, resources: [param('tenants/*')] }));
-    if (!spec.vault) res.vaultKey.grant(fn, ...VAULT_KMS_ACTIONS);
+    const readOnly = spec.tenantSecrets === 'read';
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: readOnly ? ['ssm:GetParameter'] : TENANT_SECRET_ACTIONS,
+        resources: [param('tenants/*')],
+      }),
+    );
+    if (!spec.vault) res.vaultKey.grant(fn, ...(readOnly ? ['kms:Decrypt'] : VAULT_KMS_ACTIONS));
   }
   if (spec.readsVaultSources) {
     fn.addToRolePolicy(

@@ -9,6 +9,7 @@ import { fileParameterStore } from './file-parameter-store.ts';
 import { localQueue } from './local-queue.ts';
 import { localPaymentProviders } from './providers/payment-provider.ts';
 import { fileOutbox } from './outbox.ts';
+import { recordChannelCallsIn } from './channels.ts';
 import { startS3 } from './s3.ts';
 import { seedReferenceData } from './seed.ts';
 
@@ -61,6 +62,8 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     const queue = localQueue({ dataDir });
     const outbox = fileOutbox(dataDir);
     installPorts({ params, queue, mailer: outbox, payments: localPaymentProviders });
+    // The chat platforms' stand-in keeps its record beside the outbox (GET /_local/channels).
+    recordChannelCallsIn(dataDir);
     // Let messages already handed to a worker finish (as Lambda would) before the table goes away.
     stops.push(() => Promise.race([queue.drain(), new Promise<void>((r) => setTimeout(r, 5000).unref())]));
 

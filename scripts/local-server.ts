@@ -50,6 +50,9 @@ const { port: actualPort } = server.address() as { port: number };
 const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`;
 // Links in e-mails and the local identity providers' endpoints point at this very server.
 process.env.PUBLIC_BASE_URL ||= baseUrl;
+// The channel senders call the platforms' stand-ins on this server (local/channels.ts), never the platforms.
+const { useLocalChannelEndpoints } = await import('#local/channels.ts');
+useLocalChannelEndpoints(process.env.PUBLIC_BASE_URL);
 
 const { admin, internalKey } = stack;
 console.log(`Data directory: ${dataDir}`);

@@ -25,7 +25,7 @@ export interface QueueMessage {
 }
 
 export interface QueueSender {
-  send(queue: 'email' | 'webhooks' | 'jobs', message: QueueMessage): Promise<void>;
+  send(queue: 'email' | 'webhooks' | 'jobs' | 'channels', message: QueueMessage): Promise<void>;
 }
 
 export interface OutgoingEmail {

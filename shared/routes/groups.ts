@@ -2,7 +2,7 @@
  * Endpoint groups: each is one Lambda function behind the HTTP API, plus the queue workers.
  * What each may touch is declared here so the stack grants exactly that and nothing more.
  */
-export type QueueName = 'email' | 'webhooks' | 'jobs';
+export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels';
 
 export interface GroupSpec {
   description: string;
@@ -15,8 +15,11 @@ export interface GroupSpec {
   signsTokens?: boolean;
   /** Reads and writes SecureString parameters under the vault path. */
   vault?: boolean;
-  /** Reads, writes and deletes tenant secrets (`/<app>/<stage>/tenants/...`, areas/vault/tenant-secrets.ts). */
-  tenantSecrets?: boolean;
+  /**
+   * Reads, writes and deletes tenant secrets (`/<app>/<stage>/tenants/...`, areas/vault/tenant-secrets.ts);
+   * `'read'`: only resolves them (GetParameter and kms:Decrypt), for the functions that use a secret.
+   */
+  tenantSecrets?: boolean | 'read';
   /** Reads the internal API key parameter. */
   internalKey?: boolean;
   /** Reads provider secrets (OAuth client secrets, webhook signing secrets). */
@@ -77,6 +80,12 @@ export const WORKERS = {
     table: 'readwrite',
     vault: true,
     invoices: 'readwrite',
+  },
+  'channel-worker': {
+    description: 'Sends queued chat-channel messages through Slack, Teams, WhatsApp, Telegram and Discord',
+    queue: 'channels',
+    table: 'readwrite',
+    tenantSecrets: 'read',
   },
 } as const satisfies Record<string, Omit<GroupSpec, 'sends'> & { queue: QueueName; ses?: boolean }>;
 

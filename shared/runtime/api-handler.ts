@@ -119,6 +119,7 @@ export function apiHandler<const T extends readonly RouteDef[]>(
       headers: event.headers ?? {},
       rawBody: state.rawBody,
       isBase64Encoded: event.isBase64Encoded ?? false,
+      rawPath: event.rawPath ?? '',
     });
     return render(route, out);
   };

@@ -21,6 +21,8 @@ export interface ApiRequest<P = any, Q = any, B = any, Pr = Principal | null, T 
   /** The body exactly as received (signature checks, multipart). */
   rawBody: string | undefined;
   isBase64Encoded: boolean;
+  /** The path exactly as received, still percent-encoded (the local platform stand-ins record it). */
+  rawPath: string;
 }
 
 /**

@@ -180,8 +180,8 @@ describe('IAM', () => {
       if (stmts(name).some((st) => logicalIdsIn([st]).has(keyId))) withKey.push(name);
     }
     expect(withVault.sort()).toEqual(['jobs-worker', 'vault']);
-    // The tools function encrypts tenant secrets with the same key (below).
-    expect(withKey.sort()).toEqual(['jobs-worker', 'tools', 'vault']);
+    // The tools function encrypts tenant secrets with the same key (below); the channel worker only decrypts.
+    expect(withKey.sort()).toEqual(['channel-worker', 'jobs-worker', 'tools', 'vault']);
 
     for (const name of ['vault', 'jobs-worker']) {
       const vaultStmt = stmts(name).find((st) =>
@@ -205,10 +205,14 @@ describe('IAM', () => {
       expect(actionsOf(keyStmt).sort()).toEqual(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']);
     }
     // Only the tools function holds tenant secrets: by name, under the tenants path, never listed.
+    // The channel worker only resolves them (a connection's credentials), read-only.
     const tenantSecrets = [...s.fnIds.keys()].filter((n) =>
       resourceTexts(stmts(n)).some((t) => t.includes('/tenants/')),
     );
-    expect(tenantSecrets).toEqual(['tools']);
+    expect(tenantSecrets.sort()).toEqual(['channel-worker', 'tools']);
+    const channelStmt = stmts('channel-worker').find((st) => resourceTexts([st]).some((t) => t.includes('/tenants/')))!;
+    expect(actionsOf(channelStmt)).toEqual(['ssm:GetParameter']);
+    expect(actionsOf(stmts('channel-worker').find((st) => logicalIdsIn([st]).has(keyId))!)).toEqual(['kms:Decrypt']);
     const tenantStmt = stmts('tools').find((st) => resourceTexts([st]).some((t) => t.includes('/tenants/')))!;
     expect(resourceTexts([tenantStmt]).map((t) => t.slice(t.indexOf('parameter/')))).toEqual([
       'parameter/saas/test/tenants/*',

@@ -86,7 +86,7 @@ describe('alarm topic', () => {
 describe('alarms', () => {
   it('all notify the topic when they fire and when they clear, over one 5-minute period, missing data not breaching', () => {
     const all = [...alarms().values()];
-    expect(all.length).toBe(2 * s.fnIds.size + 2 + 3 + 2);
+    expect(all.length).toBe(2 * s.fnIds.size + 2 + 4 + 2);
     for (const a of all) {
       expect(a.AlarmActions.map(targetId), a.AlarmName).toEqual([topicId()]);
       expect(a.OKActions.map(targetId), a.AlarmName).toEqual([topicId()]);
@@ -190,8 +190,8 @@ describe('alarms', () => {
       .ofType('AWS::SQS::Queue')
       .filter(([, q]) => !q.Properties.RedrivePolicy)
       .map(([id]) => id);
-    expect(dlqs).toHaveLength(3);
-    const watched = ['email', 'webhooks', 'jobs'].map((q) => {
+    expect(dlqs).toHaveLength(4);
+    const watched = ['email', 'webhooks', 'jobs', 'channels'].map((q) => {
       const a = alarm(`dlq-${q}`);
       expect(a).toMatchObject({
         Namespace: 'AWS/SQS',

@@ -76,6 +76,7 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
         'Platform/Queues/email-dlq',
         'Platform/Queues/jobs-dlq',
         'Platform/Queues/webhooks-dlq',
+        'Platform/Queues/channels-dlq',
       ].sort(),
     );
     for (const [path, rules] of found) {

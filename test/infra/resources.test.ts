@@ -150,16 +150,14 @@ describe('buckets', () => {
 });
 
 describe('queues', () => {
-  it('gives email, webhooks and jobs a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
+  it('gives email, webhooks, jobs and channels a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
     const queues = s.ofType('AWS::SQS::Queue');
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
     const dlqs = queues.filter(([, q]) => !q.Properties.RedrivePolicy);
-    expect(work.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
-      'Queuesemail',
-      'Queuesjobs',
-      'Queueswebhooks',
-    ]);
-    expect(dlqs.length).toBe(3);
+    expect(work.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(
+      ['Queuesemail', 'Queuesjobs', 'Queueswebhooks', 'Queueschannels'].sort(),
+    );
+    expect(dlqs.length).toBe(4);
     const targets = new Set<string>();
     for (const [id, q] of work) {
       expect(q.Properties.RedrivePolicy.maxReceiveCount, id).toBe(5);
@@ -168,7 +166,7 @@ describe('queues', () => {
       targets.add(dlq);
       expect(q.Properties.VisibilityTimeout).toBe(360);
     }
-    expect(targets.size).toBe(3);
+    expect(targets.size).toBe(4);
     const policies = s.ofType('AWS::SQS::QueuePolicy');
     for (const [id, q] of queues) {
       expect(q.Properties.SqsManagedSseEnabled, id).toBe(true);
@@ -271,6 +269,7 @@ describe('functions', () => {
         'MediaBucketName',
         'TableName',
         'WebhooksQueueUrl',
+        'ChannelsQueueUrl',
       ].sort(),
     );
   });

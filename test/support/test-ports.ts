@@ -5,7 +5,12 @@ import { generateSigningKeyParams, resetKeyCache, signingParams } from '#shared/
 import { installPorts, type QueueMessage } from '#shared/platform/ports.ts';
 import type { QueueName } from '#shared/routes/groups.ts';
 
-const WORKER_OF: Record<QueueName, string> = { email: 'email-worker', webhooks: 'webhook-worker', jobs: 'jobs-worker' };
+const WORKER_OF: Record<QueueName, string> = {
+  email: 'email-worker',
+  webhooks: 'webhook-worker',
+  jobs: 'jobs-worker',
+  channels: 'channel-worker',
+};
 
 export const testMailer = recordingMailer();
 export const sentMessages: { queue: QueueName; message: QueueMessage }[] = [];

@@ -1,0 +1,59 @@
+import type { ChannelType } from './channel-types.ts';
+
+/**
+ * A channel connection with its credentials resolved (the agents area owns the record,
+ * `{tenantId}#CHANNEL` / id, and resolves its `vault://tenants/...` references through
+ * areas/vault/tenant-secrets.ts inside the function that sends). Only the sending credentials are
+ * here; the inbound ones (signing secret, security token, app secret, verify token, secret token)
+ * are read by the webhook route, and Discord's public key is not a secret.
+ */
+interface Base<T extends ChannelType> {
+  id: string;
+  tenantId: string;
+  type: T;
+}
+
+export type SlackConnection = Base<'slack'> & { credentials: { botToken: string } };
+export type TeamsConnection = Base<'teams'> & {
+  /**
+   * `appId`: the bot's Microsoft app id; `serviceUrl`: where the tenant's Teams conversations live
+   * (the inbound activity's serviceUrl wins when replying); `azureTenantId`: a single-tenant bot's
+   * directory (default `botframework.com`, the multi-tenant token authority).
+   */
+  settings: { appId: string; serviceUrl?: string; azureTenantId?: string };
+  credentials: { appPassword: string };
+};
+export type WhatsAppConnection = Base<'whatsapp'> & {
+  settings: { phoneNumberId: string };
+  credentials: { accessToken: string };
+};
+export type TelegramConnection = Base<'telegram'> & { credentials: { botToken: string } };
+export type DiscordConnection = Base<'discord'> & {
+  settings: { applicationId: string };
+  credentials: { botToken: string };
+};
+
+export type ChannelConnection =
+  | SlackConnection
+  | TeamsConnection
+  | WhatsAppConnection
+  | TelegramConnection
+  | DiscordConnection;
+
+/** What to send: the text and where (the reply context comes from the inbound event's `replyTo`). */
+export interface OutboundMessage {
+  /** Slack channel or user id, Teams conversation id, WhatsApp phone, Telegram chat id, Discord channel id. */
+  recipient: string;
+  text: string;
+  /** Slack thread_ts; Teams activity id replied to. */
+  threadId?: string;
+  /** Teams: the inbound activity's serviceUrl. */
+  serviceUrl?: string;
+  /** Discord: answer as a follow-up of this interaction instead of a bot message in the channel. */
+  interactionToken?: string;
+}
+
+export interface SendResult {
+  /** The platform's id of the (last) message sent: Slack ts, Teams activity id, wamid, Telegram message_id, Discord message id. */
+  platformMessageId: string;
+}

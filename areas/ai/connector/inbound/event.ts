@@ -1,0 +1,60 @@
+/**
+ * One inbound platform event, reduced to what the connector acts on:
+ * - `message`: a person wrote `text`; the answer goes to `replyTo`;
+ * - `challenge`: a handshake the webhook answers with `challenge` (Slack url_verification);
+ * - `ping`: a liveness check the webhook answers in the platform's way (Discord PING);
+ * - `ignored`: anything else (bot echoes, edits, delivery statuses, media): answered 200, not turned into a turn.
+ * `eventId` is the platform's own id of the event, the dedupe key (providers retry): Slack event_id,
+ * Teams activity id, WhatsApp message id, Telegram update_id, Discord interaction id. It is unique only
+ * per app/bot, so the dedupe key must also name the connection.
+ */
+export interface InboundEvent {
+  kind: 'message' | 'challenge' | 'ping' | 'ignored';
+  eventId: string | null;
+  /** The channel user (Slack/Teams/Telegram/Discord user id, WhatsApp phone number in international form). */
+  sender: string | null;
+  senderName?: string;
+  text: string;
+  /** Where the answer goes, as `sendToChannel`'s message takes it. */
+  replyTo?: ReplyTarget;
+  challenge?: string;
+}
+
+/** The recipient and reply context an answer to an inbound message needs. */
+export interface ReplyTarget {
+  /** Slack channel id, Teams conversation id, WhatsApp phone, Telegram chat id, Discord channel id. */
+  recipient: string;
+  /** Slack thread_ts, Teams activity id replied to. */
+  threadId?: string;
+  /** Teams: the Bot Framework service URL the activity came from (replies go there). */
+  serviceUrl?: string;
+  /** Discord: the interaction token a follow-up message is posted with (valid 15 minutes). */
+  interactionToken?: string;
+}
+
+export const ignored = (eventId: string | null = null): InboundEvent => ({
+  kind: 'ignored',
+  eventId,
+  sender: null,
+  text: '',
+});
+
+/** The body as a JSON object, or null (not JSON, or not an object). */
+export function jsonObject(rawBody: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(rawBody);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+export const obj = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length ? v : undefined);
+/** Telegram and Discord ids may be numbers (Telegram) or snowflake strings (Discord). */
+export const id = (v: unknown): string | undefined =>
+  typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : str(v);
+export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);

@@ -1,0 +1,27 @@
+import { id, ignored, jsonObject, obj, str, type InboundEvent } from './event.ts';
+
+/**
+ * A Telegram Update: `message` with text is a turn (the chat is where the answer goes: a private
+ * chat's id is the user's); edits, channel posts, callbacks and messages from bots are ignored.
+ * `update_id` is the dedupe key: Telegram signs no timestamp, so a replayed update is caught only by it.
+ */
+export function parseTelegram(rawBody: string): InboundEvent | null {
+  const update = jsonObject(rawBody);
+  if (!update) return null;
+  const eventId = id(update.update_id) ?? null;
+  const message = obj(update.message);
+  const from = obj(message.from);
+  const chatId = id(obj(message.chat).id);
+  const sender = id(from.id);
+  const text = (str(message.text) ?? '').trim();
+  if (!chatId || !sender || !text || from.is_bot === true) return ignored(eventId);
+  const name = [str(from.first_name), str(from.last_name)].filter(Boolean).join(' ');
+  return {
+    kind: 'message',
+    eventId,
+    sender,
+    ...(name ? { senderName: name } : {}),
+    text,
+    replyTo: { recipient: chatId },
+  };
+}

@@ -1,0 +1,63 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { arr, ignored, jsonObject, obj, str, type InboundEvent } from './event.ts';
+
+/**
+ * A WhatsApp Cloud API notification: `entry[].changes[].value.messages[]` are people writing
+ * (several may come in one notification), `statuses[]` are delivery receipts of our own messages
+ * (ignored). Text, button and interactive replies carry text; media, location and the like are
+ * ignored (answered 200 so Meta does not retry them). Null when the body is not a JSON object.
+ */
+export function parseWhatsApp(rawBody: string): InboundEvent[] | null {
+  const body = jsonObject(rawBody);
+  if (!body) return null;
+  if (body.object !== 'whatsapp_business_account') return [ignored()];
+  const events: InboundEvent[] = [];
+  for (const entry of arr(body.entry))
+    for (const change of arr(obj(entry).changes)) {
+      const value = obj(obj(change).value);
+      const names = new Map(
+        arr(value.contacts).map((c) => [str(obj(c).wa_id), str(obj(obj(c).profile).name)] as const),
+      );
+      for (const m of arr(value.messages)) events.push(message(obj(m), names));
+    }
+  return events.length ? events : [ignored()];
+}
+
+function message(m: Record<string, unknown>, names: Map<string | undefined, string | undefined>): InboundEvent {
+  const eventId = str(m.id) ?? null;
+  const from = str(m.from);
+  const text = (
+    str(obj(m.text).body) ??
+    str(obj(m.button).text) ??
+    str(obj(obj(m.interactive).button_reply).title) ??
+    str(obj(obj(m.interactive).list_reply).title) ??
+    ''
+  ).trim();
+  if (!from || !text) return ignored(eventId);
+  const name = names.get(from);
+  return {
+    kind: 'message',
+    eventId,
+    sender: from,
+    ...(name ? { senderName: name } : {}),
+    text,
+    replyTo: { recipient: from },
+  };
+}
+
+/**
+ * The GET subscription handshake: Meta calls the webhook with `hub.mode=subscribe`,
+ * `hub.verify_token` (the token the tenant configured) and `hub.challenge`; the webhook answers
+ * 200 with the challenge as plain text when the token matches, else 403.
+ */
+export function whatsAppSubscription(
+  query: Record<string, string | undefined>,
+  verifyToken: string,
+): { ok: true; challenge: string } | { ok: false } {
+  const mode = query['hub.mode'];
+  const token = query['hub.verify_token'] ?? '';
+  const challenge = query['hub.challenge'] ?? '';
+  if (mode !== 'subscribe' || !verifyToken || !token || !challenge || challenge.length > 256) return { ok: false };
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(token), digest(verifyToken)) ? { ok: true, challenge } : { ok: false };
+}

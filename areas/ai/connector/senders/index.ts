@@ -1,0 +1,6 @@
+export { ChannelSendError } from './errors.ts';
+export { sendDiscord } from './discord.ts';
+export { sendSlack } from './slack.ts';
+export { sendTeams } from './teams.ts';
+export { sendTelegram } from './telegram.ts';
+export { sendWhatsApp } from './whatsapp.ts';

@@ -1,0 +1,35 @@
+import type { OutboundMessage, SendResult, WhatsAppConnection } from '../connection.ts';
+import { endpoint } from './endpoints.ts';
+import { call, chunks, refused } from './errors.ts';
+
+const MAX_TEXT = 4096;
+
+/**
+ * WhatsApp Cloud API: POST /{phone-number-id}/messages with a free-form text message. Meta refuses
+ * a free-form message outside the 24-hour customer service window (error 131047); the proactive
+ * message route checks the window before queueing (409 WINDOW_CLOSED), this is the platform's own net.
+ */
+export async function sendWhatsApp(connection: WhatsAppConnection, message: OutboundMessage): Promise<SendResult> {
+  const url = `${endpoint('whatsapp')}/${encodeURIComponent(connection.settings.phoneNumberId)}/messages`;
+  let last = '';
+  for (const part of chunks(message.text, MAX_TEXT)) {
+    const answer = await call('whatsapp', url, {
+      headers: { authorization: `Bearer ${connection.credentials.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to: message.recipient,
+        type: 'text',
+        text: { preview_url: false, body: part },
+      }),
+    });
+    const error = answer.body.error as { message?: unknown; code?: unknown } | undefined;
+    if (answer.status !== 200 || error) {
+      const text =
+        typeof error?.message === 'string' ? `${error.message}${error.code ? ` (code ${error.code})` : ''}` : undefined;
+      throw refused('whatsapp', answer, text);
+    }
+    last = String((answer.body.messages as { id?: unknown }[] | undefined)?.[0]?.id ?? '');
+  }
+  return { platformMessageId: last };
+}

@@ -1,0 +1,17 @@
+import { resolveConnection } from '#areas/ai/connector/credentials.ts';
+import { CHANNEL_SEND } from '#areas/ai/connector/queue.ts';
+import { sendToChannel } from '#areas/ai/connector/senders.ts';
+import { handles } from '#shared/queue/messages.ts';
+import { queueWorker } from '#shared/queue/worker.ts';
+
+/**
+ * Sends queued chat-channel messages: resolves the connection's credentials in the tenant's namespace,
+ * then one platform call through its sender. A refusal throws with the platform's error text, so
+ * SQS retries it and parks it in the dead-letter queue after the last receive; the worker's claim
+ * keeps a delivered message from being sent twice.
+ */
+export const handler = queueWorker('channels', [
+  handles(CHANNEL_SEND, async ({ tenantId, connection, message }) =>
+    sendToChannel(await resolveConnection(tenantId, connection), message),
+  ),
+]);

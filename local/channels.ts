@@ -1,0 +1,223 @@
+import { join } from 'node:path';
+import type { ChannelType } from '#areas/ai/connector/channel-types.ts';
+import { ENDPOINT_SETTINGS, localEndpoint, type Endpoint } from '#areas/ai/connector/senders/endpoints.ts';
+import { reply, type RawReply } from '#shared/http/responses.ts';
+import { readJson, serialized, writeJson } from './json-file.ts';
+
+/**
+ * The local stand-in for the five chat platforms' send APIs (never deployed: only the local server's
+ * `local-providers` group serves it). Every call the senders make is recorded exactly as it arrived
+ * (method, URL, every header including the tokens, the raw body) with the answer given, and served at
+ * `GET /_local/channels` (`DELETE` clears), as `/_local/outbox` serves e-mail. It answers as the
+ * platform would: Slack `ok: true` with a `ts`, Telegram `ok: true` with the message, Meta a
+ * `wamid`, Discord a message, the Bot Connector an activity id, the Microsoft identity platform a token.
+ * On demand it fails like the platform: a recipient named `fail` gets that platform's refusal (not
+ * retryable in substance), one named `unavailable` a 503.
+ */
+export interface ChannelCall {
+  channel: ChannelType;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  responseStatus: number;
+  response: unknown;
+  at: string;
+}
+
+let file: string | null = null;
+let memory: ChannelCall[] = [];
+const exclusive = serialized();
+
+/** Keeps the record in LOCAL_DATA_DIR/channels.json (the local server); without it, in memory (tests). */
+export function recordChannelCallsIn(dataDir: string) {
+  file = join(dataDir, 'channels.json');
+}
+
+export const channelCalls = (): ChannelCall[] => (file ? readJson<ChannelCall[]>(file, []) : [...memory]);
+
+export const clearChannelCalls = () =>
+  exclusive(() => {
+    if (file) writeJson(file, []);
+    else memory = [];
+  });
+
+const append = (call: ChannelCall) =>
+  exclusive(() => {
+    if (file) writeJson(file, [...readJson<ChannelCall[]>(file, []), call]);
+    else memory.push(call);
+  });
+
+/** Points every sender at the stand-in on the server at `baseUrl` (local start), unless a setting already chose. */
+export function useLocalChannelEndpoints(baseUrl: string) {
+  for (const [name, setting] of Object.entries(ENDPOINT_SETTINGS) as [Endpoint, string][])
+    process.env[setting] ||= localEndpoint(baseUrl, name);
+}
+
+export interface StandInRequest {
+  path: string;
+  headers: Record<string, string | undefined>;
+  rawBody?: string;
+  isBase64Encoded: boolean;
+}
+
+type Answer = { status: number; body: unknown };
+const ok = (body: unknown): Answer => ({ status: 200, body });
+
+const bodyText = (req: StandInRequest) =>
+  req.rawBody === undefined
+    ? ''
+    : req.isBase64Encoded
+      ? Buffer.from(req.rawBody, 'base64').toString('utf8')
+      : req.rawBody;
+
+function jsonBody(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const bearer = (req: StandInRequest, scheme = 'Bearer') => {
+  const auth = req.headers.authorization ?? '';
+  return auth.startsWith(`${scheme} `) && auth.length > scheme.length + 1;
+};
+const unavailable: Answer = { status: 503, body: { message: 'Service Unavailable' } };
+const seq = () => `${Date.now()}${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+
+const answers = {
+  slack(req: StandInRequest, body: Record<string, unknown>): Answer {
+    if (!bearer(req)) return ok({ ok: false, error: 'not_authed' });
+    if (typeof body.channel !== 'string' || !body.channel) return ok({ ok: false, error: 'channel_not_found' });
+    if (body.channel === 'fail') return ok({ ok: false, error: 'channel_not_found' });
+    if (body.channel === 'unavailable') return { status: 503, body: { ok: false, error: 'service_unavailable' } };
+    const ts = `${Math.floor(Date.now() / 1000)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+    return ok({
+      ok: true,
+      channel: body.channel,
+      ts,
+      message: { type: 'message', text: body.text, ts, bot_id: 'B0LOCAL' },
+    });
+  },
+  telegram(req: StandInRequest, body: Record<string, unknown>, botPath: string): Answer {
+    if (!/^bot\d+:[\w-]+$/.test(botPath))
+      return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } };
+    const chat = body.chat_id;
+    if (chat === 'fail')
+      return { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } };
+    if (chat === 'unavailable')
+      return { status: 502, body: { ok: false, error_code: 502, description: 'Bad Gateway' } };
+    if (typeof body.text !== 'string' || !body.text)
+      return { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: message text is empty' } };
+    return ok({
+      ok: true,
+      result: {
+        message_id: Math.floor(Math.random() * 1e6),
+        from: { id: Number(botPath.slice(3).split(':')[0]), is_bot: true, first_name: 'Local bot' },
+        chat: { id: Number(chat) || chat, type: 'private' },
+        date: Math.floor(Date.now() / 1000),
+        text: body.text,
+      },
+    });
+  },
+  whatsapp(req: StandInRequest, body: Record<string, unknown>): Answer {
+    const error = (status: number, message: string, code: number, type = 'OAuthException') => ({
+      status,
+      body: { error: { message, type, code, fbtrace_id: `Alocal${seq()}` } },
+    });
+    if (!bearer(req)) return error(401, 'An access token is required to request this resource.', 104);
+    if (body.to === 'fail') return error(400, '(#131030) Recipient phone number not in allowed list', 131030);
+    if (body.to === 'unavailable') return error(503, 'Service temporarily unavailable', 2, 'OAuthException');
+    if (body.messaging_product !== 'whatsapp' || typeof body.to !== 'string')
+      return error(400, '(#100) Invalid parameter', 100);
+    return ok({
+      messaging_product: 'whatsapp',
+      contacts: [{ input: body.to, wa_id: body.to }],
+      messages: [{ id: `wamid.LOCAL${seq()}` }],
+    });
+  },
+  discord(req: StandInRequest, body: Record<string, unknown>, target: string, followUp: boolean): Answer {
+    if (!followUp && !bearer(req, 'Bot')) return { status: 401, body: { message: '401: Unauthorized', code: 0 } };
+    if (target === 'fail')
+      return {
+        status: 404,
+        body: { message: followUp ? 'Unknown Webhook' : 'Unknown Channel', code: followUp ? 10015 : 10003 },
+      };
+    if (target === 'unavailable') return unavailable;
+    if (typeof body.content !== 'string' || !body.content)
+      return { status: 400, body: { message: 'Cannot send an empty message', code: 50006 } };
+    return ok({
+      id: seq(),
+      type: 0,
+      content: body.content,
+      channel_id: followUp ? '0' : target,
+      author: { id: '0', username: 'local-bot', bot: true },
+    });
+  },
+  teams(req: StandInRequest, _body: Record<string, unknown>, conversation: string): Answer {
+    if (!bearer(req)) return { status: 401, body: { message: 'Authorization has been denied for this request.' } };
+    if (conversation === 'fail')
+      return { status: 404, body: { error: { code: 'ConversationNotFound', message: 'Conversation not found.' } } };
+    if (conversation === 'unavailable') return unavailable;
+    return { status: 201, body: { id: `1:${seq()}` } };
+  },
+  teamsLogin(_req: StandInRequest, text: string): Answer {
+    const form = new URLSearchParams(text);
+    if (form.get('grant_type') !== 'client_credentials' || !form.get('client_id') || !form.get('client_secret'))
+      return {
+        status: 401,
+        body: { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' },
+      };
+    return ok({
+      token_type: 'Bearer',
+      expires_in: 3599,
+      ext_expires_in: 3599,
+      access_token: `local-teams-token-${seq()}`,
+    });
+  },
+};
+
+export type StandInOperation =
+  | { channel: 'slack' }
+  | { channel: 'telegram'; botPath: string }
+  | { channel: 'whatsapp' }
+  | { channel: 'discord'; target: string; followUp: boolean }
+  | { channel: 'teams'; conversation: string }
+  | { channel: 'teams'; login: true };
+
+/** Answers one platform call as the platform would, and records it with its answer. */
+export async function standIn(op: StandInOperation, req: StandInRequest): Promise<RawReply> {
+  const text = bodyText(req);
+  const body = jsonBody(text);
+  const answer =
+    op.channel === 'slack'
+      ? answers.slack(req, body)
+      : op.channel === 'telegram'
+        ? answers.telegram(req, body, op.botPath)
+        : op.channel === 'whatsapp'
+          ? answers.whatsapp(req, body)
+          : op.channel === 'discord'
+            ? answers.discord(req, body, op.target, op.followUp)
+            : 'login' in op
+              ? answers.teamsLogin(req, text)
+              : answers.teams(req, body, op.conversation);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = v;
+  const host = headers.host ?? '127.0.0.1';
+  await append({
+    channel: op.channel,
+    method: 'POST',
+    url: `http://${host}${req.path}`,
+    headers,
+    body: text,
+    responseStatus: answer.status,
+    response: answer.body,
+    at: new Date().toISOString(),
+  });
+  return reply.raw('application/json', JSON.stringify(answer.body), {
+    status: answer.status,
+    headers: { 'cache-control': 'no-store' },
+  });
+}

@@ -7,6 +7,8 @@ import { ensureAdmin, ensureInternalKey, ensureSigningKeys, type AdminOutcome } 
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { fileParameterStore } from './file-parameter-store.ts';
 import { localQueue } from './local-queue.ts';
+import { memoryVectorStore } from './knowledge-vectors.ts';
+import { installVectorStore } from '#areas/ai/knowledge/vectors/port.ts';
 import { localPaymentProviders } from './providers/payment-provider.ts';
 import { fileOutbox } from './outbox.ts';
 import { startS3 } from './s3.ts';
@@ -61,6 +63,8 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     const queue = localQueue({ dataDir });
     const outbox = fileOutbox(dataDir);
     installPorts({ params, queue, mailer: outbox, payments: localPaymentProviders });
+    // Knowledge vectors: in memory (a restart re-indexes nothing; docs/decisions.md, AI knowledge).
+    installVectorStore(memoryVectorStore());
     // Let messages already handed to a worker finish (as Lambda would) before the table goes away.
     stops.push(() => Promise.race([queue.drain(), new Promise<void>((r) => setTimeout(r, 5000).unref())]));
 

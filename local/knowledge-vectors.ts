@@ -1,0 +1,72 @@
+import { cosine } from '#areas/ai/gateway/providers/hashing-embedder.ts';
+import {
+  indexName,
+  MAX_DIMENSION,
+  MAX_TOP_K,
+  MAX_VECTORS_PER_CALL,
+  type VectorRecord,
+  type VectorStore,
+} from '#areas/ai/knowledge/vectors/port.ts';
+
+const validation = (message: string) => Object.assign(new Error(message), { name: 'ValidationException' });
+
+/**
+ * The vector store's local stand-in, in memory, with S3 Vectors' semantics: an index per base with a
+ * fixed dimension (1-4096), at most 500 vectors per write, topK 1-100, equality filters on metadata
+ * applied during the search, cosine similarity (vectors are normalised by the embedder), a query on
+ * a missing index answering nothing. It counts its requests like the adapter does.
+ */
+export function memoryVectorStore(): VectorStore & { requests: number; size(kbId: string): number } {
+  const indexes = new Map<string, { dimension: number; vectors: Map<string, VectorRecord> }>();
+  const store = {
+    requests: 0,
+    size: (kbId: string) => indexes.get(`kb-${kbId}`)?.vectors.size ?? 0,
+    async ensureIndex(index, dimension) {
+      store.requests++;
+      if (dimension < 1 || dimension > MAX_DIMENSION) throw validation(`dimension must be 1-${MAX_DIMENSION}`);
+      if (!indexes.has(indexName(index))) indexes.set(indexName(index), { dimension, vectors: new Map() });
+    },
+    async put(index, vectors) {
+      store.requests++;
+      if (vectors.length > MAX_VECTORS_PER_CALL) throw validation(`at most ${MAX_VECTORS_PER_CALL} vectors per call`);
+      const found = indexes.get(indexName(index));
+      if (!found) throw Object.assign(new Error('No such index'), { name: 'NotFoundException' });
+      for (const v of vectors) {
+        if (v.vector.length !== found.dimension) throw validation('vector dimension does not match the index');
+        found.vectors.set(v.key, { key: v.key, vector: [...v.vector], metadata: { ...v.metadata } });
+      }
+    },
+    async query(index, q) {
+      store.requests++;
+      if (q.topK < 1 || q.topK > MAX_TOP_K) throw validation(`topK must be 1-${MAX_TOP_K}`);
+      const found = indexes.get(indexName(index));
+      if (!found) return [];
+      const matches = [...found.vectors.values()].filter((v) =>
+        Object.entries(q.filter).every(([k, want]) => v.metadata[k as keyof typeof v.metadata] === want),
+      );
+      return matches
+        .map((v) => ({ key: v.key, score: cosine(q.vector, v.vector), metadata: { ...v.metadata } }))
+        .sort((a, b) => b.score - a.score || a.key.localeCompare(b.key))
+        .slice(0, q.topK);
+    },
+    async get(index, keys) {
+      store.requests++;
+      const found = indexes.get(indexName(index));
+      return keys.flatMap((k) => {
+        const v = found?.vectors.get(k);
+        return v ? [{ key: v.key, vector: [...v.vector], metadata: { ...v.metadata } }] : [];
+      });
+    },
+    async delete(index, keys) {
+      store.requests++;
+      if (keys.length > MAX_VECTORS_PER_CALL) throw validation(`at most ${MAX_VECTORS_PER_CALL} keys per call`);
+      const found = indexes.get(indexName(index));
+      for (const k of keys) found?.vectors.delete(k);
+    },
+    async dropIndex(index) {
+      store.requests++;
+      indexes.delete(indexName(index));
+    },
+  } satisfies VectorStore & { requests: number; size(kbId: string): number };
+  return store;
+}

@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { PLANS } from '#shared/reference/plans.ts';
 import { startBillingStandIns } from '#test/support/billing.ts';
+import { startKnowledgeStandIns } from '#test/support/knowledge.ts';
 import { hashPassword } from '#areas/identity/password.ts';
 import { keys } from '#shared/data/keys.ts';
 import { commitChange } from '#shared/data/commit.ts';
@@ -229,6 +230,12 @@ const assessmentOf = (t: Tenant) =>
       { name: `Assessment ${unique()}`, score: 12 },
       (r) => r.json.result.id,
     );
+  });
+
+const knowledgeBaseOf = (t: Tenant) =>
+  once(`kb:${t.id}`, async () => {
+    await startKnowledgeStandIns();
+    return apiCreate(t, 'POST', '/api/knowledge/bases', { name: `KB ${unique()}` });
   });
 
 const promptOf = (t: Tenant) =>

@@ -23,8 +23,8 @@ export interface GroupSpec {
   providerSecrets?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
-  /** Reads and writes knowledge vectors (the S3 Vectors bucket; areas/ai/knowledge/vectors/). */
-  knowledgeVectors?: boolean;
+  /** Knowledge vectors (the S3 Vectors bucket; areas/ai/knowledge/vectors/): query, or also write. */
+  knowledgeVectors?: 'read' | 'readwrite';
 }
 
 export const API_GROUPS = {
@@ -64,7 +64,7 @@ export const API_GROUPS = {
     table: 'readwrite',
     media: 'readwrite',
     sends: ['indexing'],
-    knowledgeVectors: true,
+    knowledgeVectors: 'read',
   },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
@@ -93,8 +93,10 @@ export const WORKERS = {
     queue: 'indexing',
     table: 'readwrite',
     media: 'readwrite',
-    knowledgeVectors: true,
+    knowledgeVectors: 'readwrite',
     memoryMb: 1024,
+    // A 10 MB PDF parsed, chunked and embedded in one run; the queue's visibility (360 s) stays above it.
+    timeoutSeconds: 300,
   },
 } as const satisfies Record<string, Omit<GroupSpec, 'sends'> & { queue: QueueName; ses?: boolean }>;
 

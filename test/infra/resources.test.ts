@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLING, bundlingFor, esbuildOptionsFor, LAZY_PACKAGES, NODE_TARGET, REQUIRE_BANNER } from '#lib/bundling.ts';
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
 import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
+import { QUEUE_NAMES } from '#lib/queues.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
 import { flat, groupOfFn, synthPlatform, targetId, type Json } from './synth.ts';
 
@@ -140,16 +141,14 @@ describe('buckets', () => {
 });
 
 describe('queues', () => {
-  it('gives email, webhooks and jobs a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
+  it('gives every work queue (email, webhooks, jobs, indexing) a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
     const queues = s.ofType('AWS::SQS::Queue');
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
     const dlqs = queues.filter(([, q]) => !q.Properties.RedrivePolicy);
-    expect(work.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
-      'Queuesemail',
-      'Queuesjobs',
-      'Queueswebhooks',
-    ]);
-    expect(dlqs.length).toBe(3);
+    expect(work.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(
+      QUEUE_NAMES.map((q) => `Queues${q}`).sort(),
+    );
+    expect(dlqs.length).toBe(QUEUE_NAMES.length);
     const targets = new Set<string>();
     for (const [id, q] of work) {
       expect(q.Properties.RedrivePolicy.maxReceiveCount, id).toBe(5);
@@ -158,7 +157,7 @@ describe('queues', () => {
       targets.add(dlq);
       expect(q.Properties.VisibilityTimeout).toBe(360);
     }
-    expect(targets.size).toBe(3);
+    expect(targets.size).toBe(QUEUE_NAMES.length);
     const policies = s.ofType('AWS::SQS::QueuePolicy');
     for (const [id, q] of queues) {
       expect(q.Properties.SqsManagedSseEnabled, id).toBe(true);
@@ -256,6 +255,8 @@ describe('functions', () => {
         'ApiUrl',
         'StreamUrlsystem',
         'EmailQueueUrl',
+        'IndexingQueueUrl',
+        'KnowledgeVectorBucketName',
         'InvoiceBucketName',
         'JobsQueueUrl',
         'MediaBucketName',

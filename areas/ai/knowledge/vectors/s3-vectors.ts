@@ -7,14 +7,11 @@ import {
   QueryVectorsCommand,
   S3VectorsClient,
 } from '@aws-sdk/client-s3vectors';
+import { config } from '#shared/platform/config.ts';
 import { indexName, MAX_TOP_K, MAX_VECTORS_PER_CALL, type VectorMetadata, type VectorStore } from './port.ts';
 
 /** The vector bucket the stack creates (KNOWLEDGE_VECTOR_BUCKET). */
-const bucket = () => {
-  const name = process.env.KNOWLEDGE_VECTOR_BUCKET;
-  if (!name) throw new Error('KNOWLEDGE_VECTOR_BUCKET is not set');
-  return name;
-};
+const bucket = () => config.knowledgeVectorBucket;
 
 const batches = <T>(all: T[], size: number) =>
   Array.from({ length: Math.ceil(all.length / size) }, (_, i) => all.slice(i * size, (i + 1) * size));

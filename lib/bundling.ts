@@ -37,6 +37,9 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   billing: ['pdf-lib'],
   'webhook-worker': ['pdf-lib'],
   'content-admin': ['sanitize-html', 'busboy'],
+  // AI knowledge: the tokenizer and BM25 index load on first use; the parsers only in the worker.
+  knowledge: ['busboy', 'gpt-tokenizer', 'minisearch'],
+  'knowledge-worker': ['gpt-tokenizer', 'minisearch', 'unpdf', 'mammoth', 'html-to-text'],
 };
 
 export const lazyPackagesOf = (name: string): readonly string[] => LAZY_PACKAGES[name] ?? [];

@@ -177,7 +177,7 @@ describe('queues', () => {
       expect(targetId(m![1].Properties.EventSourceArn)!.replace(/[0-9A-F]{8}$/, '')).toBe(`Queues${spec.queue}`);
       expect(m![1].Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
       expect(m![1].Properties.BatchSize).toBe(5);
-      expect(fn(name).Timeout).toBe(60);
+      expect(fn(name).Timeout).toBe(('timeoutSeconds' in spec ? spec.timeoutSeconds : undefined) ?? 60);
     }
   });
 });

@@ -356,6 +356,16 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
         (r) => r.json.result.id,
       ),
   },
+  // AI knowledge: a base per tenant, and a JSON-text document in it (indexed by the test queue at once).
+  kbId: { via: 'knowledge.bases.create', create: async (_w, tenant) => knowledgeBaseOf(tenant) },
+  documentId: {
+    via: 'knowledge.documents.upload',
+    create: async (_w, tenant) =>
+      apiCreate(tenant, 'POST', `/api/knowledge/bases/${await knowledgeBaseOf(tenant)}/documents`, {
+        title: `Doc ${unique()}`,
+        text: 'Fuzzing sentence about knowledge bases and their documents.',
+      }),
+  },
 };
 
 /** Whether a creator can run now: its create route must be in the table. */

@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { cosine } from '#areas/ai/gateway/providers/hashing-embedder.ts';
+import { readJson, writeJson } from './json-file.ts';
 import {
   indexName,
   MAX_DIMENSION,
@@ -16,15 +18,34 @@ const validation = (message: string) => Object.assign(new Error(message), { name
  * applied during the search, cosine similarity (vectors are normalised by the embedder), a query on
  * a missing index answering nothing. It counts its requests like the adapter does.
  */
-export function memoryVectorStore(): VectorStore & { requests: number; size(kbId: string): number } {
-  const indexes = new Map<string, { dimension: number; vectors: Map<string, VectorRecord> }>();
+type Indexes = Map<string, { dimension: number; vectors: Map<string, VectorRecord> }>;
+type Snapshot = Record<string, { dimension: number; vectors: VectorRecord[] }>;
+
+export function memoryVectorStore(
+  initial: Snapshot = {},
+  onChange: (snapshot: () => Snapshot) => void = () => undefined,
+): VectorStore & { requests: number; size(kbId: string): number } {
+  const indexes: Indexes = new Map(
+    Object.entries(initial).map(([name, i]) => [
+      name,
+      { dimension: i.dimension, vectors: new Map(i.vectors.map((v) => [v.key, v])) },
+    ]),
+  );
+  const snapshot = (): Snapshot =>
+    Object.fromEntries(
+      [...indexes].map(([name, i]) => [name, { dimension: i.dimension, vectors: [...i.vectors.values()] }]),
+    );
+  const changed = () => onChange(snapshot);
   const store = {
     requests: 0,
     size: (kbId: string) => indexes.get(`kb-${kbId}`)?.vectors.size ?? 0,
     async ensureIndex(index, dimension) {
       store.requests++;
       if (dimension < 1 || dimension > MAX_DIMENSION) throw validation(`dimension must be 1-${MAX_DIMENSION}`);
-      if (!indexes.has(indexName(index))) indexes.set(indexName(index), { dimension, vectors: new Map() });
+      if (!indexes.has(indexName(index))) {
+        indexes.set(indexName(index), { dimension, vectors: new Map() });
+        changed();
+      }
     },
     async put(index, vectors) {
       store.requests++;
@@ -35,6 +56,7 @@ export function memoryVectorStore(): VectorStore & { requests: number; size(kbId
         if (v.vector.length !== found.dimension) throw validation('vector dimension does not match the index');
         found.vectors.set(v.key, { key: v.key, vector: [...v.vector], metadata: { ...v.metadata } });
       }
+      changed();
     },
     async query(index, q) {
       store.requests++;
@@ -62,11 +84,38 @@ export function memoryVectorStore(): VectorStore & { requests: number; size(kbId
       if (keys.length > MAX_VECTORS_PER_CALL) throw validation(`at most ${MAX_VECTORS_PER_CALL} keys per call`);
       const found = indexes.get(indexName(index));
       for (const k of keys) found?.vectors.delete(k);
+      changed();
     },
     async dropIndex(index) {
       store.requests++;
       indexes.delete(indexName(index));
+      changed();
     },
   } satisfies VectorStore & { requests: number; size(kbId: string): number };
   return store;
+}
+
+/**
+ * The stand-in `npm start` installs: the same store, kept in LOCAL_DATA_DIR/knowledge-vectors.json
+ * (written a second after the last change), so vectors persist between runs like the table does.
+ */
+export function fileVectorStore(dataDir: string) {
+  const file = join(dataDir, 'knowledge-vectors.json');
+  let timer: NodeJS.Timeout | undefined;
+  let latest: (() => Snapshot) | undefined;
+  const flush = () => {
+    timer = undefined;
+    if (latest) writeJson(file, latest());
+  };
+  const store = memoryVectorStore(readJson<Snapshot>(file, {}), (snapshot) => {
+    latest = snapshot;
+    timer ??= setTimeout(flush, 1000);
+    timer.unref();
+  });
+  return Object.assign(store, {
+    flush: () => {
+      if (timer) clearTimeout(timer);
+      flush();
+    },
+  });
 }

@@ -9,7 +9,10 @@ import {
 } from '@aws-sdk/client-s3vectors';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { memoryVectorStore } from '#local/knowledge-vectors.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileVectorStore, memoryVectorStore } from '#local/knowledge-vectors.ts';
 import { createS3VectorStore } from '#areas/ai/knowledge/vectors/s3-vectors.ts';
 import type { VectorRecord } from '#areas/ai/knowledge/vectors/port.ts';
 
@@ -135,4 +138,19 @@ describe('the local vector stand-in keeps S3 Vectors semantics', () => {
     ]);
     expect(await store.query({ ...index, kbId: 'nope' }, { vector: unit(0), topK: 1, filter: {} })).toEqual([]);
   });
+});
+
+it('the local server keeps its vectors between runs (LOCAL_DATA_DIR/knowledge-vectors.json)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kb-vectors-'));
+  try {
+    const first = fileVectorStore(dir);
+    await first.ensureIndex(index, 4);
+    await first.put(index, [{ key: 'kept', vector: unit(3), metadata: meta('d', 0) }]);
+    first.flush();
+    const second = fileVectorStore(dir);
+    const hits = await second.query(index, { vector: unit(3), topK: 1, filter: { tenantId: 't-1' } });
+    expect(hits.map((h) => h.key)).toEqual(['kept']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

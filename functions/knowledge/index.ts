@@ -1,5 +1,6 @@
 import { createBase, deleteBase, getBase, listBases, updateBase } from '#areas/ai/knowledge/bases.ts';
 import { deleteDocument, listChunks, listDocuments, uploadDocument } from '#areas/ai/knowledge/documents.ts';
+import { completeDocumentUpload, presignDocumentUpload } from '#areas/ai/knowledge/presigned.ts';
 import { retrieve } from '#areas/ai/knowledge/retrieve.ts';
 import { knowledgeRoutes } from '#shared/routes/knowledge.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
@@ -30,4 +31,8 @@ export const handler = apiHandler(knowledgeRoutes, {
       caller: { kind: 'user', userId: principal.userId },
       requestId,
     }),
+  'knowledge.documents.presignUpload': ({ tenantId, params, body, principal }) =>
+    presignDocumentUpload(tenantId, params.kbId, body, principal),
+  'knowledge.documents.completeUpload': ({ tenantId, params, principal }) =>
+    completeDocumentUpload(tenantId, params.kbId, params.uploadId, principal),
 });

@@ -3,6 +3,8 @@ import {
   CHUNK_SIZE,
   DIRECT_MAX_BYTES,
   DOCUMENT_STATUSES,
+  FILE_TYPES,
+  KNOWLEDGE_MAX_BYTES,
   MAX_TEXT_CHARS,
   RETRIEVE_MODES,
   TOP_K,
@@ -78,6 +80,8 @@ const chunkSize = () => z.number().check(z.int(), z.minimum(CHUNK_SIZE.min), z.m
 const chunkOverlap = () => z.number().check(z.int(), z.minimum(0), z.maximum(CHUNK_SIZE.max / 2));
 const baseParams = once(() => z.object({ kbId: uuid() }));
 const documentParams = once(() => z.object({ kbId: uuid(), documentId: uuid() }));
+const uploadParams = once(() => z.object({ kbId: uuid(), uploadId: uuid() }));
+const fileTypes = Object.keys(FILE_TYPES) as [keyof typeof FILE_TYPES, ...(keyof typeof FILE_TYPES)[]];
 const P = '/api/knowledge/bases';
 const common = { group: 'knowledge' } as const;
 
@@ -242,5 +246,48 @@ export const knowledgeRoutes = defineRoutes([
       }),
       response: z.array(knowledgeMatch()),
     }),
+  },
+  {
+    ...common,
+    id: 'knowledge.documents.presignUpload',
+    method: 'POST',
+    path: `${P}/{kbId}/documents/presigned-upload`,
+    auth: write,
+    scope: ofBase,
+    summary:
+      `A presigned PUT for a file up to ${KNOWLEDGE_MAX_BYTES} bytes (10 MB), valid 15 minutes; then POST ` +
+      '.../presigned-upload/{uploadId}/complete. Size over 10 MB is 413',
+    status: 201,
+    schemas: () => ({
+      params: baseParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({
+        fileName: text(255),
+        contentType: z.enum(fileTypes),
+        size: z.number().check(z.int(), z.minimum(1), z.maximum(100 * 1024 * 1024)),
+        title: z.optional(z.nullable(text(300))),
+      }),
+      response: z.object({
+        uploadId: z.string(),
+        uploadUrl: z.string(),
+        method: z.literal('PUT'),
+        headers: z.record(z.string(), z.string()),
+        expiresAt: z.string(),
+      }),
+    }),
+  },
+  {
+    ...common,
+    id: 'knowledge.documents.completeUpload',
+    method: 'POST',
+    path: `${P}/{kbId}/documents/presigned-upload/{uploadId}/complete`,
+    auth: write,
+    scope: ofBase,
+    summary:
+      'Check a presigned upload by its size and bytes (413, 415 as a direct upload; the upload is then ' +
+      'forgotten), and queue it as a document: 202 with status Queued',
+    status: 202,
+    errors: [413, 415],
+    schemas: () => ({ params: uploadParams(), query: z.object(tenantQuery()), response: knowledgeDocument() }),
   },
 ]);

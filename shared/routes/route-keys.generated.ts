@@ -178,4 +178,6 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'DELETE /api/knowledge/bases/{kbId}/documents/{documentId}',
   'GET /api/knowledge/bases/{kbId}/documents/{documentId}/chunks',
   'POST /api/knowledge/bases/{kbId}/retrieve',
+  'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
+  'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
 ];

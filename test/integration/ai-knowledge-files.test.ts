@@ -162,3 +162,46 @@ describe('files that cannot be indexed', () => {
     expect(badJson.json.error.details.map((d: { path: string }) => d.path)).toEqual(['body.title', 'body.text']);
   });
 });
+
+describe('presigned uploads (files over what a request carries)', () => {
+  const presign = (body: Record<string, unknown>) =>
+    invoke('POST', `${KB}/${kbId}/documents/presigned-upload`, { token: owner, body });
+  const complete = (uploadId: string) =>
+    invoke('POST', `${KB}/${kbId}/documents/presigned-upload/${uploadId}/complete`, { token: owner });
+  const put = async (p: { uploadUrl: string; headers: Record<string, string> }, data: Buffer) =>
+    (await fetch(p.uploadUrl, { method: 'PUT', headers: p.headers, body: data })).status;
+
+  it('uploads a 5 MB text straight to S3, completes, indexes it and retrieves its sentence', async () => {
+    const sentence = 'Cartographers in the archive redraw the coastline after every storm season.';
+    // Blank padding makes it big on the wire while indexing stays quick (blank paragraphs hold no chunk).
+    const data = Buffer.from(`${sentence}\n\n${' '.repeat(4_500_000)}\n\nThe end of the big file.`);
+    expect(data.length).toBeGreaterThan(4_400_000);
+    const p = await presign({ fileName: 'big.txt', contentType: 'text/plain', size: data.length, title: 'Big' });
+    expect(p.status, p.text).toBe(201);
+    expect(await complete(p.json.result.uploadId).then((r) => r.status)).toBe(400);
+    expect(await put(p.json.result, data)).toBe(200);
+    const done = await complete(p.json.result.uploadId);
+    expect(done.status, done.text).toBe(202);
+    expect(done.json.result).toMatchObject({ title: 'Big', status: 'Queued', sizeBytes: data.length });
+    expect((await complete(p.json.result.uploadId)).status).toBe(404);
+    expect((await settled(owner, kbId, done.json.result.id, 120_000)).status).toBe('Indexed');
+    const hits = await retrieveAs(owner, kbId, {
+      query: 'cartographers redraw the coastline',
+      mode: 'hybrid',
+      topK: 3,
+    });
+    expect(hits[0]!.documentId).toBe(done.json.result.id);
+  }, 180_000);
+
+  it('refuses over 10 MB at presign (413), and a file whose bytes lie at complete (415, then forgotten)', async () => {
+    expect(
+      (await presign({ fileName: 'huge.pdf', contentType: 'application/pdf', size: 10 * 1024 * 1024 + 1 })).status,
+    ).toBe(413);
+    const data = Buffer.from('plain text pretending to be a PDF');
+    const p = await presign({ fileName: 'fake.pdf', contentType: 'application/pdf', size: data.length });
+    expect(await put(p.json.result, data)).toBe(200);
+    const res = await complete(p.json.result.uploadId);
+    expect(res.status, res.text).toBe(415);
+    expect((await complete(p.json.result.uploadId)).status).toBe(404);
+  });
+});

@@ -2,7 +2,7 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { safeParse } from 'zod/mini';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { putNew } from '#shared/data/collection.ts';
-import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
+import { commitChange, orConflict, updateItem, type Change, type Write } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError, invalidJson, notFound, validationError } from '#shared/http/errors.ts';
@@ -95,17 +95,52 @@ async function incoming(req: UploadRequest): Promise<Incoming> {
 export async function uploadDocument(t: string, kbId: string, req: UploadRequest, actor: Principal) {
   await readBase(t, kbId);
   const file = await incoming(req);
+  const doc = queuedDocument(t, kbId, { ...file, sizeBytes: file.data.length }, actor);
+  await putObject(doc.objectKey, file.data, file.contentType);
+  return recordDocument(doc, actor);
+}
+
+/** Saves a Queued document (the base's documentCount with it, only while the base exists) and queues its indexing. */
+export async function recordDocument(doc: DocumentRecord, actor: Principal, also: Write[] = []) {
+  const { tenantId: t, kbId } = doc;
+  await commitChange(
+    [
+      putNew(documentItem(doc)),
+      orConflict(
+        updateItem(
+          kbKey(t, kbId),
+          { updatedAt: doc.createdAt },
+          { add: { documentCount: 1 }, condition: 'attribute_exists(pk)' },
+        ),
+        notFound('Knowledge base'),
+      ),
+      ...also,
+    ],
+    change(doc, actor, 'upload', { kbId, title: doc.title, contentType: doc.contentType, sizeBytes: doc.sizeBytes }),
+    { now: doc.createdAt },
+  );
+  await enqueue(INDEX_DOCUMENT, { tenantId: t, kbId, documentId: doc.id }, { id: `index-${doc.id}` });
+  return toDocument(doc);
+}
+
+/** A new document record, Queued, with its Queued deadline. */
+export function queuedDocument(
+  t: string,
+  kbId: string,
+  file: { title: string; fileName: string | null; contentType: string; sizeBytes: number },
+  actor: Principal,
+  id: string = crypto.randomUUID(),
+): DocumentRecord {
   const now = Date.now();
   const at = new Date(now).toISOString();
-  const id = crypto.randomUUID();
-  const doc: DocumentRecord = {
+  return {
     id,
     tenantId: t,
     kbId,
     title: file.title,
     fileName: file.fileName,
     contentType: file.contentType,
-    sizeBytes: file.data.length,
+    sizeBytes: file.sizeBytes,
     uploadedBy: actor.userId,
     status: 'Queued',
     progressPercent: 0,
@@ -118,20 +153,6 @@ export async function uploadDocument(t: string, kbId: string, req: UploadRequest
     indexedAt: null,
     updatedAt: at,
   };
-  await putObject(doc.objectKey, file.data, file.contentType);
-  await commitChange(
-    [
-      putNew(documentItem(doc)),
-      orConflict(
-        updateItem(kbKey(t, kbId), { updatedAt: at }, { add: { documentCount: 1 }, condition: 'attribute_exists(pk)' }),
-        notFound('Knowledge base'),
-      ),
-    ],
-    change(doc, actor, 'upload', { kbId, title: doc.title, contentType: doc.contentType, sizeBytes: doc.sizeBytes }),
-    { now: at },
-  );
-  await enqueue(INDEX_DOCUMENT, { tenantId: t, kbId, documentId: id }, { id: `index-${id}` });
-  return toDocument(doc);
 }
 
 /**

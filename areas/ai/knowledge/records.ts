@@ -23,6 +23,9 @@ export const chunkList = (tenantId: string, kbId: string, documentId: string) =>
   keys.childCollection(tenantId, 'KB', kbId, `CHUNK#${documentId}`);
 export const chunkKey = (tenantId: string, kbId: string, documentId: string, position: number): Key =>
   keys.childItem(tenantId, 'KB', kbId, `CHUNK#${documentId}`, padPosition(position));
+/** A presigned upload waiting for its file (expires by TTL). */
+export const pendingUploadKey = (tenantId: string, kbId: string, uploadId: string): Key =>
+  keys.childItem(tenantId, 'KB', kbId, 'UPLOAD', uploadId);
 /** Where the tenant's base count sits: the tenant item, beside its maxKnowledgeBases. */
 export const tenantKey = (tenantId: string): Key => keys.platformItem('TENANT', tenantId);
 
@@ -76,6 +79,22 @@ export interface DocumentRecord {
   indexedAt: string | null;
   updatedAt: string;
 }
+
+export interface PendingUpload {
+  id: string;
+  tenantId: string;
+  kbId: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  title: string;
+  uploadedBy: string;
+  objectKey: string;
+  expiresAt: string;
+  ttl: number;
+}
+
+export const pendingUploadItem = (u: PendingUpload) => ({ ...pendingUploadKey(u.tenantId, u.kbId, u.id), ...u });
 
 export interface ChunkRecord {
   /** Named `chunkId`, not `id`, so the thousands of chunks stay out of the byId index. */
@@ -142,6 +161,9 @@ export const toChunk = (c: ChunkRecord) => ({
 /** Where an upload's original is kept: tenant-prefixed, so a key built for one tenant never names another's. */
 export const originalObjectKey = (tenantId: string, kbId: string, documentId: string) =>
   `knowledge/${tenantId}/${kbId}/documents/${documentId}`;
+/** A presigned upload lands here, where nothing reads it until `complete` checks it. */
+export const uploadObjectKey = (tenantId: string, kbId: string, uploadId: string) =>
+  `knowledge/${tenantId}/${kbId}/uploads/${uploadId}`;
 export const basePrefix = (tenantId: string, kbId: string) => `knowledge/${tenantId}/${kbId}/`;
 export const keywordObjectKey = (tenantId: string, kbId: string, generation: number) =>
   `knowledge/${tenantId}/${kbId}/keyword/${generation}.json`;

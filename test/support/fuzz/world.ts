@@ -366,6 +366,17 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
         text: 'Fuzzing sentence about knowledge bases and their documents.',
       }),
   },
+  uploadId: {
+    via: 'knowledge.documents.presignUpload',
+    create: async (_w, tenant) =>
+      apiCreate(
+        tenant,
+        'POST',
+        `/api/knowledge/bases/${await knowledgeBaseOf(tenant)}/documents/presigned-upload`,
+        { fileName: 'fuzz.txt', contentType: 'text/plain', size: 10 },
+        (r) => r.json.result.uploadId,
+      ),
+  },
 };
 
 /** Whether a creator can run now: its create route must be in the table. */

@@ -2,7 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { putNew } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
-import { conflict, payloadTooLarge, validationError } from '#shared/http/errors.ts';
+import { ApiError, conflict, validationError } from '#shared/http/errors.ts';
 import { copyMediaObject, deleteObject, objectHead, presignPut } from '#areas/content/objects.ts';
 import { readBase } from './bases.ts';
 import { queuedDocument, recordDocument } from './documents.ts';
@@ -11,6 +11,8 @@ import { pendingUploadItem, pendingUploadKey, uploadObjectKey, type PendingUploa
 import { KNOWLEDGE_MAX_BYTES, type KnowledgeFileType } from './vocabulary.ts';
 
 const UPLOAD_URL_SECONDS = 15 * 60;
+const fileTooLarge = () =>
+  new ApiError(413, 'PAYLOAD_TOO_LARGE', `A knowledge file may have at most ${KNOWLEDGE_MAX_BYTES} bytes (10 MB)`);
 /** A pending upload is forgotten (TTL) a day after its URL expired. */
 const PENDING_TTL_SECONDS = 24 * 3600;
 
@@ -26,8 +28,8 @@ export async function presignDocumentUpload(
   input: { fileName: string; contentType: KnowledgeFileType; size: number; title?: string | null },
   actor: Principal,
 ) {
-  if (input.size > KNOWLEDGE_MAX_BYTES) throw payloadTooLarge(KNOWLEDGE_MAX_BYTES);
   await readBase(t, kbId);
+  if (input.size > KNOWLEDGE_MAX_BYTES) throw fileTooLarge();
   const id = crypto.randomUUID();
   const now = Date.now();
   const expiresAt = new Date(now + UPLOAD_URL_SECONDS * 1000).toISOString();
@@ -72,7 +74,7 @@ export async function completeDocumentUpload(t: string, kbId: string, uploadId: 
   };
   if (found.size > KNOWLEDGE_MAX_BYTES) {
     await forget();
-    throw payloadTooLarge(KNOWLEDGE_MAX_BYTES);
+    throw fileTooLarge();
   }
   let contentType: KnowledgeFileType;
   try {

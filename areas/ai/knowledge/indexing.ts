@@ -2,7 +2,7 @@ import { embed } from '#areas/ai/gateway/embed.ts';
 import { putAll } from '#shared/data/batch.ts';
 import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
-import { notFound } from '#shared/http/errors.ts';
+import { ApiError, notFound } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { chunkText } from './chunking.ts';
 import { rewriteKeywordIndex } from './keyword-index.ts';
@@ -81,30 +81,17 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
   await putAll(records.map(chunkItem));
   await markProgress(doc, 25);
 
-  const store = await vectorStore();
-  const index = { tenantId: doc.tenantId, kbId: doc.kbId };
-  let ensured = false;
-  for (let i = 0; i < records.length; i += EMBED_BATCH) {
-    const batch = records.slice(i, i + EMBED_BATCH);
-    const { vectors } = await embed({
-      tenantId: doc.tenantId,
-      caller: { kind: 'user', userId: doc.uploadedBy },
-      requestId: `${doc.id}-embed-${i / EMBED_BATCH}`,
-      model: base.embeddingModelId,
-      input: batch.map((c) => c.text),
-    });
-    if (!ensured) {
-      await store.ensureIndex(index, vectors[0]!.length);
-      ensured = true;
-    }
-    const withVectors = batch.map((c, j) => ({
-      key: c.chunkId,
-      vector: vectors[j]!,
-      metadata: { tenantId: c.tenantId, kbId: c.kbId, documentId: c.documentId, position: c.position },
-    }));
-    for (let k = 0; k < withVectors.length; k += VECTOR_WRITE_BATCH)
-      await store.put(index, withVectors.slice(k, k + VECTOR_WRITE_BATCH));
-    await markProgress(doc, 25 + (65 * Math.min(records.length, i + EMBED_BATCH)) / records.length);
+  try {
+    await embedAndStore(doc, base, records);
+  } catch (err) {
+    // The gateway refused (the tenant's token allowance used up, a model not in the catalog): retrying
+    // cannot help, so the document ends Failed with the gateway's reason and what was written goes.
+    if (!(err instanceof ApiError) || err.status >= 500) throw err;
+    await markFailed(doc, `Embedding was refused: ${err.message}`).catch((e) =>
+      isMoved(e) ? undefined : Promise.reject(e),
+    );
+    await purgeDocumentData(ref, { keepOriginal: true });
+    return { status: 'Failed', chunks: 0 };
   }
   const kept = await rewriteKeywordIndex(doc.tenantId, doc.kbId, {
     add: records.map((c) => ({ id: c.chunkId, text: c.text, documentId: c.documentId, position: c.position })),
@@ -163,4 +150,33 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     return { status: 'skipped', chunks: 0 };
   }
   return { status: 'Indexed', chunks: records.length };
+}
+
+/** Embeddings in batches through the gateway (as the uploader), each batch's vectors written as they come. */
+async function embedAndStore(doc: DocumentRecord, base: BaseRecord, records: ChunkRecord[]) {
+  const store = await vectorStore();
+  const index = { tenantId: doc.tenantId, kbId: doc.kbId };
+  let ensured = false;
+  for (let i = 0; i < records.length; i += EMBED_BATCH) {
+    const batch = records.slice(i, i + EMBED_BATCH);
+    const { vectors } = await embed({
+      tenantId: doc.tenantId,
+      caller: { kind: 'user', userId: doc.uploadedBy },
+      requestId: `${doc.id}-embed-${i / EMBED_BATCH}`,
+      model: base.embeddingModelId,
+      input: batch.map((c) => c.text),
+    });
+    if (!ensured) {
+      await store.ensureIndex(index, vectors[0]!.length);
+      ensured = true;
+    }
+    const withVectors = batch.map((c, j) => ({
+      key: c.chunkId,
+      vector: vectors[j]!,
+      metadata: { tenantId: c.tenantId, kbId: c.kbId, documentId: c.documentId, position: c.position },
+    }));
+    for (let k = 0; k < withVectors.length; k += VECTOR_WRITE_BATCH)
+      await store.put(index, withVectors.slice(k, k + VECTOR_WRITE_BATCH));
+    await markProgress(doc, 25 + (65 * Math.min(records.length, i + EMBED_BATCH)) / records.length);
+  }
 }

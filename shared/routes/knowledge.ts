@@ -256,7 +256,7 @@ export const knowledgeRoutes = defineRoutes([
     scope: ofBase,
     summary:
       `A presigned PUT for a file up to ${KNOWLEDGE_MAX_BYTES} bytes (10 MB), valid 15 minutes; then POST ` +
-      '.../presigned-upload/{uploadId}/complete. Size over 10 MB is 413',
+      '.../presigned-upload/{uploadId}/complete. A size over 10 MB is 400; a file over it at complete 413',
     status: 201,
     schemas: () => ({
       params: baseParams(),
@@ -264,7 +264,7 @@ export const knowledgeRoutes = defineRoutes([
       body: z.object({
         fileName: text(255),
         contentType: z.enum(fileTypes),
-        size: z.number().check(z.int(), z.minimum(1), z.maximum(100 * 1024 * 1024)),
+        size: z.number().check(z.int(), z.minimum(1), z.maximum(KNOWLEDGE_MAX_BYTES)),
         title: z.optional(z.nullable(text(300))),
       }),
       response: z.object({

@@ -29,7 +29,6 @@ export async function presignDocumentUpload(
   actor: Principal,
 ) {
   await readBase(t, kbId);
-  if (input.size > KNOWLEDGE_MAX_BYTES) throw fileTooLarge();
   const id = crypto.randomUUID();
   const now = Date.now();
   const expiresAt = new Date(now + UPLOAD_URL_SECONDS * 1000).toISOString();

@@ -34,7 +34,8 @@ export const pendingEntry = (deadline: string, d: { tenantId: string; kbId: stri
   gsi2pk: PENDING,
   gsi2sk: `${deadline}#${d.tenantId}#${d.kbId}#${d.id}`,
 });
-export const pendingIndex = { pk: PENDING, before: (at: string) => `${at}#~` };
+/** The gsi2 partition of documents waiting or running, sorted by deadline. */
+export const pendingIndex = { pk: PENDING };
 
 export interface BaseRecord {
   id: string;

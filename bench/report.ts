@@ -1,3 +1,4 @@
+import type { KnowledgeBench } from './knowledge.ts';
 import type { AuthResult } from './auth.ts';
 import type { ColdInit } from './cold-init.ts';
 import type { ReadResult } from './reads.ts';
@@ -61,6 +62,8 @@ export interface Results {
   scale: ScaleResult;
   dashboardScale: DashboardScale;
   auth: AuthResult;
+  /** AI knowledge: indexing throughput and retrieve cost (bench/knowledge.ts). */
+  knowledge?: KnowledgeBench;
   scan: { issued: boolean; where: string[] };
   targets: TargetRow[];
   summary: { passed: number; missed: number };

@@ -20,6 +20,7 @@ import {
 } from './report.ts';
 import { measureDashboardScale } from './bcm-dashboard.ts';
 import { measureScale } from './scale.ts';
+import { measureKnowledge } from './knowledge.ts';
 import { seed } from './reads.ts';
 import { pool, round } from './stats.ts';
 import { fixedRequest, measureWarm } from './warm.ts';
@@ -207,6 +208,9 @@ try {
   step(`seeded in ${dashboardScale.seedSeconds.toFixed(1)} s; authentication`);
   const auth = await measureAuth(h);
   phaseDone('auth');
+  step('AI knowledge: indexing throughput and retrieve at 1,000 and 10,000 chunks');
+  const knowledge = await measureKnowledge(h);
+  phaseDone('knowledge');
 
   const partial = {
     generatedAt: new Date().toISOString(),
@@ -234,6 +238,7 @@ try {
     scale,
     dashboardScale,
     auth,
+    knowledge,
     scan: { issued: h.recorder.scans.length > 0, where: [...new Set(h.recorder.scans)] },
   };
   const targets = targetRows(partial);

@@ -183,6 +183,8 @@ export const seedRequests = (ctx: ScenarioContext): SeedRequest[] => [
     headers: { 'x-internal-api-key': ctx.internalKey },
     body: { value: 'bench-value' },
   },
+  // AI knowledge: a base (its documents need the S3 stand-in; bench/knowledge.ts measures them).
+  { method: 'POST', path: '/api/knowledge/bases', body: { name: 'Bench KB', tenantId: ctx.tenantId } },
 ];
 
 /** Explicit requests for read routes the generic rule cannot build (non-id path values, ...). */

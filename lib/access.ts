@@ -40,6 +40,16 @@ export const VAULT_SOURCE_ACTIONS = ['ssm:GetParameter', 'ssm:GetParametersByPat
 export const TENANT_SECRET_ACTIONS = ['ssm:GetParameter', 'ssm:PutParameter', 'ssm:DeleteParameter'];
 export const VAULT_KMS_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
 
+/** S3 Vectors: a filtered query also needs GetVectors (metadata is read to filter). */
+export const KNOWLEDGE_VECTOR_READ_ACTIONS = ['s3vectors:QueryVectors', 's3vectors:GetVectors', 's3vectors:GetIndex'];
+export const KNOWLEDGE_VECTOR_WRITE_ACTIONS = [
+  ...KNOWLEDGE_VECTOR_READ_ACTIONS,
+  's3vectors:CreateIndex',
+  's3vectors:DeleteIndex',
+  's3vectors:PutVectors',
+  's3vectors:DeleteVectors',
+];
+
 /**
  * Table actions, narrower than the CDK's grantRead/WriteData: no Scan (never on a request path),
  * no stream reads (the table has no stream), no DescribeTable. Transactions are authorized per item
@@ -81,6 +91,7 @@ export function environmentFor(spec: AccessSpec, res: PlatformResources): Record
     PUBLIC_BASE_URL: res.publicBaseUrl,
     ...(spec.media ? { MEDIA_BUCKET: data.media.bucketName } : {}),
     ...(spec.invoices ? { INVOICE_BUCKET: data.invoices.bucketName } : {}),
+    ...(spec.knowledgeVectors ? { KNOWLEDGE_VECTOR_BUCKET: data.knowledgeVectors.vectorBucketName! } : {}),
     ...Object.fromEntries((spec.sends ?? []).map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues.queues[q].queueUrl])),
     // Only writers name the key; a reader decrypts with the key the ciphertext names.
     ...(spec.vault || spec.tenantSecrets === true ? { VAULT_KMS_KEY_ID: res.vaultKey.keyArn } : {}),
@@ -109,6 +120,17 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
   else if (spec.media === 'read') data.media.grantRead(fn);
   if (spec.invoices === 'readwrite') data.invoices.grantReadWrite(fn);
   else if (spec.invoices === 'read') data.invoices.grantRead(fn);
+
+  if (spec.knowledgeVectors) {
+    // The bucket and its per-base indexes; the routes only query, the worker also writes and drops.
+    const bucketArn = data.knowledgeVectors.attrVectorBucketArn;
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: spec.knowledgeVectors === 'readwrite' ? KNOWLEDGE_VECTOR_WRITE_ACTIONS : KNOWLEDGE_VECTOR_READ_ACTIONS,
+        resources: [bucketArn, `${bucketArn}/index/kb-*`],
+      }),
+    );
+  }
 
   const readable = [
     ...(spec.verifiesTokens ? [param('auth/jwt-public-jwks')] : []),

@@ -38,6 +38,9 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   billing: ['pdf-lib', '@aws-sdk/client-s3'],
   'webhook-worker': ['pdf-lib', '@aws-sdk/client-s3'],
   'content-admin': ['sanitize-html', 'busboy'],
+  // AI knowledge: the tokenizer and BM25 index load on first use; the parsers only in the worker.
+  knowledge: ['busboy', 'gpt-tokenizer', 'minisearch'],
+  'knowledge-worker': ['gpt-tokenizer', 'minisearch', 'unpdf', 'mammoth', 'html-to-text'],
 };
 
 /**

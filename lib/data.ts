@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { CfnVectorBucket } from 'aws-cdk-lib/aws-s3vectors';
 import { Construct } from 'constructs';
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
 import type { StackSettings } from './settings.ts';
@@ -15,6 +16,8 @@ export class DataStores extends Construct {
   readonly table: Table;
   readonly media: Bucket;
   readonly invoices: Bucket;
+  /** Knowledge vectors (Amazon S3 Vectors): one index per knowledge base, created by the worker. */
+  readonly knowledgeVectors: CfnVectorBucket;
   /** Receives the server access logs of the other buckets (who read or wrote which object). */
   readonly accessLogs: Bucket;
 
@@ -81,5 +84,11 @@ export class DataStores extends Construct {
       versioned: true,
       lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(7) }],
     });
+    // A vector bucket is private by design (no public access or ACLs exist for it); SSE-S3 at rest.
+    this.knowledgeVectors = new CfnVectorBucket(this, 'KnowledgeVectors', {
+      vectorBucketName: `${settings.appName}-${settings.stage}-knowledge-vectors`.toLowerCase(),
+      encryptionConfiguration: { sseType: 'AES256' },
+    });
+    this.knowledgeVectors.applyRemovalPolicy(removalPolicy);
   }
 }

@@ -61,6 +61,11 @@ export function acknowledgeNagFindings(stack: Stack, { settings, data, queues, h
       'Object keys are created at run time (per tenant); the grant covers this one bucket.',
     );
   }
+  ack(
+    stack,
+    `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(data.knowledgeVectors)}.VectorBucketArn>/index/kb-*]`,
+    "Knowledge vector indexes are created at run time, one per knowledge base; the grant covers this one vector bucket's indexes.",
+  );
   for (const action of ['s3:GetObject*', 's3:GetBucket*', 's3:List*', 's3:DeleteObject*', 's3:Abort*']) {
     ack(
       stack,

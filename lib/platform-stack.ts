@@ -152,6 +152,7 @@ export class PlatformStack extends Stack {
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
     new CfnOutput(this, 'MediaBucketName', { value: data.media.bucketName });
     new CfnOutput(this, 'InvoiceBucketName', { value: data.invoices.bucketName });
+    new CfnOutput(this, 'KnowledgeVectorBucketName', { value: data.knowledgeVectors.vectorBucketName! });
     for (const q of QUEUE_NAMES) {
       new CfnOutput(this, `${q[0]!.toUpperCase()}${q.slice(1)}QueueUrl`, { value: queues.queues[q].queueUrl });
     }

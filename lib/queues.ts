@@ -4,7 +4,13 @@ import { Construct } from 'constructs';
 import { MAX_RECEIVE_COUNT } from '#shared/queue/redrive.ts';
 import type { QueueName } from '#shared/routes/groups.ts';
 
-export const QUEUE_NAMES = ['email', 'webhooks', 'jobs', 'channels'] as const satisfies readonly QueueName[];
+export const QUEUE_NAMES = [
+  'email',
+  'webhooks',
+  'jobs',
+  'channels',
+  'indexing',
+] as const satisfies readonly QueueName[];
 
 /** Longest a worker may run; a queue's visibility timeout is six times this. */
 export const WORKER_TIMEOUT_SECONDS = 60;

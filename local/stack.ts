@@ -7,6 +7,9 @@ import { ensureAdmin, ensureInternalKey, ensureSigningKeys, type AdminOutcome } 
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { fileParameterStore } from './file-parameter-store.ts';
 import { localQueue } from './local-queue.ts';
+import { fileVectorStore } from './knowledge-vectors.ts';
+import { installVectorStore } from '#areas/ai/knowledge/vectors/port.ts';
+import { failStuckDocuments } from '#areas/ai/knowledge/stuck.ts';
 import { localPaymentProviders } from './providers/payment-provider.ts';
 import { fileOutbox } from './outbox.ts';
 import { recordChannelCallsIn } from './channels.ts';
@@ -64,6 +67,14 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     installPorts({ params, queue, mailer: outbox, payments: localPaymentProviders });
     // The chat platforms' stand-in keeps its record beside the outbox (GET /_local/channels).
     recordChannelCallsIn(dataDir);
+    // Knowledge vectors: the S3 Vectors stand-in, kept in LOCAL_DATA_DIR like the table.
+    const vectors = fileVectorStore(dataDir);
+    installVectorStore(vectors);
+    stops.push(async () => vectors.flush());
+    // The ai-scheduler's knowledge duty (docs/ai-runtime.md): documents stuck past their stage deadline.
+    const sweep = setInterval(() => void failStuckDocuments().catch(() => undefined), 60_000);
+    sweep.unref();
+    stops.push(async () => clearInterval(sweep));
     // Let messages already handed to a worker finish (as Lambda would) before the table goes away.
     stops.push(() => Promise.race([queue.drain(), new Promise<void>((r) => setTimeout(r, 5000).unref())]));
 

@@ -33,4 +33,7 @@ export const BEYOND_SPEC: readonly string[] = [
   'GET /api/analytics/budget',
   'PUT /api/analytics/budget',
   'POST /api/analytics/events',
+  // AI knowledge: files over what a Lambda request carries (up to 10 MB) go straight to S3, as media's do.
+  'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
+  'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
 ];

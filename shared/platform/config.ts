@@ -36,6 +36,10 @@ export const config = {
   get invoiceBucket() {
     return env('INVOICE_BUCKET', 'saas-local-invoices');
   },
+  /** The S3 Vectors bucket of knowledge vectors (areas/ai/knowledge/vectors/s3-vectors.ts). */
+  get knowledgeVectorBucket() {
+    return env('KNOWLEDGE_VECTOR_BUCKET', 'saas-local-knowledge-vectors');
+  },
   get issuer() {
     return env('JWT_ISSUER', 'https://auth.saas.local');
   },
@@ -63,6 +67,7 @@ export interface SettingNeeds {
   media?: 'read' | 'readwrite';
   invoices?: 'read' | 'readwrite';
   sends?: readonly string[];
+  knowledgeVectors?: 'read' | 'readwrite';
 }
 
 /** The variables every function of a spec must have: lib/access.ts sets exactly these (a unit test compares). */
@@ -76,6 +81,7 @@ export const requiredSettings = (needs: SettingNeeds): string[] => [
   ...(needs.table && needs.table !== 'none' ? ['TABLE_NAME'] : []),
   ...(needs.media ? ['MEDIA_BUCKET'] : []),
   ...(needs.invoices ? ['INVOICE_BUCKET'] : []),
+  ...(needs.knowledgeVectors ? ['KNOWLEDGE_VECTOR_BUCKET'] : []),
   ...(needs.sends ?? []).map((q) => `${q.toUpperCase()}_QUEUE_URL`),
 ];
 

@@ -1,4 +1,5 @@
 import type { PaymentProviders } from '#areas/billing/gateway.ts';
+import type { QueueName } from '#shared/routes/groups.ts';
 
 /**
  * The seams between domain code and AWS services (or outside providers) that have a local
@@ -25,7 +26,7 @@ export interface QueueMessage {
 }
 
 export interface QueueSender {
-  send(queue: 'email' | 'webhooks' | 'jobs' | 'channels', message: QueueMessage): Promise<void>;
+  send(queue: QueueName, message: QueueMessage): Promise<void>;
 }
 
 export interface OutgoingEmail {

@@ -2,7 +2,7 @@
  * Endpoint groups: each is one Lambda function behind the HTTP API, plus the queue workers.
  * What each may touch is declared here so the stack grants exactly that and nothing more.
  */
-export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels';
+export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing';
 
 export interface GroupSpec {
   description: string;
@@ -26,6 +26,8 @@ export interface GroupSpec {
   providerSecrets?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
+  /** Knowledge vectors (the S3 Vectors bucket; areas/ai/knowledge/vectors/): query, or also write. */
+  knowledgeVectors?: 'read' | 'readwrite';
 }
 
 export const API_GROUPS = {
@@ -59,6 +61,14 @@ export const API_GROUPS = {
   'content-admin': { description: 'Content administration', table: 'readwrite', media: 'readwrite' },
   'content-public': { description: 'Public content', table: 'readwrite', media: 'read' },
   vault: { description: 'Secrets vault', table: 'readwrite', vault: true, internalKey: true, sends: ['jobs'] },
+  // AI knowledge: routes (originals under the media bucket's knowledge/ prefix) and the indexing queue.
+  knowledge: {
+    description: 'AI knowledge bases, documents and retrieval',
+    table: 'readwrite',
+    media: 'readwrite',
+    sends: ['indexing'],
+    knowledgeVectors: 'read',
+  },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
 } as const satisfies Record<string, GroupSpec>;
@@ -86,6 +96,16 @@ export const WORKERS = {
     queue: 'channels',
     table: 'readwrite',
     tenantSecrets: 'read',
+  },
+  'knowledge-worker': {
+    description: 'Parses, chunks, embeds and indexes knowledge documents; removes deleted ones',
+    queue: 'indexing',
+    table: 'readwrite',
+    media: 'readwrite',
+    knowledgeVectors: 'readwrite',
+    memoryMb: 1024,
+    // A 10 MB PDF parsed, chunked and embedded in one run; the queue's visibility (360 s) stays above it.
+    timeoutSeconds: 300,
   },
 } as const satisfies Record<string, Omit<GroupSpec, 'sends'> & { queue: QueueName; ses?: boolean }>;
 

@@ -4,6 +4,7 @@ import { authRoutes } from './auth.ts';
 import { bcmRoutes } from './bcm.ts';
 import { billingRoutes, webhookRoutes } from './billing.ts';
 import { catalogRoutes } from './catalog.ts';
+import { knowledgeRoutes } from './knowledge.ts';
 import { contentAdminRoutes } from './content-admin.ts';
 import { contentPublicRoutes } from './content-public.ts';
 import { localRoutes } from './local.ts';
@@ -40,6 +41,7 @@ export const routes: readonly RouteDef[] = [
   ...toolRoutes,
   ...analyticsRoutes,
   ...vaultRoutes,
+  ...knowledgeRoutes,
   ...localRoutes,
 ];
 

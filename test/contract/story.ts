@@ -10,6 +10,11 @@ export interface StoryContext {
   baseUrl: string;
   adminEmail: string;
   adminPassword: string;
+  /**
+   * The admin's access token, signed in once for all stories: sign-in is rate limited per address
+   * (5 a minute), so only the identity story signs in itself.
+   */
+  adminSession: () => Promise<string>;
   internalApiKey: string;
   /** A fresh tag for unique names. */
   tag: string;

@@ -21,6 +21,20 @@ const areas = readdirSync(STORIES)
   .filter((f) => f.endsWith('.ts'))
   .map((f) => f.slice(0, -3));
 
+let session: Promise<string> | undefined;
+const adminSession = () =>
+  (session ??= (async () => {
+    const { baseUrl, adminEmail, adminPassword } = e2e();
+    const res = await fetch(`${baseUrl}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: adminEmail, password: adminPassword }),
+    });
+    const body = (await res.json()) as { result?: { accessToken?: string } };
+    if (!body.result?.accessToken) throw new Error(`admin sign-in: ${res.status} ${JSON.stringify(body)}`);
+    return body.result.accessToken;
+  })());
+
 describe('typed client generated from the OpenAPI document', () => {
   beforeAll(async () => {
     await generateClientTypes();
@@ -43,6 +57,7 @@ describe('typed client generated from the OpenAPI document', () => {
       baseUrl,
       adminEmail,
       adminPassword,
+      adminSession,
       internalApiKey,
       tag: crypto.randomUUID().slice(0, 8),
     });

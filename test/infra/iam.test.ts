@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
+import { QUEUE_NAMES } from '#lib/queues.ts';
 import { actionsOf, flat, groupOfFn, resourcesOf, synthPlatform, targetId, type Statement } from './synth.ts';
 
 let s: ReturnType<typeof synthPlatform>;
@@ -124,7 +125,7 @@ describe('IAM', () => {
     const queueName = new Map(
       s
         .ofType('AWS::SQS::Queue')
-        .map(([id]) => [id, /^Queues(email|webhooks|jobs)[0-9A-F]{8}$/.exec(id)?.[1] ?? `dlq:${id}`]),
+        .map(([id]) => [id, new RegExp(`^Queues(${QUEUE_NAMES.join('|')})[0-9A-F]{8}$`).exec(id)?.[1] ?? `dlq:${id}`]),
     );
     for (const name of s.fnIds.keys()) {
       const sends = allows(name, 'sqs:SendMessage');
@@ -250,6 +251,21 @@ describe('IAM', () => {
           expect(actions, `${name} ${bucket}`).toContain('s3:GetObject*');
           expect(actions.includes('s3:PutObject'), `${name} ${bucket}`).toBe(spec[bucket] === 'readwrite');
         }
+      }
+    }
+  });
+
+  it('gives the knowledge vector bucket only to the knowledge functions: queries to the routes, writes to the worker', () => {
+    const vectorBucket = s.ofType('AWS::S3Vectors::VectorBucket')[0]![0];
+    for (const name of s.fnIds.keys()) {
+      const spec = specOf(name) as { knowledgeVectors?: 'read' | 'readwrite' };
+      const onVectors = stmts(name).filter((st) => logicalIdsIn([st]).has(vectorBucket));
+      const actions = onVectors.flatMap(actionsOf).sort();
+      if (!spec.knowledgeVectors) expect(actions, name).toEqual([]);
+      else {
+        expect(actions, name).toEqual(expect.arrayContaining(['s3vectors:QueryVectors', 's3vectors:GetVectors']));
+        expect(actions.includes('s3vectors:PutVectors'), name).toBe(spec.knowledgeVectors === 'readwrite');
+        expect(actions.includes('s3vectors:DeleteIndex'), name).toBe(spec.knowledgeVectors === 'readwrite');
       }
     }
   });

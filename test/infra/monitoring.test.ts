@@ -5,6 +5,7 @@ import { TABLE_OPERATIONS } from '#lib/signals.ts';
 import { BUSINESS_METRICS } from '#shared/runtime/metric-catalog.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
 import { WORKERS } from '#shared/routes/groups.ts';
+import { QUEUE_NAMES } from '#lib/queues.ts';
 import { flat, synthPlatform, targetId, type Json } from './synth.ts';
 
 let s: ReturnType<typeof synthPlatform>;
@@ -86,7 +87,7 @@ describe('alarm topic', () => {
 describe('alarms', () => {
   it('all notify the topic when they fire and when they clear, over one 5-minute period, missing data not breaching', () => {
     const all = [...alarms().values()];
-    expect(all.length).toBe(2 * s.fnIds.size + 2 + 4 + 2);
+    expect(all.length).toBe(2 * s.fnIds.size + 2 + QUEUE_NAMES.length + 2);
     for (const a of all) {
       expect(a.AlarmActions.map(targetId), a.AlarmName).toEqual([topicId()]);
       expect(a.OKActions.map(targetId), a.AlarmName).toEqual([topicId()]);
@@ -190,8 +191,8 @@ describe('alarms', () => {
       .ofType('AWS::SQS::Queue')
       .filter(([, q]) => !q.Properties.RedrivePolicy)
       .map(([id]) => id);
-    expect(dlqs).toHaveLength(4);
-    const watched = ['email', 'webhooks', 'jobs', 'channels'].map((q) => {
+    expect(dlqs).toHaveLength(QUEUE_NAMES.length);
+    const watched = QUEUE_NAMES.map((q) => {
       const a = alarm(`dlq-${q}`);
       expect(a).toMatchObject({
         Namespace: 'AWS/SQS',

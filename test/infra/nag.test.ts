@@ -74,6 +74,7 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
         'Platform/Http',
         'Platform/Monitoring/Alarms',
         'Platform/Queues/email-dlq',
+        'Platform/Queues/indexing-dlq',
         'Platform/Queues/jobs-dlq',
         'Platform/Queues/webhooks-dlq',
         'Platform/Queues/channels-dlq',

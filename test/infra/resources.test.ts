@@ -12,6 +12,7 @@ import {
 } from '#lib/bundling.ts';
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
 import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
+import { QUEUE_NAMES } from '#lib/queues.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
 import { flat, groupOfFn, synthPlatform, targetId, type Json } from './synth.ts';
 
@@ -150,14 +151,14 @@ describe('buckets', () => {
 });
 
 describe('queues', () => {
-  it('gives email, webhooks, jobs and channels a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
+  it('gives every work queue (email, webhooks, jobs, channels, indexing) a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
     const queues = s.ofType('AWS::SQS::Queue');
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
     const dlqs = queues.filter(([, q]) => !q.Properties.RedrivePolicy);
     expect(work.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(
-      ['Queuesemail', 'Queuesjobs', 'Queueswebhooks', 'Queueschannels'].sort(),
+      QUEUE_NAMES.map((q) => `Queues${q}`).sort(),
     );
-    expect(dlqs.length).toBe(4);
+    expect(dlqs.length).toBe(QUEUE_NAMES.length);
     const targets = new Set<string>();
     for (const [id, q] of work) {
       expect(q.Properties.RedrivePolicy.maxReceiveCount, id).toBe(5);
@@ -166,7 +167,7 @@ describe('queues', () => {
       targets.add(dlq);
       expect(q.Properties.VisibilityTimeout).toBe(360);
     }
-    expect(targets.size).toBe(4);
+    expect(targets.size).toBe(QUEUE_NAMES.length);
     const policies = s.ofType('AWS::SQS::QueuePolicy');
     for (const [id, q] of queues) {
       expect(q.Properties.SqsManagedSseEnabled, id).toBe(true);
@@ -186,7 +187,7 @@ describe('queues', () => {
       expect(targetId(m![1].Properties.EventSourceArn)!.replace(/[0-9A-F]{8}$/, '')).toBe(`Queues${spec.queue}`);
       expect(m![1].Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
       expect(m![1].Properties.BatchSize).toBe(5);
-      expect(fn(name).Timeout).toBe(60);
+      expect(fn(name).Timeout).toBe(('timeoutSeconds' in spec ? spec.timeoutSeconds : undefined) ?? 60);
     }
   });
 });
@@ -264,6 +265,8 @@ describe('functions', () => {
         'ApiUrl',
         'StreamUrlsystem',
         'EmailQueueUrl',
+        'IndexingQueueUrl',
+        'KnowledgeVectorBucketName',
         'InvoiceBucketName',
         'JobsQueueUrl',
         'MediaBucketName',

@@ -156,6 +156,20 @@ const LIMITS: CountLimit[] = [
       return { free: 1, attempt, stored, limit: MAX_VERSIONS };
     },
   },
+  {
+    name: 'knowledge bases of a tenant (maxKnowledgeBases)',
+    code: 'PLAN_LIMIT_REACHED',
+    scenario: async () => {
+      const t = await ownTenant();
+      const create = () =>
+        invoke('POST', '/api/knowledge/bases', { token: t.owner, body: { name: `KB ${tag()}` }, ip: nextIp() });
+      const stored = async () =>
+        (await invoke('GET', '/api/knowledge/bases', { token: t.owner, ip: nextIp() })).json.result
+          .totalCount as number;
+      // ownTenant's plan allows one base: the burst races for that one slot.
+      return { free: 1, attempt: create, stored, limit: 1 };
+    },
+  },
 ];
 
 describe('every count limit holds under 20 parallel requests', () => {

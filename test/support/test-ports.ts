@@ -1,5 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { memoryParameterStore, recordingMailer } from '#local/memory-ports.ts';
+import { memoryVectorStore } from '#local/knowledge-vectors.ts';
+import { installVectorStore } from '#areas/ai/knowledge/vectors/port.ts';
 import { localPaymentProviders } from '#local/providers/payment-provider.ts';
 import { generateSigningKeyParams, resetKeyCache, signingParams } from '#shared/auth/signing-keys.ts';
 import { installPorts, type QueueMessage } from '#shared/platform/ports.ts';
@@ -10,11 +12,13 @@ const WORKER_OF: Record<QueueName, string> = {
   webhooks: 'webhook-worker',
   jobs: 'jobs-worker',
   channels: 'channel-worker',
+  indexing: 'knowledge-worker',
 };
 
 export const testMailer = recordingMailer();
 export const sentMessages: { queue: QueueName; message: QueueMessage }[] = [];
 export let testParams = memoryParameterStore();
+export const testVectors = memoryVectorStore();
 
 /** Runs the queue's real worker on the message before `send` resolves: tests see the effect at once. */
 async function deliver(queue: QueueName, message: QueueMessage) {
@@ -37,4 +41,5 @@ export async function installTestPorts() {
   });
   resetKeyCache();
   installPorts({ params: testParams, mailer: testMailer, queue: { send: deliver }, payments: localPaymentProviders });
+  installVectorStore(testVectors);
 }

@@ -2,12 +2,8 @@ import { expect } from 'vitest';
 import { makeClient, ok, type Story } from '../story.ts';
 
 /** A tenant's prompt from draft to rendering, a tool through approval, and usage analytics. */
-export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword, internalApiKey, tag }) => {
-  const session = ok(
-    'sign-in',
-    await client.POST('/api/auth/login', { body: { email: adminEmail, password: adminPassword } }),
-  );
-  const admin = makeClient(baseUrl, { authorization: `Bearer ${session.result.accessToken}` });
+export const story: Story = async ({ baseUrl, internalApiKey, tag, adminSession }) => {
+  const admin = makeClient(baseUrl, { authorization: `Bearer ${await adminSession()}` });
   const tenant = ok(
     'tenant',
     await admin.POST('/api/tenants', {

@@ -2,12 +2,8 @@ import { expect } from 'vitest';
 import { makeClient, ok, type Story } from '../story.ts';
 
 /** A tenant's BIA with an entry and a part, a risk with an assessment and an action (each create answers its record), and the dashboard. */
-export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword, tag }) => {
-  const session = ok(
-    'sign-in',
-    await client.POST('/api/auth/login', { body: { email: adminEmail, password: adminPassword } }),
-  );
-  const admin = makeClient(baseUrl, { authorization: `Bearer ${session.result.accessToken}` });
+export const story: Story = async ({ baseUrl, tag, adminSession }) => {
+  const admin = makeClient(baseUrl, { authorization: `Bearer ${await adminSession()}` });
   const tenant = ok(
     'tenant',
     await admin.POST('/api/tenants', {

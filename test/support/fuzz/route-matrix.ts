@@ -80,6 +80,10 @@ export const NOT_TENANT_REFERENCES: Readonly<Record<string, { reason: string; va
     reason: 'an LLM model of the gateway area (not built yet): stored as given, no record to own',
     value: () => crypto.randomUUID(),
   },
+  embeddingModelId: {
+    reason: "a catalog embedding model of the gateway (platform data): stored as given, not a tenant's record",
+    value: () => crypto.randomUUID(),
+  },
 };
 
 export const recordRefs = (route: RouteDef) =>

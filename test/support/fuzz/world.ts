@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { PLANS } from '#shared/reference/plans.ts';
 import { startBillingStandIns } from '#test/support/billing.ts';
+import { startKnowledgeStandIns } from '#test/support/knowledge.ts';
 import { hashPassword } from '#areas/identity/password.ts';
 import { keys } from '#shared/data/keys.ts';
 import { commitChange } from '#shared/data/commit.ts';
@@ -231,6 +232,12 @@ const assessmentOf = (t: Tenant) =>
     );
   });
 
+const knowledgeBaseOf = (t: Tenant) =>
+  once(`kb:${t.id}`, async () => {
+    await startKnowledgeStandIns();
+    return apiCreate(t, 'POST', '/api/knowledge/bases', { name: `KB ${unique()}` });
+  });
+
 const promptOf = (t: Tenant) =>
   once(`prompt:${t.id}`, () =>
     apiCreate(t, 'POST', '/api/prompts', { title: `Prompt ${unique()}`, content: 'Hello {{name}}' }),
@@ -347,6 +354,27 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
         `${BCM}/risk/${await riskOf(tenant)}/risks/${await assessmentOf(tenant)}/actions`,
         { title: `Action ${unique()}` },
         (r) => r.json.result.id,
+      ),
+  },
+  // AI knowledge: a base per tenant, and a JSON-text document in it (indexed by the test queue at once).
+  kbId: { via: 'knowledge.bases.create', create: async (_w, tenant) => knowledgeBaseOf(tenant) },
+  documentId: {
+    via: 'knowledge.documents.upload',
+    create: async (_w, tenant) =>
+      apiCreate(tenant, 'POST', `/api/knowledge/bases/${await knowledgeBaseOf(tenant)}/documents`, {
+        title: `Doc ${unique()}`,
+        text: 'Fuzzing sentence about knowledge bases and their documents.',
+      }),
+  },
+  uploadId: {
+    via: 'knowledge.documents.presignUpload',
+    create: async (_w, tenant) =>
+      apiCreate(
+        tenant,
+        'POST',
+        `/api/knowledge/bases/${await knowledgeBaseOf(tenant)}/documents/presigned-upload`,
+        { fileName: 'fuzz.txt', contentType: 'text/plain', size: 10 },
+        (r) => r.json.result.uploadId,
       ),
   },
 };

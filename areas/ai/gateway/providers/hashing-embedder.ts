@@ -22,7 +22,8 @@ export function words(text: string): string[] {
 
 function add(vector: Float64Array, feature: string, weight: number) {
   const sign = fnv1a(`#${feature}`) & 1 ? -1 : 1;
-  vector[fnv1a(feature) % HASHING_DIMENSIONS] += sign * weight;
+  const dimension = fnv1a(feature) % HASHING_DIMENSIONS;
+  vector[dimension] = (vector[dimension] ?? 0) + sign * weight;
 }
 
 export function hashingEmbedding(text: string): number[] {
@@ -39,6 +40,6 @@ export function hashingEmbedding(text: string): number[] {
 /** Cosine similarity of two L2-normalised vectors (their dot product). */
 export function cosine(a: readonly number[], b: readonly number[]): number {
   let dot = 0;
-  for (let i = 0; i < a.length; i++) dot += a[i] * (b[i] ?? 0);
+  for (let i = 0; i < a.length; i++) dot += (a[i] ?? 0) * (b[i] ?? 0);
   return dot;
 }

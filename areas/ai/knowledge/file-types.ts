@@ -1,0 +1,73 @@
+import { ApiError } from '#shared/http/errors.ts';
+import { FILE_TYPES, type KnowledgeFileType } from './vocabulary.ts';
+
+/**
+ * The type of a knowledge upload, decided by its first bytes with the declared type and the file
+ * name's extension as hints (areas/content/file-types.ts does the same for media). A file whose
+ * bytes contradict what it says it is (a "PDF" that is text, a text file named .docx) is refused
+ * with 415 before anything is stored; a file that looks right but cannot be read (a corrupt PDF, a
+ * ZIP that is no Word document) is accepted and ends Failed in the worker with the reason.
+ */
+export const unsupportedKnowledgeType = (why: string) =>
+  new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `${why}. Allowed files: txt, md, html, pdf, docx`);
+
+const ZIP = [0x50, 0x4b, 0x03, 0x04];
+const PDF = [...'%PDF-'].map((c) => c.charCodeAt(0));
+const startsWith = (buf: Uint8Array, bytes: number[]) => bytes.every((b, i) => buf[i] === b);
+
+/** UTF-8 (a BOM allowed) without NUL or other control bytes than tab, CR, LF and form feed. */
+export function looksLikeText(head: Uint8Array): boolean {
+  if (head.some((b) => b < 0x09 || (b > 0x0d && b < 0x20) || b === 0x7f)) return false;
+  try {
+    // A multi-byte character cut at the end of the sample is fine.
+    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 3)));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const typeOfExtension = (fileName: string | null): KnowledgeFileType | null => {
+  const ext = fileName?.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
+  if (!ext) return null;
+  const found = Object.entries(FILE_TYPES).find(([, exts]) => (exts as readonly string[]).includes(ext));
+  return (found?.[0] as KnowledgeFileType | undefined) ?? null;
+};
+
+const normalise = (declared: string | undefined): string => {
+  const t = (declared ?? '').split(';')[0]!.trim().toLowerCase();
+  return t === 'text/x-markdown' ? 'text/markdown' : t;
+};
+
+/** The checked type of an upload, or a 415 naming the contradiction. */
+export function detectKnowledgeType(
+  head: Uint8Array,
+  declared: string | undefined,
+  fileName: string | null,
+): KnowledgeFileType {
+  const said = normalise(declared);
+  const saidType = (said in FILE_TYPES ? said : null) as KnowledgeFileType | null;
+  const vague = !said || said === 'application/octet-stream';
+  if (!saidType && !vague) throw unsupportedKnowledgeType(`Files of type ${said} are not accepted`);
+  const claimed = saidType ?? typeOfExtension(fileName);
+  const byName = typeOfExtension(fileName);
+  // The name and the declared type must not disagree with each other either.
+  if (saidType && byName && byName !== saidType && !(isTextual(saidType) && isTextual(byName)))
+    throw unsupportedKnowledgeType(`The file is named ${fileName} but declared as ${said}`);
+
+  if (!head.length) return claimed ?? 'text/plain';
+  if (startsWith(head, PDF)) return expect('application/pdf', claimed);
+  if (startsWith(head, ZIP))
+    return expect('application/vnd.openxmlformats-officedocument.wordprocessingml.document', claimed);
+  if (!looksLikeText(head)) throw unsupportedKnowledgeType('The file is not text, PDF or DOCX');
+  if (claimed && !isTextual(claimed)) throw unsupportedKnowledgeType(`The file says it is ${claimed} but holds text`);
+  return claimed ?? 'text/plain';
+}
+
+const isTextual = (t: KnowledgeFileType) => t.startsWith('text/');
+
+function expect(actual: KnowledgeFileType, claimed: KnowledgeFileType | null): KnowledgeFileType {
+  if (claimed && claimed !== actual)
+    throw unsupportedKnowledgeType(`The file says it is ${claimed} but its bytes are ${actual}`);
+  return actual;
+}

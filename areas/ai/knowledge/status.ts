@@ -1,0 +1,76 @@
+import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
+import { ApiError, conflict } from '#shared/http/errors.ts';
+import { documentKey, pendingEntry, type DocumentRecord } from './records.ts';
+import type { DocumentStatus } from './vocabulary.ts';
+
+/**
+ * Status moves of a document, each conditional on the status it moves from (a delete or another
+ * delivery meanwhile makes it a no-op), each with an audit entry (the worker acts as nobody).
+ */
+const audit = (d: DocumentRecord, action: string, changes: Change['changes']): Change => ({
+  tenantId: d.tenantId,
+  actor: null,
+  entityType: 'KnowledgeDocument',
+  entityId: d.id,
+  action,
+  changes,
+});
+
+const moved = () => conflict('The document changed meanwhile');
+export const isMoved = (err: unknown) => err instanceof ApiError && err.status === 409;
+
+export function statusMove(
+  d: DocumentRecord,
+  from: DocumentStatus,
+  set: Partial<DocumentRecord> & Record<string, unknown>,
+  opts: { remove?: string[]; add?: Record<string, number> } = {},
+) {
+  return orConflict(
+    updateItem(documentKey(d.tenantId, d.kbId, d.id), set, {
+      remove: opts.remove,
+      add: opts.add,
+      condition: '#st = :from',
+      names: { '#st': 'status' },
+      values: { ':from': from },
+    }),
+    moved(),
+  );
+}
+
+/** Queued -> Processing, with the Processing deadline (the scheduler's index moves with it). */
+export async function markProcessing(d: DocumentRecord, deadline: string): Promise<DocumentRecord> {
+  const now = new Date().toISOString();
+  const set = { status: 'Processing' as const, progressPercent: 5, stageDeadline: deadline, updatedAt: now };
+  await commitChange(
+    [statusMove(d, 'Queued', { ...set, ...pendingEntry(deadline, d) })],
+    audit(d, 'start-indexing', {}),
+    {
+      now,
+    },
+  );
+  return { ...d, ...set };
+}
+
+/** Progress while Processing: not a state change, so no audit entry. */
+export async function markProgress(d: DocumentRecord, percent: number): Promise<void> {
+  await commitChange([statusMove(d, 'Processing', { progressPercent: Math.min(99, Math.round(percent)) })], null);
+}
+
+/** Ends a Queued or Processing document Failed with a reason a person can act on. */
+export async function markFailed(d: DocumentRecord, reason: string): Promise<DocumentRecord> {
+  const now = new Date().toISOString();
+  const set = {
+    status: 'Failed' as const,
+    error: reason,
+    stageDeadline: null,
+    chunkCount: 0,
+    tokenCount: 0,
+    updatedAt: now,
+  };
+  await commitChange(
+    [statusMove(d, d.status, set, { remove: ['gsi2pk', 'gsi2sk'] })],
+    audit(d, 'fail-indexing', { error: reason }),
+    { now },
+  );
+  return { ...d, ...set };
+}

@@ -1,0 +1,45 @@
+/** The knowledge area's words and limits (spec 03-ai-runtime.md, "AI knowledge"). */
+export const DOCUMENT_STATUSES = ['Queued', 'Processing', 'Indexed', 'Failed'] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+
+export const RETRIEVE_MODES = ['keyword', 'semantic', 'hybrid'] as const;
+export type RetrieveMode = (typeof RETRIEVE_MODES)[number];
+
+export const CHUNK_SIZE = { min: 100, max: 2000, default: 512 } as const;
+export const DEFAULT_CHUNK_OVERLAP = 64;
+export const TOP_K = { min: 1, max: 20, default: 5 } as const;
+
+/** Knowledge upload limit (spec "Limits"). */
+export const KNOWLEDGE_MAX_BYTES = 10 * 1024 * 1024;
+/** What a Lambda request body carries safely (6 MB payload, base64 inflates by 4/3); more goes through a presigned upload. */
+export const DIRECT_MAX_BYTES = 4_400_000;
+/** A JSON text document: its text at most this many characters (about 1 MB of UTF-8). */
+export const MAX_TEXT_CHARS = 1_000_000;
+
+/**
+ * How long a document may stay in a stage before it ends Failed: Queued covers the queue's own
+ * retries (five receives with a 6-minute visibility timeout), Processing one worker run with margin.
+ */
+export const STAGE_DEADLINE_MS: Record<'Queued' | 'Processing', number> = {
+  Queued: 45 * 60_000,
+  Processing: 15 * 60_000,
+};
+
+/** Texts per embedding call and vectors per vector-store write (S3 Vectors takes at most 500). */
+export const EMBED_BATCH = 64;
+export const VECTOR_WRITE_BATCH = 500;
+/** Candidates fetched from each ranking before fusion (S3 Vectors' topK is at most 100; filters may return fewer). */
+export const CANDIDATES = 100;
+
+/** Hybrid fusion weights (docs/decisions.md, "AI knowledge"): score = 0.5·keyword + 0.5·vector. */
+export const KEYWORD_WEIGHT = 0.5;
+export const VECTOR_WEIGHT = 0.5;
+
+export const FILE_TYPES = {
+  'text/plain': ['txt'],
+  'text/markdown': ['md', 'markdown'],
+  'text/html': ['html', 'htm'],
+  'application/pdf': ['pdf'],
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': ['docx'],
+} as const;
+export type KnowledgeFileType = keyof typeof FILE_TYPES;

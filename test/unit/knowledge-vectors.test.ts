@@ -1,0 +1,156 @@
+import {
+  CreateIndexCommand,
+  DeleteIndexCommand,
+  DeleteVectorsCommand,
+  GetVectorsCommand,
+  PutVectorsCommand,
+  QueryVectorsCommand,
+  S3VectorsClient,
+} from '@aws-sdk/client-s3vectors';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileVectorStore, memoryVectorStore } from '#local/knowledge-vectors.ts';
+import { createS3VectorStore } from '#areas/ai/knowledge/vectors/s3-vectors.ts';
+import type { VectorRecord } from '#areas/ai/knowledge/vectors/port.ts';
+
+const offline = { region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
+const index = { tenantId: 't-1', kbId: '0b6b1c6e-0000-4000-8000-000000000001' };
+const meta = (documentId: string, position: number) => ({ ...index, documentId, position });
+const unit = (i: number, dims = 4) => Array.from({ length: dims }, (_, j) => (j === i ? 1 : 0));
+
+describe('S3 Vectors adapter (aws-sdk-client-mock)', () => {
+  const client = new S3VectorsClient(offline);
+  const mock = mockClient(client);
+  const store = createS3VectorStore(client);
+  const previous = process.env.KNOWLEDGE_VECTOR_BUCKET;
+
+  beforeAll(() => {
+    process.env.KNOWLEDGE_VECTOR_BUCKET = 'kb-vectors';
+  });
+  afterAll(() => {
+    process.env.KNOWLEDGE_VECTOR_BUCKET = previous;
+  });
+  beforeEach(() => mock.reset());
+
+  it('creates one cosine float32 index per base, and treats an existing one as done', async () => {
+    // Prepare
+    mock.on(CreateIndexCommand).rejectsOnce(Object.assign(new Error('exists'), { name: 'ConflictException' }));
+    // Act
+    await store.ensureIndex(index, 256);
+    // Assess
+    expect(mock.commandCalls(CreateIndexCommand)[0]!.args[0].input).toMatchObject({
+      vectorBucketName: 'kb-vectors',
+      indexName: `kb-${index.kbId}`,
+      dataType: 'float32',
+      dimension: 256,
+      distanceMetric: 'cosine',
+    });
+  });
+
+  it('writes at most 500 vectors per PutVectors call, metadata included', async () => {
+    mock.on(PutVectorsCommand).resolves({});
+    const vectors: VectorRecord[] = Array.from({ length: 1_201 }, (_, i) => ({
+      key: `k${i}`,
+      vector: unit(i % 4),
+      metadata: meta('d', i),
+    }));
+    await store.put(index, vectors);
+    const calls = mock.commandCalls(PutVectorsCommand);
+    expect(calls.map((c) => c.args[0].input.vectors!.length)).toEqual([500, 500, 201]);
+    expect(calls[0]!.args[0].input.vectors![1]).toEqual({
+      key: 'k1',
+      data: { float32: unit(1) },
+      metadata: meta('d', 1),
+    });
+  });
+
+  it('queries with the tenant and base as a metadata filter, caps topK at 100 and turns distance into similarity', async () => {
+    mock.on(QueryVectorsCommand).resolves({
+      vectors: [{ key: 'a', distance: 0.25, metadata: meta('d1', 3) }],
+      distanceMetric: 'cosine',
+    });
+    const hits = await store.query(index, {
+      vector: unit(0),
+      topK: 500,
+      filter: { tenantId: 't-1', kbId: index.kbId },
+    });
+    expect(hits).toEqual([{ key: 'a', score: 0.75, metadata: meta('d1', 3) }]);
+    expect(mock.commandCalls(QueryVectorsCommand)[0]!.args[0].input).toMatchObject({
+      indexName: `kb-${index.kbId}`,
+      topK: 100,
+      filter: { $and: [{ tenantId: { $eq: 't-1' } }, { kbId: { $eq: index.kbId } }] },
+      returnMetadata: true,
+      returnDistance: true,
+    });
+  });
+
+  it('answers nothing for a missing index, reads vectors back, deletes in batches and drops the index', async () => {
+    mock.on(QueryVectorsCommand).rejects(Object.assign(new Error('no index'), { name: 'NotFoundException' }));
+    expect(await store.query(index, { vector: unit(0), topK: 5, filter: {} })).toEqual([]);
+    mock
+      .on(GetVectorsCommand)
+      .resolves({ vectors: [{ key: 'a', data: { float32: unit(2) }, metadata: meta('d', 0) }] });
+    expect(await store.get(index, ['a', 'b'])).toEqual([{ key: 'a', vector: unit(2), metadata: meta('d', 0) }]);
+    mock.on(DeleteVectorsCommand).resolves({});
+    await store.delete(
+      index,
+      Array.from({ length: 501 }, (_, i) => `k${i}`),
+    );
+    expect(mock.commandCalls(DeleteVectorsCommand).map((c) => c.args[0].input.keys!.length)).toEqual([500, 1]);
+    mock.on(DeleteIndexCommand).rejects(Object.assign(new Error('gone'), { name: 'NotFoundException' }));
+    await expect(store.dropIndex(index)).resolves.toBeUndefined();
+    expect(store.requests).toBeGreaterThanOrEqual(6);
+  });
+
+  it('passes other failures on', async () => {
+    mock.on(PutVectorsCommand).rejects(Object.assign(new Error('slow down'), { name: 'ThrottlingException' }));
+    await expect(store.put(index, [{ key: 'a', vector: unit(0), metadata: meta('d', 0) }])).rejects.toThrow(
+      'slow down',
+    );
+  });
+});
+
+describe('the local vector stand-in keeps S3 Vectors semantics', () => {
+  it('refuses topK over 100, more than 500 vectors per write and a wrong dimension', async () => {
+    const store = memoryVectorStore();
+    await store.ensureIndex(index, 4);
+    await expect(store.query(index, { vector: unit(0), topK: 101, filter: {} })).rejects.toThrow(/topK/);
+    const many = Array.from({ length: 501 }, (_, i) => ({ key: `k${i}`, vector: unit(0), metadata: meta('d', i) }));
+    await expect(store.put(index, many)).rejects.toThrow(/500/);
+    await expect(store.put(index, [{ key: 'x', vector: [1, 0], metadata: meta('d', 0) }])).rejects.toThrow(/dimension/);
+  });
+
+  it('filters on metadata during the search, so a filtered query may return fewer than topK', async () => {
+    const store = memoryVectorStore();
+    await store.ensureIndex(index, 4);
+    await store.put(index, [
+      { key: 'mine', vector: unit(0), metadata: meta('d', 0) },
+      { key: 'stray', vector: unit(0), metadata: { ...meta('d', 1), tenantId: 'other' } },
+      { key: 'far', vector: unit(1), metadata: meta('d', 2) },
+    ]);
+    const hits = await store.query(index, { vector: unit(0), topK: 10, filter: { tenantId: 't-1', kbId: index.kbId } });
+    expect(hits.map((h) => [h.key, h.score])).toEqual([
+      ['mine', 1],
+      ['far', 0],
+    ]);
+    expect(await store.query({ ...index, kbId: 'nope' }, { vector: unit(0), topK: 1, filter: {} })).toEqual([]);
+  });
+});
+
+it('the local server keeps its vectors between runs (LOCAL_DATA_DIR/knowledge-vectors.json)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kb-vectors-'));
+  try {
+    const first = fileVectorStore(dir);
+    await first.ensureIndex(index, 4);
+    await first.put(index, [{ key: 'kept', vector: unit(3), metadata: meta('d', 0) }]);
+    first.flush();
+    const second = fileVectorStore(dir);
+    const hits = await second.query(index, { vector: unit(3), topK: 1, filter: { tenantId: 't-1' } });
+    expect(hits.map((h) => h.key)).toEqual(['kept']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -3,7 +3,7 @@ import { commitChange, updateItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { resolveRange } from './range.ts';
-import { toBudget, usageBudget, usageItems, type BudgetItem } from './records.ts';
+import { toBudget, usageBudget, usageItems, type BudgetItem } from '#areas/ai/analytics/records.ts';
 import { llmReport, supportReport } from './report.ts';
 
 function rangeOf(q: { startDate?: string; endDate?: string }, now: Date) {

@@ -2,7 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, updateItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
-import { resolveRange } from './range.ts';
+import { resolveRange } from '#areas/ai/analytics/range.ts';
 import { toBudget, usageBudget, usageItems, type BudgetItem } from '#areas/ai/analytics/records.ts';
 import { llmReport, supportReport } from './report.ts';
 

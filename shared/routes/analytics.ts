@@ -7,7 +7,7 @@ import {
   RECORD_ID_PATTERN,
   RECORD_LIMITS,
 } from '#areas/ai/analytics/limits.ts';
-import { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from '#functions/analytics/range.ts';
+import { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from '#areas/ai/analytics/range.ts';
 import { defineRoutes, once, scope } from './types.ts';
 import { isoDateTime, uuid } from './schemas.ts';
 

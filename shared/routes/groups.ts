@@ -23,6 +23,8 @@ export interface GroupSpec {
   providerSecrets?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
+  /** Calls Amazon Bedrock models (bedrock:InvokeModel*), scoped to the catalog's model ARNs. */
+  bedrock?: boolean;
 }
 
 export const API_GROUPS = {
@@ -56,6 +58,14 @@ export const API_GROUPS = {
   'content-admin': { description: 'Content administration', table: 'readwrite', media: 'readwrite' },
   'content-public': { description: 'Public content', table: 'readwrite', media: 'read' },
   vault: { description: 'Secrets vault', table: 'readwrite', vault: true, internalKey: true, sends: ['jobs'] },
+  'llm-gateway': {
+    description: 'AI LLM gateway: OpenAI-compatible model calls, keys, usage, model catalog',
+    table: 'readwrite',
+    bedrock: true,
+    vault: true,
+    memoryMb: 1024,
+    timeoutSeconds: 900,
+  },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
 } as const satisfies Record<string, GroupSpec>;

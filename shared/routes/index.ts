@@ -6,6 +6,7 @@ import { billingRoutes, webhookRoutes } from './billing.ts';
 import { catalogRoutes } from './catalog.ts';
 import { contentAdminRoutes } from './content-admin.ts';
 import { contentPublicRoutes } from './content-public.ts';
+import { llmGatewayRoutes } from './llm-gateway.ts';
 import { localRoutes } from './local.ts';
 import { onboardingRoutes } from './onboarding.ts';
 import { orgRoutes } from './org.ts';
@@ -40,6 +41,7 @@ export const routes: readonly RouteDef[] = [
   ...toolRoutes,
   ...analyticsRoutes,
   ...vaultRoutes,
+  ...llmGatewayRoutes,
   ...localRoutes,
 ];
 

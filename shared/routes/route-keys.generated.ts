@@ -168,4 +168,12 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'PUT /api/secrets/{environment}/{key}',
   'DELETE /api/secrets/{environment}/{key}',
   'POST /api/secrets/sync/{environment}',
+  'POST /api/llm-gateway/v1/chat/completions',
+  'POST /api/llm-gateway/v1/embeddings',
+  'GET /api/llm-gateway/v1/models',
+  'GET /api/llm-gateway/keys',
+  'POST /api/llm-gateway/keys',
+  'DELETE /api/llm-gateway/keys/{keyId}',
+  'GET /api/llm-gateway/usage',
+  'PUT /api/llm-gateway/models/{modelId}',
 ];

@@ -119,6 +119,7 @@ export function apiHandler<const T extends readonly RouteDef[]>(
       headers: event.headers ?? {},
       rawBody: state.rawBody,
       isBase64Encoded: event.isBase64Encoded ?? false,
+      gatewayKey: state.gatewayKey ?? null,
     });
     return render(route, out);
   };

@@ -21,6 +21,14 @@ export interface ApiRequest<P = any, Q = any, B = any, Pr = Principal | null, T 
   /** The body exactly as received (signature checks, multipart). */
   rawBody: string | undefined;
   isBase64Encoded: boolean;
+  /** The gateway key that authenticated the call (`gatewayKey` routes), else null. */
+  gatewayKey: GatewayKeyRef | null;
+}
+
+/** A gateway key found by its secret: whose it is. Its state (revoked, limits) is read by the gateway. */
+export interface GatewayKeyRef {
+  tenantId: string;
+  keyId: string;
 }
 
 /**
@@ -41,6 +49,7 @@ export interface RequestState {
   body: unknown;
   rawBody: string | undefined;
   startedAt: number;
+  gatewayKey?: GatewayKeyRef | null;
 }
 
 /** A structured result, or one whose body is still being produced (the streaming front door writes it as it comes). */

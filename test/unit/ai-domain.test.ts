@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planChunks, mergeContributions, llmContributions } from '#areas/ai/analytics/aggregate.ts';
-import { resolveRange } from '#functions/analytics/range.ts';
+import { resolveRange } from '#areas/ai/analytics/range.ts';
 import { bucketAttribute, mergeBuckets, quantile } from '#areas/ai/analytics/sketch.ts';
 import { nextVersionStatus, promptStatus, versionMoveTable } from '#functions/prompts/lifecycle.ts';
 import { parsePlaceholders, renderTemplate } from '#functions/prompts/placeholders.ts';

@@ -111,7 +111,7 @@ export interface GatewayKeyRecord {
   createdAt: string;
   createdBy: string;
   /** Settled spend, and settled plus reserved (the budget's condition reads this one). */
-  spentNano?: number;
+  usedNano?: number;
   committedNano?: number;
 }
 
@@ -127,7 +127,7 @@ export const toKeyAnswer = (k: GatewayKeyRecord) => ({
   keyPrefix: k.keyPrefix,
   models: k.models ?? null,
   maxBudgetUsd: k.maxBudgetUsd ?? null,
-  spendUsd: fromNano(Number(k.spentNano ?? 0)),
+  spendUsd: fromNano(Number(k.usedNano ?? 0)),
   rpmLimit: k.rpmLimit ?? null,
   tpmLimit: k.tpmLimit ?? null,
   expiresAt: k.expiresAt ?? null,
@@ -135,6 +135,12 @@ export const toKeyAnswer = (k: GatewayKeyRecord) => ({
   lastUsedAt: k.lastUsedAt ?? null,
   createdAt: k.createdAt,
 });
+
+/** Who makes a model call (docs/ai-runtime.md, "Contracts"). */
+export type Caller =
+  | { kind: 'key'; keyId: string }
+  | { kind: 'user'; userId: string }
+  | { kind: 'agent'; agentId: string };
 
 /** A reservation in flight, kept in a map on the item it holds (allowance or key). */
 export interface Reservation {

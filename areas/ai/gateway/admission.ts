@@ -24,6 +24,9 @@ export const invalidApiKey = () => new ApiError(401, 'INVALID_API_KEY', 'Incorre
 const modelNotFound = (name: string) =>
   new ApiError(404, 'MODEL_NOT_FOUND', `The model '${name}' does not exist or you do not have access to it`);
 const budgetExceeded = () => new ApiError(429, 'BUDGET_EXCEEDED', "This key's budget is used up (maxBudgetUsd)");
+/** Every provider of the chain failed: 503, retryable (the reservation was released). */
+export const upstreamFailed = () =>
+  new ApiError(503, 'UPSTREAM_ERROR', 'The model provider failed; try again', undefined, { 'retry-after': '1' });
 export const tokenLimitReached = () =>
   new ApiError(429, 'TOKEN_LIMIT_REACHED', "The month's token allowance of this tenant is used up");
 

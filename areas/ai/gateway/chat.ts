@@ -1,6 +1,6 @@
 import { ApiError, validationError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { admit, finish, type Admission } from './admission.ts';
+import { admit, finish, upstreamFailed, type Admission } from './admission.ts';
 import { promptTokens } from './prompt-tokens.ts';
 import { providerFor } from './providers/index.ts';
 import {
@@ -57,8 +57,6 @@ export type ChatChunk =
 
 /** Output tokens reserved when the request names no max_tokens. */
 export const DEFAULT_MAX_OUTPUT = 1024;
-
-const upstreamFailed = () => new ApiError(502, 'UPSTREAM_ERROR', 'The model provider failed; try again');
 
 async function prepare(call: ChatCall) {
   const prompt = await promptTokens(call.messages, call.tools);

@@ -1,4 +1,4 @@
-import { admit, finish } from './admission.ts';
+import { admit, finish, upstreamFailed } from './admission.ts';
 import { providerFor } from './providers/index.ts';
 import { isRetryable } from './providers/port.ts';
 import type { Caller } from './records.ts';
@@ -48,5 +48,5 @@ export async function embed(call: EmbedCall): Promise<EmbedResult> {
   }
   await finish(a, { model: null, promptTokens: 0, completionTokens: 0 });
   if (lastError instanceof ApiError) throw lastError;
-  throw new ApiError(502, 'UPSTREAM_ERROR', 'The model provider failed; try again');
+  throw upstreamFailed();
 }

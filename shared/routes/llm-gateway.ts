@@ -83,7 +83,7 @@ export const embeddingsBody = once(() =>
       z.string().check(z.maxLength(L.embeddingChars)),
       z.array(z.string().check(z.maxLength(L.embeddingChars))).check(z.minLength(1), z.maxLength(L.embeddingInputs)),
     ]),
-    encoding_format: z.optional(z.enum(['float'])),
+    encoding_format: z.optional(z.enum(['float', 'base64'])),
     user: z.optional(z.string().check(z.maxLength(256))),
   }),
 );

@@ -181,12 +181,19 @@ export async function chatCompletions(ctx: ChatContext, body: WireChatBody): Pro
   });
 }
 
-export async function embeddings(ctx: ChatContext, body: { model: string; input: string | string[] }) {
+/** `base64`: the vector's float32 little-endian bytes (what the openai client asks for by default). */
+const asBase64 = (v: number[]) => Buffer.from(new Float32Array(v).buffer).toString('base64');
+
+export async function embeddings(
+  ctx: ChatContext,
+  body: { model: string; input: string | string[]; encoding_format?: 'float' | 'base64' },
+) {
   const input = typeof body.input === 'string' ? [body.input] : body.input;
   const out = await embed({ ...ctx, model: body.model, input });
+  const encode = body.encoding_format === 'base64' ? asBase64 : (v: number[]) => v;
   return json({
     object: 'list',
-    data: out.vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+    data: out.vectors.map((v, index) => ({ object: 'embedding', index, embedding: encode(v) })),
     model: out.model,
     usage: { prompt_tokens: out.usage.promptTokens, total_tokens: out.usage.totalTokens },
   });

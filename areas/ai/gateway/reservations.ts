@@ -3,7 +3,7 @@ import type { Key } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { RESERVATIONS_INDEX, reservationIndex } from './records.ts';
+import { keyOfItem, RESERVATIONS_INDEX, reservationIndex } from './records.ts';
 
 /**
  * Reserve, settle, release (docs/decisions.md "AI LLM gateway", "Reservations"). A hold is ONE
@@ -171,7 +171,7 @@ export async function releaseExpiredReservations(now = Date.now()): Promise<numb
       }),
     );
     for (const item of page.Items ?? []) {
-      const key = { pk: String(item.pk), sk: String(item.sk) };
+      const key = keyOfItem(item);
       for (const [name, value] of Object.entries(item)) {
         if (!name.startsWith('r_')) continue;
         const r = value as StoredReservation;

@@ -22,7 +22,14 @@ const ofTenant = scope.tenant({ tenantFrom: 'query' });
 const ofBody = scope.tenant({ tenantFrom: 'body' });
 const v1 = { group: 'llm-gateway', auth: v1Auth, scope: ofTenant, errorFormat: 'openai' } as const;
 
-const utcDay = () => z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date YYYY-MM-DD'));
+const utcDay = () =>
+  z.string().check(
+    z.regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date YYYY-MM-DD'),
+    z.refine((v) => {
+      const at = Date.parse(`${v}T00:00:00.000Z`);
+      return !Number.isNaN(at) && new Date(at).toISOString().startsWith(v);
+    }, 'Not a calendar date'),
+  );
 const modelName = () => z.string().check(z.regex(MODEL_NAME_PATTERN, 'Expected 1-100 of A-Z a-z 0-9 . _ : / -'));
 const messageText = () => z.string().check(z.maxLength(L.messageChars));
 /** OpenAI's content: a string or text parts (other parts are refused: the gateway carries text). */

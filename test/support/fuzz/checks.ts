@@ -57,7 +57,10 @@ function openAiProblem(res: InvokeResult): string | null {
   return leak ? `leaks ${leak}` : null;
 }
 
-const FROM_OPENAI: Record<string, string> = { invalid_api_key: 'UNAUTHORIZED', invalid_request_error: 'VALIDATION_ERROR' };
+const FROM_OPENAI: Record<string, string> = {
+  invalid_api_key: 'UNAUTHORIZED',
+  invalid_request_error: 'VALIDATION_ERROR',
+};
 
 /** The platform error code of an answer, whichever of the two formats it is in. */
 export const errorCode = (res: InvokeResult): string =>

@@ -351,6 +351,30 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
         (r) => r.json.result.id,
       ),
   },
+  // The LLM gateway: a tenant's gateway key; a catalog model (platform record, SystemAdmin's), a fresh
+  // one per call so a fuzzed PUT never rewrites the seeded local models other tests call.
+  keyId: viaApi('llmGateway.keys.create', () => ({ name: `Key ${unique()}` })),
+  modelId: {
+    via: 'llmGateway.models.put',
+    create: async (w) => {
+      const id = crypto.randomUUID();
+      const res = await invoke('PUT', `/api/llm-gateway/models/${id}`, {
+        token: w.admin,
+        ip: nextIp(),
+        body: {
+          name: `fuzz-${unique()}`,
+          provider: 'local',
+          providerModel: 'echo',
+          kind: 'chat',
+          inputPricePerMillion: 1,
+          outputPricePerMillion: 1,
+          contextWindow: 1000,
+        },
+      });
+      if (res.status >= 300) throw new Error(`llmGateway.models.put answered ${res.status}: ${res.text}`);
+      return id;
+    },
+  },
 };
 
 /** Whether a creator can run now: its create route must be in the table. */

@@ -5,7 +5,7 @@ import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError, validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
-import { gatewayKeys, toModel, type CatalogModel, type ModelKind, type Provider } from './records.ts';
+import { fromNano, gatewayKeys, toModel, toNano, type CatalogModel, type ModelKind, type Provider } from './records.ts';
 
 /**
  * The model catalog (platform items, SystemAdmin writes). A call reads the whole catalog with one
@@ -111,6 +111,9 @@ export async function putModel(
   const model: CatalogModel = {
     id,
     ...input,
+    // DynamoDB keeps magnitudes down to 1e-130 only: prices to a billionth of a dollar per million.
+    inputPricePerMillion: fromNano(toNano(input.inputPricePerMillion)),
+    outputPricePerMillion: fromNano(toNano(input.outputPricePerMillion)),
     fallbackModelIds: [...new Set(input.fallbackModelIds)],
     baseUrl: input.baseUrl ?? null,
     apiKeySecret: input.apiKeySecret ?? null,

@@ -7,7 +7,7 @@ import { get, getOr404 } from '#shared/data/read.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { hashSecret, KEY_PREFIX } from './key-auth.ts';
-import { gatewayKeys, toKeyAnswer, type GatewayKeyRecord } from './records.ts';
+import { fromNano, gatewayKeys, toNano, toKeyAnswer, type GatewayKeyRecord } from './records.ts';
 
 /**
  * Gateway keys: `gk_` and 32 random bytes (base64url), shown once at creation. Only the SHA-256 of
@@ -36,7 +36,9 @@ export async function createKey(t: string, input: KeyInput, actor: Principal) {
     keyPrefix: secret.slice(0, PREFIX_SHOWN),
     keyHash: hashSecret(secret),
     models: input.models ? [...new Set(input.models)] : null,
-    maxBudgetUsd: input.maxBudgetUsd ?? null,
+    // DynamoDB keeps magnitudes down to 1e-130 only: money to a billionth of a dollar.
+    maxBudgetUsd:
+      input.maxBudgetUsd === null || input.maxBudgetUsd === undefined ? null : fromNano(toNano(input.maxBudgetUsd)),
     rpmLimit: input.rpmLimit ?? null,
     tpmLimit: input.tpmLimit ?? null,
     expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,

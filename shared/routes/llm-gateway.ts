@@ -287,7 +287,14 @@ export const llmGatewayRoutes = defineRoutes([
         baseUrl: z.optional(z.nullable(baseUrl())),
         apiKeySecret: z.optional(
           z.nullable(
-            z.string().check(z.regex(/^[a-z0-9-]{1,64}(\/[a-z0-9-]{1,64}){0,4}$/, 'Expected a vault secret name')),
+            z
+              .string()
+              .check(
+                z.regex(
+                  /^[a-z0-9-]{1,32}\/[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/,
+                  'Expected {environment}/{KEY} of a vault secret',
+                ),
+              ),
           ),
         ),
       }),

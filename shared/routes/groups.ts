@@ -25,6 +25,8 @@ export interface GroupSpec {
   timeoutSeconds?: number;
   /** Calls Amazon Bedrock models (bedrock:InvokeModel*), scoped to the catalog's model ARNs. */
   bedrock?: boolean;
+  /** Reads vault secrets by name, never writes (an OpenAI-compatible endpoint's API key). */
+  readsVault?: boolean;
 }
 
 export const API_GROUPS = {
@@ -62,7 +64,7 @@ export const API_GROUPS = {
     description: 'AI LLM gateway: OpenAI-compatible model calls, keys, usage, model catalog',
     table: 'readwrite',
     bedrock: true,
-    vault: true,
+    readsVault: true,
     memoryMb: 1024,
     timeoutSeconds: 900,
   },

@@ -1,4 +1,5 @@
 import { ApiError } from '#shared/http/errors.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 import { tokenAllowance } from './allowance.ts';
 import { fallbackChain, listModels, resolveModel } from './catalog.ts';
 import { currentKey } from './gateway-keys.ts';
@@ -137,6 +138,7 @@ export interface Outcome {
  * records the call once. Returns the cost in USD.
  */
 export async function finish(a: Admission, out: Outcome, now = Date.now()): Promise<number> {
+  countMetric('LlmCalls', !out.model ? 'failed' : out.model.id === a.chain[0]!.id ? 'answered' : 'fallback');
   const used = out.model ? out.promptTokens + out.completionTokens : 0;
   const nano = out.model ? costNano(out.model, out.promptTokens, out.completionTokens) : 0;
   const at = new Date(now).toISOString();

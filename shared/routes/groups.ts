@@ -66,7 +66,6 @@ export const API_GROUPS = {
     bedrock: true,
     readsVault: true,
     memoryMb: 1024,
-    timeoutSeconds: 900,
   },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },

@@ -255,6 +255,7 @@ describe('functions', () => {
       [
         'ApiUrl',
         'StreamUrlsystem',
+        'StreamUrlllmgateway',
         'EmailQueueUrl',
         'InvoiceBucketName',
         'JobsQueueUrl',

@@ -10,6 +10,7 @@ import { localQueue } from './local-queue.ts';
 import { localPaymentProviders } from './providers/payment-provider.ts';
 import { fileOutbox } from './outbox.ts';
 import { startS3 } from './s3.ts';
+import { releaseExpiredReservations } from '#areas/ai/gateway/reservations.ts';
 import { seedReferenceData } from './seed.ts';
 
 export class JavaMissingError extends Error {}
@@ -68,6 +69,11 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     const internalKey = await ensureInternalKey(params);
     const admin = await ensureAdmin();
     const seeded = await seedReferenceData();
+    // The ai-scheduler's minute, locally: reservations of model calls that died are released.
+    const sweep = setInterval(() => {
+      releaseExpiredReservations().catch((err) => console.error('[local] reservation sweep failed:', err));
+    }, 60_000).unref();
+    stops.push(async () => clearInterval(sweep));
     return {
       dynamoEndpoint: dynamo.endpoint,
       s3Endpoint: s3.endpoint,

@@ -76,7 +76,12 @@ async function modelFor(name: string | null, kind: ModelKind, key: GatewayKeyRec
 export async function admit(input: AdmitInput): Promise<Admission> {
   const now = input.now ?? Date.now();
   const { tenantId, caller, requestId } = input;
-  const key = caller.kind === 'key' ? ((await currentKey(tenantId, caller.keyId)) ?? null) : null;
+  // Independent reads in parallel: the key as it is now, the tenant's allowance, the catalog (cached).
+  const [found, allowance] = await Promise.all([
+    caller.kind === 'key' ? currentKey(tenantId, caller.keyId) : null,
+    tokenAllowance(tenantId),
+  ]);
+  const key = found ?? null;
   if (caller.kind === 'key' && !key) throw invalidApiKey();
   const model = await modelFor(input.model, input.kind, key);
   if (key?.revokedAt) throw new ApiError(401, 'KEY_REVOKED', 'This API key has been revoked');
@@ -101,7 +106,7 @@ export async function admit(input: AdmitInput): Promise<Admission> {
     key: gatewayKeys.allowance(tenantId, monthOf(new Date(now).toISOString())),
     unit: 'Tokens',
     amount: worstTokens,
-    limit: await tokenAllowance(tenantId),
+    limit: allowance,
   };
   if (keyHold && !(await hold(keyHold, requestId, {}, now))) {
     await settleRates(rate, 0, now);
@@ -143,22 +148,23 @@ export async function finish(a: Admission, out: Outcome, now = Date.now()): Prom
   const nano = out.model ? costNano(out.model, out.promptTokens, out.completionTokens) : 0;
   const at = new Date(now).toISOString();
   const { allowance, key } = a.holds;
+  // The settle and the record are independent writes: one round trip's wait, not two.
   await Promise.all([
     used ? settle(allowance, a.requestId, used) : release(allowance.key, a.requestId, 'Tokens', allowance.amount),
     key && settle(key, a.requestId, nano, { lastUsedAt: at }),
     settleRates(a.rate, used, now),
+    recordCall({
+      tenantId: a.tenantId,
+      caller: a.caller,
+      requestId: a.requestId,
+      model: (out.model ?? a.chain[0]!).name,
+      promptTokens: out.model ? out.promptTokens : 0,
+      completionTokens: out.model ? out.completionTokens : 0,
+      costNano: nano,
+      latencyMs: now - a.startedAt,
+      isError: !out.model,
+      at,
+    }),
   ]);
-  await recordCall({
-    tenantId: a.tenantId,
-    caller: a.caller,
-    requestId: a.requestId,
-    model: (out.model ?? a.chain[0]!).name,
-    promptTokens: out.model ? out.promptTokens : 0,
-    completionTokens: out.model ? out.completionTokens : 0,
-    costNano: nano,
-    latencyMs: now - a.startedAt,
-    isError: !out.model,
-    at,
-  });
   return nano / 1_000_000_000;
 }

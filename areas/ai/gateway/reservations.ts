@@ -71,7 +71,10 @@ export async function hold(h: Hold, requestId: string, extra: Record<string, unk
   }
 }
 
-/** Takes the item out of the sweep's index once no reservation is left on it (a new hold puts it back). */
+/**
+ * Takes the item out of the sweep's index once no reservation is left on it (a new hold puts it
+ * back). The sweep does it, not the call: one round trip fewer on every model call.
+ */
 async function leaveIndexWhenIdle(key: Key, pending: unknown) {
   if (Number(pending) !== 0) return;
   await ddb()
@@ -103,7 +106,7 @@ export async function settle(h: Hold, requestId: string, used: number, extra: Re
   const extraValues = Object.fromEntries(Object.values(extra).map((v, i) => [`:x${i}`, v]));
   const setPart = sets.length ? ` SET ${sets.join(', ')}` : '';
   try {
-    const out = await ddb().send(
+    await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: h.key,
@@ -111,10 +114,8 @@ export async function settle(h: Hold, requestId: string, used: number, extra: Re
         ConditionExpression: 'attribute_exists(#r)',
         ExpressionAttributeNames: { ...names, '#r': attr(requestId) },
         ExpressionAttributeValues: { ':delta': used - h.amount, ':used': used, ':minus': -1, ...extraValues },
-        ReturnValues: 'UPDATED_NEW',
       }),
     );
-    await leaveIndexWhenIdle(h.key, out.Attributes?.pending);
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
     logger.warn('reservation released before its call settled', { requestId, key: h.key.pk });
@@ -172,6 +173,7 @@ export async function releaseExpiredReservations(now = Date.now()): Promise<numb
     );
     for (const item of page.Items ?? []) {
       const key = keyOfItem(item);
+      await leaveIndexWhenIdle(key, item.pending);
       for (const [name, value] of Object.entries(item)) {
         if (!name.startsWith('r_')) continue;
         const r = value as StoredReservation;

@@ -60,6 +60,8 @@ function openAiProblem(res: InvokeResult): string | null {
 const FROM_OPENAI: Record<string, string> = {
   invalid_api_key: 'UNAUTHORIZED',
   invalid_request_error: 'VALIDATION_ERROR',
+  insufficient_quota: 'TOKEN_LIMIT_REACHED',
+  rate_limit_exceeded: 'RATE_LIMITED',
 };
 
 /** The platform error code of an answer, whichever of the two formats it is in. */

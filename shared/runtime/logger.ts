@@ -6,7 +6,7 @@
  * docs/bench.md, "Cold init".
  */
 type Level = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-const RANK: Record<Level, number> = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40 };
+const RANK: Record<Level | 'SILENT', number> = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40, SILENT: 99 };
 
 const serialize = (value: unknown): unknown =>
   value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
@@ -20,7 +20,7 @@ export class JsonLogger {
     level: string,
     private readonly write: (line: string) => void = (line) => void process.stdout.write(line),
   ) {
-    this.threshold = RANK[level.toUpperCase() as Level] ?? RANK.INFO;
+    this.threshold = RANK[level.toUpperCase() as Level | 'SILENT'] ?? RANK.INFO;
   }
 
   appendKeys(keys: Record<string, unknown>) {

@@ -55,7 +55,7 @@ process.stdout.write(JSON.stringify(res));`;
         NODE_PATH: '',
         AWS_REGION: 'us-east-1',
         AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
-        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        LOG_LEVEL: 'SILENT',
       },
       maxBuffer: 64 << 20,
     });

@@ -37,6 +37,8 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   billing: ['pdf-lib'],
   'webhook-worker': ['pdf-lib'],
   'content-admin': ['sanitize-html', 'busboy'],
+  // The LLM gateway: the tokenizer (2 MB of rank tables) and the Bedrock client load on first use.
+  'llm-gateway': ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime'],
 };
 
 export const lazyPackagesOf = (name: string): readonly string[] => LAZY_PACKAGES[name] ?? [];

@@ -1,15 +1,12 @@
-import {
+import type {
   BedrockRuntimeClient,
-  ConverseCommand,
-  ConverseStreamCommand,
-  InvokeModelCommand,
-  type ContentBlock,
-  type ConverseCommandInput,
-  type Message,
-  type StopReason,
-  type SystemContentBlock,
-  type Tool,
-  type ToolChoice as BedrockToolChoice,
+  ContentBlock,
+  ConverseCommandInput,
+  Message,
+  StopReason,
+  SystemContentBlock,
+  Tool,
+  ToolChoice as BedrockToolChoice,
 } from '@aws-sdk/client-bedrock-runtime';
 import type { CatalogModel } from '../records.ts';
 import {
@@ -28,8 +25,16 @@ import {
  * InvokeModel with a Titan-style body (`{inputText}` in, `{embedding, inputTextTokenCount}` out).
  * The model is the catalog entry's `providerModel` (a Bedrock model or inference-profile id).
  */
-let client: BedrockRuntimeClient | undefined;
-export const bedrockClient = () => (client ??= new BedrockRuntimeClient({ maxAttempts: 1 }));
+type Sdk = typeof import('@aws-sdk/client-bedrock-runtime');
+let loading: Promise<{ sdk: Sdk; client: BedrockRuntimeClient }> | undefined;
+/** The SDK loads on the first Bedrock call (a lazy package beside the bundle, lib/bundling.ts). */
+export function bedrock() {
+  loading ??= import('@aws-sdk/client-bedrock-runtime').then((sdk) => ({
+    sdk,
+    client: new sdk.BedrockRuntimeClient({ maxAttempts: 1 }),
+  }));
+  return loading;
+}
 
 /** Bedrock's failures that a fallback may fix (5xx, throttling, timeouts, a model not ready). */
 const RETRYABLE = new Set([
@@ -144,11 +149,10 @@ export const finishOf = (reason: StopReason | string | undefined): FinishReason 
         : 'stop';
 
 async function chat(req: ProviderRequest): Promise<ProviderAnswer> {
-  const out = await bedrockClient()
-    .send(new ConverseCommand(converseInput(req)))
-    .catch((err) => {
-      throw toProviderError(err);
-    });
+  const { sdk, client } = await bedrock();
+  const out = await client.send(new sdk.ConverseCommand(converseInput(req))).catch((err) => {
+    throw toProviderError(err);
+  });
   const blocks = out.output?.message?.content ?? [];
   const content = blocks.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
   const toolCalls: ToolCall[] = blocks.flatMap((b) =>
@@ -172,11 +176,10 @@ async function chat(req: ProviderRequest): Promise<ProviderAnswer> {
 
 /** ConverseStream's events as the port's: text as it comes, each tool call once its input is complete. */
 async function* stream(req: ProviderRequest): AsyncIterable<ProviderEvent> {
-  const out = await bedrockClient()
-    .send(new ConverseStreamCommand(converseInput(req)))
-    .catch((err) => {
-      throw toProviderError(err);
-    });
+  const { sdk, client } = await bedrock();
+  const out = await client.send(new sdk.ConverseStreamCommand(converseInput(req))).catch((err) => {
+    throw toProviderError(err);
+  });
   const tools = new Map<number, { id: string; name: string; input: string }>();
   let toolIndex = 0;
   let finishReason: FinishReason = 'stop';
@@ -221,11 +224,12 @@ async function* stream(req: ProviderRequest): AsyncIterable<ProviderEvent> {
 const decoder = new TextDecoder();
 
 async function embed(model: CatalogModel, input: string[]) {
+  const { sdk, client } = await bedrock();
   const answers = await Promise.all(
     input.map((inputText) =>
-      bedrockClient()
+      client
         .send(
-          new InvokeModelCommand({
+          new sdk.InvokeModelCommand({
             modelId: model.providerModel,
             contentType: 'application/json',
             accept: 'application/json',

@@ -53,24 +53,29 @@ async function addUsage(key: { pk: string; sk: string }, r: CallRecord, extra: R
  */
 export async function recordCall(r: CallRecord): Promise<void> {
   const day = dayOf(r.at);
+  // Spend in millionths of a dollar by model, for the dashboard (a count metric adds them up).
+  if (r.costNano >= 1000) countMetric('LlmSpendMicroUsd', r.model, Math.round(r.costNano / 1000));
   try {
     await Promise.all([
-      ingest({
-        llmCalls: [
-          {
-            id: r.requestId,
-            tenantId: r.tenantId,
-            model: r.model,
-            agentId: r.caller.kind === 'agent' ? r.caller.agentId : null,
-            tokens: r.promptTokens + r.completionTokens,
-            costUsd: fromNano(r.costNano),
-            latencyMs: r.latencyMs,
-            isError: r.isError,
-            timestamp: r.at,
-          },
-        ],
-        conversations: [],
-      }),
+      ingest(
+        {
+          llmCalls: [
+            {
+              id: r.requestId,
+              tenantId: r.tenantId,
+              model: r.model,
+              agentId: r.caller.kind === 'agent' ? r.caller.agentId : null,
+              tokens: r.promptTokens + r.completionTokens,
+              costUsd: fromNano(r.costNano),
+              latencyMs: r.latencyMs,
+              isError: r.isError,
+              timestamp: r.at,
+            },
+          ],
+          conversations: [],
+        },
+        { tenantsKnown: true },
+      ),
       addUsage(gatewayKeys.usage(r.tenantId, day, 'M', r.model), r, { name: r.model, day }),
       r.caller.kind === 'key' &&
         addUsage(gatewayKeys.usage(r.tenantId, day, 'K', r.caller.keyId), r, { name: r.caller.keyId, day }),

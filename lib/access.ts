@@ -2,6 +2,7 @@ import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { BEDROCK_MODEL_IDS } from '#areas/ai/gateway/bedrock-models.ts';
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
 import type { GroupSpec, QueueName } from '#shared/routes/groups.ts';
 import type { DataStores } from './data.ts';
@@ -145,6 +146,21 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
       new PolicyStatement({ actions: VAULT_SSM_ACTIONS, resources: [param('vault'), param('vault/*')] }),
     );
     res.vaultKey.grant(fn, ...VAULT_KMS_ACTIONS);
+  }
+  if (spec.readsVault) {
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [param('vault/*')] }));
+    res.vaultKey.grant(fn, 'kms:Decrypt');
+  }
+  if (spec.bedrock) {
+    // Only the models the catalog may name: foundation models by ARN (no account in the ARN).
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
+        resources: BEDROCK_MODEL_IDS.map((id) =>
+          stack.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: id }),
+        ),
+      }),
+    );
   }
   if (spec.tenantSecrets) {
     const readOnly = spec.tenantSecrets === 'read';

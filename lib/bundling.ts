@@ -41,6 +41,8 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   // AI knowledge: the tokenizer and BM25 index load on first use; the parsers only in the worker.
   knowledge: ['busboy', 'gpt-tokenizer', 'minisearch'],
   'knowledge-worker': ['gpt-tokenizer', 'minisearch', 'unpdf', 'mammoth', 'html-to-text'],
+  // The LLM gateway: the tokenizer (2 MB of rank tables) and the Bedrock client load on first use.
+  'llm-gateway': ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime'],
 };
 
 /**

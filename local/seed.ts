@@ -1,3 +1,4 @@
+import { seedCatalog } from '#areas/ai/gateway/catalog.ts';
 import { bumpCounter, putNew } from '#shared/data/collection.ts';
 import { keys, type PlatformCollection } from '#shared/data/keys.ts';
 import { commitChange } from '#shared/data/commit.ts';
@@ -36,11 +37,13 @@ async function seedItem(
   }
 }
 
-/** Seeds plans and built-in tools; safe to run on every start. Returns how many were new. */
+/** Seeds plans, built-in tools and the local models of the gateway's catalog; safe to run on every start. Returns how many were new. */
 export async function seedReferenceData(): Promise<number> {
   let added = 0;
   // One at a time: every item of a collection bumps the same counter item.
   for (const plan of PLANS) if (await seedItem('PLAN', plan)) added++;
   for (const tool of BUILT_IN_TOOLS) if (await seedItem('BUILTIN_TOOL', tool)) added++;
+  // The gateway's local models (areas/ai/gateway/catalog.ts).
+  added += await seedCatalog();
   return added;
 }

@@ -14,6 +14,7 @@ import { localPaymentProviders } from './providers/payment-provider.ts';
 import { fileOutbox } from './outbox.ts';
 import { recordChannelCallsIn } from './channels.ts';
 import { startS3 } from './s3.ts';
+import { releaseExpiredReservations } from '#areas/ai/gateway/reservations.ts';
 import { seedReferenceData } from './seed.ts';
 
 export class JavaMissingError extends Error {}
@@ -71,10 +72,6 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     const vectors = fileVectorStore(dataDir);
     installVectorStore(vectors);
     stops.push(async () => vectors.flush());
-    // The ai-scheduler's knowledge duty (docs/ai-runtime.md): documents stuck past their stage deadline.
-    const sweep = setInterval(() => void failStuckDocuments().catch(() => undefined), 60_000);
-    sweep.unref();
-    stops.push(async () => clearInterval(sweep));
     // Let messages already handed to a worker finish (as Lambda would) before the table goes away.
     stops.push(() => Promise.race([queue.drain(), new Promise<void>((r) => setTimeout(r, 5000).unref())]));
 
@@ -82,6 +79,13 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     const internalKey = await ensureInternalKey(params);
     const admin = await ensureAdmin();
     const seeded = await seedReferenceData();
+    // The ai-scheduler's minute, locally (docs/ai-runtime.md): reservations of model calls that died
+    // are released; documents stuck past their stage deadline end Failed.
+    const sweep = setInterval(() => {
+      releaseExpiredReservations().catch((err) => console.error('[local] reservation sweep failed:', err));
+      failStuckDocuments().catch((err) => console.error('[local] stuck-document sweep failed:', err));
+    }, 60_000).unref();
+    stops.push(async () => clearInterval(sweep));
     return {
       dynamoEndpoint: dynamo.endpoint,
       s3Endpoint: s3.endpoint,

@@ -14,11 +14,18 @@ export interface Limits {
   planType: number;
   maxAgents: number;
   maxKnowledgeBases: number;
+  /** The LLM gateway's month token allowance. */
+  maxTokensPerMonth: number;
 }
 
 const limitsOfType = (planType: number): Limits => {
   const features = PLANS.find((p) => p.type === planType)?.features;
-  return { planType, maxAgents: features?.maxAgents ?? 0, maxKnowledgeBases: features?.maxKnowledgeBases ?? 0 };
+  return {
+    planType,
+    maxAgents: features?.maxAgents ?? 0,
+    maxKnowledgeBases: features?.maxKnowledgeBases ?? 0,
+    maxTokensPerMonth: features?.maxTokensPerMonth ?? 0,
+  };
 };
 
 /** The limits of a tenant without a paid subscription. */
@@ -28,7 +35,12 @@ export const BASELINE: Limits = limitsOfType(PlanType.Starter);
 export function limitsOf(sub: Pick<SubscriptionRecord, 'planId' | 'planType'>): Limits {
   const features = PLANS.find((p) => p.id === sub.planId)?.features;
   return features
-    ? { planType: sub.planType, maxAgents: features.maxAgents, maxKnowledgeBases: features.maxKnowledgeBases }
+    ? {
+        planType: sub.planType,
+        maxAgents: features.maxAgents,
+        maxKnowledgeBases: features.maxKnowledgeBases,
+        maxTokensPerMonth: features.maxTokensPerMonth,
+      }
     : limitsOfType(sub.planType);
 }
 

@@ -1,5 +1,6 @@
 import { SYSTEM_ROLE_PERMISSIONS, isPermission } from '#shared/auth/permissions.ts';
 import { keys, type Key } from '#shared/data/keys.ts';
+import { PLANS } from '#shared/reference/plans.ts';
 import {
   TENANT_STATUS_CODES,
   TENANT_SYSTEM_ROLES,
@@ -303,6 +304,8 @@ export interface TenantRecord {
   maxAgents: number;
   maxKnowledgeBases: number;
   maxSeats: number;
+  /** The month's token allowance of the LLM gateway (the plan's, or a SystemAdmin's override). */
+  maxTokensPerMonth: number;
   /** Users in the tenant (active or not); redeeming an invitation adds one, deleting a user frees one. */
   seatCount: number;
   createdAt: string;
@@ -323,6 +326,11 @@ export function toTenant(item: Item): TenantRecord {
     maxAgents: num(item.maxAgents),
     maxKnowledgeBases: num(item.maxKnowledgeBases),
     maxSeats: num(item.maxSeats),
+    // Tenants stored before the gateway carry no allowance: their plan's.
+    maxTokensPerMonth: num(
+      item.maxTokensPerMonth,
+      PLANS.find((p) => p.type === num(item.planType, 1))?.features.maxTokensPerMonth ?? 0,
+    ),
     seatCount: Math.max(0, num(item.seatCount)),
     createdAt: str(item.createdAt) ?? '',
   };
@@ -364,6 +372,7 @@ export const toTenantDetail = (t: TenantRecord) => ({
   phone: t.phone,
   maxSeats: t.maxSeats,
   seatCount: t.seatCount,
+  maxTokensPerMonth: t.maxTokensPerMonth,
   features: featuresOf(t),
 });
 

@@ -25,6 +25,7 @@ export function planDefaults(planType: PlanTypeValue) {
     maxAgents: plan?.features.maxAgents ?? 0,
     maxKnowledgeBases: plan?.features.maxKnowledgeBases ?? 0,
     maxSeats: DEFAULT_SEATS[planType],
+    maxTokensPerMonth: plan?.features.maxTokensPerMonth ?? 0,
     trialDays: plan?.trialDays ?? 0,
   };
 }
@@ -95,6 +96,7 @@ export function newTenant(
       maxAgents: tenant.maxAgents,
       maxKnowledgeBases: tenant.maxKnowledgeBases,
       maxSeats: tenant.maxSeats,
+      maxTokensPerMonth: tenant.maxTokensPerMonth,
     },
     actor,
     tenantId: tenant.id,

@@ -39,3 +39,6 @@ export const VERIFICATION_CODE_PATTERN = /^\d{6}$/;
 /** The system roles every tenant has (SystemAdmin is platform-level and never a tenant role). */
 export const TENANT_SYSTEM_ROLES = ['TenantOwner', 'TenantMember'] as const;
 export type TenantSystemRole = (typeof TENANT_SYSTEM_ROLES)[number];
+
+/** The largest month token allowance a SystemAdmin may set (the LLM gateway's `maxTokensPerMonth`). */
+export const MAX_TOKENS_PER_MONTH = 1_000_000_000_000;

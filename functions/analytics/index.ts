@@ -1,6 +1,6 @@
 import { analyticsRoutes } from '#shared/routes/analytics.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { ingest } from './ingest.ts';
+import { ingest } from '#areas/ai/analytics/ingest.ts';
 import { getBudget, llmAnalytics, setBudget, supportAnalytics } from './read.ts';
 
 /** Wiring only: each route's tenant comes resolved from its declared scope (shared/routes/analytics.ts). */

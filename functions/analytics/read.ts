@@ -2,8 +2,8 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, updateItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
-import { resolveRange } from './range.ts';
-import { toBudget, usageBudget, usageItems, type BudgetItem } from './records.ts';
+import { resolveRange } from '#areas/ai/analytics/range.ts';
+import { toBudget, usageBudget, usageItems, type BudgetItem } from '#areas/ai/analytics/records.ts';
 import { llmReport, supportReport } from './report.ts';
 
 function rangeOf(q: { startDate?: string; endDate?: string }, now: Date) {

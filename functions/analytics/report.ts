@@ -1,6 +1,6 @@
-import { REASON_PREFIX, spendAttribute } from './aggregate.ts';
-import { BUDGET_ALERT_PERCENT } from './limits.ts';
-import { mergeBuckets, quantile, type Histogram } from './sketch.ts';
+import { REASON_PREFIX, spendAttribute } from '#areas/ai/analytics/aggregate.ts';
+import { BUDGET_ALERT_PERCENT } from '#areas/ai/analytics/limits.ts';
+import { mergeBuckets, quantile, type Histogram } from '#areas/ai/analytics/sketch.ts';
 
 type Item = Record<string, unknown>;
 

@@ -134,6 +134,7 @@ export function errorStatusesFor(route: RouteDef, inputs: (JsonSchema | undefine
   if (auth.kind !== 'none') statuses.add(401);
   if (
     (auth.kind === 'bearer' && (auth.roles || auth.permission || mentionsTenant(inputs))) ||
+    (auth.kind === 'gatewayKey' && (auth.permission || mentionsTenant(inputs))) ||
     (auth.kind === 'internalKey' && auth.roles)
   ) {
     statuses.add(403);
@@ -301,6 +302,7 @@ function securityFor(auth: AuthRule): Record<string, string[]>[] {
     case 'none':
       return [];
     case 'bearer':
+    case 'gatewayKey':
       return [{ bearerAuth: [] }];
     case 'internalKey':
       return [auth.roles ? { internalApiKey: [], bearerAuth: [] } : { internalApiKey: [] }];
@@ -334,6 +336,11 @@ function describe(route: RouteDef): string {
       break;
     case 'signature':
       lines.push(`**Auth:** ${auth.provider} webhook signature over the raw body.`);
+      break;
+    case 'gatewayKey':
+      lines.push(
+        `**Auth:** a gateway key (\`Authorization: Bearer gk_...\`) or a bearer token${auth.permission ? ` with permission \`${auth.permission}\`` : ''}. Errors in OpenAI's format \`{"error":{"message","type","code"}}\`.`,
+      );
       break;
   }
   if (route.rateLimit) {

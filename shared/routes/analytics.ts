@@ -6,8 +6,8 @@ import {
   MAX_EVENTS_PER_CALL,
   RECORD_ID_PATTERN,
   RECORD_LIMITS,
-} from '#functions/analytics/limits.ts';
-import { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from '#functions/analytics/range.ts';
+} from '#areas/ai/analytics/limits.ts';
+import { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from '#areas/ai/analytics/range.ts';
 import { defineRoutes, once, scope } from './types.ts';
 import { isoDateTime, uuid } from './schemas.ts';
 

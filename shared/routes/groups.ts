@@ -28,6 +28,10 @@ export interface GroupSpec {
   timeoutSeconds?: number;
   /** Knowledge vectors (the S3 Vectors bucket; areas/ai/knowledge/vectors/): query, or also write. */
   knowledgeVectors?: 'read' | 'readwrite';
+  /** Calls Amazon Bedrock models (bedrock:InvokeModel*), scoped to the catalog's model ARNs. */
+  bedrock?: boolean;
+  /** Reads vault secrets by name, never writes (an OpenAI-compatible endpoint's API key). */
+  readsVault?: boolean;
 }
 
 export const API_GROUPS = {
@@ -68,6 +72,13 @@ export const API_GROUPS = {
     media: 'readwrite',
     sends: ['indexing'],
     knowledgeVectors: 'read',
+  },
+  'llm-gateway': {
+    description: 'AI LLM gateway: OpenAI-compatible model calls, keys, usage, model catalog',
+    table: 'readwrite',
+    bedrock: true,
+    readsVault: true,
+    memoryMb: 1024,
   },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },

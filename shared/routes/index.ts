@@ -7,6 +7,7 @@ import { catalogRoutes } from './catalog.ts';
 import { knowledgeRoutes } from './knowledge.ts';
 import { contentAdminRoutes } from './content-admin.ts';
 import { contentPublicRoutes } from './content-public.ts';
+import { llmGatewayRoutes } from './llm-gateway.ts';
 import { localRoutes } from './local.ts';
 import { onboardingRoutes } from './onboarding.ts';
 import { orgRoutes } from './org.ts';
@@ -42,6 +43,7 @@ export const routes: readonly RouteDef[] = [
   ...analyticsRoutes,
   ...vaultRoutes,
   ...knowledgeRoutes,
+  ...llmGatewayRoutes,
   ...localRoutes,
 ];
 

@@ -180,4 +180,12 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/knowledge/bases/{kbId}/retrieve',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
+  'POST /api/llm-gateway/v1/chat/completions',
+  'POST /api/llm-gateway/v1/embeddings',
+  'GET /api/llm-gateway/v1/models',
+  'GET /api/llm-gateway/keys',
+  'POST /api/llm-gateway/keys',
+  'DELETE /api/llm-gateway/keys/{keyId}',
+  'GET /api/llm-gateway/usage',
+  'PUT /api/llm-gateway/models/{modelId}',
 ];

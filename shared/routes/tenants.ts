@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { MAX_TOKENS_PER_MONTH } from '#areas/identity/vocabulary.ts';
 import {
   MAX_ROLES_PER_USER,
   PLAN_TYPES,
@@ -70,6 +71,7 @@ export const tenantDetailSchema = once(() =>
     maxKnowledgeBases: z.number(),
     maxSeats: z.number(),
     seatCount: z.number(),
+    maxTokensPerMonth: z.number(),
     features: z.object({ aiAgents: z.boolean(), knowledgeBase: z.boolean() }),
     isActive: z.boolean(),
     createdAt: z.string(),
@@ -163,6 +165,7 @@ export const tenantRoutes = defineRoutes([
         maxAgents: z.optional(z.nullable(limit())),
         maxKnowledgeBases: z.optional(z.nullable(limit())),
         maxSeats: z.optional(z.nullable(limit())),
+        maxTokensPerMonth: z.optional(z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_TOKENS_PER_MONTH)))),
       }),
       response: tenantDetailSchema(),
     }),

@@ -13,7 +13,12 @@ export type AuthRule =
   | { kind: 'none' }
   | { kind: 'bearer'; roles?: readonly SystemRole[]; permission?: Permission; allowExpired?: boolean }
   | { kind: 'internalKey'; roles?: readonly SystemRole[] }
-  | { kind: 'signature'; provider: 'payment-provider-a' | 'payment-provider-b' };
+  | { kind: 'signature'; provider: 'payment-provider-a' | 'payment-provider-b' }
+  /**
+   * The LLM gateway's `/v1` routes: a gateway key (`Authorization: Bearer gk_...`, the tenant is the
+   * key's) or a signed-in user's access token (with the permission when listed).
+   */
+  | { kind: 'gatewayKey'; permission?: Permission };
 
 export interface RateLimitRule {
   /** Counter name shared by the routes that count together (e.g. all sign-in routes). */
@@ -94,6 +99,11 @@ export interface RouteDef {
   scope: Scope;
   /** `buffered` unless said. */
   transport?: Transport;
+  /**
+   * How errors are written: the platform envelope (default), or OpenAI's wire format
+   * `{"error":{"message","type","code"}}` (the LLM gateway's `/v1` routes, so OpenAI clients read them).
+   */
+  errorFormat?: 'envelope' | 'openai';
   /**
    * Error statuses the handler answers beyond those the OpenAPI document derives from the
    * definition (auth rule, parameters, body, method): a 404 for a record a query or body names,

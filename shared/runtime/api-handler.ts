@@ -120,6 +120,7 @@ export function apiHandler<const T extends readonly RouteDef[]>(
       rawBody: state.rawBody,
       isBase64Encoded: event.isBase64Encoded ?? false,
       rawPath: event.rawPath ?? '',
+      gatewayKey: state.gatewayKey ?? null,
     });
     return render(route, out);
   };

@@ -18,6 +18,10 @@ export const BUSINESS_METRICS = {
   ContentFormSubmitted: { dimension: 'outcome', title: 'Public form submissions, accepted or marked spam' },
   UsageRecorded: { dimension: 'kind', title: 'AI usage records counted (llm, conversation)' },
   UsageDuplicateIgnored: { dimension: 'kind', title: 'AI usage records ignored as already counted' },
+  // The LLM gateway.
+  LlmCalls: { dimension: 'outcome', title: 'LLM gateway calls, by outcome (answered, fallback, failed, refused)' },
+  LlmSpendMicroUsd: { dimension: 'model', title: 'LLM gateway spend in millionths of a dollar, by model' },
+  LlmRecordFailed: { dimension: 'area', title: 'Model calls whose usage record failed (logged with the request id)' },
 } as const satisfies Record<string, { dimension: string; title: string }>;
 
 export type BusinessMetric = keyof typeof BUSINESS_METRICS;

@@ -23,6 +23,14 @@ export interface ApiRequest<P = any, Q = any, B = any, Pr = Principal | null, T 
   isBase64Encoded: boolean;
   /** The path exactly as received, still percent-encoded (the local platform stand-ins record it). */
   rawPath: string;
+  /** The gateway key that authenticated the call (`gatewayKey` routes), else null. */
+  gatewayKey: GatewayKeyRef | null;
+}
+
+/** A gateway key found by its secret: whose it is. Its state (revoked, limits) is read by the gateway. */
+export interface GatewayKeyRef {
+  tenantId: string;
+  keyId: string;
 }
 
 /**
@@ -43,6 +51,7 @@ export interface RequestState {
   body: unknown;
   rawBody: string | undefined;
   startedAt: number;
+  gatewayKey?: GatewayKeyRef | null;
 }
 
 /** A structured result, or one whose body is still being produced (the streaming front door writes it as it comes). */

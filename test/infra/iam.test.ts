@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BEDROCK_MODEL_IDS } from '#areas/ai/gateway/bedrock-models.ts';
 import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
 import { actionsOf, flat, groupOfFn, resourcesOf, synthPlatform, targetId, type Statement } from './synth.ts';
@@ -180,9 +181,23 @@ describe('IAM', () => {
       if (texts.some((t) => t.includes('/vault'))) withVault.push(name);
       if (stmts(name).some((st) => logicalIdsIn([st]).has(keyId))) withKey.push(name);
     }
-    expect(withVault.sort()).toEqual(['jobs-worker', 'vault']);
+    // The LLM gateway reads an endpoint's API key from the vault: GetParameter only, Decrypt only.
+    expect(withVault.sort()).toEqual(['jobs-worker', 'llm-gateway', 'llm-gateway-stream', 'vault']);
     // The tools function encrypts tenant secrets with the same key (below); the channel worker only decrypts.
-    expect(withKey.sort()).toEqual(['channel-worker', 'jobs-worker', 'tools', 'vault']);
+    expect(withKey.sort()).toEqual([
+      'channel-worker',
+      'jobs-worker',
+      'llm-gateway',
+      'llm-gateway-stream',
+      'tools',
+      'vault',
+    ]);
+    for (const name of ['llm-gateway', 'llm-gateway-stream']) {
+      const vaultStmts = stmts(name).filter((st) => resourceTexts([st]).some((t) => t.includes('/vault')));
+      expect(vaultStmts.flatMap(actionsOf), name).toEqual(['ssm:GetParameter']);
+      const keyStmts = stmts(name).filter((st) => logicalIdsIn([st]).has(keyId));
+      expect(keyStmts.flatMap(actionsOf), name).toEqual(['kms:Decrypt']);
+    }
 
     for (const name of ['vault', 'jobs-worker']) {
       const vaultStmt = stmts(name).find((st) =>
@@ -226,6 +241,21 @@ describe('IAM', () => {
       resourceTexts(stmts(n)).some((t) => t.includes('/vault-sources')),
     );
     expect(sources).toEqual(['jobs-worker']);
+  });
+
+  it('lets only the LLM gateway invoke Bedrock models, and only the listed models', () => {
+    const callers = [...s.fnIds.keys()].filter((n) =>
+      stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('bedrock:'))),
+    );
+    expect(callers.sort()).toEqual(['llm-gateway', 'llm-gateway-stream']);
+    for (const name of callers) {
+      const st = stmts(name).filter((x) => actionsOf(x).some((a) => a.startsWith('bedrock:')));
+      expect(st.flatMap(actionsOf).sort()).toEqual(['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream']);
+      const arns = resourceTexts(st);
+      expect(arns).toHaveLength(BEDROCK_MODEL_IDS.length);
+      for (const [i, id] of BEDROCK_MODEL_IDS.entries())
+        expect(arns[i]).toMatch(new RegExp(`:bedrock:.*::foundation-model/${id.replace(/[.:]/g, '\\$&')}$`));
+    }
   });
 
   it('lets only the e-mail worker send e-mail, from the configured address', () => {

@@ -264,6 +264,7 @@ describe('functions', () => {
       [
         'ApiUrl',
         'StreamUrlsystem',
+        'StreamUrlllmgateway',
         'EmailQueueUrl',
         'IndexingQueueUrl',
         'KnowledgeVectorBucketName',

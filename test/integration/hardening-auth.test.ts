@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
-import { errorEnvelopeProblem } from '#test/support/fuzz/checks.ts';
+import { errorCode, errorEnvelopeProblem } from '#test/support/fuzz/checks.ts';
 import { forgedTokens, MALFORMED_AUTHORIZATION } from '#test/support/fuzz/forge.ts';
 import {
   buildPath,
@@ -74,7 +74,7 @@ async function expectRefused(
   const where = `${route.id} ${what}: ${res.status} ${res.text.slice(0, 200)}`;
   expect(res.status, where).toBe(status);
   expect(errorEnvelopeProblem(res), where).toBeNull();
-  expect(res.json.error.code, where).toBe(status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN');
+  expect(errorCode(res), where).toBe(status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN');
   expect(
     spy.meaningful(spy.take()).map((w) => w.key),
     `${where} wrote`,

@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_VERSIONS } from '#functions/prompts/lifecycle.ts';
 import { prompts } from '#functions/prompts/records.ts';
 import { METHOD_LIMIT } from '#areas/billing/vocabulary.ts';
+import { promptTokens } from '#areas/ai/gateway/prompt-tokens.ts';
+import { errorCode } from '#test/support/fuzz/checks.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { useBillingStandIns } from '#test/support/billing.ts';
@@ -168,6 +170,35 @@ const LIMITS: CountLimit[] = [
           .totalCount as number;
       // ownTenant's plan allows one base: the burst races for that one slot.
       return { free: 1, attempt: create, stored, limit: 1 };
+    },
+  },
+  {
+    name: "the month's model tokens of a tenant (maxTokensPerMonth), reserved by parallel gateway calls",
+    code: 'TOKEN_LIMIT_REACHED',
+    scenario: async () => {
+      const t = await ownTenant();
+      const messages = [{ role: 'user', content: 'a sentence long enough to be cut at three tokens' }];
+      // Cut at max_tokens, each call uses exactly what it reserved: the allowance fits one call.
+      const worst = (await promptTokens([{ role: 'user', content: messages[0]!.content }])) + 3;
+      const set = await invoke('PUT', `/api/tenants/${t.slug}`, {
+        token: t.admin,
+        body: { maxTokensPerMonth: worst },
+        ip: nextIp(),
+      });
+      expect(set.status, set.text).toBe(200);
+      const attempt = async () => {
+        const res = await invoke('POST', '/api/llm-gateway/v1/chat/completions', {
+          token: t.owner,
+          body: { model: 'local-chat', messages, max_tokens: 3 },
+          ip: nextIp(),
+        });
+        // The /v1 wire says insufficient_quota; the platform code is TOKEN_LIMIT_REACHED.
+        return res.status >= 400 ? { ...res, json: { error: { code: errorCode(res) } } } : res;
+      };
+      const stored = async () =>
+        (await invoke('GET', '/api/llm-gateway/usage', { token: t.owner, ip: nextIp() })).json.result
+          .tokensUsed as number;
+      return { free: 1, attempt, stored, limit: worst };
     },
   },
 ];

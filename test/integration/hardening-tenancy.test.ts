@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef } from '#shared/routes/types.ts';
-import { errorEnvelopeProblem, storageAttributeIn } from '#test/support/fuzz/checks.ts';
+import { errorCode, errorEnvelopeProblem, storageAttributeIn } from '#test/support/fuzz/checks.ts';
 import {
   buildPath,
   queryString,
@@ -151,12 +151,12 @@ async function runOnce(c: TenancyCase, upper: boolean) {
   switch (c.kind) {
     case 'foreign-tenantId':
       expect(res.status, where).toBe(403);
-      expect(res.json.error.code, where).toBe('FORBIDDEN');
+      expect(errorCode(res), where).toBe('FORBIDDEN');
       break;
     case 'foreign-path-record':
     case 'admin-other-tenant-record':
       expect(res.status, where).toBe(404);
-      expect(res.json.error.code, where).toBe('NOT_FOUND');
+      expect(errorCode(res), where).toBe('NOT_FOUND');
       break;
     case 'foreign-reference':
       // A referenced record of another tenant does not exist for this caller: refused (404 or a
@@ -165,7 +165,7 @@ async function runOnce(c: TenancyCase, upper: boolean) {
         outcomes.push(`${c.route.id}: foreign ${c.where}.${c.name} on a read answers 200 without A's data`);
       } else {
         expect([400, 404], where).toContain(res.status);
-        outcomes.push(`${c.route.id}: foreign ${c.where}.${c.name} -> ${res.status} ${res.json.error.code}`);
+        outcomes.push(`${c.route.id}: foreign ${c.where}.${c.name} -> ${res.status} ${errorCode(res)}`);
       }
       break;
     case 'read-leak':

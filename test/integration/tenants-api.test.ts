@@ -116,6 +116,8 @@ describe('POST /api/tenants', () => {
       maxKnowledgeBases: 3,
       maxSeats: 10,
       seatCount: 0,
+      // The Professional plan's month token allowance (LLM gateway).
+      maxTokensPerMonth: 1_000_000,
       features: { aiAgents: true, knowledgeBase: true },
       isActive: true,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),

@@ -1,4 +1,5 @@
 import { beforeAll, inject } from 'vitest';
+import { seedCatalog } from '#areas/ai/gateway/catalog.ts';
 import { ensureTable } from '#local/dynamodb-local.ts';
 import { installTestPorts } from './test-ports.ts';
 
@@ -9,4 +10,6 @@ process.env.TABLE_NAME = `test-${crypto.randomUUID()}`;
 beforeAll(async () => {
   await ensureTable(process.env.DYNAMODB_ENDPOINT!, process.env.TABLE_NAME!);
   await installTestPorts();
+  // The gateway's local models: every model call (chat, embeddings) goes through the catalog.
+  await seedCatalog();
 });

@@ -27,6 +27,8 @@ export default async function setup(project: TestProject) {
     ADMIN_EMAIL: context.adminEmail,
     ADMIN_PASSWORD: context.adminPassword,
     INTERNAL_API_KEY: context.internalApiKey,
+    // The local model streams word by word with a pause, so e2e tests see events arrive over time.
+    LOCAL_MODEL_WORD_DELAY_MS: '25',
   });
   try {
     const baseUrl = await server.ready;

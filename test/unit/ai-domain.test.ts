@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { planChunks, mergeContributions, llmContributions } from '#functions/analytics/aggregate.ts';
-import { resolveRange } from '#functions/analytics/range.ts';
-import { bucketAttribute, mergeBuckets, quantile } from '#functions/analytics/sketch.ts';
+import { planChunks, mergeContributions, llmContributions } from '#areas/ai/analytics/aggregate.ts';
+import { resolveRange } from '#areas/ai/analytics/range.ts';
+import { bucketAttribute, mergeBuckets, quantile } from '#areas/ai/analytics/sketch.ts';
 import { nextVersionStatus, promptStatus, versionMoveTable } from '#functions/prompts/lifecycle.ts';
 import { parsePlaceholders, renderTemplate } from '#functions/prompts/placeholders.ts';
 import { nextToolStatus, toolMoveTable, writeAccessRefusal } from '#functions/tools/lifecycle.ts';

@@ -61,7 +61,13 @@ describe('tenant model', () => {
   it('derives features from the limits and plan defaults from the reference plans', () => {
     expect(featuresOf({ maxAgents: 0, maxKnowledgeBases: 0 })).toEqual({ aiAgents: false, knowledgeBase: false });
     expect(featuresOf({ maxAgents: 1, maxKnowledgeBases: 0 })).toEqual({ aiAgents: true, knowledgeBase: false });
-    expect(planDefaults(1)).toEqual({ maxAgents: 1, maxKnowledgeBases: 1, maxSeats: 5, trialDays: 14 });
+    expect(planDefaults(1)).toEqual({
+      maxAgents: 1,
+      maxKnowledgeBases: 1,
+      maxSeats: 5,
+      maxTokensPerMonth: 100_000,
+      trialDays: 14,
+    });
     expect(planDefaults(2).maxSeats).toBe(25);
     expect(planDefaults(3).maxSeats).toBe(100);
   });

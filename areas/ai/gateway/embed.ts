@@ -1,17 +1,17 @@
-import { hashingEmbedding } from './providers/hashing-embedder.ts';
+import { admit, finish, upstreamFailed } from './admission.ts';
+import { providerFor } from './providers/index.ts';
+import { isRetryable } from './providers/port.ts';
+import type { Caller } from './records.ts';
 import { countTokens } from './tokens.ts';
+import { ApiError } from '#shared/http/errors.ts';
+
+export type { Caller } from './records.ts';
 
 /**
- * The gateway's embedding entry point (docs/ai-runtime.md, "Contracts"). This first version serves
- * the local model only and neither reserves nor records; the gateway issue replaces the body with
- * the catalog lookup, the allowance reservation, the provider port and the analytics record, keeping
- * this signature, so knowledge can build against it now.
+ * The gateway's embedding entry point (docs/ai-runtime.md, "Contracts"): admitted and reserved like
+ * chat (the input's tokens against the allowance and the key's budget), tried on the model and its
+ * fallbacks, settled, recorded once. Knowledge embeds documents and queries through it.
  */
-export type Caller =
-  | { kind: 'key'; keyId: string }
-  | { kind: 'user'; userId: string }
-  | { kind: 'agent'; agentId: string };
-
 export interface EmbedCall {
   tenantId: string;
   caller: Caller;
@@ -30,9 +30,23 @@ export interface EmbedResult {
 export async function embed(call: EmbedCall): Promise<EmbedResult> {
   let tokens = 0;
   for (const text of call.input) tokens += await countTokens(text);
-  return {
-    model: 'local-embed',
-    vectors: call.input.map(hashingEmbedding),
-    usage: { promptTokens: tokens, totalTokens: tokens },
-  };
+  const a = await admit({ ...call, kind: 'embedding', promptTokens: tokens, maxOutput: 0 });
+  let lastError: unknown;
+  for (const model of a.chain) {
+    try {
+      const out = await (await providerFor(model)).embed(model, call.input);
+      await finish(a, { model, promptTokens: out.promptTokens, completionTokens: 0 });
+      return {
+        model: model.name,
+        vectors: out.vectors,
+        usage: { promptTokens: out.promptTokens, totalTokens: out.promptTokens },
+      };
+    } catch (err) {
+      lastError = err;
+      if (!isRetryable(err)) break;
+    }
+  }
+  await finish(a, { model: null, promptTokens: 0, completionTokens: 0 });
+  if (lastError instanceof ApiError) throw lastError;
+  throw upstreamFailed();
 }

@@ -40,6 +40,7 @@ export async function startOnboarding(input: OnboardingInput): Promise<{ invitat
     maxAgents: plan.maxAgents,
     maxKnowledgeBases: plan.maxKnowledgeBases,
     maxSeats: plan.maxSeats,
+    maxTokensPerMonth: plan.maxTokensPerMonth,
     seatCount: 0,
     createdAt: now.toISOString(),
   };

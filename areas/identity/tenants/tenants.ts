@@ -14,7 +14,7 @@ import {
   type TenantRecord,
 } from '#areas/identity/records.ts';
 import { statusMove } from '#areas/identity/tenant-status.ts';
-import { getTenant, getTenantOr404, newTenant, statusChange } from '#areas/identity/tenants.ts';
+import { getTenant, getTenantOr404, newTenant, planDefaults, statusChange } from '#areas/identity/tenants.ts';
 import { TENANT_STATUS_CODES, type PlanTypeValue, type TenantStatusName } from '#areas/identity/vocabulary.ts';
 import { committedUnless } from '#areas/identity/writes.ts';
 
@@ -81,6 +81,7 @@ export async function createTenant(input: NewTenant, actor: Principal) {
     maxAgents: input.maxAgents,
     maxKnowledgeBases: input.maxKnowledgeBases,
     maxSeats: input.maxSeats,
+    maxTokensPerMonth: planDefaults(input.planType as PlanTypeValue).maxTokensPerMonth,
     seatCount: 0,
     createdAt: new Date().toISOString(),
   };
@@ -98,9 +99,10 @@ export interface TenantUpdate {
   maxAgents?: number | null;
   maxKnowledgeBases?: number | null;
   maxSeats?: number | null;
+  maxTokensPerMonth?: number | null;
 }
 
-const ADMIN_FIELDS = ['planType', 'maxAgents', 'maxKnowledgeBases', 'maxSeats'] as const;
+const ADMIN_FIELDS = ['planType', 'maxAgents', 'maxKnowledgeBases', 'maxSeats', 'maxTokensPerMonth'] as const;
 const OWNER_FIELDS = ['name', 'email'] as const;
 
 /**

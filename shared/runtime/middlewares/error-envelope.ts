@@ -1,4 +1,5 @@
 import { ApiError, internalError, serviceUnavailable, conflict } from '#shared/http/errors.ts';
+import { openAiErrorToHttp } from '#shared/http/openai-error.ts';
 import { errorToHttp } from '#shared/http/responses.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import type { MiddyRequest } from '#shared/runtime/request.ts';
@@ -11,7 +12,7 @@ const THROTTLED = new Set([
   'TooManyUpdates',
 ]);
 
-/** Maps any thrown value to the envelope. Only ApiError text reaches the client. */
+/** Maps any thrown value to the envelope (or OpenAI's error format where the route says so). Only ApiError text reaches the client. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const name = (err as { name?: string } | null)?.name ?? '';
@@ -30,6 +31,7 @@ export const errorEnvelope = () => ({
     if (apiError.status >= 500) {
       logger.error('request failed', { error: request.error as Error, route: request.context.state?.route?.id });
     }
-    request.response = errorToHttp(apiError);
+    const openAi = request.context.state?.route?.errorFormat === 'openai';
+    request.response = openAi ? openAiErrorToHttp(apiError) : errorToHttp(apiError);
   },
 });

@@ -16,6 +16,10 @@ export const tenantScope = () => ({
     const declared = state.route!.scope;
     state.tenantId = null;
     if (declared?.kind !== 'tenant') return;
+    if (state.gatewayKey) {
+      state.tenantId = state.gatewayKey.tenantId;
+      return;
+    }
     const principal = state.principal;
     if (!principal) throw unauthorized();
     const from = declared.tenantFrom;

@@ -31,6 +31,7 @@ export function errorEnvelopeProblem(res: InvokeResult): string | null {
 /** The shape alone (for statuses a test expects, 503 included): envelope, UPPER_SNAKE code, no leak. */
 export function envelopeProblem(res: InvokeResult): string | null {
   if (res.status < 400) return null;
+  if (isOpenAiError(res)) return openAiProblem(res);
   const body = res.json as { success?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
   if (!body || body.success !== false) return 'not the error envelope';
   if (typeof body.error?.code !== 'string' || !/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/.test(body.error.code))
@@ -40,6 +41,34 @@ export function envelopeProblem(res: InvokeResult): string | null {
   if (leak) return `leaks ${leak}`;
   return null;
 }
+
+/**
+ * The LLM gateway's `/v1` routes answer errors in OpenAI's format (`{"error":{"message","type","code"}}`,
+ * no `success`), so OpenAI clients read them; the platform code is recovered by `errorCode`.
+ */
+const isOpenAiError = (res: InvokeResult) =>
+  !!res.json && typeof res.json === 'object' && !('success' in res.json) && typeof res.json.error?.type === 'string';
+
+function openAiProblem(res: InvokeResult): string | null {
+  const error = res.json.error as { message?: unknown; type?: unknown; code?: unknown };
+  if (typeof error.message !== 'string') return 'no message';
+  if (typeof error.code !== 'string' || !/^[a-z][a-z0-9_]*$/.test(error.code)) return `code ${String(error.code)}`;
+  const leak = leakIn(res.text);
+  return leak ? `leaks ${leak}` : null;
+}
+
+const FROM_OPENAI: Record<string, string> = {
+  invalid_api_key: 'UNAUTHORIZED',
+  invalid_request_error: 'VALIDATION_ERROR',
+  insufficient_quota: 'TOKEN_LIMIT_REACHED',
+  rate_limit_exceeded: 'RATE_LIMITED',
+};
+
+/** The platform error code of an answer, whichever of the two formats it is in. */
+export const errorCode = (res: InvokeResult): string =>
+  isOpenAiError(res)
+    ? (FROM_OPENAI[res.json.error.code] ?? String(res.json.error.code).toUpperCase())
+    : String(res.json?.error?.code);
 
 /** Attributes of the table's items that are storage, never part of an answer. */
 const STORAGE_ATTRIBUTES = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'ttl', 'searchText']);

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { routes as allRoutes } from '#shared/routes/index.ts';
 import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
@@ -25,7 +26,8 @@ const wellFormed = (s: string) =>
 export const buildPath = (route: RouteDef, params: Record<string, unknown>) =>
   route.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(wellFormed(String(params[name] ?? ''))));
 
-export const isProtected = (route: RouteDef) => route.auth.kind === 'bearer' || route.auth.kind === 'internalKey';
+export const isProtected = (route: RouteDef) =>
+  route.auth.kind === 'bearer' || route.auth.kind === 'internalKey' || route.auth.kind === 'gatewayKey';
 
 export const isSystemAdminOnly = (route: RouteDef) =>
   (route.auth.kind === 'bearer' || route.auth.kind === 'internalKey') &&
@@ -77,8 +79,8 @@ export const NOT_TENANT_REFERENCES: Readonly<Record<string, { reason: string; va
     value: () => BUILT_IN_TOOLS[0]!.id,
   },
   modelId: {
-    reason: 'an LLM model of the gateway area (not built yet): stored as given, no record to own',
-    value: () => crypto.randomUUID(),
+    reason: "a model of the LLM gateway's catalog: platform reference data every tenant may name",
+    value: () => LOCAL_MODEL_IDS.chat,
   },
   embeddingModelId: {
     reason: "a catalog embedding model of the gateway (platform data): stored as given, not a tenant's record",

@@ -132,6 +132,8 @@ export function credentialsFor(
 ): Pick<InvokeOptions, 'token' | 'headers'> {
   const auth = route.auth;
   if (auth.kind === 'none' || auth.kind === 'signature') return {};
+  // The gateway's /v1 routes take a user's token as well as a gateway key: the owner's reaches validation.
+  if (auth.kind === 'gatewayKey') return { token: tenant.owner };
   const adminOnly =
     !!auth.roles?.length &&
     auth.roles.every((r) => r === 'SystemAdmin') &&
@@ -376,6 +378,30 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
         { fileName: 'fuzz.txt', contentType: 'text/plain', size: 10 },
         (r) => r.json.result.uploadId,
       ),
+  },
+  // The LLM gateway: a tenant's gateway key; a catalog model (platform record, SystemAdmin's), a fresh
+  // one per call so a fuzzed PUT never rewrites the seeded local models other tests call.
+  keyId: viaApi('llmGateway.keys.create', () => ({ name: `Key ${unique()}` })),
+  modelId: {
+    via: 'llmGateway.models.put',
+    create: async (w) => {
+      const id = crypto.randomUUID();
+      const res = await invoke('PUT', `/api/llm-gateway/models/${id}`, {
+        token: w.admin,
+        ip: nextIp(),
+        body: {
+          name: `fuzz-${unique()}`,
+          provider: 'local',
+          providerModel: 'echo',
+          kind: 'chat',
+          inputPricePerMillion: 1,
+          outputPricePerMillion: 1,
+          contextWindow: 1000,
+        },
+      });
+      if (res.status >= 300) throw new Error(`llmGateway.models.put answered ${res.status}: ${res.text}`);
+      return id;
+    },
   },
 };
 

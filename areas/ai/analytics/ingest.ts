@@ -92,8 +92,12 @@ const markerId = (key: Key) => `${key.pk}|${key.sk}`;
 /** DynamoDB keeps magnitudes down to 1e-130 only: costs to a billionth of a dollar, times to a microsecond. */
 const fixed = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
 
-export async function ingest(input: Input) {
-  await checkTenants(input);
+/**
+ * `tenantsKnown`: the caller vouches that every tenant named exists (the gateway records calls of
+ * tenants it has just admitted), so the existence reads are skipped.
+ */
+export async function ingest(input: Input, opts: { tenantsKnown?: boolean } = {}) {
+  if (!opts.tenantsKnown) await checkTenants(input);
   const records: Record_[] = [
     ...input.llmCalls.map((c) => {
       const call: LlmCall = {

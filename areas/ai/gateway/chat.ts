@@ -1,0 +1,182 @@
+import { ApiError, validationError } from '#shared/http/errors.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { admit, finish, upstreamFailed, type Admission } from './admission.ts';
+import { promptTokens } from './prompt-tokens.ts';
+import { providerFor } from './providers/index.ts';
+import {
+  isRetryable,
+  type ChatMessage,
+  type FinishReason,
+  type ProviderEvent,
+  type ProviderRequest,
+  type ToolCall,
+  type ToolChoice,
+  type ToolDef,
+} from './providers/port.ts';
+import type { Caller, CatalogModel } from './records.ts';
+import { countTokens } from './tokens.ts';
+
+export type { Caller } from './records.ts';
+export type { ChatMessage, ToolCall, ToolChoice, ToolDef, FinishReason } from './providers/port.ts';
+
+/** The gateway's chat entry point (docs/ai-runtime.md, "Contracts"); the `/v1` route is its wire front. */
+export interface ChatCall {
+  tenantId: string;
+  caller: Caller;
+  requestId: string;
+  /** Catalog name or id. */
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolDef[];
+  toolChoice?: ToolChoice;
+  temperature?: number;
+  maxTokens?: number;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export interface ChatResult {
+  /** The model that answered (a fallback's name when the asked one failed). */
+  model: string;
+  message: { content: string | null; toolCalls: ToolCall[] };
+  finishReason: FinishReason;
+  usage: Usage;
+  costUsd: number;
+}
+
+/** A streamed answer: `start` names the answering model before any text, `done` comes last. */
+export type ChatChunk =
+  | { type: 'start'; model: string }
+  | { type: 'text'; text: string }
+  | { type: 'tool_call'; index: number; call: ToolCall }
+  | { type: 'done'; model: string; finishReason: FinishReason; usage: Usage; costUsd: number };
+
+/** Output tokens reserved when the request names no max_tokens. */
+export const DEFAULT_MAX_OUTPUT = 1024;
+
+async function prepare(call: ChatCall) {
+  const prompt = await promptTokens(call.messages, call.tools);
+  const a = await admit({
+    tenantId: call.tenantId,
+    caller: call.caller,
+    requestId: call.requestId,
+    model: call.model,
+    kind: 'chat',
+    promptTokens: prompt,
+    maxOutput: call.maxTokens ?? DEFAULT_MAX_OUTPUT,
+  });
+  return a;
+}
+
+function requestFor(call: ChatCall, model: CatalogModel, a: Admission): ProviderRequest {
+  if (a.promptTokens >= model.contextWindow) {
+    throw validationError([{ path: 'body.messages', message: `The prompt exceeds ${model.name}'s context window` }]);
+  }
+  return {
+    model,
+    messages: call.messages,
+    tools: call.tools,
+    toolChoice: call.toolChoice,
+    temperature: call.temperature,
+    maxTokens: Math.min(a.maxOutput, model.contextWindow - a.promptTokens),
+  };
+}
+
+const usageOf = (p: number, c: number): Usage => ({ promptTokens: p, completionTokens: c, totalTokens: p + c });
+
+/**
+ * One chat completion: admitted (refusals, reservations), tried on the model and then its fallbacks
+ * (provider 5xx, throttling, timeout), settled to what the answering model used and billed at its
+ * prices, recorded once.
+ */
+export async function chat(call: ChatCall): Promise<ChatResult> {
+  const a = await prepare(call);
+  let lastError: unknown;
+  for (const model of a.chain) {
+    try {
+      const answer = await (await providerFor(model)).chat(requestFor(call, model, a));
+      const costUsd = await finish(a, { model, ...answer.usage });
+      return {
+        model: model.name,
+        message: { content: answer.content, toolCalls: answer.toolCalls },
+        finishReason: answer.finishReason,
+        usage: usageOf(answer.usage.promptTokens, answer.usage.completionTokens),
+        costUsd,
+      };
+    } catch (err) {
+      lastError = err;
+      if (!isRetryable(err)) break;
+      logger.warn('model failed, trying its fallback', { model: model.name, requestId: call.requestId });
+    }
+  }
+  await finish(a, { model: null, promptTokens: 0, completionTokens: 0 });
+  if (lastError instanceof ApiError) throw lastError;
+  throw upstreamFailed();
+}
+
+/**
+ * A streamed chat completion. The reservation and the refusals happen before the first chunk (a
+ * refusal throws from the first `next()`); a model that fails before its first event falls back
+ * to the next, one that fails after it ends the stream. A consumer that stops early is billed for
+ * what the provider produced up to then.
+ */
+export async function* chatStream(call: ChatCall): AsyncGenerator<ChatChunk> {
+  const a = await prepare(call);
+  let started: { model: CatalogModel; events: AsyncIterator<ProviderEvent>; first: ProviderEvent } | null = null;
+  let lastError: unknown;
+  for (const model of a.chain) {
+    try {
+      const events = (await providerFor(model)).stream(requestFor(call, model, a))[Symbol.asyncIterator]();
+      const first = await events.next();
+      if (first.done) throw new Error('empty stream');
+      started = { model, events, first: first.value };
+      break;
+    } catch (err) {
+      lastError = err;
+      if (!isRetryable(err)) break;
+      logger.warn('model failed before its first byte, trying its fallback', { model: model.name });
+    }
+  }
+  if (!started) {
+    await finish(a, { model: null, promptTokens: 0, completionTokens: 0 });
+    if (lastError instanceof ApiError) throw lastError;
+    throw upstreamFailed();
+  }
+  const { model, events } = started;
+  let produced = '';
+  let settled = false;
+  try {
+    yield { type: 'start', model: model.name };
+    let event: ProviderEvent = started.first;
+    for (;;) {
+      if (event.type === 'done') {
+        settled = true;
+        const costUsd = await finish(a, { model, ...event.usage });
+        yield {
+          type: 'done',
+          model: model.name,
+          finishReason: event.finishReason,
+          usage: usageOf(event.usage.promptTokens, event.usage.completionTokens),
+          costUsd,
+        };
+        return;
+      }
+      produced += event.type === 'text' ? event.text : `${event.call.function.name}${event.call.function.arguments}`;
+      yield event;
+      const next = await events.next();
+      if (next.done) throw new Error('stream ended without its usage');
+      event = next.value;
+    }
+  } finally {
+    if (!settled) {
+      // Abandoned by the consumer or broken by the provider: billed for what was produced.
+      await events.return?.().catch(() => undefined);
+      const completion = produced ? await countTokens(produced) : 0;
+      await finish(a, { model, promptTokens: a.promptTokens, completionTokens: completion });
+    }
+  }
+}

@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '#shared/auth/access-token.ts';
+import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
+import { keys } from '#shared/data/keys.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
+import { conflict, notFound } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { hashSecret, KEY_PREFIX } from './key-auth.ts';
+import { fromNano, gatewayKeys, toNano, toKeyAnswer, type GatewayKeyRecord } from './records.ts';
+
+/**
+ * Gateway keys: `gk_` and 32 random bytes (base64url), shown once at creation. Only the SHA-256 of
+ * the secret is stored, on the key and as the sort of a hash-keyed item that maps it to the key,
+ * so authentication is one GetItem. Revoking marks the key; every call reads the key strongly
+ * consistent before it runs, so the next call fails.
+ */
+const PREFIX_SHOWN = 10;
+
+export interface KeyInput {
+  name: string;
+  models?: string[] | null;
+  maxBudgetUsd?: number | null;
+  rpmLimit?: number | null;
+  tpmLimit?: number | null;
+  expiresAt?: string | null;
+}
+
+export async function createKey(t: string, input: KeyInput, actor: Principal) {
+  const secret = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const now = new Date().toISOString();
+  const record: GatewayKeyRecord = {
+    id: crypto.randomUUID(),
+    tenantId: t,
+    name: input.name,
+    keyPrefix: secret.slice(0, PREFIX_SHOWN),
+    keyHash: hashSecret(secret),
+    models: input.models ? [...new Set(input.models)] : null,
+    // DynamoDB keeps magnitudes down to 1e-130 only: money to a billionth of a dollar.
+    maxBudgetUsd:
+      input.maxBudgetUsd === null || input.maxBudgetUsd === undefined ? null : fromNano(toNano(input.maxBudgetUsd)),
+    rpmLimit: input.rpmLimit ?? null,
+    tpmLimit: input.tpmLimit ?? null,
+    expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+    revokedAt: null,
+    lastUsedAt: null,
+    createdAt: now,
+    createdBy: actor.userId,
+    usedNano: 0,
+    committedNano: 0,
+  };
+  const collection = gatewayKeys.keys(t);
+  await commitChange(
+    [
+      putNew({ ...gatewayKeys.key(t, record.id), ...keys.newestFirst(collection, now, record.id), ...record }),
+      bumpCounter(collection, 1),
+      orConflict(
+        claimUnique(gatewayKeys.keyHash(record.keyHash), { tenantId: t, keyId: record.id }),
+        conflict('Key collision, try again'),
+      ),
+    ],
+    {
+      tenantId: t,
+      actor,
+      entityType: 'GatewayKey',
+      entityId: record.id,
+      action: 'create',
+      changes: { ...input, key: '(secret)' },
+    },
+    { now },
+  );
+  return { ...toKeyAnswer(record), key: secret };
+}
+
+export async function listKeys(t: string, q: { page: number; pageSize: number }) {
+  const { items, totalCount } = await listNewestFirst<GatewayKeyRecord>(gatewayKeys.keys(t), q);
+  return toPage(items.map(toKeyAnswer), totalCount, q.page, q.pageSize);
+}
+
+/** Revokes a key (204 again for one revoked before); the record stays for its usage history. */
+export async function revokeKey(t: string, keyId: string, actor: Principal) {
+  const key = await getOr404<GatewayKeyRecord>(gatewayKeys.key(t, keyId), 'Gateway key', { consistent: true });
+  if (key.revokedAt) return;
+  const now = new Date().toISOString();
+  await commitChange(
+    [
+      orConflict(
+        updateItem(gatewayKeys.key(t, keyId), { revokedAt: now }, { condition: 'attribute_exists(pk)' }),
+        notFound('Gateway key'),
+      ),
+    ],
+    { tenantId: t, actor, entityType: 'GatewayKey', entityId: keyId, action: 'revoke', changes: { revokedAt: now } },
+    { now },
+  );
+}
+
+/** The key as it is now (strongly consistent: a revocation a moment ago counts). */
+export const currentKey = (t: string, keyId: string) =>
+  get<GatewayKeyRecord>(gatewayKeys.key(t, keyId), { consistent: true });

@@ -1,0 +1,253 @@
+import type {
+  BedrockRuntimeClient,
+  ContentBlock,
+  ConverseCommandInput,
+  Message,
+  StopReason,
+  SystemContentBlock,
+  Tool,
+  ToolChoice as BedrockToolChoice,
+} from '@aws-sdk/client-bedrock-runtime';
+import type { CatalogModel } from '../records.ts';
+import {
+  ProviderError,
+  type ChatMessage,
+  type FinishReason,
+  type ModelProvider,
+  type ProviderAnswer,
+  type ProviderEvent,
+  type ProviderRequest,
+  type ToolCall,
+} from './port.ts';
+
+/**
+ * Amazon Bedrock: chat through Converse / ConverseStream (tools included), embeddings through
+ * InvokeModel with a Titan-style body (`{inputText}` in, `{embedding, inputTextTokenCount}` out).
+ * The model is the catalog entry's `providerModel` (a Bedrock model or inference-profile id).
+ */
+type Sdk = typeof import('@aws-sdk/client-bedrock-runtime');
+let loading: Promise<{ sdk: Sdk; client: BedrockRuntimeClient }> | undefined;
+/** The SDK loads on the first Bedrock call (a lazy package beside the bundle, lib/bundling.ts). */
+export function bedrock() {
+  loading ??= import('@aws-sdk/client-bedrock-runtime').then((sdk) => ({
+    sdk,
+    client: new sdk.BedrockRuntimeClient({ maxAttempts: 1 }),
+  }));
+  return loading;
+}
+
+/** Bedrock's failures that a fallback may fix (5xx, throttling, timeouts, a model not ready). */
+const RETRYABLE = new Set([
+  'ThrottlingException',
+  'ServiceUnavailableException',
+  'InternalServerException',
+  'ModelTimeoutException',
+  'ModelNotReadyException',
+  'ModelStreamErrorException',
+  'ServiceQuotaExceededException',
+]);
+
+export function toProviderError(err: unknown): ProviderError {
+  if (err instanceof ProviderError) return err;
+  const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e.$metadata?.httpStatusCode ?? (RETRYABLE.has(e.name ?? '') ? 503 : 500);
+  const retryable = RETRYABLE.has(e.name ?? '') || status >= 500 || status === 429;
+  return new ProviderError(`Bedrock: ${e.name ?? 'error'}`, status, retryable);
+}
+
+const text = (t: string): ContentBlock => ({ text: t });
+
+/** OpenAI messages as Bedrock's: system apart, tool results as user turns, same-role turns merged. */
+export function toBedrockMessages(messages: readonly ChatMessage[]): {
+  system: SystemContentBlock[];
+  messages: Message[];
+} {
+  const system: SystemContentBlock[] = [];
+  const out: Message[] = [];
+  const push = (role: 'user' | 'assistant', content: ContentBlock[]) => {
+    const last = out.at(-1);
+    if (last?.role === role) last.content = [...(last.content ?? []), ...content];
+    else out.push({ role, content });
+  };
+  for (const m of messages) {
+    switch (m.role) {
+      case 'system':
+        system.push({ text: m.content });
+        break;
+      case 'user':
+        push('user', [text(m.content)]);
+        break;
+      case 'assistant':
+        push('assistant', [
+          ...(m.content ? [text(m.content)] : []),
+          ...(m.tool_calls ?? []).map(
+            (c): ContentBlock => ({
+              toolUse: { toolUseId: c.id, name: c.function.name, input: parseArgs(c.function.arguments) as never },
+            }),
+          ),
+        ]);
+        break;
+      case 'tool':
+        push('user', [{ toolResult: { toolUseId: m.tool_call_id, content: [{ text: m.content }] } }]);
+        break;
+    }
+  }
+  return { system, messages: out };
+}
+
+function parseArgs(args: string): Record<string, unknown> {
+  try {
+    const v = JSON.parse(args);
+    return v && typeof v === 'object' ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+function toolConfig(req: ProviderRequest): ConverseCommandInput['toolConfig'] {
+  if (!req.tools?.length) return undefined;
+  const tools: Tool[] = req.tools.map((t) => ({
+    toolSpec: {
+      name: t.function.name,
+      description: t.function.description,
+      inputSchema: { json: (t.function.parameters ?? { type: 'object', properties: {} }) as never },
+    },
+  }));
+  const c = req.toolChoice;
+  const toolChoice: BedrockToolChoice | undefined =
+    c === 'required'
+      ? { any: {} }
+      : typeof c === 'object'
+        ? { tool: { name: c.function.name } }
+        : c === 'auto'
+          ? { auto: {} }
+          : undefined;
+  return { tools, ...(toolChoice ? { toolChoice } : {}) };
+}
+
+export function converseInput(req: ProviderRequest): ConverseCommandInput {
+  const { system, messages } = toBedrockMessages(req.messages);
+  return {
+    modelId: req.model.providerModel,
+    messages,
+    ...(system.length ? { system } : {}),
+    inferenceConfig: {
+      maxTokens: req.maxTokens,
+      ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+    },
+    ...(req.toolChoice === 'none' ? {} : { toolConfig: toolConfig(req) }),
+  };
+}
+
+export const finishOf = (reason: StopReason | string | undefined): FinishReason =>
+  reason === 'tool_use'
+    ? 'tool_calls'
+    : reason === 'max_tokens'
+      ? 'length'
+      : reason === 'guardrail_intervened' || reason === 'content_filtered'
+        ? 'content_filter'
+        : 'stop';
+
+async function chat(req: ProviderRequest): Promise<ProviderAnswer> {
+  const { sdk, client } = await bedrock();
+  const out = await client.send(new sdk.ConverseCommand(converseInput(req))).catch((err) => {
+    throw toProviderError(err);
+  });
+  const blocks = out.output?.message?.content ?? [];
+  const content = blocks.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
+  const toolCalls: ToolCall[] = blocks.flatMap((b) =>
+    b.toolUse
+      ? [
+          {
+            id: b.toolUse.toolUseId ?? '',
+            type: 'function' as const,
+            function: { name: b.toolUse.name ?? '', arguments: JSON.stringify(b.toolUse.input ?? {}) },
+          },
+        ]
+      : [],
+  );
+  return {
+    content: content || (toolCalls.length ? null : ''),
+    toolCalls,
+    finishReason: finishOf(out.stopReason),
+    usage: { promptTokens: out.usage?.inputTokens ?? 0, completionTokens: out.usage?.outputTokens ?? 0 },
+  };
+}
+
+/** ConverseStream's events as the port's: text as it comes, each tool call once its input is complete. */
+async function* stream(req: ProviderRequest): AsyncIterable<ProviderEvent> {
+  const { sdk, client } = await bedrock();
+  const out = await client.send(new sdk.ConverseStreamCommand(converseInput(req))).catch((err) => {
+    throw toProviderError(err);
+  });
+  const tools = new Map<number, { id: string; name: string; input: string }>();
+  let toolIndex = 0;
+  let finishReason: FinishReason = 'stop';
+  let usage = { promptTokens: 0, completionTokens: 0 };
+  try {
+    for await (const event of out.stream ?? []) {
+      if (event.contentBlockStart?.start?.toolUse) {
+        const { toolUseId = '', name = '' } = event.contentBlockStart.start.toolUse;
+        tools.set(event.contentBlockStart.contentBlockIndex ?? 0, { id: toolUseId, name, input: '' });
+      } else if (event.contentBlockDelta?.delta) {
+        const { delta, contentBlockIndex = 0 } = event.contentBlockDelta;
+        if (delta.text) yield { type: 'text', text: delta.text };
+        const tool = tools.get(contentBlockIndex);
+        if (tool && delta.toolUse?.input) tool.input += delta.toolUse.input;
+      } else if (event.contentBlockStop) {
+        const tool = tools.get(event.contentBlockStop.contentBlockIndex ?? 0);
+        if (tool) {
+          yield {
+            type: 'tool_call',
+            index: toolIndex++,
+            call: { id: tool.id, type: 'function', function: { name: tool.name, arguments: tool.input || '{}' } },
+          };
+        }
+      } else if (event.messageStop) {
+        finishReason = finishOf(event.messageStop.stopReason);
+      } else if (event.metadata?.usage) {
+        usage = {
+          promptTokens: event.metadata.usage.inputTokens ?? 0,
+          completionTokens: event.metadata.usage.outputTokens ?? 0,
+        };
+      } else {
+        const failure = Object.entries(event).find(([k, v]) => k.endsWith('Exception') && v);
+        if (failure) throw toProviderError({ name: failure[0].replace(/^./, (c) => c.toUpperCase()) });
+      }
+    }
+  } catch (err) {
+    throw toProviderError(err);
+  }
+  yield { type: 'done', finishReason, usage };
+}
+
+const decoder = new TextDecoder();
+
+async function embed(model: CatalogModel, input: string[]) {
+  const { sdk, client } = await bedrock();
+  const answers = await Promise.all(
+    input.map((inputText) =>
+      client
+        .send(
+          new sdk.InvokeModelCommand({
+            modelId: model.providerModel,
+            contentType: 'application/json',
+            accept: 'application/json',
+            body: JSON.stringify({ inputText }),
+          }),
+        )
+        .then((out) => JSON.parse(decoder.decode(out.body)) as { embedding: number[]; inputTextTokenCount?: number })
+        .catch((err) => {
+          throw toProviderError(err);
+        }),
+    ),
+  );
+  return {
+    vectors: answers.map((a) => a.embedding),
+    promptTokens: answers.reduce((s, a) => s + (a.inputTextTokenCount ?? 0), 0),
+  };
+}
+
+export function bedrockProvider(): ModelProvider {
+  return { chat, stream, embed };
+}

@@ -1,0 +1,161 @@
+import { readSecret } from '#areas/vault/store.ts';
+import type { CatalogModel } from '../records.ts';
+import {
+  ProviderError,
+  type FinishReason,
+  type ModelProvider,
+  type ProviderAnswer,
+  type ProviderEvent,
+  type ProviderRequest,
+  type ToolCall,
+} from './port.ts';
+
+/**
+ * Any OpenAI-compatible endpoint (a self-hosted model server or a hosted one): the catalog entry's
+ * `baseUrl` (up to `/v1`) and `providerModel`, with the API key read from the vault
+ * (`apiKeySecret` = `{environment}/{KEY}`, a platform secret kept by the vault routes) on each call
+ * through the vault's 30-second cache. 5xx, 429 and timeouts move the call to its fallbacks.
+ */
+const TIMEOUT_MS = 120_000;
+
+async function apiKeyOf(model: CatalogModel): Promise<string | null> {
+  if (!model.apiKeySecret) return null;
+  const [environment, key] = model.apiKeySecret.split('/', 2) as [string, string];
+  const secret = await readSecret(environment, key);
+  if (!secret) throw new ProviderError(`The API key of ${model.name} is not in the vault`, 500, false);
+  return secret.value;
+}
+
+async function post(model: CatalogModel, path: string, body: unknown): Promise<Response> {
+  const apiKey = await apiKeyOf(model);
+  let res: Response;
+  try {
+    res = await fetch(`${model.baseUrl!.replace(/\/$/, '')}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch {
+    throw new ProviderError(`${model.name}: no answer from the endpoint`, 504, true);
+  }
+  if (!res.ok) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new ProviderError(
+      `${model.name}: the endpoint answered ${res.status}`,
+      res.status,
+      res.status >= 500 || res.status === 429,
+    );
+  }
+  return res;
+}
+
+const request = (req: ProviderRequest, stream: boolean) => ({
+  model: req.model.providerModel,
+  messages: req.messages,
+  ...(req.tools?.length ? { tools: req.tools } : {}),
+  ...(req.toolChoice ? { tool_choice: req.toolChoice } : {}),
+  ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+  max_tokens: req.maxTokens,
+  ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+});
+
+const finishOf = (reason: unknown): FinishReason =>
+  reason === 'tool_calls' || reason === 'length' || reason === 'content_filter' ? reason : 'stop';
+
+interface WireUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+}
+const usageOf = (u: WireUsage | undefined) => ({
+  promptTokens: u?.prompt_tokens ?? 0,
+  completionTokens: u?.completion_tokens ?? 0,
+});
+
+async function chat(req: ProviderRequest): Promise<ProviderAnswer> {
+  const res = await post(req.model, '/chat/completions', request(req, false));
+  const body = (await res.json()) as {
+    choices?: { message?: { content?: string | null; tool_calls?: ToolCall[] }; finish_reason?: string }[];
+    usage?: WireUsage;
+  };
+  const choice = body.choices?.[0];
+  return {
+    content: choice?.message?.content ?? null,
+    toolCalls: choice?.message?.tool_calls ?? [],
+    finishReason: finishOf(choice?.finish_reason),
+    usage: usageOf(body.usage),
+  };
+}
+
+/** The `data:` payloads of a server-sent event stream, as they arrive. */
+async function* sseData(body: ReadableStream<Uint8Array>): AsyncIterable<string> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const bytes of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(bytes, { stream: true });
+    let end = buffer.indexOf('\n\n');
+    while (end >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = event
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n');
+      if (data) yield data;
+      end = buffer.indexOf('\n\n');
+    }
+  }
+}
+
+interface ChunkToolCall {
+  index: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+async function* stream(req: ProviderRequest): AsyncIterable<ProviderEvent> {
+  const res = await post(req.model, '/chat/completions', request(req, true));
+  const calls = new Map<number, { id: string; name: string; arguments: string }>();
+  let finishReason: FinishReason = 'stop';
+  let usage = { promptTokens: 0, completionTokens: 0 };
+  for await (const data of sseData(res.body!)) {
+    if (data === '[DONE]') break;
+    const chunk = JSON.parse(data) as {
+      choices?: { delta?: { content?: string | null; tool_calls?: ChunkToolCall[] }; finish_reason?: string | null }[];
+      usage?: WireUsage | null;
+      error?: { message?: string };
+    };
+    if (chunk.error) throw new ProviderError(`${req.model.name}: the stream failed`, 502, false);
+    const choice = chunk.choices?.[0];
+    if (choice?.delta?.content) yield { type: 'text', text: choice.delta.content };
+    for (const d of choice?.delta?.tool_calls ?? []) {
+      const call = calls.get(d.index) ?? { id: '', name: '', arguments: '' };
+      call.id ||= d.id ?? '';
+      call.name ||= d.function?.name ?? '';
+      call.arguments += d.function?.arguments ?? '';
+      calls.set(d.index, call);
+    }
+    if (choice?.finish_reason) finishReason = finishOf(choice.finish_reason);
+    if (chunk.usage) usage = usageOf(chunk.usage);
+  }
+  for (const [index, c] of [...calls].sort(([a], [b]) => a - b)) {
+    yield {
+      type: 'tool_call',
+      index,
+      call: { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments || '{}' } },
+    };
+  }
+  yield { type: 'done', finishReason, usage };
+}
+
+async function embed(model: CatalogModel, input: string[]) {
+  const res = await post(model, '/embeddings', { model: model.providerModel, input, encoding_format: 'float' });
+  const body = (await res.json()) as { data?: { index: number; embedding: number[] }[]; usage?: WireUsage };
+  const vectors = [...(body.data ?? [])].sort((a, b) => a.index - b.index).map((d) => d.embedding);
+  return { vectors, promptTokens: body.usage?.prompt_tokens ?? 0 };
+}
+
+export function openAiCompatibleProvider(): ModelProvider {
+  return { chat, stream, embed };
+}

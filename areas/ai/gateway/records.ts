@@ -1,0 +1,157 @@
+import { keys, type Key } from '#shared/data/keys.ts';
+
+/**
+ * The gateway's records and every key shape they use (docs/ai-runtime.md, "Gateway"):
+ * - the model catalog: one platform item per model (`PLATFORM#LLM_MODEL` / id) and a unique claim
+ *   on its name (the OpenAI `model` string);
+ * - gateway keys: the tenant's key (`{t}#GATEWAY_KEY` / id: list, budget counters) and a
+ *   hash-keyed copy of what authentication needs, so a call finds its key with one GetItem;
+ * - the month's token allowance (`{t}#LLM_ALLOWANCE` / `YYYY-MM`) with the reservations in flight,
+ *   and the usage per UTC day, model and key beside it (`U#{day}#M#{model}`, `U#{day}#K#{keyId}`).
+ */
+export const gatewayKeys = {
+  model: (id: string) => keys.platformItem('LLM_MODEL', id),
+  models: () => keys.platformCollection('LLM_MODEL'),
+  modelName: (name: string) => keys.unique('LLM_MODEL_NAME', name),
+  key: (t: string, keyId: string) => keys.tenantItem(t, 'GATEWAY_KEY', keyId),
+  keys: (t: string) => keys.tenantCollection(t, 'GATEWAY_KEY'),
+  keyHash: (hash: string) => keys.unique('GATEWAY_KEY_HASH', hash),
+  allowance: (t: string, month: string) => keys.tenantItem(t, 'LLM_ALLOWANCE', month),
+  usage: (t: string, day: string, by: 'M' | 'K', name: string): Key =>
+    keys.tenantItem(t, 'LLM_ALLOWANCE', `U#${day}#${by}#${name}`),
+  usageRange: (t: string, from: string, to: string) => ({
+    pk: keys.tenantCollection(t, 'LLM_ALLOWANCE'),
+    from: `U#${from}#`,
+    to: `U#${to}#~`,
+  }),
+};
+
+/**
+ * Items holding reservations are listed in one sparse index partition (gsi2), so the scheduler finds
+ * reservations of calls that died without a Scan; an item leaves it when its last reservation goes.
+ */
+export const RESERVATIONS_INDEX = 'LLM#RESERVATIONS';
+/** The key of an item read from that index. */
+export const keyOfItem = (item: Record<string, unknown>): Key => ({ pk: String(item.pk), sk: String(item.sk) });
+export const reservationIndex = (key: Key) => ({ gsi2pk: RESERVATIONS_INDEX, gsi2sk: `${key.pk}|${key.sk}` });
+
+export type Provider = 'local' | 'bedrock' | 'openai-compatible';
+export type ModelKind = 'chat' | 'embedding';
+
+/** A catalog entry as stored and as the contract names it. */
+export interface CatalogModel {
+  id: string;
+  name: string;
+  provider: Provider;
+  providerModel: string;
+  kind: ModelKind;
+  inputPricePerMillion: number;
+  outputPricePerMillion: number;
+  contextWindow: number;
+  fallbackModelIds: string[];
+  isActive: boolean;
+  /** openai-compatible only: the endpoint and where its API key is kept. */
+  baseUrl?: string | null;
+  apiKeySecret?: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const toModel = (item: Record<string, unknown>): CatalogModel => ({
+  id: String(item.id),
+  name: String(item.name),
+  provider: item.provider as Provider,
+  providerModel: String(item.providerModel ?? ''),
+  kind: item.kind as ModelKind,
+  inputPricePerMillion: Number(item.inputPricePerMillion ?? 0),
+  outputPricePerMillion: Number(item.outputPricePerMillion ?? 0),
+  contextWindow: Number(item.contextWindow ?? 0),
+  fallbackModelIds: Array.isArray(item.fallbackModelIds) ? (item.fallbackModelIds as string[]) : [],
+  isActive: item.isActive !== false,
+  baseUrl: (item.baseUrl as string | null | undefined) ?? null,
+  apiKeySecret: (item.apiKeySecret as string | null | undefined) ?? null,
+  createdAt: String(item.createdAt ?? ''),
+  updatedAt: String(item.updatedAt ?? ''),
+});
+
+/** The catalog entry as the API shows it (no secret name). */
+export const toModelAnswer = (m: CatalogModel) => ({
+  id: m.id,
+  name: m.name,
+  provider: m.provider,
+  providerModel: m.providerModel,
+  kind: m.kind,
+  inputPricePerMillion: m.inputPricePerMillion,
+  outputPricePerMillion: m.outputPricePerMillion,
+  contextWindow: m.contextWindow,
+  fallbackModelIds: m.fallbackModelIds,
+  isActive: m.isActive,
+  baseUrl: m.baseUrl ?? null,
+  createdAt: m.createdAt,
+  updatedAt: m.updatedAt,
+});
+
+/** Money in the gateway's counters: integer billionths of a dollar, so ADD never rounds. */
+export const NANO = 1_000_000_000;
+export const toNano = (usd: number) => Math.round(usd * NANO);
+export const fromNano = (nano: number) => Math.round(nano) / NANO;
+
+/** A gateway key as stored in the tenant's partition. */
+export interface GatewayKeyRecord {
+  id: string;
+  tenantId: string;
+  name: string;
+  keyPrefix: string;
+  keyHash: string;
+  models: string[] | null;
+  maxBudgetUsd: number | null;
+  rpmLimit: number | null;
+  tpmLimit: number | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+  createdAt: string;
+  createdBy: string;
+  /** Settled spend, and settled plus reserved (the budget's condition reads this one). */
+  usedNano?: number;
+  committedNano?: number;
+}
+
+/** What authentication needs of a key, on the hash-keyed item (one GetItem per call). */
+export type KeyCredential = Pick<
+  GatewayKeyRecord,
+  'tenantId' | 'models' | 'maxBudgetUsd' | 'rpmLimit' | 'tpmLimit' | 'expiresAt' | 'revokedAt'
+> & { keyId: string };
+
+export const toKeyAnswer = (k: GatewayKeyRecord) => ({
+  id: k.id,
+  name: k.name,
+  keyPrefix: k.keyPrefix,
+  models: k.models ?? null,
+  maxBudgetUsd: k.maxBudgetUsd ?? null,
+  spendUsd: fromNano(Number(k.usedNano ?? 0)),
+  rpmLimit: k.rpmLimit ?? null,
+  tpmLimit: k.tpmLimit ?? null,
+  expiresAt: k.expiresAt ?? null,
+  revokedAt: k.revokedAt ?? null,
+  lastUsedAt: k.lastUsedAt ?? null,
+  createdAt: k.createdAt,
+});
+
+/** Who makes a model call (docs/ai-runtime.md, "Contracts"). */
+export type Caller =
+  | { kind: 'key'; keyId: string }
+  | { kind: 'user'; userId: string }
+  | { kind: 'agent'; agentId: string };
+
+/** A reservation in flight, kept in a map on the item it holds (allowance or key). */
+export interface Reservation {
+  tokens: number;
+  nano: number;
+  /** Epoch ms after which the scheduler may release it: the call died. */
+  expiresAt: number;
+  keyId: string | null;
+}
+
+export const monthOf = (iso: string) => iso.slice(0, 7);
+export const dayOf = (iso: string) => iso.slice(0, 10);

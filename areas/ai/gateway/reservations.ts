@@ -1,0 +1,188 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Key } from '#shared/data/keys.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { keyOfItem, RESERVATIONS_INDEX, reservationIndex } from './records.ts';
+
+/**
+ * Reserve, settle, release (docs/decisions.md "AI LLM gateway", "Reservations"). A hold is ONE
+ * conditional UpdateItem on the item that carries a limit (the tenant's month allowance in tokens,
+ * a gateway key's budget in billionths of a dollar): it adds the worst case to `committed{Unit}`
+ * (settled plus reserved) only while the sum stays within the limit, and writes the reservation
+ * under its own attribute (`r_{requestId}`) with an expiry. Settling replaces the worst case with
+ * the real use; releasing gives it back. Both are conditional on the reservation still being there,
+ * so a call and the scheduler's sweep never both give the same hold back.
+ */
+export type Unit = 'Tokens' | 'Nano';
+
+export interface Hold {
+  key: Key;
+  unit: Unit;
+  amount: number;
+  /** null: no limit (the use is still counted). */
+  limit: number | null;
+}
+
+interface StoredReservation {
+  unit: Unit;
+  amount: number;
+  expiresAt: number;
+}
+
+/** A call that has not settled after this is taken for dead (longer than any Lambda runs). */
+export const RESERVATION_TTL_MS = 16 * 60_000;
+
+const attr = (requestId: string) => `r_${requestId}`;
+const isConditionFailure = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
+
+/** Holds the amount; false when the limit would be passed (nothing is written then). */
+export async function hold(h: Hold, requestId: string, extra: Record<string, unknown> = {}, now = Date.now()) {
+  if (h.limit !== null && h.amount > h.limit) return false;
+  const reservation: StoredReservation = { unit: h.unit, amount: h.amount, expiresAt: now + RESERVATION_TTL_MS };
+  const sets = Object.keys(extra).map((k, i) => `#x${i} = :x${i}`);
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: h.key,
+        UpdateExpression: `SET #r = :r, gsi2pk = :gp, gsi2sk = :gs${sets.length ? `, ${sets.join(', ')}` : ''} ADD #c :n, pending :one`,
+        ...(h.limit !== null ? { ConditionExpression: 'attribute_not_exists(#c) OR #c <= :max' } : {}),
+        ExpressionAttributeNames: {
+          '#r': attr(requestId),
+          '#c': `committed${h.unit}`,
+          ...Object.fromEntries(Object.keys(extra).map((k, i) => [`#x${i}`, k])),
+        },
+        ExpressionAttributeValues: {
+          ':r': reservation,
+          ':gp': reservationIndex(h.key).gsi2pk,
+          ':gs': reservationIndex(h.key).gsi2sk,
+          ':n': h.amount,
+          ':one': 1,
+          ...(h.limit !== null ? { ':max': h.limit - h.amount } : {}),
+          ...Object.fromEntries(Object.values(extra).map((v, i) => [`:x${i}`, v])),
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Takes the item out of the sweep's index once no reservation is left on it (a new hold puts it
+ * back). The sweep does it, not the call: one round trip fewer on every model call.
+ */
+async function leaveIndexWhenIdle(key: Key, pending: unknown) {
+  if (Number(pending) !== 0) return;
+  await ddb()
+    .send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: key,
+        UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+        ConditionExpression: 'pending = :zero',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    )
+    .catch((err) => {
+      if (!isConditionFailure(err)) throw err;
+    });
+}
+
+/**
+ * Replaces the hold by the real use (`used{Unit}` grows by it). When the sweep released the hold
+ * first (the call outlived its expiry), the use is still counted.
+ */
+export async function settle(h: Hold, requestId: string, used: number, extra: Record<string, unknown> = {}) {
+  const sets = Object.keys(extra).map((k, i) => `#x${i} = :x${i}`);
+  const names = {
+    '#c': `committed${h.unit}`,
+    '#u': `used${h.unit}`,
+    ...Object.fromEntries(Object.keys(extra).map((k, i) => [`#x${i}`, k])),
+  };
+  const extraValues = Object.fromEntries(Object.values(extra).map((v, i) => [`:x${i}`, v]));
+  const setPart = sets.length ? ` SET ${sets.join(', ')}` : '';
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: h.key,
+        UpdateExpression: `REMOVE #r ADD #c :delta, #u :used, pending :minus${setPart}`,
+        ConditionExpression: 'attribute_exists(#r)',
+        ExpressionAttributeNames: { ...names, '#r': attr(requestId) },
+        ExpressionAttributeValues: { ':delta': used - h.amount, ':used': used, ':minus': -1, ...extraValues },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionFailure(err)) throw err;
+    logger.warn('reservation released before its call settled', { requestId, key: h.key.pk });
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: h.key,
+        UpdateExpression: `ADD #c :used, #u :used${setPart}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':used': used, ...extraValues },
+      }),
+    );
+  }
+}
+
+/** Gives a hold back (the call failed, or another limit refused it). */
+export async function release(key: Key, requestId: string, unit: Unit, amount: number): Promise<boolean> {
+  try {
+    const out = await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: key,
+        UpdateExpression: 'REMOVE #r ADD #c :back, pending :minus',
+        ConditionExpression: 'attribute_exists(#r)',
+        ExpressionAttributeNames: { '#r': attr(requestId), '#c': `committed${unit}` },
+        ExpressionAttributeValues: { ':back': -amount, ':minus': -1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    await leaveIndexWhenIdle(key, out.Attributes?.pending);
+    return true;
+  } catch (err) {
+    if (isConditionFailure(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * The scheduler's sweep (every minute): releases the reservations of calls that died (past their
+ * expiry). Reads only the items that hold reservations (a sparse index partition), never a Scan.
+ * Returns how many it released.
+ */
+export async function releaseExpiredReservations(now = Date.now()): Promise<number> {
+  let released = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await ddb().send(
+      new QueryCommand({
+        TableName: config.tableName,
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :p',
+        ExpressionAttributeValues: { ':p': RESERVATIONS_INDEX },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const key = keyOfItem(item);
+      await leaveIndexWhenIdle(key, item.pending);
+      for (const [name, value] of Object.entries(item)) {
+        if (!name.startsWith('r_')) continue;
+        const r = value as StoredReservation;
+        if (Number(r.expiresAt) > now) continue;
+        if (await release(key, name.slice(2), r.unit, Number(r.amount))) released++;
+      }
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  if (released) logger.info('expired model-call reservations released', { released });
+  return released;
+}

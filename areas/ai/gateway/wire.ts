@@ -1,0 +1,200 @@
+import { reply, type RawReply, type StreamReply } from '#shared/http/responses.ts';
+import { openAiError } from '#shared/http/openai-error.ts';
+import { toApiError } from '#shared/runtime/middlewares/error-envelope.ts';
+import { sseEvent } from '#shared/runtime/stream.ts';
+import { chat, chatStream, type ChatChunk, type ChatResult } from './chat.ts';
+import { embed } from './embed.ts';
+import type { ChatMessage, ToolChoice, ToolDef } from './providers/port.ts';
+import type { Caller } from './records.ts';
+
+/**
+ * OpenAI's wire format around chat() and embed(): requests in, chat.completion,
+ * chat.completion.chunk events and embedding lists out. Errors are written by the error middleware
+ * (the route's errorFormat); a failure after a stream began is sent as an `error` event.
+ */
+type Part = { type: 'text'; text: string };
+type WireContent = string | Part[] | null | undefined;
+const flat = (c: WireContent) => (Array.isArray(c) ? c.map((p) => p.text).join('') : (c ?? ''));
+
+export interface WireChatBody {
+  model: string;
+  messages: (
+    | { role: 'system' | 'developer' | 'user'; content: WireContent }
+    | { role: 'assistant'; content?: WireContent; tool_calls?: ChatMessage extends never ? never : any[] }
+    | { role: 'tool'; content: WireContent; tool_call_id: string }
+  )[];
+  temperature?: number | null;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  tools?: ToolDef[];
+  tool_choice?: ToolChoice;
+  stream?: boolean | null;
+  stream_options?: { include_usage?: boolean } | null;
+}
+
+export function toMessages(body: WireChatBody): ChatMessage[] {
+  return body.messages.map((m): ChatMessage => {
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+        return { role: 'system', content: flat(m.content) };
+      case 'user':
+        return { role: 'user', content: flat(m.content) };
+      case 'assistant':
+        return {
+          role: 'assistant',
+          content: m.content === null || m.content === undefined ? null : flat(m.content),
+          ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}),
+        };
+      case 'tool':
+        return { role: 'tool', content: flat(m.content), tool_call_id: m.tool_call_id };
+    }
+  });
+}
+
+const json = (value: unknown): RawReply => reply.raw('application/json', JSON.stringify(value));
+const seconds = () => Math.floor(Date.now() / 1000);
+
+export const completionId = (requestId: string) => `chatcmpl-${requestId}`;
+
+const wireUsage = (u: ChatResult['usage']) => ({
+  prompt_tokens: u.promptTokens,
+  completion_tokens: u.completionTokens,
+  total_tokens: u.totalTokens,
+});
+
+export function toCompletion(requestId: string, r: ChatResult) {
+  return {
+    id: completionId(requestId),
+    object: 'chat.completion',
+    created: seconds(),
+    model: r.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: r.message.content,
+          refusal: null,
+          ...(r.message.toolCalls.length ? { tool_calls: r.message.toolCalls } : {}),
+        },
+        logprobs: null,
+        finish_reason: r.finishReason,
+      },
+    ],
+    usage: wireUsage(r.usage),
+  };
+}
+
+interface ChatContext {
+  tenantId: string;
+  caller: Caller;
+  requestId: string;
+}
+
+function callOf(ctx: ChatContext, body: WireChatBody) {
+  return {
+    ...ctx,
+    model: body.model,
+    messages: toMessages(body),
+    tools: body.tools,
+    toolChoice: body.tool_choice,
+    temperature: body.temperature ?? undefined,
+    maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+  };
+}
+
+/** Server-sent events of a started stream: each provider piece as a chunk, as it comes. */
+async function* events(
+  ctx: ChatContext,
+  first: ChatChunk,
+  rest: AsyncIterator<ChatChunk>,
+  includeUsage: boolean,
+): AsyncGenerator<string> {
+  const id = completionId(ctx.requestId);
+  const created = seconds();
+  let model = first.type === 'start' ? first.model : '';
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    sseEvent({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    });
+  let current: ChatChunk | undefined = first;
+  try {
+    while (current) {
+      switch (current.type) {
+        case 'start':
+          model = current.model;
+          yield chunk({ role: 'assistant', content: '' });
+          break;
+        case 'text':
+          yield chunk({ content: current.text });
+          break;
+        case 'tool_call':
+          yield chunk({
+            tool_calls: [
+              {
+                index: current.index,
+                id: current.call.id,
+                type: 'function',
+                function: current.call.function,
+              },
+            ],
+          });
+          break;
+        case 'done':
+          yield chunk({}, current.finishReason);
+          if (includeUsage)
+            yield sseEvent({
+              id,
+              object: 'chat.completion.chunk',
+              created,
+              model,
+              choices: [],
+              usage: wireUsage(current.usage),
+            });
+          yield sseEvent('[DONE]');
+          return;
+      }
+      const next: IteratorResult<ChatChunk> = await rest.next();
+      current = next.done ? undefined : next.value;
+    }
+  } catch (err) {
+    yield sseEvent({ error: openAiError(toApiError(err)) });
+  } finally {
+    await rest.return?.(undefined);
+  }
+}
+
+/** POST /v1/chat/completions: refusals are thrown before anything is sent (so they keep their status). */
+export async function chatCompletions(ctx: ChatContext, body: WireChatBody): Promise<RawReply | StreamReply> {
+  const call = callOf(ctx, body);
+  if (!body.stream) return json(toCompletion(ctx.requestId, await chat(call)));
+  const stream = chatStream(call);
+  const first = await stream.next();
+  if (first.done) throw new Error('chat stream ended before it started');
+  return reply.stream(events(ctx, first.value, stream, !!body.stream_options?.include_usage), {
+    headers: { 'x-request-id': ctx.requestId },
+  });
+}
+
+/** `base64`: the vector's float32 little-endian bytes (what the openai client asks for by default). */
+const asBase64 = (v: number[]) => Buffer.from(new Float32Array(v).buffer).toString('base64');
+
+export async function embeddings(
+  ctx: ChatContext,
+  body: { model: string; input: string | string[]; encoding_format?: 'float' | 'base64' },
+) {
+  const input = typeof body.input === 'string' ? [body.input] : body.input;
+  const out = await embed({ ...ctx, model: body.model, input });
+  const encode = body.encoding_format === 'base64' ? asBase64 : (v: number[]) => v;
+  return json({
+    object: 'list',
+    data: out.vectors.map((v, index) => ({ object: 'embedding', index, embedding: encode(v) })),
+    model: out.model,
+    usage: { prompt_tokens: out.usage.promptTokens, total_tokens: out.usage.totalTokens },
+  });
+}

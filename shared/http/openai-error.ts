@@ -1,0 +1,45 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { ApiError } from './errors.ts';
+import { JSON_HEADERS } from './responses.ts';
+
+/**
+ * An error in OpenAI's wire format, `{"error":{"message","type","code"}}` (the LLM gateway's `/v1`
+ * routes, so any OpenAI client reads it). The platform's codes map to OpenAI's where OpenAI has one
+ * (TOKEN_LIMIT_REACHED is `insufficient_quota`); others are the platform code in lower case.
+ */
+const CODES: Record<string, string> = {
+  UNAUTHORIZED: 'invalid_api_key',
+  INVALID_API_KEY: 'invalid_api_key',
+  KEY_REVOKED: 'invalid_api_key',
+  KEY_EXPIRED: 'invalid_api_key',
+  RATE_LIMITED: 'rate_limit_exceeded',
+  TOKEN_LIMIT_REACHED: 'insufficient_quota',
+  VALIDATION_ERROR: 'invalid_request_error',
+  INVALID_JSON: 'invalid_request_error',
+};
+
+function typeOf(status: number, code: string): string {
+  if (code === 'insufficient_quota') return 'insufficient_quota';
+  if (status === 401) return 'invalid_request_error';
+  if (status === 403) return 'permission_error';
+  if (status === 429) return code === 'budget_exceeded' ? 'insufficient_quota' : 'rate_limit_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+export function openAiError(err: ApiError): { message: string; type: string; code: string; param: string | null } {
+  const code = CODES[err.code] ?? err.code.toLowerCase();
+  const first = Array.isArray(err.details)
+    ? (err.details[0] as { path?: string; message?: string } | undefined)
+    : undefined;
+  const message = first?.path ? `${err.message}: ${first.path}: ${first.message}` : err.message;
+  return { message, type: typeOf(err.status, code), code, param: first?.path?.replace(/^body\./, '') ?? null };
+}
+
+export function openAiErrorToHttp(err: ApiError): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: err.status,
+    headers: { ...JSON_HEADERS, ...err.headers },
+    body: JSON.stringify({ error: openAiError(err) }),
+  };
+}

@@ -1,0 +1,161 @@
+import OpenAI from 'openai';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { e2e, mintToken, send } from '#test/support/e2e.ts';
+
+/**
+ * The LLM gateway as an OpenAI client sees it (issue 27, "Done when"): the official `openai` package
+ * against the local server with a gateway key, over real HTTP, streams through the streaming front door.
+ */
+let admin: string;
+let owner: string;
+let slug: string;
+let keyId: string;
+let client: OpenAI;
+/** What the client was told it used: the usage route and analytics must agree with it. */
+const seen = { tokens: 0, requests: 0 };
+
+const gateway = (apiKey: string) =>
+  new OpenAI({ apiKey, baseURL: `${e2e().baseUrl}/api/llm-gateway/v1`, maxRetries: 0 });
+
+const count = (u: { total_tokens: number } | undefined | null) => {
+  seen.tokens += u?.total_tokens ?? 0;
+  seen.requests++;
+};
+
+beforeAll(async () => {
+  admin = await mintToken({ role: 'SystemAdmin' });
+  slug = `openai-${crypto.randomUUID().slice(0, 8)}`;
+  const tenant = await send('POST', '/api/tenants', {
+    token: admin,
+    body: {
+      slug,
+      name: 'OpenAI Client Co',
+      email: `o@${slug}.example.com`,
+      planType: 2,
+      maxAgents: 1,
+      maxKnowledgeBases: 1,
+      maxSeats: 5,
+    },
+  });
+  expect(tenant.status, tenant.text).toBe(201);
+  owner = await mintToken({ tenantId: tenant.json.result.id });
+  const key = await send('POST', '/api/llm-gateway/keys', { token: owner, body: { name: 'openai client' } });
+  expect(key.status, key.text).toBe(201);
+  keyId = key.json.result.id;
+  client = gateway(key.json.result.key);
+});
+
+describe('the official openai client against the gateway', () => {
+  it('lists the models', async () => {
+    const ids = [];
+    for await (const m of client.models.list()) ids.push(m.id);
+    expect(ids).toEqual(expect.arrayContaining(['local-chat', 'local-chat-large', 'local-flaky', 'local-embed']));
+  });
+
+  it('creates a completion', async () => {
+    const c = await client.chat.completions.create({
+      model: 'local-chat',
+      messages: [{ role: 'user', content: 'good morning' }],
+    });
+    expect(c.choices[0]?.message.content).toBe('You said: good morning');
+    expect(c.model).toBe('local-chat');
+    count(c.usage);
+  });
+
+  it('streams: events arrive one by one as the model produces them, with a usage chunk last', async () => {
+    const started = Date.now();
+    const stream = await client.chat.completions.create({
+      model: 'local-chat',
+      messages: [{ role: 'user', content: 'one two three four five six seven eight' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const arrivals: number[] = [];
+    let text = '';
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) {
+      arrivals.push(Date.now() - started);
+      text += chunk.choices[0]?.delta.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(text).toBe('You said: one two three four five six seven eight');
+    // role chunk + 10 words + finish chunk + usage chunk
+    expect(arrivals.length).toBe(13);
+    // The model pauses 25 ms between words: had the answer been buffered, every event would
+    // arrive together; streamed, the first word arrives well before the last.
+    expect(arrivals.at(-1)! - arrivals[1]!).toBeGreaterThanOrEqual(9 * 25 * 0.8);
+    expect(usage?.completion_tokens).toBeGreaterThan(0);
+    count(usage);
+  });
+
+  it('makes a tool call round trip', async () => {
+    const tools: OpenAI.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: { name: 'lookup_order', parameters: { type: 'object', properties: { id: { type: 'string' } } } },
+      },
+    ];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'Please lookup_order {"id":"A-17"}' },
+    ];
+    const first = await client.chat.completions.create({ model: 'local-chat', messages, tools });
+    count(first.usage);
+    const call = first.choices[0]!.message.tool_calls![0]!;
+    expect(call.type === 'function' && call.function).toEqual({ name: 'lookup_order', arguments: '{"id":"A-17"}' });
+    messages.push(first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'shipped' });
+    const second = await client.chat.completions.create({ model: 'local-chat', messages, tools });
+    count(second.usage);
+    expect(second.choices[0]?.message.content).toBe('The tool lookup_order returned: shipped');
+  });
+
+  it('falls back from local-flaky and names the model that answered', async () => {
+    const c = await client.chat.completions.create({
+      model: 'local-flaky',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(c.model).toBe('local-chat');
+    count(c.usage);
+  });
+
+  it('creates embeddings', async () => {
+    const e = await client.embeddings.create({ model: 'local-embed', input: ['alpha', 'beta'] });
+    expect(e.data).toHaveLength(2);
+    expect(e.data[0]?.embedding).toHaveLength(256);
+    count(e.usage);
+  });
+
+  it('the usage route and GET /api/analytics/llm agree with what the client saw', async () => {
+    const usage = (await send('GET', '/api/llm-gateway/usage', { token: owner })).json.result;
+    expect(usage.tokensUsed).toBe(seen.tokens);
+    expect(usage.keys).toEqual([expect.objectContaining({ keyId, requests: seen.requests })]);
+    const analytics = (await send('GET', '/api/analytics/llm', { token: owner })).json.result;
+    expect(analytics.totalRequests).toBe(seen.requests);
+    expect(analytics.totalTokensUsed).toBe(seen.tokens);
+    expect(analytics.totalCostUSD).toBeCloseTo(usage.spendUsd, 6);
+  });
+
+  it('an exhausted allowance is insufficient_quota', async () => {
+    const set = await send('PUT', `/api/tenants/${slug}`, {
+      token: admin,
+      body: { maxTokensPerMonth: seen.tokens + 1 },
+    });
+    expect(set.status, set.text).toBe(200);
+    const refused = await client.chat.completions
+      .create({ model: 'local-chat', messages: [{ role: 'user', content: 'one more' }] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('insufficient_quota');
+  });
+
+  it('a revoked key is refused at once', async () => {
+    const made = await send('POST', '/api/llm-gateway/keys', { token: owner, body: { name: 'short-lived' } });
+    const shortLived = gateway(made.json.result.key);
+    expect((await shortLived.models.list()).data.length).toBeGreaterThan(0);
+    expect((await send('DELETE', `/api/llm-gateway/keys/${made.json.result.id}`, { token: owner })).status).toBe(204);
+    const refused = await shortLived.chat.completions
+      .create({ model: 'local-chat', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe('invalid_api_key');
+  });
+});

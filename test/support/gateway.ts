@@ -1,0 +1,40 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '#shared/data/keys.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { invoke, type InvokeOptions } from './invoke.ts';
+
+const rnd = () => Math.floor(Math.random() * 250) + 1;
+export const ip = () => `10.${rnd()}.${rnd()}.${rnd()}`;
+
+/** A request as an OpenAI client sends it: the gateway key (or token) as the bearer. */
+export const v1 = (method: string, path: string, secret: string, opts: Omit<InvokeOptions, 'token'> = {}) =>
+  invoke(method, `/api/llm-gateway/v1${path}`, {
+    ip: ip(),
+    ...opts,
+    headers: { authorization: `Bearer ${secret}`, ...opts.headers },
+  });
+
+export async function newKey(owner: string, body: Record<string, unknown> = {}) {
+  const res = await invoke('POST', '/api/llm-gateway/keys', {
+    token: owner,
+    ip: ip(),
+    body: { name: 'test key', ...body },
+  });
+  if (res.status !== 201) throw new Error(`keys.create answered ${res.status}: ${res.text}`);
+  return res.json.result as { id: string; key: string; keyPrefix: string };
+}
+
+/** Sets the tenant's maxTokensPerMonth directly (the integration tier's shortcut for the admin route). */
+export async function setAllowance(tenantId: string, maxTokensPerMonth: number | null) {
+  await ddb().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys.platformItem('TENANT', tenantId),
+      UpdateExpression: 'SET maxTokensPerMonth = :m',
+      ExpressionAttributeValues: { ':m': maxTokensPerMonth },
+    }),
+  );
+}
+
+export const userSays = (text: string) => [{ role: 'user', content: text }];

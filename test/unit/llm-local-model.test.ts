@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { LOCAL_MODELS } from '#areas/ai/gateway/catalog.ts';
+import { localModel } from '#areas/ai/gateway/providers/local-model.ts';
+import { ProviderError, type ChatMessage, type ProviderRequest } from '#areas/ai/gateway/providers/port.ts';
+import { promptTokens } from '#areas/ai/gateway/prompt-tokens.ts';
+import type { CatalogModel } from '#areas/ai/gateway/records.ts';
+import { countTokens } from '#areas/ai/gateway/tokens.ts';
+
+/** The local model's documented rules (README, "The LLM gateway locally"): what a person can predict. */
+const model = (name: string): CatalogModel => {
+  const { id, ...m } = LOCAL_MODELS.find((x) => x.name === name)!;
+  return { id, ...m, createdAt: '', updatedAt: '' };
+};
+const ask = (messages: ChatMessage[], extra: Partial<ProviderRequest> = {}): ProviderRequest => ({
+  model: model('local-chat'),
+  messages,
+  maxTokens: 1000,
+  ...extra,
+});
+const tools = [{ type: 'function' as const, function: { name: 'get_weather' } }];
+
+describe('the local model', () => {
+  it('echoes the last user message, with usage from the tokenizer', async () => {
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'Be nice.' },
+      { role: 'user', content: 'first' },
+      { role: 'assistant', content: 'You said: first' },
+      { role: 'user', content: 'second' },
+    ];
+    const a = await localModel.chat(ask(messages));
+    expect(a).toEqual({
+      content: 'You said: second',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { promptTokens: await promptTokens(messages), completionTokens: await countTokens('You said: second') },
+    });
+  });
+
+  it('calls the first offered tool the message names, with its JSON object as arguments', async () => {
+    const a = await localModel.chat(
+      ask([{ role: 'user', content: 'please get_weather for {"city": "Oslo", "days": 2}' }], { tools }),
+    );
+    expect(a.finishReason).toBe('tool_calls');
+    expect(a.content).toBeNull();
+    expect(a.toolCalls).toEqual([
+      {
+        id: expect.stringMatching(/^call_[0-9a-f]{24}$/),
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"city":"Oslo","days":2}' },
+      },
+    ]);
+    // Not without a JSON object, not when the name is only part of a word, not with tool_choice none.
+    for (const [content, extra] of [
+      ['get_weather please', {}],
+      ['get_weathers {"a":1}', {}],
+      ['get_weather {"a":1}', { toolChoice: 'none' as const }],
+    ] as const) {
+      expect((await localModel.chat(ask([{ role: 'user', content }], { tools, ...extra }))).finishReason).toBe('stop');
+    }
+  });
+
+  it('answers from a tool result, naming the tool of the call it answers', async () => {
+    const a = await localModel.chat(
+      ask([
+        { role: 'user', content: 'get_weather {"city":"Oslo"}' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
+      ]),
+    );
+    expect(a.content).toBe('The tool get_weather returned: sunny');
+  });
+
+  it('cuts at max_tokens (finish_reason length) and streams word by word to the same text and usage', async () => {
+    const messages: ChatMessage[] = [{ role: 'user', content: 'one two three four five six' }];
+    const cut = await localModel.chat(ask(messages, { maxTokens: 4 }));
+    expect(cut.finishReason).toBe('length');
+    expect(cut.usage.completionTokens).toBe(4);
+    const whole = await localModel.chat(ask(messages));
+    const words: string[] = [];
+    let done: unknown;
+    for await (const e of localModel.stream(ask(messages))) {
+      if (e.type === 'text') words.push(e.text);
+      if (e.type === 'done') done = e;
+    }
+    expect(words).toEqual(['You', ' said:', ' one', ' two', ' three', ' four', ' five', ' six']);
+    expect(words.join('')).toBe(whole.content);
+    expect(done).toEqual({ type: 'done', finishReason: 'stop', usage: whole.usage });
+  });
+
+  it('local-flaky always fails with a retryable 503', async () => {
+    const failure = await localModel
+      .chat(ask([{ role: 'user', content: 'hi' }], { model: model('local-flaky') }))
+      .catch((e) => e);
+    expect(failure).toBeInstanceOf(ProviderError);
+    expect(failure).toMatchObject({ status: 503, retryable: true });
+  });
+});

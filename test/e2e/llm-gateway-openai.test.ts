@@ -134,6 +134,40 @@ describe('the official openai client against the gateway', () => {
     expect(analytics.totalCostUSD).toBeCloseTo(usage.spendUsd, 6);
   });
 
+  it('a client that disconnects mid-stream is billed for what was produced up to then', async () => {
+    const made = await send('POST', '/api/llm-gateway/keys', { token: owner, body: { name: 'leaver' } });
+    const leaver = gateway(made.json.result.key);
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+    const controller = new AbortController();
+    const stream = await leaver.chat.completions.create(
+      { model: 'local-chat', messages: [{ role: 'user', content: words }], stream: true },
+      { signal: controller.signal },
+    );
+    let received = 0;
+    try {
+      for await (const _ of stream) if (++received === 4) controller.abort();
+    } catch {
+      // the abort ends the loop
+    }
+    const billed = async () =>
+      (
+        (await send('GET', '/api/llm-gateway/usage', { token: owner })).json.result.keys as {
+          keyId: string;
+          completionTokens: number;
+        }[]
+      ).find((k) => k.keyId === made.json.result.id);
+    let row = await billed();
+    for (let i = 0; i < 50 && !row; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      row = await billed();
+    }
+    // Some words were produced and billed, far fewer than the whole answer (42 words, 25 ms apart).
+    expect(row?.completionTokens).toBeGreaterThan(0);
+    expect(row!.completionTokens).toBeLessThan(40);
+    const usage = (await send('GET', '/api/llm-gateway/usage', { token: owner })).json.result;
+    seen.tokens = usage.tokensUsed;
+  });
+
   it('an exhausted allowance is insufficient_quota', async () => {
     const set = await send('PUT', `/api/tenants/${slug}`, {
       token: admin,

@@ -33,16 +33,28 @@ export const BUNDLING = {
  * `node_modules/<package>/index.mjs` beside the bundle with the same esbuild settings, so the asset
  * still carries everything the function runs and `cdk synth` needs no npm install (offline).
  */
+/**
+ * What every function that calls models through the gateway (areas/ai/gateway) loads on first use:
+ * the tokenizer (2 MB of rank tables) and the Bedrock client.
+ */
+const GATEWAY_ON_FIRST_USE = ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime'] as const;
+
 export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   // Invoices are the only S3 use of these two (`s3OnFirstUse`).
   billing: ['pdf-lib', '@aws-sdk/client-s3'],
   'webhook-worker': ['pdf-lib', '@aws-sdk/client-s3'],
   'content-admin': ['sanitize-html', 'busboy'],
-  // AI knowledge: the tokenizer and BM25 index load on first use; the parsers only in the worker.
-  knowledge: ['busboy', 'gpt-tokenizer', 'minisearch'],
-  'knowledge-worker': ['gpt-tokenizer', 'minisearch', 'unpdf', 'mammoth', 'html-to-text'],
-  // The LLM gateway: the tokenizer (2 MB of rank tables) and the Bedrock client load on first use.
-  'llm-gateway': ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime'],
+  // AI knowledge: the BM25 index and S3 Vectors load on first use; the parsers only in the worker.
+  knowledge: ['busboy', 'minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
+  'knowledge-worker': [
+    'minisearch',
+    'unpdf',
+    'mammoth',
+    'html-to-text',
+    '@aws-sdk/client-s3vectors',
+    ...GATEWAY_ON_FIRST_USE,
+  ],
+  'llm-gateway': [...GATEWAY_ON_FIRST_USE],
 };
 
 /**

@@ -24,7 +24,10 @@ const unit = (i: number, dims = 4) => Array.from({ length: dims }, (_, j) => (j 
 describe('S3 Vectors adapter (aws-sdk-client-mock)', () => {
   const client = new S3VectorsClient(offline);
   const mock = mockClient(client);
-  const store = createS3VectorStore(client);
+  let store: Awaited<ReturnType<typeof createS3VectorStore>>;
+  beforeAll(async () => {
+    store = await createS3VectorStore(client);
+  });
   const previous = process.env.KNOWLEDGE_VECTOR_BUCKET;
 
   beforeAll(() => {

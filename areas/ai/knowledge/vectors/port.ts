@@ -61,7 +61,7 @@ export function installVectorStore(store: VectorStore | undefined) {
 }
 
 export async function vectorStore(): Promise<VectorStore> {
-  return (installed ??= (await import('./s3-vectors.ts')).createS3VectorStore());
+  return (installed ??= await (await import('./s3-vectors.ts')).createS3VectorStore());
 }
 
 /** Index names allow 3-63 lowercase letters, digits, hyphens and dots: one per base. */

@@ -1,12 +1,4 @@
-import {
-  CreateIndexCommand,
-  DeleteIndexCommand,
-  DeleteVectorsCommand,
-  GetVectorsCommand,
-  PutVectorsCommand,
-  QueryVectorsCommand,
-  S3VectorsClient,
-} from '@aws-sdk/client-s3vectors';
+import type { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { config } from '#shared/platform/config.ts';
 import { indexName, MAX_TOP_K, MAX_VECTORS_PER_CALL, type VectorMetadata, type VectorStore } from './port.ts';
 
@@ -33,7 +25,10 @@ const missing = (err: unknown) => (err as { name?: string }).name === 'NotFoundE
  * priced by) only its base's vectors and a base is dropped with one call. Metadata is filterable
  * (tenantId, kbId, documentId, position: well under the 2 KB limit).
  */
-export function createS3VectorStore(client = new S3VectorsClient({})): VectorStore {
+export async function createS3VectorStore(given?: S3VectorsClient): Promise<VectorStore> {
+  // Loaded by name on first use: the client stays beside the bundle (lib/bundling.ts).
+  const sdk = await import('@aws-sdk/client-s3vectors');
+  const client = given ?? new sdk.S3VectorsClient({});
   let requests = 0;
   const send = <T = unknown>(command: object): Promise<T> => {
     requests++;
@@ -49,7 +44,9 @@ export function createS3VectorStore(client = new S3VectorsClient({})): VectorSto
     },
     async ensureIndex(index, dimension) {
       try {
-        await send(new CreateIndexCommand({ ...at(index), dataType: 'float32', dimension, distanceMetric: 'cosine' }));
+        await send(
+          new sdk.CreateIndexCommand({ ...at(index), dataType: 'float32', dimension, distanceMetric: 'cosine' }),
+        );
       } catch (err) {
         if ((err as { name?: string }).name !== 'ConflictException') throw err;
       }
@@ -57,7 +54,7 @@ export function createS3VectorStore(client = new S3VectorsClient({})): VectorSto
     async put(index, vectors) {
       for (const batch of batches(vectors, MAX_VECTORS_PER_CALL))
         await send(
-          new PutVectorsCommand({
+          new sdk.PutVectorsCommand({
             ...at(index),
             vectors: batch.map((v) => ({ key: v.key, data: { float32: v.vector }, metadata: { ...v.metadata } })),
           }),
@@ -67,7 +64,7 @@ export function createS3VectorStore(client = new S3VectorsClient({})): VectorSto
       const filters = Object.entries(q.filter).map(([k, v]) => ({ [k]: { $eq: v } }));
       try {
         const out = await send<{ vectors?: { key?: string; distance?: number; metadata?: unknown }[] }>(
-          new QueryVectorsCommand({
+          new sdk.QueryVectorsCommand({
             ...at(index),
             queryVector: { float32: q.vector },
             topK: Math.min(MAX_TOP_K, q.topK),
@@ -91,7 +88,7 @@ export function createS3VectorStore(client = new S3VectorsClient({})): VectorSto
       for (const batch of batches(keys, MAX_TOP_K)) {
         try {
           const page = await send<{ vectors?: { key?: string; data?: { float32?: number[] }; metadata?: unknown }[] }>(
-            new GetVectorsCommand({ ...at(index), keys: batch, returnData: true, returnMetadata: true }),
+            new sdk.GetVectorsCommand({ ...at(index), keys: batch, returnData: true, returnMetadata: true }),
           );
           for (const v of page.vectors ?? [])
             out.push({ key: v.key ?? '', vector: v.data?.float32 ?? [], metadata: asMetadata(v.metadata) });
@@ -104,7 +101,7 @@ export function createS3VectorStore(client = new S3VectorsClient({})): VectorSto
     async delete(index, keys) {
       for (const batch of batches(keys, MAX_VECTORS_PER_CALL)) {
         try {
-          await send(new DeleteVectorsCommand({ ...at(index), keys: batch }));
+          await send(new sdk.DeleteVectorsCommand({ ...at(index), keys: batch }));
         } catch (err) {
           if (!missing(err)) throw err;
         }
@@ -112,7 +109,7 @@ export function createS3VectorStore(client = new S3VectorsClient({})): VectorSto
     },
     async dropIndex(index) {
       try {
-        await send(new DeleteIndexCommand(at(index)));
+        await send(new sdk.DeleteIndexCommand(at(index)));
       } catch (err) {
         if (!missing(err)) throw err;
       }

@@ -60,7 +60,7 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
 /**
  * Packages every function reaches only through `await import(...)`: the AWS SDK clients behind the
  * ports (SSM behind the vault and settings, SQS behind the queue port, SES behind the mailer) and
- * Powertools Metrics (loaded by the first publish that has a count). Inlined, their code (client-ssm
+ * Powertools Metrics (loaded by the first publish that has a count), and jose. Inlined, their code (client-ssm
  * alone is 170 KB) would be parsed at every cold start whether used or not; beside the bundle, a
  * function pays for one on first use. The importing modules load them by name with a dynamic import
  * (`shared/platform/lazy-sdk.ts`): esbuild hoists a static import of an external package to the top.
@@ -70,6 +70,8 @@ export const LAZY_EVERYWHERE: readonly string[] = [
   '@aws-sdk/client-sqs',
   '@aws-sdk/client-ses',
   '@aws-lambda-powertools/metrics',
+  // Loaded with the signing keys by the first request that carries a token (shared/auth/signing-keys.ts).
+  'jose',
 ];
 
 export const lazyPackagesOf = (name: string): readonly string[] =>

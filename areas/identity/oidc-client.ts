@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
+import { loadJose } from '#shared/auth/signing-keys.ts';
 import { epochSeconds, randomToken, sameDigest, sha256 } from '#shared/auth/opaque.ts';
 import { deleteItem, putItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
@@ -155,7 +156,7 @@ export async function exchangeCode(
 const jwksByUri = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
 /** One remote JWK set per URI per cold start; jose caches the keys and refetches on an unknown kid. */
-function providerJwks(uri: string) {
+function providerJwks(uri: string, { createRemoteJWKSet }: Awaited<ReturnType<typeof loadJose>>) {
   let jwks = jwksByUri.get(uri);
   if (!jwks) {
     jwks = createRemoteJWKSet(new URL(uri), {
@@ -180,8 +181,10 @@ export interface IdTokenClaims extends JWTPayload {
 
 /** Verifies signature (provider JWKS), issuer, audience (our client id), expiry and algorithm. */
 export async function verifyIdToken(cfg: OidcProviderConfig, idToken: string): Promise<IdTokenClaims> {
+  const jose = await loadJose();
+  const joseErrors = jose.errors;
   try {
-    const { payload } = await jwtVerify(idToken, providerJwks(cfg.jwksUri), {
+    const { payload } = await jose.jwtVerify(idToken, providerJwks(cfg.jwksUri, jose), {
       issuer: cfg.issuer,
       audience: cfg.clientId,
       algorithms: cfg.algorithms,

@@ -1,6 +1,5 @@
-import { SignJWT, decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { config } from '#shared/platform/config.ts';
-import { JWT_ALG, signingKey, verificationKeys } from './signing-keys.ts';
+import { JWT_ALG, loadJose, signingKey, verificationKeys } from './signing-keys.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 
@@ -19,6 +18,7 @@ export type TokenSubject = Omit<Principal, 'jti' | 'expiresAt'>;
 
 export async function issueAccessToken(subject: TokenSubject, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS) {
   const { kid, key } = await signingKey();
+  const { SignJWT } = await loadJose();
   const token = await new SignJWT({
     tid: subject.tenantId,
     roles: subject.roles,
@@ -44,6 +44,7 @@ export class InvalidTokenError extends Error {}
  */
 export async function verifyAccessToken(token: string, opts: { ignoreExpiry?: boolean } = {}): Promise<Principal> {
   const keys = await verificationKeys();
+  const { decodeProtectedHeader, errors, jwtVerify } = await loadJose();
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;

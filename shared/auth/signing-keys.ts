@@ -1,8 +1,14 @@
-import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
+import type { CryptoKey, JWK } from 'jose';
 import { config } from '#shared/platform/config.ts';
 import { parameterStore } from '#shared/platform/ports.ts';
 
 export const JWT_ALG = 'ES256';
+
+/**
+ * jose, loaded with the keys on the first request that needs a token (public routes never do); it
+ * stays beside the bundle (lib/bundling.ts), so no cold start parses it. Loaded by name here only.
+ */
+export const loadJose = () => import('jose');
 
 /**
  * Access tokens are ES256. The public JWK set sits in a plain SSM parameter every function may
@@ -27,6 +33,7 @@ export function verificationKeys(): Promise<VerificationKeys> {
     const stored = await (await parameterStore()).get(signingParams().publicJwks, { decrypt: false });
     if (!stored) throw new Error('JWT public keys are not configured');
     const jwks = JSON.parse(stored.value) as { keys: JWK[] };
+    const { importJWK } = await loadJose();
     const byKid = new Map<string, CryptoKey>();
     for (const jwk of jwks.keys) byKid.set(jwk.kid!, (await importJWK(jwk, JWT_ALG)) as CryptoKey);
     return { byKid, jwks };
@@ -42,6 +49,7 @@ export function signingKey(): Promise<{ kid: string; key: CryptoKey }> {
     const stored = await (await parameterStore()).get(signingParams().privateJwk, { decrypt: true });
     if (!stored) throw new Error('JWT signing key is not configured');
     const jwk = JSON.parse(stored.value) as JWK;
+    const { importJWK } = await loadJose();
     return { kid: jwk.kid!, key: (await importJWK(jwk, JWT_ALG)) as CryptoKey };
   })().catch((err) => {
     signing = undefined;
@@ -58,6 +66,7 @@ export function resetKeyCache() {
 
 /** A fresh key pair as the two parameter values; used by the local server, tests and the deploy script. */
 export async function generateSigningKeyParams(kid = crypto.randomUUID()) {
+  const { exportJWK, generateKeyPair } = await loadJose();
   const { publicKey, privateKey } = await generateKeyPair(JWT_ALG, { extractable: true });
   const pub = { ...(await exportJWK(publicKey)), kid, alg: JWT_ALG, use: 'sig' };
   const priv = { ...(await exportJWK(privateKey)), kid, alg: JWT_ALG, use: 'sig' };

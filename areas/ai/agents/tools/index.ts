@@ -1,2 +1,5 @@
-/** Registers every built executor with the registry (imported once by the runtime). */
-export {};
+import { httpRequest } from './http-request.ts';
+import { registerExecutor } from './registry.ts';
+
+/** Every built executor, by base tool code; the others answer "not available" (registry.ts). */
+registerExecutor('http_request', httpRequest);

@@ -76,6 +76,21 @@ describe('agent runtime, one turn', () => {
     expect(r.message).toMatch(/^The tool book_slot returned: Error: .*not available/);
   });
 
+  it('sends e-mail only to the tool configured recipients', async () => {
+    const toolId = await activeTool(t, 'send_email', 'Mail Team', {
+      configParams: { allowedRecipients: ['team@acme.example'] },
+    });
+    const before = testMailer.outbox.length;
+    const ok = await turn({ toolIds: [toolId] }, 'mail_team {"subject":"Lead","text":"Call Ann back"}');
+    expect(ok.toolCalls[0]).toMatchObject({ name: 'mail_team', status: 'ok' });
+    expect(testMailer.outbox.slice(before)).toEqual([
+      expect.objectContaining({ to: ['team@acme.example'], subject: 'Lead', text: 'Call Ann back' }),
+    ]);
+    const refused = await turn({ toolIds: [toolId] }, 'mail_team {"to":"evil@example.com","text":"transcript"}');
+    expect(refused.toolCalls[0]).toMatchObject({ status: 'error', result: expect.stringMatching(/not allowed/) });
+    expect(testMailer.outbox.length).toBe(before + 1);
+  });
+
   it('does not offer another tenant’s tool, nor a tool that is not ACTIVE', async () => {
     const other = await newTenant();
     const foreign = await activeTool(other, 'manage_schedule', 'Foreign Tool');

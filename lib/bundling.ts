@@ -43,6 +43,8 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   'knowledge-worker': ['gpt-tokenizer', 'minisearch', 'unpdf', 'mammoth', 'html-to-text'],
   // The LLM gateway: the tokenizer (2 MB of rank tables) and the Bedrock client load on first use.
   'llm-gateway': ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime'],
+  // The agent runtime: the gateway's and retrieval's lazy packages.
+  'agent-runtime': ['gpt-tokenizer', 'minisearch', '@aws-sdk/client-bedrock-runtime'],
 };
 
 /**

@@ -279,12 +279,14 @@ export async function* runTurnStream(input: TurnInput, opts: { stream?: boolean 
       rethrow(err, input.requestId);
     }
     text = content;
-    if (!calls.length) break;
+    // The last step's tool calls are not run: a model that ignores tool_choice none still stops here.
+    if (!calls.length || step === MAX_STEPS) break;
     messages.push({ role: 'assistant', content: content || null, tool_calls: calls });
     escalate = (await runCalls(calls, { input, byName, messages, records })) ?? escalate;
     if (escalate) break;
   }
   if (!escalate && prep.noAnswer) escalate = { reason: 'No source reached the confidence threshold' };
+  if (!escalate && !text) text = 'I could not complete this request.';
   if (escalate && !text) text = 'I am handing this conversation to a member of our team.';
   yield { type: 'final', result: { message: text, citations, toolCalls: records, escalate, usage } };
 }

@@ -55,6 +55,8 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
     ...GATEWAY_ON_FIRST_USE,
   ],
   'llm-gateway': [...GATEWAY_ON_FIRST_USE],
+  // The agent runtime: retrieval's and the gateway's first-use packages.
+  'agent-runtime': ['minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
 };
 
 /**

@@ -80,6 +80,19 @@ export const API_GROUPS = {
     readsVault: true,
     memoryMb: 1024,
   },
+  // AI agent runtime (issue 29, part 2): the playground turn; its tools send e-mail and channel
+  // messages, resolve tenant secrets (database connections) and reach the network.
+  'agent-runtime': {
+    description: 'AI agent runtime: one turn of an agent, its tools run',
+    table: 'readwrite',
+    sends: ['channels', 'email'],
+    tenantSecrets: 'read',
+    knowledgeVectors: 'read',
+    bedrock: true,
+    readsVault: true,
+    memoryMb: 1024,
+    timeoutSeconds: 120,
+  },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
 } as const satisfies Record<string, GroupSpec>;

@@ -16,6 +16,7 @@ import { systemRoutes } from './system.ts';
 import { tenantRoutes } from './tenants.ts';
 import { toolRoutes } from './tools.ts';
 import type { RouteDef } from './types.ts';
+import { agentRuntimeRoutes } from './ai-agent-runtime.ts';
 import { userRoutes } from './users.ts';
 import { vaultRoutes } from './vault.ts';
 
@@ -45,6 +46,7 @@ export const routes: readonly RouteDef[] = [
   ...knowledgeRoutes,
   ...llmGatewayRoutes,
   ...localRoutes,
+  ...agentRuntimeRoutes,
 ];
 
 export const deployedRoutes = () => routes.filter((r) => !r.localOnly);

@@ -188,4 +188,5 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'DELETE /api/llm-gateway/keys/{keyId}',
   'GET /api/llm-gateway/usage',
   'PUT /api/llm-gateway/models/{modelId}',
+  'POST /api/ai/agents/{agentId}/chat',
 ];

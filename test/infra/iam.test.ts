@@ -181,10 +181,12 @@ describe('IAM', () => {
       if (texts.some((t) => t.includes('/vault'))) withVault.push(name);
       if (stmts(name).some((st) => logicalIdsIn([st]).has(keyId))) withKey.push(name);
     }
-    // The LLM gateway reads an endpoint's API key from the vault: GetParameter only, Decrypt only.
-    expect(withVault.sort()).toEqual(['jobs-worker', 'llm-gateway', 'llm-gateway-stream', 'vault']);
+    // The LLM gateway (and the agent runtime, which calls it in-process) reads an endpoint's API key
+    // from the vault: GetParameter only, Decrypt only.
+    expect(withVault.sort()).toEqual(['agent-runtime', 'jobs-worker', 'llm-gateway', 'llm-gateway-stream', 'vault']);
     // The tools function encrypts tenant secrets with the same key (below); the channel worker only decrypts.
     expect(withKey.sort()).toEqual([
+      'agent-runtime',
       'channel-worker',
       'jobs-worker',
       'llm-gateway',
@@ -192,7 +194,7 @@ describe('IAM', () => {
       'tools',
       'vault',
     ]);
-    for (const name of ['llm-gateway', 'llm-gateway-stream']) {
+    for (const name of ['agent-runtime', 'llm-gateway', 'llm-gateway-stream']) {
       const vaultStmts = stmts(name).filter((st) => resourceTexts([st]).some((t) => t.includes('/vault')));
       expect(vaultStmts.flatMap(actionsOf), name).toEqual(['ssm:GetParameter']);
       const keyStmts = stmts(name).filter((st) => logicalIdsIn([st]).has(keyId));
@@ -221,11 +223,12 @@ describe('IAM', () => {
       expect(actionsOf(keyStmt).sort()).toEqual(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']);
     }
     // Only the tools function holds tenant secrets: by name, under the tenants path, never listed.
-    // The channel worker only resolves them (a connection's credentials), read-only.
+    // The channel worker and the agent runtime only resolve them (a connection's credentials, a
+    // database tool's connection string), read-only.
     const tenantSecrets = [...s.fnIds.keys()].filter((n) =>
       resourceTexts(stmts(n)).some((t) => t.includes('/tenants/')),
     );
-    expect(tenantSecrets.sort()).toEqual(['channel-worker', 'tools']);
+    expect(tenantSecrets.sort()).toEqual(['agent-runtime', 'channel-worker', 'tools']);
     const channelStmt = stmts('channel-worker').find((st) => resourceTexts([st]).some((t) => t.includes('/tenants/')))!;
     expect(actionsOf(channelStmt)).toEqual(['ssm:GetParameter']);
     expect(actionsOf(stmts('channel-worker').find((st) => logicalIdsIn([st]).has(keyId))!)).toEqual(['kms:Decrypt']);
@@ -243,11 +246,11 @@ describe('IAM', () => {
     expect(sources).toEqual(['jobs-worker']);
   });
 
-  it('lets only the LLM gateway invoke Bedrock models, and only the listed models', () => {
+  it('lets only the LLM gateway and the agent runtime (which calls it in-process) invoke Bedrock models, and only the listed models', () => {
     const callers = [...s.fnIds.keys()].filter((n) =>
       stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('bedrock:'))),
     );
-    expect(callers.sort()).toEqual(['llm-gateway', 'llm-gateway-stream']);
+    expect(callers.sort()).toEqual(['agent-runtime', 'llm-gateway', 'llm-gateway-stream']);
     for (const name of callers) {
       const st = stmts(name).filter((x) => actionsOf(x).some((a) => a.startsWith('bedrock:')));
       expect(st.flatMap(actionsOf).sort()).toEqual(['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream']);

@@ -217,10 +217,10 @@ describe('functions', () => {
       expect(p.Architectures, name).toEqual(['arm64']);
       const stream = name.endsWith('-stream');
       expect(p.Handler, name).toBe(stream ? 'index.streamHandler' : 'index.handler');
-      const spec = (API_GROUPS as Record<string, { memoryMb?: number }>)[groupOfFn(name)];
+      const spec = (API_GROUPS as Record<string, { memoryMb?: number; timeoutSeconds?: number }>)[groupOfFn(name)];
       if (spec) {
         expect(p.MemorySize, name).toBe(spec.memoryMb ?? 512);
-        expect(p.Timeout, name).toBe(stream ? 300 : 10);
+        expect(p.Timeout, name).toBe(stream ? 300 : (spec.timeoutSeconds ?? 10));
       }
     }
     expect(fn('auth').MemorySize).toBe(1024);

@@ -311,10 +311,6 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
     create: async (_w, tenant) =>
       apiCreate(tenant, 'POST', '/api/tools', { displayName: `Tool ${unique()}`, baseToolId: BUILT_IN_TOOLS[0]!.id }),
   },
-  agentId: {
-    via: 'none yet: a fresh id (agents do not exist until the agents area; a tool may name only existing agents)',
-    create: async () => crypto.randomUUID(),
-  },
   assessmentId: { via: 'bcm.assessments.create', create: async (_w, tenant) => assessmentOf(tenant) },
   tenantId: { via: 'the tenant itself (tenants.create)', create: async (_w, tenant) => tenant.id },
   planId: { via: 'the seeded plans (Professional, monthly)', create: async () => PRO_MONTHLY },
@@ -401,6 +397,15 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
       });
       if (res.status >= 300) throw new Error(`llmGateway.models.put answered ${res.status}: ${res.text}`);
       return id;
+    },
+  }, // AI agent runtime (part 2): until the agents' CRUD lands, an agent item written directly, with a
+  // prompt holding an Active version so the playground answers 200. The CRUD's creator replaces it.
+  agentId: {
+    via: 'direct: agent item',
+    create: async (_w, tenant) => {
+      const { activePrompt, agentItem } = await import('#test/support/agents-runtime.ts');
+      const { promptId } = await activePrompt(tenant.id, 'You are {{agent_name}}.');
+      return (await agentItem(tenant.id, { promptId })).id;
     },
   },
 };

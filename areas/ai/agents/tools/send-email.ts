@@ -1,0 +1,28 @@
+import type { ToolItem } from '#functions/tools/records.ts';
+import { mailer } from '#shared/platform/ports.ts';
+import type { ToolOutcome } from './registry.ts';
+
+const MAX_SUBJECT = 200;
+const MAX_TEXT = 20_000;
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
+/**
+ * Recipients come from the tool's configuration (`configParams.allowedRecipients`), never from
+ * the conversation or retrieved text: the model may pick among them, not add any.
+ */
+export async function sendEmail(tool: ToolItem, args: Record<string, unknown>): Promise<ToolOutcome> {
+  const allowed = (
+    ((tool.configParams as unknown as { allowedRecipients?: unknown }).allowedRecipients as string[] | undefined) ?? []
+  ).map((r) => String(r).toLowerCase());
+  if (!allowed.length) return { ok: false, error: 'This tool has no configured recipients' };
+  const asked = args.to === undefined ? allowed : [args.to].flat().map((r) => String(r).toLowerCase());
+  const refused = asked.filter((r) => !allowed.includes(r));
+  if (refused.length) return { ok: false, error: `Recipients not allowed for this tool: ${refused.join(', ')}` };
+  const subject = String(args.subject ?? '').slice(0, MAX_SUBJECT) || 'Message from the assistant';
+  const text = String(args.text ?? args.body ?? '').slice(0, MAX_TEXT);
+  if (!text) return { ok: false, error: 'The message text is empty' };
+  await (await mailer()).send({ to: asked, subject, text, html: `<p>${escapeHtml(text).replace(/\n/g, '<br>')}</p>` });
+  return { ok: true, result: { sent: true, to: asked } };
+}

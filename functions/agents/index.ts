@@ -1,0 +1,40 @@
+import {
+  createAgent,
+  deleteAgent,
+  duplicateAgent,
+  getAgent,
+  listAgents,
+  listVersions,
+  publishAgent,
+  restoreVersion,
+  setBases,
+  setTools,
+  unpublishAgent,
+  updateAgent,
+} from '#areas/ai/agents/agents.ts';
+import { tenantModels } from '#areas/ai/agents/models.ts';
+import { entitlements } from '#areas/ai/entitlements.ts';
+import { aiAgentRoutes } from '#shared/routes/ai-agents.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
+
+/** Wiring only: the logic is in areas/ai/agents; each route's tenant comes resolved from its declared scope. */
+export const handler = apiHandler(aiAgentRoutes, {
+  'ai.entitlements': ({ tenantId }) => entitlements(tenantId),
+  'ai.models': () => tenantModels(),
+  'ai.agents.list': ({ tenantId, query }) => listAgents(tenantId, query),
+  'ai.agents.create': ({ tenantId, body, principal }) => createAgent(tenantId, body, principal),
+  'ai.agents.get': ({ tenantId, params }) => getAgent(tenantId, params.agentId),
+  'ai.agents.update': ({ tenantId, params, body, principal }) => updateAgent(tenantId, params.agentId, body, principal),
+  'ai.agents.delete': ({ tenantId, params, principal }) => deleteAgent(tenantId, params.agentId, principal),
+  'ai.agents.publish': ({ tenantId, params, principal }) => publishAgent(tenantId, params.agentId, principal),
+  'ai.agents.unpublish': ({ tenantId, params, principal }) => unpublishAgent(tenantId, params.agentId, principal),
+  'ai.agents.versions': ({ tenantId, params, query }) => listVersions(tenantId, params.agentId, query),
+  'ai.agents.restore': ({ tenantId, params, principal }) =>
+    restoreVersion(tenantId, params.agentId, params.versionId, principal),
+  'ai.agents.duplicate': ({ tenantId, params, body, principal }) =>
+    duplicateAgent(tenantId, params.agentId, body.name, principal),
+  'ai.agents.tools': ({ tenantId, params, body, principal }) =>
+    setTools(tenantId, params.agentId, body.toolIds, principal),
+  'ai.agents.knowledgeBases': ({ tenantId, params, body, principal }) =>
+    setBases(tenantId, params.agentId, body.knowledgeBaseIds, principal),
+});

@@ -12,6 +12,15 @@ import {
   unpublishAgent,
   updateAgent,
 } from '#areas/ai/agents/agents.ts';
+import {
+  createWidget,
+  deleteWidget,
+  embedSnippet,
+  listWidgets,
+  rotateWidgetKey,
+  updateWidget,
+} from '#areas/ai/agents/widgets.ts';
+import { config } from '#shared/platform/config.ts';
 import { tenantModels } from '#areas/ai/agents/models.ts';
 import { entitlements } from '#areas/ai/entitlements.ts';
 import { aiAgentRoutes } from '#shared/routes/ai-agents.ts';
@@ -37,4 +46,12 @@ export const handler = apiHandler(aiAgentRoutes, {
     setTools(tenantId, params.agentId, body.toolIds, principal),
   'ai.agents.knowledgeBases': ({ tenantId, params, body, principal }) =>
     setBases(tenantId, params.agentId, body.knowledgeBaseIds, principal),
+  'ai.widgets.list': ({ tenantId, params }) => listWidgets(tenantId, params.agentId),
+  'ai.widgets.create': ({ tenantId, params, body, principal }) =>
+    createWidget(tenantId, params.agentId, body, principal),
+  'ai.widgets.update': ({ tenantId, params, body, principal }) =>
+    updateWidget(tenantId, params.widgetId, body, principal),
+  'ai.widgets.delete': ({ tenantId, params, principal }) => deleteWidget(tenantId, params.widgetId, principal),
+  'ai.widgets.rotateKey': ({ tenantId, params, principal }) => rotateWidgetKey(tenantId, params.widgetId, principal),
+  'ai.widgets.embed': ({ tenantId, params }) => embedSnippet(tenantId, params.widgetId, config.publicBaseUrl),
 });

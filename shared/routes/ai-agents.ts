@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { AGENT_STATUSES } from '#areas/ai/agents/records.ts';
 import { MODEL_KINDS } from '#areas/ai/gateway/limits.ts';
+import { POSITIONS } from '#areas/ai/agents/widget-records.ts';
 import { defineRoutes, once, scope } from './types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
 
@@ -15,6 +16,11 @@ const ofBody = scope.tenant({ tenantFrom: 'body' });
 const ofAgent = scope.tenant({
   tenantFrom: 'query',
   record: { param: 'agentId', collection: 'AGENT', label: 'Agent' },
+});
+
+const ofWidget = scope.tenant({
+  tenantFrom: 'query',
+  record: { param: 'widgetId', collection: 'WIDGET', label: 'Widget' },
 });
 
 export const MAX_AGENT_TOOLS = 20;
@@ -84,6 +90,29 @@ const agentFields = () => ({
   knowledgeBaseIds: z.optional(knowledgeBaseIds()),
   toolIds: z.optional(toolIds()),
 });
+export const MAX_ORIGINS = 20;
+const theme = () =>
+  z.object({
+    primaryColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/, 'A colour as #rrggbb'))),
+    position: z.optional(z.enum(POSITIONS)),
+    title: z.optional(text(100)),
+  });
+const allowedOrigins = () =>
+  z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.minLength(1), z.maxLength(MAX_ORIGINS));
+export const widget = once(() =>
+  z.object({
+    id: z.string(),
+    agentId: z.string(),
+    name: z.string(),
+    allowedOrigins: z.array(z.string()),
+    theme: z.object({ primaryColor: z.string(), position: z.enum(POSITIONS), title: z.string() }),
+    isActive: z.boolean(),
+    widgetKey: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
+const widgetParams = once(() => z.object({ widgetId: uuid() }));
 const usedLimit = () => z.object({ used: z.number(), limit: z.number() });
 const agentParams = once(() => z.object({ agentId: uuid() }));
 const common = { group: 'agents' } as const;
@@ -304,6 +333,93 @@ export const aiAgentRoutes = defineRoutes([
       query: z.object(tenantQuery()),
       body: z.object({ knowledgeBaseIds: knowledgeBaseIds() }),
       response: agent(),
+    }),
+  },
+  {
+    ...common,
+    id: 'ai.widgets.list',
+    method: 'GET',
+    path: `${A}/{agentId}/widgets`,
+    auth: read,
+    scope: ofAgent,
+    summary: "The agent's widgets, newest first",
+    status: 200,
+    schemas: () => ({ params: agentParams(), query: z.object(tenantQuery()), response: z.array(widget()) }),
+  },
+  {
+    ...common,
+    id: 'ai.widgets.create',
+    method: 'POST',
+    path: `${A}/{agentId}/widgets`,
+    auth: manage,
+    scope: ofAgent,
+    summary:
+      'Create a widget with its public widgetKey; allowedOrigins https (http only for localhost); ' +
+      '409 PLAN_LIMIT_REACHED (maxWidgetIntegrations)',
+    status: 201,
+    schemas: () => ({
+      params: agentParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({ name: text(200), allowedOrigins: allowedOrigins(), theme: z.optional(z.nullable(theme())) }),
+      response: widget(),
+    }),
+  },
+  {
+    ...common,
+    id: 'ai.widgets.update',
+    method: 'PUT',
+    path: '/api/ai/widgets/{widgetId}',
+    auth: manage,
+    scope: ofWidget,
+    summary: 'Change a widget (absent fields stay); an inactive widget starts no sessions',
+    status: 200,
+    schemas: () => ({
+      params: widgetParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({
+        name: z.optional(text(200)),
+        allowedOrigins: z.optional(allowedOrigins()),
+        theme: z.optional(z.nullable(theme())),
+        isActive: z.optional(z.boolean()),
+      }),
+      response: widget(),
+    }),
+  },
+  {
+    ...common,
+    id: 'ai.widgets.delete',
+    method: 'DELETE',
+    path: '/api/ai/widgets/{widgetId}',
+    auth: manage,
+    scope: ofWidget,
+    summary: 'Delete a widget: its key stops at once and its plan slot is freed',
+    status: 204,
+    schemas: () => ({ params: widgetParams(), query: z.object(tenantQuery()) }),
+  },
+  {
+    ...common,
+    id: 'ai.widgets.rotateKey',
+    method: 'POST',
+    path: '/api/ai/widgets/{widgetId}/rotate-key',
+    auth: manage,
+    scope: ofWidget,
+    summary: 'A new widgetKey; the old key stops at once',
+    status: 200,
+    schemas: () => ({ params: widgetParams(), query: z.object(tenantQuery()), response: widget() }),
+  },
+  {
+    ...common,
+    id: 'ai.widgets.embed',
+    method: 'GET',
+    path: '/api/ai/widgets/{widgetId}/embed',
+    auth: read,
+    scope: ofWidget,
+    summary: 'The HTML snippet a site owner pastes: a script tag loading /api/ai/widget.js with the widgetKey',
+    status: 200,
+    schemas: () => ({
+      params: widgetParams(),
+      query: z.object(tenantQuery()),
+      response: z.object({ snippet: z.string() }),
     }),
   },
 ]);

@@ -202,4 +202,10 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/ai/agents/{agentId}/duplicate',
   'PUT /api/ai/agents/{agentId}/tools',
   'PUT /api/ai/agents/{agentId}/knowledge-bases',
+  'GET /api/ai/agents/{agentId}/widgets',
+  'POST /api/ai/agents/{agentId}/widgets',
+  'PUT /api/ai/widgets/{widgetId}',
+  'DELETE /api/ai/widgets/{widgetId}',
+  'POST /api/ai/widgets/{widgetId}/rotate-key',
+  'GET /api/ai/widgets/{widgetId}/embed',
 ];

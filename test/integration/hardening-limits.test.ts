@@ -217,6 +217,26 @@ const LIMITS: CountLimit[] = [
       return { free: 1, attempt: create, stored, limit: 1 };
     },
   },
+  {
+    name: 'widgets of a tenant (maxWidgetIntegrations)',
+    code: 'PLAN_LIMIT_REACHED',
+    scenario: async () => {
+      const t = await ownTenant();
+      const promptId = await newPrompt(t.owner);
+      const agent = await invoke('POST', AGENTS, { token: t.owner, body: { name: 'W', promptId }, ip: nextIp() });
+      const path = `${AGENTS}/${agent.json.result.id}/widgets`;
+      const create = () =>
+        invoke('POST', path, {
+          token: t.owner,
+          body: { name: `W ${tag()}`, allowedOrigins: ['https://a.example.com'] },
+          ip: nextIp(),
+        });
+      const stored = async () =>
+        ((await invoke('GET', path, { token: t.owner, ip: nextIp() })).json.result as unknown[]).length;
+      // ownTenant is on the Starter plan: one widget.
+      return { free: 1, attempt: create, stored, limit: 1 };
+    },
+  },
 ];
 
 describe('every count limit holds under 20 parallel requests', () => {

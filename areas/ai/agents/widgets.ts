@@ -34,7 +34,10 @@ const change = (t: string, actor: Principal, entityId: string, action: string, c
  */
 export async function widgetByKey(key: string): Promise<WidgetLookup | null> {
   if (!WIDGET_KEY_PATTERN.test(key)) return null;
-  return (await get<WidgetLookup>(widgetKeyLookup(key), { consistent: true })) ?? null;
+  const found = await get<WidgetLookup>(widgetKeyLookup(key), { consistent: true });
+  if (!found) return null;
+  const { tenantId, widgetId, agentId, allowedOrigins, isActive } = found;
+  return { tenantId, widgetId, agentId, allowedOrigins, isActive };
 }
 
 function origins(list: string[]) {

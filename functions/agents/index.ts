@@ -20,6 +20,7 @@ import {
   rotateWidgetKey,
   updateWidget,
 } from '#areas/ai/agents/widgets.ts';
+import { createChannel, deleteChannel, listChannels, updateChannel } from '#areas/ai/agents/channels.ts';
 import { config } from '#shared/platform/config.ts';
 import { tenantModels } from '#areas/ai/agents/models.ts';
 import { entitlements } from '#areas/ai/entitlements.ts';
@@ -54,4 +55,9 @@ export const handler = apiHandler(aiAgentRoutes, {
   'ai.widgets.delete': ({ tenantId, params, principal }) => deleteWidget(tenantId, params.widgetId, principal),
   'ai.widgets.rotateKey': ({ tenantId, params, principal }) => rotateWidgetKey(tenantId, params.widgetId, principal),
   'ai.widgets.embed': ({ tenantId, params }) => embedSnippet(tenantId, params.widgetId, config.publicBaseUrl),
+  'ai.channels.list': ({ tenantId, query }) => listChannels(tenantId, query),
+  'ai.channels.create': ({ tenantId, body, principal }) => createChannel(tenantId, body, principal),
+  'ai.channels.update': ({ tenantId, params, body, principal }) =>
+    updateChannel(tenantId, params.channelId, body, principal),
+  'ai.channels.delete': ({ tenantId, params, principal }) => deleteChannel(tenantId, params.channelId, principal),
 });

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { AGENT_STATUSES } from '#areas/ai/agents/records.ts';
 import { MODEL_KINDS } from '#areas/ai/gateway/limits.ts';
+import { CHANNEL_TYPES } from '#areas/ai/connector/channel-types.ts';
 import { POSITIONS } from '#areas/ai/agents/widget-records.ts';
 import { defineRoutes, once, scope } from './types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
@@ -113,6 +114,32 @@ export const widget = once(() =>
   }),
 );
 const widgetParams = once(() => z.object({ widgetId: uuid() }));
+const ofChannel = scope.tenant({
+  tenantFrom: 'query',
+  record: { param: 'channelId', collection: 'CHANNEL', label: 'Channel connection' },
+});
+const stringMap = (maxValue: number) =>
+  z
+    .record(
+      z.string().check(z.regex(/^[A-Za-z][A-Za-z0-9-]{0,39}$/, 'A setting or credential name')),
+      z.string().check(z.minLength(1), z.maxLength(maxValue)),
+    )
+    .check(z.refine((m) => Object.keys(m).length <= 10, 'At most 10 entries'));
+export const channelConnection = once(() =>
+  z.object({
+    id: z.string(),
+    type: z.enum(CHANNEL_TYPES),
+    name: z.string(),
+    agentId: z.string(),
+    settings: z.record(z.string(), z.string()),
+    secrets: z.record(z.string(), z.boolean()),
+    isActive: z.boolean(),
+    webhookUrl: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
+const channelParams = once(() => z.object({ channelId: uuid() }));
 const usedLimit = () => z.object({ used: z.number(), limit: z.number() });
 const agentParams = once(() => z.object({ agentId: uuid() }));
 const common = { group: 'agents' } as const;
@@ -421,5 +448,75 @@ export const aiAgentRoutes = defineRoutes([
       query: z.object(tenantQuery()),
       response: z.object({ snippet: z.string() }),
     }),
+  },
+  {
+    ...common,
+    id: 'ai.channels.list',
+    method: 'GET',
+    path: '/api/ai/channels',
+    auth: read,
+    scope: ofTenant,
+    summary: 'Channel connections, newest first; type filters',
+    status: 200,
+    schemas: () => ({
+      query: z.object({ ...tenantQuery(), ...paging(), type: z.optional(z.enum(CHANNEL_TYPES)) }),
+      response: pageOf(channelConnection()),
+    }),
+  },
+  {
+    ...common,
+    id: 'ai.channels.create',
+    method: 'POST',
+    path: '/api/ai/channels',
+    auth: manage,
+    scope: ofBody,
+    summary:
+      "Connect a chat platform to an agent: settings are the platform's public ids, secrets its credentials " +
+      '(write-only, kept as tenant secrets; answers say only whether each is set); answers the inbound webhook URL',
+    status: 201,
+    schemas: () => ({
+      body: z.object({
+        type: z.enum(CHANNEL_TYPES),
+        name: text(200),
+        agentId: uuid(),
+        settings: z.optional(stringMap(500)),
+        secrets: z.optional(stringMap(4096)),
+        tenantId: z.optional(uuid()),
+      }),
+      response: channelConnection(),
+    }),
+  },
+  {
+    ...common,
+    id: 'ai.channels.update',
+    method: 'PUT',
+    path: '/api/ai/channels/{channelId}',
+    auth: manage,
+    scope: ofChannel,
+    summary: 'Change a connection (absent fields stay); secrets given replace those credentials, write-only',
+    status: 200,
+    schemas: () => ({
+      params: channelParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({
+        name: z.optional(text(200)),
+        agentId: z.optional(uuid()),
+        settings: z.optional(stringMap(500)),
+        isActive: z.optional(z.boolean()),
+        secrets: z.optional(stringMap(4096)),
+      }),
+      response: channelConnection(),
+    }),
+  },
+  {
+    ...common,
+    id: 'ai.channels.delete',
+    method: 'DELETE',
+    path: '/api/ai/channels/{channelId}',
+    auth: manage,
+    scope: ofChannel,
+    summary: 'Delete a connection and its credentials; its webhook answers 404 afterwards',
+    status: 204,
+    schemas: () => ({ params: channelParams(), query: z.object(tenantQuery()) }),
   },
 ]);

@@ -208,4 +208,8 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'DELETE /api/ai/widgets/{widgetId}',
   'POST /api/ai/widgets/{widgetId}/rotate-key',
   'GET /api/ai/widgets/{widgetId}/embed',
+  'GET /api/ai/channels',
+  'POST /api/ai/channels',
+  'PUT /api/ai/channels/{channelId}',
+  'DELETE /api/ai/channels/{channelId}',
 ];

@@ -21,6 +21,7 @@ import {
   updateWidget,
 } from '#areas/ai/agents/widgets.ts';
 import { createChannel, deleteChannel, listChannels, updateChannel } from '#areas/ai/agents/channels.ts';
+import { widgetScript } from '#areas/ai/agents/widget-script.ts';
 import { config } from '#shared/platform/config.ts';
 import { tenantModels } from '#areas/ai/agents/models.ts';
 import { entitlements } from '#areas/ai/entitlements.ts';
@@ -60,4 +61,5 @@ export const handler = apiHandler(aiAgentRoutes, {
   'ai.channels.update': ({ tenantId, params, body, principal }) =>
     updateChannel(tenantId, params.channelId, body, principal),
   'ai.channels.delete': ({ tenantId, params, principal }) => deleteChannel(tenantId, params.channelId, principal),
+  'ai.widgetScript': async () => widgetScript(),
 });

@@ -519,4 +519,15 @@ export const aiAgentRoutes = defineRoutes([
     status: 204,
     schemas: () => ({ params: channelParams(), query: z.object(tenantQuery()) }),
   },
+  {
+    ...common,
+    id: 'ai.widgetScript',
+    method: 'GET',
+    path: '/api/ai/widget.js',
+    auth: { kind: 'none' },
+    scope: scope.public,
+    summary: 'The embeddable chat widget script (public, cached); reads its data-widget-key',
+    status: 200,
+    rawResponse: { contentType: 'text/javascript; charset=utf-8' },
+  },
 ]);

@@ -212,4 +212,5 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/ai/channels',
   'PUT /api/ai/channels/{channelId}',
   'DELETE /api/ai/channels/{channelId}',
+  'GET /api/ai/widget.js',
 ];

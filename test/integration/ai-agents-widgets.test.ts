@@ -1,3 +1,4 @@
+import { Script } from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { widgetByKey } from '#areas/ai/agents/widgets.ts';
 import { AGENTS, newPrompt } from '#test/support/agents.ts';
@@ -127,5 +128,27 @@ describe('AI widgets', () => {
     const second = await invoke('POST', `${AGENTS}/${a}/widgets`, { token, body });
     expect(second.status).toBe(409);
     expect(second.json.error.code).toBe('PLAN_LIMIT_REACHED');
+  });
+});
+
+describe('GET /api/ai/widget.js', () => {
+  it('is public, text/javascript, cached, valid script, and calls only the API it came from', async () => {
+    const res = await invoke('GET', '/api/ai/widget.js', {});
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(res.headers['cache-control']).toMatch(/max-age=\d+/);
+    expect(() => new Script(res.text)).not.toThrow();
+    expect(res.text).toContain("getAttribute('data-widget-key')");
+    // No absolute URL of its own: every request goes to the origin of its src.
+    expect(res.text.match(/https?:\/\/[^\s'"]+/g)).toBeNull();
+    for (const path of [
+      "'/sessions'",
+      "'/messages'",
+      "'/escalate'",
+      "'/feedback'",
+      'text/event-stream',
+      'X-Widget-Session',
+    ])
+      expect(res.text).toContain(path);
   });
 });

@@ -21,6 +21,7 @@ import {
   updateWidget,
 } from '#areas/ai/agents/widgets.ts';
 import { createChannel, deleteChannel, listChannels, updateChannel } from '#areas/ai/agents/channels.ts';
+import { agentStats } from '#areas/ai/agents/stats.ts';
 import { widgetScript } from '#areas/ai/agents/widget-script.ts';
 import { config } from '#shared/platform/config.ts';
 import { tenantModels } from '#areas/ai/agents/models.ts';
@@ -62,4 +63,5 @@ export const handler = apiHandler(aiAgentRoutes, {
     updateChannel(tenantId, params.channelId, body, principal),
   'ai.channels.delete': ({ tenantId, params, principal }) => deleteChannel(tenantId, params.channelId, principal),
   'ai.widgetScript': async () => widgetScript(),
+  'ai.agents.stats': ({ tenantId, params, query }) => agentStats(tenantId, params.agentId, query),
 });

@@ -530,4 +530,33 @@ export const aiAgentRoutes = defineRoutes([
     status: 200,
     rawResponse: { contentType: 'text/javascript; charset=utf-8' },
   },
+  {
+    ...common,
+    id: 'ai.agents.stats',
+    method: 'GET',
+    path: `${A}/{agentId}/stats`,
+    auth: read,
+    scope: ofAgent,
+    summary:
+      "The agent's conversations, resolution and escalation rates, csat, tokens and cost over a date range (default 30 days)",
+    status: 200,
+    schemas: () => ({
+      params: agentParams(),
+      query: z.object({
+        ...tenantQuery(),
+        startDate: z.optional(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'A day as YYYY-MM-DD'))),
+        endDate: z.optional(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'A day as YYYY-MM-DD'))),
+      }),
+      response: z.object({
+        startDate: z.string(),
+        endDate: z.string(),
+        conversations: z.number(),
+        resolutionRatePercent: z.number(),
+        escalationRatePercent: z.number(),
+        csatScore: z.number(),
+        tokensUsed: z.number(),
+        costUsd: z.number(),
+      }),
+    }),
+  },
 ]);

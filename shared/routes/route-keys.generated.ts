@@ -213,4 +213,5 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'PUT /api/ai/channels/{channelId}',
   'DELETE /api/ai/channels/{channelId}',
   'GET /api/ai/widget.js',
+  'GET /api/ai/agents/{agentId}/stats',
 ];

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { INTERNAL_KEY } from '#test/support/fuzz/world.ts';
 import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
 import { listNewestFirst } from '#shared/data/collection.ts';
 import { keys } from '#shared/data/keys.ts';
@@ -297,5 +298,72 @@ describe('AI entitlements and models', () => {
     expect(Object.keys(chat).sort()).toEqual(
       ['contextWindow', 'id', 'inputPricePerMillion', 'kind', 'name', 'outputPricePerMillion'].sort(),
     );
+  });
+});
+
+describe('AI agent stats', () => {
+  const send = (body: unknown) =>
+    invoke('POST', '/api/analytics/events', { body, headers: { 'x-internal-api-key': INTERNAL_KEY } });
+
+  it("sums the agent's own day aggregates; zeros for an agent with none", async () => {
+    const a = await create();
+    const other = await create();
+    const empty = await owner.get(`/${a.id}/stats?startDate=2026-05-01&endDate=2026-05-31`);
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.json.result).toMatchObject({
+      conversations: 0,
+      resolutionRatePercent: 0,
+      escalationRatePercent: 0,
+      csatScore: 0,
+      tokensUsed: 0,
+      costUsd: 0,
+    });
+    const conv = (agentId: string, day: string, o: Record<string, unknown>) => ({
+      id: crypto.randomUUID(),
+      tenantId: tenantA,
+      agentId,
+      startedAt: `${day}T10:00:00.000Z`,
+      durationSeconds: 60,
+      resolved: false,
+      escalated: false,
+      escalationReason: null,
+      csat: null,
+      ...o,
+    });
+    const call = (agentId: string, tokens: number, costUsd: number) => ({
+      id: crypto.randomUUID(),
+      tenantId: tenantA,
+      model: 'local-chat',
+      agentId,
+      tokens,
+      costUsd,
+      latencyMs: 100,
+      isError: false,
+      timestamp: '2026-05-03T10:00:00.000Z',
+    });
+    const res = await send({
+      conversations: [
+        conv(a.id, '2026-05-02', { resolved: true, csat: 5 }),
+        conv(a.id, '2026-05-03', { escalated: true, escalationReason: 'angry', csat: 2 }),
+        conv(a.id, '2026-05-03', { resolved: true }),
+        conv(a.id, '2026-05-04', { resolved: true }),
+        conv(other.id, '2026-05-03', { resolved: true, csat: 1 }),
+        conv(a.id, '2026-06-10', { resolved: true }),
+      ],
+      llmCalls: [call(a.id, 100, 0.25), call(a.id, 50, 0.5), call(other.id, 999, 9)],
+    });
+    expect(res.status, res.text).toBe(200);
+    const s = (await owner.get(`/${a.id}/stats?startDate=2026-05-01&endDate=2026-05-31`)).json.result;
+    expect(s).toEqual({
+      startDate: '2026-05-01',
+      endDate: '2026-05-31',
+      conversations: 4,
+      resolutionRatePercent: 75,
+      escalationRatePercent: 25,
+      csatScore: 3.5,
+      tokensUsed: 150,
+      costUsd: 0.75,
+    });
+    expect((await owner.get(`/${a.id}/stats?startDate=2026-05-10&endDate=2026-05-01`)).status).toBe(400);
   });
 });

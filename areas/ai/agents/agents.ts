@@ -11,7 +11,7 @@ import { tools } from '#functions/tools/records.ts';
 import { getModel } from '#areas/ai/gateway/catalog.ts';
 import { kbKey } from '#areas/ai/knowledge/records.ts';
 import { agentSlot, planLimitReached, requireAgents } from '#areas/ai/entitlements.ts';
-import { agentItem, agentList, deletedAgents, toAgent, type AgentRecord, type Escalation } from './records.ts';
+import { agentItem, agentList, deletedIndex, toAgent, type AgentRecord, type Escalation } from './records.ts';
 import { agentKey, agentVersionCollection, agentVersionKey, type AgentSnapshot } from './snapshot.ts';
 
 export interface AgentInput {
@@ -216,7 +216,7 @@ export async function deleteAgent(t: string, agentId: string, actor: Principal) 
       orConflict(
         updateItem(
           agentKey(t, agentId),
-          { deletedAt: now, updatedAt: now, status: 'Draft', gsi1pk: deletedAgents(t) },
+          { deletedAt: now, updatedAt: now, status: 'Draft', ...deletedIndex(t) },
           {
             condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
           },

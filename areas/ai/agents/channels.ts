@@ -11,6 +11,7 @@ import type { ChannelType } from '#areas/ai/connector/channel-types.ts';
 import { deleteTenantSecret, describeTenantSecret, putTenantSecret } from '#areas/vault/tenant-secrets.ts';
 import { requireAgents } from '#areas/ai/entitlements.ts';
 import { readAgent } from './agents.ts';
+import { withoutKeys } from './records.ts';
 
 /**
  * Channel connections: `{t}#CHANNEL` / channelId, listed newest first on gsi1. Credentials are
@@ -246,6 +247,8 @@ export async function channelById(channelId: string): Promise<{ tenantId: string
   if (!lookup) return null;
   const connection = await get<ChannelRecord>(channelKey(lookup.tenantId, channelId), { consistent: true });
   if (!connection) return null;
-  const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, ...rest } = connection as ChannelRecord & Record<string, unknown>;
-  return { tenantId: lookup.tenantId, connection: rest as ChannelRecord };
+  return {
+    tenantId: lookup.tenantId,
+    connection: withoutKeys<ChannelRecord>(connection as ChannelRecord & Record<string, unknown>),
+  };
 }

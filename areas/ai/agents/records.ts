@@ -8,6 +8,13 @@ import { agentKey } from './snapshot.ts';
  */
 export const agentList = (t: string) => keys.tenantCollection(t, 'AGENT');
 export const deletedAgents = (t: string) => keys.archived(keys.tenantCollection(t, 'AGENT'));
+/** The list index attributes of a deleted agent: it leaves the list for the archive partition. */
+export const deletedIndex = (t: string) => ({ gsi1pk: deletedAgents(t) });
+/** A stored item without its key and index attributes (what a lookup hands to another area). */
+export function withoutKeys<T>(item: T & Record<string, unknown>): T {
+  const { pk: _pk, sk: _sk, gsi1pk: _gp, gsi1sk: _gs, ...rest } = item;
+  return rest as T;
+}
 /** Where the tenant's plan counters sit: the tenant item. */
 export const tenantKey = (t: string) => keys.platformItem('TENANT', t);
 

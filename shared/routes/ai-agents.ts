@@ -140,6 +140,15 @@ export const channelConnection = once(() =>
   }),
 );
 const channelParams = once(() => z.object({ channelId: uuid() }));
+const utcDay = () =>
+  z.string().check(
+    z.regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date YYYY-MM-DD'),
+    z.refine(
+      (v) =>
+        !Number.isNaN(Date.parse(`${v}T00:00:00.000Z`)) && new Date(`${v}T00:00:00.000Z`).toISOString().startsWith(v),
+      'Not a calendar date',
+    ),
+  );
 const usedLimit = () => z.object({ used: z.number(), limit: z.number() });
 const agentParams = once(() => z.object({ agentId: uuid() }));
 const common = { group: 'agents' } as const;
@@ -544,8 +553,8 @@ export const aiAgentRoutes = defineRoutes([
       params: agentParams(),
       query: z.object({
         ...tenantQuery(),
-        startDate: z.optional(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'A day as YYYY-MM-DD'))),
-        endDate: z.optional(z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'A day as YYYY-MM-DD'))),
+        startDate: z.optional(utcDay()),
+        endDate: z.optional(utcDay()),
       }),
       response: z.object({
         startDate: z.string(),

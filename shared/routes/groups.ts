@@ -93,6 +93,12 @@ export const API_GROUPS = {
     memoryMb: 1024,
     timeoutSeconds: 120,
   },
+  // AI agents: agents, versions, widgets, channel connections (credentials as tenant secrets), entitlements.
+  agents: {
+    description: 'AI agents, widgets, channel connections and entitlements',
+    table: 'readwrite',
+    tenantSecrets: true,
+  },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
 } as const satisfies Record<string, GroupSpec>;

@@ -5,6 +5,7 @@ import { bcmRoutes } from './bcm.ts';
 import { billingRoutes, webhookRoutes } from './billing.ts';
 import { catalogRoutes } from './catalog.ts';
 import { knowledgeRoutes } from './knowledge.ts';
+import { aiAgentRoutes } from './ai-agents.ts';
 import { contentAdminRoutes } from './content-admin.ts';
 import { contentPublicRoutes } from './content-public.ts';
 import { llmGatewayRoutes } from './llm-gateway.ts';
@@ -45,6 +46,7 @@ export const routes: readonly RouteDef[] = [
   ...vaultRoutes,
   ...knowledgeRoutes,
   ...llmGatewayRoutes,
+  ...aiAgentRoutes,
   ...localRoutes,
   ...agentRuntimeRoutes,
 ];

@@ -184,9 +184,11 @@ describe('IAM', () => {
     // The LLM gateway (and the agent runtime, which calls it in-process) reads an endpoint's API key
     // from the vault: GetParameter only, Decrypt only.
     expect(withVault.sort()).toEqual(['agent-runtime', 'jobs-worker', 'llm-gateway', 'llm-gateway-stream', 'vault']);
-    // The tools function encrypts tenant secrets with the same key (below); the channel worker only decrypts.
+    // The tools and agents functions encrypt tenant secrets with the same key (below); the channel
+    // worker and the agent runtime only decrypt.
     expect(withKey.sort()).toEqual([
       'agent-runtime',
+      'agents',
       'channel-worker',
       'jobs-worker',
       'llm-gateway',
@@ -222,13 +224,14 @@ describe('IAM', () => {
       const keyStmt = stmts(name).find((st) => logicalIdsIn([st]).has(keyId))!;
       expect(actionsOf(keyStmt).sort()).toEqual(['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey']);
     }
-    // Only the tools function holds tenant secrets: by name, under the tenants path, never listed.
+    // Only the tools and agents functions hold tenant secrets (connection strings, channel
+    // credentials): by name, under the tenants path, never listed.
     // The channel worker and the agent runtime only resolve them (a connection's credentials, a
     // database tool's connection string), read-only.
     const tenantSecrets = [...s.fnIds.keys()].filter((n) =>
       resourceTexts(stmts(n)).some((t) => t.includes('/tenants/')),
     );
-    expect(tenantSecrets.sort()).toEqual(['agent-runtime', 'channel-worker', 'tools']);
+    expect(tenantSecrets.sort()).toEqual(['agent-runtime', 'agents', 'channel-worker', 'tools']);
     const channelStmt = stmts('channel-worker').find((st) => resourceTexts([st]).some((t) => t.includes('/tenants/')))!;
     expect(actionsOf(channelStmt)).toEqual(['ssm:GetParameter']);
     expect(actionsOf(stmts('channel-worker').find((st) => logicalIdsIn([st]).has(keyId))!)).toEqual(['kms:Decrypt']);

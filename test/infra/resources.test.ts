@@ -244,7 +244,7 @@ describe('functions', () => {
       expect(env.NODE_OPTIONS).toBeUndefined();
       // The test tiers' cheap password hash cost (set in this very process) never reaches a function.
       expect(env.SCRYPT_TEST_LOG2_N, name).toBeUndefined();
-      expect('VAULT_KMS_KEY_ID' in env, name).toBe(['vault', 'jobs-worker', 'tools'].includes(name));
+      expect('VAULT_KMS_KEY_ID' in env, name).toBe(['vault', 'jobs-worker', 'tools', 'agents'].includes(name));
     }
     expect(Object.keys(fn('vault').Environment.Variables)).toContain('JOBS_QUEUE_URL');
     expect(Object.keys(fn('catalog').Environment.Variables).filter((k) => k.endsWith('_QUEUE_URL'))).toEqual([]);

@@ -15,6 +15,7 @@ import { useBillingStandIns } from '#test/support/billing.ts';
 import { invoke, type InvokeResult } from '#test/support/invoke.ts';
 import { testMailer } from '#test/support/test-ports.ts';
 import { tokenFor } from '#test/support/tokens.ts';
+import { AGENTS, newPrompt } from '#test/support/agents.ts';
 
 /**
  * Issue 32's general guard: every count limit of the API holds under 20 parallel requests. Each
@@ -199,6 +200,41 @@ const LIMITS: CountLimit[] = [
         (await invoke('GET', '/api/llm-gateway/usage', { token: t.owner, ip: nextIp() })).json.result
           .tokensUsed as number;
       return { free: 1, attempt, stored, limit: worst };
+    },
+  },
+  // AI agents (issue 29): agent slots (maxAgents) on the tenant item.
+  {
+    name: 'agents of a tenant (maxAgents)',
+    code: 'PLAN_LIMIT_REACHED',
+    scenario: async () => {
+      const t = await ownTenant();
+      const promptId = await newPrompt(t.owner);
+      const create = () =>
+        invoke('POST', AGENTS, { token: t.owner, body: { name: `Agent ${tag()}`, promptId }, ip: nextIp() });
+      const stored = async () =>
+        (await invoke('GET', AGENTS, { token: t.owner, ip: nextIp() })).json.result.totalCount as number;
+      // ownTenant's plan allows one agent: the burst races for that one slot.
+      return { free: 1, attempt: create, stored, limit: 1 };
+    },
+  },
+  {
+    name: 'widgets of a tenant (maxWidgetIntegrations)',
+    code: 'PLAN_LIMIT_REACHED',
+    scenario: async () => {
+      const t = await ownTenant();
+      const promptId = await newPrompt(t.owner);
+      const agent = await invoke('POST', AGENTS, { token: t.owner, body: { name: 'W', promptId }, ip: nextIp() });
+      const path = `${AGENTS}/${agent.json.result.id}/widgets`;
+      const create = () =>
+        invoke('POST', path, {
+          token: t.owner,
+          body: { name: `W ${tag()}`, allowedOrigins: ['https://a.example.com'] },
+          ip: nextIp(),
+        });
+      const stored = async () =>
+        ((await invoke('GET', path, { token: t.owner, ip: nextIp() })).json.result as unknown[]).length;
+      // ownTenant is on the Starter plan: one widget.
+      return { free: 1, attempt: create, stored, limit: 1 };
     },
   },
 ];

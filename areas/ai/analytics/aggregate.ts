@@ -1,5 +1,5 @@
 import type { Key } from '#shared/data/keys.ts';
-import { usageBudget, usageDay } from './records.ts';
+import { agentDay, usageBudget, usageDay } from './records.ts';
 import { bucketAttribute } from './sketch.ts';
 
 /** One LLM call as the gateway reports it. */
@@ -59,6 +59,9 @@ export function llmContributions(c: LlmCall): Contribution[] {
       set: { model: c.model, day },
     },
     { key: usageBudget(c.tenantId), add: { [spendAttribute(day.slice(0, 7))]: c.costUsd } },
+    ...(c.agentId
+      ? [{ key: agentDay(c.tenantId, c.agentId, day), add: { tokens: c.tokens, costUsd: c.costUsd } }]
+      : []),
   ];
 }
 
@@ -72,7 +75,22 @@ export function conversationContributions(c: Conversation): Contribution[] {
   };
   if (c.csat !== null) Object.assign(add, { csatSum: c.csat, csatCount: 1, [`csat${c.csat}`]: 1 });
   if (c.escalated) add[`${REASON_PREFIX}${c.escalationReason?.trim() || UNSPECIFIED_REASON}`] = 1;
-  return [{ key: usageDay(c.tenantId, 'SUPPORT_USAGE', utcDay(c.startedAt)), add }];
+  const day = utcDay(c.startedAt);
+  const perAgent = c.agentId
+    ? [
+        {
+          key: agentDay(c.tenantId, c.agentId, day),
+          add: {
+            conversations: 1,
+            resolved: add.resolved!,
+            escalated: add.escalated!,
+            csatSum: c.csat ?? 0,
+            csatCount: c.csat === null ? 0 : 1,
+          },
+        },
+      ]
+    : [];
+  return [{ key: usageDay(c.tenantId, 'SUPPORT_USAGE', day), add }, ...perAgent];
 }
 
 export const itemId = (key: Key) => `${key.pk}|${key.sk}`;

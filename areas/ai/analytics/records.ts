@@ -20,6 +20,18 @@ export const usageDay = (tenantId: string, kind: UsageKind, day: string, model?:
 /** Sort-key bounds of the days `from`..`to` (inclusive) of a usage partition, models included. */
 export const usageDays = (from: string, to: string) => ({ from: `D#${from}`, to: `D#${to}#~` });
 
+/**
+ * One agent's day (tokens, cost, conversations, resolved, escalated, csat): beside the tenant's day
+ * items so an agent's stats are one Query over its own partition (GET /api/ai/agents/{agentId}/stats).
+ */
+export const agentDay = (tenantId: string, agentId: string, day: string): Key =>
+  keys.childItem(tenantId, 'AGENT', agentId, 'STATS', `D#${day}`);
+export const agentDayRange = (tenantId: string, agentId: string, from: string, to: string) => ({
+  pk: keys.childCollection(tenantId, 'AGENT', agentId, 'STATS'),
+  from: `D#${from}`,
+  to: `D#${to}`,
+});
+
 /** The tenant's monthly LLM budget and its spend per month (`spend_YYYY_MM`). */
 export const usageBudget = (tenantId: string): Key => ({
   pk: keys.tenantCollection(tenantId, 'LLM_USAGE'),

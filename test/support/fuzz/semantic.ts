@@ -1,3 +1,4 @@
+import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
 import { redirectAllowList } from '#areas/identity/identity-providers.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { InvokeOptions } from '#test/support/invoke.ts';
@@ -71,6 +72,15 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
       if ('isMaster' in body) body.isMaster = false;
       if ('parentId' in body) body.parentId = null;
       if ('contentType' in body && 'size' in body) Object.assign(body, { contentType: 'application/pdf', size: 1024 });
+    }
+    if (route.group === 'agents') {
+      // AI agents: a chat model of the catalog, no bases or tools (checked per tenant), an https origin.
+      if ('promptId' in body) body.modelId = LOCAL_MODEL_IDS.chat;
+      if ('knowledgeBaseIds' in body) body.knowledgeBaseIds = [];
+      if ('toolIds' in body) body.toolIds = [];
+      if ('allowedOrigins' in body) body.allowedOrigins = ['https://fuzz.example.com'];
+      if ('settings' in body) body.settings = {};
+      if ('secrets' in body) body.secrets = {};
     }
     if ('tenantId' in body) body.tenantId = world.a.id;
     if ('redirectUri' in body) body.redirectUri = redirectAllowList()[0];

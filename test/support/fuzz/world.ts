@@ -1,3 +1,4 @@
+import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { PLANS } from '#shared/reference/plans.ts';
 import { startBillingStandIns } from '#test/support/billing.ts';
@@ -240,6 +241,23 @@ const knowledgeBaseOf = (t: Tenant) =>
     return apiCreate(t, 'POST', '/api/knowledge/bases', { name: `KB ${unique()}` });
   });
 
+// AI agents (issue 29): one agent and one widget per tenant (plan limits), channels as asked.
+const agentOf = (t: Tenant) =>
+  once(`agent:${t.id}`, async () =>
+    apiCreate(t, 'POST', '/api/ai/agents', {
+      name: `Agent ${unique()}`,
+      promptId: await promptOf(t),
+      modelId: LOCAL_MODEL_IDS.chat,
+    }),
+  );
+const widgetOf = (t: Tenant) =>
+  once(`widget:${t.id}`, async () =>
+    apiCreate(t, 'POST', `/api/ai/agents/${await agentOf(t)}/widgets`, {
+      name: `Widget ${unique()}`,
+      allowedOrigins: ['https://fuzz.example.com'],
+    }),
+  );
+
 const promptOf = (t: Tenant) =>
   once(`prompt:${t.id}`, () =>
     apiCreate(t, 'POST', '/api/prompts', { title: `Prompt ${unique()}`, content: 'Hello {{name}}' }),
@@ -354,6 +372,20 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
         (r) => r.json.result.id,
       ),
   },
+  // AI agents (issue 29): agentId, widgetId, channelId. The agents' restore names versionId too, and
+  // the world's versionId is a prompt version's: the fuzzed restore answers 404 (no such agent version).
+  agentId: { via: 'ai.agents.create', create: async (_w, tenant) => agentOf(tenant) },
+  widgetId: { via: 'ai.widgets.create', create: async (_w, tenant) => widgetOf(tenant) },
+  channelId: {
+    via: 'ai.channels.create',
+    create: async (_w, tenant) =>
+      apiCreate(tenant, 'POST', '/api/ai/channels', {
+        type: 'telegram',
+        name: `Channel ${unique()}`,
+        agentId: await agentOf(tenant),
+        secrets: { 'bot-token': 'fuzz-bot-token' },
+      }),
+  },
   // AI knowledge: a base per tenant, and a JSON-text document in it (indexed by the test queue at once).
   kbId: { via: 'knowledge.bases.create', create: async (_w, tenant) => knowledgeBaseOf(tenant) },
   documentId: {
@@ -397,15 +429,6 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
       });
       if (res.status >= 300) throw new Error(`llmGateway.models.put answered ${res.status}: ${res.text}`);
       return id;
-    },
-  }, // AI agent runtime (part 2): until the agents' CRUD lands, an agent item written directly, with a
-  // prompt holding an Active version so the playground answers 200. The CRUD's creator replaces it.
-  agentId: {
-    via: 'direct: agent item',
-    create: async (_w, tenant) => {
-      const { activePrompt, agentItem } = await import('#test/support/agents-runtime.ts');
-      const { promptId } = await activePrompt(tenant.id, 'You are {{agent_name}}.');
-      return (await agentItem(tenant.id, { promptId })).id;
     },
   },
 };

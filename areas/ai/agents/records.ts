@@ -1,0 +1,76 @@
+import { keys } from '#shared/data/keys.ts';
+import { agentKey } from './snapshot.ts';
+
+/**
+ * The agents area's records. An agent is `{t}#AGENT` / agentId (snapshot.ts), listed newest first
+ * on gsi1; a soft-deleted agent keeps its item (with deletedAt) and moves to the archive list, so
+ * every read by id answers 404 for it while the audit trail and versions stay.
+ */
+export const agentList = (t: string) => keys.tenantCollection(t, 'AGENT');
+export const deletedAgents = (t: string) => keys.archived(keys.tenantCollection(t, 'AGENT'));
+/** The list index attributes of a deleted agent: it leaves the list for the archive partition. */
+export const deletedIndex = (t: string) => ({ gsi1pk: deletedAgents(t) });
+/** A stored item without its key and index attributes (what a lookup hands to another area). */
+export function withoutKeys<T>(item: T & Record<string, unknown>): T {
+  const { pk: _pk, sk: _sk, gsi1pk: _gp, gsi1sk: _gs, ...rest } = item;
+  return rest as T;
+}
+/** Where the tenant's plan counters sit: the tenant item. */
+export const tenantKey = (t: string) => keys.platformItem('TENANT', t);
+
+export const AGENT_STATUSES = ['Draft', 'Published'] as const;
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+export interface Escalation {
+  enabled: boolean;
+  noAnswerThreshold: number;
+  maxTurnsBeforeEscalation: number | null;
+}
+
+/** Stored attribute names are the spec's: the runtime reads this item by agentKey. */
+export interface AgentRecord {
+  id: string;
+  tenantId: string;
+  name: string;
+  description: string | null;
+  status: AgentStatus;
+  promptId: string;
+  promptVersionId: string | null;
+  modelId: string;
+  temperature: number | null;
+  welcomeMessage: string | null;
+  escalation: Escalation;
+  knowledgeBaseIds: string[];
+  toolIds: string[];
+  publishedVersion: number | null;
+  /** The highest version number ever published (restore never lowers it). */
+  versionCount: number;
+  searchText: string;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt?: string | null;
+}
+
+export const agentItem = (a: AgentRecord) => ({
+  ...agentKey(a.tenantId, a.id),
+  ...keys.newestFirst(agentList(a.tenantId), a.createdAt, a.id),
+  ...a,
+});
+
+export const toAgent = (a: AgentRecord) => ({
+  id: a.id,
+  name: a.name,
+  description: a.description ?? null,
+  status: a.status,
+  promptId: a.promptId,
+  promptVersionId: a.promptVersionId ?? null,
+  modelId: a.modelId,
+  temperature: a.temperature ?? null,
+  welcomeMessage: a.welcomeMessage ?? null,
+  escalation: a.escalation,
+  knowledgeBaseIds: a.knowledgeBaseIds ?? [],
+  toolIds: a.toolIds ?? [],
+  publishedVersion: a.publishedVersion ?? null,
+  createdAt: a.createdAt,
+  updatedAt: a.updatedAt,
+});

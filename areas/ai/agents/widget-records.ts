@@ -1,0 +1,85 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { keys } from '#shared/data/keys.ts';
+
+/**
+ * A widget is `{t}#WIDGET` / widgetId, listed per agent on gsi1 (`{t}#AGENT#{agentId}#WIDGET`).
+ * Its public key (`wk_` + 32 random bytes, base64url) is found by a platform lookup item keyed by
+ * the key's SHA-256, so a widget session finds the widget and its tenant with one GetItem and a
+ * leaked table never hands out usable keys. The lookup carries what a session checks first.
+ */
+export const widgetKey = (t: string, widgetId: string) => keys.tenantItem(t, 'WIDGET', widgetId);
+export const agentWidgets = (t: string, agentId: string) => keys.childCollection(t, 'AGENT', agentId, 'WIDGET');
+export const widgetCounter = (t: string) => keys.tenantCollection(t, 'WIDGET');
+export const hashWidgetKey = (key: string) => createHash('sha256').update(key).digest('base64url');
+export const widgetKeyLookup = (key: string) => keys.unique('WIDGET_KEY', hashWidgetKey(key));
+export const newWidgetKey = () => `wk_${randomBytes(32).toString('base64url')}`;
+export const WIDGET_KEY_PATTERN = /^wk_[A-Za-z0-9_-]{43}$/;
+
+export const POSITIONS = ['left', 'right'] as const;
+export interface Theme {
+  primaryColor: string;
+  position: (typeof POSITIONS)[number];
+  title: string;
+}
+export const DEFAULT_THEME: Theme = { primaryColor: '#2563eb', position: 'right', title: 'Chat with us' };
+
+export interface WidgetRecord {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  name: string;
+  allowedOrigins: string[];
+  theme: Theme;
+  isActive: boolean;
+  widgetKey: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What the lookup item holds: enough for a session to refuse a wrong origin before reading more. */
+export interface WidgetLookup {
+  tenantId: string;
+  widgetId: string;
+  agentId: string;
+  allowedOrigins: string[];
+  isActive: boolean;
+}
+
+export const widgetItem = (w: WidgetRecord) => ({
+  ...widgetKey(w.tenantId, w.id),
+  ...keys.newestFirst(agentWidgets(w.tenantId, w.agentId), w.createdAt, w.id),
+  ...w,
+});
+export const lookupOf = (w: WidgetRecord): WidgetLookup => ({
+  tenantId: w.tenantId,
+  widgetId: w.id,
+  agentId: w.agentId,
+  allowedOrigins: w.allowedOrigins,
+  isActive: w.isActive,
+});
+
+export const toWidget = (w: WidgetRecord) => ({
+  id: w.id,
+  agentId: w.agentId,
+  name: w.name,
+  allowedOrigins: w.allowedOrigins,
+  theme: w.theme,
+  isActive: w.isActive,
+  widgetKey: w.widgetKey,
+  createdAt: w.createdAt,
+  updatedAt: w.updatedAt,
+});
+
+/** https origins only; http only for localhost (a developer's page). Normalised: scheme://host[:port]. */
+export function originProblem(value: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return 'Not an origin';
+  }
+  if (u.origin !== value.replace(/\/$/, '')) return 'An origin is scheme://host[:port] with no path';
+  if (u.protocol === 'https:') return null;
+  if (u.protocol === 'http:' && (u.hostname === 'localhost' || u.hostname === '127.0.0.1')) return null;
+  return 'Only https origins (http only for localhost)';
+}

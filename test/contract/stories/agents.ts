@@ -1,0 +1,78 @@
+import { expect } from 'vitest';
+import { makeClient, ok, type Story } from '../story.ts';
+
+/** An agent from a prompt with an Active version: published, a widget with its embed snippet, a channel, entitlements. */
+export const story: Story = async ({ baseUrl, tag, adminSession }) => {
+  const admin = makeClient(baseUrl, { authorization: `Bearer ${await adminSession()}` });
+  const tenant = ok(
+    'tenant',
+    await admin.POST('/api/tenants', {
+      body: {
+        slug: `agents-${tag}`,
+        name: `Agents ${tag}`,
+        email: `o-${tag}@typed.example`,
+        planType: 1,
+        maxAgents: 1,
+        maxKnowledgeBases: 1,
+        maxSeats: 5,
+      },
+    }),
+  ).result;
+  const query = { tenantId: tenant.id };
+  const models = ok('models', await admin.GET('/api/ai/models', { params: { query } })).result;
+  const chat = models.find((m) => m.kind === 'chat')!;
+  const prompt = ok(
+    'prompt',
+    await admin.POST('/api/prompts', {
+      body: { title: 'Support', content: 'You are {{agent_name}}.', modelId: chat.id, tenantId: tenant.id },
+    }),
+  ).result;
+  const pv = { promptId: prompt.id, versionId: prompt.versions[0]!.id };
+  await admin.PUT('/api/prompts/{promptId}/versions/{versionId}/review', { params: { path: pv } });
+  await admin.PUT('/api/prompts/{promptId}/versions/{versionId}/approve', { params: { path: pv } });
+
+  const agent = ok(
+    'agent',
+    await admin.POST('/api/ai/agents', { body: { name: 'Helper', promptId: prompt.id, tenantId: tenant.id } }),
+  ).result;
+  expect(agent.status).toBe('Draft');
+  const path = { agentId: agent.id };
+  const published = ok(
+    'publish',
+    await admin.POST('/api/ai/agents/{agentId}/publish', { params: { path, query } }),
+  ).result;
+  expect(published).toMatchObject({ status: 'Published', publishedVersion: 1, promptVersionId: pv.versionId });
+  const versions = ok(
+    'versions',
+    await admin.GET('/api/ai/agents/{agentId}/versions', { params: { path, query } }),
+  ).result;
+  expect(versions.items.map((v) => v.version)).toEqual([1]);
+
+  const widget = ok(
+    'widget',
+    await admin.POST('/api/ai/agents/{agentId}/widgets', {
+      params: { path, query },
+      body: { name: 'Site', allowedOrigins: ['https://shop.example.com'] },
+    }),
+  ).result;
+  const embed = ok(
+    'embed',
+    await admin.GET('/api/ai/widgets/{widgetId}/embed', { params: { path: { widgetId: widget.id }, query } }),
+  ).result;
+  expect(embed.snippet).toContain(widget.widgetKey);
+
+  const channel = ok(
+    'channel',
+    await admin.POST('/api/ai/channels', {
+      body: { type: 'telegram', name: 'Bot', agentId: agent.id, secrets: { 'bot-token': 'x' }, tenantId: tenant.id },
+    }),
+  ).result;
+  expect(channel.secrets).toEqual({ 'secret-token': false, 'bot-token': true });
+
+  const ent = ok('entitlements', await admin.GET('/api/ai/entitlements', { params: { query } })).result;
+  expect(ent).toMatchObject({
+    aiAgentsEnabled: true,
+    agents: { used: 1, limit: 1 },
+    widgetIntegrations: { used: 1, limit: 1 },
+  });
+};

@@ -1,0 +1,45 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { expect } from 'vitest';
+import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
+import { keys } from '#shared/data/keys.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { caller } from './invoke.ts';
+
+/** Helpers of the agents' tests: a prompt with (or without) an Active version, a tool in a given status. */
+export const AGENTS = '/api/ai/agents';
+
+export async function newPrompt(token: string, opts: { active?: boolean; modelId?: string | null } = {}) {
+  const p = caller('/api/prompts', token);
+  const res = await p.post('', {
+    title: `Prompt ${crypto.randomUUID().slice(0, 6)}`,
+    content: 'You are {{agent_name}}. Answer briefly.',
+    modelId: opts.modelId === undefined ? LOCAL_MODEL_IDS.chat : opts.modelId,
+  });
+  expect(res.status, res.text).toBe(201);
+  const prompt = res.json.result as { id: string; versions: { id: string }[] };
+  if (opts.active !== false) {
+    const v = prompt.versions[0]!.id;
+    expect((await p.put(`/${prompt.id}/versions/${v}/review`)).status).toBe(204);
+    expect((await p.put(`/${prompt.id}/versions/${v}/approve`)).status).toBe(204);
+  }
+  return prompt.id;
+}
+
+export async function seedTool(tenantId: string, status: string, extra: Record<string, unknown> = {}) {
+  const id = crypto.randomUUID();
+  await ddb().send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: {
+        ...keys.tenantItem(tenantId, 'TOOL', id),
+        id,
+        tenantId,
+        status,
+        displayName: `Tool ${id.slice(0, 4)}`,
+        ...extra,
+      },
+    }),
+  );
+  return id;
+}

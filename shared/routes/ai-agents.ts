@@ -1,3 +1,4 @@
+import { MAX_RANGE_DAYS, resolveRange } from '#areas/ai/analytics/range.ts';
 import * as z from 'zod/mini';
 import { AGENT_STATUSES } from '#areas/ai/agents/records.ts';
 import { MODEL_KINDS } from '#areas/ai/gateway/limits.ts';
@@ -551,11 +552,19 @@ export const aiAgentRoutes = defineRoutes([
     status: 200,
     schemas: () => ({
       params: agentParams(),
-      query: z.object({
-        ...tenantQuery(),
-        startDate: z.optional(utcDay()),
-        endDate: z.optional(utcDay()),
-      }),
+      // The range rule is part of the contract, so what the schema accepts the handler answers.
+      query: z
+        .object({
+          ...tenantQuery(),
+          startDate: z.optional(utcDay()),
+          endDate: z.optional(utcDay()),
+        })
+        .check(
+          z.refine(
+            (q) => resolveRange(q, new Date().toISOString().slice(0, 10)).ok,
+            `endDate must not be before startDate, and the range may span at most ${MAX_RANGE_DAYS} days`,
+          ),
+        ),
       response: z.object({
         startDate: z.string(),
         endDate: z.string(),

@@ -57,6 +57,7 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   'llm-gateway': [...GATEWAY_ON_FIRST_USE],
   // The agent runtime: retrieval's and the gateway's first-use packages.
   'agent-runtime': ['minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
+  conversations: ['minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
 };
 
 /**

@@ -72,6 +72,8 @@ export interface ListOptions {
   where?: Record<string, string | number | boolean | null>;
   /** The ordering index: gsi1 (default) or gsi2 for a second listing of the same records. */
   index?: 'gsi1' | 'gsi2';
+  /** Only sort keys between these (inclusive): a date range on the creation time the sort key begins with. */
+  sortRange?: { from: string; to: string };
 }
 
 /**
@@ -98,16 +100,17 @@ export async function listNewestFirst<T = Item>(
     if (value === null) values[`:null${i}`] = 'NULL';
     else values[`:w${i}`] = value;
   }
-  const filtered = filters.length > 0;
+  const filtered = filters.length > 0 || !!opts.sortRange;
+  if (opts.sortRange) Object.assign(values, { ':from': opts.sortRange.from, ':to': opts.sortRange.to });
   const start = (opts.page - 1) * opts.pageSize;
   const end = start + opts.pageSize;
   const index = opts.index ?? 'gsi1';
   const base: QueryCommandInput = {
     TableName: config.tableName,
     IndexName: index,
-    KeyConditionExpression: `${index}pk = :pk`,
+    KeyConditionExpression: `${index}pk = :pk${opts.sortRange ? ` AND ${index}sk BETWEEN :from AND :to` : ''}`,
     ExpressionAttributeValues: values,
-    ...(filtered ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
+    ...(filters.length ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
     ScanIndexForward: false,
   };
 

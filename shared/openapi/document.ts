@@ -194,6 +194,12 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
       description:
         'Access token from `POST /api/auth/login` (or `refresh-token`); verify with `/.well-known/jwks.json`.',
     },
+    widgetSession: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Widget-Session',
+      description: 'A widget session token (`ws.…`): one conversation of one widget, short-lived.',
+    },
     internalApiKey: {
       type: 'apiKey',
       in: 'header',
@@ -308,6 +314,8 @@ function securityFor(auth: AuthRule): Record<string, string[]>[] {
       return [auth.roles ? { internalApiKey: [], bearerAuth: [] } : { internalApiKey: [] }];
     case 'signature':
       return [{ [signatureScheme(auth.provider)]: [] }];
+    case 'widgetSession':
+      return [{ widgetSession: [] }];
   }
 }
 
@@ -340,6 +348,11 @@ function describe(route: RouteDef): string {
     case 'gatewayKey':
       lines.push(
         `**Auth:** a gateway key (\`Authorization: Bearer gk_...\`) or a bearer token${auth.permission ? ` with permission \`${auth.permission}\`` : ''}. Errors in OpenAI's format \`{"error":{"message","type","code"}}\`.`,
+      );
+      break;
+    case 'widgetSession':
+      lines.push(
+        '**Auth:** the widget session token (`X-Widget-Session`) that `POST /api/conversations/widget/sessions` gave; it names one conversation.',
       );
       break;
   }

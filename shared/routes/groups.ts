@@ -99,6 +99,20 @@ export const API_GROUPS = {
     table: 'readwrite',
     tenantSecrets: true,
   },
+  // AI conversations: widget sessions (streamed answers through its front door, open to any origin the
+  // widget allows) and the staff inbox. A visitor's message runs an agent turn here, so it has the
+  // agent runtime's grants; a person's reply to a channel conversation goes out on the channels queue.
+  conversations: {
+    description: 'AI conversations: widget sessions, agent turns, the staff inbox',
+    table: 'readwrite',
+    sends: ['channels', 'email'],
+    tenantSecrets: 'read',
+    knowledgeVectors: 'read',
+    bedrock: true,
+    readsVault: true,
+    memoryMb: 1024,
+    timeoutSeconds: 120,
+  },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
 } as const satisfies Record<string, GroupSpec>;

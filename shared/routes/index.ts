@@ -18,6 +18,7 @@ import { tenantRoutes } from './tenants.ts';
 import { toolRoutes } from './tools.ts';
 import type { RouteDef } from './types.ts';
 import { agentRuntimeRoutes } from './ai-agent-runtime.ts';
+import { conversationRoutes } from './conversations.ts';
 import { userRoutes } from './users.ts';
 import { vaultRoutes } from './vault.ts';
 
@@ -49,6 +50,7 @@ export const routes: readonly RouteDef[] = [
   ...aiAgentRoutes,
   ...localRoutes,
   ...agentRuntimeRoutes,
+  ...conversationRoutes,
 ];
 
 export const deployedRoutes = () => routes.filter((r) => !r.localOnly);

@@ -18,7 +18,12 @@ export type AuthRule =
    * The LLM gateway's `/v1` routes: a gateway key (`Authorization: Bearer gk_...`, the tenant is the
    * key's) or a signed-in user's access token (with the permission when listed).
    */
-  | { kind: 'gatewayKey'; permission?: Permission };
+  | { kind: 'gatewayKey'; permission?: Permission }
+  /**
+   * A widget visitor: the session token a widget session gave (`X-Widget-Session`), naming one
+   * conversation of one tenant; the handler checks it against that conversation.
+   */
+  | { kind: 'widgetSession' };
 
 export interface RateLimitRule {
   /** Counter name shared by the routes that count together (e.g. all sign-in routes). */

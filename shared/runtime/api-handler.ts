@@ -121,6 +121,7 @@ export function apiHandler<const T extends readonly RouteDef[]>(
       isBase64Encoded: event.isBase64Encoded ?? false,
       rawPath: event.rawPath ?? '',
       gatewayKey: state.gatewayKey ?? null,
+      widgetSession: state.widgetSession ?? null,
     });
     return render(route, out);
   };

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { Principal } from '#shared/auth/access-token.ts';
 import type { EmptyReply, JsonReply, RawReply, StreamReply } from '#shared/http/responses.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
+import type { SessionClaim } from '#areas/ai/conversations/session.ts';
 
 /**
  * What a route handler receives: parsed, validated input (ids canonical), the verified caller, and
@@ -25,6 +26,8 @@ export interface ApiRequest<P = any, Q = any, B = any, Pr = Principal | null, T 
   rawPath: string;
   /** The gateway key that authenticated the call (`gatewayKey` routes), else null. */
   gatewayKey: GatewayKeyRef | null;
+  /** The widget session the call names (`widgetSession` routes; its secret not yet checked), else null. */
+  widgetSession: SessionClaim | null;
 }
 
 /** A gateway key found by its secret: whose it is. Its state (revoked, limits) is read by the gateway. */
@@ -52,6 +55,7 @@ export interface RequestState {
   rawBody: string | undefined;
   startedAt: number;
   gatewayKey?: GatewayKeyRef | null;
+  widgetSession?: SessionClaim | null;
 }
 
 /** A structured result, or one whose body is still being produced (the streaming front door writes it as it comes). */

@@ -145,3 +145,22 @@ export async function ingest(input: Input, opts: { tenantsKnown?: boolean } = {}
   if (duplicates) countMetric('UsageDuplicateIgnored', 'batch', duplicates);
   return { accepted, duplicates };
 }
+
+/**
+ * The writes that count one finished conversation (its marker and the aggregates it adds to), for
+ * the conversations area to put in the very transaction that closes the conversation: the close and
+ * its record commit together, so a retried or concurrent close counts once and none is lost.
+ */
+export function conversationRecordWrites(c: Conversation, now = Date.now()): Write[] {
+  const conv = { ...c, durationSeconds: fixed(c.durationSeconds, 3) };
+  return writesOf(
+    [
+      {
+        marker: usageEvent(conv.tenantId, 'CONVERSATION', conv.id),
+        record: { kind: 'CONVERSATION' },
+        contributions: conversationContributions(conv),
+      },
+    ],
+    now,
+  );
+}

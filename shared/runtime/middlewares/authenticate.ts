@@ -7,6 +7,7 @@ import { header, type MiddyRequest } from '#shared/runtime/request.ts';
 // Static on purpose: a module that the bundle also reaches statically (the read path) turns, once
 // import()ed, into an esbuild-wrapped graph that keeps every export of the SDK (+50 KB per bundle).
 import { keyOfSecret } from '#areas/ai/gateway/key-auth.ts';
+import { parseSession, SESSION_HEADER } from '#areas/ai/conversations/session.ts';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 
@@ -39,6 +40,7 @@ async function check(rule: AuthRule, request: MiddyRequest): Promise<Principal |
     case 'none':
     case 'signature':
     case 'gatewayKey':
+    case 'widgetSession':
       // Provider signatures are checked by the webhook handler, which needs the raw body and secret.
       return null;
     case 'bearer': {
@@ -83,7 +85,12 @@ export const authenticate = () => ({
   before: async (request: MiddyRequest) => {
     const { state } = request.context;
     state.gatewayKey = null;
+    state.widgetSession = null;
     const rule = state.route!.auth;
+    if (rule.kind === 'widgetSession') {
+      state.widgetSession = parseSession(header(request.event, SESSION_HEADER));
+      if (!state.widgetSession) throw unauthorized('Missing or malformed widget session');
+    }
     state.principal =
       rule.kind === 'gatewayKey' ? await gatewayKeyOrUser(request, rule.permission) : await check(rule, request);
   },

@@ -20,6 +20,10 @@ export const tenantScope = () => ({
       state.tenantId = state.gatewayKey.tenantId;
       return;
     }
+    if (state.widgetSession) {
+      state.tenantId = state.widgetSession.tenantId;
+      return;
+    }
     const principal = state.principal;
     if (!principal) throw unauthorized();
     const from = declared.tenantFrom;

@@ -16,6 +16,7 @@ import { invoke, type InvokeOptions, type InvokeResult } from '#test/support/inv
 import { tokenFor } from '#test/support/tokens.ts';
 import { routeById } from './route-matrix.ts';
 import { userRecord } from '#test/support/fixtures.ts';
+import { publishedWidget, session } from '#test/support/conversations.ts';
 
 export const INTERNAL_KEY = process.env.INTERNAL_API_KEY ?? 'test-internal-key';
 export const PASSWORD = 'Correct-Horse-9';
@@ -37,6 +38,8 @@ export interface Tenant {
   member: string;
   /** Created through the API (tenants.create) or seeded directly when that route does not exist. */
   via: 'api' | 'seed';
+  /** A widget session token of one of its conversations (the widget routes' credential). */
+  widgetSession: string;
 }
 
 export interface World {
@@ -108,6 +111,7 @@ export async function createTenant(admin: string, tag: string): Promise<Tenant> 
     ownerUserId: owner.id,
     owner: await tokenFor({ tenantId: id, userId: owner.id, email: owner.email, role: 'TenantOwner' }),
     member: await tokenFor({ tenantId: id, userId: member.id, email: member.email, role: 'TenantMember' }),
+    widgetSession: '',
   };
 }
 
@@ -122,7 +126,10 @@ export async function createWorld(): Promise<World> {
     roles: [],
     permissions: [],
   });
-  return { admin, loner, a: await createTenant(admin, 'alpha'), b: await createTenant(admin, 'bravo') };
+  const a = await createTenant(admin, 'alpha');
+  const b = await createTenant(admin, 'bravo');
+  for (const t of [a, b]) t.widgetSession = (await conversationOf(t)).token;
+  return { admin, loner, a, b };
 }
 
 /** The most a legitimate caller can have on a route: what the fuzzer sends so input reaches validation. */
@@ -135,6 +142,7 @@ export function credentialsFor(
   if (auth.kind === 'none' || auth.kind === 'signature') return {};
   // The gateway's /v1 routes take a user's token as well as a gateway key: the owner's reaches validation.
   if (auth.kind === 'gatewayKey') return { token: tenant.owner };
+  if (auth.kind === 'widgetSession') return { headers: { 'x-widget-session': tenant.widgetSession } };
   const adminOnly =
     !!auth.roles?.length &&
     auth.roles.every((r) => r === 'SystemAdmin') &&
@@ -257,6 +265,11 @@ const widgetOf = (t: Tenant) =>
       allowedOrigins: ['https://fuzz.example.com'],
     }),
   );
+
+/** A published agent's widget per tenant, and a new widget session (a new conversation) on it. */
+const publishedWidgetOf = (t: Tenant) =>
+  once(`published-widget:${t.id}`, async () => (await publishedWidget(t.owner)).widgetKey);
+const conversationOf = async (t: Tenant) => session(await publishedWidgetOf(t));
 
 const promptOf = (t: Tenant) =>
   once(`prompt:${t.id}`, () =>
@@ -385,6 +398,11 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
         agentId: await agentOf(tenant),
         secrets: { 'bot-token': 'fuzz-bot-token' },
       }),
+  },
+  // AI conversations: a widget session's conversation (a published agent's widget per tenant).
+  conversationId: {
+    via: 'conversations.widget.start',
+    create: async (_w, tenant) => (await conversationOf(tenant)).conversationId,
   },
   // AI knowledge: a base per tenant, and a JSON-text document in it (indexed by the test queue at once).
   kbId: { via: 'knowledge.bases.create', create: async (_w, tenant) => knowledgeBaseOf(tenant) },

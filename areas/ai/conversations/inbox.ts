@@ -1,0 +1,213 @@
+import type { Principal } from '#shared/auth/access-token.ts';
+import { deleteAll } from '#shared/data/batch.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { commitChange, deleteItem } from '#shared/data/commit.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { config } from '#shared/platform/config.ts';
+import { deliverHumanReply } from './delivery.ts';
+import { changeStatus, conversationChange, conversationClosed, moved, REASONS } from './lifecycle.ts';
+import {
+  conversationKey,
+  conversationList,
+  messageId,
+  messageList,
+  type ConversationRecord,
+  type ConversationStatus,
+  type MessageRecord,
+} from './records.ts';
+import { mutate, readConversation } from './store.ts';
+
+/** Conversation list item (spec "AI conversations"). */
+export const toListItem = (c: ConversationRecord) => ({
+  id: c.id,
+  agentId: c.agentId,
+  agentName: c.agentName,
+  channel: c.channel,
+  status: c.status,
+  visitor: c.visitor,
+  messageCount: c.messageCount,
+  escalationReason: c.escalationReason,
+  csat: c.csat,
+  startedAt: c.startedAt,
+  lastMessageAt: c.lastMessageAt,
+  closedAt: c.closedAt,
+});
+
+export const toMessage = (m: MessageRecord) => ({
+  id: m.id,
+  role: m.role,
+  text: m.text,
+  citations: m.citations,
+  toolCalls: m.toolCalls,
+  tokens: m.tokens,
+  createdAt: m.createdAt,
+});
+
+export interface ListQuery {
+  page: number;
+  pageSize: number;
+  agentId?: string;
+  status?: ConversationStatus;
+  channel?: string;
+  startDate?: string;
+  endDate?: string;
+  search?: string;
+}
+
+/** A page of the tenant's conversations, newest first; the dates bound the start (the sort key's time). */
+export async function listConversations(t: string, q: ListQuery) {
+  const sortRange =
+    q.startDate || q.endDate
+      ? { from: q.startDate ?? '0000', to: `${q.endDate ?? '9999-12-31'}T23:59:59.999Z#~` }
+      : undefined;
+  const { items, totalCount } = await listNewestFirst<ConversationRecord>(conversationList(t), {
+    page: q.page,
+    pageSize: q.pageSize,
+    search: q.search,
+    where: { agentId: q.agentId, status: q.status, channel: q.channel } as Record<string, string>,
+    sortRange,
+  });
+  return toPage(items.map(toListItem), totalCount, q.page, q.pageSize);
+}
+
+async function allMessages(t: string, id: string) {
+  return queryItems<MessageRecord>({
+    TableName: config.tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': messageList(t, id) },
+  });
+}
+
+const detailOf = (c: ConversationRecord, messages: MessageRecord[]) => ({
+  ...toListItem(c),
+  widgetId: c.widgetId,
+  channelId: c.channelId,
+  locale: c.locale,
+  escalated: c.escalated,
+  resolved: c.resolved,
+  csatComment: c.csatComment,
+  messages: messages.map(toMessage),
+});
+
+const load = (t: string, id: string) => Promise.all([readConversation(t, id), allMessages(t, id)]);
+
+/** The conversation with every message, in order: one GetItem and one Query. */
+export async function conversationDetail(t: string, id: string) {
+  const [c, messages] = await load(t, id);
+  return detailOf(c, messages);
+}
+
+/**
+ * A person's reply (route 8): while Open or Escalated; in an Open conversation the person takes it
+ * over (Escalated, so the agent falls silent). Delivered to the widget by its poll, or to the channel.
+ */
+export async function staffReply(t: string, id: string, text: string, actor: Principal) {
+  const now = Date.now();
+  const message: MessageRecord = {
+    id: messageId(now),
+    conversationId: id,
+    tenantId: t,
+    role: 'human',
+    text,
+    citations: [],
+    toolCalls: [],
+    tokens: 0,
+    createdAt: new Date(now).toISOString(),
+    authorId: actor.userId,
+  };
+  const out = await mutate(t, id, (current) => {
+    if (current.status !== 'Open' && current.status !== 'Escalated') throw conversationClosed();
+    const next =
+      current.status === 'Open' ? moved(current, 'Escalated', { reason: REASONS.staff, now }) : { ...current };
+    next.lastMessageAt = message.createdAt;
+    return {
+      next,
+      messages: [message],
+      change: conversationChange(current, actor, 'ConversationHumanReply', {
+        messageId: message.id,
+        ...(current.status === 'Open' ? { from: 'Open', to: 'Escalated' } : {}),
+      }),
+    };
+  });
+  await deliverHumanReply(out.conversation, message);
+  return toMessage(message);
+}
+
+/** Staff set the status (route 9): the allowed moves only; the same status again changes nothing. */
+export async function setStatus(
+  t: string,
+  id: string,
+  body: { status: ConversationStatus; reason?: string | null },
+  actor: Principal,
+) {
+  const current = await readConversation(t, id, true);
+  const out = await changeStatus(current, body.status, { reason: body.reason, actor });
+  return toListItem(out.conversation);
+}
+
+const line = (m: MessageRecord) => {
+  const who = { visitor: 'Visitor', agent: 'Agent', human: 'Staff', system: 'System' }[m.role];
+  const sources = m.citations.length
+    ? `\n\n  Sources: ${m.citations.map((c, i) => `[${i + 1}] ${c.documentTitle}`).join('; ')}`
+    : '';
+  return `**${who}** (${m.createdAt}):\n\n${m.text.replace(/\n/g, '\n> ').replace(/^/, '> ')}${sources}\n`;
+};
+
+/** The transcript as a file's content (route 10): JSON of the detail, or Markdown for people. */
+export async function transcript(t: string, id: string, format: 'json' | 'markdown') {
+  const [c, messages] = await load(t, id);
+  const detail = detailOf(c, messages);
+  if (format === 'json') {
+    return {
+      conversationId: id,
+      format,
+      fileName: `conversation-${id}.json`,
+      contentType: 'application/json',
+      content: JSON.stringify(detail, null, 2),
+    };
+  }
+  const head = [
+    `# Conversation ${id}`,
+    '',
+    `- Agent: ${detail.agentName}`,
+    `- Channel: ${detail.channel}`,
+    `- Status: ${detail.status}`,
+    `- Visitor: ${detail.visitor ? [detail.visitor.name, detail.visitor.email].filter(Boolean).join(' ') || '-' : '-'}`,
+    `- Started: ${detail.startedAt}`,
+    ...(detail.closedAt ? [`- Closed: ${detail.closedAt}`] : []),
+    ...(detail.escalationReason ? [`- Escalation: ${detail.escalationReason}`] : []),
+    ...(detail.csat !== null
+      ? [`- Rating: ${detail.csat}/5${detail.csatComment ? ` (${detail.csatComment})` : ''}`]
+      : []),
+    '',
+  ];
+  return {
+    conversationId: id,
+    format,
+    fileName: `conversation-${id}.md`,
+    contentType: 'text/markdown',
+    content: [...head, ...messages.map(line)].join('\n'),
+  };
+}
+
+/**
+ * Erase (route 11, TenantOwner): the messages and the conversation are deleted. A conversation not
+ * yet closed is closed first, so its analytics record is sent; what analytics counted stays.
+ */
+export async function eraseConversation(t: string, id: string, actor: Principal) {
+  const current = await readConversation(t, id, true);
+  if (current.status !== 'Closed') await changeStatus(current, 'Closed', { actor });
+  const messages = await queryItems<{ pk: string; sk: string }>({
+    TableName: config.tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': messageList(t, id) },
+    ProjectionExpression: 'pk, sk',
+  });
+  await deleteAll(messages.map(({ pk, sk }) => ({ pk, sk })));
+  await commitChange(
+    [deleteItem(conversationKey(t, id), 'attribute_exists(pk)'), bumpCounter(conversationList(t), -1)],
+    conversationChange(current, actor, 'ConversationErased', { messages: messages.length }),
+    { onConflict: 'The conversation was erased meanwhile' },
+  );
+}

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
+
+/**
+ * The conversations area's records (docs/ai-runtime.md, "Conversations"):
+ * - a conversation is a tenant item `{t}#CONVERSATION` / id (the byId index finds it), listed newest
+ *   first on gsi1 by its start; while it is not Closed it also sits on gsi2
+ *   `PLATFORM#CONVERSATION_LIVE` by its last message, so the idle sweep finds the ones to close with
+ *   one Query and no Scan;
+ * - its messages live in `{t}#CONVERSATION#{id}#MESSAGE` / messageId, where a message id is a
+ *   UUID version 7 (time first), so `after` is a key range and the transcript one Query in order;
+ * - a widget's retried message is found by its idempotency key in `{t}#CONVERSATION#{id}#IDEM`.
+ */
+export const CONVERSATION_STATUSES = ['Open', 'Escalated', 'Resolved', 'Closed'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+export const CONVERSATION_CHANNELS = ['widget', 'slack', 'teams', 'whatsapp', 'telegram', 'discord'] as const;
+export type ConversationChannel = (typeof CONVERSATION_CHANNELS)[number];
+export const MESSAGE_ROLES = ['visitor', 'agent', 'human', 'system'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
+
+export const conversationKey = (t: string, id: string): Key => keys.tenantItem(t, 'CONVERSATION', id);
+export const conversationList = (t: string) => keys.tenantCollection(t, 'CONVERSATION');
+export const messageList = (t: string, conversationId: string) =>
+  keys.childCollection(t, 'CONVERSATION', conversationId, 'MESSAGE');
+export const messageKey = (t: string, conversationId: string, messageId: string): Key =>
+  keys.childItem(t, 'CONVERSATION', conversationId, 'MESSAGE', messageId);
+export const idempotencyKey = (t: string, conversationId: string, key: string): Key =>
+  keys.childItem(t, 'CONVERSATION', conversationId, 'IDEM', key);
+/** A channel user's conversation with one connection (the connector reopens it while not closed). */
+export const channelUserKey = (t: string, channelId: string, user: string): Key =>
+  keys.childItem(t, 'CHANNEL', channelId, 'USER', user);
+
+const LIVE = `${PLATFORM}#CONVERSATION_LIVE`;
+/** gsi2 entry of a conversation that is not Closed, by its last message (the idle sweep's order). */
+export const liveEntry = (lastMessageAt: string, c: { tenantId: string; id: string }) => ({
+  gsi2pk: LIVE,
+  gsi2sk: `${lastMessageAt}#${c.tenantId}#${c.id}`,
+});
+export const liveIndex = { pk: LIVE };
+
+export interface Visitor {
+  name: string | null;
+  email: string | null;
+}
+
+export interface Citation {
+  chunkId: string;
+  documentId: string;
+  documentTitle: string;
+  score: number;
+}
+
+export interface ToolCallSummary {
+  name: string;
+  status: 'ok' | 'error';
+  durationMs: number;
+}
+
+export interface MessageRecord {
+  id: string;
+  conversationId: string;
+  tenantId: string;
+  role: MessageRole;
+  text: string;
+  citations: Citation[];
+  toolCalls: ToolCallSummary[];
+  tokens: number;
+  createdAt: string;
+  /** Who wrote a human reply (staff user id). */
+  authorId?: string | null;
+}
+
+/** The last messages the agent reads as the conversation so far, kept on the conversation item. */
+export interface RecentTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface ConversationRecord {
+  id: string;
+  tenantId: string;
+  agentId: string;
+  agentName: string;
+  /** The published version the conversation runs (pinned when it starts). */
+  agentVersion: number;
+  channel: ConversationChannel;
+  widgetId: string | null;
+  channelId: string | null;
+  /** The platform's id of the person on a channel (chat id, phone number). */
+  channelUser: string | null;
+  /** A channel conversation's reply context (recipient, thread, service URL) from its last inbound message. */
+  replyTo?: { recipient: string; threadId?: string; serviceUrl?: string; interactionToken?: string } | null;
+  status: ConversationStatus;
+  visitor: Visitor | null;
+  locale: string | null;
+  messageCount: number;
+  /** Visitor messages the agent answered: `maxTurnsBeforeEscalation` counts these. */
+  agentTurns: number;
+  escalated: boolean;
+  escalationReason: string | null;
+  resolved: boolean;
+  csat: number | null;
+  csatComment: string | null;
+  startedAt: string;
+  lastMessageAt: string;
+  closedAt: string | null;
+  recent: RecentTurn[];
+  /** SHA-256 of the session token's secret (widget conversations). */
+  sessionHash: string | null;
+  sessionExpiresAt: string | null;
+  /** Lowercase text the inbox search matches: visitor name and e-mail, agent, first visitor message. */
+  searchText: string;
+  erasedAt?: string | null;
+}
+
+export const conversationItem = (c: ConversationRecord) => ({
+  ...conversationKey(c.tenantId, c.id),
+  ...keys.newestFirst(conversationList(c.tenantId), c.startedAt, c.id),
+  ...(c.status === 'Closed' ? {} : liveEntry(c.lastMessageAt, c)),
+  ...c,
+});
+
+/** The inbox's search text: visitor name and e-mail, agent name, the first visitor message. */
+export const searchTextOf = (c: Pick<ConversationRecord, 'visitor' | 'agentName'>, first = '') =>
+  [c.visitor?.name, c.visitor?.email, c.agentName, first.slice(0, 500)].filter(Boolean).join(' ').toLowerCase();
+
+export const messageItem = (m: MessageRecord) => ({ ...messageKey(m.tenantId, m.conversationId, m.id), ...m });
+
+let lastMs = 0;
+let sequence = 0;
+/**
+ * A UUID version 7: 48 bits of Unix milliseconds, then a 12-bit sequence, then random bits. Ids made
+ * later sort after earlier ones (within one process even in the same millisecond), so a message id
+ * is its place in the transcript. `after` puts an answer after the message it answers (a later
+ * millisecond, so even another instance's ids sort after it).
+ */
+export function messageId(now = Date.now(), after?: string): string {
+  let ms = Math.max(now, after ? msOf(after) + 1 : 0);
+  if (ms < lastMs) ms = lastMs;
+  sequence = ms === lastMs ? sequence + 1 : 0;
+  if (sequence > 0xfff) {
+    ms += 1;
+    sequence = 0;
+  }
+  lastMs = ms;
+  const hex = ms.toString(16).padStart(12, '0');
+  const rand = randomBytes(8);
+  rand[0] = (rand[0]! & 0x3f) | 0x80;
+  const tail = rand.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8)}-7${sequence.toString(16).padStart(3, '0')}-${tail.slice(0, 4)}-${tail.slice(4)}`;
+}
+
+/** The millisecond a version-7 id was made at. */
+export const msOf = (id: string) => Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);

@@ -1,0 +1,72 @@
+import { badRequest } from '#shared/http/errors.ts';
+import { reply } from '#shared/http/responses.ts';
+import { sseEvent } from '#shared/runtime/stream.ts';
+import type { SessionClaim } from './session.ts';
+import { visitorTurn, visitorTurnAnswer, type TurnAnswer, type VisitorEvent } from './turn.ts';
+import { openSession, toVisitorMessage } from './widget.ts';
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{1,100}$/;
+
+export const toWidgetAnswer = (a: TurnAnswer) => ({
+  message: a.message ? toVisitorMessage(a.message) : null,
+  citations: a.citations,
+  escalated: a.escalated,
+});
+
+function idempotencyKeyOf(headers: Record<string, string | undefined>) {
+  const key = headers['idempotency-key'] ?? headers['Idempotency-Key'];
+  if (key === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key is 1-100 letters, digits or _ . : -');
+  }
+  return key;
+}
+
+const errorEvent = (err: unknown) => {
+  const e = err as { code?: string; message?: string };
+  return sseEvent(
+    { error: { code: e.code ?? 'AGENT_UNAVAILABLE', message: e.message ?? 'The agent could not answer' } },
+    'error',
+  );
+};
+
+/**
+ * Server-sent events of one turn: `{"delta"}` while the model writes, then the stored answer, then
+ * `[DONE]`. A visitor who goes away does not stop the turn: the rest runs and the answer is stored.
+ */
+async function* events(first: IteratorResult<VisitorEvent>, rest: AsyncGenerator<VisitorEvent>) {
+  let done = false;
+  try {
+    for (let e = first; !e.done; e = await rest.next()) {
+      const event = e.value;
+      yield event.type === 'text' ? sseEvent({ delta: event.text }) : sseEvent(toWidgetAnswer(event.answer));
+    }
+    done = true;
+    yield 'data: [DONE]\n\n';
+  } catch (err) {
+    done = true;
+    yield errorEvent(err);
+  } finally {
+    if (!done) for await (const _ of rest);
+  }
+}
+
+/**
+ * A visitor's message (spec route 2): JSON, or with `Accept: text/event-stream` a stream whose first
+ * event is pulled before answering, so a refusal (closed, token allowance) is still the status.
+ */
+export async function widgetSend(
+  claim: SessionClaim | null,
+  text: string,
+  headers: Record<string, string | undefined>,
+  requestId: string,
+) {
+  const idempotencyKey = idempotencyKeyOf(headers);
+  const conversation = await openSession(claim, true);
+  const input = { text, idempotencyKey, requestId };
+  const accept = headers.accept ?? headers.Accept ?? '';
+  if (!accept.includes('text/event-stream')) return toWidgetAnswer(await visitorTurnAnswer(conversation, input));
+  const turn = visitorTurn(conversation, input, { stream: true });
+  const first = await turn.next();
+  return reply.stream(events(first, turn));
+}

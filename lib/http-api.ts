@@ -1,4 +1,4 @@
-import { CfnOutput } from 'aws-cdk-lib';
+import { CfnOutput, NestedStack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CorsHttpMethod,
@@ -91,6 +91,9 @@ export class PlatformHttpApi extends Construct {
    * Gateway matches them through the route's own path parameter, as the route table notes.
    */
   addRoutes(routes: readonly RouteDef[], functions: ReadonlyMap<string, IFunction>, fallback: IFunction): void {
+    // Routes, integrations and their invoke permissions live in a nested stack: one route each is
+    // more than half of CloudFormation's 500 resources per stack (docs/decisions.md, "Stack size").
+    const scope = new NestedStack(this, 'Routes', { description: 'HTTP API routes and integrations' });
     const integrations = new Map<string, HttpLambdaIntegration>();
     for (const route of routes) {
       const fn = functions.get(route.group);
@@ -103,13 +106,13 @@ export class PlatformHttpApi extends Construct {
         });
         integrations.set(route.group, integration);
       }
-      new HttpRoute(this, `Route-${route.id}`, {
+      new HttpRoute(scope, `Route-${route.id}`, {
         httpApi: this.api,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
         integration,
       });
     }
-    new HttpRoute(this, 'Route-default', {
+    new HttpRoute(scope, 'Route-default', {
       httpApi: this.api,
       routeKey: HttpRouteKey.DEFAULT,
       integration: new HttpLambdaIntegration('Integration-fallback', fallback, {

@@ -92,6 +92,11 @@ export function acknowledgeNagFindings(stack: Stack, { settings, data, queues, h
     );
   }
   ack(
+    stack,
+    'Serverless-EventBusDLQ',
+    'A scheduled run that EventBridge could not deliver needs no dead letter: the next minute finds whatever is still due.',
+  );
+  ack(
     monitoring.topic,
     'Serverless-SNSRedrivePolicy',
     'An alarm e-mail that cannot be delivered has no reader in a DLQ either; alarm states stay on the dashboard.',

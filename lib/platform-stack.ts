@@ -1,9 +1,11 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { FunctionUrlAuthType, HttpMethod, InvokeMode } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
-import { API_GROUPS, WORKERS, type GroupName } from '#shared/routes/groups.ts';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { API_GROUPS, SCHEDULED, WORKERS, type GroupName } from '#shared/routes/groups.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { PlatformResources } from './access.ts';
@@ -136,6 +138,22 @@ export class PlatformStack extends Stack {
       fn.addEventSource(
         new SqsEventSource(queues.queues[spec.queue], { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }),
       );
+      this.functions.set(name, fn);
+    }
+
+    for (const [name, spec] of Object.entries(SCHEDULED)) {
+      const fn = appFunction(
+        this,
+        name,
+        { description: spec.description, access: spec, defaultTimeoutSeconds: 60 },
+        res,
+      );
+      // No retry of a missed minute: the next run finds whatever is still due.
+      new Rule(this, `${name}-Schedule`, {
+        description: `${spec.description} (${name})`,
+        schedule: Schedule.rate(Duration.minutes(spec.everyMinutes)),
+        targets: [new LambdaFunction(fn, { retryAttempts: 0 })],
+      });
       this.functions.set(name, fn);
     }
 

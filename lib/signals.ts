@@ -3,7 +3,7 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { MathExpression, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Operation, type Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { WORKERS } from '#shared/routes/groups.ts';
+import { SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 
 /**
  * The metrics the alarms watch, built once so the dashboard draws exactly what the alarms see.
@@ -33,7 +33,8 @@ const idSafe = (name: string) => name.replace(/[^a-zA-Z0-9]/g, '_');
  * Workers alarm on any error (each is a message that will be retried, then parked); API functions on
  * their error rate, so one failed request among thousands does not page anyone.
  */
-export const isWorker = (name: string) => name in WORKERS;
+/** Functions no client waits on (queue workers, scheduled runs): any error is worth an alarm. */
+export const isWorker = (name: string) => name in WORKERS || name in SCHEDULED;
 
 /** Errors (uncaught exceptions, timeouts, crashes; not 4xx/5xx envelopes) per 100 invocations. */
 export const functionErrorRate = (fn: IFunction, name: string) =>

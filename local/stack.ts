@@ -9,12 +9,11 @@ import { fileParameterStore } from './file-parameter-store.ts';
 import { localQueue } from './local-queue.ts';
 import { fileVectorStore } from './knowledge-vectors.ts';
 import { installVectorStore } from '#areas/ai/knowledge/vectors/port.ts';
-import { failStuckDocuments } from '#areas/ai/knowledge/stuck.ts';
 import { localPaymentProviders } from './providers/payment-provider.ts';
 import { fileOutbox } from './outbox.ts';
 import { recordChannelCallsIn } from './channels.ts';
 import { startS3 } from './s3.ts';
-import { releaseExpiredReservations } from '#areas/ai/gateway/reservations.ts';
+import { runScheduledJobs } from '#functions/ai-scheduler/jobs.ts';
 import { seedReferenceData } from './seed.ts';
 
 export class JavaMissingError extends Error {}
@@ -79,11 +78,9 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     const internalKey = await ensureInternalKey(params);
     const admin = await ensureAdmin();
     const seeded = await seedReferenceData();
-    // The ai-scheduler's minute, locally (docs/ai-runtime.md): reservations of model calls that died
-    // are released; documents stuck past their stage deadline end Failed.
+    // The ai-scheduler's minute, locally (docs/ai-runtime.md): the same jobs as the deployed one.
     const sweep = setInterval(() => {
-      releaseExpiredReservations().catch((err) => console.error('[local] reservation sweep failed:', err));
-      failStuckDocuments().catch((err) => console.error('[local] stuck-document sweep failed:', err));
+      runScheduledJobs().catch((err) => console.error('[local] scheduled jobs failed:', err));
     }, 60_000).unref();
     stops.push(async () => clearInterval(sweep));
     return {

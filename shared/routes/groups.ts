@@ -154,3 +154,17 @@ export const WORKERS = {
 } as const satisfies Record<string, Omit<GroupSpec, 'sends'> & { queue: QueueName; ses?: boolean }>;
 
 export type WorkerName = keyof typeof WORKERS;
+
+/**
+ * Functions run on a schedule (EventBridge): the AI runtime's minute (functions/ai-scheduler/jobs.ts:
+ * reservations of dead model calls, documents stuck past their deadline, idle conversations).
+ */
+export const SCHEDULED = {
+  'ai-scheduler': {
+    description: 'Every minute: releases dead reservations, fails stuck documents, closes idle conversations',
+    table: 'readwrite',
+    sends: ['channels'],
+    everyMinutes: 1,
+    timeoutSeconds: 55,
+  },
+} as const satisfies Record<string, GroupSpec & { everyMinutes: number }>;

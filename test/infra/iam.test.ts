@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BEDROCK_MODEL_IDS } from '#areas/ai/gateway/bedrock-models.ts';
-import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
+import { API_GROUPS, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
 import { actionsOf, flat, groupOfFn, resourcesOf, synthPlatform, targetId, type Statement } from './synth.ts';
 
@@ -13,7 +13,11 @@ const PARAM = ':ssm:{Ref:AWS::Region}:{Ref:AWS::AccountId}:parameter/saas/test/'
 const specOf = (fn: string) => {
   const name = groupOfFn(fn);
   return (
-    name in API_GROUPS ? API_GROUPS[name as keyof typeof API_GROUPS] : WORKERS[name as keyof typeof WORKERS]
+    name in API_GROUPS
+      ? API_GROUPS[name as keyof typeof API_GROUPS]
+      : name in SCHEDULED
+        ? SCHEDULED[name as keyof typeof SCHEDULED]
+        : WORKERS[name as keyof typeof WORKERS]
   ) as Record<string, unknown>;
 };
 const stmts = (name: string): Statement[] => s.statementsByFn.get(name)!;
@@ -181,15 +185,25 @@ describe('IAM', () => {
       if (texts.some((t) => t.includes('/vault'))) withVault.push(name);
       if (stmts(name).some((st) => logicalIdsIn([st]).has(keyId))) withKey.push(name);
     }
-    // The LLM gateway (and the agent runtime, which calls it in-process) reads an endpoint's API key
-    // from the vault: GetParameter only, Decrypt only.
-    expect(withVault.sort()).toEqual(['agent-runtime', 'jobs-worker', 'llm-gateway', 'llm-gateway-stream', 'vault']);
+    // The LLM gateway (and the agent runtime and conversations, which call it in-process) reads an
+    // endpoint's API key from the vault: GetParameter only, Decrypt only.
+    expect(withVault.sort()).toEqual([
+      'agent-runtime',
+      'conversations',
+      'conversations-stream',
+      'jobs-worker',
+      'llm-gateway',
+      'llm-gateway-stream',
+      'vault',
+    ]);
     // The tools and agents functions encrypt tenant secrets with the same key (below); the channel
     // worker and the agent runtime only decrypt.
     expect(withKey.sort()).toEqual([
       'agent-runtime',
       'agents',
       'channel-worker',
+      'conversations',
+      'conversations-stream',
       'jobs-worker',
       'llm-gateway',
       'llm-gateway-stream',
@@ -231,7 +245,14 @@ describe('IAM', () => {
     const tenantSecrets = [...s.fnIds.keys()].filter((n) =>
       resourceTexts(stmts(n)).some((t) => t.includes('/tenants/')),
     );
-    expect(tenantSecrets.sort()).toEqual(['agent-runtime', 'agents', 'channel-worker', 'tools']);
+    expect(tenantSecrets.sort()).toEqual([
+      'agent-runtime',
+      'agents',
+      'channel-worker',
+      'conversations',
+      'conversations-stream',
+      'tools',
+    ]);
     const channelStmt = stmts('channel-worker').find((st) => resourceTexts([st]).some((t) => t.includes('/tenants/')))!;
     expect(actionsOf(channelStmt)).toEqual(['ssm:GetParameter']);
     expect(actionsOf(stmts('channel-worker').find((st) => logicalIdsIn([st]).has(keyId))!)).toEqual(['kms:Decrypt']);
@@ -249,11 +270,17 @@ describe('IAM', () => {
     expect(sources).toEqual(['jobs-worker']);
   });
 
-  it('lets only the LLM gateway and the agent runtime (which calls it in-process) invoke Bedrock models, and only the listed models', () => {
+  it('lets only the LLM gateway and the functions that run agent turns (calling it in-process) invoke Bedrock models, and only the listed models', () => {
     const callers = [...s.fnIds.keys()].filter((n) =>
       stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('bedrock:'))),
     );
-    expect(callers.sort()).toEqual(['agent-runtime', 'llm-gateway', 'llm-gateway-stream']);
+    expect(callers.sort()).toEqual([
+      'agent-runtime',
+      'conversations',
+      'conversations-stream',
+      'llm-gateway',
+      'llm-gateway-stream',
+    ]);
     for (const name of callers) {
       const st = stmts(name).filter((x) => actionsOf(x).some((a) => a.startsWith('bedrock:')));
       expect(st.flatMap(actionsOf).sort()).toEqual(['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream']);

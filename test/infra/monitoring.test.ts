@@ -4,7 +4,7 @@ import { readSettings } from '#lib/settings.ts';
 import { TABLE_OPERATIONS } from '#lib/signals.ts';
 import { BUSINESS_METRICS } from '#shared/runtime/metric-catalog.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
-import { WORKERS } from '#shared/routes/groups.ts';
+import { SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
 import { flat, synthPlatform, targetId, type Json } from './synth.ts';
 
@@ -99,8 +99,8 @@ describe('alarms', () => {
     }
   });
 
-  it('every worker: errors > 0', () => {
-    for (const name of Object.keys(WORKERS)) {
+  it('every worker and scheduled function: errors > 0', () => {
+    for (const name of [...Object.keys(WORKERS), ...Object.keys(SCHEDULED)]) {
       const a = alarm(`fn-${name}-errors`);
       expect(a).toMatchObject({
         Namespace: 'AWS/Lambda',
@@ -114,7 +114,7 @@ describe('alarms', () => {
   });
 
   it('every API function (each deployed group and the fallback): error rate > 1 %, from Errors / Invocations', () => {
-    const apiFns = [...s.fnIds.keys()].filter((n) => !(n in WORKERS));
+    const apiFns = [...s.fnIds.keys()].filter((n) => !(n in WORKERS) && !(n in SCHEDULED));
     const streaming = deployedRoutes()
       .filter((r) => r.transport === 'stream')
       .map((r) => `${r.group}-stream`);

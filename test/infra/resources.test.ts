@@ -11,7 +11,7 @@ import {
   REQUIRE_BANNER,
 } from '#lib/bundling.ts';
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
-import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
+import { API_GROUPS, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
 import { flat, groupOfFn, synthPlatform, targetId, type Json } from './synth.ts';
@@ -193,7 +193,7 @@ describe('queues', () => {
 });
 
 describe('functions', () => {
-  it('are one per deployed group, the fallback, a streaming front door per group with stream routes, and the three workers', () => {
+  it('are one per deployed group, the fallback, a streaming front door per group with stream routes, the workers and the scheduled ones', () => {
     const streaming = deployedRoutes()
       .filter((r) => r.transport === 'stream')
       .map((r) => `${r.group}-stream`);
@@ -203,6 +203,7 @@ describe('functions', () => {
       'fallback',
       ...streaming,
       ...Object.keys(WORKERS),
+      ...Object.keys(SCHEDULED),
     ]);
     expect(new Set(s.fnIds.keys())).toEqual(expected);
     expect(s.ofType('AWS::Lambda::Function').length).toBe(expected.size);
@@ -220,7 +221,7 @@ describe('functions', () => {
       const spec = (API_GROUPS as Record<string, { memoryMb?: number; timeoutSeconds?: number }>)[groupOfFn(name)];
       if (spec) {
         expect(p.MemorySize, name).toBe(spec.memoryMb ?? 512);
-        expect(p.Timeout, name).toBe(stream ? 300 : (spec.timeoutSeconds ?? 10));
+        expect(p.Timeout, name).toBe(spec.timeoutSeconds ?? (stream ? 300 : 10));
       }
     }
     expect(fn('auth').MemorySize).toBe(1024);
@@ -252,6 +253,20 @@ describe('functions', () => {
     expect(flat(fn('vault').Environment.Variables.VAULT_KMS_KEY_ID)).toMatch(/^\{VaultKey[0-9A-F]{8}\.Arn\}$/);
   });
 
+  it('runs the scheduled functions on their EventBridge schedule, without retries (the next run catches up)', () => {
+    const rules = s.ofType('AWS::Events::Rule');
+    expect(rules.length).toBe(Object.keys(SCHEDULED).length);
+    for (const [name, spec] of Object.entries(SCHEDULED)) {
+      const rule = rules.find(([, r]) => targetId(r.Properties.Targets[0].Arn) === s.fnIds.get(name));
+      expect(rule, name).toBeDefined();
+      expect(rule![1].Properties.ScheduleExpression).toBe(
+        `rate(${spec.everyMinutes} minute${spec.everyMinutes > 1 ? 's' : ''})`,
+      );
+      expect(rule![1].Properties.Targets[0].RetryPolicy).toEqual({ MaximumRetryAttempts: 0 });
+      expect(fn(name).Timeout).toBe(spec.timeoutSeconds);
+    }
+  });
+
   it('has a rotating vault key', () => {
     const keys = s.ofType('AWS::KMS::Key');
     expect(keys.length).toBe(1);
@@ -265,6 +280,7 @@ describe('functions', () => {
         'ApiUrl',
         'StreamUrlsystem',
         'StreamUrlllmgateway',
+        'StreamUrlconversations',
         'EmailQueueUrl',
         'IndexingQueueUrl',
         'KnowledgeVectorBucketName',

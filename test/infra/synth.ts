@@ -1,4 +1,4 @@
-import { App } from 'aws-cdk-lib';
+import { App, NestedStack, type CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { PlatformStack } from '#lib/platform-stack.ts';
@@ -34,11 +34,35 @@ export function platformStack(context: Record<string, unknown> = {}, routes?: re
   return { app, stack: new PlatformStack(app, 'Platform', { settings: readSettings(app.node), routes }) };
 }
 
+/**
+ * The resources of the stack's nested stacks (the HTTP API routes), with each parameter the parent
+ * passes replaced by the parent's value, so a route's integration names the parent's function as a
+ * resource of the parent would.
+ */
+function nestedResources(stack: PlatformStack, parent: Template): Record<string, Json> {
+  const parentResources: Record<string, Json> = parent.toJSON().Resources;
+  const out: Record<string, Json> = {};
+  for (const child of stack.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack)) {
+    const id = stack.getLogicalId(child.nestedStackResource as CfnResource);
+    const given: Record<string, Json> = parentResources[id]?.Properties?.Parameters ?? {};
+    const resolve = (v: Json): Json => {
+      if (Array.isArray(v)) return v.map(resolve);
+      if (v && typeof v === 'object') {
+        if (typeof v.Ref === 'string' && v.Ref in given) return given[v.Ref];
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]));
+      }
+      return v;
+    };
+    Object.assign(out, resolve(Template.fromStack(child).toJSON().Resources));
+  }
+  return out;
+}
+
 /** The stack synthesized, with lookups by function name. */
 export function synthPlatform(context: Record<string, unknown> = {}, routes?: readonly RouteDef[]) {
   const { app, stack } = platformStack(context, routes);
   const template = Template.fromStack(stack);
-  const resources: Record<string, Json> = template.toJSON().Resources;
+  const resources: Record<string, Json> = { ...template.toJSON().Resources, ...nestedResources(stack, template) };
 
   /** Function logical id by name (`catalog`, `fallback`, `email-worker`). */
   const fnIds = new Map<string, string>();

@@ -15,8 +15,9 @@ describe('declared scopes', () => {
     for (const r of routes) {
       if (r.auth.kind === 'none' || r.auth.kind === 'signature')
         expect(['public', 'account'], r.id).toContain(r.scope.kind);
-      // A gateway key names its tenant as a token does (the LLM gateway's /v1 routes).
-      if (r.scope.kind === 'tenant') expect(['bearer', 'gatewayKey'], r.id).toContain(r.auth.kind);
+      // A gateway key names its tenant as a token does (the LLM gateway's /v1 routes); so does a widget
+      // session (its one conversation's tenant).
+      if (r.scope.kind === 'tenant') expect(['bearer', 'gatewayKey', 'widgetSession'], r.id).toContain(r.auth.kind);
     }
   });
 

@@ -14,10 +14,11 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { CORS_ALLOW_HEADERS } from '#shared/http/cors.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { StackSettings } from './settings.ts';
 
-export const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'x-internal-api-key'];
+export { CORS_ALLOW_HEADERS };
 
 /**
  * HTTP API context variables (not the REST API's) for one JSON line per request. HTTP APIs have no

@@ -5,7 +5,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { API_GROUPS, SCHEDULED, WORKERS, type GroupName } from '#shared/routes/groups.ts';
+import { API_GROUPS, SCHEDULED, WORKERS, type GroupName, type GroupSpec } from '#shared/routes/groups.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { PlatformResources } from './access.ts';
@@ -113,7 +113,7 @@ export class PlatformStack extends Stack {
         authType: FunctionUrlAuthType.NONE,
         invokeMode: InvokeMode.RESPONSE_STREAM,
         cors: {
-          allowedOrigins: settings.corsOrigins,
+          allowedOrigins: (spec as GroupSpec).anyOrigin ? ['*'] : settings.corsOrigins,
           allowedHeaders: [...CORS_ALLOW_HEADERS],
           allowedMethods: [HttpMethod.ALL],
           exposedHeaders: ['retry-after'],
@@ -126,6 +126,9 @@ export class PlatformStack extends Stack {
         description: `Streaming front door of the ${group} group (its stream routes, events as they are produced)`,
       });
     }
+    // The widget's embed snippet points its calls at the conversations front door (any origin).
+    const widgetCalls = this.streamUrls.get('conversations');
+    if (widgetCalls) this.functions.get('agents')?.addEnvironment('WIDGET_API_BASE', widgetCalls);
     for (const [name, spec] of Object.entries(WORKERS)) {
       // The vault's sync job runs in the worker that holds vault access; it imports from vault-sources.
       const access = { ...spec, readsVaultSources: 'vault' in spec && spec.vault };

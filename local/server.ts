@@ -3,6 +3,8 @@ import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { internalError, methodNotAllowed, payloadTooLarge } from '#shared/http/errors.ts';
 import { errorToHttp } from '#shared/http/responses.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
+import { CORS_ALLOW_HEADERS } from '#shared/http/cors.ts';
+import { API_GROUPS, type GroupSpec } from '#shared/routes/groups.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { lambdaContext, toApiGatewayEvent } from './apigw-event.ts';
 import { loadGroupHandler, loadGroupStreamHandler, type HttpHandler, type StreamHandler } from './group-handler.ts';
@@ -42,6 +44,16 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
       .once('end', () => resolve(Buffer.concat(chunks)));
   });
 }
+
+/** CORS of a front door open to any origin (no cookies: its credential is a header the page holds). */
+const ANY_ORIGIN = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET,POST,OPTIONS',
+  'access-control-allow-headers': CORS_ALLOW_HEADERS.join(','),
+  'access-control-expose-headers': 'retry-after',
+};
+const opensToAnyOrigin = (route: RouteDef) =>
+  route.transport === 'stream' && (API_GROUPS[route.group] as GroupSpec).anyOrigin === true;
 
 function send(res: ServerResponse, result: APIGatewayProxyResultV2) {
   // Payload 2.0 lets a handler return a bare value; API Gateway then answers 200 with it as JSON.
@@ -100,8 +112,15 @@ export function createApiListener(opts: ListenerOptions) {
       req.resume();
       return send(res, errorToHttp(payloadTooLarge(limit)));
     }
+    const preflight = method === 'OPTIONS' ? match(String(req.headers['access-control-request-method']), path) : null;
+    if (preflight?.kind === 'route' && opensToAnyOrigin(preflight.route)) {
+      res.writeHead(204, { ...ANY_ORIGIN, 'access-control-max-age': '600' }).end();
+      return;
+    }
     const found = match(method, path);
     const route = found.kind === 'route' ? found : null;
+    // As the group's function URL answers: any origin (the handler checks the widget's own).
+    if (route && opensToAnyOrigin(route.route)) for (const [k, v] of Object.entries(ANY_ORIGIN)) res.setHeader(k, v);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers))
       if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;

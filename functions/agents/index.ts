@@ -56,7 +56,8 @@ export const handler = apiHandler(aiAgentRoutes, {
     updateWidget(tenantId, params.widgetId, body, principal),
   'ai.widgets.delete': ({ tenantId, params, principal }) => deleteWidget(tenantId, params.widgetId, principal),
   'ai.widgets.rotateKey': ({ tenantId, params, principal }) => rotateWidgetKey(tenantId, params.widgetId, principal),
-  'ai.widgets.embed': ({ tenantId, params }) => embedSnippet(tenantId, params.widgetId, config.publicBaseUrl),
+  'ai.widgets.embed': ({ tenantId, params }) =>
+    embedSnippet(tenantId, params.widgetId, config.publicBaseUrl, config.widgetApiBase),
   'ai.channels.list': ({ tenantId, query }) => listChannels(tenantId, query),
   'ai.channels.create': ({ tenantId, body, principal }) => createChannel(tenantId, body, principal),
   'ai.channels.update': ({ tenantId, params, body, principal }) =>

@@ -59,6 +59,10 @@ export const config = {
   get publicBaseUrl() {
     return env('PUBLIC_BASE_URL', 'http://127.0.0.1:3000');
   },
+  /** Where the widget calls its routes: the conversations front door (any origin) when deployed. */
+  get widgetApiBase() {
+    return env('WIDGET_API_BASE', this.publicBaseUrl);
+  },
 };
 
 /** What a function's access spec (shared/routes/groups.ts) promises it, as environment variables. */

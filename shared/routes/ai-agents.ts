@@ -5,7 +5,7 @@ import { MODEL_KINDS } from '#areas/ai/gateway/limits.ts';
 import { CHANNEL_TYPES } from '#areas/ai/connector/channel-types.ts';
 import { POSITIONS } from '#areas/ai/agents/widget-records.ts';
 import { defineRoutes, once, scope } from './types.ts';
-import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
+import { optionalText, pageOf, paging, searchTerm, text, utcDay, uuid } from './schemas.ts';
 
 /** AI agents (spec 03-ai-runtime.md "AI agents" and "Plan entitlements"): agents, versions, entitlements, models. */
 const read = { kind: 'bearer', permission: 'ai:read' } as const;
@@ -141,15 +141,6 @@ export const channelConnection = once(() =>
   }),
 );
 const channelParams = once(() => z.object({ channelId: uuid() }));
-const utcDay = () =>
-  z.string().check(
-    z.regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'Expected a date YYYY-MM-DD'),
-    z.refine(
-      (v) =>
-        !Number.isNaN(Date.parse(`${v}T00:00:00.000Z`)) && new Date(`${v}T00:00:00.000Z`).toISOString().startsWith(v),
-      'Not a calendar date',
-    ),
-  );
 const usedLimit = () => z.object({ used: z.number(), limit: z.number() });
 const agentParams = once(() => z.object({ agentId: uuid() }));
 const common = { group: 'agents' } as const;

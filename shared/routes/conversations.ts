@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { CONVERSATION_CHANNELS, CONVERSATION_STATUSES, MESSAGE_ROLES } from '#areas/ai/conversations/records.ts';
 import { defineRoutes, once, scope, type RateLimitRule } from './types.ts';
-import { email, optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
+import { email, optionalText, pageOf, paging, searchTerm, text, utcDay, uuid } from './schemas.ts';
 
 /** AI conversations (spec 03-ai-runtime.md "AI conversations"): the widget's session routes and the staff inbox. */
 const read = { kind: 'bearer', permission: 'conversations:read' } as const;
@@ -16,7 +16,6 @@ const ofConversation = scope.tenant({
 });
 const ofSession = scope.tenant();
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
-const day = () => z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected YYYY-MM-DD'));
 
 const citation = once(() =>
   z.object({ chunkId: z.string(), documentId: z.string(), documentTitle: z.string(), score: z.number() }),
@@ -182,16 +181,23 @@ export const conversationRoutes = defineRoutes([
       'The inbox: conversations newest first, filtered by agent, status, channel, start dates and text (visitor name or e-mail, agent name, first visitor message)',
     status: 200,
     schemas: () => ({
-      query: z.object({
-        ...paging(),
-        ...tenantQuery(),
-        agentId: z.optional(uuid()),
-        status: z.optional(z.enum(CONVERSATION_STATUSES)),
-        channel: z.optional(z.enum(CONVERSATION_CHANNELS)),
-        startDate: z.optional(day()),
-        endDate: z.optional(day()),
-        search: searchTerm(),
-      }),
+      query: z
+        .object({
+          ...paging(),
+          ...tenantQuery(),
+          agentId: z.optional(uuid()),
+          status: z.optional(z.enum(CONVERSATION_STATUSES)),
+          channel: z.optional(z.enum(CONVERSATION_CHANNELS)),
+          startDate: z.optional(utcDay()),
+          endDate: z.optional(utcDay()),
+          search: searchTerm(),
+        })
+        .check(
+          z.refine(
+            (q) => !q.startDate || !q.endDate || q.startDate <= q.endDate,
+            'endDate must not be before startDate',
+          ),
+        ),
       response: pageOf(conversationListItem()),
     }),
   },

@@ -32,6 +32,11 @@ export interface GroupSpec {
   bedrock?: boolean;
   /** Reads vault secrets by name, never writes (an OpenAI-compatible endpoint's API key). */
   readsVault?: boolean;
+  /**
+   * Its streaming front door answers any origin: the widget runs on tenants' sites, its routes carry
+   * no cookies, and the handler checks the widget's own allowed origins.
+   */
+  anyOrigin?: boolean;
 }
 
 export const API_GROUPS = {
@@ -112,6 +117,7 @@ export const API_GROUPS = {
     readsVault: true,
     memoryMb: 1024,
     timeoutSeconds: 120,
+    anyOrigin: true,
   },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },

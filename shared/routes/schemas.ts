@@ -50,6 +50,16 @@ export const email = () =>
     );
 export const optionalEmail = () => z.optional(z.nullable(email()));
 export const isoDateTime = () => z.iso.datetime({ offset: true });
+/** A calendar day, YYYY-MM-DD (UTC): the pattern, and a day that exists (no 2026-02-30). */
+export const utcDay = () =>
+  z.string().check(
+    z.regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'Expected a date YYYY-MM-DD'),
+    z.refine(
+      (v) =>
+        !Number.isNaN(Date.parse(`${v}T00:00:00.000Z`)) && new Date(`${v}T00:00:00.000Z`).toISOString().startsWith(v),
+      'Not a calendar date',
+    ),
+  );
 
 const intFromQuery = (min: number, max: number, fallback: number) =>
   z._default(

@@ -98,7 +98,10 @@ function request(
   if (over.tenantId?.where === 'body') body = { ...body, tenantId: cased(over.tenantId.id) };
   const q = queryString(query);
   return invoke(route.method, `${buildPath(route, params)}${q ? `?${q}` : ''}`, {
-    token: over.token ?? world.b.owner,
+    // A widget route's caller is B's visitor: B's widget session instead of a token.
+    ...(route.auth.kind === 'widgetSession'
+      ? { headers: { 'x-widget-session': world.b.widgetSession } }
+      : { token: over.token ?? world.b.owner }),
     ...(takesJsonBody(route) ? { body } : {}),
     ip: nextIp(),
   });

@@ -15,7 +15,7 @@ export const WIDGET_SCRIPT = String.raw`(function () {
   if (!me) return;
   var key = me.getAttribute('data-widget-key');
   if (!key) return;
-  var base = new URL(me.src).origin;
+  var base = (me.getAttribute('data-api-base') || new URL(me.src).origin).replace(/\/$/, '');
   var W = base + '/api/conversations/widget';
   var session = null, lastId = null, poll = null, seen = {};
   function el(tag, css, text) {
@@ -24,9 +24,10 @@ export const WIDGET_SCRIPT = String.raw`(function () {
     if (text != null) e.textContent = text;
     return e;
   }
-  function call(method, path, body, accept) {
+  function call(method, path, body, accept, key) {
     var h = { 'Content-Type': 'application/json', Accept: accept || 'application/json' };
     if (session) h['X-Widget-Session'] = session.sessionToken;
+    if (key) h['Idempotency-Key'] = key;
     return fetch(W + path, { method: method, headers: h, body: body ? JSON.stringify(body) : undefined });
   }
   function json(res) {
@@ -139,8 +140,13 @@ export const WIDGET_SCRIPT = String.raw`(function () {
     add('visitor', text);
     var b = add('agent', '\u2026');
     var canStream = typeof ReadableStream !== 'undefined' && typeof TextDecoder !== 'undefined';
+    // One key per message: a send retried after a dropped connection or a 503 is stored and answered once.
+    var key = 'w' + Date.now().toString(36) + Math.random().toString(36).slice(2, 10);
+    function post() { return call('POST', '/messages', { text: text }, canStream ? 'text/event-stream' : 'application/json', key); }
+    function later() { return new Promise(function (r) { setTimeout(r, 1500); }).then(post); }
     return start()
-      .then(function () { return call('POST', '/messages', { text: text }, canStream ? 'text/event-stream' : 'application/json'); })
+      .then(function () { return post().catch(later); })
+      .then(function (res) { return res.status === 503 ? later() : res; })
       .then(function (res) {
         var type = res.headers.get('content-type') || '';
         if (res.ok && res.body && type.indexOf('text/event-stream') === 0) return streamed(res, b);

@@ -199,9 +199,14 @@ export async function rotateWidgetKey(t: string, widgetId: string, actor: Princi
   return toWidget(next);
 }
 
-/** The HTML a site owner pastes: the widget script from this API, with the widget's public key. */
-export async function embedSnippet(t: string, widgetId: string, apiBase: string) {
+/**
+ * The HTML a site owner pastes: the widget script from this API, with the widget's public key, and
+ * where its calls go when that is not the script's origin (deployed: the conversations front door).
+ */
+export async function embedSnippet(t: string, widgetId: string, apiBase: string, widgetApiBase = apiBase) {
   const w = await readWidget(t, widgetId);
-  const src = `${apiBase.replace(/\/$/, '')}/api/ai/widget.js`;
-  return { snippet: `<script src="${src}" data-widget-key="${w.widgetKey}" async></script>` };
+  const trim = (u: string) => u.replace(/\/$/, '');
+  const src = `${trim(apiBase)}/api/ai/widget.js`;
+  const calls = trim(widgetApiBase) === trim(apiBase) ? '' : ` data-api-base="${trim(widgetApiBase)}"`;
+  return { snippet: `<script src="${src}" data-widget-key="${w.widgetKey}"${calls} async></script>` };
 }

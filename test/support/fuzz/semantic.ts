@@ -4,7 +4,18 @@ import type { RouteDef } from '#shared/routes/types.ts';
 import type { InvokeOptions } from '#test/support/invoke.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { isSystemAdminOnly, NOT_TENANT_REFERENCES, recordParams, recordRefs, sampleValid } from './route-matrix.ts';
-import { createTenant, creatorAvailable, credentialsFor, nextIp, PASSWORD, seedUser, type World } from './world.ts';
+import { ORIGIN as WIDGET_ORIGIN } from '#test/support/conversations.ts';
+import {
+  createTenant,
+  creatorAvailable,
+  credentialsFor,
+  newWidgetSession,
+  nextIp,
+  PASSWORD,
+  seedUser,
+  widgetKeyOf,
+  type World,
+} from './world.ts';
 
 export interface SemanticRequest {
   params: Record<string, unknown>;
@@ -82,6 +93,10 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
       if ('settings' in body) body.settings = {};
       if ('secrets' in body) body.secrets = {};
     }
+    if (route.id === 'conversations.widget.start') {
+      body.widgetKey = await widgetKeyOf(world.a);
+      creds = { headers: { origin: WIDGET_ORIGIN } };
+    }
     if ('tenantId' in body) body.tenantId = world.a.id;
     if ('redirectUri' in body) body.redirectUri = redirectAllowList()[0];
     if ('currentPassword' in body) body.currentPassword = PASSWORD;
@@ -106,5 +121,8 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
       if ('refreshToken' in body) body.refreshToken = user.refreshToken;
     }
   }
+  // Each widget request on a conversation of its own: one that rated and closed its conversation
+  // leaves the next one a conversation that still takes messages.
+  if (route.auth.kind === 'widgetSession') creds = { headers: { 'x-widget-session': await newWidgetSession(world.a) } };
   return { params, query, body, creds };
 }

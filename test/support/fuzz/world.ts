@@ -84,7 +84,7 @@ export async function createTenant(admin: string, tag: string): Promise<Tenant> 
         name: `Tenant ${tag}`,
         email: `owner-${slug}@example.com`,
         planType: 2,
-        maxAgents: 5,
+        maxAgents: 10,
         maxKnowledgeBases: 5,
         maxSeats: 50,
       },
@@ -270,6 +270,9 @@ const widgetOf = (t: Tenant) =>
 const publishedWidgetOf = (t: Tenant) =>
   once(`published-widget:${t.id}`, async () => (await publishedWidget(t.owner)).widgetKey);
 const conversationOf = async (t: Tenant) => session(await publishedWidgetOf(t));
+/** A widget key of the tenant's published agent, and a fresh session (its own conversation). */
+export const widgetKeyOf = publishedWidgetOf;
+export const newWidgetSession = async (t: Tenant) => (await conversationOf(t)).token;
 
 const promptOf = (t: Tenant) =>
   once(`prompt:${t.id}`, () =>

@@ -1,7 +1,7 @@
 import { recipientAllowed } from '#functions/tools/lifecycle.ts';
 import type { ToolItem } from '#functions/tools/records.ts';
 import { EMAIL_PATTERN } from '#shared/routes/schemas.ts';
-import { mailer } from '#shared/platform/ports.ts';
+import { sendEmail as queueEmail } from '#shared/queue/email.ts';
 import type { ToolOutcome } from './registry.ts';
 
 const MAX_SUBJECT = 200;
@@ -31,6 +31,7 @@ export async function sendEmail(tool: ToolItem, args: Record<string, unknown>): 
   const subject = String(args.subject ?? '').slice(0, MAX_SUBJECT) || 'Message from the assistant';
   const text = String(args.text ?? args.body ?? '').slice(0, MAX_TEXT);
   if (!text) return { ok: false, error: 'The message text is empty' };
-  await (await mailer()).send({ to: asked, subject, text, html: `<p>${escapeHtml(text).replace(/\n/g, '<br>')}</p>` });
-  return { ok: true, result: { sent: true, to: asked } };
+  // As all e-mail: queued, and the e-mail worker (the one function allowed to use SES) sends it.
+  await queueEmail({ to: asked, subject, text, html: `<p>${escapeHtml(text).replace(/\n/g, '<br>')}</p>` });
+  return { ok: true, result: { queued: true, to: asked } };
 }

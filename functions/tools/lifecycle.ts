@@ -47,3 +47,30 @@ export const MAX_AGENT_IDS = 100;
 /** Step 2 parameter ranges and the tables a step 1 schema may list. */
 export const PARAM_LIMITS = { maxRows: { min: 1, max: 10_000 }, timeoutSeconds: { min: 1, max: 300 } } as const;
 export const MAX_TABLES = 200;
+/**
+ * Where an HTTP Request tool may connect (exact host names) and whom a Send Email tool may write to
+ * (addresses, or domains whose every address is allowed): at most this many entries each.
+ */
+export const MAX_ALLOWED_HOSTS = 50;
+export const MAX_ALLOWED_RECIPIENTS = 50;
+
+/**
+ * Whether a change of the allow-lists reaches further than what a SystemAdmin approved: any entry
+ * that was not there before. Narrowing a list (removing entries) is always safe.
+ */
+export const widensReach = (
+  before: { allowedHosts: string[]; allowedRecipients: string[] },
+  after: { allowedHosts: string[]; allowedRecipients: string[] },
+) =>
+  after.allowedHosts.some((h) => !before.allowedHosts.includes(h)) ||
+  after.allowedRecipients.some((r) => !before.allowedRecipients.includes(r));
+
+/**
+ * Whether a Send Email tool's configured recipients allow an address: an entry with `@` is one
+ * exact address, an entry without is a domain whose addresses (not its subdomains') are allowed.
+ */
+export const recipientAllowed = (allowed: string[], address: string) => {
+  const a = address.toLowerCase();
+  const domain = a.slice(a.lastIndexOf('@') + 1);
+  return allowed.some((r) => (r.includes('@') ? r === a : r === domain));
+};

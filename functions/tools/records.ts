@@ -33,8 +33,18 @@ export interface Params {
   maxRows: number;
   readOnly: boolean;
   timeoutSeconds: number;
+  /** HTTP Request: the exact host names it may reach (none: it reaches nothing). */
+  allowedHosts: string[];
+  /** Send Email: the addresses and domains it may write to (none: it sends nothing). */
+  allowedRecipients: string[];
 }
-export const DEFAULT_PARAMS: Params = { maxRows: 100, readOnly: true, timeoutSeconds: 30 };
+export const DEFAULT_PARAMS: Params = {
+  maxRows: 100,
+  readOnly: true,
+  timeoutSeconds: 30,
+  allowedHosts: [],
+  allowedRecipients: [],
+};
 
 /** Step 1 schema as stored: `connectionString` is a tenant secret reference, never a value. */
 export interface StoredSchema {

@@ -9,7 +9,7 @@ import { config } from '#shared/platform/config.ts';
 import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { deleteTenantSecret, ownReference, putTenantSecret, tenantSecretExists } from '#areas/vault/tenant-secrets.ts';
-import { nextToolStatus, writeAccessRefusal, type AdminToolAction } from './lifecycle.ts';
+import { nextToolStatus, widensReach, writeAccessRefusal, type AdminToolAction } from './lifecycle.ts';
 import {
   agentKey,
   connectionSecretName,
@@ -47,6 +47,15 @@ function builtIn(baseToolId: string) {
 const stripUndefined = <T extends object>(o: T) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
+/** The given parameters over the current ones; allow-lists without repeats. */
+function mergeParams(before: Params, given: Partial<Params>): Params {
+  const p = { ...before, ...stripUndefined(given) };
+  return { ...p, allowedHosts: [...new Set(p.allowedHosts)], allowedRecipients: [...new Set(p.allowedRecipients)] };
+}
+
+/** What a SystemAdmin approved changed: the read-only flag, or an allow-list reaching further. */
+const needsReview = (before: Params, after: Params) => after.readOnly !== before.readOnly || widensReach(before, after);
+
 function checkWriteAccess(tool: Pick<ToolItem, 'baseToolCode' | 'status'>, params: Params, before: Params) {
   const refusal = writeAccessRefusal(tool.baseToolCode, tool.status, params.readOnly, before.readOnly);
   if (refusal) throw validationError([{ path: 'body.configParams.readOnly', message: refusal }]);
@@ -67,7 +76,7 @@ export async function createTool(
   actor: Principal,
 ) {
   const base = builtIn(input.baseToolId);
-  const params = { ...DEFAULT_PARAMS, ...stripUndefined(input.configParams ?? {}) };
+  const params = mergeParams(DEFAULT_PARAMS, input.configParams ?? {});
   checkWriteAccess({ baseToolCode: base.code, status: 'PENDING' }, params, DEFAULT_PARAMS);
   const now = new Date().toISOString();
   const item = toolItem(t, {
@@ -171,10 +180,10 @@ export async function updateTool(
   let reviewed = false;
   if (input.configParams) {
     const before = toParams(tool);
-    const params = { ...before, ...stripUndefined(input.configParams) };
+    const params = mergeParams(before, input.configParams);
     checkWriteAccess(tool, params, before);
     set.configParams = params;
-    reviewed = params.readOnly !== before.readOnly;
+    reviewed = needsReview(before, params);
   }
   if ('displayName' in set || 'description' in set)
     set.searchText = searchText(
@@ -277,7 +286,7 @@ export async function putParams(t: string, id: string, input: Partial<Params>, a
   const tool = await getTool(t, id);
   editable(tool);
   const before = toParams(tool);
-  const params = { ...before, ...stripUndefined(input) };
+  const params = mergeParams(before, input);
   checkWriteAccess(tool, params, before);
   const changed = await changeTool(
     t,
@@ -286,7 +295,7 @@ export async function putParams(t: string, id: string, input: Partial<Params>, a
     actor,
     'config-params',
     { ...params },
-    params.readOnly !== before.readOnly,
+    needsReview(before, params),
   );
   return toParams(changed);
 }

@@ -49,6 +49,10 @@ export const email = () =>
       z.toLowerCase(),
     );
 export const optionalEmail = () => z.optional(z.nullable(email()));
+/** A DNS host name (labels as above, an alphabetic top-level label), no port, no IP literal. */
+export const HOSTNAME_PATTERN = new RegExp(`^(?:${DOMAIN_LABEL}\\.)+[A-Za-z]{2,63}$`);
+/** An e-mail address or a bare domain (HOSTNAME_PATTERN). */
+export const RECIPIENT_PATTERN = new RegExp(`^(?:${EMAIL_LOCAL_PART}@)?(?:${DOMAIN_LABEL}\\.)+[A-Za-z]{2,63}$`);
 export const isoDateTime = () => z.iso.datetime({ offset: true });
 /** A calendar day, YYYY-MM-DD (UTC): the pattern, and a day that exists (no 2026-02-30). */
 export const utcDay = () =>

@@ -1,8 +1,24 @@
 import * as z from 'zod/mini';
 import { MAX_VALUE_BYTES } from '#areas/vault/rules.ts';
-import { MAX_AGENT_IDS, MAX_TABLES, PARAM_LIMITS, TOOL_STATUSES } from '#functions/tools/lifecycle.ts';
+import {
+  MAX_AGENT_IDS,
+  MAX_ALLOWED_HOSTS,
+  MAX_ALLOWED_RECIPIENTS,
+  MAX_TABLES,
+  PARAM_LIMITS,
+  TOOL_STATUSES,
+} from '#functions/tools/lifecycle.ts';
 import { defineRoutes, once, scope } from './types.ts';
-import { optionalText, pageOf, paging, searchTerm, text, uuid } from './schemas.ts';
+import {
+  HOSTNAME_PATTERN,
+  optionalText,
+  pageOf,
+  paging,
+  RECIPIENT_PATTERN,
+  searchTerm,
+  text,
+  uuid,
+} from './schemas.ts';
 
 /** AI tool registry: tenant tools configured from the built-in catalog, approved by a SystemAdmin. */
 const read = { kind: 'bearer', permission: 'tools:read' } as const;
@@ -15,9 +31,45 @@ const ofBody = scope.tenant({ tenantFrom: 'body' });
 /** A SystemAdmin may name a tool by its id alone. */
 const ofTool = scope.tenant({ tenantFrom: 'query', record: { param: 'toolId', collection: 'TOOL', label: 'Tool' } });
 
-/** Step 2 parameters; absent fields keep their value (defaults 100 rows, 30 seconds, read-only). */
+/** Lowercased, so what is stored compares exactly with what the executor sees (repeats are dropped on write). */
+const allowList = (pattern: RegExp, message: string, max: number, maxLength: number, example: string) =>
+  z
+    .array(
+      z
+        .string()
+        .check(
+          z.trim(),
+          z.maxLength(maxLength),
+          z.regex(pattern, message),
+          z.toLowerCase(),
+          z.meta({ examples: [example] }),
+        ),
+    )
+    .check(z.maxLength(max));
+/**
+ * Step 2 parameters; absent fields keep their value (defaults 100 rows, 30 seconds, read-only, no
+ * hosts, no recipients). An allow-list given replaces the stored one.
+ */
 const configParams = () =>
   z.object({
+    allowedHosts: z.optional(
+      allowList(
+        HOSTNAME_PATTERN,
+        'A host name such as api.example.com (no scheme, port or path)',
+        MAX_ALLOWED_HOSTS,
+        253,
+        'api.example.com',
+      ),
+    ),
+    allowedRecipients: z.optional(
+      allowList(
+        RECIPIENT_PATTERN,
+        'An e-mail address or a domain such as example.com',
+        MAX_ALLOWED_RECIPIENTS,
+        254,
+        'support@example.com',
+      ),
+    ),
     maxRows: z.optional(z.int().check(z.minimum(PARAM_LIMITS.maxRows.min), z.maximum(PARAM_LIMITS.maxRows.max))),
     readOnly: z.optional(z.boolean()),
     timeoutSeconds: z.optional(
@@ -43,7 +95,13 @@ const schemaConfig = () =>
   });
 
 export const toolParams = once(() =>
-  z.object({ maxRows: z.number(), readOnly: z.boolean(), timeoutSeconds: z.number() }),
+  z.object({
+    maxRows: z.number(),
+    readOnly: z.boolean(),
+    timeoutSeconds: z.number(),
+    allowedHosts: z.array(z.string()),
+    allowedRecipients: z.array(z.string()),
+  }),
 );
 export const toolConfig = once(() =>
   z.object({
@@ -179,8 +237,8 @@ export const toolRoutes = defineRoutes([
     scope: ofTool,
     summary:
       "Update name, description, agents (the tenant's own agents only) and parameters (absent fields " +
-      'stay); changing readOnly of an APPROVED or ACTIVE tool sends it back to PENDING; a REJECTED ' +
-      'tool is 409',
+      'stay); changing readOnly or adding an allowed host or recipient to an APPROVED or ACTIVE tool ' +
+      'sends it back to PENDING; a REJECTED tool is 409',
     status: 200,
     schemas: () => ({
       ...byId(),
@@ -259,8 +317,10 @@ export const toolRoutes = defineRoutes([
     summary:
       `Set step 2 parameters: maxRows ${PARAM_LIMITS.maxRows.min}-${PARAM_LIMITS.maxRows.max}, ` +
       `timeoutSeconds ${PARAM_LIMITS.timeoutSeconds.min}-${PARAM_LIMITS.timeoutSeconds.max}, ` +
-      'readOnly (Db Execute may switch writes on only once approved; changing readOnly of an APPROVED or ' +
-      'ACTIVE tool sends it back to PENDING)',
+      'readOnly (Db Execute may switch writes on only once approved), allowedHosts (HTTP Request: exact host ' +
+      `names, at most ${MAX_ALLOWED_HOSTS}) and allowedRecipients (Send Email: addresses or domains, at most ` +
+      `${MAX_ALLOWED_RECIPIENTS}); changing readOnly or adding a host or recipient to an APPROVED or ACTIVE ` +
+      'tool sends it back to PENDING',
     status: 200,
     schemas: () => ({
       ...byId(),

@@ -34,3 +34,34 @@ export function ok<T extends { data?: unknown; error?: unknown; response: Respon
   if (!call.data) throw new Error(`${what}: ${call.response.status} ${JSON.stringify(call.error)}`);
   return call.data as NonNullable<T['data']>;
 }
+
+type TenantBody = NonNullable<paths['/api/tenants']['post']['requestBody']>['content']['application/json'];
+
+/**
+ * The preamble most stories share: the admin's client (the session signed in once for all stories)
+ * and a fresh tenant named after the story (`{prefix}-{tag}`), with the smallest limits unless
+ * `limits` says otherwise.
+ */
+export async function adminWithTenant(
+  ctx: Pick<StoryContext, 'baseUrl' | 'tag' | 'adminSession'>,
+  prefix: string,
+  limits: Partial<Omit<TenantBody, 'slug' | 'name' | 'email'>> = {},
+) {
+  const admin = makeClient(ctx.baseUrl, { authorization: `Bearer ${await ctx.adminSession()}` });
+  const tenant = ok(
+    `tenant ${prefix}`,
+    await admin.POST('/api/tenants', {
+      body: {
+        slug: `${prefix}-${ctx.tag}`,
+        name: `${prefix} ${ctx.tag}`,
+        email: `${prefix}-${ctx.tag}@typed.example`,
+        planType: 1,
+        maxAgents: 1,
+        maxKnowledgeBases: 1,
+        maxSeats: 5,
+        ...limits,
+      },
+    }),
+  ).result;
+  return { admin, tenant, query: { tenantId: tenant.id } };
+}

@@ -301,6 +301,18 @@ describe('IAM', () => {
     expect(st.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@example.com' } });
   });
 
+  it("queues the agent runtime's e-mail (its Send Email tool) instead of sending it: the e-mail queue, no SES", () => {
+    const queues = s.ofType('AWS::SQS::Queue').map(([id]) => id);
+    const emailQueue = queues.find((id) => /^Queuesemail[0-9A-F]{8}$/.test(id));
+    expect(emailQueue).toBeDefined();
+    expect([...logicalIdsIn(allows('agent-runtime', 'sqs:SendMessage'))]).toContain(emailQueue);
+    expect(
+      stmts('agent-runtime')
+        .flatMap(actionsOf)
+        .filter((a) => a.startsWith('ses:')),
+    ).toEqual([]);
+  });
+
   it('gives bucket access only to the functions whose spec names the bucket', () => {
     const bucketId = (prefix: string) => s.ofType('AWS::S3::Bucket').find(([id]) => id.startsWith(prefix))![0];
     const bucketIds = { media: bucketId('DataMedia'), invoices: bucketId('DataInvoices') };

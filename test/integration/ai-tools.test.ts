@@ -127,7 +127,13 @@ describe('tenant tools', () => {
     });
     expect((await owner.get(`/${t.id}/config`)).json.result).toEqual(cfg.json.result);
     const params = await owner.put(`/${t.id}/config-params`, { maxRows: 10_000, timeoutSeconds: 300 });
-    expect(params.json.result).toEqual({ maxRows: 10_000, readOnly: true, timeoutSeconds: 300 });
+    expect(params.json.result).toEqual({
+      maxRows: 10_000,
+      readOnly: true,
+      timeoutSeconds: 300,
+      allowedHosts: [],
+      allowedRecipients: [],
+    });
     expect((await owner.get(`/${t.id}/config-params`)).json.result).toEqual(params.json.result);
     for (const bad of [
       { maxRows: 0 },
@@ -268,6 +274,58 @@ describe('tenant tools', () => {
       { from: 'ACTIVE', to: 'PENDING' },
       { from: 'APPROVED', to: 'PENDING' },
     ]);
+  });
+
+  it('stores allowedHosts and allowedRecipients lowercased, shows them, and refuses what is not a host or address', async () => {
+    const h = await newTool('http_request', {
+      configParams: { allowedHosts: ['API.Acme.example', 'api.acme.example', 'status.acme.example'] },
+    });
+    expect(h.configParams).toMatchObject({ allowedHosts: ['api.acme.example', 'status.acme.example'] });
+    const m = await newTool('send_email');
+    const put = await owner.put(`/${m.id}/config-params`, { allowedRecipients: ['Team@Acme.example', 'acme.example'] });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json.result.allowedRecipients).toEqual(['team@acme.example', 'acme.example']);
+    const listed = (await owner.get('?pageSize=100')).json.result.items.find((i: { id: string }) => i.id === m.id);
+    expect(listed.configParams.allowedRecipients).toEqual(['team@acme.example', 'acme.example']);
+    expect((await owner.get(`/${h.id}/config-params`)).json.result.allowedHosts).toEqual([
+      'api.acme.example',
+      'status.acme.example',
+    ]);
+    const hosts = (n: number) => Array.from({ length: n }, (_, i) => `h${i}.acme.example`);
+    for (const bad of [
+      { allowedHosts: ['https://api.acme.example'] },
+      { allowedHosts: ['api.acme.example:8443'] },
+      { allowedHosts: ['api.acme.example/path'] },
+      { allowedHosts: ['127.0.0.1'] },
+      { allowedHosts: ['localhost'] },
+      { allowedHosts: ['*.acme.example'] },
+      { allowedHosts: ['bad-.acme.example'] },
+      { allowedHosts: hosts(51) },
+      { allowedHosts: 'api.acme.example' },
+      { allowedRecipients: ['team@acme.example, evil@example.com'] },
+      { allowedRecipients: ['team@acme.example\r\nBcc: evil@example.com'] },
+      { allowedRecipients: ['@acme.example'] },
+      { allowedRecipients: ['not an address'] },
+      { allowedRecipients: hosts(51) },
+    ]) {
+      const res = await owner.put(`/${h.id}/config-params`, bad);
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+    }
+    expect((await owner.put(`/${h.id}/config-params`, { allowedHosts: hosts(50) })).status).toBe(200);
+  });
+
+  it('sends an approved tool back to review when an allowed host or recipient is added, not when one is removed', async () => {
+    const t = await newTool('http_request', { configParams: { allowedHosts: ['a.acme.example', 'b.acme.example'] } });
+    await admin.put(`/${t.id}/approve`);
+    expect((await admin.put(`/${t.id}/activate`)).json.result.status).toBe('ACTIVE');
+    const narrowed = await owner.put(`/${t.id}/config-params`, { allowedHosts: ['a.acme.example'] });
+    expect(narrowed.status, narrowed.text).toBe(200);
+    expect((await owner.get(`/${t.id}/config`)).json.result.status).toBe('ACTIVE');
+    const widened = await owner.put(`/${t.id}`, { configParams: { allowedRecipients: ['x@acme.example'] } });
+    expect(widened.json.result).toMatchObject({
+      status: 'PENDING',
+      configParams: { allowedHosts: ['a.acme.example'] },
+    });
   });
 
   it("names only the tenant's own agents (agents do not exist until the agents area stores them)", async () => {

@@ -345,6 +345,9 @@ export async function restoreVersion(t: string, agentId: string, vId: string, ac
   const v = n ? await get<VersionItem>(agentVersionKey(t, agentId, n)) : undefined;
   if (!v) throw notFound('Agent version');
   const s = v.snapshot;
+  // The version keeps the bases it pinned; the draft takes only those that still exist.
+  const bases = await Promise.all(s.knowledgeBaseIds.map((id) => get(kbKey(t, id))));
+  const knowledgeBaseIds = s.knowledgeBaseIds.filter((_, i) => bases[i]);
   return patch(
     t,
     a,
@@ -356,7 +359,7 @@ export async function restoreVersion(t: string, agentId: string, vId: string, ac
       temperature: s.temperature,
       welcomeMessage: s.welcomeMessage,
       escalation: s.escalation,
-      knowledgeBaseIds: s.knowledgeBaseIds,
+      knowledgeBaseIds,
       toolIds: s.toolIds,
     },
     actor,

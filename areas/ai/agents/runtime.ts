@@ -170,6 +170,7 @@ async function prepareTurn(input: TurnInput) {
           query: lastUser,
           caller: input.caller,
           requestId: input.requestId,
+          whenNoBase: 'empty',
         })
       : [];
   const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(version.content, input) }];

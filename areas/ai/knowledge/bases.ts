@@ -13,6 +13,8 @@ import { config } from '#shared/platform/config.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { enqueue } from '#shared/queue/messages.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { unbindKnowledgeBase } from '#areas/ai/agents/unbind-base.ts';
 import { PURGE_BASE } from './messages.ts';
 import { baseItem, kbKey, kbList, tenantKey, toBase, type BaseRecord } from './records.ts';
 import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP } from './vocabulary.ts';
@@ -122,8 +124,9 @@ export async function updateBase(
 }
 
 /**
- * The base item goes in the request, so every route and retrieve answers 404 for it at once; the
- * worker then removes its documents, chunks, vectors and index objects (PURGE_BASE).
+ * The base item goes in the request, so every route and retrieve answers 404 for it at once, and
+ * the agent drafts that name it lose it; the worker then removes its documents, chunks, vectors and
+ * index objects (PURGE_BASE).
  */
 export async function deleteBase(t: string, kbId: string, actor: Principal) {
   const base = await readBase(t, kbId, true);
@@ -134,6 +137,10 @@ export async function deleteBase(t: string, kbId: string, actor: Principal) {
       baseSlot(t, -1),
     ],
     change(t, actor, kbId, 'delete', { name: base.name, documentCount: base.documentCount }),
+  );
+  // The purge worker unbinds again, so a failure here only delays it.
+  await unbindKnowledgeBase(t, kbId, actor).catch((err) =>
+    logger.warn('agents not unbound from a deleted knowledge base', { kbId, errorName: (err as Error).name }),
   );
   await enqueue(PURGE_BASE, { tenantId: t, kbId });
 }

@@ -1,3 +1,4 @@
+import { unbindKnowledgeBase } from '#areas/ai/agents/unbind-base.ts';
 import { deleteAll } from '#shared/data/batch.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
@@ -51,6 +52,8 @@ export async function purgeDocumentData(
 export async function purgeBase(ref: { tenantId: string; kbId: string }): Promise<void> {
   // A base re-created with the same id cannot exist (ids are random), but never purge a live one.
   if (await get(kbKey(ref.tenantId, ref.kbId), { consistent: true })) return;
+  // Again after the delete's own pass: a draft that named the base in a race with it.
+  await unbindKnowledgeBase(ref.tenantId, ref.kbId, null);
   const docs = await queryItems<DocumentRecord & { pk: string; sk: string }>({
     TableName: config.tableName,
     IndexName: 'gsi1',

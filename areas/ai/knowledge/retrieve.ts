@@ -29,6 +29,11 @@ export interface RetrieveCall {
   scoreThreshold?: number | null;
   caller: Caller;
   requestId: string;
+  /**
+   * When none of the bases exists: 404 (the retrieve route, naming one base), or no matches (an
+   * agent's turn: a published version may pin a base deleted since, and a turn never fails for it).
+   */
+  whenNoBase?: 'notFound' | 'empty';
 }
 
 /** Candidates of one base from its keyword index and its vector index, with both raw scores where known. */
@@ -113,7 +118,10 @@ export async function retrieve(call: RetrieveCall): Promise<Match[]> {
     const b = found.get(keyOf(kbKey(call.tenantId, id)));
     return b && b.tenantId === call.tenantId ? [b] : [];
   });
-  if (!bases.length) throw notFound('Knowledge base');
+  if (!bases.length) {
+    if (call.whenNoBase === 'empty') return [];
+    throw notFound('Knowledge base');
+  }
 
   const vectors = new Map<string | null, number[]>();
   if (mode !== 'keyword') {

@@ -1,24 +1,9 @@
 import { expect } from 'vitest';
-import { makeClient, ok, type Story } from '../story.ts';
+import { adminWithTenant, ok, type Story } from '../story.ts';
 
 /** An agent from a prompt with an Active version: published, a widget with its embed snippet, a channel, entitlements. */
-export const story: Story = async ({ baseUrl, tag, adminSession }) => {
-  const admin = makeClient(baseUrl, { authorization: `Bearer ${await adminSession()}` });
-  const tenant = ok(
-    'tenant',
-    await admin.POST('/api/tenants', {
-      body: {
-        slug: `agents-${tag}`,
-        name: `Agents ${tag}`,
-        email: `o-${tag}@typed.example`,
-        planType: 1,
-        maxAgents: 1,
-        maxKnowledgeBases: 1,
-        maxSeats: 5,
-      },
-    }),
-  ).result;
-  const query = { tenantId: tenant.id };
+export const story: Story = async (ctx) => {
+  const { admin, tenant, query } = await adminWithTenant(ctx, 'agents');
   const models = ok('models', await admin.GET('/api/ai/models', { params: { query } })).result;
   const chat = models.find((m) => m.kind === 'chat')!;
   const prompt = ok(

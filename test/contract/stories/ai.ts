@@ -1,23 +1,10 @@
 import { expect } from 'vitest';
-import { makeClient, ok, type Story } from '../story.ts';
+import { adminWithTenant, makeClient, ok, type Story } from '../story.ts';
 
 /** A tenant's prompt from draft to rendering, a tool through approval, and usage analytics. */
-export const story: Story = async ({ baseUrl, internalApiKey, tag, adminSession }) => {
-  const admin = makeClient(baseUrl, { authorization: `Bearer ${await adminSession()}` });
-  const tenant = ok(
-    'tenant',
-    await admin.POST('/api/tenants', {
-      body: {
-        slug: `ai-${tag}`,
-        name: `AI ${tag}`,
-        email: `o-${tag}@typed.example`,
-        planType: 1,
-        maxAgents: 1,
-        maxKnowledgeBases: 1,
-        maxSeats: 5,
-      },
-    }),
-  ).result;
+export const story: Story = async (ctx) => {
+  const { baseUrl, internalApiKey, tag } = ctx;
+  const { admin, tenant } = await adminWithTenant(ctx, 'ai');
 
   const prompt = ok(
     'prompt',
@@ -63,6 +50,27 @@ export const story: Story = async ({ baseUrl, internalApiKey, tag, adminSession 
   expect(configured.schema.connectionString).toMatch(new RegExp(`^vault://tenants/${tenant.id}/tools/${tool.id}/`));
   const approved = ok('approve', await admin.PUT('/api/tools/{toolId}/approve', { params: toolPath })).result;
   expect(approved.status).toBe('APPROVED');
+  const http = builtIn.items.find((t) => t.code === 'http_request')!;
+  const caller = ok(
+    'http tool',
+    await admin.POST('/api/tools', {
+      body: {
+        displayName: 'Status API',
+        baseToolId: http.id,
+        configParams: { allowedHosts: ['API.example.com'] },
+        tenantId: tenant.id,
+      },
+    }),
+  ).result;
+  expect(caller.configParams.allowedHosts).toEqual(['api.example.com']);
+  const hosts = ok(
+    'params',
+    await admin.PUT('/api/tools/{toolId}/config-params', {
+      params: { path: { toolId: caller.id } },
+      body: { allowedHosts: ['status.example.com'], allowedRecipients: [] },
+    }),
+  ).result;
+  expect(hosts).toMatchObject({ allowedHosts: ['status.example.com'], allowedRecipients: [] });
 
   const internal = makeClient(baseUrl, { 'x-internal-api-key': internalApiKey });
   const day = '2026-02-03';

@@ -1,23 +1,9 @@
 import { expect } from 'vitest';
-import { makeClient, ok, type Story } from '../story.ts';
+import { adminWithTenant, ok, type Story } from '../story.ts';
 
 /** A tenant's BIA with an entry and a part, a risk with an assessment and an action (each create answers its record), and the dashboard. */
-export const story: Story = async ({ baseUrl, tag, adminSession }) => {
-  const admin = makeClient(baseUrl, { authorization: `Bearer ${await adminSession()}` });
-  const tenant = ok(
-    'tenant',
-    await admin.POST('/api/tenants', {
-      body: {
-        slug: `bcm-${tag}`,
-        name: `BCM ${tag}`,
-        email: `o-${tag}@typed.example`,
-        planType: 1,
-        maxAgents: 1,
-        maxKnowledgeBases: 1,
-        maxSeats: 5,
-      },
-    }),
-  ).result;
+export const story: Story = async (ctx) => {
+  const { admin, tenant } = await adminWithTenant(ctx, 'bcm');
   const bia = ok(
     'bia',
     await admin.POST('/api/bcm/admin/bia', { body: { title: 'Payroll', tenantId: tenant.id } }),

@@ -1,23 +1,9 @@
 import { expect } from 'vitest';
-import { makeClient, ok, type Story } from '../story.ts';
+import { adminWithTenant, ok, type Story } from '../story.ts';
 
 /** A tenant's payment methods, a subscription start, a payment and the administrator's subscription list. */
-export const story: Story = async ({ baseUrl, tag, adminSession }) => {
-  const admin = makeClient(baseUrl, { authorization: `Bearer ${await adminSession()}` });
-  const tenant = ok(
-    'tenant',
-    await admin.POST('/api/tenants', {
-      body: {
-        slug: `pay-${tag}`,
-        name: `Billing ${tag}`,
-        email: `b-${tag}@typed.example`,
-        planType: 1,
-        maxAgents: 1,
-        maxKnowledgeBases: 1,
-        maxSeats: 5,
-      },
-    }),
-  ).result;
+export const story: Story = async (ctx) => {
+  const { admin, tenant } = await adminWithTenant(ctx, 'pay');
   const plans = ok('plans', await admin.GET('/api/subscriptions/plans')).result;
   const starter = plans.find((p) => p.code === 'starter')!;
   expect(starter.billingPeriod).toBe(1);

@@ -1,23 +1,10 @@
 import { expect } from 'vitest';
-import { makeClient, ok, type Story } from '../story.ts';
+import { adminWithTenant, ok, type Story } from '../story.ts';
 
 /** A site with a translated page and post, read back through the public routes, and a form submission. */
-export const story: Story = async ({ client, baseUrl, tag, adminSession }) => {
-  const admin = makeClient(baseUrl, { authorization: `Bearer ${await adminSession()}` });
-  const tenant = ok(
-    'tenant',
-    await admin.POST('/api/tenants', {
-      body: {
-        slug: `cms-${tag}`,
-        name: `CMS ${tag}`,
-        email: `o-${tag}@typed.example`,
-        planType: 1,
-        maxAgents: 1,
-        maxKnowledgeBases: 1,
-        maxSeats: 5,
-      },
-    }),
-  ).result;
+export const story: Story = async (ctx) => {
+  const { client, tag } = ctx;
+  const { admin, tenant } = await adminWithTenant(ctx, 'cms');
   const domain = `cms-${tag}.example.com`.toLowerCase();
   const site = ok(
     'site',

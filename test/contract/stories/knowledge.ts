@@ -1,30 +1,16 @@
 import { expect } from 'vitest';
-import { makeClient, ok, type Story } from '../story.ts';
+import { adminWithTenant, ok, type Story } from '../story.ts';
 
 /** A tenant's knowledge base: a text file uploaded, indexed by the worker, retrieved, deleted. */
-export const story: Story = async ({ baseUrl, tag, adminSession }) => {
-  const admin = makeClient(baseUrl, { authorization: `Bearer ${await adminSession()}` });
-  const tenant = ok(
-    'tenant',
-    await admin.POST('/api/tenants', {
-      body: {
-        slug: `kb-${tag}`,
-        name: `Knowledge ${tag}`,
-        email: `o-${tag}@typed.example`,
-        planType: 1,
-        maxAgents: 1,
-        maxKnowledgeBases: 1,
-        maxSeats: 5,
-      },
-    }),
-  ).result;
+export const story: Story = async (ctx) => {
+  const { tag } = ctx;
+  const { admin, tenant, query } = await adminWithTenant(ctx, 'kb');
   const kb = ok(
     'base',
     await admin.POST('/api/knowledge/bases', { body: { name: 'Handbook', tenantId: tenant.id } }),
   ).result;
   expect(kb.chunkSize).toBe(512);
   const path = { kbId: kb.id };
-  const query = { tenantId: tenant.id };
 
   const sentence = `The ${tag} lighthouse keeper logs the fog horn hours in a brass ledger.`;
   const uploaded = ok(

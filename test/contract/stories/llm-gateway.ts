@@ -1,17 +1,15 @@
 import { expect } from 'vitest';
-import { makeClient, ok, type Story } from '../story.ts';
+import { adminWithTenant, ok, type Story } from '../story.ts';
 
 /**
  * The gateway's management routes through the typed client: a SystemAdmin adds a catalog model, a
  * tenant gets a key (secret once), the key lists its models on /v1 (OpenAI's list, a raw answer),
  * the key is revoked, and the usage route shows the month against the allowance.
  */
-export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword, tag }) => {
-  const session = ok(
-    'sign-in',
-    await client.POST('/api/auth/login', { body: { email: adminEmail, password: adminPassword } }),
-  );
-  const admin = makeClient(baseUrl, { authorization: `Bearer ${session.result.accessToken}` });
+export const story: Story = async (ctx) => {
+  const { baseUrl, tag } = ctx;
+  const { admin, tenant } = await adminWithTenant(ctx, 'gw', { planType: 2 });
+  expect(tenant.maxTokensPerMonth).toBeGreaterThan(0);
   const modelId = crypto.randomUUID();
   const model = ok(
     'catalog put',
@@ -32,21 +30,6 @@ export const story: Story = async ({ client, baseUrl, adminEmail, adminPassword,
   ).result;
   expect(model.id).toBe(modelId);
 
-  const tenant = ok(
-    'tenant',
-    await admin.POST('/api/tenants', {
-      body: {
-        slug: `gw-${tag}`,
-        name: `Gateway ${tag}`,
-        email: `o-${tag}@typed.example`,
-        planType: 2,
-        maxAgents: 1,
-        maxKnowledgeBases: 1,
-        maxSeats: 5,
-      },
-    }),
-  ).result;
-  expect(tenant.maxTokensPerMonth).toBeGreaterThan(0);
   const key = ok(
     'key create',
     await admin.POST('/api/llm-gateway/keys', {

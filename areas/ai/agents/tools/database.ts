@@ -31,10 +31,38 @@ async function run(tool: ToolItem, args: Record<string, unknown>, ctx: ToolConte
     const rows = (res.rows ?? []).slice(0, params.maxRows);
     return { ok: true, result: { rows, truncated: (res.rows?.length ?? 0) > rows.length } } as ToolOutcome;
   } catch (err) {
+    if (timedOut(err))
+      return {
+        ok: false,
+        error: `The query did not finish within ${params.timeoutSeconds} s (timeoutSeconds); it was stopped and nothing was returned`,
+      } as ToolOutcome;
     return { ok: false, error: err instanceof Error ? err.message : 'The query failed' } as ToolOutcome;
   } finally {
-    await client.end().catch(() => undefined);
+    await close(client);
   }
+}
+
+/** The client's own bound (a server that stops answering) or the server's statement_timeout (57014). */
+const timedOut = (err: unknown) =>
+  err instanceof Error && (err.message === 'Query read timeout' || (err as { code?: string }).code === '57014');
+
+/**
+ * A server busy past the timeout may not answer the goodbye either: the turn waits for it at most a
+ * second, then drops the socket (the server rolls back what the dropped session left open).
+ */
+async function close(client: pg.Client) {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([
+    client.end().then(
+      () => true,
+      () => true,
+    ),
+    new Promise<false>((r) => {
+      timer = setTimeout(() => r(false), 1000);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!ended) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 
 export const dbQuery = (tool: ToolItem, args: Record<string, unknown>, ctx: ToolContext) =>

@@ -13,10 +13,8 @@ export const MAX_REDIRECTS = 3;
  */
 const testHost = () => process.env.AGENT_HTTP_TEST_HOST || null;
 
-const allowedHosts = (tool: ToolItem): string[] =>
-  ((tool.configParams as unknown as { allowedHosts?: unknown }).allowedHosts as string[] | undefined)?.map((h) =>
-    String(h).toLowerCase(),
-  ) ?? [];
+/** The tools routes store the hosts lowercased (shared/routes/tools.ts); older tools have none. */
+const allowedHosts = (tool: ToolItem): string[] => (tool.configParams.allowedHosts ?? []).map((h) => h.toLowerCase());
 
 interface Fetched {
   status: number;

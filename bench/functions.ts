@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { API_GROUPS, WORKERS } from '#shared/routes/groups.ts';
+import { API_GROUPS, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { deployedRoutes } from '#shared/routes/index.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
@@ -15,7 +15,7 @@ export interface BenchFunction {
   exists: boolean;
 }
 
-/** Every Lambda the stack deploys: API groups with deployed routes, the fallback, the workers. */
+/** Every Lambda the stack deploys: API groups with deployed routes, the fallback, the workers, the scheduled ones. */
 export function benchFunctions(): BenchFunction[] {
   const withRoutes = new Set(deployedRoutes().map((r) => r.group));
   const api = (Object.keys(API_GROUPS) as (keyof typeof API_GROUPS)[]).filter(
@@ -25,6 +25,8 @@ export function benchFunctions(): BenchFunction[] {
     ...api.map((name) => ({ name, kind: 'api' as const })),
     { name: 'fallback', kind: 'fallback' as const },
     ...Object.keys(WORKERS).map((name) => ({ name, kind: 'worker' as const })),
+    // Scheduled functions start cold like a worker: no request to answer, only their imports.
+    ...Object.keys(SCHEDULED).map((name) => ({ name, kind: 'worker' as const })),
   ];
   return list.map((f) => {
     const entry = join(ROOT, 'functions', f.name, 'index.ts');

@@ -1,5 +1,3 @@
-import './env.ts';
-import { writeFile } from 'node:fs/promises';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { runTurn } from '#areas/ai/agents/runtime.ts';
 import { publishedAgent } from '#areas/ai/conversations/agent.ts';
@@ -8,11 +6,11 @@ import { LOCAL_MODEL_IDS, seedCatalog } from '#areas/ai/gateway/catalog.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { invoke, print, startHarness, type Harness } from './harness.ts';
+import { invoke, type Harness } from './harness.ts';
 import { median, percentile } from './stats.ts';
 
 /**
- * `npm run bench:conversations`: what a widget message costs beyond the agent's turn (issue 30). The
+ * The conversations phase of `npm run bench` (alone: `npm run bench:conversations`): what a widget message costs beyond the agent's turn (issue 30). The
  * same visitor message, warm, in one process, on DynamoDB Local: the agent turn alone (`runTurn`:
  * prompt and tools, retrieval, the model through the gateway) and the widget route (session check,
  * agent check, visitor message stored, the turn, the answer stored). The difference, and the
@@ -69,91 +67,92 @@ async function agentWidget(h: Harness) {
 let ip = 0;
 const nextIp = () => `198.51.${(++ip >> 8) & 255}.${ip & 255}`;
 
-async function main() {
-  const h = await startHarness();
-  try {
-    await seedCatalog();
-    const { agentId, widgetKey } = await agentWidget(h);
-    const newSession = async () => {
-      const res = await invoke({
-        method: 'POST',
-        path: '/api/conversations/widget/sessions',
-        headers: { origin: ORIGIN },
-        body: { widgetKey },
-        ip: nextIp(),
-      });
-      if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.json)}`);
-      return res.json.result as { sessionToken: string; conversationId: string };
-    };
-    const text = 'What are your opening hours on weekdays?';
+export type ConversationBench = Awaited<ReturnType<typeof measureConversations>>;
 
-    // The agent turn alone, on the same conversation so far (one visitor message).
-    const agent = await publishedAgent(h.tenantId, agentId);
-    const turn = () =>
-      runTurn({
-        tenantId: h.tenantId,
-        agent,
-        messages: [{ role: 'user', content: text }],
-        caller: { kind: 'agent', agentId },
-        requestId: crypto.randomUUID(),
-      });
-    for (let i = 0; i < WARMUP; i++) await turn();
-    const turnMs: number[] = [];
+/** Needs the harness's tenant and owner; seeds the local model catalog. */
+export async function measureConversations(h: Harness) {
+  await seedCatalog();
+  const { agentId, widgetKey } = await agentWidget(h);
+  const newSession = async () => {
+    const res = await invoke({
+      method: 'POST',
+      path: '/api/conversations/widget/sessions',
+      headers: { origin: ORIGIN },
+      body: { widgetKey },
+      ip: nextIp(),
+    });
+    if (res.status !== 201) throw new Error(`session: ${res.status} ${JSON.stringify(res.json)}`);
+    return res.json.result as { sessionToken: string; conversationId: string };
+  };
+  const text = 'What are your opening hours on weekdays?';
+
+  // The agent turn alone, on the same conversation so far (one visitor message).
+  const agent = await publishedAgent(h.tenantId, agentId);
+  const turn = () =>
+    runTurn({
+      tenantId: h.tenantId,
+      agent,
+      messages: [{ role: 'user', content: text }],
+      caller: { kind: 'agent', agentId },
+      requestId: crypto.randomUUID(),
+    });
+  const timedTurn = async () => {
     h.recorder.reset();
-    for (let i = 0; i < ITERATIONS; i++) {
-      const t = performance.now();
-      await turn();
-      turnMs.push(performance.now() - t);
-    }
-    const turnRequests = h.recorder.requests.length / ITERATIONS;
+    const t = performance.now();
+    await turn();
+    return { ms: performance.now() - t, requests: h.recorder.requests.length };
+  };
 
-    // The widget route: session, message stored, turn, answer stored. A new session every
-    // PER_CONVERSATION messages is not part of a message's cost: made before the clock starts.
-    let session = await newSession();
-    let sent = 0;
-    const message = async () => {
-      if (sent++ % PER_CONVERSATION === 0) session = await newSession();
-      h.recorder.reset();
-      const t = performance.now();
-      const res = await invoke({
-        method: 'POST',
-        path: '/api/conversations/widget/messages',
-        headers: { 'x-widget-session': session.sessionToken, 'idempotency-key': `m-${sent}` },
-        body: { text },
-        ip: nextIp(),
-      });
-      const ms = performance.now() - t;
-      if (res.status !== 200) throw new Error(`message: ${res.status} ${JSON.stringify(res.json)}`);
-      return { ms, requests: h.recorder.requests.length };
-    };
-    for (let i = 0; i < WARMUP; i++) await message();
-    const routeMs: number[] = [];
-    let routeRequests = 0;
-    for (let i = 0; i < ITERATIONS; i++) {
-      const r = await message();
-      routeMs.push(r.ms);
-      routeRequests += r.requests;
-    }
-    const last = await readConversation(h.tenantId, session.conversationId);
-
-    const results = {
-      generatedAt: new Date().toISOString(),
-      iterations: ITERATIONS,
-      agentTurn: stat(turnMs),
-      widgetMessageRoute: stat(routeMs),
-      overheadMs: round(median(routeMs) - median(turnMs)),
-      dynamoDbRequests: {
-        perAgentTurn: round(turnRequests),
-        perWidgetMessage: round(routeRequests / ITERATIONS),
-        addedByConversation: round(routeRequests / ITERATIONS - turnRequests),
-      },
-      lastConversationMessages: last.messageCount,
-    };
-    print(JSON.stringify(results, null, 2));
-    await writeFile(new URL('./conversations-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
-  } finally {
-    await h.stop();
+  // The widget route: session, message stored, turn, answer stored. A new session every
+  // PER_CONVERSATION messages is not part of a message's cost: made before the clock starts.
+  let session = await newSession();
+  let sent = 0;
+  const message = async () => {
+    if (sent++ % PER_CONVERSATION === 0) session = await newSession();
+    h.recorder.reset();
+    const t = performance.now();
+    const res = await invoke({
+      method: 'POST',
+      path: '/api/conversations/widget/messages',
+      headers: { 'x-widget-session': session.sessionToken, 'idempotency-key': `m-${sent}` },
+      body: { text },
+      ip: nextIp(),
+    });
+    const ms = performance.now() - t;
+    if (res.status !== 200) throw new Error(`message: ${res.status} ${JSON.stringify(res.json)}`);
+    return { ms, requests: h.recorder.requests.length };
+  };
+  // Turn and message alternate, so a machine busy with something else slows both alike.
+  for (let i = 0; i < WARMUP; i++) {
+    await timedTurn();
+    await message();
   }
-}
+  const turnMs: number[] = [];
+  const routeMs: number[] = [];
+  let turnRequests = 0;
+  let routeRequests = 0;
+  for (let i = 0; i < ITERATIONS; i++) {
+    const a = await timedTurn();
+    const b = await message();
+    turnMs.push(a.ms);
+    turnRequests += a.requests;
+    routeMs.push(b.ms);
+    routeRequests += b.requests;
+  }
+  const last = await readConversation(h.tenantId, session.conversationId);
 
-await main();
+  const results = {
+    generatedAt: new Date().toISOString(),
+    iterations: ITERATIONS,
+    agentTurn: stat(turnMs),
+    widgetMessageRoute: stat(routeMs),
+    overheadMs: round(median(routeMs) - median(turnMs)),
+    dynamoDbRequests: {
+      perAgentTurn: round(turnRequests / ITERATIONS),
+      perWidgetMessage: round(routeRequests / ITERATIONS),
+      addedByConversation: round((routeRequests - turnRequests) / ITERATIONS),
+    },
+    lastConversationMessages: last.messageCount,
+  };
+  return results;
+}

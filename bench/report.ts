@@ -1,4 +1,5 @@
 import type { KnowledgeBench } from './knowledge.ts';
+import type { ConversationBench } from './conversations.ts';
 import type { AuthResult } from './auth.ts';
 import type { ColdInit } from './cold-init.ts';
 import type { ReadResult } from './reads.ts';
@@ -64,6 +65,8 @@ export interface Results {
   auth: AuthResult;
   /** AI knowledge: indexing throughput and retrieve cost (bench/knowledge.ts). */
   knowledge?: KnowledgeBench;
+  /** AI conversations: a widget message's cost beyond its agent turn (bench/conversations.ts). */
+  conversations?: ConversationBench;
   scan: { issued: boolean; where: string[] };
   targets: TargetRow[];
   summary: { passed: number; missed: number };

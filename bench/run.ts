@@ -21,6 +21,7 @@ import {
 import { measureDashboardScale } from './bcm-dashboard.ts';
 import { measureScale } from './scale.ts';
 import { measureKnowledge } from './knowledge.ts';
+import { measureConversations } from './conversations.ts';
 import { seed } from './reads.ts';
 import { pool, round } from './stats.ts';
 import { fixedRequest, measureWarm } from './warm.ts';
@@ -211,6 +212,9 @@ try {
   step('AI knowledge: indexing throughput and retrieve at 1,000 and 10,000 chunks');
   const knowledge = await measureKnowledge(h);
   phaseDone('knowledge');
+  step('AI conversations: a widget message beyond its agent turn');
+  const conversations = await measureConversations(h);
+  phaseDone('conversations');
 
   const partial = {
     generatedAt: new Date().toISOString(),
@@ -239,6 +243,7 @@ try {
     dashboardScale,
     auth,
     knowledge,
+    conversations,
     scan: { issued: h.recorder.scans.length > 0, where: [...new Set(h.recorder.scans)] },
   };
   const targets = targetRows(partial);

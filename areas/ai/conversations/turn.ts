@@ -1,8 +1,8 @@
 import { runTurnStream, type TurnEvent, type TurnResult } from '#areas/ai/agents/runtime.ts';
 import type { AgentSnapshot } from '#areas/ai/agents/snapshot.ts';
-import { putItem } from '#shared/data/commit.ts';
+import { orConflict, putItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, conflict } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { publishedAgent } from './agent.ts';
 import { conversationClosed, moved, REASONS, systemMessage, takesVisitorMessages } from './lifecycle.ts';
@@ -44,12 +44,11 @@ const IN_FLIGHT_MS = 150_000;
 const CLAIM_TTL_SECONDS = 2 * 86_400;
 const FAILED = 'The agent could not answer this message. Send it again, or ask for a person.';
 
-const claimPut = (c: Stored, key: string, claim: Claim) =>
-  putItem({
-    ...idempotencyKey(c.tenantId, c.id, key),
-    ...claim,
-    ttl: Math.floor(Date.now() / 1000) + CLAIM_TTL_SECONDS,
-  });
+const claimPut = (c: Stored, key: string, claim: Claim, condition?: string) =>
+  putItem(
+    { ...idempotencyKey(c.tenantId, c.id, key), ...claim, ttl: Math.floor(Date.now() / 1000) + CLAIM_TTL_SECONDS },
+    condition,
+  );
 
 const answerOf = (message: MessageRecord | null, escalated: boolean): TurnAnswer => ({
   message,
@@ -61,30 +60,39 @@ type Start =
   | { kind: 'answered'; answer: TurnAnswer }
   | { kind: 'run'; conversation: Stored; visitor: MessageRecord; agent: AgentSnapshot | null };
 
+/** The claim of a key already used: this request is a retry. */
+class Retried extends ApiError {
+  constructor() {
+    super(409, 'REQUEST_IN_PROGRESS', 'This message is still being answered; try again shortly');
+  }
+}
+
+/** A retried message: its stored answer, a wait while the first attempt runs, or the turn again. */
+async function retried(first: Stored, key: string, agent: AgentSnapshot | null): Promise<Start> {
+  const prior = await get<Claim>(idempotencyKey(first.tenantId, first.id, key), { consistent: true });
+  if (!prior) throw new Retried();
+  if (prior.answerId) {
+    const answer = await get<MessageRecord>(messageKey(first.tenantId, first.id, prior.answerId));
+    return { kind: 'answered', answer: answerOf(answer ?? null, !!prior.escalated) };
+  }
+  if (prior.escalated) return { kind: 'answered', answer: answerOf(null, true) };
+  if (!prior.failedAt && Date.now() - Date.parse(prior.claimedAt) < IN_FLIGHT_MS) throw new Retried();
+  const visitor = await get<MessageRecord>(messageKey(first.tenantId, first.id, prior.visitorMessageId));
+  if (!visitor) throw new Retried();
+  return { kind: 'run', conversation: first, visitor, agent };
+}
+
 /**
- * The visitor's message stored before the model is called (with its idempotency claim, in one
- * write). A retry of an answered message gets the stored answer; of one that failed or died, the
- * turn runs again on the message already stored.
+ * The visitor's message stored before the model is called, with its idempotency claim as a
+ * condition of the same write: a first attempt reads no claim; a retry (the claim exists) gets the
+ * stored answer, or runs the turn again on the message already stored when the first one failed.
  */
 async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<Start> {
   if (!takesVisitorMessages(first)) throw conversationClosed();
   const key = input.idempotencyKey;
-  const prior = key ? await get<Claim>(idempotencyKey(first.tenantId, first.id, key), { consistent: true }) : undefined;
-  if (prior?.answerId) {
-    const answer = await get<MessageRecord>(messageKey(first.tenantId, first.id, prior.answerId));
-    return { kind: 'answered', answer: answerOf(answer ?? null, !!prior.escalated) };
-  }
-  if (prior && !prior.answerId && prior.escalated) return { kind: 'answered', answer: answerOf(null, true) };
-  if (prior && !prior.failedAt && Date.now() - Date.parse(prior.claimedAt) < IN_FLIGHT_MS) {
-    throw conflict('This message is still being answered; try again shortly', 'REQUEST_IN_PROGRESS');
-  }
   // The agent answers only while the conversation is Open; a person's conversation just takes the message.
   const agent =
     first.status === 'Open' ? await publishedAgent(first.tenantId, first.agentId, first.agentVersion) : null;
-  if (prior) {
-    const visitor = await get<MessageRecord>(messageKey(first.tenantId, first.id, prior.visitorMessageId));
-    if (visitor) return { kind: 'run', conversation: first, visitor, agent };
-  }
   const now = Date.now();
   const visitor: MessageRecord = {
     id: messageId(now),
@@ -97,36 +105,33 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
     tokens: 0,
     createdAt: new Date(now).toISOString(),
   };
-  const out = await mutate(
-    first.tenantId,
-    first.id,
-    (current) => {
-      if (!takesVisitorMessages(current)) throw conversationClosed();
-      const escalated = current.status === 'Escalated';
-      return {
-        next: {
-          ...current,
-          lastMessageAt: visitor.createdAt,
-          searchText: current.recent.some((m) => m.role === 'user')
-            ? current.searchText
-            : searchTextOf(current, visitor.text),
-        },
-        messages: [visitor],
-        writes: key
-          ? [
-              claimPut(current, key, {
-                visitorMessageId: visitor.id,
-                answerId: null,
-                escalated,
-                claimedAt: visitor.createdAt,
-              }),
-            ]
-          : [],
-      };
-    },
-    first,
-  );
-  return { kind: 'run', conversation: out.conversation, visitor, agent };
+  try {
+    const out = await mutate(
+      first.tenantId,
+      first.id,
+      (current) => {
+        if (!takesVisitorMessages(current)) throw conversationClosed();
+        const escalated = current.status === 'Escalated';
+        const claim = { visitorMessageId: visitor.id, answerId: null, escalated, claimedAt: visitor.createdAt };
+        return {
+          next: {
+            ...current,
+            lastMessageAt: visitor.createdAt,
+            searchText: current.recent.some((m) => m.role === 'user')
+              ? current.searchText
+              : searchTextOf(current, visitor.text),
+          },
+          messages: [visitor],
+          writes: key ? [orConflict(claimPut(current, key, claim, 'attribute_not_exists(pk)'), new Retried())] : [],
+        };
+      },
+      first,
+    );
+    return { kind: 'run', conversation: out.conversation, visitor, agent };
+  } catch (err) {
+    if (!(err instanceof Retried) || !key) throw err;
+    return retried(first, key, agent);
+  }
 }
 
 /**
@@ -147,30 +152,37 @@ async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageReco
     tokens: result.usage.totalTokens,
     createdAt: new Date(Math.max(now, Date.parse(visitor.createdAt) + 1)).toISOString(),
   };
-  const out = await mutate(c.tenantId, c.id, (current) => {
-    const turns = current.agentTurns + 1;
-    const limit = agent.escalation.maxTurnsBeforeEscalation;
-    const reason =
-      result.escalate?.reason ?? (limit && turns >= limit && agent.escalation.enabled ? REASONS.turnLimit : undefined);
-    let next: ConversationRecord = { ...current, agentTurns: turns, lastMessageAt: answer.createdAt };
-    // The visitor may have escalated while the model ran: the answer is kept, the state is theirs.
-    if (reason && next.status === 'Open') next = moved(next, 'Escalated', { reason, now });
-    const escalated = next.status === 'Escalated';
-    return {
-      next,
-      messages: [answer],
-      writes: key
-        ? [
-            claimPut(current, key, {
-              visitorMessageId: visitor.id,
-              answerId: answer.id,
-              escalated,
-              claimedAt: visitor.createdAt,
-            }),
-          ]
-        : [],
-    };
-  });
+  const out = await mutate(
+    c.tenantId,
+    c.id,
+    (current) => {
+      const turns = current.agentTurns + 1;
+      const limit = agent.escalation.maxTurnsBeforeEscalation;
+      const reason =
+        result.escalate?.reason ??
+        (limit && turns >= limit && agent.escalation.enabled ? REASONS.turnLimit : undefined);
+      let next: ConversationRecord = { ...current, agentTurns: turns, lastMessageAt: answer.createdAt };
+      // The visitor may have escalated while the model ran: the answer is kept, the state is theirs.
+      if (reason && next.status === 'Open') next = moved(next, 'Escalated', { reason, now });
+      const escalated = next.status === 'Escalated';
+      return {
+        next,
+        messages: [answer],
+        writes: key
+          ? [
+              claimPut(current, key, {
+                visitorMessageId: visitor.id,
+                answerId: answer.id,
+                escalated,
+                claimedAt: visitor.createdAt,
+              }),
+            ]
+          : [],
+      };
+    },
+    // As the visitor's write left it: a write meanwhile fails the revision and is read then.
+    c,
+  );
   return answerOf(answer, out.conversation.status === 'Escalated');
 }
 

@@ -79,9 +79,13 @@ export const WIDGET_SCRIPT = String.raw`(function () {
     bubbleEl.appendChild(list);
   }
   function textOf(m) { return typeof m === 'string' ? m : (m && (m.text || m.content)) || ''; }
+  // A browser may report a POSIX locale (en-US@posix): only a language tag is sent, or none.
+  function locale() {
+    try { return Intl.getCanonicalLocales((navigator.language || '').split(/[@.]/)[0])[0] || null; } catch (e) { return null; }
+  }
   function start() {
     if (session) return Promise.resolve(session);
-    return call('POST', '/sessions', { widgetKey: key, visitor: null, locale: navigator.language || null })
+    return call('POST', '/sessions', { widgetKey: key, visitor: null, locale: locale() })
       .then(json)
       .then(function (s) {
         session = s;

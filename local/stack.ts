@@ -1,3 +1,4 @@
+import { queueDueProactiveMessages } from '#areas/ai/connector/proactive.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -84,6 +85,8 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     const sweep = setInterval(() => {
       releaseExpiredReservations().catch((err) => console.error('[local] reservation sweep failed:', err));
       failStuckDocuments().catch((err) => console.error('[local] stuck-document sweep failed:', err));
+      // Proactive messages whose time has come are queued for sending.
+      queueDueProactiveMessages().catch((err) => console.error('[local] proactive-message sweep failed:', err));
     }, 60_000).unref();
     stops.push(async () => clearInterval(sweep));
     return {

@@ -183,19 +183,26 @@ describe('IAM', () => {
     }
     // The LLM gateway (and the agent runtime, which calls it in-process) reads an endpoint's API key
     // from the vault: GetParameter only, Decrypt only.
-    expect(withVault.sort()).toEqual(['agent-runtime', 'jobs-worker', 'llm-gateway', 'llm-gateway-stream', 'vault']);
+    expect(withVault.sort()).toEqual(
+      ['agent-runtime', 'jobs-worker', 'llm-gateway', 'llm-gateway-stream', 'vault', 'channel-turn-worker'].sort(),
+    );
     // The tools and agents functions encrypt tenant secrets with the same key (below); the channel
     // worker and the agent runtime only decrypt.
-    expect(withKey.sort()).toEqual([
-      'agent-runtime',
-      'agents',
-      'channel-worker',
-      'jobs-worker',
-      'llm-gateway',
-      'llm-gateway-stream',
-      'tools',
-      'vault',
-    ]);
+    expect(withKey.sort()).toEqual(
+      [
+        'agent-runtime',
+        'agents',
+        'channel-worker',
+        'jobs-worker',
+        'llm-gateway',
+        'llm-gateway-stream',
+        'tools',
+        'vault',
+        // AI connector: the webhooks resolve signing secrets, the turn worker the tools' secrets.
+        'channel-turn-worker',
+        'connector',
+      ].sort(),
+    );
     for (const name of ['agent-runtime', 'llm-gateway', 'llm-gateway-stream']) {
       const vaultStmts = stmts(name).filter((st) => resourceTexts([st]).some((t) => t.includes('/vault')));
       expect(vaultStmts.flatMap(actionsOf), name).toEqual(['ssm:GetParameter']);
@@ -231,7 +238,9 @@ describe('IAM', () => {
     const tenantSecrets = [...s.fnIds.keys()].filter((n) =>
       resourceTexts(stmts(n)).some((t) => t.includes('/tenants/')),
     );
-    expect(tenantSecrets.sort()).toEqual(['agent-runtime', 'agents', 'channel-worker', 'tools']);
+    expect(tenantSecrets.sort()).toEqual(
+      ['agent-runtime', 'agents', 'channel-worker', 'tools', 'channel-turn-worker', 'connector'].sort(),
+    );
     const channelStmt = stmts('channel-worker').find((st) => resourceTexts([st]).some((t) => t.includes('/tenants/')))!;
     expect(actionsOf(channelStmt)).toEqual(['ssm:GetParameter']);
     expect(actionsOf(stmts('channel-worker').find((st) => logicalIdsIn([st]).has(keyId))!)).toEqual(['kms:Decrypt']);
@@ -253,7 +262,7 @@ describe('IAM', () => {
     const callers = [...s.fnIds.keys()].filter((n) =>
       stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('bedrock:'))),
     );
-    expect(callers.sort()).toEqual(['agent-runtime', 'llm-gateway', 'llm-gateway-stream']);
+    expect(callers.sort()).toEqual(['agent-runtime', 'llm-gateway', 'llm-gateway-stream', 'channel-turn-worker'].sort());
     for (const name of callers) {
       const st = stmts(name).filter((x) => actionsOf(x).some((a) => a.startsWith('bedrock:')));
       expect(st.flatMap(actionsOf).sort()).toEqual(['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream']);

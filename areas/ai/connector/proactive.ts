@@ -12,7 +12,15 @@ import { logger } from '#shared/runtime/logger.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import type { ChannelType } from './channel-types.ts';
 import { PROACTIVE_SEND } from './queue.ts';
-import { dueEntry, dueIndex, lastInboundKey, proactiveKey, proactiveList, type ProactiveStatus } from './records.ts';
+import {
+  dueEntry,
+  dueIndex,
+  lastInboundKey,
+  proactiveKey,
+  proactiveList,
+  proactiveListEntry,
+  type ProactiveStatus,
+} from './records.ts';
 
 /**
  * Proactive messages (spec "AI connector" routes 1-4): a tenant writes first to a person on a
@@ -65,8 +73,7 @@ const change = (m: ProactiveRecord, actor: Change['actor'], action: string, chan
 const item = (m: ProactiveRecord) => ({
   ...proactiveKey(m.tenantId, m.id),
   ...(m.status === 'Scheduled' && m.scheduledAt ? dueEntry(m.scheduledAt, m) : {}),
-  gsi1pk: proactiveList(m.tenantId),
-  gsi1sk: `${m.createdAt}#${m.id}`,
+  ...proactiveListEntry(m),
   ...m,
 });
 

@@ -18,6 +18,8 @@ export const lastInboundKey = (t: string, channelId: string, user: string): Key 
 
 export const proactiveKey = (t: string, id: string): Key => keys.tenantItem(t, 'PROACTIVE_MESSAGE', id);
 export const proactiveList = (t: string) => keys.tenantCollection(t, 'PROACTIVE_MESSAGE');
+export const proactiveListEntry = (m: { tenantId: string; id: string; createdAt: string }) =>
+  keys.newestFirst(proactiveList(m.tenantId), m.createdAt, m.id);
 
 const DUE = `${PLATFORM}#PROACTIVE_DUE`;
 export const dueEntry = (scheduledAt: string, m: { tenantId: string; id: string }) => ({

@@ -262,7 +262,9 @@ describe('IAM', () => {
     const callers = [...s.fnIds.keys()].filter((n) =>
       stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('bedrock:'))),
     );
-    expect(callers.sort()).toEqual(['agent-runtime', 'llm-gateway', 'llm-gateway-stream', 'channel-turn-worker'].sort());
+    expect(callers.sort()).toEqual(
+      ['agent-runtime', 'llm-gateway', 'llm-gateway-stream', 'channel-turn-worker'].sort(),
+    );
     for (const name of callers) {
       const st = stmts(name).filter((x) => actionsOf(x).some((a) => a.startsWith('bedrock:')));
       expect(st.flatMap(actionsOf).sort()).toEqual(['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream']);

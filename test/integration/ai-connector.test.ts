@@ -325,6 +325,28 @@ describe('delivery semantics', () => {
     expect(mine[0].messages).toHaveLength(2);
   });
 
+  it("answers within Slack's 3 s before the turn runs; the queued turn then answers the person", async () => {
+    const channelId = await connect('slack');
+    const original = await queueSender();
+    const queue = localQueue({ dataDir: tempDir('connector-turns-'), maxAttempts: 3, backoffMs: 1 });
+    installPorts({ queue });
+    try {
+      const body = slackEvent('Are you fast?');
+      const started = performance.now();
+      const res = await hook('slack', channelId, body, slackHeaders(SECRETS.slack, body, now()));
+      const ms = performance.now() - started;
+      expect(res.status, res.text).toBe(200);
+      expect(ms).toBeLessThan(3000);
+      expect(await recorded('slack')).toEqual([]);
+      await queue.drain();
+      expect(await recorded('slack')).toHaveLength(1);
+      expect(queue.deadLetters()).toEqual([]);
+      console.info(`[connector] Slack webhook answered in ${ms.toFixed(0)} ms with the turn queued`);
+    } finally {
+      installPorts({ queue: original });
+    }
+  });
+
   it('one conversation per channel user while it is not Closed; a Closed one starts a new conversation', async () => {
     const channelId = await connect('telegram');
     await sendTelegram(channelId, telegramUpdate('first', 7171));

@@ -79,7 +79,11 @@ async function conversationFor(channel: ChannelRecord, m: ChannelMessage): Promi
   const userKey = channelUserKey(m.tenantId, channel.id, m.sender);
   const pointer = await get<ChannelUser>(userKey, { consistent: true });
   if (pointer) {
-    const current = await readConversation(m.tenantId, pointer.conversationId, true).catch(() => null);
+    // Only a conversation that is gone (erased) is replaced; a failed read is retried by the queue.
+    const current = await readConversation(m.tenantId, pointer.conversationId, true).catch((err) => {
+      if (err instanceof ApiError && err.status === 404) return null;
+      throw err;
+    });
     if (current && takesMessages(current) && current.agentId === channel.agentId) {
       const out = await mutate(m.tenantId, current.id, (c) => ({ next: { ...c, replyTo: m.replyTo } }), current);
       return out.conversation;

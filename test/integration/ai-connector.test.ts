@@ -385,6 +385,25 @@ describe('delivery semantics', () => {
     expect(off.status, off.text).toBe(200);
     expect((await sendTelegram(channelId, telegramUpdate('anyone?', 8181))).status).toBe(200);
     expect(await recorded()).toEqual([]);
+    // Discord must get an interaction answer: a note only the person sees, instead of "thinking…" forever.
+    const dc = await connect('discord');
+    expect((await invoke('PUT', `/api/ai/channels/${dc}`, { token: owner, body: { isActive: false } })).status).toBe(
+      200,
+    );
+    const command = JSON.stringify({
+      id: `${++seq}`,
+      type: 2,
+      token: 'interaction-token-off',
+      channel_id: '1122334455',
+      user: { id: '998877', username: 'linus' },
+      data: { name: 'ask', options: [{ name: 'question', type: 3, value: 'Hello?' }] },
+    });
+    const answered = await hook('discord', dc, command, discord.headers(command, String(now())));
+    expect(answered.json).toEqual({
+      type: 4,
+      data: { content: 'The assistant is not available right now.', flags: 64 },
+    });
+    expect(await recorded()).toEqual([]);
 
     const draft = await invoke('POST', AGENTS, {
       token: owner,

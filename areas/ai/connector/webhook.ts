@@ -103,11 +103,23 @@ export async function receiveWebhook(type: ChannelType, channelId: string, req: 
     if (e.kind === 'challenge') return json({ challenge: e.challenge });
     if (e.kind === 'ping') return json(DISCORD_PONG);
   }
-  let queued = false;
-  for (const e of events) if (e.kind === 'message') queued = (await accept(tenantId, connection, e)) || queued;
-  // Discord shows "thinking…" while the turn runs; its answer is a follow-up on the interaction.
-  return json(type === 'discord' && queued ? DISCORD_DEFERRED : { ok: true });
+  const outcomes: Outcome[] = [];
+  for (const e of events) if (e.kind === 'message') outcomes.push(await accept(tenantId, connection, e));
+  if (type === 'discord' && outcomes.length) {
+    // Discord needs an interaction answer within 3 s: "thinking…" while the turn runs (its answer is a
+    // follow-up on the interaction), or, when no turn will run, a note only the person sees.
+    return json(outcomes[0] === 'no-turn' ? DISCORD_UNAVAILABLE : DISCORD_DEFERRED);
+  }
+  return json({ ok: true });
 }
+
+type Outcome = 'queued' | 'duplicate' | 'no-turn' | 'not-a-turn';
+
+/** An immediate, ephemeral (flags 64) channel message: the interaction is answered, no turn runs. */
+const DISCORD_UNAVAILABLE = {
+  type: 4,
+  data: { content: 'The assistant is not available right now.', flags: 64 },
+} as const;
 
 class DuplicateEvent extends ApiError {
   constructor() {
@@ -121,8 +133,8 @@ class DuplicateEvent extends ApiError {
  * connection, a plan without agents or an unpublished agent still answers 200 (the platform would
  * only retry) but runs no turn.
  */
-async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Promise<boolean> {
-  if (!e.eventId || !e.sender || !e.replyTo) return false;
+async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Promise<Outcome> {
+  if (!e.eventId || !e.sender || !e.replyTo) return 'not-a-turn';
   const now = new Date();
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const claim = inboundClaimKey(tenantId, c.id, e.eventId);
@@ -145,13 +157,13 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
       null,
     );
   } catch (err) {
-    if (err instanceof DuplicateEvent) return false;
+    if (err instanceof DuplicateEvent) return 'duplicate';
     throw err;
   }
   const skip = await whyNoTurn(tenantId, c);
   if (skip) {
     logger.info('channel message not answered', { channelId: c.id, reason: skip });
-    return false;
+    return 'no-turn';
   }
   try {
     await enqueue(
@@ -173,7 +185,7 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
     await commitChange([deleteItem(claim)], null).catch(() => undefined);
     throw err;
   }
-  return true;
+  return 'queued';
 }
 
 async function whyNoTurn(tenantId: string, c: ChannelRecord): Promise<string | null> {

@@ -185,6 +185,35 @@ export const seedRequests = (ctx: ScenarioContext): SeedRequest[] => [
   },
   // AI knowledge: a base (its documents need the S3 stand-in; bench/knowledge.ts measures them).
   { method: 'POST', path: '/api/knowledge/bases', body: { name: 'Bench KB', tenantId: ctx.tenantId } },
+  // AI connector: a proactive message (scheduled a day ahead, so nothing is sent) on a Telegram
+  // connection of an agent of the bench prompt; its GET by id and list are then measured.
+  under('prompts.create', (id) => ({
+    method: 'POST',
+    path: '/api/ai/agents',
+    body: { name: 'Bench Agent', promptId: id, tenantId: ctx.tenantId },
+  })),
+  under('ai.agents.create', (id) => ({
+    method: 'POST',
+    path: '/api/ai/channels',
+    body: {
+      type: 'telegram',
+      name: 'Bench Bot',
+      agentId: id,
+      secrets: { 'bot-token': '123456:bench' },
+      tenantId: ctx.tenantId,
+    },
+  })),
+  under('ai.channels.create', (id) => ({
+    method: 'POST',
+    path: '/api/proactive-messages',
+    body: {
+      channelId: id,
+      recipient: '5151',
+      text: 'Bench',
+      scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+      tenantId: ctx.tenantId,
+    },
+  })),
 ];
 
 /** Explicit requests for read routes the generic rule cannot build (non-id path values, ...). */

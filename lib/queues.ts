@@ -10,6 +10,7 @@ export const QUEUE_NAMES = [
   'jobs',
   'channels',
   'indexing',
+  'turns',
 ] as const satisfies readonly QueueName[];
 
 /** Longest a worker may run; a queue's visibility timeout is six times this. */

@@ -1,10 +1,12 @@
+import { queueDueProactiveMessages } from '#areas/ai/connector/proactive.ts';
 import { closeIdleConversations } from '#areas/ai/conversations/lifecycle.ts';
 import { releaseExpiredReservations } from '#areas/ai/gateway/reservations.ts';
 import { failStuckDocuments } from '#areas/ai/knowledge/stuck.ts';
 import { logger } from '#shared/runtime/logger.ts';
 
 /**
- * The AI runtime's time-driven work (docs/ai-runtime.md, `ai-scheduler`), every minute: each job
+ * The AI runtime's time-driven work (docs/ai-runtime.md, `ai-scheduler`), every minute (reservations,
+ * stuck documents, idle conversations, proactive messages due): each job
  * finds its due records on a gsi2 partition by time (no Scan) and is independent of the others, so
  * one failing still lets the rest run; a job that fails is retried by the next minute.
  */
@@ -12,6 +14,7 @@ export const SCHEDULED_JOBS: Record<string, (now: number) => Promise<number>> = 
   releaseExpiredReservations: (now) => releaseExpiredReservations(now),
   failStuckDocuments: (now) => failStuckDocuments(now),
   closeIdleConversations: (now) => closeIdleConversations(now),
+  queueDueProactiveMessages: (now) => queueDueProactiveMessages(now),
 };
 
 export async function runScheduledJobs(now = Date.now()): Promise<Record<string, number | 'failed'>> {

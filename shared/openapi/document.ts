@@ -40,6 +40,12 @@ export type ResponseObject = {
 const SIGNATURE_HEADERS: Record<Extract<AuthRule, { kind: 'signature' }>['provider'], string> = {
   'payment-provider-a': 'Payment-Provider-A-Signature',
   'payment-provider-b': 'Payment-Provider-B-Signature',
+  // AI connector: each chat platform's own header (WhatsApp's GET handshake carries hub.verify_token instead).
+  slack: 'X-Slack-Signature',
+  teams: 'Authorization',
+  whatsapp: 'X-Hub-Signature-256',
+  telegram: 'X-Telegram-Bot-Api-Secret-Token',
+  discord: 'X-Signature-Ed25519',
 };
 const signatureScheme = (provider: string) =>
   `${provider.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Signature`;

@@ -47,13 +47,23 @@ export function parsePayload<S extends AnySchema>(kind: MessageKind<S>, payload:
   throw new MalformedMessageError(kind.type, issues.join('; '));
 }
 
+/**
+ * Which delivery of a message this is (SQS ApproximateReceiveCount): a handler that records a
+ * failure for people to see (a proactive message's platform error) does so on the last one.
+ */
+export interface Delivery {
+  receiveCount: number;
+  /** A failure now parks the message in the dead-letter queue: there is no retry after it. */
+  lastReceive: boolean;
+}
+
 /** A worker's handler of one kind; the worker parses the payload with the kind's schema before `run`. */
 export interface MessageRoute {
   kind: MessageKind;
-  run(payload: any, messageId: string): Promise<unknown>;
+  run(payload: any, messageId: string, delivery: Delivery): Promise<unknown>;
 }
 
 export const handles = <S extends AnySchema>(
   kind: MessageKind<S>,
-  run: (payload: z.output<S>, messageId: string) => Promise<unknown>,
+  run: (payload: z.output<S>, messageId: string, delivery: Delivery) => Promise<unknown>,
 ): MessageRoute => ({ kind, run });

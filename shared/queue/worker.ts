@@ -87,7 +87,10 @@ export function queueWorker(queue: string, routes: readonly MessageRoute[]) {
         if (state === 'done') continue;
         if (state === 'busy') throw new Error('Message is being processed by another delivery');
         claimed = id;
-        await route.run(payload, id);
+        await route.run(payload, id, {
+          receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+          lastReceive: isLastReceive(record),
+        });
         await markDone(queue, id);
         countMetric('MessageProcessed', queue);
       } catch (error) {

@@ -2,7 +2,7 @@
  * Endpoint groups: each is one Lambda function behind the HTTP API, plus the queue workers.
  * What each may touch is declared here so the stack grants exactly that and nothing more.
  */
-export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing';
+export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing' | 'turns';
 
 export interface GroupSpec {
   description: string;
@@ -119,6 +119,15 @@ export const API_GROUPS = {
     timeoutSeconds: 120,
     anyOrigin: true,
   },
+  // AI connector (issue 31): the chat platforms' webhooks (each verified with the connection's own
+  // secret, resolved read-only from the tenant's namespace; the turn is queued, so the webhook answers
+  // within Slack's 3 s) and proactive messages (sent by the channel worker).
+  connector: {
+    description: 'AI connector: chat-platform webhooks and proactive messages',
+    table: 'readwrite',
+    sends: ['turns', 'channels'],
+    tenantSecrets: 'read',
+  },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
 } as const satisfies Record<string, GroupSpec>;
@@ -157,7 +166,24 @@ export const WORKERS = {
     // A 10 MB PDF parsed, chunked and embedded in one run; the queue's visibility (360 s) stays above it.
     timeoutSeconds: 300,
   },
-} as const satisfies Record<string, Omit<GroupSpec, 'sends'> & { queue: QueueName; ses?: boolean }>;
+  // AI connector (issue 31): a channel message's agent turn (the agent runtime's grants: models,
+  // knowledge, the tools' secrets and their e-mail and channel sends); its answer goes out on `channels`.
+  'channel-turn-worker': {
+    description: 'Runs the agent turn of a chat-channel message and queues the answer',
+    queue: 'turns',
+    table: 'readwrite',
+    sends: ['channels', 'email'],
+    tenantSecrets: 'read',
+    knowledgeVectors: 'read',
+    bedrock: true,
+    readsVault: true,
+    memoryMb: 1024,
+    timeoutSeconds: 120,
+  },
+} as const satisfies Record<
+  string,
+  Omit<GroupSpec, 'sends'> & { queue: QueueName; ses?: boolean; sends?: readonly QueueName[] }
+>;
 
 export type WorkerName = keyof typeof WORKERS;
 
@@ -167,7 +193,8 @@ export type WorkerName = keyof typeof WORKERS;
  */
 export const SCHEDULED = {
   'ai-scheduler': {
-    description: 'Every minute: releases dead reservations, fails stuck documents, closes idle conversations',
+    description:
+      'Every minute: releases dead reservations, fails stuck documents, closes idle conversations, queues due proactive messages',
     table: 'readwrite',
     sends: ['channels'],
     everyMinutes: 1,

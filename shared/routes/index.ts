@@ -20,6 +20,7 @@ import type { RouteDef } from './types.ts';
 import { agentRuntimeRoutes } from './ai-agent-runtime.ts';
 import { conversationRoutes } from './conversations.ts';
 import { userRoutes } from './users.ts';
+import { connectorRoutes } from './connector.ts';
 import { vaultRoutes } from './vault.ts';
 
 /**
@@ -51,6 +52,7 @@ export const routes: readonly RouteDef[] = [
   ...localRoutes,
   ...agentRuntimeRoutes,
   ...conversationRoutes,
+  ...connectorRoutes,
 ];
 
 export const deployedRoutes = () => routes.filter((r) => !r.localOnly);

@@ -13,7 +13,14 @@ export type AuthRule =
   | { kind: 'none' }
   | { kind: 'bearer'; roles?: readonly SystemRole[]; permission?: Permission; allowExpired?: boolean }
   | { kind: 'internalKey'; roles?: readonly SystemRole[] }
-  | { kind: 'signature'; provider: 'payment-provider-a' | 'payment-provider-b' }
+  /**
+   * A provider's webhook: the payment providers, or a chat platform (the AI connector, verified with
+   * the connection's own secret). Checked by the handler, which needs the raw body and the secret.
+   */
+  | {
+      kind: 'signature';
+      provider: 'payment-provider-a' | 'payment-provider-b' | 'slack' | 'teams' | 'whatsapp' | 'telegram' | 'discord';
+    }
   /**
    * The LLM gateway's `/v1` routes: a gateway key (`Authorization: Bearer gk_...`, the tenant is the
    * key's) or a signed-in user's access token (with the permission when listed).

@@ -185,31 +185,39 @@ describe('IAM', () => {
       if (texts.some((t) => t.includes('/vault'))) withVault.push(name);
       if (stmts(name).some((st) => logicalIdsIn([st]).has(keyId))) withKey.push(name);
     }
-    // The LLM gateway (and the agent runtime and conversations, which call it in-process) reads an
+    // The LLM gateway (and the functions that run agent turns, calling it in-process) reads an
     // endpoint's API key from the vault: GetParameter only, Decrypt only.
-    expect(withVault.sort()).toEqual([
-      'agent-runtime',
-      'conversations',
-      'conversations-stream',
-      'jobs-worker',
-      'llm-gateway',
-      'llm-gateway-stream',
-      'vault',
-    ]);
+    expect(withVault.sort()).toEqual(
+      [
+        'agent-runtime',
+        'channel-turn-worker',
+        'conversations',
+        'conversations-stream',
+        'jobs-worker',
+        'llm-gateway',
+        'llm-gateway-stream',
+        'vault',
+      ].sort(),
+    );
     // The tools and agents functions encrypt tenant secrets with the same key (below); the channel
     // worker and the agent runtime only decrypt.
-    expect(withKey.sort()).toEqual([
-      'agent-runtime',
-      'agents',
-      'channel-worker',
-      'conversations',
-      'conversations-stream',
-      'jobs-worker',
-      'llm-gateway',
-      'llm-gateway-stream',
-      'tools',
-      'vault',
-    ]);
+    expect(withKey.sort()).toEqual(
+      [
+        'agent-runtime',
+        'agents',
+        'channel-worker',
+        'conversations',
+        'conversations-stream',
+        'jobs-worker',
+        'llm-gateway',
+        'llm-gateway-stream',
+        'tools',
+        'vault',
+        // AI connector: the webhooks resolve signing secrets, the turn worker the tools' secrets.
+        'channel-turn-worker',
+        'connector',
+      ].sort(),
+    );
     for (const name of ['agent-runtime', 'llm-gateway', 'llm-gateway-stream']) {
       const vaultStmts = stmts(name).filter((st) => resourceTexts([st]).some((t) => t.includes('/vault')));
       expect(vaultStmts.flatMap(actionsOf), name).toEqual(['ssm:GetParameter']);
@@ -245,14 +253,18 @@ describe('IAM', () => {
     const tenantSecrets = [...s.fnIds.keys()].filter((n) =>
       resourceTexts(stmts(n)).some((t) => t.includes('/tenants/')),
     );
-    expect(tenantSecrets.sort()).toEqual([
-      'agent-runtime',
-      'agents',
-      'channel-worker',
-      'conversations',
-      'conversations-stream',
-      'tools',
-    ]);
+    expect(tenantSecrets.sort()).toEqual(
+      [
+        'agent-runtime',
+        'agents',
+        'channel-worker',
+        'conversations',
+        'conversations-stream',
+        'tools',
+        'channel-turn-worker',
+        'connector',
+      ].sort(),
+    );
     const channelStmt = stmts('channel-worker').find((st) => resourceTexts([st]).some((t) => t.includes('/tenants/')))!;
     expect(actionsOf(channelStmt)).toEqual(['ssm:GetParameter']);
     expect(actionsOf(stmts('channel-worker').find((st) => logicalIdsIn([st]).has(keyId))!)).toEqual(['kms:Decrypt']);
@@ -274,13 +286,16 @@ describe('IAM', () => {
     const callers = [...s.fnIds.keys()].filter((n) =>
       stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('bedrock:'))),
     );
-    expect(callers.sort()).toEqual([
-      'agent-runtime',
-      'conversations',
-      'conversations-stream',
-      'llm-gateway',
-      'llm-gateway-stream',
-    ]);
+    expect(callers.sort()).toEqual(
+      [
+        'agent-runtime',
+        'channel-turn-worker',
+        'conversations',
+        'conversations-stream',
+        'llm-gateway',
+        'llm-gateway-stream',
+      ].sort(),
+    );
     for (const name of callers) {
       const st = stmts(name).filter((x) => actionsOf(x).some((a) => a.startsWith('bedrock:')));
       expect(st.flatMap(actionsOf).sort()).toEqual(['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream']);

@@ -78,6 +78,7 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
         'Platform/Queues/jobs-dlq',
         'Platform/Queues/webhooks-dlq',
         'Platform/Queues/channels-dlq',
+        'Platform/Queues/turns-dlq',
       ].sort(),
     );
     for (const [path, rules] of found) {

@@ -13,6 +13,7 @@ const WORKER_OF: Record<QueueName, string> = {
   jobs: 'jobs-worker',
   channels: 'channel-worker',
   indexing: 'knowledge-worker',
+  turns: 'channel-turn-worker',
 };
 
 export const testMailer = recordingMailer();

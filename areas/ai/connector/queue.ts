@@ -40,3 +40,31 @@ export const sendChannelMessage = (
   send: { tenantId: string; connection: ConnectionDescriptor; message: OutboundMessage },
   opts: { id?: string } = {},
 ) => enqueue(CHANNEL_SEND, send, opts);
+
+/**
+ * A person's message that arrived on a channel webhook, verified and deduplicated there: the channel
+ * turn worker finds or starts the person's conversation, runs the agent's turn and queues the answer
+ * (CHANNEL_SEND). Its own queue, so the turn's grants (models, knowledge, tools) stay off the sender.
+ */
+export const CHANNEL_TURN = messageKind('turns', 'channel.turn', () =>
+  z.object({
+    tenantId: uuid(),
+    channelId: uuid(),
+    eventId: text(256),
+    sender: text(256),
+    senderName: z.optional(text(200)),
+    text: text(40_000),
+    replyTo: z.object({
+      recipient: text(512),
+      threadId: z.optional(text(200)),
+      serviceUrl: z.optional(text(512)),
+      interactionToken: z.optional(text(1000)),
+    }),
+    receivedAt: z.string().check(z.minLength(20), z.maxLength(40)),
+  }),
+);
+
+/** A proactive message to send now (its record says what and where; a Cancelled one is not sent). */
+export const PROACTIVE_SEND = messageKind('channels', 'proactive.send', () =>
+  z.object({ tenantId: uuid(), messageId: uuid() }),
+);

@@ -97,6 +97,10 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
       body.widgetKey = await widgetKeyOf(world.a);
       creds = { headers: { origin: WIDGET_ORIGIN } };
     }
+    if (route.id === 'connector.proactive.create') {
+      // AI connector: a proactive message a day ahead, so no send reaches a platform during the run.
+      body.scheduledAt = new Date(Date.now() + 86_400_000).toISOString();
+    }
     if ('tenantId' in body) body.tenantId = world.a.id;
     if ('redirectUri' in body) body.redirectUri = redirectAllowList()[0];
     if ('currentPassword' in body) body.currentPassword = PASSWORD;

@@ -402,6 +402,25 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
         secrets: { 'bot-token': 'fuzz-bot-token' },
       }),
   },
+  // AI connector: a proactive message scheduled a day ahead (so a fuzzed cancel finds it Scheduled),
+  // on a Telegram connection of the tenant (no 24-hour window there).
+  messageId: {
+    via: 'connector.proactive.create',
+    create: async (_w, tenant) => {
+      const channelId = await apiCreate(tenant, 'POST', '/api/ai/channels', {
+        type: 'telegram',
+        name: `Channel ${unique()}`,
+        agentId: await agentOf(tenant),
+        secrets: { 'bot-token': '123456:fuzz-bot-token' },
+      });
+      return apiCreate(tenant, 'POST', '/api/proactive-messages', {
+        channelId,
+        recipient: '424242',
+        text: `Fuzz ${unique()}`,
+        scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+      });
+    },
+  },
   // AI conversations: a widget session's conversation (a published agent's widget per tenant).
   conversationId: {
     via: 'conversations.widget.start',

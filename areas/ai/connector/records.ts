@@ -1,0 +1,32 @@
+import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
+
+/**
+ * The connector's records (docs/ai-runtime.md, "Channels"):
+ * - an inbound event's claim `{t}#CHANNEL#{channelId}#EVENT` / the platform's event id, written by the
+ *   webhook before it queues the turn, so a provider's retry of the same event is answered 200 and
+ *   queued no second time; it expires (TTL) after the providers stop retrying;
+ * - a channel user's last inbound message `{t}#CHANNEL#{channelId}#INBOUND` / user, the start of
+ *   WhatsApp's 24-hour window for free-form messages;
+ * - a proactive message `{t}#PROACTIVE_MESSAGE` / id, listed newest first on gsi1; while Scheduled it
+ *   also sits on gsi2 `PLATFORM#PROACTIVE_DUE` by its send time, so the scheduler's minute finds the
+ *   due ones with one Query and no Scan.
+ */
+export const inboundClaimKey = (t: string, channelId: string, eventId: string): Key =>
+  keys.childItem(t, 'CHANNEL', channelId, 'EVENT', eventId);
+export const lastInboundKey = (t: string, channelId: string, user: string): Key =>
+  keys.childItem(t, 'CHANNEL', channelId, 'INBOUND', user);
+
+export const proactiveKey = (t: string, id: string): Key => keys.tenantItem(t, 'PROACTIVE_MESSAGE', id);
+export const proactiveList = (t: string) => keys.tenantCollection(t, 'PROACTIVE_MESSAGE');
+export const proactiveListEntry = (m: { tenantId: string; id: string; createdAt: string }) =>
+  keys.newestFirst(proactiveList(m.tenantId), m.createdAt, m.id);
+
+const DUE = `${PLATFORM}#PROACTIVE_DUE`;
+export const dueEntry = (scheduledAt: string, m: { tenantId: string; id: string }) => ({
+  gsi2pk: DUE,
+  gsi2sk: `${scheduledAt}#${m.tenantId}#${m.id}`,
+});
+export const dueIndex = { pk: DUE };
+
+export const PROACTIVE_STATUSES = ['Scheduled', 'Queued', 'Sent', 'Failed', 'Cancelled'] as const;
+export type ProactiveStatus = (typeof PROACTIVE_STATUSES)[number];

@@ -1,0 +1,13 @@
+import { runChannelTurn } from '#areas/ai/conversations/channel.ts';
+import { CHANNEL_TURN } from '#areas/ai/connector/queue.ts';
+import { handles } from '#shared/queue/messages.ts';
+import { queueWorker } from '#shared/queue/worker.ts';
+
+/**
+ * Runs a chat-channel message's agent turn: the person's conversation found or started, the turn run,
+ * the answer queued on `channels`. A turn that fails for a passing reason is thrown, so SQS delivers
+ * it again (the conversation's idempotency key keeps the message stored once).
+ */
+export const handler = queueWorker('turns', [
+  handles(CHANNEL_TURN, (payload, messageId) => runChannelTurn(payload, messageId)),
+]);

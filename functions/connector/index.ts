@@ -1,0 +1,22 @@
+import { cancelProactive, createProactive, getProactive, listProactive } from '#areas/ai/connector/proactive.ts';
+import { receiveWebhook, whatsAppHandshake } from '#areas/ai/connector/webhook.ts';
+import { connectorRoutes } from '#shared/routes/connector.ts';
+import { reply } from '#shared/http/responses.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
+
+/** Wiring only: the logic is areas/ai/connector. */
+export const handler = apiHandler(connectorRoutes, {
+  'connector.proactive.create': ({ tenantId, body, principal }) => createProactive(tenantId, body, principal),
+  'connector.proactive.list': ({ tenantId, query }) => listProactive(tenantId, query),
+  'connector.proactive.get': ({ tenantId, params }) => getProactive(tenantId, params.messageId),
+  'connector.proactive.cancel': async ({ tenantId, params, principal }) => {
+    await cancelProactive(tenantId, params.messageId, principal);
+    return reply.empty(204);
+  },
+  'connector.webhooks.slack': ({ params, ...req }) => receiveWebhook('slack', params.channelId, req),
+  'connector.webhooks.teams': ({ params, ...req }) => receiveWebhook('teams', params.channelId, req),
+  'connector.webhooks.whatsappVerify': ({ params, query }) => whatsAppHandshake(params.channelId, query),
+  'connector.webhooks.whatsapp': ({ params, ...req }) => receiveWebhook('whatsapp', params.channelId, req),
+  'connector.webhooks.telegram': ({ params, ...req }) => receiveWebhook('telegram', params.channelId, req),
+  'connector.webhooks.discord': ({ params, ...req }) => receiveWebhook('discord', params.channelId, req),
+});

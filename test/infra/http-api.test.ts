@@ -89,10 +89,13 @@ describe('streaming front door', () => {
       const name = s.nameOfFn.get(targetId(url.Properties.TargetFunctionArn)!)!;
       expect(groups.map((g) => `${g}-stream`)).toContain(name);
       expect(url.Properties).toMatchObject({ InvokeMode: 'RESPONSE_STREAM', AuthType: 'NONE' });
+      // The widget's front door answers any origin (it runs on tenants' sites; the handler checks the
+      // widget's own); every other one only the stage's origins.
       expect(url.Properties.Cors).toMatchObject({
-        AllowOrigins: ['https://app.example.test'],
+        AllowOrigins: name === 'conversations-stream' ? ['*'] : ['https://app.example.test'],
         ExposeHeaders: ['retry-after'],
       });
+      expect(url.Properties.Cors.AllowHeaders).toEqual(expect.arrayContaining(['x-widget-session', 'idempotency-key']));
       const fn = s.resources[s.fnIds.get(name)!].Properties;
       const group = s.resources[s.fnIds.get(name.replace(/-stream$/, ''))!].Properties;
       expect(fn.Handler).toBe('index.streamHandler');
@@ -124,7 +127,7 @@ describe('HTTP API settings', () => {
     s.template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
       ProtocolType: 'HTTP',
       CorsConfiguration: {
-        AllowHeaders: ['authorization', 'content-type', 'x-internal-api-key'],
+        AllowHeaders: ['authorization', 'content-type', 'x-internal-api-key', 'x-widget-session', 'idempotency-key'],
         AllowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
         AllowOrigins: ['https://app.example.test'],
       },

@@ -290,6 +290,7 @@ describe('functions', () => {
         'TableName',
         'WebhooksQueueUrl',
         'ChannelsQueueUrl',
+        'TurnsQueueUrl',
       ].sort(),
     );
   });

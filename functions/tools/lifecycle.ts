@@ -1,3 +1,4 @@
+import type { Params } from './records.ts';
 /**
  * Tool lifecycle: a tenant tool starts PENDING; a SystemAdmin approves (APPROVED), activates
  * (ACTIVE) or rejects it (REJECTED). Only ACTIVE tools are offered to agents. Changing what a
@@ -58,12 +59,12 @@ export const MAX_ALLOWED_RECIPIENTS = 50;
  * Whether a change of the allow-lists reaches further than what a SystemAdmin approved: any entry
  * that was not there before. Narrowing a list (removing entries) is always safe.
  */
-export const widensReach = (
-  before: { allowedHosts: string[]; allowedRecipients: string[] },
-  after: { allowedHosts: string[]; allowedRecipients: string[] },
-) =>
+type Reach = Pick<Params, 'allowedHosts' | 'allowedRecipients' | 'channelId' | 'allowedChannelRecipients'>;
+export const widensReach = (before: Reach, after: Reach) =>
   after.allowedHosts.some((h) => !before.allowedHosts.includes(h)) ||
-  after.allowedRecipients.some((r) => !before.allowedRecipients.includes(r));
+  after.allowedRecipients.some((r) => !before.allowedRecipients.includes(r)) ||
+  (after.channelId !== before.channelId && after.channelId !== null) ||
+  after.allowedChannelRecipients.some((r) => !before.allowedChannelRecipients.includes(r));
 
 /**
  * Whether a Send Email tool's configured recipients allow an address: an entry with `@` is one

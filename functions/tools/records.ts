@@ -37,6 +37,10 @@ export interface Params {
   allowedHosts: string[];
   /** Send Email: the addresses and domains it may write to (none: it sends nothing). */
   allowedRecipients: string[];
+  /** Send-message tools: the tenant's channel connection they send through (none: they send nothing). */
+  channelId: string | null;
+  /** Send-message tools: the chat, channel or user ids and phone numbers they may write to. */
+  allowedChannelRecipients: string[];
 }
 export const DEFAULT_PARAMS: Params = {
   maxRows: 100,
@@ -44,6 +48,8 @@ export const DEFAULT_PARAMS: Params = {
   timeoutSeconds: 30,
   allowedHosts: [],
   allowedRecipients: [],
+  channelId: null,
+  allowedChannelRecipients: [],
 };
 
 /** Step 1 schema as stored: `connectionString` is a tenant secret reference, never a value. */

@@ -6,7 +6,8 @@ import { get, getOr404 } from '#shared/data/read.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
-import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
+import { BUILT_IN_TOOLS, SEND_TOOL_CHANNELS } from '#shared/reference/built-in-tools.ts';
+import { channelKey } from '#areas/ai/agents/records.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { deleteTenantSecret, ownReference, putTenantSecret, tenantSecretExists } from '#areas/vault/tenant-secrets.ts';
 import { nextToolStatus, widensReach, writeAccessRefusal, type AdminToolAction } from './lifecycle.ts';
@@ -50,7 +51,24 @@ const stripUndefined = <T extends object>(o: T) =>
 /** The given parameters over the current ones; allow-lists without repeats. */
 function mergeParams(before: Params, given: Partial<Params>): Params {
   const p = { ...before, ...stripUndefined(given) };
-  return { ...p, allowedHosts: [...new Set(p.allowedHosts)], allowedRecipients: [...new Set(p.allowedRecipients)] };
+  return {
+    ...p,
+    allowedHosts: [...new Set(p.allowedHosts)],
+    allowedRecipients: [...new Set(p.allowedRecipients)],
+    allowedChannelRecipients: [...new Set(p.allowedChannelRecipients)],
+  };
+}
+
+/**
+ * A send-message tool's connection, when it changes: the tenant's own, of the tool's platform. Other
+ * tools take none.
+ */
+async function checkChannel(t: string, code: string, params: Params, before: Params, path: string) {
+  if (!params.channelId || params.channelId === before.channelId) return;
+  const type = SEND_TOOL_CHANNELS[code as keyof typeof SEND_TOOL_CHANNELS];
+  if (!type) throw validationError([{ path, message: 'Only the send-message tools take a channel connection' }]);
+  const found = await get<{ type: string }>(channelKey(t, params.channelId), { attributes: ['type'] });
+  if (found?.type !== type) throw validationError([{ path, message: `No ${type} channel connection with this id` }]);
 }
 
 /** What a SystemAdmin approved changed: the read-only flag, or an allow-list reaching further. */
@@ -78,6 +96,7 @@ export async function createTool(
   const base = builtIn(input.baseToolId);
   const params = mergeParams(DEFAULT_PARAMS, input.configParams ?? {});
   checkWriteAccess({ baseToolCode: base.code, status: 'PENDING' }, params, DEFAULT_PARAMS);
+  await checkChannel(t, base.code, params, DEFAULT_PARAMS, 'body.configParams.channelId');
   const now = new Date().toISOString();
   const item = toolItem(t, {
     id: crypto.randomUUID(),
@@ -182,6 +201,7 @@ export async function updateTool(
     const before = toParams(tool);
     const params = mergeParams(before, input.configParams);
     checkWriteAccess(tool, params, before);
+    await checkChannel(t, tool.baseToolCode, params, before, 'body.configParams.channelId');
     set.configParams = params;
     reviewed = needsReview(before, params);
   }
@@ -288,6 +308,7 @@ export async function putParams(t: string, id: string, input: Partial<Params>, a
   const before = toParams(tool);
   const params = mergeParams(before, input);
   checkWriteAccess(tool, params, before);
+  await checkChannel(t, tool.baseToolCode, params, before, 'body.channelId');
   const changed = await changeTool(
     t,
     tool,

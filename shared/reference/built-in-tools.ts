@@ -33,6 +33,15 @@ const tool = (
   createdAt: SEEDED_AT,
 });
 
+/** Each send-message tool's platform: the channel connection type it sends through. */
+export const SEND_TOOL_CHANNELS = {
+  send_slack_message: 'slack',
+  send_teams_message: 'teams',
+  send_whatsapp_message: 'whatsapp',
+  send_telegram_message: 'telegram',
+  send_discord_message: 'discord',
+} as const;
+
 /** The five chat channels with a send-message tool. */
 export const CHAT_CHANNELS = ['Slack', 'Microsoft Teams', 'WhatsApp', 'Telegram', 'Discord'] as const;
 

@@ -53,6 +53,8 @@ export const optionalEmail = () => z.optional(z.nullable(email()));
 export const HOSTNAME_PATTERN = new RegExp(`^(?:${DOMAIN_LABEL}\\.)+[A-Za-z]{2,63}$`);
 /** An e-mail address or a bare domain (HOSTNAME_PATTERN). */
 export const RECIPIENT_PATTERN = new RegExp(`^(?:${EMAIL_LOCAL_PART}@)?(?:${DOMAIN_LABEL}\\.)+[A-Za-z]{2,63}$`);
+/** A chat platform's recipient: a Slack/Discord/Teams id, a Telegram chat id, a WhatsApp phone number. */
+export const CHANNEL_RECIPIENT_PATTERN = /^[A-Za-z0-9+_.:@-]{1,100}$/;
 export const isoDateTime = () => z.iso.datetime({ offset: true });
 /** A calendar day, YYYY-MM-DD (UTC): the pattern, and a day that exists (no 2026-02-30). */
 export const utcDay = () =>

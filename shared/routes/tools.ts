@@ -15,6 +15,7 @@ import {
   pageOf,
   paging,
   RECIPIENT_PATTERN,
+  CHANNEL_RECIPIENT_PATTERN,
   searchTerm,
   text,
   uuid,
@@ -70,6 +71,16 @@ const configParams = () =>
         'support@example.com',
       ),
     ),
+    channelId: z.optional(z.nullable(uuid())),
+    allowedChannelRecipients: z.optional(
+      allowList(
+        CHANNEL_RECIPIENT_PATTERN,
+        'A chat, channel or user id, or a phone number (letters, digits and + _ . : @ -)',
+        MAX_ALLOWED_RECIPIENTS,
+        100,
+        'c0123abc',
+      ),
+    ),
     maxRows: z.optional(z.int().check(z.minimum(PARAM_LIMITS.maxRows.min), z.maximum(PARAM_LIMITS.maxRows.max))),
     readOnly: z.optional(z.boolean()),
     timeoutSeconds: z.optional(
@@ -101,6 +112,8 @@ export const toolParams = once(() =>
     timeoutSeconds: z.number(),
     allowedHosts: z.array(z.string()),
     allowedRecipients: z.array(z.string()),
+    channelId: z.nullable(z.string()),
+    allowedChannelRecipients: z.array(z.string()),
   }),
 );
 export const toolConfig = once(() =>
@@ -319,8 +332,9 @@ export const toolRoutes = defineRoutes([
       `timeoutSeconds ${PARAM_LIMITS.timeoutSeconds.min}-${PARAM_LIMITS.timeoutSeconds.max}, ` +
       'readOnly (Db Execute may switch writes on only once approved), allowedHosts (HTTP Request: exact host ' +
       `names, at most ${MAX_ALLOWED_HOSTS}) and allowedRecipients (Send Email: addresses or domains, at most ` +
-      `${MAX_ALLOWED_RECIPIENTS}); changing readOnly or adding a host or recipient to an APPROVED or ACTIVE ` +
-      'tool sends it back to PENDING',
+      `${MAX_ALLOWED_RECIPIENTS}), channelId and allowedChannelRecipients (the send-message tools: the ` +
+      "tenant's connection of the tool's platform, and the chat ids or phone numbers it may write to); changing " +
+      'readOnly, the connection, or adding a host or recipient to an APPROVED or ACTIVE tool sends it back to PENDING',
     status: 200,
     schemas: () => ({
       ...byId(),

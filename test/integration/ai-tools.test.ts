@@ -133,6 +133,8 @@ describe('tenant tools', () => {
       timeoutSeconds: 300,
       allowedHosts: [],
       allowedRecipients: [],
+      channelId: null,
+      allowedChannelRecipients: [],
     });
     expect((await owner.get(`/${t.id}/config-params`)).json.result).toEqual(params.json.result);
     for (const bad of [

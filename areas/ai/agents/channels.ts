@@ -11,7 +11,7 @@ import type { ChannelType } from '#areas/ai/connector/channel-types.ts';
 import { deleteTenantSecret, describeTenantSecret, putTenantSecret } from '#areas/vault/tenant-secrets.ts';
 import { requireAgents } from '#areas/ai/entitlements.ts';
 import { readAgent } from './agents.ts';
-import { withoutKeys } from './records.ts';
+import { channelKey, withoutKeys } from './records.ts';
 
 /**
  * Channel connections: `{t}#CHANNEL` / channelId, listed newest first on gsi1. Credentials are
@@ -19,7 +19,6 @@ import { withoutKeys } from './records.ts';
  * A platform lookup item (`keys.unique('CHANNEL', channelId)`) written in the same transaction
  * lets an inbound webhook, which knows only the channel id, find the tenant without a Scan.
  */
-const channelKey = (t: string, id: string) => keys.tenantItem(t, 'CHANNEL', id);
 const channelList = (t: string) => keys.tenantCollection(t, 'CHANNEL');
 const channelLookup = (channelId: string) => keys.unique('CHANNEL', channelId);
 

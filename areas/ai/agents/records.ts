@@ -6,6 +6,8 @@ import { agentKey } from './snapshot.ts';
  * on gsi1; a soft-deleted agent keeps its item (with deletedAt) and moves to the archive list, so
  * every read by id answers 404 for it while the audit trail and versions stay.
  */
+/** A channel connection: `{t}#CHANNEL` / id (the send-message tools check theirs against it). */
+export const channelKey = (t: string, id: string) => keys.tenantItem(t, 'CHANNEL', id);
 export const agentList = (t: string) => keys.tenantCollection(t, 'AGENT');
 export const deletedAgents = (t: string) => keys.archived(keys.tenantCollection(t, 'AGENT'));
 /** The list index attributes of a deleted agent: it leaves the list for the archive partition. */

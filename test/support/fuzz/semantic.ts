@@ -97,6 +97,8 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
       body.widgetKey = await widgetKeyOf(world.a);
       creds = { headers: { origin: WIDGET_ORIGIN } };
     }
+    // The tools' own tool is a Browser Action (the first built-in), which sends through no channel.
+    if (route.group === 'tools' && 'channelId' in body) body.channelId = null;
     if (route.id === 'connector.proactive.create') {
       // AI connector: a proactive message a day ahead, so no send reaches a platform during the run.
       body.scheduledAt = new Date(Date.now() + 86_400_000).toISOString();

@@ -39,6 +39,8 @@ export const BUNDLING = {
  */
 const GATEWAY_ON_FIRST_USE = ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime'] as const;
 
+const AGENT_TURNS = ['minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, 'pg'];
+
 export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   // Invoices are the only S3 use of these two (`s3OnFirstUse`).
   billing: ['pdf-lib', '@aws-sdk/client-s3'],
@@ -55,9 +57,11 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
     ...GATEWAY_ON_FIRST_USE,
   ],
   'llm-gateway': [...GATEWAY_ON_FIRST_USE],
-  // The agent runtime: retrieval's and the gateway's first-use packages.
-  'agent-runtime': ['minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
-  conversations: ['minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
+  // Every function that runs agent turns: retrieval's and the gateway's first-use packages, and the
+  // database tools' client (pg, 84 KB with its dependencies, loads Node's fetch implementation at import).
+  'agent-runtime': AGENT_TURNS,
+  conversations: AGENT_TURNS,
+  'channel-turn-worker': AGENT_TURNS,
 };
 
 /**

@@ -343,7 +343,7 @@ describe('bundling', () => {
   });
 
   it('loads a lazy package only on first use: no bundle imports one statically (esbuild would hoist it)', async () => {
-    for (const name of ['catalog', 'billing']) {
+    for (const name of ['catalog', 'billing', 'agent-runtime']) {
       const out = await build({
         ...esbuildOptionsFor(`functions/${name}/index.ts`),
         write: false,

@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { afterBundlingFor, esbuildOptionsFor, LAZY_EVERYWHERE, LAZY_PACKAGES } from '#lib/bundling.ts';
+import {
+  afterBundlingFor,
+  esbuildOptionsFor,
+  LAZY_EVERYWHERE,
+  LAZY_PACKAGES,
+  lazyPackageCommands,
+} from '#lib/bundling.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -51,7 +57,11 @@ describe('lazy packages beside a bundle', () => {
       outfile: join(dir, 'probe.mjs'),
       logLevel: 'error',
     });
-    for (const command of [...afterBundlingFor('billing')(ROOT, dir), ...afterBundlingFor('content-admin')(ROOT, dir)])
+    for (const command of [
+      ...afterBundlingFor('billing')(ROOT, dir),
+      ...afterBundlingFor('content-admin')(ROOT, dir),
+      ...lazyPackageCommands(['pg'])(ROOT, dir),
+    ])
       await run('sh', ['-c', command]);
   }, 120_000);
 
@@ -118,5 +128,23 @@ process.stdout.write(JSON.stringify(out));`;
       // A client's send, Metrics' publish, or the CryptoKey jose made.
       expect(works, pkg).toMatch(pkg === 'jose' ? /^object$/ : /^function$/);
     }
+  });
+
+  it('gives the database tools a working pg built beside the agent-runtime bundle', async () => {
+    // What areas/ai/agents/tools/database.ts does on first use: the default export's Client, made
+    // from a connection string (no server here: connecting is the tool's own test).
+    const script = `const { default: pg } = await import('pg');
+const client = new pg.Client({ connectionString: 'postgres://u:p@db.example:5432/app', query_timeout: 1000 });
+process.stdout.write(JSON.stringify({ from: import.meta.resolve('pg'), host: client.host, database: client.database, query: typeof client.query }));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      env: { ...process.env, NODE_PATH: '' },
+    });
+    expect(JSON.parse(stdout)).toEqual({
+      from: `file://${dir}/node_modules/pg/index.mjs`,
+      host: 'db.example',
+      database: 'app',
+      query: 'function',
+    });
   });
 });

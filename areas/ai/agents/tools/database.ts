@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { storedSchema, toParams, type ToolItem } from '#functions/tools/records.ts';
 import { resolveTenantSecret } from '#areas/vault/tenant-secrets.ts';
 import type { ToolContext, ToolOutcome } from './registry.ts';
@@ -20,6 +19,9 @@ async function run(tool: ToolItem, args: Record<string, unknown>, ctx: ToolConte
   const conn = ref ? await resolveTenantSecret(ctx.tenantId, ref) : null;
   if (!conn) return { ok: false, error: 'This tool has no database connection configured' } as ToolOutcome;
   const ms = Math.max(1, params.timeoutSeconds) * 1000;
+  // pg is loaded here, on first use (it stays beside the agent-runtime bundle, lib/bundling.ts): at
+  // import it probes for Cloudflare with `new Response()`, which loads Node's fetch implementation.
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: conn, query_timeout: ms, connectionTimeoutMillis: ms });
   try {
     await client.connect();

@@ -1,3 +1,4 @@
+import type { Client } from 'pg';
 import { storedSchema, toParams, type ToolItem } from '#functions/tools/records.ts';
 import { resolveTenantSecret } from '#areas/vault/tenant-secrets.ts';
 import type { ToolContext, ToolOutcome } from './registry.ts';
@@ -52,7 +53,7 @@ const timedOut = (err: unknown) =>
  * A server busy past the timeout may not answer the goodbye either: the turn waits for it at most a
  * second, then drops the socket (the server rolls back what the dropped session left open).
  */
-async function close(client: pg.Client) {
+async function close(client: Client) {
   let timer: NodeJS.Timeout | undefined;
   const ended = await Promise.race([
     client.end().then(

@@ -39,6 +39,21 @@ export interface GroupSpec {
   anyOrigin?: boolean;
 }
 
+/**
+ * What a function that runs agent turns needs (the playground, widget messages, channel turns): the
+ * model through the gateway in-process (Bedrock, a vault-held API key), retrieval, its tools' secrets,
+ * e-mail and channel sends, and time for five model steps.
+ */
+const AGENT_TURN = {
+  sends: ['channels', 'email'],
+  tenantSecrets: 'read',
+  knowledgeVectors: 'read',
+  bedrock: true,
+  readsVault: true,
+  memoryMb: 1024,
+  timeoutSeconds: 120,
+} as const satisfies Partial<GroupSpec>;
+
 export const API_GROUPS = {
   system: { description: 'Health, API reference and JWKS', table: 'none' },
   fallback: { description: 'Answers unknown routes and methods in the envelope', table: 'none' },
@@ -90,13 +105,7 @@ export const API_GROUPS = {
   'agent-runtime': {
     description: 'AI agent runtime: one turn of an agent, its tools run',
     table: 'readwrite',
-    sends: ['channels', 'email'],
-    tenantSecrets: 'read',
-    knowledgeVectors: 'read',
-    bedrock: true,
-    readsVault: true,
-    memoryMb: 1024,
-    timeoutSeconds: 120,
+    ...AGENT_TURN,
   },
   // AI agents: agents, versions, widgets, channel connections (credentials as tenant secrets), entitlements.
   agents: {
@@ -110,13 +119,7 @@ export const API_GROUPS = {
   conversations: {
     description: 'AI conversations: widget sessions, agent turns, the staff inbox',
     table: 'readwrite',
-    sends: ['channels', 'email'],
-    tenantSecrets: 'read',
-    knowledgeVectors: 'read',
-    bedrock: true,
-    readsVault: true,
-    memoryMb: 1024,
-    timeoutSeconds: 120,
+    ...AGENT_TURN,
     anyOrigin: true,
   },
   // AI connector (issue 31): the chat platforms' webhooks (each verified with the connection's own
@@ -172,13 +175,7 @@ export const WORKERS = {
     description: 'Runs the agent turn of a chat-channel message and queues the answer',
     queue: 'turns',
     table: 'readwrite',
-    sends: ['channels', 'email'],
-    tenantSecrets: 'read',
-    knowledgeVectors: 'read',
-    bedrock: true,
-    readsVault: true,
-    memoryMb: 1024,
-    timeoutSeconds: 120,
+    ...AGENT_TURN,
   },
 } as const satisfies Record<
   string,

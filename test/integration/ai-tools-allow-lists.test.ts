@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
-import { AGENTS, newPrompt } from '#test/support/agents.ts';
+import { activeToolVia, AGENTS, newPrompt } from '#test/support/agents.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { caller } from '#test/support/invoke.ts';
 import { testMailer } from '#test/support/test-ports.ts';
@@ -20,29 +19,19 @@ vi.mock('node:dns/promises', async (real) => ({
   },
 }));
 
-let tools: ReturnType<typeof caller>;
-let admin: ReturnType<typeof caller>;
+let owner: string;
 let agents: ReturnType<typeof caller>;
 let promptId: string;
 
 beforeAll(async () => {
   const t = await newTenant({ planType: 2, maxAgents: 10 });
-  const owner = await tokenFor({ tenantId: t });
-  tools = caller('/api/tools', owner);
-  admin = caller('/api/tools', await tokenFor({ role: 'SystemAdmin' }));
+  owner = await tokenFor({ tenantId: t });
   agents = caller(AGENTS, owner);
   promptId = await newPrompt(owner);
 });
 
-async function activeTool(code: string, displayName: string, configParams: Record<string, unknown>) {
-  const baseToolId = BUILT_IN_TOOLS.find((b) => b.code === code)!.id;
-  const res = await tools.post('', { displayName, baseToolId, configParams });
-  expect(res.status, res.text).toBe(201);
-  const id = res.json.result.id as string;
-  expect((await admin.put(`/${id}/approve`)).status).toBe(200);
-  expect((await admin.put(`/${id}/activate`)).json.result.status).toBe('ACTIVE');
-  return id;
-}
+const activeTool = (code: string, displayName: string, configParams: Record<string, unknown>) =>
+  activeToolVia(owner, code, displayName, configParams);
 
 async function agentWith(toolId: string) {
   const res = await agents.post('', { name: `Agent ${crypto.randomUUID().slice(0, 6)}`, promptId, toolIds: [toolId] });

@@ -5,7 +5,7 @@ import { useLocalChannelEndpoints, type ChannelCall } from '#local/channels.ts';
 import { createApiListener } from '#local/server.ts';
 import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
 import { routes } from '#shared/routes/index.ts';
-import { AGENTS, newPrompt } from '#test/support/agents.ts';
+import { activeToolVia, AGENTS, newPrompt } from '#test/support/agents.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { caller } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
@@ -19,7 +19,7 @@ let server: Server;
 let base: string;
 const saved: Record<string, string | undefined> = {};
 let tools: ReturnType<typeof caller>;
-let admin: ReturnType<typeof caller>;
+let owner: string;
 let agents: ReturnType<typeof caller>;
 let ai: ReturnType<typeof caller>;
 let promptId: string;
@@ -34,9 +34,8 @@ beforeAll(async () => {
   }
   useLocalChannelEndpoints(base);
   const t = await newTenant({ planType: 2, maxAgents: 10 });
-  const owner = await tokenFor({ tenantId: t });
+  owner = await tokenFor({ tenantId: t });
   tools = caller('/api/tools', owner);
-  admin = caller('/api/tools', await tokenFor({ role: 'SystemAdmin' }));
   agents = caller(AGENTS, owner);
   ai = caller('/api/ai', owner);
   promptId = await newPrompt(owner);
@@ -66,15 +65,8 @@ async function telegramChannel() {
   return res.json.result.id as string;
 }
 
-async function activeTool(code: string, displayName: string, configParams: Record<string, unknown>) {
-  const baseToolId = BUILT_IN_TOOLS.find((b) => b.code === code)!.id;
-  const res = await tools.post('', { displayName, baseToolId, configParams });
-  expect(res.status, res.text).toBe(201);
-  const id = res.json.result.id as string;
-  expect((await admin.put(`/${id}/approve`)).status).toBe(200);
-  expect((await admin.put(`/${id}/activate`)).json.result.status).toBe('ACTIVE');
-  return id;
-}
+const activeTool = (code: string, displayName: string, configParams: Record<string, unknown>) =>
+  activeToolVia(owner, code, displayName, configParams);
 
 async function chat(toolId: string, content: string) {
   const agent = await agents.post('', {

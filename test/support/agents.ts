@@ -4,7 +4,9 @@ import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
+import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
 import { caller } from './invoke.ts';
+import { tokenFor } from './tokens.ts';
 
 /** Helpers of the agents' tests: a prompt with (or without) an Active version, a tool in a given status. */
 export const AGENTS = '/api/ai/agents';
@@ -41,5 +43,22 @@ export async function seedTool(tenantId: string, status: string, extra: Record<s
       },
     }),
   );
+  return id;
+}
+
+/** A tool through the API: created by `owner` with its step 2 parameters, approved and activated by a SystemAdmin. */
+export async function activeToolVia(
+  owner: string,
+  code: string,
+  displayName: string,
+  configParams: Record<string, unknown>,
+) {
+  const baseToolId = BUILT_IN_TOOLS.find((b) => b.code === code)!.id;
+  const res = await caller('/api/tools', owner).post('', { displayName, baseToolId, configParams });
+  expect(res.status, res.text).toBe(201);
+  const id = res.json.result.id as string;
+  const admin = caller('/api/tools', await tokenFor({ role: 'SystemAdmin' }));
+  expect((await admin.put(`/${id}/approve`)).status).toBe(200);
+  expect((await admin.put(`/${id}/activate`)).json.result.status).toBe('ACTIVE');
   return id;
 }

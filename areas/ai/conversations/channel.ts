@@ -9,7 +9,7 @@ import { logger } from '#shared/runtime/logger.ts';
 import { publishedAgent } from './agent.ts';
 import { deliverToChannel } from './delivery.ts';
 import { conversationChange } from './lifecycle.ts';
-import { channelUserKey, conversationList, searchTextOf, type ConversationRecord, type Visitor } from './records.ts';
+import { channelUserKey, conversationList, newConversation, type ConversationRecord, type Visitor } from './records.ts';
 import { mutate, newConversationWrites, readConversation, type Stored } from './store.ts';
 import { visitorTurnAnswer } from './turn.ts';
 
@@ -107,35 +107,20 @@ async function startConversation(
   const t = m.tenantId;
   const at = new Date().toISOString();
   const visitor: Visitor | null = m.senderName ? { name: m.senderName, email: null } : null;
-  const conversation: ConversationRecord = {
-    id: crypto.randomUUID(),
-    tenantId: t,
-    agentId: agent.agentId,
-    agentName: agent.name,
-    agentVersion: agent.version ?? 0,
-    channel: channel.type,
-    widgetId: null,
-    channelId: channel.id,
-    channelUser: m.sender,
-    replyTo: m.replyTo,
-    status: 'Open',
-    visitor,
-    locale: null,
-    messageCount: 0,
-    agentTurns: 0,
-    escalated: false,
-    escalationReason: null,
-    resolved: false,
-    csat: null,
-    csatComment: null,
-    startedAt: at,
-    lastMessageAt: at,
-    closedAt: null,
-    recent: [],
-    sessionHash: null,
-    sessionExpiresAt: null,
-    searchText: searchTextOf({ visitor, agentName: agent.name }),
-  };
+  const conversation = newConversation(
+    agent,
+    {
+      id: crypto.randomUUID(),
+      tenantId: t,
+      channel: channel.type,
+      channelId: channel.id,
+      channelUser: m.sender,
+      replyTo: m.replyTo,
+      visitor,
+      locale: null,
+    },
+    at,
+  );
   const userKey = channelUserKey(t, channel.id, m.sender);
   try {
     await commitChange(

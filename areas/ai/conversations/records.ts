@@ -120,6 +120,44 @@ export const conversationItem = (c: ConversationRecord) => ({
   ...c,
 });
 
+/** A conversation as it starts: Open, no messages, its agent's published version pinned. */
+export function newConversation(
+  agent: { agentId: string; name: string; version: number | null },
+  c: Pick<ConversationRecord, 'id' | 'tenantId' | 'channel' | 'visitor' | 'locale'> &
+    Partial<
+      Pick<
+        ConversationRecord,
+        'widgetId' | 'channelId' | 'channelUser' | 'replyTo' | 'sessionHash' | 'sessionExpiresAt'
+      >
+    >,
+  at: string,
+): ConversationRecord {
+  return {
+    widgetId: null,
+    channelId: null,
+    channelUser: null,
+    sessionHash: null,
+    sessionExpiresAt: null,
+    ...c,
+    agentId: agent.agentId,
+    agentName: agent.name,
+    agentVersion: agent.version ?? 0,
+    status: 'Open',
+    messageCount: 0,
+    agentTurns: 0,
+    escalated: false,
+    escalationReason: null,
+    resolved: false,
+    csat: null,
+    csatComment: null,
+    startedAt: at,
+    lastMessageAt: at,
+    closedAt: null,
+    recent: [],
+    searchText: searchTextOf({ visitor: c.visitor, agentName: agent.name }),
+  };
+}
+
 /** The inbox's search text: visitor name and e-mail, agent name, the first visitor message. */
 export const searchTextOf = (c: Pick<ConversationRecord, 'visitor' | 'agentName'>, first = '') =>
   [c.visitor?.name, c.visitor?.email, c.agentName, first.slice(0, 500)].filter(Boolean).join(' ').toLowerCase();

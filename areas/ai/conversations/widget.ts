@@ -11,7 +11,7 @@ import { changeStatus, conversationChange, conversationClosed } from './lifecycl
 import {
   conversationList,
   messageList,
-  searchTextOf,
+  newConversation,
   type ConversationRecord,
   type MessageRecord,
   type Visitor,
@@ -46,34 +46,20 @@ export async function startSession(
   const visitor: Visitor | null = body.visitor
     ? { name: body.visitor.name ?? null, email: body.visitor.email ?? null }
     : null;
-  const conversation: ConversationRecord = {
-    id,
-    tenantId: t,
-    agentId: agent.agentId,
-    agentName: agent.name,
-    agentVersion: agent.version ?? 0,
-    channel: 'widget',
-    widgetId: widget.widgetId,
-    channelId: null,
-    channelUser: null,
-    status: 'Open',
-    visitor,
-    locale: body.locale ?? null,
-    messageCount: 0,
-    agentTurns: 0,
-    escalated: false,
-    escalationReason: null,
-    resolved: false,
-    csat: null,
-    csatComment: null,
-    startedAt: at,
-    lastMessageAt: at,
-    closedAt: null,
-    recent: [],
-    sessionHash: session.hash,
-    sessionExpiresAt: session.expiresAt,
-    searchText: searchTextOf({ visitor, agentName: agent.name }),
-  };
+  const conversation = newConversation(
+    agent,
+    {
+      id,
+      tenantId: t,
+      channel: 'widget',
+      widgetId: widget.widgetId,
+      visitor,
+      locale: body.locale ?? null,
+      sessionHash: session.hash,
+      sessionExpiresAt: session.expiresAt,
+    },
+    at,
+  );
   await commitChange(
     [...newConversationWrites(conversation), bumpCounter(conversationList(t), 1)],
     conversationChange(conversation, null, 'ConversationStarted', {

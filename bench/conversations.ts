@@ -3,6 +3,7 @@ import { runTurn } from '#areas/ai/agents/runtime.ts';
 import { publishedAgent } from '#areas/ai/conversations/agent.ts';
 import { readConversation } from '#areas/ai/conversations/store.ts';
 import { LOCAL_MODEL_IDS, seedCatalog } from '#areas/ai/gateway/catalog.ts';
+import { localModel } from '#areas/ai/gateway/providers/local-model.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -122,22 +123,55 @@ export async function measureConversations(h: Harness) {
     if (res.status !== 200) throw new Error(`message: ${res.status} ${JSON.stringify(res.json)}`);
     return { ms, requests: h.recorder.requests.length };
   };
-  // Turn and message alternate, so a machine busy with something else slows both alike.
+  // The playground: the same message to the agent's draft through its route (issue 29).
+  const playground = async () => {
+    h.recorder.reset();
+    const t = performance.now();
+    const res = await invoke({
+      method: 'POST',
+      path: `/api/ai/agents/${agentId}/chat`,
+      token: h.ownerToken,
+      body: { messages: [{ role: 'user', content: text }] },
+    });
+    const ms = performance.now() - t;
+    if (res.status !== 200) throw new Error(`playground: ${res.status} ${JSON.stringify(res.json)}`);
+    return { ms, requests: h.recorder.requests.length };
+  };
+  // The three alternate, so a machine busy with something else slows them alike.
   for (let i = 0; i < WARMUP; i++) {
     await timedTurn();
     await message();
+    await playground();
   }
   const turnMs: number[] = [];
   const routeMs: number[] = [];
+  const playgroundMs: number[] = [];
   let turnRequests = 0;
   let routeRequests = 0;
+  let playgroundRequests = 0;
   for (let i = 0; i < ITERATIONS; i++) {
     const a = await timedTurn();
     const b = await message();
+    const c = await playground();
     turnMs.push(a.ms);
     turnRequests += a.requests;
     routeMs.push(b.ms);
     routeRequests += b.requests;
+    playgroundMs.push(c.ms);
+    playgroundRequests += c.requests;
+  }
+  // The requests a turn makes before its first model call: counted where the local model is called.
+  let beforeModel = -1;
+  const modelChat = localModel.chat;
+  localModel.chat = (req) => {
+    if (beforeModel < 0) beforeModel = h.recorder.requests.length;
+    return modelChat(req);
+  };
+  try {
+    h.recorder.reset();
+    await turn();
+  } finally {
+    localModel.chat = modelChat;
   }
   const last = await readConversation(h.tenantId, session.conversationId);
 
@@ -147,10 +181,14 @@ export async function measureConversations(h: Harness) {
     agentTurn: stat(turnMs),
     widgetMessageRoute: stat(routeMs),
     overheadMs: round(median(routeMs) - median(turnMs)),
+    playgroundRoute: stat(playgroundMs),
+    playgroundOverheadMs: round(median(playgroundMs) - median(turnMs)),
     dynamoDbRequests: {
       perAgentTurn: round(turnRequests / ITERATIONS),
       perWidgetMessage: round(routeRequests / ITERATIONS),
       addedByConversation: round((routeRequests - turnRequests) / ITERATIONS),
+      perPlaygroundTurn: round(playgroundRequests / ITERATIONS),
+      beforeModelCall: beforeModel,
     },
     lastConversationMessages: last.messageCount,
   };

@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
 import { launchBrowser } from '#test/support/browser.ts';
@@ -9,8 +11,9 @@ import { api, e2e, mintToken } from '#test/support/e2e.ts';
  * The embeddable widget in a real browser (issue 29's widget.js, issue 30's routes): a shop page on
  * another origin loads the script from the API, opens the bubble, talks to the published agent
  * (answers streamed), asks for a person, sees the staff reply, rates the chat, and calls nothing but
- * the API.
+ * the API; a screenshot of the chat is saved to test-output/widget-chat.png.
  */
+const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
 let host: Server;
 let hostOrigin: string;
 let page = '';
@@ -49,10 +52,23 @@ async function publishedWidget() {
   const v = `/api/prompts/${prompt.json.result.id}/versions/${prompt.json.result.versions[0].id}`;
   await as('PUT', `${v}/review`);
   await as('PUT', `${v}/approve`);
+  // The agent answers from a knowledge document: its answer shows the document as a citation.
+  const kb = await as('POST', '/api/knowledge/bases', { name: 'Policies' });
+  const doc = await as('POST', `/api/knowledge/bases/${kb.json.result.id}/documents`, {
+    title: 'Returns policy',
+    text: 'Returns are accepted within 30 days of purchase with the receipt.',
+  });
+  expect(doc.status, doc.text).toBe(202);
+  await until(
+    () => as('GET', `/api/knowledge/bases/${kb.json.result.id}/documents`),
+    (r) => r.json.result.items[0]?.status === 'Indexed',
+    20_000,
+  );
   const agent = await as('POST', '/api/ai/agents', {
     name: 'Shop helper',
     promptId: prompt.json.result.id,
     welcomeMessage: 'Welcome to the shop!',
+    knowledgeBaseIds: [kb.json.result.id],
   });
   expect(agent.status, agent.text).toBe(201);
   await as('POST', `/api/ai/agents/${agent.json.result.id}/publish`);
@@ -95,13 +111,14 @@ describe('the widget on a web page', () => {
           throw new Error(`${err.message}\n${failures.join('\n')}`);
         });
       await tab.getByText('Shop helper').waitFor();
-      await tab.getByPlaceholder('Type a message').fill('hello from the browser');
+      await tab.getByPlaceholder('Type a message').fill('how do returns work');
       const streamed = tab.waitForResponse(
         (r) => r.url().endsWith('/widget/messages') && r.request().method() === 'POST',
       );
       await tab.getByRole('button', { name: 'Send' }).click();
       expect((await streamed).headers()['content-type']).toMatch(/^text\/event-stream/);
-      await tab.getByText('You said: hello from the browser').waitFor({ timeout: 15_000 });
+      await tab.getByText('You said: how do returns work').waitFor({ timeout: 15_000 });
+      await tab.getByText('[1] Returns policy').waitFor({ timeout: 15_000 });
 
       await tab.getByRole('button', { name: 'Talk to a person' }).click();
       await tab.getByText('A person will join the conversation.').first().waitFor();
@@ -116,13 +133,15 @@ describe('the widget on a web page', () => {
       await tab.getByRole('button', { name: 'End chat' }).click();
       await tab.getByRole('button', { name: '4 of 5' }).click();
       await tab.getByText('Thank you!').waitFor();
+      mkdirSync(OUTPUT_DIR, { recursive: true });
+      await tab.screenshot({ path: `${OUTPUT_DIR}widget-chat.png` });
       const closed = await until(
         () => as('GET', `/api/conversations/${conversationId}`),
         (r) => r.json.result.status === 'Closed',
       );
       expect(closed.json.result).toMatchObject({ status: 'Closed', csat: 4, escalated: true });
       expect(closed.json.result.messages.filter((m: { role: string }) => m.role === 'agent')[0].text).toBe(
-        'You said: hello from the browser',
+        'You said: how do returns work',
       );
       // Chromium reports a fetch whose body the page reads as a stream as aborted once read (the
       // server ends that stream with [DONE]: conversations-story.test.ts reads it to its end).

@@ -15,6 +15,10 @@ export const REQUIRE_BANNER =
 
 export const NODE_TARGET = 'node24';
 
+const WEB_STREAMS = 'node:stream/web';
+/** Relative to the project root, where the CDK (and the bench) run esbuild. */
+const WEB_STREAMS_STAND_IN = './shared/runtime/web-streams-on-first-use.ts';
+
 export const BUNDLING = {
   format: OutputFormat.ESM,
   target: NODE_TARGET,
@@ -24,6 +28,8 @@ export const BUNDLING = {
   // Nothing external: the AWS SDK v3 is bundled (smaller and faster to load than the runtime's copy).
   externalModules: [] as string[],
   banner: REQUIRE_BANNER,
+  // Node's web streams load when first used, not at import (shared/runtime/web-streams-on-first-use.ts).
+  esbuildArgs: { [`--alias:${WEB_STREAMS}`]: WEB_STREAMS_STAND_IN },
 } satisfies BundlingOptions;
 
 /**
@@ -119,7 +125,7 @@ export function bundlingFor(name: string): BundlingOptions {
 /**
  * The esbuild options the CDK uses for `bundlingFor(name)` (see aws-lambda-nodejs
  * `buildEsbuildArgs`): `--bundle --platform=node --target --format --minify --main-fields
- * --banner:js`, the lazy packages external, no source map. The caller adds `outfile` (the CDK
+ * --banner:js --alias`, the lazy packages external, no source map. The caller adds `outfile` (the CDK
  * writes `index.mjs`) and runs `afterBundlingFor(name)`.
  */
 export function esbuildOptionsFor(entry: string, name = basename(dirname(entry))): BuildOptions {
@@ -134,5 +140,6 @@ export function esbuildOptionsFor(entry: string, name = basename(dirname(entry))
     sourcemap: BUNDLING.sourceMap,
     external: [...(bundlingFor(name).externalModules ?? [])],
     banner: { js: BUNDLING.banner },
+    alias: { [WEB_STREAMS]: WEB_STREAMS_STAND_IN },
   };
 }

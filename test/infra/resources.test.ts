@@ -322,6 +322,11 @@ describe('bundling', () => {
       sourcemap: false,
       external: [...LAZY_EVERYWHERE],
       banner: { js: REQUIRE_BANNER },
+      alias: { 'node:stream/web': './shared/runtime/web-streams-on-first-use.ts' },
+    });
+    // The CDK passes the same alias on esbuild's command line.
+    expect(bundlingFor('catalog').esbuildArgs).toEqual({
+      '--alias:node:stream/web': './shared/runtime/web-streams-on-first-use.ts',
     });
     expect(esbuildOptionsFor('functions/billing/index.ts').external).toEqual([
       'pdf-lib',
@@ -357,6 +362,8 @@ describe('bundling', () => {
         ([input, v]) => input.endsWith('client-dynamodb/dist-es/DynamoDB.js') && v.bytesInOutput > 0,
       );
       expect(aggregated, name).toEqual([]);
+      // Node's web streams (imported by @middy/core at its top level) load on first use too.
+      expect(code, `${name}: node:stream/web`).not.toMatch(/from\s*"node:stream\/web"/);
       for (const pkg of lazyPackagesOf(name)) {
         expect(code, `${name}: ${pkg}`).not.toMatch(new RegExp(`from\\s*"${pkg}"`));
         expect(code, `${name}: ${pkg}`).toContain(`import("${pkg}")`);

@@ -65,3 +65,20 @@ export async function adminWithTenant(
   ).result;
   return { admin, tenant, query: { tenantId: tenant.id } };
 }
+
+/** A prompt of the tenant whose version 1 is Active (submitted and approved), on the catalog's chat model. */
+export async function approvedPrompt(admin: ApiClient, tenantId: string) {
+  const query = { tenantId };
+  const models = ok('models', await admin.GET('/api/ai/models', { params: { query } })).result;
+  const chat = models.find((m) => m.kind === 'chat')!;
+  const prompt = ok(
+    'prompt',
+    await admin.POST('/api/prompts', {
+      body: { title: 'Support', content: 'You are {{agent_name}}.', modelId: chat.id, tenantId },
+    }),
+  ).result;
+  const pv = { promptId: prompt.id, versionId: prompt.versions[0]!.id };
+  await admin.PUT('/api/prompts/{promptId}/versions/{versionId}/review', { params: { path: pv } });
+  await admin.PUT('/api/prompts/{promptId}/versions/{versionId}/approve', { params: { path: pv } });
+  return { prompt, pv };
+}

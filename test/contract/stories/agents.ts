@@ -1,20 +1,10 @@
 import { expect } from 'vitest';
-import { adminWithTenant, ok, type Story } from '../story.ts';
+import { adminWithTenant, approvedPrompt, ok, type Story } from '../story.ts';
 
 /** An agent from a prompt with an Active version: published, a widget with its embed snippet, a channel, entitlements. */
 export const story: Story = async (ctx) => {
   const { admin, tenant, query } = await adminWithTenant(ctx, 'agents');
-  const models = ok('models', await admin.GET('/api/ai/models', { params: { query } })).result;
-  const chat = models.find((m) => m.kind === 'chat')!;
-  const prompt = ok(
-    'prompt',
-    await admin.POST('/api/prompts', {
-      body: { title: 'Support', content: 'You are {{agent_name}}.', modelId: chat.id, tenantId: tenant.id },
-    }),
-  ).result;
-  const pv = { promptId: prompt.id, versionId: prompt.versions[0]!.id };
-  await admin.PUT('/api/prompts/{promptId}/versions/{versionId}/review', { params: { path: pv } });
-  await admin.PUT('/api/prompts/{promptId}/versions/{versionId}/approve', { params: { path: pv } });
+  const { prompt, pv } = await approvedPrompt(admin, tenant.id);
 
   const agent = ok(
     'agent',

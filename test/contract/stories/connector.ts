@@ -1,32 +1,10 @@
 import { expect } from 'vitest';
-import { makeClient, ok, type Story } from '../story.ts';
+import { adminWithTenant, approvedPrompt, ok, type Story } from '../story.ts';
 
 /** A Telegram connection of a published agent; a proactive message scheduled, listed, read and cancelled. */
-export const story: Story = async ({ baseUrl, tag, adminSession }) => {
-  const admin = makeClient(baseUrl, { authorization: `Bearer ${await adminSession()}` });
-  const tenant = ok(
-    'tenant',
-    await admin.POST('/api/tenants', {
-      body: {
-        slug: `connector-${tag}`,
-        name: `Connector ${tag}`,
-        email: `o-${tag}@typed.example`,
-        planType: 1,
-        maxAgents: 1,
-        maxKnowledgeBases: 1,
-        maxSeats: 5,
-      },
-    }),
-  ).result;
-  const query = { tenantId: tenant.id };
-  const models = ok('models', await admin.GET('/api/ai/models', { params: { query } })).result;
-  const chat = models.find((m) => m.kind === 'chat')!;
-  const prompt = ok(
-    'prompt',
-    await admin.POST('/api/prompts', {
-      body: { title: 'Support', content: 'You are {{agent_name}}.', modelId: chat.id, tenantId: tenant.id },
-    }),
-  ).result;
+export const story: Story = async (ctx) => {
+  const { admin, tenant, query } = await adminWithTenant(ctx, 'connector');
+  const { prompt } = await approvedPrompt(admin, tenant.id);
   const agent = ok(
     'agent',
     await admin.POST('/api/ai/agents', { body: { name: 'Helper', promptId: prompt.id, tenantId: tenant.id } }),

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { adminWithTenant, makeClient, ok, type Story } from '../story.ts';
+import { adminWithTenant, approvedPrompt, makeClient, ok, type Story } from '../story.ts';
 
 /**
  * A widget conversation through the typed client: session from an allowed origin, a visitor message,
@@ -7,18 +7,7 @@ import { adminWithTenant, makeClient, ok, type Story } from '../story.ts';
  */
 export const story: Story = async (ctx) => {
   const { admin, tenant, query } = await adminWithTenant(ctx, 'conversations', { planType: 2, maxAgents: 2 });
-  const chat = ok('models', await admin.GET('/api/ai/models', { params: { query } })).result.find(
-    (m) => m.kind === 'chat',
-  )!;
-  const prompt = ok(
-    'prompt',
-    await admin.POST('/api/prompts', {
-      body: { title: 'Support', content: 'You are {{agent_name}}.', modelId: chat.id, tenantId: tenant.id },
-    }),
-  ).result;
-  const pv = { promptId: prompt.id, versionId: prompt.versions[0]!.id };
-  await admin.PUT('/api/prompts/{promptId}/versions/{versionId}/review', { params: { path: pv } });
-  await admin.PUT('/api/prompts/{promptId}/versions/{versionId}/approve', { params: { path: pv } });
+  const { prompt } = await approvedPrompt(admin, tenant.id);
   const agent = ok(
     'agent',
     await admin.POST('/api/ai/agents', { body: { name: 'Helper', promptId: prompt.id, tenantId: tenant.id } }),

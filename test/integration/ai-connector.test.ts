@@ -1,13 +1,8 @@
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { queueDueProactiveMessages } from '#areas/ai/connector/proactive.ts';
-import { ENDPOINT_SETTINGS } from '#areas/ai/connector/senders/endpoints.ts';
 import { forgetTeamsTokens } from '#areas/ai/connector/senders/teams.ts';
-import { useLocalChannelEndpoints, type ChannelCall } from '#local/channels.ts';
 import { localQueue } from '#local/local-queue.ts';
-import { createApiListener } from '#local/server.ts';
 import { installPorts, queueSender } from '#shared/platform/ports.ts';
-import { routes } from '#shared/routes/index.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { AGENTS } from '#test/support/agents.ts';
 import {
@@ -17,6 +12,7 @@ import {
   telegramHeaders,
   whatsAppHeaders,
 } from '#test/support/channel-signing.ts';
+import { useChannelStandIn } from '#test/support/channel-stand-in.ts';
 import { publishedWidget } from '#test/support/conversations.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
@@ -29,9 +25,8 @@ import { tokenFor } from '#test/support/tokens.ts';
  * their refusals (tampered, wrong secret, stale, replayed), and proactive messages (now, scheduled,
  * cancelled, failed after retries, WhatsApp's 24 hours). Secrets appear in no answer and no log line.
  */
-let server: Server;
-let base: string;
-const saved: Record<string, string | undefined> = {};
+const standIn = useChannelStandIn();
+const recorded = standIn.recorded;
 const logged: unknown[][] = [];
 
 let t: string;
@@ -52,14 +47,6 @@ const SECRETS = {
 const discord = discordKeys();
 
 beforeAll(async () => {
-  server = createServer(createApiListener({ routes }));
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  for (const setting of Object.values(ENDPOINT_SETTINGS)) {
-    saved[setting] = process.env[setting];
-    delete process.env[setting];
-  }
-  useLocalChannelEndpoints(base);
   for (const level of ['debug', 'info', 'warn', 'error'] as const)
     vi.spyOn(logger, level).mockImplementation((...args: unknown[]) => void logged.push(args));
   t = await newTenant({ planType: 2, maxAgents: 10, maxWidgetIntegrations: 20 });
@@ -72,21 +59,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   vi.restoreAllMocks();
-  for (const [k, v] of Object.entries(saved))
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  await new Promise((done) => server.close(done));
 });
 
 beforeEach(async () => {
   forgetTeamsTokens();
-  await fetch(`${base}/_local/channels`, { method: 'DELETE' });
 });
-
-async function recorded(channel?: string): Promise<ChannelCall[]> {
-  const res = await fetch(`${base}/_local/channels${channel ? `?channel=${channel}` : ''}`);
-  return (await res.json()) as ChannelCall[];
-}
 
 const CONNECTIONS = {
   slack: { secrets: { 'signing-secret': SECRETS.slack, 'bot-token': 'xoxb-bot-token-secret' } },
@@ -158,7 +135,7 @@ describe('a full turn per channel: signed inbound -> the agent answer sent -> th
     expect(res.status, res.text).toBe(200);
     const calls = await recorded('telegram');
     expect(calls).toHaveLength(1);
-    expect(calls[0]!.url).toBe(`${base}/_local/channels/telegram/bot${SECRETS.bot}/sendMessage`);
+    expect(calls[0]!.url).toBe(`${standIn.base}/_local/channels/telegram/bot${SECRETS.bot}/sendMessage`);
     const sent = JSON.parse(calls[0]!.body);
     expect(sent.chat_id).toBe('5151');
     const list = (await conversationsOf('telegram')).filter((c) => c.messageCount === 2);
@@ -180,7 +157,7 @@ describe('a full turn per channel: signed inbound -> the agent answer sent -> th
     const res = await hook('slack', channelId, body, slackHeaders(SECRETS.slack, body, now()));
     expect(res.status, res.text).toBe(200);
     const [call] = await recorded('slack');
-    expect(call!.url).toBe(`${base}/_local/channels/slack/chat.postMessage`);
+    expect(call!.url).toBe(`${standIn.base}/_local/channels/slack/chat.postMessage`);
     expect(call!.headers.authorization).toBe('Bearer xoxb-bot-token-secret');
     expect(JSON.parse(call!.body).channel).toBe('D0DM01');
     const [conv] = await conversationsOf('slack');
@@ -224,7 +201,7 @@ describe('a full turn per channel: signed inbound -> the agent answer sent -> th
     const res = await hook('whatsapp', channelId, body, whatsAppHeaders(SECRETS.whatsapp, body));
     expect(res.status, res.text).toBe(200);
     const [call] = await recorded('whatsapp');
-    expect(call!.url).toBe(`${base}/_local/channels/whatsapp/106540352242922/messages`);
+    expect(call!.url).toBe(`${standIn.base}/_local/channels/whatsapp/106540352242922/messages`);
     expect(JSON.parse(call!.body)).toMatchObject({ messaging_product: 'whatsapp', to: '16505551234' });
     const [conv] = await conversationsOf('whatsapp');
     expect((await detail(conv!.id)).json.result.visitor).toEqual({ name: 'Grace', email: null });
@@ -268,7 +245,7 @@ describe('a full turn per channel: signed inbound -> the agent answer sent -> th
     expect(res.status, res.text).toBe(200);
     expect(res.json).toEqual({ type: 5 });
     const [call] = await recorded('discord');
-    expect(call!.url).toBe(`${base}/_local/channels/discord/webhooks/775799577604522054/interaction-token-abc`);
+    expect(call!.url).toBe(`${standIn.base}/_local/channels/discord/webhooks/775799577604522054/interaction-token-abc`);
     expect((await conversationsOf('discord')).length).toBe(1);
   });
 });
@@ -541,7 +518,7 @@ describe('proactive messages', () => {
       ],
     });
     expect((await hook('whatsapp', channelId, body, whatsAppHeaders(SECRETS.whatsapp, body))).status).toBe(200);
-    await fetch(`${base}/_local/channels`, { method: 'DELETE' });
+    await fetch(`${standIn.base}/_local/channels`, { method: 'DELETE' });
     const inside = await create({ channelId, recipient: '4915112345678', text: 'Following up' });
     expect(inside.status, inside.text).toBe(202);
     expect((await read(inside.json.result.id)).json.result.status).toBe('Sent');

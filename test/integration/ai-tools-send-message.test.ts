@@ -1,10 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ENDPOINT_SETTINGS } from '#areas/ai/connector/senders/endpoints.ts';
-import { useLocalChannelEndpoints, type ChannelCall } from '#local/channels.ts';
-import { createApiListener } from '#local/server.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
-import { routes } from '#shared/routes/index.ts';
+import { useChannelStandIn } from '#test/support/channel-stand-in.ts';
 import { activeToolVia, AGENTS, newPrompt } from '#test/support/agents.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { caller } from '#test/support/invoke.ts';
@@ -15,9 +11,7 @@ import { tokenFor } from '#test/support/tokens.ts';
  * their platform and the recipients they may write to; the agent's call goes out through the
  * channels queue and the platform's API, as the local channel stand-in records it.
  */
-let server: Server;
-let base: string;
-const saved: Record<string, string | undefined> = {};
+const { recorded } = useChannelStandIn();
 let tools: ReturnType<typeof caller>;
 let owner: string;
 let agents: ReturnType<typeof caller>;
@@ -25,14 +19,6 @@ let ai: ReturnType<typeof caller>;
 let promptId: string;
 
 beforeAll(async () => {
-  server = createServer(createApiListener({ routes }));
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  for (const setting of Object.values(ENDPOINT_SETTINGS)) {
-    saved[setting] = process.env[setting];
-    delete process.env[setting];
-  }
-  useLocalChannelEndpoints(base);
   const t = await newTenant({ planType: 2, maxAgents: 10 });
   owner = await tokenFor({ tenantId: t });
   tools = caller('/api/tools', owner);
@@ -40,19 +26,6 @@ beforeAll(async () => {
   ai = caller('/api/ai', owner);
   promptId = await newPrompt(owner);
 });
-
-afterAll(async () => {
-  for (const [k, v] of Object.entries(saved))
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  await new Promise((done) => server.close(done));
-});
-
-beforeEach(async () => {
-  await fetch(`${base}/_local/channels`, { method: 'DELETE' });
-});
-
-const recorded = async (): Promise<ChannelCall[]> => (await fetch(`${base}/_local/channels`)).json() as never;
 
 async function telegramChannel() {
   const res = await ai.post('/channels', {

@@ -96,7 +96,3 @@ export async function idempotent<T>(
   await complete(itemKey, result);
   return result;
 }
-
-/** The `Idempotency-Key` header (API Gateway lowercases header names; the local server may not). */
-export const idempotencyKey = (headers: Record<string, string | undefined>) =>
-  headers['idempotency-key'] ?? headers['Idempotency-Key'];

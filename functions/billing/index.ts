@@ -1,4 +1,5 @@
-import { idempotencyKey, idempotent } from '#areas/billing/idempotency.ts';
+import { idempotent } from '#areas/billing/idempotency.ts';
+import { idempotencyKey } from '#shared/http/idempotency-key.ts';
 import { invoiceDetail, invoicePdf, listInvoices } from '#areas/billing/invoices.ts';
 import { addMethod, deleteMethod, listMethods, setDefault } from '#areas/billing/methods.ts';
 import { paymentHistory, processPayment, requestRefund } from '#areas/billing/payments.ts';

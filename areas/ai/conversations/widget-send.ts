@@ -1,4 +1,5 @@
 import { badRequest } from '#shared/http/errors.ts';
+import { idempotencyKey } from '#shared/http/idempotency-key.ts';
 import { reply } from '#shared/http/responses.ts';
 import { sseEvent } from '#shared/runtime/stream.ts';
 import type { SessionClaim } from './session.ts';
@@ -14,7 +15,7 @@ export const toWidgetAnswer = (a: TurnAnswer) => ({
 });
 
 function idempotencyKeyOf(headers: Record<string, string | undefined>) {
-  const key = headers['idempotency-key'] ?? headers['Idempotency-Key'];
+  const key = idempotencyKey(headers);
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key is 1-100 letters, digits or _ . : -');
@@ -61,9 +62,9 @@ export async function widgetSend(
   headers: Record<string, string | undefined>,
   requestId: string,
 ) {
-  const idempotencyKey = idempotencyKeyOf(headers);
+  const key = idempotencyKeyOf(headers);
   const conversation = await openSession(claim, true);
-  const input = { text, idempotencyKey, requestId };
+  const input = { text, idempotencyKey: key, requestId };
   const accept = headers.accept ?? headers.Accept ?? '';
   if (!accept.includes('text/event-stream')) return toWidgetAnswer(await visitorTurnAnswer(conversation, input));
   const turn = visitorTurn(conversation, input, { stream: true });

@@ -21,5 +21,3 @@ export async function deliverToChannel(c: ConversationRecord, m: MessageRecord) 
     { id: `conversation:${m.id}` },
   );
 }
-
-export const deliverHumanReply = deliverToChannel;

@@ -2,21 +2,18 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll } from '#shared/data/batch.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, deleteItem } from '#shared/data/commit.ts';
-import { queryItems } from '#shared/data/query.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { config } from '#shared/platform/config.ts';
-import { deliverHumanReply } from './delivery.ts';
-import { changeStatus, conversationChange, conversationClosed, moved, REASONS } from './lifecycle.ts';
+import { deliverToChannel } from './delivery.ts';
+import { changeStatus, conversationChange, conversationClosed, moved, REASONS, takesMessages } from './lifecycle.ts';
 import {
   conversationKey,
   conversationList,
-  messageId,
-  messageList,
+  newMessage,
   type ConversationRecord,
   type ConversationStatus,
   type MessageRecord,
 } from './records.ts';
-import { mutate, readConversation } from './store.ts';
+import { mutate, readConversation, readMessages } from './store.ts';
 
 /** Conversation list item (spec "AI conversations"). */
 export const toListItem = (c: ConversationRecord) => ({
@@ -71,14 +68,6 @@ export async function listConversations(t: string, q: ListQuery) {
   return toPage(items.map(toListItem), totalCount, q.page, q.pageSize);
 }
 
-async function allMessages(t: string, id: string) {
-  return queryItems<MessageRecord>({
-    TableName: config.tableName,
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': messageList(t, id) },
-  });
-}
-
 const detailOf = (c: ConversationRecord, messages: MessageRecord[]) => ({
   ...toListItem(c),
   widgetId: c.widgetId,
@@ -90,7 +79,7 @@ const detailOf = (c: ConversationRecord, messages: MessageRecord[]) => ({
   messages: messages.map(toMessage),
 });
 
-const load = (t: string, id: string) => Promise.all([readConversation(t, id), allMessages(t, id)]);
+const load = (t: string, id: string) => Promise.all([readConversation(t, id), readMessages(t, id)]);
 
 /** The conversation with every message, in order: one GetItem and one Query. */
 export async function conversationDetail(t: string, id: string) {
@@ -103,23 +92,13 @@ export async function conversationDetail(t: string, id: string) {
  * over (Escalated, so the agent falls silent). Delivered to the widget by its poll, or to the channel.
  */
 export async function staffReply(t: string, id: string, text: string, actor: Principal) {
-  const now = Date.now();
-  const message: MessageRecord = {
-    id: messageId(now),
-    conversationId: id,
-    tenantId: t,
-    role: 'human',
-    text,
-    citations: [],
-    toolCalls: [],
-    tokens: 0,
-    createdAt: new Date(now).toISOString(),
-    authorId: actor.userId,
-  };
+  const message = newMessage({ tenantId: t, id }, 'human', text, { authorId: actor.userId });
   const out = await mutate(t, id, (current) => {
-    if (current.status !== 'Open' && current.status !== 'Escalated') throw conversationClosed();
+    if (!takesMessages(current)) throw conversationClosed();
     const next =
-      current.status === 'Open' ? moved(current, 'Escalated', { reason: REASONS.staff, now }) : { ...current };
+      current.status === 'Open'
+        ? moved(current, 'Escalated', { reason: REASONS.staff, now: Date.now() })
+        : { ...current };
     next.lastMessageAt = message.createdAt;
     return {
       next,
@@ -130,7 +109,7 @@ export async function staffReply(t: string, id: string, text: string, actor: Pri
       }),
     };
   });
-  await deliverHumanReply(out.conversation, message);
+  await deliverToChannel(out.conversation, message);
   return toMessage(message);
 }
 
@@ -198,12 +177,7 @@ export async function transcript(t: string, id: string, format: 'json' | 'markdo
 export async function eraseConversation(t: string, id: string, actor: Principal) {
   const current = await readConversation(t, id, true);
   if (current.status !== 'Closed') await changeStatus(current, 'Closed', { actor });
-  const messages = await queryItems<{ pk: string; sk: string }>({
-    TableName: config.tableName,
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': messageList(t, id) },
-    ProjectionExpression: 'pk, sk',
-  });
+  const messages = await readMessages<{ pk: string; sk: string }>(t, id, { keysOnly: true });
   await deleteAll(messages.map(({ pk, sk }) => ({ pk, sk })));
   await commitChange(
     [deleteItem(conversationKey(t, id), 'attribute_exists(pk)'), bumpCounter(conversationList(t), -1)],

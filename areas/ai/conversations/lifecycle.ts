@@ -5,7 +5,7 @@ import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import {
   liveIndex,
-  messageId,
+  newMessage,
   type ConversationRecord,
   type ConversationStatus,
   type MessageRecord,
@@ -35,9 +35,8 @@ export const REASONS = {
 
 export const conversationClosed = () =>
   conflict('The conversation is closed and takes no new messages', 'CONVERSATION_CLOSED');
-/** The visitor writes only while the agent or a person is there to answer. */
-export const takesVisitorMessages = (c: Pick<ConversationRecord, 'status'>) =>
-  c.status === 'Open' || c.status === 'Escalated';
+/** Messages (the visitor's, a person's) are taken only while the agent or a person is there to answer. */
+export const takesMessages = (c: Pick<ConversationRecord, 'status'>) => c.status === 'Open' || c.status === 'Escalated';
 
 export type Actor = Change['actor'];
 
@@ -48,17 +47,8 @@ export const conversationChange = (
   changes: Change['changes'],
 ): Change => ({ tenantId: c.tenantId, actor, entityType: 'Conversation', entityId: c.id, action, changes });
 
-export const systemMessage = (c: ConversationRecord, text: string, now: number): MessageRecord => ({
-  id: messageId(now),
-  conversationId: c.id,
-  tenantId: c.tenantId,
-  role: 'system',
-  text,
-  citations: [],
-  toolCalls: [],
-  tokens: 0,
-  createdAt: new Date(now).toISOString(),
-});
+export const systemMessage = (c: ConversationRecord, text: string, now: number, after?: string): MessageRecord =>
+  newMessage(c, 'system', text, { now, after });
 
 /** The conversation moved to `status` (the reason kept when it escalates), or a 409 when the move is not allowed. */
 export function moved(

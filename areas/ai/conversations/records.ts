@@ -162,6 +162,35 @@ export function newConversation(
 export const searchTextOf = (c: Pick<ConversationRecord, 'visitor' | 'agentName'>, first = '') =>
   [c.visitor?.name, c.visitor?.email, c.agentName, first.slice(0, 500)].filter(Boolean).join(' ').toLowerCase();
 
+/**
+ * A new message of the conversation; `after` puts it after that message (an answer after what it
+ * answers). Its time is its id's, so the transcript's order and its times agree.
+ */
+export function newMessage(
+  c: { tenantId: string; id: string },
+  role: MessageRole,
+  text: string,
+  opts: Partial<Pick<MessageRecord, 'citations' | 'toolCalls' | 'tokens' | 'authorId'>> & {
+    now?: number;
+    after?: string;
+  } = {},
+): MessageRecord {
+  const { now, after, ...rest } = opts;
+  const id = messageId(now ?? Date.now(), after);
+  return {
+    id,
+    conversationId: c.id,
+    tenantId: c.tenantId,
+    role,
+    text,
+    citations: [],
+    toolCalls: [],
+    tokens: 0,
+    ...rest,
+    createdAt: new Date(msOf(id)).toISOString(),
+  };
+}
+
 export const messageItem = (m: MessageRecord) => ({ ...messageKey(m.tenantId, m.conversationId, m.id), ...m });
 
 let lastMs = 0;

@@ -1,11 +1,14 @@
 import { conversationRecordWrites } from '#areas/ai/analytics/ingest.ts';
 import { commitChange, orConflict, putItem, type Change, type Write } from '#shared/data/commit.ts';
+import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
+import { config } from '#shared/platform/config.ts';
 import { ApiError, conflict, notFound } from '#shared/http/errors.ts';
 import {
   conversationItem,
   conversationKey,
   messageItem,
+  messageList,
   type ConversationRecord,
   type MessageRecord,
   type RecentTurn,
@@ -40,6 +43,26 @@ export async function readConversation(t: string, id: string, consistent = false
 }
 
 export const isClosed = (c: Pick<ConversationRecord, 'status'>) => c.status === 'Closed';
+
+/**
+ * A conversation's messages in order (one Query on the id range): those after `after`, at most
+ * `limit`; `keysOnly` reads the keys alone (an erase).
+ */
+export function readMessages<T = MessageRecord>(
+  t: string,
+  id: string,
+  opts: { after?: string; limit?: number; keysOnly?: boolean } = {},
+): Promise<T[]> {
+  return queryItems<T>(
+    {
+      TableName: config.tableName,
+      KeyConditionExpression: opts.after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': messageList(t, id), ...(opts.after ? { ':after': opts.after } : {}) },
+      ...(opts.keysOnly ? { ProjectionExpression: 'pk, sk' } : {}),
+    },
+    opts.limit,
+  );
+}
 
 /** The analytics conversation record of a conversation that closes now (spec: exactly once). */
 const closingRecord = (c: ConversationRecord) => ({

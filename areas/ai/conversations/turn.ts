@@ -5,11 +5,11 @@ import { get } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { publishedAgent } from './agent.ts';
-import { conversationClosed, moved, REASONS, systemMessage, takesVisitorMessages } from './lifecycle.ts';
+import { conversationClosed, moved, REASONS, systemMessage, takesMessages } from './lifecycle.ts';
 import {
   idempotencyKey,
-  messageId,
   messageKey,
+  newMessage,
   searchTextOf,
   type ConversationRecord,
   type MessageRecord,
@@ -88,29 +88,18 @@ async function retried(first: Stored, key: string, agent: AgentSnapshot | null):
  * stored answer, or runs the turn again on the message already stored when the first one failed.
  */
 async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<Start> {
-  if (!takesVisitorMessages(first)) throw conversationClosed();
+  if (!takesMessages(first)) throw conversationClosed();
   const key = input.idempotencyKey;
   // The agent answers only while the conversation is Open; a person's conversation just takes the message.
   const agent =
     first.status === 'Open' ? await publishedAgent(first.tenantId, first.agentId, first.agentVersion) : null;
-  const now = Date.now();
-  const visitor: MessageRecord = {
-    id: messageId(now),
-    conversationId: first.id,
-    tenantId: first.tenantId,
-    role: 'visitor',
-    text: input.text,
-    citations: [],
-    toolCalls: [],
-    tokens: 0,
-    createdAt: new Date(now).toISOString(),
-  };
+  const visitor = newMessage(first, 'visitor', input.text);
   try {
     const out = await mutate(
       first.tenantId,
       first.id,
       (current) => {
-        if (!takesVisitorMessages(current)) throw conversationClosed();
+        if (!takesMessages(current)) throw conversationClosed();
         const escalated = current.status === 'Escalated';
         const claim = { visitorMessageId: visitor.id, answerId: null, escalated, claimedAt: visitor.createdAt };
         return {
@@ -140,18 +129,12 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
  * above the threshold, the turn limit), in one write.
  */
 async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageRecord, result: TurnResult, key?: string) {
-  const now = Date.now();
-  const answer: MessageRecord = {
-    id: messageId(now, visitor.id),
-    conversationId: c.id,
-    tenantId: c.tenantId,
-    role: 'agent',
-    text: result.message,
+  const answer = newMessage(c, 'agent', result.message, {
+    after: visitor.id,
     citations: result.citations,
     toolCalls: result.toolCalls.map(({ name, status, durationMs }) => ({ name, status, durationMs })),
     tokens: result.usage.totalTokens,
-    createdAt: new Date(Math.max(now, Date.parse(visitor.createdAt) + 1)).toISOString(),
-  };
+  });
   const out = await mutate(
     c.tenantId,
     c.id,
@@ -163,7 +146,7 @@ async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageReco
         (limit && turns >= limit && agent.escalation.enabled ? REASONS.turnLimit : undefined);
       let next: ConversationRecord = { ...current, agentTurns: turns, lastMessageAt: answer.createdAt };
       // The visitor may have escalated while the model ran: the answer is kept, the state is theirs.
-      if (reason && next.status === 'Open') next = moved(next, 'Escalated', { reason, now });
+      if (reason && next.status === 'Open') next = moved(next, 'Escalated', { reason, now: Date.now() });
       const escalated = next.status === 'Escalated';
       return {
         next,
@@ -201,7 +184,7 @@ async function storeFailure(c: Stored, visitor: MessageRecord, err: unknown, key
       const note = exhausted ? 'The assistant is unavailable; a person will follow up.' : FAILED;
       return {
         next,
-        messages: [systemMessage(next, note, Math.max(now, Date.parse(visitor.createdAt) + 1))],
+        messages: [systemMessage(next, note, now, visitor.id)],
         writes: key
           ? [
               claimPut(current, key, {

@@ -3,21 +3,18 @@ import { requireAgents } from '#areas/ai/entitlements.ts';
 import { widgetByKey } from '#areas/ai/agents/widgets.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange } from '#shared/data/commit.ts';
-import { queryItems } from '#shared/data/query.ts';
 import { ApiError, conflict, forbidden, unauthorized } from '#shared/http/errors.ts';
-import { config } from '#shared/platform/config.ts';
 import { publishedAgent } from './agent.ts';
-import { changeStatus, conversationChange, conversationClosed } from './lifecycle.ts';
+import { changeStatus, conversationChange, conversationClosed, takesMessages } from './lifecycle.ts';
 import {
   conversationList,
-  messageList,
   newConversation,
   type ConversationRecord,
   type MessageRecord,
   type Visitor,
 } from './records.ts';
 import { newSession, sessionHolds, type SessionClaim } from './session.ts';
-import { newConversationWrites, readConversation, type Stored } from './store.ts';
+import { newConversationWrites, readConversation, readMessages, type Stored } from './store.ts';
 
 export const originNotAllowed = () => forbidden("This page's origin may not use the widget", 'ORIGIN_NOT_ALLOWED');
 const invalidSession = () => unauthorized('The widget session is invalid or has expired');
@@ -102,14 +99,7 @@ const MAX_SINCE = 200;
 
 /** Messages after `after` (a message id; all when absent), oldest first: one Query on the id range. */
 export async function messagesSince(c: Stored, after: string | undefined) {
-  const items = await queryItems<MessageRecord>(
-    {
-      TableName: config.tableName,
-      KeyConditionExpression: after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': messageList(c.tenantId, c.id), ...(after ? { ':after': after } : {}) },
-    },
-    MAX_SINCE,
-  );
+  const items = await readMessages(c.tenantId, c.id, { after, limit: MAX_SINCE });
   return items.map(toVisitorMessage);
 }
 
@@ -122,7 +112,7 @@ const visitorView = (c: ConversationRecord) => ({
 
 /** The visitor asks for a person (route 4): Escalated with the reason; asking again changes nothing. */
 export async function visitorEscalates(c: Stored, reason: string | null | undefined) {
-  if (c.status !== 'Open' && c.status !== 'Escalated') throw conversationClosed();
+  if (!takesMessages(c)) throw conversationClosed();
   const out = await changeStatus(c, 'Escalated', { reason, actor: null });
   return visitorView(out.conversation);
 }

@@ -16,6 +16,8 @@ const ofConversation = scope.tenant({
 });
 const ofSession = scope.tenant();
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
+/** A conversation named by its id (a SystemAdmin may add the tenant). */
+const byId = once(() => ({ params: z.object({ conversationId: uuid() }), query: z.object(tenantQuery()) }));
 
 const citation = once(() =>
   z.object({ chunkId: z.string(), documentId: z.string(), documentTitle: z.string(), score: z.number() }),
@@ -211,8 +213,7 @@ export const conversationRoutes = defineRoutes([
     summary: 'A conversation with every message, its citations and tool calls',
     status: 200,
     schemas: () => ({
-      params: z.object({ conversationId: uuid() }),
-      query: z.object({ ...tenantQuery() }),
+      ...byId(),
       response: z.object({
         ...conversationListItem().shape,
         widgetId: z.nullable(z.string()),
@@ -237,8 +238,7 @@ export const conversationRoutes = defineRoutes([
     status: 201,
     errors: [409],
     schemas: () => ({
-      params: z.object({ conversationId: uuid() }),
-      query: z.object({ ...tenantQuery() }),
+      ...byId(),
       body: z.object({ text: text(4000) }),
       response: message(),
     }),
@@ -255,8 +255,7 @@ export const conversationRoutes = defineRoutes([
     status: 200,
     errors: [409],
     schemas: () => ({
-      params: z.object({ conversationId: uuid() }),
-      query: z.object({ ...tenantQuery() }),
+      ...byId(),
       body: z.object({ status: z.enum(CONVERSATION_STATUSES), reason: optionalText(500) }),
       response: conversationListItem(),
     }),
@@ -271,7 +270,7 @@ export const conversationRoutes = defineRoutes([
     summary: 'The transcript as a file: JSON (the detail) or Markdown, with its file name and content type',
     status: 200,
     schemas: () => ({
-      params: z.object({ conversationId: uuid() }),
+      params: byId().params,
       query: z.object({ ...tenantQuery(), format: z._default(z.enum(['json', 'markdown']), 'json') }),
       response: z.object({
         conversationId: z.string(),
@@ -293,8 +292,7 @@ export const conversationRoutes = defineRoutes([
       "Erases the conversation's messages and the conversation (closed first when open, so analytics counts it); what analytics counted stays",
     status: 204,
     schemas: () => ({
-      params: z.object({ conversationId: uuid() }),
-      query: z.object({ ...tenantQuery() }),
+      ...byId(),
     }),
   },
 ]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
-import { api, e2e, mintToken } from '#test/support/e2e.ts';
+import { api, e2e } from '#test/support/e2e.ts';
+import { publishedAgentWithKnowledge } from '#test/support/e2e-agents.ts';
 
 /**
  * A visitor's conversation over HTTP against the local server (issue 30, "Done when"): widget session
@@ -8,74 +8,23 @@ import { api, e2e, mintToken } from '#test/support/e2e.ts';
  * the widget sees -> resolve -> CSAT -> support analytics and the agent's stats show it.
  */
 const ORIGIN = 'https://shop.story.example';
-const until = async <T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000) => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 describe('conversation story', () => {
   it('runs from a widget session to support analytics', async () => {
-    const admin = await mintToken({ role: 'SystemAdmin' });
-    const slug = `conv-${crypto.randomUUID().slice(0, 8)}`;
-    const tenant = await api('POST', '/api/tenants', {
-      token: admin,
-      body: {
-        slug,
-        name: 'Story Shop',
-        email: `o@${slug}.example.com`,
-        planType: 2,
-        maxAgents: 2,
-        maxKnowledgeBases: 2,
-        maxSeats: 5,
-      },
-    });
-    expect(tenant.status, tenant.text).toBe(201);
-    const owner = await mintToken({ tenantId: tenant.json.result.id });
-    const as = (method: string, path: string, body?: unknown) => api(method, path, { token: owner, body });
-
-    // Knowledge the agent answers from.
-    const kb = await as('POST', '/api/knowledge/bases', { name: 'Policies' });
-    expect(kb.status, kb.text).toBe(201);
-    const doc = await as('POST', `/api/knowledge/bases/${kb.json.result.id}/documents`, {
-      title: 'Returns policy',
-      text: 'Returns are accepted within 30 days of purchase with the receipt.\n\nShipping takes 3 to 5 working days.',
-    });
-    expect(doc.status, doc.text).toBe(202);
-    const indexed = await until(
-      () => as('GET', `/api/knowledge/bases/${kb.json.result.id}/documents`),
-      (r) => r.json.result.items[0]?.status === 'Indexed',
-    );
-    expect(indexed.json.result.items[0].status).toBe('Indexed');
-
-    // The agent: an approved prompt, the base, published; a widget on the shop's origin.
-    const prompt = await as('POST', '/api/prompts', {
-      title: 'Support',
-      content: 'You are {{agent_name}}.',
-      modelId: LOCAL_MODEL_IDS.chat,
-    });
-    const v = prompt.json.result.versions[0].id;
-    expect((await as('PUT', `/api/prompts/${prompt.json.result.id}/versions/${v}/review`)).status).toBe(204);
-    expect((await as('PUT', `/api/prompts/${prompt.json.result.id}/versions/${v}/approve`)).status).toBe(204);
-    const agent = await as('POST', '/api/ai/agents', {
-      name: 'Shop helper',
-      promptId: prompt.json.result.id,
+    const { as, agentId, widgetKey } = await publishedAgentWithKnowledge({
+      tenantName: 'Story Shop',
       welcomeMessage: 'Hello! Ask me about returns.',
-      knowledgeBaseIds: [kb.json.result.id],
+      document: {
+        title: 'Returns policy',
+        text: 'Returns are accepted within 30 days of purchase with the receipt.\n\nShipping takes 3 to 5 working days.',
+      },
+      origin: ORIGIN,
     });
-    expect(agent.status, agent.text).toBe(201);
-    const agentId = agent.json.result.id;
-    expect((await as('POST', `/api/ai/agents/${agentId}/publish`)).status).toBe(200);
-    const widget = await as('POST', `/api/ai/agents/${agentId}/widgets`, { name: 'Shop', allowedOrigins: [ORIGIN] });
-    expect(widget.status, widget.text).toBe(201);
 
     // The visitor's session and three turns with citations.
     const started = await api('POST', '/api/conversations/widget/sessions', {
       headers: { origin: ORIGIN },
-      body: { widgetKey: widget.json.result.widgetKey, visitor: { name: 'Vera', email: null }, locale: 'en' },
+      body: { widgetKey, visitor: { name: 'Vera', email: null }, locale: 'en' },
     });
     expect(started.status, started.text).toBe(201);
     expect(started.json.result.agent).toEqual({ name: 'Shop helper', welcomeMessage: 'Hello! Ask me about returns.' });

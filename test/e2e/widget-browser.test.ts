@@ -3,9 +3,9 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
 import { launchBrowser } from '#test/support/browser.ts';
-import { api, e2e, mintToken } from '#test/support/e2e.ts';
+import { e2e } from '#test/support/e2e.ts';
+import { publishedAgentWithKnowledge, until } from '#test/support/e2e-agents.ts';
 
 /**
  * The embeddable widget in a real browser (issue 29's widget.js, issue 30's routes): a shop page on
@@ -27,57 +27,14 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => host.close(() => resolve())));
 
 async function publishedWidget() {
-  const admin = await mintToken({ role: 'SystemAdmin' });
-  const slug = `widget-${crypto.randomUUID().slice(0, 8)}`;
-  const tenant = await api('POST', '/api/tenants', {
-    token: admin,
-    body: {
-      slug,
-      name: 'Widget Shop',
-      email: `o@${slug}.example.com`,
-      planType: 2,
-      maxAgents: 1,
-      maxKnowledgeBases: 1,
-      maxSeats: 5,
-    },
-  });
-  expect(tenant.status, tenant.text).toBe(201);
-  const owner = await mintToken({ tenantId: tenant.json.result.id });
-  const as = (method: string, path: string, body?: unknown) => api(method, path, { token: owner, body });
-  const prompt = await as('POST', '/api/prompts', {
-    title: 'Shop',
-    content: 'You are {{agent_name}}.',
-    modelId: LOCAL_MODEL_IDS.chat,
-  });
-  const v = `/api/prompts/${prompt.json.result.id}/versions/${prompt.json.result.versions[0].id}`;
-  await as('PUT', `${v}/review`);
-  await as('PUT', `${v}/approve`);
   // The agent answers from a knowledge document: its answer shows the document as a citation.
-  const kb = await as('POST', '/api/knowledge/bases', { name: 'Policies' });
-  const doc = await as('POST', `/api/knowledge/bases/${kb.json.result.id}/documents`, {
-    title: 'Returns policy',
-    text: 'Returns are accepted within 30 days of purchase with the receipt.',
-  });
-  expect(doc.status, doc.text).toBe(202);
-  await until(
-    () => as('GET', `/api/knowledge/bases/${kb.json.result.id}/documents`),
-    (r) => r.json.result.items[0]?.status === 'Indexed',
-    20_000,
-  );
-  const agent = await as('POST', '/api/ai/agents', {
-    name: 'Shop helper',
-    promptId: prompt.json.result.id,
+  const { as, widgetId } = await publishedAgentWithKnowledge({
+    tenantName: 'Widget Shop',
     welcomeMessage: 'Welcome to the shop!',
-    knowledgeBaseIds: [kb.json.result.id],
+    document: { title: 'Returns policy', text: 'Returns are accepted within 30 days of purchase with the receipt.' },
+    origin: hostOrigin,
   });
-  expect(agent.status, agent.text).toBe(201);
-  await as('POST', `/api/ai/agents/${agent.json.result.id}/publish`);
-  const widget = await as('POST', `/api/ai/agents/${agent.json.result.id}/widgets`, {
-    name: 'Shop',
-    allowedOrigins: [hostOrigin],
-  });
-  expect(widget.status, widget.text).toBe(201);
-  const embed = await as('GET', `/api/ai/widgets/${widget.json.result.id}/embed`);
+  const embed = await as('GET', `/api/ai/widgets/${widgetId}/embed`);
   return { as, snippet: embed.json.result.snippet as string };
 }
 
@@ -138,6 +95,7 @@ describe('the widget on a web page', () => {
       const closed = await until(
         () => as('GET', `/api/conversations/${conversationId}`),
         (r) => r.json.result.status === 'Closed',
+        10_000,
       );
       expect(closed.json.result).toMatchObject({ status: 'Closed', csat: 4, escalated: true });
       expect(closed.json.result.messages.filter((m: { role: string }) => m.role === 'agent')[0].text).toBe(
@@ -154,12 +112,3 @@ describe('the widget on a web page', () => {
     }
   });
 });
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

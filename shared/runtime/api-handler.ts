@@ -6,6 +6,7 @@ import { isReply, reply, toHttp, type StreamReply, type WholeReply } from '#shar
 import { assertSettings, requiredSettings } from '#shared/platform/config.ts';
 import { API_GROUPS } from '#shared/routes/groups.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
+import { finishDeferredWork } from './after-answer.ts';
 import { accessLog } from './middlewares/access-log.ts';
 import { authenticate } from './middlewares/authenticate.ts';
 import { errorEnvelope } from './middlewares/error-envelope.ts';
@@ -145,7 +146,9 @@ export function apiHandler<const T extends readonly RouteDef[]>(
     .handler(dispatch);
   const buffered = async (event: APIGatewayProxyEventV2, context: Context) => {
     const { stream, ...result } = await core(event, context);
-    return stream ? { ...result, body: await drain(stream) } : result;
+    const whole = stream ? { ...result, body: await drain(stream) } : result;
+    await finishDeferredWork();
+    return whole;
   };
   return Object.assign(buffered, { core });
 }

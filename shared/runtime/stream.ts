@@ -4,6 +4,7 @@ import { methodNotAllowed, routeNotFound } from '#shared/http/errors.ts';
 import { errorToHttp } from '#shared/http/responses.ts';
 import type { RouteMatch } from '#shared/http/route-matcher.ts';
 import type { HttpMethod, RouteDef } from '#shared/routes/types.ts';
+import { finishDeferredWork } from './after-answer.ts';
 import type { ApiLambda } from './api-handler.ts';
 import type { HttpResult } from './request.ts';
 
@@ -109,7 +110,8 @@ export function streamRouteMatcher(routes: readonly RouteDef[]) {
 /**
  * A group's streaming front door: a Lambda function URL in response-stream mode sends every request
  * to `$default`, so the route is matched here (only the group's `stream` routes), and then the same
- * middleware chain as the HTTP API runs (authentication, limits, validation, scope).
+ * middleware chain as the HTTP API runs (authentication, limits, validation, scope). Work deferred
+ * past the answer (after-answer.ts) runs once the last byte is out.
  */
 export function streamFrontDoor(api: ApiLambda, routes: readonly RouteDef[]): StreamingRun {
   const match = streamRouteMatcher(routes.filter((r) => r.transport === 'stream'));
@@ -123,7 +125,11 @@ export function streamFrontDoor(api: ApiLambda, routes: readonly RouteDef[]): St
     } else {
       result = errorToHttp(found.kind === 'method-not-allowed' ? methodNotAllowed(found.allowed) : routeNotFound());
     }
-    await writeResult(sink, result);
+    try {
+      await writeResult(sink, result);
+    } finally {
+      await finishDeferredWork();
+    }
   };
   const runtime = lambdaRuntime();
   return runtime ? (runtime.streamifyResponse(run) as StreamingRun) : run;

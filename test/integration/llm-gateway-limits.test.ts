@@ -6,7 +6,7 @@ import { releaseExpiredReservations, RESERVATION_TTL_MS } from '#areas/ai/gatewa
 import { countTokens } from '#areas/ai/gateway/tokens.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { newTenant } from '#test/support/fixtures.ts';
-import { ip, newKey, setAllowance, userSays, v1 } from '#test/support/gateway.ts';
+import { ip, newKey, setAllowance, setTenantStatus, userSays, v1 } from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
@@ -122,6 +122,57 @@ describe('order of refusals', () => {
     }).catch((e) => e);
     expect(refusal).toBeInstanceOf(ApiError);
     expect(refusal).toMatchObject({ status: 429, code: 'TOKEN_LIMIT_REACHED' });
+  });
+});
+
+describe('a warm instance reserves on what the last call saw, beside a fresh read', () => {
+  const tokensReserved = async (owner: string) => (await usageOf(owner)).tokensReserved;
+
+  it('a lowered allowance refuses the very next call and holds nothing; raised again, it admits', async () => {
+    const { tenant, owner, key } = await tenantWithKey(100 * worst);
+    expect((await call(key.key)).status).toBe(200);
+    // The instance saw room for 99 more calls; the allowance now leaves room for none.
+    await setAllowance(tenant, 2 * worst - 1);
+    const refused = await call(key.key);
+    expect(refused.status, refused.text).toBe(429);
+    expect(refused.json.error.code).toBe('insufficient_quota');
+    expect(await tokensReserved(owner)).toBe(0);
+    await setAllowance(tenant, 2 * worst);
+    expect((await call(key.key)).status).toBe(200);
+    expect((await usageOf(owner)).tokensUsed).toBe(2 * worst);
+  });
+
+  it('a key revoked after a call is refused on the next one, which holds nothing', async () => {
+    const { owner, key } = await tenantWithKey(100 * worst);
+    expect((await call(key.key)).status).toBe(200);
+    await invoke('DELETE', `/api/llm-gateway/keys/${key.id}`, { token: owner, ip: ip() });
+    const revoked = await call(key.key);
+    expect(revoked.status).toBe(401);
+    expect(revoked.json.error.message).toMatch(/revoked/);
+    expect(await tokensReserved(owner)).toBe(0);
+    expect((await usageOf(owner)).tokensUsed).toBe(worst);
+  });
+
+  it("a suspended or cancelled tenant's keys and agents are refused (403); active again, they answer", async () => {
+    const { tenant, owner, key } = await tenantWithKey(100 * worst);
+    expect((await call(key.key)).status).toBe(200);
+    await setTenantStatus(tenant, 2);
+    const suspended = await call(key.key);
+    expect(suspended.status).toBe(403);
+    expect(suspended.json.error).toMatchObject({ code: 'tenant_suspended', type: 'permission_error' });
+    const inProcess = await chat({
+      tenantId: tenant,
+      caller: { kind: 'agent', agentId: crypto.randomUUID() },
+      requestId: crypto.randomUUID(),
+      model: 'local-chat',
+      messages: [{ role: 'user', content: 'hello' }],
+    }).catch((e) => e);
+    expect(inProcess).toMatchObject({ status: 403, code: 'TENANT_SUSPENDED' });
+    await setTenantStatus(tenant, 3);
+    expect((await call(key.key)).json.error.code).toBe('tenant_cancelled');
+    expect(await tokensReserved(owner)).toBe(0);
+    await setTenantStatus(tenant, 1);
+    expect((await call(key.key)).status).toBe(200);
   });
 });
 

@@ -37,4 +37,17 @@ export async function setAllowance(tenantId: string, maxTokensPerMonth: number |
   );
 }
 
+/** Sets the tenant's status directly (0 Pending, 1 Active, 2 Suspended, 3 Cancelled), as the status route stores it. */
+export async function setTenantStatus(tenantId: string, status: 0 | 1 | 2 | 3) {
+  await ddb().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: keys.platformItem('TENANT', tenantId),
+      UpdateExpression: 'SET #s = :s',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':s': status },
+    }),
+  );
+}
+
 export const userSays = (text: string) => [{ role: 'user', content: text }];

@@ -16,6 +16,7 @@ import { config } from '#shared/platform/config.ts';
 import { installPorts } from '#shared/platform/ports.ts';
 import { paging, text, uuid } from '#shared/routes/schemas.ts';
 import { defineRoutes, scope } from '#shared/routes/types.ts';
+import { afterAnswer } from '#shared/runtime/after-answer.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { sseEvent, streamFrontDoor, streamRouteMatcher } from '#shared/runtime/stream.ts';
 
@@ -168,7 +169,23 @@ const routes = defineRoutes([
     status: 200,
     transport: 'stream',
   },
+  {
+    id: 'settles',
+    method: 'POST',
+    path: '/settles',
+    group: 'system',
+    auth: { kind: 'none' },
+    scope: { kind: 'public' },
+    summary: '',
+    status: 200,
+    transport: 'stream',
+    rawResponse: { contentType: 'text/plain' },
+  },
 ]);
+
+/** The work the 'settles' route leaves for after its answer; the test decides when it ends. */
+let releaseSettle: () => void = () => undefined;
+let settled = false;
 
 const handler = apiHandler(routes, {
   open: async () => ({ hello: 'world' }),
@@ -195,6 +212,17 @@ const handler = apiHandler(routes, {
   drifted: async () => ({ identifier: 'a' }) as unknown as { id: string },
   gone: async () => undefined,
   mine: async ({ tenantId }) => ({ tenantId }),
+  settles: async () => {
+    afterAnswer(
+      new Promise<void>((resolve) => {
+        releaseSettle = () => {
+          settled = true;
+          resolve();
+        };
+      }),
+    );
+    return reply.raw('text/plain', 'answered');
+  },
   ticks: async () =>
     reply.stream(
       (async function* () {
@@ -483,6 +511,48 @@ describe('streaming transport', () => {
     missing.on('data', (c: Buffer) => body.push(c.toString()));
     await door(toApiGatewayEvent({ method: 'GET', path: '/open' }, null), missing, lambdaContext('unit'));
     expect(JSON.parse(body.join('')).error.code).toBe('ROUTE_NOT_FOUND');
+  });
+});
+
+describe('work after the answer', () => {
+  const tick = () => new Promise((r) => setTimeout(r, 20));
+
+  it('the front door ends the answer first, and returns only once the work is done', async () => {
+    settled = false;
+    const door = streamFrontDoor(handler, routes);
+    const sink = Object.assign(new PassThrough(), { writeHead: () => undefined });
+    const body: string[] = [];
+    sink.on('data', (c: Buffer) => body.push(c.toString()));
+    const ended = new Promise((r) => sink.on('end', r));
+    let returned = false;
+    const run = door(toApiGatewayEvent({ method: 'POST', path: '/settles' }, null), sink, lambdaContext('unit')).then(
+      () => {
+        returned = true;
+      },
+    );
+    await ended;
+    expect(body.join('')).toBe('answered');
+    await tick();
+    expect([settled, returned]).toEqual([false, false]);
+    releaseSettle();
+    await run;
+    expect([settled, returned]).toEqual([true, true]);
+  });
+
+  it('the buffered handler (API Gateway sends nothing before it returns) returns after the work', async () => {
+    settled = false;
+    let returned = false;
+    const found = match('POST', '/settles');
+    const event = toApiGatewayEvent({ method: 'POST', path: '/settles' }, found.kind === 'route' ? found : null);
+    const run = handler(event, lambdaContext('unit')).then((res) => {
+      returned = true;
+      return res;
+    });
+    await tick();
+    expect(returned).toBe(false);
+    releaseSettle();
+    expect((await run).body).toBe('answered');
+    expect(settled).toBe(true);
   });
 });
 

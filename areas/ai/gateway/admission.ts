@@ -1,9 +1,9 @@
 import { ApiError } from '#shared/http/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
-import { tokenAllowance } from './allowance.ts';
+import { tenantRefused, tenantStanding, type TenantStanding } from './allowance.ts';
 import { fallbackChain, listModels, resolveModel } from './catalog.ts';
 import { currentKey } from './gateway-keys.ts';
-import { admitRates, settleRates, type RateTicket } from './rates.ts';
+import { admitRates, settleRates, undoRates, type RateTicket } from './rates.ts';
 import {
   gatewayKeys,
   monthOf,
@@ -18,8 +18,9 @@ import { recordCall } from './usage.ts';
 
 /**
  * Everything between a model call's request and its provider: the refusals in the spec's order
- * (key 401, model 404, key expired or revoked 401, rpm/tpm 429, key budget 429, tenant allowance
- * 429), the worst-case reservations, and after the call the settle (or release) and the record.
+ * (key 401, model 404, key expired or revoked 401, a suspended or cancelled tenant 403, rpm/tpm 429,
+ * key budget 429, tenant allowance 429), the worst-case reservations, and after the call the settle
+ * (or release) and the record.
  */
 export const invalidApiKey = () => new ApiError(401, 'INVALID_API_KEY', 'Incorrect API key provided');
 const modelNotFound = (name: string) =>
@@ -73,25 +74,87 @@ async function modelFor(name: string | null, kind: ModelKind, key: GatewayKeyRec
   return model;
 }
 
+/** What admission decides on: the caller's key as it is now, the tenant's allowance and state. */
+interface Standing {
+  key: GatewayKeyRecord | null;
+  tenant: TenantStanding;
+}
+
+const readStanding = async (tenantId: string, caller: Caller): Promise<Standing> => {
+  const [key, tenant] = await Promise.all([
+    caller.kind === 'key' ? currentKey(tenantId, caller.keyId) : null,
+    tenantStanding(tenantId),
+  ]);
+  return { key: key ?? null, tenant };
+};
+
+/** The fields of a standing that admission's checks and reservations depend on. */
+const basis = ({ key, tenant }: Standing) =>
+  JSON.stringify([
+    key && [key.models, key.maxBudgetUsd, key.rpmLimit, key.tpmLimit, key.expiresAt, key.revokedAt],
+    tenant,
+  ]);
+
+/**
+ * The standing each caller's last call saw, in this instance. Bounded: it only spares round trips,
+ * and forgetting it costs one.
+ */
+const lastSeen = new Map<string, Standing>();
+const LAST_SEEN_MAX = 1000;
+const callerId = (tenantId: string, caller: Caller) =>
+  `${tenantId}|${caller.kind === 'key' ? `k:${caller.keyId}` : caller.kind}`;
+function remember(id: string, standing: Standing) {
+  if (lastSeen.size >= LAST_SEEN_MAX && !lastSeen.has(id)) lastSeen.clear();
+  lastSeen.set(id, standing);
+}
+
+/**
+ * Admits a call or throws its refusal. The reservations need the key's limits and the tenant's
+ * allowance, which must be read fresh (a revocation or a lowered limit counts from the next call).
+ * Warm, both go out at once: the reservations on what this caller's last call saw, beside the fresh
+ * read; when the fresh read differs in anything they depend on, they are taken back and made again
+ * on it. So a warm call waits one round trip before its model is called, a changed one three.
+ */
 export async function admit(input: AdmitInput): Promise<Admission> {
   const now = input.now ?? Date.now();
-  const { tenantId, caller, requestId } = input;
-  // Independent reads in parallel: the key as it is now, the tenant's allowance, the catalog (cached).
-  const [found, allowance] = await Promise.all([
-    caller.kind === 'key' ? currentKey(tenantId, caller.keyId) : null,
-    tokenAllowance(tenantId),
+  const id = callerId(input.tenantId, input.caller);
+  const seen = lastSeen.get(id);
+  if (!seen) {
+    const fresh = await readStanding(input.tenantId, input.caller);
+    remember(id, fresh);
+    return reserve(input, fresh, now);
+  }
+  const [fresh, attempt] = await Promise.all([
+    readStanding(input.tenantId, input.caller),
+    reserve(input, seen, now).then(
+      (admission) => ({ admission }),
+      (refusal: unknown) => ({ refusal }),
+    ),
   ]);
-  const key = found ?? null;
+  remember(id, fresh);
+  if (basis(fresh) === basis(seen)) {
+    if ('refusal' in attempt) throw attempt.refusal;
+    return attempt.admission;
+  }
+  if ('admission' in attempt) await takeBack(attempt.admission);
+  return reserve(input, fresh, now);
+}
+
+/**
+ * The refusals in the spec's order, then the reservations: the key's rpm/tpm, its budget and the
+ * tenant's allowance, each one conditional write, sent together. When one refuses, the others are
+ * given back before the refusal is thrown, so a refused call holds nothing.
+ */
+async function reserve(input: AdmitInput, { key, tenant }: Standing, now: number): Promise<Admission> {
+  const { tenantId, caller, requestId } = input;
   if (caller.kind === 'key' && !key) throw invalidApiKey();
   const model = await modelFor(input.model, input.kind, key);
   if (key?.revokedAt) throw new ApiError(401, 'KEY_REVOKED', 'This API key has been revoked');
   if (key?.expiresAt && Date.parse(key.expiresAt) <= now)
     throw new ApiError(401, 'KEY_EXPIRED', 'This API key has expired');
+  if (tenant.refusal) throw tenantRefused(tenant.refusal);
 
   const worstTokens = input.promptTokens + input.maxOutput;
-  const rate = key
-    ? await admitRates({ id: key.id, rpmLimit: key.rpmLimit, tpmLimit: key.tpmLimit }, worstTokens, now)
-    : null;
   const chain = await fallbackChain(model);
   const worstNano = Math.max(...chain.map((m) => costNano(m, input.promptTokens, input.maxOutput)));
   const keyHold: Hold | null = key
@@ -106,18 +169,14 @@ export async function admit(input: AdmitInput): Promise<Admission> {
     key: gatewayKeys.allowance(tenantId, monthOf(new Date(now).toISOString())),
     unit: 'Tokens',
     amount: worstTokens,
-    limit: allowance,
+    limit: tenant.allowance,
   };
-  if (keyHold && !(await hold(keyHold, requestId, {}, now))) {
-    await settleRates(rate, 0, now);
-    throw budgetExceeded();
-  }
-  if (!(await hold(allowanceHold, requestId, {}, now))) {
-    if (keyHold) await release(keyHold.key, requestId, 'Nano', keyHold.amount);
-    await settleRates(rate, 0, now);
-    throw tokenLimitReached();
-  }
-  return {
+  const [rate, keyHeld, allowanceHeld] = await Promise.allSettled([
+    key ? admitRates({ id: key.id, rpmLimit: key.rpmLimit, tpmLimit: key.tpmLimit }, worstTokens, now) : null,
+    keyHold ? hold(keyHold, requestId, {}, now) : true,
+    hold(allowanceHold, requestId, {}, now),
+  ]);
+  const admission: Admission = {
     tenantId,
     caller,
     requestId,
@@ -126,9 +185,43 @@ export async function admit(input: AdmitInput): Promise<Admission> {
     promptTokens: input.promptTokens,
     maxOutput: input.maxOutput,
     holds: { allowance: allowanceHold, key: keyHold },
-    rate,
+    rate: rate.status === 'fulfilled' ? rate.value : null,
     startedAt: now,
   };
+  const refusal =
+    rate.status === 'rejected'
+      ? rate.reason
+      : keyHeld.status === 'rejected'
+        ? keyHeld.reason
+        : keyHeld.value === false
+          ? budgetExceeded()
+          : allowanceHeld.status === 'rejected'
+            ? allowanceHeld.reason
+            : allowanceHeld.value === false
+              ? tokenLimitReached()
+              : null;
+  if (!refusal) return admission;
+  await Promise.all([
+    keyHeld.status === 'fulfilled' &&
+      keyHeld.value === true &&
+      keyHold &&
+      release(keyHold.key, requestId, 'Nano', keyHold.amount),
+    allowanceHeld.status === 'fulfilled' &&
+      allowanceHeld.value &&
+      release(allowanceHold.key, requestId, 'Tokens', allowanceHold.amount),
+    settleRates(admission.rate, 0, now),
+  ]);
+  throw refusal;
+}
+
+/** Gives an admission's reservations and rate counts back: it is made again on a fresher standing. */
+async function takeBack(a: Admission) {
+  const { allowance, key } = a.holds;
+  await Promise.all([
+    release(allowance.key, a.requestId, 'Tokens', allowance.amount),
+    key && release(key.key, a.requestId, 'Nano', key.amount),
+    undoRates(a.rate),
+  ]);
 }
 
 export interface Outcome {
@@ -138,18 +231,22 @@ export interface Outcome {
   completionTokens: number;
 }
 
+/** Work the caller lets run after its answer is out (shared/runtime/after-answer.ts). */
+export type Later = (work: Promise<unknown>) => void;
+
 /**
  * Settles the reservations to what the call used (released when nothing was produced), and
- * records the call once. Returns the cost in USD.
+ * records the call once. Returns the cost in USD, known before the writes end: a caller that
+ * passes `later` gets it at once and the writes finish after its answer.
  */
-export async function finish(a: Admission, out: Outcome, now = Date.now()): Promise<number> {
+export async function finish(a: Admission, out: Outcome, later?: Later, now = Date.now()): Promise<number> {
   countMetric('LlmCalls', !out.model ? 'failed' : out.model.id === a.chain[0]!.id ? 'answered' : 'fallback');
   const used = out.model ? out.promptTokens + out.completionTokens : 0;
   const nano = out.model ? costNano(out.model, out.promptTokens, out.completionTokens) : 0;
   const at = new Date(now).toISOString();
   const { allowance, key } = a.holds;
   // The settle and the record are independent writes: one round trip's wait, not two.
-  await Promise.all([
+  const writes = Promise.all([
     used ? settle(allowance, a.requestId, used) : release(allowance.key, a.requestId, 'Tokens', allowance.amount),
     key && settle(key, a.requestId, nano, { lastUsedAt: at }),
     settleRates(a.rate, used, now),
@@ -166,5 +263,7 @@ export async function finish(a: Admission, out: Outcome, now = Date.now()): Prom
       at,
     }),
   ]);
+  if (later) later(writes);
+  else await writes;
   return nano / 1_000_000_000;
 }

@@ -1,6 +1,6 @@
 import { ApiError, validationError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { admit, finish, upstreamFailed, type Admission } from './admission.ts';
+import { admit, finish, upstreamFailed, type Admission, type Later } from './admission.ts';
 import { promptTokens } from './prompt-tokens.ts';
 import { providerFor } from './providers/index.ts';
 import {
@@ -31,6 +31,8 @@ export interface ChatCall {
   toolChoice?: ToolChoice;
   temperature?: number;
   maxTokens?: number;
+  /** Given: the settle and the usage record finish after the caller's answer (it waits for them before its invocation ends). */
+  later?: Later;
 }
 
 export interface Usage {
@@ -99,7 +101,7 @@ export async function chat(call: ChatCall): Promise<ChatResult> {
   for (const model of a.chain) {
     try {
       const answer = await (await providerFor(model)).chat(requestFor(call, model, a));
-      const costUsd = await finish(a, { model, ...answer.usage });
+      const costUsd = await finish(a, { model, ...answer.usage }, call.later);
       return {
         model: model.name,
         message: { content: answer.content, toolCalls: answer.toolCalls },
@@ -113,7 +115,7 @@ export async function chat(call: ChatCall): Promise<ChatResult> {
       logger.warn('model failed, trying its fallback', { model: model.name, requestId: call.requestId });
     }
   }
-  await finish(a, { model: null, promptTokens: 0, completionTokens: 0 });
+  await finish(a, { model: null, promptTokens: 0, completionTokens: 0 }, call.later);
   if (lastError instanceof ApiError) throw lastError;
   throw upstreamFailed();
 }
@@ -142,7 +144,7 @@ export async function* chatStream(call: ChatCall): AsyncGenerator<ChatChunk> {
     }
   }
   if (!started) {
-    await finish(a, { model: null, promptTokens: 0, completionTokens: 0 });
+    await finish(a, { model: null, promptTokens: 0, completionTokens: 0 }, call.later);
     if (lastError instanceof ApiError) throw lastError;
     throw upstreamFailed();
   }
@@ -155,7 +157,7 @@ export async function* chatStream(call: ChatCall): AsyncGenerator<ChatChunk> {
     for (;;) {
       if (event.type === 'done') {
         settled = true;
-        const costUsd = await finish(a, { model, ...event.usage });
+        const costUsd = await finish(a, { model, ...event.usage }, call.later);
         yield {
           type: 'done',
           model: model.name,
@@ -176,7 +178,7 @@ export async function* chatStream(call: ChatCall): AsyncGenerator<ChatChunk> {
       // Abandoned by the consumer or broken by the provider: billed for what was produced.
       await events.return?.().catch(() => undefined);
       const completion = produced ? await countTokens(produced) : 0;
-      await finish(a, { model, promptTokens: a.promptTokens, completionTokens: completion });
+      await finish(a, { model, promptTokens: a.promptTokens, completionTokens: completion }, call.later);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { admit, finish, upstreamFailed } from './admission.ts';
+import { admit, finish, upstreamFailed, type Later } from './admission.ts';
 import { providerFor } from './providers/index.ts';
 import { isRetryable } from './providers/port.ts';
 import type { Caller } from './records.ts';
@@ -19,6 +19,8 @@ export interface EmbedCall {
   /** Catalog model name or id; null takes the catalog's default embedding model. */
   model: string | null;
   input: string[];
+  /** As ChatCall's: the settle and record finish after the caller's answer. */
+  later?: Later;
 }
 
 export interface EmbedResult {
@@ -35,7 +37,7 @@ export async function embed(call: EmbedCall): Promise<EmbedResult> {
   for (const model of a.chain) {
     try {
       const out = await (await providerFor(model)).embed(model, call.input);
-      await finish(a, { model, promptTokens: out.promptTokens, completionTokens: 0 });
+      await finish(a, { model, promptTokens: out.promptTokens, completionTokens: 0 }, call.later);
       return {
         model: model.name,
         vectors: out.vectors,
@@ -46,7 +48,7 @@ export async function embed(call: EmbedCall): Promise<EmbedResult> {
       if (!isRetryable(err)) break;
     }
   }
-  await finish(a, { model: null, promptTokens: 0, completionTokens: 0 });
+  await finish(a, { model: null, promptTokens: 0, completionTokens: 0 }, call.later);
   if (lastError instanceof ApiError) throw lastError;
   throw upstreamFailed();
 }

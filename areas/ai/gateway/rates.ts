@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/data/keys.ts';
-import { hitRateLimit } from '#shared/data/rate-limit.ts';
+import { hitRateLimit, releaseRateLimit } from '#shared/data/rate-limit.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -40,30 +40,47 @@ export interface RateTicket {
   keyId: string;
   window: number;
   tokens: number;
+  /** The request was counted against rpm (given back only when the admission is redone). */
+  rpm: boolean;
 }
 
-/** Counts the call against the key's limits, or throws 429 rate_limit_exceeded with Retry-After. */
+const RPM_RULE = (limit: number) => ({ name: RPM, limit, windowSeconds: 60 });
+
+/**
+ * Counts the call against the key's limits, or throws 429 rate_limit_exceeded with Retry-After.
+ * Both counters are one atomic ADD each, sent together; a refused call gives its tokens back (its
+ * request still counts, as a refused request does against any rpm limit).
+ */
 export async function admitRates(
   key: { id: string; rpmLimit: number | null; tpmLimit: number | null },
   worstTokens: number,
   now = Date.now(),
 ): Promise<RateTicket | null> {
-  if (key.rpmLimit !== null) {
-    const rpm = await hitRateLimit({ name: RPM, limit: key.rpmLimit, windowSeconds: 60 }, key.id, now);
-    if (!rpm.allowed) throw rateLimitExceeded('requests per minute', now);
-  }
-  if (key.tpmLimit === null) return null;
   const start = windowStart(now);
-  const total = await addTokens(key.id, start, worstTokens);
-  if (total > key.tpmLimit) {
-    await addTokens(key.id, start, -worstTokens);
-    throw rateLimitExceeded('tokens per minute', now);
+  const [rpm, total] = await Promise.all([
+    key.rpmLimit === null ? null : hitRateLimit(RPM_RULE(key.rpmLimit), key.id, now),
+    key.tpmLimit === null ? null : addTokens(key.id, start, worstTokens),
+  ]);
+  const refused =
+    rpm && !rpm.allowed ? 'requests per minute' : total !== null && total > key.tpmLimit! ? 'tokens per minute' : null;
+  if (refused) {
+    if (total !== null) await addTokens(key.id, start, -worstTokens);
+    throw rateLimitExceeded(refused, now);
   }
-  return { keyId: key.id, window: start, tokens: worstTokens };
+  return { keyId: key.id, window: start, tokens: total === null ? 0 : worstTokens, rpm: rpm !== null };
 }
 
 /** The window gets the real use instead of the worst case (only while it is still the current one). */
 export async function settleRates(ticket: RateTicket | null, usedTokens: number, now = Date.now()) {
-  if (!ticket || windowStart(now) !== ticket.window || usedTokens === ticket.tokens) return;
+  if (!ticket || !ticket.tokens || windowStart(now) !== ticket.window || usedTokens === ticket.tokens) return;
   await addTokens(ticket.keyId, ticket.window, usedTokens - ticket.tokens);
+}
+
+/** Takes an admission back entirely (it is redone on fresher limits): its tokens and its request. */
+export async function undoRates(ticket: RateTicket | null, now = Date.now()) {
+  if (!ticket) return;
+  await Promise.all([
+    settleRates(ticket, 0, now),
+    ticket.rpm && releaseRateLimit(RPM_RULE(1), ticket.keyId, ticket.window),
+  ]);
 }

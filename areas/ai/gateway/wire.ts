@@ -1,6 +1,7 @@
 import { reply, type RawReply, type StreamReply } from '#shared/http/responses.ts';
 import { openAiError } from '#shared/http/openai-error.ts';
 import { toApiError } from '#shared/runtime/middlewares/error-envelope.ts';
+import { afterAnswer } from '#shared/runtime/after-answer.ts';
 import { sseEvent } from '#shared/runtime/stream.ts';
 import { chat, chatStream, type ChatChunk, type ChatResult } from './chat.ts';
 import { embed } from './embed.ts';
@@ -101,6 +102,7 @@ function callOf(ctx: ChatContext, body: WireChatBody) {
     toolChoice: body.tool_choice,
     temperature: body.temperature ?? undefined,
     maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    later: afterAnswer,
   };
 }
 
@@ -189,7 +191,7 @@ export async function embeddings(
   body: { model: string; input: string | string[]; encoding_format?: 'float' | 'base64' },
 ) {
   const input = typeof body.input === 'string' ? [body.input] : body.input;
-  const out = await embed({ ...ctx, model: body.model, input });
+  const out = await embed({ ...ctx, model: body.model, input, later: afterAnswer });
   const encode = body.encoding_format === 'base64' ? asBase64 : (v: number[]) => v;
   return json({
     object: 'list',

@@ -125,7 +125,13 @@ describe('the official openai client against the gateway', () => {
   });
 
   it('the usage route and GET /api/analytics/llm agree with what the client saw', async () => {
-    const usage = (await send('GET', '/api/llm-gateway/usage', { token: owner })).json.result;
+    // A call's usage is written just after its answer's last byte: it shows within moments.
+    const usageNow = async () => (await send('GET', '/api/llm-gateway/usage', { token: owner })).json.result;
+    let usage = await usageNow();
+    for (let i = 0; i < 50 && usage.tokensUsed !== seen.tokens; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      usage = await usageNow();
+    }
     expect(usage.tokensUsed).toBe(seen.tokens);
     expect(usage.keys).toEqual([expect.objectContaining({ keyId, requests: seen.requests })]);
     const analytics = (await send('GET', '/api/analytics/llm', { token: owner })).json.result;

@@ -1,5 +1,3 @@
-import './env.ts';
-import { writeFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { lambdaContext } from '#local/apigw-event.ts';
 import { LOCAL_MODEL_IDS, getModel, seedCatalog } from '#areas/ai/gateway/catalog.ts';
@@ -8,11 +6,11 @@ import { keys } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
 import { localModel } from '#areas/ai/gateway/providers/local-model.ts';
 import type { ProviderRequest } from '#areas/ai/gateway/providers/port.ts';
-import { print, prepare, putTenant, startHarness, invoke } from './harness.ts';
+import { prepare, putTenant, invoke, type Harness } from './harness.ts';
 import { median, percentile } from './stats.ts';
 
 /**
- * `npm run bench:gateway`: the LLM gateway's own cost per call (issue 27). The same chat request to
+ * The gateway phase of `npm run bench` (alone: `npm run bench:gateway`): the LLM gateway's own cost per call (issue 27). The same chat request to
  * the local model, warm, in one process, on DynamoDB Local: called directly on the provider, through
  * `chat()` (what agents use: the settle and record awaited), and through the /v1 route's front door
  * (what an OpenAI client reaches: its answer ends before the settle and record, which the invocation
@@ -37,117 +35,114 @@ async function timed(fn: () => Promise<unknown>, n = ITERATIONS): Promise<number
 const stat = (xs: number[]) => ({ medianMs: round(median(xs)), p90Ms: round(percentile(xs, 90)) });
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
-async function main() {
-  const h = await startHarness();
-  try {
-    await seedCatalog();
-    await putTenant(h.tenantId);
-    const key = await invoke({
-      method: 'POST',
-      path: '/api/llm-gateway/keys',
-      token: h.ownerToken,
-      body: { name: 'bench' },
-    });
-    const secret = key.json.result.key as string;
-    const model = (await getModel(LOCAL_MODEL_IDS.chat))!;
-    const messages = [{ role: 'user' as const, content: 'How long does the gateway take to answer this?' }];
-    const req: ProviderRequest = { model, messages, maxTokens: 64 };
-    const call = () => ({
-      tenantId: h.tenantId,
-      caller: { kind: 'user' as const, userId: h.ownerId },
-      requestId: crypto.randomUUID(),
-      model: 'local-chat',
-      messages,
-      maxTokens: 64,
-    });
+export type GatewayBench = Awaited<ReturnType<typeof measureGateway>>;
 
-    const direct = await timed(() => localModel.chat(req));
-    h.recorder.reset();
-    const viaChat = await timed(() => chat(call()));
-    const ddbPerCall = h.recorder.requests.length / (ITERATIONS + WARMUP);
-    const body = { model: 'local-chat', messages, max_tokens: 64 };
-    const route = prepare({
-      method: 'POST',
-      path: '/api/llm-gateway/v1/chat/completions',
-      headers: { authorization: `Bearer ${secret}` },
-      body,
-    });
-    const { streamHandler } = await import('#functions/llm-gateway/index.ts');
-    // Through the front door the /v1 routes are served by: the answer is complete when the sink ends
-    // (what the client waits for); the invocation goes on until the settle and record are written.
-    const answered: number[] = [];
-    const invocation = await timed(async () => {
-      const start = performance.now();
-      let body = '';
-      const sink = new Writable({
-        write(chunk, _enc, done) {
-          body += chunk;
-          done();
-        },
-        final(done) {
-          answered.push(performance.now() - start);
-          done();
-        },
-      });
-      await streamHandler(route.event(), sink, lambdaContext('llm-gateway-stream'));
-      if (!body.includes('chat.completion')) throw new Error(`route answered ${body}`);
-    });
-    answered.splice(0, WARMUP);
+/** The issue's targets: what the gateway adds to a call, and to its first streamed byte. */
+export const GATEWAY_OVERHEAD_TARGET_MS = 2;
+export const GATEWAY_FIRST_BYTE_TARGET_MS = 5;
 
-    // Time to first streamed byte.
-    const directFirst = await timed(async () => {
-      const it = localModel.stream(req)[Symbol.asyncIterator]();
-      await it.next();
-      await it.return?.();
-    });
-    // One DynamoDB round trip on this DynamoDB Local, for scale: the gateway's cost is its round trips.
-    const bareGet = await timed(() => get(keys.platformItem('TENANT', h.tenantId)));
-    const streamRoute = prepare({
-      method: 'POST',
-      path: '/api/llm-gateway/v1/chat/completions',
-      headers: { authorization: `Bearer ${secret}` },
-      body: { ...body, stream: true },
-    });
-    const frontDoorFirst: number[] = [];
-    await timed(async () => {
-      const start = performance.now();
-      let first = 0;
-      const sink = new Writable({
-        write(_chunk, _enc, done) {
-          first ||= performance.now() - start;
-          done();
-        },
-      });
-      await streamHandler(streamRoute.event(), sink, lambdaContext('llm-gateway-stream'));
-      frontDoorFirst.push(first);
-    });
-    frontDoorFirst.splice(0, WARMUP);
+export async function measureGateway(h: Harness) {
+  await seedCatalog();
+  if (!(await get(keys.platformItem('TENANT', h.tenantId)))) await putTenant(h.tenantId);
+  const key = await invoke({
+    method: 'POST',
+    path: '/api/llm-gateway/keys',
+    token: h.ownerToken,
+    body: { name: 'bench' },
+  });
+  const secret = key.json.result.key as string;
+  const model = (await getModel(LOCAL_MODEL_IDS.chat))!;
+  const messages = [{ role: 'user' as const, content: 'How long does the gateway take to answer this?' }];
+  const req: ProviderRequest = { model, messages, maxTokens: 64 };
+  const call = () => ({
+    tenantId: h.tenantId,
+    caller: { kind: 'user' as const, userId: h.ownerId },
+    requestId: crypto.randomUUID(),
+    model: 'local-chat',
+    messages,
+    maxTokens: 64,
+  });
 
-    const results = {
-      generatedAt: new Date().toISOString(),
-      iterations: ITERATIONS,
-      providerDirect: stat(direct),
-      chatInProcess: stat(viaChat),
-      v1RouteAnswered: stat(answered),
-      v1RouteInvocation: stat(invocation),
-      overheadMs: {
-        chatInProcess: round(median(viaChat) - median(direct)),
-        v1RouteAnswered: round(median(answered) - median(direct)),
-        v1RouteInvocation: round(median(invocation) - median(direct)),
+  const direct = await timed(() => localModel.chat(req));
+  h.recorder.reset();
+  const viaChat = await timed(() => chat(call()));
+  const ddbPerCall = h.recorder.requests.length / (ITERATIONS + WARMUP);
+  const body = { model: 'local-chat', messages, max_tokens: 64 };
+  const route = prepare({
+    method: 'POST',
+    path: '/api/llm-gateway/v1/chat/completions',
+    headers: { authorization: `Bearer ${secret}` },
+    body,
+  });
+  const { streamHandler } = await import('#functions/llm-gateway/index.ts');
+  // Through the front door the /v1 routes are served by: the answer is complete when the sink ends
+  // (what the client waits for); the invocation goes on until the settle and record are written.
+  const answered: number[] = [];
+  const invocation = await timed(async () => {
+    const start = performance.now();
+    let body = '';
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        body += chunk;
+        done();
       },
-      dynamoDbRequestsPerChatCall: round(ddbPerCall),
-      bareDynamoDbGetItem: stat(bareGet),
-      firstByte: {
-        providerDirect: stat(directFirst),
-        frontDoorFirstWrite: stat(frontDoorFirst),
-        addedByGatewayMs: round(median(frontDoorFirst) - median(directFirst)),
+      final(done) {
+        answered.push(performance.now() - start);
+        done();
       },
-    };
-    print(JSON.stringify(results, null, 2));
-    await writeFile(new URL('./gateway-results.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
-  } finally {
-    await h.stop();
-  }
+    });
+    await streamHandler(route.event(), sink, lambdaContext('llm-gateway-stream'));
+    if (!body.includes('chat.completion')) throw new Error(`route answered ${body}`);
+  });
+  answered.splice(0, WARMUP);
+
+  // Time to first streamed byte.
+  const directFirst = await timed(async () => {
+    const it = localModel.stream(req)[Symbol.asyncIterator]();
+    await it.next();
+    await it.return?.();
+  });
+  // One DynamoDB round trip on this DynamoDB Local, for scale: the gateway's cost is its round trips.
+  const bareGet = await timed(() => get(keys.platformItem('TENANT', h.tenantId)));
+  const streamRoute = prepare({
+    method: 'POST',
+    path: '/api/llm-gateway/v1/chat/completions',
+    headers: { authorization: `Bearer ${secret}` },
+    body: { ...body, stream: true },
+  });
+  const frontDoorFirst: number[] = [];
+  await timed(async () => {
+    const start = performance.now();
+    let first = 0;
+    const sink = new Writable({
+      write(_chunk, _enc, done) {
+        first ||= performance.now() - start;
+        done();
+      },
+    });
+    await streamHandler(streamRoute.event(), sink, lambdaContext('llm-gateway-stream'));
+    frontDoorFirst.push(first);
+  });
+  frontDoorFirst.splice(0, WARMUP);
+
+  return {
+    generatedAt: new Date().toISOString(),
+    iterations: ITERATIONS,
+    providerDirect: stat(direct),
+    chatInProcess: stat(viaChat),
+    v1RouteAnswered: stat(answered),
+    v1RouteInvocation: stat(invocation),
+    overheadMs: {
+      chatInProcess: round(median(viaChat) - median(direct)),
+      v1RouteAnswered: round(median(answered) - median(direct)),
+      v1RouteInvocation: round(median(invocation) - median(direct)),
+    },
+    dynamoDbRequestsPerChatCall: round(ddbPerCall),
+    bareDynamoDbGetItem: stat(bareGet),
+    firstByte: {
+      providerDirect: stat(directFirst),
+      frontDoorFirstWrite: stat(frontDoorFirst),
+      addedByGatewayMs: round(median(frontDoorFirst) - median(directFirst)),
+    },
+  };
 }
-
-await main();

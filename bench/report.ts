@@ -1,5 +1,6 @@
 import type { KnowledgeBench } from './knowledge.ts';
 import type { ConversationBench } from './conversations.ts';
+import { GATEWAY_FIRST_BYTE_TARGET_MS, GATEWAY_OVERHEAD_TARGET_MS, type GatewayBench } from './gateway.ts';
 import type { AuthResult } from './auth.ts';
 import type { ColdInit } from './cold-init.ts';
 import type { ReadResult } from './reads.ts';
@@ -67,6 +68,8 @@ export interface Results {
   knowledge?: KnowledgeBench;
   /** AI conversations: a widget message's cost beyond its agent turn (bench/conversations.ts). */
   conversations?: ConversationBench;
+  /** AI LLM gateway: its own cost per call and on the first streamed byte (bench/gateway.ts). */
+  gateway?: GatewayBench;
   scan: { issued: boolean; where: string[] };
   targets: TargetRow[];
   summary: { passed: number; missed: number };
@@ -154,6 +157,21 @@ export function targetRows(r: Omit<Results, 'targets' | 'summary'>): TargetRow[]
     value: r.dashboardScale.points.map((p) => String(p.requests)).join(' / '),
     pass: r.dashboardScale.pass,
   });
+  if (r.gateway) {
+    const g = r.gateway;
+    rows.push({
+      target: `gateway overhead <= ${GATEWAY_OVERHEAD_TARGET_MS} ms (median, warm)`,
+      subject: 'llmGateway.chatCompletions (answer complete)',
+      value: `${f(g.overheadMs.v1RouteAnswered, 2)} ms`,
+      pass: g.overheadMs.v1RouteAnswered <= GATEWAY_OVERHEAD_TARGET_MS,
+    });
+    rows.push({
+      target: `gateway's added time to first byte <= ${GATEWAY_FIRST_BYTE_TARGET_MS} ms`,
+      subject: 'llmGateway.chatCompletions (stream)',
+      value: `${f(g.firstByte.addedByGatewayMs, 2)} ms`,
+      pass: g.firstByte.addedByGatewayMs <= GATEWAY_FIRST_BYTE_TARGET_MS,
+    });
+  }
   return rows;
 }
 

@@ -22,6 +22,7 @@ import { measureDashboardScale } from './bcm-dashboard.ts';
 import { measureScale } from './scale.ts';
 import { measureKnowledge } from './knowledge.ts';
 import { measureConversations } from './conversations.ts';
+import { measureGateway } from './gateway.ts';
 import { seed } from './reads.ts';
 import { pool, round } from './stats.ts';
 import { fixedRequest, measureWarm } from './warm.ts';
@@ -215,6 +216,9 @@ try {
   step('AI conversations: a widget message beyond its agent turn');
   const conversations = await measureConversations(h);
   phaseDone('conversations');
+  step('AI LLM gateway: its own cost per call and on the first streamed byte');
+  const gateway = await measureGateway(h);
+  phaseDone('gateway');
 
   const partial = {
     generatedAt: new Date().toISOString(),
@@ -244,6 +248,7 @@ try {
     auth,
     knowledge,
     conversations,
+    gateway,
     scan: { issued: h.recorder.scans.length > 0, where: [...new Set(h.recorder.scans)] },
   };
   const targets = targetRows(partial);

@@ -44,7 +44,8 @@ describe('IAM', () => {
 
   it('lets each function write to its own log group only (no AWSLambdaBasicExecutionRole) and send X-Ray traces', () => {
     const roles = s.ofType('AWS::IAM::Role');
-    expect(roles.length).toBe(s.fnIds.size);
+    // Plus the catalog seed's deploy-time provider (test/infra/llm-gateway-ops.test.ts checks its grants).
+    expect(roles.length).toBe(s.fnIds.size + 1);
     for (const [, role] of roles) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     for (const name of s.fnIds.keys()) {
       const logs = stmts(name).filter((st) => actionsOf(st).some((a) => a.startsWith('logs:')));
@@ -282,7 +283,7 @@ describe('IAM', () => {
     expect(sources).toEqual(['jobs-worker']);
   });
 
-  it('lets only the LLM gateway and the functions that run agent turns (calling it in-process) invoke Bedrock models, and only the stage's models (the ones its catalog is seeded with)', () => {
+  it('lets only the LLM gateway and the functions that run agent turns (calling it in-process) invoke Bedrock models, and only the models the stage offers (the ones its catalog is seeded with)', () => {
     const callers = [...s.fnIds.keys()].filter((n) =>
       stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('bedrock:'))),
     );

@@ -173,6 +173,21 @@ describe('Bedrock catalog seed', () => {
     expect(fn.Properties.LoggingConfig.LogGroup).toBeDefined();
     const role = s.resources[targetId(fn.Properties.Role)!];
     expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    const roleId = targetId(fn.Properties.Role)!;
+    const own = s
+      .ofType('AWS::IAM::Policy')
+      .filter(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === roleId))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement as Json[]);
+    const logs = own.filter((st) => actionsOf(st).some((a) => a.startsWith('logs:')));
+    expect(logs.map((st) => [actionsOf(st).sort(), resourcesOf(st).map(targetId)])).toEqual([
+      [['logs:CreateLogStream', 'logs:PutLogEvents'], [targetId(fn.Properties.LoggingConfig.LogGroup)]],
+    ]);
+    // Every other statement on that role is a seed's PutItem (checked above) or X-Ray.
+    for (const st of own.filter((x) => !logs.includes(x)))
+      expect(
+        actionsOf(st).every((a) => a === 'dynamodb:PutItem' || a.startsWith('xray:Put')),
+        flat(st.Action),
+      ).toBe(true);
     for (const x of seeds()) expect(s.resources[x.id].Properties.InstallLatestAwsSdk).toBe(false);
   });
 

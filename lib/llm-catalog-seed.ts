@@ -12,7 +12,7 @@ import {
 } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { bedrockCatalogInput, offeredBedrockModels } from '#areas/ai/gateway/bedrock-models.ts';
-import { gatewayKeys, modelRecord, newModelItems } from '#areas/ai/gateway/records.ts';
+import { gatewayKeys, modelRecord, catalogItems } from '#areas/ai/gateway/records.ts';
 
 /** The seeded entries' createdAt/updatedAt: fixed, so a redeploy renders the same call (no update). */
 export const SEED_TIME = '2026-01-01T00:00:00.000Z';
@@ -62,7 +62,7 @@ export class LlmCatalogSeed extends Construct {
     );
     for (const m of offered) {
       const { id: modelId, ...input } = bedrockCatalogInput(m, offered);
-      const items = newModelItems(modelRecord(modelId, input, SEED_TIME));
+      const items = catalogItems(modelRecord(modelId, input, SEED_TIME));
       const write = (item: Record<string, unknown>) => ({
         Put: {
           TableName: props.table.tableName,

@@ -8,7 +8,7 @@ import { config } from '#shared/platform/config.ts';
 import {
   gatewayKeys,
   modelRecord,
-  newModelItems,
+  catalogItems,
   toModel,
   type CatalogModel,
   type ModelInput,
@@ -105,7 +105,7 @@ export async function putModel(
     problems.push({ path: 'body.baseUrl', message: 'Required for an openai-compatible model' });
   if (problems.length) throw validationError(problems);
   const model = modelRecord(id, input, now, before?.createdAt ?? now);
-  const items = newModelItems(model);
+  const items = catalogItems(model);
   const renamed = before && before.name !== model.name;
   await commitChange(
     [

@@ -89,8 +89,8 @@ export const modelRecord = (id: string, input: ModelInput, now: string, createdA
   updatedAt: now,
 });
 
-/** The two items of a new catalog entry: the model and the claim on its name. */
-export const newModelItems = (model: CatalogModel) => ({
+/** A catalog entry's items: the model and the claim on its name (a new entry writes both). */
+export const catalogItems = (model: CatalogModel) => ({
   model: { ...gatewayKeys.model(model.id), ...model },
   nameClaim: { ...gatewayKeys.modelName(model.name), modelId: model.id },
 });

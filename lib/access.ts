@@ -2,7 +2,6 @@ import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { BEDROCK_MODEL_IDS } from '#areas/ai/gateway/bedrock-models.ts';
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
 import type { GroupSpec, QueueName } from '#shared/routes/groups.ts';
 import type { DataStores } from './data.ts';
@@ -79,6 +78,10 @@ export const parameterArn = (stack: Stack, settings: StackSettings, path: string
   });
 
 /** The environment the runtime's config (shared/platform/config.ts) reads; only what the spec uses. */
+/** Foundation-model ARNs of these Bedrock model ids, in the stack's region (no account in the ARN). */
+export const bedrockModelArns = (stack: Stack, ids: readonly string[]) =>
+  ids.map((id) => stack.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: id }));
+
 export function environmentFor(spec: AccessSpec, res: PlatformResources): Record<string, string> {
   const { settings, data, queues } = res;
   return {
@@ -151,14 +154,12 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
     fn.addToRolePolicy(new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [param('vault/*')] }));
     res.vaultKey.grant(fn, 'kms:Decrypt');
   }
-  if (spec.bedrock) {
-    // Only the models the catalog may name: foundation models by ARN (no account in the ARN).
+  if (spec.bedrock && res.settings.bedrockModels.length) {
+    // Only the models the stage offers (the ones its catalog is seeded with, lib/llm-catalog-seed.ts).
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
-        resources: BEDROCK_MODEL_IDS.map((id) =>
-          stack.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: id }),
-        ),
+        resources: bedrockModelArns(stack, res.settings.bedrockModels),
       }),
     );
   }

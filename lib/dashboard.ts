@@ -21,7 +21,10 @@ import {
   functionErrors,
   functionThrottles,
   isWorker,
+  llmSpendTotal,
+  MICRO_USD_PER_USD,
   PERIOD,
+  SPEND_PERIOD,
   tableSystemErrors,
   tableThrottles,
 } from './signals.ts';
@@ -174,6 +177,27 @@ export function platformDashboard(
         ),
         { width: 6 },
       ),
+    ],
+    [
+      header(
+        '## LLM gateway\nSpend per hour in millionths of a dollar (1,000,000 = 1 USD), by model and in total; the alarm watches the total.',
+      ),
+    ],
+    [
+      new GraphWidget({
+        title: 'LLM gateway spend per hour (micro-USD), by model and total',
+        left: [
+          new SearchExpression({
+            expression: `SEARCH('{"${namespace}",${SERVICE_DIMENSION},model} MetricName="LlmSpendMicroUsd"', 'Sum', ${SPEND_PERIOD.toSeconds()})`,
+            period: SPEND_PERIOD,
+          }),
+          llmSpendTotal(settings).with({ label: 'all models' }),
+        ],
+        width: 24,
+        height: 6,
+        period: SPEND_PERIOD,
+        leftAnnotations: [alarmLine(monitoring.llmSpendUsdPerHour * MICRO_USD_PER_USD, 'alarm')],
+      }),
     ],
     [
       header(

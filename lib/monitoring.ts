@@ -18,7 +18,10 @@ import {
   functionErrors,
   functionThrottles,
   isWorker,
+  llmSpendTotal,
+  MICRO_USD_PER_USD,
   PERIOD,
+  SPEND_PERIOD,
   tableSystemErrors,
   tableThrottles,
 } from './signals.ts';
@@ -173,6 +176,15 @@ export class Monitoring extends Construct {
       above,
       'DynamoDB system errors on the table',
       'table-system-errors',
+    );
+
+    alarm(
+      'llm-spend',
+      llmSpendTotal(settings),
+      monitoring.llmSpendUsdPerHour * MICRO_USD_PER_USD,
+      above,
+      `LLM gateway spend above ${monitoring.llmSpendUsdPerHour} USD in ${SPEND_PERIOD.toHumanString()} (all models and tenants, in millionths of a dollar)`,
+      'llm-spend',
     );
 
     platformDashboard(this, 'Dashboard', { ...res, alarms: this.alarms });

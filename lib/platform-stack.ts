@@ -12,6 +12,7 @@ import type { PlatformResources } from './access.ts';
 import { DataStores } from './data.ts';
 import { appFunction, entryOf } from './functions.ts';
 import { CORS_ALLOW_HEADERS, PlatformHttpApi } from './http-api.ts';
+import { LlmCatalogSeed } from './llm-catalog-seed.ts';
 import { Monitoring } from './monitoring.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 import { QUEUE_NAMES, WORKER_TIMEOUT_SECONDS, WorkQueues } from './queues.ts';
@@ -54,6 +55,8 @@ export class PlatformStack extends Stack {
   readonly streamUrls = new Map<string, string>();
   /** What every function is built from (settings, data stores, queues, vault key). */
   readonly resources: PlatformResources;
+  /** The stage's Bedrock models, written to the model catalog on deploy when absent. */
+  readonly llmCatalogSeed: LlmCatalogSeed;
 
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
@@ -161,6 +164,10 @@ export class PlatformStack extends Stack {
     }
 
     this.httpApi.addRoutes(routes, this.functions, this.functions.get('fallback')!);
+    this.llmCatalogSeed = new LlmCatalogSeed(this, 'LlmCatalogSeed', {
+      table: data.table,
+      bedrockModels: settings.bedrockModels,
+    });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       settings,
       api: this.httpApi.api,

@@ -1,4 +1,5 @@
 import type { Node } from 'constructs';
+import { DEFAULT_BEDROCK_MODEL_IDS, offeredBedrockModels } from '#areas/ai/gateway/bedrock-models.ts';
 
 /** Deploy-time settings, from CDK context (`-c stage=prod`, cdk.json or cdk.context.json). */
 export interface StackSettings {
@@ -19,6 +20,12 @@ export interface StackSettings {
   /** Extra environment for every function (identity-provider endpoints, redirect allow-list, ...). */
   extraEnv: Record<string, string>;
   monitoring: MonitoringSettings;
+  /**
+   * The Amazon Bedrock models the stage offers (`-c bedrockModels=id,id`, ids from
+   * areas/ai/gateway/bedrock-models.ts; default one chat and one embedding model): the gateway may
+   * invoke only these, and each gets a catalog entry on deploy unless it has one.
+   */
+  bedrockModels: string[];
 }
 
 /** Alarm recipients and thresholds (docs/operations.md lists them with their defaults). */
@@ -31,12 +38,15 @@ export interface MonitoringSettings {
   api5xxRatePercent: number;
   /** The HTTP API's p99 latency (ms) that raises its alarm when exceeded. */
   apiP99LatencyMs: number;
+  /** The LLM gateway's spend over one hour (USD, every model and tenant) that raises its alarm when exceeded. */
+  llmSpendUsdPerHour: number;
 }
 
 export const MONITORING_DEFAULTS = {
   functionErrorRatePercent: 1,
   api5xxRatePercent: 1,
   apiP99LatencyMs: 3000,
+  llmSpendUsdPerHour: 10,
 } as const;
 
 const list = (value: unknown): string[] | undefined => {
@@ -97,6 +107,12 @@ function corsOrigins(given: string[] | undefined, stage: string): string[] {
   );
 }
 
+/** Absent: the defaults. Given: known ids only (the synth stops naming an unknown one); empty offers none. */
+function bedrockModels(given: string[] | undefined): string[] {
+  const ids = given ?? [...DEFAULT_BEDROCK_MODEL_IDS];
+  return offeredBedrockModels(ids).map((m) => m.bedrockId);
+}
+
 export function readSettings(node: Node): StackSettings {
   const ctx = (key: string): unknown => node.tryGetContext(key);
   const appName = String(ctx('appName') ?? 'saas');
@@ -136,7 +152,13 @@ export function readSettings(node: Node): StackSettings {
         MONITORING_DEFAULTS.apiP99LatencyMs,
         'alarmApiP99LatencyMs',
       ),
+      llmSpendUsdPerHour: positiveNumber(
+        ctx('alarmLlmSpendUsdPerHour'),
+        MONITORING_DEFAULTS.llmSpendUsdPerHour,
+        'alarmLlmSpendUsdPerHour',
+      ),
     },
+    bedrockModels: bedrockModels(list(ctx('bedrockModels'))),
   };
 }
 

@@ -1,9 +1,11 @@
 import { Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { MathExpression, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { MathExpression, Metric, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Operation, type Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
+import { LLM_SPEND_TOTAL, metricsNamespace, SERVICE_DIMENSION } from '#shared/runtime/metric-catalog.ts';
+import type { StackSettings } from './settings.ts';
 
 /**
  * The metrics the alarms watch, built once so the dashboard draws exactly what the alarms see.
@@ -70,3 +72,21 @@ export const tableThrottles = (table: Table) =>
   table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, ...sum });
 export const tableSystemErrors = (table: Table) =>
   table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, ...sum });
+
+/**
+ * The LLM gateway's spend alarm looks at one hour, not five minutes: spend is a budget, stated per
+ * hour, and model calls come in bursts (one long agent turn) that a 5-minute window would turn
+ * into noise. An alarm cannot sum across a changing set of models, so it watches the total the
+ * gateway counts beside the per-model metric (areas/ai/gateway/usage.ts).
+ */
+export const SPEND_PERIOD = Duration.hours(1);
+export const MICRO_USD_PER_USD = 1_000_000;
+
+export const llmSpendTotal = (settings: Pick<StackSettings, 'appName' | 'stage'>, period = SPEND_PERIOD) =>
+  new Metric({
+    namespace: metricsNamespace(settings.appName, settings.stage),
+    metricName: 'LlmSpendTotalMicroUsd',
+    dimensionsMap: { [SERVICE_DIMENSION]: settings.appName, scope: LLM_SPEND_TOTAL },
+    statistic: 'Sum',
+    period,
+  });

@@ -21,10 +21,17 @@ export const BUSINESS_METRICS = {
   // The LLM gateway.
   LlmCalls: { dimension: 'outcome', title: 'LLM gateway calls, by outcome (answered, fallback, failed, refused)' },
   LlmSpendMicroUsd: { dimension: 'model', title: 'LLM gateway spend in millionths of a dollar, by model' },
+  LlmSpendTotalMicroUsd: {
+    dimension: 'scope',
+    title: 'LLM gateway spend in millionths of a dollar, all models (the spend alarm watches it)',
+  },
   LlmRecordFailed: { dimension: 'area', title: 'Model calls whose usage record failed (logged with the request id)' },
 } as const satisfies Record<string, { dimension: string; title: string }>;
 
 export type BusinessMetric = keyof typeof BUSINESS_METRICS;
+
+/** The one value of `LlmSpendTotalMicroUsd`'s dimension: the alarm names its full dimension set. */
+export const LLM_SPEND_TOTAL = 'gateway';
 
 /** CloudWatch namespace of the business metrics: one per deployment (`saas/prod`). */
 export const metricsNamespace = (appName: string, stage: string) => `${appName}/${stage}`;

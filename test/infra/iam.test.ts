@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BEDROCK_MODEL_IDS } from '#areas/ai/gateway/bedrock-models.ts';
+import { DEFAULT_BEDROCK_MODEL_IDS } from '#areas/ai/gateway/bedrock-models.ts';
 import { API_GROUPS, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
 import { actionsOf, flat, groupOfFn, resourcesOf, synthPlatform, targetId, type Statement } from './synth.ts';
@@ -44,7 +44,8 @@ describe('IAM', () => {
 
   it('lets each function write to its own log group only (no AWSLambdaBasicExecutionRole) and send X-Ray traces', () => {
     const roles = s.ofType('AWS::IAM::Role');
-    expect(roles.length).toBe(s.fnIds.size);
+    // Plus the catalog seed's deploy-time provider (test/infra/llm-gateway-ops.test.ts checks its grants).
+    expect(roles.length).toBe(s.fnIds.size + 1);
     for (const [, role] of roles) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     for (const name of s.fnIds.keys()) {
       const logs = stmts(name).filter((st) => actionsOf(st).some((a) => a.startsWith('logs:')));
@@ -282,7 +283,7 @@ describe('IAM', () => {
     expect(sources).toEqual(['jobs-worker']);
   });
 
-  it('lets only the LLM gateway and the functions that run agent turns (calling it in-process) invoke Bedrock models, and only the listed models', () => {
+  it('lets only the LLM gateway and the functions that run agent turns (calling it in-process) invoke Bedrock models, and only the models the stage offers (the ones its catalog is seeded with)', () => {
     const callers = [...s.fnIds.keys()].filter((n) =>
       stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('bedrock:'))),
     );
@@ -300,8 +301,8 @@ describe('IAM', () => {
       const st = stmts(name).filter((x) => actionsOf(x).some((a) => a.startsWith('bedrock:')));
       expect(st.flatMap(actionsOf).sort()).toEqual(['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream']);
       const arns = resourceTexts(st);
-      expect(arns).toHaveLength(BEDROCK_MODEL_IDS.length);
-      for (const [i, id] of BEDROCK_MODEL_IDS.entries())
+      expect(arns).toHaveLength(DEFAULT_BEDROCK_MODEL_IDS.length);
+      for (const [i, id] of DEFAULT_BEDROCK_MODEL_IDS.entries())
         expect(arns[i]).toMatch(new RegExp(`:bedrock:.*::foundation-model/${id.replace(/[.:]/g, '\\$&')}$`));
     }
   });

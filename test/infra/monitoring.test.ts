@@ -72,6 +72,7 @@ describe('alarm topic', () => {
       functionErrorRatePercent: 1,
       api5xxRatePercent: 1,
       apiP99LatencyMs: 3000,
+      llmSpendUsdPerHour: 10,
     });
     expect(
       ctx({ alarmFunctionErrorRatePercent: '2.5', alarmApi5xxRatePercent: '5', alarmApiP99LatencyMs: '1500' }),
@@ -85,9 +86,9 @@ describe('alarm topic', () => {
 });
 
 describe('alarms', () => {
-  it('all notify the topic when they fire and when they clear, over one 5-minute period, missing data not breaching', () => {
+  it('all notify the topic when they fire and when they clear, over one 5-minute period (spend: one hour), missing data not breaching', () => {
     const all = [...alarms().values()];
-    expect(all.length).toBe(2 * s.fnIds.size + 2 + QUEUE_NAMES.length + 2);
+    expect(all.length).toBe(2 * s.fnIds.size + 2 + QUEUE_NAMES.length + 2 + 1);
     for (const a of all) {
       expect(a.AlarmActions.map(targetId), a.AlarmName).toEqual([topicId()]);
       expect(a.OKActions.map(targetId), a.AlarmName).toEqual([topicId()]);
@@ -95,7 +96,7 @@ describe('alarms', () => {
       expect(a.TreatMissingData, a.AlarmName).toBe('notBreaching');
       expect(a.AlarmDescription, a.AlarmName).toMatch(/docs\/operations\.md#[a-z0-9-]+$/);
       for (const stat of a.Metrics ? Object.values(statsOf(a)) : [a])
-        expect((stat as Json).Period, a.AlarmName).toBe(300);
+        expect((stat as Json).Period, a.AlarmName).toBe(a.AlarmName === 'saas-test-llm-spend' ? 3600 : 300);
     }
   });
 
@@ -253,7 +254,7 @@ describe('dashboard', () => {
     expect(widgets[0]).toMatchObject({ type: 'alarm', width: 24 });
     expect(widgets[0].properties.alarms).toHaveLength(alarms().size);
     const headers = widgets.filter((w) => w.type === 'text').map((w) => w.properties.markdown.split('\n')[0]);
-    expect(headers).toEqual(['## API', '## Functions', '## Queues', '## Table', '## Business']);
+    expect(headers).toEqual(['## API', '## Functions', '## Queues', '## Table', '## LLM gateway', '## Business']);
     const titles = widgets.filter((w) => w.type === 'metric').map((w) => w.properties.title);
     for (const t of [
       '5xx rate (%)',

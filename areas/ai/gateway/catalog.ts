@@ -5,7 +5,17 @@ import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError, validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
-import { fromNano, gatewayKeys, toModel, toNano, type CatalogModel, type ModelKind, type Provider } from './records.ts';
+import {
+  gatewayKeys,
+  modelRecord,
+  catalogItems,
+  toModel,
+  type CatalogModel,
+  type ModelInput,
+  type ModelKind,
+} from './records.ts';
+
+export type { ModelInput } from './records.ts';
 
 /**
  * The model catalog (platform items, SystemAdmin writes). A call reads the whole catalog with one
@@ -68,20 +78,6 @@ export async function fallbackChain(model: CatalogModel): Promise<CatalogModel[]
   return chain;
 }
 
-export interface ModelInput {
-  name: string;
-  provider: Provider;
-  providerModel: string;
-  kind: ModelKind;
-  inputPricePerMillion: number;
-  outputPricePerMillion: number;
-  contextWindow: number;
-  fallbackModelIds: string[];
-  isActive: boolean;
-  baseUrl?: string | null;
-  apiKeySecret?: string | null;
-}
-
 const nameTaken = (name: string) => new ApiError(409, 'CONFLICT', `A model named '${name}' exists already`);
 
 /**
@@ -108,22 +104,12 @@ export async function putModel(
   if (input.provider === 'openai-compatible' && !input.baseUrl)
     problems.push({ path: 'body.baseUrl', message: 'Required for an openai-compatible model' });
   if (problems.length) throw validationError(problems);
-  const model: CatalogModel = {
-    id,
-    ...input,
-    // DynamoDB keeps magnitudes down to 1e-130 only: prices to a billionth of a dollar per million.
-    inputPricePerMillion: fromNano(toNano(input.inputPricePerMillion)),
-    outputPricePerMillion: fromNano(toNano(input.outputPricePerMillion)),
-    fallbackModelIds: [...new Set(input.fallbackModelIds)],
-    baseUrl: input.baseUrl ?? null,
-    apiKeySecret: input.apiKeySecret ?? null,
-    createdAt: before?.createdAt ?? now,
-    updatedAt: now,
-  };
+  const model = modelRecord(id, input, now, before?.createdAt ?? now);
+  const items = catalogItems(model);
   const renamed = before && before.name !== model.name;
   await commitChange(
     [
-      putItem({ ...gatewayKeys.model(id), ...model }),
+      putItem(items.model),
       (!before || renamed) &&
         orConflict(claimUnique(gatewayKeys.modelName(model.name), { modelId: id }), nameTaken(model.name)),
       renamed && deleteItem(gatewayKeys.modelName(before.name)),

@@ -57,6 +57,44 @@ export interface CatalogModel {
   updatedAt: string;
 }
 
+/** What a catalog entry is made from (the PUT body; the id is the route's). */
+export interface ModelInput {
+  name: string;
+  provider: Provider;
+  providerModel: string;
+  kind: ModelKind;
+  inputPricePerMillion: number;
+  outputPricePerMillion: number;
+  contextWindow: number;
+  fallbackModelIds: string[];
+  isActive: boolean;
+  baseUrl?: string | null;
+  apiKeySecret?: string | null;
+}
+
+/**
+ * The catalog entry as stored, from its input: the one shape both the PUT route and the deploy-time
+ * seed (lib/llm-catalog-seed.ts) write. Prices are kept to a billionth of a dollar per million
+ * (DynamoDB keeps magnitudes down to 1e-130 only).
+ */
+export const modelRecord = (id: string, input: ModelInput, now: string, createdAt = now): CatalogModel => ({
+  id,
+  ...input,
+  inputPricePerMillion: fromNano(toNano(input.inputPricePerMillion)),
+  outputPricePerMillion: fromNano(toNano(input.outputPricePerMillion)),
+  fallbackModelIds: [...new Set(input.fallbackModelIds)],
+  baseUrl: input.baseUrl ?? null,
+  apiKeySecret: input.apiKeySecret ?? null,
+  createdAt,
+  updatedAt: now,
+});
+
+/** A catalog entry's items: the model and the claim on its name (a new entry writes both). */
+export const catalogItems = (model: CatalogModel) => ({
+  model: { ...gatewayKeys.model(model.id), ...model },
+  nameClaim: { ...gatewayKeys.modelName(model.name), modelId: model.id },
+});
+
 export const toModel = (item: Record<string, unknown>): CatalogModel => ({
   id: String(item.id),
   name: String(item.name),

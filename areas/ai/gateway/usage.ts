@@ -7,6 +7,7 @@ import { validationError } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
+import { LLM_SPEND_TOTAL } from '#shared/runtime/metric-catalog.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { tokenAllowance } from './allowance.ts';
 import { dayOf, fromNano, gatewayKeys, monthOf, type Caller } from './records.ts';
@@ -53,8 +54,13 @@ async function addUsage(key: { pk: string; sk: string }, r: CallRecord, extra: R
  */
 export async function recordCall(r: CallRecord): Promise<void> {
   const day = dayOf(r.at);
-  // Spend in millionths of a dollar by model, for the dashboard (a count metric adds them up).
-  if (r.costNano >= 1000) countMetric('LlmSpendMicroUsd', r.model, Math.round(r.costNano / 1000));
+  // Spend in millionths of a dollar by model, for the dashboard (a count metric adds them up), and
+  // once more under one fixed value: an alarm cannot sum a changing set of models (lib/monitoring.ts).
+  if (r.costNano >= 1000) {
+    const micro = Math.round(r.costNano / 1000);
+    countMetric('LlmSpendMicroUsd', r.model, micro);
+    countMetric('LlmSpendTotalMicroUsd', LLM_SPEND_TOTAL, micro);
+  }
   try {
     await Promise.all([
       ingest(

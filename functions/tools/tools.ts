@@ -9,6 +9,7 @@ import { config } from '#shared/platform/config.ts';
 import { BUILT_IN_TOOLS, SEND_TOOL_CHANNELS } from '#shared/reference/built-in-tools.ts';
 import { channelKey } from '#areas/ai/agents/records.ts';
 import { logger } from '#shared/runtime/logger.ts';
+import { refreshToolsKbStatusAfter } from '#areas/ai/knowledge/tool-status.ts';
 import { deleteTenantSecret, ownReference, putTenantSecret, tenantSecretExists } from '#areas/vault/tenant-secrets.ts';
 import { nextToolStatus, widensReach, writeAccessRefusal, type AdminToolAction } from './lifecycle.ts';
 import {
@@ -211,7 +212,15 @@ export async function updateTool(
       ('description' in set ? set.description : tool.description) as string | null,
     );
   const { searchText: _, ...changes } = set;
-  return toDetail(await changeTool(t, tool, set, actor, 'update', changes, reviewed));
+  const changed = await changeTool(t, tool, set, actor, 'update', changes, reviewed);
+  const before = tool.agentIds ?? [];
+  const after = changed.agentIds ?? [];
+  if (after.length !== before.length || after.some((a) => !before.includes(a))) {
+    // Its agents' bases are what its kbStatus shows: read the count the refresh wrote.
+    await refreshToolsKbStatusAfter(t, 'tool agents changed');
+    return toDetail({ ...changed, chunkCount: (await getTool(t, id)).chunkCount });
+  }
+  return toDetail(changed);
 }
 
 /**

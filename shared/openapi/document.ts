@@ -257,6 +257,7 @@ function operationFor(route: RouteDef, converter: SchemaConverter, shadowsLitera
   const queryIn = route.query ? converter.convert(route.query, 'input', `${base}.query`) : undefined;
   const queryOut = route.query ? converter.convert(route.query, 'output', `${base}.query`) : undefined;
   const bodyIn = route.body ? converter.convert(route.body, 'input', `${base}.body`) : undefined;
+  const jsonBodyIn = route.jsonBody ? converter.convert(route.jsonBody, 'input', `${base}.jsonBody`) : undefined;
 
   const parameters: unknown[] = [];
   const pathProps = new Map(paramsIn ? objectProperties(paramsIn).map((p) => [p.name, p.schema]) : []);
@@ -287,7 +288,7 @@ function operationFor(route: RouteDef, converter: SchemaConverter, shadowsLitera
     ...(parameters.length ? { parameters } : {}),
     responses: {},
   };
-  if (hasBody(route)) operation.requestBody = requestBody(route, bodyIn, converter);
+  if (hasBody(route)) operation.requestBody = requestBody(route, bodyIn, converter, jsonBodyIn);
 
   operation.responses[String(route.status)] = successResponse(route, converter);
   const statuses = errorStatusesFor(route, [paramsIn, queryIn, bodyIn]);
@@ -373,7 +374,17 @@ function describe(route: RouteDef): string {
   return lines.join('\n\n');
 }
 
-function requestBody(route: RouteDef, bodyIn: JsonSchema | undefined, converter: SchemaConverter) {
+function jsonContent(schema: JsonSchema, converter: SchemaConverter) {
+  const example = exampleFor(schema, converter.components);
+  return { 'application/json': { schema, ...(example !== undefined ? { example } : {}) } };
+}
+
+function requestBody(
+  route: RouteDef,
+  bodyIn: JsonSchema | undefined,
+  converter: SchemaConverter,
+  jsonBodyIn?: JsonSchema,
+) {
   const bodyType = route.bodyType ?? 'json';
   if (bodyType === 'multipart') {
     const schema = bodyIn ?? {
@@ -381,7 +392,11 @@ function requestBody(route: RouteDef, bodyIn: JsonSchema | undefined, converter:
       properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } },
       required: ['file'],
     };
-    return { required: true, content: { 'multipart/form-data': { schema } } };
+    return {
+      required: true,
+      ...(jsonBodyIn ? { description: 'A file as multipart/form-data, or JSON; the Content-Type header picks.' } : {}),
+      content: { 'multipart/form-data': { schema }, ...(jsonBodyIn ? jsonContent(jsonBodyIn, converter) : {}) },
+    };
   }
   if (bodyType === 'raw') {
     return {
@@ -390,9 +405,7 @@ function requestBody(route: RouteDef, bodyIn: JsonSchema | undefined, converter:
       content: { [bodyIn ? 'application/json' : '*/*']: { schema: bodyIn ?? {} } },
     };
   }
-  const schema = bodyIn ?? {};
-  const example = exampleFor(schema, converter.components);
-  return { required: true, content: { 'application/json': { schema, ...(example !== undefined ? { example } : {}) } } };
+  return { required: true, content: jsonContent(bodyIn ?? {}, converter) };
 }
 
 function successResponse(route: RouteDef, converter: SchemaConverter): ResponseObject {

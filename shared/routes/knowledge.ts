@@ -73,7 +73,16 @@ export const knowledgeMatch = once(() =>
 
 /** The JSON form of a document upload (the route also takes multipart `file`; the handler picks by content type). */
 export const textDocumentBody = once(() =>
-  z.object({ title: text(300), text: z.string().check(z.minLength(1), z.maxLength(MAX_TEXT_CHARS)) }),
+  z.object({ title: text(300), text: z.string().check(z.minLength(1), z.maxLength(MAX_TEXT_CHARS)) }).check(
+    z.meta({
+      examples: [
+        {
+          title: 'Returns policy',
+          text: 'Orders can be returned within 30 days.\n\nRefunds reach the original card within 5 working days.',
+        },
+      ],
+    }),
+  ),
 );
 
 const chunkSize = () => z.number().check(z.int(), z.minimum(CHUNK_SIZE.min), z.maximum(CHUNK_SIZE.max));
@@ -180,6 +189,7 @@ export const knowledgeRoutes = defineRoutes([
     schemas: () => ({
       params: baseParams(),
       query: z.object({ ...tenantQuery(), title: z.optional(text(300)) }),
+      jsonBody: textDocumentBody(),
       response: knowledgeDocument(),
     }),
   },

@@ -183,7 +183,7 @@ export const toolRoutes = defineRoutes([
     scope: ofTenant,
     summary:
       "List the tenant's tools, newest first; filter by agentId, search (name, description) or " +
-      'kbStatus (0 without, 1 with knowledge chunks)',
+      'kbStatus (0 without, 1 with chunks in the knowledge bases bound to its agents)',
     status: 200,
     schemas: () => ({
       query: z.object({

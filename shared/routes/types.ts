@@ -101,6 +101,13 @@ export interface RouteDef {
   rawResponse?: { contentType: string };
   /** Body content type when not JSON (multipart upload, provider webhooks). */
   bodyType?: 'json' | 'multipart' | 'raw';
+  /**
+   * A `multipart` route that also takes a JSON body, picked by the request's Content-Type (a
+   * document as a file or as `{title, text}`): that body's schema. The OpenAPI document lists both
+   * media types; the runtime leaves a multipart route's body to its handler, which validates the
+   * JSON form with this same schema.
+   */
+  jsonBody?: AnySchema;
   maxBodyBytes?: number;
   rateLimit?: RateLimitRule;
   /** Extra path spellings served by the same handler (local server and routes.txt mapping). */
@@ -128,7 +135,7 @@ export interface RouteDef {
 export type RouteErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 503;
 
 /** A route's schemas: what the request is parsed with and what `result` documents. */
-export type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'response'>;
+export type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'jsonBody' | 'response'>;
 
 /**
  * A route as a route file writes it: its schemas behind a thunk. A function serves one route per
@@ -141,7 +148,7 @@ export type RouteSpec = Omit<RouteDef, keyof RouteSchemas> & { schemas?: () => R
 
 type Built<S> = S extends { schemas: () => infer R } ? Omit<S, 'schemas'> & R : Omit<S, 'schemas'>;
 
-const SCHEMA_KEYS = ['params', 'query', 'body', 'response'] as const;
+const SCHEMA_KEYS = ['params', 'query', 'body', 'jsonBody', 'response'] as const;
 
 function withLazySchemas(spec: RouteSpec): RouteDef {
   const { schemas, ...route } = spec;

@@ -404,7 +404,7 @@ describe('tenant tools', () => {
     const c = await newTool('send_email', { displayName: 'Mailer' });
     await owner.put(`/${a.id}`, { agentIds: [agent] });
     await owner.put(`/${c.id}`, { agentIds: [agent, other] });
-    // The knowledge area (later) maintains chunkCount; set it directly here.
+    // The filter alone: chunkCount set directly (how it is maintained: ai-tools-kb-status.test.ts).
     await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,

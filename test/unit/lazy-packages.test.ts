@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
@@ -12,6 +13,7 @@ import {
   LAZY_EVERYWHERE,
   LAZY_PACKAGES,
   lazyPackageCommands,
+  lazyPackagesOf,
 } from '#lib/bundling.ts';
 
 const run = promisify(execFile);
@@ -147,4 +149,130 @@ process.stdout.write(JSON.stringify({ from: import.meta.resolve('pg'), host: cli
       query: 'function',
     });
   });
+});
+
+/**
+ * The knowledge packages (the worker's parsers, the BM25 index, the tokenizer) at a cold start:
+ * every function is built as the CDK builds it and imported in a fresh Node process with stand-ins
+ * of the five packages beside it that record their own loading. No import may load one; the code
+ * that needs one loads it on first use, and only the knowledge worker carries the parsers.
+ */
+const KNOWLEDGE_PACKAGES = ['unpdf', 'mammoth', 'html-to-text', 'minisearch', 'gpt-tokenizer'] as const;
+const PARSERS = ['unpdf', 'mammoth', 'html-to-text'];
+/** Each stand-in records its load, then offers the few names the project's code calls. */
+const STAND_INS: Record<(typeof KNOWLEDGE_PACKAGES)[number], string> = {
+  unpdf:
+    'export const getDocumentProxy = async () => ({}); export const extractText = async () => ({ text: ["pdf"] });',
+  mammoth: 'export default { extractRawText: async () => ({ value: "docx" }) };',
+  'html-to-text': 'export const convert = (html) => `converted ${html.length}`;',
+  minisearch: 'export default class MiniSearch {}',
+  'gpt-tokenizer':
+    'export const countTokens = (t) => t.split(" ").length; export const encode = (t) => [...t].map((c) => c.charCodeAt(0)); export const decode = (a) => String.fromCharCode(...a);',
+};
+
+describe('knowledge packages at a cold start', () => {
+  let dir: string;
+  const functions = readdirSync(join(ROOT, 'functions'));
+  const code = new Map<string, string>();
+  const inlined = new Map<string, string[]>();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'knowledge-cold-'));
+    for (const pkg of KNOWLEDGE_PACKAGES) {
+      mkdirSync(join(dir, 'node_modules', pkg), { recursive: true });
+      writeFileSync(join(dir, 'node_modules', pkg, 'package.json'), '{"type":"module","main":"index.mjs"}');
+      writeFileSync(
+        join(dir, 'node_modules', pkg, 'index.mjs'),
+        `(globalThis.__loaded ??= []).push(${JSON.stringify(pkg)});\n${STAND_INS[pkg]}`,
+      );
+    }
+    await Promise.all(
+      functions.map(async (name) => {
+        const outfile = join(dir, name, 'index.mjs');
+        const { metafile } = await build({
+          ...esbuildOptionsFor(join(ROOT, 'functions', name, 'index.ts')),
+          outfile,
+          metafile: true,
+          logLevel: 'error',
+        });
+        const [out] = Object.values(metafile.outputs);
+        inlined.set(
+          name,
+          Object.entries(out!.inputs)
+            .filter(
+              ([input, v]) =>
+                v.bytesInOutput > 0 && KNOWLEDGE_PACKAGES.some((p) => input.includes(`node_modules/${p}/`)),
+            )
+            .map(([input]) => input),
+        );
+      }),
+    );
+    for (const name of functions) code.set(name, readFileSync(join(dir, name, 'index.mjs'), 'utf8'));
+    // The project's code paths that need a parser or the tokenizer, built as the worker builds them.
+    writeFileSync(
+      join(dir, 'probe.ts'),
+      [
+        `export { extractText } from ${JSON.stringify(join(ROOT, 'areas/ai/knowledge/parse.ts'))};`,
+        `export { countTokens } from ${JSON.stringify(join(ROOT, 'areas/ai/gateway/tokens.ts'))};`,
+      ].join('\n'),
+    );
+    await build({
+      ...esbuildOptionsFor(join(dir, 'probe.ts'), 'knowledge-worker'),
+      outfile: join(dir, 'probe.mjs'),
+      logLevel: 'error',
+    });
+  }, 180_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('inlines none of them in any function: each is external where it is used, and absent elsewhere', () => {
+    expect(functions.length).toBeGreaterThan(20);
+    for (const name of functions) expect(inlined.get(name), name).toEqual([]);
+  });
+
+  it('imports them only with import(), and the parsers only in the knowledge worker', () => {
+    const users = (pkg: string) => functions.filter((name) => code.get(name)!.includes(`import("${pkg}")`)).sort();
+    for (const name of functions)
+      for (const pkg of KNOWLEDGE_PACKAGES)
+        expect(code.get(name), `${name}: ${pkg}`).not.toMatch(new RegExp(`(from|import)\\s*"${pkg}"`));
+    for (const pkg of PARSERS) expect(users(pkg), pkg).toEqual(['knowledge-worker']);
+    expect(users('minisearch')).toEqual(expect.arrayContaining(['knowledge', 'knowledge-worker', 'agent-runtime']));
+    expect(users('gpt-tokenizer')).toEqual(expect.arrayContaining(['knowledge', 'knowledge-worker', 'llm-gateway']));
+    for (const name of new Set(KNOWLEDGE_PACKAGES.flatMap(users)))
+      for (const pkg of KNOWLEDGE_PACKAGES.filter((p) => users(p).includes(name)))
+        expect(lazyPackagesOf(name), `${name} builds ${pkg} beside its bundle`).toContain(pkg);
+  });
+
+  it('loads none of them when a function starts, and each only when first used', async () => {
+    const script = `const loaded = {};
+for (const name of ${JSON.stringify(functions)}) {
+  globalThis.__loaded = [];
+  await import(new URL(\`./\${name}/index.mjs\`, ${JSON.stringify(pathToFileURL(`${dir}/`).href)}).href);
+  loaded[name] = globalThis.__loaded;
+}
+const probe = await import('./probe.mjs');
+globalThis.__loaded = [];
+const html = await probe.extractText('text/html', new TextEncoder().encode('<p>Opening hours</p>'));
+const afterHtml = [...globalThis.__loaded];
+const tokens = await probe.countTokens('three small words');
+process.stdout.write(JSON.stringify({ loaded, html, afterHtml, afterTokens: globalThis.__loaded, tokens }));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      env: {
+        ...process.env,
+        NODE_PATH: '',
+        AWS_REGION: 'us-east-1',
+        AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
+      },
+      maxBuffer: 1 << 22,
+    });
+    const out = JSON.parse(stdout);
+    expect(Object.keys(out.loaded)).toHaveLength(functions.length);
+    for (const name of functions) expect(out.loaded[name], name).toEqual([]);
+    // First use loads only what that use needs: an HTML file the HTML parser, a count the tokenizer.
+    expect(out.afterHtml).toEqual(['html-to-text']);
+    expect(out.html).toBe('converted 20');
+    expect(out.afterTokens).toEqual(['html-to-text', 'gpt-tokenizer']);
+    expect(out.tokens).toBe(3);
+  }, 120_000);
 });

@@ -264,6 +264,49 @@ describe('buildOpenApiDocument', () => {
     });
   });
 
+  it('documents a multipart route that also takes JSON with both request bodies', () => {
+    const jsonBody = z.object({ title: z.string(), text: z.string() });
+    const doc = buildOpenApiDocument([
+      route({ id: 'u.both', method: 'POST', path: '/api/both', bodyType: 'multipart', jsonBody, status: 202 }),
+      route({ id: 'u.file', method: 'POST', path: '/api/file', bodyType: 'multipart', status: 201 }),
+    ]);
+    const body = (path: string) =>
+      doc.paths[path]!.post!.requestBody as {
+        description?: string;
+        content: Record<string, { schema: { properties?: object; required?: string[] }; example?: unknown }>;
+      };
+    const both = body('/api/both');
+    expect(Object.keys(both.content).sort()).toEqual(['application/json', 'multipart/form-data']);
+    expect(both.content['multipart/form-data']!.schema.required).toEqual(['file']);
+    expect(both.content['application/json']!.schema).toMatchObject({
+      type: 'object',
+      properties: { title: { type: 'string' }, text: { type: 'string' } },
+      required: ['title', 'text'],
+    });
+    expect(both.content['application/json']!.example).toEqual({ title: 'string', text: 'string' });
+    expect(both.description).toMatch(/Content-Type/);
+    // Without `jsonBody` a multipart route takes only the file.
+    expect(Object.keys(body('/api/file').content)).toEqual(['multipart/form-data']);
+    expect(body('/api/file').description).toBeUndefined();
+  });
+
+  it('shows the knowledge document upload as a file or as JSON {title, text} with an example', () => {
+    const upload = apiDocument().paths['/api/knowledge/bases/{kbId}/documents']!.post!.requestBody as {
+      content: Record<
+        string,
+        { schema: { properties: Record<string, unknown>; required: string[] }; example?: unknown }
+      >;
+    };
+    expect(upload.content['multipart/form-data']!.schema).toMatchObject({
+      properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } },
+      required: ['file'],
+    });
+    const json = upload.content['application/json']!;
+    expect(json.schema.required).toEqual(['title', 'text']);
+    expect(json.schema.properties.text).toMatchObject({ type: 'string', minLength: 1, maxLength: 1_000_000 });
+    expect(json.example).toMatchObject({ title: 'Returns policy', text: expect.stringContaining('30 days') });
+  });
+
   it('lists aliases as operations of the same handler and leaves local-only routes out', () => {
     const doc = buildOpenApiDocument([
       route({

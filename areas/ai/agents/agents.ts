@@ -10,6 +10,7 @@ import { prompts, type PromptItem } from '#functions/prompts/records.ts';
 import { tools } from '#functions/tools/records.ts';
 import { getModel } from '#areas/ai/gateway/catalog.ts';
 import { kbKey } from '#areas/ai/knowledge/records.ts';
+import { refreshToolsKbStatusAfter } from '#areas/ai/knowledge/tool-status.ts';
 import { agentSlot, planLimitReached, requireAgents } from '#areas/ai/entitlements.ts';
 import { agentItem, agentList, deletedIndex, toAgent, type AgentRecord, type Escalation } from './records.ts';
 import { agentKey, agentVersionCollection, agentVersionKey, type AgentSnapshot } from './snapshot.ts';
@@ -194,10 +195,19 @@ async function patch(
   return toAgent({ ...a, ...set, updatedAt: now } as AgentRecord);
 }
 
+/** Tools show the chunks of their agents' bases (docs/decisions.md, "Tools' kbStatus"): a change of bases moves them. */
+const sameBases = (a: readonly string[] = [], b: readonly string[] = []) =>
+  a.length === b.length && a.every((id) => b.includes(id));
+async function afterBasesChange<T extends { knowledgeBaseIds: string[] }>(t: string, before: AgentRecord, after: T) {
+  if (!sameBases(before.knowledgeBaseIds, after.knowledgeBaseIds))
+    await refreshToolsKbStatusAfter(t, 'agent knowledge bases changed');
+  return after;
+}
+
 export async function updateAgent(t: string, agentId: string, input: AgentInput, actor: Principal) {
   await requireAgents(t);
   const a = await readAgent(t, agentId);
-  return patch(t, a, await resolve(t, input), actor, 'update');
+  return afterBasesChange(t, a, await patch(t, a, await resolve(t, input), actor, 'update'));
 }
 
 export async function setTools(t: string, agentId: string, toolIds: string[], actor: Principal) {
@@ -213,7 +223,7 @@ export async function setBases(t: string, agentId: string, knowledgeBaseIds: str
   const a = await readAgent(t, agentId);
   const ids = unique(knowledgeBaseIds);
   await checkBases(t, ids);
-  return patch(t, a, { knowledgeBaseIds: ids }, actor, 'set-knowledge-bases');
+  return afterBasesChange(t, a, await patch(t, a, { knowledgeBaseIds: ids }, actor, 'set-knowledge-bases'));
 }
 
 /** Soft delete: the item stays (deletedAt) for the audit trail and versions; every read answers 404. */
@@ -238,6 +248,7 @@ export async function deleteAgent(t: string, agentId: string, actor: Principal) 
     change(t, actor, agentId, 'delete', { name: a.name }),
     { now },
   );
+  if (a.knowledgeBaseIds?.length) await refreshToolsKbStatusAfter(t, 'agent deleted');
 }
 
 /**
@@ -348,7 +359,7 @@ export async function restoreVersion(t: string, agentId: string, vId: string, ac
   // The version keeps the bases it pinned; the draft takes only those that still exist.
   const bases = await Promise.all(s.knowledgeBaseIds.map((id) => get(kbKey(t, id))));
   const knowledgeBaseIds = s.knowledgeBaseIds.filter((_, i) => bases[i]);
-  return patch(
+  const restored = await patch(
     t,
     a,
     {
@@ -365,4 +376,5 @@ export async function restoreVersion(t: string, agentId: string, vId: string, ac
     actor,
     'restore',
   );
+  return afterBasesChange(t, a, restored);
 }

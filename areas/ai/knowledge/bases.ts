@@ -16,6 +16,7 @@ import { enqueue } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { unbindKnowledgeBase } from '#areas/ai/agents/unbind-base.ts';
 import { PURGE_BASE } from './messages.ts';
+import { refreshToolsKbStatusAfter } from './tool-status.ts';
 import { baseItem, kbKey, kbList, tenantKey, toBase, type BaseRecord } from './records.ts';
 import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP } from './vocabulary.ts';
 
@@ -142,5 +143,6 @@ export async function deleteBase(t: string, kbId: string, actor: Principal) {
   await unbindKnowledgeBase(t, kbId, actor).catch((err) =>
     logger.warn('agents not unbound from a deleted knowledge base', { kbId, errorName: (err as Error).name }),
   );
+  if (Number(base.chunkCount ?? 0) > 0) await refreshToolsKbStatusAfter(t, 'knowledge base deleted');
   await enqueue(PURGE_BASE, { tenantId: t, kbId });
 }

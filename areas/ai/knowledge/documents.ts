@@ -12,6 +12,7 @@ import { config } from '#shared/platform/config.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { textDocumentBody } from '#shared/routes/knowledge.ts';
 import { readBase } from './bases.ts';
+import { refreshToolsKbStatusAfter } from './tool-status.ts';
 import { detectKnowledgeType } from './file-types.ts';
 import { INDEX_DOCUMENT, PURGE_DOCUMENT } from './messages.ts';
 import { filePart } from './multipart.ts';
@@ -224,11 +225,12 @@ export async function listChunks(t: string, kbId: string, documentId: string, q:
  * status it read, so a worker finishing meanwhile cannot leave the base's chunkCount wrong.
  */
 export async function deleteDocument(t: string, kbId: string, documentId: string, actor: Principal) {
+  let chunks = 0;
   for (let attempt = 1; ; attempt++) {
     await readBase(t, kbId, true);
     const doc = await get<DocumentRecord>(documentKey(t, kbId, documentId), { consistent: true });
     if (!doc) throw notFound('Document');
-    const chunks = doc.status === 'Indexed' ? Number(doc.chunkCount ?? 0) : 0;
+    chunks = doc.status === 'Indexed' ? Number(doc.chunkCount ?? 0) : 0;
     try {
       await commitChange(
         [
@@ -260,5 +262,6 @@ export async function deleteDocument(t: string, kbId: string, documentId: string
       if (!(err instanceof ApiError) || err.code !== 'CONFLICT' || attempt >= 3) throw err;
     }
   }
+  if (chunks > 0) await refreshToolsKbStatusAfter(t, 'document deleted');
   await enqueue(PURGE_DOCUMENT, { tenantId: t, kbId, documentId });
 }

@@ -5,6 +5,7 @@ import { get } from '#shared/data/read.ts';
 import { ApiError, notFound } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { chunkText } from './chunking.ts';
+import { refreshToolsKbStatusAfter } from './tool-status.ts';
 import { rewriteKeywordIndex } from './keyword-index.ts';
 import { getObject } from './objects.ts';
 import { extractText, ParseError } from './parse.ts';
@@ -149,6 +150,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     await purgeDocumentData(ref, { dropIndexWhenBaseGone: true, keepOriginal: true });
     return { status: 'skipped', chunks: 0 };
   }
+  await refreshToolsKbStatusAfter(doc.tenantId, 'document indexed');
   return { status: 'Indexed', chunks: records.length };
 }
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS, type SystemRole } from '#shared/auth/permissions.ts';
 import { claimUnique, putNew } from '#shared/data/collection.ts';
 import { checkItem, commitChange, type TransactItem } from '#shared/data/commit.ts';
-import { keys, type Key } from '#shared/data/keys.ts';
+import { keys } from '#shared/data/keys.ts';
+import { getMany } from '#shared/data/read.ts';
 import { conflict } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -95,22 +95,6 @@ export async function ensureSystemRoles(tenantId: string): Promise<boolean> {
   return !failed;
 }
 
-/** BatchGet of up to 100 keys per call; order of the answer is not guaranteed. */
-async function batchGet(keyList: Key[]): Promise<Item[]> {
-  const found: Item[] = [];
-  for (let i = 0; i < keyList.length; i += 100) {
-    let pending: Key[] | undefined = keyList.slice(i, i + 100);
-    for (let attempt = 0; pending?.length && attempt < 6; attempt++) {
-      const out = await ddb().send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: pending } } }));
-      found.push(...((out.Responses?.[config.tableName] ?? []) as Item[]));
-      pending = out.UnprocessedKeys?.[config.tableName]?.Keys as Key[] | undefined;
-      if (pending?.length) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
-    }
-    if (pending?.length) throw new Error('BatchGet left keys unprocessed');
-  }
-  return found;
-}
-
 const uniqueNames = (names: string[]) => [...new Map(names.map((n) => [n.toLowerCase(), n])).values()];
 
 /**
@@ -127,7 +111,7 @@ export async function roleIdsByName(tenantId: string, names: string[]): Promise<
     else custom.push(name.toLowerCase());
   }
   if (custom.length) {
-    const claims = await batchGet(custom.map((n) => identityKeys.roleName(tenantId, n)));
+    const claims = [...(await getMany<Item>(custom.map((n) => identityKeys.roleName(tenantId, n)))).values()];
     for (const claim of claims) {
       const lower = (claim.pk as string).slice(identityKeys.roleName(tenantId, '').pk.length);
       ids.set(lower, claim.roleId as string);
@@ -144,7 +128,9 @@ export async function resolveRoles(
 ): Promise<{ found: RoleRecord[]; missing: string[] }> {
   const wanted = uniqueNames(names);
   const ids = await roleIdsByName(tenantId, wanted);
-  const items = ids.size ? await batchGet([...new Set(ids.values())].map((id) => identityKeys.role(tenantId, id))) : [];
+  const items = ids.size
+    ? [...(await getMany<Item>([...new Set(ids.values())].map((id) => identityKeys.role(tenantId, id)))).values()]
+    : [];
   const byLower = new Map(items.map((item) => [(item.name as string).toLowerCase(), toRole(item)]));
   const found: RoleRecord[] = [];
   const missing: string[] = [];

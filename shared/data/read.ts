@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -37,4 +37,32 @@ export async function getOr404<T = Item>(key: Key, what: string, opts: ReadOptio
   const item = await get<T>(key, opts);
   if (!item) throw notFound(what);
   return item;
+}
+
+export const keyOf = (k: Key) => `${k.pk}|${k.sk}`;
+
+/**
+ * Items by key through BatchGetItem (100 keys a request, unprocessed keys retried with backoff):
+ * a map by `pk|sk` (`keyOf`). The only way the code reads several items by key.
+ */
+export async function getMany<T = Item>(keyList: Key[], opts: Pick<ReadOptions, 'consistent'> = {}) {
+  const out = new Map<string, T>();
+  const unique = [...new Map(keyList.map((k) => [keyOf(k), k])).values()];
+  for (let i = 0; i < unique.length; i += 100) {
+    let pending: Key[] = unique.slice(i, i + 100);
+    for (let attempt = 0; pending.length && attempt < 8; attempt++) {
+      if (attempt) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+      const res = await ddb().send(
+        new BatchGetCommand({
+          RequestItems: {
+            [config.tableName]: { Keys: pending, ...(opts.consistent ? { ConsistentRead: true } : {}) },
+          },
+        }),
+      );
+      for (const item of res.Responses?.[config.tableName] ?? []) out.set(`${item.pk}|${item.sk}`, item as T);
+      pending = (res.UnprocessedKeys?.[config.tableName]?.Keys ?? []) as Key[];
+    }
+    if (pending.length) throw new Error('Batch read left unprocessed keys');
+  }
+  return out;
 }

@@ -9,18 +9,29 @@ import { publishMetrics } from './metrics.ts';
  * at a time, so one process-wide set is the invocation's; locally a request may also wait for
  * another's work, which only delays it.
  */
-const pending = new Set<Promise<unknown>>();
+type Work = () => Promise<unknown>;
+const waiting: Work[] = [];
 
-export function afterAnswer(work: Promise<unknown>): void {
-  const tracked: Promise<unknown> = work
-    .catch((error) => logger.error('work after the answer failed', { error: error as Error }))
-    .finally(() => pending.delete(tracked));
-  pending.add(tracked);
+/**
+ * Leaves work for after the answer. It is not even started before: building and signing its
+ * requests would take the CPU the answer is waiting for.
+ */
+export function afterAnswer(work: Work): void {
+  waiting.push(work);
 }
 
-/** Waits for every deferred piece of work (and any it deferred in turn), then writes their metrics. */
+/** Runs every piece of work left (and any it leaves in turn) and waits for it, then writes their metrics. */
 export async function finishDeferredWork(): Promise<void> {
-  if (pending.size === 0) return;
-  while (pending.size) await Promise.all([...pending]);
+  if (waiting.length === 0) return;
+  while (waiting.length) {
+    const batch = waiting.splice(0);
+    await Promise.all(
+      batch.map((work) =>
+        Promise.resolve()
+          .then(work)
+          .catch((error) => logger.error('work after the answer failed', { error: error as Error })),
+      ),
+    );
+  }
   await publishMetrics();
 }

@@ -214,12 +214,13 @@ const handler = apiHandler(routes, {
   mine: async ({ tenantId }) => ({ tenantId }),
   settles: async () => {
     afterAnswer(
-      new Promise<void>((resolve) => {
-        releaseSettle = () => {
-          settled = true;
-          resolve();
-        };
-      }),
+      () =>
+        new Promise<void>((resolve) => {
+          releaseSettle = () => {
+            settled = true;
+            resolve();
+          };
+        }),
     );
     return reply.raw('text/plain', 'answered');
   },

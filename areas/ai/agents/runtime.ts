@@ -1,11 +1,10 @@
 import { chat, chatStream, type ChatMessage, type ToolCall, type ToolDef, type Usage } from '#areas/ai/gateway/chat.ts';
 import type { Caller } from '#areas/ai/gateway/records.ts';
 import { retrieve, type Match } from '#areas/ai/knowledge/retrieve.ts';
-import { getMany, keyOf } from '#areas/ai/knowledge/read-many.ts';
 import { renderTemplate } from '#functions/prompts/placeholders.ts';
 import { prompts, type PromptItem, type VersionItem } from '#functions/prompts/records.ts';
 import { tools as toolKeys, type ToolItem } from '#functions/tools/records.ts';
-import { get } from '#shared/data/read.ts';
+import { get, getMany, keyOf } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import type { AgentSnapshot } from './snapshot.ts';

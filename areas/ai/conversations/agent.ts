@@ -1,6 +1,5 @@
-import { getMany, keyOf } from '#areas/ai/knowledge/read-many.ts';
 import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/ai/agents/snapshot.ts';
-import { get } from '#shared/data/read.ts';
+import { get, getMany, keyOf } from '#shared/data/read.ts';
 import { conflict } from '#shared/http/errors.ts';
 
 interface AgentState {

@@ -1,8 +1,8 @@
+import { getMany, keyOf } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
-import { tenantRefused, tenantStanding, type TenantStanding } from './allowance.ts';
+import { standingOf, tenantKey, tenantRefused, tenantStanding, type TenantStanding } from './allowance.ts';
 import { fallbackChain, listModels, resolveModel } from './catalog.ts';
-import { currentKey } from './gateway-keys.ts';
 import { admitRates, settleRates, undoRates, type RateTicket } from './rates.ts';
 import {
   gatewayKeys,
@@ -13,7 +13,7 @@ import {
   type GatewayKeyRecord,
   type ModelKind,
 } from './records.ts';
-import { hold, release, settle, type Hold } from './reservations.ts';
+import { giveBack, hold, settle, type Hold } from './reservations.ts';
 import { recordCall } from './usage.ts';
 
 /**
@@ -80,13 +80,16 @@ interface Standing {
   tenant: TenantStanding;
 }
 
-const readStanding = async (tenantId: string, caller: Caller): Promise<Standing> => {
-  const [key, tenant] = await Promise.all([
-    caller.kind === 'key' ? currentKey(tenantId, caller.keyId) : null,
-    tenantStanding(tenantId),
-  ]);
-  return { key: key ?? null, tenant };
-};
+/** One request: the tenant alone, or with the caller's key in one strongly consistent batch. */
+async function readStanding(tenantId: string, caller: Caller): Promise<Standing> {
+  if (caller.kind !== 'key') return { key: null, tenant: await tenantStanding(tenantId) };
+  const [keyItem, tenantItem] = [gatewayKeys.key(tenantId, caller.keyId), tenantKey(tenantId)];
+  const items = await getMany<Record<string, unknown>>([keyItem, tenantItem], { consistent: true });
+  return {
+    key: (items.get(keyOf(keyItem)) as GatewayKeyRecord | undefined) ?? null,
+    tenant: standingOf(items.get(keyOf(tenantItem))),
+  };
+}
 
 /** The fields of a standing that admission's checks and reservations depend on. */
 const basis = ({ key, tenant }: Standing) =>
@@ -202,13 +205,8 @@ async function reserve(input: AdmitInput, { key, tenant }: Standing, now: number
               : null;
   if (!refusal) return admission;
   await Promise.all([
-    keyHeld.status === 'fulfilled' &&
-      keyHeld.value === true &&
-      keyHold &&
-      release(keyHold.key, requestId, 'Nano', keyHold.amount),
-    allowanceHeld.status === 'fulfilled' &&
-      allowanceHeld.value &&
-      release(allowanceHold.key, requestId, 'Tokens', allowanceHold.amount),
+    keyHeld.status === 'fulfilled' && keyHeld.value === true && keyHold && giveBack(keyHold, requestId),
+    allowanceHeld.status === 'fulfilled' && allowanceHeld.value && giveBack(allowanceHold, requestId),
     settleRates(admission.rate, 0, now),
   ]);
   throw refusal;
@@ -217,11 +215,7 @@ async function reserve(input: AdmitInput, { key, tenant }: Standing, now: number
 /** Gives an admission's reservations and rate counts back: it is made again on a fresher standing. */
 async function takeBack(a: Admission) {
   const { allowance, key } = a.holds;
-  await Promise.all([
-    release(allowance.key, a.requestId, 'Tokens', allowance.amount),
-    key && release(key.key, a.requestId, 'Nano', key.amount),
-    undoRates(a.rate),
-  ]);
+  await Promise.all([giveBack(allowance, a.requestId), key && giveBack(key, a.requestId), undoRates(a.rate)]);
 }
 
 export interface Outcome {
@@ -232,7 +226,7 @@ export interface Outcome {
 }
 
 /** Work the caller lets run after its answer is out (shared/runtime/after-answer.ts). */
-export type Later = (work: Promise<unknown>) => void;
+export type Later = (work: () => Promise<unknown>) => void;
 
 /**
  * Settles the reservations to what the call used (released when nothing was produced), and
@@ -246,24 +240,25 @@ export async function finish(a: Admission, out: Outcome, later?: Later, now = Da
   const at = new Date(now).toISOString();
   const { allowance, key } = a.holds;
   // The settle and the record are independent writes: one round trip's wait, not two.
-  const writes = Promise.all([
-    used ? settle(allowance, a.requestId, used) : release(allowance.key, a.requestId, 'Tokens', allowance.amount),
-    key && settle(key, a.requestId, nano, { lastUsedAt: at }),
-    settleRates(a.rate, used, now),
-    recordCall({
-      tenantId: a.tenantId,
-      caller: a.caller,
-      requestId: a.requestId,
-      model: (out.model ?? a.chain[0]!).name,
-      promptTokens: out.model ? out.promptTokens : 0,
-      completionTokens: out.model ? out.completionTokens : 0,
-      costNano: nano,
-      latencyMs: now - a.startedAt,
-      isError: !out.model,
-      at,
-    }),
-  ]);
+  const writes = () =>
+    Promise.all([
+      used ? settle(allowance, a.requestId, used) : giveBack(allowance, a.requestId),
+      key && settle(key, a.requestId, nano, { lastUsedAt: at }),
+      settleRates(a.rate, used, now),
+      recordCall({
+        tenantId: a.tenantId,
+        caller: a.caller,
+        requestId: a.requestId,
+        model: (out.model ?? a.chain[0]!).name,
+        promptTokens: out.model ? out.promptTokens : 0,
+        completionTokens: out.model ? out.completionTokens : 0,
+        costNano: nano,
+        latencyMs: now - a.startedAt,
+        isError: !out.model,
+        at,
+      }),
+    ]);
   if (later) later(writes);
-  else await writes;
+  else await writes();
   return nano / 1_000_000_000;
 }

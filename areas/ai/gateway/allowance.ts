@@ -15,11 +15,18 @@ export interface TenantStanding {
   refusal: 'TENANT_SUSPENDED' | 'TENANT_CANCELLED' | null;
 }
 
+type TenantFields = { maxTokensPerMonth?: number | null; planType?: number; status?: number };
+
+export const tenantKey = (tenantId: string) => keys.platformItem('TENANT', tenantId);
+
 export async function tenantStanding(tenantId: string): Promise<TenantStanding> {
-  const tenant = await get<{ maxTokensPerMonth?: number | null; planType?: number; status?: number }>(
-    keys.platformItem('TENANT', tenantId),
-    { attributes: ['maxTokensPerMonth', 'planType', 'status'] },
+  return standingOf(
+    await get<TenantFields>(tenantKey(tenantId), { attributes: ['maxTokensPerMonth', 'planType', 'status'] }),
   );
+}
+
+/** The standing a tenant item gives (read alone, or with the caller's key in one batch). */
+export function standingOf(tenant: TenantFields | undefined): TenantStanding {
   const allowance =
     typeof tenant?.maxTokensPerMonth === 'number' ? tenant.maxTokensPerMonth : planAllowance(tenant?.planType);
   const refusal =

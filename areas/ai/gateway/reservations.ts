@@ -20,7 +20,7 @@ export interface Hold {
   key: Key;
   unit: Unit;
   amount: number;
-  /** null: no limit (the use is still counted). */
+  /** null: no limit, so nothing is held (no room to keep); the use is still counted at settle. */
   limit: number | null;
 }
 
@@ -38,7 +38,8 @@ const isConditionFailure = (err: unknown) => (err as { name?: string }).name ===
 
 /** Holds the amount; false when the limit would be passed (nothing is written then). */
 export async function hold(h: Hold, requestId: string, extra: Record<string, unknown> = {}, now = Date.now()) {
-  if (h.limit !== null && h.amount > h.limit) return false;
+  if (h.limit === null) return true;
+  if (h.amount > h.limit) return false;
   const reservation: StoredReservation = { unit: h.unit, amount: h.amount, expiresAt: now + RESERVATION_TTL_MS };
   const sets = Object.keys(extra).map((k, i) => `#x${i} = :x${i}`);
   try {
@@ -47,7 +48,7 @@ export async function hold(h: Hold, requestId: string, extra: Record<string, unk
         TableName: config.tableName,
         Key: h.key,
         UpdateExpression: `SET #r = :r, gsi2pk = :gp, gsi2sk = :gs${sets.length ? `, ${sets.join(', ')}` : ''} ADD #c :n, pending :one`,
-        ...(h.limit !== null ? { ConditionExpression: 'attribute_not_exists(#c) OR #c <= :max' } : {}),
+        ConditionExpression: 'attribute_not_exists(#c) OR #c <= :max',
         ExpressionAttributeNames: {
           '#r': attr(requestId),
           '#c': `committed${h.unit}`,
@@ -59,7 +60,7 @@ export async function hold(h: Hold, requestId: string, extra: Record<string, unk
           ':gs': reservationIndex(h.key).gsi2sk,
           ':n': h.amount,
           ':one': 1,
-          ...(h.limit !== null ? { ':max': h.limit - h.amount } : {}),
+          ':max': h.limit - h.amount,
           ...Object.fromEntries(Object.values(extra).map((v, i) => [`:x${i}`, v])),
         },
       }),
@@ -92,44 +93,58 @@ async function leaveIndexWhenIdle(key: Key, pending: unknown) {
     });
 }
 
+const names = (h: Hold, extra: Record<string, unknown>) => ({
+  '#c': `committed${h.unit}`,
+  '#u': `used${h.unit}`,
+  ...Object.fromEntries(Object.keys(extra).map((k, i) => [`#x${i}`, k])),
+});
+const extraValues = (extra: Record<string, unknown>) =>
+  Object.fromEntries(Object.values(extra).map((v, i) => [`:x${i}`, v]));
+const setPart = (extra: Record<string, unknown>) => {
+  const sets = Object.keys(extra).map((k, i) => `#x${i} = :x${i}`);
+  return sets.length ? ` SET ${sets.join(', ')}` : '';
+};
+
+/** Counts a use where nothing was held (no limit, or the sweep released the hold first). */
+async function count(h: Hold, used: number, extra: Record<string, unknown>) {
+  await ddb().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: h.key,
+      UpdateExpression: `ADD #c :used, #u :used${setPart(extra)}`,
+      ExpressionAttributeNames: names(h, extra),
+      ExpressionAttributeValues: { ':used': used, ...extraValues(extra) },
+    }),
+  );
+}
+
 /**
  * Replaces the hold by the real use (`used{Unit}` grows by it). When the sweep released the hold
  * first (the call outlived its expiry), the use is still counted.
  */
 export async function settle(h: Hold, requestId: string, used: number, extra: Record<string, unknown> = {}) {
-  const sets = Object.keys(extra).map((k, i) => `#x${i} = :x${i}`);
-  const names = {
-    '#c': `committed${h.unit}`,
-    '#u': `used${h.unit}`,
-    ...Object.fromEntries(Object.keys(extra).map((k, i) => [`#x${i}`, k])),
-  };
-  const extraValues = Object.fromEntries(Object.values(extra).map((v, i) => [`:x${i}`, v]));
-  const setPart = sets.length ? ` SET ${sets.join(', ')}` : '';
+  if (h.limit === null) return count(h, used, extra);
   try {
     await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: h.key,
-        UpdateExpression: `REMOVE #r ADD #c :delta, #u :used, pending :minus${setPart}`,
+        UpdateExpression: `REMOVE #r ADD #c :delta, #u :used, pending :minus${setPart(extra)}`,
         ConditionExpression: 'attribute_exists(#r)',
-        ExpressionAttributeNames: { ...names, '#r': attr(requestId) },
-        ExpressionAttributeValues: { ':delta': used - h.amount, ':used': used, ':minus': -1, ...extraValues },
+        ExpressionAttributeNames: { ...names(h, extra), '#r': attr(requestId) },
+        ExpressionAttributeValues: { ':delta': used - h.amount, ':used': used, ':minus': -1, ...extraValues(extra) },
       }),
     );
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
     logger.warn('reservation released before its call settled', { requestId, key: h.key.pk });
-    await ddb().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: h.key,
-        UpdateExpression: `ADD #c :used, #u :used${setPart}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':used': used, ...extraValues },
-      }),
-    );
+    await count(h, used, extra);
   }
 }
+
+/** Gives a hold back (nothing to give for a hold without a limit). */
+export const giveBack = (h: Hold, requestId: string) =>
+  h.limit === null ? Promise.resolve(true) : release(h.key, requestId, h.unit, h.amount);
 
 /** Gives a hold back (the call failed, or another limit refused it). */
 export async function release(key: Key, requestId: string, unit: Unit, amount: number): Promise<boolean> {

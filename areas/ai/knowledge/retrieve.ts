@@ -4,7 +4,7 @@ import { notFound } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { fuse, type Candidate, type Scored } from './fusion.ts';
 import { keywordIndex, searchKeyword } from './keyword-index.ts';
-import { getMany, keyOf } from './read-many.ts';
+import { getMany, keyOf } from '#shared/data/read.ts';
 import { chunkKey, documentKey, kbKey, type BaseRecord, type ChunkRecord, type DocumentRecord } from './records.ts';
 import { vectorStore } from './vectors/port.ts';
 import { CANDIDATES, TOP_K, type RetrieveMode } from './vocabulary.ts';

@@ -14,6 +14,11 @@ const common = { setupFiles: ['test/support/env-setup.ts'] };
 export default defineConfig({
   test: {
     reporters: ['default'],
+    // Vitest runs one file at a time on a 2-core machine (cores - 1). Most of a file's time is spent
+    // waiting on DynamoDB Local, a server or npm, and every integration file has its own table: two
+    // at once. The e2e files share one local server (and its per-IP limits), so they run after the
+    // rest, one at a time.
+    maxWorkers: 2,
     projects: [
       // scrypt at OWASP cost takes seconds on a busy 2-core machine: the default 5 s is too tight there.
       { test: { ...common, name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },
@@ -42,6 +47,8 @@ export default defineConfig({
           ...common,
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
           globalSetup: ['test/support/browser-global-setup.ts', 'test/support/server-global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -125,16 +125,23 @@ describe('the official openai client against the gateway', () => {
   });
 
   it('the usage route and GET /api/analytics/llm agree with what the client saw', async () => {
-    // A call's usage is written just after its answer's last byte: it shows within moments.
-    const usageNow = async () => (await send('GET', '/api/llm-gateway/usage', { token: owner })).json.result;
-    let usage = await usageNow();
-    for (let i = 0; i < 50 && usage.tokensUsed !== seen.tokens; i++) {
+    // A call's usage is written just after its answer's last byte: every view shows it within moments.
+    const read = async () => ({
+      usage: (await send('GET', '/api/llm-gateway/usage', { token: owner })).json.result,
+      analytics: (await send('GET', '/api/analytics/llm', { token: owner })).json.result,
+    });
+    const caughtUp = ({ usage, analytics }: Awaited<ReturnType<typeof read>>) =>
+      usage.tokensUsed === seen.tokens &&
+      usage.keys[0]?.requests === seen.requests &&
+      analytics.totalRequests === seen.requests;
+    let now = await read();
+    for (let i = 0; i < 50 && !caughtUp(now); i++) {
       await new Promise((r) => setTimeout(r, 100));
-      usage = await usageNow();
+      now = await read();
     }
+    const { usage, analytics } = now;
     expect(usage.tokensUsed).toBe(seen.tokens);
     expect(usage.keys).toEqual([expect.objectContaining({ keyId, requests: seen.requests })]);
-    const analytics = (await send('GET', '/api/analytics/llm', { token: owner })).json.result;
     expect(analytics.totalRequests).toBe(seen.requests);
     expect(analytics.totalTokensUsed).toBe(seen.tokens);
     expect(analytics.totalCostUSD).toBeCloseTo(usage.spendUsd, 6);

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { lambdaContext, toApiGatewayEvent } from '#local/apigw-event.ts';
@@ -176,4 +177,21 @@ export async function invoke(req: BenchRequest): Promise<Invoked> {
     json = undefined;
   }
   return { status: res.statusCode ?? 200, json };
+}
+
+/**
+ * One phase of `npm run bench` alone (`npm run bench:<phase>`): a fresh harness, handler output
+ * sunk, the phase's figures printed and written to `bench/<name>-results.json`.
+ */
+export async function runPhaseAlone(name: string, measure: (h: Harness) => Promise<unknown>) {
+  sinkStdout();
+  const h = await startHarness();
+  try {
+    const results = await measure(h);
+    print(JSON.stringify(results, null, 2));
+    await writeFile(new URL(`./${name}-results.json`, import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+  } finally {
+    await h.stop();
+    restoreStdout();
+  }
 }

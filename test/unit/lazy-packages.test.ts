@@ -15,6 +15,7 @@ import {
   lazyPackageCommands,
   lazyPackagesOf,
 } from '#lib/bundling.ts';
+import { runModuleScript } from '#test/support/run-module.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -93,11 +94,7 @@ const fields = await new Promise((resolve) => {
   bb.end('--b\\r\\nContent-Disposition: form-data; name="alt"\\r\\n\\r\\nA cat\\r\\n--b--\\r\\n');
 });
 process.stdout.write(JSON.stringify({ pdf: Buffer.from(pdf.slice(0, 5)).toString(), html, fields, from: ['pdf-lib', 'sanitize-html', 'busboy'].map((p) => import.meta.resolve(p)) }));`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: dir,
-      env: { ...process.env, NODE_PATH: '' },
-    });
-    const out = JSON.parse(stdout);
+    const out = await runModuleScript(script, dir);
     expect(out.pdf).toBe('%PDF-');
     expect(out.html).toBe('<p>hi</p>');
     expect(out.fields).toEqual({ alt: 'A cat' });
@@ -119,11 +116,7 @@ for (const pkg of ${JSON.stringify([...LAZY_EVERYWHERE, '@aws-sdk/client-s3'])})
   out[pkg] = { from: import.meta.resolve(pkg), works };
 }
 process.stdout.write(JSON.stringify(out));`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: dir,
-      env: { ...process.env, NODE_PATH: '' },
-    });
-    const out = JSON.parse(stdout) as Record<string, { from: string; works: string }>;
+    const out = await runModuleScript<Record<string, { from: string; works: string }>>(script, dir);
     expect(Object.keys(out)).toHaveLength(LAZY_EVERYWHERE.length + 1);
     for (const [pkg, { from, works }] of Object.entries(out)) {
       expect(from, pkg).toBe(`file://${dir}/node_modules/${pkg}/index.mjs`);
@@ -138,11 +131,7 @@ process.stdout.write(JSON.stringify(out));`;
     const script = `const { default: pg } = await import('pg');
 const client = new pg.Client({ connectionString: 'postgres://u:p@db.example:5432/app', query_timeout: 1000 });
 process.stdout.write(JSON.stringify({ from: import.meta.resolve('pg'), host: client.host, database: client.database, query: typeof client.query }));`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: dir,
-      env: { ...process.env, NODE_PATH: '' },
-    });
-    expect(JSON.parse(stdout)).toEqual({
+    expect(await runModuleScript(script, dir)).toEqual({
       from: `file://${dir}/node_modules/pg/index.mjs`,
       host: 'db.example',
       database: 'app',
@@ -256,17 +245,10 @@ const html = await probe.extractText('text/html', new TextEncoder().encode('<p>O
 const afterHtml = [...globalThis.__loaded];
 const tokens = await probe.countTokens('three small words');
 process.stdout.write(JSON.stringify({ loaded, html, afterHtml, afterTokens: globalThis.__loaded, tokens }));`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: dir,
-      env: {
-        ...process.env,
-        NODE_PATH: '',
-        AWS_REGION: 'us-east-1',
-        AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
-      },
-      maxBuffer: 1 << 22,
+    const out = await runModuleScript(script, dir, {
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
     });
-    const out = JSON.parse(stdout);
     expect(Object.keys(out.loaded)).toHaveLength(functions.length);
     for (const name of functions) expect(out.loaded[name], name).toEqual([]);
     // First use loads only what that use needs: an HTML file the HTML parser, a count the tokenizer.

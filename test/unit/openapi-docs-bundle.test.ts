@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { afterBundlingFor, esbuildOptionsFor } from '#lib/bundling.ts';
 import { apiDocument } from '#shared/openapi/api-document.ts';
+import { runModuleScript } from '#test/support/run-module.ts';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -48,23 +49,16 @@ describe('system function bundle', () => {
     const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(outfile).href)});
 const res = await handler(${JSON.stringify(event)}, { awsRequestId: 'r1', getRemainingTimeInMillis: () => 30000 });
 process.stdout.write(JSON.stringify(res));`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: dir,
-      env: {
-        ...process.env,
-        NODE_PATH: '',
-        AWS_REGION: 'us-east-1',
-        AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
-        LOG_LEVEL: 'SILENT',
-      },
-      maxBuffer: 64 << 20,
-    });
-    return JSON.parse(stdout) as {
+    return runModuleScript<{
       statusCode: number;
       headers: Record<string, string>;
       body: string;
       isBase64Encoded?: boolean;
-    };
+    }>(script, dir, {
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
+      LOG_LEVEL: 'SILENT',
+    });
   }
 
   it("keeps the Swagger UI files and the other groups' route tables out of the JS bundle", () => {

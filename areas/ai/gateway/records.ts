@@ -58,19 +58,7 @@ export interface CatalogModel {
 }
 
 /** What a catalog entry is made from (the PUT body; the id is the route's). */
-export interface ModelInput {
-  name: string;
-  provider: Provider;
-  providerModel: string;
-  kind: ModelKind;
-  inputPricePerMillion: number;
-  outputPricePerMillion: number;
-  contextWindow: number;
-  fallbackModelIds: string[];
-  isActive: boolean;
-  baseUrl?: string | null;
-  apiKeySecret?: string | null;
-}
+export type ModelInput = Omit<CatalogModel, 'id' | 'createdAt' | 'updatedAt'>;
 
 /**
  * The catalog entry as stored, from its input: the one shape both the PUT route and the deploy-time

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { e2e, mintToken, send } from '#test/support/e2e.ts';
+import { adminMadeTenant, e2e, send, until } from '#test/support/e2e.ts';
 
 /**
  * The LLM gateway as an OpenAI client sees it (issue 27, "Done when"): the official `openai` package
@@ -23,22 +23,13 @@ const count = (u: { total_tokens: number } | undefined | null) => {
 };
 
 beforeAll(async () => {
-  admin = await mintToken({ role: 'SystemAdmin' });
-  slug = `openai-${crypto.randomUUID().slice(0, 8)}`;
-  const tenant = await send('POST', '/api/tenants', {
-    token: admin,
-    body: {
-      slug,
-      name: 'OpenAI Client Co',
-      email: `o@${slug}.example.com`,
-      planType: 2,
-      maxAgents: 1,
-      maxKnowledgeBases: 1,
-      maxSeats: 5,
-    },
-  });
-  expect(tenant.status, tenant.text).toBe(201);
-  owner = await mintToken({ tenantId: tenant.json.result.id });
+  ({ admin, slug, owner } = await adminMadeTenant({
+    slugPrefix: 'openai',
+    name: 'OpenAI Client Co',
+    planType: 2,
+    maxAgents: 1,
+    maxKnowledgeBases: 1,
+  }));
   const key = await send('POST', '/api/llm-gateway/keys', { token: owner, body: { name: 'openai client' } });
   expect(key.status, key.text).toBe(201);
   keyId = key.json.result.id;
@@ -134,12 +125,7 @@ describe('the official openai client against the gateway', () => {
       usage.tokensUsed === seen.tokens &&
       usage.keys[0]?.requests === seen.requests &&
       analytics.totalRequests === seen.requests;
-    let now = await read();
-    for (let i = 0; i < 50 && !caughtUp(now); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      now = await read();
-    }
-    const { usage, analytics } = now;
+    const { usage, analytics } = await until(read, caughtUp, 5_000);
     expect(usage.tokensUsed).toBe(seen.tokens);
     expect(usage.keys).toEqual([expect.objectContaining({ keyId, requests: seen.requests })]);
     expect(analytics.totalRequests).toBe(seen.requests);
@@ -169,11 +155,7 @@ describe('the official openai client against the gateway', () => {
           completionTokens: number;
         }[]
       ).find((k) => k.keyId === made.json.result.id);
-    let row = await billed();
-    for (let i = 0; i < 50 && !row; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      row = await billed();
-    }
+    const row = await until(billed, (found) => !!found, 5_000);
     // Some words were produced and billed, far fewer than the whole answer (42 words, 25 ms apart).
     expect(row?.completionTokens).toBeGreaterThan(0);
     expect(row!.completionTokens).toBeLessThan(40);

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '#test/support/browser.ts';
-import { e2e } from '#test/support/e2e.ts';
-import { publishedAgentWithKnowledge, until } from '#test/support/e2e-agents.ts';
+import { e2e, until } from '#test/support/e2e.ts';
+import { publishedAgentWithKnowledge } from '#test/support/e2e-agents.ts';
 
 /**
  * The embeddable widget in a real browser (issue 29's widget.js, issue 30's routes): a shop page on

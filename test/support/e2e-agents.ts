@@ -1,16 +1,6 @@
 import { expect } from 'vitest';
 import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
-import { api, mintToken, type ApiResponse } from './e2e.ts';
-
-/** Polls `read` until `done` holds or `ms` pass; the last answer either way. */
-export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (done(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { adminMadeTenant, api, until, type ApiResponse } from './e2e.ts';
 
 export type AsOwner = (method: string, path: string, body?: unknown) => Promise<ApiResponse>;
 
@@ -25,22 +15,13 @@ export async function publishedAgentWithKnowledge(opts: {
   document: { title: string; text: string };
   origin: string;
 }) {
-  const admin = await mintToken({ role: 'SystemAdmin' });
-  const slug = `e2e-${crypto.randomUUID().slice(0, 8)}`;
-  const tenant = await api('POST', '/api/tenants', {
-    token: admin,
-    body: {
-      slug,
-      name: opts.tenantName,
-      email: `o@${slug}.example.com`,
-      planType: 2,
-      maxAgents: 2,
-      maxKnowledgeBases: 2,
-      maxSeats: 5,
-    },
+  const { owner } = await adminMadeTenant({
+    slugPrefix: 'e2e',
+    name: opts.tenantName,
+    planType: 2,
+    maxAgents: 2,
+    maxKnowledgeBases: 2,
   });
-  expect(tenant.status, tenant.text).toBe(201);
-  const owner = await mintToken({ tenantId: tenant.json.result.id });
   const as: AsOwner = (method, path, body) => api(method, path, { token: owner, body });
 
   const kb = await as('POST', '/api/knowledge/bases', { name: 'Policies' });

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { fileParameterStore } from '#local/file-parameter-store.ts';
 import { installPorts } from '#shared/platform/ports.ts';
 import { expectContract } from './contract.ts';
@@ -92,4 +92,41 @@ export async function mintToken(subject: Parameters<typeof tokenFor>[0] = {}): P
     installed = true;
   }
   return tokenFor(subject);
+}
+
+/** Polls `read` until `done` holds or `ms` pass; the last answer either way. */
+export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (done(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A tenant created by a SystemAdmin over HTTP, with the SystemAdmin's and its owner's tokens. */
+export async function adminMadeTenant(opts: {
+  slugPrefix: string;
+  name?: string;
+  planType: number;
+  maxAgents: number;
+  maxKnowledgeBases: number;
+}) {
+  const admin = await mintToken({ role: 'SystemAdmin' });
+  const slug = `${opts.slugPrefix}-${crypto.randomUUID().slice(0, 8)}`;
+  const tenant = await api('POST', '/api/tenants', {
+    token: admin,
+    body: {
+      slug,
+      name: opts.name ?? `Story ${slug}`,
+      email: `o@${slug}.example.com`,
+      planType: opts.planType,
+      maxAgents: opts.maxAgents,
+      maxKnowledgeBases: opts.maxKnowledgeBases,
+      maxSeats: 5,
+    },
+  });
+  expect(tenant.status, tenant.text).toBe(201);
+  const tenantId = tenant.json.result.id as string;
+  return { admin, slug, tenantId, owner: await mintToken({ tenantId }) };
 }

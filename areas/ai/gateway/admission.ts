@@ -176,8 +176,8 @@ async function reserve(input: AdmitInput, { key, tenant }: Standing, now: number
   };
   const [rate, keyHeld, allowanceHeld] = await Promise.allSettled([
     key ? admitRates({ id: key.id, rpmLimit: key.rpmLimit, tpmLimit: key.tpmLimit }, worstTokens, now) : null,
-    keyHold ? hold(keyHold, requestId, {}, now) : true,
-    hold(allowanceHold, requestId, {}, now),
+    keyHold ? hold(keyHold, requestId, now) : true,
+    hold(allowanceHold, requestId, now),
   ]);
   const admission: Admission = {
     tenantId,

@@ -37,31 +37,26 @@ const attr = (requestId: string) => `r_${requestId}`;
 const isConditionFailure = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
 /** Holds the amount; false when the limit would be passed (nothing is written then). */
-export async function hold(h: Hold, requestId: string, extra: Record<string, unknown> = {}, now = Date.now()) {
+export async function hold(h: Hold, requestId: string, now = Date.now()) {
   if (h.limit === null) return true;
   if (h.amount > h.limit) return false;
   const reservation: StoredReservation = { unit: h.unit, amount: h.amount, expiresAt: now + RESERVATION_TTL_MS };
-  const sets = Object.keys(extra).map((k, i) => `#x${i} = :x${i}`);
+  const index = reservationIndex(h.key);
   try {
     await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: h.key,
-        UpdateExpression: `SET #r = :r, gsi2pk = :gp, gsi2sk = :gs${sets.length ? `, ${sets.join(', ')}` : ''} ADD #c :n, pending :one`,
+        UpdateExpression: 'SET #r = :r, gsi2pk = :gp, gsi2sk = :gs ADD #c :n, pending :one',
         ConditionExpression: 'attribute_not_exists(#c) OR #c <= :max',
-        ExpressionAttributeNames: {
-          '#r': attr(requestId),
-          '#c': `committed${h.unit}`,
-          ...Object.fromEntries(Object.keys(extra).map((k, i) => [`#x${i}`, k])),
-        },
+        ExpressionAttributeNames: { '#r': attr(requestId), '#c': `committed${h.unit}` },
         ExpressionAttributeValues: {
           ':r': reservation,
-          ':gp': reservationIndex(h.key).gsi2pk,
-          ':gs': reservationIndex(h.key).gsi2sk,
+          ':gp': index.gsi2pk,
+          ':gs': index.gsi2sk,
           ':n': h.amount,
           ':one': 1,
           ':max': h.limit - h.amount,
-          ...Object.fromEntries(Object.values(extra).map((v, i) => [`:x${i}`, v])),
         },
       }),
     );

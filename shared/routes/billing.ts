@@ -160,7 +160,6 @@ const adminItem = once(() =>
     renewalDate: z.nullable(z.string()),
   }),
 );
-const webhookReceipt = once(() => z.object({ received: z.boolean(), eventId: z.string() }));
 const idempotencyNote =
   ' Honours an `Idempotency-Key` header (same key and body: the first answer again; same key, other body: 409 IDEMPOTENCY_KEY_REUSED).';
 
@@ -426,42 +425,6 @@ export const billingRoutes = defineRoutes([
       params: z.object({ tenantId: uuid() }),
       body: z.object({ additionalDays: z.int().check(z.minimum(1), z.maximum(MAX_TRIAL_EXTENSION_DAYS)) }),
       response: currentSubscription(),
-    }),
-  },
-]);
-
-/** Provider webhooks: their own function, which only verifies, queues and answers. */
-export const webhookRoutes = defineRoutes([
-  {
-    id: 'webhooks.providerA',
-    method: 'POST',
-    path: '/api/webhooks/payment-provider-a',
-    group: 'webhooks',
-    auth: { kind: 'signature', provider: 'payment-provider-a' },
-    summary:
-      'Payment provider A events (`Webhook-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, 300 s window): verified, queued and answered 200 at once; unknown kinds are recorded and ignored. A bad signature is 400 INVALID_SIGNATURE',
-    scope: scope.public,
-    status: 200,
-    bodyType: 'raw',
-    maxBodyBytes: 64 * 1024,
-    schemas: () => ({
-      response: webhookReceipt(),
-    }),
-  },
-  {
-    id: 'webhooks.providerB',
-    method: 'POST',
-    path: '/api/webhooks/payment-provider-b',
-    group: 'webhooks',
-    auth: { kind: 'signature', provider: 'payment-provider-b' },
-    summary:
-      'Payment provider B status callbacks (`X-Timestamp` and `X-Signature: base64 HMAC-SHA256 of "<timestamp>.<raw body>"`, 300 s window): verified, queued and answered 200 at once. A bad signature is 400 INVALID_SIGNATURE',
-    scope: scope.public,
-    status: 200,
-    bodyType: 'raw',
-    maxBodyBytes: 64 * 1024,
-    schemas: () => ({
-      response: webhookReceipt(),
     }),
   },
 ]);

@@ -9,46 +9,50 @@ import type { PaymentProviderName } from './signatures.ts';
  * callbacks `{eventId, paymentReference, tenantId, providerPaymentId, status, amount, currency}`.
  * Our own ids travel in the provider's metadata, set when the checkout or charge was created.
  */
-const uuid = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/));
-const ref = z.string().check(z.minLength(1), z.maxLength(200));
-const minor = z.int().check(z.minimum(0), z.maximum(1e11));
-const currency = z.string().check(z.regex(/^[A-Z]{3}$/));
-const metadata = z.object({ tenantId: uuid, kind: z.enum(['subscription', 'payment']), reference: uuid });
-
-export const providerAEnvelope = z.object({
-  id: ref,
-  type: z.string().check(z.minLength(1), z.maxLength(100)),
-  created: z.int(),
-  data: z.object({ object: z.record(z.string(), z.unknown()) }),
-});
-
-const A_OBJECTS = {
-  'checkout.completed': z.object({ id: ref, amount_total: minor, currency, charge: z.nullable(ref), metadata }),
-  'invoice.payment_succeeded': z.object({ id: ref, amount_paid: minor, currency, charge: ref, metadata }),
-  'invoice.payment_failed': z.object({
-    id: ref,
-    amount_due: minor,
-    currency,
-    charge: z.nullable(ref),
-    failure_message: z.optional(z.string().check(z.maxLength(500))),
+/** The providers' body schemas, built on first use like every schema of the project. */
+const providerSchemas = once(() => {
+  const uuid = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/));
+  const ref = z.string().check(z.minLength(1), z.maxLength(200));
+  const minor = z.int().check(z.minimum(0), z.maximum(1e11));
+  const currency = z.string().check(z.regex(/^[A-Z]{3}$/));
+  const metadata = z.object({ tenantId: uuid, kind: z.enum(['subscription', 'payment']), reference: uuid });
+  return {
     metadata,
-  }),
-  'charge.refunded': z.object({ id: ref, refund: ref, metadata }),
-  'subscription.deleted': z.object({ id: uuid, metadata }),
-} as const;
-export const PROVIDER_A_EVENT_KINDS = Object.keys(A_OBJECTS) as (keyof typeof A_OBJECTS)[];
-
-export const providerBCallback = z.object({
-  eventId: ref,
-  type: z.string().check(z.minLength(1), z.maxLength(100)),
-  tenantId: uuid,
-  paymentReference: uuid,
-  providerPaymentId: ref,
-  status: z.string().check(z.minLength(1), z.maxLength(40)),
-  amount: minor,
-  currency,
-  reason: z.optional(z.string().check(z.maxLength(500))),
+    providerAEnvelope: z.object({
+      id: ref,
+      type: z.string().check(z.minLength(1), z.maxLength(100)),
+      created: z.int(),
+      data: z.object({ object: z.record(z.string(), z.unknown()) }),
+    }),
+    aObjects: {
+      'checkout.completed': z.object({ id: ref, amount_total: minor, currency, charge: z.nullable(ref), metadata }),
+      'invoice.payment_succeeded': z.object({ id: ref, amount_paid: minor, currency, charge: ref, metadata }),
+      'invoice.payment_failed': z.object({
+        id: ref,
+        amount_due: minor,
+        currency,
+        charge: z.nullable(ref),
+        failure_message: z.optional(z.string().check(z.maxLength(500))),
+        metadata,
+      }),
+      'charge.refunded': z.object({ id: ref, refund: ref, metadata }),
+      'subscription.deleted': z.object({ id: uuid, metadata }),
+    },
+    providerBCallback: z.object({
+      eventId: ref,
+      type: z.string().check(z.minLength(1), z.maxLength(100)),
+      tenantId: uuid,
+      paymentReference: uuid,
+      providerPaymentId: ref,
+      status: z.string().check(z.minLength(1), z.maxLength(40)),
+      amount: minor,
+      currency,
+      reason: z.optional(z.string().check(z.maxLength(500))),
+    }),
+  };
 });
+type ProviderSchemas = ReturnType<typeof providerSchemas>;
+type AObjectKind = keyof ProviderSchemas['aObjects'];
 export const PROVIDER_B_STATUSES = ['PAID', 'FAILED', 'REFUNDED'] as const;
 
 const money = { amountMinor: z.number(), currency: z.string(), chargeRef: z.nullable(z.string()) };
@@ -94,18 +98,19 @@ export type ParseOutcome = { ok: true; event: ParsedEvent } | { ok: false; messa
 const issues = (e: z.core.$ZodError) => e.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
 
 function parseA(body: unknown): ParseOutcome {
+  const { providerAEnvelope, aObjects } = providerSchemas();
   const env = z.safeParse(providerAEnvelope, body);
   if (!env.success) return { ok: false, message: issues(env.error) };
   const { id: eventId, type } = env.data;
-  const schema = A_OBJECTS[type as keyof typeof A_OBJECTS];
+  const schema = aObjects[type as AObjectKind];
   if (!schema) return { ok: true, event: { eventId, eventType: type, action: { kind: 'ignored', eventType: type } } };
   const parsed = z.safeParse(schema as z.core.$ZodType, env.data.data.object);
   if (!parsed.success) return { ok: false, message: issues(parsed.error) };
   const o = parsed.data as Record<string, any>;
-  const { tenantId, kind, reference } = o.metadata as z.output<typeof metadata>;
+  const { tenantId, kind, reference } = o.metadata as z.output<ProviderSchemas['metadata']>;
   const bySubscription = kind === 'subscription';
   const action = ((): BillingAction => {
-    switch (type as keyof typeof A_OBJECTS) {
+    switch (type as AObjectKind) {
       case 'checkout.completed':
         return bySubscription
           ? {
@@ -165,7 +170,7 @@ function parseA(body: unknown): ParseOutcome {
 }
 
 function parseB(body: unknown): ParseOutcome {
-  const parsed = z.safeParse(providerBCallback, body);
+  const parsed = z.safeParse(providerSchemas().providerBCallback, body);
   if (!parsed.success) return { ok: false, message: issues(parsed.error) };
   const b = parsed.data;
   const money = { amountMinor: b.amount, currency: b.currency, chargeRef: b.providerPaymentId };

@@ -51,7 +51,10 @@ export function patternExcluding(chars: string[], min: number, max: number, excl
   return `^(?:${alternatives.join('|')})$`;
 }
 
-export const ENVIRONMENT_PATTERN = new RegExp(patternExcluding(ENV_CHARS, 1, 32, RESERVED_ENVIRONMENTS));
+let environmentRegExp: RegExp | undefined;
+/** Built on first use: computing the pattern took about 0.5 ms of the cold start of every function that resolves secrets. */
+export const environmentPattern = () =>
+  (environmentRegExp ??= new RegExp(patternExcluding(ENV_CHARS, 1, 32, RESERVED_ENVIRONMENTS)));
 /**
  * 1-128 of `A-Za-z0-9_.-`, but not `.` or `..` (URL clients resolve those segments, so such keys
  * could never be addressed): a first character other than `.`, or `.` and then one other than

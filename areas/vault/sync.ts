@@ -4,7 +4,7 @@ import { logger } from '#shared/runtime/logger.ts';
 import { finishJob, updateJob } from './records.ts';
 import {
   childName,
-  ENVIRONMENT_PATTERN,
+  environmentPattern,
   environmentPath,
   isValidKey,
   sourcePath,
@@ -21,7 +21,7 @@ import { listParameters, writeSecret } from './store.ts';
 export const SYNC_JOB = messageKind('jobs', 'vault.sync', () =>
   z.object({
     jobId: z.string(),
-    environment: z.string().check(z.regex(ENVIRONMENT_PATTERN)),
+    environment: z.string().check(z.regex(environmentPattern())),
     requestedBy: z.nullable(z.object({ userId: z.string(), email: z.string() })),
   }),
 );

@@ -192,7 +192,7 @@ export const authRoutes = defineRoutes([
     rateLimit: MAIL_LIMIT,
     schemas: () => ({
       body: z.object({ email: email() }),
-      response: nullResult,
+      response: nullResult(),
     }),
   },
   {
@@ -207,7 +207,7 @@ export const authRoutes = defineRoutes([
     rateLimit: ONE_TIME_CODE_LIMIT,
     schemas: () => ({
       body: z.object({ email: email(), resetToken: opaqueToken(), newPassword: newPassword() }),
-      response: nullResult,
+      response: nullResult(),
     }),
   },
   {
@@ -222,7 +222,7 @@ export const authRoutes = defineRoutes([
     rateLimit: ONE_TIME_CODE_LIMIT,
     schemas: () => ({
       body: z.object({ email: email(), code: sixDigitCode() }),
-      response: nullResult,
+      response: nullResult(),
     }),
   },
   {
@@ -237,7 +237,7 @@ export const authRoutes = defineRoutes([
     rateLimit: MAIL_LIMIT,
     schemas: () => ({
       body: z.object({ email: email() }),
-      response: nullResult,
+      response: nullResult(),
     }),
   },
   {
@@ -252,7 +252,7 @@ export const authRoutes = defineRoutes([
     rateLimit: SIGN_IN_LIMIT,
     schemas: () => ({
       body: z.object({ currentPassword: givenPassword(), newPassword: newPassword() }),
-      response: nullResult,
+      response: nullResult(),
     }),
   },
   {

@@ -99,4 +99,4 @@ export const pageOf = <T extends z.core.$ZodType>(item: T) =>
     pageSize: z.number(),
   });
 
-export const nullResult = z.null();
+export const nullResult = once(() => z.null());

@@ -195,7 +195,7 @@ export const userRoutes = defineRoutes([
       params: userParams(),
       query: tenantQuery(),
       body: passwordResetBody(),
-      response: nullResult,
+      response: nullResult(),
     }),
   },
 ]);

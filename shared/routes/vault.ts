@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ENVIRONMENT_PATTERN, KEY_PATTERN, RESERVED_ENVIRONMENTS } from '#areas/vault/rules.ts';
+import { environmentPattern, KEY_PATTERN, RESERVED_ENVIRONMENTS } from '#areas/vault/rules.ts';
 import { defineRoutes, once, scope } from './types.ts';
 
 // The vault's own patterns, documented as they are checked (regex, not refine); messages never repeat the input.
@@ -8,7 +8,7 @@ const environment = () =>
     .string()
     .check(
       z.regex(
-        ENVIRONMENT_PATTERN,
+        environmentPattern(),
         `Must be 1-32 characters of a-z, 0-9 and -, not ${RESERVED_ENVIRONMENTS.join(' or ')}`,
       ),
     );

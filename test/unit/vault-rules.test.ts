@@ -1,28 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { ttlCache } from '#areas/vault/cache.ts';
-import {
-  childName,
-  ENVIRONMENT_PATTERN,
-  isValidKey,
-  secretName,
-  sourcePath,
-  valueProblem,
-} from '#areas/vault/rules.ts';
+import { childName, environmentPattern, isValidKey, secretName, sourcePath, valueProblem } from '#areas/vault/rules.ts';
 import { planSync } from '#areas/vault/sync.ts';
 import { apiDocument } from '#shared/openapi/api-document.ts';
 
 describe('vault names and values', () => {
   it('accepts environments and keys by the issue patterns', () => {
-    for (const env of ['prod', 'eu-west-1', 'a', 'x'.repeat(32)]) expect(ENVIRONMENT_PATTERN.test(env)).toBe(true);
+    for (const env of ['prod', 'eu-west-1', 'a', 'x'.repeat(32)]) expect(environmentPattern().test(env)).toBe(true);
     for (const env of ['', 'Prod', 'a_b', 'a.b', 'x'.repeat(33), 'a/b'])
-      expect(ENVIRONMENT_PATTERN.test(env)).toBe(false);
+      expect(environmentPattern().test(env)).toBe(false);
     for (const key of ['DB_URL', 'a.b-c_d', 'k'.repeat(128), '...']) expect(isValidKey(key)).toBe(true);
     for (const key of ['', 'a/b', 'a b', 'k'.repeat(129), '.', '..', 'ключ']) expect(isValidKey(key)).toBe(false);
   });
 
   it('reserves the environment names a sibling route or the tenant namespace owns', () => {
-    for (const env of ['sync', 'tenants']) expect(ENVIRONMENT_PATTERN.test(env)).toBe(false);
-    for (const env of ['syncs', 'tenant', 'sync-1', 'my-tenants']) expect(ENVIRONMENT_PATTERN.test(env)).toBe(true);
+    for (const env of ['sync', 'tenants']) expect(environmentPattern().test(env)).toBe(false);
+    for (const env of ['syncs', 'tenant', 'sync-1', 'my-tenants']) expect(environmentPattern().test(env)).toBe(true);
   });
 
   it('documents the environment and key parameters exactly as the server checks them', () => {
@@ -59,7 +52,7 @@ describe('vault names and values', () => {
       'x'.repeat(32),
       'x'.repeat(33),
     ];
-    for (const env of envs) expect(documented('environment').test(env), env).toBe(ENVIRONMENT_PATTERN.test(env));
+    for (const env of envs) expect(documented('environment').test(env), env).toBe(environmentPattern().test(env));
   });
 
   it('counts the value limit in UTF-8 bytes and reserves the delete marker', () => {

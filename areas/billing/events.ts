@@ -55,13 +55,12 @@ type ProviderSchemas = ReturnType<typeof providerSchemas>;
 type AObjectKind = keyof ProviderSchemas['aObjects'];
 export const PROVIDER_B_STATUSES = ['PAID', 'FAILED', 'REFUNDED'] as const;
 
-const money = { amountMinor: z.number(), currency: z.string(), chargeRef: z.nullable(z.string()) };
-const ofSubscription = { tenantId: z.string(), subscriptionId: z.string() };
-const ofPayment = { tenantId: z.string(), paymentId: z.string() };
-
 /** What a verified event asks the platform to do; also the schema the webhook worker parses its message with. */
-export const billingAction = once(() =>
-  z.discriminatedUnion('kind', [
+export const billingAction = once(() => {
+  const money = { amountMinor: z.number(), currency: z.string(), chargeRef: z.nullable(z.string()) };
+  const ofSubscription = { tenantId: z.string(), subscriptionId: z.string() };
+  const ofPayment = { tenantId: z.string(), paymentId: z.string() };
+  return z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('subscription.checkout'), ...ofSubscription, ...money }),
     z.object({ kind: z.literal('subscription.renewed'), ...ofSubscription, ...money }),
     z.object({ kind: z.literal('subscription.renewal_failed'), ...ofSubscription, reason: z.string(), ...money }),
@@ -70,8 +69,8 @@ export const billingAction = once(() =>
     z.object({ kind: z.literal('payment.failed'), ...ofPayment, reason: z.string(), ...money }),
     z.object({ kind: z.literal('payment.refunded'), ...ofPayment, refundRef: z.string() }),
     z.object({ kind: z.literal('ignored'), eventType: z.string() }),
-  ]),
-);
+  ]);
+});
 
 export type BillingAction = z.output<ReturnType<typeof billingAction>>;
 

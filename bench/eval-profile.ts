@@ -65,7 +65,8 @@ const rows = [...perModule].map(([module, times]) => ({ module, ms: median(times
 const total = rows.reduce((sum, r) => sum + r.ms, 0);
 const isSdk = (module: string) => /^(@aws-sdk|@smithy|@aws\/|mnemonist|obliterator)/.test(module);
 const own = rows.filter((r) => !isSdk(r.module));
+const ownMs = own.reduce((sum, r) => sum + r.ms, 0);
 console.log(
-  `${fn.name}: evaluation ${total.toFixed(1)} ms (median of ${runs}), of which outside the AWS SDK ${own.reduce((s, r) => s + r.ms, 0).toFixed(1)} ms`,
+  `${fn.name}: evaluation ${total.toFixed(1)} ms (median of ${runs}), outside the AWS SDK ${ownMs.toFixed(1)} ms`,
 );
 for (const r of own.slice(0, 20)) console.log(`${r.ms.toFixed(2).padStart(7)} ms  ${r.module}`);

@@ -52,7 +52,10 @@ export function patternExcluding(chars: string[], min: number, max: number, excl
 }
 
 let environmentRegExp: RegExp | undefined;
-/** Built on first use: computing the pattern took about 0.5 ms of the cold start of every function that resolves secrets. */
+/**
+ * Built on first use: computing the pattern took about 0.5 ms of the cold start of every function
+ * that resolves secrets.
+ */
 export const environmentPattern = () =>
   (environmentRegExp ??= new RegExp(patternExcluding(ENV_CHARS, 1, 32, RESERVED_ENVIRONMENTS)));
 /**

@@ -77,11 +77,11 @@ export const parameterArn = (stack: Stack, settings: StackSettings, path: string
     arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
   });
 
-/** The environment the runtime's config (shared/platform/config.ts) reads; only what the spec uses. */
 /** Foundation-model ARNs of these Bedrock model ids, in the stack's region (no account in the ARN). */
 export const bedrockModelArns = (stack: Stack, ids: readonly string[]) =>
   ids.map((id) => stack.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: id }));
 
+/** The environment the runtime's config (shared/platform/config.ts) reads; only what the spec uses. */
 export function environmentFor(spec: AccessSpec, res: PlatformResources): Record<string, string> {
   const { settings, data, queues } = res;
   return {

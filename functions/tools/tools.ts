@@ -3,6 +3,7 @@ import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts
 import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
+import { sameIds } from '#shared/data/same-ids.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
@@ -213,9 +214,7 @@ export async function updateTool(
     );
   const { searchText: _, ...changes } = set;
   const changed = await changeTool(t, tool, set, actor, 'update', changes, reviewed);
-  const before = tool.agentIds ?? [];
-  const after = changed.agentIds ?? [];
-  if (after.length !== before.length || after.some((a) => !before.includes(a))) {
+  if (!sameIds(tool.agentIds, changed.agentIds)) {
     // Its agents' bases are what its kbStatus shows: read the count the refresh wrote.
     await refreshToolsKbStatusAfter(t, 'tool agents changed');
     return toDetail({ ...changed, chunkCount: (await getTool(t, id)).chunkCount });

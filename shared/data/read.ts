@@ -59,7 +59,7 @@ export async function getMany<T = Item>(keyList: Key[], opts: Pick<ReadOptions, 
           },
         }),
       );
-      for (const item of res.Responses?.[config.tableName] ?? []) out.set(`${item.pk}|${item.sk}`, item as T);
+      for (const item of res.Responses?.[config.tableName] ?? []) out.set(keyOf(item as Key), item as T);
       pending = (res.UnprocessedKeys?.[config.tableName]?.Keys ?? []) as Key[];
     }
     if (pending.length) throw new Error('Batch read left unprocessed keys');

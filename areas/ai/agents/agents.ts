@@ -3,6 +3,7 @@ import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts
 import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
+import { sameIds } from '#shared/data/same-ids.ts';
 import { notFound, validationError, conflict } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
@@ -196,10 +197,8 @@ async function patch(
 }
 
 /** Tools show the chunks of their agents' bases (docs/decisions.md, "Tools' kbStatus"): a change of bases moves them. */
-const sameBases = (a: readonly string[] = [], b: readonly string[] = []) =>
-  a.length === b.length && a.every((id) => b.includes(id));
 async function afterBasesChange<T extends { knowledgeBaseIds: string[] }>(t: string, before: AgentRecord, after: T) {
-  if (!sameBases(before.knowledgeBaseIds, after.knowledgeBaseIds))
+  if (!sameIds(before.knowledgeBaseIds, after.knowledgeBaseIds))
     await refreshToolsKbStatusAfter(t, 'agent knowledge bases changed');
   return after;
 }

@@ -1,6 +1,7 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict, updateItem, type Write } from '#shared/data/commit.ts';
+import { sameIds } from '#shared/data/same-ids.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import type { UserUpdateInput } from '#shared/routes/users.ts';
@@ -23,8 +24,6 @@ const MAX_ATTEMPTS = 8;
 const lastOwner = () => conflict('The tenant must keep at least one active TenantOwner');
 const busy = () => conflict('The user is being changed concurrently; retry');
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(attempt, 5)));
-const sameSet = (a: string[], b: string[]) =>
-  a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
 /** A tenant user, strongly consistent: every change below is decided on it. */
 async function readUser(tenantId: string, userId: string): Promise<UserItem> {
@@ -75,7 +74,7 @@ export async function updateUser(principal: Principal, tenantId: string, userId:
     const changes: Record<string, unknown> = {};
     for (const [field, value] of Object.entries(after)) {
       const old = was[field as keyof typeof was];
-      const same = Array.isArray(value) ? sameSet(value, old as string[]) : value === old;
+      const same = Array.isArray(value) ? sameIds(value, old as string[]) : value === old;
       if (!same) changes[field] = value;
     }
     const view = { ...was, ...after };

@@ -10,24 +10,13 @@ import {
   PhysicalResourceId,
   type AwsSdkCall,
 } from 'aws-cdk-lib/custom-resources';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { Construct } from 'constructs';
 import { bedrockCatalogInput, offeredBedrockModels } from '#areas/ai/gateway/bedrock-models.ts';
 import { gatewayKeys, modelRecord, catalogItems } from '#areas/ai/gateway/records.ts';
 
 /** The seeded entries' createdAt/updatedAt: fixed, so a redeploy renders the same call (no update). */
 export const SEED_TIME = '2026-01-01T00:00:00.000Z';
-
-/** DynamoDB's wire format of the few value types a catalog entry holds. */
-function attribute(value: unknown): Record<string, unknown> {
-  if (value === null) return { NULL: true };
-  if (typeof value === 'string') return { S: value };
-  if (typeof value === 'number') return { N: String(value) };
-  if (typeof value === 'boolean') return { BOOL: value };
-  if (Array.isArray(value)) return { L: value.map(attribute) };
-  throw new Error(`A catalog entry holds no ${typeof value}`);
-}
-export const marshallItem = (item: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(item).map(([k, v]) => [k, attribute(v)]));
 
 /**
  * The stage's Bedrock models (settings.bedrockModels) written to the model catalog on deploy, each
@@ -66,7 +55,7 @@ export class LlmCatalogSeed extends Construct {
       const write = (item: Record<string, unknown>) => ({
         Put: {
           TableName: props.table.tableName,
-          Item: marshallItem(item),
+          Item: marshall(item),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });

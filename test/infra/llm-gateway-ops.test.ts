@@ -1,3 +1,4 @@
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BEDROCK_MODEL_IDS, BEDROCK_MODELS, DEFAULT_BEDROCK_MODEL_IDS } from '#areas/ai/gateway/bedrock-models.ts';
@@ -18,11 +19,6 @@ beforeAll(() => {
 const alarmNamed = (of: typeof s, name: string) =>
   of.ofType('AWS::CloudWatch::Alarm').find(([, a]) => a.Properties.AlarmName === `saas-test-${name}`)?.[1]
     .Properties as Json;
-
-/** DynamoDB's wire format back to plain values (the few types a catalog entry holds). */
-const plain = (v: Json): unknown =>
-  'S' in v ? v.S : 'N' in v ? Number(v.N) : 'BOOL' in v ? v.BOOL : 'NULL' in v ? null : v.L.map(plain);
-const unmarshall = (item: Json) => Object.fromEntries(Object.entries(item).map(([k, v]) => [k, plain(v)]));
 
 /** Each seed resource's SDK calls, the table's Ref text replaced by `TABLE`. */
 function seeds(of = s) {

@@ -1,5 +1,5 @@
 import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { bcmConfig, bia } from '#functions/bcm/records.ts';
+import { bcmConfig, bia } from '#areas/bcm/records.ts';
 import { localClient } from '#local/dynamodb-local.ts';
 import { keys } from '#shared/data/keys.ts';
 import { config } from '#shared/platform/config.ts';

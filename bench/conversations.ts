@@ -1,9 +1,9 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { runTurn } from '#areas/ai/agents/runtime.ts';
-import { publishedAgent } from '#areas/ai/conversations/agent.ts';
-import { readConversation } from '#areas/ai/conversations/store.ts';
-import { LOCAL_MODEL_IDS, seedCatalog } from '#areas/ai/gateway/catalog.ts';
-import { localModel } from '#areas/ai/gateway/providers/local-model.ts';
+import { runTurn } from '#areas/agents/runtime.ts';
+import { publishedAgent } from '#areas/conversations/agent.ts';
+import { readConversation } from '#areas/conversations/store.ts';
+import { LOCAL_MODEL_IDS, seedCatalog } from '#areas/llm-gateway/catalog.ts';
+import { localModel } from '#areas/llm-gateway/providers/local-model.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';

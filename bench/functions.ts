@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_GROUPS, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
-import { deployedRoutes } from '#shared/routes/index.ts';
+import { deployedRoutes } from '#api/routes.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const OUT_DIR = join(ROOT, 'bench', 'out');
@@ -17,7 +17,7 @@ export interface BenchFunction {
 
 /** Every Lambda the stack deploys: API groups with deployed routes, the fallback, the workers, the scheduled ones. */
 export function benchFunctions(): BenchFunction[] {
-  const withRoutes = new Set(deployedRoutes().map((r) => r.group));
+  const withRoutes = new Set(deployedRoutes.map((r) => r.group));
   const api = (Object.keys(API_GROUPS) as (keyof typeof API_GROUPS)[]).filter(
     (g) => g !== 'local-providers' && g !== 'fallback' && withRoutes.has(g),
   );

@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import { lambdaContext } from '#local/apigw-event.ts';
-import { LOCAL_MODEL_IDS, getModel, seedCatalog } from '#areas/ai/gateway/catalog.ts';
-import { chat } from '#areas/ai/gateway/chat.ts';
+import { LOCAL_MODEL_IDS, getModel, seedCatalog } from '#areas/llm-gateway/catalog.ts';
+import { chat } from '#areas/llm-gateway/chat.ts';
 import { keys } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
-import { localModel } from '#areas/ai/gateway/providers/local-model.ts';
-import type { ProviderRequest } from '#areas/ai/gateway/providers/port.ts';
+import { localModel } from '#areas/llm-gateway/providers/local-model.ts';
+import type { ProviderRequest } from '#areas/llm-gateway/providers/port.ts';
 import { prepare, putTenant, invoke, type Harness } from './harness.ts';
 import { median, percentile } from './stats.ts';
 

@@ -13,7 +13,7 @@ import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { installPorts, type ParameterStore } from '#shared/platform/ports.ts';
-import { routes } from '#shared/routes/index.ts';
+import { routes } from '#local/routes.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { DdbRecorder } from './ddb-counter.ts';
 import { bootstrapIdentity } from './scenarios.ts';

@@ -1,7 +1,7 @@
-import { seedCatalog } from '#areas/ai/gateway/catalog.ts';
-import { installVectorStore } from '#areas/ai/knowledge/vectors/port.ts';
-import { indexDocument } from '#areas/ai/knowledge/indexing.ts';
-import { INDEX_DOCUMENT } from '#areas/ai/knowledge/messages.ts';
+import { seedCatalog } from '#areas/llm-gateway/catalog.ts';
+import { installVectorStore } from '#areas/knowledge/vectors/port.ts';
+import { indexDocument } from '#areas/knowledge/indexing.ts';
+import { INDEX_DOCUMENT } from '#areas/knowledge/messages.ts';
 import { memoryVectorStore } from '#local/knowledge-vectors.ts';
 import { startS3 } from '#local/s3.ts';
 import { recordingQueue } from '#local/memory-ports.ts';

@@ -1,4 +1,4 @@
-import { deployedRoutes, routes } from '#shared/routes/index.ts';
+import { deployedRoutes, routes } from '#local/routes.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { BenchFunction } from './functions.ts';
 import { invoke, prepare, type BenchRequest, type Harness } from './harness.ts';
@@ -178,7 +178,7 @@ export async function measureReads(
 ): Promise<ReadResult[]> {
   const present = new Set(fns.filter((f) => f.exists).map((f) => f.name));
   const results: ReadResult[] = [];
-  for (const route of deployedRoutes().filter((r) => r.method === 'GET' && present.has(r.group))) {
+  for (const route of deployedRoutes.filter((r) => r.method === 'GET' && present.has(r.group))) {
     const kind = routeKind(route);
     const target = targetOf(kind);
     const base = { routeId: route.id, group: route.group, path: route.path, kind, target: target?.text ?? 'reported' };

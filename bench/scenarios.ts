@@ -1,5 +1,5 @@
 import { hashPassword } from '#areas/identity/password.ts';
-import { createUser } from '#areas/identity/users.ts';
+import { createUser } from '#areas/identity/user-accounts.ts';
 import { invoke, putTenant, tokenFor, type BenchRequest } from './harness.ts';
 
 export interface ScenarioContext {

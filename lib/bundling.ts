@@ -1,7 +1,7 @@
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 import { basename, dirname } from 'node:path';
-import { copyDocsAssetsCommands } from '#functions/system/docs-assets.ts';
+import { copyDocsAssetsCommands } from '#api/docs/docs-assets.ts';
 
 /**
  * How every Lambda bundle is built, in one place: the stack passes `BUNDLING` to each
@@ -40,7 +40,7 @@ export const BUNDLING = {
  * still carries everything the function runs and `cdk synth` needs no npm install (offline).
  */
 /**
- * What every function that calls models through the gateway (areas/ai/gateway) loads on first use:
+ * What every function that calls models through the gateway (areas/llm-gateway) loads on first use:
  * the tokenizer (2 MB of rank tables) and the Bedrock client.
  */
 const GATEWAY_ON_FIRST_USE = ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime'] as const;

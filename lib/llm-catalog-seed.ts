@@ -12,8 +12,8 @@ import {
 } from 'aws-cdk-lib/custom-resources';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { Construct } from 'constructs';
-import { bedrockCatalogInput, offeredBedrockModels } from '#areas/ai/gateway/bedrock-models.ts';
-import { gatewayKeys, modelRecord, catalogItems } from '#areas/ai/gateway/records.ts';
+import { bedrockCatalogInput, offeredBedrockModels } from '#areas/llm-gateway/bedrock-models.ts';
+import { gatewayKeys, modelRecord, catalogItems } from '#areas/llm-gateway/records.ts';
 
 /** The seeded entries' createdAt/updatedAt: fixed, so a redeploy renders the same call (no update). */
 export const SEED_TIME = '2026-01-01T00:00:00.000Z';

@@ -6,7 +6,7 @@ import type { Construct } from 'constructs';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { API_GROUPS, SCHEDULED, WORKERS, type GroupName, type GroupSpec } from '#shared/routes/groups.ts';
-import { deployedRoutes } from '#shared/routes/index.ts';
+import { deployedRoutes } from '#api/routes.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { PlatformResources } from './access.ts';
 import { DataStores } from './data.ts';
@@ -61,7 +61,7 @@ export class PlatformStack extends Stack {
   constructor(scope: Construct, id: string, props: PlatformStackProps) {
     super(scope, id, props);
     const { settings } = props;
-    const routes = props.routes ?? deployedRoutes();
+    const routes = props.routes ?? deployedRoutes;
 
     const data = new DataStores(this, 'Data', settings);
     const queues = new WorkQueues(this, 'Queues');

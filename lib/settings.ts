@@ -1,5 +1,5 @@
 import type { Node } from 'constructs';
-import { DEFAULT_BEDROCK_MODEL_IDS, offeredBedrockModels } from '#areas/ai/gateway/bedrock-models.ts';
+import { DEFAULT_BEDROCK_MODEL_IDS, offeredBedrockModels } from '#areas/llm-gateway/bedrock-models.ts';
 
 /** Deploy-time settings, from CDK context (`-c stage=prod`, cdk.json or cdk.context.json). */
 export interface StackSettings {
@@ -22,7 +22,7 @@ export interface StackSettings {
   monitoring: MonitoringSettings;
   /**
    * The Amazon Bedrock models the stage offers (`-c bedrockModels=id,id`, ids from
-   * areas/ai/gateway/bedrock-models.ts; default one chat and one embedding model): the gateway may
+   * areas/llm-gateway/bedrock-models.ts; default one chat and one embedding model): the gateway may
    * invoke only these, and each gets a catalog entry on deploy unless it has one.
    */
   bedrockModels: string[];

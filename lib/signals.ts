@@ -77,7 +77,7 @@ export const tableSystemErrors = (table: Table) =>
  * The LLM gateway's spend alarm looks at one hour, not five minutes: spend is a budget, stated per
  * hour, and model calls come in bursts (one long agent turn) that a 5-minute window would turn
  * into noise. An alarm cannot sum across a changing set of models, so it watches the total the
- * gateway counts beside the per-model metric (areas/ai/gateway/usage.ts).
+ * gateway counts beside the per-model metric (areas/llm-gateway/usage.ts).
  */
 export const SPEND_PERIOD = Duration.hours(1);
 export const MICRO_USD_PER_USD = 1_000_000;

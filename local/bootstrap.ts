@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { generateSigningKeyParams, signingParams } from '#shared/auth/signing-keys.ts';
 import { hashPassword } from '#areas/identity/password.ts';
-import { createUser, findUserByEmail } from '#areas/identity/users.ts';
+import { createUser, findUserByEmail } from '#areas/identity/user-accounts.ts';
 import { config } from '#shared/platform/config.ts';
 import type { ParameterStore } from '#shared/platform/ports.ts';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import type { ChannelType } from '#areas/ai/connector/channel-types.ts';
-import { ENDPOINT_SETTINGS, localEndpoint, type Endpoint } from '#areas/ai/connector/senders/endpoints.ts';
+import type { ChannelType } from '#areas/connector/channel-types.ts';
+import { ENDPOINT_SETTINGS, localEndpoint, type Endpoint } from '#areas/connector/senders/endpoints.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';
 import { readJson, serialized, writeJson } from './json-file.ts';
 

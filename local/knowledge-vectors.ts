@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { cosine } from '#areas/ai/gateway/providers/hashing-embedder.ts';
+import { cosine } from '#areas/llm-gateway/providers/hashing-embedder.ts';
 import { readJson, writeJson } from './json-file.ts';
 import {
   indexName,
@@ -8,7 +8,7 @@ import {
   MAX_VECTORS_PER_CALL,
   type VectorRecord,
   type VectorStore,
-} from '#areas/ai/knowledge/vectors/port.ts';
+} from '#areas/knowledge/vectors/port.ts';
 
 const validation = (message: string) => Object.assign(new Error(message), { name: 'ValidationException' });
 

@@ -1,10 +1,10 @@
-import { seedCatalog } from '#areas/ai/gateway/catalog.ts';
+import { seedCatalog } from '#areas/llm-gateway/catalog.ts';
 import { bumpCounter, putNew } from '#shared/data/collection.ts';
 import { keys, type PlatformCollection } from '#shared/data/keys.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { ApiError } from '#shared/http/errors.ts';
-import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
-import { PLANS } from '#shared/reference/plans.ts';
+import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
+import { PLANS } from '#areas/billing/plan-catalog.ts';
 
 /**
  * Puts one reference record unless it exists. The record is written with its collection's
@@ -43,7 +43,7 @@ export async function seedReferenceData(): Promise<number> {
   // One at a time: every item of a collection bumps the same counter item.
   for (const plan of PLANS) if (await seedItem('PLAN', plan)) added++;
   for (const tool of BUILT_IN_TOOLS) if (await seedItem('BUILTIN_TOOL', tool)) added++;
-  // The gateway's local models (areas/ai/gateway/catalog.ts).
+  // The gateway's local models (areas/llm-gateway/catalog.ts).
   added += await seedCatalog();
   return added;
 }

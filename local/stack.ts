@@ -8,7 +8,7 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { fileParameterStore } from './file-parameter-store.ts';
 import { localQueue } from './local-queue.ts';
 import { fileVectorStore } from './knowledge-vectors.ts';
-import { installVectorStore } from '#areas/ai/knowledge/vectors/port.ts';
+import { installVectorStore } from '#areas/knowledge/vectors/port.ts';
 import { localPaymentProviders } from './providers/payment-provider.ts';
 import { fileOutbox } from './outbox.ts';
 import { recordChannelCallsIn } from './channels.ts';

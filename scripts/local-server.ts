@@ -29,7 +29,7 @@ if (refusal) {
 
 const { startLocalStack, JavaMissingError } = await import('#local/stack.ts');
 const { createApiListener } = await import('#local/server.ts');
-const { routes } = await import('#shared/routes/index.ts');
+const { routes } = await import('#local/routes.ts');
 
 let stack: Awaited<ReturnType<typeof startLocalStack>>;
 try {

@@ -9,7 +9,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { apiDocument } from '#shared/openapi/api-document.ts';
+import { apiDocument } from '#api/openapi/api-document.ts';
 
 const { values } = parseArgs({
   options: {

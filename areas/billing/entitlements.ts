@@ -1,5 +1,5 @@
 import { updateItem, type TransactItem } from '#shared/data/commit.ts';
-import { PLANS } from '#shared/reference/plans.ts';
+import { PLANS } from '#areas/billing/plan-catalog.ts';
 import { billingKeys, type SubscriptionRecord } from './records.ts';
 import { PlanType } from './vocabulary.ts';
 

@@ -2,7 +2,7 @@ import { keys } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
-import { PLANS, type PlanRecord } from '#shared/reference/plans.ts';
+import { PLANS, type PlanRecord } from '#areas/billing/plan-catalog.ts';
 import { toMajor } from './money.ts';
 
 /** Plans change only by a deploy-time seed or an operator: a warm function serves them from memory for this long. */

@@ -1,8 +1,8 @@
-import { BillingPeriod, PlanType } from '#shared/reference/plans.ts';
+import { BillingPeriod, PlanType } from '#areas/billing/plan-catalog.ts';
 
 /**
  * The billing area's vocabulary: the spec's enums and the rules' numbers. The route file
- * (shared/routes/billing.ts) builds its schemas from these; nothing here touches storage.
+ * (areas/billing/routes/billing.ts) builds its schemas from these; nothing here touches storage.
  */
 export { BillingPeriod, PlanType };
 export const SubscriptionStatus = { Inactive: 0, Active: 1, Suspended: 2, Trialing: 3, Cancelled: 4 } as const;

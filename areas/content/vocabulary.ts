@@ -1,6 +1,6 @@
 /**
  * The content area's vocabulary: enums, presets, limits and patterns. The route files
- * (`shared/routes/content-admin.ts`, `content-public.ts`) build their schemas from these; the
+ * (`areas/content/routes/admin.ts`, `content-public.ts`) build their schemas from these; the
  * area's logic checks against the same values. No imports: any bundle may take it.
  */
 

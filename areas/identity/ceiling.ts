@@ -1,7 +1,7 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { isSystemAdmin } from '#shared/auth/tenant-scope.ts';
 import { forbidden } from '#shared/http/errors.ts';
-import { permissionsForRoles, type RoleRecord } from './roles.ts';
+import { permissionsForRoles, type RoleRecord } from './system-roles.ts';
 
 /**
  * The permission ceiling: a caller who is neither TenantOwner nor SystemAdmin may grant a role only

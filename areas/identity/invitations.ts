@@ -16,7 +16,7 @@ import { ApiError, badRequest, conflict, forbidden, validationError } from '#sha
 import { config } from '#shared/platform/config.ts';
 import { sendEmail } from '#shared/queue/email.ts';
 import { assertMayGrant } from './ceiling.ts';
-import { countIntegrationEvents, integrationEventPut } from './integration-events.ts';
+import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
 import { membershipChangeItems } from './org-counters.ts';
 import {
   identityKeys,
@@ -27,9 +27,9 @@ import {
   type TenantRecord,
   type UserRecord,
 } from './records.ts';
-import { resolveRoles, systemRoleName } from './roles.ts';
+import { resolveRoles, systemRoleName } from './system-roles.ts';
 import { acceptsMembers } from './tenant-status.ts';
-import { actingAs, getTenant, statusChange, type Actor } from './tenants.ts';
+import { actingAs, getTenant, statusChange, type Actor } from './tenant-model.ts';
 import { TENANT_STATUS_CODES } from './vocabulary.ts';
 import { committedUnless } from './writes.ts';
 

@@ -5,7 +5,7 @@ import { get } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { identityKeys, toUserGroupRef, type UserGroupRef } from './records.ts';
-import { roleIdsByName, systemRoleName } from './roles.ts';
+import { roleIdsByName, systemRoleName } from './system-roles.ts';
 
 export interface Membership {
   roles: string[];

@@ -1,5 +1,5 @@
-import { permissionsForRoles } from './roles.ts';
-import type { UserRecord } from './users.ts';
+import { permissionsForRoles } from './system-roles.ts';
+import type { UserRecord } from './user-accounts.ts';
 
 /**
  * The permissions carried in a user's access token, resolved at sign-in, provider sign-in and every

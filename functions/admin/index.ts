@@ -1,7 +1,7 @@
-import { adminRoutes } from '#shared/routes/admin.ts';
+import { adminRoutes } from '#areas/admin/routes.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { listAuditLogs } from './audit-logs.ts';
-import { listIntegrationEvents } from './integration-events.ts';
+import { listAuditLogs } from '#areas/admin/audit-logs.ts';
+import { listIntegrationEvents } from '#areas/admin/integration-events.ts';
 
 export const handler = apiHandler(adminRoutes, {
   'admin.auditLogs': async ({ query }) => await listAuditLogs(query),

@@ -1,5 +1,5 @@
-import { playgroundTurn } from '#areas/ai/agents/playground.ts';
-import { agentRuntimeRoutes } from '#shared/routes/ai-agent-runtime.ts';
+import { playgroundTurn } from '#areas/agents/playground.ts';
+import { agentRuntimeRoutes } from '#areas/agents/routes/runtime.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 
 /**

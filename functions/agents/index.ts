@@ -11,7 +11,7 @@ import {
   setTools,
   unpublishAgent,
   updateAgent,
-} from '#areas/ai/agents/agents.ts';
+} from '#areas/agents/agents.ts';
 import {
   createWidget,
   deleteWidget,
@@ -19,17 +19,17 @@ import {
   listWidgets,
   rotateWidgetKey,
   updateWidget,
-} from '#areas/ai/agents/widgets.ts';
-import { createChannel, deleteChannel, listChannels, updateChannel } from '#areas/ai/agents/channels.ts';
-import { agentStats } from '#areas/ai/agents/stats.ts';
-import { widgetScript } from '#areas/ai/agents/widget-script.ts';
+} from '#areas/agents/widgets.ts';
+import { createChannel, deleteChannel, listChannels, updateChannel } from '#areas/agents/channels.ts';
+import { agentStats } from '#areas/agents/stats.ts';
+import { widgetScript } from '#areas/agents/widget-script.ts';
 import { config } from '#shared/platform/config.ts';
-import { tenantModels } from '#areas/ai/agents/models.ts';
-import { entitlements } from '#areas/ai/entitlements.ts';
-import { aiAgentRoutes } from '#shared/routes/ai-agents.ts';
+import { tenantModels } from '#areas/agents/models.ts';
+import { entitlements } from '#areas/agents/entitlements.ts';
+import { aiAgentRoutes } from '#areas/agents/routes/agents.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 
-/** Wiring only: the logic is in areas/ai/agents; each route's tenant comes resolved from its declared scope. */
+/** Wiring only: the logic is in areas/agents; each route's tenant comes resolved from its declared scope. */
 export const handler = apiHandler(aiAgentRoutes, {
   'ai.entitlements': ({ tenantId }) => entitlements(tenantId),
   'ai.models': () => tenantModels(),

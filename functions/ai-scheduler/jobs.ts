@@ -1,7 +1,7 @@
-import { queueDueProactiveMessages } from '#areas/ai/connector/proactive.ts';
-import { closeIdleConversations } from '#areas/ai/conversations/lifecycle.ts';
-import { releaseExpiredReservations } from '#areas/ai/gateway/reservations.ts';
-import { failStuckDocuments } from '#areas/ai/knowledge/stuck.ts';
+import { queueDueProactiveMessages } from '#areas/connector/proactive.ts';
+import { closeIdleConversations } from '#areas/conversations/lifecycle.ts';
+import { releaseExpiredReservations } from '#areas/llm-gateway/reservations.ts';
+import { failStuckDocuments } from '#areas/knowledge/stuck.ts';
 import { logger } from '#shared/runtime/logger.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { authRoutes } from '#shared/routes/auth.ts';
+import { authRoutes } from '#areas/identity/routes/auth.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { finishExternal, startExternal } from '#areas/identity/auth/external.ts';
 import { login } from '#areas/identity/auth/login.ts';

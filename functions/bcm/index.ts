@@ -1,4 +1,4 @@
-import { bcmRoutes } from '#shared/routes/bcm.ts';
+import { bcmRoutes } from '#areas/bcm/routes.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import {
   assign,
@@ -10,9 +10,17 @@ import {
   setBiaStatus,
   unassign,
   updateBia,
-} from './bias.ts';
-import { dashboard, putThresholds, thresholds } from './dashboard.ts';
-import { completeEntry, createEntry, deleteEntry, getEntry, listEntries, replacePart, updateEntry } from './entries.ts';
+} from '#areas/bcm/bias.ts';
+import { dashboard, putThresholds, thresholds } from '#areas/bcm/dashboard.ts';
+import {
+  completeEntry,
+  createEntry,
+  deleteEntry,
+  getEntry,
+  listEntries,
+  replacePart,
+  updateEntry,
+} from '#areas/bcm/entries.ts';
 import {
   createAction,
   createAssessment,
@@ -23,9 +31,9 @@ import {
   setRiskStatus,
   updateAction,
   updateAssessment,
-} from './risks.ts';
+} from '#areas/bcm/risks.ts';
 
-/** Wiring only: each route's tenant comes resolved from its declared scope (shared/routes/bcm.ts). */
+/** Wiring only: each route's tenant comes resolved from its declared scope (areas/bcm/routes.ts). */
 export const handler = apiHandler(bcmRoutes, {
   'bcm.bia.list': ({ tenantId, query }) => listBias(tenantId, query),
   'bcm.bia.get': ({ tenantId, params }) => biaDetail(tenantId, params.biaId),

@@ -11,7 +11,7 @@ import {
   extendTrial,
 } from '#areas/billing/subscriptions.ts';
 import { reply } from '#shared/http/responses.ts';
-import { billingRoutes } from '#shared/routes/billing.ts';
+import { billingRoutes } from '#areas/billing/routes/billing.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 
 export const handler = apiHandler(billingRoutes, {

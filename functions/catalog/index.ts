@@ -1,7 +1,7 @@
-import { catalogRoutes } from '#shared/routes/catalog.ts';
+import { catalogRoutes } from '#areas/catalog/routes.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { createProductService, listProductServices } from './product-services.ts';
-import { createSupplier, getSupplier, listSuppliers } from './suppliers.ts';
+import { createProductService, listProductServices } from '#areas/catalog/product-services.ts';
+import { createSupplier, getSupplier, listSuppliers } from '#areas/catalog/suppliers.ts';
 
 export const handler = apiHandler(catalogRoutes, {
   'suppliers.list': async ({ tenantId, query }) => await listSuppliers(tenantId, query),

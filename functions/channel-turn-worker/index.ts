@@ -1,5 +1,5 @@
-import { runChannelTurn } from '#areas/ai/conversations/channel.ts';
-import { CHANNEL_TURN } from '#areas/ai/connector/queue.ts';
+import { runChannelTurn } from '#areas/conversations/channel.ts';
+import { CHANNEL_TURN } from '#areas/connector/queue.ts';
 import { handles } from '#shared/queue/messages.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
 

@@ -1,7 +1,7 @@
-import { resolveConnection } from '#areas/ai/connector/credentials.ts';
-import { sendProactive } from '#areas/ai/connector/proactive-send.ts';
-import { CHANNEL_SEND, PROACTIVE_SEND } from '#areas/ai/connector/queue.ts';
-import { sendToChannel } from '#areas/ai/connector/senders.ts';
+import { resolveConnection } from '#areas/connector/credentials.ts';
+import { sendProactive } from '#areas/connector/proactive-send.ts';
+import { CHANNEL_SEND, PROACTIVE_SEND } from '#areas/connector/queue.ts';
+import { sendToChannel } from '#areas/connector/send-to-channel.ts';
 import { handles } from '#shared/queue/messages.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
 

@@ -1,10 +1,10 @@
-import { cancelProactive, createProactive, getProactive, listProactive } from '#areas/ai/connector/proactive.ts';
-import { receiveWebhook, whatsAppHandshake } from '#areas/ai/connector/webhook.ts';
-import { connectorRoutes } from '#shared/routes/connector.ts';
+import { cancelProactive, createProactive, getProactive, listProactive } from '#areas/connector/proactive.ts';
+import { receiveWebhook, whatsAppHandshake } from '#areas/connector/webhook.ts';
+import { connectorRoutes } from '#areas/connector/routes.ts';
 import { reply } from '#shared/http/responses.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 
-/** Wiring only: the logic is areas/ai/connector. */
+/** Wiring only: the logic is areas/connector. */
 export const handler = apiHandler(connectorRoutes, {
   'connector.proactive.create': ({ tenantId, body, principal }) => createProactive(tenantId, body, principal),
   'connector.proactive.list': ({ tenantId, query }) => listProactive(tenantId, query),

@@ -22,7 +22,7 @@ import {
 } from '#areas/content/admin/pages.ts';
 import { createSite, deleteSite, getSiteView, listSites, updateSite } from '#areas/content/admin/sites.ts';
 import { applyPreset, getTheme, putTheme } from '#areas/content/admin/theme.ts';
-import { contentAdminRoutes } from '#shared/routes/content-admin.ts';
+import { contentAdminRoutes } from '#areas/content/routes/admin.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 
 /** Content administration: SystemAdmin only, platform data (the route table's auth rule and scope). */

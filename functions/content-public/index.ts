@@ -1,7 +1,7 @@
 import { reply } from '#shared/http/responses.ts';
-import { contentPublicRoutes } from '#shared/routes/content-public.ts';
+import { contentPublicRoutes } from '#areas/content/routes/public.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { submitForm } from '#areas/content/public/forms.ts';
+import { submitForm } from '#areas/content/public/submit-form.ts';
 import {
   activeSite,
   cacheable,

@@ -5,20 +5,20 @@ import {
   setStatus,
   staffReply,
   transcript,
-} from '#areas/ai/conversations/inbox.ts';
-import { widgetSend } from '#areas/ai/conversations/widget-send.ts';
+} from '#areas/conversations/inbox.ts';
+import { widgetSend } from '#areas/conversations/widget-send.ts';
 import {
   messagesSince,
   openSession,
   startSession,
   visitorEscalates,
   visitorFeedback,
-} from '#areas/ai/conversations/widget.ts';
-import { conversationRoutes } from '#shared/routes/conversations.ts';
+} from '#areas/conversations/widget.ts';
+import { conversationRoutes } from '#areas/conversations/routes.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { streamFrontDoor } from '#shared/runtime/stream.ts';
 
-/** Wiring only: the logic is areas/ai/conversations; widget routes name their conversation by the session. */
+/** Wiring only: the logic is areas/conversations; widget routes name their conversation by the session. */
 export const handler = apiHandler(conversationRoutes, {
   'conversations.widget.start': ({ body, headers }) => startSession(body, headers.origin ?? headers.Origin),
   'conversations.widget.send': ({ widgetSession, body, headers, requestId }) =>

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { methodNotAllowed, routeNotFound } from '#shared/http/errors.ts';
 import { errorToHttp } from '#shared/http/responses.ts';
 import { createShapeMatcher } from '#shared/http/route-shapes.ts';
-import { DEPLOYED_ROUTE_KEYS } from '#shared/routes/route-keys.generated.ts';
+import { DEPLOYED_ROUTE_KEYS } from '#api/route-keys.generated.ts';
 
 const methodsFor = createShapeMatcher(DEPLOYED_ROUTE_KEYS);
 

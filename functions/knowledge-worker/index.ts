@@ -1,6 +1,6 @@
-import { indexDocument } from '#areas/ai/knowledge/indexing.ts';
-import { INDEX_DOCUMENT, PURGE_BASE, PURGE_DOCUMENT } from '#areas/ai/knowledge/messages.ts';
-import { purgeBase, purgeDocumentData } from '#areas/ai/knowledge/purge.ts';
+import { indexDocument } from '#areas/knowledge/indexing.ts';
+import { INDEX_DOCUMENT, PURGE_BASE, PURGE_DOCUMENT } from '#areas/knowledge/messages.ts';
+import { purgeBase, purgeDocumentData } from '#areas/knowledge/purge.ts';
 import { handles } from '#shared/queue/messages.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
 

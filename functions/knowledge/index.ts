@@ -1,11 +1,11 @@
-import { createBase, deleteBase, getBase, listBases, updateBase } from '#areas/ai/knowledge/bases.ts';
-import { deleteDocument, listChunks, listDocuments, uploadDocument } from '#areas/ai/knowledge/documents.ts';
-import { completeDocumentUpload, presignDocumentUpload } from '#areas/ai/knowledge/presigned.ts';
-import { retrieve } from '#areas/ai/knowledge/retrieve.ts';
-import { knowledgeRoutes } from '#shared/routes/knowledge.ts';
+import { createBase, deleteBase, getBase, listBases, updateBase } from '#areas/knowledge/bases.ts';
+import { deleteDocument, listChunks, listDocuments, uploadDocument } from '#areas/knowledge/documents.ts';
+import { completeDocumentUpload, presignDocumentUpload } from '#areas/knowledge/presigned.ts';
+import { retrieve } from '#areas/knowledge/retrieve.ts';
+import { knowledgeRoutes } from '#areas/knowledge/routes.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 
-/** Wiring only: the logic is in areas/ai/knowledge; each route's tenant comes resolved from its declared scope. */
+/** Wiring only: the logic is in areas/knowledge; each route's tenant comes resolved from its declared scope. */
 export const handler = apiHandler(knowledgeRoutes, {
   'knowledge.bases.list': ({ tenantId, query }) => listBases(tenantId, query),
   'knowledge.bases.create': ({ tenantId, body, principal }) => createBase(tenantId, body, principal),

@@ -1,12 +1,12 @@
-import { keyAllows } from '#areas/ai/gateway/admission.ts';
-import { listModels, putModel } from '#areas/ai/gateway/catalog.ts';
-import { createKey, currentKey, listKeys, revokeKey } from '#areas/ai/gateway/gateway-keys.ts';
-import { toModelAnswer, type Caller } from '#areas/ai/gateway/records.ts';
-import { usage } from '#areas/ai/gateway/usage.ts';
-import { chatCompletions, embeddings, type WireChatBody } from '#areas/ai/gateway/wire.ts';
+import { keyAllows } from '#areas/llm-gateway/admission.ts';
+import { listModels, putModel } from '#areas/llm-gateway/catalog.ts';
+import { createKey, currentKey, listKeys, revokeKey } from '#areas/llm-gateway/gateway-keys.ts';
+import { toModelAnswer, type Caller } from '#areas/llm-gateway/records.ts';
+import { usage } from '#areas/llm-gateway/usage.ts';
+import { chatCompletions, embeddings, type WireChatBody } from '#areas/llm-gateway/wire.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { reply } from '#shared/http/responses.ts';
-import { llmGatewayRoutes } from '#shared/routes/llm-gateway.ts';
+import { llmGatewayRoutes } from '#areas/llm-gateway/routes.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import type { GatewayKeyRef } from '#shared/runtime/request.ts';
 import { streamFrontDoor } from '#shared/runtime/stream.ts';
@@ -15,7 +15,7 @@ import { streamFrontDoor } from '#shared/runtime/stream.ts';
 const callerOf = (key: GatewayKeyRef | null, principal: Principal | null): Caller =>
   key ? { kind: 'key', keyId: key.keyId } : { kind: 'user', userId: principal!.userId };
 
-/** Wiring only: the gateway's logic is areas/ai/gateway. */
+/** Wiring only: the gateway's logic is areas/llm-gateway. */
 export const handler = apiHandler(llmGatewayRoutes, {
   'llmGateway.chatCompletions': ({ tenantId, gatewayKey, principal, requestId, body }) =>
     chatCompletions({ tenantId, caller: callerOf(gatewayKey, principal), requestId }, body as WireChatBody),

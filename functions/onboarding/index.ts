@@ -1,4 +1,4 @@
-import { onboardingRoutes } from '#shared/routes/onboarding.ts';
+import { onboardingRoutes } from '#areas/identity/routes/onboarding.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { startOnboarding } from '#areas/identity/onboarding/start.ts';
 

@@ -1,4 +1,4 @@
-import { orgRoutes } from '#shared/routes/org.ts';
+import { orgRoutes } from '#areas/identity/routes/org.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { createDepartment, listDepartments } from '#areas/identity/org/departments.ts';
 import { addUserToGroup, createGroup, listGroups } from '#areas/identity/org/groups.ts';

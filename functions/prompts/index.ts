@@ -1,4 +1,4 @@
-import { promptRoutes } from '#shared/routes/prompts.ts';
+import { promptRoutes } from '#areas/prompts/routes.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import {
   archivePrompt,
@@ -8,10 +8,10 @@ import {
   newVersion,
   promptDetail,
   updatePrompt,
-} from './prompts.ts';
-import { approveVersion, renderPrompt, reviewVersion } from './versions.ts';
+} from '#areas/prompts/prompts.ts';
+import { approveVersion, renderPrompt, reviewVersion } from '#areas/prompts/versions.ts';
 
-/** Wiring only: each route's tenant comes resolved from its declared scope (shared/routes/prompts.ts). */
+/** Wiring only: each route's tenant comes resolved from its declared scope (areas/prompts/routes.ts). */
 export const handler = apiHandler(promptRoutes, {
   'prompts.list': ({ tenantId, query }) => listPrompts(tenantId, query),
   'prompts.create': ({ tenantId, body, principal }) => createPrompt(tenantId, body, principal),

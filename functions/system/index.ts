@@ -3,13 +3,13 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { verificationKeys } from '#shared/auth/signing-keys.ts';
 import { reply } from '#shared/http/responses.ts';
-import { systemRoutes } from '#shared/routes/system.ts';
+import { systemRoutes } from '#areas/system/routes.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { sseEvent, streamFrontDoor } from '#shared/runtime/stream.ts';
-import { DOCS_ASSETS_DIR, OPENAPI_FILE } from './docs-assets.ts';
-import { docsAsset, docsInit, docsPage } from './docs.ts';
+import { DOCS_ASSETS_DIR, OPENAPI_FILE } from '#api/docs/docs-assets.ts';
+import { docsAsset, docsInit, docsPage } from '#api/docs/docs-page.ts';
 
-const GENERATOR = '../../shared/openapi/api-document.ts';
+const GENERATOR = '../../api/openapi/api-document.ts';
 let openApiJson: Promise<string> | undefined;
 
 /**
@@ -21,7 +21,7 @@ async function loadOpenApi(): Promise<string> {
   const beside = fileURLToPath(new URL(`./${DOCS_ASSETS_DIR}/${OPENAPI_FILE}`, import.meta.url));
   if (existsSync(beside)) return readFile(beside, 'utf8');
   const generator = new URL(GENERATOR, import.meta.url).href;
-  const { apiDocument } = (await import(generator)) as typeof import('#shared/openapi/api-document.ts');
+  const { apiDocument } = (await import(generator)) as typeof import('#api/openapi/api-document.ts');
   return JSON.stringify(apiDocument());
 }
 function openApi(): Promise<string> {

@@ -1,6 +1,6 @@
-import { tenantRoutes } from '#shared/routes/tenants.ts';
+import { tenantRoutes } from '#areas/identity/routes/tenants.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { inviteToTenant } from '#areas/identity/tenants/invitations.ts';
+import { inviteToTenant } from '#areas/identity/tenants/invite.ts';
 import {
   changeTenantStatus,
   createTenant,

@@ -1,6 +1,6 @@
-import { toolRoutes } from '#shared/routes/tools.ts';
+import { toolRoutes } from '#areas/tools/routes.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { toConfig, toParams } from './records.ts';
+import { toConfig, toParams } from '#areas/tools/records.ts';
 import {
   createTool,
   deleteTool,
@@ -11,9 +11,9 @@ import {
   putConfig,
   putParams,
   updateTool,
-} from './tools.ts';
+} from '#areas/tools/tools.ts';
 
-/** Wiring only: each route's tenant comes resolved from its declared scope (shared/routes/tools.ts). */
+/** Wiring only: each route's tenant comes resolved from its declared scope (areas/tools/routes.ts). */
 export const handler = apiHandler(toolRoutes, {
   'tools.list': ({ tenantId, query }) => listTools(tenantId, query),
   'tools.create': ({ tenantId, body, principal }) => createTool(tenantId, body, principal),

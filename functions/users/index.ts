@@ -1,6 +1,6 @@
 import { safeParse } from 'zod/mini';
 import { invalidJson, validationError } from '#shared/http/errors.ts';
-import { userRoutes, userUpdateBody } from '#shared/routes/users.ts';
+import { userRoutes, userUpdateBody } from '#areas/identity/routes/users.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { listUsers, userDetail } from '#areas/identity/users/list.ts';
 import { deleteUser, resetPassword, updateUser } from '#areas/identity/users/mutations.ts';

@@ -1,6 +1,6 @@
 import { ApiError, notFound, validationError } from '#shared/http/errors.ts';
 import { reply } from '#shared/http/responses.ts';
-import { vaultRoutes } from '#shared/routes/vault.ts';
+import { vaultRoutes } from '#areas/vault/routes.ts';
 import { apiHandler, type LambdaHttpHandler } from '#shared/runtime/api-handler.ts';
 import { auditDenied } from '#areas/vault/denied.ts';
 import { createJob, recordAudit } from '#areas/vault/records.ts';

@@ -4,7 +4,7 @@ import { verifyWebhook, type PaymentProviderName } from '#areas/billing/signatur
 import { badRequest } from '#shared/http/errors.ts';
 
 import { enqueue } from '#shared/queue/messages.ts';
-import { webhookRoutes } from '#shared/routes/webhooks.ts';
+import { webhookRoutes } from '#areas/billing/routes/webhooks.ts';
 import type { ApiRequest } from '#shared/runtime/request.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 

@@ -1,4 +1,4 @@
-import { localRoutes } from '#shared/routes/local.ts';
+import { localRoutes } from '#local/providers/routes.ts';
 import { reply } from '#shared/http/responses.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 

@@ -36,7 +36,7 @@ export const config = {
   get invoiceBucket() {
     return env('INVOICE_BUCKET', 'saas-local-invoices');
   },
-  /** The S3 Vectors bucket of knowledge vectors (areas/ai/knowledge/vectors/s3-vectors.ts). */
+  /** The S3 Vectors bucket of knowledge vectors (areas/knowledge/vectors/s3-vectors.ts). */
   get knowledgeVectorBucket() {
     return env('KNOWLEDGE_VECTOR_BUCKET', 'saas-local-knowledge-vectors');
   },

@@ -26,7 +26,7 @@ export interface GroupSpec {
   providerSecrets?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
-  /** Knowledge vectors (the S3 Vectors bucket; areas/ai/knowledge/vectors/): query, or also write. */
+  /** Knowledge vectors (the S3 Vectors bucket; areas/knowledge/vectors/): query, or also write. */
   knowledgeVectors?: 'read' | 'readwrite';
   /** Calls Amazon Bedrock models (bedrock:InvokeModel*), scoped to the catalog's model ARNs. */
   bedrock?: boolean;

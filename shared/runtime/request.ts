@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { Principal } from '#shared/auth/access-token.ts';
 import type { EmptyReply, JsonReply, RawReply, StreamReply } from '#shared/http/responses.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
-import type { SessionClaim } from '#areas/ai/conversations/session.ts';
+import type { SessionClaim } from '#areas/conversations/session.ts';
 
 /**
  * What a route handler receives: parsed, validated input (ids canonical), the verified caller, and

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { apiDocument } from '../../shared/openapi/api-document.ts';
+import { apiDocument } from '#api/openapi/api-document.ts';
 
 /** Where the generated types go (git-ignored): regenerated from the document on every run. */
 export const GENERATED = fileURLToPath(new URL('./generated/api.ts', import.meta.url));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiDocument } from '#shared/openapi/api-document.ts';
+import { apiDocument } from '#api/openapi/api-document.ts';
 import { contract } from '#test/support/contract.ts';
 import { api, mintToken, send } from '#test/support/e2e.ts';
 

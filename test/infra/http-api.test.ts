@@ -2,7 +2,7 @@ import { App } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '#lib/settings.ts';
-import { deployedRoutes, routes } from '#shared/routes/index.ts';
+import { deployedRoutes, routes } from '#local/routes.ts';
 import { flat, synthPlatform, targetId, type Json } from './synth.ts';
 
 let s: ReturnType<typeof synthPlatform>;
@@ -28,7 +28,7 @@ function routeTargets(): Map<string, string> {
 describe('HTTP API routes', () => {
   it('has one API Gateway route per deployed route, on the function of its group', () => {
     const targets = routeTargets();
-    const deployed = deployedRoutes();
+    const deployed = deployedRoutes;
     expect(deployed.length).toBeGreaterThan(0);
     for (const route of deployed) {
       expect(targets.get(`${route.method} ${route.path}`), `${route.method} ${route.path}`).toBe(route.group);
@@ -51,7 +51,7 @@ describe('HTTP API routes', () => {
 
   it('integrates every function as a Lambda proxy with payload 2.0', () => {
     const integrations = s.ofType('AWS::ApiGatewayV2::Integration');
-    expect(integrations.length).toBe(new Set(deployedRoutes().map((r) => r.group)).size + 1);
+    expect(integrations.length).toBe(new Set(deployedRoutes.map((r) => r.group)).size + 1);
     for (const [, i] of integrations) {
       expect(i.Properties.IntegrationType).toBe('AWS_PROXY');
       expect(i.Properties.PayloadFormatVersion).toBe('2.0');
@@ -73,12 +73,12 @@ describe('HTTP API routes', () => {
       );
       invoked.add(s.nameOfFn.get(targetId(p.Properties.FunctionName)!)!);
     }
-    expect([...invoked].sort()).toEqual([...new Set([...deployedRoutes().map((r) => r.group), 'fallback'])].sort());
+    expect([...invoked].sort()).toEqual([...new Set([...deployedRoutes.map((r) => r.group), 'fallback'])].sort());
   });
 });
 
 describe('streaming front door', () => {
-  const streamRoutes = () => deployedRoutes().filter((r) => r.transport === 'stream');
+  const streamRoutes = () => deployedRoutes.filter((r) => r.transport === 'stream');
 
   it('gives each group with stream routes a function URL in response-stream mode on a second function of the same bundle', () => {
     const groups = [...new Set(streamRoutes().map((r) => r.group))];

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_BEDROCK_MODEL_IDS } from '#areas/ai/gateway/bedrock-models.ts';
+import { DEFAULT_BEDROCK_MODEL_IDS } from '#areas/llm-gateway/bedrock-models.ts';
 import { API_GROUPS, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
 import { actionsOf, flat, groupOfFn, resourcesOf, synthPlatform, targetId, type Statement } from './synth.ts';

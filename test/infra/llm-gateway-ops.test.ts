@@ -1,8 +1,8 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BEDROCK_MODEL_IDS, BEDROCK_MODELS, DEFAULT_BEDROCK_MODEL_IDS } from '#areas/ai/gateway/bedrock-models.ts';
-import { gatewayKeys, toModel } from '#areas/ai/gateway/records.ts';
+import { BEDROCK_MODEL_IDS, BEDROCK_MODELS, DEFAULT_BEDROCK_MODEL_IDS } from '#areas/llm-gateway/bedrock-models.ts';
+import { gatewayKeys, toModel } from '#areas/llm-gateway/records.ts';
 import { readSettings } from '#lib/settings.ts';
 import { actionsOf, flat, resourcesOf, synthPlatform, targetId, type Json } from './synth.ts';
 

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '#lib/settings.ts';
 import { TABLE_OPERATIONS } from '#lib/signals.ts';
 import { BUSINESS_METRICS } from '#shared/runtime/metric-catalog.ts';
-import { deployedRoutes } from '#shared/routes/index.ts';
+import { deployedRoutes } from '#api/routes.ts';
 import { SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
 import { flat, synthPlatform, targetId, type Json } from './synth.ts';
@@ -116,11 +116,9 @@ describe('alarms', () => {
 
   it('every API function (each deployed group and the fallback): error rate > 1 %, from Errors / Invocations', () => {
     const apiFns = [...s.fnIds.keys()].filter((n) => !(n in WORKERS) && !(n in SCHEDULED));
-    const streaming = deployedRoutes()
-      .filter((r) => r.transport === 'stream')
-      .map((r) => `${r.group}-stream`);
+    const streaming = deployedRoutes.filter((r) => r.transport === 'stream').map((r) => `${r.group}-stream`);
     expect(apiFns.sort()).toEqual(
-      [...new Set([...deployedRoutes().map((r) => r.group), 'fallback', ...streaming])].sort(),
+      [...new Set([...deployedRoutes.map((r) => r.group), 'fallback', ...streaming])].sort(),
     );
     for (const name of apiFns) {
       const a = alarm(`fn-${name}-error-rate`);
@@ -231,7 +229,7 @@ describe('alarms', () => {
   it('follow the functions the routes call for: a group without deployed routes has neither function nor alarm', () => {
     const without = synthPlatform(
       {},
-      deployedRoutes().filter((r) => r.group !== 'catalog'),
+      deployedRoutes.filter((r) => r.group !== 'catalog'),
     );
     expect(without.fnIds.has('catalog')).toBe(false);
     expect([...alarms(without).keys()].filter((n) => n.includes('catalog'))).toEqual([]);

@@ -13,7 +13,7 @@ import {
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
 import { API_GROUPS, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
-import { deployedRoutes } from '#shared/routes/index.ts';
+import { deployedRoutes } from '#api/routes.ts';
 import { flat, groupOfFn, synthPlatform, targetId, type Json } from './synth.ts';
 
 let s: ReturnType<typeof synthPlatform>;
@@ -194,12 +194,10 @@ describe('queues', () => {
 
 describe('functions', () => {
   it('are one per deployed group, the fallback, a streaming front door per group with stream routes, the workers and the scheduled ones', () => {
-    const streaming = deployedRoutes()
-      .filter((r) => r.transport === 'stream')
-      .map((r) => `${r.group}-stream`);
+    const streaming = deployedRoutes.filter((r) => r.transport === 'stream').map((r) => `${r.group}-stream`);
     expect(streaming).toContain('system-stream');
     const expected = new Set([
-      ...deployedRoutes().map((r) => r.group),
+      ...deployedRoutes.map((r) => r.group),
       'fallback',
       ...streaming,
       ...Object.keys(WORKERS),

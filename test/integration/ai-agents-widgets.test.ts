@@ -1,6 +1,6 @@
 import { Script } from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { widgetByKey } from '#areas/ai/agents/widgets.ts';
+import { widgetByKey } from '#areas/agents/widgets.ts';
 import { AGENTS, newPrompt } from '#test/support/agents.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { caller, invoke } from '#test/support/invoke.ts';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INTERNAL_KEY } from '#test/support/fuzz/world.ts';
-import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
+import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { listNewestFirst } from '#shared/data/collection.ts';
 import { keys } from '#shared/data/keys.ts';
 import { AGENTS, newPrompt, seedTool } from '#test/support/agents.ts';

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { twoTenants } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { INTERNAL_KEY } from '#test/support/fuzz/world.ts';
-import type { LlmCall } from '#areas/ai/analytics/aggregate.ts';
+import type { LlmCall } from '#areas/analytics/aggregate.ts';
 
 let ctx: Awaited<ReturnType<typeof twoTenants>>;
 beforeAll(async () => {

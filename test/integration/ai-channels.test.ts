@@ -7,16 +7,16 @@ import {
   channelSecretReference,
   resolveConnection,
   type ConnectionDescriptor,
-} from '#areas/ai/connector/credentials.ts';
-import { CHANNEL_SEND, sendChannelMessage } from '#areas/ai/connector/queue.ts';
-import { ChannelSendError, sendToChannel, type ChannelConnection } from '#areas/ai/connector/senders.ts';
-import { ENDPOINT_SETTINGS } from '#areas/ai/connector/senders/endpoints.ts';
-import { forgetTeamsTokens } from '#areas/ai/connector/senders/teams.ts';
+} from '#areas/connector/credentials.ts';
+import { CHANNEL_SEND, sendChannelMessage } from '#areas/connector/queue.ts';
+import { ChannelSendError, sendToChannel, type ChannelConnection } from '#areas/connector/send-to-channel.ts';
+import { ENDPOINT_SETTINGS } from '#areas/connector/senders/endpoints.ts';
+import { forgetTeamsTokens } from '#areas/connector/senders/teams.ts';
 import { parseTenantSecretReference, putTenantSecret } from '#areas/vault/tenant-secrets.ts';
 import { clearChannelCalls, useLocalChannelEndpoints, type ChannelCall } from '#local/channels.ts';
 import { localQueue } from '#local/local-queue.ts';
 import { createApiListener } from '#local/server.ts';
-import { routes } from '#shared/routes/index.ts';
+import { routes } from '#local/routes.ts';
 import { tempDir } from '#test/support/temp-dir.ts';
 
 /**

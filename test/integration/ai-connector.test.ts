@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { queueDueProactiveMessages } from '#areas/ai/connector/proactive.ts';
-import { forgetTeamsTokens } from '#areas/ai/connector/senders/teams.ts';
+import { queueDueProactiveMessages } from '#areas/connector/proactive.ts';
+import { forgetTeamsTokens } from '#areas/connector/senders/teams.ts';
 import { localQueue } from '#local/local-queue.ts';
 import { installPorts, queueSender } from '#shared/platform/ports.ts';
 import { logger } from '#shared/runtime/logger.ts';

@@ -7,8 +7,8 @@ import { tokenFor } from '#test/support/tokens.ts';
 
 // The real gateway, except while `failing`: then the model call dies as a provider would.
 let failing = false;
-vi.mock('#areas/ai/gateway/chat.ts', async (actual) => {
-  const real = await actual<typeof import('#areas/ai/gateway/chat.ts')>();
+vi.mock('#areas/llm-gateway/chat.ts', async (actual) => {
+  const real = await actual<typeof import('#areas/llm-gateway/chat.ts')>();
   return {
     ...real,
     chat: (call: Parameters<typeof real.chat>[0]) =>

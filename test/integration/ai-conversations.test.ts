@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { closeIdleConversations } from '#areas/ai/conversations/lifecycle.ts';
+import { closeIdleConversations } from '#areas/conversations/lifecycle.ts';
 import { AGENTS } from '#test/support/agents.ts';
 import { ORIGIN, WIDGET, publishedWidget, session, startSession, widgetIp } from '#test/support/conversations.ts';
 import { inOneRateWindow, newTenant } from '#test/support/fixtures.ts';

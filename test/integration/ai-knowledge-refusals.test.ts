@@ -8,8 +8,8 @@ import { addText, KB, newBase, settled, useKnowledgeStandIns } from '#test/suppo
 
 /** What the gateway's refusals mean for knowledge: embed() is the gateway's, refusing as it will. */
 const refusal = vi.hoisted(() => ({ on: false }));
-vi.mock('#areas/ai/gateway/embed.ts', async (original) => {
-  const real = await original<typeof import('#areas/ai/gateway/embed.ts')>();
+vi.mock('#areas/llm-gateway/embed.ts', async (original) => {
+  const real = await original<typeof import('#areas/llm-gateway/embed.ts')>();
   return {
     ...real,
     embed: async (call: Parameters<typeof real.embed>[0]) => {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runTurn } from '#areas/ai/agents/runtime.ts';
-import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/ai/agents/snapshot.ts';
-import { purgeBase } from '#areas/ai/knowledge/purge.ts';
+import { runTurn } from '#areas/agents/runtime.ts';
+import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/agents/snapshot.ts';
+import { purgeBase } from '#areas/knowledge/purge.ts';
 import { listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, updateItem } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { failStuckDocuments } from '#areas/ai/knowledge/stuck.ts';
-import { documentKey } from '#areas/ai/knowledge/records.ts';
+import { failStuckDocuments } from '#areas/knowledge/stuck.ts';
+import { documentKey } from '#areas/knowledge/records.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/data/keys.ts';
 import { listNewestFirst } from '#shared/data/collection.ts';

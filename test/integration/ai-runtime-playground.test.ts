@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { agentKey } from '#areas/ai/agents/snapshot.ts';
+import { agentKey } from '#areas/agents/snapshot.ts';
 import { commitChange, updateItem } from '#shared/data/commit.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
@@ -40,7 +40,7 @@ describe('POST /api/ai/agents/{agentId}/chat (playground)', () => {
     const deleted = await agentItem(t, { promptId, deletedAt: new Date().toISOString() } as never);
     expect((await invoke('POST', chatPath(deleted.id), { token: owner, body: hello })).status).toBe(404);
     const { promptId: other } = await activePrompt(t, 'x');
-    const { prompts } = await import('#functions/prompts/records.ts');
+    const { prompts } = await import('#areas/prompts/records.ts');
     await commitChange([updateItem(prompts.key(t, other), { activeVersionId: null })], null);
     const noActive = await agentItem(t, { promptId: other });
     const res = await invoke('POST', chatPath(noActive.id), { token: owner, body: hello });

@@ -5,7 +5,7 @@ import { activePrompt, activeTool, agentItem, snapshotOf } from '#test/support/a
 // A model that asks for a tool at every step, and one that fails outright.
 const calls: { toolChoice: unknown; caller: unknown }[] = [];
 let failing = false;
-vi.mock('#areas/ai/gateway/chat.ts', () => ({
+vi.mock('#areas/llm-gateway/chat.ts', () => ({
   chat: async (c: { toolChoice: unknown; caller: unknown }) => {
     calls.push({ toolChoice: c.toolChoice, caller: c.caller });
     if (failing) throw new Error('socket hang up');
@@ -22,7 +22,7 @@ vi.mock('#areas/ai/gateway/chat.ts', () => ({
   },
   chatStream: async function* () {},
 }));
-const { runTurn, MAX_STEPS } = await import('#areas/ai/agents/runtime.ts');
+const { runTurn, MAX_STEPS } = await import('#areas/agents/runtime.ts');
 
 describe('agent runtime bounds', () => {
   it('stops after five model steps; the last offers no tools; every call is the agent caller', async () => {

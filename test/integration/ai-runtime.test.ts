@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runTurn, runTurnStream, type TurnInput } from '#areas/ai/agents/runtime.ts';
+import { runTurn, runTurnStream, type TurnInput } from '#areas/agents/runtime.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 import { addText, newBase, settled, useKnowledgeStandIns } from '#test/support/knowledge.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
+import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
 import { AGENTS, newPrompt } from '#test/support/agents.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { caller } from '#test/support/invoke.ts';

@@ -1,10 +1,10 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { agentKey } from '#areas/ai/agents/snapshot.ts';
-import { refreshToolsKbStatus } from '#areas/ai/knowledge/tool-status.ts';
+import { agentKey } from '#areas/agents/snapshot.ts';
+import { refreshToolsKbStatus } from '#areas/knowledge/tool-status.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
+import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
 import { AGENTS, newPrompt } from '#test/support/agents.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { caller, invoke } from '#test/support/invoke.ts';

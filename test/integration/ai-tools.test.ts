@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { BUILT_IN_TOOLS, CHAT_CHANNELS } from '#shared/reference/built-in-tools.ts';
+import { BUILT_IN_TOOLS, CHAT_CHANNELS } from '#areas/tools/built-in-tools.ts';
 import { twoTenants } from '#test/support/fixtures.ts';
 import { caller } from '#test/support/invoke.ts';
 import { listNewestFirst } from '#shared/data/collection.ts';

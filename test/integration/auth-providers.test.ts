@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerClientSecret, providerConfig } from '#areas/identity/identity-providers.ts';
 import { sha256 } from '#shared/auth/opaque.ts';
 import { identityKeys } from '#areas/identity/records.ts';
-import { findUserByEmail } from '#areas/identity/users.ts';
+import { findUserByEmail } from '#areas/identity/user-accounts.ts';
 import { invoke } from '#test/support/invoke.ts';
 import {
   auditOf,

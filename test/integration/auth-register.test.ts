@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { scryptParams } from '#areas/identity/password.ts';
 import { keys } from '#shared/data/keys.ts';
 import { identityKeys } from '#areas/identity/records.ts';
-import { findUserByEmail } from '#areas/identity/users.ts';
+import { findUserByEmail } from '#areas/identity/user-accounts.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { invoke } from '#test/support/invoke.ts';

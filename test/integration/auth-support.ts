@@ -3,7 +3,7 @@ import { get } from '#shared/data/read.ts';
 import { expect } from 'vitest';
 import { hashPassword } from '#areas/identity/password.ts';
 import { keys } from '#shared/data/keys.ts';
-import { createUser, type UserRecord } from '#areas/identity/users.ts';
+import { createUser, type UserRecord } from '#areas/identity/user-accounts.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { invoke } from '#test/support/invoke.ts';

@@ -10,7 +10,7 @@ import {
 } from '#local/providers/payment-provider.ts';
 import { get } from '#shared/data/read.ts';
 import { installPorts } from '#shared/platform/ports.ts';
-import { PLANS } from '#shared/reference/plans.ts';
+import { PLANS } from '#areas/billing/plan-catalog.ts';
 import { postWebhook, useBillingStandIns } from '#test/support/billing.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { invoke as invokeFrom, type InvokeOptions } from '#test/support/invoke.ts';

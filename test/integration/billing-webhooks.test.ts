@@ -8,7 +8,7 @@ import type { WebhookPayload } from '#areas/billing/events.ts';
 import { handler as webhookWorker } from '#functions/webhook-worker/index.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { signingSecret } from '#areas/billing/secrets.ts';
-import { PLANS } from '#shared/reference/plans.ts';
+import { PLANS } from '#areas/billing/plan-catalog.ts';
 import { postWebhook, useBillingStandIns } from '#test/support/billing.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';

@@ -4,7 +4,7 @@ import { getSession, settleSession, renewSubscription } from '#local/providers/p
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { PLANS } from '#shared/reference/plans.ts';
+import { PLANS } from '#areas/billing/plan-catalog.ts';
 import { useBillingStandIns } from '#test/support/billing.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { invoke as invokeFrom, type InvokeOptions } from '#test/support/invoke.ts';

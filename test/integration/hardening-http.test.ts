@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiListener } from '#local/server.ts';
-import { routes } from '#shared/routes/index.ts';
+import { routes } from '#local/routes.ts';
 import { leakIn } from '#test/support/fuzz/checks.ts';
 import { createWorld, type World } from '#test/support/fuzz/world.ts';
 

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { admit, finish } from '#areas/ai/gateway/admission.ts';
-import { chat, chatStream } from '#areas/ai/gateway/chat.ts';
-import { promptTokens } from '#areas/ai/gateway/prompt-tokens.ts';
-import { releaseExpiredReservations, RESERVATION_TTL_MS } from '#areas/ai/gateway/reservations.ts';
-import { countTokens } from '#areas/ai/gateway/tokens.ts';
+import { admit, finish } from '#areas/llm-gateway/admission.ts';
+import { chat, chatStream } from '#areas/llm-gateway/chat.ts';
+import { promptTokens } from '#areas/llm-gateway/prompt-tokens.ts';
+import { releaseExpiredReservations, RESERVATION_TTL_MS } from '#areas/llm-gateway/reservations.ts';
+import { countTokens } from '#areas/llm-gateway/tokens.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { ip, newKey, setAllowance, setTenantStatus, userSays, v1 } from '#test/support/gateway.ts';

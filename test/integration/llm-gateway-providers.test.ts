@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
+import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { writeSecret } from '#areas/vault/store.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { ip, newKey, userSays, v1 } from '#test/support/gateway.ts';

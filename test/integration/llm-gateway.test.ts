@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
-import { chat } from '#areas/ai/gateway/chat.ts';
-import { gatewayKeys } from '#areas/ai/gateway/records.ts';
+import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
+import { chat } from '#areas/llm-gateway/chat.ts';
+import { gatewayKeys } from '#areas/llm-gateway/records.ts';
 import { get } from '#shared/data/read.ts';
-import { countTokens } from '#areas/ai/gateway/tokens.ts';
-import { promptTokens } from '#areas/ai/gateway/prompt-tokens.ts';
+import { countTokens } from '#areas/llm-gateway/tokens.ts';
+import { promptTokens } from '#areas/llm-gateway/prompt-tokens.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { ip, newKey, userSays, v1 } from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';

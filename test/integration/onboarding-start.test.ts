@@ -10,9 +10,9 @@ import {
   redeemInvitation,
   type InvitationRecord,
 } from '#areas/identity/invitations.ts';
-import { resolveRoles } from '#areas/identity/roles.ts';
-import { getTenant } from '#areas/identity/tenants.ts';
-import { createUser, type UserRecord } from '#areas/identity/users.ts';
+import { resolveRoles } from '#areas/identity/system-roles.ts';
+import { getTenant } from '#areas/identity/tenant-model.ts';
+import { createUser, type UserRecord } from '#areas/identity/user-accounts.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { testMailer } from '#test/support/test-ports.ts';
 import { tokenFor } from '#test/support/tokens.ts';

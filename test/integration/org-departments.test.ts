@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commitChange } from '#shared/data/commit.ts';
-import { MAX_DEPARTMENT_DEPTH, checkParentChain, getDepartment } from '#areas/identity/departments.ts';
+import { MAX_DEPARTMENT_DEPTH, checkParentChain, getDepartment } from '#areas/identity/department-tree.ts';
 import { departmentName, membershipChangeItems } from '#areas/identity/org-counters.ts';
 import { newTenant, twoTenants } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';

@@ -4,7 +4,7 @@ import { get } from '#shared/data/read.ts';
 import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
 import { keys } from '#shared/data/keys.ts';
 import { commitChange } from '#shared/data/commit.ts';
-import { permissionsForRoles, resolveRoles, systemRoleId, systemRoleItems } from '#areas/identity/roles.ts';
+import { permissionsForRoles, resolveRoles, systemRoleId, systemRoleItems } from '#areas/identity/system-roles.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { invoke } from '#test/support/invoke.ts';

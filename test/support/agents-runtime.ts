@@ -1,8 +1,8 @@
-import { agentKey, type AgentSnapshot } from '#areas/ai/agents/snapshot.ts';
+import { agentKey, type AgentSnapshot } from '#areas/agents/snapshot.ts';
 import { commitChange, putItem } from '#shared/data/commit.ts';
-import { promptItem, versionItem } from '#functions/prompts/records.ts';
-import { toolItem } from '#functions/tools/records.ts';
-import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
+import { promptItem, versionItem } from '#areas/prompts/records.ts';
+import { toolItem } from '#areas/tools/records.ts';
+import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
 
 const actor = { userId: 'test', email: 'test@example.com' };
 

@@ -1,10 +1,10 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
+import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
+import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
 import { caller } from './invoke.ts';
 import { tokenFor } from './tokens.ts';
 

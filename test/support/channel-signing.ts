@@ -2,7 +2,7 @@ import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 
 /**
  * Signs inbound requests the way each chat platform does, written independently of
- * areas/ai/connector/signatures.ts so tests check the scheme rather than echo the verifier.
+ * areas/connector/signatures.ts so tests check the scheme rather than echo the verifier.
  */
 export const slackHeaders = (secret: string, body: string, timestamp: number) => ({
   'x-slack-request-timestamp': String(timestamp),

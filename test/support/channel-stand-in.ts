@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { ENDPOINT_SETTINGS } from '#areas/ai/connector/senders/endpoints.ts';
+import { ENDPOINT_SETTINGS } from '#areas/connector/senders/endpoints.ts';
 import { useLocalChannelEndpoints, type ChannelCall } from '#local/channels.ts';
 import { createApiListener } from '#local/server.ts';
-import { routes } from '#shared/routes/index.ts';
+import { routes } from '#local/routes.ts';
 
 /**
  * The local server in-process with the chat platforms' stand-in (`/_local/channels`), and the

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
+import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { adminMadeTenant, api, until, type ApiResponse } from './e2e.ts';
 
 export type AsOwner = (method: string, path: string, body?: unknown) => Promise<ApiResponse>;

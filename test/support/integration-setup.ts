@@ -1,5 +1,5 @@
 import { beforeAll, inject } from 'vitest';
-import { seedCatalog } from '#areas/ai/gateway/catalog.ts';
+import { seedCatalog } from '#areas/llm-gateway/catalog.ts';
 import { ensureTable } from '#local/dynamodb-local.ts';
 import { installTestPorts } from './test-ports.ts';
 

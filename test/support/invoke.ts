@@ -2,7 +2,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { lambdaContext, toApiGatewayEvent } from '#local/apigw-event.ts';
 import { loadGroupHandler } from '#local/group-handler.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
-import { routes } from '#shared/routes/index.ts';
+import { routes } from '#local/routes.ts';
 
 const match = createRouteMatcher(routes);
 

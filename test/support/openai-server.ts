@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { localModel } from '#areas/ai/gateway/providers/local-model.ts';
-import type { ChatMessage } from '#areas/ai/gateway/providers/port.ts';
-import type { CatalogModel } from '#areas/ai/gateway/records.ts';
+import { localModel } from '#areas/llm-gateway/providers/local-model.ts';
+import type { ChatMessage } from '#areas/llm-gateway/providers/port.ts';
+import type { CatalogModel } from '#areas/llm-gateway/records.ts';
 
 /**
  * The local model served over HTTP as an OpenAI-compatible server (`/v1/chat/completions` plain and

@@ -1,7 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { memoryParameterStore, recordingMailer } from '#local/memory-ports.ts';
 import { memoryVectorStore } from '#local/knowledge-vectors.ts';
-import { installVectorStore } from '#areas/ai/knowledge/vectors/port.ts';
+import { installVectorStore } from '#areas/knowledge/vectors/port.ts';
 import { localPaymentProviders } from '#local/providers/payment-provider.ts';
 import { generateSigningKeyParams, resetKeyCache, signingParams } from '#shared/auth/signing-keys.ts';
 import { installPorts, type QueueMessage } from '#shared/platform/ports.ts';

@@ -7,7 +7,7 @@ import {
   verifyTeams,
   verifyTelegram,
   verifyWhatsApp,
-} from '#areas/ai/connector/signatures.ts';
+} from '#areas/connector/signatures.ts';
 import {
   discordKeys,
   slackHeaders,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { planChunks, mergeContributions, llmContributions } from '#areas/ai/analytics/aggregate.ts';
-import { resolveRange } from '#areas/ai/analytics/range.ts';
-import { bucketAttribute, mergeBuckets, quantile } from '#areas/ai/analytics/sketch.ts';
-import { nextVersionStatus, promptStatus, versionMoveTable } from '#functions/prompts/lifecycle.ts';
-import { parsePlaceholders, renderTemplate } from '#functions/prompts/placeholders.ts';
-import { nextToolStatus, toolMoveTable, writeAccessRefusal } from '#functions/tools/lifecycle.ts';
+import { planChunks, mergeContributions, llmContributions } from '#areas/analytics/aggregate.ts';
+import { resolveRange } from '#areas/analytics/range.ts';
+import { bucketAttribute, mergeBuckets, quantile } from '#areas/analytics/sketch.ts';
+import { nextVersionStatus, promptStatus, versionMoveTable } from '#areas/prompts/lifecycle.ts';
+import { parsePlaceholders, renderTemplate } from '#areas/prompts/placeholders.ts';
+import { nextToolStatus, toolMoveTable, writeAccessRefusal } from '#areas/tools/lifecycle.ts';
 import { ownReference, parseTenantSecretReference, tenantSecretReference } from '#areas/vault/tenant-secrets.ts';
 
 describe('placeholders', () => {

@@ -1,13 +1,13 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ToolItem } from '#functions/tools/records.ts';
+import type { ToolItem } from '#areas/tools/records.ts';
 
 const secrets = new Map<string, string>();
 vi.mock('#areas/vault/tenant-secrets.ts', () => ({
   resolveTenantSecret: async (_t: string, ref: string) => secrets.get(ref) ?? null,
 }));
-const { dbExecute, dbQuery } = await import('#areas/ai/agents/tools/database.ts');
+const { dbExecute, dbQuery } = await import('#areas/tools/executors/database.ts');
 
 let db: PGlite;
 let server: PGLiteSocketServer;

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPublicAddress } from '#areas/ai/agents/tools/address-guard.ts';
-import { httpRequest, MAX_RESPONSE_BYTES } from '#areas/ai/agents/tools/http-request.ts';
-import type { ToolItem } from '#functions/tools/records.ts';
+import { isPublicAddress } from '#areas/tools/executors/address-guard.ts';
+import { httpRequest, MAX_RESPONSE_BYTES } from '#areas/tools/executors/http-request.ts';
+import type { ToolItem } from '#areas/tools/records.ts';
 
 let server: http.Server;
 let host: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { safeParse } from 'zod/mini';
-import { apiDocument } from '#shared/openapi/api-document.ts';
+import { apiDocument } from '#api/openapi/api-document.ts';
 import { email } from '#shared/routes/schemas.ts';
 
 /** Addresses whose domain has a label starting or ending with a hyphen (not a host name, RFC 1035). */

@@ -5,7 +5,7 @@ import {
   assertRiskMove,
   impactScoreOf,
   probabilityScoreOf,
-} from '#functions/bcm/states.ts';
+} from '#areas/bcm/states.ts';
 
 const allowed = (check: (from: number, to: number) => void, n: number) =>
   Array.from({ length: n }, (_, from) =>

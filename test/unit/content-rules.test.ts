@@ -4,10 +4,10 @@ import { contentJsonIssues, deeperThan, sanitizeContentJson } from '#areas/conte
 import { detectType, storedFileName } from '#areas/content/file-types.ts';
 import { mediaView, toMedia } from '#areas/content/records.ts';
 import { LOCALE, SITE_URL } from '#areas/content/vocabulary.ts';
-import { buildOpenApiDocument, type Operation } from '#shared/openapi/document.ts';
-import { contentAdminRoutes } from '#shared/routes/content-admin.ts';
-import { contentPublicRoutes } from '#shared/routes/content-public.ts';
-import { routes } from '#shared/routes/index.ts';
+import { buildOpenApiDocument, type Operation } from '#api/openapi/document.ts';
+import { contentAdminRoutes } from '#areas/content/routes/admin.ts';
+import { contentPublicRoutes } from '#areas/content/routes/public.ts';
+import { routes } from '#local/routes.ts';
 
 describe('site links (issue 32, 10)', () => {
   it('take http(s) URLs and paths of the site, never another host spelled as a path', () => {

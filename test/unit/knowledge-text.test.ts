@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { countTokens } from '#areas/ai/gateway/tokens.ts';
-import { chunkText, sentencesOf } from '#areas/ai/knowledge/chunking.ts';
-import { detectKnowledgeType } from '#areas/ai/knowledge/file-types.ts';
-import { fuse, type Candidate } from '#areas/ai/knowledge/fusion.ts';
-import { chunkIdOf } from '#areas/ai/knowledge/records.ts';
+import { countTokens } from '#areas/llm-gateway/tokens.ts';
+import { chunkText, sentencesOf } from '#areas/knowledge/chunking.ts';
+import { detectKnowledgeType } from '#areas/knowledge/file-types.ts';
+import { fuse, type Candidate } from '#areas/knowledge/fusion.ts';
+import { chunkIdOf } from '#areas/knowledge/records.ts';
 
 const sentence = (i: number) => `Sentence number ${i} talks about topic ${i % 7} with a few more words in it.`;
 

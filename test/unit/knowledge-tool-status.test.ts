@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { expectedCounts } from '#areas/ai/knowledge/tool-status.ts';
+import { expectedCounts } from '#areas/knowledge/tool-status.ts';
 
 it("sums the distinct live bases of a tool's live agents, and skips deleted tools", () => {
   const tools = [

@@ -125,7 +125,7 @@ process.stdout.write(JSON.stringify(out));`;
   });
 
   it('gives the database tools a working pg built beside the agent-runtime bundle', async () => {
-    // What areas/ai/agents/tools/database.ts does on first use: the default export's Client, made
+    // What areas/tools/executors/database.ts does on first use: the default export's Client, made
     // from a connection string (no server here: connecting is the tool's own test).
     const script = `const { default: pg } = await import('pg');
 const client = new pg.Client({ connectionString: 'postgres://u:p@db.example:5432/app', query_timeout: 1000 });
@@ -200,8 +200,8 @@ describe('knowledge packages at a cold start', () => {
     writeFileSync(
       join(dir, 'probe.ts'),
       [
-        `export { extractText } from ${JSON.stringify(join(ROOT, 'areas/ai/knowledge/parse.ts'))};`,
-        `export { countTokens } from ${JSON.stringify(join(ROOT, 'areas/ai/gateway/tokens.ts'))};`,
+        `export { extractText } from ${JSON.stringify(join(ROOT, 'areas/knowledge/parse.ts'))};`,
+        `export { countTokens } from ${JSON.stringify(join(ROOT, 'areas/llm-gateway/tokens.ts'))};`,
       ].join('\n'),
     );
     await build({

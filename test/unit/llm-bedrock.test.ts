@@ -8,9 +8,9 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { bedrockProvider } from '#areas/ai/gateway/providers/bedrock.ts';
-import { ProviderError, type ProviderEvent } from '#areas/ai/gateway/providers/port.ts';
-import type { CatalogModel } from '#areas/ai/gateway/records.ts';
+import { bedrockProvider } from '#areas/llm-gateway/providers/bedrock.ts';
+import { ProviderError, type ProviderEvent } from '#areas/llm-gateway/providers/port.ts';
+import type { CatalogModel } from '#areas/llm-gateway/records.ts';
 
 process.env.AWS_REGION ??= 'us-east-1';
 

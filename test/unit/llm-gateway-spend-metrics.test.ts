@@ -1,11 +1,11 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { recordCall, type CallRecord } from '#areas/ai/gateway/usage.ts';
+import { recordCall, type CallRecord } from '#areas/llm-gateway/usage.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 
 // The analytics ingestion is not what this file tests; the metrics module is only watched.
-vi.mock('#areas/ai/analytics/ingest.ts', () => ({ ingest: vi.fn(async () => undefined) }));
+vi.mock('#areas/analytics/ingest.ts', () => ({ ingest: vi.fn(async () => undefined) }));
 vi.mock('#shared/runtime/metrics.ts', () => ({ countMetric: vi.fn(), publishMetrics: vi.fn() }));
 
 const ddbMock = mockClient(DynamoDBDocumentClient);

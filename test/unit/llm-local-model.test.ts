@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { LOCAL_MODELS } from '#areas/ai/gateway/catalog.ts';
-import { localModel } from '#areas/ai/gateway/providers/local-model.ts';
-import { ProviderError, type ChatMessage, type ProviderRequest } from '#areas/ai/gateway/providers/port.ts';
-import { promptTokens } from '#areas/ai/gateway/prompt-tokens.ts';
-import type { CatalogModel } from '#areas/ai/gateway/records.ts';
-import { countTokens } from '#areas/ai/gateway/tokens.ts';
+import { LOCAL_MODELS } from '#areas/llm-gateway/catalog.ts';
+import { localModel } from '#areas/llm-gateway/providers/local-model.ts';
+import { ProviderError, type ChatMessage, type ProviderRequest } from '#areas/llm-gateway/providers/port.ts';
+import { promptTokens } from '#areas/llm-gateway/prompt-tokens.ts';
+import type { CatalogModel } from '#areas/llm-gateway/records.ts';
+import { countTokens } from '#areas/llm-gateway/tokens.ts';
 
 /** The local model's documented rules (README, "The LLM gateway locally"): what a person can predict. */
 const model = (name: string): CatalogModel => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiListener, type HttpHandler } from '#local/server.ts';
-import { routes } from '#shared/routes/index.ts';
+import { routes } from '#local/routes.ts';
 
 /** Stand-in group handlers: each records the event and echoes what the server gave it. */
 const seen: { group: string; event: APIGatewayProxyEventV2 }[] = [];

@@ -8,7 +8,7 @@ import { lambdaContext, toApiGatewayEvent } from '#local/apigw-event.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { MAX_RECEIVE_COUNT } from '#shared/queue/redrive.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
-import { authRoutes } from '#shared/routes/auth.ts';
+import { authRoutes } from '#areas/identity/routes/auth.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { defineRoutes } from '#shared/routes/types.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';

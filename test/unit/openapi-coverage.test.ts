@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { apiDocument } from '#shared/openapi/api-document.ts';
-import { BEYOND_SPEC, NOT_YET_BUILT } from '#shared/openapi/not-yet-built.ts';
-import { deployedRoutes, routes } from '#shared/routes/index.ts';
+import { apiDocument } from '#api/openapi/api-document.ts';
+import { BEYOND_SPEC, NOT_YET_BUILT } from '#api/openapi/beyond-spec.ts';
+import { deployedRoutes, routes } from '#local/routes.ts';
 import { matchSpecRoutes, readSpecRoutes, SPEC_SPELLINGS, shapeOf, tableSpellings } from '#test/support/spec-routes.ts';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -29,7 +29,7 @@ function documentOperations() {
 describe('route table and OpenAPI document', () => {
   it('lists every deployed route (path and aliases) and nothing else', () => {
     // Prepare
-    const served = tableSpellings(deployedRoutes());
+    const served = tableSpellings(deployedRoutes);
     // Act
     const ops = documentOperations();
     // Assess
@@ -44,7 +44,7 @@ describe('route table and OpenAPI document', () => {
 
   it('leaves local-only routes out', () => {
     const ops = documentOperations();
-    const deployed = new Set(tableSpellings(deployedRoutes()).map((s) => s.key));
+    const deployed = new Set(tableSpellings(deployedRoutes).map((s) => s.key));
     const localOnly = tableSpellings(routes.filter((r) => r.localOnly)).filter((s) => !deployed.has(s.key));
     expect(localOnly.filter((s) => ops.has(s.key)).map((s) => s.key)).toEqual([]);
   });
@@ -52,7 +52,7 @@ describe('route table and OpenAPI document', () => {
 
 describe('contract routes (docs/contract-routes.txt) and route table', () => {
   const spec = readSpecRoutes();
-  const matches = matchSpecRoutes(spec, deployedRoutes());
+  const matches = matchSpecRoutes(spec, deployedRoutes);
   const allowListed = new Set(NOT_YET_BUILT);
 
   it('serves every spec route that the allow-list does not name', () => {
@@ -61,7 +61,7 @@ describe('contract routes (docs/contract-routes.txt) and route table', () => {
       .map((m) => `${m.spec.key}  # ${m.spec.section}`);
     expect(
       missing,
-      'spec routes missing from the route table (build them, or list them in shared/openapi/not-yet-built.ts)',
+      'spec routes missing from the route table (build them, or list them in api/openapi/beyond-spec.ts)',
     ).toEqual([]);
   });
 
@@ -73,13 +73,13 @@ describe('contract routes (docs/contract-routes.txt) and route table', () => {
       .map((m) => `${m.spec.key} (served as ${m.found!.key})`);
     const duplicates = NOT_YET_BUILT.filter((k, i) => NOT_YET_BUILT.indexOf(k) !== i);
     expect(notSpec, 'allow-list entries that are not in the contract list (spell them as it does)').toEqual([]);
-    expect(built, 'built routes still in the allow-list: remove them from shared/openapi/not-yet-built.ts').toEqual([]);
+    expect(built, 'built routes still in the allow-list: remove them from api/openapi/beyond-spec.ts').toEqual([]);
     expect(duplicates).toEqual([]);
   });
 
   it('serves nothing beyond the spec except the routes listed as such', () => {
     const specShapes = new Set(spec.flatMap((s) => SPEC_SPELLINGS[s.key] ?? [s.key]).map(shapeOf));
-    const served = tableSpellings(deployedRoutes());
+    const served = tableSpellings(deployedRoutes);
     const unlisted = served
       .filter((s) => !specShapes.has(shapeOf(s.key)) && !BEYOND_SPEC.includes(s.key))
       .map((s) => `${s.key} (${s.route.id})`);

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { afterBundlingFor, esbuildOptionsFor } from '#lib/bundling.ts';
-import { apiDocument } from '#shared/openapi/api-document.ts';
+import { apiDocument } from '#api/openapi/api-document.ts';
 import { runModuleScript } from '#test/support/run-module.ts';
 
 const run = promisify(execFile);

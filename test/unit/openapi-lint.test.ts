@@ -3,7 +3,7 @@ import { Document, Spectral } from '@stoplight/spectral-core';
 import * as ParsersModule from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
 import { describe, expect, it } from 'vitest';
-import { apiDocument } from '#shared/openapi/api-document.ts';
+import { apiDocument } from '#api/openapi/api-document.ts';
 
 // The package's CommonJS namespace arrives under `default` when imported from ESM.
 const Parsers = ((ParsersModule as unknown as { default?: typeof ParsersModule }).default ??

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { apiDocument } from '#shared/openapi/api-document.ts';
+import { apiDocument } from '#api/openapi/api-document.ts';
 import { expectContract } from '#test/support/contract.ts';
 import { invoke } from '#test/support/invoke.ts';
 

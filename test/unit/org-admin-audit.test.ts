@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditQueryInput, auditRange } from '#functions/admin/audit-logs.ts';
+import { auditQueryInput, auditRange } from '#areas/admin/audit-logs.ts';
 
 describe('audit-log query', () => {
   it('takes dates as whole UTC days and datetimes as instants', () => {

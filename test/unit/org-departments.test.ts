@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_DEPARTMENT_DEPTH, checkParentChain, type ParentLookup } from '#areas/identity/departments.ts';
+import { MAX_DEPARTMENT_DEPTH, checkParentChain, type ParentLookup } from '#areas/identity/department-tree.ts';
 
 /** A tree given as child -> parent, read through a lookup that counts its reads. */
 function tree(parents: Record<string, string | null>) {

@@ -5,7 +5,7 @@ import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.t
 import { keys } from '#shared/data/keys.ts';
 import { membershipChangeItems } from '#areas/identity/org-counters.ts';
 import { identityKeys, toRole } from '#areas/identity/records.ts';
-import { permissionsForRoles, systemRoleId, systemRoleItems } from '#areas/identity/roles.ts';
+import { permissionsForRoles, systemRoleId, systemRoleItems } from '#areas/identity/system-roles.ts';
 import { ddb, setDdb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 

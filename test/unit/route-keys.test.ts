@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { createShapeMatcher } from '#shared/http/route-shapes.ts';
-import { deployedRoutes } from '#shared/routes/index.ts';
-import { DEPLOYED_ROUTE_KEYS } from '#shared/routes/route-keys.generated.ts';
+import { deployedRoutes } from '#api/routes.ts';
+import { DEPLOYED_ROUTE_KEYS } from '#api/route-keys.generated.ts';
 import { routeKeysModule } from '#scripts/write-route-keys.ts';
 import { readFileSync } from 'node:fs';
 
 describe('route keys of the fallback function', () => {
   it('match the route table (run `npm run route-keys` after changing routes)', () => {
-    const generated = readFileSync(new URL('../../shared/routes/route-keys.generated.ts', import.meta.url), 'utf8');
+    const generated = readFileSync(new URL('../../api/route-keys.generated.ts', import.meta.url), 'utf8');
     expect(generated).toBe(routeKeysModule());
-    expect(DEPLOYED_ROUTE_KEYS).toHaveLength(deployedRoutes().length);
+    expect(DEPLOYED_ROUTE_KEYS).toHaveLength(deployedRoutes.length);
   });
 
   it('tell 404 from 405 exactly as the full matcher does', () => {
-    const full = createRouteMatcher(deployedRoutes());
+    const full = createRouteMatcher(deployedRoutes);
     const shapes = createShapeMatcher(DEPLOYED_ROUTE_KEYS);
     const id = crypto.randomUUID();
     const paths = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { routes } from '#shared/routes/index.ts';
+import { routes } from '#local/routes.ts';
 import { isSystemAdminOnly, pathParamNames, schemaFields } from '#test/support/fuzz/route-matrix.ts';
 
 /**

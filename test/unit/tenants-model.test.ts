@@ -4,11 +4,11 @@ import { tenantChange } from '#areas/identity/users/model.ts';
 import { redeemWrites, seatItem } from '#areas/identity/invitations.ts';
 import { featuresOf, toTenant, toTenantDetail, toTenantSummary } from '#areas/identity/records.ts';
 import { statusMove, statusNameOf } from '#areas/identity/tenant-status.ts';
-import { planDefaults, slugCandidates, slugify } from '#areas/identity/tenants.ts';
+import { planDefaults, slugCandidates, slugify } from '#areas/identity/tenant-model.ts';
 import { SLUG_PATTERN, TENANT_STATUS_CODES } from '#areas/identity/vocabulary.ts';
-import { tenantRoutes } from '#shared/routes/tenants.ts';
+import { tenantRoutes } from '#areas/identity/routes/tenants.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
-import { userRoutes, userUpdateOrResetBody } from '#shared/routes/users.ts';
+import { userRoutes, userUpdateOrResetBody } from '#areas/identity/routes/users.ts';
 
 describe('slugs', () => {
   it('derives lower-case ASCII slugs from names', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ttlCache } from '#areas/vault/cache.ts';
 import { childName, environmentPattern, isValidKey, secretName, sourcePath, valueProblem } from '#areas/vault/rules.ts';
 import { planSync } from '#areas/vault/sync.ts';
-import { apiDocument } from '#shared/openapi/api-document.ts';
+import { apiDocument } from '#api/openapi/api-document.ts';
 
 describe('vault names and values', () => {
   it('accepts environments and keys by the issue patterns', () => {

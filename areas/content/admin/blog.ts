@@ -7,7 +7,7 @@ import { notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { getSite, listOfSite, siteItems, siteOfRecord } from '#areas/content/lookup.ts';
-import { canonicalLocale } from '#areas/content/pages.ts';
+import { canonicalLocale } from '#areas/content/page-order.ts';
 import {
   claims,
   type Item,

@@ -7,7 +7,7 @@ import { get } from '#shared/data/read.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { sanitizeContentJson } from '#areas/content/blocks.ts';
 import { getSite, siteItems, siteOfRecord } from '#areas/content/lookup.ts';
-import { bySortOrder, canonicalLocale } from '#areas/content/pages.ts';
+import { bySortOrder, canonicalLocale } from '#areas/content/page-order.ts';
 import {
   claims,
   nullable,

@@ -2,7 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, updateItem } from '#shared/data/commit.ts';
 import { getSite } from '#areas/content/lookup.ts';
 import { siteKey, storedJson } from '#areas/content/records.ts';
-import { themeOf } from '#areas/content/theme.ts';
+import { themeOf } from '#areas/content/theme-css.ts';
 import { THEME_PRESETS, type ThemePreset } from '#areas/content/vocabulary.ts';
 
 export const getTheme = async (siteId: string) => themeOf((await getSite(siteId)).themeConfig);

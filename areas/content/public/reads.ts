@@ -8,7 +8,7 @@ import { type EmptyReply, type JsonReply, type RawReply, reply, toPage } from '#
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { getSite, siteItems } from '#areas/content/lookup.ts';
-import { bySortOrder, canonicalLocale, pickTranslation } from '#areas/content/pages.ts';
+import { bySortOrder, canonicalLocale, pickTranslation } from '#areas/content/page-order.ts';
 import {
   claims,
   type Item,
@@ -26,7 +26,7 @@ import {
   toPost,
   toPostTranslation,
 } from '#areas/content/records.ts';
-import { themeCss, themeOf } from '#areas/content/theme.ts';
+import { themeCss, themeOf } from '#areas/content/theme-css.ts';
 
 /** The spec's cache lifetimes of public reads. */
 export const SITE_MAX_AGE = 300;

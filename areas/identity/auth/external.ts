@@ -9,7 +9,7 @@ import {
   redirectAllowList,
   type ProviderId,
 } from '#areas/identity/identity-providers.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
+import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
 import {
   assertNonce,
   consumeFlow,
@@ -22,7 +22,7 @@ import {
 } from '#areas/identity/oidc-client.ts';
 import { identityKeys, normalizeEmail, type IdentityLink, type UserRecord } from '#areas/identity/records.ts';
 import { revokeAllFamilies } from '#areas/identity/refresh-tokens.ts';
-import { createUser, findUserByEmail, getUser } from '#areas/identity/users.ts';
+import { createUser, findUserByEmail, getUser } from '#areas/identity/user-accounts.ts';
 import { authChange, recordAuth } from './audit.ts';
 import { completeSignIn, type Account } from './session.ts';
 

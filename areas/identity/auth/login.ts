@@ -4,7 +4,7 @@ import { logger } from '#shared/runtime/logger.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from '#areas/identity/password.ts';
 import { identityKeys } from '#areas/identity/records.ts';
-import { findUserByEmail } from '#areas/identity/users.ts';
+import { findUserByEmail } from '#areas/identity/user-accounts.ts';
 import { writeOne } from '#areas/identity/writes.ts';
 import { claimSignInAttempt, issueDeviceToken } from './account-throttle.ts';
 import { recordAuth } from './audit.ts';

@@ -3,7 +3,7 @@ import { epochSeconds } from '#shared/auth/opaque.ts';
 import { familyIsLive, findRefreshToken, getFamily, revokeFamily, rotate } from '#areas/identity/refresh-tokens.ts';
 import { unauthorized } from '#shared/http/errors.ts';
 import { permissionsFor } from '#areas/identity/permissions.ts';
-import { getUser } from '#areas/identity/users.ts';
+import { getUser } from '#areas/identity/user-accounts.ts';
 import { recordAuth } from './audit.ts';
 import { signInRefusal, tokenSubject } from './session.ts';
 

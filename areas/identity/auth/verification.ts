@@ -12,7 +12,7 @@ import {
   VERIFY_CODE_TTL_SECONDS,
 } from '#areas/identity/one-time.ts';
 import { identityKeys } from '#areas/identity/records.ts';
-import { findUserByEmail } from '#areas/identity/users.ts';
+import { findUserByEmail } from '#areas/identity/user-accounts.ts';
 import { authChange } from './audit.ts';
 import { verificationEmail } from './emails.ts';
 

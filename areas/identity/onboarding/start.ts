@@ -2,11 +2,11 @@ import { auditPut, countAudit } from '#shared/data/audit.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { conflict, serviceUnavailable } from '#shared/http/errors.ts';
-import { countIntegrationEvents } from '#areas/identity/integration-events.ts';
+import { countIntegrationEvents } from '#areas/admin/integration-event-writes.ts';
 import { newInvitation, sendInvitationEmail } from '#areas/identity/invitations.ts';
 import { identityKeys, normalizeEmail, type TenantRecord } from '#areas/identity/records.ts';
-import { actingAs, newTenant, planDefaults, slugCandidates, slugify } from '#areas/identity/tenants.ts';
-import { duplicateEmail } from '#areas/identity/users.ts';
+import { actingAs, newTenant, planDefaults, slugCandidates, slugify } from '#areas/identity/tenant-model.ts';
+import { duplicateEmail } from '#areas/identity/user-accounts.ts';
 import { TENANT_STATUS_CODES } from '#areas/identity/vocabulary.ts';
 import { committedUnless } from '#areas/identity/writes.ts';
 

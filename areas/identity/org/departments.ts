@@ -5,7 +5,7 @@ import { queryItems } from '#shared/data/query.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
-import { getDepartment, MAX_DEPARTMENT_DEPTH } from '#areas/identity/departments.ts';
+import { getDepartment, MAX_DEPARTMENT_DEPTH } from '#areas/identity/department-tree.ts';
 import { addToCount } from '#areas/identity/org-counters.ts';
 import { departmentItem, identityKeys, toDepartment, type DepartmentRecord } from '#areas/identity/records.ts';
 

@@ -3,11 +3,11 @@ import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/
 import { checkItem, commitChange, orConflict, putItem } from '#shared/data/commit.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { getGroup } from '#areas/identity/groups.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
+import { getGroup } from '#areas/identity/group-lookup.ts';
+import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
 import { addToCount } from '#areas/identity/org-counters.ts';
 import { groupItem, identityKeys, membershipItem, toGroup, type GroupRecord } from '#areas/identity/records.ts';
-import { getUser } from '#areas/identity/users.ts';
+import { getUser } from '#areas/identity/user-accounts.ts';
 import { committedUnless } from '#areas/identity/writes.ts';
 
 export interface NewGroup {

@@ -7,7 +7,7 @@ import { getOr404 } from '#shared/data/read.ts';
 import { conflict, forbidden, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { identityKeys, roleItem, toRole, type RoleRecord } from '#areas/identity/records.ts';
-import { ensureSystemRoles, systemRoleName } from '#areas/identity/roles.ts';
+import { ensureSystemRoles, systemRoleName } from '#areas/identity/system-roles.ts';
 
 export interface NewRole {
   name: string;

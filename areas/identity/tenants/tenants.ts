@@ -4,7 +4,7 @@ import { listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
 import { conflict, forbidden, notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/identity/integration-events.ts';
+import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
 import {
   identityKeys,
   tenantSearchText,
@@ -14,7 +14,7 @@ import {
   type TenantRecord,
 } from '#areas/identity/records.ts';
 import { statusMove } from '#areas/identity/tenant-status.ts';
-import { getTenant, getTenantOr404, newTenant, planDefaults, statusChange } from '#areas/identity/tenants.ts';
+import { getTenant, getTenantOr404, newTenant, planDefaults, statusChange } from '#areas/identity/tenant-model.ts';
 import { TENANT_STATUS_CODES, type PlanTypeValue, type TenantStatusName } from '#areas/identity/vocabulary.ts';
 import { committedUnless } from '#areas/identity/writes.ts';
 

@@ -5,7 +5,7 @@ import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { departmentName, groupsOfUser } from '#areas/identity/org-counters.ts';
 import { identityKeys, toUser, toUserDetail, type UserView } from '#areas/identity/records.ts';
-import { resolveRoles, systemRoleName } from '#areas/identity/roles.ts';
+import { resolveRoles, systemRoleName } from '#areas/identity/system-roles.ts';
 
 export interface UserListQuery {
   page: number;

@@ -6,8 +6,8 @@ import { internalApiKey } from '#shared/auth/internal-key.ts';
 import { header, type MiddyRequest } from '#shared/runtime/request.ts';
 // Static on purpose: a module that the bundle also reaches statically (the read path) turns, once
 // import()ed, into an esbuild-wrapped graph that keeps every export of the SDK (+50 KB per bundle).
-import { keyOfSecret } from '#areas/ai/gateway/key-auth.ts';
-import { parseSession, SESSION_HEADER } from '#areas/ai/conversations/session.ts';
+import { keyOfSecret } from '#areas/llm-gateway/key-auth.ts';
+import { parseSession, SESSION_HEADER } from '#areas/conversations/session.ts';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 

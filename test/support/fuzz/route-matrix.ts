@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
+import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
-import { routes as allRoutes } from '#shared/routes/index.ts';
-import { BUILT_IN_TOOLS } from '#shared/reference/built-in-tools.ts';
+import { routes as allRoutes } from '#local/routes.ts';
+import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
 import type { AnySchema, RouteDef } from '#shared/routes/types.ts';
-import { userUpdateBody } from '#shared/routes/users.ts';
+import { userUpdateBody } from '#areas/identity/routes/users.ts';
 import { accepts, fieldsOf, isOpaque, jsonSchemaOf, validArb, type JsonSchema } from './arbitraries.ts';
 
 export const SEED = 4242;

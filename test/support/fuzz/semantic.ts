@@ -1,4 +1,4 @@
-import { LOCAL_MODEL_IDS } from '#areas/ai/gateway/catalog.ts';
+import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { redirectAllowList } from '#areas/identity/identity-providers.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { InvokeOptions } from '#test/support/invoke.ts';

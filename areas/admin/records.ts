@@ -1,0 +1,52 @@
+import { keys } from '#shared/data/keys.ts';
+
+/**
+ * The admin area's records: the platform's audit log and integration events, written by every area
+ * (`shared/data/audit.ts`, `areas/admin/integration-event-writes.ts`) and read here, newest first.
+ */
+export type Item = Record<string, unknown>;
+
+export const adminKeys = {
+  auditLog: () => keys.platformCollection('AUDIT'),
+  integrationEvents: () => keys.platformCollection('INTEGRATION_EVENT'),
+};
+
+export interface AuditLogEntry {
+  id: string;
+  entityType: string;
+  entityId: string;
+  action: string;
+  changes: string | null;
+  userId: string | null;
+  userName: string;
+  tenantId: string | null;
+  createdAt: string;
+}
+
+export const toAuditLogEntry = (item: Item): AuditLogEntry => ({
+  id: item.id as string,
+  entityType: item.entityType as string,
+  entityId: item.entityId as string,
+  action: item.action as string,
+  changes: (item.changes as string | null) ?? null,
+  userId: (item.userId as string | null) ?? null,
+  userName: (item.userName as string | null) ?? 'system',
+  tenantId: (item.tenantId as string | null) ?? null,
+  createdAt: item.createdAt as string,
+});
+
+export interface IntegrationEvent {
+  id: string;
+  eventType: string;
+  data: string | null;
+  status: string;
+  createdAt: string;
+}
+
+export const toIntegrationEvent = (item: Item): IntegrationEvent => ({
+  id: item.id as string,
+  eventType: item.eventType as string,
+  data: item.data == null ? null : typeof item.data === 'string' ? item.data : JSON.stringify(item.data),
+  status: String(item.status ?? 'pending'),
+  createdAt: item.createdAt as string,
+});

@@ -1,0 +1,379 @@
+import type { Principal } from '#shared/auth/access-token.ts';
+import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { get } from '#shared/data/read.ts';
+import { sameIds } from '#shared/data/same-ids.ts';
+import { notFound, validationError, conflict } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { config } from '#shared/platform/config.ts';
+import { prompts, type PromptItem } from '#areas/prompts/records.ts';
+import { tools } from '#areas/tools/records.ts';
+import { getModel } from '#areas/llm-gateway/catalog.ts';
+import { kbKey } from '#areas/knowledge/records.ts';
+import { refreshToolsKbStatusAfter } from '#areas/knowledge/tool-status.ts';
+import { agentSlot, planLimitReached, requireAgents } from '#areas/agents/entitlements.ts';
+import { agentItem, agentList, deletedIndex, toAgent, type AgentRecord, type Escalation } from './records.ts';
+import { agentKey, agentVersionCollection, agentVersionKey, type AgentSnapshot } from './snapshot.ts';
+
+export interface AgentInput {
+  name: string;
+  description?: string | null;
+  promptId: string;
+  modelId?: string | null;
+  temperature?: number | null;
+  welcomeMessage?: string | null;
+  escalation?: Partial<Escalation> | null;
+  knowledgeBaseIds?: string[];
+  toolIds?: string[];
+}
+
+const DEFAULT_ESCALATION: Escalation = { enabled: false, noAnswerThreshold: 0.5, maxTurnsBeforeEscalation: null };
+const change = (t: string, actor: Principal, entityId: string, action: string, changes: Change['changes']) =>
+  ({ tenantId: t, actor, entityType: 'Agent', entityId, action, changes }) satisfies Change;
+const invalid = (path: string, message: string) => validationError([{ path, message }]);
+const unique = (ids: readonly string[] = []) => [...new Set(ids)];
+
+/** A live agent of the tenant; a soft-deleted one is 404 like one that never was. */
+export async function readAgent(t: string, agentId: string, consistent = true): Promise<AgentRecord> {
+  const a = await get<AgentRecord>(agentKey(t, agentId), { consistent });
+  if (!a || a.deletedAt) throw notFound('Agent');
+  return a;
+}
+
+async function readPrompt(t: string, promptId: string) {
+  const p = await get<PromptItem>(prompts.key(t, promptId), { consistent: true });
+  if (!p || p.archivedAt) throw invalid('body.promptId', "Not one of the tenant's prompts");
+  return p;
+}
+
+async function checkModel(modelId: string, path = 'body.modelId') {
+  const m = await getModel(modelId);
+  if (!m || !m.isActive || m.kind !== 'chat') throw invalid(path, 'Not an active chat model of the catalog');
+}
+
+export async function checkTools(t: string, ids: string[], path = 'body.toolIds') {
+  const found = await Promise.all(ids.map((id) => get<{ status?: string; deletedAt?: string }>(tools.key(t, id))));
+  const bad = ids.filter((_, i) => !found[i] || found[i]!.deletedAt || found[i]!.status !== 'ACTIVE');
+  if (bad.length) throw invalid(path, `Not ACTIVE tools of the tenant: ${bad.join(', ')}`);
+}
+
+export async function checkBases(t: string, ids: string[], path = 'body.knowledgeBaseIds') {
+  const found = await Promise.all(ids.map((id) => get(kbKey(t, id))));
+  const bad = ids.filter((_, i) => !found[i]);
+  if (bad.length) throw invalid(path, `Not knowledge bases of the tenant: ${bad.join(', ')}`);
+}
+
+/**
+ * Settings are kept to three decimals: a JSON number such as 1e-300 is valid input but below what
+ * DynamoDB stores (it would fail the write), and no model reads more precision than that.
+ */
+const settle3 = (x: number) => Math.round(x * 1000) / 1000;
+
+async function resolve(t: string, input: AgentInput) {
+  const prompt = await readPrompt(t, input.promptId);
+  const modelId = input.modelId ?? prompt.modelId;
+  if (!modelId) throw invalid('body.modelId', 'The prompt names no model: give modelId');
+  const knowledgeBaseIds = unique(input.knowledgeBaseIds);
+  const toolIds = unique(input.toolIds);
+  await Promise.all([checkModel(modelId), checkTools(t, toolIds), checkBases(t, knowledgeBaseIds)]);
+  return {
+    name: input.name,
+    description: input.description || null,
+    promptId: input.promptId,
+    modelId,
+    temperature: input.temperature == null ? null : settle3(input.temperature),
+    welcomeMessage: input.welcomeMessage || null,
+    escalation: (({ noAnswerThreshold, ...rest }) => ({ ...rest, noAnswerThreshold: settle3(noAnswerThreshold) }))({
+      ...DEFAULT_ESCALATION,
+      ...(input.escalation ?? {}),
+    }),
+    knowledgeBaseIds,
+    toolIds,
+    searchText: input.name.toLowerCase(),
+  };
+}
+
+export async function listAgents(t: string, q: { page: number; pageSize: number; search?: string; status?: string }) {
+  const { items, totalCount } = await listNewestFirst<AgentRecord>(agentList(t), {
+    ...q,
+    where: q.status ? { status: q.status } : undefined,
+  });
+  return toPage(items.map(toAgent), totalCount, q.page, q.pageSize);
+}
+
+export const getAgent = async (t: string, agentId: string) => toAgent(await readAgent(t, agentId, false));
+
+async function insert(
+  t: string,
+  fields: Omit<
+    AgentRecord,
+    'id' | 'tenantId' | 'createdAt' | 'updatedAt' | 'status' | 'publishedVersion' | 'versionCount' | 'promptVersionId'
+  >,
+  actor: Principal,
+  action: string,
+) {
+  const now = new Date().toISOString();
+  const agent: AgentRecord = {
+    id: crypto.randomUUID(),
+    tenantId: t,
+    ...fields,
+    status: 'Draft',
+    promptVersionId: null,
+    publishedVersion: null,
+    versionCount: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await commitChange(
+    [
+      orConflict(agentSlot(t, 1), planLimitReached('maxAgents')),
+      putNew(agentItem(agent)),
+      bumpCounter(agentList(t), 1),
+    ],
+    change(t, actor, agent.id, action, { name: agent.name, promptId: agent.promptId, modelId: agent.modelId }),
+    { now },
+  );
+  return toAgent(agent);
+}
+
+export async function createAgent(t: string, input: AgentInput, actor: Principal) {
+  await requireAgents(t);
+  return insert(t, await resolve(t, input), actor, 'create');
+}
+
+export async function duplicateAgent(t: string, agentId: string, name: string | null | undefined, actor: Principal) {
+  await requireAgents(t);
+  const a = await readAgent(t, agentId);
+  const copyName = name || `${a.name} (copy)`.slice(0, 200);
+  return insert(
+    t,
+    {
+      name: copyName,
+      description: a.description,
+      promptId: a.promptId,
+      modelId: a.modelId,
+      temperature: a.temperature,
+      welcomeMessage: a.welcomeMessage,
+      escalation: a.escalation,
+      knowledgeBaseIds: a.knowledgeBaseIds,
+      toolIds: a.toolIds,
+      searchText: copyName.toLowerCase(),
+    },
+    actor,
+    'duplicate',
+  );
+}
+
+/** Writes the set fields under the condition that the agent is live and unchanged since read. */
+async function patch(
+  t: string,
+  a: AgentRecord,
+  set: Partial<AgentRecord>,
+  actor: Principal,
+  action: string,
+  extra: Parameters<typeof commitChange>[0] = [],
+) {
+  const now = new Date().toISOString();
+  await commitChange(
+    [
+      orConflict(
+        updateItem(
+          agentKey(t, a.id),
+          { ...set, updatedAt: now },
+          {
+            condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND updatedAt = :seen',
+            values: { ':seen': a.updatedAt },
+          },
+        ),
+        conflict('The agent changed meanwhile; read it again', 'CONCURRENT_UPDATE'),
+      ),
+      ...extra,
+    ],
+    change(t, actor, a.id, action, set as Change['changes']),
+    { now },
+  );
+  return toAgent({ ...a, ...set, updatedAt: now } as AgentRecord);
+}
+
+/** Tools show the chunks of their agents' bases (docs/decisions.md, "Tools' kbStatus"): a change of bases moves them. */
+async function afterBasesChange<T extends { knowledgeBaseIds: string[] }>(t: string, before: AgentRecord, after: T) {
+  if (!sameIds(before.knowledgeBaseIds, after.knowledgeBaseIds))
+    await refreshToolsKbStatusAfter(t, 'agent knowledge bases changed');
+  return after;
+}
+
+export async function updateAgent(t: string, agentId: string, input: AgentInput, actor: Principal) {
+  await requireAgents(t);
+  const a = await readAgent(t, agentId);
+  return afterBasesChange(t, a, await patch(t, a, await resolve(t, input), actor, 'update'));
+}
+
+export async function setTools(t: string, agentId: string, toolIds: string[], actor: Principal) {
+  await requireAgents(t);
+  const a = await readAgent(t, agentId);
+  const ids = unique(toolIds);
+  await checkTools(t, ids);
+  return patch(t, a, { toolIds: ids }, actor, 'set-tools');
+}
+
+export async function setBases(t: string, agentId: string, knowledgeBaseIds: string[], actor: Principal) {
+  await requireAgents(t);
+  const a = await readAgent(t, agentId);
+  const ids = unique(knowledgeBaseIds);
+  await checkBases(t, ids);
+  return afterBasesChange(t, a, await patch(t, a, { knowledgeBaseIds: ids }, actor, 'set-knowledge-bases'));
+}
+
+/** Soft delete: the item stays (deletedAt) for the audit trail and versions; every read answers 404. */
+export async function deleteAgent(t: string, agentId: string, actor: Principal) {
+  const a = await readAgent(t, agentId);
+  const now = new Date().toISOString();
+  await commitChange(
+    [
+      orConflict(
+        updateItem(
+          agentKey(t, agentId),
+          { deletedAt: now, updatedAt: now, status: 'Draft', ...deletedIndex(t) },
+          {
+            condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
+          },
+        ),
+        notFound('Agent'),
+      ),
+      bumpCounter(agentList(t), -1),
+      agentSlot(t, -1),
+    ],
+    change(t, actor, agentId, 'delete', { name: a.name }),
+    { now },
+  );
+  if (a.knowledgeBaseIds?.length) await refreshToolsKbStatusAfter(t, 'agent deleted');
+}
+
+/**
+ * Publishing pins the prompt's Active version (409 NO_ACTIVE_PROMPT_VERSION without one) with the
+ * draft's model, tools and bases in an immutable version item; the version number only grows.
+ */
+export async function publishAgent(t: string, agentId: string, actor: Principal) {
+  await requireAgents(t);
+  const a = await readAgent(t, agentId);
+  const prompt = await readPrompt(t, a.promptId).catch(() => {
+    throw conflict("The agent's prompt no longer exists", 'PROMPT_NOT_FOUND');
+  });
+  if (!prompt.activeVersionId)
+    throw conflict('The prompt has no Active version to publish', 'NO_ACTIVE_PROMPT_VERSION');
+  await Promise.all([
+    checkModel(a.modelId, 'modelId'),
+    checkTools(t, a.toolIds, 'toolIds'),
+    checkBases(t, a.knowledgeBaseIds, 'knowledgeBaseIds'),
+  ]);
+  const version = (a.versionCount ?? 0) + 1;
+  const snapshot: AgentSnapshot = {
+    agentId,
+    version,
+    name: a.name,
+    promptId: a.promptId,
+    promptVersionId: prompt.activeVersionId,
+    modelId: a.modelId,
+    temperature: a.temperature,
+    welcomeMessage: a.welcomeMessage,
+    escalation: a.escalation,
+    knowledgeBaseIds: a.knowledgeBaseIds,
+    toolIds: a.toolIds,
+  };
+  const publishedAt = new Date().toISOString();
+  return patch(
+    t,
+    a,
+    { status: 'Published', publishedVersion: version, versionCount: version, promptVersionId: prompt.activeVersionId },
+    actor,
+    'publish',
+    [
+      putNew({
+        ...agentVersionKey(t, agentId, version),
+        id: versionId(agentId, version),
+        snapshot,
+        publishedAt,
+        publishedBy: actor.userId,
+      }),
+    ],
+  );
+}
+
+export async function unpublishAgent(t: string, agentId: string, actor: Principal) {
+  await requireAgents(t);
+  const a = await readAgent(t, agentId);
+  return patch(t, a, { status: 'Draft', publishedVersion: null, promptVersionId: null }, actor, 'unpublish');
+}
+
+/**
+ * A version's id is a UUID derived from the agent and the number (name-based, stable), so the
+ * route takes a guid and restore finds the version with one GetItem after parsing the number.
+ */
+export const versionId = (agentId: string, version: number) =>
+  `${agentId.slice(0, 24)}${String(version).padStart(12, '0')}`;
+const versionNumber = (agentId: string, id: string) =>
+  id.slice(0, 24) === agentId.slice(0, 24) && /^\d{12}$/.test(id.slice(24)) ? Number(id.slice(24)) : null;
+
+type VersionItem = { id: string; snapshot: AgentSnapshot; publishedAt: string; publishedBy: string };
+const toVersion = ({ id, snapshot: s, publishedAt, publishedBy }: VersionItem) => ({
+  id,
+  version: s.version ?? 0,
+  publishedAt,
+  publishedBy,
+  name: s.name,
+  promptId: s.promptId,
+  promptVersionId: s.promptVersionId,
+  modelId: s.modelId,
+  temperature: s.temperature,
+  welcomeMessage: s.welcomeMessage,
+  escalation: s.escalation,
+  knowledgeBaseIds: s.knowledgeBaseIds,
+  toolIds: s.toolIds,
+});
+
+export async function listVersions(t: string, agentId: string, q: { page: number; pageSize: number }) {
+  await readAgent(t, agentId, false);
+  const all = await queryItems<VersionItem>({
+    TableName: config.tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': agentVersionCollection(t, agentId) },
+    ScanIndexForward: false,
+  });
+  const start = (q.page - 1) * q.pageSize;
+  return toPage(all.slice(start, start + q.pageSize).map(toVersion), all.length, q.page, q.pageSize);
+}
+
+/**
+ * Restore copies the version's settings into the draft; the agent's status and published version
+ * stay as they are (widgets keep running what is published until the next publish).
+ */
+export async function restoreVersion(t: string, agentId: string, vId: string, actor: Principal) {
+  await requireAgents(t);
+  const a = await readAgent(t, agentId);
+  const n = versionNumber(agentId, vId);
+  const v = n ? await get<VersionItem>(agentVersionKey(t, agentId, n)) : undefined;
+  if (!v) throw notFound('Agent version');
+  const s = v.snapshot;
+  // The version keeps the bases it pinned; the draft takes only those that still exist.
+  const bases = await Promise.all(s.knowledgeBaseIds.map((id) => get(kbKey(t, id))));
+  const knowledgeBaseIds = s.knowledgeBaseIds.filter((_, i) => bases[i]);
+  const restored = await patch(
+    t,
+    a,
+    {
+      name: s.name,
+      searchText: s.name.toLowerCase(),
+      promptId: s.promptId,
+      modelId: s.modelId,
+      temperature: s.temperature,
+      welcomeMessage: s.welcomeMessage,
+      escalation: s.escalation,
+      knowledgeBaseIds,
+      toolIds: s.toolIds,
+    },
+    actor,
+    'restore',
+  );
+  return afterBasesChange(t, a, restored);
+}

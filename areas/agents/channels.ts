@@ -1,0 +1,253 @@
+import type { Principal } from '#shared/auth/access-token.ts';
+import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { commitChange, deleteItem, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
+import { keys } from '#shared/data/keys.ts';
+import { get } from '#shared/data/read.ts';
+import { notFound, validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { config } from '#shared/platform/config.ts';
+import { CHANNEL_CREDENTIALS, channelSecretName } from '#areas/connector/credentials.ts';
+import type { ChannelType } from '#areas/connector/channel-types.ts';
+import { deleteTenantSecret, describeTenantSecret, putTenantSecret } from '#areas/vault/tenant-secrets.ts';
+import { requireAgents } from '#areas/agents/entitlements.ts';
+import { readAgent } from './agents.ts';
+import { channelKey, withoutKeys } from './records.ts';
+
+/**
+ * Channel connections: `{t}#CHANNEL` / channelId, listed newest first on gsi1. Credentials are
+ * tenant secrets named by the connector's credentials.ts; the record keeps only their references.
+ * A platform lookup item (`keys.unique('CHANNEL', channelId)`) written in the same transaction
+ * lets an inbound webhook, which knows only the channel id, find the tenant without a Scan.
+ */
+const channelList = (t: string) => keys.tenantCollection(t, 'CHANNEL');
+const channelLookup = (channelId: string) => keys.unique('CHANNEL', channelId);
+
+/** Optional settings beyond each type's required ones (the Teams sender's overrides). */
+const OPTIONAL_SETTINGS: Partial<Record<ChannelType, readonly string[]>> = { teams: ['serviceUrl', 'azureTenantId'] };
+
+export interface ChannelRecord {
+  id: string;
+  tenantId: string;
+  type: ChannelType;
+  name: string;
+  agentId: string;
+  settings: Record<string, string>;
+  secretRefs: Record<string, string>;
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const credentialsOf = (type: ChannelType): string[] => [
+  ...CHANNEL_CREDENTIALS[type].inbound,
+  ...CHANNEL_CREDENTIALS[type].sending,
+];
+
+export const webhookUrl = (type: ChannelType, id: string) => `${config.publicBaseUrl}/api/webhooks/${type}/${id}`;
+
+export const toChannel = (c: ChannelRecord) => ({
+  id: c.id,
+  type: c.type,
+  name: c.name,
+  agentId: c.agentId,
+  settings: c.settings,
+  /** Whether each of the type's credentials is set; never a value. */
+  secrets: Object.fromEntries(
+    credentialsOf(c.type).map((k) => [k, describeTenantSecret(c.tenantId, c.secretRefs[k]).set]),
+  ),
+  isActive: c.isActive,
+  webhookUrl: webhookUrl(c.type, c.id),
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+});
+
+const change = (t: string, actor: Principal, entityId: string, action: string, changes: Change['changes']) =>
+  ({ tenantId: t, actor, entityType: 'ChannelConnection', entityId, action, changes }) satisfies Change;
+
+function checkSettings(type: ChannelType, settings: Record<string, string>) {
+  const allowed = new Set<string>([...CHANNEL_CREDENTIALS[type].settings, ...(OPTIONAL_SETTINGS[type] ?? [])]);
+  const unknown = Object.keys(settings).filter((k) => !allowed.has(k));
+  if (unknown.length)
+    throw validationError(unknown.map((k) => ({ path: `body.settings.${k}`, message: `Not a ${type} setting` })));
+}
+
+function checkSecretNames(type: ChannelType, secrets: Record<string, string>) {
+  const allowed = new Set(credentialsOf(type));
+  const unknown = Object.keys(secrets).filter((k) => !allowed.has(k));
+  if (unknown.length)
+    throw validationError(
+      unknown.map((k) => ({
+        path: `body.secrets.${k}`,
+        message: `Not a ${type} credential (${[...allowed].join(', ')})`,
+      })),
+    );
+}
+
+/** Values go to the vault's store first (it is not part of the table's transaction); references come back. */
+async function storeSecrets(t: string, channelId: string, secrets: Record<string, string>) {
+  const refs: Record<string, string> = {};
+  for (const [k, v] of Object.entries(secrets))
+    refs[k] = (await putTenantSecret(t, channelSecretName(channelId, k), v, `body.secrets.${k}`)).reference;
+  return refs;
+}
+const dropSecrets = (t: string, refs: Record<string, string>) =>
+  Promise.allSettled(Object.values(refs).map((r) => deleteTenantSecret(t, r)));
+
+const readChannel = async (t: string, id: string) => {
+  const c = await get<ChannelRecord>(channelKey(t, id), { consistent: true });
+  if (!c) throw notFound('Channel connection');
+  return c;
+};
+
+export async function listChannels(t: string, q: { page: number; pageSize: number; type?: string }) {
+  const { items, totalCount } = await listNewestFirst<ChannelRecord>(channelList(t), {
+    ...q,
+    where: q.type ? { type: q.type } : undefined,
+  });
+  return toPage(items.map(toChannel), totalCount, q.page, q.pageSize);
+}
+
+export async function createChannel(
+  t: string,
+  input: {
+    type: ChannelType;
+    name: string;
+    agentId: string;
+    settings?: Record<string, string>;
+    secrets?: Record<string, string>;
+  },
+  actor: Principal,
+) {
+  await requireAgents(t);
+  const settings = input.settings ?? {};
+  const secrets = input.secrets ?? {};
+  checkSettings(input.type, settings);
+  checkSecretNames(input.type, secrets);
+  await readAgent(t, input.agentId).catch(() => {
+    throw validationError([{ path: 'body.agentId', message: "Not one of the tenant's agents" }]);
+  });
+  const now = new Date().toISOString();
+  const id = crypto.randomUUID();
+  const secretRefs = await storeSecrets(t, id, secrets);
+  const c: ChannelRecord = {
+    id,
+    tenantId: t,
+    type: input.type,
+    name: input.name,
+    agentId: input.agentId,
+    settings,
+    secretRefs,
+    isActive: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await commitChange(
+      [
+        putNew({ ...channelKey(t, id), ...keys.newestFirst(channelList(t), now, id), ...c }),
+        claimUnique(channelLookup(id), { tenantId: t, channelId: id }),
+        bumpCounter(channelList(t), 1),
+      ],
+      change(t, actor, id, 'create', {
+        type: c.type,
+        name: c.name,
+        agentId: c.agentId,
+        secretsSet: Object.keys(secretRefs).join(' '),
+      }),
+      { now },
+    );
+  } catch (err) {
+    await dropSecrets(t, secretRefs);
+    throw err;
+  }
+  return toChannel(c);
+}
+
+export async function updateChannel(
+  t: string,
+  id: string,
+  input: {
+    name?: string;
+    agentId?: string;
+    settings?: Record<string, string>;
+    isActive?: boolean;
+    secrets?: Record<string, string>;
+  },
+  actor: Principal,
+) {
+  await requireAgents(t);
+  const c = await readChannel(t, id);
+  if (input.settings) checkSettings(c.type, input.settings);
+  if (input.secrets) checkSecretNames(c.type, input.secrets);
+  if (input.agentId && input.agentId !== c.agentId)
+    await readAgent(t, input.agentId).catch(() => {
+      throw validationError([{ path: 'body.agentId', message: "Not one of the tenant's agents" }]);
+    });
+  // Each credential keeps its name, so a new value replaces the old one in the store.
+  const newRefs = input.secrets ? await storeSecrets(t, id, input.secrets) : {};
+  const next: ChannelRecord = {
+    ...c,
+    name: input.name ?? c.name,
+    agentId: input.agentId ?? c.agentId,
+    settings: input.settings ?? c.settings,
+    isActive: input.isActive ?? c.isActive,
+    secretRefs: { ...c.secretRefs, ...newRefs },
+    updatedAt: new Date().toISOString(),
+  };
+  await commitChange(
+    [
+      orConflict(
+        updateItem(
+          channelKey(t, id),
+          {
+            name: next.name,
+            agentId: next.agentId,
+            settings: next.settings,
+            isActive: next.isActive,
+            secretRefs: next.secretRefs,
+            updatedAt: next.updatedAt,
+          },
+          { condition: 'attribute_exists(pk)' },
+        ),
+        notFound('Channel connection'),
+      ),
+    ],
+    change(t, actor, id, 'update', {
+      name: next.name,
+      agentId: next.agentId,
+      isActive: next.isActive,
+      secretsSet: Object.keys(newRefs).join(' '),
+    }),
+    { now: next.updatedAt },
+  );
+  return toChannel(next);
+}
+
+/** The connection goes with its lookup in one transaction (its webhook answers 404 at once); then its secrets. */
+export async function deleteChannel(t: string, id: string, actor: Principal) {
+  const c = await readChannel(t, id);
+  await commitChange(
+    [
+      orConflict(deleteItem(channelKey(t, id), 'attribute_exists(pk)'), notFound('Channel connection')),
+      deleteItem(channelLookup(id)),
+      bumpCounter(channelList(t), -1),
+    ],
+    change(t, actor, id, 'delete', { type: c.type, name: c.name }),
+  );
+  await dropSecrets(t, c.secretRefs);
+}
+
+/**
+ * The connection an inbound webhook names, with its tenant: two GetItems, no Scan. Null when the
+ * channel does not exist (deleted). The webhook still checks isActive and the agent's status.
+ */
+export async function channelById(channelId: string): Promise<{ tenantId: string; connection: ChannelRecord } | null> {
+  const lookup = await get<{ tenantId: string }>(channelLookup(channelId), { consistent: true });
+  if (!lookup) return null;
+  const connection = await get<ChannelRecord>(channelKey(lookup.tenantId, channelId), { consistent: true });
+  if (!connection) return null;
+  return {
+    tenantId: lookup.tenantId,
+    connection: withoutKeys<ChannelRecord>(connection as ChannelRecord & Record<string, unknown>),
+  };
+}

@@ -1,0 +1,51 @@
+import { prompts, type PromptItem } from '#areas/prompts/records.ts';
+import { get } from '#shared/data/read.ts';
+import { ApiError, notFound } from '#shared/http/errors.ts';
+import { runTurn, type TurnInput } from './runtime.ts';
+import { agentKey, type AgentSnapshot } from './snapshot.ts';
+
+type AgentItem = Omit<AgentSnapshot, 'agentId' | 'version' | 'promptVersionId'> & {
+  id: string;
+  deletedAt?: string | null;
+};
+
+/** The draft as a snapshot: the agent item's settings with its prompt's Active version. */
+export async function draftSnapshot(t: string, agentId: string): Promise<AgentSnapshot> {
+  const item = await get<AgentItem>(agentKey(t, agentId));
+  if (!item || item.deletedAt) throw notFound('Agent');
+  const prompt = item.promptId ? await get<PromptItem>(prompts.key(t, item.promptId)) : undefined;
+  if (!prompt?.activeVersionId || prompt.archivedAt) {
+    throw new ApiError(409, 'NO_ACTIVE_PROMPT_VERSION', "The agent's prompt has no Active version");
+  }
+  return {
+    agentId,
+    version: null,
+    name: item.name,
+    promptId: item.promptId,
+    promptVersionId: prompt.activeVersionId,
+    modelId: item.modelId,
+    temperature: item.temperature ?? null,
+    welcomeMessage: item.welcomeMessage ?? null,
+    escalation: item.escalation ?? { enabled: false, noAnswerThreshold: 0, maxTurnsBeforeEscalation: null },
+    knowledgeBaseIds: item.knowledgeBaseIds ?? [],
+    toolIds: item.toolIds ?? [],
+  };
+}
+
+export async function playgroundTurn(
+  t: string,
+  agentId: string,
+  body: { messages: TurnInput['messages']; variables?: Record<string, string>; visitorName?: string | null },
+  requestId: string,
+) {
+  const agent = await draftSnapshot(t, agentId);
+  return runTurn({
+    tenantId: t,
+    agent,
+    messages: body.messages,
+    variables: body.variables,
+    visitor: { name: body.visitorName ?? null },
+    caller: { kind: 'agent', agentId },
+    requestId,
+  });
+}

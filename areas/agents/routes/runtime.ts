@@ -1,0 +1,53 @@
+import * as z from 'zod/mini';
+import { defineRoutes, once, scope } from '#shared/routes/types.ts';
+import { uuid } from '#shared/routes/schemas.ts';
+
+/** The agents' playground: one turn of the draft, nothing stored as a conversation. */
+const manage = { kind: 'bearer', roles: ['TenantOwner'], permission: 'ai:manage' } as const;
+const ofAgent = scope.tenant({
+  tenantFrom: 'query',
+  record: { param: 'agentId', collection: 'AGENT', label: 'Agent' },
+});
+
+const message = () =>
+  z.object({ role: z.enum(['user', 'assistant']), content: z.string().check(z.minLength(1), z.maxLength(8000)) });
+
+export const turnResult = once(() =>
+  z.object({
+    message: z.string(),
+    citations: z.array(
+      z.object({ chunkId: z.string(), documentId: z.string(), documentTitle: z.string(), score: z.number() }),
+    ),
+    toolCalls: z.array(
+      z.object({ name: z.string(), status: z.enum(['ok', 'error']), durationMs: z.number(), result: z.string() }),
+    ),
+    escalate: z.optional(z.object({ reason: z.string() })),
+    usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number() }),
+  }),
+);
+
+export const agentRuntimeRoutes = defineRoutes([
+  {
+    group: 'agent-runtime',
+    id: 'agents.chat',
+    method: 'POST',
+    path: '/api/ai/agents/{agentId}/chat',
+    auth: manage,
+    scope: ofAgent,
+    summary:
+      "Playground: one turn of the agent's draft (its prompt's Active version); answers message, citations and tool calls; nothing is stored",
+    status: 200,
+    schemas: () => ({
+      params: z.object({ agentId: uuid() }),
+      query: z.object({ tenantId: z.optional(uuid()) }),
+      body: z.object({
+        messages: z.array(message()).check(z.minLength(1), z.maxLength(50)),
+        variables: z.optional(
+          z.record(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/)), z.string().check(z.maxLength(2000))),
+        ),
+        visitorName: z.optional(z.nullable(z.string().check(z.maxLength(200)))),
+      }),
+      response: turnResult(),
+    }),
+  },
+]);

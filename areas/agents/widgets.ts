@@ -1,0 +1,212 @@
+import type { Principal } from '#shared/auth/access-token.ts';
+import { bumpCounter, claimUnique, putNew } from '#shared/data/collection.ts';
+import { commitChange, deleteItem, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { get } from '#shared/data/read.ts';
+import { notFound, validationError } from '#shared/http/errors.ts';
+import { config } from '#shared/platform/config.ts';
+import { planLimitReached, requireAgents, widgetSlot } from '#areas/agents/entitlements.ts';
+import { readAgent } from './agents.ts';
+import {
+  agentWidgets,
+  DEFAULT_THEME,
+  lookupOf,
+  newWidgetKey,
+  originProblem,
+  toWidget,
+  widgetCounter,
+  widgetItem,
+  widgetKey,
+  widgetKeyLookup,
+  WIDGET_KEY_PATTERN,
+  type Theme,
+  type WidgetLookup,
+  type WidgetRecord,
+} from './widget-records.ts';
+
+const change = (t: string, actor: Principal, entityId: string, action: string, changes: Change['changes']) =>
+  ({ tenantId: t, actor, entityType: 'Widget', entityId, action, changes }) satisfies Change;
+
+/**
+ * The widget a public key names, with its tenant, from one GetItem (the widget-session routes
+ * of the conversations area). Null for an unknown, rotated or deleted key. The session still
+ * checks `isActive`, the origin, and that the agent is Published and not deleted.
+ */
+export async function widgetByKey(key: string): Promise<WidgetLookup | null> {
+  if (!WIDGET_KEY_PATTERN.test(key)) return null;
+  const found = await get<WidgetLookup>(widgetKeyLookup(key), { consistent: true });
+  if (!found) return null;
+  const { tenantId, widgetId, agentId, allowedOrigins, isActive } = found;
+  return { tenantId, widgetId, agentId, allowedOrigins, isActive };
+}
+
+function origins(list: string[]) {
+  const out = [...new Set(list.map((o) => o.replace(/\/$/, '')))];
+  const problems = list
+    .map((o, i) => ({ i, p: originProblem(o) }))
+    .filter((x) => x.p)
+    .map((x) => ({ path: `body.allowedOrigins.${x.i}`, message: x.p! }));
+  if (problems.length) throw validationError(problems);
+  return out;
+}
+
+const readWidget = async (t: string, widgetId: string) => {
+  const w = await get<WidgetRecord>(widgetKey(t, widgetId), { consistent: true });
+  if (!w) throw notFound('Widget');
+  return w;
+};
+
+export async function listWidgets(t: string, agentId: string) {
+  await readAgent(t, agentId, false);
+  const items = await queryItems<WidgetRecord>({
+    TableName: config.tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': agentWidgets(t, agentId) },
+    ScanIndexForward: false,
+  });
+  return items.map(toWidget);
+}
+
+export async function createWidget(
+  t: string,
+  agentId: string,
+  input: { name: string; allowedOrigins: string[]; theme?: Partial<Theme> | null },
+  actor: Principal,
+) {
+  const tenant = await requireAgents(t);
+  await readAgent(t, agentId);
+  const now = new Date().toISOString();
+  const w: WidgetRecord = {
+    id: crypto.randomUUID(),
+    tenantId: t,
+    agentId,
+    name: input.name,
+    allowedOrigins: origins(input.allowedOrigins),
+    theme: { ...DEFAULT_THEME, ...(input.theme ?? {}) },
+    isActive: true,
+    widgetKey: newWidgetKey(),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await commitChange(
+    [
+      orConflict(widgetSlot(t, 1, tenant), planLimitReached('maxWidgetIntegrations')),
+      putNew(widgetItem(w)),
+      claimUnique(widgetKeyLookup(w.widgetKey), { ...lookupOf(w) }),
+      bumpCounter(widgetCounter(t), 1),
+      // The agent's widget list counts its own (it is the collection the widget is listed in).
+      bumpCounter(agentWidgets(t, agentId), 1),
+    ],
+    change(t, actor, w.id, 'create', { agentId, name: w.name, allowedOrigins: w.allowedOrigins.join(' ') }),
+    { now },
+  );
+  return toWidget(w);
+}
+
+export async function updateWidget(
+  t: string,
+  widgetId: string,
+  input: { name?: string; allowedOrigins?: string[]; theme?: Partial<Theme> | null; isActive?: boolean },
+  actor: Principal,
+) {
+  await requireAgents(t);
+  const w = await readWidget(t, widgetId);
+  const next: WidgetRecord = {
+    ...w,
+    name: input.name ?? w.name,
+    allowedOrigins: input.allowedOrigins ? origins(input.allowedOrigins) : w.allowedOrigins,
+    theme: input.theme ? { ...w.theme, ...input.theme } : w.theme,
+    isActive: input.isActive ?? w.isActive,
+    updatedAt: new Date().toISOString(),
+  };
+  const lookup = lookupOf(next);
+  await commitChange(
+    [
+      orConflict(
+        updateItem(
+          widgetKey(t, widgetId),
+          {
+            name: next.name,
+            allowedOrigins: next.allowedOrigins,
+            theme: next.theme,
+            isActive: next.isActive,
+            updatedAt: next.updatedAt,
+          },
+          { condition: 'attribute_exists(pk) AND widgetKey = :k', values: { ':k': w.widgetKey } },
+        ),
+        notFound('Widget'),
+      ),
+      updateItem(
+        widgetKeyLookup(w.widgetKey),
+        { allowedOrigins: lookup.allowedOrigins, isActive: lookup.isActive },
+        {
+          condition: 'attribute_exists(pk)',
+        },
+      ),
+    ],
+    change(t, actor, widgetId, 'update', {
+      name: next.name,
+      allowedOrigins: next.allowedOrigins.join(' '),
+      isActive: next.isActive,
+    }),
+    { now: next.updatedAt },
+  );
+  return toWidget(next);
+}
+
+export async function deleteWidget(t: string, widgetId: string, actor: Principal) {
+  const w = await readWidget(t, widgetId);
+  await commitChange(
+    [
+      orConflict(
+        deleteItem(widgetKey(t, widgetId), 'attribute_exists(pk) AND widgetKey = :k', { ':k': w.widgetKey }),
+        notFound('Widget'),
+      ),
+      deleteItem(widgetKeyLookup(w.widgetKey)),
+      bumpCounter(widgetCounter(t), -1),
+      bumpCounter(agentWidgets(t, w.agentId), -1),
+      widgetSlot(t, -1),
+    ],
+    change(t, actor, widgetId, 'delete', { agentId: w.agentId, name: w.name }),
+  );
+}
+
+/** The old key's lookup goes in the same transaction as the new one's: the old key stops at once. */
+export async function rotateWidgetKey(t: string, widgetId: string, actor: Principal) {
+  await requireAgents(t);
+  const w = await readWidget(t, widgetId);
+  const next: WidgetRecord = { ...w, widgetKey: newWidgetKey(), updatedAt: new Date().toISOString() };
+  await commitChange(
+    [
+      orConflict(
+        updateItem(
+          widgetKey(t, widgetId),
+          { widgetKey: next.widgetKey, updatedAt: next.updatedAt },
+          {
+            condition: 'attribute_exists(pk) AND widgetKey = :k',
+            values: { ':k': w.widgetKey },
+          },
+        ),
+        notFound('Widget'),
+      ),
+      deleteItem(widgetKeyLookup(w.widgetKey)),
+      claimUnique(widgetKeyLookup(next.widgetKey), { ...lookupOf(next) }),
+    ],
+    change(t, actor, widgetId, 'rotate-key', {}),
+    { now: next.updatedAt },
+  );
+  return toWidget(next);
+}
+
+/**
+ * The HTML a site owner pastes: the widget script from this API, with the widget's public key, and
+ * where its calls go when that is not the script's origin (deployed: the conversations front door).
+ */
+export async function embedSnippet(t: string, widgetId: string, apiBase: string, widgetApiBase = apiBase) {
+  const w = await readWidget(t, widgetId);
+  const trim = (u: string) => u.replace(/\/$/, '');
+  const src = `${trim(apiBase)}/api/ai/widget.js`;
+  const calls = trim(widgetApiBase) === trim(apiBase) ? '' : ` data-api-base="${trim(widgetApiBase)}"`;
+  return { snippet: `<script src="${src}" data-widget-key="${w.widgetKey}"${calls} async></script>` };
+}

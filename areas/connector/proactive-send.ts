@@ -1,0 +1,35 @@
+import { channelById } from '#areas/agents/channels.ts';
+import type { Delivery } from '#shared/queue/messages.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { ConnectionUnusableError, resolveConnection } from './credentials.ts';
+import { markFailed, markSent, readProactive } from './proactive.ts';
+import { ChannelSendError, sendToChannel } from './send-to-channel.ts';
+
+/**
+ * The channel worker's send of one proactive message. Only a Queued message is sent (a cancelled one
+ * is skipped). A refusal retrying cannot help (the platform's 4xx, a connection missing a credential,
+ * deleted or inactive) is recorded Failed at once with its reason; a passing one (429, 5xx, network)
+ * is thrown so SQS delivers it again, and recorded Failed with the platform's error on the last
+ * delivery, which then completes: the record holds the failure for the tenant, and a dead letter
+ * would only repeat it.
+ */
+export async function sendProactive({ tenantId, messageId }: { tenantId: string; messageId: string }, d: Delivery) {
+  const m = await readProactive(tenantId, messageId, true).catch(() => null);
+  if (!m || m.status !== 'Queued') return;
+  const found = await channelById(m.channelId);
+  if (!found || found.tenantId !== tenantId) return markFailed(m, 'The channel connection was deleted');
+  if (!found.connection.isActive) return markFailed(m, 'The channel connection is inactive');
+  const { id, type, settings, secretRefs } = found.connection;
+  let platformMessageId: string;
+  try {
+    const connection = await resolveConnection(tenantId, { id, type, settings, secretRefs });
+    ({ platformMessageId } = await sendToChannel(connection, { recipient: m.recipient, text: m.text }));
+  } catch (err) {
+    const final =
+      d.lastReceive || err instanceof ConnectionUnusableError || (err instanceof ChannelSendError && !err.retryable);
+    if (!final) throw err;
+    logger.warn('proactive message failed', { messageId, attempt: d.receiveCount, error: err as Error });
+    return markFailed(m, err instanceof ChannelSendError ? err.message : (err as Error).message);
+  }
+  return markSent(m, platformMessageId);
+}

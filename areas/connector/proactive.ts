@@ -1,0 +1,234 @@
+import type { Principal } from '#shared/auth/access-token.ts';
+import { channelById } from '#areas/agents/channels.ts';
+import { requireAgents } from '#areas/agents/entitlements.ts';
+import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { commitChange, orConflict, putItem, type Change } from '#shared/data/commit.ts';
+import { get } from '#shared/data/read.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { ApiError, conflict, notFound } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { config } from '#shared/platform/config.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { enqueue } from '#shared/queue/messages.ts';
+import type { ChannelType } from './channel-types.ts';
+import { PROACTIVE_SEND } from './queue.ts';
+import {
+  dueEntry,
+  dueIndex,
+  lastInboundKey,
+  proactiveKey,
+  proactiveList,
+  proactiveListEntry,
+  type ProactiveStatus,
+} from './records.ts';
+
+/**
+ * Proactive messages (spec "AI connector" routes 1-4): a tenant writes first to a person on a
+ * connection, now (Queued at once) or at a time (Scheduled, queued by the scheduler's minute). The
+ * channel worker sends it and records the outcome: Sent with the time, or Failed with the platform's
+ * error once retrying cannot help. A Scheduled or Queued one may be cancelled; after that, 409.
+ */
+export interface ProactiveRecord {
+  id: string;
+  tenantId: string;
+  channelId: string;
+  channelType: ChannelType;
+  recipient: string;
+  text: string;
+  status: ProactiveStatus;
+  error: string | null;
+  scheduledAt: string | null;
+  sentAt: string | null;
+  createdAt: string;
+  /** The platform's id of the message sent (Slack ts, wamid ...). */
+  platformMessageId?: string | null;
+}
+
+/** WhatsApp: a free-form message may go only this long after the person's last message. */
+export const WHATSAPP_WINDOW_MS = 24 * 3600 * 1000;
+
+export const toProactive = (m: ProactiveRecord) => ({
+  id: m.id,
+  channelId: m.channelId,
+  channelType: m.channelType,
+  recipient: m.recipient,
+  text: m.text,
+  status: m.status,
+  error: m.error,
+  scheduledAt: m.scheduledAt,
+  sentAt: m.sentAt,
+  createdAt: m.createdAt,
+});
+
+const change = (m: ProactiveRecord, actor: Change['actor'], action: string, changes: Change['changes']): Change => ({
+  tenantId: m.tenantId,
+  actor,
+  entityType: 'ProactiveMessage',
+  entityId: m.id,
+  action,
+  changes,
+});
+
+/** The stored item: the record, its list entry, and while Scheduled its place on the due index. */
+const item = (m: ProactiveRecord) => ({
+  ...proactiveKey(m.tenantId, m.id),
+  ...(m.status === 'Scheduled' && m.scheduledAt ? dueEntry(m.scheduledAt, m) : {}),
+  ...proactiveListEntry(m),
+  ...m,
+});
+
+const windowClosed = () =>
+  conflict(
+    "WhatsApp allows a free-form message only within 24 hours of the person's last message; this one would fall outside it",
+    'WINDOW_CLOSED',
+  );
+
+/** When the person last wrote to this connection (any channel; WhatsApp's window starts there). */
+export async function lastInboundAt(t: string, channelId: string, user: string): Promise<string | null> {
+  const found = await get<{ at?: string }>(lastInboundKey(t, channelId, user), { consistent: true });
+  return found?.at ?? null;
+}
+
+export async function createProactive(
+  t: string,
+  input: { channelId: string; recipient: string; text: string; scheduledAt?: string | null },
+  actor: Principal,
+) {
+  await requireAgents(t);
+  const found = await channelById(input.channelId);
+  if (!found || found.tenantId !== t) throw notFound('Channel connection');
+  const channel = found.connection;
+  if (!channel.isActive) throw conflict('The channel connection is inactive', 'CHANNEL_INACTIVE');
+  const now = Date.now();
+  const at = input.scheduledAt ? Date.parse(input.scheduledAt) : Number.NaN;
+  // A time already past is "now": the person gets it at once rather than never.
+  const scheduled = Number.isFinite(at) && at > now;
+  const sendAt = scheduled ? at : now;
+  if (channel.type === 'whatsapp') {
+    const last = await lastInboundAt(t, channel.id, input.recipient);
+    if (!last || sendAt - Date.parse(last) > WHATSAPP_WINDOW_MS) throw windowClosed();
+  }
+  const m: ProactiveRecord = {
+    id: crypto.randomUUID(),
+    tenantId: t,
+    channelId: channel.id,
+    channelType: channel.type,
+    recipient: input.recipient,
+    text: input.text,
+    status: scheduled ? 'Scheduled' : 'Queued',
+    error: null,
+    scheduledAt: scheduled ? new Date(at).toISOString() : null,
+    sentAt: null,
+    createdAt: new Date(now).toISOString(),
+  };
+  await commitChange(
+    [putNew(item(m)), bumpCounter(proactiveList(t), 1)],
+    change(m, actor, 'create', {
+      channelId: m.channelId,
+      recipient: m.recipient,
+      status: m.status,
+      scheduledAt: m.scheduledAt,
+    }),
+    { now: m.createdAt },
+  );
+  if (!scheduled) await queueSend(m);
+  return toProactive(m);
+}
+
+/** The send is queued under the message's id: a repeated enqueue (a sweep run twice) sends once. */
+async function queueSend(m: ProactiveRecord) {
+  try {
+    await enqueue(PROACTIVE_SEND, { tenantId: m.tenantId, messageId: m.id }, { id: `proactive:${m.id}` });
+  } catch (err) {
+    await settle(m, 'Queued', { status: 'Failed', error: 'The message could not be queued for sending' }).catch(
+      () => undefined,
+    );
+    throw err;
+  }
+}
+
+export async function readProactive(t: string, id: string, consistent = false): Promise<ProactiveRecord> {
+  const m = await get<ProactiveRecord>(proactiveKey(t, id), { consistent });
+  if (!m) throw notFound('Proactive message');
+  return m;
+}
+
+export const getProactive = async (t: string, id: string) => toProactive(await readProactive(t, id));
+
+export async function listProactive(
+  t: string,
+  q: { page: number; pageSize: number; status?: ProactiveStatus; channelId?: string },
+) {
+  const { items, totalCount } = await listNewestFirst<ProactiveRecord>(proactiveList(t), {
+    page: q.page,
+    pageSize: q.pageSize,
+    where: { ...(q.status ? { status: q.status } : {}), ...(q.channelId ? { channelId: q.channelId } : {}) },
+  });
+  return toPage(items.map(toProactive), totalCount, q.page, q.pageSize);
+}
+
+/**
+ * Moves the message from `from` to the fields given, conditional on it still being `from` (a cancel
+ * and a send racing: the first wins). Leaving Scheduled takes it off the due index (the item is replaced).
+ */
+async function settle(
+  m: ProactiveRecord,
+  from: ProactiveStatus,
+  to: Partial<ProactiveRecord> & { status: ProactiveStatus },
+  actor: Change['actor'] = null,
+  onConflict: string | ApiError = 'The proactive message changed meanwhile',
+) {
+  const next: ProactiveRecord = { ...m, ...to };
+  const put = putItem(item(next), '#status = :from', { ':from': from });
+  await commitChange(
+    [orConflict({ Put: { ...put.Put!, ExpressionAttributeNames: { '#status': 'status' } } }, onConflict)],
+    change(next, actor, to.status === 'Cancelled' ? 'cancel' : 'status', {
+      from,
+      to: to.status,
+      ...(to.error ? { error: to.error } : {}),
+    }),
+  );
+  return next;
+}
+
+const notCancellable = (status: ProactiveStatus) =>
+  conflict(`The message is ${status}; only a Scheduled or Queued message can be cancelled`, 'MESSAGE_NOT_CANCELLABLE');
+
+export async function cancelProactive(t: string, id: string, actor: Principal) {
+  const m = await readProactive(t, id, true);
+  if (m.status !== 'Scheduled' && m.status !== 'Queued') throw notCancellable(m.status);
+  await settle(m, m.status, { status: 'Cancelled' }, actor, notCancellable('Sent'));
+}
+
+/**
+ * The scheduler's minute (docs/ai-runtime.md, `ai-scheduler`): every Scheduled message whose time has
+ * come, found on the due index (one Query, no Scan), moves to Queued and is queued for sending.
+ */
+export async function queueDueProactiveMessages(now = Date.now()): Promise<number> {
+  const due = await queryItems<ProactiveRecord>({
+    TableName: config.tableName,
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
+    ExpressionAttributeValues: { ':pk': dueIndex.pk, ':now': `${new Date(now).toISOString()}#~` },
+  });
+  let queued = 0;
+  for (const found of due) {
+    const m = await get<ProactiveRecord>(proactiveKey(found.tenantId, found.id), { consistent: true });
+    if (!m || m.status !== 'Scheduled') continue;
+    try {
+      const next = await settle(m, 'Scheduled', { status: 'Queued' });
+      await queueSend(next);
+      queued++;
+    } catch (err) {
+      logger.warn('due proactive message not queued', { messageId: m.id, error: err as Error });
+    }
+  }
+  return queued;
+}
+
+/** What the channel worker records once a send settles. */
+export const markSent = (m: ProactiveRecord, platformMessageId: string) =>
+  settle(m, 'Queued', { status: 'Sent', sentAt: new Date().toISOString(), error: null, platformMessageId });
+
+export const markFailed = (m: ProactiveRecord, error: string) =>
+  settle(m, 'Queued', { status: 'Failed', error: error.slice(0, 1000) });

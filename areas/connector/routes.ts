@@ -1,0 +1,177 @@
+import * as z from 'zod/mini';
+import { CHANNEL_TYPES } from '#areas/connector/channel-types.ts';
+import { PROACTIVE_STATUSES } from '#areas/connector/records.ts';
+import { defineRoutes, once, scope } from '#shared/routes/types.ts';
+import { isoDateTime, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
+
+/**
+ * AI connector (spec 03-ai-runtime.md "AI connector"): proactive messages, and the chat platforms'
+ * webhooks. A webhook is public (the platform calls it) and verified by the handler with the
+ * platform's own scheme over the raw body and the connection's secret; its answer is the platform's
+ * wire format (Slack's challenge, Discord's PONG), so it is raw JSON rather than the envelope.
+ */
+const read = { kind: 'bearer', permission: 'conversations:read' } as const;
+const write = { kind: 'bearer', permission: 'conversations:write' } as const;
+const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
+const ofMessage = scope.tenant({
+  tenantFrom: 'query',
+  record: { param: 'messageId', collection: 'PROACTIVE_MESSAGE', label: 'Proactive message' },
+});
+
+/** A scheduled message goes within a year; further out is a mistake more often than a plan. */
+const MAX_AHEAD_MS = 366 * 86_400_000;
+
+export const proactiveMessage = once(() =>
+  z.object({
+    id: z.string(),
+    channelId: z.string(),
+    channelType: z.enum(CHANNEL_TYPES),
+    recipient: z.string(),
+    text: z.string(),
+    status: z.enum(PROACTIVE_STATUSES),
+    error: z.nullable(z.string()),
+    scheduledAt: z.nullable(z.string()),
+    sentAt: z.nullable(z.string()),
+    createdAt: z.string(),
+  }),
+);
+
+const channelParams = once(() => z.object({ channelId: uuid() }));
+/** Slack, Meta and Discord bodies are small; a WhatsApp notification may batch several messages. */
+const WEBHOOK_BODY_BYTES = 256 * 1024;
+
+const webhook = (type: (typeof CHANNEL_TYPES)[number], how: string) =>
+  ({
+    id: `connector.webhooks.${type}`,
+    method: 'POST',
+    path: `/api/webhooks/${type}/{channelId}`,
+    group: 'connector',
+    auth: { kind: 'signature', provider: type },
+    scope: scope.public,
+    summary: `${how} Verified over the raw body with the connection's own secret (bad or missing: 400 INVALID_SIGNATURE, nothing stored); each message deduplicated by the platform's id and its agent turn queued, the answer sent through the channel`,
+    status: 200,
+    bodyType: 'raw',
+    maxBodyBytes: WEBHOOK_BODY_BYTES,
+    rawResponse: { contentType: 'application/json' },
+    errors: [404],
+    schemas: () => ({ params: channelParams() }),
+  }) as const;
+
+export const connectorRoutes = defineRoutes([
+  {
+    id: 'connector.proactive.create',
+    method: 'POST',
+    path: '/api/proactive-messages',
+    group: 'connector',
+    auth: write,
+    scope: scope.tenant({ tenantFrom: 'body' }),
+    summary:
+      "Send a message first, now (Queued) or at `scheduledAt` (Scheduled), to a person on one of the tenant's channel connections; WhatsApp only within 24 hours of their last message (409 WINDOW_CLOSED)",
+    status: 202,
+    errors: [404, 409],
+    schemas: () => ({
+      body: z.object({
+        channelId: uuid(),
+        recipient: text(512),
+        text: text(4000),
+        scheduledAt: z.optional(
+          z.nullable(
+            isoDateTime().check(z.refine((v) => Date.parse(v) <= Date.now() + MAX_AHEAD_MS, 'At most a year ahead')),
+          ),
+        ),
+        tenantId: z.optional(uuid()),
+      }),
+      response: proactiveMessage(),
+    }),
+  },
+  {
+    id: 'connector.proactive.list',
+    method: 'GET',
+    path: '/api/proactive-messages',
+    group: 'connector',
+    auth: read,
+    scope: scope.tenant({ tenantFrom: 'query' }),
+    summary: 'Proactive messages, newest first; status and channel filter',
+    status: 200,
+    schemas: () => ({
+      query: z.object({
+        ...tenantQuery(),
+        ...paging(),
+        status: z.optional(z.enum(PROACTIVE_STATUSES)),
+        channelId: z.optional(uuid()),
+      }),
+      response: pageOf(proactiveMessage()),
+    }),
+  },
+  {
+    id: 'connector.proactive.get',
+    method: 'GET',
+    path: '/api/proactive-messages/{messageId}',
+    group: 'connector',
+    auth: read,
+    scope: ofMessage,
+    summary: "A proactive message with its status (Failed ones carry the platform's error)",
+    status: 200,
+    schemas: () => ({
+      params: z.object({ messageId: uuid() }),
+      query: z.object(tenantQuery()),
+      response: proactiveMessage(),
+    }),
+  },
+  {
+    id: 'connector.proactive.cancel',
+    method: 'DELETE',
+    path: '/api/proactive-messages/{messageId}',
+    group: 'connector',
+    auth: write,
+    scope: ofMessage,
+    summary: 'Cancel a Scheduled or Queued message; 409 MESSAGE_NOT_CANCELLABLE once it is Sent, Failed or Cancelled',
+    status: 204,
+    errors: [409],
+    schemas: () => ({
+      params: z.object({ messageId: uuid() }),
+      query: z.object(tenantQuery()),
+    }),
+  },
+  webhook(
+    'slack',
+    'Slack Events API (`X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:<timestamp>:<raw body>">` with the signing secret, `X-Slack-Request-Timestamp` within 5 minutes); `url_verification` answered with its challenge.',
+  ),
+  webhook(
+    'teams',
+    'Teams outgoing webhook (`Authorization: HMAC <base64 HMAC-SHA256 of the raw body>` keyed with the base64-decoded security token), a Bot Framework activity.',
+  ),
+  {
+    id: 'connector.webhooks.whatsappVerify',
+    method: 'GET',
+    path: '/api/webhooks/whatsapp/{channelId}',
+    group: 'connector',
+    auth: { kind: 'signature', provider: 'whatsapp' },
+    scope: scope.public,
+    summary:
+      "WhatsApp's subscription handshake: `hub.mode=subscribe`, the connection's `hub.verify_token` and `hub.challenge`; answers the challenge as plain text (a wrong token: 400 INVALID_SIGNATURE)",
+    status: 200,
+    rawResponse: { contentType: 'text/plain' },
+    errors: [404],
+    schemas: () => ({
+      params: channelParams(),
+      query: z.object({
+        'hub.mode': z.optional(z.string().check(z.maxLength(32))),
+        'hub.verify_token': z.optional(z.string().check(z.maxLength(512))),
+        'hub.challenge': z.optional(z.string().check(z.maxLength(256))),
+      }),
+    }),
+  },
+  webhook(
+    'whatsapp',
+    'WhatsApp Cloud API notification (`X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>` with the app secret).',
+  ),
+  webhook(
+    'telegram',
+    "Telegram Update (`X-Telegram-Bot-Api-Secret-Token` equal to the connection's secret token; `update_id` is the dedupe key).",
+  ),
+  webhook(
+    'discord',
+    "Discord interaction (`X-Signature-Ed25519` over `X-Signature-Timestamp` + raw body with the application's public key); PING answered with type 1, a command with type 5 (deferred) while the turn runs.",
+  ),
+]);

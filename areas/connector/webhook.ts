@@ -1,0 +1,210 @@
+import { channelById, type ChannelRecord } from '#areas/agents/channels.ts';
+import { publishedAgent } from '#areas/conversations/agent.ts';
+import { requireAgents } from '#areas/agents/entitlements.ts';
+import { resolveTenantSecret } from '#areas/vault/tenant-secrets.ts';
+import { commitChange, deleteItem, orConflict, putItem } from '#shared/data/commit.ts';
+import { ApiError, badRequest, notFound } from '#shared/http/errors.ts';
+import { reply, type RawReply } from '#shared/http/responses.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { enqueue } from '#shared/queue/messages.ts';
+import type { ChannelType } from './channel-types.ts';
+import {
+  DISCORD_DEFERRED,
+  DISCORD_PONG,
+  parseInbound,
+  whatsAppSubscription,
+  type InboundEvent,
+} from './inbound/index.ts';
+import { CHANNEL_TURN } from './queue.ts';
+import { inboundClaimKey, lastInboundKey } from './records.ts';
+import {
+  verifyDiscord,
+  verifySlack,
+  verifyTeams,
+  verifyTelegram,
+  verifyWhatsApp,
+  type InboundHeaders,
+} from './signatures.ts';
+
+/**
+ * The chat platforms' inbound webhooks (spec "AI connector" routes 5-9). In this order: the
+ * connection (by its id alone: two GetItems), the signature over the raw body with the connection's
+ * own secret (resolved from its tenant's namespace), then the events. Nothing is written before the
+ * signature holds. Each message is claimed by the platform's event id (providers retry) and its
+ * turn queued, so the answer leaves within the platform's deadline (Slack: 3 s); the agent's answer
+ * goes out through the channel's sender from the turn worker.
+ */
+export interface WebhookRequest {
+  rawBody: string | undefined;
+  isBase64Encoded: boolean;
+  headers: InboundHeaders;
+}
+
+/** Providers stop retrying within hours (Slack 3 tries over ~1 h, Meta up to 7 days): the claim outlives them. */
+const CLAIM_TTL_SECONDS = 8 * 86_400;
+/** A channel user's last-inbound time is kept as long as the window could matter, and then some. */
+const INBOUND_TTL_SECONDS = 30 * 86_400;
+
+const invalidSignature = () =>
+  badRequest('INVALID_SIGNATURE', "The request's signature is missing or does not match the channel's secret");
+
+/** The credential each platform signs with: a tenant secret, except Discord's public key (a setting). */
+const SIGNING: Record<ChannelType, { secret: string } | { setting: string }> = {
+  slack: { secret: 'signing-secret' },
+  teams: { secret: 'security-token' },
+  whatsapp: { secret: 'app-secret' },
+  telegram: { secret: 'secret-token' },
+  discord: { setting: 'publicKey' },
+};
+
+const VERIFY: Record<ChannelType, (body: string, headers: InboundHeaders, secret: string) => boolean> = {
+  slack: (b, h, s) => verifySlack(b, h, s),
+  teams: verifyTeams,
+  whatsapp: verifyWhatsApp,
+  telegram: verifyTelegram,
+  discord: verifyDiscord,
+};
+
+async function connectionOf(type: ChannelType, channelId: string) {
+  const found = await channelById(channelId);
+  // Another platform's connection id is no connection of this one.
+  if (!found || found.connection.type !== type) throw notFound('Channel connection');
+  return found;
+}
+
+async function secretOf(tenantId: string, c: ChannelRecord, credential: string): Promise<string | null> {
+  const ref = c.secretRefs[credential];
+  if (!ref) return null;
+  try {
+    return await resolveTenantSecret(tenantId, ref);
+  } catch (err) {
+    // A reference outside the tenant's namespace verifies nothing.
+    if (err instanceof ApiError && err.status === 403) return null;
+    throw err;
+  }
+}
+
+const bodyText = (r: WebhookRequest) =>
+  r.rawBody === undefined ? '' : r.isBase64Encoded ? Buffer.from(r.rawBody, 'base64').toString('utf8') : r.rawBody;
+
+const json = (value: unknown) =>
+  reply.raw('application/json; charset=utf-8', JSON.stringify(value), { headers: { 'cache-control': 'no-store' } });
+
+export async function receiveWebhook(type: ChannelType, channelId: string, req: WebhookRequest): Promise<RawReply> {
+  const { tenantId, connection } = await connectionOf(type, channelId);
+  const signing = SIGNING[type];
+  const secret =
+    'secret' in signing ? await secretOf(tenantId, connection, signing.secret) : connection.settings[signing.setting];
+  const body = bodyText(req);
+  if (!secret || !VERIFY[type](body, req.headers, secret)) throw invalidSignature();
+  const events = parseInbound(type, body);
+  if (!events) throw badRequest('INVALID_WEBHOOK_BODY', 'The body is not a JSON object');
+  for (const e of events) {
+    if (e.kind === 'challenge') return json({ challenge: e.challenge });
+    if (e.kind === 'ping') return json(DISCORD_PONG);
+  }
+  const outcomes: Outcome[] = [];
+  for (const e of events) if (e.kind === 'message') outcomes.push(await accept(tenantId, connection, e));
+  if (type === 'discord' && outcomes.length) {
+    // Discord needs an interaction answer within 3 s: "thinking…" while the turn runs (its answer is a
+    // follow-up on the interaction), or, when no turn will run, a note only the person sees.
+    return json(outcomes[0] === 'no-turn' ? DISCORD_UNAVAILABLE : DISCORD_DEFERRED);
+  }
+  return json({ ok: true });
+}
+
+type Outcome = 'queued' | 'duplicate' | 'no-turn' | 'not-a-turn';
+
+/** An immediate, ephemeral (flags 64) channel message: the interaction is answered, no turn runs. */
+const DISCORD_UNAVAILABLE = {
+  type: 4,
+  data: { content: 'The assistant is not available right now.', flags: 64 },
+} as const;
+
+class DuplicateEvent extends ApiError {
+  constructor() {
+    super(409, 'DUPLICATE_EVENT', 'The event was received before');
+  }
+}
+
+/**
+ * One person's message: their last-inbound time (WhatsApp's window) and the event's claim in one
+ * write, then the turn queued. A claimed event (a provider's retry) is not queued again. An inactive
+ * connection, a plan without agents or an unpublished agent still answers 200 (the platform would
+ * only retry) but runs no turn.
+ */
+async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Promise<Outcome> {
+  if (!e.eventId || !e.sender || !e.replyTo) return 'not-a-turn';
+  const now = new Date();
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const claim = inboundClaimKey(tenantId, c.id, e.eventId);
+  try {
+    await commitChange(
+      [
+        orConflict(
+          putItem(
+            { ...claim, receivedAt: now.toISOString(), ttl: nowSeconds + CLAIM_TTL_SECONDS },
+            'attribute_not_exists(pk)',
+          ),
+          new DuplicateEvent(),
+        ),
+        putItem({
+          ...lastInboundKey(tenantId, c.id, e.sender),
+          at: now.toISOString(),
+          ttl: nowSeconds + INBOUND_TTL_SECONDS,
+        }),
+      ],
+      null,
+    );
+  } catch (err) {
+    if (err instanceof DuplicateEvent) return 'duplicate';
+    throw err;
+  }
+  const skip = await whyNoTurn(tenantId, c);
+  if (skip) {
+    logger.info('channel message not answered', { channelId: c.id, reason: skip });
+    return 'no-turn';
+  }
+  try {
+    await enqueue(
+      CHANNEL_TURN,
+      {
+        tenantId,
+        channelId: c.id,
+        eventId: e.eventId,
+        sender: e.sender,
+        ...(e.senderName ? { senderName: e.senderName.slice(0, 200) } : {}),
+        text: e.text.slice(0, 40_000),
+        replyTo: e.replyTo,
+        receivedAt: now.toISOString(),
+      },
+      { id: `turn:${c.id}:${e.eventId}` },
+    );
+  } catch (err) {
+    // Not queued: the claim goes, so the provider's retry of this event is taken.
+    await commitChange([deleteItem(claim)], null).catch(() => undefined);
+    throw err;
+  }
+  return 'queued';
+}
+
+async function whyNoTurn(tenantId: string, c: ChannelRecord): Promise<string | null> {
+  if (!c.isActive) return 'connection inactive';
+  try {
+    await requireAgents(tenantId);
+    await publishedAgent(tenantId, c.agentId);
+  } catch (err) {
+    if (err instanceof ApiError && err.status < 500) return err.code;
+    throw err;
+  }
+  return null;
+}
+
+/** WhatsApp's GET subscription handshake: the challenge back as plain text when the verify token matches. */
+export async function whatsAppHandshake(channelId: string, query: Record<string, string | undefined>) {
+  const { tenantId, connection } = await connectionOf('whatsapp', channelId);
+  const token = await secretOf(tenantId, connection, 'verify-token');
+  const answer = whatsAppSubscription(query, token ?? '');
+  if (!answer.ok) throw invalidSignature();
+  return reply.raw('text/plain; charset=utf-8', answer.challenge, { headers: { 'cache-control': 'no-store' } });
+}

@@ -1,0 +1,39 @@
+import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/agents/snapshot.ts';
+import { get, getMany, keyOf } from '#shared/data/read.ts';
+import { conflict } from '#shared/http/errors.ts';
+
+interface AgentState {
+  status?: string;
+  deletedAt?: string | null;
+  publishedVersion?: number | null;
+}
+type VersionItem = { snapshot?: AgentSnapshot };
+
+export const agentNotPublished = () =>
+  conflict('The agent is not published; publish it to take conversations', 'AGENT_NOT_PUBLISHED');
+
+const live = (a: AgentState | undefined): a is AgentState & { publishedVersion: number } =>
+  !!a && !a.deletedAt && a.status === 'Published' && !!a.publishedVersion;
+
+/**
+ * The published agent a conversation talks to. The agent must still be Published and not deleted (an
+ * unpublished or deleted agent's widgets and channels stop answering at once). A conversation runs
+ * the version it started with: with `version`, agent and version are one BatchGetItem; a new
+ * conversation takes the current version (two reads).
+ */
+export async function publishedAgent(t: string, agentId: string, version?: number): Promise<AgentSnapshot> {
+  const agentK = agentKey(t, agentId);
+  let agent: AgentState | undefined;
+  let found: VersionItem | undefined;
+  if (version === undefined) {
+    agent = await get<AgentState>(agentK);
+    if (live(agent)) found = await get<VersionItem>(agentVersionKey(t, agentId, agent.publishedVersion));
+  } else {
+    const versionK = agentVersionKey(t, agentId, version);
+    const items = await getMany<AgentState & VersionItem>([agentK, versionK]);
+    agent = items.get(keyOf(agentK));
+    found = items.get(keyOf(versionK));
+  }
+  if (!live(agent) || !found?.snapshot) throw agentNotPublished();
+  return found.snapshot;
+}

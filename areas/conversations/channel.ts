@@ -1,0 +1,152 @@
+import { channelById, type ChannelRecord } from '#areas/agents/channels.ts';
+import type { AgentSnapshot } from '#areas/agents/snapshot.ts';
+import { requireAgents } from '#areas/agents/entitlements.ts';
+import { bumpCounter } from '#shared/data/collection.ts';
+import { commitChange, orConflict, putItem } from '#shared/data/commit.ts';
+import { get } from '#shared/data/read.ts';
+import { ApiError } from '#shared/http/errors.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { publishedAgent } from './agent.ts';
+import { deliverToChannel } from './delivery.ts';
+import { conversationChange } from './lifecycle.ts';
+import { channelUserKey, conversationList, newConversation, type ConversationRecord, type Visitor } from './records.ts';
+import { mutate, newConversationWrites, readConversation, type Stored } from './store.ts';
+import { visitorTurnAnswer } from './turn.ts';
+
+/** A person's message on a channel, as the webhook verified and queued it (the connector's CHANNEL_TURN). */
+export interface ChannelMessage {
+  tenantId: string;
+  channelId: string;
+  eventId: string;
+  sender: string;
+  senderName?: string;
+  text: string;
+  replyTo: NonNullable<ConversationRecord['replyTo']>;
+  receivedAt: string;
+}
+
+/** What `channelUserKey` holds: the person's current conversation with the connection. */
+interface ChannelUser {
+  conversationId: string;
+}
+
+/**
+ * One channel message's turn (spec "AI connector": one conversation per channel user, reopened while
+ * not closed): the person's conversation with this connection is found, or started when there is
+ * none or it can no longer take messages (Resolved or Closed) or the connection now serves another
+ * agent; its reply context becomes this message's; the agent's turn runs (the platform's event id is
+ * the idempotency key, so a redelivered message is stored and answered once); the answer is queued
+ * on the channel. An inactive connection, a plan without agents or an unpublished agent runs no turn.
+ */
+export async function runChannelTurn(m: ChannelMessage, requestId: string): Promise<void> {
+  const found = await channelById(m.channelId);
+  // The lookup names the tenant: a message queued for one tenant's connection never reaches another's.
+  if (!found || found.tenantId !== m.tenantId) return skip(m, 'connection deleted');
+  const channel = found.connection;
+  if (!channel.isActive) return skip(m, 'connection inactive');
+  let conversation: Stored;
+  try {
+    await requireAgents(m.tenantId);
+    conversation = await conversationFor(channel, m);
+  } catch (err) {
+    if (err instanceof ApiError && err.status < 500) return skip(m, err.code);
+    throw err;
+  }
+  let answer;
+  try {
+    answer = await visitorTurnAnswer(conversation, {
+      text: m.text.slice(0, 4000),
+      idempotencyKey: `channel:${m.eventId}`.slice(0, 300),
+      requestId,
+    });
+  } catch (err) {
+    // Refusals (an exhausted allowance escalates the conversation; an agent unpublished meanwhile)
+    // are recorded in the transcript by the turn and would fail again; anything else is retried.
+    if (err instanceof ApiError && err.status < 500) return skip(m, err.code);
+    throw err;
+  }
+  if (answer.message) await deliverToChannel(conversation, answer.message);
+}
+
+function skip(m: ChannelMessage, reason: string) {
+  logger.info('channel message not answered', { channelId: m.channelId, eventId: m.eventId, reason });
+}
+
+const takesMessages = (c: ConversationRecord) => c.status === 'Open' || c.status === 'Escalated';
+
+/** The person's conversation, with this message's reply context (a new thread or interaction token each time). */
+async function conversationFor(channel: ChannelRecord, m: ChannelMessage): Promise<Stored> {
+  const userKey = channelUserKey(m.tenantId, channel.id, m.sender);
+  const pointer = await get<ChannelUser>(userKey, { consistent: true });
+  if (pointer) {
+    // Only a conversation that is gone (erased) is replaced; a failed read is retried by the queue.
+    const current = await readConversation(m.tenantId, pointer.conversationId, true).catch((err) => {
+      if (err instanceof ApiError && err.status === 404) return null;
+      throw err;
+    });
+    if (current && takesMessages(current) && current.agentId === channel.agentId) {
+      const out = await mutate(m.tenantId, current.id, (c) => ({ next: { ...c, replyTo: m.replyTo } }), current);
+      return out.conversation;
+    }
+  }
+  const agent = await publishedAgent(m.tenantId, channel.agentId);
+  return startConversation(channel, agent, m, pointer?.conversationId ?? null);
+}
+
+/**
+ * A new conversation on the channel, as a widget session starts one (widget.ts) without a session.
+ * The person's pointer moves to it only from the conversation read: two first messages racing start
+ * one conversation, and the loser continues the winner's.
+ */
+async function startConversation(
+  channel: ChannelRecord,
+  agent: AgentSnapshot,
+  m: ChannelMessage,
+  previous: string | null,
+): Promise<Stored> {
+  const t = m.tenantId;
+  const at = new Date().toISOString();
+  const visitor: Visitor | null = m.senderName ? { name: m.senderName, email: null } : null;
+  const conversation = newConversation(
+    agent,
+    {
+      id: crypto.randomUUID(),
+      tenantId: t,
+      channel: channel.type,
+      channelId: channel.id,
+      channelUser: m.sender,
+      replyTo: m.replyTo,
+      visitor,
+      locale: null,
+    },
+    at,
+  );
+  const userKey = channelUserKey(t, channel.id, m.sender);
+  try {
+    await commitChange(
+      [
+        ...newConversationWrites(conversation),
+        bumpCounter(conversationList(t), 1),
+        orConflict(
+          previous
+            ? putItem({ ...userKey, conversationId: conversation.id }, 'conversationId = :previous', {
+                ':previous': previous,
+              })
+            : putItem({ ...userKey, conversationId: conversation.id }, 'attribute_not_exists(pk)'),
+          'RACE',
+        ),
+      ],
+      conversationChange(conversation, null, 'ConversationStarted', {
+        channel: channel.type,
+        channelId: channel.id,
+        agentId: agent.agentId,
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 409)) throw err;
+    const winner = await get<ChannelUser>(userKey, { consistent: true });
+    if (!winner) throw err;
+    return readConversation(t, winner.conversationId, true);
+  }
+  return { ...conversation, revision: 1 };
+}

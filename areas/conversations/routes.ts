@@ -1,0 +1,298 @@
+import * as z from 'zod/mini';
+import { CONVERSATION_CHANNELS, CONVERSATION_STATUSES, MESSAGE_ROLES } from '#areas/conversations/records.ts';
+import { defineRoutes, once, scope, type RateLimitRule } from '#shared/routes/types.ts';
+import { email, optionalText, pageOf, paging, searchTerm, text, utcDay, uuid } from '#shared/routes/schemas.ts';
+
+/** AI conversations (spec 03-ai-runtime.md "AI conversations"): the widget's session routes and the staff inbox. */
+const read = { kind: 'bearer', permission: 'conversations:read' } as const;
+const write = { kind: 'bearer', permission: 'conversations:write' } as const;
+const owner = { kind: 'bearer', roles: ['TenantOwner'] } as const;
+const session = { kind: 'widgetSession' } as const;
+/** Every widget route counts against one limit per IP (spec "Limits"). */
+const WIDGET_LIMIT: RateLimitRule = { name: 'widget', limit: 60, windowSeconds: 60 };
+const ofConversation = scope.tenant({
+  tenantFrom: 'query',
+  record: { param: 'conversationId', collection: 'CONVERSATION', label: 'Conversation' },
+});
+const ofSession = scope.tenant();
+const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
+/** A conversation named by its id (a SystemAdmin may add the tenant). */
+const byId = once(() => ({ params: z.object({ conversationId: uuid() }), query: z.object(tenantQuery()) }));
+
+const citation = once(() =>
+  z.object({ chunkId: z.string(), documentId: z.string(), documentTitle: z.string(), score: z.number() }),
+);
+const visitorMessage = once(() =>
+  z.object({
+    id: z.string(),
+    role: z.enum(MESSAGE_ROLES),
+    text: z.string(),
+    citations: z.array(citation()),
+    createdAt: z.string(),
+  }),
+);
+const message = once(() =>
+  z.object({
+    id: z.string(),
+    role: z.enum(MESSAGE_ROLES),
+    text: z.string(),
+    citations: z.array(citation()),
+    toolCalls: z.array(z.object({ name: z.string(), status: z.enum(['ok', 'error']), durationMs: z.number() })),
+    tokens: z.number(),
+    createdAt: z.string(),
+  }),
+);
+const visitor = once(() => z.nullable(z.object({ name: z.nullable(z.string()), email: z.nullable(z.string()) })));
+export const conversationListItem = once(() =>
+  z.object({
+    id: z.string(),
+    agentId: z.string(),
+    agentName: z.string(),
+    channel: z.enum(CONVERSATION_CHANNELS),
+    status: z.enum(CONVERSATION_STATUSES),
+    visitor: visitor(),
+    messageCount: z.number(),
+    escalationReason: z.nullable(z.string()),
+    csat: z.nullable(z.number()),
+    startedAt: z.string(),
+    lastMessageAt: z.string(),
+    closedAt: z.nullable(z.string()),
+  }),
+);
+const conversationState = once(() =>
+  z.object({
+    conversationId: z.string(),
+    status: z.enum(CONVERSATION_STATUSES),
+    escalationReason: z.nullable(z.string()),
+    csat: z.nullable(z.number()),
+  }),
+);
+/** Idempotency-Key: the widget's id for one message, so a retried send is stored and answered once. */
+const IDEMPOTENCY = 'Idempotency-Key';
+
+export const conversationRoutes = defineRoutes([
+  {
+    group: 'conversations',
+    id: 'conversations.widget.start',
+    method: 'POST',
+    path: '/api/conversations/widget/sessions',
+    auth: { kind: 'none' },
+    scope: scope.public,
+    transport: 'stream',
+    rateLimit: WIDGET_LIMIT,
+    summary:
+      "Widget session: the widget's public key from one of its allowed origins (`Origin` header) starts a conversation with its published agent; the session token (shown once) goes in `X-Widget-Session` afterwards",
+    status: 201,
+    errors: [401, 403, 409],
+    schemas: () => ({
+      body: z.object({
+        widgetKey: z.string().check(z.minLength(1), z.maxLength(100)),
+        visitor: z.optional(z.nullable(z.object({ name: optionalText(200), email: z.optional(z.nullable(email())) }))),
+        locale: z.optional(
+          z.nullable(z.string().check(z.regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/, 'Expected a language tag'))),
+        ),
+      }),
+      response: z.object({
+        conversationId: z.string(),
+        sessionToken: z.string(),
+        expiresAt: z.string(),
+        agent: z.object({ name: z.string(), welcomeMessage: z.nullable(z.string()) }),
+      }),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.widget.send',
+    method: 'POST',
+    path: '/api/conversations/widget/messages',
+    auth: session,
+    scope: ofSession,
+    transport: 'stream',
+    rateLimit: WIDGET_LIMIT,
+    summary: `A visitor message and the agent's answer with its citations (\`escalated\` when a person has the conversation; the agent then stays silent and \`message\` is null). With \`Accept: text/event-stream\` the answer streams: \`{"delta"}\` events, then the final \`{message, citations, escalated}\`, then \`[DONE]\`. An \`${IDEMPOTENCY}\` header makes a retried send store and answer the message once`,
+    status: 200,
+    errors: [409, 429, 503],
+    schemas: () => ({
+      body: z.object({ text: text(4000) }),
+      response: z.object({
+        message: z.nullable(visitorMessage()),
+        citations: z.array(citation()),
+        escalated: z.boolean(),
+      }),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.widget.messages',
+    method: 'GET',
+    path: '/api/conversations/widget/messages',
+    auth: session,
+    scope: ofSession,
+    transport: 'stream',
+    rateLimit: WIDGET_LIMIT,
+    summary:
+      "The conversation's messages after `after` (a message id; all when absent), oldest first: the agent's, the visitor's and people's replies",
+    status: 200,
+    schemas: () => ({
+      query: z.object({ after: z.optional(uuid()) }),
+      response: z.array(visitorMessage()),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.widget.escalate',
+    method: 'POST',
+    path: '/api/conversations/widget/escalate',
+    auth: session,
+    scope: ofSession,
+    transport: 'stream',
+    rateLimit: WIDGET_LIMIT,
+    summary: 'The visitor asks for a person: the conversation is Escalated with the reason, and the agent falls silent',
+    status: 200,
+    errors: [409],
+    schemas: () => ({
+      body: z.object({ reason: optionalText(500) }),
+      response: conversationState(),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.widget.feedback',
+    method: 'POST',
+    path: '/api/conversations/widget/feedback',
+    auth: session,
+    scope: ofSession,
+    transport: 'stream',
+    rateLimit: WIDGET_LIMIT,
+    summary: 'The visitor rates the conversation 1-5 (once), which closes it',
+    status: 200,
+    errors: [409],
+    schemas: () => ({
+      body: z.object({ csat: z.int().check(z.minimum(1), z.maximum(5)), comment: optionalText(2000) }),
+      response: conversationState(),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.list',
+    method: 'GET',
+    path: '/api/conversations',
+    auth: read,
+    scope: scope.tenant({ tenantFrom: 'query' }),
+    summary:
+      'The inbox: conversations newest first, filtered by agent, status, channel, start dates and text (visitor name or e-mail, agent name, first visitor message)',
+    status: 200,
+    schemas: () => ({
+      query: z
+        .object({
+          ...paging(),
+          ...tenantQuery(),
+          agentId: z.optional(uuid()),
+          status: z.optional(z.enum(CONVERSATION_STATUSES)),
+          channel: z.optional(z.enum(CONVERSATION_CHANNELS)),
+          startDate: z.optional(utcDay()),
+          endDate: z.optional(utcDay()),
+          search: searchTerm(),
+        })
+        .check(
+          z.refine(
+            (q) => !q.startDate || !q.endDate || q.startDate <= q.endDate,
+            'endDate must not be before startDate',
+          ),
+        ),
+      response: pageOf(conversationListItem()),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.get',
+    method: 'GET',
+    path: '/api/conversations/{conversationId}',
+    auth: read,
+    scope: ofConversation,
+    summary: 'A conversation with every message, its citations and tool calls',
+    status: 200,
+    schemas: () => ({
+      ...byId(),
+      response: z.object({
+        ...conversationListItem().shape,
+        widgetId: z.nullable(z.string()),
+        channelId: z.nullable(z.string()),
+        locale: z.nullable(z.string()),
+        escalated: z.boolean(),
+        resolved: z.boolean(),
+        csatComment: z.nullable(z.string()),
+        messages: z.array(message()),
+      }),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.reply',
+    method: 'POST',
+    path: '/api/conversations/{conversationId}/messages',
+    auth: write,
+    scope: ofConversation,
+    summary:
+      "A person's reply, delivered to the widget (its poll) or the channel; in an Open conversation the person takes over (Escalated), so the agent stays silent",
+    status: 201,
+    errors: [409],
+    schemas: () => ({
+      ...byId(),
+      body: z.object({ text: text(4000) }),
+      response: message(),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.status',
+    method: 'PUT',
+    path: '/api/conversations/{conversationId}/status',
+    auth: write,
+    scope: ofConversation,
+    summary:
+      'Moves the conversation: Open -> Escalated -> Resolved or Closed, Open -> Resolved or Closed, Resolved -> Closed (409 INVALID_STATUS_TRANSITION otherwise); the same status again changes nothing',
+    status: 200,
+    errors: [409],
+    schemas: () => ({
+      ...byId(),
+      body: z.object({ status: z.enum(CONVERSATION_STATUSES), reason: optionalText(500) }),
+      response: conversationListItem(),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.transcript',
+    method: 'GET',
+    path: '/api/conversations/{conversationId}/transcript',
+    auth: read,
+    scope: ofConversation,
+    summary: 'The transcript as a file: JSON (the detail) or Markdown, with its file name and content type',
+    status: 200,
+    schemas: () => ({
+      params: byId().params,
+      query: z.object({ ...tenantQuery(), format: z._default(z.enum(['json', 'markdown']), 'json') }),
+      response: z.object({
+        conversationId: z.string(),
+        format: z.enum(['json', 'markdown']),
+        fileName: z.string(),
+        contentType: z.string(),
+        content: z.string(),
+      }),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.delete',
+    method: 'DELETE',
+    path: '/api/conversations/{conversationId}',
+    auth: owner,
+    scope: ofConversation,
+    summary:
+      "Erases the conversation's messages and the conversation (closed first when open, so analytics counts it); what analytics counted stays",
+    status: 204,
+    schemas: () => ({
+      ...byId(),
+    }),
+  },
+]);

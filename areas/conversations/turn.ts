@@ -1,0 +1,260 @@
+import { runTurnStream, type TurnEvent, type TurnResult } from '#areas/agents/runtime.ts';
+import type { AgentSnapshot } from '#areas/agents/snapshot.ts';
+import { orConflict, putItem } from '#shared/data/commit.ts';
+import { get } from '#shared/data/read.ts';
+import { ApiError } from '#shared/http/errors.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { publishedAgent } from './agent.ts';
+import { conversationClosed, moved, REASONS, systemMessage, takesMessages } from './lifecycle.ts';
+import {
+  idempotencyKey,
+  messageKey,
+  newMessage,
+  searchTextOf,
+  type ConversationRecord,
+  type MessageRecord,
+} from './records.ts';
+import { mutate, type Stored } from './store.ts';
+
+/** What a visitor's message gets back: the agent's answer (null while a person has the conversation). */
+export interface TurnAnswer {
+  message: MessageRecord | null;
+  citations: MessageRecord['citations'];
+  escalated: boolean;
+}
+
+export interface VisitorInput {
+  text: string;
+  /** The widget's key for this message: the same request retried is stored and answered once. */
+  idempotencyKey?: string;
+  requestId: string;
+}
+
+interface Claim {
+  visitorMessageId: string;
+  answerId: string | null;
+  escalated?: boolean;
+  claimedAt: string;
+  /** Set when the turn failed: a retry runs it again at once. */
+  failedAt?: string;
+}
+
+/** A retry that finds its first attempt still running within this long waits for it (409), after it runs again. */
+const IN_FLIGHT_MS = 150_000;
+const CLAIM_TTL_SECONDS = 2 * 86_400;
+const FAILED = 'The agent could not answer this message. Send it again, or ask for a person.';
+
+const claimPut = (c: Stored, key: string, claim: Claim, condition?: string) =>
+  putItem(
+    { ...idempotencyKey(c.tenantId, c.id, key), ...claim, ttl: Math.floor(Date.now() / 1000) + CLAIM_TTL_SECONDS },
+    condition,
+  );
+
+const answerOf = (message: MessageRecord | null, escalated: boolean): TurnAnswer => ({
+  message,
+  citations: message?.citations ?? [],
+  escalated,
+});
+
+type Start =
+  | { kind: 'answered'; answer: TurnAnswer }
+  | { kind: 'run'; conversation: Stored; visitor: MessageRecord; agent: AgentSnapshot | null };
+
+/** The claim of a key already used: this request is a retry. */
+class Retried extends ApiError {
+  constructor() {
+    super(409, 'REQUEST_IN_PROGRESS', 'This message is still being answered; try again shortly');
+  }
+}
+
+/** A retried message: its stored answer, a wait while the first attempt runs, or the turn again. */
+async function retried(first: Stored, key: string, agent: AgentSnapshot | null): Promise<Start> {
+  const prior = await get<Claim>(idempotencyKey(first.tenantId, first.id, key), { consistent: true });
+  if (!prior) throw new Retried();
+  if (prior.answerId) {
+    const answer = await get<MessageRecord>(messageKey(first.tenantId, first.id, prior.answerId));
+    return { kind: 'answered', answer: answerOf(answer ?? null, !!prior.escalated) };
+  }
+  if (prior.escalated) return { kind: 'answered', answer: answerOf(null, true) };
+  if (!prior.failedAt && Date.now() - Date.parse(prior.claimedAt) < IN_FLIGHT_MS) throw new Retried();
+  const visitor = await get<MessageRecord>(messageKey(first.tenantId, first.id, prior.visitorMessageId));
+  if (!visitor) throw new Retried();
+  return { kind: 'run', conversation: first, visitor, agent };
+}
+
+/**
+ * The visitor's message stored before the model is called, with its idempotency claim as a
+ * condition of the same write: a first attempt reads no claim; a retry (the claim exists) gets the
+ * stored answer, or runs the turn again on the message already stored when the first one failed.
+ */
+async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<Start> {
+  if (!takesMessages(first)) throw conversationClosed();
+  const key = input.idempotencyKey;
+  // The agent answers only while the conversation is Open; a person's conversation just takes the message.
+  const agent =
+    first.status === 'Open' ? await publishedAgent(first.tenantId, first.agentId, first.agentVersion) : null;
+  const visitor = newMessage(first, 'visitor', input.text);
+  try {
+    const out = await mutate(
+      first.tenantId,
+      first.id,
+      (current) => {
+        if (!takesMessages(current)) throw conversationClosed();
+        const escalated = current.status === 'Escalated';
+        const claim = { visitorMessageId: visitor.id, answerId: null, escalated, claimedAt: visitor.createdAt };
+        return {
+          next: {
+            ...current,
+            lastMessageAt: visitor.createdAt,
+            searchText: current.recent.some((m) => m.role === 'user')
+              ? current.searchText
+              : searchTextOf(current, visitor.text),
+          },
+          messages: [visitor],
+          writes: key ? [orConflict(claimPut(current, key, claim, 'attribute_not_exists(pk)'), new Retried())] : [],
+        };
+      },
+      first,
+    );
+    return { kind: 'run', conversation: out.conversation, visitor, agent };
+  } catch (err) {
+    if (!(err instanceof Retried) || !key) throw err;
+    return retried(first, key, agent);
+  }
+}
+
+/**
+ * The agent's answer stored after the model: the message with its citations and tool calls, the
+ * turn counted, and the escalation the turn asked for (the model's escalate_to_human, no source
+ * above the threshold, the turn limit), in one write.
+ */
+async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageRecord, result: TurnResult, key?: string) {
+  const answer = newMessage(c, 'agent', result.message, {
+    after: visitor.id,
+    citations: result.citations,
+    toolCalls: result.toolCalls.map(({ name, status, durationMs }) => ({ name, status, durationMs })),
+    tokens: result.usage.totalTokens,
+  });
+  const out = await mutate(
+    c.tenantId,
+    c.id,
+    (current) => {
+      const turns = current.agentTurns + 1;
+      const limit = agent.escalation.maxTurnsBeforeEscalation;
+      const reason =
+        result.escalate?.reason ??
+        (limit && turns >= limit && agent.escalation.enabled ? REASONS.turnLimit : undefined);
+      let next: ConversationRecord = { ...current, agentTurns: turns, lastMessageAt: answer.createdAt };
+      // The visitor may have escalated while the model ran: the answer is kept, the state is theirs.
+      if (reason && next.status === 'Open') next = moved(next, 'Escalated', { reason, now: Date.now() });
+      const escalated = next.status === 'Escalated';
+      return {
+        next,
+        messages: [answer],
+        writes: key
+          ? [
+              claimPut(current, key, {
+                visitorMessageId: visitor.id,
+                answerId: answer.id,
+                escalated,
+                claimedAt: visitor.createdAt,
+              }),
+            ]
+          : [],
+      };
+    },
+    // As the visitor's write left it: a write meanwhile fails the revision and is read then.
+    c,
+  );
+  return answerOf(answer, out.conversation.status === 'Escalated');
+}
+
+/**
+ * A turn that failed leaves the visitor's message and a note in the transcript, the conversation
+ * usable: a used-up token allowance hands it to a person (the visitor still hears 429); any other
+ * failure is retried by sending the message again (same idempotency key: not stored twice).
+ */
+async function storeFailure(c: Stored, visitor: MessageRecord, err: unknown, key?: string) {
+  const exhausted = err instanceof ApiError && err.code === 'TOKEN_LIMIT_REACHED';
+  try {
+    await mutate(c.tenantId, c.id, (current) => {
+      const now = Date.now();
+      const next =
+        exhausted && current.status === 'Open' ? moved(current, 'Escalated', { reason: REASONS.tokens, now }) : current;
+      const note = exhausted ? 'The assistant is unavailable; a person will follow up.' : FAILED;
+      return {
+        next,
+        messages: [systemMessage(next, note, now, visitor.id)],
+        writes: key
+          ? [
+              claimPut(current, key, {
+                visitorMessageId: visitor.id,
+                answerId: null,
+                escalated: next.status === 'Escalated',
+                claimedAt: visitor.createdAt,
+                failedAt: new Date(now).toISOString(),
+              }),
+            ]
+          : [],
+      };
+    });
+  } catch (storeErr) {
+    logger.error('turn failure not recorded', { conversationId: c.id, error: storeErr as Error });
+  }
+}
+
+export type VisitorEvent = { type: 'text'; text: string } | { type: 'final'; answer: TurnAnswer };
+
+/**
+ * One visitor message and the agent's answer, as events: text deltas while the model writes (when
+ * `stream`), then the stored answer. Errors before the first event are the request's status (the
+ * caller pulls the first event before answering); the stored state is the same either way.
+ */
+export async function* visitorTurn(
+  first: Stored,
+  input: VisitorInput,
+  opts: { stream?: boolean } = {},
+): AsyncGenerator<VisitorEvent> {
+  const start = await storeVisitorMessage(first, input);
+  if (start.kind === 'answered') {
+    yield { type: 'final', answer: start.answer };
+    return;
+  }
+  const { conversation, visitor, agent } = start;
+  if (!agent || conversation.status !== 'Open') {
+    yield { type: 'final', answer: answerOf(null, true) };
+    return;
+  }
+  const events = runTurnStream(
+    {
+      tenantId: conversation.tenantId,
+      agent,
+      messages: conversation.recent,
+      visitor: conversation.visitor,
+      caller: { kind: 'agent', agentId: agent.agentId },
+      requestId: input.requestId,
+    },
+    { stream: opts.stream },
+  );
+  let final: TurnResult | undefined;
+  try {
+    for await (const e of events as AsyncIterable<TurnEvent>) {
+      if (e.type === 'text') yield e;
+      else final = e.result;
+    }
+  } catch (err) {
+    await storeFailure(conversation, visitor, err, input.idempotencyKey);
+    throw err;
+  }
+  if (!final) {
+    await storeFailure(conversation, visitor, new Error('turn ended without an answer'), input.idempotencyKey);
+    throw new ApiError(503, 'AGENT_UNAVAILABLE', 'The agent could not answer right now; try again');
+  }
+  yield { type: 'final', answer: await storeAnswer(conversation, agent, visitor, final, input.idempotencyKey) };
+}
+
+/** The whole turn, for a JSON answer or a channel. */
+export async function visitorTurnAnswer(first: Stored, input: VisitorInput): Promise<TurnAnswer> {
+  for await (const e of visitorTurn(first, input)) if (e.type === 'final') return e.answer;
+  throw new ApiError(503, 'AGENT_UNAVAILABLE', 'The agent could not answer right now; try again');
+}

@@ -1,0 +1,148 @@
+import type { Principal } from '#shared/auth/access-token.ts';
+import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import {
+  commitChange,
+  deleteItem,
+  orConflict,
+  updateItem,
+  type Change,
+  type TransactItem,
+} from '#shared/data/commit.ts';
+import { getOr404 } from '#shared/data/read.ts';
+import { config } from '#shared/platform/config.ts';
+import { conflict, notFound, validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { enqueue } from '#shared/queue/messages.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { unbindKnowledgeBase } from '#areas/agents/unbind-base.ts';
+import { PURGE_BASE } from './messages.ts';
+import { refreshToolsKbStatusAfter } from './tool-status.ts';
+import { baseItem, kbKey, kbList, tenantKey, toBase, type BaseRecord } from './records.ts';
+import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP } from './vocabulary.ts';
+
+export const planLimitReached = () =>
+  conflict("The plan's knowledge base limit (maxKnowledgeBases) is reached", 'PLAN_LIMIT_REACHED');
+
+/**
+ * Takes (+1) or frees (-1) a knowledge-base slot on the tenant item, beside its maxKnowledgeBases
+ * (set from the plan, overridable by a SystemAdmin). Taking one is conditional on a free slot, so
+ * twenty parallel creates against one free slot create exactly one.
+ */
+export function baseSlot(tenantId: string, by: 1 | -1): TransactItem {
+  return {
+    Update: {
+      TableName: config.tableName,
+      Key: tenantKey(tenantId),
+      UpdateExpression: 'ADD knowledgeBaseCount :by',
+      ConditionExpression:
+        by > 0
+          ? 'attribute_exists(pk) AND ((attribute_not_exists(knowledgeBaseCount) AND maxKnowledgeBases > :zero) OR knowledgeBaseCount < maxKnowledgeBases)'
+          : 'attribute_exists(pk)',
+      ExpressionAttributeValues: by > 0 ? { ':by': by, ':zero': 0 } : { ':by': by },
+    },
+  };
+}
+
+const change = (t: string, actor: Principal | null, entityId: string, action: string, changes: Change['changes']) =>
+  ({ tenantId: t, actor, entityType: 'KnowledgeBase', entityId, action, changes }) satisfies Change;
+
+export const readBase = (t: string, kbId: string, consistent = false) =>
+  getOr404<BaseRecord>(kbKey(t, kbId), 'Knowledge base', { consistent });
+
+export async function getBase(t: string, kbId: string) {
+  return toBase(await readBase(t, kbId));
+}
+
+export async function listBases(t: string, q: { page: number; pageSize: number; search?: string }) {
+  const { items, totalCount } = await listNewestFirst<BaseRecord>(kbList(t), q);
+  return toPage(items.map(toBase), totalCount, q.page, q.pageSize);
+}
+
+export interface BaseInput {
+  name: string;
+  description?: string | null;
+  chunkSize?: number | null;
+  chunkOverlap?: number | null;
+  embeddingModelId?: string | null;
+}
+
+export async function createBase(t: string, input: BaseInput, actor: Principal) {
+  const chunkSize = input.chunkSize ?? CHUNK_SIZE.default;
+  const chunkOverlap = input.chunkOverlap ?? Math.min(DEFAULT_CHUNK_OVERLAP, Math.floor(chunkSize / 2));
+  if (chunkOverlap > chunkSize / 2)
+    throw validationError([{ path: 'body.chunkOverlap', message: 'At most half of chunkSize' }]);
+  const now = new Date().toISOString();
+  const base: BaseRecord = {
+    id: crypto.randomUUID(),
+    tenantId: t,
+    name: input.name,
+    description: input.description || null,
+    chunkSize,
+    chunkOverlap,
+    embeddingModelId: input.embeddingModelId ?? null,
+    documentCount: 0,
+    chunkCount: 0,
+    keywordGeneration: 0,
+    searchText: input.name.toLowerCase(),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await commitChange(
+    [orConflict(baseSlot(t, 1), planLimitReached()), putNew(baseItem(base)), bumpCounter(kbList(t), 1)],
+    change(t, actor, base.id, 'create', { name: base.name, chunkSize, chunkOverlap }),
+    { now },
+  );
+  return toBase(base);
+}
+
+export async function updateBase(
+  t: string,
+  kbId: string,
+  input: { name?: string; description?: string | null },
+  actor: Principal,
+) {
+  const base = await readBase(t, kbId, true);
+  const set: Record<string, unknown> = {};
+  if (input.name !== undefined && input.name !== base.name) {
+    set.name = input.name;
+    set.searchText = input.name.toLowerCase();
+  }
+  if (input.description !== undefined && (input.description || null) !== base.description)
+    set.description = input.description || null;
+  if (!Object.keys(set).length) return toBase(base);
+  const now = new Date().toISOString();
+  await commitChange(
+    [
+      orConflict(
+        updateItem(kbKey(t, kbId), { ...set, updatedAt: now }, { condition: 'attribute_exists(pk)' }),
+        notFound('Knowledge base'),
+      ),
+    ],
+    change(t, actor, kbId, 'update', { name: set.name, description: set.description }),
+    { now },
+  );
+  return toBase({ ...base, ...set, updatedAt: now } as BaseRecord);
+}
+
+/**
+ * The base item goes in the request, so every route and retrieve answers 404 for it at once, and
+ * the agent drafts that name it lose it; the worker then removes its documents, chunks, vectors and
+ * index objects (PURGE_BASE).
+ */
+export async function deleteBase(t: string, kbId: string, actor: Principal) {
+  const base = await readBase(t, kbId, true);
+  await commitChange(
+    [
+      orConflict(deleteItem(kbKey(t, kbId), 'attribute_exists(pk)'), notFound('Knowledge base')),
+      bumpCounter(kbList(t), -1),
+      baseSlot(t, -1),
+    ],
+    change(t, actor, kbId, 'delete', { name: base.name, documentCount: base.documentCount }),
+  );
+  // The purge worker unbinds again, so a failure here only delays it.
+  await unbindKnowledgeBase(t, kbId, actor).catch((err) =>
+    logger.warn('agents not unbound from a deleted knowledge base', { kbId, errorName: (err as Error).name }),
+  );
+  if (Number(base.chunkCount ?? 0) > 0) await refreshToolsKbStatusAfter(t, 'knowledge base deleted');
+  await enqueue(PURGE_BASE, { tenantId: t, kbId });
+}

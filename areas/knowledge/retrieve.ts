@@ -1,0 +1,187 @@
+import { embed, type Caller } from '#areas/llm-gateway/embed.ts';
+import { cosine } from '#areas/llm-gateway/providers/hashing-embedder.ts';
+import { notFound } from '#shared/http/errors.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { fuse, type Candidate, type Scored } from './fusion.ts';
+import { keywordIndex, searchKeyword } from './keyword-index.ts';
+import { getMany, keyOf } from '#shared/data/read.ts';
+import { chunkKey, documentKey, kbKey, type BaseRecord, type ChunkRecord, type DocumentRecord } from './records.ts';
+import { vectorStore } from './vectors/port.ts';
+import { CANDIDATES, TOP_K, type RetrieveMode } from './vocabulary.ts';
+
+export interface Match {
+  chunkId: string;
+  documentId: string;
+  documentTitle: string;
+  position: number;
+  text: string;
+  score: number;
+  keywordScore: number | null;
+  vectorScore: number | null;
+}
+
+export interface RetrieveCall {
+  tenantId: string;
+  kbIds: string[];
+  query: string;
+  topK?: number | null;
+  mode?: RetrieveMode | null;
+  scoreThreshold?: number | null;
+  caller: Caller;
+  requestId: string;
+  /**
+   * When none of the bases exists: 404 (the retrieve route, naming one base), or no matches (an
+   * agent's turn: a published version may pin a base deleted since, and a turn never fails for it).
+   */
+  whenNoBase?: 'notFound' | 'empty';
+}
+
+/** Candidates of one base from its keyword index and its vector index, with both raw scores where known. */
+async function candidatesOf(base: BaseRecord, call: RetrieveCall, mode: RetrieveMode, queryVector: number[] | null) {
+  const byId = new Map<string, Candidate>();
+  // Every keyword match keeps its BM25, for vector candidates found below the keyword cut.
+  let allKeyword = new Map<string, number>();
+  let maxBm25 = 0;
+  if (mode !== 'semantic') {
+    const hits = searchKeyword(await keywordIndex(base), call.query);
+    maxBm25 = hits[0]?.score ?? 0;
+    for (const h of hits.slice(0, CANDIDATES))
+      byId.set(h.id, {
+        chunkId: h.id,
+        kbId: base.id,
+        documentId: h.documentId,
+        position: h.position,
+        bm25: h.score,
+        cosine: null,
+      });
+    allKeyword = new Map(hits.map((h) => [h.id, h.score]));
+  }
+  if (mode !== 'keyword' && queryVector) {
+    const store = await vectorStore();
+    const index = { tenantId: base.tenantId, kbId: base.id };
+    const hits = await store.query(index, {
+      vector: queryVector,
+      topK: CANDIDATES,
+      filter: { tenantId: base.tenantId, kbId: base.id },
+    });
+    for (const h of hits) {
+      // Checked again: the filter asked for these, the answer must say so.
+      if (h.metadata.tenantId !== base.tenantId || h.metadata.kbId !== base.id) {
+        logger.warn('vector hit outside its tenant or base dropped', { kbId: base.id, key: h.key });
+        continue;
+      }
+      const known = byId.get(h.key);
+      if (known) known.cosine = h.score;
+      else
+        byId.set(h.key, {
+          chunkId: h.key,
+          kbId: base.id,
+          documentId: h.metadata.documentId,
+          position: h.metadata.position,
+          bm25: allKeyword.get(h.key) ?? 0,
+          cosine: h.score,
+        });
+    }
+    // Keyword candidates the vector top-K left out: their vectors, so both scores are exact.
+    const unmeasured = [...byId.values()].filter((c) => c.cosine === null);
+    if (mode === 'hybrid' && unmeasured.length) {
+      const stored = await store.get(
+        index,
+        unmeasured.map((c) => c.chunkId),
+      );
+      const vectors = new Map(stored.map((v) => [v.key, v]));
+      for (const c of unmeasured) {
+        const v = vectors.get(c.chunkId);
+        c.cosine =
+          v && v.metadata.tenantId === base.tenantId && v.metadata.kbId === base.id ? cosine(queryVector, v.vector) : 0;
+      }
+    }
+  }
+  return { candidates: [...byId.values()], maxBm25 };
+}
+
+/**
+ * The chunks of the tenant's bases that best answer a query (docs/ai-runtime.md, "Contracts").
+ * Bases that do not exist (deleted meanwhile) are skipped; none existing is 404. Reads: one
+ * BatchGetItem for the bases, one per page of hits for their chunks and documents (never every
+ * chunk), the keyword index from S3 only when the function's copy is stale, one vector query per
+ * base (and one vector read in hybrid mode). A hit counts only when its chunk's tenant and base are
+ * the ones asked for and its document still exists Indexed, so a deleted document or base leaves
+ * retrieval at once, before its index entries are cleaned up.
+ */
+export async function retrieve(call: RetrieveCall): Promise<Match[]> {
+  const mode = call.mode ?? 'hybrid';
+  const topK = Math.min(TOP_K.max, Math.max(TOP_K.min, call.topK ?? TOP_K.default));
+  const kbIds = [...new Set(call.kbIds)];
+  const found = await getMany<BaseRecord>(kbIds.map((id) => kbKey(call.tenantId, id)));
+  const bases = kbIds.flatMap((id) => {
+    const b = found.get(keyOf(kbKey(call.tenantId, id)));
+    return b && b.tenantId === call.tenantId ? [b] : [];
+  });
+  if (!bases.length) {
+    if (call.whenNoBase === 'empty') return [];
+    throw notFound('Knowledge base');
+  }
+
+  const vectors = new Map<string | null, number[]>();
+  if (mode !== 'keyword') {
+    for (const model of new Set(bases.map((b) => b.embeddingModelId ?? null))) {
+      const out = await embed({
+        tenantId: call.tenantId,
+        caller: call.caller,
+        requestId: call.requestId,
+        model,
+        input: [call.query],
+      });
+      vectors.set(model, out.vectors[0]!);
+    }
+  }
+  const maxBm25 = new Map<string, number>();
+  const all: Candidate[] = [];
+  for (const base of bases) {
+    const { candidates, maxBm25: top } = await candidatesOf(
+      base,
+      call,
+      mode,
+      vectors.get(base.embeddingModelId ?? null) ?? null,
+    );
+    maxBm25.set(base.id, top);
+    all.push(...candidates);
+  }
+  const ranked = fuse(all, mode, maxBm25).filter(
+    (c) => (mode !== 'keyword' || c.bm25 > 0) && (call.scoreThreshold == null || c.score >= call.scoreThreshold),
+  );
+  return liveMatches(call.tenantId, ranked, topK);
+}
+
+/** The best `topK` of the ranked hits whose chunk and document still stand, read a page at a time. */
+async function liveMatches(tenantId: string, ranked: Scored[], topK: number): Promise<Match[]> {
+  const out: Match[] = [];
+  for (let start = 0; start < ranked.length && out.length < topK; ) {
+    const page = ranked.slice(start, start + Math.min(45, Math.max(topK * 2, 10)));
+    start += page.length;
+    const keys = page.flatMap((c) => [
+      chunkKey(tenantId, c.kbId, c.documentId, c.position),
+      documentKey(tenantId, c.kbId, c.documentId),
+    ]);
+    const items = await getMany<ChunkRecord & DocumentRecord>(keys);
+    for (const c of page) {
+      const chunk = items.get(keyOf(chunkKey(tenantId, c.kbId, c.documentId, c.position))) as ChunkRecord | undefined;
+      const doc = items.get(keyOf(documentKey(tenantId, c.kbId, c.documentId))) as DocumentRecord | undefined;
+      if (!chunk || !doc || doc.status !== 'Indexed') continue;
+      if (chunk.tenantId !== tenantId || chunk.kbId !== c.kbId || chunk.chunkId !== c.chunkId) continue;
+      out.push({
+        chunkId: chunk.chunkId,
+        documentId: doc.id,
+        documentTitle: doc.title,
+        position: Number(chunk.position),
+        text: chunk.text,
+        score: c.score,
+        keywordScore: c.keywordScore,
+        vectorScore: c.vectorScore,
+      });
+      if (out.length >= topK) break;
+    }
+  }
+  return out;
+}

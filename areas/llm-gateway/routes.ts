@@ -1,0 +1,304 @@
+import * as z from 'zod/mini';
+import {
+  GATEWAY_LIMITS as L,
+  MODEL_KINDS,
+  MODEL_NAME_PATTERN,
+  PROVIDERS,
+  CHAT_MAX_BODY_BYTES,
+} from '#areas/llm-gateway/limits.ts';
+import { defineRoutes, once, scope } from '#shared/routes/types.ts';
+import { isoDateTime, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
+
+/**
+ * AI LLM gateway (spec 03, "AI LLM gateway"). The `/v1` routes are OpenAI's wire format (bodies and
+ * errors) for any OpenAI client: a gateway key or a user's token, streamed through the streaming
+ * front door. The management routes are the platform's usual envelope.
+ */
+const v1Auth = { kind: 'gatewayKey' } as const;
+const read = { kind: 'bearer', permission: 'ai:read' } as const;
+const manage = { kind: 'bearer', roles: ['TenantOwner'], permission: 'ai:manage' } as const;
+const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
+const ofTenant = scope.tenant({ tenantFrom: 'query' });
+const ofBody = scope.tenant({ tenantFrom: 'body' });
+const v1 = { group: 'llm-gateway', auth: v1Auth, scope: ofTenant, errorFormat: 'openai' } as const;
+
+const utcDay = () =>
+  z.string().check(
+    z.regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date YYYY-MM-DD'),
+    z.refine((v) => {
+      const at = Date.parse(`${v}T00:00:00.000Z`);
+      return !Number.isNaN(at) && new Date(at).toISOString().startsWith(v);
+    }, 'Not a calendar date'),
+  );
+const modelName = () => z.string().check(z.regex(MODEL_NAME_PATTERN, 'Expected 1-100 of A-Z a-z 0-9 . _ : / -'));
+const messageText = () => z.string().check(z.maxLength(L.messageChars));
+/** OpenAI's content: a string or text parts (other parts are refused: the gateway carries text). */
+const content = () =>
+  z.union([messageText(), z.array(z.object({ type: z.literal('text'), text: messageText() })).check(z.maxLength(100))]);
+const toolCall = () =>
+  z.object({
+    id: text(100),
+    type: z.literal('function'),
+    function: z.object({ name: text(64), arguments: z.string().check(z.maxLength(L.messageChars)) }),
+  });
+const message = () =>
+  z.union([
+    z.object({ role: z.literal('system'), content: content(), name: z.optional(text(64)) }),
+    z.object({ role: z.literal('developer'), content: content(), name: z.optional(text(64)) }),
+    z.object({ role: z.literal('user'), content: content(), name: z.optional(text(64)) }),
+    z.object({
+      role: z.literal('assistant'),
+      content: z.optional(z.nullable(content())),
+      tool_calls: z.optional(z.array(toolCall()).check(z.maxLength(L.tools))),
+    }),
+    z.object({ role: z.literal('tool'), content: content(), tool_call_id: text(100) }),
+  ]);
+const tool = () =>
+  z.object({
+    type: z.literal('function'),
+    function: z.object({
+      name: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/, 'Expected 1-64 of A-Z a-z 0-9 _ -')),
+      description: z.optional(z.string().check(z.maxLength(1024))),
+      parameters: z.optional(z.record(z.string(), z.unknown())),
+    }),
+  });
+const toolChoice = () =>
+  z.union([
+    z.enum(['none', 'auto', 'required']),
+    z.object({ type: z.literal('function'), function: z.object({ name: text(64) }) }),
+  ]);
+const maxTokens = () => z.int().check(z.minimum(1), z.maximum(L.maxTokens));
+
+export const chatBody = once(() =>
+  z.object({
+    model: text(200),
+    messages: z.array(message()).check(z.minLength(1), z.maxLength(L.messages)),
+    temperature: z.optional(z.nullable(z.number().check(z.minimum(0), z.maximum(2)))),
+    max_tokens: z.optional(z.nullable(maxTokens())),
+    max_completion_tokens: z.optional(z.nullable(maxTokens())),
+    tools: z.optional(z.array(tool()).check(z.maxLength(L.tools))),
+    tool_choice: z.optional(toolChoice()),
+    stream: z.optional(z.nullable(z.boolean())),
+    stream_options: z.optional(z.nullable(z.object({ include_usage: z.optional(z.boolean()) }))),
+    user: z.optional(z.string().check(z.maxLength(256))),
+  }),
+);
+export const embeddingsBody = once(() =>
+  z.object({
+    model: text(200),
+    input: z.union([
+      z.string().check(z.maxLength(L.embeddingChars)),
+      z.array(z.string().check(z.maxLength(L.embeddingChars))).check(z.minLength(1), z.maxLength(L.embeddingInputs)),
+    ]),
+    encoding_format: z.optional(z.enum(['float', 'base64'])),
+    user: z.optional(z.string().check(z.maxLength(256))),
+  }),
+);
+
+export const gatewayKey = once(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    keyPrefix: z.string(),
+    models: z.nullable(z.array(z.string())),
+    maxBudgetUsd: z.nullable(z.number()),
+    spendUsd: z.number(),
+    rpmLimit: z.nullable(z.number()),
+    tpmLimit: z.nullable(z.number()),
+    expiresAt: z.nullable(z.string()),
+    revokedAt: z.nullable(z.string()),
+    lastUsedAt: z.nullable(z.string()),
+    createdAt: z.string(),
+  }),
+);
+const usageRow = once(() => ({
+  requests: z.number(),
+  promptTokens: z.number(),
+  completionTokens: z.number(),
+  spendUsd: z.number(),
+}));
+export const gatewayUsage = once(() =>
+  z.object({
+    month: z.string(),
+    startDate: z.string(),
+    endDate: z.string(),
+    tokensUsed: z.number(),
+    tokensReserved: z.number(),
+    tokenAllowance: z.number(),
+    spendUsd: z.number(),
+    models: z.array(z.object({ model: z.string(), ...usageRow() })),
+    keys: z.array(z.object({ keyId: z.string(), ...usageRow() })),
+  }),
+);
+export const catalogEntry = once(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    provider: z.enum(PROVIDERS),
+    providerModel: z.string(),
+    kind: z.enum(MODEL_KINDS),
+    inputPricePerMillion: z.number(),
+    outputPricePerMillion: z.number(),
+    contextWindow: z.number(),
+    fallbackModelIds: z.array(z.string()),
+    isActive: z.boolean(),
+    baseUrl: z.nullable(z.string()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
+const price = () => z.number().check(z.minimum(0), z.maximum(L.price));
+const limitInt = (max: number) => z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(max))));
+const baseUrl = () =>
+  z
+    .string()
+    .check(
+      z.maxLength(500),
+      z.regex(
+        /^(https:\/\/[^\s/?#]+|http:\/\/(localhost|127\.0\.0\.1)(:\d+)?)(\/[^\s?#]*)?$/,
+        'Expected an https URL (http only for localhost)',
+      ),
+    );
+
+const G = '/api/llm-gateway';
+
+export const llmGatewayRoutes = defineRoutes([
+  {
+    ...v1,
+    id: 'llmGateway.chatCompletions',
+    method: 'POST',
+    path: `${G}/v1/chat/completions`,
+    summary:
+      'OpenAI chat completion (plain, or streamed as chat.completion.chunk events ending `data: [DONE]`); refusals 401 invalid_api_key, 404 model_not_found, 429 rate_limit_exceeded, budget_exceeded or insufficient_quota',
+    status: 200,
+    transport: 'stream',
+    rawResponse: { contentType: 'application/json' },
+    maxBodyBytes: CHAT_MAX_BODY_BYTES,
+    errors: [404, 429, 503],
+    schemas: () => ({ query: z.object(tenantQuery()), body: chatBody() }),
+  },
+  {
+    ...v1,
+    id: 'llmGateway.embeddings',
+    method: 'POST',
+    path: `${G}/v1/embeddings`,
+    summary: 'OpenAI embedding list for a string or strings, with usage',
+    status: 200,
+    transport: 'stream',
+    rawResponse: { contentType: 'application/json' },
+    maxBodyBytes: CHAT_MAX_BODY_BYTES,
+    errors: [404, 429, 503],
+    schemas: () => ({ query: z.object(tenantQuery()), body: embeddingsBody() }),
+  },
+  {
+    ...v1,
+    id: 'llmGateway.models',
+    method: 'GET',
+    path: `${G}/v1/models`,
+    summary: 'OpenAI model list: the active catalog models this caller (its key) may use',
+    status: 200,
+    transport: 'stream',
+    rawResponse: { contentType: 'application/json' },
+    schemas: () => ({ query: z.object(tenantQuery()) }),
+  },
+  {
+    group: 'llm-gateway',
+    id: 'llmGateway.keys.list',
+    method: 'GET',
+    path: `${G}/keys`,
+    auth: read,
+    scope: ofTenant,
+    summary: 'Gateway keys of the tenant, newest first (secrets are never shown again)',
+    status: 200,
+    schemas: () => ({ query: z.object({ ...tenantQuery(), ...paging() }), response: pageOf(gatewayKey()) }),
+  },
+  {
+    group: 'llm-gateway',
+    id: 'llmGateway.keys.create',
+    method: 'POST',
+    path: `${G}/keys`,
+    auth: manage,
+    scope: ofBody,
+    summary: 'Create a gateway key; the answer carries its secret `key` (gk_...), shown only here',
+    status: 201,
+    schemas: () => ({
+      body: z.object({
+        name: text(100),
+        models: z.optional(z.nullable(z.array(modelName()).check(z.minLength(1), z.maxLength(L.keyModels)))),
+        maxBudgetUsd: z.optional(z.nullable(z.number().check(z.minimum(0), z.maximum(L.budgetUsd)))),
+        rpmLimit: limitInt(L.rpm),
+        tpmLimit: limitInt(L.tpm),
+        expiresAt: z.optional(z.nullable(isoDateTime())),
+        tenantId: z.optional(uuid()),
+      }),
+      response: z.extend(gatewayKey(), { key: z.string() }),
+    }),
+  },
+  {
+    group: 'llm-gateway',
+    id: 'llmGateway.keys.revoke',
+    method: 'DELETE',
+    path: `${G}/keys/{keyId}`,
+    auth: manage,
+    scope: scope.tenant({
+      tenantFrom: 'query',
+      record: { param: 'keyId', collection: 'GATEWAY_KEY', label: 'Gateway key' },
+    }),
+    summary: 'Revoke a gateway key: its next call is refused (401 invalid_api_key)',
+    status: 204,
+    schemas: () => ({ params: z.object({ keyId: uuid() }), query: z.object(tenantQuery()) }),
+  },
+  {
+    group: 'llm-gateway',
+    id: 'llmGateway.usage',
+    method: 'GET',
+    path: `${G}/usage`,
+    auth: read,
+    scope: ofTenant,
+    summary:
+      "The month's tokens against the allowance (maxTokensPerMonth), and per model and per key over startDate..endDate (UTC days, default the last 30)",
+    status: 200,
+    schemas: () => ({
+      query: z.object({ ...tenantQuery(), startDate: z.optional(utcDay()), endDate: z.optional(utcDay()) }),
+      response: gatewayUsage(),
+    }),
+  },
+  {
+    group: 'llm-gateway',
+    id: 'llmGateway.models.put',
+    method: 'PUT',
+    path: `${G}/models/{modelId}`,
+    auth: { kind: 'bearer', roles: ['SystemAdmin'] },
+    scope: scope.platform,
+    summary: 'Create or replace a model catalog entry (name unique; fallbacks: other models of the same kind)',
+    status: 200,
+    schemas: () => ({
+      params: z.object({ modelId: uuid() }),
+      body: z.object({
+        name: modelName(),
+        provider: z.enum(PROVIDERS),
+        providerModel: text(200),
+        kind: z.enum(MODEL_KINDS),
+        inputPricePerMillion: price(),
+        outputPricePerMillion: price(),
+        contextWindow: z.int().check(z.minimum(1), z.maximum(L.contextWindow)),
+        fallbackModelIds: z._default(z.array(uuid()).check(z.maxLength(L.fallbacks)), []),
+        isActive: z._default(z.boolean(), true),
+        baseUrl: z.optional(z.nullable(baseUrl())),
+        apiKeySecret: z.optional(
+          z.nullable(
+            z
+              .string()
+              .check(
+                z.regex(
+                  /^[a-z0-9-]{1,32}\/[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/,
+                  'Expected {environment}/{KEY} of a vault secret',
+                ),
+              ),
+          ),
+        ),
+      }),
+      response: catalogEntry(),
+    }),
+  },
+]);

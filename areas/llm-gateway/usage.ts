@@ -1,0 +1,153 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ingest } from '#areas/analytics/ingest.ts';
+import { resolveRange } from '#areas/analytics/range.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { get } from '#shared/data/read.ts';
+import { validationError } from '#shared/http/errors.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { config } from '#shared/platform/config.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { LLM_SPEND_TOTAL } from '#shared/runtime/metric-catalog.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
+import { tokenAllowance } from './allowance.ts';
+import { dayOf, fromNano, gatewayKeys, monthOf, type Caller } from './records.ts';
+
+export interface CallRecord {
+  tenantId: string;
+  caller: Caller;
+  requestId: string;
+  /** The model that answered (or was asked, when none did). */
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  costNano: number;
+  latencyMs: number;
+  isError: boolean;
+  at: string;
+}
+
+async function addUsage(key: { pk: string; sk: string }, r: CallRecord, extra: Record<string, string>) {
+  await ddb().send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: key,
+      UpdateExpression:
+        'ADD requests :one, promptTokens :p, completionTokens :c, spendNano :s, errors :e SET #n = :n, #d = :d',
+      ExpressionAttributeNames: { '#n': 'name', '#d': 'day' },
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':p': r.promptTokens,
+        ':c': r.completionTokens,
+        ':s': r.costNano,
+        ':e': r.isError ? 1 : 0,
+        ':n': extra.name,
+        ':d': extra.day,
+      },
+    }),
+  );
+}
+
+/**
+ * Records a call once: the analytics LLM record (the request id is its id, so a retry counts once)
+ * through the analytics ingestion, in-process, and the gateway's usage per day, model and key.
+ * A call's answer never fails because its recording did: that is logged and counted instead.
+ */
+export async function recordCall(r: CallRecord): Promise<void> {
+  const day = dayOf(r.at);
+  // Spend in millionths of a dollar by model, for the dashboard (a count metric adds them up), and
+  // once more under one fixed value: an alarm cannot sum a changing set of models (lib/monitoring.ts).
+  if (r.costNano >= 1000) {
+    const micro = Math.round(r.costNano / 1000);
+    countMetric('LlmSpendMicroUsd', r.model, micro);
+    countMetric('LlmSpendTotalMicroUsd', LLM_SPEND_TOTAL, micro);
+  }
+  try {
+    await Promise.all([
+      ingest(
+        {
+          llmCalls: [
+            {
+              id: r.requestId,
+              tenantId: r.tenantId,
+              model: r.model,
+              agentId: r.caller.kind === 'agent' ? r.caller.agentId : null,
+              tokens: r.promptTokens + r.completionTokens,
+              costUsd: fromNano(r.costNano),
+              latencyMs: r.latencyMs,
+              isError: r.isError,
+              timestamp: r.at,
+            },
+          ],
+          conversations: [],
+        },
+        { tenantsKnown: true },
+      ),
+      addUsage(gatewayKeys.usage(r.tenantId, day, 'M', r.model), r, { name: r.model, day }),
+      r.caller.kind === 'key' &&
+        addUsage(gatewayKeys.usage(r.tenantId, day, 'K', r.caller.keyId), r, { name: r.caller.keyId, day }),
+    ]);
+  } catch (error) {
+    countMetric('LlmRecordFailed', 'gateway');
+    logger.error('model call not recorded', { requestId: r.requestId, error: error as Error });
+  }
+}
+
+interface UsageItem {
+  sk: string;
+  name?: string;
+  requests?: number;
+  promptTokens?: number;
+  completionTokens?: number;
+  spendNano?: number;
+}
+
+const sumBy = (items: UsageItem[], by: 'M' | 'K') => {
+  const out = new Map<
+    string,
+    { requests: number; promptTokens: number; completionTokens: number; spendNano: number }
+  >();
+  for (const i of items.filter((i) => i.sk.split('#')[2] === by)) {
+    const name = String(i.name ?? i.sk.split('#').slice(3).join('#'));
+    const row = out.get(name) ?? { requests: 0, promptTokens: 0, completionTokens: 0, spendNano: 0 };
+    row.requests += Number(i.requests ?? 0);
+    row.promptTokens += Number(i.promptTokens ?? 0);
+    row.completionTokens += Number(i.completionTokens ?? 0);
+    row.spendNano += Number(i.spendNano ?? 0);
+    out.set(name, row);
+  }
+  return [...out].map(([name, r]) => ({ ...r, spendUsd: fromNano(r.spendNano), name }));
+};
+
+/**
+ * GET /api/llm-gateway/usage: the month's tokens against the allowance (the month of endDate), and
+ * per model and per key over startDate..endDate (UTC days; default the last 30).
+ */
+export async function usage(t: string, q: { startDate?: string; endDate?: string }, now = new Date()) {
+  const range = resolveRange(q, now.toISOString().slice(0, 10));
+  if (!range.ok) throw validationError([{ path: `query.${range.path}`, message: range.message }]);
+  const month = monthOf(range.endDate);
+  const bounds = gatewayKeys.usageRange(t, range.startDate, range.endDate);
+  const [items, allowance, limit] = await Promise.all([
+    queryItems<UsageItem>({
+      TableName: config.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': bounds.pk, ':from': bounds.from, ':to': bounds.to },
+    }),
+    get<{ usedTokens?: number; committedTokens?: number }>(gatewayKeys.allowance(t, month)),
+    tokenAllowance(t),
+  ]);
+  const models = sumBy(items, 'M');
+  const byKey = sumBy(items, 'K');
+  const strip = ({ spendNano: _, name: __, ...r }: (typeof models)[number]) => r;
+  return {
+    month,
+    startDate: range.startDate,
+    endDate: range.endDate,
+    tokensUsed: Number(allowance?.usedTokens ?? 0),
+    tokensReserved: Math.max(0, Number(allowance?.committedTokens ?? 0) - Number(allowance?.usedTokens ?? 0)),
+    tokenAllowance: limit,
+    spendUsd: fromNano(models.reduce((s, m) => s + m.spendNano, 0)),
+    models: models.map((m) => ({ model: m.name, ...strip(m) })),
+    keys: byKey.map((k) => ({ keyId: k.name, ...strip(k) })),
+  };
+}

@@ -1,0 +1,235 @@
+import * as z from 'zod/mini';
+import { MAX_CONTENT_BYTES, MAX_TAGS, PROMPT_STATUSES, VERSION_STATUSES } from '#areas/prompts/lifecycle.ts';
+import { defineRoutes, once, scope } from '#shared/routes/types.ts';
+import { optionalText, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
+
+/** AI prompts: records with a working text, immutable versions with a review lifecycle, rendering. */
+const read = { kind: 'bearer', permission: 'prompts:read' } as const;
+const write = { kind: 'bearer', permission: 'prompts:write' } as const;
+const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
+
+const ofTenant = scope.tenant({ tenantFrom: 'query' });
+const ofBody = scope.tenant({ tenantFrom: 'body' });
+/** A SystemAdmin may name a prompt by its id alone. */
+const ofPrompt = scope.tenant({
+  tenantFrom: 'query',
+  record: { param: 'promptId', collection: 'PROMPT', label: 'Prompt' },
+});
+
+const content = () =>
+  z.string().check(
+    z.minLength(1),
+    z.refine((v) => Buffer.byteLength(v, 'utf8') <= MAX_CONTENT_BYTES, `At most ${MAX_CONTENT_BYTES} bytes (100 KB)`),
+  );
+const temperature = () => z.number().check(z.minimum(0), z.maximum(2));
+const tags = () => z.array(text(50)).check(z.maxLength(MAX_TAGS));
+const score = () => z.number().check(z.minimum(0), z.maximum(100));
+const abTestConfig = () => z.object({ variantA: z.boolean(), variantB: z.boolean() });
+const autoEvaluationScores = () => z.object({ quality: z.nullable(score()), safety: z.nullable(score()) });
+
+export const promptVersion = once(() =>
+  z.object({
+    id: z.string(),
+    versionNumber: z.string(),
+    content: z.string(),
+    placeholders: z.array(z.string()),
+    status: z.enum(VERSION_STATUSES),
+    changedBy: z.string(),
+    versionNote: z.nullable(z.string()),
+    createdAt: z.string(),
+  }),
+);
+export const promptListItem = once(() =>
+  z.object({
+    id: z.string(),
+    title: z.string(),
+    modelId: z.nullable(z.string()),
+    temperature: z.number(),
+    lifecycleStatus: z.enum(PROMPT_STATUSES),
+    tags: z.array(z.string()),
+    activeVersionId: z.nullable(z.string()),
+    versionCount: z.number(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
+export const promptDetail = once(() =>
+  z.extend(promptListItem(), {
+    content: z.string(),
+    placeholders: z.array(z.string()),
+    abTestConfig: z.object({ variantA: z.boolean(), variantB: z.boolean() }),
+    autoEvaluationScores: z.object({ quality: z.nullable(z.number()), safety: z.nullable(z.number()) }),
+    versions: z.array(promptVersion()),
+  }),
+);
+
+const promptParams = once(() => z.object({ promptId: uuid() }));
+const versionParams = once(() => z.object({ promptId: uuid(), versionId: uuid() }));
+const P = '/api/prompts';
+const common = { group: 'prompts' } as const;
+
+export const promptRoutes = defineRoutes([
+  {
+    ...common,
+    id: 'prompts.list',
+    method: 'GET',
+    path: P,
+    auth: read,
+    scope: ofTenant,
+    summary: 'List prompts, newest first; archived prompts only with includeArchived=true',
+    status: 200,
+    schemas: () => ({
+      query: z.object({ ...tenantQuery(), ...paging(), includeArchived: z.optional(z.enum(['true', 'false'])) }),
+      response: pageOf(promptListItem()),
+    }),
+  },
+  {
+    ...common,
+    id: 'prompts.create',
+    method: 'POST',
+    path: P,
+    auth: write,
+    scope: ofBody,
+    summary: 'Create a prompt; its content becomes version 1 (Draft). Malformed {{placeholders}} are 400',
+    status: 201,
+    schemas: () => ({
+      body: z.object({
+        title: text(200),
+        content: content(),
+        modelId: z.optional(z.nullable(uuid())),
+        temperature: z.optional(temperature()),
+        tags: z.optional(tags()),
+        abTestConfig: z.optional(abTestConfig()),
+        autoEvaluationScores: z.optional(autoEvaluationScores()),
+        tenantId: z.optional(uuid()),
+      }),
+      response: promptDetail(),
+    }),
+  },
+  {
+    ...common,
+    id: 'prompts.get',
+    method: 'GET',
+    path: `${P}/{promptId}`,
+    auth: read,
+    scope: ofPrompt,
+    summary: 'Prompt detail with its newest 50 versions (all through the versions list)',
+    status: 200,
+    schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()), response: promptDetail() }),
+  },
+  {
+    ...common,
+    id: 'prompts.update',
+    method: 'PUT',
+    path: `${P}/{promptId}`,
+    auth: write,
+    scope: ofPrompt,
+    summary:
+      'Update the working text and settings (absent fields stay); versions are not changed; an archived prompt is 409',
+    status: 200,
+    schemas: () => ({
+      params: promptParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({
+        title: z.optional(text(200)),
+        content: z.optional(content()),
+        modelId: z.optional(z.nullable(uuid())),
+        temperature: z.optional(temperature()),
+        tags: z.optional(tags()),
+        abTestConfig: z.optional(abTestConfig()),
+        autoEvaluationScores: z.optional(autoEvaluationScores()),
+      }),
+      response: promptDetail(),
+    }),
+  },
+  {
+    ...common,
+    id: 'prompts.delete',
+    method: 'DELETE',
+    path: `${P}/{promptId}`,
+    auth: write,
+    scope: ofPrompt,
+    summary: 'Archive a prompt (soft delete: the record is kept, read-only and hidden from the list)',
+    status: 204,
+    schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()) }),
+  },
+  {
+    ...common,
+    id: 'prompts.newVersion',
+    method: 'POST',
+    path: `${P}/{promptId}/new-version`,
+    auth: write,
+    scope: ofPrompt,
+    summary: "Snapshot the prompt's current content as a new Draft version with the next number",
+    status: 201,
+    schemas: () => ({
+      params: promptParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({ versionNote: optionalText(500) }),
+      response: promptVersion(),
+    }),
+  },
+  {
+    ...common,
+    id: 'prompts.versions',
+    method: 'GET',
+    path: `${P}/{promptId}/versions`,
+    auth: read,
+    scope: ofPrompt,
+    summary: 'List the versions of a prompt, newest first',
+    status: 200,
+    schemas: () => ({
+      params: promptParams(),
+      query: z.object({ ...tenantQuery(), ...paging() }),
+      response: pageOf(promptVersion()),
+    }),
+  },
+  {
+    ...common,
+    id: 'prompts.review',
+    method: 'PUT',
+    path: `${P}/{promptId}/versions/{versionId}/review`,
+    auth: write,
+    scope: ofPrompt,
+    summary: 'Send a Draft version to Review (any other state is 409)',
+    status: 204,
+    schemas: () => ({ params: versionParams(), query: z.object(tenantQuery()) }),
+  },
+  {
+    ...common,
+    id: 'prompts.approve',
+    method: 'PUT',
+    path: `${P}/{promptId}/versions/{versionId}/approve`,
+    auth: write,
+    scope: ofPrompt,
+    summary:
+      "Approve a Review version: it becomes the prompt's Active version and the previous Active one " +
+      'Archived (any other state is 409)',
+    status: 204,
+    schemas: () => ({
+      params: versionParams(),
+      query: z.object(tenantQuery()),
+    }),
+  },
+  {
+    ...common,
+    id: 'prompts.render',
+    method: 'POST',
+    path: `${P}/{promptId}/render`,
+    auth: read,
+    scope: ofPrompt,
+    summary:
+      'Render the Active version (or versionId) with variables; a missing variable is 400 naming it; ' +
+      'values are inserted literally',
+    status: 200,
+    schemas: () => ({
+      params: promptParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({
+        variables: z.record(z.string().check(z.maxLength(100)), z.string().check(z.maxLength(MAX_CONTENT_BYTES))),
+        versionId: z.optional(uuid()),
+      }),
+      response: z.object({ promptId: z.string(), versionId: z.string(), versionNumber: z.string(), text: z.string() }),
+    }),
+  },
+]);

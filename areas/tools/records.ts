@@ -1,0 +1,132 @@
+import { keys } from '#shared/data/keys.ts';
+import { describeTenantSecret, ownReference } from '#areas/vault/tenant-secrets.ts';
+import type { ToolStatus } from './lifecycle.ts';
+
+/**
+ * The tools area's records: a tenant tool is a tenant item (`{t}#TOOL`); a deleted tool leaves
+ * the list for an archive partition and stays for the audit trail. Its connection string is a
+ * tenant secret (areas/vault/tenant-secrets.ts): the item keeps only the reference.
+ */
+export const tools = {
+  key: (t: string, id: string) => keys.tenantItem(t, 'TOOL', id),
+  collection: (t: string) => keys.tenantCollection(t, 'TOOL'),
+  /** Deleted tools leave the list for this gsi1 partition (kept for the audit trail). */
+  deleted: (t: string) => keys.archived(keys.tenantCollection(t, 'TOOL')),
+  /** The list index attributes of a deleted tool. */
+  deletedIndex: (t: string) => ({ gsi1pk: tools.deleted(t) }),
+};
+
+/**
+ * An agent of the tenant, as the agents area stores it (`{t}#AGENT`, by id). No agent exists
+ * until that area is built, so until then no tool can name one (docs/decisions.md "AI tools").
+ */
+export { agentKey } from '#areas/agents/snapshot.ts';
+export type AgentItem = { pk: string; sk: string; deletedAt?: string | null };
+
+/** Each write of a connection value gets a secret of its own, so an approved tool keeps the value approved. */
+export const connectionSecretName = (toolId: string) => `tools/${toolId}/connection-${crypto.randomUUID().slice(0, 8)}`;
+/** Whether a reference names one of this tool's own connection secrets (deleted with it, or when replaced). */
+export const isToolConnection = (t: string, toolId: string, reference: string | null) =>
+  !!ownReference(t, reference)?.name.startsWith(`tools/${toolId}/connection-`);
+
+export interface Params {
+  maxRows: number;
+  readOnly: boolean;
+  timeoutSeconds: number;
+  /** HTTP Request: the exact host names it may reach (none: it reaches nothing). */
+  allowedHosts: string[];
+  /** Send Email: the addresses and domains it may write to (none: it sends nothing). */
+  allowedRecipients: string[];
+  /** Send-message tools: the tenant's channel connection they send through (none: they send nothing). */
+  channelId: string | null;
+  /** Send-message tools: the chat, channel or user ids and phone numbers they may write to. */
+  allowedChannelRecipients: string[];
+}
+export const DEFAULT_PARAMS: Params = {
+  maxRows: 100,
+  readOnly: true,
+  timeoutSeconds: 30,
+  allowedHosts: [],
+  allowedRecipients: [],
+  channelId: null,
+  allowedChannelRecipients: [],
+};
+
+/** Step 1 schema as stored: `connectionString` is a tenant secret reference, never a value. */
+export interface StoredSchema {
+  databaseType: string | null;
+  schemaName: string | null;
+  tables: string[];
+  connectionString: string | null;
+}
+export const EMPTY_SCHEMA: StoredSchema = { databaseType: null, schemaName: null, tables: [], connectionString: null };
+
+export type ToolItem = {
+  pk: string;
+  sk: string;
+  id: string;
+  tenantId: string;
+  displayName: string;
+  description: string | null;
+  searchText: string;
+  baseToolId: string;
+  baseToolCode: string;
+  baseToolName: string;
+  type: string;
+  status: ToolStatus;
+  agentIds: string[];
+  schema: StoredSchema;
+  chunkCount: number;
+  configParams: Params;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt?: string;
+};
+
+export const searchText = (displayName: string, description: string | null) =>
+  `${displayName} ${description ?? ''}`.toLowerCase();
+
+export const toolItem = (t: string, r: Omit<ToolItem, 'pk' | 'sk' | 'tenantId' | 'searchText'>) => ({
+  ...tools.key(t, r.id),
+  ...keys.newestFirst(tools.collection(t), r.createdAt, r.id),
+  ...r,
+  searchText: searchText(r.displayName, r.description),
+  tenantId: t,
+});
+
+export const storedSchema = (i: Pick<ToolItem, 'schema'>): StoredSchema => ({ ...EMPTY_SCHEMA, ...i.schema });
+
+/** The schema as reads show it: the reference when the tool's own tenant holds the secret, and whether one is set. */
+export function toSchema(i: Pick<ToolItem, 'schema' | 'tenantId'>) {
+  const s = storedSchema(i);
+  const { set } = describeTenantSecret(i.tenantId, s.connectionString);
+  return {
+    databaseType: s.databaseType,
+    schemaName: s.schemaName,
+    tables: s.tables,
+    connectionString: set ? s.connectionString : null,
+    connectionStringSet: set,
+  };
+}
+
+export const toParams = (i: Pick<ToolItem, 'configParams'>): Params => ({ ...DEFAULT_PARAMS, ...i.configParams });
+
+export const toConfig = (i: ToolItem) => ({
+  id: i.id,
+  displayName: i.displayName,
+  description: i.description ?? null,
+  baseToolId: i.baseToolId,
+  type: i.type,
+  status: i.status,
+  schema: toSchema(i),
+  kbStatus: { hasChunks: Number(i.chunkCount ?? 0) > 0, chunkCount: Number(i.chunkCount ?? 0) },
+});
+
+export const toDetail = (i: ToolItem) => ({
+  ...toConfig(i),
+  baseToolName: i.baseToolName,
+  agentIds: i.agentIds ?? [],
+  configParams: toParams(i),
+  createdAt: i.createdAt,
+  updatedAt: i.updatedAt,
+});

@@ -1,0 +1,348 @@
+import * as z from 'zod/mini';
+import { MAX_VALUE_BYTES } from '#areas/vault/rules.ts';
+import {
+  MAX_AGENT_IDS,
+  MAX_ALLOWED_HOSTS,
+  MAX_ALLOWED_RECIPIENTS,
+  MAX_TABLES,
+  PARAM_LIMITS,
+  TOOL_STATUSES,
+} from '#areas/tools/lifecycle.ts';
+import { defineRoutes, once, scope } from '#shared/routes/types.ts';
+import {
+  HOSTNAME_PATTERN,
+  optionalText,
+  pageOf,
+  paging,
+  RECIPIENT_PATTERN,
+  CHANNEL_RECIPIENT_PATTERN,
+  searchTerm,
+  text,
+  uuid,
+} from '#shared/routes/schemas.ts';
+
+/** AI tool registry: tenant tools configured from the built-in catalog, approved by a SystemAdmin. */
+const read = { kind: 'bearer', permission: 'tools:read' } as const;
+const write = { kind: 'bearer', permission: 'tools:write' } as const;
+const adminOnly = { kind: 'bearer', roles: ['SystemAdmin'] } as const;
+const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
+
+const ofTenant = scope.tenant({ tenantFrom: 'query' });
+const ofBody = scope.tenant({ tenantFrom: 'body' });
+/** A SystemAdmin may name a tool by its id alone. */
+const ofTool = scope.tenant({ tenantFrom: 'query', record: { param: 'toolId', collection: 'TOOL', label: 'Tool' } });
+
+/** Lowercased, so what is stored compares exactly with what the executor sees (repeats are dropped on write). */
+const allowList = (pattern: RegExp, message: string, max: number, maxLength: number, example: string) =>
+  z
+    .array(
+      z
+        .string()
+        .check(
+          z.trim(),
+          z.maxLength(maxLength),
+          z.regex(pattern, message),
+          z.toLowerCase(),
+          z.meta({ examples: [example] }),
+        ),
+    )
+    .check(z.maxLength(max));
+/**
+ * Step 2 parameters; absent fields keep their value (defaults 100 rows, 30 seconds, read-only, no
+ * hosts, no recipients). An allow-list given replaces the stored one.
+ */
+const configParams = () =>
+  z.object({
+    allowedHosts: z.optional(
+      allowList(
+        HOSTNAME_PATTERN,
+        'A host name such as api.example.com (no scheme, port or path)',
+        MAX_ALLOWED_HOSTS,
+        253,
+        'api.example.com',
+      ),
+    ),
+    allowedRecipients: z.optional(
+      allowList(
+        RECIPIENT_PATTERN,
+        'An e-mail address or a domain such as example.com',
+        MAX_ALLOWED_RECIPIENTS,
+        254,
+        'support@example.com',
+      ),
+    ),
+    channelId: z.optional(z.nullable(uuid())),
+    allowedChannelRecipients: z.optional(
+      allowList(
+        CHANNEL_RECIPIENT_PATTERN,
+        'A chat, channel or user id, or a phone number (letters, digits and + _ . : @ -)',
+        MAX_ALLOWED_RECIPIENTS,
+        100,
+        'c0123abc',
+      ),
+    ),
+    maxRows: z.optional(z.int().check(z.minimum(PARAM_LIMITS.maxRows.min), z.maximum(PARAM_LIMITS.maxRows.max))),
+    readOnly: z.optional(z.boolean()),
+    timeoutSeconds: z.optional(
+      z.int().check(z.minimum(PARAM_LIMITS.timeoutSeconds.min), z.maximum(PARAM_LIMITS.timeoutSeconds.max)),
+    ),
+  });
+/**
+ * Write-only: the connection string's value (kept as a tenant secret; the tool keeps a reference),
+ * a reference read back from the tool (`vault://tenants/{tenantId}/...`, the caller's own only), or
+ * null to remove it.
+ */
+const connectionString = () =>
+  z.string().check(
+    z.minLength(1),
+    z.refine((v) => Buffer.byteLength(v, 'utf8') <= MAX_VALUE_BYTES, `At most ${MAX_VALUE_BYTES} bytes`),
+  );
+const schemaConfig = () =>
+  z.object({
+    databaseType: optionalText(50),
+    schemaName: optionalText(128),
+    tables: z.optional(z.array(text(128)).check(z.maxLength(MAX_TABLES))),
+    connectionString: z.optional(z.nullable(connectionString())),
+  });
+
+export const toolParams = once(() =>
+  z.object({
+    maxRows: z.number(),
+    readOnly: z.boolean(),
+    timeoutSeconds: z.number(),
+    allowedHosts: z.array(z.string()),
+    allowedRecipients: z.array(z.string()),
+    channelId: z.nullable(z.string()),
+    allowedChannelRecipients: z.array(z.string()),
+  }),
+);
+export const toolConfig = once(() =>
+  z.object({
+    id: z.string(),
+    displayName: z.string(),
+    description: z.nullable(z.string()),
+    baseToolId: z.string(),
+    type: z.string(),
+    status: z.enum(TOOL_STATUSES),
+    schema: z.object({
+      databaseType: z.nullable(z.string()),
+      schemaName: z.nullable(z.string()),
+      tables: z.array(z.string()),
+      /** The tenant secret's reference (never the value); null when none is set. */
+      connectionString: z.nullable(z.string()),
+      connectionStringSet: z.boolean(),
+    }),
+    kbStatus: z.object({ hasChunks: z.boolean(), chunkCount: z.number() }),
+  }),
+);
+export const toolDetail = once(() =>
+  z.extend(toolConfig(), {
+    baseToolName: z.string(),
+    agentIds: z.array(z.string()),
+    configParams: toolParams(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+);
+const builtInTool = once(() =>
+  z.object({
+    id: z.string(),
+    code: z.string(),
+    name: z.string(),
+    description: z.string(),
+    type: z.string(),
+    isActive: z.boolean(),
+  }),
+);
+
+const toolIdParams = once(() => z.object({ toolId: uuid() }));
+const T = '/api/tools';
+const common = { group: 'tools' } as const;
+const byId = once(() => ({ params: toolIdParams(), query: z.object(tenantQuery()) }));
+
+const stateRoute = <A extends 'approve' | 'activate' | 'reject'>(action: A, summary: string) =>
+  ({
+    ...common,
+    id: `tools.${action}` as `tools.${A}`,
+    method: 'PUT',
+    path: `${T}/{toolId}/${action}`,
+    auth: adminOnly,
+    scope: ofTool,
+    summary,
+    status: 200,
+    schemas: () => ({ ...byId(), response: toolDetail() }),
+  }) as const;
+
+export const toolRoutes = defineRoutes([
+  {
+    ...common,
+    id: 'tools.list',
+    method: 'GET',
+    path: T,
+    auth: read,
+    scope: ofTenant,
+    summary:
+      "List the tenant's tools, newest first; filter by agentId, search (name, description) or " +
+      'kbStatus (0 without, 1 with chunks in the knowledge bases bound to its agents)',
+    status: 200,
+    schemas: () => ({
+      query: z.object({
+        ...tenantQuery(),
+        ...paging(),
+        agentId: z.optional(uuid()),
+        search: searchTerm(),
+        kbStatus: z.optional(z.enum(['0', '1'])),
+      }),
+      response: pageOf(toolDetail()),
+    }),
+  },
+  {
+    ...common,
+    id: 'tools.create',
+    method: 'POST',
+    path: T,
+    auth: write,
+    scope: ofBody,
+    summary: 'Create a tool from a built-in tool; it starts PENDING until a SystemAdmin approves it',
+    status: 201,
+    schemas: () => ({
+      body: z.object({
+        displayName: text(200),
+        baseToolId: uuid(),
+        description: optionalText(2000),
+        configParams: z.optional(configParams()),
+        tenantId: z.optional(uuid()),
+      }),
+      response: toolDetail(),
+    }),
+  },
+  {
+    ...common,
+    id: 'tools.builtIn',
+    method: 'GET',
+    path: `${T}/built-in`,
+    auth: read,
+    scope: scope.platform,
+    summary: 'List the built-in tools a tenant tool is made from',
+    status: 200,
+    schemas: () => ({ query: z.object(paging()), response: pageOf(builtInTool()) }),
+  },
+  {
+    ...common,
+    id: 'tools.builtIn.select',
+    method: 'POST',
+    path: `${T}/built-in/select`,
+    auth: write,
+    scope: ofBody,
+    summary: "Create a PENDING tool from a built-in tool with the built-in tool's name and description",
+    status: 201,
+    schemas: () => ({
+      body: z.object({ baseToolId: uuid(), tenantId: z.optional(uuid()) }),
+      response: toolDetail(),
+    }),
+  },
+  {
+    ...common,
+    id: 'tools.update',
+    method: 'PUT',
+    path: `${T}/{toolId}`,
+    auth: write,
+    scope: ofTool,
+    summary:
+      "Update name, description, agents (the tenant's own agents only) and parameters (absent fields " +
+      'stay); changing readOnly or adding an allowed host or recipient to an APPROVED or ACTIVE tool ' +
+      'sends it back to PENDING; a REJECTED tool is 409',
+    status: 200,
+    schemas: () => ({
+      ...byId(),
+      body: z.object({
+        displayName: z.optional(text(200)),
+        description: optionalText(2000),
+        agentIds: z.optional(z.array(uuid()).check(z.maxLength(MAX_AGENT_IDS))),
+        configParams: z.optional(configParams()),
+      }),
+      response: toolDetail(),
+    }),
+  },
+  {
+    ...common,
+    id: 'tools.delete',
+    method: 'DELETE',
+    path: `${T}/{toolId}`,
+    auth: write,
+    scope: ofTool,
+    summary: 'Delete a tool (soft delete: kept for the audit trail, gone from every route)',
+    status: 204,
+    schemas: byId,
+  },
+  {
+    ...common,
+    id: 'tools.config.get',
+    method: 'GET',
+    path: `${T}/{toolId}/config`,
+    auth: read,
+    scope: ofTool,
+    summary: 'Step 1 configuration: display and schema',
+    status: 200,
+    schemas: () => ({ ...byId(), response: toolConfig() }),
+  },
+  {
+    ...common,
+    id: 'tools.config.put',
+    method: 'PUT',
+    path: `${T}/{toolId}/config`,
+    auth: write,
+    scope: ofTool,
+    summary:
+      'Set step 1 configuration (absent fields stay). connectionString is write-only: its value is ' +
+      'kept as a tenant secret and reads show only its reference (vault://tenants/{tenantId}/...) and ' +
+      "connectionStringSet; a reference may name only a secret of the caller's own tenant (400 " +
+      'otherwise); null removes it. A new connection sends an APPROVED or ACTIVE tool back to PENDING',
+    status: 200,
+    schemas: () => ({
+      ...byId(),
+      body: z.object({
+        displayName: z.optional(text(200)),
+        description: optionalText(2000),
+        schema: z.optional(schemaConfig()),
+      }),
+      response: toolConfig(),
+    }),
+  },
+  {
+    ...common,
+    id: 'tools.params.get',
+    method: 'GET',
+    path: `${T}/{toolId}/config-params`,
+    auth: read,
+    scope: ofTool,
+    summary: 'Step 2 parameters',
+    status: 200,
+    schemas: () => ({ ...byId(), response: toolParams() }),
+  },
+  {
+    ...common,
+    id: 'tools.params.put',
+    method: 'PUT',
+    path: `${T}/{toolId}/config-params`,
+    auth: write,
+    scope: ofTool,
+    summary:
+      `Set step 2 parameters: maxRows ${PARAM_LIMITS.maxRows.min}-${PARAM_LIMITS.maxRows.max}, ` +
+      `timeoutSeconds ${PARAM_LIMITS.timeoutSeconds.min}-${PARAM_LIMITS.timeoutSeconds.max}, ` +
+      'readOnly (Db Execute may switch writes on only once approved), allowedHosts (HTTP Request: exact host ' +
+      `names, at most ${MAX_ALLOWED_HOSTS}) and allowedRecipients (Send Email: addresses or domains, at most ` +
+      `${MAX_ALLOWED_RECIPIENTS}), channelId and allowedChannelRecipients (the send-message tools: the ` +
+      "tenant's connection of the tool's platform, and the chat ids or phone numbers it may write to); changing " +
+      'readOnly, the connection, or adding a host or recipient to an APPROVED or ACTIVE tool sends it back to PENDING',
+    status: 200,
+    schemas: () => ({
+      ...byId(),
+      body: configParams(),
+      response: toolParams(),
+    }),
+  },
+  stateRoute('approve', 'SystemAdmin: approve a PENDING tool (APPROVED); other states are 409'),
+  stateRoute('activate', 'SystemAdmin: activate an APPROVED tool (ACTIVE); other states are 409'),
+  stateRoute('reject', 'SystemAdmin: reject a PENDING or APPROVED tool (REJECTED, final); other states are 409'),
+]);

@@ -1,0 +1,405 @@
+import type { Principal } from '#shared/auth/access-token.ts';
+import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { get, getOr404 } from '#shared/data/read.ts';
+import { sameIds } from '#shared/data/same-ids.ts';
+import { conflict, notFound, validationError } from '#shared/http/errors.ts';
+import { toPage } from '#shared/http/responses.ts';
+import { config } from '#shared/platform/config.ts';
+import { BUILT_IN_TOOLS, SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.ts';
+import { channelKey } from '#areas/agents/records.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { refreshToolsKbStatusAfter } from '#areas/knowledge/tool-status.ts';
+import { deleteTenantSecret, ownReference, putTenantSecret, tenantSecretExists } from '#areas/vault/tenant-secrets.ts';
+import { nextToolStatus, widensReach, writeAccessRefusal, type AdminToolAction } from './lifecycle.ts';
+import {
+  agentKey,
+  connectionSecretName,
+  DEFAULT_PARAMS,
+  EMPTY_SCHEMA,
+  isToolConnection,
+  searchText,
+  storedSchema,
+  toConfig,
+  toDetail,
+  toolItem,
+  toParams,
+  tools,
+  type AgentItem,
+  type Params,
+  type StoredSchema,
+  type ToolItem,
+} from './records.ts';
+
+/** The built-in catalog is code (areas/tools/built-in-tools.ts): fixed ids, no table read. */
+export function listBuiltIn(q: { page: number; pageSize: number }) {
+  const start = (q.page - 1) * q.pageSize;
+  const items = BUILT_IN_TOOLS.slice(start, start + q.pageSize).map(
+    ({ id, code, name, description, type, isActive }) => ({ id, code, name, description, type, isActive }),
+  );
+  return toPage(items, BUILT_IN_TOOLS.length, q.page, q.pageSize);
+}
+
+function builtIn(baseToolId: string) {
+  const base = BUILT_IN_TOOLS.find((b) => b.id === baseToolId);
+  if (!base) throw validationError([{ path: 'body.baseToolId', message: 'No such built-in tool' }]);
+  return base;
+}
+
+const stripUndefined = <T extends object>(o: T) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+/** The given parameters over the current ones; allow-lists without repeats. */
+function mergeParams(before: Params, given: Partial<Params>): Params {
+  const p = { ...before, ...stripUndefined(given) };
+  return {
+    ...p,
+    allowedHosts: [...new Set(p.allowedHosts)],
+    allowedRecipients: [...new Set(p.allowedRecipients)],
+    allowedChannelRecipients: [...new Set(p.allowedChannelRecipients)],
+  };
+}
+
+/**
+ * A send-message tool's connection, when it changes: the tenant's own, of the tool's platform. Other
+ * tools take none.
+ */
+async function checkChannel(t: string, code: string, params: Params, before: Params, path: string) {
+  if (!params.channelId || params.channelId === before.channelId) return;
+  const type = SEND_TOOL_CHANNELS[code as keyof typeof SEND_TOOL_CHANNELS];
+  if (!type) throw validationError([{ path, message: 'Only the send-message tools take a channel connection' }]);
+  const found = await get<{ type: string }>(channelKey(t, params.channelId), { attributes: ['type'] });
+  if (found?.type !== type) throw validationError([{ path, message: `No ${type} channel connection with this id` }]);
+}
+
+/** What a SystemAdmin approved changed: the read-only flag, or an allow-list reaching further. */
+const needsReview = (before: Params, after: Params) => after.readOnly !== before.readOnly || widensReach(before, after);
+
+function checkWriteAccess(tool: Pick<ToolItem, 'baseToolCode' | 'status'>, params: Params, before: Params) {
+  const refusal = writeAccessRefusal(tool.baseToolCode, tool.status, params.readOnly, before.readOnly);
+  if (refusal) throw validationError([{ path: 'body.configParams.readOnly', message: refusal }]);
+}
+
+const audit = (t: string, actor: Principal, toolId: string, action: string, changes: Change['changes']): Change => ({
+  tenantId: t,
+  actor,
+  entityType: 'Tool',
+  entityId: toolId,
+  action,
+  changes,
+});
+
+export async function createTool(
+  t: string,
+  input: { displayName?: string; baseToolId: string; description?: string | null; configParams?: Partial<Params> },
+  actor: Principal,
+) {
+  const base = builtIn(input.baseToolId);
+  const params = mergeParams(DEFAULT_PARAMS, input.configParams ?? {});
+  checkWriteAccess({ baseToolCode: base.code, status: 'PENDING' }, params, DEFAULT_PARAMS);
+  await checkChannel(t, base.code, params, DEFAULT_PARAMS, 'body.configParams.channelId');
+  const now = new Date().toISOString();
+  const item = toolItem(t, {
+    id: crypto.randomUUID(),
+    displayName: input.displayName ?? base.name,
+    description: input.description === undefined ? base.description : input.description || null,
+    baseToolId: base.id,
+    baseToolCode: base.code,
+    baseToolName: base.name,
+    type: base.type,
+    status: 'PENDING',
+    agentIds: [],
+    schema: EMPTY_SCHEMA,
+    chunkCount: 0,
+    configParams: params,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await commitChange(
+    [putNew(item), bumpCounter(tools.collection(t), 1)],
+    audit(t, actor, item.id, 'create', { displayName: item.displayName, baseToolId: base.id, status: 'PENDING' }),
+    { now },
+  );
+  return toDetail(item);
+}
+
+/** A tool that is not deleted, read consistently, or 404. */
+export async function getTool(t: string, id: string) {
+  const item = await getOr404<ToolItem>(tools.key(t, id), 'Tool', { consistent: true });
+  if (item.deletedAt) throw notFound('Tool');
+  return item;
+}
+
+/**
+ * A change to a tool's fields, conditional on the tool being unchanged in status and not deleted.
+ * A change to what a SystemAdmin approved (`reviewed`: the connection or the read-only flag)
+ * sends an APPROVED or ACTIVE tool back to PENDING in the same write.
+ */
+async function changeTool(
+  t: string,
+  tool: ToolItem,
+  given: Record<string, unknown>,
+  actor: Principal,
+  action: string,
+  changes: Record<string, unknown>,
+  reviewed = false,
+) {
+  const now = new Date().toISOString();
+  const resubmitted = reviewed ? nextToolStatus(tool.status, 'resubmit') : null;
+  const set = { ...given, ...(resubmitted ? { status: resubmitted, resubmittedAt: now } : {}), updatedAt: now };
+  await commitChange(
+    [
+      orConflict(
+        updateItem(tools.key(t, tool.id), set, {
+          condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND #status = :status',
+          names: { '#status': 'status' },
+          values: { ':status': tool.status },
+        }),
+        'The tool changed meanwhile; try again',
+      ),
+    ],
+    audit(t, actor, tool.id, action, {
+      ...changes,
+      ...(resubmitted ? { status: { from: tool.status, to: resubmitted } } : {}),
+    }),
+    { now },
+  );
+  return { ...tool, ...set } as ToolItem;
+}
+
+function editable(tool: ToolItem) {
+  if (tool.status === 'REJECTED') throw conflict('A REJECTED tool cannot be changed');
+}
+
+/** Every agent a tool names must be an agent of the tenant (400 naming the first unknown one). */
+async function checkAgents(t: string, agentIds: string[]) {
+  const found = await Promise.all(
+    agentIds.map((id) => get<AgentItem>(agentKey(t, id), { attributes: ['pk', 'deletedAt'] })),
+  );
+  const unknown = found.findIndex((a) => !a || a.deletedAt);
+  if (unknown >= 0)
+    throw validationError([{ path: `body.agentIds.${unknown}`, message: 'No such agent in this tenant' }]);
+}
+
+export async function updateTool(
+  t: string,
+  id: string,
+  input: { displayName?: string; description?: string | null; agentIds?: string[]; configParams?: Partial<Params> },
+  actor: Principal,
+) {
+  const tool = await getTool(t, id);
+  editable(tool);
+  const set: Record<string, unknown> = {};
+  if (input.displayName !== undefined) set.displayName = input.displayName;
+  if (input.description !== undefined) set.description = input.description || null;
+  if (input.agentIds !== undefined) {
+    const agentIds = [...new Set(input.agentIds)];
+    await checkAgents(t, agentIds);
+    set.agentIds = agentIds;
+  }
+  let reviewed = false;
+  if (input.configParams) {
+    const before = toParams(tool);
+    const params = mergeParams(before, input.configParams);
+    checkWriteAccess(tool, params, before);
+    await checkChannel(t, tool.baseToolCode, params, before, 'body.configParams.channelId');
+    set.configParams = params;
+    reviewed = needsReview(before, params);
+  }
+  if ('displayName' in set || 'description' in set)
+    set.searchText = searchText(
+      (set.displayName ?? tool.displayName) as string,
+      ('description' in set ? set.description : tool.description) as string | null,
+    );
+  const { searchText: _, ...changes } = set;
+  const changed = await changeTool(t, tool, set, actor, 'update', changes, reviewed);
+  if (!sameIds(tool.agentIds, changed.agentIds)) {
+    // Its agents' bases are what its kbStatus shows: read the count the refresh wrote.
+    await refreshToolsKbStatusAfter(t, 'tool agents changed');
+    return toDetail({ ...changed, chunkCount: (await getTool(t, id)).chunkCount });
+  }
+  return toDetail(changed);
+}
+
+/**
+ * The connection a config write asks for: unchanged (absent), cleared (null), a reference the
+ * client read back (it must name a secret of the caller's own namespace), or a value, which
+ * becomes a new tenant secret of the tool. Answers the reference to store and the secret written.
+ */
+async function connectionOf(
+  t: string,
+  tool: ToolItem,
+  given: string | null | undefined,
+): Promise<{ reference: string | null; written: string | null }> {
+  const current = storedSchema(tool).connectionString;
+  if (given === undefined) return { reference: current, written: null };
+  if (given === null) return { reference: null, written: null };
+  const path = 'body.schema.connectionString';
+  if (given.startsWith('vault://')) {
+    if (!ownReference(t, given))
+      throw validationError([
+        { path, message: "A secret reference must name a secret of this tenant's own namespace" },
+      ]);
+    if (given !== current && !(await tenantSecretExists(t, given)))
+      throw validationError([{ path, message: 'No such secret' }]);
+    return { reference: given, written: null };
+  }
+  const { reference } = await putTenantSecret(t, connectionSecretName(tool.id), given, path);
+  return { reference, written: reference };
+}
+
+/** Removes a tool's own connection secret that no record references any more; a failure is only logged. */
+async function dropConnection(t: string, toolId: string, reference: string | null) {
+  if (!reference || !isToolConnection(t, toolId, reference)) return;
+  try {
+    await deleteTenantSecret(t, reference);
+  } catch (err) {
+    logger.warn('tool connection secret not deleted', { toolId, errorName: (err as Error).name });
+  }
+}
+
+export async function putConfig(
+  t: string,
+  id: string,
+  input: {
+    displayName?: string;
+    description?: string | null;
+    schema?: Partial<Omit<StoredSchema, 'connectionString'>> & { connectionString?: string | null };
+  },
+  actor: Principal,
+) {
+  const tool = await getTool(t, id);
+  editable(tool);
+  const set: Record<string, unknown> = {};
+  if (input.displayName !== undefined) set.displayName = input.displayName;
+  if (input.description !== undefined) set.description = input.description || null;
+  const before = storedSchema(tool);
+  let connection = { reference: before.connectionString, written: null as string | null };
+  if (input.schema) {
+    const { connectionString, ...fields } = stripUndefined(input.schema);
+    connection = await connectionOf(t, tool, input.schema.connectionString);
+    set.schema = {
+      ...before,
+      ...fields,
+      ...(fields.databaseType === '' ? { databaseType: null } : {}),
+      ...(fields.schemaName === '' ? { schemaName: null } : {}),
+      connectionString: connection.reference,
+    };
+  }
+  set.searchText = searchText(
+    (set.displayName ?? tool.displayName) as string,
+    ('description' in set ? set.description : tool.description) as string | null,
+  );
+  const connectionChanged = connection.reference !== before.connectionString;
+  const { searchText: _, schema, ...changes } = set;
+  const audited = {
+    ...changes,
+    ...(schema ? { schema: { ...(schema as StoredSchema), connectionString: undefined } } : {}),
+    ...(connectionChanged ? { connection: connection.reference ? 'replaced' : 'removed' } : {}),
+  };
+  let changed: ToolItem;
+  try {
+    changed = await changeTool(t, tool, set, actor, 'config', audited, connectionChanged);
+  } catch (err) {
+    // The record still names the old secret: the one just written is nobody's.
+    await dropConnection(t, tool.id, connection.written);
+    throw err;
+  }
+  if (connectionChanged) await dropConnection(t, tool.id, before.connectionString);
+  return toConfig(changed);
+}
+
+export async function putParams(t: string, id: string, input: Partial<Params>, actor: Principal) {
+  const tool = await getTool(t, id);
+  editable(tool);
+  const before = toParams(tool);
+  const params = mergeParams(before, input);
+  checkWriteAccess(tool, params, before);
+  await checkChannel(t, tool.baseToolCode, params, before, 'body.channelId');
+  const changed = await changeTool(
+    t,
+    tool,
+    { configParams: params },
+    actor,
+    'config-params',
+    { ...params },
+    needsReview(before, params),
+  );
+  return toParams(changed);
+}
+
+/** Soft delete: the tool leaves the list and every route; the record stays for the audit trail, its secret goes. */
+export async function deleteTool(t: string, id: string, actor: Principal) {
+  const tool = await getTool(t, id);
+  const now = new Date().toISOString();
+  await commitChange(
+    [
+      orConflict(
+        updateItem(
+          tools.key(t, id),
+          { deletedAt: now, ...tools.deletedIndex(t), updatedAt: now },
+          { condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)' },
+        ),
+        'The tool was deleted meanwhile',
+      ),
+      bumpCounter(tools.collection(t), -1),
+    ],
+    audit(t, actor, id, 'delete', { status: tool.status }),
+    { now },
+  );
+  await dropConnection(t, id, storedSchema(tool).connectionString);
+}
+
+/** SystemAdmin moves along the tool table; any other move is 409. */
+export async function moveTool(t: string, id: string, action: AdminToolAction, actor: Principal) {
+  const tool = await getTool(t, id);
+  const to = nextToolStatus(tool.status, action);
+  if (!to) throw conflict(`A ${tool.status} tool cannot be moved by ${action}`);
+  const stamp = { approve: 'approvedAt', activate: 'activatedAt', reject: 'rejectedAt' }[action];
+  return toDetail(
+    await changeTool(t, tool, { status: to, [stamp]: new Date().toISOString() }, actor, action, {
+      from: tool.status,
+      to,
+    }),
+  );
+}
+
+export async function listTools(
+  t: string,
+  q: { page: number; pageSize: number; agentId?: string; search?: string; kbStatus?: '0' | '1' },
+) {
+  if (!q.agentId && q.kbStatus === undefined) {
+    const { items, totalCount } = await listNewestFirst<ToolItem>(tools.collection(t), {
+      page: q.page,
+      pageSize: q.pageSize,
+      ...(q.search ? { search: q.search } : {}),
+    });
+    return toPage(items.map(toDetail), totalCount, q.page, q.pageSize);
+  }
+  // Filters beyond search read the tenant's tools through a filter expression (no Scan).
+  const filters: string[] = [];
+  const values: Record<string, unknown> = { ':pk': tools.collection(t) };
+  if (q.agentId) {
+    filters.push('contains(agentIds, :agent)');
+    values[':agent'] = q.agentId;
+  }
+  if (q.kbStatus !== undefined) {
+    filters.push(q.kbStatus === '1' ? 'chunkCount > :zero' : 'chunkCount = :zero');
+    values[':zero'] = 0;
+  }
+  if (q.search) {
+    filters.push('contains(searchText, :search)');
+    values[':search'] = q.search.toLowerCase();
+  }
+  const all = await queryItems<ToolItem>({
+    TableName: config.tableName,
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: filters.join(' AND '),
+    ExpressionAttributeValues: values,
+    ScanIndexForward: false,
+  });
+  const start = (q.page - 1) * q.pageSize;
+  return toPage(all.slice(start, start + q.pageSize).map(toDetail), all.length, q.page, q.pageSize);
+}

@@ -29,20 +29,20 @@ export interface AgentInput {
 }
 
 const DEFAULT_ESCALATION: Escalation = { enabled: false, noAnswerThreshold: 0.5, maxTurnsBeforeEscalation: null };
-const change = (t: string, actor: Principal, entityId: string, action: string, changes: Change['changes']) =>
-  ({ tenantId: t, actor, entityType: 'Agent', entityId, action, changes }) satisfies Change;
+const change = (tenantId: string, actor: Principal, entityId: string, action: string, changes: Change['changes']) =>
+  ({ tenantId, actor, entityType: 'Agent', entityId, action, changes }) satisfies Change;
 const invalid = (path: string, message: string) => validationError([{ path, message }]);
 const unique = (ids: readonly string[] = []) => [...new Set(ids)];
 
 /** A live agent of the tenant; a soft-deleted one is 404 like one that never was. */
-export async function readAgent(t: string, agentId: string, consistent = true): Promise<AgentRecord> {
-  const a = await get<AgentRecord>(agentKey(t, agentId), { consistent });
+export async function readAgent(tenantId: string, agentId: string, consistent = true): Promise<AgentRecord> {
+  const a = await get<AgentRecord>(agentKey(tenantId, agentId), { consistent });
   if (!a || a.deletedAt) throw notFound('Agent');
   return a;
 }
 
-async function readPrompt(t: string, promptId: string) {
-  const p = await get<PromptItem>(prompts.key(t, promptId), { consistent: true });
+async function readPrompt(tenantId: string, promptId: string) {
+  const p = await get<PromptItem>(prompts.key(tenantId, promptId), { consistent: true });
   if (!p || p.archivedAt) throw invalid('body.promptId', "Not one of the tenant's prompts");
   return p;
 }
@@ -52,14 +52,16 @@ async function checkModel(modelId: string, path = 'body.modelId') {
   if (!m || !m.isActive || m.kind !== 'chat') throw invalid(path, 'Not an active chat model of the catalog');
 }
 
-export async function checkTools(t: string, ids: string[], path = 'body.toolIds') {
-  const found = await Promise.all(ids.map((id) => get<{ status?: string; deletedAt?: string }>(tools.key(t, id))));
+export async function checkTools(tenantId: string, ids: string[], path = 'body.toolIds') {
+  const found = await Promise.all(
+    ids.map((id) => get<{ status?: string; deletedAt?: string }>(tools.key(tenantId, id))),
+  );
   const bad = ids.filter((_, i) => !found[i] || found[i]!.deletedAt || found[i]!.status !== 'ACTIVE');
   if (bad.length) throw invalid(path, `Not ACTIVE tools of the tenant: ${bad.join(', ')}`);
 }
 
-export async function checkBases(t: string, ids: string[], path = 'body.knowledgeBaseIds') {
-  const found = await Promise.all(ids.map((id) => get(kbKey(t, id))));
+export async function checkBases(tenantId: string, ids: string[], path = 'body.knowledgeBaseIds') {
+  const found = await Promise.all(ids.map((id) => get(kbKey(tenantId, id))));
   const bad = ids.filter((_, i) => !found[i]);
   if (bad.length) throw invalid(path, `Not knowledge bases of the tenant: ${bad.join(', ')}`);
 }
@@ -70,13 +72,13 @@ export async function checkBases(t: string, ids: string[], path = 'body.knowledg
  */
 const settle3 = (x: number) => Math.round(x * 1000) / 1000;
 
-async function resolve(t: string, input: AgentInput) {
-  const prompt = await readPrompt(t, input.promptId);
+async function resolve(tenantId: string, input: AgentInput) {
+  const prompt = await readPrompt(tenantId, input.promptId);
   const modelId = input.modelId ?? prompt.modelId;
   if (!modelId) throw invalid('body.modelId', 'The prompt names no model: give modelId');
   const knowledgeBaseIds = unique(input.knowledgeBaseIds);
   const toolIds = unique(input.toolIds);
-  await Promise.all([checkModel(modelId), checkTools(t, toolIds), checkBases(t, knowledgeBaseIds)]);
+  await Promise.all([checkModel(modelId), checkTools(tenantId, toolIds), checkBases(tenantId, knowledgeBaseIds)]);
   return {
     name: input.name,
     description: input.description || null,
@@ -94,18 +96,21 @@ async function resolve(t: string, input: AgentInput) {
   };
 }
 
-export async function listAgents(t: string, q: { page: number; pageSize: number; search?: string; status?: string }) {
-  const { items, totalCount } = await listNewestFirst<AgentRecord>(agentList(t), {
+export async function listAgents(
+  tenantId: string,
+  q: { page: number; pageSize: number; search?: string; status?: string },
+) {
+  const { items, totalCount } = await listNewestFirst<AgentRecord>(agentList(tenantId), {
     ...q,
     where: q.status ? { status: q.status } : undefined,
   });
   return toPage(items.map(toAgent), totalCount, q.page, q.pageSize);
 }
 
-export const getAgent = async (t: string, agentId: string) => toAgent(await readAgent(t, agentId, false));
+export const getAgent = async (tenantId: string, agentId: string) => toAgent(await readAgent(tenantId, agentId, false));
 
 async function insert(
-  t: string,
+  tenantId: string,
   fields: Omit<
     AgentRecord,
     'id' | 'tenantId' | 'createdAt' | 'updatedAt' | 'status' | 'publishedVersion' | 'versionCount' | 'promptVersionId'
@@ -116,7 +121,7 @@ async function insert(
   const now = new Date().toISOString();
   const agent: AgentRecord = {
     id: crypto.randomUUID(),
-    tenantId: t,
+    tenantId,
     ...fields,
     status: 'Draft',
     promptVersionId: null,
@@ -127,27 +132,32 @@ async function insert(
   };
   await commitChange(
     [
-      orConflict(agentSlot(t, 1), planLimitReached('maxAgents')),
+      orConflict(agentSlot(tenantId, 1), planLimitReached('maxAgents')),
       putNew(agentItem(agent)),
-      bumpCounter(agentList(t), 1),
+      bumpCounter(agentList(tenantId), 1),
     ],
-    change(t, actor, agent.id, action, { name: agent.name, promptId: agent.promptId, modelId: agent.modelId }),
+    change(tenantId, actor, agent.id, action, { name: agent.name, promptId: agent.promptId, modelId: agent.modelId }),
     { now },
   );
   return toAgent(agent);
 }
 
-export async function createAgent(t: string, input: AgentInput, actor: Principal) {
-  await requireAgents(t);
-  return insert(t, await resolve(t, input), actor, 'create');
+export async function createAgent(tenantId: string, input: AgentInput, actor: Principal) {
+  await requireAgents(tenantId);
+  return insert(tenantId, await resolve(tenantId, input), actor, 'create');
 }
 
-export async function duplicateAgent(t: string, agentId: string, name: string | null | undefined, actor: Principal) {
-  await requireAgents(t);
-  const a = await readAgent(t, agentId);
+export async function duplicateAgent(
+  tenantId: string,
+  agentId: string,
+  name: string | null | undefined,
+  actor: Principal,
+) {
+  await requireAgents(tenantId);
+  const a = await readAgent(tenantId, agentId);
   const copyName = name || `${a.name} (copy)`.slice(0, 200);
   return insert(
-    t,
+    tenantId,
     {
       name: copyName,
       description: a.description,
@@ -167,7 +177,7 @@ export async function duplicateAgent(t: string, agentId: string, name: string | 
 
 /** Writes the set fields under the condition that the agent is live and unchanged since read. */
 async function patch(
-  t: string,
+  tenantId: string,
   a: AgentRecord,
   set: Partial<AgentRecord>,
   actor: Principal,
@@ -179,7 +189,7 @@ async function patch(
     [
       orConflict(
         updateItem(
-          agentKey(t, a.id),
+          agentKey(tenantId, a.id),
           { ...set, updatedAt: now },
           {
             condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND updatedAt = :seen',
@@ -190,82 +200,90 @@ async function patch(
       ),
       ...extra,
     ],
-    change(t, actor, a.id, action, set as Change['changes']),
+    change(tenantId, actor, a.id, action, set as Change['changes']),
     { now },
   );
   return toAgent({ ...a, ...set, updatedAt: now } as AgentRecord);
 }
 
 /** Tools show the chunks of their agents' bases (docs/decisions.md, "Tools' kbStatus"): a change of bases moves them. */
-async function afterBasesChange<T extends { knowledgeBaseIds: string[] }>(t: string, before: AgentRecord, after: T) {
+async function afterBasesChange<T extends { knowledgeBaseIds: string[] }>(
+  tenantId: string,
+  before: AgentRecord,
+  after: T,
+) {
   if (!sameIds(before.knowledgeBaseIds, after.knowledgeBaseIds))
-    await refreshToolsKbStatusAfter(t, 'agent knowledge bases changed');
+    await refreshToolsKbStatusAfter(tenantId, 'agent knowledge bases changed');
   return after;
 }
 
-export async function updateAgent(t: string, agentId: string, input: AgentInput, actor: Principal) {
-  await requireAgents(t);
-  const a = await readAgent(t, agentId);
-  return afterBasesChange(t, a, await patch(t, a, await resolve(t, input), actor, 'update'));
+export async function updateAgent(tenantId: string, agentId: string, input: AgentInput, actor: Principal) {
+  await requireAgents(tenantId);
+  const a = await readAgent(tenantId, agentId);
+  return afterBasesChange(tenantId, a, await patch(tenantId, a, await resolve(tenantId, input), actor, 'update'));
 }
 
-export async function setTools(t: string, agentId: string, toolIds: string[], actor: Principal) {
-  await requireAgents(t);
-  const a = await readAgent(t, agentId);
+export async function setTools(tenantId: string, agentId: string, toolIds: string[], actor: Principal) {
+  await requireAgents(tenantId);
+  const a = await readAgent(tenantId, agentId);
   const ids = unique(toolIds);
-  await checkTools(t, ids);
-  return patch(t, a, { toolIds: ids }, actor, 'set-tools');
+  await checkTools(tenantId, ids);
+  return patch(tenantId, a, { toolIds: ids }, actor, 'set-tools');
 }
 
-export async function setBases(t: string, agentId: string, knowledgeBaseIds: string[], actor: Principal) {
-  await requireAgents(t);
-  const a = await readAgent(t, agentId);
+export async function setBases(tenantId: string, agentId: string, knowledgeBaseIds: string[], actor: Principal) {
+  await requireAgents(tenantId);
+  const a = await readAgent(tenantId, agentId);
   const ids = unique(knowledgeBaseIds);
-  await checkBases(t, ids);
-  return afterBasesChange(t, a, await patch(t, a, { knowledgeBaseIds: ids }, actor, 'set-knowledge-bases'));
+  await checkBases(tenantId, ids);
+  return afterBasesChange(
+    tenantId,
+    a,
+    await patch(tenantId, a, { knowledgeBaseIds: ids }, actor, 'set-knowledge-bases'),
+  );
 }
 
 /** Soft delete: the item stays (deletedAt) for the audit trail and versions; every read answers 404. */
-export async function deleteAgent(t: string, agentId: string, actor: Principal) {
-  const a = await readAgent(t, agentId);
+export async function deleteAgent(tenantId: string, agentId: string, actor: Principal) {
+  const a = await readAgent(tenantId, agentId);
   const now = new Date().toISOString();
   await commitChange(
     [
       orConflict(
         updateItem(
-          agentKey(t, agentId),
-          { deletedAt: now, updatedAt: now, status: 'Draft', ...deletedIndex(t) },
+          agentKey(tenantId, agentId),
+          { deletedAt: now, updatedAt: now, status: 'Draft', ...deletedIndex(tenantId) },
           {
             condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)',
           },
         ),
         notFound('Agent'),
       ),
-      bumpCounter(agentList(t), -1),
-      agentSlot(t, -1),
+      bumpCounter(agentList(tenantId), -1),
+      agentSlot(tenantId, -1),
     ],
-    change(t, actor, agentId, 'delete', { name: a.name }),
+    change(tenantId, actor, agentId, 'delete', { name: a.name }),
     { now },
   );
-  if (a.knowledgeBaseIds?.length) await refreshToolsKbStatusAfter(t, 'agent deleted');
+  if (a.knowledgeBaseIds?.length) await refreshToolsKbStatusAfter(tenantId, 'agent deleted');
 }
 
 /**
  * Publishing pins the prompt's Active version (409 NO_ACTIVE_PROMPT_VERSION without one) with the
  * draft's model, tools and bases in an immutable version item; the version number only grows.
  */
-export async function publishAgent(t: string, agentId: string, actor: Principal) {
-  await requireAgents(t);
-  const a = await readAgent(t, agentId);
-  const prompt = await readPrompt(t, a.promptId).catch(() => {
+export async function publishAgent(tenantId: string, agentId: string, actor: Principal) {
+  await requireAgents(tenantId);
+  const a = await readAgent(tenantId, agentId);
+  const prompt = await readPrompt(tenantId, a.promptId).catch(() => {
     throw conflict("The agent's prompt no longer exists", 'PROMPT_NOT_FOUND');
   });
   if (!prompt.activeVersionId)
     throw conflict('The prompt has no Active version to publish', 'NO_ACTIVE_PROMPT_VERSION');
   await Promise.all([
     checkModel(a.modelId, 'modelId'),
-    checkTools(t, a.toolIds, 'toolIds'),
-    checkBases(t, a.knowledgeBaseIds, 'knowledgeBaseIds'),
+    checkTools(tenantId, a.toolIds, 'toolIds'),
+    checkBases(tenantId, a.knowledgeBaseIds, 'knowledgeBaseIds'),
   ]);
   const version = (a.versionCount ?? 0) + 1;
   const snapshot: AgentSnapshot = {
@@ -283,14 +301,14 @@ export async function publishAgent(t: string, agentId: string, actor: Principal)
   };
   const publishedAt = new Date().toISOString();
   return patch(
-    t,
+    tenantId,
     a,
     { status: 'Published', publishedVersion: version, versionCount: version, promptVersionId: prompt.activeVersionId },
     actor,
     'publish',
     [
       putNew({
-        ...agentVersionKey(t, agentId, version),
+        ...agentVersionKey(tenantId, agentId, version),
         id: versionId(agentId, version),
         snapshot,
         publishedAt,
@@ -300,10 +318,10 @@ export async function publishAgent(t: string, agentId: string, actor: Principal)
   );
 }
 
-export async function unpublishAgent(t: string, agentId: string, actor: Principal) {
-  await requireAgents(t);
-  const a = await readAgent(t, agentId);
-  return patch(t, a, { status: 'Draft', publishedVersion: null, promptVersionId: null }, actor, 'unpublish');
+export async function unpublishAgent(tenantId: string, agentId: string, actor: Principal) {
+  await requireAgents(tenantId);
+  const a = await readAgent(tenantId, agentId);
+  return patch(tenantId, a, { status: 'Draft', publishedVersion: null, promptVersionId: null }, actor, 'unpublish');
 }
 
 /**
@@ -332,12 +350,12 @@ const toVersion = ({ id, snapshot: s, publishedAt, publishedBy }: VersionItem) =
   toolIds: s.toolIds,
 });
 
-export async function listVersions(t: string, agentId: string, q: { page: number; pageSize: number }) {
-  await readAgent(t, agentId, false);
+export async function listVersions(tenantId: string, agentId: string, q: { page: number; pageSize: number }) {
+  await readAgent(tenantId, agentId, false);
   const all = await queryItems<VersionItem>({
     TableName: config.tableName,
     KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': agentVersionCollection(t, agentId) },
+    ExpressionAttributeValues: { ':pk': agentVersionCollection(tenantId, agentId) },
     ScanIndexForward: false,
   });
   const start = (q.page - 1) * q.pageSize;
@@ -348,18 +366,18 @@ export async function listVersions(t: string, agentId: string, q: { page: number
  * Restore copies the version's settings into the draft; the agent's status and published version
  * stay as they are (widgets keep running what is published until the next publish).
  */
-export async function restoreVersion(t: string, agentId: string, vId: string, actor: Principal) {
-  await requireAgents(t);
-  const a = await readAgent(t, agentId);
+export async function restoreVersion(tenantId: string, agentId: string, vId: string, actor: Principal) {
+  await requireAgents(tenantId);
+  const a = await readAgent(tenantId, agentId);
   const n = versionNumber(agentId, vId);
-  const v = n ? await get<VersionItem>(agentVersionKey(t, agentId, n)) : undefined;
+  const v = n ? await get<VersionItem>(agentVersionKey(tenantId, agentId, n)) : undefined;
   if (!v) throw notFound('Agent version');
   const s = v.snapshot;
   // The version keeps the bases it pinned; the draft takes only those that still exist.
-  const bases = await Promise.all(s.knowledgeBaseIds.map((id) => get(kbKey(t, id))));
+  const bases = await Promise.all(s.knowledgeBaseIds.map((id) => get(kbKey(tenantId, id))));
   const knowledgeBaseIds = s.knowledgeBaseIds.filter((_, i) => bases[i]);
   const restored = await patch(
-    t,
+    tenantId,
     a,
     {
       name: s.name,
@@ -375,5 +393,5 @@ export async function restoreVersion(t: string, agentId: string, vId: string, ac
     actor,
     'restore',
   );
-  return afterBasesChange(t, a, restored);
+  return afterBasesChange(tenantId, a, restored);
 }

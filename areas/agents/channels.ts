@@ -19,7 +19,7 @@ import { channelKey, withoutKeys } from './records.ts';
  * A platform lookup item (`keys.unique('CHANNEL', channelId)`) written in the same transaction
  * lets an inbound webhook, which knows only the channel id, find the tenant without a Scan.
  */
-const channelList = (t: string) => keys.tenantCollection(t, 'CHANNEL');
+const channelList = (tenantId: string) => keys.tenantCollection(tenantId, 'CHANNEL');
 const channelLookup = (channelId: string) => keys.unique('CHANNEL', channelId);
 
 /** Optional settings beyond each type's required ones (the Teams sender's overrides). */
@@ -61,8 +61,8 @@ export const toChannel = (c: ChannelRecord) => ({
   updatedAt: c.updatedAt,
 });
 
-const change = (t: string, actor: Principal, entityId: string, action: string, changes: Change['changes']) =>
-  ({ tenantId: t, actor, entityType: 'ChannelConnection', entityId, action, changes }) satisfies Change;
+const change = (tenantId: string, actor: Principal, entityId: string, action: string, changes: Change['changes']) =>
+  ({ tenantId, actor, entityType: 'ChannelConnection', entityId, action, changes }) satisfies Change;
 
 function checkSettings(type: ChannelType, settings: Record<string, string>) {
   const allowed = new Set<string>([...CHANNEL_CREDENTIALS[type].settings, ...(OPTIONAL_SETTINGS[type] ?? [])]);
@@ -84,23 +84,23 @@ function checkSecretNames(type: ChannelType, secrets: Record<string, string>) {
 }
 
 /** Values go to the vault's store first (it is not part of the table's transaction); references come back. */
-async function storeSecrets(t: string, channelId: string, secrets: Record<string, string>) {
+async function storeSecrets(tenantId: string, channelId: string, secrets: Record<string, string>) {
   const refs: Record<string, string> = {};
   for (const [k, v] of Object.entries(secrets))
-    refs[k] = (await putTenantSecret(t, channelSecretName(channelId, k), v, `body.secrets.${k}`)).reference;
+    refs[k] = (await putTenantSecret(tenantId, channelSecretName(channelId, k), v, `body.secrets.${k}`)).reference;
   return refs;
 }
-const dropSecrets = (t: string, refs: Record<string, string>) =>
-  Promise.allSettled(Object.values(refs).map((r) => deleteTenantSecret(t, r)));
+const dropSecrets = (tenantId: string, refs: Record<string, string>) =>
+  Promise.allSettled(Object.values(refs).map((r) => deleteTenantSecret(tenantId, r)));
 
-const readChannel = async (t: string, id: string) => {
-  const c = await get<ChannelRecord>(channelKey(t, id), { consistent: true });
+const readChannel = async (tenantId: string, id: string) => {
+  const c = await get<ChannelRecord>(channelKey(tenantId, id), { consistent: true });
   if (!c) throw notFound('Channel connection');
   return c;
 };
 
-export async function listChannels(t: string, q: { page: number; pageSize: number; type?: string }) {
-  const { items, totalCount } = await listNewestFirst<ChannelRecord>(channelList(t), {
+export async function listChannels(tenantId: string, q: { page: number; pageSize: number; type?: string }) {
+  const { items, totalCount } = await listNewestFirst<ChannelRecord>(channelList(tenantId), {
     ...q,
     where: q.type ? { type: q.type } : undefined,
   });
@@ -108,7 +108,7 @@ export async function listChannels(t: string, q: { page: number; pageSize: numbe
 }
 
 export async function createChannel(
-  t: string,
+  tenantId: string,
   input: {
     type: ChannelType;
     name: string;
@@ -118,20 +118,20 @@ export async function createChannel(
   },
   actor: Principal,
 ) {
-  await requireAgents(t);
+  await requireAgents(tenantId);
   const settings = input.settings ?? {};
   const secrets = input.secrets ?? {};
   checkSettings(input.type, settings);
   checkSecretNames(input.type, secrets);
-  await readAgent(t, input.agentId).catch(() => {
+  await readAgent(tenantId, input.agentId).catch(() => {
     throw validationError([{ path: 'body.agentId', message: "Not one of the tenant's agents" }]);
   });
   const now = new Date().toISOString();
   const id = crypto.randomUUID();
-  const secretRefs = await storeSecrets(t, id, secrets);
+  const secretRefs = await storeSecrets(tenantId, id, secrets);
   const c: ChannelRecord = {
     id,
-    tenantId: t,
+    tenantId,
     type: input.type,
     name: input.name,
     agentId: input.agentId,
@@ -144,11 +144,11 @@ export async function createChannel(
   try {
     await commitChange(
       [
-        putNew({ ...channelKey(t, id), ...keys.newestFirst(channelList(t), now, id), ...c }),
-        claimUnique(channelLookup(id), { tenantId: t, channelId: id }),
-        bumpCounter(channelList(t), 1),
+        putNew({ ...channelKey(tenantId, id), ...keys.newestFirst(channelList(tenantId), now, id), ...c }),
+        claimUnique(channelLookup(id), { tenantId, channelId: id }),
+        bumpCounter(channelList(tenantId), 1),
       ],
-      change(t, actor, id, 'create', {
+      change(tenantId, actor, id, 'create', {
         type: c.type,
         name: c.name,
         agentId: c.agentId,
@@ -157,14 +157,14 @@ export async function createChannel(
       { now },
     );
   } catch (err) {
-    await dropSecrets(t, secretRefs);
+    await dropSecrets(tenantId, secretRefs);
     throw err;
   }
   return toChannel(c);
 }
 
 export async function updateChannel(
-  t: string,
+  tenantId: string,
   id: string,
   input: {
     name?: string;
@@ -175,16 +175,16 @@ export async function updateChannel(
   },
   actor: Principal,
 ) {
-  await requireAgents(t);
-  const c = await readChannel(t, id);
+  await requireAgents(tenantId);
+  const c = await readChannel(tenantId, id);
   if (input.settings) checkSettings(c.type, input.settings);
   if (input.secrets) checkSecretNames(c.type, input.secrets);
   if (input.agentId && input.agentId !== c.agentId)
-    await readAgent(t, input.agentId).catch(() => {
+    await readAgent(tenantId, input.agentId).catch(() => {
       throw validationError([{ path: 'body.agentId', message: "Not one of the tenant's agents" }]);
     });
   // Each credential keeps its name, so a new value replaces the old one in the store.
-  const newRefs = input.secrets ? await storeSecrets(t, id, input.secrets) : {};
+  const newRefs = input.secrets ? await storeSecrets(tenantId, id, input.secrets) : {};
   const next: ChannelRecord = {
     ...c,
     name: input.name ?? c.name,
@@ -198,7 +198,7 @@ export async function updateChannel(
     [
       orConflict(
         updateItem(
-          channelKey(t, id),
+          channelKey(tenantId, id),
           {
             name: next.name,
             agentId: next.agentId,
@@ -212,7 +212,7 @@ export async function updateChannel(
         notFound('Channel connection'),
       ),
     ],
-    change(t, actor, id, 'update', {
+    change(tenantId, actor, id, 'update', {
       name: next.name,
       agentId: next.agentId,
       isActive: next.isActive,
@@ -224,17 +224,17 @@ export async function updateChannel(
 }
 
 /** The connection goes with its lookup in one transaction (its webhook answers 404 at once); then its secrets. */
-export async function deleteChannel(t: string, id: string, actor: Principal) {
-  const c = await readChannel(t, id);
+export async function deleteChannel(tenantId: string, id: string, actor: Principal) {
+  const c = await readChannel(tenantId, id);
   await commitChange(
     [
-      orConflict(deleteItem(channelKey(t, id), 'attribute_exists(pk)'), notFound('Channel connection')),
+      orConflict(deleteItem(channelKey(tenantId, id), 'attribute_exists(pk)'), notFound('Channel connection')),
       deleteItem(channelLookup(id)),
-      bumpCounter(channelList(t), -1),
+      bumpCounter(channelList(tenantId), -1),
     ],
-    change(t, actor, id, 'delete', { type: c.type, name: c.name }),
+    change(tenantId, actor, id, 'delete', { type: c.type, name: c.name }),
   );
-  await dropSecrets(t, c.secretRefs);
+  await dropSecrets(tenantId, c.secretRefs);
 }
 
 /**

@@ -24,7 +24,7 @@ type TenantLimits = {
   widgetCount?: number;
 };
 
-const tenantKey = (t: string) => keys.platformItem('TENANT', t);
+const tenantKey = (tenantId: string) => keys.platformItem('TENANT', tenantId);
 const planOf = (planType: number | undefined) => PLANS.find((p) => p.type === (planType ?? 1))?.features;
 const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, v) : 0);
 
@@ -32,8 +32,8 @@ export const featureNotInPlan = () => forbidden("The tenant's plan does not incl
 export const planLimitReached = (limit: 'maxAgents' | 'maxWidgetIntegrations') =>
   conflict(`The plan's limit (${limit}) is reached`, 'PLAN_LIMIT_REACHED');
 
-async function readTenant(t: string): Promise<TenantLimits> {
-  return (await get<TenantLimits>(tenantKey(t), { consistent: true })) ?? {};
+async function readTenant(tenantId: string): Promise<TenantLimits> {
+  return (await get<TenantLimits>(tenantKey(tenantId), { consistent: true })) ?? {};
 }
 
 /**
@@ -52,18 +52,18 @@ const widgetLimit = (t: TenantLimits) =>
     : (planOf(t.planType)?.maxWidgetIntegrations ?? 0);
 
 /** Every agent, widget and channel write starts here: 403 FEATURE_NOT_IN_PLAN when off. */
-export async function requireAgents(t: string): Promise<TenantLimits> {
-  const tenant = await readTenant(t);
+export async function requireAgents(tenantId: string): Promise<TenantLimits> {
+  const tenant = await readTenant(tenantId);
   if (!agentsEnabled(tenant)) throw featureNotInPlan();
   return tenant;
 }
 
 /** Takes (+1) or frees (-1) an agent slot; taking is conditional on `agentCount < maxAgents`. */
-export function agentSlot(t: string, by: 1 | -1): TransactItem {
+export function agentSlot(tenantId: string, by: 1 | -1): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
-      Key: tenantKey(t),
+      Key: tenantKey(tenantId),
       UpdateExpression: 'ADD agentCount :by',
       ConditionExpression:
         by > 0
@@ -79,11 +79,11 @@ export function agentSlot(t: string, by: 1 | -1): TransactItem {
  * the limit read with the tenant goes into the condition as a value; the counter itself is what
  * the condition guards, so parallel creates still take exactly the free slots.
  */
-export function widgetSlot(t: string, by: 1 | -1, tenant: TenantLimits = {}): TransactItem {
+export function widgetSlot(tenantId: string, by: 1 | -1, tenant: TenantLimits = {}): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
-      Key: tenantKey(t),
+      Key: tenantKey(tenantId),
       UpdateExpression: 'ADD widgetCount :by',
       ConditionExpression:
         by > 0
@@ -94,11 +94,11 @@ export function widgetSlot(t: string, by: 1 | -1, tenant: TenantLimits = {}): Tr
   };
 }
 
-export async function entitlements(t: string, now = new Date()) {
+export async function entitlements(tenantId: string, now = new Date()) {
   const [tenant, allowance, month] = await Promise.all([
-    readTenant(t),
-    tokenAllowance(t),
-    get<{ committedTokens?: number }>(gatewayKeys.allowance(t, monthOf(now.toISOString()))),
+    readTenant(tenantId),
+    tokenAllowance(tenantId),
+    get<{ committedTokens?: number }>(gatewayKeys.allowance(tenantId, monthOf(now.toISOString()))),
   ]);
   return {
     aiAgentsEnabled: agentsEnabled(tenant),

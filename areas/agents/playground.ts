@@ -10,10 +10,10 @@ type AgentItem = Omit<AgentSnapshot, 'agentId' | 'version' | 'promptVersionId'> 
 };
 
 /** The draft as a snapshot: the agent item's settings with its prompt's Active version. */
-export async function draftSnapshot(t: string, agentId: string): Promise<AgentSnapshot> {
-  const item = await get<AgentItem>(agentKey(t, agentId));
+export async function draftSnapshot(tenantId: string, agentId: string): Promise<AgentSnapshot> {
+  const item = await get<AgentItem>(agentKey(tenantId, agentId));
   if (!item || item.deletedAt) throw notFound('Agent');
-  const prompt = item.promptId ? await get<PromptItem>(prompts.key(t, item.promptId)) : undefined;
+  const prompt = item.promptId ? await get<PromptItem>(prompts.key(tenantId, item.promptId)) : undefined;
   if (!prompt?.activeVersionId || prompt.archivedAt) {
     throw new ApiError(409, 'NO_ACTIVE_PROMPT_VERSION', "The agent's prompt has no Active version");
   }
@@ -33,14 +33,14 @@ export async function draftSnapshot(t: string, agentId: string): Promise<AgentSn
 }
 
 export async function playgroundTurn(
-  t: string,
+  tenantId: string,
   agentId: string,
   body: { messages: TurnInput['messages']; variables?: Record<string, string>; visitorName?: string | null },
   requestId: string,
 ) {
-  const agent = await draftSnapshot(t, agentId);
+  const agent = await draftSnapshot(tenantId, agentId);
   return runTurn({
-    tenantId: t,
+    tenantId,
     agent,
     messages: body.messages,
     variables: body.variables,

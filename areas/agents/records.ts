@@ -7,18 +7,18 @@ import { agentKey } from './snapshot.ts';
  * every read by id answers 404 for it while the audit trail and versions stay.
  */
 /** A channel connection: `{t}#CHANNEL` / id (the send-message tools check theirs against it). */
-export const channelKey = (t: string, id: string) => keys.tenantItem(t, 'CHANNEL', id);
-export const agentList = (t: string) => keys.tenantCollection(t, 'AGENT');
-export const deletedAgents = (t: string) => keys.archived(keys.tenantCollection(t, 'AGENT'));
+export const channelKey = (tenantId: string, id: string) => keys.tenantItem(tenantId, 'CHANNEL', id);
+export const agentList = (tenantId: string) => keys.tenantCollection(tenantId, 'AGENT');
+export const deletedAgents = (tenantId: string) => keys.archived(keys.tenantCollection(tenantId, 'AGENT'));
 /** The list index attributes of a deleted agent: it leaves the list for the archive partition. */
-export const deletedIndex = (t: string) => ({ gsi1pk: deletedAgents(t) });
+export const deletedIndex = (tenantId: string) => ({ gsi1pk: deletedAgents(tenantId) });
 /** A stored item without its key and index attributes (what a lookup hands to another area). */
 export function withoutKeys<T>(item: T & Record<string, unknown>): T {
   const { pk: _pk, sk: _sk, gsi1pk: _gp, gsi1sk: _gs, ...rest } = item;
   return rest as T;
 }
 /** Where the tenant's plan counters sit: the tenant item. */
-export const tenantKey = (t: string) => keys.platformItem('TENANT', t);
+export const tenantKey = (tenantId: string) => keys.platformItem('TENANT', tenantId);
 
 export const AGENT_STATUSES = ['Draft', 'Published'] as const;
 export type AgentStatus = (typeof AGENT_STATUSES)[number];

@@ -80,19 +80,19 @@ const summarise = (v: unknown) => {
  * Prompt, prompt version and tools, tenant scoped, in two DynamoDB requests: one BatchGet for the
  * prompt and the tools, one GetItem for the version (its key needs the prompt's version index).
  */
-async function loadSetup(t: string, agent: AgentSnapshot) {
-  const promptK = prompts.key(t, agent.promptId);
-  const toolKs = agent.toolIds.map((id) => toolKeys.key(t, id));
+async function loadSetup(tenantId: string, agent: AgentSnapshot) {
+  const promptK = prompts.key(tenantId, agent.promptId);
+  const toolKs = agent.toolIds.map((id) => toolKeys.key(tenantId, id));
   const found = await getMany<PromptItem | ToolItem>([promptK, ...toolKs]);
   const prompt = found.get(keyOf(promptK)) as PromptItem | undefined;
   const n = prompt?.versionIndex?.[agent.promptVersionId];
-  const version = n === undefined ? undefined : await get<VersionItem>(prompts.version(t, agent.promptId, n));
+  const version = n === undefined ? undefined : await get<VersionItem>(prompts.version(tenantId, agent.promptId, n));
   if (!prompt || !version || version.id !== agent.promptVersionId) {
     throw new ApiError(409, 'AGENT_PROMPT_MISSING', "The agent's prompt version no longer exists");
   }
   const tools = toolKs
     .map((k) => found.get(keyOf(k)) as ToolItem | undefined)
-    .filter((x): x is ToolItem => !!x && x.status === 'ACTIVE' && !x.deletedAt && x.tenantId === t);
+    .filter((x): x is ToolItem => !!x && x.status === 'ACTIVE' && !x.deletedAt && x.tenantId === tenantId);
   return { version, tools };
 }
 
@@ -165,13 +165,13 @@ const addUsage = (a: Usage, b: Usage): Usage => ({
 });
 
 async function prepareTurn(input: TurnInput) {
-  const { tenantId: t, agent } = input;
-  const { version, tools } = await loadSetup(t, agent);
+  const { tenantId, agent } = input;
+  const { version, tools } = await loadSetup(tenantId, agent);
   const lastUser = [...input.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const matches =
     agent.knowledgeBaseIds.length && lastUser
       ? await retrieve({
-          tenantId: t,
+          tenantId,
           kbIds: agent.knowledgeBaseIds,
           query: lastUser,
           caller: input.caller,

@@ -23,11 +23,11 @@ export interface AgentSnapshot {
 }
 
 /** The agent record (the draft's settings, status, counters): `{t}#AGENT` / agentId. */
-export const agentKey = (t: string, agentId: string) => keys.tenantItem(t, 'AGENT', agentId);
+export const agentKey = (tenantId: string, agentId: string) => keys.tenantItem(tenantId, 'AGENT', agentId);
 
 /** An immutable published version, `{ snapshot: AgentSnapshot, ... }`; zero-padded so versions sort. */
-export const agentVersionKey = (t: string, agentId: string, version: number) =>
-  keys.childItem(t, 'AGENT', agentId, 'VERSION', String(version).padStart(6, '0'));
+export const agentVersionKey = (tenantId: string, agentId: string, version: number) =>
+  keys.childItem(tenantId, 'AGENT', agentId, 'VERSION', String(version).padStart(6, '0'));
 
-export const agentVersionCollection = (t: string, agentId: string) =>
-  keys.childCollection(t, 'AGENT', agentId, 'VERSION');
+export const agentVersionCollection = (tenantId: string, agentId: string) =>
+  keys.childCollection(tenantId, 'AGENT', agentId, 'VERSION');

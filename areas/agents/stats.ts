@@ -13,11 +13,11 @@ const pct = (part: number, whole: number) => (whole ? Math.round((part / whole) 
  * (the analytics area writes them as usage is reported): rates are of the conversations, csat the
  * mean of the rated ones; zeros when there is nothing.
  */
-export async function agentStats(t: string, agentId: string, q: { startDate?: string; endDate?: string }) {
-  await readAgent(t, agentId, false);
+export async function agentStats(tenantId: string, agentId: string, q: { startDate?: string; endDate?: string }) {
+  await readAgent(tenantId, agentId, false);
   const range = resolveRange(q, new Date().toISOString().slice(0, 10));
   if (!range.ok) throw validationError([{ path: range.path, message: range.message }]);
-  const r = agentDayRange(t, agentId, range.startDate, range.endDate);
+  const r = agentDayRange(tenantId, agentId, range.startDate, range.endDate);
   const days = await queryItems<Record<string, unknown>>({
     TableName: config.tableName,
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',

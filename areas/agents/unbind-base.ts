@@ -19,21 +19,21 @@ const ATTEMPTS = 4;
  * worker, so a draft that named the base in a race with its deletion loses it too. Answers how many
  * drafts changed. One Query of the tenant's agent list (a tenant holds at most `maxAgents`).
  */
-export async function unbindKnowledgeBase(t: string, kbId: string, actor: Principal | null): Promise<number> {
+export async function unbindKnowledgeBase(tenantId: string, kbId: string, actor: Principal | null): Promise<number> {
   const bound = await queryItems<Bound>({
     TableName: config.tableName,
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
     FilterExpression: 'contains(knowledgeBaseIds, :kb)',
-    ExpressionAttributeValues: { ':pk': agentList(t), ':kb': kbId },
+    ExpressionAttributeValues: { ':pk': agentList(tenantId), ':kb': kbId },
     ProjectionExpression: 'id, knowledgeBaseIds, updatedAt, deletedAt',
   });
   let changed = 0;
-  for (const agent of bound) if (await unbindOne(t, agent, kbId, actor)) changed++;
+  for (const agent of bound) if (await unbindOne(tenantId, agent, kbId, actor)) changed++;
   return changed;
 }
 
-async function unbindOne(t: string, first: Bound, kbId: string, actor: Principal | null): Promise<boolean> {
+async function unbindOne(tenantId: string, first: Bound, kbId: string, actor: Principal | null): Promise<boolean> {
   let agent: Bound | undefined = first;
   for (let attempt = 1; ; attempt++) {
     if (!agent || agent.deletedAt || !(agent.knowledgeBaseIds ?? []).includes(kbId)) return false;
@@ -43,7 +43,7 @@ async function unbindOne(t: string, first: Bound, kbId: string, actor: Principal
         [
           orConflict(
             updateItem(
-              agentKey(t, agent.id),
+              agentKey(tenantId, agent.id),
               { knowledgeBaseIds: agent.knowledgeBaseIds.filter((id) => id !== kbId), updatedAt: now },
               {
                 condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND updatedAt = :seen',
@@ -54,7 +54,7 @@ async function unbindOne(t: string, first: Bound, kbId: string, actor: Principal
           ),
         ],
         {
-          tenantId: t,
+          tenantId,
           actor,
           entityType: 'Agent',
           entityId: agent.id,
@@ -66,7 +66,7 @@ async function unbindOne(t: string, first: Bound, kbId: string, actor: Principal
       return true;
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 409) || attempt >= ATTEMPTS) throw err;
-      agent = await get<Bound>(agentKey(t, agent.id), { consistent: true });
+      agent = await get<Bound>(agentKey(tenantId, agent.id), { consistent: true });
     }
   }
 }

@@ -7,9 +7,10 @@ import { keys } from '#shared/data/keys.ts';
  * the key's SHA-256, so a widget session finds the widget and its tenant with one GetItem and a
  * leaked table never hands out usable keys. The lookup carries what a session checks first.
  */
-export const widgetKey = (t: string, widgetId: string) => keys.tenantItem(t, 'WIDGET', widgetId);
-export const agentWidgets = (t: string, agentId: string) => keys.childCollection(t, 'AGENT', agentId, 'WIDGET');
-export const widgetCounter = (t: string) => keys.tenantCollection(t, 'WIDGET');
+export const widgetKey = (tenantId: string, widgetId: string) => keys.tenantItem(tenantId, 'WIDGET', widgetId);
+export const agentWidgets = (tenantId: string, agentId: string) =>
+  keys.childCollection(tenantId, 'AGENT', agentId, 'WIDGET');
+export const widgetCounter = (tenantId: string) => keys.tenantCollection(tenantId, 'WIDGET');
 export const hashWidgetKey = (key: string) => createHash('sha256').update(key).digest('base64url');
 export const widgetKeyLookup = (key: string) => keys.unique('WIDGET_KEY', hashWidgetKey(key));
 export const newWidgetKey = () => `wk_${randomBytes(32).toString('base64url')}`;

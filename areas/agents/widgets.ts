@@ -24,8 +24,8 @@ import {
   type WidgetRecord,
 } from './widget-records.ts';
 
-const change = (t: string, actor: Principal, entityId: string, action: string, changes: Change['changes']) =>
-  ({ tenantId: t, actor, entityType: 'Widget', entityId, action, changes }) satisfies Change;
+const change = (tenantId: string, actor: Principal, entityId: string, action: string, changes: Change['changes']) =>
+  ({ tenantId, actor, entityType: 'Widget', entityId, action, changes }) satisfies Change;
 
 /**
  * The widget a public key names, with its tenant, from one GetItem (the widget-session routes
@@ -50,36 +50,36 @@ function origins(list: string[]) {
   return out;
 }
 
-const readWidget = async (t: string, widgetId: string) => {
-  const w = await get<WidgetRecord>(widgetKey(t, widgetId), { consistent: true });
+const readWidget = async (tenantId: string, widgetId: string) => {
+  const w = await get<WidgetRecord>(widgetKey(tenantId, widgetId), { consistent: true });
   if (!w) throw notFound('Widget');
   return w;
 };
 
-export async function listWidgets(t: string, agentId: string) {
-  await readAgent(t, agentId, false);
+export async function listWidgets(tenantId: string, agentId: string) {
+  await readAgent(tenantId, agentId, false);
   const items = await queryItems<WidgetRecord>({
     TableName: config.tableName,
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
-    ExpressionAttributeValues: { ':pk': agentWidgets(t, agentId) },
+    ExpressionAttributeValues: { ':pk': agentWidgets(tenantId, agentId) },
     ScanIndexForward: false,
   });
   return items.map(toWidget);
 }
 
 export async function createWidget(
-  t: string,
+  tenantId: string,
   agentId: string,
   input: { name: string; allowedOrigins: string[]; theme?: Partial<Theme> | null },
   actor: Principal,
 ) {
-  const tenant = await requireAgents(t);
-  await readAgent(t, agentId);
+  const tenant = await requireAgents(tenantId);
+  await readAgent(tenantId, agentId);
   const now = new Date().toISOString();
   const w: WidgetRecord = {
     id: crypto.randomUUID(),
-    tenantId: t,
+    tenantId,
     agentId,
     name: input.name,
     allowedOrigins: origins(input.allowedOrigins),
@@ -91,27 +91,27 @@ export async function createWidget(
   };
   await commitChange(
     [
-      orConflict(widgetSlot(t, 1, tenant), planLimitReached('maxWidgetIntegrations')),
+      orConflict(widgetSlot(tenantId, 1, tenant), planLimitReached('maxWidgetIntegrations')),
       putNew(widgetItem(w)),
       claimUnique(widgetKeyLookup(w.widgetKey), { ...lookupOf(w) }),
-      bumpCounter(widgetCounter(t), 1),
+      bumpCounter(widgetCounter(tenantId), 1),
       // The agent's widget list counts its own (it is the collection the widget is listed in).
-      bumpCounter(agentWidgets(t, agentId), 1),
+      bumpCounter(agentWidgets(tenantId, agentId), 1),
     ],
-    change(t, actor, w.id, 'create', { agentId, name: w.name, allowedOrigins: w.allowedOrigins.join(' ') }),
+    change(tenantId, actor, w.id, 'create', { agentId, name: w.name, allowedOrigins: w.allowedOrigins.join(' ') }),
     { now },
   );
   return toWidget(w);
 }
 
 export async function updateWidget(
-  t: string,
+  tenantId: string,
   widgetId: string,
   input: { name?: string; allowedOrigins?: string[]; theme?: Partial<Theme> | null; isActive?: boolean },
   actor: Principal,
 ) {
-  await requireAgents(t);
-  const w = await readWidget(t, widgetId);
+  await requireAgents(tenantId);
+  const w = await readWidget(tenantId, widgetId);
   const next: WidgetRecord = {
     ...w,
     name: input.name ?? w.name,
@@ -125,7 +125,7 @@ export async function updateWidget(
     [
       orConflict(
         updateItem(
-          widgetKey(t, widgetId),
+          widgetKey(tenantId, widgetId),
           {
             name: next.name,
             allowedOrigins: next.allowedOrigins,
@@ -145,7 +145,7 @@ export async function updateWidget(
         },
       ),
     ],
-    change(t, actor, widgetId, 'update', {
+    change(tenantId, actor, widgetId, 'update', {
       name: next.name,
       allowedOrigins: next.allowedOrigins.join(' '),
       isActive: next.isActive,
@@ -155,33 +155,33 @@ export async function updateWidget(
   return toWidget(next);
 }
 
-export async function deleteWidget(t: string, widgetId: string, actor: Principal) {
-  const w = await readWidget(t, widgetId);
+export async function deleteWidget(tenantId: string, widgetId: string, actor: Principal) {
+  const w = await readWidget(tenantId, widgetId);
   await commitChange(
     [
       orConflict(
-        deleteItem(widgetKey(t, widgetId), 'attribute_exists(pk) AND widgetKey = :k', { ':k': w.widgetKey }),
+        deleteItem(widgetKey(tenantId, widgetId), 'attribute_exists(pk) AND widgetKey = :k', { ':k': w.widgetKey }),
         notFound('Widget'),
       ),
       deleteItem(widgetKeyLookup(w.widgetKey)),
-      bumpCounter(widgetCounter(t), -1),
-      bumpCounter(agentWidgets(t, w.agentId), -1),
-      widgetSlot(t, -1),
+      bumpCounter(widgetCounter(tenantId), -1),
+      bumpCounter(agentWidgets(tenantId, w.agentId), -1),
+      widgetSlot(tenantId, -1),
     ],
-    change(t, actor, widgetId, 'delete', { agentId: w.agentId, name: w.name }),
+    change(tenantId, actor, widgetId, 'delete', { agentId: w.agentId, name: w.name }),
   );
 }
 
 /** The old key's lookup goes in the same transaction as the new one's: the old key stops at once. */
-export async function rotateWidgetKey(t: string, widgetId: string, actor: Principal) {
-  await requireAgents(t);
-  const w = await readWidget(t, widgetId);
+export async function rotateWidgetKey(tenantId: string, widgetId: string, actor: Principal) {
+  await requireAgents(tenantId);
+  const w = await readWidget(tenantId, widgetId);
   const next: WidgetRecord = { ...w, widgetKey: newWidgetKey(), updatedAt: new Date().toISOString() };
   await commitChange(
     [
       orConflict(
         updateItem(
-          widgetKey(t, widgetId),
+          widgetKey(tenantId, widgetId),
           { widgetKey: next.widgetKey, updatedAt: next.updatedAt },
           {
             condition: 'attribute_exists(pk) AND widgetKey = :k',
@@ -193,7 +193,7 @@ export async function rotateWidgetKey(t: string, widgetId: string, actor: Princi
       deleteItem(widgetKeyLookup(w.widgetKey)),
       claimUnique(widgetKeyLookup(next.widgetKey), { ...lookupOf(next) }),
     ],
-    change(t, actor, widgetId, 'rotate-key', {}),
+    change(tenantId, actor, widgetId, 'rotate-key', {}),
     { now: next.updatedAt },
   );
   return toWidget(next);
@@ -203,8 +203,8 @@ export async function rotateWidgetKey(t: string, widgetId: string, actor: Princi
  * The HTML a site owner pastes: the widget script from this API, with the widget's public key, and
  * where its calls go when that is not the script's origin (deployed: the conversations front door).
  */
-export async function embedSnippet(t: string, widgetId: string, apiBase: string, widgetApiBase = apiBase) {
-  const w = await readWidget(t, widgetId);
+export async function embedSnippet(tenantId: string, widgetId: string, apiBase: string, widgetApiBase = apiBase) {
+  const w = await readWidget(tenantId, widgetId);
   const trim = (u: string) => u.replace(/\/$/, '');
   const src = `${trim(apiBase)}/api/ai/widget.js`;
   const calls = trim(widgetApiBase) === trim(apiBase) ? '' : ` data-api-base="${trim(widgetApiBase)}"`;

@@ -12,35 +12,39 @@ function rangeOf(q: { startDate?: string; endDate?: string }, now: Date) {
   return range;
 }
 
-export async function llmAnalytics(t: string, q: { startDate?: string; endDate?: string }, now = new Date()) {
+export async function llmAnalytics(tenantId: string, q: { startDate?: string; endDate?: string }, now = new Date()) {
   const range = rangeOf(q, now);
   const [items, budget] = await Promise.all([
-    usageItems(t, 'LLM_USAGE', range.startDate, range.endDate),
-    get<BudgetItem>(usageBudget(t)),
+    usageItems(tenantId, 'LLM_USAGE', range.startDate, range.endDate),
+    get<BudgetItem>(usageBudget(tenantId)),
   ]);
   return { startDate: range.startDate, endDate: range.endDate, ...llmReport(items, budget, now) };
 }
 
-export async function supportAnalytics(t: string, q: { startDate?: string; endDate?: string }, now = new Date()) {
+export async function supportAnalytics(
+  tenantId: string,
+  q: { startDate?: string; endDate?: string },
+  now = new Date(),
+) {
   const range = rangeOf(q, now);
   return {
     startDate: range.startDate,
     endDate: range.endDate,
-    ...supportReport(await usageItems(t, 'SUPPORT_USAGE', range.startDate, range.endDate)),
+    ...supportReport(await usageItems(tenantId, 'SUPPORT_USAGE', range.startDate, range.endDate)),
   };
 }
 
-export const getBudget = async (t: string) => toBudget(await get<BudgetItem>(usageBudget(t)));
+export const getBudget = async (tenantId: string) => toBudget(await get<BudgetItem>(usageBudget(tenantId)));
 
 /** The budget lives on the tenant's LLM usage budget item, beside the month's spend. */
-export async function setBudget(t: string, given: number | null, actor: Principal) {
-  const before = toBudget(await get<BudgetItem>(usageBudget(t), { consistent: true }));
+export async function setBudget(tenantId: string, given: number | null, actor: Principal) {
+  const before = toBudget(await get<BudgetItem>(usageBudget(tenantId), { consistent: true }));
   const monthlyBudgetUsd = given === null ? null : Math.round(given * 100) / 100;
-  await commitChange([updateItem(usageBudget(t), { monthlyBudgetUsd })], {
-    tenantId: t,
+  await commitChange([updateItem(usageBudget(tenantId), { monthlyBudgetUsd })], {
+    tenantId,
     actor,
     entityType: 'LlmBudget',
-    entityId: t,
+    entityId: tenantId,
     action: 'update',
     changes: { monthlyBudgetUsd: { from: before.monthlyBudgetUsd, to: monthlyBudgetUsd } },
   });

@@ -59,12 +59,12 @@ export type UsageItem = Key & Record<string, unknown>;
 export type BudgetItem = Key & { monthlyBudgetUsd?: number | null } & Record<string, unknown>;
 
 /** The day aggregates of a range: one Query over the tenant's usage partition, never raw events. */
-export function usageItems(t: string, kind: UsageKind, from: string, to: string) {
+export function usageItems(tenantId: string, kind: UsageKind, from: string, to: string) {
   const bounds = usageDays(from, to);
   return queryItems<UsageItem>({
     TableName: config.tableName,
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': keys.tenantCollection(t, kind), ':from': bounds.from, ':to': bounds.to },
+    ExpressionAttributeValues: { ':pk': keys.tenantCollection(tenantId, kind), ':from': bounds.from, ':to': bounds.to },
   });
 }
 

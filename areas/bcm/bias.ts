@@ -28,8 +28,14 @@ import {
 } from './records.ts';
 import { ASSIGNEE_TYPE, assertBiaMove, assertEditable, BIA_STATUS } from './states.ts';
 
-const change = (t: string, actor: Principal, entityId: string, action: string, changes: Change['changes']): Change => ({
-  tenantId: t,
+const change = (
+  tenantId: string,
+  actor: Principal,
+  entityId: string,
+  action: string,
+  changes: Change['changes'],
+): Change => ({
+  tenantId,
   actor,
   entityType: 'Bia',
   entityId,
@@ -38,25 +44,25 @@ const change = (t: string, actor: Principal, entityId: string, action: string, c
 });
 
 /** The BIA, read consistently (state checks before a change), or 404. */
-export const getBia = async (t: string, id: string) =>
-  toBia(await getOr404<BiaItem>(bia.key(t, id), 'BIA', { consistent: true }));
+export const getBia = async (tenantId: string, id: string) =>
+  toBia(await getOr404<BiaItem>(bia.key(tenantId, id), 'BIA', { consistent: true }));
 
-export async function biaDetail(t: string, id: string) {
+export async function biaDetail(tenantId: string, id: string) {
   const [record, entries, assignments] = await Promise.all([
-    getBia(t, id),
-    childItems<EntryItem>(bia.entries(t, id)),
-    childItems<AssignmentItem>(bia.assignments(t, id)),
+    getBia(tenantId, id),
+    childItems<EntryItem>(bia.entries(tenantId, id)),
+    childItems<AssignmentItem>(bia.assignments(tenantId, id)),
   ]);
   return toBiaDetail(record, assignments, entries);
 }
 
-export async function listBias(t: string, q: { page: number; pageSize: number }) {
-  const { items, totalCount } = await listNewestFirst<BiaItem>(bia.collection(t), q);
+export async function listBias(tenantId: string, q: { page: number; pageSize: number }) {
+  const { items, totalCount } = await listNewestFirst<BiaItem>(bia.collection(tenantId), q);
   return toPage(items.map(toBia), totalCount, q.page, q.pageSize);
 }
 
 export async function createBia(
-  t: string,
+  tenantId: string,
   input: { title: string; description?: string | null; status?: number | null },
   actor: Principal,
 ) {
@@ -73,21 +79,21 @@ export async function createBia(
   };
   await commitChange(
     [
-      putNew(biaItem(t, record)),
-      bumpCounter(bia.collection(t), 1),
-      statsAdd(t, { biasTotal: 1 }),
-      activityPut(t, ACTIVITY.BiaCreated, `BIA "${record.title}" created`, now),
+      putNew(biaItem(tenantId, record)),
+      bumpCounter(bia.collection(tenantId), 1),
+      statsAdd(tenantId, { biasTotal: 1 }),
+      activityPut(tenantId, ACTIVITY.BiaCreated, `BIA "${record.title}" created`, now),
     ],
-    change(t, actor, record.id, 'create', { title: record.title, status: record.status }),
+    change(tenantId, actor, record.id, 'create', { title: record.title, status: record.status }),
     { now },
   );
   return toBiaDetail(record, [], []);
 }
 
 /** Conditional on the status read, so a concurrent status change cannot be overwritten. */
-const unchangedStatus = (t: string, r: BiaRecord, set: Record<string, unknown>) =>
+const unchangedStatus = (tenantId: string, r: BiaRecord, set: Record<string, unknown>) =>
   orConflict(
-    updateItem(bia.key(t, r.id), set, {
+    updateItem(bia.key(tenantId, r.id), set, {
       condition: '#status = :was',
       names: { '#status': 'status' },
       values: { ':was': r.status },
@@ -96,69 +102,69 @@ const unchangedStatus = (t: string, r: BiaRecord, set: Record<string, unknown>) 
   );
 
 export async function updateBia(
-  t: string,
+  tenantId: string,
   id: string,
   input: { title?: string | null; description?: string | null },
   actor: Principal,
 ) {
-  const r = await getBia(t, id);
+  const r = await getBia(tenantId, id);
   assertEditable(r);
   const title = input.title ?? r.title;
   const description = input.description === undefined ? r.description : input.description || null;
   await commitChange(
-    [unchangedStatus(t, r, { title, description })],
-    change(t, actor, id, 'update', { title, description }),
+    [unchangedStatus(tenantId, r, { title, description })],
+    change(tenantId, actor, id, 'update', { title, description }),
   );
-  return biaDetail(t, id);
+  return biaDetail(tenantId, id);
 }
 
-export async function setBiaStatus(t: string, id: string, newStatus: number, actor: Principal) {
-  const r = await getBia(t, id);
+export async function setBiaStatus(tenantId: string, id: string, newStatus: number, actor: Principal) {
+  const r = await getBia(tenantId, id);
   assertBiaMove(r.status, newStatus);
   const now = new Date().toISOString();
   await commitChange(
     [
-      unchangedStatus(t, r, { status: newStatus }),
-      activityPut(t, ACTIVITY.BiaStatusChanged, `BIA "${r.title}" moved to status ${newStatus}`, now),
+      unchangedStatus(tenantId, r, { status: newStatus }),
+      activityPut(tenantId, ACTIVITY.BiaStatusChanged, `BIA "${r.title}" moved to status ${newStatus}`, now),
     ],
-    change(t, actor, id, 'status', { from: r.status, to: newStatus }),
+    change(tenantId, actor, id, 'status', { from: r.status, to: newStatus }),
     { now },
   );
-  return biaDetail(t, id);
+  return biaDetail(tenantId, id);
 }
 
 /** The assignee must be a user or group of the tenant; the assignment's id is the assignee's. */
-export async function assign(t: string, id: string, input: { userId: string; type: number }, actor: Principal) {
-  const r = await getBia(t, id);
+export async function assign(tenantId: string, id: string, input: { userId: string; type: number }, actor: Principal) {
+  const r = await getBia(tenantId, id);
   assertEditable(r);
   const assigneeId = input.userId;
   const isUser = input.type === ASSIGNEE_TYPE.User;
-  const user = isUser ? await getUser(t, assigneeId) : undefined;
-  const group = isUser ? undefined : await getGroup(t, assigneeId);
+  const user = isUser ? await getUser(tenantId, assigneeId) : undefined;
+  const group = isUser ? undefined : await getGroup(tenantId, assigneeId);
   const userName = user ? `${user.firstName} ${user.lastName}`.trim() : group?.name;
   if (userName === undefined)
     throw validationError([{ path: 'body.userId', message: `No such ${isUser ? 'user' : 'group'} in this tenant` }]);
   await commitChange(
     [
       orConflict(
-        putItem(assignmentItem(t, id, assigneeId, input.type, userName), 'attribute_not_exists(pk)'),
+        putItem(assignmentItem(tenantId, id, assigneeId, input.type, userName), 'attribute_not_exists(pk)'),
         'This assignee is already assigned',
       ),
-      r.assignedToId ? null : unchangedStatus(t, r, { assignedToId: assigneeId }),
+      r.assignedToId ? null : unchangedStatus(tenantId, r, { assignedToId: assigneeId }),
     ],
-    change(t, actor, id, 'assign', { assigneeId, type: input.type }),
+    change(tenantId, actor, id, 'assign', { assigneeId, type: input.type }),
   );
-  return biaDetail(t, id);
+  return biaDetail(tenantId, id);
 }
 
-export async function unassign(t: string, id: string, assigneeId: string, actor: Principal) {
-  const r = await getBia(t, id);
+export async function unassign(tenantId: string, id: string, assigneeId: string, actor: Principal) {
+  const r = await getBia(tenantId, id);
   assertEditable(r);
-  const key = bia.assignmentKey(t, id, assigneeId);
+  const key = bia.assignmentKey(tenantId, id, assigneeId);
   await getOr404(key, 'Assignment', { consistent: true });
   await commitChange(
     [orConflict(deleteItem(key, 'attribute_exists(pk)'), 'The assignment was removed meanwhile')],
-    change(t, actor, id, 'unassign', { assigneeId }),
+    change(tenantId, actor, id, 'unassign', { assigneeId }),
   );
 }
 
@@ -167,27 +173,27 @@ export async function unassign(t: string, id: string, assigneeId: string, actor:
  * with its counter, stats and audit entry: an interrupted delete leaves the BIA in place and a
  * retry removes the rest, so nothing is ever orphaned.
  */
-export async function deleteBia(t: string, id: string, actor: Principal) {
-  const r = await getBia(t, id);
+export async function deleteBia(tenantId: string, id: string, actor: Principal) {
+  const r = await getBia(tenantId, id);
   const [entries, assignments] = await Promise.all([
-    childItems<EntryItem>(bia.entries(t, id)),
-    childItems<AssignmentItem>(bia.assignments(t, id)),
+    childItems<EntryItem>(bia.entries(tenantId, id)),
+    childItems<AssignmentItem>(bia.assignments(tenantId, id)),
   ]);
   await deleteAll([...entries, ...assignments].map(keyOf));
-  await deleteAll([keys.counter(bia.entries(t, id))]);
+  await deleteAll([keys.counter(bia.entries(tenantId, id))]);
   const now = new Date().toISOString();
   await commitChange(
     [
-      orConflict(deleteItem(bia.key(t, id), 'attribute_exists(pk)'), 'The BIA was deleted meanwhile'),
-      bumpCounter(bia.collection(t), -1),
-      statsAdd(t, {
+      orConflict(deleteItem(bia.key(tenantId, id), 'attribute_exists(pk)'), 'The BIA was deleted meanwhile'),
+      bumpCounter(bia.collection(tenantId), -1),
+      statsAdd(tenantId, {
         biasTotal: -1,
         entriesTotal: -entries.length,
         entriesCompleted: -entries.filter((e) => e.completed === true).length,
       }),
-      activityPut(t, ACTIVITY.BiaDeleted, `BIA "${r.title}" deleted`, now),
+      activityPut(tenantId, ACTIVITY.BiaDeleted, `BIA "${r.title}" deleted`, now),
     ],
-    change(t, actor, id, 'delete', { entries: entries.length, assignments: assignments.length }),
+    change(tenantId, actor, id, 'delete', { entries: entries.length, assignments: assignments.length }),
     { now },
   );
 }
@@ -198,11 +204,11 @@ export async function deleteBia(t: string, id: string, actor: Principal) {
  * are remapped to the copies. The children are written first (batches: a BIA may hold hundreds of
  * entries); the new BIA, its entry counter and the stats commit last, so the copy appears whole.
  */
-export async function newVersion(t: string, id: string, actor: Principal) {
-  const source = await getBia(t, id);
+export async function newVersion(tenantId: string, id: string, actor: Principal) {
+  const source = await getBia(tenantId, id);
   const [entries, assignments] = await Promise.all([
-    childItems<EntryItem>(bia.entries(t, id)),
-    childItems<AssignmentItem>(bia.assignments(t, id)),
+    childItems<EntryItem>(bia.entries(tenantId, id)),
+    childItems<AssignmentItem>(bia.assignments(tenantId, id)),
   ]);
   const now = new Date().toISOString();
   const copy: BiaRecord = {
@@ -220,23 +226,25 @@ export async function newVersion(t: string, id: string, actor: Principal) {
       const to = newIds.get(d.id);
       return to ? [{ id: to }] : [];
     });
-    return entryItem(t, copy.id, { ...record, id: newIds.get(record.id)!, processDependencies: deps });
+    return entryItem(tenantId, copy.id, { ...record, id: newIds.get(record.id)!, processDependencies: deps });
   });
-  const assignmentCopies = assignments.map((a) => assignmentItem(t, copy.id, a.sk, a.type, a.userName));
+  const assignmentCopies = assignments.map((a) => assignmentItem(tenantId, copy.id, a.sk, a.type, a.userName));
   await putAll([...copies, ...assignmentCopies]);
   await commitChange(
     [
-      putNew(biaItem(t, copy)),
-      bumpCounter(bia.collection(t), 1),
-      copies.length ? updateItem(keys.counter(bia.entries(t, copy.id)), {}, { add: { count: copies.length } }) : null,
-      statsAdd(t, {
+      putNew(biaItem(tenantId, copy)),
+      bumpCounter(bia.collection(tenantId), 1),
+      copies.length
+        ? updateItem(keys.counter(bia.entries(tenantId, copy.id)), {}, { add: { count: copies.length } })
+        : null,
+      statsAdd(tenantId, {
         biasTotal: 1,
         entriesTotal: copies.length,
         entriesCompleted: copies.filter((e) => e.completed).length,
       }),
-      activityPut(t, ACTIVITY.BiaCreated, `BIA "${copy.title}" version ${copy.version} created`, now),
+      activityPut(tenantId, ACTIVITY.BiaCreated, `BIA "${copy.title}" version ${copy.version} created`, now),
     ],
-    change(t, actor, copy.id, 'new-version', {
+    change(tenantId, actor, copy.id, 'new-version', {
       sourceBiaId: source.id,
       version: copy.version,
       entries: copies.length,
@@ -247,4 +255,5 @@ export async function newVersion(t: string, id: string, actor: Principal) {
 }
 
 /** Whether the BIA exists (for a 404 that tells a missing BIA from a missing child). */
-export const biaExists = async (t: string, id: string) => !!(await get(bia.key(t, id), { attributes: ['pk'] }));
+export const biaExists = async (tenantId: string, id: string) =>
+  !!(await get(bia.key(tenantId, id), { attributes: ['pk'] }));

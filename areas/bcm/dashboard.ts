@@ -21,7 +21,7 @@ import {
  * same transactions as the changes), the 10 soonest open tasks (task index) and the newest 10
  * activities (activity log).
  */
-export async function dashboard(t: string) {
+export async function dashboard(tenantId: string) {
   const newest = <T>(partition: string, index: 'gsi1' | 'gsi2', forward: boolean) =>
     queryItems<T>(
       {
@@ -34,9 +34,9 @@ export async function dashboard(t: string) {
       10,
     );
   const [stats, tasks, activities] = await Promise.all([
-    get<BcmStats>(bcmConfig.stats(t), { consistent: true }),
-    newest<{ briefDescription?: string; title?: string; dueAt?: string }>(bcmConfig.tasks(t), 'gsi2', true),
-    newest<ActivityItem>(bcmConfig.activity(t), 'gsi1', false),
+    get<BcmStats>(bcmConfig.stats(tenantId), { consistent: true }),
+    newest<{ briefDescription?: string; title?: string; dueAt?: string }>(bcmConfig.tasks(tenantId), 'gsi2', true),
+    newest<ActivityItem>(bcmConfig.activity(tenantId), 'gsi1', false),
   ]);
   const n = (k: string) => Math.max(0, Number(stats?.[k] ?? 0));
   const total = n('entriesTotal');
@@ -68,12 +68,14 @@ export const DEFAULT_THRESHOLDS: Threshold[] = [
   { dimension: 0, score: 5, description: 'Severe: must recover within 4 hours' },
 ];
 
-export async function thresholds(t: string): Promise<Threshold[]> {
-  return (await get<ThresholdsItem>(bcmConfig.thresholds(t), { consistent: true }))?.thresholds ?? DEFAULT_THRESHOLDS;
+export async function thresholds(tenantId: string): Promise<Threshold[]> {
+  return (
+    (await get<ThresholdsItem>(bcmConfig.thresholds(tenantId), { consistent: true }))?.thresholds ?? DEFAULT_THRESHOLDS
+  );
 }
 
 /** Replaces the list; a repeated (dimension, score) pair is 400. Stored sorted. */
-export async function putThresholds(t: string, list: Threshold[], actor: Principal) {
+export async function putThresholds(tenantId: string, list: Threshold[], actor: Principal) {
   const sorted = [...list].sort((a, b) => a.dimension - b.dimension || a.score - b.score);
   const repeated = sorted.findIndex(
     (x, i) => i > 0 && sorted[i - 1]!.dimension === x.dimension && sorted[i - 1]!.score === x.score,
@@ -85,8 +87,8 @@ export async function putThresholds(t: string, list: Threshold[], actor: Princip
         message: `Dimension ${sorted[repeated]!.dimension} has score ${sorted[repeated]!.score} twice`,
       },
     ]);
-  await commitChange([putItem(thresholdsItem(t, sorted))], {
-    tenantId: t,
+  await commitChange([putItem(thresholdsItem(tenantId, sorted))], {
+    tenantId,
     actor,
     entityType: 'BcmConfig',
     entityId: 'impact-thresholds',

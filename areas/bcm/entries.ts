@@ -30,8 +30,14 @@ import {
 } from './records.ts';
 import { assertEditable, BIA_STATUS } from './states.ts';
 
-const change = (t: string, actor: Principal, entityId: string, action: string, changes: Change['changes']): Change => ({
-  tenantId: t,
+const change = (
+  tenantId: string,
+  actor: Principal,
+  entityId: string,
+  action: string,
+  changes: Change['changes'],
+): Change => ({
+  tenantId,
   actor,
   entityType: 'BiaEntry',
   entityId,
@@ -40,37 +46,37 @@ const change = (t: string, actor: Principal, entityId: string, action: string, c
 });
 
 /** The detail, with the titles of the entries its process dependencies name (one read each). */
-async function detailOf(t: string, biaId: string, r: EntryRecord) {
+async function detailOf(tenantId: string, biaId: string, r: EntryRecord) {
   const titles = new Map<string, string>();
   await Promise.all(
     (r.processDependencies ?? []).map(async (d) => {
-      const other = await get<EntryItem>(bia.entryKey(t, biaId, d.id), { attributes: ['briefDescription'] });
+      const other = await get<EntryItem>(bia.entryKey(tenantId, biaId, d.id), { attributes: ['briefDescription'] });
       titles.set(d.id, other?.briefDescription ?? '');
     }),
   );
   return toEntryDetail(r, (id) => titles.get(id) ?? '');
 }
 
-const readEntry = (t: string, biaId: string, id: string) =>
-  getOr404<EntryItem>(bia.entryKey(t, biaId, id), 'Entry', { consistent: true });
+const readEntry = (tenantId: string, biaId: string, id: string) =>
+  getOr404<EntryItem>(bia.entryKey(tenantId, biaId, id), 'Entry', { consistent: true });
 
 /** One read when the entry exists (entries live only under their BIA); the BIA is read only to tell which 404 it is. */
-export async function getEntry(t: string, biaId: string, id: string) {
-  const item = await get<EntryItem>(bia.entryKey(t, biaId, id));
+export async function getEntry(tenantId: string, biaId: string, id: string) {
+  const item = await get<EntryItem>(bia.entryKey(tenantId, biaId, id));
   if (!item) {
-    if (!(await biaExists(t, biaId))) throw notFound('BIA');
+    if (!(await biaExists(tenantId, biaId))) throw notFound('BIA');
     throw notFound('Entry');
   }
-  return detailOf(t, biaId, entryRecordOf(item));
+  return detailOf(tenantId, biaId, entryRecordOf(item));
 }
 
 /**
  * Entries exist only under an existing BIA (a delete removes them before the BIA), so the BIA is
  * read, for its 404, only when the list is empty: a page costs the list's two requests.
  */
-export async function listEntries(t: string, biaId: string, q: { page: number; pageSize: number }) {
-  const { items, totalCount } = await listNewestFirst<EntryItem>(bia.entries(t, biaId), q);
-  if (!items.length && !totalCount) await getBia(t, biaId);
+export async function listEntries(tenantId: string, biaId: string, q: { page: number; pageSize: number }) {
+  const { items, totalCount } = await listNewestFirst<EntryItem>(bia.entries(tenantId, biaId), q);
+  if (!items.length && !totalCount) await getBia(tenantId, biaId);
   return toPage(items.map(toBrief), totalCount, q.page, q.pageSize);
 }
 
@@ -78,10 +84,10 @@ export async function listEntries(t: string, biaId: string, q: { page: number; p
  * The BIA must still exist and not be Completed when a child write commits: the read before the
  * write checked it, and this check holds it against a status change committed in between.
  */
-const biaStillEditable = (t: string, biaId: string) =>
+const biaStillEditable = (tenantId: string, biaId: string) =>
   orConflict(
     checkItem(
-      bia.key(t, biaId),
+      bia.key(tenantId, biaId),
       'attribute_exists(pk) AND #status <> :completed',
       { ':completed': BIA_STATUS.Completed },
       {
@@ -92,12 +98,12 @@ const biaStillEditable = (t: string, biaId: string) =>
   );
 
 export async function createEntry(
-  t: string,
+  tenantId: string,
   biaId: string,
   input: { briefDescription: string; completeAt?: string | null },
   actor: Principal,
 ) {
-  assertEditable(await getBia(t, biaId));
+  assertEditable(await getBia(tenantId, biaId));
   const now = new Date().toISOString();
   const r: EntryRecord = {
     id: crypto.randomUUID(),
@@ -107,12 +113,12 @@ export async function createEntry(
   };
   await commitChange(
     [
-      putNew(entryItem(t, biaId, r)),
-      bumpCounter(bia.entries(t, biaId), 1),
-      statsAdd(t, { entriesTotal: 1, entriesCompleted: isComplete(r.completeAt) ? 1 : 0 }),
-      biaStillEditable(t, biaId),
+      putNew(entryItem(tenantId, biaId, r)),
+      bumpCounter(bia.entries(tenantId, biaId), 1),
+      statsAdd(tenantId, { entriesTotal: 1, entriesCompleted: isComplete(r.completeAt) ? 1 : 0 }),
+      biaStillEditable(tenantId, biaId),
     ],
-    change(t, actor, r.id, 'create', { biaId, briefDescription: r.briefDescription }),
+    change(tenantId, actor, r.id, 'create', { biaId, briefDescription: r.briefDescription }),
     { now },
   );
   return toEntryDetail(r, () => '');
@@ -120,7 +126,7 @@ export async function createEntry(
 
 /** Replaces the stored entry conditionally on the revision read (no lost update). */
 async function rewrite(
-  t: string,
+  tenantId: string,
   biaId: string,
   before: EntryItem,
   after: EntryRecord,
@@ -128,8 +134,8 @@ async function rewrite(
   actor: Principal,
   extra: TransactItem[] = [],
 ) {
-  assertEditable(await getBia(t, biaId));
-  const item = { ...entryItem(t, biaId, after), revision: Number(before.revision ?? 0) + 1 };
+  assertEditable(await getBia(tenantId, biaId));
+  const item = { ...entryItem(tenantId, biaId, after), revision: Number(before.revision ?? 0) + 1 };
   const completedDelta = (item.completed ? 1 : 0) - (before.completed === true ? 1 : 0);
   const unchanged =
     before.revision === undefined
@@ -138,23 +144,23 @@ async function rewrite(
   await commitChange(
     [
       orConflict(unchanged, 'The entry changed meanwhile; try again'),
-      biaStillEditable(t, biaId),
-      statsAdd(t, { entriesCompleted: completedDelta }),
+      biaStillEditable(tenantId, biaId),
+      statsAdd(tenantId, { entriesCompleted: completedDelta }),
       ...extra,
     ],
-    change(t, actor, after.id, audit.action, audit.changes),
+    change(tenantId, actor, after.id, audit.action, audit.changes),
   );
-  return detailOf(t, biaId, after);
+  return detailOf(tenantId, biaId, after);
 }
 
 export async function updateEntry(
-  t: string,
+  tenantId: string,
   biaId: string,
   id: string,
   input: { briefDescription?: string | null; completeAt?: string | null },
   actor: Principal,
 ) {
-  const before = await readEntry(t, biaId, id);
+  const before = await readEntry(tenantId, biaId, id);
   const r = entryRecordOf(before);
   const after = {
     ...r,
@@ -162,7 +168,7 @@ export async function updateEntry(
     completeAt: input.completeAt ?? r.completeAt,
   };
   return rewrite(
-    t,
+    tenantId,
     biaId,
     before,
     after,
@@ -172,43 +178,43 @@ export async function updateEntry(
 }
 
 /** Sets completeAt to now unless the entry is already complete, which is returned unchanged. */
-export async function completeEntry(t: string, biaId: string, id: string, actor: Principal) {
-  const before = await readEntry(t, biaId, id);
+export async function completeEntry(tenantId: string, biaId: string, id: string, actor: Principal) {
+  const before = await readEntry(tenantId, biaId, id);
   const r = entryRecordOf(before);
   if (isComplete(r.completeAt)) {
-    await getBia(t, biaId);
-    return detailOf(t, biaId, r);
+    await getBia(tenantId, biaId);
+    return detailOf(tenantId, biaId, r);
   }
   const now = new Date().toISOString();
   return rewrite(
-    t,
+    tenantId,
     biaId,
     before,
     { ...r, completeAt: now },
     { action: 'complete', changes: { completeAt: now } },
     actor,
-    [activityPut(t, ACTIVITY.EntryCompleted, `Entry "${r.briefDescription}" completed`, now)],
+    [activityPut(tenantId, ACTIVITY.EntryCompleted, `Entry "${r.briefDescription}" completed`, now)],
   );
 }
 
-export async function deleteEntry(t: string, biaId: string, id: string, actor: Principal) {
-  assertEditable(await getBia(t, biaId));
-  const key = bia.entryKey(t, biaId, id);
+export async function deleteEntry(tenantId: string, biaId: string, id: string, actor: Principal) {
+  assertEditable(await getBia(tenantId, biaId));
+  const key = bia.entryKey(tenantId, biaId, id);
   const before = await getOr404<EntryItem>(key, 'Entry', { consistent: true });
   await commitChange(
     [
       orConflict(deleteItem(key, 'attribute_exists(pk)'), 'The entry was deleted meanwhile'),
-      bumpCounter(bia.entries(t, biaId), -1),
-      statsAdd(t, { entriesTotal: -1, entriesCompleted: before.completed === true ? -1 : 0 }),
-      biaStillEditable(t, biaId),
+      bumpCounter(bia.entries(tenantId, biaId), -1),
+      statsAdd(tenantId, { entriesTotal: -1, entriesCompleted: before.completed === true ? -1 : 0 }),
+      biaStillEditable(tenantId, biaId),
     ],
-    change(t, actor, id, 'delete', { biaId }),
+    change(tenantId, actor, id, 'delete', { biaId }),
   );
 }
 
 /** PUT .../{part}: validates every item against the part's schema, then replaces the list. */
 export async function replacePart(
-  t: string,
+  tenantId: string,
   biaId: string,
   id: string,
   part: string,
@@ -227,18 +233,18 @@ export async function replacePart(
     return out.success ? out.data : null;
   });
   if (issues.length) throw validationError(issues);
-  const before = await readEntry(t, biaId, id);
+  const before = await readEntry(tenantId, biaId, id);
   const r = entryRecordOf(before);
   const audit = { action: `update-${part}`, changes: { count: parsed.length } };
   if (part === 'process-dependencies') {
     const named = (parsed as { id: string }[]).map((d) => d.id);
     for (const [i, dep] of named.entries()) {
       if (dep === r.id) throw validationError([{ path: `body.${i}.id`, message: 'An entry cannot depend on itself' }]);
-      if (!(await get(bia.entryKey(t, biaId, dep), { attributes: ['pk'] })))
+      if (!(await get(bia.entryKey(tenantId, biaId, dep), { attributes: ['pk'] })))
         throw validationError([{ path: `body.${i}.id`, message: 'Not an entry of this BIA' }]);
     }
     const processDependencies = [...new Set(named)].map((dep) => ({ id: dep }));
-    return rewrite(t, biaId, before, { ...r, processDependencies }, audit, actor);
+    return rewrite(tenantId, biaId, before, { ...r, processDependencies }, audit, actor);
   }
-  return rewrite(t, biaId, before, { ...r, [PART_FIELDS[part]]: parsed }, audit, actor);
+  return rewrite(tenantId, biaId, before, { ...r, [PART_FIELDS[part]]: parsed }, audit, actor);
 }

@@ -12,36 +12,37 @@ import { impactScoreOf, isOpenAction } from './states.ts';
  * BCM_CONFIG collection.
  */
 export const bia = {
-  key: (t: string, id: string) => keys.tenantItem(t, 'BIA', id),
-  collection: (t: string) => keys.tenantCollection(t, 'BIA'),
-  entries: (t: string, biaId: string) => keys.childCollection(t, 'BIA', biaId, 'ENTRY'),
-  entryKey: (t: string, biaId: string, id: string) => keys.childItem(t, 'BIA', biaId, 'ENTRY', id),
-  assignments: (t: string, biaId: string) => keys.childCollection(t, 'BIA', biaId, 'ASSIGN'),
-  assignmentKey: (t: string, biaId: string, assigneeId: string) =>
-    keys.childItem(t, 'BIA', biaId, 'ASSIGN', assigneeId),
+  key: (tenantId: string, id: string) => keys.tenantItem(tenantId, 'BIA', id),
+  collection: (tenantId: string) => keys.tenantCollection(tenantId, 'BIA'),
+  entries: (tenantId: string, biaId: string) => keys.childCollection(tenantId, 'BIA', biaId, 'ENTRY'),
+  entryKey: (tenantId: string, biaId: string, id: string) => keys.childItem(tenantId, 'BIA', biaId, 'ENTRY', id),
+  assignments: (tenantId: string, biaId: string) => keys.childCollection(tenantId, 'BIA', biaId, 'ASSIGN'),
+  assignmentKey: (tenantId: string, biaId: string, assigneeId: string) =>
+    keys.childItem(tenantId, 'BIA', biaId, 'ASSIGN', assigneeId),
 };
 export const risk = {
-  key: (t: string, id: string) => keys.tenantItem(t, 'RISK', id),
-  collection: (t: string) => keys.tenantCollection(t, 'RISK'),
-  assessments: (t: string, riskId: string) => keys.childCollection(t, 'RISK', riskId, 'ASSESS'),
-  assessmentKey: (t: string, riskId: string, id: string) => keys.childItem(t, 'RISK', riskId, 'ASSESS', id),
-  actions: (t: string, riskId: string) => keys.childCollection(t, 'RISK', riskId, 'ACTION'),
-  actionKey: (t: string, riskId: string, id: string) => keys.childItem(t, 'RISK', riskId, 'ACTION', id),
+  key: (tenantId: string, id: string) => keys.tenantItem(tenantId, 'RISK', id),
+  collection: (tenantId: string) => keys.tenantCollection(tenantId, 'RISK'),
+  assessments: (tenantId: string, riskId: string) => keys.childCollection(tenantId, 'RISK', riskId, 'ASSESS'),
+  assessmentKey: (tenantId: string, riskId: string, id: string) =>
+    keys.childItem(tenantId, 'RISK', riskId, 'ASSESS', id),
+  actions: (tenantId: string, riskId: string) => keys.childCollection(tenantId, 'RISK', riskId, 'ACTION'),
+  actionKey: (tenantId: string, riskId: string, id: string) => keys.childItem(tenantId, 'RISK', riskId, 'ACTION', id),
 };
 export const bcmConfig = {
-  stats: (t: string) => keys.tenantItem(t, 'BCM_CONFIG', 'stats'),
-  thresholds: (t: string) => keys.tenantItem(t, 'BCM_CONFIG', 'impact-thresholds'),
-  activity: (t: string) => keys.childCollection(t, 'BCM_CONFIG', 'activity', 'LOG'),
+  stats: (tenantId: string) => keys.tenantItem(tenantId, 'BCM_CONFIG', 'stats'),
+  thresholds: (tenantId: string) => keys.tenantItem(tenantId, 'BCM_CONFIG', 'impact-thresholds'),
+  activity: (tenantId: string) => keys.childCollection(tenantId, 'BCM_CONFIG', 'activity', 'LOG'),
   /** gsi2 partition of open tasks (incomplete entries and open actions with a due date), soonest first. */
-  tasks: (t: string) => `${keys.tenantCollection(t, 'BCM_CONFIG')}#TASKS`,
+  tasks: (tenantId: string) => `${keys.tenantCollection(tenantId, 'BCM_CONFIG')}#TASKS`,
 };
 
 /** An item's table key, as a type alias (stored item types must be plain records for the write builders). */
 type Key = { pk: string; sk: string };
 
 /** The attributes that put an item in the tenant's task index. */
-const taskIndex = (t: string, dueAt: string, id: string) => ({
-  gsi2pk: bcmConfig.tasks(t),
+const taskIndex = (tenantId: string, dueAt: string, id: string) => ({
+  gsi2pk: bcmConfig.tasks(tenantId),
   gsi2sk: `${dueAt}#${id}`,
 });
 
@@ -75,11 +76,11 @@ export type BiaRecord = {
 };
 export type BiaItem = Key & BiaRecord & { tenantId: string };
 
-export const biaItem = (t: string, r: BiaRecord): BiaItem & ReturnType<typeof keys.newestFirst> => ({
-  ...bia.key(t, r.id),
-  ...keys.newestFirst(bia.collection(t), r.createdAt, r.id),
+export const biaItem = (tenantId: string, r: BiaRecord): BiaItem & ReturnType<typeof keys.newestFirst> => ({
+  ...bia.key(tenantId, r.id),
+  ...keys.newestFirst(bia.collection(tenantId), r.createdAt, r.id),
   ...r,
-  tenantId: t,
+  tenantId,
 });
 
 export const toBia = (i: BiaItem): BiaRecord => ({
@@ -98,8 +99,14 @@ export type AssignmentItem = Key & {
   type: number;
   userName: string;
 };
-export const assignmentItem = (t: string, biaId: string, assigneeId: string, type: number, userName: string) => ({
-  ...bia.assignmentKey(t, biaId, assigneeId),
+export const assignmentItem = (
+  tenantId: string,
+  biaId: string,
+  assigneeId: string,
+  type: number,
+  userName: string,
+) => ({
+  ...bia.assignmentKey(tenantId, biaId, assigneeId),
   type,
   userName,
 });
@@ -139,16 +146,16 @@ export function entryRecordOf(i: EntryItem): EntryRecord {
 }
 
 /** The stored entry: parts inline (one GetItem for the detail). */
-export function entryItem(t: string, biaId: string, r: EntryRecord): EntryItem {
-  const pk = bia.entries(t, biaId);
+export function entryItem(tenantId: string, biaId: string, r: EntryRecord): EntryItem {
+  const pk = bia.entries(tenantId, biaId);
   const completed = isComplete(r.completeAt);
   return {
     ...r,
-    ...bia.entryKey(t, biaId, r.id),
+    ...bia.entryKey(tenantId, biaId, r.id),
     ...keys.newestFirst(pk, r.createdAt, r.id),
     biaId,
     completed,
-    ...(r.completeAt && !completed ? { ...taskIndex(t, r.completeAt, `E#${r.id}`), dueAt: r.completeAt } : {}),
+    ...(r.completeAt && !completed ? { ...taskIndex(tenantId, r.completeAt, `E#${r.id}`), dueAt: r.completeAt } : {}),
   };
 }
 
@@ -193,11 +200,11 @@ export type RiskItem = Key & {
   revision?: number;
 };
 
-export const riskItem = (t: string, r: Omit<RiskItem, keyof Key | 'tenantId' | 'revision'>) => ({
-  ...risk.key(t, r.id),
-  ...keys.newestFirst(risk.collection(t), r.createdAt, r.id),
+export const riskItem = (tenantId: string, r: Omit<RiskItem, keyof Key | 'tenantId' | 'revision'>) => ({
+  ...risk.key(tenantId, r.id),
+  ...keys.newestFirst(risk.collection(tenantId), r.createdAt, r.id),
   ...r,
-  tenantId: t,
+  tenantId,
   revision: 0,
 });
 
@@ -220,8 +227,12 @@ export type AssessmentItem = Key & {
   score: number;
   createdAt: string;
 };
-export const assessmentItem = (t: string, riskId: string, r: Omit<AssessmentItem, keyof Key>): AssessmentItem => ({
-  ...risk.assessmentKey(t, riskId, r.id),
+export const assessmentItem = (
+  tenantId: string,
+  riskId: string,
+  r: Omit<AssessmentItem, keyof Key>,
+): AssessmentItem => ({
+  ...risk.assessmentKey(tenantId, riskId, r.id),
   ...r,
   riskId,
 });
@@ -245,18 +256,18 @@ export type ActionRecord = {
 export type ActionItem = Key & ActionRecord;
 
 /** An open action with a due date is a dashboard task. */
-export const actionItem = (t: string, riskId: string, r: ActionRecord) => ({
-  ...risk.actionKey(t, riskId, r.id),
+export const actionItem = (tenantId: string, riskId: string, r: ActionRecord) => ({
+  ...risk.actionKey(tenantId, riskId, r.id),
   ...r,
-  ...(r.dueAt && isOpenAction(r.status) ? { ...taskIndex(t, r.dueAt, `A#${r.id}`), dueAt: r.dueAt } : {}),
+  ...(r.dueAt && isOpenAction(r.status) ? { ...taskIndex(tenantId, r.dueAt, `A#${r.id}`), dueAt: r.dueAt } : {}),
 });
 /** The action's new fields, conditional on the status read; it leaves the task index once closed or undated. */
-export function actionUpdate(t: string, riskId: string, r: ActionRecord, wasStatus: number): TransactItem {
+export function actionUpdate(tenantId: string, riskId: string, r: ActionRecord, wasStatus: number): TransactItem {
   const task = !!r.dueAt && isOpenAction(r.status);
   const { id: _, createdAt: _c, ...fields } = r;
   return updateItem(
-    risk.actionKey(t, riskId, r.id),
-    { ...fields, ...(task ? taskIndex(t, r.dueAt!, `A#${r.id}`) : {}) },
+    risk.actionKey(tenantId, riskId, r.id),
+    { ...fields, ...(task ? taskIndex(tenantId, r.dueAt!, `A#${r.id}`) : {}) },
     {
       remove: task ? [] : ['gsi2pk', 'gsi2sk'],
       condition: '#was = :was',
@@ -292,9 +303,9 @@ export const toRiskDetail = (i: RiskItem, assessments: AssessmentItem[], actions
 // ---- Stats, activity, thresholds ----
 
 /** Adds to counters of the tenant's BCM stats item (biasTotal, entries, open risks by level); null when all are 0. */
-export function statsAdd(t: string, deltas: Record<string, number>): TransactItem | null {
+export function statsAdd(tenantId: string, deltas: Record<string, number>): TransactItem | null {
   const add = Object.fromEntries(Object.entries(deltas).filter(([, v]) => v !== 0));
-  return Object.keys(add).length ? updateItem(bcmConfig.stats(t), {}, { add }) : null;
+  return Object.keys(add).length ? updateItem(bcmConfig.stats(tenantId), {}, { add }) : null;
 }
 
 /** Open (not Closed) risks are counted by level in the BCM stats: `openRisks<level>`. */
@@ -320,9 +331,9 @@ export type ActivityItem = Key & {
   description: string;
   createdAt: string;
 };
-export function activityPut(t: string, activityType: number, description: string, now: string): TransactItem {
+export function activityPut(tenantId: string, activityType: number, description: string, now: string): TransactItem {
   const sk = crypto.randomUUID();
-  const pk = bcmConfig.activity(t);
+  const pk = bcmConfig.activity(tenantId);
   return putItem({
     pk,
     sk,
@@ -348,7 +359,7 @@ export type Threshold = { dimension: number; score: number; description: string 
 export type ThresholdsItem = Key & {
   thresholds: Threshold[];
 };
-export const thresholdsItem = (t: string, thresholds: Threshold[]): ThresholdsItem => ({
-  ...bcmConfig.thresholds(t),
+export const thresholdsItem = (tenantId: string, thresholds: Threshold[]): ThresholdsItem => ({
+  ...bcmConfig.thresholds(tenantId),
   thresholds,
 });

@@ -45,37 +45,38 @@ import {
 
 type Entity = 'Risk' | 'RiskAssessment' | 'MitigationAction';
 const change = (
-  t: string,
+  tenantId: string,
   actor: Principal,
   entityType: Entity,
   entityId: string,
   action: string,
   changes: Change['changes'],
-): Change => ({ tenantId: t, actor, entityType, entityId, action, changes });
+): Change => ({ tenantId, actor, entityType, entityId, action, changes });
 
-const readRisk = (t: string, id: string) => getOr404<RiskItem>(risk.key(t, id), 'Risk', { consistent: true });
+const readRisk = (tenantId: string, id: string) =>
+  getOr404<RiskItem>(risk.key(tenantId, id), 'Risk', { consistent: true });
 
-export async function riskDetail(t: string, id: string) {
+export async function riskDetail(tenantId: string, id: string) {
   const [item, assessments, actions] = await Promise.all([
-    readRisk(t, id),
-    childItems<AssessmentItem>(risk.assessments(t, id)),
-    childItems<ActionItem>(risk.actions(t, id)),
+    readRisk(tenantId, id),
+    childItems<AssessmentItem>(risk.assessments(tenantId, id)),
+    childItems<ActionItem>(risk.actions(tenantId, id)),
   ]);
   return toRiskDetail(item, assessments, actions);
 }
 
-export async function listRisks(t: string, q: { page: number; pageSize: number }) {
-  const { items, totalCount } = await listNewestFirst<RiskItem>(risk.collection(t), q);
+export async function listRisks(tenantId: string, q: { page: number; pageSize: number }) {
+  const { items, totalCount } = await listNewestFirst<RiskItem>(risk.collection(tenantId), q);
   return toPage(items.map(toRisk), totalCount, q.page, q.pageSize);
 }
 
 export async function createRisk(
-  t: string,
+  tenantId: string,
   input: { title: string; description?: string | null; category: number; level: number },
   actor: Principal,
 ) {
   const now = new Date().toISOString();
-  const item = riskItem(t, {
+  const item = riskItem(tenantId, {
     id: crypto.randomUUID(),
     title: input.title,
     description: input.description || null,
@@ -89,22 +90,26 @@ export async function createRisk(
   await commitChange(
     [
       putNew(item),
-      bumpCounter(risk.collection(t), 1),
-      statsAdd(t, { [openRiskCounter(input.level)]: 1 }),
-      activityPut(t, ACTIVITY.RiskCreated, `Risk "${item.title}" identified`, now),
+      bumpCounter(risk.collection(tenantId), 1),
+      statsAdd(tenantId, { [openRiskCounter(input.level)]: 1 }),
+      activityPut(tenantId, ACTIVITY.RiskCreated, `Risk "${item.title}" identified`, now),
     ],
-    change(t, actor, 'Risk', item.id, 'create', { title: item.title, category: item.category, level: item.level }),
+    change(tenantId, actor, 'Risk', item.id, 'create', {
+      title: item.title,
+      category: item.category,
+      level: item.level,
+    }),
     { now },
   );
   return toRiskDetail(item, [], []);
 }
 
 /** Updates the risk item on the revision read: status moves and score recomputations never cross. */
-const riskUpdate = (t: string, before: RiskItem, set: Record<string, unknown>): Write => {
+const riskUpdate = (tenantId: string, before: RiskItem, set: Record<string, unknown>): Write => {
   const revision = Number(before.revision ?? 0);
   return orConflict(
     updateItem(
-      risk.key(t, before.id),
+      risk.key(tenantId, before.id),
       { ...set, revision: revision + 1 },
       {
         condition: 'revision = :rev',
@@ -115,122 +120,122 @@ const riskUpdate = (t: string, before: RiskItem, set: Record<string, unknown>): 
   );
 };
 
-export async function setRiskStatus(t: string, id: string, newStatus: number, actor: Principal) {
-  const before = await readRisk(t, id);
+export async function setRiskStatus(tenantId: string, id: string, newStatus: number, actor: Principal) {
+  const before = await readRisk(tenantId, id);
   const from = Number(before.status);
   assertRiskMove(from, newStatus);
   const openDelta = (from === RISK_STATUS.Closed ? 1 : 0) - (newStatus === RISK_STATUS.Closed ? 1 : 0);
   const now = new Date().toISOString();
   await commitChange(
     [
-      riskUpdate(t, before, { status: newStatus }),
-      statsAdd(t, { [openRiskCounter(Number(before.level))]: openDelta }),
-      activityPut(t, ACTIVITY.RiskStatusChanged, `Risk "${before.title}" moved to status ${newStatus}`, now),
+      riskUpdate(tenantId, before, { status: newStatus }),
+      statsAdd(tenantId, { [openRiskCounter(Number(before.level))]: openDelta }),
+      activityPut(tenantId, ACTIVITY.RiskStatusChanged, `Risk "${before.title}" moved to status ${newStatus}`, now),
     ],
-    change(t, actor, 'Risk', id, 'status', { from, to: newStatus }),
+    change(tenantId, actor, 'Risk', id, 'status', { from, to: newStatus }),
     { now },
   );
-  return riskDetail(t, id);
+  return riskDetail(tenantId, id);
 }
 
 /** Every assessment change recomputes probabilityScore in the same transaction. */
-const withScores = (t: string, before: RiskItem, scores: number[]) =>
-  riskUpdate(t, before, { probabilityScore: probabilityScoreOf(Number(before.level), scores) });
+const withScores = (tenantId: string, before: RiskItem, scores: number[]) =>
+  riskUpdate(tenantId, before, { probabilityScore: probabilityScoreOf(Number(before.level), scores) });
 
-const otherScores = async (t: string, riskId: string, except?: string) =>
-  (await childItems<AssessmentItem>(risk.assessments(t, riskId)))
+const otherScores = async (tenantId: string, riskId: string, except?: string) =>
+  (await childItems<AssessmentItem>(risk.assessments(tenantId, riskId)))
     .filter((a) => a.id !== except)
     .map((a) => Number(a.score));
 
 /** Answers the created assessment (its id included); the risk's new scores show in the risk detail. */
 export async function createAssessment(
-  t: string,
+  tenantId: string,
   riskId: string,
   input: { name: string; score: number },
   actor: Principal,
 ) {
-  const before = await readRisk(t, riskId);
+  const before = await readRisk(tenantId, riskId);
   const now = new Date().toISOString();
-  const item = assessmentItem(t, riskId, {
+  const item = assessmentItem(tenantId, riskId, {
     id: crypto.randomUUID(),
     name: input.name,
     score: input.score,
     createdAt: now,
   });
-  const scores = [...(await otherScores(t, riskId)), input.score];
+  const scores = [...(await otherScores(tenantId, riskId)), input.score];
   await commitChange(
     [
       putNew(item),
-      withScores(t, before, scores),
+      withScores(tenantId, before, scores),
       activityPut(
-        t,
+        tenantId,
         ACTIVITY.AssessmentRecorded,
         `Risk "${before.title}" assessed: ${input.name} (${input.score})`,
         now,
       ),
     ],
-    change(t, actor, 'RiskAssessment', item.id, 'create', { riskId, name: input.name, score: input.score }),
+    change(tenantId, actor, 'RiskAssessment', item.id, 'create', { riskId, name: input.name, score: input.score }),
     { now },
   );
   return toAssessment(item, riskId);
 }
 
-const readAssessment = (t: string, riskId: string, id: string) =>
-  getOr404<AssessmentItem>(risk.assessmentKey(t, riskId, id), 'Assessment', { consistent: true });
+const readAssessment = (tenantId: string, riskId: string, id: string) =>
+  getOr404<AssessmentItem>(risk.assessmentKey(tenantId, riskId, id), 'Assessment', { consistent: true });
 
 export async function updateAssessment(
-  t: string,
+  tenantId: string,
   riskId: string,
   id: string,
   input: { name?: string | null; score?: number | null },
   actor: Principal,
 ) {
-  const before = await readRisk(t, riskId);
-  const current = await readAssessment(t, riskId, id);
+  const before = await readRisk(tenantId, riskId);
+  const current = await readAssessment(tenantId, riskId, id);
   const name = input.name ?? current.name;
   const score = input.score ?? Number(current.score);
-  const scores = [...(await otherScores(t, riskId, id)), score];
+  const scores = [...(await otherScores(tenantId, riskId, id)), score];
   await commitChange(
     [
       orConflict(
-        updateItem(risk.assessmentKey(t, riskId, id), { name, score }, { condition: 'attribute_exists(pk)' }),
+        updateItem(risk.assessmentKey(tenantId, riskId, id), { name, score }, { condition: 'attribute_exists(pk)' }),
         'The assessment was deleted meanwhile',
       ),
-      withScores(t, before, scores),
+      withScores(tenantId, before, scores),
     ],
-    change(t, actor, 'RiskAssessment', id, 'update', { name, score }),
+    change(tenantId, actor, 'RiskAssessment', id, 'update', { name, score }),
   );
-  return riskDetail(t, riskId);
+  return riskDetail(tenantId, riskId);
 }
 
 /** Deletes the assessment with its actions (at most 90 in the transaction, beside the risk's score update). */
-export async function deleteAssessment(t: string, riskId: string, id: string, actor: Principal) {
-  const before = await readRisk(t, riskId);
-  await readAssessment(t, riskId, id);
-  const actions = (await childItems<ActionItem>(risk.actions(t, riskId))).filter((a) => a.assessmentId === id);
+export async function deleteAssessment(tenantId: string, riskId: string, id: string, actor: Principal) {
+  const before = await readRisk(tenantId, riskId);
+  await readAssessment(tenantId, riskId, id);
+  const actions = (await childItems<ActionItem>(risk.actions(tenantId, riskId))).filter((a) => a.assessmentId === id);
   await commitChange(
     [
       orConflict(
-        deleteItem(risk.assessmentKey(t, riskId, id), 'attribute_exists(pk)'),
+        deleteItem(risk.assessmentKey(tenantId, riskId, id), 'attribute_exists(pk)'),
         'The assessment was deleted meanwhile',
       ),
       ...actions.slice(0, 90).map((a) => deleteItem(keyOf(a))),
-      withScores(t, before, await otherScores(t, riskId, id)),
+      withScores(tenantId, before, await otherScores(tenantId, riskId, id)),
     ],
-    change(t, actor, 'RiskAssessment', id, 'delete', { riskId, actions: actions.length }),
+    change(tenantId, actor, 'RiskAssessment', id, 'delete', { riskId, actions: actions.length }),
   );
 }
 
 /** Answers the created action (its id included); actions hang under an assessment of the risk. */
 export async function createAction(
-  t: string,
+  tenantId: string,
   riskId: string,
   assessmentId: string,
   input: { title: string; description?: string | null; status?: number | null; dueAt?: string | null },
   actor: Principal,
 ) {
-  await readRisk(t, riskId);
-  await readAssessment(t, riskId, assessmentId);
+  await readRisk(tenantId, riskId);
+  await readAssessment(tenantId, riskId, assessmentId);
   const now = new Date().toISOString();
   const record: ActionRecord = {
     id: crypto.randomUUID(),
@@ -243,14 +248,14 @@ export async function createAction(
   };
   await commitChange(
     [
-      putNew(actionItem(t, riskId, record)),
+      putNew(actionItem(tenantId, riskId, record)),
       orConflict(
-        checkItem(risk.assessmentKey(t, riskId, assessmentId), 'attribute_exists(pk)'),
+        checkItem(risk.assessmentKey(tenantId, riskId, assessmentId), 'attribute_exists(pk)'),
         'The assessment was deleted meanwhile',
       ),
-      activityPut(t, ACTIVITY.ActionChanged, `Mitigation "${record.title}" added`, now),
+      activityPut(tenantId, ACTIVITY.ActionChanged, `Mitigation "${record.title}" added`, now),
     ],
-    change(t, actor, 'MitigationAction', record.id, 'create', {
+    change(tenantId, actor, 'MitigationAction', record.id, 'create', {
       riskId,
       assessmentId,
       title: record.title,
@@ -262,16 +267,16 @@ export async function createAction(
 }
 
 export async function updateAction(
-  t: string,
+  tenantId: string,
   riskId: string,
   assessmentId: string,
   id: string,
   input: { title?: string | null; description?: string | null; status?: number | null; dueAt?: string | null },
   actor: Principal,
 ) {
-  await readRisk(t, riskId);
+  await readRisk(tenantId, riskId);
   const current = toActionRecord(
-    await getOr404<ActionItem>(risk.actionKey(t, riskId, id), 'Mitigation action', { consistent: true }),
+    await getOr404<ActionItem>(risk.actionKey(tenantId, riskId, id), 'Mitigation action', { consistent: true }),
   );
   if (current.assessmentId !== assessmentId) throw notFound('Mitigation action');
   const status = input.status ?? current.status;
@@ -286,10 +291,13 @@ export async function updateAction(
   const now = new Date().toISOString();
   await commitChange(
     [
-      orConflict(actionUpdate(t, riskId, next, current.status), 'The mitigation action changed meanwhile; try again'),
-      activityPut(t, ACTIVITY.ActionChanged, `Mitigation "${next.title}" updated`, now),
+      orConflict(
+        actionUpdate(tenantId, riskId, next, current.status),
+        'The mitigation action changed meanwhile; try again',
+      ),
+      activityPut(tenantId, ACTIVITY.ActionChanged, `Mitigation "${next.title}" updated`, now),
     ],
-    change(t, actor, 'MitigationAction', id, 'update', {
+    change(tenantId, actor, 'MitigationAction', id, 'update', {
       title: next.title,
       description: next.description,
       status,
@@ -297,5 +305,5 @@ export async function updateAction(
     }),
     { now },
   );
-  return riskDetail(t, riskId);
+  return riskDetail(tenantId, riskId);
 }

@@ -46,21 +46,21 @@ export function limitsOf(sub: Pick<SubscriptionRecord, 'planId' | 'planType'>): 
 
 /** The tenant on its subscription's plan (activation, a trial, a renewal: also back from Suspended). */
 export const limitsUp = (
-  t: string,
+  tenantId: string,
   sub: SubscriptionRecord,
   trialExpiresAt: string | null,
   now: string,
 ): TransactItem =>
   updateItem(
-    billingKeys.tenant(t),
+    billingKeys.tenant(tenantId),
     { ...limitsOf(sub), trialExpiresAt, updatedAt: now },
     { condition: 'attribute_exists(pk)' },
   );
 
 /** The tenant back on the baseline (suspension, cancellation, a refunded period charge). */
-export const limitsDown = (t: string, now: string): TransactItem =>
+export const limitsDown = (tenantId: string, now: string): TransactItem =>
   updateItem(
-    billingKeys.tenant(t),
+    billingKeys.tenant(tenantId),
     { ...BASELINE, trialExpiresAt: null, updatedAt: now },
     { condition: 'attribute_exists(pk)' },
   );

@@ -62,7 +62,7 @@ const release = (key: Key) =>
  * key with another body is 409. A request that failed leaves nothing behind, so it may be retried.
  */
 export async function idempotent<T>(
-  t: string,
+  tenantId: string,
   scope: string,
   key: string | undefined,
   body: unknown,
@@ -71,7 +71,7 @@ export async function idempotent<T>(
   if (key === undefined) return run();
   if (!KEY_PATTERN.test(key))
     throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-200 visible ASCII characters');
-  const itemKey = billingKeys.idempotency(t, scope, key);
+  const itemKey = billingKeys.idempotency(tenantId, scope, key);
   const bodyHash = createHash('sha256')
     .update(JSON.stringify(body ?? null))
     .digest('hex');

@@ -4,35 +4,35 @@ import { reply, toPage } from '#shared/http/responses.ts';
 import { INVOICE_STATUS_LABEL } from './ledger.ts';
 import { billingKeys, invoicePdfKey, toInvoice, toInvoiceDetail, type InvoiceRecord } from './records.ts';
 
-export async function listInvoices(t: string, q: { page: number; pageSize: number }) {
-  const { items, totalCount } = await listNewestFirst<InvoiceRecord>(billingKeys.invoices(t), q);
+export async function listInvoices(tenantId: string, q: { page: number; pageSize: number }) {
+  const { items, totalCount } = await listNewestFirst<InvoiceRecord>(billingKeys.invoices(tenantId), q);
   return toPage(items.map(toInvoice), totalCount, q.page, q.pageSize);
 }
 
-async function invoiceOr404(t: string, id: string) {
+async function invoiceOr404(tenantId: string, id: string) {
   const [invoice, tenant] = await Promise.all([
-    getOr404<InvoiceRecord>(billingKeys.invoice(t, id), 'Invoice'),
-    get<{ name?: string }>(billingKeys.tenant(t), { attributes: ['name'] }),
+    getOr404<InvoiceRecord>(billingKeys.invoice(tenantId, id), 'Invoice'),
+    get<{ name?: string }>(billingKeys.tenant(tenantId), { attributes: ['name'] }),
   ]);
   return { invoice, tenantName: String(tenant?.name ?? '') };
 }
 
-export async function invoiceDetail(t: string, id: string) {
-  const { invoice, tenantName } = await invoiceOr404(t, id);
+export async function invoiceDetail(tenantId: string, id: string) {
+  const { invoice, tenantName } = await invoiceOr404(tenantId, id);
   return toInvoiceDetail(invoice, tenantName);
 }
 
 /** Streams the stored PDF; one missing from the bucket (lost, or never stored) is rendered again and kept. */
-export async function invoicePdf(t: string, id: string) {
-  const { invoice, tenantName } = await invoiceOr404(t, id);
-  const key = invoice.pdfKey ?? invoicePdfKey(t, id);
+export async function invoicePdf(tenantId: string, id: string) {
+  const { invoice, tenantName } = await invoiceOr404(tenantId, id);
+  const key = invoice.pdfKey ?? invoicePdfKey(tenantId, id);
   // S3 and the renderer load only for this route.
   const { readInvoicePdf, storeInvoicePdf } = await import('./invoice-pdf.ts');
   let bytes = await readInvoicePdf(key);
   if (!bytes) {
     await storeInvoicePdf({
       id,
-      tenantId: t,
+      tenantId,
       tenantName,
       planName: invoice.subscriptionPlanName ?? null,
       amountMinor: Number(invoice.amountMinor),

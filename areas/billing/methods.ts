@@ -11,15 +11,15 @@ import { METHOD_LIMIT, type ProviderId } from './vocabulary.ts';
 const limitReached = () => conflict(`At most ${METHOD_LIMIT} payment methods per tenant`, 'LIMIT_REACHED');
 
 /** The tenant's methods (one Query) and its default pointer (one GetItem). */
-async function methodsOf(t: string): Promise<{ methods: MethodRecord[]; defaultId: string | null }> {
+async function methodsOf(tenantId: string): Promise<{ methods: MethodRecord[]; defaultId: string | null }> {
   const [items, pointer] = await Promise.all([
     queryItems<MethodRecord>({
       TableName: config.tableName,
       KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': billingKeys.methods(t) },
+      ExpressionAttributeValues: { ':pk': billingKeys.methods(tenantId) },
       ConsistentRead: true,
     }),
-    get<{ methodId?: string }>(billingKeys.defaultMethod(t), { consistent: true }),
+    get<{ methodId?: string }>(billingKeys.defaultMethod(tenantId), { consistent: true }),
   ]);
   return {
     // The partition also holds the methods' counter.
@@ -28,8 +28,8 @@ async function methodsOf(t: string): Promise<{ methods: MethodRecord[]; defaultI
   };
 }
 
-export async function listMethods(t: string) {
-  const { methods, defaultId } = await methodsOf(t);
+export async function listMethods(tenantId: string) {
+  const { methods, defaultId } = await methodsOf(tenantId);
   return methods
     .sort(
       (a, b) =>
@@ -43,11 +43,11 @@ export async function listMethods(t: string) {
  * The tenant's method counter moved by `by`, under the limit when adding. A tenant whose counter
  * does not exist yet (methods stored before it) starts from the methods listed.
  */
-function countMethods(t: string, by: 1 | -1, listed: number): TransactItem {
+function countMethods(tenantId: string, by: 1 | -1, listed: number): TransactItem {
   return {
     Update: {
       TableName: config.tableName,
-      Key: billingKeys.methodCount(t),
+      Key: billingKeys.methodCount(tenantId),
       UpdateExpression: 'SET #count = if_not_exists(#count, :listed) + :by',
       ExpressionAttributeNames: { '#count': 'count' },
       ExpressionAttributeValues: { ':listed': listed, ':by': by, ...(by > 0 ? { ':limit': METHOD_LIMIT } : {}) },
@@ -62,13 +62,13 @@ const DEFAULT_TAKEN = new ApiError(409, 'DEFAULT_TAKEN', 'Another method became 
  * Exchanges the provider token for a stored method; the tenant's first method becomes its default.
  * The limit is a condition of the write (the counter), so parallel adds never store more than it.
  */
-export async function addMethod(t: string, input: { provider: number; token: string }, actor: Principal) {
-  const { methods, defaultId } = await methodsOf(t);
+export async function addMethod(tenantId: string, input: { provider: number; token: string }, actor: Principal) {
+  const { methods, defaultId } = await methodsOf(tenantId);
   if (methods.length >= METHOD_LIMIT) throw limitReached();
   const card = await paymentGateway(input.provider as ProviderId).attachMethod(input.token);
   const method: MethodRecord = {
     id: crypto.randomUUID(),
-    tenantId: t,
+    tenantId,
     provider: input.provider,
     ...card,
     createdAt: new Date().toISOString(),
@@ -80,16 +80,16 @@ export async function addMethod(t: string, input: { provider: number; token: str
           putItem(methodItem(method), 'attribute_not_exists(pk)'),
           'Payment methods changed meanwhile; try again',
         ),
-        orConflict(countMethods(t, 1, methods.length), limitReached()),
+        orConflict(countMethods(tenantId, 1, methods.length), limitReached()),
         makeDefault
           ? orConflict(
-              putItem(defaultMethodItem(t, method.id, method.createdAt), 'attribute_not_exists(pk)'),
+              putItem(defaultMethodItem(tenantId, method.id, method.createdAt), 'attribute_not_exists(pk)'),
               DEFAULT_TAKEN,
             )
           : null,
       ],
       {
-        tenantId: t,
+        tenantId,
         actor,
         entityType: 'PaymentMethod',
         entityId: method.id,
@@ -110,8 +110,10 @@ export async function addMethod(t: string, input: { provider: number; token: str
   return toMethod(method, isDefault ? method.id : null);
 }
 
-export async function setDefault(t: string, methodId: string, actor: Principal) {
-  const method = await getOr404<MethodRecord>(billingKeys.method(t, methodId), 'Payment method', { consistent: true });
+export async function setDefault(tenantId: string, methodId: string, actor: Principal) {
+  const method = await getOr404<MethodRecord>(billingKeys.method(tenantId, methodId), 'Payment method', {
+    consistent: true,
+  });
   const now = new Date().toISOString();
   await commitChange(
     [
@@ -119,16 +121,16 @@ export async function setDefault(t: string, methodId: string, actor: Principal) 
         {
           ConditionCheck: {
             TableName: config.tableName,
-            Key: billingKeys.method(t, methodId),
+            Key: billingKeys.method(tenantId, methodId),
             ConditionExpression: 'attribute_exists(pk)',
           },
         },
         notFound('Payment method'),
       ),
-      putItem(defaultMethodItem(t, methodId, now)),
+      putItem(defaultMethodItem(tenantId, methodId, now)),
     ],
     {
-      tenantId: t,
+      tenantId,
       actor,
       entityType: 'PaymentMethod',
       entityId: methodId,
@@ -141,8 +143,8 @@ export async function setDefault(t: string, methodId: string, actor: Principal) 
 }
 
 /** Deletes a method; when it was the default, the newest remaining method takes over (or none is left). */
-export async function deleteMethod(t: string, methodId: string, actor: Principal) {
-  const { methods, defaultId } = await methodsOf(t);
+export async function deleteMethod(tenantId: string, methodId: string, actor: Principal) {
+  const { methods, defaultId } = await methodsOf(tenantId);
   if (!methods.some((m) => m.id === methodId)) throw notFound('Payment method');
   const now = new Date().toISOString();
   const successor = methods
@@ -152,15 +154,18 @@ export async function deleteMethod(t: string, methodId: string, actor: Principal
     defaultId !== methodId
       ? null
       : successor
-        ? putItem(defaultMethodItem(t, successor.id, now))
-        : deleteItem(billingKeys.defaultMethod(t));
+        ? putItem(defaultMethodItem(tenantId, successor.id, now))
+        : deleteItem(billingKeys.defaultMethod(tenantId));
   await commitChange(
     [
-      orConflict(deleteItem(billingKeys.method(t, methodId), 'attribute_exists(pk)'), notFound('Payment method')),
-      countMethods(t, -1, methods.length),
+      orConflict(
+        deleteItem(billingKeys.method(tenantId, methodId), 'attribute_exists(pk)'),
+        notFound('Payment method'),
+      ),
+      countMethods(tenantId, -1, methods.length),
       pointer,
     ],
-    { tenantId: t, actor, entityType: 'PaymentMethod', entityId: methodId, action: 'Deleted', changes: null },
+    { tenantId, actor, entityType: 'PaymentMethod', entityId: methodId, action: 'Deleted', changes: null },
     { now },
   );
 }

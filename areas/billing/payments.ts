@@ -25,19 +25,23 @@ export interface ProcessInput {
  * Records a Pending payment, then hands it to the provider: a stored method is charged directly,
  * otherwise the answer carries the provider's checkout address. The provider's webhook settles it.
  */
-export async function processPayment(t: string, input: ProcessInput, actor: Principal) {
+export async function processPayment(tenantId: string, input: ProcessInput, actor: Principal) {
   const money = toMinor(input.amount, input.currency);
   if (!money.ok)
     throw validationError([
       { path: money.message.startsWith('Unknown currency') ? 'body.currency' : 'body.amount', message: money.message },
     ]);
-  const sub = await getOr404<SubscriptionRecord>(billingKeys.subscription(t, input.subscriptionId), 'Subscription', {
-    consistent: true,
-  });
+  const sub = await getOr404<SubscriptionRecord>(
+    billingKeys.subscription(tenantId, input.subscriptionId),
+    'Subscription',
+    {
+      consistent: true,
+    },
+  );
   if (Number(sub.status) === SubscriptionStatus.Cancelled)
     throw conflict('The subscription is cancelled', 'SUBSCRIPTION_CANCELLED');
   const method = input.paymentMethodId
-    ? await getOr404<MethodRecord>(billingKeys.method(t, input.paymentMethodId), 'Payment method', {
+    ? await getOr404<MethodRecord>(billingKeys.method(tenantId, input.paymentMethodId), 'Payment method', {
         consistent: true,
       })
     : undefined;
@@ -50,7 +54,7 @@ export async function processPayment(t: string, input: ProcessInput, actor: Prin
     newPayment(
       {
         id,
-        tenantId: t,
+        tenantId,
         subscriptionId: sub.id,
         invoiceId: null,
         amountMinor: money.minor,
@@ -64,7 +68,7 @@ export async function processPayment(t: string, input: ProcessInput, actor: Prin
       now,
     ),
     {
-      tenantId: t,
+      tenantId,
       actor,
       entityType: 'Payment',
       entityId: id,
@@ -77,7 +81,7 @@ export async function processPayment(t: string, input: ProcessInput, actor: Prin
 
   const gateway = paymentGateway(provider);
   const request = {
-    tenantId: t,
+    tenantId,
     kind: 'payment' as const,
     reference: id,
     amountMinor: money.minor,
@@ -97,7 +101,7 @@ const dayEnd = (d: string) => (d.length === 10 ? `${d}T23:59:59.999Z` : new Date
 
 /** Payment history: one Query of the newest-first index, bounded by the dates in its key condition. */
 export async function paymentHistory(
-  t: string,
+  tenantId: string,
   q: { page: number; pageSize: number; startDate?: string; endDate?: string; statusFilter?: number },
 ) {
   const from = q.startDate ? dayStart(q.startDate) : '0000';
@@ -109,7 +113,7 @@ export async function paymentHistory(
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
     ExpressionAttributeValues: {
-      ':pk': billingKeys.payments(t),
+      ':pk': billingKeys.payments(tenantId),
       ':from': from,
       ':to': to,
       ...(filtered ? { ':s': q.statusFilter } : {}),
@@ -128,8 +132,8 @@ export async function paymentHistory(
  * makes the payment Refunded. Refunding a subscription period's charge also ends the subscription
  * at the provider (docs/decisions.md "What the tenant pays for").
  */
-export async function requestRefund(t: string, paymentId: string, reason: string, actor: Principal) {
-  const key = billingKeys.payment(t, paymentId);
+export async function requestRefund(tenantId: string, paymentId: string, reason: string, actor: Principal) {
+  const key = billingKeys.payment(tenantId, paymentId);
   const payment = await getOr404<PaymentRecord>(key, 'Payment', { consistent: true });
   if (Number(payment.status) !== PaymentStatus.Paid)
     throw conflict('Only a Paid payment can be refunded', 'PAYMENT_NOT_REFUNDABLE');
@@ -149,32 +153,32 @@ export async function requestRefund(t: string, paymentId: string, reason: string
         conflict('A refund of this payment was already requested', 'REFUND_ALREADY_REQUESTED'),
       ),
     ],
-    { tenantId: t, actor, entityType: 'Payment', entityId: paymentId, action: 'RefundRequested', changes: { reason } },
+    { tenantId, actor, entityType: 'Payment', entityId: paymentId, action: 'RefundRequested', changes: { reason } },
     { now },
   );
   const gateway = paymentGateway(Number(payment.provider) as ProviderId);
   try {
     await gateway.refund({
-      tenantId: t,
+      tenantId,
       paymentId,
       providerReferenceId: String(payment.providerReferenceId),
       amountMinor: Number(payment.amountMinor),
       currency: payment.currency,
     });
   } catch (err) {
-    await releaseRefund(t, paymentId, now, actor);
+    await releaseRefund(tenantId, paymentId, now, actor);
     throw err;
   }
-  if (payment.periodCharge && payment.subscriptionId) await endAtProvider(t, payment.subscriptionId);
+  if (payment.periodCharge && payment.subscriptionId) await endAtProvider(tenantId, payment.subscriptionId);
   return toPayment((await get<PaymentRecord>(key, { consistent: true })) ?? payment);
 }
 
 /** The provider refused the refund: the payment may be refunded again. */
-const releaseRefund = (t: string, paymentId: string, requestedAt: string, actor: Principal) =>
+const releaseRefund = (tenantId: string, paymentId: string, requestedAt: string, actor: Principal) =>
   commitChange(
     [
       updateItem(
-        billingKeys.payment(t, paymentId),
+        billingKeys.payment(tenantId, paymentId),
         { updatedAt: new Date().toISOString() },
         {
           remove: ['refundRequestedAt', 'refundReason'],
@@ -183,7 +187,7 @@ const releaseRefund = (t: string, paymentId: string, requestedAt: string, actor:
         },
       ),
     ],
-    { tenantId: t, actor, entityType: 'Payment', entityId: paymentId, action: 'RefundRefused', changes: null },
+    { tenantId, actor, entityType: 'Payment', entityId: paymentId, action: 'RefundRefused', changes: null },
   ).catch((error: unknown) => logger.error('refund mark not released', { paymentId, error: error as Error }));
 
 /**
@@ -191,11 +195,11 @@ const releaseRefund = (t: string, paymentId: string, requestedAt: string, actor:
  * it when the refund is confirmed (the webhook worker); a failure here is logged, not answered: the
  * refund itself was accepted.
  */
-async function endAtProvider(t: string, subscriptionId: string) {
-  const sub = await get<SubscriptionRecord>(billingKeys.subscription(t, subscriptionId), { consistent: true });
+async function endAtProvider(tenantId: string, subscriptionId: string) {
+  const sub = await get<SubscriptionRecord>(billingKeys.subscription(tenantId, subscriptionId), { consistent: true });
   if (!sub) return;
   try {
-    await paymentGateway(sub.provider ?? PaymentProvider.A).cancelSubscription({ tenantId: t, subscriptionId });
+    await paymentGateway(sub.provider ?? PaymentProvider.A).cancelSubscription({ tenantId, subscriptionId });
   } catch (error) {
     logger.error('subscription not cancelled at the provider after a refund', {
       subscriptionId,

@@ -60,20 +60,20 @@ const isLive = (sub: SubscriptionRecord) =>
  * charge was refunded): Cancelled, the tenant's pointer freed for a new one, and the tenant's
  * limits back on the baseline when the subscription had raised them.
  */
-function endSubscription(t: string, sub: SubscriptionRecord, now: string, reason: string) {
+function endSubscription(tenantId: string, sub: SubscriptionRecord, now: string, reason: string) {
   const items: TransactItem[] = [
     update(
-      billingKeys.subscription(t, sub.id),
+      billingKeys.subscription(tenantId, sub.id),
       { status: SubscriptionStatus.Cancelled, awaitingCheckout: false, cancelledAt: now, updatedAt: now },
       { expression: '#status = :was', values: { ':was': Number(sub.status) } },
     ),
     update(
-      billingKeys.current(t),
+      billingKeys.current(tenantId),
       { state: 'cancelled', updatedAt: now },
       { expression: 'subscriptionId = :sid', values: { ':sid': sub.id } },
     ),
   ];
-  if (isLive(sub)) items.push(limitsDown(t, now));
+  if (isLive(sub)) items.push(limitsDown(tenantId, now));
   return {
     items,
     audits: [
@@ -84,12 +84,12 @@ function endSubscription(t: string, sub: SubscriptionRecord, now: string, reason
         changes: { status: SubscriptionStatus.Cancelled, reason },
       },
     ],
-    events: [{ type: 'subscription.cancelled', data: { tenantId: t, subscriptionId: sub.id, reason } }],
+    events: [{ type: 'subscription.cancelled', data: { tenantId, subscriptionId: sub.id, reason } }],
   };
 }
 
 interface Movement {
-  t: string;
+  tenantId: string;
   tenantName: string;
   sub: SubscriptionRecord | null;
   eventKey: string;
@@ -113,7 +113,7 @@ function movement(m: Movement) {
   const lines = [{ description: m.description, amountMinor: m.amountMinor, quantity: 1 }];
   const pdf: InvoiceDocument = {
     id: invoiceId,
-    tenantId: m.t,
+    tenantId: m.tenantId,
     tenantName: m.tenantName,
     planName,
     amountMinor: m.amountMinor,
@@ -126,7 +126,7 @@ function movement(m: Movement) {
   const invoice = newInvoice(
     {
       id: invoiceId,
-      tenantId: m.t,
+      tenantId: m.tenantId,
       subscriptionId: m.sub?.id ?? null,
       subscriptionPlanName: planName,
       paymentId,
@@ -136,7 +136,7 @@ function movement(m: Movement) {
       dueDate: m.now,
       paidAt: m.paid ? m.now : null,
       items: lines,
-      pdfKey: invoicePdfKey(m.t, invoiceId),
+      pdfKey: invoicePdfKey(m.tenantId, invoiceId),
     },
     m.now,
   );
@@ -150,7 +150,7 @@ function movement(m: Movement) {
   };
   const payment = m.paymentId
     ? [
-        update(billingKeys.payment(m.t, m.paymentId), fields, {
+        update(billingKeys.payment(m.tenantId, m.paymentId), fields, {
           expression: '#status IN (:pending, :failed)',
           values: { ':pending': PaymentStatus.Pending, ':failed': PaymentStatus.Failed },
         }),
@@ -158,7 +158,7 @@ function movement(m: Movement) {
     : newPayment(
         {
           id: paymentId,
-          tenantId: m.t,
+          tenantId: m.tenantId,
           subscriptionId: m.sub?.id ?? null,
           amountMinor: m.amountMinor,
           currency: m.currency,
@@ -172,19 +172,24 @@ function movement(m: Movement) {
   return { paymentId, invoiceId, items: [...payment, ...invoice], pdf };
 }
 
-const succeeded = (t: string, m: { paymentId: string; invoiceId: string }, amountMinor: number, currency: string) => ({
+const succeeded = (
+  tenantId: string,
+  m: { paymentId: string; invoiceId: string },
+  amountMinor: number,
+  currency: string,
+) => ({
   type: 'payment.succeeded',
-  data: { tenantId: t, paymentId: m.paymentId, invoiceId: m.invoiceId, amountMinor, currency },
+  data: { tenantId, paymentId: m.paymentId, invoiceId: m.invoiceId, amountMinor, currency },
 });
 
 /** A refund confirmed: the payment Refunded, its invoice Cancelled; a period charge ends its subscription. */
-async function refunded(t: string, payment: PaymentRecord, refundRef: string, now: string): Promise<Plan> {
+async function refunded(tenantId: string, payment: PaymentRecord, refundRef: string, now: string): Promise<Plan> {
   if (payment.status !== PaymentStatus.Paid) return nothing('stale');
   const plan: Plan = {
     outcome: 'applied',
     items: [
       update(
-        billingKeys.payment(t, payment.id),
+        billingKeys.payment(tenantId, payment.id),
         { status: PaymentStatus.Refunded, refundedAt: now, refundReference: refundRef, updatedAt: now },
         { expression: '#status = :paid', values: { ':paid': PaymentStatus.Paid } },
       ),
@@ -195,21 +200,21 @@ async function refunded(t: string, payment: PaymentRecord, refundRef: string, no
     events: [
       {
         type: 'payment.refunded',
-        data: { tenantId: t, paymentId: payment.id, amountMinor: payment.amountMinor, currency: payment.currency },
+        data: { tenantId, paymentId: payment.id, amountMinor: payment.amountMinor, currency: payment.currency },
       },
     ],
     payments: ['Refunded'],
   };
   if (payment.invoiceId)
     plan.items.push(
-      update(billingKeys.invoice(t, payment.invoiceId), { status: InvoiceStatus.Cancelled, updatedAt: now }),
+      update(billingKeys.invoice(tenantId, payment.invoiceId), { status: InvoiceStatus.Cancelled, updatedAt: now }),
     );
   const sub =
     payment.periodCharge && payment.subscriptionId
-      ? await read<SubscriptionRecord>(billingKeys.subscription(t, payment.subscriptionId))
+      ? await read<SubscriptionRecord>(billingKeys.subscription(tenantId, payment.subscriptionId))
       : undefined;
   if (sub && Number(sub.status) !== SubscriptionStatus.Cancelled) {
-    const ended = endSubscription(t, sub, now, 'refunded');
+    const ended = endSubscription(tenantId, sub, now, 'refunded');
     plan.items.push(...ended.items);
     plan.audits.push(...ended.audits);
     plan.events.push(...ended.events);
@@ -220,16 +225,16 @@ async function refunded(t: string, payment: PaymentRecord, refundRef: string, no
 async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
   const { action } = payload;
   if (action.kind === 'ignored') return nothing('ignored');
-  const t = action.tenantId;
-  const tenant = await read<{ name?: string }>(billingKeys.tenant(t));
+  const tenantId = action.tenantId;
+  const tenant = await read<{ name?: string }>(billingKeys.tenant(tenantId));
   if (!tenant) return nothing('stale');
   const tenantName = String(tenant.name ?? '');
   const eventKey = `${payload.provider}:${payload.eventId}`;
 
   if (action.kind === 'payment.paid' || action.kind === 'payment.failed' || action.kind === 'payment.refunded') {
-    const payment = await read<PaymentRecord>(billingKeys.payment(t, action.paymentId));
+    const payment = await read<PaymentRecord>(billingKeys.payment(tenantId, action.paymentId));
     if (!payment) return nothing('stale');
-    if (action.kind === 'payment.refunded') return refunded(t, payment, action.refundRef, now);
+    if (action.kind === 'payment.refunded') return refunded(tenantId, payment, action.refundRef, now);
     const paid = action.kind === 'payment.paid';
     // A late success may follow a failure (the customer retried at the provider); nothing else moves.
     if (payment.status !== PaymentStatus.Pending && !(paid && payment.status === PaymentStatus.Failed))
@@ -239,7 +244,7 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
         outcome: 'applied',
         items: [
           update(
-            billingKeys.payment(t, action.paymentId),
+            billingKeys.payment(tenantId, action.paymentId),
             {
               status: PaymentStatus.Failed,
               providerReferenceId: action.chargeRef,
@@ -257,15 +262,15 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
             changes: { status: PaymentStatus.Failed, reason: action.reason },
           },
         ],
-        events: [{ type: 'payment.failed', data: { tenantId: t, paymentId: action.paymentId, reason: action.reason } }],
+        events: [{ type: 'payment.failed', data: { tenantId, paymentId: action.paymentId, reason: action.reason } }],
         payments: ['Failed'],
       };
     }
     const sub = payment.subscriptionId
-      ? ((await read<SubscriptionRecord>(billingKeys.subscription(t, payment.subscriptionId))) ?? null)
+      ? ((await read<SubscriptionRecord>(billingKeys.subscription(tenantId, payment.subscriptionId))) ?? null)
       : null;
     const m = movement({
-      t,
+      tenantId,
       tenantName,
       sub,
       eventKey,
@@ -290,12 +295,12 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
         },
         { entityType: 'Invoice', entityId: m.invoiceId, action: 'Issued', changes: { status: InvoiceStatus.Paid } },
       ],
-      events: [succeeded(t, m, action.amountMinor, action.currency)],
+      events: [succeeded(tenantId, m, action.amountMinor, action.currency)],
       payments: ['Paid'],
     };
   }
 
-  const subKey = billingKeys.subscription(t, action.subscriptionId);
+  const subKey = billingKeys.subscription(tenantId, action.subscriptionId);
   const sub = await read<SubscriptionRecord>(subKey);
   if (!sub) return nothing('stale');
   const status = Number(sub.status);
@@ -324,14 +329,16 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
           },
         ),
         update(
-          billingKeys.current(t),
+          billingKeys.current(tenantId),
           { state: 'live', updatedAt: now },
           { expression: 'subscriptionId = :sid', values: { ':sid': action.subscriptionId } },
         ),
-        limitsUp(t, sub, trialExpiresAt, now),
+        limitsUp(tenantId, sub, trialExpiresAt, now),
       ];
       if (trialDays > 0)
-        items.push(putNew({ ...billingKeys.trialUsed(t), subscriptionId: action.subscriptionId, startedAt: now }));
+        items.push(
+          putNew({ ...billingKeys.trialUsed(tenantId), subscriptionId: action.subscriptionId, startedAt: now }),
+        );
       const result: Plan = {
         outcome: 'applied',
         items,
@@ -339,14 +346,14 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
         events: [
           {
             type: trialDays > 0 ? 'subscription.trial_started' : 'subscription.activated',
-            data: { tenantId: t, subscriptionId: action.subscriptionId, planId: sub.planId, renewalDate },
+            data: { tenantId, subscriptionId: action.subscriptionId, planId: sub.planId, renewalDate },
           },
         ],
         payments: [],
       };
       if (action.amountMinor > 0) {
         const m = movement({
-          t,
+          tenantId,
           tenantName,
           sub,
           eventKey,
@@ -365,7 +372,7 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
           action: 'Paid',
           changes: { status: PaymentStatus.Paid, invoiceId: m.invoiceId },
         });
-        result.events.push(succeeded(t, m, action.amountMinor, action.currency));
+        result.events.push(succeeded(tenantId, m, action.amountMinor, action.currency));
         result.payments.push('Paid');
       }
       return result;
@@ -375,7 +382,7 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
       const from = sub.renewalDate ?? now;
       const renewalDate = addPeriod(from, period);
       const m = movement({
-        t,
+        tenantId,
         tenantName,
         sub,
         eventKey,
@@ -398,7 +405,7 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
             },
           ),
           // Paid again: the plan's limits (back from Suspended; a trial's end is its first charge).
-          limitsUp(t, sub, null, now),
+          limitsUp(tenantId, sub, null, now),
           ...m.items,
         ],
         pdf: m.pdf,
@@ -407,8 +414,8 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
           { entityType: 'Payment', entityId: m.paymentId, action: 'Paid', changes: { invoiceId: m.invoiceId } },
         ],
         events: [
-          { type: 'subscription.renewed', data: { tenantId: t, subscriptionId: action.subscriptionId, renewalDate } },
-          succeeded(t, m, action.amountMinor, action.currency),
+          { type: 'subscription.renewed', data: { tenantId, subscriptionId: action.subscriptionId, renewalDate } },
+          succeeded(tenantId, m, action.amountMinor, action.currency),
         ],
         payments: ['Paid'],
       };
@@ -417,7 +424,7 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
       const pendingCheckout = sub.awaitingCheckout && status === SubscriptionStatus.Inactive;
       if (!isLive(sub) && !pendingCheckout) return nothing('stale');
       const m = movement({
-        t,
+        tenantId,
         tenantName,
         sub,
         eventKey,
@@ -433,7 +440,7 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
       // failed renewal suspends it, and the tenant is no longer on the plan's limits.
       const suspend = pendingCheckout
         ? []
-        : [update(subKey, { status: SubscriptionStatus.Suspended, updatedAt: now }), limitsDown(t, now)];
+        : [update(subKey, { status: SubscriptionStatus.Suspended, updatedAt: now }), limitsDown(tenantId, now)];
       return {
         outcome: 'applied',
         items: [...suspend, ...m.items],
@@ -447,10 +454,10 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
         events: [
           ...(pendingCheckout
             ? []
-            : [{ type: 'subscription.suspended', data: { tenantId: t, subscriptionId: action.subscriptionId } }]),
+            : [{ type: 'subscription.suspended', data: { tenantId, subscriptionId: action.subscriptionId } }]),
           {
             type: 'payment.failed',
-            data: { tenantId: t, paymentId: m.paymentId, invoiceId: m.invoiceId, reason: action.reason },
+            data: { tenantId, paymentId: m.paymentId, invoiceId: m.invoiceId, reason: action.reason },
           },
         ],
         payments: ['Failed'],
@@ -458,7 +465,7 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
     }
     case 'subscription.cancelled': {
       if (status === SubscriptionStatus.Cancelled) return nothing('stale');
-      return { outcome: 'applied', ...endSubscription(t, sub, now, 'provider'), payments: [] };
+      return { outcome: 'applied', ...endSubscription(tenantId, sub, now, 'provider'), payments: [] };
     }
   }
 }

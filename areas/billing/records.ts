@@ -14,26 +14,27 @@ export type Item = Record<string, unknown>;
 const ITEM_SK = 'ITEM';
 
 export const billingKeys = {
-  subscription: (t: string, id: string) => keys.tenantItem(t, 'SUBSCRIPTION', id),
+  subscription: (tenantId: string, id: string) => keys.tenantItem(tenantId, 'SUBSCRIPTION', id),
   /** Points at the tenant's live subscription; its condition keeps one per tenant. */
-  current: (t: string) => keys.tenantItem(t, 'BILLING', 'current'),
+  current: (tenantId: string) => keys.tenantItem(tenantId, 'BILLING', 'current'),
   /** Present once the tenant has started a trial: a trial is granted once per tenant. */
-  trialUsed: (t: string) => keys.tenantItem(t, 'BILLING', 'trial-used'),
-  defaultMethod: (t: string) => keys.tenantItem(t, 'BILLING', 'default-method'),
-  idempotency: (t: string, scope: string, key: string) => keys.tenantItem(t, 'BILLING', `idempotency#${scope}#${key}`),
-  payment: (t: string, id: string) => keys.tenantItem(t, 'PAYMENT', id),
-  payments: (t: string) => keys.tenantCollection(t, 'PAYMENT'),
-  invoice: (t: string, id: string) => keys.tenantItem(t, 'INVOICE', id),
-  invoices: (t: string) => keys.tenantCollection(t, 'INVOICE'),
-  method: (t: string, id: string) => keys.tenantItem(t, 'PAYMENT_METHOD', id),
-  methods: (t: string) => keys.tenantCollection(t, 'PAYMENT_METHOD'),
+  trialUsed: (tenantId: string) => keys.tenantItem(tenantId, 'BILLING', 'trial-used'),
+  defaultMethod: (tenantId: string) => keys.tenantItem(tenantId, 'BILLING', 'default-method'),
+  idempotency: (tenantId: string, scope: string, key: string) =>
+    keys.tenantItem(tenantId, 'BILLING', `idempotency#${scope}#${key}`),
+  payment: (tenantId: string, id: string) => keys.tenantItem(tenantId, 'PAYMENT', id),
+  payments: (tenantId: string) => keys.tenantCollection(tenantId, 'PAYMENT'),
+  invoice: (tenantId: string, id: string) => keys.tenantItem(tenantId, 'INVOICE', id),
+  invoices: (tenantId: string) => keys.tenantCollection(tenantId, 'INVOICE'),
+  method: (tenantId: string, id: string) => keys.tenantItem(tenantId, 'PAYMENT_METHOD', id),
+  methods: (tenantId: string) => keys.tenantCollection(tenantId, 'PAYMENT_METHOD'),
   /** How many methods the tenant stores: the limit is a condition on this counter. */
-  methodCount: (t: string) => keys.counter(keys.tenantCollection(t, 'PAYMENT_METHOD')),
+  methodCount: (tenantId: string) => keys.counter(keys.tenantCollection(tenantId, 'PAYMENT_METHOD')),
   /** gsi2 partition of every tenant's subscriptions (administrator billing list), newest first. */
   allSubscriptions: () => `${keys.platformCollection('PLAN')}#SUBSCRIPTIONS`,
   /** Webhook idempotency: one marker per provider event id, written with the event's changes. */
   webhookEvent: (provider: string, eventId: string): Key => ({ pk: `WH#${provider}#${eventId}`, sk: ITEM_SK }),
-  tenant: (t: string) => keys.platformItem('TENANT', t),
+  tenant: (tenantId: string) => keys.platformItem('TENANT', tenantId),
 };
 
 /** The subscription's place in the administrator's list (gsi2, newest first). */
@@ -43,7 +44,7 @@ export const subscriptionIndex = (createdAt: string, id: string) => ({
 });
 
 /** Where an invoice's PDF lives in the invoices bucket, and the address that streams it. */
-export const invoicePdfKey = (t: string, invoiceId: string) => `invoices/${t}/${invoiceId}.pdf`;
+export const invoicePdfKey = (tenantId: string, invoiceId: string) => `invoices/${tenantId}/${invoiceId}.pdf`;
 export const invoicePdfUrl = (invoiceId: string) => `${config.publicBaseUrl}/api/invoices/${invoiceId}/pdf`;
 
 /** A subscription as stored (`{t}#SUBSCRIPTION`, sk its id). */
@@ -165,10 +166,13 @@ export const subscriptionItem = (s: SubscriptionRecord) => ({
 
 export const methodItem = (m: MethodRecord) => ({ ...billingKeys.method(m.tenantId, m.id), ...m });
 
-export const pointerItem = (t: string, pointer: CurrentPointer) => ({ ...billingKeys.current(t), ...pointer });
+export const pointerItem = (tenantId: string, pointer: CurrentPointer) => ({
+  ...billingKeys.current(tenantId),
+  ...pointer,
+});
 
-export const defaultMethodItem = (t: string, methodId: string, now: string) => ({
-  ...billingKeys.defaultMethod(t),
+export const defaultMethodItem = (tenantId: string, methodId: string, now: string) => ({
+  ...billingKeys.defaultMethod(tenantId),
   methodId,
   updatedAt: now,
 });

@@ -35,7 +35,7 @@ const subscriptionExists = () => conflict('The tenant already has a live subscri
  * subscription per tenant; an unpaid one is replaced (its checkout is closed at the provider first,
  * so it can no longer be paid; when it was paid meanwhile, this is 409).
  */
-export async function createSubscription(t: string, input: CreateInput, actor: Principal) {
+export async function createSubscription(tenantId: string, input: CreateInput, actor: Principal) {
   const plan = await planFor(input.planId, input.billingPeriod);
   const trialDays = input.trialDays ?? 0;
   if (trialDays > 0) {
@@ -45,16 +45,16 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
       throw validationError([
         { path: 'body.trialDays', message: `At most ${plan.trialDays} days for plan ${plan.code}` },
       ]);
-    if (await get(billingKeys.trialUsed(t), { consistent: true }))
+    if (await get(billingKeys.trialUsed(tenantId), { consistent: true }))
       throw validationError([{ path: 'body.trialDays', message: 'This tenant has had its trial already' }]);
   }
-  const replaced = await unpaidToReplace(t);
+  const replaced = await unpaidToReplace(tenantId);
   const gateway = paymentGateway(PaymentProvider.A);
   if (replaced && !(await gateway.expireCheckout(replaced.checkoutSessionId))) throw subscriptionExists();
 
   const id = crypto.randomUUID();
   const checkout = await gateway.createCheckout({
-    tenantId: t,
+    tenantId,
     kind: 'subscription',
     reference: id,
     amountMinor: trialDays > 0 ? 0 : plan.priceMinor,
@@ -65,7 +65,7 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
   const at = new Date().toISOString();
   const sub: SubscriptionRecord = {
     id,
-    tenantId: t,
+    tenantId,
     planId: plan.id,
     planName: plan.name,
     planType: plan.type,
@@ -87,7 +87,7 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
   const pointer: TransactItem = {
     Put: {
       TableName: config.tableName,
-      Item: pointerItem(t, {
+      Item: pointerItem(tenantId, {
         subscriptionId: id,
         state: 'pending',
         checkoutExpiresAt: checkout.expiresAt,
@@ -110,7 +110,7 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
         replaced
           ? orConflict(
               updateItem(
-                billingKeys.subscription(t, replaced.id),
+                billingKeys.subscription(tenantId, replaced.id),
                 { status: SubscriptionStatus.Cancelled, awaitingCheckout: false, cancelledAt: at, updatedAt: at },
                 { condition: 'awaitingCheckout = :true', values: { ':true': true } },
               ),
@@ -119,7 +119,7 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
           : null,
       ],
       {
-        tenantId: t,
+        tenantId,
         actor,
         entityType: 'Subscription',
         entityId: id,
@@ -140,27 +140,28 @@ export async function createSubscription(t: string, input: CreateInput, actor: P
  * The tenant's subscription that is still waiting for its first checkout: a new request replaces
  * it (the customer changed their mind before paying). A live one is 409.
  */
-async function unpaidToReplace(t: string): Promise<SubscriptionRecord | null> {
-  const pointer = await get<CurrentPointer>(billingKeys.current(t), { consistent: true });
+async function unpaidToReplace(tenantId: string): Promise<SubscriptionRecord | null> {
+  const pointer = await get<CurrentPointer>(billingKeys.current(tenantId), { consistent: true });
   if (!pointer || pointer.state === 'cancelled') return null;
   const sub =
     pointer.state === 'pending'
-      ? await get<SubscriptionRecord>(billingKeys.subscription(t, pointer.subscriptionId), { consistent: true })
+      ? await get<SubscriptionRecord>(billingKeys.subscription(tenantId, pointer.subscriptionId), { consistent: true })
       : undefined;
   if (!sub?.awaitingCheckout) throw subscriptionExists();
   return sub;
 }
 
 /** The subscription the tenant's pointer names (404 when it never had one). */
-export async function currentSubscriptionItem(t: string): Promise<SubscriptionRecord> {
-  const pointer = await get<CurrentPointer>(billingKeys.current(t), { consistent: true });
+export async function currentSubscriptionItem(tenantId: string): Promise<SubscriptionRecord> {
+  const pointer = await get<CurrentPointer>(billingKeys.current(tenantId), { consistent: true });
   if (!pointer) throw notFound('Subscription');
-  return getOr404<SubscriptionRecord>(billingKeys.subscription(t, pointer.subscriptionId), 'Subscription', {
+  return getOr404<SubscriptionRecord>(billingKeys.subscription(tenantId, pointer.subscriptionId), 'Subscription', {
     consistent: true,
   });
 }
 
-export const currentSubscription = async (t: string) => toCurrentSubscription(await currentSubscriptionItem(t));
+export const currentSubscription = async (tenantId: string) =>
+  toCurrentSubscription(await currentSubscriptionItem(tenantId));
 
 /** Every tenant's subscriptions from the platform-wide index, newest first, with tenant names. */
 export async function adminSubscriptions(q: { page: number; pageSize: number; statusFilter?: number }) {
@@ -212,9 +213,9 @@ const notTrialing = () => conflict('Only a trialing subscription can have its tr
  * follows. Any other subscription is 409 NOT_TRIALING, checked on the record read and again as the
  * write's condition (a renewal arriving meanwhile).
  */
-export async function extendTrial(t: string, days: number, actor: Principal) {
-  await getOr404(billingKeys.tenant(t), 'Tenant', { attributes: ['pk'] });
-  const sub = await currentSubscriptionItem(t);
+export async function extendTrial(tenantId: string, days: number, actor: Principal) {
+  await getOr404(billingKeys.tenant(tenantId), 'Tenant', { attributes: ['pk'] });
+  const sub = await currentSubscriptionItem(tenantId);
   if (Number(sub.status) !== SubscriptionStatus.Trialing || !sub.trialExpiresAt) throw notTrialing();
   const from = sub.trialExpiresAt;
   const until = addDays(from, days);
@@ -223,7 +224,7 @@ export async function extendTrial(t: string, days: number, actor: Principal) {
     [
       orConflict(
         updateItem(
-          billingKeys.subscription(t, sub.id),
+          billingKeys.subscription(tenantId, sub.id),
           { trialExpiresAt: until, renewalDate: until, updatedAt: now },
           {
             condition: '#status = :trialing AND trialExpiresAt = :from',
@@ -233,10 +234,10 @@ export async function extendTrial(t: string, days: number, actor: Principal) {
         ),
         notTrialing(),
       ),
-      updateItem(billingKeys.tenant(t), { trialExpiresAt: until }, { condition: 'attribute_exists(pk)' }),
+      updateItem(billingKeys.tenant(tenantId), { trialExpiresAt: until }, { condition: 'attribute_exists(pk)' }),
     ],
     {
-      tenantId: t,
+      tenantId,
       actor,
       entityType: 'Subscription',
       entityId: sub.id,

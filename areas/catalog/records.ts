@@ -25,12 +25,12 @@ export interface ProductService {
 }
 
 export const catalogKeys = {
-  supplier: (t: string, id: string): Key => keys.tenantItem(t, 'SUPPLIER', id),
-  suppliers: (t: string) => keys.tenantCollection(t, 'SUPPLIER'),
-  product: (t: string, id: string): Key => keys.tenantItem(t, 'PRODUCT', id),
-  products: (t: string) => keys.tenantCollection(t, 'PRODUCT'),
+  supplier: (tenantId: string, id: string): Key => keys.tenantItem(tenantId, 'SUPPLIER', id),
+  suppliers: (tenantId: string) => keys.tenantCollection(tenantId, 'SUPPLIER'),
+  product: (tenantId: string, id: string): Key => keys.tenantItem(tenantId, 'PRODUCT', id),
+  products: (tenantId: string) => keys.tenantCollection(tenantId, 'PRODUCT'),
   /** Guards a product code within its tenant, case-insensitively. */
-  productCode: (t: string, code: string): Key => keys.unique('PRODUCT_CODE', code.toLowerCase(), t),
+  productCode: (tenantId: string, code: string): Key => keys.unique('PRODUCT_CODE', code.toLowerCase(), tenantId),
 };
 
 /** The stored supplier: the record, its newest-first index keys and its search text. */

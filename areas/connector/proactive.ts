@@ -84,19 +84,19 @@ const windowClosed = () =>
   );
 
 /** When the person last wrote to this connection (any channel; WhatsApp's window starts there). */
-export async function lastInboundAt(t: string, channelId: string, user: string): Promise<string | null> {
-  const found = await get<{ at?: string }>(lastInboundKey(t, channelId, user), { consistent: true });
+export async function lastInboundAt(tenantId: string, channelId: string, user: string): Promise<string | null> {
+  const found = await get<{ at?: string }>(lastInboundKey(tenantId, channelId, user), { consistent: true });
   return found?.at ?? null;
 }
 
 export async function createProactive(
-  t: string,
+  tenantId: string,
   input: { channelId: string; recipient: string; text: string; scheduledAt?: string | null },
   actor: Principal,
 ) {
-  await requireAgents(t);
+  await requireAgents(tenantId);
   const found = await channelById(input.channelId);
-  if (!found || found.tenantId !== t) throw notFound('Channel connection');
+  if (!found || found.tenantId !== tenantId) throw notFound('Channel connection');
   const channel = found.connection;
   if (!channel.isActive) throw conflict('The channel connection is inactive', 'CHANNEL_INACTIVE');
   const now = Date.now();
@@ -105,12 +105,12 @@ export async function createProactive(
   const scheduled = Number.isFinite(at) && at > now;
   const sendAt = scheduled ? at : now;
   if (channel.type === 'whatsapp') {
-    const last = await lastInboundAt(t, channel.id, input.recipient);
+    const last = await lastInboundAt(tenantId, channel.id, input.recipient);
     if (!last || sendAt - Date.parse(last) > WHATSAPP_WINDOW_MS) throw windowClosed();
   }
   const m: ProactiveRecord = {
     id: crypto.randomUUID(),
-    tenantId: t,
+    tenantId,
     channelId: channel.id,
     channelType: channel.type,
     recipient: input.recipient,
@@ -122,7 +122,7 @@ export async function createProactive(
     createdAt: new Date(now).toISOString(),
   };
   await commitChange(
-    [putNew(item(m)), bumpCounter(proactiveList(t), 1)],
+    [putNew(item(m)), bumpCounter(proactiveList(tenantId), 1)],
     change(m, actor, 'create', {
       channelId: m.channelId,
       recipient: m.recipient,
@@ -147,19 +147,19 @@ async function queueSend(m: ProactiveRecord) {
   }
 }
 
-export async function readProactive(t: string, id: string, consistent = false): Promise<ProactiveRecord> {
-  const m = await get<ProactiveRecord>(proactiveKey(t, id), { consistent });
+export async function readProactive(tenantId: string, id: string, consistent = false): Promise<ProactiveRecord> {
+  const m = await get<ProactiveRecord>(proactiveKey(tenantId, id), { consistent });
   if (!m) throw notFound('Proactive message');
   return m;
 }
 
-export const getProactive = async (t: string, id: string) => toProactive(await readProactive(t, id));
+export const getProactive = async (tenantId: string, id: string) => toProactive(await readProactive(tenantId, id));
 
 export async function listProactive(
-  t: string,
+  tenantId: string,
   q: { page: number; pageSize: number; status?: ProactiveStatus; channelId?: string },
 ) {
-  const { items, totalCount } = await listNewestFirst<ProactiveRecord>(proactiveList(t), {
+  const { items, totalCount } = await listNewestFirst<ProactiveRecord>(proactiveList(tenantId), {
     page: q.page,
     pageSize: q.pageSize,
     where: { ...(q.status ? { status: q.status } : {}), ...(q.channelId ? { channelId: q.channelId } : {}) },
@@ -194,8 +194,8 @@ async function settle(
 const notCancellable = (status: ProactiveStatus) =>
   conflict(`The message is ${status}; only a Scheduled or Queued message can be cancelled`, 'MESSAGE_NOT_CANCELLABLE');
 
-export async function cancelProactive(t: string, id: string, actor: Principal) {
-  const m = await readProactive(t, id, true);
+export async function cancelProactive(tenantId: string, id: string, actor: Principal) {
+  const m = await readProactive(tenantId, id, true);
   if (m.status !== 'Scheduled' && m.status !== 'Queued') throw notCancellable(m.status);
   await settle(m, m.status, { status: 'Cancelled' }, actor, notCancellable('Sent'));
 }

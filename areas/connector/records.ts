@@ -11,13 +11,13 @@ import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
  *   also sits on gsi2 `PLATFORM#PROACTIVE_DUE` by its send time, so the scheduler's minute finds the
  *   due ones with one Query and no Scan.
  */
-export const inboundClaimKey = (t: string, channelId: string, eventId: string): Key =>
-  keys.childItem(t, 'CHANNEL', channelId, 'EVENT', eventId);
-export const lastInboundKey = (t: string, channelId: string, user: string): Key =>
-  keys.childItem(t, 'CHANNEL', channelId, 'INBOUND', user);
+export const inboundClaimKey = (tenantId: string, channelId: string, eventId: string): Key =>
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'EVENT', eventId);
+export const lastInboundKey = (tenantId: string, channelId: string, user: string): Key =>
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'INBOUND', user);
 
-export const proactiveKey = (t: string, id: string): Key => keys.tenantItem(t, 'PROACTIVE_MESSAGE', id);
-export const proactiveList = (t: string) => keys.tenantCollection(t, 'PROACTIVE_MESSAGE');
+export const proactiveKey = (tenantId: string, id: string): Key => keys.tenantItem(tenantId, 'PROACTIVE_MESSAGE', id);
+export const proactiveList = (tenantId: string) => keys.tenantCollection(tenantId, 'PROACTIVE_MESSAGE');
 export const proactiveListEntry = (m: { tenantId: string; id: string; createdAt: string }) =>
   keys.newestFirst(proactiveList(m.tenantId), m.createdAt, m.id);
 

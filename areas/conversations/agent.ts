@@ -21,15 +21,15 @@ const live = (a: AgentState | undefined): a is AgentState & { publishedVersion: 
  * the version it started with: with `version`, agent and version are one BatchGetItem; a new
  * conversation takes the current version (two reads).
  */
-export async function publishedAgent(t: string, agentId: string, version?: number): Promise<AgentSnapshot> {
-  const agentK = agentKey(t, agentId);
+export async function publishedAgent(tenantId: string, agentId: string, version?: number): Promise<AgentSnapshot> {
+  const agentK = agentKey(tenantId, agentId);
   let agent: AgentState | undefined;
   let found: VersionItem | undefined;
   if (version === undefined) {
     agent = await get<AgentState>(agentK);
-    if (live(agent)) found = await get<VersionItem>(agentVersionKey(t, agentId, agent.publishedVersion));
+    if (live(agent)) found = await get<VersionItem>(agentVersionKey(tenantId, agentId, agent.publishedVersion));
   } else {
-    const versionK = agentVersionKey(t, agentId, version);
+    const versionK = agentVersionKey(tenantId, agentId, version);
     const items = await getMany<AgentState & VersionItem>([agentK, versionK]);
     agent = items.get(keyOf(agentK));
     found = items.get(keyOf(versionK));

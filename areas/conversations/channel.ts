@@ -104,14 +104,14 @@ async function startConversation(
   m: ChannelMessage,
   previous: string | null,
 ): Promise<Stored> {
-  const t = m.tenantId;
+  const tenantId = m.tenantId;
   const at = new Date().toISOString();
   const visitor: Visitor | null = m.senderName ? { name: m.senderName, email: null } : null;
   const conversation = newConversation(
     agent,
     {
       id: crypto.randomUUID(),
-      tenantId: t,
+      tenantId,
       channel: channel.type,
       channelId: channel.id,
       channelUser: m.sender,
@@ -121,12 +121,12 @@ async function startConversation(
     },
     at,
   );
-  const userKey = channelUserKey(t, channel.id, m.sender);
+  const userKey = channelUserKey(tenantId, channel.id, m.sender);
   try {
     await commitChange(
       [
         ...newConversationWrites(conversation),
-        bumpCounter(conversationList(t), 1),
+        bumpCounter(conversationList(tenantId), 1),
         orConflict(
           previous
             ? putItem({ ...userKey, conversationId: conversation.id }, 'conversationId = :previous', {
@@ -146,7 +146,7 @@ async function startConversation(
     if (!(err instanceof ApiError && err.status === 409)) throw err;
     const winner = await get<ChannelUser>(userKey, { consistent: true });
     if (!winner) throw err;
-    return readConversation(t, winner.conversationId, true);
+    return readConversation(tenantId, winner.conversationId, true);
   }
   return { ...conversation, revision: 1 };
 }

@@ -53,12 +53,12 @@ export interface ListQuery {
 }
 
 /** A page of the tenant's conversations, newest first; the dates bound the start (the sort key's time). */
-export async function listConversations(t: string, q: ListQuery) {
+export async function listConversations(tenantId: string, q: ListQuery) {
   const sortRange =
     q.startDate || q.endDate
       ? { from: q.startDate ?? '0000', to: `${q.endDate ?? '9999-12-31'}T23:59:59.999Z#~` }
       : undefined;
-  const { items, totalCount } = await listNewestFirst<ConversationRecord>(conversationList(t), {
+  const { items, totalCount } = await listNewestFirst<ConversationRecord>(conversationList(tenantId), {
     page: q.page,
     pageSize: q.pageSize,
     search: q.search,
@@ -79,11 +79,12 @@ const detailOf = (c: ConversationRecord, messages: MessageRecord[]) => ({
   messages: messages.map(toMessage),
 });
 
-const load = (t: string, id: string) => Promise.all([readConversation(t, id), readMessages(t, id)]);
+const load = (tenantId: string, id: string) =>
+  Promise.all([readConversation(tenantId, id), readMessages(tenantId, id)]);
 
 /** The conversation with every message, in order: one GetItem and one Query. */
-export async function conversationDetail(t: string, id: string) {
-  const [c, messages] = await load(t, id);
+export async function conversationDetail(tenantId: string, id: string) {
+  const [c, messages] = await load(tenantId, id);
   return detailOf(c, messages);
 }
 
@@ -91,9 +92,9 @@ export async function conversationDetail(t: string, id: string) {
  * A person's reply (route 8): while Open or Escalated; in an Open conversation the person takes it
  * over (Escalated, so the agent falls silent). Delivered to the widget by its poll, or to the channel.
  */
-export async function staffReply(t: string, id: string, text: string, actor: Principal) {
-  const message = newMessage({ tenantId: t, id }, 'human', text, { authorId: actor.userId });
-  const out = await mutate(t, id, (current) => {
+export async function staffReply(tenantId: string, id: string, text: string, actor: Principal) {
+  const message = newMessage({ tenantId, id }, 'human', text, { authorId: actor.userId });
+  const out = await mutate(tenantId, id, (current) => {
     if (!takesMessages(current)) throw conversationClosed();
     const next =
       current.status === 'Open'
@@ -115,12 +116,12 @@ export async function staffReply(t: string, id: string, text: string, actor: Pri
 
 /** Staff set the status (route 9): the allowed moves only; the same status again changes nothing. */
 export async function setStatus(
-  t: string,
+  tenantId: string,
   id: string,
   body: { status: ConversationStatus; reason?: string | null },
   actor: Principal,
 ) {
-  const current = await readConversation(t, id, true);
+  const current = await readConversation(tenantId, id, true);
   const out = await changeStatus(current, body.status, { reason: body.reason, actor });
   return toListItem(out.conversation);
 }
@@ -134,8 +135,8 @@ const line = (m: MessageRecord) => {
 };
 
 /** The transcript as a file's content (route 10): JSON of the detail, or Markdown for people. */
-export async function transcript(t: string, id: string, format: 'json' | 'markdown') {
-  const [c, messages] = await load(t, id);
+export async function transcript(tenantId: string, id: string, format: 'json' | 'markdown') {
+  const [c, messages] = await load(tenantId, id);
   const detail = detailOf(c, messages);
   if (format === 'json') {
     return {
@@ -174,13 +175,13 @@ export async function transcript(t: string, id: string, format: 'json' | 'markdo
  * Erase (route 11, TenantOwner): the messages and the conversation are deleted. A conversation not
  * yet closed is closed first, so its analytics record is sent; what analytics counted stays.
  */
-export async function eraseConversation(t: string, id: string, actor: Principal) {
-  const current = await readConversation(t, id, true);
+export async function eraseConversation(tenantId: string, id: string, actor: Principal) {
+  const current = await readConversation(tenantId, id, true);
   if (current.status !== 'Closed') await changeStatus(current, 'Closed', { actor });
-  const messages = await readMessages<{ pk: string; sk: string }>(t, id, { keysOnly: true });
+  const messages = await readMessages<{ pk: string; sk: string }>(tenantId, id, { keysOnly: true });
   await deleteAll(messages.map(({ pk, sk }) => ({ pk, sk })));
   await commitChange(
-    [deleteItem(conversationKey(t, id), 'attribute_exists(pk)'), bumpCounter(conversationList(t), -1)],
+    [deleteItem(conversationKey(tenantId, id), 'attribute_exists(pk)'), bumpCounter(conversationList(tenantId), -1)],
     conversationChange(current, actor, 'ConversationErased', { messages: messages.length }),
     { onConflict: 'The conversation was erased meanwhile' },
   );

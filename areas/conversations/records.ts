@@ -18,17 +18,17 @@ export type ConversationChannel = (typeof CONVERSATION_CHANNELS)[number];
 export const MESSAGE_ROLES = ['visitor', 'agent', 'human', 'system'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
-export const conversationKey = (t: string, id: string): Key => keys.tenantItem(t, 'CONVERSATION', id);
-export const conversationList = (t: string) => keys.tenantCollection(t, 'CONVERSATION');
-export const messageList = (t: string, conversationId: string) =>
-  keys.childCollection(t, 'CONVERSATION', conversationId, 'MESSAGE');
-export const messageKey = (t: string, conversationId: string, messageId: string): Key =>
-  keys.childItem(t, 'CONVERSATION', conversationId, 'MESSAGE', messageId);
-export const idempotencyKey = (t: string, conversationId: string, key: string): Key =>
-  keys.childItem(t, 'CONVERSATION', conversationId, 'IDEM', key);
+export const conversationKey = (tenantId: string, id: string): Key => keys.tenantItem(tenantId, 'CONVERSATION', id);
+export const conversationList = (tenantId: string) => keys.tenantCollection(tenantId, 'CONVERSATION');
+export const messageList = (tenantId: string, conversationId: string) =>
+  keys.childCollection(tenantId, 'CONVERSATION', conversationId, 'MESSAGE');
+export const messageKey = (tenantId: string, conversationId: string, messageId: string): Key =>
+  keys.childItem(tenantId, 'CONVERSATION', conversationId, 'MESSAGE', messageId);
+export const idempotencyKey = (tenantId: string, conversationId: string, key: string): Key =>
+  keys.childItem(tenantId, 'CONVERSATION', conversationId, 'IDEM', key);
 /** A channel user's conversation with one connection (the connector reopens it while not closed). */
-export const channelUserKey = (t: string, channelId: string, user: string): Key =>
-  keys.childItem(t, 'CHANNEL', channelId, 'USER', user);
+export const channelUserKey = (tenantId: string, channelId: string, user: string): Key =>
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'USER', user);
 
 const LIVE = `${PLATFORM}#CONVERSATION_LIVE`;
 /** gsi2 entry of a conversation that is not Closed, by its last message (the idle sweep's order). */

@@ -36,8 +36,8 @@ const ATTEMPTS = 6;
 const RECENT_MESSAGES = 12;
 const RECENT_CHARS = 24_000;
 
-export async function readConversation(t: string, id: string, consistent = false): Promise<Stored> {
-  const c = await get<Stored>(conversationKey(t, id), { consistent });
+export async function readConversation(tenantId: string, id: string, consistent = false): Promise<Stored> {
+  const c = await get<Stored>(conversationKey(tenantId, id), { consistent });
   if (!c || c.erasedAt) throw notFound('Conversation');
   return c;
 }
@@ -49,7 +49,7 @@ export const isClosed = (c: Pick<ConversationRecord, 'status'>) => c.status === 
  * `limit`; `keysOnly` reads the keys alone (an erase).
  */
 export function readMessages<T = MessageRecord>(
-  t: string,
+  tenantId: string,
   id: string,
   opts: { after?: string; limit?: number; keysOnly?: boolean } = {},
 ): Promise<T[]> {
@@ -57,7 +57,7 @@ export function readMessages<T = MessageRecord>(
     {
       TableName: config.tableName,
       KeyConditionExpression: opts.after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': messageList(t, id), ...(opts.after ? { ':after': opts.after } : {}) },
+      ExpressionAttributeValues: { ':pk': messageList(tenantId, id), ...(opts.after ? { ':after': opts.after } : {}) },
       ...(opts.keysOnly ? { ProjectionExpression: 'pk, sk' } : {}),
     },
     opts.limit,
@@ -95,12 +95,12 @@ export function withRecent(c: ConversationRecord, messages: readonly MessageReco
  * record in the same transaction.
  */
 export async function mutate(
-  t: string,
+  tenantId: string,
   id: string,
   plan: (current: Stored) => Plan | Promise<Plan>,
   first?: Stored,
 ): Promise<{ conversation: Stored; messages: MessageRecord[] }> {
-  let current = first ?? (await readConversation(t, id, true));
+  let current = first ?? (await readConversation(tenantId, id, true));
   for (let attempt = 1; ; attempt++) {
     const p = await plan(current);
     const messages = p.messages ?? [];
@@ -126,7 +126,7 @@ export async function mutate(
       return { conversation: next, messages };
     } catch (err) {
       if (!(err instanceof Stale) || attempt >= ATTEMPTS) throw err instanceof Stale ? conflict(err.message) : err;
-      current = await readConversation(t, id, true);
+      current = await readConversation(tenantId, id, true);
     }
   }
 }

@@ -32,14 +32,14 @@ export async function startSession(
   if (!widget) throw unauthorized('Unknown widget key');
   const from = origin?.replace(/\/$/, '');
   if (!from || !widget.allowedOrigins.includes(from)) throw originNotAllowed();
-  const t = widget.tenantId;
-  await requireAgents(t);
+  const tenantId = widget.tenantId;
+  await requireAgents(tenantId);
   if (!widget.isActive) throw conflict('The widget is inactive', 'WIDGET_INACTIVE');
-  const agent = await publishedAgent(t, widget.agentId);
+  const agent = await publishedAgent(tenantId, widget.agentId);
   const now = Date.now();
   const at = new Date(now).toISOString();
   const id = randomUUID();
-  const session = newSession(t, id, now);
+  const session = newSession(tenantId, id, now);
   const visitor: Visitor | null = body.visitor
     ? { name: body.visitor.name ?? null, email: body.visitor.email ?? null }
     : null;
@@ -47,7 +47,7 @@ export async function startSession(
     agent,
     {
       id,
-      tenantId: t,
+      tenantId,
       channel: 'widget',
       widgetId: widget.widgetId,
       visitor,
@@ -58,7 +58,7 @@ export async function startSession(
     at,
   );
   await commitChange(
-    [...newConversationWrites(conversation), bumpCounter(conversationList(t), 1)],
+    [...newConversationWrites(conversation), bumpCounter(conversationList(tenantId), 1)],
     conversationChange(conversation, null, 'ConversationStarted', {
       widgetId: widget.widgetId,
       agentId: agent.agentId,

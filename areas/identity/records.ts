@@ -30,23 +30,24 @@ export const identityKeys = {
   tenant: (tenantId: string) => keys.platformItem('TENANT', tenantId),
   tenants: () => keys.platformCollection('TENANT'),
   slug: (slug: string) => keys.unique('SLUG', slug),
-  role: (t: string, roleId: string) => keys.tenantItem(t, 'ROLE', roleId),
-  roles: (t: string) => keys.tenantCollection(t, 'ROLE'),
+  role: (tenantId: string, roleId: string) => keys.tenantItem(tenantId, 'ROLE', roleId),
+  roles: (tenantId: string) => keys.tenantCollection(tenantId, 'ROLE'),
   /** A role name is unique within its tenant, case-insensitively. */
-  roleName: (t: string, name: string) => keys.unique('ROLE_NAME', name.toLowerCase(), t),
-  group: (t: string, groupId: string) => keys.tenantItem(t, 'GROUP', groupId),
-  groups: (t: string) => keys.tenantCollection(t, 'GROUP'),
-  groupName: (t: string, name: string) => keys.unique('GROUP_NAME', name.toLowerCase(), t),
+  roleName: (tenantId: string, name: string) => keys.unique('ROLE_NAME', name.toLowerCase(), tenantId),
+  group: (tenantId: string, groupId: string) => keys.tenantItem(tenantId, 'GROUP', groupId),
+  groups: (tenantId: string) => keys.tenantCollection(tenantId, 'GROUP'),
+  groupName: (tenantId: string, name: string) => keys.unique('GROUP_NAME', name.toLowerCase(), tenantId),
   /** A user's membership of a group (memberCount counts these); gsi2 (`userGroups`) lists a user's groups. */
-  groupMember: (t: string, groupId: string, userId: string): Key =>
-    keys.childItem(t, 'GROUP', groupId, 'MEMBER', userId),
-  userGroups: (t: string, userId: string) => `${t}#USER#${userId}#GROUPS`,
-  department: (t: string, departmentId: string) => keys.tenantItem(t, 'DEPARTMENT', departmentId),
-  departments: (t: string) => keys.tenantCollection(t, 'DEPARTMENT'),
+  groupMember: (tenantId: string, groupId: string, userId: string): Key =>
+    keys.childItem(tenantId, 'GROUP', groupId, 'MEMBER', userId),
+  userGroups: (tenantId: string, userId: string) => `${tenantId}#USER#${userId}#GROUPS`,
+  department: (tenantId: string, departmentId: string) => keys.tenantItem(tenantId, 'DEPARTMENT', departmentId),
+  departments: (tenantId: string) => keys.tenantCollection(tenantId, 'DEPARTMENT'),
   /** gsi2 partition of a department's direct children (`ROOT` for top-level departments). */
-  departmentChildren: (t: string, parentId: string | null) => `${t}#DEPARTMENT#PARENT#${parentId ?? 'ROOT'}`,
-  invitation: (t: string, invitationId: string) => keys.tenantItem(t, 'INVITATION', invitationId),
-  invitations: (t: string) => keys.tenantCollection(t, 'INVITATION'),
+  departmentChildren: (tenantId: string, parentId: string | null) =>
+    `${tenantId}#DEPARTMENT#PARENT#${parentId ?? 'ROOT'}`,
+  invitation: (tenantId: string, invitationId: string) => keys.tenantItem(tenantId, 'INVITATION', invitationId),
+  invitations: (tenantId: string) => keys.tenantCollection(tenantId, 'INVITATION'),
   /** Invitation lookup by the SHA-256 of its code (the code itself is never stored). */
   invitationCode: (codeHash: string) => keys.unique('INVITATION_CODE', codeHash),
   /** Refresh tokens are addressed by the hash of their value; families group rotations. */

@@ -43,18 +43,23 @@ export function baseSlot(tenantId: string, by: 1 | -1): TransactItem {
   };
 }
 
-const change = (t: string, actor: Principal | null, entityId: string, action: string, changes: Change['changes']) =>
-  ({ tenantId: t, actor, entityType: 'KnowledgeBase', entityId, action, changes }) satisfies Change;
+const change = (
+  tenantId: string,
+  actor: Principal | null,
+  entityId: string,
+  action: string,
+  changes: Change['changes'],
+) => ({ tenantId, actor, entityType: 'KnowledgeBase', entityId, action, changes }) satisfies Change;
 
-export const readBase = (t: string, kbId: string, consistent = false) =>
-  getOr404<BaseRecord>(kbKey(t, kbId), 'Knowledge base', { consistent });
+export const readBase = (tenantId: string, kbId: string, consistent = false) =>
+  getOr404<BaseRecord>(kbKey(tenantId, kbId), 'Knowledge base', { consistent });
 
-export async function getBase(t: string, kbId: string) {
-  return toBase(await readBase(t, kbId));
+export async function getBase(tenantId: string, kbId: string) {
+  return toBase(await readBase(tenantId, kbId));
 }
 
-export async function listBases(t: string, q: { page: number; pageSize: number; search?: string }) {
-  const { items, totalCount } = await listNewestFirst<BaseRecord>(kbList(t), q);
+export async function listBases(tenantId: string, q: { page: number; pageSize: number; search?: string }) {
+  const { items, totalCount } = await listNewestFirst<BaseRecord>(kbList(tenantId), q);
   return toPage(items.map(toBase), totalCount, q.page, q.pageSize);
 }
 
@@ -66,7 +71,7 @@ export interface BaseInput {
   embeddingModelId?: string | null;
 }
 
-export async function createBase(t: string, input: BaseInput, actor: Principal) {
+export async function createBase(tenantId: string, input: BaseInput, actor: Principal) {
   const chunkSize = input.chunkSize ?? CHUNK_SIZE.default;
   const chunkOverlap = input.chunkOverlap ?? Math.min(DEFAULT_CHUNK_OVERLAP, Math.floor(chunkSize / 2));
   if (chunkOverlap > chunkSize / 2)
@@ -74,7 +79,7 @@ export async function createBase(t: string, input: BaseInput, actor: Principal) 
   const now = new Date().toISOString();
   const base: BaseRecord = {
     id: crypto.randomUUID(),
-    tenantId: t,
+    tenantId,
     name: input.name,
     description: input.description || null,
     chunkSize,
@@ -88,20 +93,20 @@ export async function createBase(t: string, input: BaseInput, actor: Principal) 
     updatedAt: now,
   };
   await commitChange(
-    [orConflict(baseSlot(t, 1), planLimitReached()), putNew(baseItem(base)), bumpCounter(kbList(t), 1)],
-    change(t, actor, base.id, 'create', { name: base.name, chunkSize, chunkOverlap }),
+    [orConflict(baseSlot(tenantId, 1), planLimitReached()), putNew(baseItem(base)), bumpCounter(kbList(tenantId), 1)],
+    change(tenantId, actor, base.id, 'create', { name: base.name, chunkSize, chunkOverlap }),
     { now },
   );
   return toBase(base);
 }
 
 export async function updateBase(
-  t: string,
+  tenantId: string,
   kbId: string,
   input: { name?: string; description?: string | null },
   actor: Principal,
 ) {
-  const base = await readBase(t, kbId, true);
+  const base = await readBase(tenantId, kbId, true);
   const set: Record<string, unknown> = {};
   if (input.name !== undefined && input.name !== base.name) {
     set.name = input.name;
@@ -114,11 +119,11 @@ export async function updateBase(
   await commitChange(
     [
       orConflict(
-        updateItem(kbKey(t, kbId), { ...set, updatedAt: now }, { condition: 'attribute_exists(pk)' }),
+        updateItem(kbKey(tenantId, kbId), { ...set, updatedAt: now }, { condition: 'attribute_exists(pk)' }),
         notFound('Knowledge base'),
       ),
     ],
-    change(t, actor, kbId, 'update', { name: set.name, description: set.description }),
+    change(tenantId, actor, kbId, 'update', { name: set.name, description: set.description }),
     { now },
   );
   return toBase({ ...base, ...set, updatedAt: now } as BaseRecord);
@@ -129,20 +134,20 @@ export async function updateBase(
  * the agent drafts that name it lose it; the worker then removes its documents, chunks, vectors and
  * index objects (PURGE_BASE).
  */
-export async function deleteBase(t: string, kbId: string, actor: Principal) {
-  const base = await readBase(t, kbId, true);
+export async function deleteBase(tenantId: string, kbId: string, actor: Principal) {
+  const base = await readBase(tenantId, kbId, true);
   await commitChange(
     [
-      orConflict(deleteItem(kbKey(t, kbId), 'attribute_exists(pk)'), notFound('Knowledge base')),
-      bumpCounter(kbList(t), -1),
-      baseSlot(t, -1),
+      orConflict(deleteItem(kbKey(tenantId, kbId), 'attribute_exists(pk)'), notFound('Knowledge base')),
+      bumpCounter(kbList(tenantId), -1),
+      baseSlot(tenantId, -1),
     ],
-    change(t, actor, kbId, 'delete', { name: base.name, documentCount: base.documentCount }),
+    change(tenantId, actor, kbId, 'delete', { name: base.name, documentCount: base.documentCount }),
   );
   // The purge worker unbinds again, so a failure here only delays it.
-  await unbindKnowledgeBase(t, kbId, actor).catch((err) =>
+  await unbindKnowledgeBase(tenantId, kbId, actor).catch((err) =>
     logger.warn('agents not unbound from a deleted knowledge base', { kbId, errorName: (err as Error).name }),
   );
-  if (Number(base.chunkCount ?? 0) > 0) await refreshToolsKbStatusAfter(t, 'knowledge base deleted');
-  await enqueue(PURGE_BASE, { tenantId: t, kbId });
+  if (Number(base.chunkCount ?? 0) > 0) await refreshToolsKbStatusAfter(tenantId, 'knowledge base deleted');
+  await enqueue(PURGE_BASE, { tenantId, kbId });
 }

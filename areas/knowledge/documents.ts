@@ -93,23 +93,23 @@ async function incoming(req: UploadRequest): Promise<Incoming> {
  * Stores the original, records the document Queued (the base's documentCount with it, only while
  * the base exists) and queues its indexing; answers at once (202).
  */
-export async function uploadDocument(t: string, kbId: string, req: UploadRequest, actor: Principal) {
-  await readBase(t, kbId);
+export async function uploadDocument(tenantId: string, kbId: string, req: UploadRequest, actor: Principal) {
+  await readBase(tenantId, kbId);
   const file = await incoming(req);
-  const doc = queuedDocument(t, kbId, { ...file, sizeBytes: file.data.length }, actor);
+  const doc = queuedDocument(tenantId, kbId, { ...file, sizeBytes: file.data.length }, actor);
   await putObject(doc.objectKey, file.data, file.contentType);
   return recordDocument(doc, actor);
 }
 
 /** Saves a Queued document (the base's documentCount with it, only while the base exists) and queues its indexing. */
 export async function recordDocument(doc: DocumentRecord, actor: Principal, also: Write[] = []) {
-  const { tenantId: t, kbId } = doc;
+  const { tenantId, kbId } = doc;
   await commitChange(
     [
       putNew(documentItem(doc)),
       orConflict(
         updateItem(
-          kbKey(t, kbId),
+          kbKey(tenantId, kbId),
           { updatedAt: doc.createdAt },
           { add: { documentCount: 1 }, condition: 'attribute_exists(pk)' },
         ),
@@ -120,13 +120,13 @@ export async function recordDocument(doc: DocumentRecord, actor: Principal, also
     change(doc, actor, 'upload', { kbId, title: doc.title, contentType: doc.contentType, sizeBytes: doc.sizeBytes }),
     { now: doc.createdAt },
   );
-  await enqueue(INDEX_DOCUMENT, { tenantId: t, kbId, documentId: doc.id }, { id: `index-${doc.id}` });
+  await enqueue(INDEX_DOCUMENT, { tenantId, kbId, documentId: doc.id }, { id: `index-${doc.id}` });
   return toDocument(doc);
 }
 
 /** A new document record, Queued, with its Queued deadline. */
 export function queuedDocument(
-  t: string,
+  tenantId: string,
   kbId: string,
   file: { title: string; fileName: string | null; contentType: string; sizeBytes: number },
   actor: Principal,
@@ -136,7 +136,7 @@ export function queuedDocument(
   const at = new Date(now).toISOString();
   return {
     id,
-    tenantId: t,
+    tenantId,
     kbId,
     title: file.title,
     fileName: file.fileName,
@@ -148,7 +148,7 @@ export function queuedDocument(
     chunkCount: 0,
     tokenCount: 0,
     error: null,
-    objectKey: originalObjectKey(t, kbId, id),
+    objectKey: originalObjectKey(tenantId, kbId, id),
     stageDeadline: deadlineFrom('Queued', now),
     createdAt: at,
     indexedAt: null,
@@ -161,7 +161,7 @@ export function queuedDocument(
  * document past its stage deadline is ended Failed here too, so a list never shows it running forever.
  */
 export async function listDocuments(
-  t: string,
+  tenantId: string,
   kbId: string,
   q: { page: number; pageSize: number; status?: DocumentRecord['status'] },
 ) {
@@ -170,12 +170,12 @@ export async function listDocuments(
     TableName: config.tableName,
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
-    ExpressionAttributeValues: { ':pk': documentList(t, kbId), ...(q.status ? { ':status': q.status } : {}) },
+    ExpressionAttributeValues: { ':pk': documentList(tenantId, kbId), ...(q.status ? { ':status': q.status } : {}) },
     ...(q.status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
     ScanIndexForward: false,
   };
   const [base, items] = await Promise.all([
-    readBase(t, kbId),
+    readBase(tenantId, kbId),
     queryItems<DocumentRecord>(query, q.status ? Number.POSITIVE_INFINITY : start + q.pageSize),
   ]);
   const now = Date.now();
@@ -186,8 +186,8 @@ export async function listDocuments(
 }
 
 /** The base and a document in one BatchGetItem; 404 when either is missing. */
-export async function baseAndDocument(t: string, kbId: string, documentId: string) {
-  const keys = [kbKey(t, kbId), documentKey(t, kbId, documentId)];
+export async function baseAndDocument(tenantId: string, kbId: string, documentId: string) {
+  const keys = [kbKey(tenantId, kbId), documentKey(tenantId, kbId, documentId)];
   const out = await ddb().send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: keys } } }));
   const items = out.Responses?.[config.tableName] ?? [];
   const base = items.find((i) => i.pk === keys[0]!.pk && i.sk === keys[0]!.sk) as BaseRecord | undefined;
@@ -198,8 +198,13 @@ export async function baseAndDocument(t: string, kbId: string, documentId: strin
 }
 
 /** A page of a document's chunks in position order: one BatchGetItem and one Query on the position range. */
-export async function listChunks(t: string, kbId: string, documentId: string, q: { page: number; pageSize: number }) {
-  const { doc } = await baseAndDocument(t, kbId, documentId);
+export async function listChunks(
+  tenantId: string,
+  kbId: string,
+  documentId: string,
+  q: { page: number; pageSize: number },
+) {
+  const { doc } = await baseAndDocument(tenantId, kbId, documentId);
   const total = doc.status === 'Indexed' ? Number(doc.chunkCount ?? 0) : 0;
   const from = (q.page - 1) * q.pageSize;
   const to = Math.min(total, from + q.pageSize) - 1;
@@ -210,7 +215,7 @@ export async function listChunks(t: string, kbId: string, documentId: string, q:
           TableName: config.tableName,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
           ExpressionAttributeValues: {
-            ':pk': chunkList(t, kbId, documentId),
+            ':pk': chunkList(tenantId, kbId, documentId),
             ':from': padPosition(from),
             ':to': padPosition(to),
           },
@@ -224,11 +229,11 @@ export async function listChunks(t: string, kbId: string, documentId: string, q:
  * chunks, vectors, keyword entries and original (PURGE_DOCUMENT). The delete is conditional on the
  * status it read, so a worker finishing meanwhile cannot leave the base's chunkCount wrong.
  */
-export async function deleteDocument(t: string, kbId: string, documentId: string, actor: Principal) {
+export async function deleteDocument(tenantId: string, kbId: string, documentId: string, actor: Principal) {
   let chunks = 0;
   for (let attempt = 1; ; attempt++) {
-    await readBase(t, kbId, true);
-    const doc = await get<DocumentRecord>(documentKey(t, kbId, documentId), { consistent: true });
+    await readBase(tenantId, kbId, true);
+    const doc = await get<DocumentRecord>(documentKey(tenantId, kbId, documentId), { consistent: true });
     if (!doc) throw notFound('Document');
     chunks = doc.status === 'Indexed' ? Number(doc.chunkCount ?? 0) : 0;
     try {
@@ -238,7 +243,7 @@ export async function deleteDocument(t: string, kbId: string, documentId: string
             {
               Delete: {
                 TableName: config.tableName,
-                Key: documentKey(t, kbId, documentId),
+                Key: documentKey(tenantId, kbId, documentId),
                 ConditionExpression: '#status = :status AND chunkCount = :chunks',
                 ExpressionAttributeNames: { '#status': 'status' },
                 ExpressionAttributeValues: { ':status': doc.status, ':chunks': doc.chunkCount },
@@ -248,7 +253,7 @@ export async function deleteDocument(t: string, kbId: string, documentId: string
           ),
           orConflict(
             updateItem(
-              kbKey(t, kbId),
+              kbKey(tenantId, kbId),
               { updatedAt: new Date().toISOString() },
               { add: { documentCount: -1, chunkCount: -chunks }, condition: 'attribute_exists(pk)' },
             ),
@@ -262,6 +267,6 @@ export async function deleteDocument(t: string, kbId: string, documentId: string
       if (!(err instanceof ApiError) || err.code !== 'CONFLICT' || attempt >= 3) throw err;
     }
   }
-  if (chunks > 0) await refreshToolsKbStatusAfter(t, 'document deleted');
-  await enqueue(PURGE_DOCUMENT, { tenantId: t, kbId, documentId });
+  if (chunks > 0) await refreshToolsKbStatusAfter(tenantId, 'document deleted');
+  await enqueue(PURGE_DOCUMENT, { tenantId, kbId, documentId });
 }

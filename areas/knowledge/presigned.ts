@@ -23,30 +23,30 @@ const PENDING_TTL_SECONDS = 24 * 3600;
  * file to where the worker reads originals, and queues the document.
  */
 export async function presignDocumentUpload(
-  t: string,
+  tenantId: string,
   kbId: string,
   input: { fileName: string; contentType: KnowledgeFileType; size: number; title?: string | null },
   actor: Principal,
 ) {
-  await readBase(t, kbId);
+  await readBase(tenantId, kbId);
   const id = crypto.randomUUID();
   const now = Date.now();
   const expiresAt = new Date(now + UPLOAD_URL_SECONDS * 1000).toISOString();
   const upload: PendingUpload = {
     id,
-    tenantId: t,
+    tenantId,
     kbId,
     fileName: input.fileName,
     contentType: input.contentType,
     size: input.size,
     title: input.title?.trim() || input.fileName,
     uploadedBy: actor.userId,
-    objectKey: uploadObjectKey(t, kbId, id),
+    objectKey: uploadObjectKey(tenantId, kbId, id),
     expiresAt,
     ttl: Math.floor(now / 1000) + UPLOAD_URL_SECONDS + PENDING_TTL_SECONDS,
   };
   await commitChange([putNew(pendingUploadItem(upload))], {
-    tenantId: t,
+    tenantId,
     actor,
     entityType: 'KnowledgeUpload',
     entityId: id,
@@ -62,14 +62,16 @@ export async function presignDocumentUpload(
   };
 }
 
-export async function completeDocumentUpload(t: string, kbId: string, uploadId: string, actor: Principal) {
-  await readBase(t, kbId);
-  const upload = await getOr404<PendingUpload>(pendingUploadKey(t, kbId, uploadId), 'Upload', { consistent: true });
+export async function completeDocumentUpload(tenantId: string, kbId: string, uploadId: string, actor: Principal) {
+  await readBase(tenantId, kbId);
+  const upload = await getOr404<PendingUpload>(pendingUploadKey(tenantId, kbId, uploadId), 'Upload', {
+    consistent: true,
+  });
   const found = await objectHead(upload.objectKey, 1024);
   if (!found) throw validationError([{ path: 'params.uploadId', message: 'Nothing was uploaded for this upload yet' }]);
   const forget = async () => {
     await deleteObject(upload.objectKey).catch(() => undefined);
-    await commitChange([deleteItem(pendingUploadKey(t, kbId, uploadId))], null);
+    await commitChange([deleteItem(pendingUploadKey(tenantId, kbId, uploadId))], null);
   };
   if (found.size > KNOWLEDGE_MAX_BYTES) {
     await forget();
@@ -83,7 +85,7 @@ export async function completeDocumentUpload(t: string, kbId: string, uploadId: 
     throw err;
   }
   const doc = queuedDocument(
-    t,
+    tenantId,
     kbId,
     { title: upload.title, fileName: upload.fileName, contentType, sizeBytes: found.size },
     actor,
@@ -91,7 +93,7 @@ export async function completeDocumentUpload(t: string, kbId: string, uploadId: 
   await copyMediaObject({ key: upload.objectKey, etag: found.etag }, doc.objectKey, contentType, upload.fileName);
   const answer = await recordDocument(doc, actor, [
     orConflict(
-      deleteItem(pendingUploadKey(t, kbId, uploadId), 'attribute_exists(pk)'),
+      deleteItem(pendingUploadKey(tenantId, kbId, uploadId), 'attribute_exists(pk)'),
       conflict('The upload was completed meanwhile'),
     ),
   ]);

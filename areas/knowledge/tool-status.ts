@@ -52,12 +52,12 @@ export function expectedCounts(toolRows: ToolRow[], agents: AgentRow[], bases: B
   return out;
 }
 
-async function pass(t: string): Promise<number> {
-  const toolRows = await partition<ToolRow>(tools.collection(t), 'id, agentIds, chunkCount, deletedAt');
+async function pass(tenantId: string): Promise<number> {
+  const toolRows = await partition<ToolRow>(tools.collection(tenantId), 'id, agentIds, chunkCount, deletedAt');
   if (!toolRows.some((r) => !r.deletedAt)) return 0;
   const [agents, bases] = await Promise.all([
-    partition<AgentRow>(agentList(t), 'id, knowledgeBaseIds, deletedAt'),
-    partition<BaseRow>(kbList(t), 'id, chunkCount'),
+    partition<AgentRow>(agentList(tenantId), 'id, knowledgeBaseIds, deletedAt'),
+    partition<BaseRow>(kbList(tenantId), 'id, chunkCount'),
   ]);
   const expected = expectedCounts(toolRows, agents, bases);
   let written = 0;
@@ -70,7 +70,7 @@ async function pass(t: string): Promise<number> {
       [
         orConflict(
           updateItem(
-            tools.key(t, tool.id),
+            tools.key(tenantId, tool.id),
             { chunkCount: want },
             seen === undefined
               ? { condition: 'attribute_exists(pk) AND attribute_not_exists(chunkCount)' }
@@ -87,10 +87,10 @@ async function pass(t: string): Promise<number> {
 }
 
 /** Brings every tool of the tenant to its bound bases' chunk count; answers how many tools changed. */
-export async function refreshToolsKbStatus(t: string): Promise<number> {
+export async function refreshToolsKbStatus(tenantId: string): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await pass(t);
+      return await pass(tenantId);
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 409) || attempt >= ATTEMPTS) throw err;
     }
@@ -98,9 +98,9 @@ export async function refreshToolsKbStatus(t: string): Promise<number> {
 }
 
 /** After a committed change: a failure is logged, never the caller's error (the next pass repairs it). */
-export async function refreshToolsKbStatusAfter(t: string, cause: string): Promise<void> {
+export async function refreshToolsKbStatusAfter(tenantId: string, cause: string): Promise<void> {
   try {
-    await refreshToolsKbStatus(t);
+    await refreshToolsKbStatus(tenantId);
   } catch (err) {
     logger.warn('tools kbStatus not refreshed', { cause, errorName: (err as Error).name });
   }

@@ -26,12 +26,12 @@ export interface KeyInput {
   expiresAt?: string | null;
 }
 
-export async function createKey(t: string, input: KeyInput, actor: Principal) {
+export async function createKey(tenantId: string, input: KeyInput, actor: Principal) {
   const secret = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const now = new Date().toISOString();
   const record: GatewayKeyRecord = {
     id: crypto.randomUUID(),
-    tenantId: t,
+    tenantId,
     name: input.name,
     keyPrefix: secret.slice(0, PREFIX_SHOWN),
     keyHash: hashSecret(secret),
@@ -49,18 +49,18 @@ export async function createKey(t: string, input: KeyInput, actor: Principal) {
     usedNano: 0,
     committedNano: 0,
   };
-  const collection = gatewayKeys.keys(t);
+  const collection = gatewayKeys.keys(tenantId);
   await commitChange(
     [
-      putNew({ ...gatewayKeys.key(t, record.id), ...keys.newestFirst(collection, now, record.id), ...record }),
+      putNew({ ...gatewayKeys.key(tenantId, record.id), ...keys.newestFirst(collection, now, record.id), ...record }),
       bumpCounter(collection, 1),
       orConflict(
-        claimUnique(gatewayKeys.keyHash(record.keyHash), { tenantId: t, keyId: record.id }),
+        claimUnique(gatewayKeys.keyHash(record.keyHash), { tenantId, keyId: record.id }),
         conflict('Key collision, try again'),
       ),
     ],
     {
-      tenantId: t,
+      tenantId,
       actor,
       entityType: 'GatewayKey',
       entityId: record.id,
@@ -72,28 +72,28 @@ export async function createKey(t: string, input: KeyInput, actor: Principal) {
   return { ...toKeyAnswer(record), key: secret };
 }
 
-export async function listKeys(t: string, q: { page: number; pageSize: number }) {
-  const { items, totalCount } = await listNewestFirst<GatewayKeyRecord>(gatewayKeys.keys(t), q);
+export async function listKeys(tenantId: string, q: { page: number; pageSize: number }) {
+  const { items, totalCount } = await listNewestFirst<GatewayKeyRecord>(gatewayKeys.keys(tenantId), q);
   return toPage(items.map(toKeyAnswer), totalCount, q.page, q.pageSize);
 }
 
 /** Revokes a key (204 again for one revoked before); the record stays for its usage history. */
-export async function revokeKey(t: string, keyId: string, actor: Principal) {
-  const key = await getOr404<GatewayKeyRecord>(gatewayKeys.key(t, keyId), 'Gateway key', { consistent: true });
+export async function revokeKey(tenantId: string, keyId: string, actor: Principal) {
+  const key = await getOr404<GatewayKeyRecord>(gatewayKeys.key(tenantId, keyId), 'Gateway key', { consistent: true });
   if (key.revokedAt) return;
   const now = new Date().toISOString();
   await commitChange(
     [
       orConflict(
-        updateItem(gatewayKeys.key(t, keyId), { revokedAt: now }, { condition: 'attribute_exists(pk)' }),
+        updateItem(gatewayKeys.key(tenantId, keyId), { revokedAt: now }, { condition: 'attribute_exists(pk)' }),
         notFound('Gateway key'),
       ),
     ],
-    { tenantId: t, actor, entityType: 'GatewayKey', entityId: keyId, action: 'revoke', changes: { revokedAt: now } },
+    { tenantId, actor, entityType: 'GatewayKey', entityId: keyId, action: 'revoke', changes: { revokedAt: now } },
     { now },
   );
 }
 
 /** The key as it is now (strongly consistent: a revocation a moment ago counts). */
-export const currentKey = (t: string, keyId: string) =>
-  get<GatewayKeyRecord>(gatewayKeys.key(t, keyId), { consistent: true });
+export const currentKey = (tenantId: string, keyId: string) =>
+  get<GatewayKeyRecord>(gatewayKeys.key(tenantId, keyId), { consistent: true });

@@ -13,14 +13,14 @@ export const gatewayKeys = {
   model: (id: string) => keys.platformItem('LLM_MODEL', id),
   models: () => keys.platformCollection('LLM_MODEL'),
   modelName: (name: string) => keys.unique('LLM_MODEL_NAME', name),
-  key: (t: string, keyId: string) => keys.tenantItem(t, 'GATEWAY_KEY', keyId),
-  keys: (t: string) => keys.tenantCollection(t, 'GATEWAY_KEY'),
+  key: (tenantId: string, keyId: string) => keys.tenantItem(tenantId, 'GATEWAY_KEY', keyId),
+  keys: (tenantId: string) => keys.tenantCollection(tenantId, 'GATEWAY_KEY'),
   keyHash: (hash: string) => keys.unique('GATEWAY_KEY_HASH', hash),
-  allowance: (t: string, month: string) => keys.tenantItem(t, 'LLM_ALLOWANCE', month),
-  usage: (t: string, day: string, by: 'M' | 'K', name: string): Key =>
-    keys.tenantItem(t, 'LLM_ALLOWANCE', `U#${day}#${by}#${name}`),
-  usageRange: (t: string, from: string, to: string) => ({
-    pk: keys.tenantCollection(t, 'LLM_ALLOWANCE'),
+  allowance: (tenantId: string, month: string) => keys.tenantItem(tenantId, 'LLM_ALLOWANCE', month),
+  usage: (tenantId: string, day: string, by: 'M' | 'K', name: string): Key =>
+    keys.tenantItem(tenantId, 'LLM_ALLOWANCE', `U#${day}#${by}#${name}`),
+  usageRange: (tenantId: string, from: string, to: string) => ({
+    pk: keys.tenantCollection(tenantId, 'LLM_ALLOWANCE'),
     from: `U#${from}#`,
     to: `U#${to}#~`,
   }),

@@ -122,19 +122,19 @@ const sumBy = (items: UsageItem[], by: 'M' | 'K') => {
  * GET /api/llm-gateway/usage: the month's tokens against the allowance (the month of endDate), and
  * per model and per key over startDate..endDate (UTC days; default the last 30).
  */
-export async function usage(t: string, q: { startDate?: string; endDate?: string }, now = new Date()) {
+export async function usage(tenantId: string, q: { startDate?: string; endDate?: string }, now = new Date()) {
   const range = resolveRange(q, now.toISOString().slice(0, 10));
   if (!range.ok) throw validationError([{ path: `query.${range.path}`, message: range.message }]);
   const month = monthOf(range.endDate);
-  const bounds = gatewayKeys.usageRange(t, range.startDate, range.endDate);
+  const bounds = gatewayKeys.usageRange(tenantId, range.startDate, range.endDate);
   const [items, allowance, limit] = await Promise.all([
     queryItems<UsageItem>({
       TableName: config.tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: { ':pk': bounds.pk, ':from': bounds.from, ':to': bounds.to },
     }),
-    get<{ usedTokens?: number; committedTokens?: number }>(gatewayKeys.allowance(t, month)),
-    tokenAllowance(t),
+    get<{ usedTokens?: number; committedTokens?: number }>(gatewayKeys.allowance(tenantId, month)),
+    tokenAllowance(tenantId),
   ]);
   const models = sumBy(items, 'M');
   const byKey = sumBy(items, 'K');

@@ -34,9 +34,9 @@ export interface PromptInput {
 }
 
 const change =
-  (t: string, actor: Principal, entityType: 'Prompt' | 'PromptVersion', entityId: string) =>
+  (tenantId: string, actor: Principal, entityType: 'Prompt' | 'PromptVersion', entityId: string) =>
   (action: string, changes: Change['changes']): Change => ({
-    tenantId: t,
+    tenantId,
     actor,
     entityType,
     entityId,
@@ -72,38 +72,41 @@ export function placeholdersOf(content: string, path = 'body.content'): string[]
   return parsed.names;
 }
 
-async function found(t: string, id: string, versions: number) {
-  const out = await promptWithVersions(t, id, versions);
+async function found(tenantId: string, id: string, versions: number) {
+  const out = await promptWithVersions(tenantId, id, versions);
   if (!out) throw notFound('Prompt');
   return out;
 }
 
-export async function promptDetail(t: string, id: string) {
-  const { prompt, versions } = await found(t, id, DETAIL_VERSIONS);
+export async function promptDetail(tenantId: string, id: string) {
+  const { prompt, versions } = await found(tenantId, id, DETAIL_VERSIONS);
   return toDetail(prompt, versions);
 }
 
-export async function listVersions(t: string, id: string, q: { page: number; pageSize: number }) {
+export async function listVersions(tenantId: string, id: string, q: { page: number; pageSize: number }) {
   const start = (q.page - 1) * q.pageSize;
-  const { prompt, versions } = await found(t, id, start + q.pageSize);
+  const { prompt, versions } = await found(tenantId, id, start + q.pageSize);
   return toPage(versions.slice(start).map(toVersion), Number(prompt.versionCount ?? 0), q.page, q.pageSize);
 }
 
 export async function listPrompts(
-  t: string,
+  tenantId: string,
   q: { page: number; pageSize: number; includeArchived?: 'true' | 'false' },
 ) {
   const all = q.includeArchived === 'true';
-  const { items, totalCount } = await listNewestFirst<PromptItem>(all ? prompts.all(t) : prompts.live(t), {
-    page: q.page,
-    pageSize: q.pageSize,
-    index: all ? 'gsi2' : 'gsi1',
-  });
+  const { items, totalCount } = await listNewestFirst<PromptItem>(
+    all ? prompts.all(tenantId) : prompts.live(tenantId),
+    {
+      page: q.page,
+      pageSize: q.pageSize,
+      index: all ? 'gsi2' : 'gsi1',
+    },
+  );
   return toPage(items.map(toListItem), totalCount, q.page, q.pageSize);
 }
 
 export async function createPrompt(
-  t: string,
+  tenantId: string,
   given: PromptInput & { title: string; content: string },
   actor: Principal,
 ) {
@@ -111,8 +114,8 @@ export async function createPrompt(
   const placeholders = placeholdersOf(input.content);
   const now = new Date().toISOString();
   const id = crypto.randomUUID();
-  const first = versionItem(t, id, 1, { content: input.content, placeholders }, actor, null, now);
-  const prompt = promptItem(t, {
+  const first = versionItem(tenantId, id, 1, { content: input.content, placeholders }, actor, null, now);
+  const prompt = promptItem(tenantId, {
     id,
     title: input.title,
     content: input.content,
@@ -132,20 +135,20 @@ export async function createPrompt(
     updatedAt: now,
   });
   await commitChange(
-    [putNew(prompt), putNew(first), bumpCounter(prompts.live(t), 1), bumpCounter(prompts.all(t), 1)],
-    change(t, actor, 'Prompt', id)('create', { title: input.title, versionId: first.id }),
+    [putNew(prompt), putNew(first), bumpCounter(prompts.live(tenantId), 1), bumpCounter(prompts.all(tenantId), 1)],
+    change(tenantId, actor, 'Prompt', id)('create', { title: input.title, versionId: first.id }),
     { now },
   );
   return toDetail(prompt, [first]);
 }
 
 /** The prompt, read consistently, or 404. */
-export const readPrompt = (t: string, id: string) =>
-  getOr404<PromptItem>(prompts.key(t, id), 'Prompt', { consistent: true });
+export const readPrompt = (tenantId: string, id: string) =>
+  getOr404<PromptItem>(prompts.key(tenantId, id), 'Prompt', { consistent: true });
 
 /** The prompt for a change: an archived prompt is read-only (409). */
-export async function writablePrompt(t: string, id: string) {
-  const prompt = await readPrompt(t, id);
+export async function writablePrompt(tenantId: string, id: string) {
+  const prompt = await readPrompt(tenantId, id);
   if (prompt.archivedAt) throw conflict('An archived prompt is read-only');
   return prompt;
 }
@@ -153,8 +156,8 @@ export async function writablePrompt(t: string, id: string) {
 /** The condition of every prompt change: the prompt exists and is not archived. */
 export const NOT_ARCHIVED = { condition: 'attribute_exists(pk) AND archivedAt = :null', values: { ':null': null } };
 
-export async function updatePrompt(t: string, id: string, given: PromptInput, actor: Principal) {
-  await writablePrompt(t, id);
+export async function updatePrompt(tenantId: string, id: string, given: PromptInput, actor: Principal) {
+  await writablePrompt(tenantId, id);
   const input = storedNumbers(given);
   const set: Record<string, unknown> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   if (input.content !== undefined) set.placeholders = placeholdersOf(input.content);
@@ -162,12 +165,12 @@ export async function updatePrompt(t: string, id: string, given: PromptInput, ac
   await commitChange(
     [
       orConflict(
-        updateItem(prompts.key(t, id), { ...set, updatedAt: now }, NOT_ARCHIVED),
+        updateItem(prompts.key(tenantId, id), { ...set, updatedAt: now }, NOT_ARCHIVED),
         'The prompt was archived meanwhile',
       ),
     ],
     change(
-      t,
+      tenantId,
       actor,
       'Prompt',
       id,
@@ -177,28 +180,28 @@ export async function updatePrompt(t: string, id: string, given: PromptInput, ac
     }),
     { now },
   );
-  return promptDetail(t, id);
+  return promptDetail(tenantId, id);
 }
 
 /** Soft delete: the prompt leaves the default list and becomes read-only; a second DELETE changes nothing. */
-export async function archivePrompt(t: string, id: string, actor: Principal) {
-  const prompt = await readPrompt(t, id);
+export async function archivePrompt(tenantId: string, id: string, actor: Principal) {
+  const prompt = await readPrompt(tenantId, id);
   if (prompt.archivedAt) return;
   const now = new Date().toISOString();
   await commitChange(
     [
       orConflict(
         updateItem(
-          prompts.key(t, id),
+          prompts.key(tenantId, id),
           { archivedAt: now, updatedAt: now },
           { ...NOT_ARCHIVED, remove: ['gsi1pk', 'gsi1sk'] },
         ),
         'The prompt was archived meanwhile',
       ),
-      bumpCounter(prompts.live(t), -1),
+      bumpCounter(prompts.live(tenantId), -1),
     ],
     change(
-      t,
+      tenantId,
       actor,
       'Prompt',
       id,
@@ -209,13 +212,13 @@ export async function archivePrompt(t: string, id: string, actor: Principal) {
   );
 }
 
-export async function newVersion(t: string, id: string, note: string | null | undefined, actor: Principal) {
-  const prompt = await writablePrompt(t, id);
+export async function newVersion(tenantId: string, id: string, note: string | null | undefined, actor: Principal) {
+  const prompt = await writablePrompt(tenantId, id);
   const n = Number(prompt.versionCount) + 1;
   if (n > MAX_VERSIONS) throw conflict(`A prompt keeps at most ${MAX_VERSIONS} versions`, 'LIMIT_REACHED');
   const now = new Date().toISOString();
   const v = versionItem(
-    t,
+    tenantId,
     id,
     n,
     { content: prompt.content, placeholders: prompt.placeholders ?? [] },
@@ -228,7 +231,7 @@ export async function newVersion(t: string, id: string, note: string | null | un
       putNew(v),
       orConflict(
         updateItem(
-          prompts.key(t, id),
+          prompts.key(tenantId, id),
           { versionCount: n, [`versionIndex.${v.id}`]: n, updatedAt: now },
           {
             condition: `${NOT_ARCHIVED.condition} AND versionCount = :was`,
@@ -238,15 +241,15 @@ export async function newVersion(t: string, id: string, note: string | null | un
         'The prompt changed meanwhile; try again',
       ),
     ],
-    change(t, actor, 'PromptVersion', v.id)('create', { promptId: id, versionNumber: n }),
+    change(tenantId, actor, 'PromptVersion', v.id)('create', { promptId: id, versionNumber: n }),
     { now },
   );
   return toVersion(v);
 }
 
 /** A version of the prompt by its id (through the prompt's version map), or 404. */
-export async function versionOf(t: string, prompt: PromptItem, versionId: string) {
+export async function versionOf(tenantId: string, prompt: PromptItem, versionId: string) {
   const n = prompt.versionIndex?.[versionId];
   if (!n) throw notFound('Prompt version');
-  return getOr404<VersionItem>(prompts.version(t, prompt.id, Number(n)), 'Prompt version', { consistent: true });
+  return getOr404<VersionItem>(prompts.version(tenantId, prompt.id, Number(n)), 'Prompt version', { consistent: true });
 }

@@ -11,14 +11,14 @@ import { promptStatus, type VersionStatus } from './lifecycle.ts';
  * gsi2 lists every prompt.
  */
 export const prompts = {
-  key: (t: string, id: string) => keys.tenantItem(t, 'PROMPT', id),
+  key: (tenantId: string, id: string) => keys.tenantItem(tenantId, 'PROMPT', id),
   /** Prompts not archived, newest first (gsi1). */
-  live: (t: string) => keys.tenantCollection(t, 'PROMPT'),
+  live: (tenantId: string) => keys.tenantCollection(tenantId, 'PROMPT'),
   /** Every prompt, archived ones too (gsi2). */
-  all: (t: string) => keys.withArchived(keys.tenantCollection(t, 'PROMPT')),
+  all: (tenantId: string) => keys.withArchived(keys.tenantCollection(tenantId, 'PROMPT')),
   /** A version; the number is stored inverted (999999 - n) so newer sorts first. */
-  version: (t: string, promptId: string, versionNumber: number) => ({
-    pk: keys.tenantCollection(t, 'PROMPT'),
+  version: (tenantId: string, promptId: string, versionNumber: number) => ({
+    pk: keys.tenantCollection(tenantId, 'PROMPT'),
     sk: `${promptId}#V#${String(999_999 - versionNumber).padStart(6, '0')}`,
   }),
   /** Sort-key bounds of a prompt and all its versions. */
@@ -67,19 +67,19 @@ export type VersionItem = {
   createdAt: string;
 };
 
-export const promptItem = (t: string, p: Omit<PromptItem, 'pk' | 'sk' | 'tenantId'>) => ({
-  ...prompts.key(t, p.id),
-  ...keys.newestFirst(prompts.live(t), p.createdAt, p.id),
-  gsi2pk: prompts.all(t),
+export const promptItem = (tenantId: string, p: Omit<PromptItem, 'pk' | 'sk' | 'tenantId'>) => ({
+  ...prompts.key(tenantId, p.id),
+  ...keys.newestFirst(prompts.live(tenantId), p.createdAt, p.id),
+  gsi2pk: prompts.all(tenantId),
   gsi2sk: `${p.createdAt}#${p.id}`,
   ...p,
-  tenantId: t,
+  tenantId,
 });
 
 const actorName = (p: Pick<Principal, 'email' | 'userId'>) => p.email ?? p.userId;
 
 export function versionItem(
-  t: string,
+  tenantId: string,
   promptId: string,
   n: number,
   from: { content: string; placeholders: string[] },
@@ -89,7 +89,7 @@ export function versionItem(
 ): VersionItem {
   const id = crypto.randomUUID();
   return {
-    ...prompts.version(t, promptId, n),
+    ...prompts.version(tenantId, promptId, n),
     id,
     promptId,
     versionNumber: n,
@@ -99,7 +99,7 @@ export function versionItem(
     changedBy: actorName(actor),
     versionNote: note,
     createdAt: now,
-    tenantId: t,
+    tenantId,
   };
 }
 
@@ -141,13 +141,13 @@ export const toDetail = (i: PromptItem, versions: VersionItem[]) => ({
 });
 
 /** The prompt and its newest `versions` versions in one consistent Query; undefined when no prompt has the id. */
-export async function promptWithVersions(t: string, id: string, versions: number) {
+export async function promptWithVersions(tenantId: string, id: string, versions: number) {
   const bounds = prompts.withVersions(id);
   const items = await queryItems<PromptItem | VersionItem>(
     {
       TableName: config.tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': prompts.live(t), ':from': bounds.from, ':to': bounds.to },
+      ExpressionAttributeValues: { ':pk': prompts.live(tenantId), ':from': bounds.from, ':to': bounds.to },
       ConsistentRead: true,
     },
     versions + 1,

@@ -18,8 +18,14 @@ const statusIs = (status: VersionStatus) => ({
   names: { '#st': 'status' },
   values: { ':from': status },
 });
-const audit = (t: string, actor: Principal, versionId: string, action: string, changes: Change['changes']): Change => ({
-  tenantId: t,
+const audit = (
+  tenantId: string,
+  actor: Principal,
+  versionId: string,
+  action: string,
+  changes: Change['changes'],
+): Change => ({
+  tenantId,
   actor,
   entityType: 'PromptVersion',
   entityId: versionId,
@@ -28,27 +34,27 @@ const audit = (t: string, actor: Principal, versionId: string, action: string, c
 });
 
 /** Draft -> Review; the prompt counts its versions in review (its lifecycleStatus shows Review). */
-export async function reviewVersion(t: string, promptId: string, versionId: string, actor: Principal) {
-  const prompt = await writablePrompt(t, promptId);
-  const version = await versionOf(t, prompt, versionId);
+export async function reviewVersion(tenantId: string, promptId: string, versionId: string, actor: Principal) {
+  const prompt = await writablePrompt(tenantId, promptId);
+  const version = await versionOf(tenantId, prompt, versionId);
   const to = move(version.status, 'review');
   const now = new Date().toISOString();
   await commitChange(
     [
       orConflict(
         updateItem(
-          prompts.version(t, promptId, version.versionNumber),
+          prompts.version(tenantId, promptId, version.versionNumber),
           { status: to, reviewedAt: now },
           statusIs('Draft'),
         ),
         CHANGED,
       ),
       orConflict(
-        updateItem(prompts.key(t, promptId), { updatedAt: now }, { ...NOT_ARCHIVED, add: { inReviewCount: 1 } }),
+        updateItem(prompts.key(tenantId, promptId), { updatedAt: now }, { ...NOT_ARCHIVED, add: { inReviewCount: 1 } }),
         CHANGED,
       ),
     ],
-    audit(t, actor, version.id, 'review', { promptId, from: version.status, to }),
+    audit(tenantId, actor, version.id, 'review', { promptId, from: version.status, to }),
     { now },
   );
 }
@@ -58,9 +64,9 @@ export async function reviewVersion(t: string, promptId: string, versionId: stri
  * version and the one Active before it is Archived. The prompt's active version is a condition,
  * so of two approvals at once one wins and the other is 409.
  */
-export async function approveVersion(t: string, promptId: string, versionId: string, actor: Principal) {
-  const prompt = await writablePrompt(t, promptId);
-  const version = await versionOf(t, prompt, versionId);
+export async function approveVersion(tenantId: string, promptId: string, versionId: string, actor: Principal) {
+  const prompt = await writablePrompt(tenantId, promptId);
+  const version = await versionOf(tenantId, prompt, versionId);
   const to = move(version.status, 'approve');
   const previous = prompt.activeVersionNumber ?? null;
   const now = new Date().toISOString();
@@ -68,7 +74,7 @@ export async function approveVersion(t: string, promptId: string, versionId: str
     [
       orConflict(
         updateItem(
-          prompts.version(t, promptId, version.versionNumber),
+          prompts.version(tenantId, promptId, version.versionNumber),
           { status: to, approvedAt: now, approvedBy: actor.email ?? actor.userId },
           statusIs('Review'),
         ),
@@ -78,7 +84,7 @@ export async function approveVersion(t: string, promptId: string, versionId: str
         ? null
         : orConflict(
             updateItem(
-              prompts.version(t, promptId, previous),
+              prompts.version(tenantId, promptId, previous),
               { status: nextVersionStatus('Active', 'supersede'), archivedAt: now },
               statusIs('Active'),
             ),
@@ -86,7 +92,7 @@ export async function approveVersion(t: string, promptId: string, versionId: str
           ),
       orConflict(
         updateItem(
-          prompts.key(t, promptId),
+          prompts.key(tenantId, promptId),
           { activeVersionId: version.id, activeVersionNumber: version.versionNumber, updatedAt: now },
           {
             add: { inReviewCount: -1 },
@@ -97,7 +103,7 @@ export async function approveVersion(t: string, promptId: string, versionId: str
         CHANGED,
       ),
     ],
-    audit(t, actor, version.id, 'approve', {
+    audit(tenantId, actor, version.id, 'approve', {
       promptId,
       from: version.status,
       to,
@@ -109,15 +115,15 @@ export async function approveVersion(t: string, promptId: string, versionId: str
 
 /** The Active version (or the named one) rendered with the variables; an archived prompt is 409. */
 export async function renderPrompt(
-  t: string,
+  tenantId: string,
   promptId: string,
   input: { variables: Record<string, string>; versionId?: string },
 ) {
-  const prompt = await readPrompt(t, promptId);
+  const prompt = await readPrompt(tenantId, promptId);
   if (prompt.archivedAt) throw conflict('An archived prompt is not rendered');
   const versionId = input.versionId ?? prompt.activeVersionId;
   if (!versionId) throw conflict('The prompt has no Active version: approve one or name a versionId');
-  const version = await versionOf(t, prompt, versionId);
+  const version = await versionOf(tenantId, prompt, versionId);
   const rendered = renderTemplate(version.content, input.variables);
   if (!rendered.ok)
     throw validationError(

@@ -8,12 +8,12 @@ import type { ToolStatus } from './lifecycle.ts';
  * tenant secret (areas/vault/tenant-secrets.ts): the item keeps only the reference.
  */
 export const tools = {
-  key: (t: string, id: string) => keys.tenantItem(t, 'TOOL', id),
-  collection: (t: string) => keys.tenantCollection(t, 'TOOL'),
+  key: (tenantId: string, id: string) => keys.tenantItem(tenantId, 'TOOL', id),
+  collection: (tenantId: string) => keys.tenantCollection(tenantId, 'TOOL'),
   /** Deleted tools leave the list for this gsi1 partition (kept for the audit trail). */
-  deleted: (t: string) => keys.archived(keys.tenantCollection(t, 'TOOL')),
+  deleted: (tenantId: string) => keys.archived(keys.tenantCollection(tenantId, 'TOOL')),
   /** The list index attributes of a deleted tool. */
-  deletedIndex: (t: string) => ({ gsi1pk: tools.deleted(t) }),
+  deletedIndex: (tenantId: string) => ({ gsi1pk: tools.deleted(tenantId) }),
 };
 
 /**
@@ -26,8 +26,8 @@ export type AgentItem = { pk: string; sk: string; deletedAt?: string | null };
 /** Each write of a connection value gets a secret of its own, so an approved tool keeps the value approved. */
 export const connectionSecretName = (toolId: string) => `tools/${toolId}/connection-${crypto.randomUUID().slice(0, 8)}`;
 /** Whether a reference names one of this tool's own connection secrets (deleted with it, or when replaced). */
-export const isToolConnection = (t: string, toolId: string, reference: string | null) =>
-  !!ownReference(t, reference)?.name.startsWith(`tools/${toolId}/connection-`);
+export const isToolConnection = (tenantId: string, toolId: string, reference: string | null) =>
+  !!ownReference(tenantId, reference)?.name.startsWith(`tools/${toolId}/connection-`);
 
 export interface Params {
   maxRows: number;
@@ -86,12 +86,12 @@ export type ToolItem = {
 export const searchText = (displayName: string, description: string | null) =>
   `${displayName} ${description ?? ''}`.toLowerCase();
 
-export const toolItem = (t: string, r: Omit<ToolItem, 'pk' | 'sk' | 'tenantId' | 'searchText'>) => ({
-  ...tools.key(t, r.id),
-  ...keys.newestFirst(tools.collection(t), r.createdAt, r.id),
+export const toolItem = (tenantId: string, r: Omit<ToolItem, 'pk' | 'sk' | 'tenantId' | 'searchText'>) => ({
+  ...tools.key(tenantId, r.id),
+  ...keys.newestFirst(tools.collection(tenantId), r.createdAt, r.id),
   ...r,
   searchText: searchText(r.displayName, r.description),
-  tenantId: t,
+  tenantId,
 });
 
 export const storedSchema = (i: Pick<ToolItem, 'schema'>): StoredSchema => ({ ...EMPTY_SCHEMA, ...i.schema });

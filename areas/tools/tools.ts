@@ -65,11 +65,11 @@ function mergeParams(before: Params, given: Partial<Params>): Params {
  * A send-message tool's connection, when it changes: the tenant's own, of the tool's platform. Other
  * tools take none.
  */
-async function checkChannel(t: string, code: string, params: Params, before: Params, path: string) {
+async function checkChannel(tenantId: string, code: string, params: Params, before: Params, path: string) {
   if (!params.channelId || params.channelId === before.channelId) return;
   const type = SEND_TOOL_CHANNELS[code as keyof typeof SEND_TOOL_CHANNELS];
   if (!type) throw validationError([{ path, message: 'Only the send-message tools take a channel connection' }]);
-  const found = await get<{ type: string }>(channelKey(t, params.channelId), { attributes: ['type'] });
+  const found = await get<{ type: string }>(channelKey(tenantId, params.channelId), { attributes: ['type'] });
   if (found?.type !== type) throw validationError([{ path, message: `No ${type} channel connection with this id` }]);
 }
 
@@ -81,8 +81,14 @@ function checkWriteAccess(tool: Pick<ToolItem, 'baseToolCode' | 'status'>, param
   if (refusal) throw validationError([{ path: 'body.configParams.readOnly', message: refusal }]);
 }
 
-const audit = (t: string, actor: Principal, toolId: string, action: string, changes: Change['changes']): Change => ({
-  tenantId: t,
+const audit = (
+  tenantId: string,
+  actor: Principal,
+  toolId: string,
+  action: string,
+  changes: Change['changes'],
+): Change => ({
+  tenantId,
   actor,
   entityType: 'Tool',
   entityId: toolId,
@@ -91,16 +97,16 @@ const audit = (t: string, actor: Principal, toolId: string, action: string, chan
 });
 
 export async function createTool(
-  t: string,
+  tenantId: string,
   input: { displayName?: string; baseToolId: string; description?: string | null; configParams?: Partial<Params> },
   actor: Principal,
 ) {
   const base = builtIn(input.baseToolId);
   const params = mergeParams(DEFAULT_PARAMS, input.configParams ?? {});
   checkWriteAccess({ baseToolCode: base.code, status: 'PENDING' }, params, DEFAULT_PARAMS);
-  await checkChannel(t, base.code, params, DEFAULT_PARAMS, 'body.configParams.channelId');
+  await checkChannel(tenantId, base.code, params, DEFAULT_PARAMS, 'body.configParams.channelId');
   const now = new Date().toISOString();
-  const item = toolItem(t, {
+  const item = toolItem(tenantId, {
     id: crypto.randomUUID(),
     displayName: input.displayName ?? base.name,
     description: input.description === undefined ? base.description : input.description || null,
@@ -117,16 +123,20 @@ export async function createTool(
     updatedAt: now,
   });
   await commitChange(
-    [putNew(item), bumpCounter(tools.collection(t), 1)],
-    audit(t, actor, item.id, 'create', { displayName: item.displayName, baseToolId: base.id, status: 'PENDING' }),
+    [putNew(item), bumpCounter(tools.collection(tenantId), 1)],
+    audit(tenantId, actor, item.id, 'create', {
+      displayName: item.displayName,
+      baseToolId: base.id,
+      status: 'PENDING',
+    }),
     { now },
   );
   return toDetail(item);
 }
 
 /** A tool that is not deleted, read consistently, or 404. */
-export async function getTool(t: string, id: string) {
-  const item = await getOr404<ToolItem>(tools.key(t, id), 'Tool', { consistent: true });
+export async function getTool(tenantId: string, id: string) {
+  const item = await getOr404<ToolItem>(tools.key(tenantId, id), 'Tool', { consistent: true });
   if (item.deletedAt) throw notFound('Tool');
   return item;
 }
@@ -137,7 +147,7 @@ export async function getTool(t: string, id: string) {
  * sends an APPROVED or ACTIVE tool back to PENDING in the same write.
  */
 async function changeTool(
-  t: string,
+  tenantId: string,
   tool: ToolItem,
   given: Record<string, unknown>,
   actor: Principal,
@@ -151,7 +161,7 @@ async function changeTool(
   await commitChange(
     [
       orConflict(
-        updateItem(tools.key(t, tool.id), set, {
+        updateItem(tools.key(tenantId, tool.id), set, {
           condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND #status = :status',
           names: { '#status': 'status' },
           values: { ':status': tool.status },
@@ -159,7 +169,7 @@ async function changeTool(
         'The tool changed meanwhile; try again',
       ),
     ],
-    audit(t, actor, tool.id, action, {
+    audit(tenantId, actor, tool.id, action, {
       ...changes,
       ...(resubmitted ? { status: { from: tool.status, to: resubmitted } } : {}),
     }),
@@ -173,9 +183,9 @@ function editable(tool: ToolItem) {
 }
 
 /** Every agent a tool names must be an agent of the tenant (400 naming the first unknown one). */
-async function checkAgents(t: string, agentIds: string[]) {
+async function checkAgents(tenantId: string, agentIds: string[]) {
   const found = await Promise.all(
-    agentIds.map((id) => get<AgentItem>(agentKey(t, id), { attributes: ['pk', 'deletedAt'] })),
+    agentIds.map((id) => get<AgentItem>(agentKey(tenantId, id), { attributes: ['pk', 'deletedAt'] })),
   );
   const unknown = found.findIndex((a) => !a || a.deletedAt);
   if (unknown >= 0)
@@ -183,19 +193,19 @@ async function checkAgents(t: string, agentIds: string[]) {
 }
 
 export async function updateTool(
-  t: string,
+  tenantId: string,
   id: string,
   input: { displayName?: string; description?: string | null; agentIds?: string[]; configParams?: Partial<Params> },
   actor: Principal,
 ) {
-  const tool = await getTool(t, id);
+  const tool = await getTool(tenantId, id);
   editable(tool);
   const set: Record<string, unknown> = {};
   if (input.displayName !== undefined) set.displayName = input.displayName;
   if (input.description !== undefined) set.description = input.description || null;
   if (input.agentIds !== undefined) {
     const agentIds = [...new Set(input.agentIds)];
-    await checkAgents(t, agentIds);
+    await checkAgents(tenantId, agentIds);
     set.agentIds = agentIds;
   }
   let reviewed = false;
@@ -203,7 +213,7 @@ export async function updateTool(
     const before = toParams(tool);
     const params = mergeParams(before, input.configParams);
     checkWriteAccess(tool, params, before);
-    await checkChannel(t, tool.baseToolCode, params, before, 'body.configParams.channelId');
+    await checkChannel(tenantId, tool.baseToolCode, params, before, 'body.configParams.channelId');
     set.configParams = params;
     reviewed = needsReview(before, params);
   }
@@ -213,11 +223,11 @@ export async function updateTool(
       ('description' in set ? set.description : tool.description) as string | null,
     );
   const { searchText: _, ...changes } = set;
-  const changed = await changeTool(t, tool, set, actor, 'update', changes, reviewed);
+  const changed = await changeTool(tenantId, tool, set, actor, 'update', changes, reviewed);
   if (!sameIds(tool.agentIds, changed.agentIds)) {
     // Its agents' bases are what its kbStatus shows: read the count the refresh wrote.
-    await refreshToolsKbStatusAfter(t, 'tool agents changed');
-    return toDetail({ ...changed, chunkCount: (await getTool(t, id)).chunkCount });
+    await refreshToolsKbStatusAfter(tenantId, 'tool agents changed');
+    return toDetail({ ...changed, chunkCount: (await getTool(tenantId, id)).chunkCount });
   }
   return toDetail(changed);
 }
@@ -228,7 +238,7 @@ export async function updateTool(
  * becomes a new tenant secret of the tool. Answers the reference to store and the secret written.
  */
 async function connectionOf(
-  t: string,
+  tenantId: string,
   tool: ToolItem,
   given: string | null | undefined,
 ): Promise<{ reference: string | null; written: string | null }> {
@@ -237,30 +247,30 @@ async function connectionOf(
   if (given === null) return { reference: null, written: null };
   const path = 'body.schema.connectionString';
   if (given.startsWith('vault://')) {
-    if (!ownReference(t, given))
+    if (!ownReference(tenantId, given))
       throw validationError([
         { path, message: "A secret reference must name a secret of this tenant's own namespace" },
       ]);
-    if (given !== current && !(await tenantSecretExists(t, given)))
+    if (given !== current && !(await tenantSecretExists(tenantId, given)))
       throw validationError([{ path, message: 'No such secret' }]);
     return { reference: given, written: null };
   }
-  const { reference } = await putTenantSecret(t, connectionSecretName(tool.id), given, path);
+  const { reference } = await putTenantSecret(tenantId, connectionSecretName(tool.id), given, path);
   return { reference, written: reference };
 }
 
 /** Removes a tool's own connection secret that no record references any more; a failure is only logged. */
-async function dropConnection(t: string, toolId: string, reference: string | null) {
-  if (!reference || !isToolConnection(t, toolId, reference)) return;
+async function dropConnection(tenantId: string, toolId: string, reference: string | null) {
+  if (!reference || !isToolConnection(tenantId, toolId, reference)) return;
   try {
-    await deleteTenantSecret(t, reference);
+    await deleteTenantSecret(tenantId, reference);
   } catch (err) {
     logger.warn('tool connection secret not deleted', { toolId, errorName: (err as Error).name });
   }
 }
 
 export async function putConfig(
-  t: string,
+  tenantId: string,
   id: string,
   input: {
     displayName?: string;
@@ -269,7 +279,7 @@ export async function putConfig(
   },
   actor: Principal,
 ) {
-  const tool = await getTool(t, id);
+  const tool = await getTool(tenantId, id);
   editable(tool);
   const set: Record<string, unknown> = {};
   if (input.displayName !== undefined) set.displayName = input.displayName;
@@ -278,7 +288,7 @@ export async function putConfig(
   let connection = { reference: before.connectionString, written: null as string | null };
   if (input.schema) {
     const { connectionString, ...fields } = stripUndefined(input.schema);
-    connection = await connectionOf(t, tool, input.schema.connectionString);
+    connection = await connectionOf(tenantId, tool, input.schema.connectionString);
     set.schema = {
       ...before,
       ...fields,
@@ -300,25 +310,25 @@ export async function putConfig(
   };
   let changed: ToolItem;
   try {
-    changed = await changeTool(t, tool, set, actor, 'config', audited, connectionChanged);
+    changed = await changeTool(tenantId, tool, set, actor, 'config', audited, connectionChanged);
   } catch (err) {
     // The record still names the old secret: the one just written is nobody's.
-    await dropConnection(t, tool.id, connection.written);
+    await dropConnection(tenantId, tool.id, connection.written);
     throw err;
   }
-  if (connectionChanged) await dropConnection(t, tool.id, before.connectionString);
+  if (connectionChanged) await dropConnection(tenantId, tool.id, before.connectionString);
   return toConfig(changed);
 }
 
-export async function putParams(t: string, id: string, input: Partial<Params>, actor: Principal) {
-  const tool = await getTool(t, id);
+export async function putParams(tenantId: string, id: string, input: Partial<Params>, actor: Principal) {
+  const tool = await getTool(tenantId, id);
   editable(tool);
   const before = toParams(tool);
   const params = mergeParams(before, input);
   checkWriteAccess(tool, params, before);
-  await checkChannel(t, tool.baseToolCode, params, before, 'body.channelId');
+  await checkChannel(tenantId, tool.baseToolCode, params, before, 'body.channelId');
   const changed = await changeTool(
-    t,
+    tenantId,
     tool,
     { configParams: params },
     actor,
@@ -330,35 +340,35 @@ export async function putParams(t: string, id: string, input: Partial<Params>, a
 }
 
 /** Soft delete: the tool leaves the list and every route; the record stays for the audit trail, its secret goes. */
-export async function deleteTool(t: string, id: string, actor: Principal) {
-  const tool = await getTool(t, id);
+export async function deleteTool(tenantId: string, id: string, actor: Principal) {
+  const tool = await getTool(tenantId, id);
   const now = new Date().toISOString();
   await commitChange(
     [
       orConflict(
         updateItem(
-          tools.key(t, id),
-          { deletedAt: now, ...tools.deletedIndex(t), updatedAt: now },
+          tools.key(tenantId, id),
+          { deletedAt: now, ...tools.deletedIndex(tenantId), updatedAt: now },
           { condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt)' },
         ),
         'The tool was deleted meanwhile',
       ),
-      bumpCounter(tools.collection(t), -1),
+      bumpCounter(tools.collection(tenantId), -1),
     ],
-    audit(t, actor, id, 'delete', { status: tool.status }),
+    audit(tenantId, actor, id, 'delete', { status: tool.status }),
     { now },
   );
-  await dropConnection(t, id, storedSchema(tool).connectionString);
+  await dropConnection(tenantId, id, storedSchema(tool).connectionString);
 }
 
 /** SystemAdmin moves along the tool table; any other move is 409. */
-export async function moveTool(t: string, id: string, action: AdminToolAction, actor: Principal) {
-  const tool = await getTool(t, id);
+export async function moveTool(tenantId: string, id: string, action: AdminToolAction, actor: Principal) {
+  const tool = await getTool(tenantId, id);
   const to = nextToolStatus(tool.status, action);
   if (!to) throw conflict(`A ${tool.status} tool cannot be moved by ${action}`);
   const stamp = { approve: 'approvedAt', activate: 'activatedAt', reject: 'rejectedAt' }[action];
   return toDetail(
-    await changeTool(t, tool, { status: to, [stamp]: new Date().toISOString() }, actor, action, {
+    await changeTool(tenantId, tool, { status: to, [stamp]: new Date().toISOString() }, actor, action, {
       from: tool.status,
       to,
     }),
@@ -366,11 +376,11 @@ export async function moveTool(t: string, id: string, action: AdminToolAction, a
 }
 
 export async function listTools(
-  t: string,
+  tenantId: string,
   q: { page: number; pageSize: number; agentId?: string; search?: string; kbStatus?: '0' | '1' },
 ) {
   if (!q.agentId && q.kbStatus === undefined) {
-    const { items, totalCount } = await listNewestFirst<ToolItem>(tools.collection(t), {
+    const { items, totalCount } = await listNewestFirst<ToolItem>(tools.collection(tenantId), {
       page: q.page,
       pageSize: q.pageSize,
       ...(q.search ? { search: q.search } : {}),
@@ -379,7 +389,7 @@ export async function listTools(
   }
   // Filters beyond search read the tenant's tools through a filter expression (no Scan).
   const filters: string[] = [];
-  const values: Record<string, unknown> = { ':pk': tools.collection(t) };
+  const values: Record<string, unknown> = { ':pk': tools.collection(tenantId) };
   if (q.agentId) {
     filters.push('contains(agentIds, :agent)');
     values[':agent'] = q.agentId;

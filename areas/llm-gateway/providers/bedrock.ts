@@ -55,7 +55,7 @@ export function toProviderError(err: unknown): ProviderError {
   return new ProviderError(`Bedrock: ${e.name ?? 'error'}`, status, retryable);
 }
 
-const text = (t: string): ContentBlock => ({ text: t });
+const text = (tenantId: string): ContentBlock => ({ text: tenantId });
 
 /** OpenAI messages as Bedrock's: system apart, tool results as user turns, same-role turns merged. */
 export function toBedrockMessages(messages: readonly ChatMessage[]): {

@@ -24,7 +24,7 @@ export interface DashboardScale {
   pass: boolean;
 }
 
-const client = () => DynamoDBDocumentClient.from(localClient(process.env.DYNAMODB_ENDPOINT!));
+const client = () => DynamoDBDocumentClient.from(localClient(process.env.AWS_ENDPOINT_URL_DYNAMODB!));
 
 /**
  * A tenant with `biaCount` BIAs of `entriesPerBia` entries each. One BIA and one entry are made

@@ -12,7 +12,7 @@ import { keys } from '#shared/data/keys.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { installPorts, type ParameterStore } from '#shared/platform/ports.ts';
+import { mailer, parameterStore, queueSender, type ParameterStore } from '#shared/platform/ports.ts';
 import { routes } from '#local/routes.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { DdbRecorder } from './ddb-counter.ts';
@@ -80,7 +80,7 @@ export async function putTenant(tenantId: string) {
 /** DynamoDB Local with a fresh table, memory ports with a fresh signing key, a counted client, a tenant. */
 export async function startHarness(): Promise<Harness> {
   const dynamo = await startDynamoDbLocal();
-  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamo.endpoint;
   await ensureTable(dynamo.endpoint, config.tableName);
   const keyParams = await generateSigningKeyParams();
   const names = signingParams();
@@ -102,7 +102,9 @@ export async function startHarness(): Promise<Harness> {
     },
   };
   resetKeyCache();
-  installPorts({ params: counted, queue: recordingQueue(), mailer: recordingMailer() });
+  parameterStore.install(counted);
+  queueSender.install(recordingQueue());
+  mailer.install(recordingMailer());
   const recorder = new DdbRecorder().install(ddb());
   const identity = await bootstrapIdentity();
   return {

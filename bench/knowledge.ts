@@ -1,12 +1,12 @@
 import { seedCatalog } from '#areas/llm-gateway/catalog.ts';
-import { installVectorStore } from '#areas/knowledge/vectors/port.ts';
+import { vectorStore } from '#areas/knowledge/vectors/port.ts';
 import { indexDocument } from '#areas/knowledge/indexing.ts';
 import { INDEX_DOCUMENT } from '#areas/knowledge/messages.ts';
 import { memoryVectorStore } from '#local/knowledge-vectors.ts';
 import { startS3 } from '#local/s3.ts';
 import { recordingQueue } from '#local/memory-ports.ts';
-import { installPorts } from '#shared/platform/ports.ts';
-import { setS3 } from '#shared/platform/s3.ts';
+import { queueSender } from '#shared/platform/ports.ts';
+import { s3 as s3Client } from '#shared/platform/s3.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -87,11 +87,11 @@ export async function measureKnowledge(
   await seedCatalog();
   const dir = mkdtempSync(join(tmpdir(), 'bench-knowledge-s3-'));
   const s3 = await startS3(dir);
-  setS3(undefined);
+  s3Client.install(undefined);
   const vectors = memoryVectorStore();
-  installVectorStore(vectors);
+  vectorStore.install(vectors);
   const queue = recordingQueue();
-  installPorts({ queue });
+  queueSender.install(queue);
   const s3Gets = { count: 0 };
   const { s3: client } = await import('#shared/platform/s3.ts');
   client().middlewareStack.add(
@@ -195,7 +195,7 @@ export async function measureKnowledge(
       });
     }
   } finally {
-    installVectorStore(undefined);
+    vectorStore.install(undefined);
     await s3.stop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -39,7 +39,7 @@ async function seedSuppliers(count: number): Promise<{ tenantId: string; token: 
     body: { name: 'Supplier 0', contactPerson: 'Ann Lee', email: 'ann@bench.example', tenantId },
   });
   if (created.status !== 201) throw new Error(`Creating a supplier answered ${created.status}`);
-  const client = DynamoDBDocumentClient.from(localClient(process.env.DYNAMODB_ENDPOINT!));
+  const client = DynamoDBDocumentClient.from(localClient(process.env.AWS_ENDPOINT_URL_DYNAMODB!));
   const template = (
     await client.send(
       new GetCommand({

@@ -1,5 +1,5 @@
 import { lambdaContext } from '#local/apigw-event.ts';
-import { ddb, setDdb } from '#shared/platform/aws.ts';
+import { ddb } from '#shared/platform/aws.ts';
 import type { SentCommand } from './ddb-counter.ts';
 import { handlerOf, prepare, type BenchRequest, type Harness } from './harness.ts';
 import { concurrentGroups, median, percentile } from './stats.ts';
@@ -163,14 +163,14 @@ async function measureStackOnly(
       return call.output;
     },
   };
-  setDdb(stub as unknown as ReturnType<typeof ddb>);
+  ddb.install(stub as unknown as ReturnType<typeof ddb>);
   try {
     for (let i = 0; i < warmup; i++) await full();
     const times: number[] = [];
     for (let i = 0; i < iterations; i++) times.push(await full());
     return median(times);
   } finally {
-    setDdb(real);
+    ddb.install(real);
   }
 }
 

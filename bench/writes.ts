@@ -35,7 +35,10 @@ function uniqueBody(body: unknown, n: number): unknown {
  */
 const setupClient = () =>
   DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' }),
+    new DynamoDBClient({
+      endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
+      region: process.env.AWS_REGION ?? 'us-east-1',
+    }),
   );
 
 /** A stored session of the bench owner, made outside the timed part. */

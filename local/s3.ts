@@ -18,8 +18,8 @@ export interface RunningS3 {
 
 /**
  * The local S3: s3rver on a free port, objects kept as files under LOCAL_DATA_DIR/s3. The media
- * and invoice buckets are created when missing. S3_ENDPOINT and S3_FORCE_PATH_STYLE tell
- * `shared/platform/s3.ts` to use it.
+ * and invoice buckets are created when missing. The SDK's AWS_ENDPOINT_URL_S3 points every S3 client
+ * made after this at it (an address by IP is addressed path-style, as s3rver needs).
  */
 export async function startS3(dataDir: string, host = '127.0.0.1'): Promise<RunningS3> {
   const require = createRequire(import.meta.url);
@@ -39,8 +39,7 @@ export async function startS3(dataDir: string, host = '127.0.0.1'): Promise<Runn
   });
   const { port } = await server.run();
   const endpoint = `http://${host}:${port}`;
-  process.env.S3_ENDPOINT = endpoint;
-  process.env.S3_FORCE_PATH_STYLE = '1';
+  process.env.AWS_ENDPOINT_URL_S3 = endpoint;
   return {
     endpoint,
     stop: async () => {

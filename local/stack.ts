@@ -2,18 +2,19 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { config } from '#shared/platform/config.ts';
-import { installPorts } from '#shared/platform/ports.ts';
+import { mailer, parameterStore, queueSender } from '#shared/platform/ports.ts';
+import { paymentProviders } from '#areas/billing/gateway.ts';
 import { ensureAdmin, ensureInternalKey, ensureSigningKeys, type AdminOutcome } from './bootstrap.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
 import { fileParameterStore } from './file-parameter-store.ts';
 import { localQueue } from './local-queue.ts';
 import { fileVectorStore } from './knowledge-vectors.ts';
-import { installVectorStore } from '#areas/knowledge/vectors/port.ts';
+import { vectorStore } from '#areas/knowledge/vectors/port.ts';
 import { localPaymentProviders } from './providers/payment-provider.ts';
 import { fileOutbox } from './outbox.ts';
 import { recordChannelCallsIn } from './channels.ts';
 import { startS3 } from './s3.ts';
-import { runScheduledJobs } from '#functions/ai-scheduler/jobs.ts';
+import { runScheduledJobs } from '#functions/ai-scheduler/index.ts';
 import { seedReferenceData } from './seed.ts';
 
 export class JavaMissingError extends Error {}
@@ -56,7 +57,7 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
   try {
     const dynamo = await startDynamoDbLocal({ dbPath: join(dataDir, 'dynamodb') });
     stops.push(dynamo.stop);
-    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamo.endpoint;
     const s3 = await startS3(dataDir);
     stops.push(s3.stop);
     await ensureTable(dynamo.endpoint, config.tableName);
@@ -64,12 +65,15 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     const params = fileParameterStore(dataDir);
     const queue = localQueue({ dataDir });
     const outbox = fileOutbox(dataDir);
-    installPorts({ params, queue, mailer: outbox, payments: localPaymentProviders });
+    parameterStore.install(params);
+    queueSender.install(queue);
+    mailer.install(outbox);
+    paymentProviders.install(localPaymentProviders);
     // The chat platforms' stand-in keeps its record beside the outbox (GET /_local/channels).
     recordChannelCallsIn(dataDir);
     // Knowledge vectors: the S3 Vectors stand-in, kept in LOCAL_DATA_DIR like the table.
     const vectors = fileVectorStore(dataDir);
-    installVectorStore(vectors);
+    vectorStore.install(vectors);
     stops.push(async () => vectors.flush());
     // Let messages already handed to a worker finish (as Lambda would) before the table goes away.
     stops.push(() => Promise.race([queue.drain(), new Promise<void>((r) => setTimeout(r, 5000).unref())]));

@@ -2,7 +2,7 @@ import { keys } from '#shared/data/keys.ts';
 
 /**
  * The admin area's records: the platform's audit log and integration events, written by every area
- * (`shared/data/audit.ts`, `areas/admin/integration-event-writes.ts`) and read here, newest first.
+ * (`shared/data/audit.ts`, `shared/data/integration-events.ts`) and read here, newest first.
  */
 export type Item = Record<string, unknown>;
 

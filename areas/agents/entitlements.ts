@@ -3,9 +3,8 @@ import { get } from '#shared/data/read.ts';
 import { keys } from '#shared/data/keys.ts';
 import type { TransactItem } from '#shared/data/commit.ts';
 import { conflict, forbidden } from '#shared/http/errors.ts';
-import { PLANS } from '#areas/billing/plan-catalog.ts';
-import { tokenAllowance } from '#areas/llm-gateway/allowance.ts';
-import { gatewayKeys, monthOf } from '#areas/llm-gateway/records.ts';
+import { PLANS } from '#areas/billing/for-agents.ts';
+import { tokenAllowance, gatewayKeys, monthOf } from '#areas/llm-gateway/for-agents.ts';
 
 /**
  * What the tenant's plan lets it use of the AI runtime (spec "Plan entitlements"). The limits sit

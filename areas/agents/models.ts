@@ -1,4 +1,4 @@
-import { listModels } from '#areas/llm-gateway/catalog.ts';
+import { listModels } from '#areas/llm-gateway/for-agents.ts';
 
 /** The catalog's active models a tenant may build agents with (its prices per million tokens). */
 export async function tenantModels() {

@@ -1,4 +1,4 @@
-import { prompts, type PromptItem } from '#areas/prompts/records.ts';
+import { prompts, type PromptItem } from '#areas/prompts/for-agents.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError, notFound } from '#shared/http/errors.ts';
 import { runTurn, type TurnInput } from './runtime.ts';

@@ -5,18 +5,15 @@ import {
   type ToolCall,
   type ToolDef,
   type Usage,
-} from '#areas/llm-gateway/chat.ts';
-import type { Caller } from '#areas/llm-gateway/records.ts';
-import { retrieve, type Match } from '#areas/knowledge/retrieve.ts';
-import { renderTemplate } from '#areas/prompts/placeholders.ts';
-import { prompts, type PromptItem, type VersionItem } from '#areas/prompts/records.ts';
-import { tools as toolKeys, type ToolItem } from '#areas/tools/records.ts';
+  type Caller,
+} from '#areas/llm-gateway/for-agents.ts';
+import { retrieve, type Match } from '#areas/knowledge/for-agents.ts';
+import { renderTemplate, prompts, type PromptItem, type VersionItem } from '#areas/prompts/for-agents.ts';
+import { tools as toolKeys, type ToolItem, runTool } from '#areas/tools/for-agents.ts';
 import { get, getMany, keyOf } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import type { AgentSnapshot } from './snapshot.ts';
-import { runTool } from '#areas/tools/executors/registry.ts';
-import '#areas/tools/executors/index.ts';
 
 /** Model steps in one turn (each tool round is one); the last step offers no tools. */
 export const MAX_STEPS = 5;

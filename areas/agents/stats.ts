@@ -1,8 +1,7 @@
 import { queryItems } from '#shared/data/query.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
-import { agentDayRange } from '#areas/analytics/records.ts';
-import { resolveRange } from '#areas/analytics/range.ts';
+import { agentDayRange, resolveRange } from '#areas/analytics/for-agents.ts';
 import { readAgent } from './agents.ts';
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);

@@ -6,8 +6,7 @@ import { keys } from '#shared/data/keys.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { getGroup } from '#areas/identity/group-lookup.ts';
-import { getUser } from '#areas/identity/user-accounts.ts';
+import { getGroup, getUser } from '#areas/identity/for-bcm.ts';
 import {
   ACTIVITY,
   activityPut,

@@ -1,5 +1,5 @@
 import { ApiError } from '#shared/http/errors.ts';
-import { paymentProviders } from '#shared/platform/ports.ts';
+import { definePort } from '#shared/platform/ports.ts';
 import type { ProviderId } from './vocabulary.ts';
 
 /** What the platform asks of a payment provider; each provider has one adapter behind this. */
@@ -46,14 +46,18 @@ export interface PaymentGateway {
   attachMethod(token: string): Promise<AttachedMethod>;
 }
 
-/**
- * The payment providers port (shared/platform/ports.ts): the adapter of each provider. The local
- * server and the test setup install the local stand-ins (local/providers/payment-provider.ts); a
- * deployed build installs the providers' real adapters. Nothing installed: 503 PAYMENTS_NOT_CONFIGURED.
- */
+/** The adapter of each payment provider. */
 export interface PaymentProviders {
   gateway(provider: ProviderId): PaymentGateway;
 }
+
+/**
+ * The payment providers port: the local server and the test setup install the local stand-ins
+ * (local/providers/payment-provider.ts); a deployed build installs the providers' real adapters.
+ * Unlike the AWS ports there is no default, so no deployed bundle carries a stand-in: nothing
+ * installed is 503 PAYMENTS_NOT_CONFIGURED.
+ */
+export const paymentProviders = definePort<PaymentProviders | undefined>(() => undefined);
 
 export const paymentsNotConfigured = () =>
   new ApiError(503, 'PAYMENTS_NOT_CONFIGURED', 'Payment providers are not configured for this deployment');

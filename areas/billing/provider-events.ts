@@ -6,7 +6,7 @@ import { get } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/data/integration-events.ts';
 import { limitsDown, limitsUp } from './entitlements.ts';
 import type { WebhookPayload } from './events.ts';
 import type { InvoiceDocument } from './invoice-pdf.ts';

@@ -1,4 +1,4 @@
-import { resolveTenantSecret, tenantSecretReference } from '#areas/vault/tenant-secrets.ts';
+import { resolveTenantSecret, tenantSecretReference } from '#areas/vault/for-connector.ts';
 import type { ChannelType } from './channel-types.ts';
 import type { ChannelConnection } from './connection.ts';
 

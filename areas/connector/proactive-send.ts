@@ -1,4 +1,4 @@
-import { channelById } from '#areas/agents/channels.ts';
+import { channelById } from '#areas/agents/for-connector.ts';
 import type { Delivery } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { ConnectionUnusableError, resolveConnection } from './credentials.ts';

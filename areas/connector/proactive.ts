@@ -1,6 +1,5 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { channelById } from '#areas/agents/channels.ts';
-import { requireAgents } from '#areas/agents/entitlements.ts';
+import { channelById, requireAgents } from '#areas/agents/for-connector.ts';
 import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putItem, type Change } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';

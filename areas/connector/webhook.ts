@@ -1,7 +1,6 @@
-import { channelById, type ChannelRecord } from '#areas/agents/channels.ts';
-import { publishedAgent } from '#areas/conversations/agent.ts';
-import { requireAgents } from '#areas/agents/entitlements.ts';
-import { resolveTenantSecret } from '#areas/vault/tenant-secrets.ts';
+import { channelById, type ChannelRecord, requireAgents } from '#areas/agents/for-connector.ts';
+import { publishedAgent } from '#areas/conversations/for-connector.ts';
+import { resolveTenantSecret } from '#areas/vault/for-connector.ts';
 import { commitChange, deleteItem, orConflict, putItem } from '#shared/data/commit.ts';
 import { ApiError, badRequest, notFound } from '#shared/http/errors.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';

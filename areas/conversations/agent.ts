@@ -1,4 +1,4 @@
-import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/agents/snapshot.ts';
+import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/agents/for-conversations.ts';
 import { get, getMany, keyOf } from '#shared/data/read.ts';
 import { conflict } from '#shared/http/errors.ts';
 

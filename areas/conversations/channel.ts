@@ -1,6 +1,4 @@
-import { channelById, type ChannelRecord } from '#areas/agents/channels.ts';
-import type { AgentSnapshot } from '#areas/agents/snapshot.ts';
-import { requireAgents } from '#areas/agents/entitlements.ts';
+import { channelById, type ChannelRecord, type AgentSnapshot, requireAgents } from '#areas/agents/for-conversations.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';

@@ -1,5 +1,5 @@
-import { channelById } from '#areas/agents/channels.ts';
-import { sendChannelMessage } from '#areas/connector/queue.ts';
+import { channelById } from '#areas/agents/for-conversations.ts';
+import { sendChannelMessage } from '#areas/connector/for-conversations.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import type { ConversationRecord, MessageRecord } from './records.ts';
 

@@ -1,4 +1,5 @@
 import { randomToken, sameDigest, sha256 } from '#shared/auth/opaque.ts';
+import type { CredentialResolvers, WidgetSessionRef } from '#shared/runtime/credentials.ts';
 
 /**
  * A widget session token: `ws.{tenantId}.{conversationId}.{secret}`. It names the one conversation it
@@ -12,11 +13,7 @@ export const SESSION_TTL_SECONDS = 2 * 60 * 60;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const TOKEN = new RegExp(`^ws\\.(${UUID})\\.(${UUID})\\.([A-Za-z0-9_-]{43})$`);
 
-export interface SessionClaim {
-  tenantId: string;
-  conversationId: string;
-  secret: string;
-}
+export type SessionClaim = WidgetSessionRef;
 
 export function newSession(tenantId: string, conversationId: string, now = Date.now()) {
   const secret = randomToken();
@@ -43,3 +40,8 @@ export const sessionHolds = (
   !!stored.sessionExpiresAt &&
   Date.parse(stored.sessionExpiresAt) > now &&
   sameDigest(sha256(claim.secret), stored.sessionHash);
+
+/** The widget session credential the runtime resolves on `widgetSession` routes (the conversations function gives it). */
+export const widgetSessionCredential: CredentialResolvers['widgetSession'] = {
+  read: (header) => parseSession(header(SESSION_HEADER)),
+};

@@ -1,4 +1,4 @@
-import { conversationRecordWrites } from '#areas/analytics/ingest.ts';
+import { conversationRecordWrites } from '#areas/analytics/for-conversations.ts';
 import { commitChange, orConflict, putItem, type Change, type Write } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';

@@ -1,5 +1,4 @@
-import { runTurnStream, type TurnEvent, type TurnResult } from '#areas/agents/runtime.ts';
-import type { AgentSnapshot } from '#areas/agents/snapshot.ts';
+import { runTurnStream, type TurnEvent, type TurnResult, type AgentSnapshot } from '#areas/agents/for-conversations.ts';
 import { orConflict, putItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { requireAgents } from '#areas/agents/entitlements.ts';
-import { widgetByKey } from '#areas/agents/widgets.ts';
+import { requireAgents, widgetByKey } from '#areas/agents/for-conversations.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { ApiError, conflict, forbidden, unauthorized } from '#shared/http/errors.ts';

@@ -16,7 +16,7 @@ import { ApiError, badRequest, conflict, forbidden, validationError } from '#sha
 import { config } from '#shared/platform/config.ts';
 import { sendEmail } from '#shared/queue/email.ts';
 import { assertMayGrant } from './ceiling.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/data/integration-events.ts';
 import { membershipChangeItems } from './org-counters.ts';
 import {
   identityKeys,

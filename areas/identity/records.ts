@@ -1,6 +1,6 @@
 import { SYSTEM_ROLE_PERMISSIONS, isPermission } from '#shared/auth/permissions.ts';
 import { keys, type Key } from '#shared/data/keys.ts';
-import { PLANS } from '#areas/billing/plan-catalog.ts';
+import { PLANS } from '#areas/billing/for-identity.ts';
 import {
   TENANT_STATUS_CODES,
   TENANT_SYSTEM_ROLES,

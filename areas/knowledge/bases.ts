@@ -14,7 +14,7 @@ import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { unbindKnowledgeBase } from '#areas/agents/unbind-base.ts';
+import { unbindKnowledgeBase } from '#areas/agents/for-knowledge.ts';
 import { PURGE_BASE } from './messages.ts';
 import { refreshToolsKbStatusAfter } from './tool-status.ts';
 import { baseItem, kbKey, kbList, tenantKey, toBase, type BaseRecord } from './records.ts';

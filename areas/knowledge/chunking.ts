@@ -1,4 +1,4 @@
-import { countTokens, decodeTokens, encodeTokens } from '#areas/llm-gateway/tokens.ts';
+import { countTokens, decodeTokens, encodeTokens } from '#areas/llm-gateway/for-knowledge.ts';
 
 /**
  * Token-sized chunks that break on paragraph and sentence boundaries (docs/decisions.md, "AI

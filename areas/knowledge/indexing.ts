@@ -1,4 +1,4 @@
-import { embed } from '#areas/llm-gateway/embed.ts';
+import { embed } from '#areas/llm-gateway/for-knowledge.ts';
 import { putAll } from '#shared/data/batch.ts';
 import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';

@@ -2,7 +2,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '#shared/platform/config.ts';
 import { s3 } from '#shared/platform/s3.ts';
 
-export { deleteObject, deletePrefix } from '#areas/content/objects.ts';
+export { deleteObject, deletePrefix } from '#areas/content/for-knowledge.ts';
 
 /** Knowledge objects (originals, keyword indexes) in the media bucket under `knowledge/{tenantId}/` (records.ts). */
 export const putObject = (key: string, body: Uint8Array | string, contentType: string) =>

@@ -3,7 +3,7 @@ import { putNew } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { ApiError, conflict, validationError } from '#shared/http/errors.ts';
-import { copyMediaObject, deleteObject, objectHead, presignPut } from '#areas/content/objects.ts';
+import { copyMediaObject, deleteObject, objectHead, presignPut } from '#areas/content/for-knowledge.ts';
 import { readBase } from './bases.ts';
 import { queuedDocument, recordDocument } from './documents.ts';
 import { detectKnowledgeType } from './file-types.ts';

@@ -1,4 +1,4 @@
-import { unbindKnowledgeBase } from '#areas/agents/unbind-base.ts';
+import { unbindKnowledgeBase } from '#areas/agents/for-knowledge.ts';
 import { deleteAll } from '#shared/data/batch.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';

@@ -1,5 +1,4 @@
-import { embed, type Caller } from '#areas/llm-gateway/embed.ts';
-import { cosine } from '#areas/llm-gateway/providers/hashing-embedder.ts';
+import { embed, type Caller, cosine } from '#areas/llm-gateway/for-knowledge.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { fuse, type Candidate, type Scored } from './fusion.ts';

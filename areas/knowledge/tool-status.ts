@@ -3,8 +3,8 @@ import { queryItems } from '#shared/data/query.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { tools } from '#areas/tools/records.ts';
-import { agentList } from '#areas/agents/records.ts';
+import { tools } from '#areas/tools/for-knowledge.ts';
+import { agentList } from '#areas/agents/for-knowledge.ts';
 import { kbList } from './records.ts';
 
 /**

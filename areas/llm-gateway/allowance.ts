@@ -1,8 +1,8 @@
-import { TENANT_STATUS_CODES } from '#areas/identity/vocabulary.ts';
+import { TENANT_STATUS_CODES } from '#areas/identity/for-llm-gateway.ts';
 import { keys } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
-import { PLANS } from '#areas/billing/plan-catalog.ts';
+import { PLANS } from '#areas/billing/for-llm-gateway.ts';
 
 /**
  * What a tenant may spend on models: its month token allowance (`maxTokensPerMonth` on the tenant

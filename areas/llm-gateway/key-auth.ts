@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { get } from '#shared/data/read.ts';
+import type { CredentialResolvers, GatewayKeyRef } from '#shared/runtime/credentials.ts';
 import { gatewayKeys } from './records.ts';
 
 /**
@@ -12,11 +13,10 @@ export const KEY_PREFIX = 'gk_';
 
 export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
-type KeyOwner = { tenantId: string; keyId: string };
-const known = new Map<string, KeyOwner>();
+const known = new Map<string, GatewayKeyRef>();
 const KNOWN_MAX = 1000;
 
-export async function keyOfSecret(secret: string): Promise<KeyOwner | null> {
+export async function keyOfSecret(secret: string): Promise<GatewayKeyRef | null> {
   if (!secret.startsWith(KEY_PREFIX) || secret.length > 200) return null;
   const hash = hashSecret(secret);
   const remembered = known.get(hash);
@@ -28,3 +28,11 @@ export async function keyOfSecret(secret: string): Promise<KeyOwner | null> {
   known.set(hash, found);
   return found;
 }
+
+const BEARER_KEY = /^Bearer (gk_\S+)$/;
+
+/** The gateway key credential the runtime resolves on `gatewayKey` routes (the llm-gateway function gives it). */
+export const gatewayKeyCredential: CredentialResolvers['gatewayKey'] = {
+  secretOf: (authorization) => BEARER_KEY.exec(authorization ?? '')?.[1],
+  find: keyOfSecret,
+};

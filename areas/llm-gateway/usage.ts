@@ -1,6 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ingest } from '#areas/analytics/ingest.ts';
-import { resolveRange } from '#areas/analytics/range.ts';
+import { ingest, resolveRange } from '#areas/analytics/for-llm-gateway.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';

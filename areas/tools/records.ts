@@ -1,5 +1,5 @@
 import { keys } from '#shared/data/keys.ts';
-import { describeTenantSecret, ownReference } from '#areas/vault/tenant-secrets.ts';
+import { describeTenantSecret, ownReference } from '#areas/vault/for-tools.ts';
 import type { ToolStatus } from './lifecycle.ts';
 
 /**
@@ -20,7 +20,7 @@ export const tools = {
  * An agent of the tenant, as the agents area stores it (`{t}#AGENT`, by id). No agent exists
  * until that area is built, so until then no tool can name one (docs/decisions.md "AI tools").
  */
-export { agentKey } from '#areas/agents/snapshot.ts';
+export { agentKey } from '#areas/agents/for-tools.ts';
 export type AgentItem = { pk: string; sk: string; deletedAt?: string | null };
 
 /** Each write of a connection value gets a secret of its own, so an approved tool keeps the value approved. */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { MAX_VALUE_BYTES } from '#areas/vault/rules.ts';
+import { MAX_VALUE_BYTES } from '#areas/vault/for-tools.ts';
 import {
   MAX_AGENT_IDS,
   MAX_ALLOWED_HOSTS,

@@ -8,10 +8,10 @@ import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { BUILT_IN_TOOLS, SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.ts';
-import { channelKey } from '#areas/agents/records.ts';
+import { channelKey } from '#areas/agents/for-tools.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { refreshToolsKbStatusAfter } from '#areas/knowledge/tool-status.ts';
-import { deleteTenantSecret, ownReference, putTenantSecret, tenantSecretExists } from '#areas/vault/tenant-secrets.ts';
+import { refreshToolsKbStatusAfter } from '#areas/knowledge/for-tools.ts';
+import { deleteTenantSecret, ownReference, putTenantSecret, tenantSecretExists } from '#areas/vault/for-tools.ts';
 import { nextToolStatus, widensReach, writeAccessRefusal, type AdminToolAction } from './lifecycle.ts';
 import {
   agentKey,

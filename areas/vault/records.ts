@@ -3,7 +3,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import type { AuditInput } from '#shared/data/audit.ts';
 import { commitChange, orConflict, putItem, updateItem, type Change } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/data/integration-events.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 

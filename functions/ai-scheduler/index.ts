@@ -1,5 +1,36 @@
+import { queueDueProactiveMessages } from '#areas/connector/proactive.ts';
+import { closeIdleConversations } from '#areas/conversations/lifecycle.ts';
+import { releaseExpiredReservations } from '#areas/llm-gateway/reservations.ts';
+import { failStuckDocuments } from '#areas/knowledge/stuck.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { runScheduledJobs } from './jobs.ts';
+
+/**
+ * The AI runtime's time-driven work (docs/ai-runtime.md, `ai-scheduler`), every minute (reservations,
+ * stuck documents, idle conversations, proactive messages due): each job
+ * finds its due records on a gsi2 partition by time (no Scan) and is independent of the others, so
+ * one failing still lets the rest run; a job that fails is retried by the next minute.
+ */
+export const SCHEDULED_JOBS: Record<string, (now: number) => Promise<number>> = {
+  releaseExpiredReservations: (now) => releaseExpiredReservations(now),
+  failStuckDocuments: (now) => failStuckDocuments(now),
+  closeIdleConversations: (now) => closeIdleConversations(now),
+  queueDueProactiveMessages: (now) => queueDueProactiveMessages(now),
+};
+
+export async function runScheduledJobs(now = Date.now()): Promise<Record<string, number | 'failed'>> {
+  const out: Record<string, number | 'failed'> = {};
+  await Promise.all(
+    Object.entries(SCHEDULED_JOBS).map(async ([name, job]) => {
+      try {
+        out[name] = await job(now);
+      } catch (error) {
+        out[name] = 'failed';
+        logger.error('scheduled job failed', { job: name, error: error as Error });
+      }
+    }),
+  );
+  return out;
+}
 
 /** Invoked every minute by an EventBridge schedule; a failed job is logged (and alarmed) and retried next minute. */
 export const handler = async () => {

@@ -15,31 +15,36 @@ import {
   visitorFeedback,
 } from '#areas/conversations/widget.ts';
 import { conversationRoutes } from '#areas/conversations/routes.ts';
+import { widgetSessionCredential } from '#areas/conversations/session.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { streamFrontDoor } from '#shared/runtime/stream.ts';
 
 /** Wiring only: the logic is areas/conversations; widget routes name their conversation by the session. */
-export const handler = apiHandler(conversationRoutes, {
-  'conversations.widget.start': ({ body, headers }) => startSession(body, headers.origin ?? headers.Origin),
-  'conversations.widget.send': ({ widgetSession, body, headers, requestId }) =>
-    widgetSend(widgetSession, body.text, headers, requestId),
-  'conversations.widget.messages': async ({ widgetSession, query }) =>
-    messagesSince(await openSession(widgetSession), query.after),
-  'conversations.widget.escalate': async ({ widgetSession, body }) =>
-    visitorEscalates(await openSession(widgetSession, true), body.reason),
-  'conversations.widget.feedback': async ({ widgetSession, body }) =>
-    visitorFeedback(await openSession(widgetSession, true), body),
-  'conversations.list': ({ tenantId, query }) => listConversations(tenantId, query),
-  'conversations.get': ({ tenantId, params }) => conversationDetail(tenantId, params.conversationId),
-  'conversations.reply': ({ tenantId, params, body, principal }) =>
-    staffReply(tenantId, params.conversationId, body.text, principal),
-  'conversations.status': ({ tenantId, params, body, principal }) =>
-    setStatus(tenantId, params.conversationId, body, principal),
-  'conversations.transcript': ({ tenantId, params, query }) =>
-    transcript(tenantId, params.conversationId, query.format),
-  'conversations.delete': ({ tenantId, params, principal }) =>
-    eraseConversation(tenantId, params.conversationId, principal),
-});
+export const handler = apiHandler(
+  conversationRoutes,
+  {
+    'conversations.widget.start': ({ body, headers }) => startSession(body, headers.origin ?? headers.Origin),
+    'conversations.widget.send': ({ widgetSession, body, headers, requestId }) =>
+      widgetSend(widgetSession, body.text, headers, requestId),
+    'conversations.widget.messages': async ({ widgetSession, query }) =>
+      messagesSince(await openSession(widgetSession), query.after),
+    'conversations.widget.escalate': async ({ widgetSession, body }) =>
+      visitorEscalates(await openSession(widgetSession, true), body.reason),
+    'conversations.widget.feedback': async ({ widgetSession, body }) =>
+      visitorFeedback(await openSession(widgetSession, true), body),
+    'conversations.list': ({ tenantId, query }) => listConversations(tenantId, query),
+    'conversations.get': ({ tenantId, params }) => conversationDetail(tenantId, params.conversationId),
+    'conversations.reply': ({ tenantId, params, body, principal }) =>
+      staffReply(tenantId, params.conversationId, body.text, principal),
+    'conversations.status': ({ tenantId, params, body, principal }) =>
+      setStatus(tenantId, params.conversationId, body, principal),
+    'conversations.transcript': ({ tenantId, params, query }) =>
+      transcript(tenantId, params.conversationId, query.format),
+    'conversations.delete': ({ tenantId, params, principal }) =>
+      eraseConversation(tenantId, params.conversationId, principal),
+  },
+  { credentials: { widgetSession: widgetSessionCredential } },
+);
 
 /** The streaming front door: the widget routes (answers as server-sent events, any origin the widget allows). */
 export const streamHandler = streamFrontDoor(handler, conversationRoutes);

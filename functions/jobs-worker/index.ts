@@ -1,5 +1,6 @@
+import { runVaultSync, SYNC_JOB } from '#areas/vault/sync.ts';
+import { handles } from '#shared/queue/messages.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
-import { jobRoutes } from './handlers.ts';
 
-/** Background jobs (vault sync), once each. */
-export const handler = queueWorker('jobs', jobRoutes);
+/** Background jobs (vault sync), once each; each area's job kinds are listed here. */
+export const handler = queueWorker('jobs', [handles(SYNC_JOB, runVaultSync)]);

@@ -1,4 +1,5 @@
 import { keyAllows } from '#areas/llm-gateway/admission.ts';
+import { gatewayKeyCredential } from '#areas/llm-gateway/key-auth.ts';
 import { listModels, putModel } from '#areas/llm-gateway/catalog.ts';
 import { createKey, currentKey, listKeys, revokeKey } from '#areas/llm-gateway/gateway-keys.ts';
 import { toModelAnswer, type Caller } from '#areas/llm-gateway/records.ts';
@@ -8,7 +9,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { reply } from '#shared/http/responses.ts';
 import { llmGatewayRoutes } from '#areas/llm-gateway/routes.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import type { GatewayKeyRef } from '#shared/runtime/request.ts';
+import type { GatewayKeyRef } from '#shared/runtime/credentials.ts';
 import { streamFrontDoor } from '#shared/runtime/stream.ts';
 
 /** Who calls a /v1 route: the gateway key that authenticated it, else the signed-in user. */
@@ -16,36 +17,40 @@ const callerOf = (key: GatewayKeyRef | null, principal: Principal | null): Calle
   key ? { kind: 'key', keyId: key.keyId } : { kind: 'user', userId: principal!.userId };
 
 /** Wiring only: the gateway's logic is areas/llm-gateway. */
-export const handler = apiHandler(llmGatewayRoutes, {
-  'llmGateway.chatCompletions': ({ tenantId, gatewayKey, principal, requestId, body }) =>
-    chatCompletions({ tenantId, caller: callerOf(gatewayKey, principal), requestId }, body as WireChatBody),
-  'llmGateway.embeddings': ({ tenantId, gatewayKey, principal, requestId, body }) =>
-    embeddings({ tenantId, caller: callerOf(gatewayKey, principal), requestId }, body),
-  'llmGateway.models': async ({ tenantId, gatewayKey }) => {
-    const key = gatewayKey ? ((await currentKey(tenantId, gatewayKey.keyId)) ?? null) : null;
-    const models = (await listModels({ activeOnly: true })).filter((m) => keyAllows(key, m));
-    return reply.raw(
-      'application/json',
-      JSON.stringify({
-        object: 'list',
-        data: models.map((m) => ({
-          id: m.name,
-          object: 'model',
-          created: Math.floor(Date.parse(m.createdAt) / 1000) || 0,
-          owned_by: m.provider,
-        })),
-      }),
-    );
+export const handler = apiHandler(
+  llmGatewayRoutes,
+  {
+    'llmGateway.chatCompletions': ({ tenantId, gatewayKey, principal, requestId, body }) =>
+      chatCompletions({ tenantId, caller: callerOf(gatewayKey, principal), requestId }, body as WireChatBody),
+    'llmGateway.embeddings': ({ tenantId, gatewayKey, principal, requestId, body }) =>
+      embeddings({ tenantId, caller: callerOf(gatewayKey, principal), requestId }, body),
+    'llmGateway.models': async ({ tenantId, gatewayKey }) => {
+      const key = gatewayKey ? ((await currentKey(tenantId, gatewayKey.keyId)) ?? null) : null;
+      const models = (await listModels({ activeOnly: true })).filter((m) => keyAllows(key, m));
+      return reply.raw(
+        'application/json',
+        JSON.stringify({
+          object: 'list',
+          data: models.map((m) => ({
+            id: m.name,
+            object: 'model',
+            created: Math.floor(Date.parse(m.createdAt) / 1000) || 0,
+            owned_by: m.provider,
+          })),
+        }),
+      );
+    },
+    'llmGateway.keys.list': ({ tenantId, query }) => listKeys(tenantId, query),
+    'llmGateway.keys.create': ({ tenantId, body, principal }) => createKey(tenantId, body, principal),
+    'llmGateway.keys.revoke': ({ tenantId, params, principal }) => revokeKey(tenantId, params.keyId, principal),
+    'llmGateway.usage': ({ tenantId, query }) => usage(tenantId, query),
+    'llmGateway.models.put': async ({ params, body, principal }) => {
+      const { model, created } = await putModel(params.modelId, body, principal);
+      return reply.json(toModelAnswer(model), { status: created ? 201 : 200 });
+    },
   },
-  'llmGateway.keys.list': ({ tenantId, query }) => listKeys(tenantId, query),
-  'llmGateway.keys.create': ({ tenantId, body, principal }) => createKey(tenantId, body, principal),
-  'llmGateway.keys.revoke': ({ tenantId, params, principal }) => revokeKey(tenantId, params.keyId, principal),
-  'llmGateway.usage': ({ tenantId, query }) => usage(tenantId, query),
-  'llmGateway.models.put': async ({ params, body, principal }) => {
-    const { model, created } = await putModel(params.modelId, body, principal);
-    return reply.json(toModelAnswer(model), { status: created ? 201 : 200 });
-  },
-});
+  { credentials: { gatewayKey: gatewayKeyCredential } },
+);
 
 /** The streaming front door (a function URL in response-stream mode): the /v1 routes. */
 export const streamHandler = streamFrontDoor(handler, llmGatewayRoutes);

@@ -1,27 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { definePort } from './ports.ts';
 
 /**
- * One DynamoDB document client per process, created on first use so a cold start pays only
- * for the clients a function touches. `DYNAMODB_ENDPOINT` points it at DynamoDB Local.
+ * The DynamoDB document client, one per process, created on first use so a cold start pays only for
+ * the clients a function touches. Locally the SDK's `AWS_ENDPOINT_URL_DYNAMODB` points it at DynamoDB
+ * Local; tests install a counting or failing client in its place.
  */
-let documentClient: DynamoDBDocumentClient | undefined;
-
-export function ddb(): DynamoDBDocumentClient {
-  if (!documentClient) {
-    const endpoint = process.env.DYNAMODB_ENDPOINT;
-    const client = new DynamoDBClient({
-      ...(endpoint ? { endpoint, region: process.env.AWS_REGION ?? 'us-east-1' } : {}),
-      maxAttempts: 5,
-    });
-    documentClient = DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-    });
-  }
-  return documentClient;
-}
-
-/** Tests and the local server swap the client (e.g. to count requests); null resets. */
-export function setDdb(client: DynamoDBDocumentClient | undefined) {
-  documentClient = client;
-}
+export const ddb = definePort(() =>
+  DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 5 }), {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  }),
+);

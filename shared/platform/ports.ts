@@ -1,11 +1,42 @@
-import type { PaymentProviders } from '#areas/billing/gateway.ts';
 import type { QueueName } from '#shared/routes/groups.ts';
 
 /**
- * The seams between domain code and AWS services (or outside providers) that have a local
- * stand-in. In Lambda the AWS implementations are used; the local server installs its own before
- * serving.
+ * A port: the seam between domain code and a service that has a stand-in (an AWS service, an outside
+ * provider). Calling it gives the stand-in installed, else the deployed adapter, made on first use, so
+ * a function that never sends e-mail never loads an SES client. The local server and the tests put
+ * their stand-ins in place with `install` before serving: the one way the code swaps a service.
+ * (AWS services whose stand-in is a server, DynamoDB Local and the S3 stand-in, keep the real client:
+ * the SDK's own `AWS_ENDPOINT_URL_<SERVICE>` setting points it there.)
  */
+export interface Port<T, Get = T> {
+  (): Get;
+  /** Puts a stand-in in place; undefined brings back the deployed adapter (made anew on next use). */
+  install(standIn: T | undefined): void;
+}
+
+/** A port whose adapter is made synchronously (the DynamoDB and S3 clients every request uses). */
+export function definePort<T>(make: () => T): Port<T> {
+  let current: T | undefined;
+  return Object.assign(() => (current ??= make()), {
+    install: (standIn: T | undefined) => void (current = standIn),
+  });
+}
+
+/** A port whose adapter loads on first use (an SDK kept beside the bundle, lib/bundling.ts); a failed load is retried. */
+export function defineLoadedPort<T>(load: () => Promise<T>): Port<T, Promise<T>> {
+  let current: Promise<T> | undefined;
+  const get = () => {
+    if (!current) {
+      current = load();
+      current.catch(() => (current = undefined));
+    }
+    return current;
+  };
+  return Object.assign(get, {
+    install: (standIn: T | undefined) => void (current = standIn === undefined ? undefined : Promise.resolve(standIn)),
+  });
+}
+
 export interface ParameterStore {
   get(name: string, opts?: { decrypt?: boolean }): Promise<{ value: string; version: number } | null>;
   put(name: string, value: string, opts?: { secure?: boolean; overwrite?: boolean }): Promise<{ version: number }>;
@@ -40,37 +71,11 @@ export interface Mailer {
   send(mail: OutgoingEmail): Promise<void>;
 }
 
-export interface Ports {
-  params: ParameterStore;
-  queue: QueueSender;
-  mailer: Mailer;
-  /** The payment providers' adapters (billing's contract); no default: see `paymentProviders`. */
-  payments: PaymentProviders;
-}
+/** SSM Parameter Store. */
+export const parameterStore = defineLoadedPort(async () => (await import('./aws-params.ts')).createSsmParameterStore());
 
-const installed: Partial<Ports> = {};
+/** SQS. */
+export const queueSender = defineLoadedPort(async () => (await import('./aws-queue.ts')).createSqsQueueSender());
 
-/** The local server and tests install stand-ins; anything not installed falls back to AWS. */
-export function installPorts(ports: Partial<Ports>) {
-  Object.assign(installed, ports);
-}
-
-// Each getter loads its AWS client on first use, and only in the functions that call it,
-// so a function that never sends e-mail bundles no SES client.
-export async function parameterStore(): Promise<ParameterStore> {
-  return (installed.params ??= await (await import('./aws-params.ts')).createSsmParameterStore());
-}
-
-export async function queueSender(): Promise<QueueSender> {
-  return (installed.queue ??= await (await import('./aws-queue.ts')).createSqsQueueSender());
-}
-
-export async function mailer(): Promise<Mailer> {
-  return (installed.mailer ??= await (await import('./aws-mailer.ts')).createSesMailer());
-}
-
-/**
- * The installed payment providers, or undefined: unlike the AWS ports there is no default to load
- * (billing answers 503 PAYMENTS_NOT_CONFIGURED), so no deployed bundle carries a stand-in.
- */
-export const paymentProviders = (): PaymentProviders | undefined => installed.payments;
+/** SES. */
+export const mailer = defineLoadedPort(async () => (await import('./aws-mailer.ts')).createSesMailer());

@@ -185,7 +185,7 @@ export const WORKERS = {
 export type WorkerName = keyof typeof WORKERS;
 
 /**
- * Functions run on a schedule (EventBridge): the AI runtime's minute (functions/ai-scheduler/jobs.ts:
+ * Functions run on a schedule (EventBridge): the AI runtime's minute (functions/ai-scheduler/index.ts:
  * reservations of dead model calls, documents stuck past their deadline, idle conversations).
  */
 export const SCHEDULED = {

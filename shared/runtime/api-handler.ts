@@ -7,6 +7,7 @@ import { assertSettings, requiredSettings } from '#shared/platform/config.ts';
 import { API_GROUPS } from '#shared/routes/groups.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { finishDeferredWork } from './after-answer.ts';
+import type { CredentialKind, CredentialResolvers } from './credentials.ts';
 import { accessLog } from './middlewares/access-log.ts';
 import { authenticate } from './middlewares/authenticate.ts';
 import { errorEnvelope } from './middlewares/error-envelope.ts';
@@ -92,6 +93,17 @@ const streamResult = (out: StreamReply): HttpResult => ({
   stream: out.body,
 });
 
+/** The credentials a table's routes name: its function must give a resolver for each. */
+type CredentialsOf<T extends readonly RouteDef[]> = Pick<
+  CredentialResolvers,
+  Extract<T[number]['auth']['kind'], CredentialKind>
+>;
+
+/** Options of a group's handler: the resolvers of the area credentials its routes name, required when they name any. */
+type OptionsFor<T extends readonly RouteDef[]> = [keyof CredentialsOf<T>] extends [never]
+  ? [options?: { credentials?: never }]
+  : [options: { credentials: CredentialsOf<T> }];
+
 /**
  * One Lambda entry point for an endpoint group: resolve the route from API Gateway's routeKey,
  * authenticate, rate-limit, parse and validate, resolve the declared tenant scope, run the route's
@@ -101,8 +113,13 @@ const streamResult = (out: StreamReply): HttpResult => ({
 export function apiHandler<const T extends readonly RouteDef[]>(
   routes: T,
   handlers: NoInfer<HandlersFor<T>>,
+  ...[options]: NoInfer<OptionsFor<T>>
 ): ApiLambda {
   const byId = handlers as unknown as Record<string, RouteHandler>;
+  const credentials: Partial<CredentialResolvers> = options?.credentials ?? {};
+  for (const route of routes)
+    if ((route.auth.kind === 'gatewayKey' || route.auth.kind === 'widgetSession') && !credentials[route.auth.kind])
+      throw new Error(`${route.id} needs a ${route.auth.kind} resolver (apiHandler's credentials)`);
   const group = routes[0]?.group;
   if (group) assertSettings(requiredSettings(API_GROUPS[group]));
   const dispatch = async (event: APIGatewayProxyEventV2, context: Context): Promise<HttpResult> => {
@@ -137,7 +154,7 @@ export function apiHandler<const T extends readonly RouteDef[]>(
       accessLog(),
       errorEnvelope(),
       resolveRoute(routes),
-      authenticate(),
+      authenticate(credentials),
       rateLimit(),
       jsonBody(),
       validate(),

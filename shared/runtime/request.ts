@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { Principal } from '#shared/auth/access-token.ts';
 import type { EmptyReply, JsonReply, RawReply, StreamReply } from '#shared/http/responses.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
-import type { SessionClaim } from '#areas/conversations/session.ts';
+import type { GatewayKeyRef, WidgetSessionRef } from './credentials.ts';
 
 /**
  * What a route handler receives: parsed, validated input (ids canonical), the verified caller, and
@@ -27,13 +27,7 @@ export interface ApiRequest<P = any, Q = any, B = any, Pr = Principal | null, T 
   /** The gateway key that authenticated the call (`gatewayKey` routes), else null. */
   gatewayKey: GatewayKeyRef | null;
   /** The widget session the call names (`widgetSession` routes; its secret not yet checked), else null. */
-  widgetSession: SessionClaim | null;
-}
-
-/** A gateway key found by its secret: whose it is. Its state (revoked, limits) is read by the gateway. */
-export interface GatewayKeyRef {
-  tenantId: string;
-  keyId: string;
+  widgetSession: WidgetSessionRef | null;
 }
 
 /**
@@ -55,7 +49,7 @@ export interface RequestState {
   rawBody: string | undefined;
   startedAt: number;
   gatewayKey?: GatewayKeyRef | null;
-  widgetSession?: SessionClaim | null;
+  widgetSession?: WidgetSessionRef | null;
 }
 
 /** A structured result, or one whose body is still being produced (the streaming front door writes it as it comes). */

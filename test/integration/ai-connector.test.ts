@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { queueDueProactiveMessages } from '#areas/connector/proactive.ts';
 import { forgetTeamsTokens } from '#areas/connector/senders/teams.ts';
 import { localQueue } from '#local/local-queue.ts';
-import { installPorts, queueSender } from '#shared/platform/ports.ts';
+import { queueSender } from '#shared/platform/ports.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { AGENTS } from '#test/support/agents.ts';
 import {
@@ -306,7 +306,7 @@ describe('delivery semantics', () => {
     const channelId = await connect('slack');
     const original = await queueSender();
     const queue = localQueue({ dataDir: tempDir('connector-turns-'), maxAttempts: 3, backoffMs: 1 });
-    installPorts({ queue });
+    queueSender.install(queue);
     try {
       const body = slackEvent('Are you fast?');
       const started = performance.now();
@@ -320,7 +320,7 @@ describe('delivery semantics', () => {
       expect(queue.deadLetters()).toEqual([]);
       console.info(`[connector] Slack webhook answered in ${ms.toFixed(0)} ms with the turn queued`);
     } finally {
-      installPorts({ queue: original });
+      queueSender.install(original);
     }
   });
 
@@ -482,7 +482,7 @@ describe('proactive messages', () => {
     const channelId = await connect('telegram');
     const original = await queueSender();
     const queue = localQueue({ dataDir: tempDir('proactive-retry-'), maxAttempts: 5, backoffMs: 1 });
-    installPorts({ queue });
+    queueSender.install(queue);
     try {
       const res = await create({ channelId, recipient: 'unavailable', text: 'Platform down' });
       expect(res.status, res.text).toBe(202);
@@ -494,7 +494,7 @@ describe('proactive messages', () => {
       // Recorded on the last attempt, which completes: no dead letter repeats it.
       expect(queue.deadLetters()).toEqual([]);
     } finally {
-      installPorts({ queue: original });
+      queueSender.install(original);
     }
   });
 

@@ -7,7 +7,7 @@ import { commitChange } from '#shared/data/commit.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { issueResetToken } from '#areas/identity/auth/passwords.ts';
-import { installPorts } from '#shared/platform/ports.ts';
+import { mailer } from '#shared/platform/ports.ts';
 import { inOneRateWindow } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { sentMessages, testMailer } from '#test/support/test-ports.ts';
@@ -73,11 +73,11 @@ describe('forgot-password and reset-password', () => {
 
   it('gives the resend cooldown back when the mail fails, so the queue retry still sends it', async () => {
     const user = await seedUser();
-    installPorts({ mailer: { send: async () => Promise.reject(new Error('SES throttled')) } });
+    mailer.install({ send: async () => Promise.reject(new Error('SES throttled')) });
     try {
       await expect(issueResetToken({ email: user.email, ip: freshIp() })).rejects.toThrow('SES throttled');
     } finally {
-      installPorts({ mailer: testMailer });
+      mailer.install(testMailer);
     }
     await issueResetToken({ email: user.email, ip: freshIp() });
     expect(tokenIn(lastMailTo(user.email))).toBeDefined();

@@ -9,7 +9,7 @@ import {
   settleSession,
 } from '#local/providers/payment-provider.ts';
 import { get } from '#shared/data/read.ts';
-import { installPorts } from '#shared/platform/ports.ts';
+import { paymentProviders } from '#areas/billing/gateway.ts';
 import { PLANS } from '#areas/billing/plan-catalog.ts';
 import { postWebhook, useBillingStandIns } from '#test/support/billing.ts';
 import { newTenant } from '#test/support/fixtures.ts';
@@ -43,7 +43,7 @@ let admin: string;
 beforeAll(async () => {
   admin = await tokenFor({ role: 'SystemAdmin' });
 });
-afterEach(() => installPorts({ payments: localPaymentProviders }));
+afterEach(() => paymentProviders.install(localPaymentProviders));
 
 const newBillingTenant = async () => {
   const id = await newTenant({ name: `Rules ${crypto.randomUUID().slice(0, 6)}`, ...BASELINE });
@@ -203,7 +203,7 @@ describe('refunds under concurrency (issue 32, item 18)', () => {
         },
       };
     };
-    installPorts({ payments: { gateway: slow } });
+    paymentProviders.install({ gateway: slow });
     const answers = await Promise.all(
       Array.from({ length: 5 }, (_, i) =>
         invoke('POST', `/api/payments/${charge.id}/refund`, { token: t.owner, body: { reason: `Attempt ${i}` } }),

@@ -7,7 +7,7 @@ import { siteContent } from '#areas/content/records.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { s3, setS3 } from '#shared/platform/s3.ts';
+import { s3 } from '#shared/platform/s3.ts';
 import { inOneRateWindow, twoTenants } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tempDir } from '#test/support/temp-dir.ts';
@@ -30,12 +30,12 @@ const tag = () => crypto.randomUUID().slice(0, 8);
 
 beforeAll(async () => {
   running = await startS3(tempDir('content-s3-'));
-  setS3(undefined);
+  s3.install(undefined);
   ctx = await twoTenants();
   admin = as(ctx.admin);
 });
 afterAll(async () => {
-  setS3(undefined);
+  s3.install(undefined);
   await running?.stop();
 });
 

@@ -22,8 +22,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { routesOf } from '#test/support/queue-routes.ts';
 import { localQueue } from '#local/local-queue.ts';
 import { createSesMailer } from '#shared/platform/aws-mailer.ts';
-import { setDdb } from '#shared/platform/aws.ts';
-import { installPorts, type QueueMessage } from '#shared/platform/ports.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { mailer, type QueueMessage } from '#shared/platform/ports.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { envelopeProblem } from '#test/support/fuzz/checks.ts';
@@ -99,7 +99,7 @@ beforeAll(async () => {
   world = await createWorld();
   const client = () =>
     new DynamoDBClient({
-      endpoint: process.env.DYNAMODB_ENDPOINT,
+      endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
       region: process.env.AWS_REGION ?? 'us-east-1',
       maxAttempts: 1,
     });
@@ -108,14 +108,14 @@ beforeAll(async () => {
   mocked = DynamoDBDocumentClient.from(client(), { marshallOptions });
   mock = mockClient(mocked);
   passThrough();
-  setDdb(mocked);
+  ddb.install(mocked);
 });
 
 afterEach(() => passThrough());
 
 afterAll(() => {
   mock?.restore();
-  setDdb(undefined);
+  ddb.install(undefined);
 });
 
 /** Routes that create a record from a JSON body. */
@@ -327,11 +327,11 @@ describe('the e-mail worker survives an SES error', () => {
   beforeAll(async () => {
     ses = new SESClient({ region: 'us-east-1' });
     sesMock = mockClient(ses);
-    installPorts({ mailer: await createSesMailer(ses) });
+    mailer.install(await createSesMailer(ses));
   });
   afterAll(() => {
     sesMock.restore();
-    installPorts({ mailer: testMailer });
+    mailer.install(testMailer);
   });
 
   it('reports the failure (the message stays queued) and sends the same e-mail on redelivery', async () => {

@@ -35,7 +35,10 @@ beforeAll(() => {
 });
 
 const client = () =>
-  new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION ?? 'us-east-1' });
+  new DynamoDBClient({
+    endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
+    region: process.env.AWS_REGION ?? 'us-east-1',
+  });
 
 /** One deploy: each seed's call; an existing entry cancels its transaction, which the seed ignores. */
 async function deploy(): Promise<string[]> {

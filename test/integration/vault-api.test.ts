@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { installPorts, type ParameterStore } from '#shared/platform/ports.ts';
+import { parameterStore, type ParameterStore } from '#shared/platform/ports.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { createJob, vaultKeys } from '#areas/vault/records.ts';
 import { resetVaultCache } from '#areas/vault/store.ts';
@@ -433,13 +433,13 @@ describe('POST /api/secrets/sync/{environment}', () => {
     };
     const jobId = crypto.randomUUID();
     await createJob(jobId, 'vault.sync', { environment: 'broken' });
-    installPorts({ params: throttled });
+    parameterStore.install(throttled);
     try {
       await expect(runVaultSync({ jobId, environment: 'broken', requestedBy: null })).rejects.toMatchObject({
         name: 'ThrottlingException',
       });
     } finally {
-      installPorts({ params: testParams });
+      parameterStore.install(testParams);
     }
 
     const job = (await ddb().send(new GetCommand({ TableName: config.tableName, Key: vaultKeys.job(jobId) }))).Item!;

@@ -3,7 +3,8 @@ import { startS3 } from '#local/s3.ts';
 import { setWebhookTransport } from '#local/providers/payment-provider.ts';
 import { signingSecret } from '#areas/billing/secrets.ts';
 import { signWebhook, type PaymentProviderName } from '#areas/billing/signatures.ts';
-import { setS3 } from '#shared/platform/s3.ts';
+import { s3 } from '#shared/platform/s3.ts';
+import { s3OnFirstUse } from '#shared/platform/s3-on-first-use.ts';
 import { invoke } from './invoke.ts';
 import { tempDir } from './temp-dir.ts';
 
@@ -26,7 +27,8 @@ let running: ReturnType<typeof startS3> | undefined;
 export async function startBillingStandIns() {
   running ??= startS3(tempDir('billing-s3-'));
   await running;
-  setS3(undefined);
+  s3.install(undefined);
+  s3OnFirstUse.install(undefined);
   setWebhookTransport(
     async (d) =>
       (await invoke('POST', d.path, { rawBody: d.rawBody, headers: d.headers, contentType: 'application/json' }))

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { expect, inject } from 'vitest';
 import { fileParameterStore } from '#local/file-parameter-store.ts';
-import { installPorts } from '#shared/platform/ports.ts';
+import { parameterStore } from '#shared/platform/ports.ts';
 import { expectContract } from './contract.ts';
 import { tokenFor } from './tokens.ts';
 
@@ -88,7 +88,7 @@ let installed = false;
  */
 export async function mintToken(subject: Parameters<typeof tokenFor>[0] = {}): Promise<string> {
   if (!installed) {
-    installPorts({ params: fileParameterStore(e2e().dataDir, { readOnly: true }) });
+    parameterStore.install(fileParameterStore(e2e().dataDir, { readOnly: true }));
     installed = true;
   }
   return tokenFor(subject);

@@ -4,11 +4,11 @@ import { ensureTable } from '#local/dynamodb-local.ts';
 import { installTestPorts } from './test-ports.ts';
 
 // Each test file gets a fresh table in the shared DynamoDB Local, so files never see each other's data.
-process.env.DYNAMODB_ENDPOINT = inject('dynamoEndpoint');
+process.env.AWS_ENDPOINT_URL_DYNAMODB = inject('dynamoEndpoint');
 process.env.TABLE_NAME = `test-${crypto.randomUUID()}`;
 
 beforeAll(async () => {
-  await ensureTable(process.env.DYNAMODB_ENDPOINT!, process.env.TABLE_NAME!);
+  await ensureTable(process.env.AWS_ENDPOINT_URL_DYNAMODB!, process.env.TABLE_NAME!);
   await installTestPorts();
   // The gateway's local models: every model call (chat, embeddings) goes through the catalog.
   await seedCatalog();

@@ -1,7 +1,7 @@
 import { deflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startS3 } from '#local/s3.ts';
-import { setS3 } from '#shared/platform/s3.ts';
+import { s3 } from '#shared/platform/s3.ts';
 import { invoke, type InvokeResult } from './invoke.ts';
 import { tempDir } from './temp-dir.ts';
 
@@ -10,7 +10,7 @@ let running: ReturnType<typeof startS3> | undefined;
 export async function startKnowledgeStandIns() {
   running ??= startS3(tempDir('knowledge-s3-'));
   await running;
-  setS3(undefined);
+  s3.install(undefined);
 }
 export function useKnowledgeStandIns() {
   beforeAll(startKnowledgeStandIns);

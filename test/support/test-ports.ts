@@ -1,10 +1,11 @@
 import type { SQSEvent } from 'aws-lambda';
 import { memoryParameterStore, recordingMailer } from '#local/memory-ports.ts';
 import { memoryVectorStore } from '#local/knowledge-vectors.ts';
-import { installVectorStore } from '#areas/knowledge/vectors/port.ts';
+import { vectorStore } from '#areas/knowledge/vectors/port.ts';
+import { paymentProviders } from '#areas/billing/gateway.ts';
 import { localPaymentProviders } from '#local/providers/payment-provider.ts';
 import { generateSigningKeyParams, resetKeyCache, signingParams } from '#shared/auth/signing-keys.ts';
-import { installPorts, type QueueMessage } from '#shared/platform/ports.ts';
+import { mailer, parameterStore, queueSender, type QueueMessage } from '#shared/platform/ports.ts';
 import type { QueueName } from '#shared/routes/groups.ts';
 
 const WORKER_OF: Record<QueueName, string> = {
@@ -41,6 +42,9 @@ export async function installTestPorts() {
     [names.privateJwk]: keysParams.privateJwk,
   });
   resetKeyCache();
-  installPorts({ params: testParams, mailer: testMailer, queue: { send: deliver }, payments: localPaymentProviders });
-  installVectorStore(testVectors);
+  parameterStore.install(testParams);
+  mailer.install(testMailer);
+  queueSender.install({ send: deliver });
+  paymentProviders.install(localPaymentProviders);
+  vectorStore.install(testVectors);
 }

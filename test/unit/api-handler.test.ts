@@ -13,7 +13,7 @@ import { reply } from '#shared/http/responses.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { installPorts } from '#shared/platform/ports.ts';
+import { parameterStore } from '#shared/platform/ports.ts';
 import { paging, text, uuid } from '#shared/routes/schemas.ts';
 import { defineRoutes, scope } from '#shared/routes/types.ts';
 import { afterAnswer } from '#shared/runtime/after-answer.ts';
@@ -261,9 +261,9 @@ let reader: string;
 beforeAll(async () => {
   const params = await generateSigningKeyParams();
   const names = signingParams();
-  installPorts({
-    params: memoryParameterStore({ [names.publicJwks]: params.publicJwks, [names.privateJwk]: params.privateJwk }),
-  });
+  parameterStore.install(
+    memoryParameterStore({ [names.publicJwks]: params.publicJwks, [names.privateJwk]: params.privateJwk }),
+  );
   resetKeyCache();
   const base = { userId: 'u-1', tenantId, email: 'a@example.com' };
   writer = (await issueAccessToken({ ...base, roles: ['Custom'], permissions: ['suppliers:write'] })).accessToken;

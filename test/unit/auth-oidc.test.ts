@@ -20,7 +20,7 @@ import {
   type AuthorizationFlow,
 } from '#areas/identity/oidc-client.ts';
 import { ApiError } from '#shared/http/errors.ts';
-import { ddb, setDdb } from '#shared/platform/aws.ts';
+import { ddb } from '#shared/platform/aws.ts';
 
 const ENV_KEYS = [
   'IDP_B_ISSUER',
@@ -221,10 +221,10 @@ describe('flow storage (DynamoDB mocked): a failed condition never passes unseen
   const conditionFailed = () => Object.assign(new Error('failed'), { name: 'ConditionalCheckFailedException' });
   beforeEach(() => {
     mock.reset();
-    setDdb(undefined);
+    ddb.install(undefined);
     ddb();
   });
-  afterEach(() => setDdb(undefined));
+  afterEach(() => ddb.install(undefined));
 
   it('stores a new flow only under a state nobody holds, and refuses to hand out one that is taken', async () => {
     mock.on(PutCommand).resolves({});

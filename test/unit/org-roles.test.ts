@@ -6,7 +6,7 @@ import { keys } from '#shared/data/keys.ts';
 import { membershipChangeItems } from '#areas/identity/org-counters.ts';
 import { identityKeys, toRole } from '#areas/identity/records.ts';
 import { permissionsForRoles, systemRoleId, systemRoleItems } from '#areas/identity/system-roles.ts';
-import { ddb, setDdb } from '#shared/platform/aws.ts';
+import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 
 const tenant = '0b8e7c2a-1111-4222-8333-444455556666';
@@ -73,12 +73,12 @@ describe('with DynamoDB mocked', () => {
   const mock = mockClient(DynamoDBDocumentClient);
   beforeEach(() => {
     mock.reset();
-    setDdb(undefined);
+    ddb.install(undefined);
     ddb();
   });
   afterAll(() => {
     mock.restore();
-    setDdb(undefined);
+    ddb.install(undefined);
   });
 
   it('permissionsForRoles reads nothing for system roles', async () => {

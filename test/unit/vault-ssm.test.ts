@@ -10,7 +10,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createSsmClient, createSsmParameterStore, SSM_RETRY } from '#shared/platform/aws-params.ts';
-import { installPorts, type ParameterStore } from '#shared/platform/ports.ts';
+import { parameterStore, type ParameterStore } from '#shared/platform/ports.ts';
 import { toApiError } from '#shared/runtime/middlewares/error-envelope.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { deleteSecret, listSecrets, readSecret, resetVaultCache, writeSecret } from '#areas/vault/store.ts';
@@ -31,7 +31,7 @@ describe('SSM parameter store (aws-sdk-client-mock)', () => {
   beforeEach(() => {
     ssm.reset();
     resetVaultCache();
-    installPorts({ params: store });
+    parameterStore.install(store);
     process.env.VAULT_KMS_KEY_ID = 'arn:aws:kms:us-east-1:111122223333:key/vault';
   });
   afterEach(() => {

@@ -1,8 +1,8 @@
-import { MAX_RANGE_DAYS, resolveRange } from '#areas/analytics/range.ts';
+import { MAX_RANGE_DAYS, resolveRange } from '#areas/analytics/for-agents.ts';
 import * as z from 'zod/mini';
 import { AGENT_STATUSES } from '#areas/agents/records.ts';
-import { MODEL_KINDS } from '#areas/llm-gateway/limits.ts';
-import { CHANNEL_TYPES } from '#areas/connector/channel-types.ts';
+import { MODEL_KINDS } from '#areas/llm-gateway/for-agents.ts';
+import { CHANNEL_TYPES } from '#areas/connector/for-agents.ts';
 import { POSITIONS } from '#areas/agents/widget-records.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, utcDay, uuid } from '#shared/routes/schemas.ts';

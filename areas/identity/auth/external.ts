@@ -9,7 +9,7 @@ import {
   redirectAllowList,
   type ProviderId,
 } from '#areas/identity/identity-providers.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/data/integration-events.ts';
 import {
   assertNonce,
   consumeFlow,

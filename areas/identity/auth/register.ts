@@ -1,7 +1,7 @@
 import { countAudit } from '#shared/data/audit.ts';
 import { sendEmail } from '#shared/queue/email.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/data/integration-events.ts';
 import { invalidInvitation, redeemInvitation } from '#areas/identity/invitations.ts';
 import { cooldownPut, oneTimePut, sixDigitCode, VERIFY_CODE_TTL_SECONDS } from '#areas/identity/one-time.ts';
 import { hashPassword } from '#areas/identity/password.ts';

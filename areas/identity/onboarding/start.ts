@@ -2,7 +2,7 @@ import { auditPut, countAudit } from '#shared/data/audit.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { conflict, serviceUnavailable } from '#shared/http/errors.ts';
-import { countIntegrationEvents } from '#areas/admin/integration-event-writes.ts';
+import { countIntegrationEvents } from '#shared/data/integration-events.ts';
 import { newInvitation, sendInvitationEmail } from '#areas/identity/invitations.ts';
 import { identityKeys, normalizeEmail, type TenantRecord } from '#areas/identity/records.ts';
 import { actingAs, newTenant, planDefaults, slugCandidates, slugify } from '#areas/identity/tenant-model.ts';

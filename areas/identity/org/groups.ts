@@ -4,7 +4,7 @@ import { checkItem, commitChange, orConflict, putItem } from '#shared/data/commi
 import { conflict, notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { getGroup } from '#areas/identity/group-lookup.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/data/integration-events.ts';
 import { addToCount } from '#areas/identity/org-counters.ts';
 import { groupItem, identityKeys, membershipItem, toGroup, type GroupRecord } from '#areas/identity/records.ts';
 import { getUser } from '#areas/identity/user-accounts.ts';

@@ -2,7 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { conflict } from '#shared/http/errors.ts';
-import { countIntegrationEvents } from '#areas/admin/integration-event-writes.ts';
+import { countIntegrationEvents } from '#shared/data/integration-events.ts';
 import { assignableRoles, newInvitation, seatLimitReached, sendInvitationEmail } from '#areas/identity/invitations.ts';
 import { identityKeys, normalizeEmail } from '#areas/identity/records.ts';
 import { acceptsMembers, statusNameOf } from '#areas/identity/tenant-status.ts';

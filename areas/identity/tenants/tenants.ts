@@ -4,7 +4,7 @@ import { listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
 import { conflict, forbidden, notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/data/integration-events.ts';
 import {
   identityKeys,
   tenantSearchText,

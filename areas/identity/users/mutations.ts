@@ -7,7 +7,7 @@ import { config } from '#shared/platform/config.ts';
 import type { UserUpdateInput } from '#areas/identity/routes/users.ts';
 import { assertMayManageUser } from '#areas/identity/ceiling.ts';
 import { getDepartment } from '#areas/identity/department-tree.ts';
-import { countIntegrationEvents, integrationEventPut } from '#areas/admin/integration-event-writes.ts';
+import { countIntegrationEvents, integrationEventPut } from '#shared/data/integration-events.ts';
 import { assignableRoles } from '#areas/identity/invitations.ts';
 import { membershipChangeItems } from '#areas/identity/org-counters.ts';
 import { hashPassword } from '#areas/identity/password.ts';

@@ -1,3 +1,5 @@
+import { defineLoadedPort } from '#shared/platform/ports.ts';
+
 /**
  * The vector store behind knowledge (docs/decisions.md, "AI knowledge"): one index per knowledge
  * base, every vector carrying its tenant, base, document and position as metadata. Amazon S3 Vectors
@@ -53,16 +55,8 @@ export interface VectorStore {
   readonly requests?: number;
 }
 
-let installed: VectorStore | undefined;
-
 /** The local server and tests install the stand-in; a deployed function loads the S3 Vectors adapter on first use. */
-export function installVectorStore(store: VectorStore | undefined) {
-  installed = store;
-}
-
-export async function vectorStore(): Promise<VectorStore> {
-  return (installed ??= await (await import('./s3-vectors.ts')).createS3VectorStore());
-}
+export const vectorStore = defineLoadedPort(async () => (await import('./s3-vectors.ts')).createS3VectorStore());
 
 /** Index names allow 3-63 lowercase letters, digits, hyphens and dots: one per base. */
 export const indexName = (index: IndexRef) => `kb-${index.kbId}`;

@@ -1,4 +1,4 @@
-import { readSecret } from '#areas/vault/store.ts';
+import { readSecret } from '#areas/vault/for-llm-gateway.ts';
 import type { CatalogModel } from '../records.ts';
 import {
   ProviderError,

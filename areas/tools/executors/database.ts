@@ -1,7 +1,7 @@
 import type { Client } from 'pg';
 import { storedSchema, toParams, type ToolItem } from '#areas/tools/records.ts';
-import { resolveTenantSecret } from '#areas/vault/tenant-secrets.ts';
-import type { ToolContext, ToolOutcome } from './registry.ts';
+import { resolveTenantSecret } from '#areas/vault/for-tools.ts';
+import type { ToolContext, ToolOutcome } from './outcome.ts';
 
 const MAX_SQL = 20_000;
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { ToolItem } from '#areas/tools/records.ts';
-import type { ToolOutcome } from './registry.ts';
+import type { ToolOutcome } from './outcome.ts';
 
 // Loaded by the first call that resolves a host: ipaddr.js took about 0.9 ms of the cold start of
 // every function that runs agent turns, most of which never call an HTTP tool.

@@ -2,7 +2,7 @@ import { recipientAllowed } from '#areas/tools/lifecycle.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
 import { EMAIL_PATTERN } from '#shared/routes/schemas.ts';
 import { sendEmail as queueEmail } from '#shared/queue/email.ts';
-import type { ToolOutcome } from './registry.ts';
+import type { ToolOutcome } from './outcome.ts';
 
 const MAX_SUBJECT = 200;
 const MAX_TEXT = 20_000;

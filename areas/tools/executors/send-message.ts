@@ -1,9 +1,8 @@
-import { channelById } from '#areas/agents/channels.ts';
-import { lastInboundAt, WHATSAPP_WINDOW_MS } from '#areas/connector/proactive.ts';
-import { sendChannelMessage } from '#areas/connector/queue.ts';
+import { channelById } from '#areas/agents/for-tools.ts';
+import { lastInboundAt, WHATSAPP_WINDOW_MS, sendChannelMessage } from '#areas/connector/for-tools.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
 import { SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.ts';
-import type { ToolContext, ToolOutcome } from './registry.ts';
+import type { ToolContext, ToolOutcome } from './outcome.ts';
 
 const MAX_TEXT = 4000;
 

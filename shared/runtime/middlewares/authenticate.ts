@@ -3,11 +3,8 @@ import { InvalidTokenError, verifyAccessToken, type Principal } from '#shared/au
 import { forbidden, unauthorized } from '#shared/http/errors.ts';
 import type { AuthRule } from '#shared/routes/types.ts';
 import { internalApiKey } from '#shared/auth/internal-key.ts';
+import type { CredentialResolvers } from '#shared/runtime/credentials.ts';
 import { header, type MiddyRequest } from '#shared/runtime/request.ts';
-// Static on purpose: a module that the bundle also reaches statically (the read path) turns, once
-// import()ed, into an esbuild-wrapped graph that keeps every export of the SDK (+50 KB per bundle).
-import { keyOfSecret } from '#areas/llm-gateway/key-auth.ts';
-import { parseSession, SESSION_HEADER } from '#areas/conversations/session.ts';
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/;
 
@@ -61,17 +58,19 @@ async function check(rule: AuthRule, request: MiddyRequest): Promise<Principal |
   }
 }
 
-const GATEWAY_KEY = /^Bearer (gk_\S+)$/;
-
 /**
  * A gateway key names its tenant; an unknown one is 401 (code INVALID_API_KEY, `invalid_api_key` on
  * the wire). Whether it is revoked, expired or allowed the model is the gateway's to say, after the
- * model (the spec's order of refusals). The lookup module loads only where a route takes keys.
+ * model (the spec's order of refusals). Without a key, a signed-in user's token.
  */
-async function gatewayKeyOrUser(request: MiddyRequest, permission: string | undefined): Promise<Principal | null> {
-  const secret = GATEWAY_KEY.exec(header(request.event, 'authorization') ?? '')?.[1];
+async function gatewayKeyOrUser(
+  request: MiddyRequest,
+  keys: CredentialResolvers['gatewayKey'],
+  permission: string | undefined,
+): Promise<Principal | null> {
+  const secret = keys.secretOf(header(request.event, 'authorization'));
   if (secret) {
-    const found = await keyOfSecret(secret);
+    const found = await keys.find(secret);
     if (!found) throw unauthorized('Incorrect API key provided', 'INVALID_API_KEY');
     request.context.state.gatewayKey = found;
     return null;
@@ -81,17 +80,20 @@ async function gatewayKeyOrUser(request: MiddyRequest, permission: string | unde
   return principal;
 }
 
-export const authenticate = () => ({
+/** Resolves the caller by the route's auth rule; an area's credentials through the resolvers its function gave. */
+export const authenticate = (credentials: Partial<CredentialResolvers>) => ({
   before: async (request: MiddyRequest) => {
     const { state } = request.context;
     state.gatewayKey = null;
     state.widgetSession = null;
     const rule = state.route!.auth;
     if (rule.kind === 'widgetSession') {
-      state.widgetSession = parseSession(header(request.event, SESSION_HEADER));
+      state.widgetSession = credentials.widgetSession!.read((name) => header(request.event, name));
       if (!state.widgetSession) throw unauthorized('Missing or malformed widget session');
     }
     state.principal =
-      rule.kind === 'gatewayKey' ? await gatewayKeyOrUser(request, rule.permission) : await check(rule, request);
+      rule.kind === 'gatewayKey'
+        ? await gatewayKeyOrUser(request, credentials.gatewayKey!, rule.permission)
+        : await check(rule, request);
   },
 });

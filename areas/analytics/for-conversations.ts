@@ -1,0 +1,2 @@
+/** What the conversations area uses of the analytics area: the one module of analytics it imports. */
+export { conversationRecordWrites } from './ingest.ts';

@@ -1,0 +1,3 @@
+/** What the llm-gateway area uses of the analytics area: the one module of analytics it imports. */
+export { ingest } from './ingest.ts';
+export { resolveRange } from './range.ts';

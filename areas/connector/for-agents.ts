@@ -1,0 +1,4 @@
+/** What the agents area uses of the connector area: the one module of connector it imports. */
+export { CHANNEL_TYPES } from './channel-types.ts';
+export type { ChannelType } from './channel-types.ts';
+export { CHANNEL_CREDENTIALS, channelSecretName } from './credentials.ts';

@@ -1,0 +1,2 @@
+/** What the knowledge area uses of the content area: the one module of content it imports. */
+export { copyMediaObject, deleteObject, deletePrefix, objectHead, presignPut } from './objects.ts';

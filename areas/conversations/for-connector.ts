@@ -1,0 +1,2 @@
+/** What the connector area uses of the conversations area: the one module of conversations it imports. */
+export { publishedAgent } from './agent.ts';

@@ -1,0 +1,2 @@
+/** What the llm-gateway area uses of the identity area: the one module of identity it imports. */
+export { TENANT_STATUS_CODES } from './vocabulary.ts';

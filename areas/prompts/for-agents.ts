@@ -1,0 +1,4 @@
+/** What the agents area uses of the prompts area: the one module of prompts it imports. */
+export { renderTemplate } from './placeholders.ts';
+export { prompts } from './records.ts';
+export type { PromptItem, VersionItem } from './records.ts';

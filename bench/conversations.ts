@@ -11,7 +11,7 @@ import { invoke, type Harness } from './harness.ts';
 import { median, percentile } from './stats.ts';
 
 /**
- * The conversations phase of `npm run bench` (alone: `npm run bench:conversations`): what a widget message costs beyond the agent's turn (issue 30). The
+ * The conversations phase of `npm run bench` (alone: `npm run bench:conversations`): what a widget message costs beyond the agent's turn. The
  * same visitor message, warm, in one process, on DynamoDB Local: the agent turn alone (`runTurn`:
  * prompt and tools, retrieval, the model through the gateway) and the widget route (session check,
  * agent check, visitor message stored, the turn, the answer stored). The difference, and the
@@ -123,7 +123,7 @@ export async function measureConversations(h: Harness) {
     if (res.status !== 200) throw new Error(`message: ${res.status} ${JSON.stringify(res.json)}`);
     return { ms, requests: h.recorder.requests.length };
   };
-  // The playground: the same message to the agent's draft through its route (issue 29).
+  // The playground: the same message to the agent's draft through its route.
   const playground = async () => {
     h.recorder.reset();
     const t = performance.now();

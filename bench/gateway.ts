@@ -10,7 +10,7 @@ import { prepare, putTenant, invoke, type Harness } from './harness.ts';
 import { median, percentile } from './stats.ts';
 
 /**
- * The gateway phase of `npm run bench` (alone: `npm run bench:gateway`): the LLM gateway's own cost per call (issue 27). The same chat request to
+ * The gateway phase of `npm run bench` (alone: `npm run bench:gateway`): the LLM gateway's own cost per call. The same chat request to
  * the local model, warm, in one process, on DynamoDB Local: called directly on the provider, through
  * `chat()` (what agents use: the settle and record awaited), and through the /v1 route's front door
  * (what an OpenAI client reaches: its answer ends before the settle and record, which the invocation

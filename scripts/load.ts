@@ -1,5 +1,5 @@
 /**
- * `npm run load`: a short, bounded load run against the local server (issue 7, part 6).
+ * `npm run load`: a short, bounded load run against the local server.
  *
  * Starts `scripts/local-server.ts` on a free loopback port with a throw-away LOCAL_DATA_DIR, signs
  * in as its SystemAdmin, creates a tenant and a few suppliers, then runs autocannon over a mix of

@@ -15,7 +15,7 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,200}$/;
 interface KeyItem {
   bodyHash: string;
   state: 'running' | 'done';
-  /** The first answer's result, as JSON (`reply` on keys written before issue 26, for their last day). */
+  /** The first answer's result, as JSON (`reply` on keys written by an earlier version, for their last day). */
   result?: string;
   reply?: string;
 }

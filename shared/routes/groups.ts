@@ -100,7 +100,7 @@ export const API_GROUPS = {
     readsVault: true,
     memoryMb: 1024,
   },
-  // AI agent runtime (issue 29, part 2): the playground turn; its tools send e-mail and channel
+  // AI agent runtime: the playground turn; its tools send e-mail and channel
   // messages, resolve tenant secrets (database connections) and reach the network.
   'agent-runtime': {
     description: 'AI agent runtime: one turn of an agent, its tools run',
@@ -122,7 +122,7 @@ export const API_GROUPS = {
     ...AGENT_TURN,
     anyOrigin: true,
   },
-  // AI connector (issue 31): the chat platforms' webhooks (each verified with the connection's own
+  // AI connector: the chat platforms' webhooks (each verified with the connection's own
   // secret, resolved read-only from the tenant's namespace; the turn is queued, so the webhook answers
   // within Slack's 3 s) and proactive messages (sent by the channel worker).
   connector: {
@@ -169,7 +169,7 @@ export const WORKERS = {
     // A 10 MB PDF parsed, chunked and embedded in one run; the queue's visibility (360 s) stays above it.
     timeoutSeconds: 300,
   },
-  // AI connector (issue 31): a channel message's agent turn (the agent runtime's grants: models,
+  // AI connector: a channel message's agent turn (the agent runtime's grants: models,
   // knowledge, the tools' secrets and their e-mail and channel sends); its answer goes out on `channels`.
   'channel-turn-worker': {
     description: 'Runs the agent turn of a chat-channel message and queues the answer',

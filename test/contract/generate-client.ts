@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { apiDocument } from '#api/openapi/api-document.ts';
 
@@ -16,3 +16,6 @@ export async function generateClientTypes(): Promise<string> {
   );
   return GENERATED;
 }
+
+// Run as a script (`npm run typecheck`), it writes the types before the compiler reads them.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await generateClientTypes();

@@ -3,7 +3,7 @@ import { api, e2e } from '#test/support/e2e.ts';
 import { publishedAgentWithKnowledge } from '#test/support/e2e-agents.ts';
 
 /**
- * A visitor's conversation over HTTP against the local server (issue 30, "Done when"): widget session
+ * A visitor's conversation over HTTP against the local server: widget session
  * -> three turns with citations (the last streamed, arriving in pieces) -> escalation -> a staff reply
  * the widget sees -> resolve -> CSAT -> support analytics and the agent's stats show it.
  */

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { adminMadeTenant, e2e, send, until } from '#test/support/e2e.ts';
 
 /**
- * The LLM gateway as an OpenAI client sees it (issue 27, "Done when"): the official `openai` package
+ * The LLM gateway as an OpenAI client sees it: the official `openai` package
  * against the local server with a gateway key, over real HTTP, streams through the streaming front door.
  */
 let admin: string;

@@ -3,7 +3,7 @@ import { api, type ApiResponse } from '#test/support/e2e.ts';
 import { joinWithCode, lastMailTo, STORY_PASSWORD } from '#test/support/e2e-accounts.ts';
 
 /**
- * Issue 17 (High), as it was reproduced: a user holding only `UserManager` = [users:read,
+ * The permission ceiling, as an attack reproduced it: a user holding only `UserManager` = [users:read,
  * users:write] tried to raise its own roles, reset a stronger user's password and invite a
  * stronger user. Each is refused with 403 and changes nothing; what it may do still works.
  */

@@ -8,7 +8,7 @@ import type { Story } from '#test/contract/story.ts';
 import { e2e } from '#test/support/e2e.ts';
 
 /**
- * Issue 19: a client generated from the OpenAPI document (openapi-typescript) drives one story
+ * A client generated from the OpenAPI document (openapi-typescript) drives one story
  * per area through openapi-fetch against the local server. The stories are type-checked against
  * the freshly generated types first, so a document that drifts from the handlers fails to
  * compile here, or fails when the story runs. Add an area's story as `test/contract/stories/<area>.ts`.

@@ -8,7 +8,7 @@ import { e2e, until } from '#test/support/e2e.ts';
 import { publishedAgentWithKnowledge } from '#test/support/e2e-agents.ts';
 
 /**
- * The embeddable widget in a real browser (issue 29's widget.js, issue 30's routes): a shop page on
+ * The embeddable widget in a real browser: a shop page on
  * another origin loads the script from the API, opens the bubble, talks to the published agent
  * (answers streamed), asks for a person, sees the staff reply, rates the chat, and calls nothing but
  * the API; a screenshot of the chat is saved to test-output/widget-chat.png.

@@ -7,7 +7,7 @@ import { readSettings } from '#lib/settings.ts';
 import { actionsOf, flat, resourcesOf, synthPlatform, targetId, type Json } from './synth.ts';
 
 /**
- * Issue 27's deploy-side pieces: the gateway's spend alarm and dashboard graph, and the stage's
+ * The gateway's deploy-side pieces: the gateway's spend alarm and dashboard graph, and the stage's
  * Bedrock models seeded into the catalog (only when absent) with the gateway's IAM grant scoped to
  * exactly those models.
  */

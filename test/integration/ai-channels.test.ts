@@ -20,7 +20,7 @@ import { routes } from '#local/routes.ts';
 import { tempDir } from '#test/support/temp-dir.ts';
 
 /**
- * Issue 31, part 1: the channel senders make each platform's real HTTP call; the local stand-in
+ * The channel senders make each platform's real HTTP call; the local stand-in
  * (served by the local server, as `npm start` serves it) records each call exactly as sent and
  * answers like the platform, failures included; the channels queue and its worker send a queued
  * message once, resolving credentials from the tenant's own secret namespace, retry a refused send

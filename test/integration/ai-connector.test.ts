@@ -20,7 +20,7 @@ import { tempDir } from '#test/support/temp-dir.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
- * Issue 31, part 2: the five platforms' webhooks (signed inbound message -> the agent's answer sent
+ * The five platforms' webhooks (signed inbound message -> the agent's answer sent
  * through the platform's API, as the local stand-in records it -> the conversation in the inbox),
  * their refusals (tampered, wrong secret, stale, replayed), and proactive messages (now, scheduled,
  * cancelled, failed after retries, WhatsApp's 24 hours). Secrets appear in no answer and no log line.

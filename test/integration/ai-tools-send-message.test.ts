@@ -7,7 +7,7 @@ import { caller } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
- * The five send-message tools (issue 29): configured through the tools routes with a connection of
+ * The five send-message tools: configured through the tools routes with a connection of
  * their platform and the recipients they may write to; the agent's call goes out through the
  * channels queue and the platform's API, as the local channel stand-in records it.
  */

@@ -3,7 +3,7 @@ import { invoke } from '#test/support/invoke.ts';
 import { freshIp, lastMailTo, PASSWORD, seedUser, uniqueEmail } from './auth-support.ts';
 
 /**
- * Issue 17 (Low): distributed guessing against one account. Every guess comes from another
+ * Distributed guessing against one account. Every guess comes from another
  * address, so the per-IP limit never triggers; the per-account throttle does, without locking the
  * owner out of a device it signed in from before.
  */

@@ -17,7 +17,7 @@ import { invoke as invokeFrom, type InvokeOptions } from '#test/support/invoke.t
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
- * Billing rules an attacker or a race reaches (issue 32): what a refund of a subscription charge
+ * Billing rules an attacker or a race reaches: what a refund of a subscription charge
  * does, limits under concurrency, money and date checks, and the trial rule.
  */
 useBillingStandIns();
@@ -70,7 +70,7 @@ async function subscribe(t: Tenant, opts: { trialDays?: number } = {}) {
   return res.json.result.subscriptionId as string;
 }
 
-describe('what the tenant pays for (issue 32, item 1)', () => {
+describe('what the tenant pays for', () => {
   it('an owner refunding its own subscription charge loses the plan: subscription ended here and at the provider, limits back on the baseline', async () => {
     const t = await newBillingTenant();
     const subscriptionId = await subscribe(t);
@@ -185,7 +185,7 @@ describe('what the tenant pays for (issue 32, item 1)', () => {
   });
 });
 
-describe('refunds under concurrency (issue 32, item 18)', () => {
+describe('refunds under concurrency', () => {
   it('five refund requests of one payment at once: one is accepted and exactly one reaches the provider', async () => {
     const t = await newBillingTenant();
     await subscribe(t);
@@ -218,7 +218,7 @@ describe('refunds under concurrency (issue 32, item 18)', () => {
   });
 });
 
-describe('payment method limit (issue 32, items 4 and 17)', () => {
+describe('payment method limit', () => {
   it(`20 parallel adds store exactly ${METHOD_LIMIT}, with one default; the next is refused until one is deleted`, async () => {
     const t = await newBillingTenant();
     const add = () =>
@@ -249,7 +249,7 @@ describe('payment method limit (issue 32, items 4 and 17)', () => {
   });
 });
 
-describe('money and dates (issue 32, items 3 and 12)', () => {
+describe('money and dates', () => {
   it('an amount below the currency minor unit (1e-7 USD) is 400 and records nothing', async () => {
     const t = await newBillingTenant();
     const subscriptionId = await subscribe(t);
@@ -295,7 +295,7 @@ describe('money and dates (issue 32, items 3 and 12)', () => {
   });
 });
 
-describe('extend-trial (issue 32, item 19)', () => {
+describe('extend-trial', () => {
   const extend = (tenantId: string) =>
     invoke('PUT', `/api/admin/billing/subscriptions/${tenantId}/extend-trial`, {
       token: admin,

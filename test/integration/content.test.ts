@@ -653,7 +653,7 @@ describe('audit', () => {
   });
 });
 
-describe('security and robustness (issue 32)', () => {
+describe('security and robustness', () => {
   const STORAGE = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'tenantId', 'uploadKey'];
   const MEDIA_FIELDS = [
     'id',

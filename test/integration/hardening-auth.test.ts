@@ -17,7 +17,7 @@ import { createWorld, INTERNAL_KEY, nextIp, PASSWORD, seedUser, type World } fro
 import { invoke, type InvokeOptions } from '#test/support/invoke.ts';
 
 /**
- * Issue 7, part 2 (authentication and roles): every protected route of the table refuses missing,
+ * Every protected route of the table refuses missing,
  * malformed and forged credentials with 401, and callers without the role or permission with 403,
  * writing nothing either way. The matrix is built from each route's `auth` rule.
  */

@@ -10,7 +10,7 @@ import { createTenant, createWorld, nextIp, seedUser, type Tenant, type World } 
 import { invoke, type InvokeResult } from '#test/support/invoke.ts';
 
 /**
- * Issue 7, part 4: parallel creates of one unique value give exactly one success, parallel
+ * Parallel creates of one unique value give exactly one success, parallel
  * counter updates end exact, and a message delivered many times in parallel is applied once.
  */
 const N = 10;

@@ -41,7 +41,7 @@ import { invoke } from '#test/support/invoke.ts';
 import { testMailer } from '#test/support/test-ports.ts';
 
 /**
- * Issue 7, part 5: DynamoDB throttling and transaction conflicts injected under the real handlers
+ * DynamoDB throttling and transaction conflicts injected under the real handlers
  * (aws-sdk-client-mock on the document client, passing every other call through to DynamoDB
  * Local) become a retry or a clean 503/409 and never a half-written record; a failing queue
  * consumer reports a partial batch failure and the local queue retries then dead-letters it; the

@@ -21,7 +21,7 @@ import { createWorld, creatorAvailable, credentialsFor, nextIp, type World } fro
 import { invoke, type InvokeOptions } from '#test/support/invoke.ts';
 
 /**
- * Issue 7, part 1: every route of the table gets requests built from its own schemas and then
+ * Every route of the table gets requests built from its own schemas and then
  * mutated (wrong types, missing and extra fields, huge strings and arrays, deep nesting, unicode
  * and control characters, numbers out of range, invalid path ids, malformed JSON, wrong content
  * types, bodies over the limit), with the strongest legitimate credentials so input reaches

@@ -7,7 +7,7 @@ import { leakIn } from '#test/support/fuzz/checks.ts';
 import { createWorld, type World } from '#test/support/fuzz/world.ts';
 
 /**
- * Issue 7, part 1 at the HTTP layer: requests no client library would build, sent as raw bytes to
+ * Requests no client library would build, sent as raw bytes to
  * the local server's listener (the same route matching and event building as `npm start`):
  * malformed percent-encoding, traversal, odd methods, non-UTF-8 bodies, lying Content-Length.
  * Never a 5xx, never a stack, and the server keeps serving.

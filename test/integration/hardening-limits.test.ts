@@ -18,7 +18,7 @@ import { tokenFor } from '#test/support/tokens.ts';
 import { AGENTS, newPrompt } from '#test/support/agents.ts';
 
 /**
- * Issue 32's general guard: every count limit of the API holds under 20 parallel requests. Each
+ * The general guard: every count limit of the API holds under 20 parallel requests. Each
  * limit has a scenario that fills its state to `free` open slots and returns one request; the guard
  * sends 20 at once and expects exactly `free` to pass, the rest refused with the limit's 4xx. A limit
  * code the source answers with but no scenario names fails the first test, so a new limit cannot
@@ -202,7 +202,7 @@ const LIMITS: CountLimit[] = [
       return { free: 1, attempt, stored, limit: worst };
     },
   },
-  // AI agents (issue 29): agent slots (maxAgents) on the tenant item.
+  // AI agents: agent slots (maxAgents) on the tenant item.
   {
     name: 'agents of a tenant (maxAgents)',
     code: 'PLAN_LIMIT_REACHED',

@@ -16,7 +16,7 @@ import { createWorld, nextIp, type World } from '#test/support/fuzz/world.ts';
 import { invoke, type InvokeResult } from '#test/support/invoke.ts';
 
 /**
- * Issue 7, part 3: every route that takes a JSON body gets a valid body plus fields it does not
+ * Every route that takes a JSON body gets a valid body plus fields it does not
  * name (tenantId, roles, isSystem, status, price, createdAt, id, counters, key attributes…). Those
  * fields change nothing: the answer and the record read back through the API match a request
  * without them, no item in the table holds any of the planted values, and no write lands in

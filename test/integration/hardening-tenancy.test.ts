@@ -17,7 +17,7 @@ import { createWorld, creatorAvailable, nextIp, type Tenant, type World } from '
 import { invoke } from '#test/support/invoke.ts';
 
 /**
- * Issue 7, part 2 (tenancy): tenant B's owner, the strongest tenant caller, aims every tenant
+ * Tenant B's owner, the strongest tenant caller, aims every tenant
  * route of the table at tenant A: A's `tenantId` in the query or body is 403, A's record ids in
  * the path are 404, A's records referenced from the query or body are refused, and no read of B's
  * shows anything of A's. Tenant A's partitions are byte-identical afterwards.
@@ -148,7 +148,7 @@ async function runOnce(c: TenancyCase, upper: boolean) {
   const writes = spy.meaningful(spy.take());
   const where = `${c.route.id} ${c.kind}${upper ? ' (upper case)' : ''}${'name' in c ? ` ${c.where}.${c.name}` : 'where' in c ? ` ${c.where}` : ''}: ${res.status} ${res.text.slice(0, 300)}`;
   expect(errorEnvelopeProblem(res), where).toBeNull();
-  // Issue 32's guard: a successful answer (the real records of B, or A's to a SystemAdmin) carries no storage attribute.
+  // A successful answer (the real records of B, or A's to a SystemAdmin) carries no storage attribute.
   if (res.status < 300) expect(storageAttributeIn(res.json), where).toBeNull();
   const leaked = aValues().filter((v) => res.text.includes(v));
   switch (c.kind) {

@@ -11,7 +11,7 @@ import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
- * The gateway's guarantees under concurrency and its order of refusals (issue 27): the worst case is
+ * The gateway's guarantees under concurrency and its order of refusals: the worst case is
  * reserved with one conditional update per limit, so parallel calls never take the month's use (or
  * a key's spend) past its limit.
  */

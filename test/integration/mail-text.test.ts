@@ -4,7 +4,7 @@ import { testMailer } from '#test/support/test-ports.ts';
 import { freshIp, uniqueEmail } from './auth-support.ts';
 
 /**
- * Issue 17 (Low): names that strangers type reach e-mails sent to any address. A name with a link
+ * Names that strangers type reach e-mails sent to any address. A name with a link
  * or control characters is refused (400, nothing sent); accepted names never reach a subject and
  * are quoted in the body.
  */

@@ -7,7 +7,7 @@ import { email } from '#shared/routes/schemas.ts';
 const HYPHEN_EDGED = ['x@example-.test', 'x@-example.test', 'x@sub.example-.test', 'x@sub-.example.test'];
 const VALID = ['x@ex-ample.test', 'First.Last+tag@Sub.Example.COM', 'a@b.co', 'x@1-2.io'];
 
-describe('e-mail addresses (issue 32, item 15)', () => {
+describe('e-mail addresses', () => {
   it('refuses a domain label that starts or ends with a hyphen, and keeps accepting inner hyphens', () => {
     for (const address of HYPHEN_EDGED) expect(safeParse(email(), address).success, address).toBe(false);
     for (const address of VALID) expect(safeParse(email(), address).success, address).toBe(true);

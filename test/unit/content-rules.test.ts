@@ -9,7 +9,7 @@ import { contentAdminRoutes } from '#areas/content/routes/admin.ts';
 import { contentPublicRoutes } from '#areas/content/routes/public.ts';
 import { routes } from '#local/routes.ts';
 
-describe('site links (issue 32, 10)', () => {
+describe('site links', () => {
   it('take http(s) URLs and paths of the site, never another host spelled as a path', () => {
     for (const ok of ['/', '/about', '/a/b?x=1#y', 'https://example.com', 'http://example.com/a.png'])
       expect(SITE_URL.test(ok), ok).toBe(true);
@@ -31,7 +31,7 @@ describe('site links (issue 32, 10)', () => {
   });
 });
 
-describe('locale (issue 32, 15)', () => {
+describe('locale', () => {
   it('is the whole rule: every tag its pattern allows is a valid BCP 47 tag', () => {
     fc.assert(
       fc.property(fc.stringMatching(LOCALE), (tag) => {
@@ -58,7 +58,7 @@ describe('locale (issue 32, 15)', () => {
   });
 });
 
-describe('declared error statuses (issue 32, 15)', () => {
+describe('declared error statuses', () => {
   it('list the 404 of the routes that name a site in their query or body', () => {
     const doc = buildOpenApiDocument(routes);
     expect(Object.keys(doc.paths['/api/content/sites/resolve']!.get!.responses)).toContain('404');
@@ -69,7 +69,7 @@ describe('declared error statuses (issue 32, 15)', () => {
   });
 });
 
-describe('content blocks and settings (issue 32, 9)', () => {
+describe('content blocks and settings', () => {
   it('keep markup out of text, check links and bound nesting', () => {
     expect(contentJsonIssues([{ type: 'text', text: 'a < b' }], 'blocks')).toEqual([]);
     expect(contentJsonIssues([{ type: 'rich', html: '<script>x</script>' }], 'blocks')).toEqual([]);
@@ -98,7 +98,7 @@ describe('content blocks and settings (issue 32, 9)', () => {
   });
 });
 
-describe('media files (issue 32, 6 and 8)', () => {
+describe('media files', () => {
   const text = (s: string) => Buffer.from(s);
   it('refuse markup declared as text, anywhere in the bytes read', () => {
     for (const markup of [

@@ -249,7 +249,7 @@ const knowledgeBaseOf = (t: Tenant) =>
     return apiCreate(t, 'POST', '/api/knowledge/bases', { name: `KB ${unique()}` });
   });
 
-// AI agents (issue 29): one agent and one widget per tenant (plan limits), channels as asked.
+// AI agents: one agent and one widget per tenant (plan limits), channels as asked.
 const agentOf = (t: Tenant) =>
   once(`agent:${t.id}`, async () =>
     apiCreate(t, 'POST', '/api/ai/agents', {
@@ -388,7 +388,7 @@ export const RECORD_CREATORS: Record<string, RecordCreator> = {
         (r) => r.json.result.id,
       ),
   },
-  // AI agents (issue 29): agentId, widgetId, channelId. The agents' restore names versionId too, and
+  // AI agents: agentId, widgetId, channelId. The agents' restore names versionId too, and
   // the world's versionId is a prompt version's: the fuzzed restore answers 404 (no such agent version).
   agentId: { via: 'ai.agents.create', create: async (_w, tenant) => agentOf(tenant) },
   widgetId: { via: 'ai.widgets.create', create: async (_w, tenant) => widgetOf(tenant) },

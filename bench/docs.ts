@@ -1,11 +1,11 @@
 import { COLD_RATIO_TARGET, formatMarkdown, formatSummary, WARM_OVERHEAD_TARGET_MS, type Results } from './report.ts';
 
 /**
- * Generated sections of README.md and docs/bench.md: every figure in them comes from
- * bench/results.json through these functions, between markers that `npm run bench:docs` (and
- * `npm run bench` at its end) rewrite. test/unit/bench-docs.test.ts fails when a file differs.
+ * Generated sections of docs/bench.md (the README links there for figures): every figure in them
+ * comes from bench/results.json through these functions, between markers that `npm run bench:docs`
+ * (and `npm run bench` at its end) rewrite. test/unit/bench-docs.test.ts fails when a file differs.
  */
-export const DOC_FILES = ['README.md', 'docs/bench.md'] as const;
+export const DOC_FILES = ['docs/bench.md'] as const;
 
 const begin = (name: string) =>
   `<!-- bench:${name}:begin (generated from bench/results.json by npm run bench:docs; do not edit) -->`;

@@ -14,6 +14,12 @@ describe('generated benchmark figures in the docs', () => {
     expect(fillSections(text, docSections(results))).toBe(text);
   });
 
+  it('keeps the figures out of README.md, which links to docs/bench.md', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).not.toContain('<!-- bench:');
+    expect(readme).toContain('docs/bench.md');
+  });
+
   it('rewrites only the marked sections and refuses unknown ones', () => {
     const text = 'before\n<!-- bench:summary:begin -->\nold 1.23\n<!-- bench:summary:end -->\nafter';
     expect(fillSections(text, { summary: 'new' })).toBe(

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import { newTenant } from '#test/support/fixtures.ts';
@@ -14,6 +14,13 @@ import { addText, newBase, retrieveAs, settled, useKnowledgeStandIns } from '#te
 useKnowledgeStandIns();
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CORPUS = [
+  'README.md',
+  ...readdirSync(`${ROOT}docs/decisions`)
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/decisions/${f}`),
+];
 const QUESTIONS: { q: string; phrase: string }[] = [
   { q: 'Which Java version does DynamoDB Local need to run?', phrase: 'Java 17+ (for DynamoDB Local)' },
   { q: 'What is the local stand-in for S3 and its addressing?', phrase: '| S3 | `s3rver` | path-style addressing' },
@@ -82,7 +89,7 @@ let kbId: string;
 beforeAll(async () => {
   owner = await tokenFor({ tenantId: await newTenant({ maxKnowledgeBases: 1 }) });
   kbId = (await newBase(owner)).id;
-  for (const file of ['README.md', 'docs/decisions.md']) {
+  for (const file of CORPUS) {
     const res = await addText(owner, kbId, file, readFileSync(`${ROOT}${file}`, 'utf8'));
     expect(res.status, res.text).toBe(202);
     expect((await settled(owner, kbId, res.json.result.id, 60_000)).status).toBe('Indexed');
@@ -111,6 +118,6 @@ it('hybrid retrieval ranks the right chunk in the top 3 for at least 90% of the 
 }, 60_000);
 
 it('every question names a phrase the documents hold', () => {
-  const corpus = ['README.md', 'docs/decisions.md'].map((f) => readFileSync(`${ROOT}${f}`, 'utf8')).join('\n');
+  const corpus = CORPUS.map((f) => readFileSync(`${ROOT}${f}`, 'utf8')).join('\n');
   expect(QUESTIONS.filter(({ phrase }) => !corpus.includes(phrase)).map((x) => x.phrase)).toEqual([]);
 });

@@ -93,7 +93,7 @@ export class PlatformHttpApi extends Construct {
    */
   addRoutes(routes: readonly RouteDef[], functions: ReadonlyMap<string, IFunction>, fallback: IFunction): void {
     // Routes, integrations and their invoke permissions live in a nested stack: one route each is
-    // more than half of CloudFormation's 500 resources per stack (docs/decisions.md, "Stack size").
+    // more than half of CloudFormation's 500 resources per stack (docs/decisions/platform.md, "Stack size").
     const scope = new NestedStack(this, 'Routes', { description: 'HTTP API routes and integrations' });
     const integrations = new Map<string, HttpLambdaIntegration>();
     for (const route of routes) {

@@ -112,7 +112,7 @@ export class PlatformStack extends Stack {
       );
       const url = fn.addFunctionUrl({
         // The function authenticates every request itself (the same middleware chain as the HTTP API);
-        // IAM auth would need SigV4-signing clients (docs/decisions.md, "Streaming").
+        // IAM auth would need SigV4-signing clients (docs/decisions/platform.md, "Streaming").
         authType: FunctionUrlAuthType.NONE,
         invokeMode: InvokeMode.RESPONSE_STREAM,
         cors: {

@@ -82,7 +82,7 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     const internalKey = await ensureInternalKey(params);
     const admin = await ensureAdmin();
     const seeded = await seedReferenceData();
-    // The ai-scheduler's minute, locally (docs/ai-runtime.md): the same jobs as the deployed one.
+    // The ai-scheduler's minute, locally (docs/architecture.md, "The scheduler"): the same jobs as the deployed one.
     const sweep = setInterval(() => {
       runScheduledJobs().catch((err) => console.error('[local] scheduled jobs failed:', err));
     }, 60_000).unref();

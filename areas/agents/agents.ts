@@ -205,7 +205,7 @@ async function patch(
   return toAgent({ ...a, ...set, updatedAt: now } as AgentRecord);
 }
 
-/** Tools show the chunks of their agents' bases (docs/decisions.md, "Tools' kbStatus"): a change of bases moves them. */
+/** Tools show the chunks of their agents' bases (docs/decisions/knowledge.md, "Tools' kbStatus"): a change of bases moves them. */
 async function afterBasesChange<T extends { knowledgeBaseIds: string[] }>(
   tenantId: string,
   before: AgentRecord,

@@ -232,7 +232,7 @@ function rethrow(err: unknown, requestId: string): never {
   throw agentUnavailable();
 }
 
-/** One agent turn (docs/ai-runtime.md, "Agents"): at most MAX_STEPS model calls, tools run between them. */
+/** One agent turn (docs/architecture.md, "Agents"): at most MAX_STEPS model calls, tools run between them. */
 export async function runTurn(input: TurnInput): Promise<TurnResult> {
   const final = await collect(runTurnStream(input));
   return final;

@@ -1,7 +1,7 @@
 import { keys } from '#shared/data/keys.ts';
 
 /**
- * What one agent turn runs with, resolved (docs/ai-runtime.md, "Agents"): the draft for the
+ * What one agent turn runs with, resolved (docs/architecture.md, "Agents"): the draft for the
  * playground, a published version for widgets and channels. Publishing stores one of these,
  * immutable, in the agent's version item; the runtime reads it and nothing else of the agent.
  */

@@ -14,7 +14,7 @@ const ATTEMPTS = 4;
 /**
  * A deleted knowledge base leaves every agent draft of the tenant that names it, each with its own
  * audit entry. Published versions are immutable and keep the id: retrieval skips a base that is
- * gone (docs/decisions.md, "AI leftovers"). The write is conditional on the agent being unchanged,
+ * gone (docs/decisions/agents.md, "A deleted knowledge base leaves the agents"). The write is conditional on the agent being unchanged,
  * as agent edits are, and retried on a concurrent edit. Runs at the delete and again in the purge
  * worker, so a draft that named the base in a race with its deletion loses it too. Answers how many
  * drafts changed. One Query of the tenant's agent list (a tenant holds at most `maxAgents`).

@@ -4,7 +4,7 @@ import { billingKeys, type SubscriptionRecord } from './records.ts';
 import { PlanType } from './vocabulary.ts';
 
 /**
- * What a tenant may use follows what it pays for (docs/decisions.md "What the tenant pays for").
+ * What a tenant may use follows what it pays for (docs/decisions/billing.md, "What the tenant pays for").
  * A subscription that is Active or Trialing gives the tenant its plan's limits; when it stops being
  * paid for (a failed renewal suspends it, the provider cancels it, or its period charge is
  * refunded) the tenant falls back to the baseline: the Starter limits every tenant starts with.

@@ -130,7 +130,7 @@ export async function paymentHistory(
  * condition (once: a second request, even a concurrent one, is 409 and never reaches the
  * provider), and released again when the provider refuses; the provider's confirmation webhook
  * makes the payment Refunded. Refunding a subscription period's charge also ends the subscription
- * at the provider (docs/decisions.md "What the tenant pays for").
+ * at the provider (docs/decisions/billing.md, "What the tenant pays for").
  */
 export async function requestRefund(tenantId: string, paymentId: string, reason: string, actor: Principal) {
   const key = billingKeys.payment(tenantId, paymentId);

@@ -17,7 +17,7 @@ export const rangeOf = (e: Readonly<Record<string, number>>) => {
   return { min: Math.min(...values), max: Math.max(...values) };
 };
 
-/** Stored payment methods per tenant (a condition of the write: docs/decisions.md "Payment methods"). */
+/** Stored payment methods per tenant (a condition of the write: docs/decisions/billing.md, "Payment methods"). */
 export const METHOD_LIMIT = 10;
 /** The longest trial a subscription request may ask for (a plan may allow fewer). */
 export const MAX_TRIAL_DAYS = 90;

@@ -200,7 +200,7 @@ export async function cancelProactive(tenantId: string, id: string, actor: Princ
 }
 
 /**
- * The scheduler's minute (docs/ai-runtime.md, `ai-scheduler`): every Scheduled message whose time has
+ * The scheduler's minute (docs/architecture.md, "The scheduler"): every Scheduled message whose time has
  * come, found on the due index (one Query, no Scan), moves to Queued and is queued for sending.
  */
 export async function queueDueProactiveMessages(now = Date.now()): Promise<number> {

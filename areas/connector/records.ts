@@ -1,7 +1,7 @@
 import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
 
 /**
- * The connector's records (docs/ai-runtime.md, "Channels"):
+ * The connector's records (docs/architecture.md, "Connector"):
  * - an inbound event's claim `{t}#CHANNEL#{channelId}#EVENT` / the platform's event id, written by the
  *   webhook before it queues the turn, so a provider's retry of the same event is answered 200 and
  *   queued no second time; it expires (TTL) after the providers stop retrying;

@@ -23,7 +23,7 @@ export const uploadObjectKey = (siteId: string, id: string) => `${uploadPrefix(s
 
 /**
  * How a stored file is offered: as a download under its stored name, never rendered in the
- * bucket's origin. (S3 cannot store `X-Content-Type-Options`; see docs/decisions.md, Media.)
+ * bucket's origin. (S3 cannot store `X-Content-Type-Options`; see docs/decisions/content.md, "Media".)
  */
 const disposition = (fileName: string) => `attachment; filename="${fileName}"`;
 

@@ -4,7 +4,7 @@
  * area's logic checks against the same values. No imports: any bundle may take it.
  */
 
-/** PageType values (documented in docs/decisions.md). */
+/** PageType values (documented in docs/decisions/content.md, "Values"). */
 export const PAGE_TYPES = ['Standard', 'Home', 'Landing', 'Contact', 'Legal', 'Custom'] as const;
 /** FormSubmissionStatus values. */
 export const FORM_STATUSES = ['New', 'Read', 'InProgress', 'Resolved', 'Archived', 'Spam'] as const;

@@ -106,7 +106,7 @@ export async function changeStatus(
 }
 
 /**
- * The scheduler's sweep (docs/ai-runtime.md, `ai-scheduler`, every minute): every conversation whose
+ * The scheduler's sweep (docs/architecture.md, "The scheduler": every minute): every conversation whose
  * last message is older than the idle limit closes, found on the live index by its last message (one
  * Query, no Scan). A conversation written meanwhile is re-read by `mutate` and left open.
  */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
 
 /**
- * The conversations area's records (docs/ai-runtime.md, "Conversations"):
+ * The conversations area's records (docs/architecture.md, "Conversations"):
  * - a conversation is a tenant item `{t}#CONVERSATION` / id (the byId index finds it), listed newest
  *   first on gsi1 by its start; while it is not Closed it also sits on gsi2
  *   `PLATFORM#CONVERSATION_LIVE` by its last message, so the idle sweep finds the ones to close with

@@ -1,8 +1,8 @@
 import { countTokens, decodeTokens, encodeTokens } from '#areas/llm-gateway/for-knowledge.ts';
 
 /**
- * Token-sized chunks that break on paragraph and sentence boundaries (docs/decisions.md, "AI
- * knowledge"): the text is cut into sentences (a paragraph break ends one too); sentences are packed
+ * Token-sized chunks that break on paragraph and sentence boundaries (docs/decisions/knowledge.md,
+ * "Chunking"): the text is cut into sentences (a paragraph break ends one too); sentences are packed
  * greedily until the next would pass `chunkSize` tokens; the next chunk starts again with the last
  * whole sentences of the previous one that fit in `overlap` tokens. Only a sentence longer than a
  * whole chunk is cut inside, at token boundaries (with `overlap` tokens repeated).

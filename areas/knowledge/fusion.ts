@@ -1,7 +1,7 @@
 import { KEYWORD_WEIGHT, VECTOR_WEIGHT, type RetrieveMode } from './vocabulary.ts';
 
 /**
- * The exact scoring of a retrieve (docs/decisions.md, "AI knowledge"), a pure function so the same
+ * The exact scoring of a retrieve (docs/decisions/knowledge.md, "Retrieve and fusion"), a pure function so the same
  * inputs always give the same scores:
  * - keywordScore = BM25(chunk) / max BM25 among the base's chunks for this query (1 for the best
  *   keyword match of the base, 0 for a chunk matching no query term);

@@ -7,7 +7,7 @@ import { deleteObject, getObject, putObject } from './objects.ts';
 import { kbKey, keywordObjectKey, type BaseRecord } from './records.ts';
 
 /**
- * The keyword (BM25) index of a base: one MiniSearch index per base (docs/decisions.md), stored in
+ * The keyword (BM25) index of a base: one MiniSearch index per base (docs/decisions/knowledge.md, "Keyword index"), stored in
  * S3 as JSON under a generation number. A rewrite stores generation g+1 and moves the base's
  * `keywordGeneration` from g to g+1 under a condition, retrying on a concurrent rewrite, so two
  * documents indexed at once never lose each other's entries. A function keeps the index it loaded

@@ -2,7 +2,7 @@ import type { KnowledgeFileType } from './vocabulary.ts';
 
 /**
  * The text of a stored original. Each parser is a maintained library loaded only here, only in
- * the worker, only for its type (docs/decisions.md: unpdf for PDF, mammoth for DOCX, html-to-text
+ * the worker, only for its type (docs/decisions/knowledge.md, "Worker": unpdf for PDF, mammoth for DOCX, html-to-text
  * for HTML). A file that cannot be read throws ParseError with the reason shown to the user.
  */
 export class ParseError extends Error {

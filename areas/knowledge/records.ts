@@ -3,7 +3,7 @@ import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
 import type { DocumentStatus } from './vocabulary.ts';
 
 /**
- * The knowledge area's records (docs/ai-runtime.md, "Contracts"):
+ * The knowledge area's records (docs/architecture.md, "Knowledge"):
  * - a base is a tenant item `{t}#KB` / kbId (the byId index finds it), listed newest first on gsi1;
  * - its documents live in `{t}#KB#{kbId}#DOC` / documentId, listed newest first on gsi1; a document
  *   waiting or running also sits on gsi2 `PLATFORM#KB_PENDING` by its stage deadline, so the

@@ -100,7 +100,7 @@ async function candidatesOf(base: BaseRecord, call: RetrieveCall, mode: Retrieve
 }
 
 /**
- * The chunks of the tenant's bases that best answer a query (docs/ai-runtime.md, "Contracts").
+ * The chunks of the tenant's bases that best answer a query (docs/architecture.md, "Knowledge").
  * Bases that do not exist (deleted meanwhile) are skipped; none existing is 404. Reads: one
  * BatchGetItem for the bases, one per page of hits for their chunks and documents (never every
  * chunk), the keyword index from S3 only when the function's copy is stale, one vector query per

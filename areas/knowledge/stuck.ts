@@ -20,7 +20,7 @@ export async function failIfStuck(d: DocumentRecord, now = Date.now()): Promise<
 }
 
 /**
- * The scheduler's sweep (docs/ai-runtime.md, `ai-scheduler`, every minute): every document past its
+ * The scheduler's sweep (docs/architecture.md, "The scheduler": every minute): every document past its
  * stage deadline, found on the pending index by deadline (one Query, no Scan), ends Failed.
  */
 export async function failStuckDocuments(now = Date.now()): Promise<number> {

@@ -9,7 +9,7 @@ import { kbList } from './records.ts';
 
 /**
  * A tool's `chunkCount` (its `kbStatus`) is the sum of the chunks of the distinct knowledge bases
- * bound to the live agents its `agentIds` name (docs/decisions.md, "Tools' kbStatus"). It is kept
+ * bound to the live agents its `agentIds` name (docs/decisions/knowledge.md, "Tools' kbStatus"). It is kept
  * on the tool item, so a tool read stays one GetItem and the `kbStatus` list filter one Query.
  *
  * This recomputes every tool of the tenant from its tools, agents and bases (three consistent

@@ -31,7 +31,7 @@ export const VECTOR_WRITE_BATCH = 500;
 /** Candidates fetched from each ranking before fusion (S3 Vectors' topK is at most 100; filters may return fewer). */
 export const CANDIDATES = 100;
 
-/** Hybrid fusion weights (docs/decisions.md, "AI knowledge"): score = 0.5·keyword + 0.5·vector. */
+/** Hybrid fusion weights (docs/decisions/knowledge.md, "Retrieve and fusion"): score = 0.5·keyword + 0.5·vector. */
 export const KEYWORD_WEIGHT = 0.5;
 export const VECTOR_WEIGHT = 0.5;
 

@@ -19,7 +19,7 @@ import { countTokens } from './tokens.ts';
 export type { Caller } from './records.ts';
 export type { ChatMessage, ToolCall, ToolChoice, ToolDef, FinishReason } from './providers/port.ts';
 
-/** The gateway's chat entry point (docs/ai-runtime.md, "Contracts"); the `/v1` route is its wire front. */
+/** The gateway's chat entry point (docs/architecture.md, "LLM gateway"); the `/v1` route is its wire front. */
 export interface ChatCall {
   tenantId: string;
   caller: Caller;

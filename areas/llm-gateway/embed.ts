@@ -8,7 +8,7 @@ import { ApiError } from '#shared/http/errors.ts';
 export type { Caller } from './records.ts';
 
 /**
- * The gateway's embedding entry point (docs/ai-runtime.md, "Contracts"): admitted and reserved like
+ * The gateway's embedding entry point (docs/architecture.md, "LLM gateway"): admitted and reserved like
  * chat (the input's tokens against the allowance and the key's budget), tried on the model and its
  * fallbacks, settled, recorded once. Knowledge embeds documents and queries through it.
  */

@@ -1,7 +1,7 @@
 import { keys, type Key } from '#shared/data/keys.ts';
 
 /**
- * The gateway's records and every key shape they use (docs/ai-runtime.md, "Gateway"):
+ * The gateway's records and every key shape they use (docs/architecture.md, "LLM gateway"):
  * - the model catalog: one platform item per model (`PLATFORM#LLM_MODEL` / id) and a unique claim
  *   on its name (the OpenAI `model` string);
  * - gateway keys: the tenant's key (`{t}#GATEWAY_KEY` / id: list, budget counters) and a
@@ -164,7 +164,7 @@ export const toKeyAnswer = (k: GatewayKeyRecord) => ({
   createdAt: k.createdAt,
 });
 
-/** Who makes a model call (docs/ai-runtime.md, "Contracts"). */
+/** Who makes a model call (docs/architecture.md, "LLM gateway"). */
 export type Caller =
   | { kind: 'key'; keyId: string }
   | { kind: 'user'; userId: string }

@@ -6,7 +6,7 @@ import { logger } from '#shared/runtime/logger.ts';
 import { keyOfItem, RESERVATIONS_INDEX, reservationIndex } from './records.ts';
 
 /**
- * Reserve, settle, release (docs/decisions.md "AI LLM gateway", "Reservations"). A hold is ONE
+ * Reserve, settle, release (docs/decisions/llm-gateway.md, "Reservations"). A hold is ONE
  * conditional UpdateItem on the item that carries a limit (the tenant's month allowance in tokens,
  * a gateway key's budget in billionths of a dollar): it adds the worst case to `committed{Unit}`
  * (settled plus reserved) only while the sum stays within the limit, and writes the reservation

@@ -20,7 +20,7 @@ const MOVES: Record<VersionAction, Partial<Record<VersionStatus, VersionStatus>>
 export const nextVersionStatus = (from: VersionStatus, action: VersionAction): VersionStatus | null =>
   MOVES[action][from] ?? null;
 
-/** The table documented in docs/decisions.md, derived from the moves above. */
+/** The table documented in docs/decisions/prompts.md ("Prompt lifecycle"), derived from the moves above. */
 export const versionMoveTable = () =>
   (Object.keys(MOVES) as VersionAction[]).flatMap((action) =>
     Object.entries(MOVES[action]).map(([from, to]) => ({ action, from: from as VersionStatus, to: to! })),

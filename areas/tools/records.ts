@@ -16,10 +16,7 @@ export const tools = {
   deletedIndex: (tenantId: string) => ({ gsi1pk: tools.deleted(tenantId) }),
 };
 
-/**
- * An agent of the tenant, as the agents area stores it (`{t}#AGENT`, by id). No agent exists
- * until that area is built, so until then no tool can name one (docs/decisions.md "AI tools").
- */
+/** An agent of the tenant, as the agents area stores it (`{tenantId}#AGENT`, by id): a tool's `agentIds` name them. */
 export { agentKey } from '#areas/agents/for-tools.ts';
 export type AgentItem = { pk: string; sk: string; deletedAt?: string | null };
 

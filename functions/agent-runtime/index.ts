@@ -4,7 +4,7 @@ import { apiHandler } from '#shared/runtime/api-handler.ts';
 
 /**
  * The agent runtime's own function: long-running, with network egress and the grants its tools
- * need, which the agents' CRUD function must not have (docs/ai-runtime.md, "Agents").
+ * need, which the agents' CRUD function must not have (docs/architecture.md, "Agents").
  */
 export const handler = apiHandler(agentRuntimeRoutes, {
   'agents.chat': ({ tenantId, params, body, requestId }) => playgroundTurn(tenantId, params.agentId, body, requestId),

@@ -5,7 +5,7 @@ import { failStuckDocuments } from '#areas/knowledge/stuck.ts';
 import { logger } from '#shared/runtime/logger.ts';
 
 /**
- * The AI runtime's time-driven work (docs/ai-runtime.md, `ai-scheduler`), every minute (reservations,
+ * The AI runtime's time-driven work (docs/architecture.md, "The scheduler"), every minute (reservations,
  * stuck documents, idle conversations, proactive messages due): each job
  * finds its due records on a gsi2 partition by time (no Scan) and is independent of the others, so
  * one failing still lets the rest run; a job that fails is retried by the next minute.

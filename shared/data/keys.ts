@@ -39,7 +39,7 @@ export type TenantCollection =
   | 'LLM_USAGE'
   | 'SUPPORT_USAGE'
   | 'USAGE_EVENT'
-  // The AI runtime (docs/ai-runtime.md): gateway keys and the month's token allowance, knowledge
+  // The AI runtime (docs/architecture.md, "The AI runtime"): gateway keys and the month's token allowance, knowledge
   // bases, agents' widgets and channel connections, conversations, proactive messages.
   | 'GATEWAY_KEY'
   | 'LLM_ALLOWANCE'

@@ -78,7 +78,7 @@ export const scope = {
 /**
  * How the answer travels: `buffered` (API Gateway HTTP API, 30 s, whole body) or `stream` (also
  * served by the group's streaming front door, a Lambda function URL in response-stream mode, where
- * the handler may answer server-sent events as they are produced; docs/decisions.md "Streaming").
+ * the handler may answer server-sent events as they are produced; docs/decisions/platform.md, "Streaming").
  */
 export type Transport = 'buffered' | 'stream';
 

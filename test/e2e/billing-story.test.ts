@@ -52,7 +52,7 @@ describe('billing story over HTTP', () => {
     await expect
       .poll(async () => (await get('/api/payments/history?statusFilter=3')).totalCount, { timeout: 15_000 })
       .toBe(1);
-    // Refunding a period's charge ends the subscription, here and at the provider (docs/decisions.md).
+    // Refunding a period's charge ends the subscription, here and at the provider (docs/decisions/billing.md, "What the tenant pays for").
     await expect.poll(async () => (await get('/api/subscriptions/current')).status, { timeout: 15_000 }).toBe(4);
     expect((await send('POST', `/_local/provider-a/subscriptions/${subscriptionId}/renew`)).status).toBe(409);
 

@@ -6,7 +6,7 @@ import { promptTokens } from '#areas/llm-gateway/prompt-tokens.ts';
 import type { CatalogModel } from '#areas/llm-gateway/records.ts';
 import { countTokens } from '#areas/llm-gateway/tokens.ts';
 
-/** The local model's documented rules (README, "The LLM gateway locally"): what a person can predict. */
+/** The local model's documented rules (docs/try/llm-gateway.md, "What the local model answers"): what a person can predict. */
 const model = (name: string): CatalogModel => {
   const { id, ...m } = LOCAL_MODELS.find((x) => x.name === name)!;
   return { id, ...m, createdAt: '', updatedAt: '' };

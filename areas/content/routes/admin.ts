@@ -544,7 +544,7 @@ export const contentAdminRoutes = defineRoutes([
     method: 'PUT',
     path: `${A}/blog/{postId}/translations/{locale}`,
     summary:
-      'Create or replace the translation of a post; bodyHtml is sanitized (see docs/decisions.md for the tags kept)',
+      'Create or replace the translation of a post; bodyHtml is sanitized (see docs/decisions/content.md, "Blog", for the tags kept)',
     status: 200,
     schemas: () => ({
       params: z.object({ postId: uuid(), locale: locale() }),

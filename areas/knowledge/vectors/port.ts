@@ -1,7 +1,7 @@
 import { defineLoadedPort } from '#shared/platform/ports.ts';
 
 /**
- * The vector store behind knowledge (docs/decisions.md, "AI knowledge"): one index per knowledge
+ * The vector store behind knowledge (docs/decisions/knowledge.md, "Vector store"): one index per knowledge
  * base, every vector carrying its tenant, base, document and position as metadata. Amazon S3 Vectors
  * in deployed stages (s3-vectors.ts); locally and in tests a stand-in with the same semantics
  * (local/knowledge-vectors.ts: topK at most 100, metadata filters, cosine similarity), installed at

@@ -16,7 +16,7 @@ import {
 
 /**
  * The local deterministic model: the provider of the local run and the tests. Its code is the
- * "model", so it ships like any provider. Rules (also in the README, "The local model"):
+ * "model", so it ships like any provider. Rules (also in docs/try/llm-gateway.md, "What the local model answers"):
  * 1. After a tool result (the last message has role `tool`) it answers
  *    `The tool {name} returned: {content}`.
  * 2. When tools are offered (tool_choice not `none`) and the last user message names one of them

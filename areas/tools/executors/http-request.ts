@@ -12,7 +12,7 @@ export const MAX_REDIRECTS = 3;
 
 /**
  * The one host:port plain http and a non-public address are allowed to, for the local test server
- * only; no deployed stage sets it (docs/decisions.md, "AI agent runtime").
+ * only; no deployed stage sets it (docs/decisions/tools.md, "HTTP Request").
  */
 const testHost = () => process.env.AGENT_HTTP_TEST_HOST || null;
 

@@ -8,7 +8,7 @@ import { sendMessage } from './send-message.ts';
 
 /**
  * Executors by the base tool's code. A code without one answers "not available", explicitly, so
- * an agent never claims a tool ran (docs/decisions.md, "AI agent runtime").
+ * an agent never claims a tool ran (docs/decisions/tools.md, "Executors").
  */
 const EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
   http_request: httpRequest,

@@ -8,6 +8,7 @@ import { get } from '#shared/data/read.ts';
 import { ApiError, invalidJson, notFound, validationError } from '#shared/http/errors.ts';
 import { readFilePart, type FilePartRules } from '#shared/http/multipart.ts';
 import { toPage } from '#shared/http/responses.ts';
+import { SNIFF_BYTES } from '#shared/http/sniff.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { enqueue } from '#shared/queue/messages.ts';
@@ -99,7 +100,7 @@ async function incoming(req: UploadRequest): Promise<Incoming> {
   }
   const raw = Buffer.from(req.rawBody ?? '', req.isBase64Encoded ? 'base64' : 'binary');
   const file = await readFilePart(contentTypeOf(req.headers), raw, FILE_PART);
-  const contentType = detectKnowledgeType(file.data.subarray(0, 1024), file.declaredType, file.fileName);
+  const contentType = detectKnowledgeType(file.data.subarray(0, SNIFF_BYTES), file.declaredType, file.fileName);
   const title = (req.title ?? file.fields.title ?? '').trim().slice(0, 300) || file.fileName;
   return { title, fileName: file.fileName.slice(0, 255), contentType, data: file.data };
 }

@@ -5,7 +5,8 @@ import { getOr404 } from '#shared/data/read.ts';
 import { ApiError, conflict, notFound, payloadTooLarge, validationError } from '#shared/http/errors.ts';
 import { readFilePart, type FilePartRules } from '#shared/http/multipart.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { ALLOWED_TYPES, detectType, SNIFF_BYTES, storedFileName } from '#areas/content/file-types.ts';
+import { SNIFF_BYTES } from '#shared/http/sniff.ts';
+import { ALLOWED_TYPES, detectType, storedFileName } from '#areas/content/file-types.ts';
 import { getSite, listOfSite } from '#areas/content/lookup.ts';
 import {
   copyMediaObject,

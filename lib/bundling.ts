@@ -41,9 +41,10 @@ export const BUNDLING = {
  */
 /**
  * What every function that calls models through the gateway (areas/llm-gateway) loads on first use:
- * the tokenizer (2 MB of rank tables) and the Bedrock client.
+ * the tokenizer (2 MB of rank tables), the Bedrock client and the server-sent event parser of
+ * OpenAI-compatible streams.
  */
-const GATEWAY_ON_FIRST_USE = ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime'] as const;
+const GATEWAY_ON_FIRST_USE = ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime', 'eventsource-parser'] as const;
 
 const AGENT_TURNS = ['minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, 'pg'];
 

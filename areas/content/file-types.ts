@@ -1,3 +1,5 @@
+import { mediaType, type Signature, sniff } from '#shared/http/sniff.ts';
+
 /**
  * The type of an uploaded file, decided by its first bytes (the declared type alone is never
  * trusted). Images, PDF, office documents (OOXML and legacy OLE) and plain text or CSV. SVG is
@@ -21,26 +23,17 @@ export const ALLOWED_TYPES = [
   'text/csv',
 ] as const;
 
-const startsWith = (buf: Uint8Array, bytes: number[], at = 0) => bytes.every((b, i) => buf[at + i] === b);
-const ascii = (s: string) => [...s].map((c) => c.charCodeAt(0));
-const ZIP = [0x50, 0x4b, 0x03, 0x04];
-const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-
-/** What the bytes are, as a family: a declared type must belong to it. */
-function sniff(head: Uint8Array): string[] | 'text' | null {
-  if (startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return ['image/png'];
-  if (startsWith(head, [0xff, 0xd8, 0xff])) return ['image/jpeg'];
-  if (startsWith(head, ascii('GIF87a')) || startsWith(head, ascii('GIF89a'))) return ['image/gif'];
-  if (startsWith(head, ascii('RIFF')) && startsWith(head, ascii('WEBP'), 8)) return ['image/webp'];
-  if (startsWith(head, ascii('%PDF-'))) return ['application/pdf'];
-  if (startsWith(head, ZIP))
-    return ALLOWED_TYPES.filter((t) => t.includes('openxmlformats') || t.includes('opendocument'));
-  if (startsWith(head, OLE)) return ['application/msword', 'application/vnd.ms-excel', 'application/vnd.ms-powerpoint'];
-  return isText(head) ? 'text' : null;
-}
-
-/** How many first bytes of a file are read to decide its type. */
-export const SNIFF_BYTES = 1024;
+/** The types a format's bytes may be declared as. */
+const FAMILIES: Record<Signature, readonly string[]> = {
+  png: ['image/png'],
+  jpeg: ['image/jpeg'],
+  gif: ['image/gif'],
+  webp: ['image/webp'],
+  pdf: ['application/pdf'],
+  zip: ALLOWED_TYPES.filter((t) => t.includes('openxmlformats') || t.includes('opendocument')),
+  ole: ['application/msword', 'application/vnd.ms-excel', 'application/vnd.ms-powerpoint'],
+};
+const FORMATS = Object.keys(FAMILIES) as Signature[];
 
 /**
  * Markup a browser could render: a tag a browser's type sniffing takes for HTML (the WHATWG
@@ -55,28 +48,15 @@ const TAGS = [
 const MARKUP = new RegExp(`<(!doctype|!--|\\?xml|(${TAGS.join('|')})[\\s/>])`, 'i');
 export const isMarkup = (head: Uint8Array) => MARKUP.test(new TextDecoder('utf-8').decode(head));
 
-/** UTF-8 without NUL or other control bytes than tab, CR and LF. */
-function isText(head: Uint8Array) {
-  if (!head.length) return false;
-  if (head.some((b) => b < 0x09 || (b > 0x0d && b < 0x20) || b === 0x7f)) return false;
-  try {
-    // A multi-byte character cut at the end of the sample is fine.
-    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 3)));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The content type to store: the declared one when the bytes agree with it, the sniffed one when
  * only one type fits; null (415) when the bytes are not an allowed type or contradict the declared one.
  */
 export function detectType(head: Uint8Array, declared: string | undefined): string | null {
-  const family = sniff(head);
-  const wanted = (declared ?? '').split(';')[0]!.trim().toLowerCase();
-  if (family === null) return null;
-  if (family === 'text') {
+  const found = sniff(head, FORMATS);
+  const wanted = mediaType(declared);
+  if (found === 'binary' || found === 'empty') return null;
+  if (found === 'text') {
     if (isMarkup(head)) return null;
     return wanted === 'text/csv'
       ? 'text/csv'
@@ -84,6 +64,7 @@ export function detectType(head: Uint8Array, declared: string | undefined): stri
         ? 'text/plain'
         : null;
   }
+  const family = FAMILIES[found];
   if (family.includes(wanted)) return wanted;
   if (!wanted || wanted === 'application/octet-stream') return family[0]!;
   return null;

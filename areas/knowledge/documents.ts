@@ -6,7 +6,9 @@ import { commitChange, orConflict, updateItem, type Change, type Write } from '#
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError, invalidJson, notFound, validationError } from '#shared/http/errors.ts';
+import { readFilePart, type FilePartRules } from '#shared/http/multipart.ts';
 import { toPage } from '#shared/http/responses.ts';
+import { SNIFF_BYTES } from '#shared/http/sniff.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { enqueue } from '#shared/queue/messages.ts';
@@ -15,7 +17,6 @@ import { readBase } from './bases.ts';
 import { refreshToolsKbStatusAfter } from './tool-status.ts';
 import { detectKnowledgeType } from './file-types.ts';
 import { INDEX_DOCUMENT, PURGE_DOCUMENT } from './messages.ts';
-import { filePart } from './multipart.ts';
 import { putObject } from './objects.ts';
 import {
   chunkList,
@@ -62,6 +63,21 @@ interface Incoming {
 const contentTypeOf = (headers: Record<string, string | undefined>) =>
   headers['content-type'] ?? headers['Content-Type'] ?? '';
 
+/**
+ * Unlike a media upload an empty file is accepted, so it ends Failed with its reason in the document
+ * list instead of vanishing at the door; a `title` field may name it.
+ */
+const FILE_PART: FilePartRules = {
+  field: 'file',
+  accepts: 'multipart/form-data or application/json',
+  maxFileBytes: DIRECT_MAX_BYTES,
+  maxFiles: 1,
+  maxFields: 10,
+  maxParts: 15,
+  maxFieldBytes: 4096,
+  allowEmpty: true,
+};
+
 /** The upload as JSON {title, text} (stored as text/plain) or a multipart `file`, its type checked. */
 async function incoming(req: UploadRequest): Promise<Incoming> {
   const body = Buffer.from(req.rawBody ?? '', req.isBase64Encoded ? 'base64' : 'utf8');
@@ -83,8 +99,8 @@ async function incoming(req: UploadRequest): Promise<Incoming> {
     return { title: parsed.data.title, fileName: null, contentType: 'text/plain', data: Buffer.from(parsed.data.text) };
   }
   const raw = Buffer.from(req.rawBody ?? '', req.isBase64Encoded ? 'base64' : 'binary');
-  const file = await filePart(contentTypeOf(req.headers), raw, DIRECT_MAX_BYTES);
-  const contentType = detectKnowledgeType(file.data.subarray(0, 1024), file.declaredType, file.fileName);
+  const file = await readFilePart(contentTypeOf(req.headers), raw, FILE_PART);
+  const contentType = detectKnowledgeType(file.data.subarray(0, SNIFF_BYTES), file.declaredType, file.fileName);
   const title = (req.title ?? file.fields.title ?? '').trim().slice(0, 300) || file.fileName;
   return { title, fileName: file.fileName.slice(0, 255), contentType, data: file.data };
 }

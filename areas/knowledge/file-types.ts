@@ -1,9 +1,10 @@
 import { ApiError } from '#shared/http/errors.ts';
+import { mediaType, sniff } from '#shared/http/sniff.ts';
 import { FILE_TYPES, type KnowledgeFileType } from './vocabulary.ts';
 
 /**
  * The type of a knowledge upload, decided by its first bytes with the declared type and the file
- * name's extension as hints (areas/content/file-types.ts does the same for media). A file whose
+ * name's extension as hints (read by shared/http/sniff.ts, as media uploads are). A file whose
  * bytes contradict what it says it is (a "PDF" that is text, a text file named .docx) is refused
  * with 415 before anything is stored; a file that looks right but cannot be read (a corrupt PDF, a
  * ZIP that is no Word document) is accepted and ends Failed in the worker with the reason.
@@ -11,21 +12,8 @@ import { FILE_TYPES, type KnowledgeFileType } from './vocabulary.ts';
 export const unsupportedKnowledgeType = (why: string) =>
   new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `${why}. Allowed files: txt, md, html, pdf, docx`);
 
-const ZIP = [0x50, 0x4b, 0x03, 0x04];
-const PDF = [...'%PDF-'].map((c) => c.charCodeAt(0));
-const startsWith = (buf: Uint8Array, bytes: number[]) => bytes.every((b, i) => buf[i] === b);
-
-/** UTF-8 (a BOM allowed) without NUL or other control bytes than tab, CR, LF and form feed. */
-export function looksLikeText(head: Uint8Array): boolean {
-  if (head.some((b) => b < 0x09 || (b > 0x0d && b < 0x20) || b === 0x7f)) return false;
-  try {
-    // A multi-byte character cut at the end of the sample is fine.
-    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 3)));
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** A ZIP is taken for a DOCX: one that is none fails in the worker. */
+const FORMATS = ['pdf', 'zip'] as const;
 
 const typeOfExtension = (fileName: string | null): KnowledgeFileType | null => {
   const ext = fileName?.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
@@ -35,7 +23,7 @@ const typeOfExtension = (fileName: string | null): KnowledgeFileType | null => {
 };
 
 const normalise = (declared: string | undefined): string => {
-  const t = (declared ?? '').split(';')[0]!.trim().toLowerCase();
+  const t = mediaType(declared);
   return t === 'text/x-markdown' ? 'text/markdown' : t;
 };
 
@@ -55,11 +43,12 @@ export function detectKnowledgeType(
   if (saidType && byName && byName !== saidType && !(isTextual(saidType) && isTextual(byName)))
     throw unsupportedKnowledgeType(`The file is named ${fileName} but declared as ${said}`);
 
-  if (!head.length) return claimed ?? 'text/plain';
-  if (startsWith(head, PDF)) return expect('application/pdf', claimed);
-  if (startsWith(head, ZIP))
+  const found = sniff(head, FORMATS);
+  if (found === 'empty') return claimed ?? 'text/plain';
+  if (found === 'pdf') return expect('application/pdf', claimed);
+  if (found === 'zip')
     return expect('application/vnd.openxmlformats-officedocument.wordprocessingml.document', claimed);
-  if (!looksLikeText(head)) throw unsupportedKnowledgeType('The file is not text, PDF or DOCX');
+  if (found === 'binary') throw unsupportedKnowledgeType('The file is not text, PDF or DOCX');
   if (claimed && !isTextual(claimed)) throw unsupportedKnowledgeType(`The file says it is ${claimed} but holds text`);
   return claimed ?? 'text/plain';
 }

@@ -3,6 +3,7 @@ import { putNew } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { ApiError, conflict, validationError } from '#shared/http/errors.ts';
+import { SNIFF_BYTES } from '#shared/http/sniff.ts';
 import { copyMediaObject, deleteObject, objectHead, presignPut } from '#areas/content/for-knowledge.ts';
 import { readBase } from './bases.ts';
 import { queuedDocument, recordDocument } from './documents.ts';
@@ -67,7 +68,7 @@ export async function completeDocumentUpload(tenantId: string, kbId: string, upl
   const upload = await getOr404<PendingUpload>(pendingUploadKey(tenantId, kbId, uploadId), 'Upload', {
     consistent: true,
   });
-  const found = await objectHead(upload.objectKey, 1024);
+  const found = await objectHead(upload.objectKey, SNIFF_BYTES);
   if (!found) throw validationError([{ path: 'params.uploadId', message: 'Nothing was uploaded for this upload yet' }]);
   const forget = async () => {
     await deleteObject(upload.objectKey).catch(() => undefined);

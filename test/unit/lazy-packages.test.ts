@@ -62,7 +62,7 @@ describe('lazy packages beside a bundle', () => {
     for (const command of [
       ...afterBundlingFor('billing')(ROOT, dir),
       ...afterBundlingFor('content-admin')(ROOT, dir),
-      ...lazyPackageCommands(['pg'])(ROOT, dir),
+      ...lazyPackageCommands(['pg', 'eventsource-parser'])(ROOT, dir),
     ])
       await run('sh', ['-c', command]);
   }, 120_000);
@@ -137,15 +137,35 @@ process.stdout.write(JSON.stringify({ from: import.meta.resolve('pg'), host: cli
       query: 'function',
     });
   });
+
+  it('gives the gateway a working eventsource-parser built beside its bundle', async () => {
+    const script = `const { createParser } = await import('eventsource-parser');
+const data = [];
+const parser = createParser({ onEvent: (e) => data.push(e.data) });
+for (const chunk of [': ping\\r\\n\\r\\ndata: {"a"', ':1}\\r', '\\n\\r\\n']) parser.feed(chunk);
+process.stdout.write(JSON.stringify({ from: import.meta.resolve('eventsource-parser'), data }));`;
+    expect(await runModuleScript(script, dir)).toEqual({
+      from: `file://${dir}/node_modules/eventsource-parser/index.mjs`,
+      data: ['{"a":1}'],
+    });
+  });
 });
 
 /**
- * The knowledge packages (the worker's parsers, the BM25 index, the tokenizer) at a cold start:
- * every function is built as the CDK builds it and imported in a fresh Node process with stand-ins
- * of the five packages beside it that record their own loading. No import may load one; the code
- * that needs one loads it on first use, and only the knowledge worker carries the parsers.
+ * The knowledge packages (the worker's parsers, the BM25 index, the tokenizer) and the gateway's
+ * server-sent event parser at a cold start: every function is built as the CDK builds it and
+ * imported in a fresh Node process with stand-ins of the six packages beside it that record their
+ * own loading. No import may load one; the code that needs one loads it on first use, and only the
+ * knowledge worker carries the parsers.
  */
-const KNOWLEDGE_PACKAGES = ['unpdf', 'mammoth', 'html-to-text', 'minisearch', 'gpt-tokenizer'] as const;
+const KNOWLEDGE_PACKAGES = [
+  'unpdf',
+  'mammoth',
+  'html-to-text',
+  'minisearch',
+  'gpt-tokenizer',
+  'eventsource-parser',
+] as const;
 const PARSERS = ['unpdf', 'mammoth', 'html-to-text'];
 /** Each stand-in records its load, then offers the few names the project's code calls. */
 const STAND_INS: Record<(typeof KNOWLEDGE_PACKAGES)[number], string> = {
@@ -156,6 +176,7 @@ const STAND_INS: Record<(typeof KNOWLEDGE_PACKAGES)[number], string> = {
   minisearch: 'export default class MiniSearch {}',
   'gpt-tokenizer':
     'export const countTokens = (t) => t.split(" ").length; export const encode = (t) => [...t].map((c) => c.charCodeAt(0)); export const decode = (a) => String.fromCharCode(...a);',
+  'eventsource-parser': 'export const createParser = () => ({ feed() {}, reset() {} });',
 };
 
 describe('knowledge packages at a cold start', () => {
@@ -226,6 +247,7 @@ describe('knowledge packages at a cold start', () => {
     for (const pkg of PARSERS) expect(users(pkg), pkg).toEqual(['knowledge-worker']);
     expect(users('minisearch')).toEqual(expect.arrayContaining(['knowledge', 'knowledge-worker', 'agent-runtime']));
     expect(users('gpt-tokenizer')).toEqual(expect.arrayContaining(['knowledge', 'knowledge-worker', 'llm-gateway']));
+    expect(users('eventsource-parser')).toEqual(expect.arrayContaining(['llm-gateway', 'agent-runtime']));
     for (const name of new Set(KNOWLEDGE_PACKAGES.flatMap(users)))
       for (const pkg of KNOWLEDGE_PACKAGES.filter((p) => users(p).includes(name)))
         expect(lazyPackagesOf(name), `${name} builds ${pkg} beside its bundle`).toContain(pkg);

@@ -2,16 +2,11 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
 import { checkItem, commitChange, deleteItem, orConflict, updateItem } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
-import {
-  ApiError,
-  conflict,
-  notFound,
-  payloadTooLarge,
-  unsupportedMediaType,
-  validationError,
-} from '#shared/http/errors.ts';
+import { ApiError, conflict, notFound, payloadTooLarge, validationError } from '#shared/http/errors.ts';
+import { readFilePart, type FilePartRules } from '#shared/http/multipart.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { ALLOWED_TYPES, detectType, SNIFF_BYTES, storedFileName } from '#areas/content/file-types.ts';
+import { SNIFF_BYTES } from '#shared/http/sniff.ts';
+import { ALLOWED_TYPES, detectType, storedFileName } from '#areas/content/file-types.ts';
 import { getSite, listOfSite } from '#areas/content/lookup.ts';
 import {
   copyMediaObject,
@@ -104,50 +99,15 @@ async function saveRecord(site: SiteRecord, record: MediaRecord, actor: Principa
   }
 }
 
-interface UploadedFile {
-  fileName: string;
-  declaredType: string;
-  data: Buffer;
-}
-
-/** The part named `file` of a multipart body, through busboy (loaded on first use). */
-async function filePart(headers: Record<string, string | undefined>, body: Buffer): Promise<UploadedFile> {
-  const contentType = headers['content-type'] ?? headers['Content-Type'];
-  if (!contentType?.toLowerCase().startsWith('multipart/form-data')) throw unsupportedMediaType('multipart/form-data');
-  const { default: busboy } = await import('busboy');
-  return new Promise<UploadedFile>((resolve, reject) => {
-    let parser: ReturnType<typeof busboy>;
-    try {
-      parser = busboy({
-        headers: { 'content-type': contentType },
-        limits: { files: 1, fileSize: DIRECT_UPLOAD_MAX_BYTES, fields: 20, parts: 25 },
-      });
-    } catch {
-      reject(validationError([{ path: 'body', message: 'Not a multipart/form-data body with a boundary' }]));
-      return;
-    }
-    let found: UploadedFile | undefined;
-    let tooLarge = false;
-    parser.on('file', (name, stream, info) => {
-      if (name !== 'file') return void stream.resume();
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('limit', () => (tooLarge = true));
-      stream.on(
-        'close',
-        () => (found = { fileName: info.filename || 'file', declaredType: info.mimeType, data: Buffer.concat(chunks) }),
-      );
-    });
-    parser.on('error', () => reject(validationError([{ path: 'body', message: 'Malformed multipart body' }])));
-    parser.on('close', () => {
-      if (tooLarge) reject(payloadTooLarge(DIRECT_UPLOAD_MAX_BYTES));
-      else if (!found || !found.data.length)
-        reject(validationError([{ path: 'body.file', message: 'A non-empty file part named "file" is required' }]));
-      else resolve(found);
-    });
-    parser.end(body);
-  });
-}
+const FILE_PART: FilePartRules = {
+  field: 'file',
+  accepts: 'multipart/form-data',
+  maxFileBytes: DIRECT_UPLOAD_MAX_BYTES,
+  maxFiles: 1,
+  maxFields: 20,
+  maxParts: 25,
+  allowEmpty: false,
+};
 
 export async function uploadDirect(
   siteId: string,
@@ -157,7 +117,7 @@ export async function uploadDirect(
 ) {
   const site = await getSite(siteId);
   const body = Buffer.from(req.rawBody ?? '', req.isBase64Encoded ? 'base64' : 'binary');
-  const file = await filePart(req.headers, body);
+  const file = await readFilePart(req.headers['content-type'] ?? req.headers['Content-Type'], body, FILE_PART);
   const contentType = detectType(file.data.subarray(0, SNIFF_BYTES), file.declaredType);
   if (!contentType) throw unsupported();
   const record = newRecord(site, folder, file.fileName, contentType, file.data.length, 'ready');

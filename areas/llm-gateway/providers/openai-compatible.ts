@@ -87,25 +87,30 @@ async function chat(req: ProviderRequest): Promise<ProviderAnswer> {
   };
 }
 
-/** The `data:` payloads of a server-sent event stream, as they arrive. */
+/**
+ * The `data` of each server-sent event as it arrives, through eventsource-parser (loaded with the
+ * first stream: a function that never streams from such an endpoint never loads it), which takes
+ * events split anywhere across chunks, CRLF or CR line ends and comments.
+ */
 async function* sseData(body: ReadableStream<Uint8Array>): AsyncIterable<string> {
+  const { createParser } = await import('eventsource-parser');
+  const ready: string[] = [];
+  const parser = createParser({
+    onEvent: ({ data }) => {
+      // The format drops one space after `data:`; more were always ignored too (`data:  [DONE]` ends).
+      const payload = data.trimStart();
+      if (payload) ready.push(payload);
+    },
+  });
   const decoder = new TextDecoder();
-  let buffer = '';
   for await (const bytes of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(bytes, { stream: true });
-    let end = buffer.indexOf('\n\n');
-    while (end >= 0) {
-      const event = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = event
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trimStart())
-        .join('\n');
-      if (data) yield data;
-      end = buffer.indexOf('\n\n');
-    }
+    parser.feed(decoder.decode(bytes, { stream: true }));
+    yield* ready.splice(0);
   }
+  // An EventSource drops an event the stream ends in before its blank line; an answer has ended
+  // there, so its last event counts.
+  parser.feed(`${decoder.decode()}\n\n`);
+  yield* ready.splice(0);
 }
 
 interface ChunkToolCall {

@@ -1,3 +1,4 @@
+import { mediaType } from '#shared/http/sniff.ts';
 import { createShadowCheck } from '#shared/http/route-shapes.ts';
 import { API_GROUPS } from '#shared/routes/groups.ts';
 import type { AuthRule, RouteDef } from '#shared/routes/types.ts';
@@ -436,9 +437,6 @@ function successResponse(route: RouteDef, converter: SchemaConverter): ResponseO
     },
   };
 }
-
-/** `text/html; charset=utf-8` → `text/html`: the document lists media types without parameters. */
-export const mediaType = (contentType: string) => contentType.split(';')[0]!.trim().toLowerCase();
 
 /** A raw body without a schema: text for text types, any JSON for JSON, bytes otherwise. */
 function rawSchema(contentType: string): JsonSchema {

@@ -1,7 +1,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import { apiDocument } from '#api/openapi/api-document.ts';
-import { mediaType, type OpenApiDocument, type Operation, type ResponseObject } from '#api/openapi/document.ts';
+import { mediaType } from '#shared/http/sniff.ts';
+import type { OpenApiDocument, Operation, ResponseObject } from '#api/openapi/document.ts';
 
 /** What a test received: the e2e client (Headers) and the in-process invoke (plain object) both fit. */
 export interface ReceivedResponse {

@@ -9,6 +9,7 @@ import {
   type Change,
   type Write,
 } from '#shared/data/commit.ts';
+import { keyOf } from '#shared/data/keys.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
@@ -19,7 +20,6 @@ import {
   activityPut,
   assessmentItem,
   childItems,
-  keyOf,
   openRiskCounter,
   risk,
   riskItem,

@@ -41,8 +41,6 @@ export const postTranslationKey = (siteId: string, id: string, locale: string): 
   pk: siteContent(siteId),
   sk: sk.postTranslation(id, locale),
 });
-/** The key of a stored item (cascade deletes). */
-export const keyOf = (i: Item): Key => ({ pk: String(i.pk), sk: String(i.sk) });
 /** The site a page or post partition key belongs to, or null when it is not a site's partition. */
 export function siteOfPartition(pk: string): string | null {
   const prefix = siteContent('');

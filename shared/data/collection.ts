@@ -2,12 +2,10 @@ import { UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { keys } from './keys.ts';
+import { keys, type Item } from './keys.ts';
 import { queryItems } from './query.ts';
 import type { TransactItem } from './commit.ts';
 import { get } from './read.ts';
-
-export type Item = Record<string, unknown>;
 
 /** Transaction parts shared by every create: the item itself and its collection's counter. */
 export function putNew(item: Item & { pk: string; sk: string }): TransactItem {

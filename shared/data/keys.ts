@@ -12,6 +12,9 @@ export interface Key {
   sk: string;
 }
 
+/** A stored item as read or written: its key and whatever else it holds. */
+export type Item = Record<string, unknown>;
+
 /** A stored item's table key alone, without its other attributes (to delete it, or read it again). */
 export const keyOf = (item: { pk?: unknown; sk?: unknown }): Key => ({ pk: String(item.pk), sk: String(item.sk) });
 

@@ -2,9 +2,7 @@ import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { keyId, type Key } from './keys.ts';
-
-export type Item = Record<string, unknown>;
+import { keyId, type Key, type Item } from './keys.ts';
 
 export interface ReadOptions {
   /** Strongly consistent: after a write the caller must see (state checks before a change). */

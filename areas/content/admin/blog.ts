@@ -10,7 +10,6 @@ import { getSite, listOfSite, siteItems, siteOfRecord } from '#areas/content/loo
 import { canonicalLocale } from '#areas/content/page-order.ts';
 import {
   claims,
-  type Item,
   nullable,
   type PostRecord,
   type PostTranslation,
@@ -26,6 +25,7 @@ import {
   toPost,
 } from '#areas/content/records.ts';
 import { sanitizeHtml } from './sanitize.ts';
+import type { Item } from '#shared/data/keys.ts';
 
 export interface PostInput {
   slug: string;

@@ -24,7 +24,6 @@ import {
   uploadObjectKey,
 } from '#areas/content/objects.ts';
 import {
-  type Item,
   type MediaRecord,
   mediaItem,
   mediaKey,
@@ -35,6 +34,7 @@ import {
   toMedia,
 } from '#areas/content/records.ts';
 import { DIRECT_UPLOAD_MAX_BYTES, MEDIA_MAX_BYTES } from '#areas/content/vocabulary.ts';
+import type { Item } from '#shared/data/keys.ts';
 
 const LIST_URL_SECONDS = 3600;
 const UPLOAD_URL_SECONDS = 15 * 60;

@@ -2,7 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll } from '#shared/data/batch.ts';
 import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
 import { checkItem, commitChange, deleteItem, orConflict, putItem } from '#shared/data/commit.ts';
-import { keyOf, keys } from '#shared/data/keys.ts';
+import { keyOf, keys, type Item } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { badRequest, validationError } from '#shared/http/errors.ts';
@@ -14,7 +14,6 @@ import {
   claims,
   isPageItem,
   isPostItem,
-  type Item,
   SITES,
   type SiteRecord,
   siteItem,

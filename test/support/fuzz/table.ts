@@ -1,9 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { keyId, keyOf } from '#shared/data/keys.ts';
+import { keyId, keyOf, type Item } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 
-export type Item = Record<string, unknown>;
 export type Snapshot = Map<string, string>;
 
 /**

@@ -1,10 +1,11 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import {
   checkItem,
   commitChange,
   deleteItem,
   orConflict,
+  putNew,
   updateItem,
   type Change,
   type Write,

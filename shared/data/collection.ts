@@ -7,13 +7,7 @@ import { queryItems } from './query.ts';
 import type { TransactItem } from './commit.ts';
 import { get } from './read.ts';
 
-/** Transaction parts shared by every create: the item itself and its collection's counter. */
-export function putNew(item: Item & { pk: string; sk: string }): TransactItem {
-  return {
-    Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
-  };
-}
-
+/** A collection's counter, moved in the transaction that creates or deletes one of its records. */
 export function bumpCounter(collectionPk: string, by: 1 | -1): TransactItem {
   return {
     Update: {
@@ -23,13 +17,6 @@ export function bumpCounter(collectionPk: string, by: 1 | -1): TransactItem {
       ExpressionAttributeNames: { '#count': 'count' },
       ExpressionAttributeValues: { ':by': by },
     },
-  };
-}
-
-/** Reserve a unique value; the transaction fails on this item when it is taken. */
-export function claimUnique(key: { pk: string; sk: string }, owner: Item): TransactItem {
-  return {
-    Put: { TableName: config.tableName, Item: { ...key, ...owner }, ConditionExpression: 'attribute_not_exists(pk)' },
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { checkItem, commitChange, deleteItem, orConflict, updateItem } from '#shared/data/commit.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { checkItem, commitChange, deleteItem, orConflict, putNew, updateItem } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import {
   ApiError,

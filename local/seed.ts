@@ -1,7 +1,7 @@
 import { seedCatalog } from '#areas/llm-gateway/catalog.ts';
-import { bumpCounter, putNew } from '#shared/data/collection.ts';
+import { bumpCounter } from '#shared/data/collection.ts';
 import { keys, type PlatformCollection } from '#shared/data/keys.ts';
-import { commitChange } from '#shared/data/commit.ts';
+import { commitChange, putNew } from '#shared/data/commit.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
 import { PLANS } from '#areas/billing/plan-catalog.ts';

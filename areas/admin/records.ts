@@ -1,11 +1,9 @@
-import { keys } from '#shared/data/keys.ts';
+import { keys, type Item } from '#shared/data/keys.ts';
 
 /**
  * The admin area's records: the platform's audit log and integration events, written by every area
  * (`shared/data/audit.ts`, `shared/data/integration-events.ts`) and read here, newest first.
  */
-export type Item = Record<string, unknown>;
-
 export const adminKeys = {
   auditLog: () => keys.platformCollection('AUDIT'),
   integrationEvents: () => keys.platformCollection('INTEGRATION_EVENT'),

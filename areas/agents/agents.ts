@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { commitChange, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { sameIds } from '#shared/data/same-ids.ts';

@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { commitChange, deleteItem, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { commitChange, deleteItem, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
@@ -144,7 +144,7 @@ export async function createChannel(
     await commitChange(
       [
         putNew({ ...channelKey(tenantId, id), ...keys.newestFirst(channelList(tenantId), now, id), ...c }),
-        claimUnique(channelLookup(id), { tenantId, channelId: id }),
+        putNew({ ...channelLookup(id), tenantId, channelId: id }),
         bumpCounter(channelList(tenantId), 1),
       ],
       change(tenantId, actor, id, 'create', {

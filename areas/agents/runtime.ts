@@ -10,7 +10,8 @@ import {
 import { retrieve, type Match } from '#areas/knowledge/for-agents.ts';
 import { renderTemplate, prompts, type PromptItem, type VersionItem } from '#areas/prompts/for-agents.ts';
 import { tools as toolKeys, type ToolItem, runTool } from '#areas/tools/for-agents.ts';
-import { get, getMany, keyOf } from '#shared/data/read.ts';
+import { keyId } from '#shared/data/keys.ts';
+import { get, getMany } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import type { AgentSnapshot } from './snapshot.ts';
@@ -81,14 +82,14 @@ async function loadSetup(tenantId: string, agent: AgentSnapshot) {
   const promptK = prompts.key(tenantId, agent.promptId);
   const toolKs = agent.toolIds.map((id) => toolKeys.key(tenantId, id));
   const found = await getMany<PromptItem | ToolItem>([promptK, ...toolKs]);
-  const prompt = found.get(keyOf(promptK)) as PromptItem | undefined;
+  const prompt = found.get(keyId(promptK)) as PromptItem | undefined;
   const n = prompt?.versionIndex?.[agent.promptVersionId];
   const version = n === undefined ? undefined : await get<VersionItem>(prompts.version(tenantId, agent.promptId, n));
   if (!prompt || !version || version.id !== agent.promptVersionId) {
     throw new ApiError(409, 'AGENT_PROMPT_MISSING', "The agent's prompt version no longer exists");
   }
   const tools = toolKs
-    .map((k) => found.get(keyOf(k)) as ToolItem | undefined)
+    .map((k) => found.get(keyId(k)) as ToolItem | undefined)
     .filter((x): x is ToolItem => !!x && x.status === 'ACTIVE' && !x.deletedAt && x.tenantId === tenantId);
   return { version, tools };
 }

@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, claimUnique, putNew } from '#shared/data/collection.ts';
-import { commitChange, deleteItem, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
+import { bumpCounter } from '#shared/data/collection.ts';
+import { commitChange, deleteItem, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
@@ -93,7 +93,7 @@ export async function createWidget(
     [
       orConflict(widgetSlot(tenantId, 1, tenant), planLimitReached('maxWidgetIntegrations')),
       putNew(widgetItem(w)),
-      claimUnique(widgetKeyLookup(w.widgetKey), { ...lookupOf(w) }),
+      putNew({ ...widgetKeyLookup(w.widgetKey), ...lookupOf(w) }),
       bumpCounter(widgetCounter(tenantId), 1),
       // The agent's widget list counts its own (it is the collection the widget is listed in).
       bumpCounter(agentWidgets(tenantId, agentId), 1),
@@ -191,7 +191,7 @@ export async function rotateWidgetKey(tenantId: string, widgetId: string, actor:
         notFound('Widget'),
       ),
       deleteItem(widgetKeyLookup(w.widgetKey)),
-      claimUnique(widgetKeyLookup(next.widgetKey), { ...lookupOf(next) }),
+      putNew({ ...widgetKeyLookup(next.widgetKey), ...lookupOf(next) }),
     ],
     change(tenantId, actor, widgetId, 'rotate-key', {}),
     { now: next.updatedAt },

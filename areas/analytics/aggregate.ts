@@ -1,4 +1,4 @@
-import type { Key } from '#shared/data/keys.ts';
+import { keyId, type Key } from '#shared/data/keys.ts';
 import { agentDay, usageBudget, usageDay } from './records.ts';
 import { bucketAttribute } from './sketch.ts';
 
@@ -93,13 +93,11 @@ export function conversationContributions(c: Conversation): Contribution[] {
   return [{ key: usageDay(c.tenantId, 'SUPPORT_USAGE', day), add }, ...perAgent];
 }
 
-export const itemId = (key: Key) => `${key.pk}|${key.sk}`;
-
 /** Contributions to the same item summed into one update each. */
 export function mergeContributions(all: readonly Contribution[]): Contribution[] {
   const byItem = new Map<string, Contribution>();
   for (const c of all) {
-    const id = itemId(c.key);
+    const id = keyId(c.key);
     const into = byItem.get(id);
     if (!into) {
       byItem.set(id, {
@@ -131,14 +129,14 @@ export function planChunks<T>(records: readonly Counted<T>[], limit: number): Co
   let current: Counted<T>[] = [];
   let items = new Set<string>();
   for (const r of records) {
-    const touched = r.contributions.map((c) => itemId(c.key)).filter((id) => !items.has(id));
+    const touched = r.contributions.map((c) => keyId(c.key)).filter((id) => !items.has(id));
     if (current.length && current.length + items.size + 1 + touched.length > limit) {
       chunks.push(current);
       current = [];
       items = new Set();
     }
     current.push(r);
-    for (const c of r.contributions) items.add(itemId(c.key));
+    for (const c of r.contributions) items.add(keyId(c.key));
   }
   if (current.length) chunks.push(current);
   return chunks;

@@ -1,5 +1,5 @@
 import { commitChange, orConflict, updateItem, type Write } from '#shared/data/commit.ts';
-import { keys, type Key } from '#shared/data/keys.ts';
+import { keyId, keys } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError, validationError } from '#shared/http/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
@@ -88,7 +88,6 @@ async function commitChunk(chunk: Record_[]): Promise<{ counted: Record_[]; dupl
   return { counted: [], duplicates };
 }
 
-const markerId = (key: Key) => `${key.pk}|${key.sk}`;
 /** DynamoDB keeps magnitudes down to 1e-130 only: costs to a billionth of a dollar, times to a microsecond. */
 const fixed = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
 
@@ -129,7 +128,7 @@ export async function ingest(input: Input, opts: { tenantsKnown?: boolean } = {}
   ];
   // The same id twice in one batch counts once, like a retried batch.
   const seen = new Set<string>();
-  const unique = records.filter((r) => !seen.has(markerId(r.marker)) && !!seen.add(markerId(r.marker)));
+  const unique = records.filter((r) => !seen.has(keyId(r.marker)) && !!seen.add(keyId(r.marker)));
   let duplicates = records.length - unique.length;
   let accepted = 0;
   // Sequential: chunks share aggregate items, and parallel transactions on them would conflict.

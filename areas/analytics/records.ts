@@ -1,4 +1,4 @@
-import { putItem, type TransactItem } from '#shared/data/commit.ts';
+import { putNew, type TransactItem } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { config } from '#shared/platform/config.ts';
@@ -49,10 +49,7 @@ const MARKER_TTL_SECONDS = 35 * 86_400;
 
 /** The marker's Put: fails when the record was counted before. */
 export const markerPut = (marker: Key, now: number): TransactItem =>
-  putItem(
-    { ...marker, countedAt: new Date(now).toISOString(), ttl: Math.floor(now / 1000) + MARKER_TTL_SECONDS },
-    'attribute_not_exists(pk)',
-  );
+  putNew({ ...marker, countedAt: new Date(now).toISOString(), ttl: Math.floor(now / 1000) + MARKER_TTL_SECONDS });
 
 /** A day aggregate: counters named by the report (requests, tokens, latency buckets, csat…). */
 export type UsageItem = Key & Record<string, unknown>;

@@ -1,8 +1,7 @@
 import { REASON_PREFIX, spendAttribute } from '#areas/analytics/aggregate.ts';
 import { BUDGET_ALERT_PERCENT } from '#areas/analytics/limits.ts';
 import { mergeBuckets, quantile, type Histogram } from '#areas/analytics/sketch.ts';
-
-type Item = Record<string, unknown>;
+import type { Item } from '#shared/data/keys.ts';
 
 const num = (v: unknown) => (typeof v === 'number' ? v : 0);
 const round = (v: number, digits = 2) => Math.round(v * 10 ** digits) / 10 ** digits;

@@ -1,8 +1,8 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll, putAll } from '#shared/data/batch.ts';
-import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { commitChange, deleteItem, orConflict, putItem, updateItem, type Change } from '#shared/data/commit.ts';
-import { keys } from '#shared/data/keys.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { commitChange, deleteItem, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
+import { keyOf, keys } from '#shared/data/keys.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
@@ -16,7 +16,6 @@ import {
   childItems,
   entryItem,
   entryRecordOf,
-  keyOf,
   statsAdd,
   toBia,
   toBiaDetail,
@@ -146,7 +145,7 @@ export async function assign(tenantId: string, id: string, input: { userId: stri
   await commitChange(
     [
       orConflict(
-        putItem(assignmentItem(tenantId, id, assigneeId, input.type, userName), 'attribute_not_exists(pk)'),
+        putNew(assignmentItem(tenantId, id, assigneeId, input.type, userName)),
         'This assignee is already assigned',
       ),
       r.assignedToId ? null : unchangedStatus(tenantId, r, { assignedToId: assigneeId }),

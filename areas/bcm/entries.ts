@@ -1,12 +1,13 @@
 import { safeParse } from 'zod/mini';
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import {
   checkItem,
   commitChange,
   deleteItem,
   orConflict,
   putItem,
+  putNew,
   type Change,
   type TransactItem,
 } from '#shared/data/commit.ts';

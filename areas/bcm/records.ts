@@ -46,9 +46,6 @@ const taskIndex = (tenantId: string, dueAt: string, id: string) => ({
   gsi2sk: `${dueAt}#${id}`,
 });
 
-/** An item's table key alone (to delete it, or copy it elsewhere). */
-export const keyOf = (i: Key): Key => ({ pk: i.pk, sk: i.sk });
-
 /** Every item of a child partition except its counter, consistently read. */
 export const childItems = async <T>(pk: string): Promise<T[]> =>
   (

@@ -1,14 +1,16 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import {
   checkItem,
   commitChange,
   deleteItem,
   orConflict,
+  putNew,
   updateItem,
   type Change,
   type Write,
 } from '#shared/data/commit.ts';
+import { keyOf } from '#shared/data/keys.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
@@ -19,7 +21,6 @@ import {
   activityPut,
   assessmentItem,
   childItems,
-  keyOf,
   openRiskCounter,
   risk,
   riskItem,

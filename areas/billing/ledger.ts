@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { bumpCounter, putNew } from '#shared/data/collection.ts';
-import type { TransactItem } from '#shared/data/commit.ts';
+import { bumpCounter } from '#shared/data/collection.ts';
+import { putNew, type TransactItem } from '#shared/data/commit.ts';
 import { billingKeys, invoiceItem, paymentItem, type InvoiceRecord, type PaymentRecord } from './records.ts';
 import { InvoiceStatus } from './vocabulary.ts';
 

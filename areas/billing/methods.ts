@@ -1,5 +1,5 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { commitChange, deleteItem, orConflict, putItem, type TransactItem } from '#shared/data/commit.ts';
+import { commitChange, deleteItem, orConflict, putItem, putNew, type TransactItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
 import { ApiError, conflict, notFound } from '#shared/http/errors.ts';
@@ -76,16 +76,10 @@ export async function addMethod(tenantId: string, input: { provider: number; tok
   const commit = (makeDefault: boolean) =>
     commitChange(
       [
-        orConflict(
-          putItem(methodItem(method), 'attribute_not_exists(pk)'),
-          'Payment methods changed meanwhile; try again',
-        ),
+        orConflict(putNew(methodItem(method)), 'Payment methods changed meanwhile; try again'),
         orConflict(countMethods(tenantId, 1, methods.length), limitReached()),
         makeDefault
-          ? orConflict(
-              putItem(defaultMethodItem(tenantId, method.id, method.createdAt), 'attribute_not_exists(pk)'),
-              DEFAULT_TAKEN,
-            )
+          ? orConflict(putNew(defaultMethodItem(tenantId, method.id, method.createdAt)), DEFAULT_TAKEN)
           : null,
       ],
       {

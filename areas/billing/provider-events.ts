@@ -1,6 +1,5 @@
 import { auditPut, countAudit } from '#shared/data/audit.ts';
-import { putNew } from '#shared/data/collection.ts';
-import { commitChange, orConflict, updateItem, type TransactItem } from '#shared/data/commit.ts';
+import { commitChange, orConflict, putNew, updateItem, type TransactItem } from '#shared/data/commit.ts';
 import type { Key } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';

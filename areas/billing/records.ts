@@ -9,8 +9,6 @@ import { SubscriptionStatus, type ProviderId } from './vocabulary.ts';
  * keys and provider event markers. Tenant-owned partitions begin with the tenant id (keys.ts).
  */
 
-export type Item = Record<string, unknown>;
-
 const ITEM_SK = 'ITEM';
 
 export const billingKeys = {

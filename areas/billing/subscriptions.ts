@@ -1,6 +1,6 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '#shared/auth/access-token.ts';
-import { commitChange, orConflict, putItem, updateItem, type TransactItem } from '#shared/data/commit.ts';
+import { commitChange, orConflict, putNew, updateItem, type TransactItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
@@ -105,7 +105,7 @@ export async function createSubscription(tenantId: string, input: CreateInput, a
   try {
     await commitChange(
       [
-        putItem(subscriptionItem(sub), 'attribute_not_exists(pk)'),
+        putNew(subscriptionItem(sub)),
         orConflict(pointer, subscriptionExists()),
         replaced
           ? orConflict(

@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { commitChange, orConflict } from '#shared/data/commit.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { commitChange, orConflict, putNew } from '#shared/data/commit.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { catalogKeys, productItem, toProduct, type ProductService } from './records.ts';
 
@@ -30,7 +30,7 @@ export async function createProductService(
       bumpCounter(catalogKeys.products(tenantId), 1),
       product.code
         ? orConflict(
-            claimUnique(catalogKeys.productCode(tenantId, product.code), { ownerId: product.id }),
+            putNew({ ...catalogKeys.productCode(tenantId, product.code), ownerId: product.id }),
             `Product code '${product.code}' is already in use`,
           )
         : null,

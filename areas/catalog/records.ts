@@ -1,8 +1,6 @@
-import { keys, type Key } from '#shared/data/keys.ts';
+import { keys, type Key, type Item } from '#shared/data/keys.ts';
 
 /** Catalog records: suppliers and product-services, tenant-owned, listed newest first. */
-
-export type Item = Record<string, unknown>;
 
 export interface Supplier {
   id: string;

@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { commitChange } from '#shared/data/commit.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { commitChange, putNew } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { catalogKeys, supplierItem, toSupplier, type Supplier } from './records.ts';

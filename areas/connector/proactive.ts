@@ -1,7 +1,7 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { channelById, requireAgents } from '#areas/agents/for-connector.ts';
-import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { commitChange, orConflict, putItem, type Change } from '#shared/data/commit.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { commitChange, orConflict, putItem, putNew, type Change } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { ApiError, conflict, notFound } from '#shared/http/errors.ts';

@@ -1,7 +1,7 @@
 import { channelById, type ChannelRecord, requireAgents } from '#areas/agents/for-connector.ts';
 import { publishedAgent } from '#areas/conversations/for-connector.ts';
 import { resolveTenantSecret } from '#areas/vault/for-connector.ts';
-import { commitChange, deleteItem, orConflict, putItem } from '#shared/data/commit.ts';
+import { commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { ApiError, badRequest, notFound } from '#shared/http/errors.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -141,10 +141,7 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
     await commitChange(
       [
         orConflict(
-          putItem(
-            { ...claim, receivedAt: now.toISOString(), ttl: nowSeconds + CLAIM_TTL_SECONDS },
-            'attribute_not_exists(pk)',
-          ),
+          putNew({ ...claim, receivedAt: now.toISOString(), ttl: nowSeconds + CLAIM_TTL_SECONDS }),
           new DuplicateEvent(),
         ),
         putItem({

@@ -2,7 +2,8 @@ import { keysById, queryItems } from '#shared/data/query.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
-import { type Item, siteContent, siteKey, siteOfPartition, sk, toSite } from './records.ts';
+import { siteContent, siteKey, siteOfPartition, sk, toSite } from './records.ts';
+import type { Item } from '#shared/data/keys.ts';
 
 /** A site, or 404. Consistent unless said (admin writes read their state before changing it). */
 export const getSite = async (id: string, consistent = true) =>

@@ -1,4 +1,4 @@
-import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
+import { keys, PLATFORM, type Key, type Item } from '#shared/data/keys.ts';
 
 /**
  * The content area's storage: key shapes, stored records and their item <-> API mappers.
@@ -9,8 +9,6 @@ import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
  * items of their own (one GetItem by id), listed newest first through per-site gsi1 collections
  * with counters; published posts are also in a per-site gsi2 index ordered by publishedAt.
  */
-export type Item = Record<string, unknown>;
-
 const ITEM_SK = 'ITEM';
 export const SITES = keys.platformCollection('SITE');
 export const siteKey = (id: string): Key => keys.platformItem('SITE', id);
@@ -41,8 +39,6 @@ export const postTranslationKey = (siteId: string, id: string, locale: string): 
   pk: siteContent(siteId),
   sk: sk.postTranslation(id, locale),
 });
-/** The key of a stored item (cascade deletes). */
-export const keyOf = (i: Item): Key => ({ pk: String(i.pk), sk: String(i.sk) });
 /** The site a page or post partition key belongs to, or null when it is not a site's partition. */
 export function siteOfPartition(pk: string): string | null {
   const prefix = siteContent('');

@@ -1,5 +1,6 @@
 import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/agents/for-conversations.ts';
-import { get, getMany, keyOf } from '#shared/data/read.ts';
+import { keyId } from '#shared/data/keys.ts';
+import { get, getMany } from '#shared/data/read.ts';
 import { conflict } from '#shared/http/errors.ts';
 
 interface AgentState {
@@ -31,8 +32,8 @@ export async function publishedAgent(tenantId: string, agentId: string, version?
   } else {
     const versionK = agentVersionKey(tenantId, agentId, version);
     const items = await getMany<AgentState & VersionItem>([agentK, versionK]);
-    agent = items.get(keyOf(agentK));
-    found = items.get(keyOf(versionK));
+    agent = items.get(keyId(agentK));
+    found = items.get(keyId(versionK));
   }
   if (!live(agent) || !found?.snapshot) throw agentNotPublished();
   return found.snapshot;

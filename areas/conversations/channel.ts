@@ -1,6 +1,6 @@
 import { channelById, type ChannelRecord, type AgentSnapshot, requireAgents } from '#areas/agents/for-conversations.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
-import { commitChange, orConflict, putItem } from '#shared/data/commit.ts';
+import { commitChange, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -130,7 +130,7 @@ async function startConversation(
             ? putItem({ ...userKey, conversationId: conversation.id }, 'conversationId = :previous', {
                 ':previous': previous,
               })
-            : putItem({ ...userKey, conversationId: conversation.id }, 'attribute_not_exists(pk)'),
+            : putNew({ ...userKey, conversationId: conversation.id }),
           'RACE',
         ),
       ],

@@ -2,6 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll } from '#shared/data/batch.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, deleteItem } from '#shared/data/commit.ts';
+import { keyOf } from '#shared/data/keys.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { deliverToChannel } from './delivery.ts';
 import { changeStatus, conversationChange, conversationClosed, moved, REASONS, takesMessages } from './lifecycle.ts';
@@ -179,7 +180,7 @@ export async function eraseConversation(tenantId: string, id: string, actor: Pri
   const current = await readConversation(tenantId, id, true);
   if (current.status !== 'Closed') await changeStatus(current, 'Closed', { actor });
   const messages = await readMessages<{ pk: string; sk: string }>(tenantId, id, { keysOnly: true });
-  await deleteAll(messages.map(({ pk, sk }) => ({ pk, sk })));
+  await deleteAll(messages.map(keyOf));
   await commitChange(
     [deleteItem(conversationKey(tenantId, id), 'attribute_exists(pk)'), bumpCounter(conversationList(tenantId), -1)],
     conversationChange(current, actor, 'ConversationErased', { messages: messages.length }),

@@ -1,5 +1,5 @@
 import { conversationRecordWrites } from '#areas/analytics/for-conversations.ts';
-import { commitChange, orConflict, putItem, type Change, type Write } from '#shared/data/commit.ts';
+import { commitChange, orConflict, putItem, putNew, type Change, type Write } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
@@ -117,7 +117,7 @@ export async function mutate(
         putItem(conversationItem(next), 'revision = :revision', { ':revision': current.revision }),
         new Stale(),
       ),
-      ...messages.map((m) => putItem(messageItem(m), 'attribute_not_exists(pk)')),
+      ...messages.map((m) => putNew(messageItem(m))),
       ...(closing ? conversationRecordWrites(closingRecord(next)) : []),
       ...(p.writes ?? []),
     ];
@@ -133,5 +133,5 @@ export async function mutate(
 
 /** The first conversation write: the item at revision 1. */
 export const newConversationWrites = (c: ConversationRecord): Write[] => [
-  putItem(conversationItem({ ...c, revision: 1 } as Stored), 'attribute_not_exists(pk)'),
+  putNew(conversationItem({ ...c, revision: 1 } as Stored)),
 ];

@@ -1,5 +1,6 @@
 import { runTurnStream, type TurnEvent, type TurnResult, type AgentSnapshot } from '#areas/agents/for-conversations.ts';
-import { orConflict, putItem } from '#shared/data/commit.ts';
+import { orConflict } from '#shared/data/commit.ts';
+import { claim, claimItem, doneItem, held, readClaim, releaseItem, resultOf } from '#shared/data/idempotency.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -29,24 +30,32 @@ export interface VisitorInput {
   requestId: string;
 }
 
-interface Claim {
+/** What a turn's claim keeps: the visitor's message, stored once, that a retry answers. */
+interface Held {
   visitorMessageId: string;
-  answerId: string | null;
-  escalated?: boolean;
-  claimedAt: string;
-  /** Set when the turn failed: a retry runs it again at once. */
-  failedAt?: string;
 }
 
-/** A retry that finds its first attempt still running within this long waits for it (409), after it runs again. */
-const IN_FLIGHT_MS = 150_000;
-const CLAIM_TTL_SECONDS = 2 * 86_400;
+/** How a claimed turn ended: the agent's answer, or none when a person has the conversation. */
+interface Outcome {
+  answerId: string | null;
+  escalated: boolean;
+}
+
+const CLAIM = {
+  /** A retry that finds its first attempt still running within this long waits for it (409), after it runs again. */
+  leaseMs: 150_000,
+  ttlSeconds: 2 * 86_400,
+};
 const FAILED = 'The agent could not answer this message. Send it again, or ask for a person.';
 
-const claimPut = (c: Stored, key: string, claim: Claim, condition?: string) =>
-  putItem(
-    { ...idempotencyKey(c.tenantId, c.id, key), ...claim, ttl: Math.floor(Date.now() / 1000) + CLAIM_TTL_SECONDS },
-    condition,
+const claimKey = (c: Stored, key: string) => idempotencyKey(c.tenantId, c.id, key);
+const ended = (key: string, c: Stored, outcome: Outcome) => doneItem(claimKey(c, key), outcome);
+/** Written with the visitor's message; done at once when a person has the conversation (no turn runs). */
+const firstClaim = (c: Stored, key: string, visitor: MessageRecord) =>
+  claimItem<Held>(
+    claimKey(c, key),
+    { ...CLAIM, data: { visitorMessageId: visitor.id } },
+    c.status === 'Escalated' ? { result: { answerId: null, escalated: true } satisfies Outcome } : undefined,
   );
 
 const answerOf = (message: MessageRecord | null, escalated: boolean): TurnAnswer => ({
@@ -68,16 +77,18 @@ class Retried extends ApiError {
 
 /** A retried message: its stored answer, a wait while the first attempt runs, or the turn again. */
 async function retried(first: Stored, key: string, agent: AgentSnapshot | null): Promise<Start> {
-  const prior = await get<Claim>(idempotencyKey(first.tenantId, first.id, key), { consistent: true });
-  if (!prior) throw new Retried();
-  if (prior.answerId) {
-    const answer = await get<MessageRecord>(messageKey(first.tenantId, first.id, prior.answerId));
-    return { kind: 'answered', answer: answerOf(answer ?? null, !!prior.escalated) };
+  const prior = await readClaim<Held>(claimKey(first, key));
+  if (!prior?.data) throw new Retried();
+  if (prior.status === 'done') {
+    const { answerId, escalated } = resultOf<Outcome>(prior);
+    const answer = answerId ? await get<MessageRecord>(messageKey(first.tenantId, first.id, answerId)) : null;
+    return { kind: 'answered', answer: answerOf(answer ?? null, escalated) };
   }
-  if (prior.escalated) return { kind: 'answered', answer: answerOf(null, true) };
-  if (!prior.failedAt && Date.now() - Date.parse(prior.claimedAt) < IN_FLIGHT_MS) throw new Retried();
-  const visitor = await get<MessageRecord>(messageKey(first.tenantId, first.id, prior.visitorMessageId));
+  if (held(prior)) throw new Retried();
+  const visitor = await get<MessageRecord>(messageKey(first.tenantId, first.id, prior.data.visitorMessageId));
   if (!visitor) throw new Retried();
+  // Released by a failure, or its lease ran out: this attempt takes it over, one attempt at a time.
+  if ((await claim(claimKey(first, key), { ...CLAIM, data: prior.data })).kind !== 'claimed') throw new Retried();
   return { kind: 'run', conversation: first, visitor, agent };
 }
 
@@ -99,8 +110,6 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
       first.id,
       (current) => {
         if (!takesMessages(current)) throw conversationClosed();
-        const escalated = current.status === 'Escalated';
-        const claim = { visitorMessageId: visitor.id, answerId: null, escalated, claimedAt: visitor.createdAt };
         return {
           next: {
             ...current,
@@ -110,7 +119,7 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
               : searchTextOf(current, visitor.text),
           },
           messages: [visitor],
-          writes: key ? [orConflict(claimPut(current, key, claim, 'attribute_not_exists(pk)'), new Retried())] : [],
+          writes: key ? [orConflict(firstClaim(current, key, visitor), new Retried())] : [],
         };
       },
       first,
@@ -150,16 +159,7 @@ async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageReco
       return {
         next,
         messages: [answer],
-        writes: key
-          ? [
-              claimPut(current, key, {
-                visitorMessageId: visitor.id,
-                answerId: answer.id,
-                escalated,
-                claimedAt: visitor.createdAt,
-              }),
-            ]
-          : [],
+        writes: key ? [ended(key, current, { answerId: answer.id, escalated })] : [],
       };
     },
     // As the visitor's write left it: a write meanwhile fails the revision and is read then.
@@ -184,15 +184,12 @@ async function storeFailure(c: Stored, visitor: MessageRecord, err: unknown, key
       return {
         next,
         messages: [systemMessage(next, note, now, visitor.id)],
+        // A retry runs the turn again, unless a person has the conversation now.
         writes: key
           ? [
-              claimPut(current, key, {
-                visitorMessageId: visitor.id,
-                answerId: null,
-                escalated: next.status === 'Escalated',
-                claimedAt: visitor.createdAt,
-                failedAt: new Date(now).toISOString(),
-              }),
+              next.status === 'Escalated'
+                ? ended(key, current, { answerId: null, escalated: true })
+                : releaseItem(claimKey(current, key)),
             ]
           : [],
       };

@@ -2,10 +2,11 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
 import { isSystemAdmin } from '#shared/auth/tenant-scope.ts';
 import { auditPut } from '#shared/data/audit.ts';
-import { bumpCounter, claimUnique, putNew } from '#shared/data/collection.ts';
+import { bumpCounter } from '#shared/data/collection.ts';
 import {
   commitChange,
   orConflict,
+  putNew,
   updateItem,
   type Change,
   type TransactItem,
@@ -75,7 +76,7 @@ export function newInvitation(input: NewInvitation) {
   const lookup: InvitationLookup = { tenantId: record.tenantId, invitationId: record.id };
   const writes: Write[] = [
     putNew(invitationItem(record)),
-    claimUnique(identityKeys.invitationCode(sha256(code)), { ...lookup, ttl: expiresAtEpoch + 30 * 24 * 3600 }),
+    putNew({ ...identityKeys.invitationCode(sha256(code)), ...lookup, ttl: expiresAtEpoch + 30 * 24 * 3600 }),
     bumpCounter(identityKeys.invitations(record.tenantId), 1),
     integrationEventPut(
       'membership.invited',

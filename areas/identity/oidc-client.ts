@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import { loadJose } from '#shared/auth/signing-keys.ts';
 import { epochSeconds, randomToken, sameDigest, sha256 } from '#shared/auth/opaque.ts';
-import { deleteItem, putItem } from '#shared/data/commit.ts';
+import { deleteItem, putNew } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError, badRequest, unauthorized } from '#shared/http/errors.ts';
 import { providerClientSecret, type OidcProviderConfig, type ProviderId } from './identity-providers.ts';
@@ -60,9 +60,7 @@ export async function startFlow(cfg: OidcProviderConfig, redirectUri: string, no
     createdAt: now.toISOString(),
   };
   // The state is 256 random bits: a flow already stored under it is not ours, and never handed out.
-  const stored = await writeOne(
-    putItem({ ...flowKey(flow.stateHash), ...flow, ttl: expiresAt }, 'attribute_not_exists(pk)'),
-  );
+  const stored = await writeOne(putNew({ ...flowKey(flow.stateHash), ...flow, ttl: expiresAt }));
   if (!stored.written) throw new Error('OAuth state collision: a flow is already stored under this state');
   return {
     authorizationUrl: authorizationUrl(cfg, {

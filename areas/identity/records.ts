@@ -1,5 +1,5 @@
 import { SYSTEM_ROLE_PERMISSIONS, isPermission } from '#shared/auth/permissions.ts';
-import { keys, type Key } from '#shared/data/keys.ts';
+import { keys, type Key, type Item } from '#shared/data/keys.ts';
 import { PLANS } from '#areas/billing/for-identity.ts';
 import {
   TENANT_STATUS_CODES,
@@ -14,8 +14,6 @@ import {
  * stored types, and the mappers between stored items and API answers. Users, tenants and the
  * unique-value claims are shapes other areas read too, so their primitives stay in keys.ts.
  */
-
-export type Item = Record<string, unknown>;
 
 const ITEM_SK = 'ITEM';
 

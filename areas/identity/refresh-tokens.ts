@@ -1,5 +1,5 @@
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
-import { commitChange, orConflict, putItem, updateItem, type TransactItem } from '#shared/data/commit.ts';
+import { commitChange, orConflict, putNew, updateItem, type TransactItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { unauthorized } from '#shared/http/errors.ts';
@@ -28,8 +28,6 @@ export interface SessionOwner {
   sessionVersion?: number;
 }
 
-const NEW_ITEM = 'attribute_not_exists(pk)';
-
 /** A new family and its first token, as transaction items (written with the sign-in's audit entry). */
 export function newSession(user: SessionOwner, rememberMe: boolean, now = new Date()) {
   const refreshToken = randomToken();
@@ -54,8 +52,8 @@ export function newSession(user: SessionOwner, rememberMe: boolean, now = new Da
     expiresAt,
   };
   const items: TransactItem[] = [
-    putItem(tokenFamilyItem(family), NEW_ITEM),
-    putItem(refreshTokenItem(sha256(refreshToken), token), NEW_ITEM),
+    putNew(tokenFamilyItem(family)),
+    putNew(refreshTokenItem(sha256(refreshToken), token)),
   ];
   return { refreshToken, familyId, items };
 }
@@ -90,7 +88,7 @@ export async function rotate(presented: string, family: TokenFamily, now = new D
           ),
           reused,
         ),
-        putItem(
+        putNew(
           refreshTokenItem(sha256(refreshToken), {
             familyId: family.familyId,
             userId: family.userId,
@@ -99,7 +97,6 @@ export async function rotate(presented: string, family: TokenFamily, now = new D
             createdAt,
             expiresAt,
           }),
-          NEW_ITEM,
         ),
         orConflict(
           updateItem(

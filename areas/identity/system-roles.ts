@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { PERMISSIONS, SYSTEM_ROLE_PERMISSIONS, type SystemRole } from '#shared/auth/permissions.ts';
-import { claimUnique, putNew } from '#shared/data/collection.ts';
-import { checkItem, commitChange, type TransactItem } from '#shared/data/commit.ts';
-import { keys } from '#shared/data/keys.ts';
+import { checkItem, commitChange, putNew, type TransactItem } from '#shared/data/commit.ts';
+import { keys, type Item } from '#shared/data/keys.ts';
 import { getMany } from '#shared/data/read.ts';
 import { conflict } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { identityKeys, roleItem, toRole, type Item, type RoleRecord } from './records.ts';
+import { identityKeys, roleItem, toRole, type RoleRecord } from './records.ts';
 import { TENANT_SYSTEM_ROLES, type TenantSystemRole } from './vocabulary.ts';
 import { committedUnless } from './writes.ts';
 
@@ -54,7 +53,7 @@ export function systemRoleItems(tenantId: string, now: string): TransactItem[] {
       userCount: 0,
       createdAt: now,
     };
-    items.push(putNew(roleItem(role)), claimUnique(identityKeys.roleName(tenantId, name), { roleId: role.id }));
+    items.push(putNew(roleItem(role)), putNew({ ...identityKeys.roleName(tenantId, name), roleId: role.id }));
   }
   items.push({
     Update: {

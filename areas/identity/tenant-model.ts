@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, claimUnique, putNew } from '#shared/data/collection.ts';
-import { orConflict, updateItem, type Change, type Write } from '#shared/data/commit.ts';
+import { bumpCounter } from '#shared/data/collection.ts';
+import { orConflict, putNew, updateItem, type Change, type Write } from '#shared/data/commit.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
 import type { ApiError } from '#shared/http/errors.ts';
 import { PLANS } from '#areas/billing/for-identity.ts';
@@ -72,7 +72,7 @@ export function newTenant(
   slugTaken: string | ApiError,
 ): { writes: Write[]; change: Change; integrationEvents: number } {
   const writes: Write[] = [
-    orConflict(claimUnique(identityKeys.slug(tenant.slug), { tenantId: tenant.id }), slugTaken),
+    orConflict(putNew({ ...identityKeys.slug(tenant.slug), tenantId: tenant.id }), slugTaken),
     putNew(tenantItem(tenant)),
     bumpCounter(identityKeys.tenants(), 1),
     ...systemRoleItems(tenant.id, tenant.createdAt),

@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, claimUnique, putNew } from '#shared/data/collection.ts';
-import { commitChange, orConflict, type Write } from '#shared/data/commit.ts';
+import { bumpCounter } from '#shared/data/collection.ts';
+import { commitChange, orConflict, putNew, type Write } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { badRequest } from '#shared/http/errors.ts';
 import { identityKeys, normalizeEmail, userItem, type EmailOwner, type UserItem, type UserRecord } from './records.ts';
@@ -32,10 +32,7 @@ export async function createUser(
   const email = normalizeEmail(user.email);
   await commitChange(
     [
-      orConflict(
-        claimUnique(identityKeys.email(email), { userId: user.id, tenantId: user.tenantId }),
-        duplicateEmail(),
-      ),
+      orConflict(putNew({ ...identityKeys.email(email), userId: user.id, tenantId: user.tenantId }), duplicateEmail()),
       putNew(userItem(user)),
       bumpCounter(identityKeys.users(user.tenantId), 1),
       ...extra,

@@ -2,7 +2,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { TransactItem } from '#shared/data/commit.ts';
 import type { ApiError } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
-import type { Item } from './records.ts';
+import type { Item } from '#shared/data/keys.ts';
 
 export type SingleWrite<T = Item> = { written: true; attributes: T | undefined } | { written: false };
 

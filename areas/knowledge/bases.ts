@@ -1,9 +1,10 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import {
   commitChange,
   deleteItem,
   orConflict,
+  putNew,
   updateItem,
   type Change,
   type TransactItem,

@@ -1,6 +1,5 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { putNew } from '#shared/data/collection.ts';
-import { commitChange, deleteItem, orConflict } from '#shared/data/commit.ts';
+import { commitChange, deleteItem, orConflict, putNew } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { ApiError, conflict, validationError } from '#shared/http/errors.ts';
 import { SNIFF_BYTES } from '#shared/http/sniff.ts';

@@ -1,5 +1,6 @@
 import { unbindKnowledgeBase } from '#areas/agents/for-knowledge.ts';
 import { deleteAll } from '#shared/data/batch.ts';
+import { keyOf } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
@@ -43,7 +44,7 @@ export async function purgeDocumentData(
     ? await rewriteKeywordIndex(ref.tenantId, ref.kbId, { remove: ids })
     : !!(await get(kbKey(ref.tenantId, ref.kbId), { consistent: true }));
   if (!baseLives && opts.dropIndexWhenBaseGone) await store.dropIndex(index);
-  await deleteAll(chunks.map(({ pk, sk }) => ({ pk, sk })));
+  await deleteAll(chunks.map(keyOf));
   if (!opts.keepOriginal) await deleteObject(originalObjectKey(ref.tenantId, ref.kbId, ref.documentId));
   return ids.length;
 }
@@ -62,9 +63,9 @@ export async function purgeBase(ref: { tenantId: string; kbId: string }): Promis
   });
   for (const d of docs) {
     const chunks = await chunksOf(ref.tenantId, ref.kbId, d.id);
-    await deleteAll(chunks.map(({ pk, sk }) => ({ pk, sk })));
+    await deleteAll(chunks.map(keyOf));
   }
-  await deleteAll(docs.map(({ pk, sk }) => ({ pk, sk })));
+  await deleteAll(docs.map(keyOf));
   await (await vectorStore()).dropIndex(ref);
   await deletePrefix(basePrefix(ref.tenantId, ref.kbId));
   forgetKeywordIndex(ref.kbId);

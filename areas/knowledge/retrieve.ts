@@ -3,7 +3,8 @@ import { notFound } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { fuse, type Candidate, type Scored } from './fusion.ts';
 import { keywordIndex, searchKeyword } from './keyword-index.ts';
-import { getMany, keyOf } from '#shared/data/read.ts';
+import { keyId } from '#shared/data/keys.ts';
+import { getMany } from '#shared/data/read.ts';
 import { chunkKey, documentKey, kbKey, type BaseRecord, type ChunkRecord, type DocumentRecord } from './records.ts';
 import { vectorStore } from './vectors/port.ts';
 import { CANDIDATES, TOP_K, type RetrieveMode } from './vocabulary.ts';
@@ -114,7 +115,7 @@ export async function retrieve(call: RetrieveCall): Promise<Match[]> {
   const kbIds = [...new Set(call.kbIds)];
   const found = await getMany<BaseRecord>(kbIds.map((id) => kbKey(call.tenantId, id)));
   const bases = kbIds.flatMap((id) => {
-    const b = found.get(keyOf(kbKey(call.tenantId, id)));
+    const b = found.get(keyId(kbKey(call.tenantId, id)));
     return b && b.tenantId === call.tenantId ? [b] : [];
   });
   if (!bases.length) {
@@ -165,8 +166,8 @@ async function liveMatches(tenantId: string, ranked: Scored[], topK: number): Pr
     ]);
     const items = await getMany<ChunkRecord & DocumentRecord>(keys);
     for (const c of page) {
-      const chunk = items.get(keyOf(chunkKey(tenantId, c.kbId, c.documentId, c.position))) as ChunkRecord | undefined;
-      const doc = items.get(keyOf(documentKey(tenantId, c.kbId, c.documentId))) as DocumentRecord | undefined;
+      const chunk = items.get(keyId(chunkKey(tenantId, c.kbId, c.documentId, c.position))) as ChunkRecord | undefined;
+      const doc = items.get(keyId(documentKey(tenantId, c.kbId, c.documentId))) as DocumentRecord | undefined;
       if (!chunk || !doc || doc.status !== 'Indexed') continue;
       if (chunk.tenantId !== tenantId || chunk.kbId !== c.kbId || chunk.chunkId !== c.chunkId) continue;
       out.push({

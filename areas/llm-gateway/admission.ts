@@ -1,4 +1,5 @@
-import { getMany, keyOf } from '#shared/data/read.ts';
+import { keyId } from '#shared/data/keys.ts';
+import { getMany } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { standingOf, tenantKey, tenantRefused, tenantStanding, type TenantStanding } from './allowance.ts';
@@ -86,8 +87,8 @@ async function readStanding(tenantId: string, caller: Caller): Promise<Standing>
   const [keyItem, tenantItem] = [gatewayKeys.key(tenantId, caller.keyId), tenantKey(tenantId)];
   const items = await getMany<Record<string, unknown>>([keyItem, tenantItem], { consistent: true });
   return {
-    key: (items.get(keyOf(keyItem)) as GatewayKeyRecord | undefined) ?? null,
-    tenant: standingOf(items.get(keyOf(tenantItem))),
+    key: (items.get(keyId(keyItem)) as GatewayKeyRecord | undefined) ?? null,
+    tenant: standingOf(items.get(keyId(tenantItem))),
   };
 }
 

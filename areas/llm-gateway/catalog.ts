@@ -1,6 +1,5 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { claimUnique } from '#shared/data/collection.ts';
-import { commitChange, deleteItem, orConflict, putItem } from '#shared/data/commit.ts';
+import { commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError, validationError } from '#shared/http/errors.ts';
@@ -111,7 +110,7 @@ export async function putModel(
     [
       putItem(items.model),
       (!before || renamed) &&
-        orConflict(claimUnique(gatewayKeys.modelName(model.name), { modelId: id }), nameTaken(model.name)),
+        orConflict(putNew({ ...gatewayKeys.modelName(model.name), modelId: id }), nameTaken(model.name)),
       renamed && deleteItem(gatewayKeys.modelName(before.name)),
     ],
     audited

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { commitChange, orConflict, putNew, updateItem } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
@@ -55,7 +55,7 @@ export async function createKey(tenantId: string, input: KeyInput, actor: Princi
       putNew({ ...gatewayKeys.key(tenantId, record.id), ...keys.newestFirst(collection, now, record.id), ...record }),
       bumpCounter(collection, 1),
       orConflict(
-        claimUnique(gatewayKeys.keyHash(record.keyHash), { tenantId, keyId: record.id }),
+        putNew({ ...gatewayKeys.keyHash(record.keyHash), tenantId, keyId: record.id }),
         conflict('Key collision, try again'),
       ),
     ],

@@ -31,8 +31,6 @@ export const gatewayKeys = {
  * reservations of calls that died without a Scan; an item leaves it when its last reservation goes.
  */
 export const RESERVATIONS_INDEX = 'LLM#RESERVATIONS';
-/** The key of an item read from that index. */
-export const keyOfItem = (item: Record<string, unknown>): Key => ({ pk: String(item.pk), sk: String(item.sk) });
 export const reservationIndex = (key: Key) => ({ gsi2pk: RESERVATIONS_INDEX, gsi2sk: `${key.pk}|${key.sk}` });
 
 export type Provider = 'local' | 'bedrock' | 'openai-compatible';

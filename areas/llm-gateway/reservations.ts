@@ -1,9 +1,9 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Key } from '#shared/data/keys.ts';
+import { keyOf, type Key } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { keyOfItem, RESERVATIONS_INDEX, reservationIndex } from './records.ts';
+import { RESERVATIONS_INDEX, reservationIndex } from './records.ts';
 
 /**
  * Reserve, settle, release (docs/decisions/llm-gateway.md, "Reservations"). A hold is ONE
@@ -182,7 +182,7 @@ export async function releaseExpiredReservations(now = Date.now()): Promise<numb
       }),
     );
     for (const item of page.Items ?? []) {
-      const key = keyOfItem(item);
+      const key = keyOf(item);
       await leaveIndexWhenIdle(key, item.pending);
       for (const [name, value] of Object.entries(item)) {
         if (!name.startsWith('r_')) continue;

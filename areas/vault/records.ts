@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '#shared/auth/access-token.ts';
 import type { AuditInput } from '#shared/data/audit.ts';
-import { commitChange, orConflict, putItem, updateItem, type Change } from '#shared/data/commit.ts';
+import { commitChange, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
 import { countIntegrationEvents, integrationEventPut } from '#shared/data/integration-events.ts';
 import { ddb } from '#shared/platform/aws.ts';
@@ -60,11 +60,7 @@ export async function createJob(
     updatedAt: now,
     ttl: Math.floor(Date.parse(now) / 1000) + JOB_TTL_SECONDS,
   };
-  await commitChange(
-    [orConflict(putItem(item, 'attribute_not_exists(pk)'), 'This job exists already')],
-    audit ? auditOf(audit) : null,
-    { now },
-  );
+  await commitChange([orConflict(putNew(item), 'This job exists already')], audit ? auditOf(audit) : null, { now });
 }
 
 const jobUpdate = (jobId: string, status: JobStatus, fields: Record<string, unknown>) =>

@@ -1,8 +1,8 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
+import type { Item } from './keys.ts';
 
-type Item = Record<string, unknown>;
 type WriteRequest = { DeleteRequest: { Key: { pk: string; sk: string } } } | { PutRequest: { Item: Item } };
 
 /** BatchWriteItem in chunks of 25, unprocessed items retried: for cascades and copies too large for a transaction. */

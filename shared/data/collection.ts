@@ -2,20 +2,12 @@ import { UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { keys } from './keys.ts';
+import { keys, type Item } from './keys.ts';
 import { queryItems } from './query.ts';
 import type { TransactItem } from './commit.ts';
 import { get } from './read.ts';
 
-export type Item = Record<string, unknown>;
-
-/** Transaction parts shared by every create: the item itself and its collection's counter. */
-export function putNew(item: Item & { pk: string; sk: string }): TransactItem {
-  return {
-    Put: { TableName: config.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' },
-  };
-}
-
+/** A collection's counter, moved in the transaction that creates or deletes one of its records. */
 export function bumpCounter(collectionPk: string, by: 1 | -1): TransactItem {
   return {
     Update: {
@@ -25,13 +17,6 @@ export function bumpCounter(collectionPk: string, by: 1 | -1): TransactItem {
       ExpressionAttributeNames: { '#count': 'count' },
       ExpressionAttributeValues: { ':by': by },
     },
-  };
-}
-
-/** Reserve a unique value; the transaction fails on this item when it is taken. */
-export function claimUnique(key: { pk: string; sk: string }, owner: Item): TransactItem {
-  return {
-    Put: { TableName: config.tableName, Item: { ...key, ...owner }, ConditionExpression: 'attribute_not_exists(pk)' },
   };
 }
 

@@ -4,7 +4,7 @@ import { ApiError, conflict } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { auditPut, countAudit } from './audit.ts';
-import type { Key } from './keys.ts';
+import type { Item, Key } from './keys.ts';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -68,11 +68,7 @@ export async function commitChange(
 }
 
 /** A Put that replaces whatever is at the key (under an optional condition). */
-export const putItem = (
-  item: Record<string, unknown> & Key,
-  condition?: string,
-  values?: Record<string, unknown>,
-): TransactItem => ({
+export const putItem = (item: Item & Key, condition?: string, values?: Record<string, unknown>): TransactItem => ({
   Put: {
     TableName: config.tableName,
     Item: item,
@@ -80,6 +76,12 @@ export const putItem = (
     ...(values ? { ExpressionAttributeValues: values } : {}),
   },
 });
+
+/**
+ * A Put of an item whose key must be free: a record's create, or a unique value's claim (its key
+ * and its owner); the transaction fails on this item when the key holds one.
+ */
+export const putNew = (item: Item & Key): TransactItem => putItem(item, 'attribute_not_exists(pk)');
 
 /** A Delete (under an optional condition, `attribute_exists(pk)` to require the item). */
 export const deleteItem = (key: Key, condition?: string, values?: Record<string, unknown>): TransactItem => ({

@@ -12,6 +12,15 @@ export interface Key {
   sk: string;
 }
 
+/** A stored item as read or written: its key and whatever else it holds. */
+export type Item = Record<string, unknown>;
+
+/** A stored item's table key alone, without its other attributes (to delete it, or read it again). */
+export const keyOf = (item: { pk?: unknown; sk?: unknown }): Key => ({ pk: String(item.pk), sk: String(item.sk) });
+
+/** A key as one string, for maps and sets of keys. */
+export const keyId = (key: Key) => `${key.pk}|${key.sk}`;
+
 export const PLATFORM = 'PLATFORM';
 export const COUNTER_SK = '#COUNT';
 const ITEM_SK = 'ITEM';

@@ -2,9 +2,7 @@ import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import type { Key } from './keys.ts';
-
-export type Item = Record<string, unknown>;
+import { keyId, type Key, type Item } from './keys.ts';
 
 export interface ReadOptions {
   /** Strongly consistent: after a write the caller must see (state checks before a change). */
@@ -39,15 +37,13 @@ export async function getOr404<T = Item>(key: Key, what: string, opts: ReadOptio
   return item;
 }
 
-export const keyOf = (k: Key) => `${k.pk}|${k.sk}`;
-
 /**
  * Items by key through BatchGetItem (100 keys a request, unprocessed keys retried with backoff):
- * a map by `pk|sk` (`keyOf`). The only way the code reads several items by key.
+ * a map by `keyId`. The only way the code reads several items by key.
  */
 export async function getMany<T = Item>(keyList: Key[], opts: Pick<ReadOptions, 'consistent'> = {}) {
   const out = new Map<string, T>();
-  const unique = [...new Map(keyList.map((k) => [keyOf(k), k])).values()];
+  const unique = [...new Map(keyList.map((k) => [keyId(k), k])).values()];
   for (let i = 0; i < unique.length; i += 100) {
     let pending: Key[] = unique.slice(i, i + 100);
     for (let attempt = 0; pending.length && attempt < 8; attempt++) {
@@ -59,7 +55,7 @@ export async function getMany<T = Item>(keyList: Key[], opts: Pick<ReadOptions, 
           },
         }),
       );
-      for (const item of res.Responses?.[config.tableName] ?? []) out.set(keyOf(item as Key), item as T);
+      for (const item of res.Responses?.[config.tableName] ?? []) out.set(keyId(item as Key), item as T);
       pending = (res.UnprocessedKeys?.[config.tableName]?.Keys ?? []) as Key[];
     }
     if (pending.length) throw new Error('Batch read left unprocessed keys');

@@ -1,70 +1,23 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { keys } from '#shared/data/keys.ts';
-import { get } from '#shared/data/read.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
+import { keys, type Key } from '#shared/data/keys.ts';
+import { claim, done, release } from '#shared/data/idempotency.ts';
 import type { QueueMessage } from '#shared/platform/ports.ts';
 import { parsePayload, type MessageRoute } from './messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { countMetric, publishMetrics } from '#shared/runtime/metrics.ts';
 import { MAX_RECEIVE_COUNT } from './redrive.ts';
 
-const DONE_TTL_SECONDS = 7 * 24 * 3600;
-/** How long a claim keeps duplicates away; longer than any worker's timeout. */
-const LEASE_MS = 5 * 60 * 1000;
+/** A message id is claimed before its work runs, so duplicates delivered in parallel cannot both run. */
+const CLAIM = {
+  /** Longer than any worker's timeout: a claim still held after it belongs to a delivery that died. */
+  leaseMs: 5 * 60 * 1000,
+  /** Longer than the queue keeps a message (four days): a redelivery still finds it done. */
+  ttlSeconds: 7 * 24 * 3600,
+};
 
 /** This failure is the message's last receive: SQS moves it to the dead-letter queue next. */
 const isLastReceive = (record: SQSRecord) =>
   Number(record.attributes?.ApproximateReceiveCount ?? 1) >= MAX_RECEIVE_COUNT;
-
-const claimKey = keys.messageClaim;
-
-/**
- * Claims a message id before its work runs, so duplicates delivered in parallel cannot both run:
- * 'claimed' (ours to process), 'done' (processed before: skip), 'busy' (another delivery holds it).
- */
-async function claim(queue: string, id: string): Promise<'claimed' | 'done' | 'busy'> {
-  const now = Date.now();
-  try {
-    await ddb().send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: {
-          ...claimKey(queue, id),
-          status: 'processing',
-          leaseUntil: now + LEASE_MS,
-          ttl: Math.floor(now / 1000) + DONE_TTL_SECONDS,
-        },
-        ConditionExpression: 'attribute_not_exists(pk) OR (#status = :processing AND leaseUntil < :now)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':processing': 'processing', ':now': now },
-      }),
-    );
-    return 'claimed';
-  } catch (err) {
-    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
-    const existing = await get<{ status?: string }>(claimKey(queue, id), { consistent: true });
-    return existing?.status === 'done' ? 'done' : 'busy';
-  }
-}
-
-const markDone = (queue: string, id: string) =>
-  ddb().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: claimKey(queue, id),
-      UpdateExpression: 'SET #status = :done',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':done': 'done' },
-    }),
-  );
-
-/** A failed attempt gives the claim back so the queue's retry can run the work again. */
-const release = (queue: string, id: string) =>
-  ddb()
-    .send(new DeleteCommand({ TableName: config.tableName, Key: claimKey(queue, id) }))
-    .catch(() => undefined);
 
 /**
  * An SQS consumer: each record is handled on its own; failures are reported as partial batch
@@ -76,25 +29,26 @@ export function queueWorker(queue: string, routes: readonly MessageRoute[]) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records) {
-      let claimed: string | undefined;
+      let claimed: Key | undefined;
       try {
         const message = JSON.parse(record.body) as QueueMessage;
         const id = message.id ?? record.messageId;
         const route = byType.get(message.type);
         if (!route) throw new Error(`No handler for message type ${message.type}`);
         const payload = parsePayload(route.kind, message.payload);
-        const state = await claim(queue, id);
-        if (state === 'done') continue;
-        if (state === 'busy') throw new Error('Message is being processed by another delivery');
-        claimed = id;
+        const claimKey = keys.messageClaim(queue, id);
+        const state = await claim(claimKey, CLAIM);
+        if (state.kind === 'done') continue;
+        if (state.kind === 'in-progress') throw new Error('Message is being processed by another delivery');
+        claimed = claimKey;
         await route.run(payload, id, {
           receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
           lastReceive: isLastReceive(record),
         });
-        await markDone(queue, id);
+        await done(claimKey);
         countMetric('MessageProcessed', queue);
       } catch (error) {
-        if (claimed) await release(queue, claimed);
+        if (claimed) await release(claimed);
         const parked = isLastReceive(record);
         logger.error('message failed', { queue, messageId: record.messageId, parked, error: error as Error });
         countMetric(parked ? 'MessageParked' : 'MessageRetried', queue);

@@ -2,8 +2,8 @@ import type { Writable } from 'node:stream';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { methodNotAllowed, routeNotFound } from '#shared/http/errors.ts';
 import { errorToHttp } from '#shared/http/responses.ts';
-import type { RouteMatch } from '#shared/http/route-matcher.ts';
-import type { HttpMethod, RouteDef } from '#shared/routes/types.ts';
+import { createRouteMatcher } from '#shared/http/route-matcher.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
 import { finishDeferredWork } from './after-answer.ts';
 import type { ApiLambda } from './api-handler.ts';
 import type { HttpResult } from './request.ts';
@@ -70,43 +70,6 @@ export async function writeResult(sink: ResponseSink, result: HttpResult): Promi
   if (!sink.writableEnded) out.end();
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-
-/**
- * Matches the few stream routes of a group (a path parameter is one segment). find-my-way does this
- * for the whole table locally; here a handful of patterns keep its 50 KB out of the bundle.
- */
-export function streamRouteMatcher(routes: readonly RouteDef[]) {
-  const patterns = routes.flatMap((route) =>
-    [route.path, ...(route.aliases ?? [])].map((path) => {
-      const names: string[] = [];
-      const source = path
-        .split(/(\{[^}]+\})/)
-        .map((part) => (/^\{[^}]+\}$/.test(part) ? (names.push(part.slice(1, -1)), '([^/]+)') : escapeRegExp(part)))
-        .join('');
-      return { route, names, regex: new RegExp(`^${source}$`) };
-    }),
-  );
-  return (method: string, path: string): RouteMatch => {
-    const allowed = new Set<HttpMethod>();
-    for (const { route, names, regex } of patterns) {
-      const m = regex.exec(path);
-      if (!m) continue;
-      if (route.method !== method) {
-        allowed.add(route.method);
-        continue;
-      }
-      try {
-        const params = Object.fromEntries(names.map((n, k) => [n, decodeURIComponent(m[k + 1]!)]));
-        return { kind: 'route', route, params };
-      } catch {
-        return { kind: 'not-found' }; // a malformed escape (`%zz`) names no resource
-      }
-    }
-    return allowed.size ? { kind: 'method-not-allowed', allowed: [...allowed] } : { kind: 'not-found' };
-  };
-}
-
 /**
  * A group's streaming front door: a Lambda function URL in response-stream mode sends every request
  * to `$default`, so the route is matched here (only the group's `stream` routes), and then the same
@@ -114,7 +77,7 @@ export function streamRouteMatcher(routes: readonly RouteDef[]) {
  * past the answer (after-answer.ts) runs once the last byte is out.
  */
 export function streamFrontDoor(api: ApiLambda, routes: readonly RouteDef[]): StreamingRun {
-  const match = streamRouteMatcher(routes.filter((r) => r.transport === 'stream'));
+  const match = createRouteMatcher(routes.filter((r) => r.transport === 'stream'));
   const run: StreamingRun = async (event, sink, context) => {
     const method = event.requestContext?.http?.method ?? 'GET';
     const found = match(method, event.rawPath);

@@ -5,6 +5,7 @@ import { bucketAttribute, mergeBuckets, quantile } from '#areas/analytics/sketch
 import { nextVersionStatus, promptStatus, versionMoveTable } from '#areas/prompts/lifecycle.ts';
 import { parsePlaceholders, renderTemplate } from '#areas/prompts/placeholders.ts';
 import { nextToolStatus, toolMoveTable, writeAccessRefusal } from '#areas/tools/lifecycle.ts';
+import { keyId } from '#shared/data/keys.ts';
 import { ownReference, parseTenantSecretReference, tenantSecretReference } from '#areas/vault/tenant-secrets.ts';
 
 describe('placeholders', () => {
@@ -116,7 +117,7 @@ describe('aggregation', () => {
     const chunks = planChunks(records, 100);
     expect(chunks.flat()).toHaveLength(250);
     for (const chunk of chunks) {
-      const items = new Set(chunk.flatMap((r) => r.contributions.map((c) => `${c.key.pk}|${c.key.sk}`)));
+      const items = new Set(chunk.flatMap((r) => r.contributions.map((c) => keyId(c.key))));
       expect(chunk.length + items.size).toBeLessThanOrEqual(100);
     }
   });

@@ -18,7 +18,7 @@ import { paging, text, uuid } from '#shared/routes/schemas.ts';
 import { defineRoutes, scope } from '#shared/routes/types.ts';
 import { afterAnswer } from '#shared/runtime/after-answer.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { sseEvent, streamFrontDoor, streamRouteMatcher } from '#shared/runtime/stream.ts';
+import { sseEvent, streamFrontDoor } from '#shared/runtime/stream.ts';
 
 // A trivial route table around which every middleware of the runtime is exercised.
 const routes = defineRoutes([
@@ -554,22 +554,6 @@ describe('work after the answer', () => {
     releaseSettle();
     expect((await run).body).toBe('answered');
     expect(settled).toBe(true);
-  });
-});
-
-describe('stream route matcher', () => {
-  const route = (method: 'GET' | 'POST', path: string) => ({ ...routes.find((r) => r.id === 'ticks')!, method, path });
-  const match = streamRouteMatcher([route('POST', '/v1/chat/{name}.json'), route('GET', '/v1/items/{itemId}')]);
-
-  it('matches a path parameter as one decoded segment, and literal text literally', () => {
-    expect(match('POST', '/v1/chat/a%20b.json')).toMatchObject({ kind: 'route', params: { name: 'a b' } });
-    expect(match('POST', '/v1/chat/aXjson').kind).toBe('not-found');
-    expect(match('GET', '/v1/items/x/y').kind).toBe('not-found');
-  });
-
-  it('tells a wrong method (405 with the allowed ones) from an unknown path, and a bad escape is not found', () => {
-    expect(match('DELETE', '/v1/items/7')).toEqual({ kind: 'method-not-allowed', allowed: ['GET'] });
-    expect(match('GET', '/v1/items/%zz').kind).toBe('not-found');
   });
 });
 

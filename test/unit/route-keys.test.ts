@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
-import { createShapeMatcher } from '#shared/http/route-shapes.ts';
+import type { HttpMethod } from '#shared/routes/types.ts';
 import { deployedRoutes } from '#api/routes.ts';
 import { DEPLOYED_ROUTE_KEYS } from '#api/route-keys.generated.ts';
 import { routeKeysModule } from '#scripts/write-route-keys.ts';
@@ -15,7 +15,12 @@ describe('route keys of the fallback function', () => {
 
   it('tell 404 from 405 exactly as the full matcher does', () => {
     const full = createRouteMatcher(deployedRoutes);
-    const shapes = createShapeMatcher(DEPLOYED_ROUTE_KEYS);
+    const keyed = createRouteMatcher(
+      DEPLOYED_ROUTE_KEYS.map((key) => {
+        const [method, path] = key.split(' ') as [HttpMethod, string];
+        return { method, path };
+      }),
+    );
     const id = crypto.randomUUID();
     const paths = [
       '/api/health',
@@ -31,7 +36,7 @@ describe('route keys of the fallback function', () => {
     for (const path of paths) {
       for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
         const expected = full(method, path);
-        const methods = shapes(path);
+        const methods = keyed.methods(path);
         const verdict = methods.includes(method as never)
           ? 'route'
           : methods.length

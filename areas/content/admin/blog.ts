@@ -1,7 +1,7 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll } from '#shared/data/batch.ts';
-import { bumpCounter, claimUnique, countOf, putNew } from '#shared/data/collection.ts';
-import { checkItem, commitChange, deleteItem, orConflict, putItem, updateItem } from '#shared/data/commit.ts';
+import { bumpCounter, countOf } from '#shared/data/collection.ts';
+import { checkItem, commitChange, deleteItem, orConflict, putItem, putNew, updateItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
@@ -10,7 +10,6 @@ import { getSite, listOfSite, siteItems, siteOfRecord } from '#areas/content/loo
 import { canonicalLocale } from '#areas/content/page-order.ts';
 import {
   claims,
-  type Item,
   nullable,
   type PostRecord,
   type PostTranslation,
@@ -26,6 +25,7 @@ import {
   toPost,
 } from '#areas/content/records.ts';
 import { sanitizeHtml } from './sanitize.ts';
+import type { Item } from '#shared/data/keys.ts';
 
 export interface PostInput {
   slug: string;
@@ -79,7 +79,7 @@ export async function createPost(siteId: string, input: PostInput, actor: Princi
     [
       putNew(postItem(record)),
       bumpCounter(siteList(site.id, 'POSTS'), 1),
-      orConflict(claimUnique(claims.postSlug(site.id, record.slug), { postId: record.id }), SLUG_TAKEN),
+      orConflict(putNew({ ...claims.postSlug(site.id, record.slug), postId: record.id }), SLUG_TAKEN),
       orConflict(checkItem(siteKey(site.id), 'attribute_exists(pk)'), 'The site was deleted meanwhile'),
     ],
     {
@@ -115,7 +115,7 @@ export async function updatePost(siteId: string, postId: string, input: PostInpu
   await commitChange(
     [
       putItem(postItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
-      moved && orConflict(claimUnique(claims.postSlug(site.id, next.slug), { postId: was.id }), SLUG_TAKEN),
+      moved && orConflict(putNew({ ...claims.postSlug(site.id, next.slug), postId: was.id }), SLUG_TAKEN),
       moved && deleteItem(claims.postSlug(site.id, was.slug)),
     ],
     {

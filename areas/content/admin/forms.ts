@@ -4,7 +4,8 @@ import { commitChange, updateItem } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { listOfSite } from '#areas/content/lookup.ts';
-import { formKey, formView, type Item, nullable, siteList, toForm } from '#areas/content/records.ts';
+import { formKey, formView, nullable, siteList, toForm } from '#areas/content/records.ts';
+import type { Item } from '#shared/data/keys.ts';
 
 export async function listForms(
   siteId: string,

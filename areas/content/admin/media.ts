@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { checkItem, commitChange, deleteItem, orConflict, updateItem } from '#shared/data/commit.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { checkItem, commitChange, deleteItem, orConflict, putNew, updateItem } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { ApiError, conflict, notFound, payloadTooLarge, validationError } from '#shared/http/errors.ts';
 import { readFilePart, type FilePartRules } from '#shared/http/multipart.ts';
@@ -19,7 +19,6 @@ import {
   uploadObjectKey,
 } from '#areas/content/objects.ts';
 import {
-  type Item,
   type MediaRecord,
   mediaItem,
   mediaKey,
@@ -30,6 +29,7 @@ import {
   toMedia,
 } from '#areas/content/records.ts';
 import { DIRECT_UPLOAD_MAX_BYTES, MEDIA_MAX_BYTES } from '#areas/content/vocabulary.ts';
+import type { Item } from '#shared/data/keys.ts';
 
 const LIST_URL_SECONDS = 3600;
 const UPLOAD_URL_SECONDS = 15 * 60;

@@ -1,8 +1,7 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
 import { deleteAll } from '#shared/data/batch.ts';
-import { claimUnique, putNew } from '#shared/data/collection.ts';
-import { checkItem, commitChange, deleteItem, orConflict, putItem } from '#shared/data/commit.ts';
+import { checkItem, commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { sanitizeContentJson } from '#areas/content/blocks.ts';
@@ -106,7 +105,7 @@ export async function createPage(siteId: string, input: PageInput, actor: Princi
   await commitChange(
     [
       putNew(pageItem(record)),
-      orConflict(claimUnique(claims.pageSlug(site.id, parentId, record.slug), { pageId: record.id }), SLUG_TAKEN),
+      orConflict(putNew({ ...claims.pageSlug(site.id, parentId, record.slug), pageId: record.id }), SLUG_TAKEN),
       siteExists(site.id),
     ],
     {
@@ -143,7 +142,7 @@ export async function updatePage(siteId: string, id: string, input: PageInput, a
   await commitChange(
     [
       putItem(pageItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
-      moved && orConflict(claimUnique(claims.pageSlug(site.id, parentId, next.slug), { pageId: was.id }), SLUG_TAKEN),
+      moved && orConflict(putNew({ ...claims.pageSlug(site.id, parentId, next.slug), pageId: was.id }), SLUG_TAKEN),
       moved && deleteItem(claims.pageSlug(site.id, was.parentId, was.slug)),
     ],
     {

@@ -1,8 +1,8 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll } from '#shared/data/batch.ts';
-import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { checkItem, commitChange, deleteItem, orConflict, putItem } from '#shared/data/commit.ts';
-import { keys } from '#shared/data/keys.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { checkItem, commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
+import { keyOf, keys, type Item } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { badRequest, validationError } from '#shared/http/errors.ts';
@@ -14,8 +14,6 @@ import {
   claims,
   isPageItem,
   isPostItem,
-  type Item,
-  keyOf,
   SITES,
   type SiteRecord,
   siteItem,
@@ -54,8 +52,8 @@ export async function createSite(input: SiteInput, actor: Principal) {
     [
       putNew(siteItem(record)),
       bumpCounter(SITES, 1),
-      orConflict(claimUnique(claims.domain(record.domain), owner), DOMAIN_TAKEN),
-      record.isMaster && orConflict(claimUnique(claims.master(record.tenantId), owner), MASTER_TAKEN),
+      orConflict(putNew({ ...claims.domain(record.domain), ...owner }), DOMAIN_TAKEN),
+      record.isMaster && orConflict(putNew({ ...claims.master(record.tenantId), ...owner }), MASTER_TAKEN),
       orConflict(checkItem(tenantKey(record.tenantId), 'attribute_exists(pk)'), 'The tenant was deleted meanwhile'),
     ],
     {
@@ -82,9 +80,9 @@ export async function updateSite(id: string, input: SiteInput, actor: Principal)
   await commitChange(
     [
       putItem(siteItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
-      domainMoved && orConflict(claimUnique(claims.domain(next.domain), owner), DOMAIN_TAKEN),
+      domainMoved && orConflict(putNew({ ...claims.domain(next.domain), ...owner }), DOMAIN_TAKEN),
       domainMoved && deleteItem(claims.domain(was.domain)),
-      masterMoved && next.isMaster && orConflict(claimUnique(claims.master(was.tenantId), owner), MASTER_TAKEN),
+      masterMoved && next.isMaster && orConflict(putNew({ ...claims.master(was.tenantId), ...owner }), MASTER_TAKEN),
       masterMoved && !next.isMaster && deleteItem(claims.master(was.tenantId)),
     ],
     {

@@ -11,7 +11,6 @@ import { getSite, siteItems } from '#areas/content/lookup.ts';
 import { bySortOrder, canonicalLocale, pickTranslation } from '#areas/content/page-order.ts';
 import {
   claims,
-  type Item,
   type PageRecord,
   type PageTranslation,
   type PostRecord,
@@ -27,6 +26,7 @@ import {
   toPostTranslation,
 } from '#areas/content/records.ts';
 import { themeCss, themeOf } from '#areas/content/theme-css.ts';
+import type { Item } from '#shared/data/keys.ts';
 
 /** The spec's cache lifetimes of public reads. */
 export const SITE_MAX_AGE = 300;

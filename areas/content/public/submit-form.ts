@@ -1,5 +1,5 @@
-import { bumpCounter, putNew } from '#shared/data/collection.ts';
-import { checkItem, commitChange, orConflict } from '#shared/data/commit.ts';
+import { bumpCounter } from '#shared/data/collection.ts';
+import { checkItem, commitChange, orConflict, putNew } from '#shared/data/commit.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { type FormRecord, formItem, siteKey, siteList } from '#areas/content/records.ts';
 import { FORM_SPAM, HONEYPOT_FIELD } from '#areas/content/vocabulary.ts';

@@ -1,5 +1,4 @@
-import { claimUnique } from '#shared/data/collection.ts';
-import { checkItem, commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
+import { checkItem, commitChange, orConflict, putNew, updateItem } from '#shared/data/commit.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
 import { ApiError, badRequest, conflict } from '#shared/http/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
@@ -104,13 +103,16 @@ export async function findOrCreateExternalUser(provider: ProviderId, claims: IdT
   const raced = conflict('The account is being set up by another request; try again');
   const link = (user: { id: string; tenantId: string | null }) =>
     orConflict(
-      claimUnique(identityKeys.identityLink(provider, claims.sub), {
-        userId: user.id,
-        tenantId: user.tenantId,
-        provider,
-        subject: claims.sub,
-        linkedAt: new Date().toISOString(),
-      } satisfies IdentityLink),
+      putNew({
+        ...identityKeys.identityLink(provider, claims.sub),
+        ...({
+          userId: user.id,
+          tenantId: user.tenantId,
+          provider,
+          subject: claims.sub,
+          linkedAt: new Date().toISOString(),
+        } satisfies IdentityLink),
+      }),
       raced,
     );
 

@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { checkItem, commitChange, orConflict, putItem } from '#shared/data/commit.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { checkItem, commitChange, orConflict, putNew } from '#shared/data/commit.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { getGroup } from '#areas/identity/group-lookup.ts';
@@ -27,7 +27,7 @@ export async function createGroup(tenantId: string, input: NewGroup, actor: Prin
   await commitChange(
     [
       orConflict(
-        claimUnique(identityKeys.groupName(tenantId, group.name), { groupId: group.id }),
+        putNew({ ...identityKeys.groupName(tenantId, group.name), groupId: group.id }),
         `A group named '${group.name}' already exists`,
       ),
       putNew(groupItem(group)),
@@ -74,7 +74,7 @@ export async function addUserToGroup(
       [
         orConflict(addToCount(identityKeys.group(tenantId, group.id), 'memberCount', 1), notFound('Group')),
         orConflict(checkItem(identityKeys.user(tenantId, userId), 'attribute_exists(pk)'), notFound('User')),
-        orConflict(putItem(membershipItem(tenantId, group, userId, now), 'attribute_not_exists(pk)'), member),
+        orConflict(putNew(membershipItem(tenantId, group, userId, now)), member),
         integrationEventPut('group.member-added', { tenantId, groupId: group.id, userId }, now),
       ],
       { entityType: 'Group', entityId: group.id, action: 'add-member', changes: { userId }, actor, tenantId },

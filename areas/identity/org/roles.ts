@@ -1,8 +1,8 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { PERMISSIONS, isPermission } from '#shared/auth/permissions.ts';
 import { isSystemAdmin } from '#shared/auth/tenant-scope.ts';
-import { bumpCounter, claimUnique, listNewestFirst, putNew } from '#shared/data/collection.ts';
-import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
+import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
+import { commitChange, orConflict, putNew, updateItem } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { conflict, forbidden, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
@@ -41,7 +41,7 @@ export async function createRole(tenantId: string, input: NewRole, actor: Princi
     [
       putNew(roleItem(role)),
       orConflict(
-        claimUnique(identityKeys.roleName(tenantId, role.name), { roleId: role.id }),
+        putNew({ ...identityKeys.roleName(tenantId, role.name), roleId: role.id }),
         `A role named '${role.name}' already exists`,
       ),
       bumpCounter(identityKeys.roles(tenantId), 1),

@@ -1,8 +1,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { keyId, keyOf, type Item } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 
-export type Item = Record<string, unknown>;
 export type Snapshot = Map<string, string>;
 
 /**
@@ -68,11 +68,9 @@ export async function scanTable(): Promise<Item[]> {
   return items;
 }
 
-const keyOf = (item: Item) => `${String(item.pk)}|${String(item.sk)}`;
-
 export async function snapshot(filter: (item: Item) => boolean = (i) => !isIgnored(i)): Promise<Snapshot> {
   const snap: Snapshot = new Map();
-  for (const item of await scanTable()) if (filter(item)) snap.set(keyOf(item), JSON.stringify(item));
+  for (const item of await scanTable()) if (filter(item)) snap.set(keyId(keyOf(item)), JSON.stringify(item));
   return snap;
 }
 

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/platform/aws.ts';
-import { isIgnored, type Item } from './table.ts';
+import { isIgnored } from './table.ts';
+import type { Item } from '#shared/data/keys.ts';
 
 export interface RecordedWrite {
   command: string;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Key } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
-import { badRequest, conflict } from '#shared/http/errors.ts';
+import { idempotencyKeyReused, idempotencyRequestInProgress, invalidIdempotencyKey } from './errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { billingKeys } from './records.ts';
@@ -69,21 +69,15 @@ export async function idempotent<T>(
   run: () => Promise<T>,
 ): Promise<T> {
   if (key === undefined) return run();
-  if (!KEY_PATTERN.test(key))
-    throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-200 visible ASCII characters');
+  if (!KEY_PATTERN.test(key)) throw invalidIdempotencyKey();
   const itemKey = billingKeys.idempotency(tenantId, scope, key);
   const bodyHash = createHash('sha256')
     .update(JSON.stringify(body ?? null))
     .digest('hex');
   if (!(await claim(itemKey, bodyHash))) {
     const seen = await get<KeyItem>(itemKey, { consistent: true });
-    if (seen?.bodyHash !== bodyHash)
-      throw conflict('This Idempotency-Key was used with another request body', 'IDEMPOTENCY_KEY_REUSED');
-    if (seen.state !== 'done')
-      throw conflict(
-        'A request with this Idempotency-Key is still running; retry shortly',
-        'IDEMPOTENCY_REQUEST_IN_PROGRESS',
-      );
+    if (seen?.bodyHash !== bodyHash) throw idempotencyKeyReused();
+    if (seen.state !== 'done') throw idempotencyRequestInProgress();
     return JSON.parse(String(seen.result ?? seen.reply)) as T;
   }
   let result: T;

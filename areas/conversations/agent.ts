@@ -1,6 +1,6 @@
 import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/agents/for-conversations.ts';
 import { get, getMany, keyOf } from '#shared/data/read.ts';
-import { conflict } from '#shared/http/errors.ts';
+import { agentNotPublished } from './errors.ts';
 
 interface AgentState {
   status?: string;
@@ -8,9 +8,6 @@ interface AgentState {
   publishedVersion?: number | null;
 }
 type VersionItem = { snapshot?: AgentSnapshot };
-
-export const agentNotPublished = () =>
-  conflict('The agent is not published; publish it to take conversations', 'AGENT_NOT_PUBLISHED');
 
 const live = (a: AgentState | undefined): a is AgentState & { publishedVersion: number } =>
   !!a && !a.deletedAt && a.status === 'Published' && !!a.publishedVersion;

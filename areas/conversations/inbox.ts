@@ -4,7 +4,8 @@ import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, deleteItem } from '#shared/data/commit.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { deliverToChannel } from './delivery.ts';
-import { changeStatus, conversationChange, conversationClosed, moved, REASONS, takesMessages } from './lifecycle.ts';
+import { conversationClosed } from './errors.ts';
+import { changeStatus, conversationChange, moved, REASONS, takesMessages } from './lifecycle.ts';
 import {
   conversationKey,
   conversationList,

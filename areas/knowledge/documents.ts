@@ -5,7 +5,7 @@ import { putNew } from '#shared/data/collection.ts';
 import { commitChange, orConflict, updateItem, type Change, type Write } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, invalidJson, notFound, validationError } from '#shared/http/errors.ts';
+import { conflict, invalidJson, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -264,7 +264,7 @@ export async function deleteDocument(tenantId: string, kbId: string, documentId:
       );
       break;
     } catch (err) {
-      if (!(err instanceof ApiError) || err.code !== 'CONFLICT' || attempt >= 3) throw err;
+      if (!conflict.is(err) || attempt >= 3) throw err;
     }
   }
   if (chunks > 0) await refreshToolsKbStatusAfter(tenantId, 'document deleted');

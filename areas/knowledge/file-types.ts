@@ -1,4 +1,4 @@
-import { ApiError } from '#shared/http/errors.ts';
+import { unsupportedMediaType } from '#shared/http/errors.ts';
 import { FILE_TYPES, type KnowledgeFileType } from './vocabulary.ts';
 
 /**
@@ -9,7 +9,7 @@ import { FILE_TYPES, type KnowledgeFileType } from './vocabulary.ts';
  * ZIP that is no Word document) is accepted and ends Failed in the worker with the reason.
  */
 export const unsupportedKnowledgeType = (why: string) =>
-  new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `${why}. Allowed files: txt, md, html, pdf, docx`);
+  unsupportedMediaType('txt, md, html, pdf or docx', `${why}. Allowed files: txt, md, html, pdf, docx`);
 
 const ZIP = [0x50, 0x4b, 0x03, 0x04];
 const PDF = [...'%PDF-'].map((c) => c.charCodeAt(0));

@@ -3,7 +3,7 @@ import { claimUnique } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict, putItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, validationError } from '#shared/http/errors.ts';
+import { ApiError, conflict, validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import {
   gatewayKeys,
@@ -78,7 +78,7 @@ export async function fallbackChain(model: CatalogModel): Promise<CatalogModel[]
   return chain;
 }
 
-const nameTaken = (name: string) => new ApiError(409, 'CONFLICT', `A model named '${name}' exists already`);
+const nameTaken = (name: string) => conflict(`A model named '${name}' exists already`);
 
 /**
  * Creates or replaces a catalog entry (PUT by id). Its name is unique (a claim item); fallbacks must

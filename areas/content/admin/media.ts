@@ -2,14 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst, putNew } from '#shared/data/collection.ts';
 import { checkItem, commitChange, deleteItem, orConflict, updateItem } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
-import {
-  ApiError,
-  conflict,
-  notFound,
-  payloadTooLarge,
-  unsupportedMediaType,
-  validationError,
-} from '#shared/http/errors.ts';
+import { conflict, notFound, payloadTooLarge, unsupportedMediaType, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { ALLOWED_TYPES, detectType, SNIFF_BYTES, storedFileName } from '#areas/content/file-types.ts';
 import { getSite, listOfSite } from '#areas/content/lookup.ts';
@@ -39,9 +32,8 @@ import { DIRECT_UPLOAD_MAX_BYTES, MEDIA_MAX_BYTES } from '#areas/content/vocabul
 const LIST_URL_SECONDS = 3600;
 const UPLOAD_URL_SECONDS = 15 * 60;
 const unsupported = () =>
-  new ApiError(
-    415,
-    'UNSUPPORTED_MEDIA_TYPE',
+  unsupportedMediaType(
+    'an image, PDF, office document or plain text',
     'Allowed files are images (PNG, JPEG, GIF, WebP), PDF, office documents and plain text or CSV (without markup)',
   );
 const view = async (m: MediaRecord) => mediaView(m, await presignGet(m.key, LIST_URL_SECONDS, m));

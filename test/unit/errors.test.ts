@@ -1,4 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { lambdaContext, toApiGatewayEvent } from '#local/apigw-event.ts';
 import { agentUnavailable } from '#areas/agents/errors.ts';
 import {
   ApiError,
@@ -10,6 +11,9 @@ import {
   serviceUnavailable,
   validationError,
 } from '#shared/http/errors.ts';
+import { createRouteMatcher } from '#shared/http/route-matcher.ts';
+import { defineRoutes } from '#shared/routes/types.ts';
+import { apiHandler } from '#shared/runtime/api-handler.ts';
 
 describe('defineError', () => {
   const closed = defineError(409, 'THING_CLOSED', 'The thing is closed');
@@ -69,5 +73,74 @@ describe('defineError', () => {
     const details = [{ path: 'body.name', message: 'Required' }];
     expect(validationError(details)).toMatchObject({ status: 400, message: 'Request validation failed', details });
     expect(validationError(undefined, 'The tenant of a site cannot change').details).toBeUndefined();
+  });
+});
+
+describe('under test (STRICT_RESPONSES=1), an error the route does not document', () => {
+  const thingClosed = defineError(409, 'THING_CLOSED', 'The thing is closed');
+  const sentinel = defineError(409, 'THING_SEEN', 'Seen before', { internal: 'caught by its own use case' });
+  const route = { group: 'system', auth: { kind: 'none' }, scope: { kind: 'public' }, summary: '' } as const;
+  const routes = defineRoutes([
+    { ...route, id: 'declares', method: 'GET', path: '/declares', status: 200, errors: [thingClosed] },
+    { ...route, id: 'silent', method: 'GET', path: '/silent', status: 200 },
+    { ...route, id: 'leaks', method: 'POST', path: '/leaks', status: 200 },
+    { ...route, id: 'byId', method: 'GET', path: '/things/{thingId}', status: 200 },
+  ]);
+  const handler = apiHandler(routes, {
+    declares: async () => {
+      throw thingClosed();
+    },
+    silent: async () => {
+      throw thingClosed();
+    },
+    leaks: async () => {
+      throw sentinel();
+    },
+    byId: async () => {
+      throw notFound('Thing');
+    },
+  });
+  const match = createRouteMatcher(routes);
+  const call = async (method: string, path: string) => {
+    const found = match(method, path);
+    const event = toApiGatewayEvent({ method, path }, found.kind === 'route' ? found : null);
+    const res = await handler(event, lambdaContext('unit'));
+    return { status: res.statusCode, error: JSON.parse(res.body ?? '{}').error as { code: string; message: string } };
+  };
+
+  it('is answered as declared', async () => {
+    expect(await call('GET', '/declares')).toEqual({
+      status: 409,
+      error: { code: 'THING_CLOSED', message: 'The thing is closed' },
+    });
+  });
+
+  it('fails loudly: 500 naming the route and the code', async () => {
+    const res = await call('GET', '/silent');
+    expect(res.status).toBe(500);
+    expect(res.error).toMatchObject({
+      code: 'INTERNAL_ERROR',
+      message: expect.stringMatching(/^silent answered 409 THING_CLOSED, which its route neither derives nor declares/),
+    });
+  });
+
+  it('fails loudly for an internal sentinel that escaped its use case, even where its status is derived', async () => {
+    const res = await call('POST', '/leaks');
+    expect(res.status).toBe(500);
+    expect(res.error.message).toEqual(expect.stringMatching(/leaks answered 409 THING_SEEN/));
+  });
+
+  it('passes the size limit, which the runtime applies to any request, a GET with a body included', async () => {
+    const found = match('GET', '/silent');
+    const body = JSON.stringify({ pad: 'p'.repeat(300 * 1024) });
+    const event = toApiGatewayEvent({ method: 'GET', path: '/silent', body }, found.kind === 'route' ? found : null);
+    expect((await handler(event, lambdaContext('unit'))).statusCode).toBe(413);
+  });
+
+  it("passes the generic code of a status the definition derives (a path parameter's 404)", async () => {
+    expect(await call('GET', `/things/${crypto.randomUUID()}`)).toEqual({
+      status: 404,
+      error: { code: 'NOT_FOUND', message: 'Thing not found' },
+    });
   });
 });

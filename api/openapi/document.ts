@@ -1,7 +1,17 @@
+import { methodNotAllowed } from '#shared/http/errors.ts';
 import { mediaType } from '#shared/http/sniff.ts';
 import { createShadowCheck } from '#shared/http/route-shapes.ts';
 import { API_GROUPS } from '#shared/routes/groups.ts';
+import { hasBody, pathParamNames, routeErrors } from '#shared/routes/route-errors.ts';
 import type { AuthRule, RouteDef } from '#shared/routes/types.ts';
+import {
+  ERROR_RESPONSES,
+  ERROR_SCHEMAS,
+  errorComponent,
+  errorResponseFor,
+  type ErrorStatus,
+  type ResponseObject,
+} from './error-responses.ts';
 import { exampleFor } from './examples.ts';
 import { objectProperties, parameterSchema, SchemaConverter, type JsonSchema } from './json-schema.ts';
 
@@ -31,11 +41,7 @@ export type Operation = Record<string, unknown> & {
   operationId: string;
   responses: Record<string, ResponseObject | { $ref: string }>;
 };
-export type ResponseObject = {
-  description: string;
-  headers?: Record<string, unknown>;
-  content?: Record<string, { schema: JsonSchema; example?: unknown }>;
-};
+export type { ResponseObject };
 
 /** Header a provider's webhook signature travels in, until the route table names it. */
 const SIGNATURE_HEADERS: Record<Extract<AuthRule, { kind: 'signature' }>['provider'], string> = {
@@ -51,65 +57,6 @@ const SIGNATURE_HEADERS: Record<Extract<AuthRule, { kind: 'signature' }>['provid
 const signatureScheme = (provider: string) =>
   `${provider.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Signature`;
 
-export const ERROR_RESPONSES = {
-  400: {
-    name: 'BadRequest',
-    code: 'VALIDATION_ERROR',
-    text: 'VALIDATION_ERROR when a path parameter, query value or body field fails its schema (`details` lists `{path, message}`); INVALID_JSON when the body is not JSON or not an object',
-  },
-  401: {
-    name: 'Unauthorized',
-    code: 'UNAUTHORIZED',
-    text: 'UNAUTHORIZED: missing, malformed, expired or revoked credentials',
-  },
-  403: {
-    name: 'Forbidden',
-    code: 'FORBIDDEN',
-    text: "FORBIDDEN: authenticated but not allowed (role, permission, or another tenant's `tenantId`)",
-  },
-  404: {
-    name: 'NotFound',
-    code: 'NOT_FOUND',
-    text: 'NOT_FOUND: the record does not exist or belongs to another tenant',
-  },
-  405: {
-    name: 'MethodNotAllowed',
-    code: 'METHOD_NOT_ALLOWED',
-    text: 'METHOD_NOT_ALLOWED: the path names a literal route beside this template (`/api/tools/built-in` beside `/api/tools/{toolId}`) that has no such method; the `Allow` header lists its methods',
-  },
-  409: {
-    name: 'Conflict',
-    code: 'CONFLICT',
-    text: 'CONFLICT: a unique value is taken, the state change is not allowed, or a concurrent update won',
-  },
-  413: {
-    name: 'PayloadTooLarge',
-    code: 'PAYLOAD_TOO_LARGE',
-    text: 'PAYLOAD_TOO_LARGE: the body is over the route limit',
-  },
-  415: {
-    name: 'UnsupportedMediaType',
-    code: 'UNSUPPORTED_MEDIA_TYPE',
-    text: 'UNSUPPORTED_MEDIA_TYPE: wrong Content-Type for the route',
-  },
-  429: {
-    name: 'RateLimited',
-    code: 'RATE_LIMITED',
-    text: 'RATE_LIMITED: the route\'s own limit (`Retry-After` gives the seconds to wait); on a deployed stage also API Gateway\'s stage throttle, whose body is its own `{"message":"Too Many Requests"}`',
-  },
-  500: {
-    name: 'InternalError',
-    code: 'INTERNAL_ERROR',
-    text: 'INTERNAL_ERROR: anything unexpected; the message is generic',
-  },
-  503: {
-    name: 'ServiceUnavailable',
-    code: 'SERVICE_UNAVAILABLE',
-    text: 'SERVICE_UNAVAILABLE: the data store is throttling; retry after `Retry-After` seconds',
-  },
-} as const;
-export type ErrorStatus = keyof typeof ERROR_RESPONSES;
-
 /** This origin (the docs page), the local server, and the deployed API's address pattern. */
 export const DEFAULT_SERVERS: NonNullable<OpenApiOptions['servers']> = [
   { url: '/', description: 'The origin serving this document' },
@@ -121,50 +68,11 @@ export const DEFAULT_SERVERS: NonNullable<OpenApiOptions['servers']> = [
   },
 ];
 
-const isWrite = (route: RouteDef) => route.method !== 'GET';
-const hasBody = (route: RouteDef) =>
-  route.body !== undefined || (route.bodyType !== undefined && route.bodyType !== 'json');
-const mentionsTenant = (converted: (JsonSchema | undefined)[]) =>
-  converted.some((s) => s && typeof s.properties === 'object' && s.properties !== null && 'tenantId' in s.properties);
-
-/**
- * The error statuses a route can answer, from what the runtime does for its definition:
- * parsed input or a body → 400; credentials → 401; roles, permission or a tenantId input → 403;
- * path parameters or a tenantId input → 404; writes → 409; a body → 413 (and 415 unless the body is taken raw);
- * always 429 (a route's own limit, else the API stage's throttle), 500 and 503. Statuses a handler adds itself are the
- * route's `errors`, or read from its summary where the route table names them ("401 INVALID_CREDENTIALS", "(409 CONFLICT)").
- */
-export function errorStatusesFor(route: RouteDef, inputs: (JsonSchema | undefined)[] = []): number[] {
-  const statuses = new Set<number>();
-  if (route.params || route.query || hasBody(route)) statuses.add(400);
-  const { auth } = route;
-  if (auth.kind !== 'none') statuses.add(401);
-  if (
-    (auth.kind === 'bearer' && (auth.roles || auth.permission || mentionsTenant(inputs))) ||
-    (auth.kind === 'gatewayKey' && (auth.permission || mentionsTenant(inputs))) ||
-    (auth.kind === 'internalKey' && auth.roles)
-  ) {
-    statuses.add(403);
-  }
-  // A tenantId input names a tenant that may not exist (a SystemAdmin may name any).
-  if (pathParamNames(route.path).length || mentionsTenant(inputs)) statuses.add(404);
-  if (isWrite(route)) statuses.add(409);
-  if (hasBody(route)) statuses.add(413);
-  if (hasBody(route) && route.bodyType !== 'raw') statuses.add(415);
-  // The route's own limit, or the stage throttle in front of every route.
-  statuses.add(429);
-  statuses.add(500).add(503);
-  for (const m of route.summary.matchAll(/\b([45]\d\d)\b/g)) statuses.add(Number(m[1]));
-  for (const status of route.errors ?? []) statuses.add(status);
-  return [...statuses].sort((a, b) => a - b);
-}
-
-export const pathParamNames = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-
 /**
  * The OpenAPI 3.1 document of a route table: one operation per route (and per alias spelling),
  * its auth scheme, parameters, request body with an example, the success envelope around its
- * response schema, and every error response in the error envelope. Local-only routes are left out.
+ * response schema, and each error status with the codes it can carry (in the error envelope, or OpenAI's
+ * error shape on the `/v1` routes). Local-only routes are left out.
  */
 export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenApiOptions = {}): OpenApiDocument {
   const converter = new SchemaConverter();
@@ -239,9 +147,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
       .map(([name, spec]) => ({ name, description: spec.description })),
     paths,
     components: {
-      schemas: { ...ENVELOPE_SCHEMAS, ...converter.components },
+      schemas: { ...ERROR_SCHEMAS, ...converter.components },
       responses: Object.fromEntries(
-        Object.entries(ERROR_RESPONSES).map(([status, e]) => [e.name, errorResponse(Number(status) as ErrorStatus)]),
+        Object.entries(ERROR_RESPONSES).map(([status, e]) => [e.name, errorComponent(Number(status) as ErrorStatus)]),
       ),
       headers: {
         RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'string', pattern: '^\\d+$' } },
@@ -292,17 +200,10 @@ function operationFor(route: RouteDef, converter: SchemaConverter, shadowsLitera
   if (hasBody(route)) operation.requestBody = requestBody(route, bodyIn, converter, jsonBodyIn);
 
   operation.responses[String(route.status)] = successResponse(route, converter);
-  const statuses = errorStatusesFor(route, [paramsIn, queryIn, bodyIn]);
-  if (shadowsLiteral) statuses.push(405);
-  for (const status of [...new Set(statuses)].sort((a, b) => a - b)) {
-    const known = ERROR_RESPONSES[status as ErrorStatus];
-    operation.responses[String(status)] = known
-      ? { $ref: `#/components/responses/${known.name}` }
-      : {
-          description: 'Error named in the summary',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-        };
-  }
+  const errors = routeErrors(route);
+  if (shadowsLiteral) errors.set(405, [methodNotAllowed]);
+  for (const [status, carried] of [...errors].sort(([a], [b]) => a - b))
+    operation.responses[String(status)] = errorResponseFor(route, status, carried);
   if (route.rateLimit) {
     operation['x-rate-limit'] = { ...route.rateLimit };
   }
@@ -445,66 +346,6 @@ function rawSchema(contentType: string): JsonSchema {
   return { type: 'string', contentMediaType: contentType, contentEncoding: 'base64' };
 }
 
-function errorResponse(status: ErrorStatus) {
-  const { code, text } = ERROR_RESPONSES[status];
-  const retry = status === 429 || status === 503;
-  const example: Record<string, unknown> = { code, message: EXAMPLE_MESSAGES[code] };
-  if (code === 'VALIDATION_ERROR')
-    example.details = [{ path: 'body.name', message: 'Too small: expected string to have >=1 characters' }];
-  return {
-    description: text,
-    ...(retry ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
-    ...(status === 405
-      ? { headers: { Allow: { description: 'The methods of the path', schema: { type: 'string' } } } }
-      : {}),
-    content: {
-      'application/json': {
-        schema: { $ref: '#/components/schemas/ErrorEnvelope' },
-        example: { success: false, error: example },
-      },
-    },
-  };
-}
-
-const EXAMPLE_MESSAGES: Record<string, string> = {
-  VALIDATION_ERROR: 'Request validation failed',
-  UNAUTHORIZED: 'Authentication required',
-  FORBIDDEN: 'You are not allowed to do this',
-  NOT_FOUND: 'Resource not found',
-  METHOD_NOT_ALLOWED: 'Method not allowed on this route',
-  CONFLICT: 'Value already in use',
-  PAYLOAD_TOO_LARGE: 'Body exceeds 262144 bytes',
-  UNSUPPORTED_MEDIA_TYPE: 'Content-Type must be application/json',
-  RATE_LIMITED: 'Too many requests, try again later',
-  INTERNAL_ERROR: 'An unexpected error occurred',
-  SERVICE_UNAVAILABLE: 'Service busy, try again shortly',
-};
-
-const ENVELOPE_SCHEMAS: Record<string, JsonSchema> = {
-  ErrorEnvelope: {
-    type: 'object',
-    description: 'Every error: a machine code in UPPER_SNAKE, a safe message, and sometimes details.',
-    properties: {
-      success: { const: false },
-      error: {
-        type: 'object',
-        properties: {
-          code: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
-          message: { type: 'string' },
-          details: {
-            description:
-              'For VALIDATION_ERROR: one `{path, message}` per issue, `path` starting with params, query or body.',
-          },
-        },
-        required: ['code', 'message'],
-        additionalProperties: false,
-      },
-    },
-    required: ['success', 'error'],
-    additionalProperties: false,
-  },
-};
-
 const INFO_DESCRIPTION = [
   'Multi-tenant SaaS platform API. Generated from the route table; every deployed route is listed.',
   '',
@@ -513,4 +354,6 @@ const INFO_DESCRIPTION = [
   '**Auth.** Most routes take `Authorization: Bearer <access token>`; use *Authorize* to set it. Service routes take `X-Internal-Api-Key`; provider webhooks carry the provider signature.',
   '',
   '**Paging.** `page` >= 1 (default 1), `pageSize` 1..100 (default 20); results carry `totalCount` and `totalPages`.',
+  '',
+  '**Errors.** Each operation lists its error statuses; where a status carries codes of its own beside the generic one, its description names them and `error.code` is one of them.',
 ].join('\n');

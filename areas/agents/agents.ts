@@ -4,14 +4,15 @@ import { commitChange, orConflict, putNew, updateItem, type Change } from '#shar
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { sameIds } from '#shared/data/same-ids.ts';
-import { notFound, validationError, conflict } from '#shared/http/errors.ts';
+import { notFound, validationError } from '#shared/http/errors.ts';
+import { concurrentUpdate, noActivePromptVersion, planLimitReached, promptNotFound } from './errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { prompts, type PromptItem } from '#areas/prompts/for-agents.ts';
 import { tools } from '#areas/tools/for-agents.ts';
 import { getModel } from '#areas/llm-gateway/for-agents.ts';
 import { kbKey, refreshToolsKbStatusAfter } from '#areas/knowledge/for-agents.ts';
-import { agentSlot, planLimitReached, requireAgents } from '#areas/agents/entitlements.ts';
+import { agentSlot, requireAgents } from '#areas/agents/entitlements.ts';
 import { agentItem, agentList, deletedIndex, toAgent, type AgentRecord, type Escalation } from './records.ts';
 import { agentKey, agentVersionCollection, agentVersionKey, type AgentSnapshot } from './snapshot.ts';
 
@@ -195,7 +196,7 @@ async function patch(
             values: { ':seen': a.updatedAt },
           },
         ),
-        conflict('The agent changed meanwhile; read it again', 'CONCURRENT_UPDATE'),
+        concurrentUpdate(),
       ),
       ...extra,
     ],
@@ -275,10 +276,9 @@ export async function publishAgent(tenantId: string, agentId: string, actor: Pri
   await requireAgents(tenantId);
   const a = await readAgent(tenantId, agentId);
   const prompt = await readPrompt(tenantId, a.promptId).catch(() => {
-    throw conflict("The agent's prompt no longer exists", 'PROMPT_NOT_FOUND');
+    throw promptNotFound();
   });
-  if (!prompt.activeVersionId)
-    throw conflict('The prompt has no Active version to publish', 'NO_ACTIVE_PROMPT_VERSION');
+  if (!prompt.activeVersionId) throw noActivePromptVersion('The prompt has no Active version to publish');
   await Promise.all([
     checkModel(a.modelId, 'modelId'),
     checkTools(tenantId, a.toolIds, 'toolIds'),

@@ -2,7 +2,7 @@ import { config } from '#shared/platform/config.ts';
 import { get } from '#shared/data/read.ts';
 import { keys } from '#shared/data/keys.ts';
 import type { TransactItem } from '#shared/data/commit.ts';
-import { conflict, forbidden } from '#shared/http/errors.ts';
+import { featureNotInPlan, planLimitReached } from './errors.ts';
 import { PLANS } from '#areas/billing/for-agents.ts';
 import { tokenAllowance, gatewayKeys, monthOf } from '#areas/llm-gateway/for-agents.ts';
 
@@ -26,10 +26,6 @@ type TenantLimits = {
 const tenantKey = (tenantId: string) => keys.platformItem('TENANT', tenantId);
 const planOf = (planType: number | undefined) => PLANS.find((p) => p.type === (planType ?? 1))?.features;
 const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, v) : 0);
-
-export const featureNotInPlan = () => forbidden("The tenant's plan does not include AI agents", 'FEATURE_NOT_IN_PLAN');
-export const planLimitReached = (limit: 'maxAgents' | 'maxWidgetIntegrations') =>
-  conflict(`The plan's limit (${limit}) is reached`, 'PLAN_LIMIT_REACHED');
 
 async function readTenant(tenantId: string): Promise<TenantLimits> {
   return (await get<TenantLimits>(tenantKey(tenantId), { consistent: true })) ?? {};

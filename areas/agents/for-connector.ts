@@ -2,3 +2,4 @@
 export { channelById } from './channels.ts';
 export type { ChannelRecord } from './channels.ts';
 export { requireAgents } from './entitlements.ts';
+export { featureNotInPlan } from './errors.ts';

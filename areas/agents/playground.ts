@@ -1,6 +1,7 @@
 import { prompts, type PromptItem } from '#areas/prompts/for-agents.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, notFound } from '#shared/http/errors.ts';
+import { notFound } from '#shared/http/errors.ts';
+import { noActivePromptVersion } from './errors.ts';
 import { runTurn, type TurnInput } from './runtime.ts';
 import { agentKey, type AgentSnapshot } from './snapshot.ts';
 
@@ -15,7 +16,7 @@ export async function draftSnapshot(tenantId: string, agentId: string): Promise<
   if (!item || item.deletedAt) throw notFound('Agent');
   const prompt = item.promptId ? await get<PromptItem>(prompts.key(tenantId, item.promptId)) : undefined;
   if (!prompt?.activeVersionId || prompt.archivedAt) {
-    throw new ApiError(409, 'NO_ACTIVE_PROMPT_VERSION', "The agent's prompt has no Active version");
+    throw noActivePromptVersion();
   }
   return {
     agentId,

@@ -13,6 +13,7 @@ import { tools as toolKeys, type ToolItem, runTool } from '#areas/tools/for-agen
 import { keyId } from '#shared/data/keys.ts';
 import { get, getMany } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
+import { agentPromptMissing, agentUnavailable } from './errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import type { AgentSnapshot } from './snapshot.ts';
 
@@ -54,12 +55,6 @@ export interface TurnResult {
 
 export type TurnEvent = { type: 'text'; text: string } | { type: 'final'; result: TurnResult };
 
-/** The model failed for a reason other than a gateway refusal: the caller maps this, never a 500. */
-export const agentUnavailable = () =>
-  new ApiError(503, 'AGENT_UNAVAILABLE', 'The agent could not answer right now; try again', undefined, {
-    'retry-after': '1',
-  });
-
 /** A function name the model can call: the display name's words, lowercase, joined by underscores. */
 export const toolNameOf = (t: Pick<ToolItem, 'displayName'>) =>
   t.displayName
@@ -86,7 +81,7 @@ async function loadSetup(tenantId: string, agent: AgentSnapshot) {
   const n = prompt?.versionIndex?.[agent.promptVersionId];
   const version = n === undefined ? undefined : await get<VersionItem>(prompts.version(tenantId, agent.promptId, n));
   if (!prompt || !version || version.id !== agent.promptVersionId) {
-    throw new ApiError(409, 'AGENT_PROMPT_MISSING', "The agent's prompt version no longer exists");
+    throw agentPromptMissing();
   }
   const tools = toolKs
     .map((k) => found.get(keyId(k)) as ToolItem | undefined)

@@ -5,7 +5,8 @@ import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
-import { planLimitReached, requireAgents, widgetSlot } from '#areas/agents/entitlements.ts';
+import { requireAgents, widgetSlot } from '#areas/agents/entitlements.ts';
+import { planLimitReached } from '#areas/agents/errors.ts';
 import { readAgent } from './agents.ts';
 import {
   agentWidgets,

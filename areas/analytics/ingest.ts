@@ -1,7 +1,8 @@
 import { commitChange, orConflict, updateItem, type Write } from '#shared/data/commit.ts';
 import { keyId, keys } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, validationError } from '#shared/http/errors.ts';
+import { validationError, type ApiError } from '#shared/http/errors.ts';
+import { countedBefore } from './errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import {
   conversationContributions,
@@ -44,17 +45,11 @@ async function checkTenants(input: Input) {
   if (problems.length) throw validationError(problems.slice(0, 50));
 }
 
-/** What a marker's failed condition throws inside commitChange: that record was counted before. */
-class CountedBefore extends ApiError {
-  constructor(readonly index: number) {
-    super(409, 'COUNTED_BEFORE', 'This record was counted before');
-  }
-}
-
 type Record_ = Counted<{ kind: EventKind }>;
 
-function writesOf(chunk: Record_[], now: number): Write[] {
-  const markers = chunk.map((r, i) => orConflict(markerPut(r.marker, now), new CountedBefore(i)));
+/** A chunk's markers and aggregate updates; a marker's failed condition throws its `seen` entry (counted before). */
+function writesOf(chunk: Record_[], seen: ApiError[], now: number): Write[] {
+  const markers = chunk.map((r, i) => orConflict(markerPut(r.marker, now), seen[i]!));
   const updates = mergeContributions(chunk.flatMap((r) => r.contributions)).map((c: Contribution) =>
     updateItem(c.key, c.set ?? {}, { add: { ...c.add, ...(c.agents?.length ? { agents: new Set(c.agents) } : {}) } }),
   );
@@ -71,15 +66,15 @@ async function commitChunk(chunk: Record_[]): Promise<{ counted: Record_[]; dupl
   let pending = chunk;
   let duplicates = 0;
   while (pending.length) {
+    const counted = pending.map(() => countedBefore());
     try {
-      await commitChange(writesOf(pending, Date.now()), null);
+      await commitChange(writesOf(pending, counted, Date.now()), null);
       return { counted: pending, duplicates };
     } catch (err) {
-      if (!(err instanceof CountedBefore)) throw err;
+      const index = counted.indexOf(err as ApiError);
+      if (index < 0) throw err;
       const seen = await Promise.all(
-        pending.map(
-          async (r, i) => i === err.index || !!(await get(r.marker, { consistent: true, attributes: ['pk'] })),
-        ),
+        pending.map(async (r, i) => i === index || !!(await get(r.marker, { consistent: true, attributes: ['pk'] }))),
       );
       duplicates += seen.filter(Boolean).length;
       pending = pending.filter((_, i) => !seen[i]);
@@ -160,6 +155,7 @@ export function conversationRecordWrites(c: Conversation, now = Date.now()): Wri
         contributions: conversationContributions(conv),
       },
     ],
+    [countedBefore()],
     now,
   );
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '#shared/http/errors.ts';
+import { paymentsNotConfigured } from './errors.ts';
 import { definePort } from '#shared/platform/ports.ts';
 import type { ProviderId } from './vocabulary.ts';
 
@@ -58,12 +58,6 @@ export interface PaymentProviders {
  * installed is 503 PAYMENTS_NOT_CONFIGURED.
  */
 export const paymentProviders = definePort<PaymentProviders | undefined>(() => undefined);
-
-export const paymentsNotConfigured = () =>
-  new ApiError(503, 'PAYMENTS_NOT_CONFIGURED', 'Payment providers are not configured for this deployment');
-
-export const methodDeclined = () =>
-  new ApiError(400, 'PAYMENT_METHOD_DECLINED', 'The provider declined this payment method');
 
 /** The adapter of a provider, from the installed port; none installed is 503 PAYMENTS_NOT_CONFIGURED. */
 export function paymentGateway(provider: ProviderId): PaymentGateway {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { claim, done, release, resultOf } from '#shared/data/idempotency.ts';
-import { badRequest, conflict } from '#shared/http/errors.ts';
+import { idempotencyKeyReused, idempotencyRequestInProgress, invalidIdempotencyKey } from './errors.ts';
 import { billingKeys } from './records.ts';
 
 /** Keys are kept a day: long enough for any client retry, short enough not to pile up. */
@@ -25,21 +25,15 @@ export async function idempotent<T>(
   run: () => Promise<T>,
 ): Promise<T> {
   if (key === undefined) return run();
-  if (!KEY_PATTERN.test(key))
-    throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1-200 visible ASCII characters');
+  if (!KEY_PATTERN.test(key)) throw invalidIdempotencyKey();
   const itemKey = billingKeys.idempotency(tenantId, scope, key);
   const bodyHash = createHash('sha256')
     .update(JSON.stringify(body ?? null))
     .digest('hex');
   const outcome = await claim(itemKey, { ...CLAIM, data: { bodyHash } });
   if (outcome.kind !== 'claimed') {
-    if (outcome.claim?.data?.bodyHash !== bodyHash)
-      throw conflict('This Idempotency-Key was used with another request body', 'IDEMPOTENCY_KEY_REUSED');
-    if (outcome.kind !== 'done')
-      throw conflict(
-        'A request with this Idempotency-Key is still running; retry shortly',
-        'IDEMPOTENCY_REQUEST_IN_PROGRESS',
-      );
+    if (outcome.claim?.data?.bodyHash !== bodyHash) throw idempotencyKeyReused();
+    if (outcome.kind !== 'done') throw idempotencyRequestInProgress();
     return resultOf<T>(outcome.claim);
   }
   let result: T;

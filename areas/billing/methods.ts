@@ -2,13 +2,12 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, deleteItem, orConflict, putItem, putNew, type TransactItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
-import { ApiError, conflict, notFound } from '#shared/http/errors.ts';
+import { conflict, notFound } from '#shared/http/errors.ts';
+import { defaultTaken, limitReached } from './errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { paymentGateway } from './gateway.ts';
 import { billingKeys, defaultMethodItem, methodItem, toMethod, type MethodRecord } from './records.ts';
 import { METHOD_LIMIT, type ProviderId } from './vocabulary.ts';
-
-const limitReached = () => conflict(`At most ${METHOD_LIMIT} payment methods per tenant`, 'LIMIT_REACHED');
 
 /** The tenant's methods (one Query) and its default pointer (one GetItem). */
 async function methodsOf(tenantId: string): Promise<{ methods: MethodRecord[]; defaultId: string | null }> {
@@ -56,8 +55,6 @@ function countMethods(tenantId: string, by: 1 | -1, listed: number): TransactIte
   };
 }
 
-const DEFAULT_TAKEN = new ApiError(409, 'DEFAULT_TAKEN', 'Another method became the default meanwhile');
-
 /**
  * Exchanges the provider token for a stored method; the tenant's first method becomes its default.
  * The limit is a condition of the write (the counter), so parallel adds never store more than it.
@@ -73,13 +70,14 @@ export async function addMethod(tenantId: string, input: { provider: number; tok
     ...card,
     createdAt: new Date().toISOString(),
   };
+  const taken = defaultTaken();
   const commit = (makeDefault: boolean) =>
     commitChange(
       [
         orConflict(putNew(methodItem(method)), 'Payment methods changed meanwhile; try again'),
         orConflict(countMethods(tenantId, 1, methods.length), limitReached()),
         makeDefault
-          ? orConflict(putNew(defaultMethodItem(tenantId, method.id, method.createdAt)), DEFAULT_TAKEN)
+          ? orConflict(putNew(defaultMethodItem(tenantId, method.id, method.createdAt)), taken)
           : null,
       ],
       {
@@ -97,7 +95,7 @@ export async function addMethod(tenantId: string, input: { provider: number; tok
   try {
     await commit(isDefault);
   } catch (err) {
-    if (err !== DEFAULT_TAKEN) throw err;
+    if (err !== taken) throw err;
     isDefault = false;
     await commit(false);
   }

@@ -3,6 +3,7 @@ import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
 import { conflict, validationError } from '#shared/http/errors.ts';
+import { paymentNotRefundable, refundAlreadyRequested, subscriptionCancelled } from './errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -38,8 +39,7 @@ export async function processPayment(tenantId: string, input: ProcessInput, acto
       consistent: true,
     },
   );
-  if (Number(sub.status) === SubscriptionStatus.Cancelled)
-    throw conflict('The subscription is cancelled', 'SUBSCRIPTION_CANCELLED');
+  if (Number(sub.status) === SubscriptionStatus.Cancelled) throw subscriptionCancelled();
   const method = input.paymentMethodId
     ? await getOr404<MethodRecord>(billingKeys.method(tenantId, input.paymentMethodId), 'Payment method', {
         consistent: true,
@@ -135,8 +135,7 @@ export async function paymentHistory(
 export async function requestRefund(tenantId: string, paymentId: string, reason: string, actor: Principal) {
   const key = billingKeys.payment(tenantId, paymentId);
   const payment = await getOr404<PaymentRecord>(key, 'Payment', { consistent: true });
-  if (Number(payment.status) !== PaymentStatus.Paid)
-    throw conflict('Only a Paid payment can be refunded', 'PAYMENT_NOT_REFUNDABLE');
+  if (Number(payment.status) !== PaymentStatus.Paid) throw paymentNotRefundable();
   const now = new Date().toISOString();
   await commitChange(
     [
@@ -150,7 +149,7 @@ export async function requestRefund(tenantId: string, paymentId: string, reason:
             values: { ':paid': PaymentStatus.Paid },
           },
         ),
-        conflict('A refund of this payment was already requested', 'REFUND_ALREADY_REQUESTED'),
+        refundAlreadyRequested(),
       ),
     ],
     { tenantId, actor, entityType: 'Payment', entityId: paymentId, action: 'RefundRequested', changes: { reason } },

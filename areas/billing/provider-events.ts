@@ -3,6 +3,7 @@ import { commitChange, orConflict, putNew, updateItem, type TransactItem } from 
 import type { Key } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
+import { webhookEventApplied } from './errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { countIntegrationEvents, integrationEventPut } from '#shared/data/integration-events.ts';
@@ -469,9 +470,6 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
   }
 }
 
-/** The marker's condition failing: another delivery of the event was applied first. */
-const ALREADY_APPLIED = new ApiError(409, 'WEBHOOK_EVENT_APPLIED', 'The event was applied already');
-
 /**
  * Applies one verified provider event at most once: the event's marker is created in the same
  * transaction as every change it causes, so concurrent or repeated deliveries find it taken and
@@ -492,6 +490,7 @@ export async function applyWebhookEvent(
   // Rendered before the commit, under an id derived from the event: a retry overwrites the same object.
   if (p.pdf) await (await import('./invoice-pdf.ts')).storeInvoicePdf(p.pdf);
   const tenantId = p.outcome === 'ignored' ? null : (payload.action as { tenantId: string }).tenantId;
+  const applied = webhookEventApplied();
   try {
     // Several audit entries (one per record moved), so they travel as items of a change without one of its own.
     await commitChange(
@@ -506,7 +505,7 @@ export async function applyWebhookEvent(
             tenantId,
             receivedAt: now,
           }),
-          ALREADY_APPLIED,
+          applied,
         ),
         ...p.items,
         ...p.audits.map((a) => auditPut({ ...a, actor: null, tenantId }, now)),
@@ -516,7 +515,7 @@ export async function applyWebhookEvent(
       { now },
     );
   } catch (err) {
-    if (err === ALREADY_APPLIED) return duplicate();
+    if (err === applied) return duplicate();
     if (err instanceof ApiError)
       // The records moved between reading and writing: the queue retries and the plan is made again.
       throw new Error(`Billing records changed while applying ${payload.eventId}; will retry`);

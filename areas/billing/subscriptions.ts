@@ -4,6 +4,7 @@ import { commitChange, orConflict, putNew, updateItem, type TransactItem } from 
 import { queryItems } from '#shared/data/query.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
+import { notTrialing, subscriptionExists } from './errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -26,8 +27,6 @@ export interface CreateInput {
   billingPeriod: number;
   trialDays?: number | null;
 }
-
-const subscriptionExists = () => conflict('The tenant already has a live subscription', 'SUBSCRIPTION_EXISTS');
 
 /**
  * Starts a subscription: the provider's checkout is opened first, then the subscription and the
@@ -205,8 +204,6 @@ export async function tenantNames(ids: string[]): Promise<Map<string, string>> {
   for (const t of out.Responses?.[config.tableName] ?? []) names.set(String(t.id), String(t.name ?? ''));
   return names;
 }
-
-const notTrialing = () => conflict('Only a trialing subscription can have its trial extended', 'NOT_TRIALING');
 
 /**
  * Moves a trialing subscription's trial end (and first charge) later; the tenant's trial date

@@ -4,7 +4,8 @@ import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putItem, putNew, type Change } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { queryItems } from '#shared/data/query.ts';
-import { ApiError, conflict, notFound } from '#shared/http/errors.ts';
+import { ApiError, notFound } from '#shared/http/errors.ts';
+import { channelInactive, messageNotCancellable, windowClosed } from './errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -76,12 +77,6 @@ const item = (m: ProactiveRecord) => ({
   ...m,
 });
 
-const windowClosed = () =>
-  conflict(
-    "WhatsApp allows a free-form message only within 24 hours of the person's last message; this one would fall outside it",
-    'WINDOW_CLOSED',
-  );
-
 /** When the person last wrote to this connection (any channel; WhatsApp's window starts there). */
 export async function lastInboundAt(tenantId: string, channelId: string, user: string): Promise<string | null> {
   const found = await get<{ at?: string }>(lastInboundKey(tenantId, channelId, user), { consistent: true });
@@ -97,7 +92,7 @@ export async function createProactive(
   const found = await channelById(input.channelId);
   if (!found || found.tenantId !== tenantId) throw notFound('Channel connection');
   const channel = found.connection;
-  if (!channel.isActive) throw conflict('The channel connection is inactive', 'CHANNEL_INACTIVE');
+  if (!channel.isActive) throw channelInactive();
   const now = Date.now();
   const at = input.scheduledAt ? Date.parse(input.scheduledAt) : Number.NaN;
   // A time already past is "now": the person gets it at once rather than never.
@@ -190,13 +185,10 @@ async function settle(
   return next;
 }
 
-const notCancellable = (status: ProactiveStatus) =>
-  conflict(`The message is ${status}; only a Scheduled or Queued message can be cancelled`, 'MESSAGE_NOT_CANCELLABLE');
-
 export async function cancelProactive(tenantId: string, id: string, actor: Principal) {
   const m = await readProactive(tenantId, id, true);
-  if (m.status !== 'Scheduled' && m.status !== 'Queued') throw notCancellable(m.status);
-  await settle(m, m.status, { status: 'Cancelled' }, actor, notCancellable('Sent'));
+  if (m.status !== 'Scheduled' && m.status !== 'Queued') throw messageNotCancellable(m.status);
+  await settle(m, m.status, { status: 'Cancelled' }, actor, messageNotCancellable('Sent'));
 }
 
 /**

@@ -3,6 +3,15 @@ import { CHANNEL_TYPES } from '#areas/connector/channel-types.ts';
 import { PROACTIVE_STATUSES } from '#areas/connector/records.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { isoDateTime, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
+import { featureNotInPlan } from '#areas/agents/for-connector.ts';
+import {
+  channelInactive,
+  invalidSignature,
+  invalidWebhookBody,
+  messageNotCancellable,
+  windowClosed,
+} from '#areas/connector/errors.ts';
+import { notFound } from '#shared/http/errors.ts';
 
 /**
  * AI connector (spec 03-ai-runtime.md "AI connector"): proactive messages, and the chat platforms'
@@ -53,7 +62,7 @@ const webhook = (type: (typeof CHANNEL_TYPES)[number], how: string) =>
     bodyType: 'raw',
     maxBodyBytes: WEBHOOK_BODY_BYTES,
     rawResponse: { contentType: 'application/json' },
-    errors: [404],
+    errors: [invalidSignature, invalidWebhookBody],
     schemas: () => ({ params: channelParams() }),
   }) as const;
 
@@ -68,7 +77,7 @@ export const connectorRoutes = defineRoutes([
     summary:
       "Send a message first, now (Queued) or at `scheduledAt` (Scheduled), to a person on one of the tenant's channel connections; WhatsApp only within 24 hours of their last message (409 WINDOW_CLOSED)",
     status: 202,
-    errors: [404, 409],
+    errors: [notFound, featureNotInPlan, channelInactive, windowClosed],
     schemas: () => ({
       body: z.object({
         channelId: uuid(),
@@ -127,7 +136,7 @@ export const connectorRoutes = defineRoutes([
     scope: ofMessage,
     summary: 'Cancel a Scheduled or Queued message; 409 MESSAGE_NOT_CANCELLABLE once it is Sent, Failed or Cancelled',
     status: 204,
-    errors: [409],
+    errors: [messageNotCancellable],
     schemas: () => ({
       params: z.object({ messageId: uuid() }),
       query: z.object(tenantQuery()),
@@ -152,7 +161,7 @@ export const connectorRoutes = defineRoutes([
       "WhatsApp's subscription handshake: `hub.mode=subscribe`, the connection's `hub.verify_token` and `hub.challenge`; answers the challenge as plain text (a wrong token: 400 INVALID_SIGNATURE)",
     status: 200,
     rawResponse: { contentType: 'text/plain' },
-    errors: [404],
+    errors: [invalidSignature],
     schemas: () => ({
       params: channelParams(),
       query: z.object({

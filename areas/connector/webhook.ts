@@ -2,7 +2,8 @@ import { channelById, type ChannelRecord, requireAgents } from '#areas/agents/fo
 import { publishedAgent } from '#areas/conversations/for-connector.ts';
 import { resolveTenantSecret } from '#areas/vault/for-connector.ts';
 import { commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
-import { ApiError, badRequest, notFound } from '#shared/http/errors.ts';
+import { ApiError, notFound } from '#shared/http/errors.ts';
+import { duplicateEvent, invalidSignature, invalidWebhookBody } from './errors.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { enqueue } from '#shared/queue/messages.ts';
@@ -43,9 +44,6 @@ export interface WebhookRequest {
 const CLAIM_TTL_SECONDS = 8 * 86_400;
 /** A channel user's last-inbound time is kept as long as the window could matter, and then some. */
 const INBOUND_TTL_SECONDS = 30 * 86_400;
-
-const invalidSignature = () =>
-  badRequest('INVALID_SIGNATURE', "The request's signature is missing or does not match the channel's secret");
 
 /** The credential each platform signs with: a tenant secret, except Discord's public key (a setting). */
 const SIGNING: Record<ChannelType, { secret: string } | { setting: string }> = {
@@ -97,7 +95,7 @@ export async function receiveWebhook(type: ChannelType, channelId: string, req: 
   const body = bodyText(req);
   if (!secret || !VERIFY[type](body, req.headers, secret)) throw invalidSignature();
   const events = parseInbound(type, body);
-  if (!events) throw badRequest('INVALID_WEBHOOK_BODY', 'The body is not a JSON object');
+  if (!events) throw invalidWebhookBody();
   for (const e of events) {
     if (e.kind === 'challenge') return json({ challenge: e.challenge });
     if (e.kind === 'ping') return json(DISCORD_PONG);
@@ -120,12 +118,6 @@ const DISCORD_UNAVAILABLE = {
   data: { content: 'The assistant is not available right now.', flags: 64 },
 } as const;
 
-class DuplicateEvent extends ApiError {
-  constructor() {
-    super(409, 'DUPLICATE_EVENT', 'The event was received before');
-  }
-}
-
 /**
  * One person's message: their last-inbound time (WhatsApp's window) and the event's claim in one
  * write, then the turn queued. A claimed event (a provider's retry) is not queued again. An inactive
@@ -137,12 +129,13 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
   const now = new Date();
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const claim = inboundClaimKey(tenantId, c.id, e.eventId);
+  const duplicate = duplicateEvent();
   try {
     await commitChange(
       [
         orConflict(
           putNew({ ...claim, receivedAt: now.toISOString(), ttl: nowSeconds + CLAIM_TTL_SECONDS }),
-          new DuplicateEvent(),
+          duplicate,
         ),
         putItem({
           ...lastInboundKey(tenantId, c.id, e.sender),
@@ -153,7 +146,7 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
       null,
     );
   } catch (err) {
-    if (err instanceof DuplicateEvent) return 'duplicate';
+    if (err === duplicate) return 'duplicate';
     throw err;
   }
   const skip = await whyNoTurn(tenantId, c);

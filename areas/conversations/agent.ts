@@ -1,7 +1,7 @@
 import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/agents/for-conversations.ts';
 import { keyId } from '#shared/data/keys.ts';
 import { get, getMany } from '#shared/data/read.ts';
-import { conflict } from '#shared/http/errors.ts';
+import { agentNotPublished } from './errors.ts';
 
 interface AgentState {
   status?: string;
@@ -9,9 +9,6 @@ interface AgentState {
   publishedVersion?: number | null;
 }
 type VersionItem = { snapshot?: AgentSnapshot };
-
-export const agentNotPublished = () =>
-  conflict('The agent is not published; publish it to take conversations', 'AGENT_NOT_PUBLISHED');
 
 const live = (a: AgentState | undefined): a is AgentState & { publishedVersion: number } =>
   !!a && !a.deletedAt && a.status === 'Published' && !!a.publishedVersion;

@@ -5,7 +5,8 @@ import { commitChange, deleteItem } from '#shared/data/commit.ts';
 import { keyOf } from '#shared/data/keys.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { deliverToChannel } from './delivery.ts';
-import { changeStatus, conversationChange, conversationClosed, moved, REASONS, takesMessages } from './lifecycle.ts';
+import { conversationClosed } from './errors.ts';
+import { changeStatus, conversationChange, moved, REASONS, takesMessages } from './lifecycle.ts';
 import {
   conversationKey,
   conversationList,

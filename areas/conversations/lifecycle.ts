@@ -1,8 +1,8 @@
 import { queryItems } from '#shared/data/query.ts';
 import type { Change } from '#shared/data/commit.ts';
-import { conflict } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
+import { conversationClosed, invalidStatusTransition } from './errors.ts';
 import {
   liveIndex,
   newMessage,
@@ -33,8 +33,6 @@ export const REASONS = {
   staff: 'A person took over',
 };
 
-export const conversationClosed = () =>
-  conflict('The conversation is closed and takes no new messages', 'CONVERSATION_CLOSED');
 /** Messages (the visitor's, a person's) are taken only while the agent or a person is there to answer. */
 export const takesMessages = (c: Pick<ConversationRecord, 'status'>) => c.status === 'Open' || c.status === 'Escalated';
 
@@ -59,7 +57,7 @@ export function moved(
   if (c.status === status) return c;
   if (!NEXT[c.status].includes(status)) {
     if (c.status === 'Closed') throw conversationClosed();
-    throw conflict(`A conversation cannot go from ${c.status} to ${status}`, 'INVALID_STATUS_TRANSITION');
+    throw invalidStatusTransition(c.status, status);
   }
   const at = new Date(opts.now).toISOString();
   const next: ConversationRecord = { ...c, status };

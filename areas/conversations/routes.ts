@@ -2,6 +2,19 @@ import * as z from 'zod/mini';
 import { CONVERSATION_CHANNELS, CONVERSATION_STATUSES, MESSAGE_ROLES } from '#areas/conversations/records.ts';
 import { defineRoutes, once, scope, type RateLimitRule } from '#shared/routes/types.ts';
 import { email, optionalText, pageOf, paging, searchTerm, text, utcDay, uuid } from '#shared/routes/schemas.ts';
+import { agentPromptMissing, agentUnavailable, featureNotInPlan } from '#areas/agents/for-conversations.ts';
+import {
+  agentNotPublished,
+  conversationClosed,
+  feedbackAlreadyGiven,
+  invalidIdempotencyKey,
+  invalidStatusTransition,
+  originNotAllowed,
+  requestInProgress,
+  widgetInactive,
+} from '#areas/conversations/errors.ts';
+import { MODEL_CALL_REFUSALS } from '#areas/llm-gateway/for-conversations.ts';
+import { unauthorized } from '#shared/http/errors.ts';
 
 /** AI conversations (spec 03-ai-runtime.md "AI conversations"): the widget's session routes and the staff inbox. */
 const read = { kind: 'bearer', permission: 'conversations:read' } as const;
@@ -83,7 +96,7 @@ export const conversationRoutes = defineRoutes([
     summary:
       "Widget session: the widget's public key from one of its allowed origins (`Origin` header) starts a conversation with its published agent; the session token (shown once) goes in `X-Widget-Session` afterwards",
     status: 201,
-    errors: [401, 403, 409],
+    errors: [unauthorized, originNotAllowed, featureNotInPlan, widgetInactive, agentNotPublished],
     schemas: () => ({
       body: z.object({
         widgetKey: z.string().check(z.minLength(1), z.maxLength(100)),
@@ -111,7 +124,15 @@ export const conversationRoutes = defineRoutes([
     rateLimit: WIDGET_LIMIT,
     summary: `A visitor message and the agent's answer with its citations (\`escalated\` when a person has the conversation; the agent then stays silent and \`message\` is null). With \`Accept: text/event-stream\` the answer streams: \`{"delta"}\` events, then the final \`{message, citations, escalated}\`, then \`[DONE]\`. An \`${IDEMPOTENCY}\` header makes a retried send store and answer the message once`,
     status: 200,
-    errors: [409, 429, 503],
+    errors: [
+      invalidIdempotencyKey,
+      conversationClosed,
+      requestInProgress,
+      agentNotPublished,
+      agentPromptMissing,
+      agentUnavailable,
+      ...MODEL_CALL_REFUSALS,
+    ],
     schemas: () => ({
       body: z.object({ text: text(4000) }),
       response: z.object({
@@ -149,7 +170,7 @@ export const conversationRoutes = defineRoutes([
     rateLimit: WIDGET_LIMIT,
     summary: 'The visitor asks for a person: the conversation is Escalated with the reason, and the agent falls silent',
     status: 200,
-    errors: [409],
+    errors: [conversationClosed, invalidStatusTransition],
     schemas: () => ({
       body: z.object({ reason: optionalText(500) }),
       response: conversationState(),
@@ -166,7 +187,7 @@ export const conversationRoutes = defineRoutes([
     rateLimit: WIDGET_LIMIT,
     summary: 'The visitor rates the conversation 1-5 (once), which closes it',
     status: 200,
-    errors: [409],
+    errors: [feedbackAlreadyGiven, conversationClosed],
     schemas: () => ({
       body: z.object({ csat: z.int().check(z.minimum(1), z.maximum(5)), comment: optionalText(2000) }),
       response: conversationState(),
@@ -236,7 +257,7 @@ export const conversationRoutes = defineRoutes([
     summary:
       "A person's reply, delivered to the widget (its poll) or the channel; in an Open conversation the person takes over (Escalated), so the agent stays silent",
     status: 201,
-    errors: [409],
+    errors: [conversationClosed],
     schemas: () => ({
       ...byId(),
       body: z.object({ text: text(4000) }),
@@ -253,7 +274,7 @@ export const conversationRoutes = defineRoutes([
     summary:
       'Moves the conversation: Open -> Escalated -> Resolved or Closed, Open -> Resolved or Closed, Resolved -> Closed (409 INVALID_STATUS_TRANSITION otherwise); the same status again changes nothing',
     status: 200,
-    errors: [409],
+    errors: [conversationClosed, invalidStatusTransition],
     schemas: () => ({
       ...byId(),
       body: z.object({ status: z.enum(CONVERSATION_STATUSES), reason: optionalText(500) }),

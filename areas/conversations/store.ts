@@ -3,7 +3,7 @@ import { commitChange, orConflict, putItem, putNew, type Change, type Write } fr
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
-import { ApiError, conflict, notFound } from '#shared/http/errors.ts';
+import { conflict, notFound } from '#shared/http/errors.ts';
 import {
   conversationItem,
   conversationKey,
@@ -23,12 +23,6 @@ export interface Plan {
   messages?: MessageRecord[];
   change?: Change | null;
   writes?: Write[];
-}
-
-class Stale extends ApiError {
-  constructor() {
-    super(409, 'CONFLICT', 'The conversation changed meanwhile');
-  }
 }
 
 const ATTEMPTS = 6;
@@ -102,6 +96,8 @@ export async function mutate(
 ): Promise<{ conversation: Stored; messages: MessageRecord[] }> {
   let current = first ?? (await readConversation(tenantId, id, true));
   for (let attempt = 1; ; attempt++) {
+    // Someone else wrote since `current` was read: the plan is made again, and the last attempt says so.
+    const stale = conflict('The conversation changed meanwhile');
     const p = await plan(current);
     const messages = p.messages ?? [];
     if (p.next === current && !messages.length && !p.writes?.length) return { conversation: current, messages };
@@ -113,10 +109,7 @@ export async function mutate(
     };
     const closing = isClosed(next) && !isClosed(current);
     const writes: Write[] = [
-      orConflict(
-        putItem(conversationItem(next), 'revision = :revision', { ':revision': current.revision }),
-        new Stale(),
-      ),
+      orConflict(putItem(conversationItem(next), 'revision = :revision', { ':revision': current.revision }), stale),
       ...messages.map((m) => putNew(messageItem(m))),
       ...(closing ? conversationRecordWrites(closingRecord(next)) : []),
       ...(p.writes ?? []),
@@ -125,7 +118,7 @@ export async function mutate(
       await commitChange(writes, p.change ?? null);
       return { conversation: next, messages };
     } catch (err) {
-      if (!(err instanceof Stale) || attempt >= ATTEMPTS) throw err instanceof Stale ? conflict(err.message) : err;
+      if (err !== stale || attempt >= ATTEMPTS) throw err;
       current = await readConversation(tenantId, id, true);
     }
   }

@@ -1,11 +1,18 @@
-import { runTurnStream, type TurnEvent, type TurnResult, type AgentSnapshot } from '#areas/agents/for-conversations.ts';
+import {
+  agentUnavailable,
+  runTurnStream,
+  type TurnEvent,
+  type TurnResult,
+  type AgentSnapshot,
+} from '#areas/agents/for-conversations.ts';
 import { orConflict } from '#shared/data/commit.ts';
 import { claim, claimItem, doneItem, held, readClaim, releaseItem, resultOf } from '#shared/data/idempotency.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError } from '#shared/http/errors.ts';
+import { tokenLimitReached } from '#areas/llm-gateway/for-conversations.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { publishedAgent } from './agent.ts';
-import { conversationClosed, moved, REASONS, systemMessage, takesMessages } from './lifecycle.ts';
+import { conversationClosed, requestInProgress } from './errors.ts';
+import { moved, REASONS, systemMessage, takesMessages } from './lifecycle.ts';
 import {
   idempotencyKey,
   messageKey,
@@ -68,27 +75,20 @@ type Start =
   | { kind: 'answered'; answer: TurnAnswer }
   | { kind: 'run'; conversation: Stored; visitor: MessageRecord; agent: AgentSnapshot | null };
 
-/** The claim of a key already used: this request is a retry. */
-class Retried extends ApiError {
-  constructor() {
-    super(409, 'REQUEST_IN_PROGRESS', 'This message is still being answered; try again shortly');
-  }
-}
-
 /** A retried message: its stored answer, a wait while the first attempt runs, or the turn again. */
 async function retried(first: Stored, key: string, agent: AgentSnapshot | null): Promise<Start> {
   const prior = await readClaim<Held>(claimKey(first, key));
-  if (!prior?.data) throw new Retried();
+  if (!prior?.data) throw requestInProgress();
   if (prior.status === 'done') {
     const { answerId, escalated } = resultOf<Outcome>(prior);
     const answer = answerId ? await get<MessageRecord>(messageKey(first.tenantId, first.id, answerId)) : null;
     return { kind: 'answered', answer: answerOf(answer ?? null, escalated) };
   }
-  if (held(prior)) throw new Retried();
+  if (held(prior)) throw requestInProgress();
   const visitor = await get<MessageRecord>(messageKey(first.tenantId, first.id, prior.data.visitorMessageId));
-  if (!visitor) throw new Retried();
+  if (!visitor) throw requestInProgress();
   // Released by a failure, or its lease ran out: this attempt takes it over, one attempt at a time.
-  if ((await claim(claimKey(first, key), { ...CLAIM, data: prior.data })).kind !== 'claimed') throw new Retried();
+  if ((await claim(claimKey(first, key), { ...CLAIM, data: prior.data })).kind !== 'claimed') throw requestInProgress();
   return { kind: 'run', conversation: first, visitor, agent };
 }
 
@@ -119,14 +119,14 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
               : searchTextOf(current, visitor.text),
           },
           messages: [visitor],
-          writes: key ? [orConflict(firstClaim(current, key, visitor), new Retried())] : [],
+          writes: key ? [orConflict(firstClaim(current, key, visitor), requestInProgress())] : [],
         };
       },
       first,
     );
     return { kind: 'run', conversation: out.conversation, visitor, agent };
   } catch (err) {
-    if (!(err instanceof Retried) || !key) throw err;
+    if (!requestInProgress.is(err) || !key) throw err;
     return retried(first, key, agent);
   }
 }
@@ -174,7 +174,7 @@ async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageReco
  * failure is retried by sending the message again (same idempotency key: not stored twice).
  */
 async function storeFailure(c: Stored, visitor: MessageRecord, err: unknown, key?: string) {
-  const exhausted = err instanceof ApiError && err.code === 'TOKEN_LIMIT_REACHED';
+  const exhausted = tokenLimitReached.is(err);
   try {
     await mutate(c.tenantId, c.id, (current) => {
       const now = Date.now();
@@ -244,7 +244,7 @@ export async function* visitorTurn(
   }
   if (!final) {
     await storeFailure(conversation, visitor, new Error('turn ended without an answer'), input.idempotencyKey);
-    throw new ApiError(503, 'AGENT_UNAVAILABLE', 'The agent could not answer right now; try again');
+    throw agentUnavailable();
   }
   yield { type: 'final', answer: await storeAnswer(conversation, agent, visitor, final, input.idempotencyKey) };
 }
@@ -252,5 +252,5 @@ export async function* visitorTurn(
 /** The whole turn, for a JSON answer or a channel. */
 export async function visitorTurnAnswer(first: Stored, input: VisitorInput): Promise<TurnAnswer> {
   for await (const e of visitorTurn(first, input)) if (e.type === 'final') return e.answer;
-  throw new ApiError(503, 'AGENT_UNAVAILABLE', 'The agent could not answer right now; try again');
+  throw agentUnavailable();
 }

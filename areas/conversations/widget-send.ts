@@ -1,7 +1,9 @@
-import { badRequest } from '#shared/http/errors.ts';
+import { agentUnavailable } from '#areas/agents/for-conversations.ts';
+import { ApiError } from '#shared/http/errors.ts';
 import { idempotencyKey } from '#shared/http/idempotency-key.ts';
 import { reply } from '#shared/http/responses.ts';
 import { sseEvent } from '#shared/runtime/stream.ts';
+import { invalidIdempotencyKey } from './errors.ts';
 import type { SessionClaim } from './session.ts';
 import { visitorTurn, visitorTurnAnswer, type TurnAnswer, type VisitorEvent } from './turn.ts';
 import { openSession, toVisitorMessage } from './widget.ts';
@@ -18,17 +20,15 @@ function idempotencyKeyOf(headers: Record<string, string | undefined>) {
   const key = idempotencyKey(headers);
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(key)) {
-    throw badRequest('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key is 1-100 letters, digits or _ . : -');
+    throw invalidIdempotencyKey();
   }
   return key;
 }
 
+// Only an ApiError's text may reach the visitor; anything else is the agent not answering.
 const errorEvent = (err: unknown) => {
-  const e = err as { code?: string; message?: string };
-  return sseEvent(
-    { error: { code: e.code ?? 'AGENT_UNAVAILABLE', message: e.message ?? 'The agent could not answer' } },
-    'error',
-  );
+  const e = err instanceof ApiError ? err : agentUnavailable();
+  return sseEvent({ error: { code: e.code, message: e.message } }, 'error');
 };
 
 /**

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { requireAgents, widgetByKey } from '#areas/agents/for-conversations.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange } from '#shared/data/commit.ts';
-import { ApiError, conflict, forbidden, unauthorized } from '#shared/http/errors.ts';
+import { ApiError, unauthorized } from '#shared/http/errors.ts';
 import { publishedAgent } from './agent.ts';
-import { changeStatus, conversationChange, conversationClosed, takesMessages } from './lifecycle.ts';
+import { conversationClosed, feedbackAlreadyGiven, originNotAllowed, widgetInactive } from './errors.ts';
+import { changeStatus, conversationChange, takesMessages } from './lifecycle.ts';
 import {
   conversationList,
   newConversation,
@@ -15,7 +16,6 @@ import {
 import { newSession, sessionHolds, type SessionClaim } from './session.ts';
 import { newConversationWrites, readConversation, readMessages, type Stored } from './store.ts';
 
-export const originNotAllowed = () => forbidden("This page's origin may not use the widget", 'ORIGIN_NOT_ALLOWED');
 const invalidSession = () => unauthorized('The widget session is invalid or has expired');
 
 /**
@@ -33,7 +33,7 @@ export async function startSession(
   if (!from || !widget.allowedOrigins.includes(from)) throw originNotAllowed();
   const tenantId = widget.tenantId;
   await requireAgents(tenantId);
-  if (!widget.isActive) throw conflict('The widget is inactive', 'WIDGET_INACTIVE');
+  if (!widget.isActive) throw widgetInactive();
   const agent = await publishedAgent(tenantId, widget.agentId);
   const now = Date.now();
   const at = new Date(now).toISOString();
@@ -118,12 +118,12 @@ export async function visitorEscalates(c: Stored, reason: string | null | undefi
 
 /** The visitor's rating (route 5): once; it closes the conversation, whose analytics record carries it. */
 export async function visitorFeedback(c: Stored, body: { csat: number; comment?: string | null }) {
-  if (c.csat !== null) throw conflict('This conversation has been rated already', 'FEEDBACK_ALREADY_GIVEN');
+  if (c.csat !== null) throw feedbackAlreadyGiven();
   if (c.status === 'Closed') throw conversationClosed();
   const out = await changeStatus(c, 'Closed', {
     actor: null,
     extra: (next) => {
-      if (next.csat !== null) throw conflict('This conversation has been rated already', 'FEEDBACK_ALREADY_GIVEN');
+      if (next.csat !== null) throw feedbackAlreadyGiven();
       return { ...next, csat: body.csat, csatComment: body.comment ?? null };
     },
   });

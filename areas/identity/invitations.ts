@@ -13,7 +13,8 @@ import {
   type Write,
 } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, badRequest, conflict, forbidden, validationError } from '#shared/http/errors.ts';
+import { ApiError, conflict, forbidden, validationError } from '#shared/http/errors.ts';
+import { invalidInvitation, seatLimitReached } from './errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { sendEmail } from '#shared/queue/email.ts';
 import { assertMayGrant } from './ceiling.ts';
@@ -244,10 +245,6 @@ export function redeemWrites(
     ...records,
   ];
 }
-
-export const invalidInvitation = () =>
-  badRequest('INVALID_INVITATION', 'The invitation code is invalid, used or expired');
-export const seatLimitReached = () => conflict('The tenant has no free seats', 'SEAT_LIMIT_REACHED');
 
 /**
  * Takes (+1) or frees (-1) a seat on the tenant item. Taking one is conditional on a free seat,

@@ -4,7 +4,13 @@ import { loadJose } from '#shared/auth/signing-keys.ts';
 import { epochSeconds, randomToken, sameDigest, sha256 } from '#shared/auth/opaque.ts';
 import { deleteItem, putNew } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, badRequest, unauthorized } from '#shared/http/errors.ts';
+import {
+  invalidAuthorizationCode,
+  invalidClientBinding,
+  invalidIdToken,
+  invalidState,
+  providerError,
+} from './errors.ts';
 import { providerClientSecret, type OidcProviderConfig, type ProviderId } from './identity-providers.ts';
 import { flowKey, type AuthorizationFlow } from './records.ts';
 import { writeOne } from './writes.ts';
@@ -75,8 +81,6 @@ export async function startFlow(cfg: OidcProviderConfig, redirectUri: string, no
   };
 }
 
-const invalidState = () => badRequest('INVALID_STATE', 'Unknown, expired or already used sign-in state');
-
 const flowByStateHash = (stateHash: string) => get<AuthorizationFlow>(flowKey(stateHash), { consistent: true });
 
 /**
@@ -98,7 +102,7 @@ export async function flowForState(
   )
     throw invalidState();
   if (typeof flow.bindingHash !== 'string' || !sameDigest(sha256(input.clientBinding), flow.bindingHash)) {
-    throw badRequest('INVALID_CLIENT_BINDING', 'This sign-in was started by another client');
+    throw invalidClientBinding();
   }
   return flow;
 }
@@ -108,8 +112,6 @@ export async function consumeFlow(flow: AuthorizationFlow) {
   const consumed = await writeOne(deleteItem(flowKey(flow.stateHash), 'attribute_exists(pk)'));
   if (!consumed.written) throw invalidState();
 }
-
-const providerError = (message: string) => new ApiError(502, 'PROVIDER_ERROR', message);
 
 /** Exchanges the code at the token endpoint (client_secret_basic). Returns the raw ID token. */
 export async function exchangeCode(
@@ -144,7 +146,7 @@ export async function exchangeCode(
   }
   const body = (await res.json().catch(() => null)) as { id_token?: unknown; error?: unknown } | null;
   if (res.status === 400 || res.status === 401) {
-    throw badRequest('INVALID_AUTHORIZATION_CODE', 'The identity provider rejected the authorization code');
+    throw invalidAuthorizationCode();
   }
   if (!res.ok || typeof body?.id_token !== 'string')
     throw providerError('The identity provider returned an unexpected response');
@@ -196,8 +198,7 @@ export async function verifyIdToken(cfg: OidcProviderConfig, idToken: string): P
     if (err instanceof joseErrors.JWKSTimeout || (err instanceof TypeError && /fetch/i.test(err.message))) {
       throw providerError('The identity provider keys could not be fetched');
     }
-    if (err instanceof joseErrors.JOSEError)
-      throw unauthorized('The identity provider token is not valid', 'INVALID_ID_TOKEN');
+    if (err instanceof joseErrors.JOSEError) throw invalidIdToken();
     throw err;
   }
 }

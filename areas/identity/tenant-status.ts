@@ -1,5 +1,5 @@
 import { get } from '#shared/data/read.ts';
-import { forbidden } from '#shared/http/errors.ts';
+import { TENANT_REFUSALS, tenantCancelled, tenantInactive, tenantPending, tenantSuspended } from './errors.ts';
 import { identityKeys, type TenantRecord } from './records.ts';
 import { TENANT_STATUS_CODES, type TenantStatusName, type TenantStatusValue } from './vocabulary.ts';
 
@@ -7,14 +7,7 @@ import { TENANT_STATUS_CODES, type TenantStatusName, type TenantStatusValue } fr
  * What a tenant's status allows. Only Active tenants' users may sign in or refresh; Pending and
  * Active tenants take new members; CANCELLED is final.
  */
-export type TenantSignInRefusal = 'TENANT_PENDING' | 'TENANT_SUSPENDED' | 'TENANT_CANCELLED' | 'TENANT_INACTIVE';
-
-const MESSAGES: Record<TenantSignInRefusal, string> = {
-  TENANT_PENDING: 'Your organisation is not activated yet',
-  TENANT_SUSPENDED: 'Your organisation is suspended',
-  TENANT_CANCELLED: 'Your organisation has been cancelled',
-  TENANT_INACTIVE: 'Your organisation is not active',
-};
+export type TenantSignInRefusal = (typeof TENANT_REFUSALS)[number]['code'];
 
 export const statusNameOf = (status: number): TenantStatusName =>
   (Object.entries(TENANT_STATUS_CODES).find(([, v]) => v === status)?.[0] as TenantStatusName | undefined) ?? 'PENDING';
@@ -39,13 +32,13 @@ export function tenantRefusal(tenant: { status?: unknown } | undefined): TenantS
     case TENANT_STATUS_CODES.ACTIVE:
       return null;
     case TENANT_STATUS_CODES.PENDING:
-      return 'TENANT_PENDING';
+      return tenantPending.code;
     case TENANT_STATUS_CODES.SUSPENDED:
-      return 'TENANT_SUSPENDED';
+      return tenantSuspended.code;
     case TENANT_STATUS_CODES.CANCELLED:
-      return 'TENANT_CANCELLED';
+      return tenantCancelled.code;
     default:
-      return 'TENANT_INACTIVE';
+      return tenantInactive.code;
   }
 }
 
@@ -54,4 +47,4 @@ export async function tenantSignInRefusal(tenantId: string | null): Promise<Tena
   return tenantRefusal(await get<{ status?: unknown }>(identityKeys.tenant(tenantId), { attributes: ['status'] }));
 }
 
-export const tenantRefusalError = (code: TenantSignInRefusal) => forbidden(MESSAGES[code], code);
+export const tenantRefusalError = (code: TenantSignInRefusal) => TENANT_REFUSALS.find((e) => e.code === code)!();

@@ -2,7 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putNew, type Write } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
-import { badRequest } from '#shared/http/errors.ts';
+import { duplicateEmail } from './errors.ts';
 import { identityKeys, normalizeEmail, userItem, type EmailOwner, type UserItem, type UserRecord } from './records.ts';
 
 export { normalizeEmail, type UserRecord };
@@ -16,8 +16,6 @@ export async function findUserByEmail(email: string): Promise<UserItem | undefin
 /** A user; strongly consistent when the caller is about to decide a write on it. */
 export const getUser = (tenantId: string | null, userId: string, consistent = false) =>
   get<UserItem>(identityKeys.user(tenantId, userId), { consistent });
-
-export const duplicateEmail = () => badRequest('DUPLICATE_EMAIL', 'An account with this e-mail already exists');
 
 /**
  * Creates a user and claims its e-mail in one transaction, so two concurrent registrations of

@@ -11,18 +11,16 @@ import {
 } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
-import { conflict, notFound, validationError } from '#shared/http/errors.ts';
+import { notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { unbindKnowledgeBase } from '#areas/agents/for-knowledge.ts';
+import { planLimitReached } from './errors.ts';
 import { PURGE_BASE } from './messages.ts';
 import { refreshToolsKbStatusAfter } from './tool-status.ts';
 import { baseItem, kbKey, kbList, tenantKey, toBase, type BaseRecord } from './records.ts';
 import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP } from './vocabulary.ts';
-
-export const planLimitReached = () =>
-  conflict("The plan's knowledge base limit (maxKnowledgeBases) is reached", 'PLAN_LIMIT_REACHED');
 
 /**
  * Takes (+1) or frees (-1) a knowledge-base slot on the tenant item, beside its maxKnowledgeBases

@@ -4,7 +4,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, orConflict, putNew, updateItem, type Change, type Write } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, invalidJson, notFound, validationError } from '#shared/http/errors.ts';
+import { ApiError, conflict, invalidJson, notFound, validationError } from '#shared/http/errors.ts';
 import { readFilePart, type FilePartRules } from '#shared/http/multipart.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { SNIFF_BYTES } from '#shared/http/sniff.ts';
@@ -279,7 +279,7 @@ export async function deleteDocument(tenantId: string, kbId: string, documentId:
       );
       break;
     } catch (err) {
-      if (!(err instanceof ApiError) || err.code !== 'CONFLICT' || attempt >= 3) throw err;
+      if (!conflict.is(err) || attempt >= 3) throw err;
     }
   }
   if (chunks > 0) await refreshToolsKbStatusAfter(tenantId, 'document deleted');

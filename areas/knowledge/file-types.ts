@@ -1,4 +1,4 @@
-import { ApiError } from '#shared/http/errors.ts';
+import { unsupportedMediaType } from '#shared/http/errors.ts';
 import { mediaType, sniff } from '#shared/http/sniff.ts';
 import { FILE_TYPES, type KnowledgeFileType } from './vocabulary.ts';
 
@@ -10,7 +10,7 @@ import { FILE_TYPES, type KnowledgeFileType } from './vocabulary.ts';
  * ZIP that is no Word document) is accepted and ends Failed in the worker with the reason.
  */
 export const unsupportedKnowledgeType = (why: string) =>
-  new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `${why}. Allowed files: txt, md, html, pdf, docx`);
+  unsupportedMediaType('txt, md, html, pdf or docx', `${why}. Allowed files: txt, md, html, pdf, docx`);
 
 /** A ZIP is taken for a DOCX: one that is none fails in the worker. */
 const FORMATS = ['pdf', 'zip'] as const;

@@ -1,7 +1,7 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, deleteItem, orConflict, putNew } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
-import { ApiError, conflict, validationError } from '#shared/http/errors.ts';
+import { conflict, payloadTooLarge, validationError } from '#shared/http/errors.ts';
 import { SNIFF_BYTES } from '#shared/http/sniff.ts';
 import { copyMediaObject, deleteObject, objectHead, presignPut } from '#areas/content/for-knowledge.ts';
 import { readBase } from './bases.ts';
@@ -12,7 +12,7 @@ import { KNOWLEDGE_MAX_BYTES, type KnowledgeFileType } from './vocabulary.ts';
 
 const UPLOAD_URL_SECONDS = 15 * 60;
 const fileTooLarge = () =>
-  new ApiError(413, 'PAYLOAD_TOO_LARGE', `A knowledge file may have at most ${KNOWLEDGE_MAX_BYTES} bytes (10 MB)`);
+  payloadTooLarge(KNOWLEDGE_MAX_BYTES, `A knowledge file may have at most ${KNOWLEDGE_MAX_BYTES} bytes (10 MB)`);
 /** A pending upload is forgotten (TTL) a day after its URL expired. */
 const PENDING_TTL_SECONDS = 24 * 3600;
 

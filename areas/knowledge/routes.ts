@@ -11,6 +11,9 @@ import {
 } from '#areas/knowledge/vocabulary.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from '#shared/routes/schemas.ts';
+import { planLimitReached } from '#areas/knowledge/errors.ts';
+import { MODEL_CALL_REFUSALS } from '#areas/llm-gateway/for-knowledge.ts';
+import { payloadTooLarge, unsupportedMediaType } from '#shared/http/errors.ts';
 
 /** AI knowledge (spec 03-ai-runtime.md): bases, documents indexed by a worker, chunks, retrieval. */
 const read = { kind: 'bearer', permission: 'knowledge:read' } as const;
@@ -120,6 +123,7 @@ export const knowledgeRoutes = defineRoutes([
       "Create a knowledge base within the plan's maxKnowledgeBases (409 PLAN_LIMIT_REACHED); chunkSize " +
       `${CHUNK_SIZE.min}-${CHUNK_SIZE.max} tokens (default ${CHUNK_SIZE.default}), chunkOverlap at most half of it (default 64)`,
     status: 201,
+    errors: [planLimitReached],
     schemas: () => ({
       body: z.object({
         name: text(200),
@@ -185,7 +189,6 @@ export const knowledgeRoutes = defineRoutes([
     status: 202,
     bodyType: 'multipart',
     maxBodyBytes: DIRECT_MAX_BYTES + 64 * 1024,
-    errors: [413, 415],
     schemas: () => ({
       params: baseParams(),
       query: z.object({ ...tenantQuery(), title: z.optional(text(300)) }),
@@ -245,6 +248,7 @@ export const knowledgeRoutes = defineRoutes([
       'The chunks that best answer a query: keyword (BM25), semantic (cosine) or hybrid (default: ' +
       '0.5 x keywordScore + 0.5 x vectorScore), best first, with both component scores',
     status: 200,
+    errors: [...MODEL_CALL_REFUSALS],
     schemas: () => ({
       params: baseParams(),
       query: z.object(tenantQuery()),
@@ -297,7 +301,7 @@ export const knowledgeRoutes = defineRoutes([
       'Check a presigned upload by its size and bytes (413, 415 as a direct upload; the upload is then ' +
       'forgotten), and queue it as a document: 202 with status Queued',
     status: 202,
-    errors: [413, 415],
+    errors: [payloadTooLarge, unsupportedMediaType],
     schemas: () => ({ params: uploadParams(), query: z.object(tenantQuery()), response: knowledgeDocument() }),
   },
 ]);

@@ -1,7 +1,8 @@
 import { keyId } from '#shared/data/keys.ts';
 import { getMany } from '#shared/data/read.ts';
-import { ApiError } from '#shared/http/errors.ts';
+import { invalidApiKey } from '#shared/http/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
+import { budgetExceeded, keyExpired, keyRevoked, modelNotFound, tokenLimitReached } from './errors.ts';
 import { standingOf, tenantKey, tenantRefused, tenantStanding, type TenantStanding } from './allowance.ts';
 import { fallbackChain, listModels, resolveModel } from './catalog.ts';
 import { admitRates, settleRates, undoRates, type RateTicket } from './rates.ts';
@@ -23,15 +24,6 @@ import { recordCall } from './usage.ts';
  * key budget 429, tenant allowance 429), the worst-case reservations, and after the call the settle
  * (or release) and the record.
  */
-export const invalidApiKey = () => new ApiError(401, 'INVALID_API_KEY', 'Incorrect API key provided');
-const modelNotFound = (name: string) =>
-  new ApiError(404, 'MODEL_NOT_FOUND', `The model '${name}' does not exist or you do not have access to it`);
-const budgetExceeded = () => new ApiError(429, 'BUDGET_EXCEEDED', "This key's budget is used up (maxBudgetUsd)");
-/** Every provider of the chain failed: 503, retryable (the reservation was released). */
-export const upstreamFailed = () =>
-  new ApiError(503, 'UPSTREAM_ERROR', 'The model provider failed; try again', undefined, { 'retry-after': '1' });
-export const tokenLimitReached = () =>
-  new ApiError(429, 'TOKEN_LIMIT_REACHED', "The month's token allowance of this tenant is used up");
 
 /** The worst case priced at a model's rates, in billionths of a dollar. */
 export const costNano = (m: CatalogModel, promptTokens: number, completionTokens: number) =>
@@ -153,9 +145,8 @@ async function reserve(input: AdmitInput, { key, tenant }: Standing, now: number
   const { tenantId, caller, requestId } = input;
   if (caller.kind === 'key' && !key) throw invalidApiKey();
   const model = await modelFor(input.model, input.kind, key);
-  if (key?.revokedAt) throw new ApiError(401, 'KEY_REVOKED', 'This API key has been revoked');
-  if (key?.expiresAt && Date.parse(key.expiresAt) <= now)
-    throw new ApiError(401, 'KEY_EXPIRED', 'This API key has expired');
+  if (key?.revokedAt) throw keyRevoked();
+  if (key?.expiresAt && Date.parse(key.expiresAt) <= now) throw keyExpired();
   if (tenant.refusal) throw tenantRefused(tenant.refusal);
 
   const worstTokens = input.promptTokens + input.maxOutput;

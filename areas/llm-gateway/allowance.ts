@@ -1,8 +1,8 @@
 import { TENANT_STATUS_CODES } from '#areas/identity/for-llm-gateway.ts';
 import { keys } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError } from '#shared/http/errors.ts';
 import { PLANS } from '#areas/billing/for-llm-gateway.ts';
+import { tenantCancelled, tenantSuspended } from './errors.ts';
 
 /**
  * What a tenant may spend on models: its month token allowance (`maxTokensPerMonth` on the tenant
@@ -12,8 +12,11 @@ import { PLANS } from '#areas/billing/for-llm-gateway.ts';
  */
 export interface TenantStanding {
   allowance: number;
-  refusal: 'TENANT_SUSPENDED' | 'TENANT_CANCELLED' | null;
+  refusal: (typeof REFUSALS)[number]['code'] | null;
 }
+
+// A standing is compared as JSON (admission's basis): it names its refusal by code.
+const REFUSALS = [tenantSuspended, tenantCancelled] as const;
 
 type TenantFields = { maxTokensPerMonth?: number | null; planType?: number; status?: number };
 
@@ -31,9 +34,9 @@ export function standingOf(tenant: TenantFields | undefined): TenantStanding {
     typeof tenant?.maxTokensPerMonth === 'number' ? tenant.maxTokensPerMonth : planAllowance(tenant?.planType);
   const refusal =
     tenant?.status === TENANT_STATUS_CODES.SUSPENDED
-      ? 'TENANT_SUSPENDED'
+      ? tenantSuspended.code
       : tenant?.status === TENANT_STATUS_CODES.CANCELLED
-        ? 'TENANT_CANCELLED'
+        ? tenantCancelled.code
         : null;
   return { allowance, refusal };
 }
@@ -44,8 +47,4 @@ const planAllowance = (planType: number | undefined) =>
   PLANS.find((p) => p.type === (planType ?? 1))?.features.maxTokensPerMonth ?? 0;
 
 export const tenantRefused = (refusal: NonNullable<TenantStanding['refusal']>) =>
-  new ApiError(
-    403,
-    refusal,
-    refusal === 'TENANT_SUSPENDED' ? 'This organisation is suspended' : 'This organisation has been cancelled',
-  );
+  REFUSALS.find((e) => e.code === refusal)!();

@@ -2,7 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, validationError } from '#shared/http/errors.ts';
+import { ApiError, conflict, validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import {
   gatewayKeys,
@@ -77,7 +77,7 @@ export async function fallbackChain(model: CatalogModel): Promise<CatalogModel[]
   return chain;
 }
 
-const nameTaken = (name: string) => new ApiError(409, 'CONFLICT', `A model named '${name}' exists already`);
+const nameTaken = (name: string) => conflict(`A model named '${name}' exists already`);
 
 /**
  * Creates or replaces a catalog entry (PUT by id). Its name is unique (a claim item); fallbacks must

@@ -1,6 +1,7 @@
 import { ApiError, validationError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { admit, finish, upstreamFailed, type Admission, type Later } from './admission.ts';
+import { admit, finish, type Admission, type Later } from './admission.ts';
+import { upstreamError } from './errors.ts';
 import { promptTokens } from './prompt-tokens.ts';
 import { providerFor } from './providers/index.ts';
 import {
@@ -117,7 +118,7 @@ export async function chat(call: ChatCall): Promise<ChatResult> {
   }
   await finish(a, { model: null, promptTokens: 0, completionTokens: 0 }, call.later);
   if (lastError instanceof ApiError) throw lastError;
-  throw upstreamFailed();
+  throw upstreamError();
 }
 
 /**
@@ -146,7 +147,7 @@ export async function* chatStream(call: ChatCall): AsyncGenerator<ChatChunk> {
   if (!started) {
     await finish(a, { model: null, promptTokens: 0, completionTokens: 0 }, call.later);
     if (lastError instanceof ApiError) throw lastError;
-    throw upstreamFailed();
+    throw upstreamError();
   }
   const { model, events } = started;
   let produced = '';

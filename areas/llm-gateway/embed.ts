@@ -1,4 +1,5 @@
-import { admit, finish, upstreamFailed, type Later } from './admission.ts';
+import { admit, finish, type Later } from './admission.ts';
+import { upstreamError } from './errors.ts';
 import { providerFor } from './providers/index.ts';
 import { isRetryable } from './providers/port.ts';
 import type { Caller } from './records.ts';
@@ -50,5 +51,5 @@ export async function embed(call: EmbedCall): Promise<EmbedResult> {
   }
   await finish(a, { model: null, promptTokens: 0, completionTokens: 0 }, call.later);
   if (lastError instanceof ApiError) throw lastError;
-  throw upstreamFailed();
+  throw upstreamError();
 }

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/data/keys.ts';
 import { hitRateLimit, releaseRateLimit } from '#shared/data/rate-limit.ts';
-import { ApiError } from '#shared/http/errors.ts';
+import { rateLimited } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 
@@ -18,9 +18,7 @@ const windowStart = (now: number) => Math.floor(now / WINDOW_MS) * WINDOW_MS;
 const retryAfter = (now: number) => Math.max(1, Math.ceil((windowStart(now) + WINDOW_MS - now) / 1000));
 
 export const rateLimitExceeded = (what: string, now: number) =>
-  new ApiError(429, 'RATE_LIMITED', `Rate limit reached for ${what}; try again later`, undefined, {
-    'retry-after': String(retryAfter(now)),
-  });
+  rateLimited(retryAfter(now), `Rate limit reached for ${what}; try again later`);
 
 async function addTokens(keyId: string, start: number, n: number) {
   const out = await ddb().send(

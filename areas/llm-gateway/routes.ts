@@ -8,6 +8,10 @@ import {
 } from '#areas/llm-gateway/limits.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { isoDateTime, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
+import { budgetExceeded, keyExpired, keyRevoked, MODEL_CALL_REFUSALS } from '#areas/llm-gateway/errors.ts';
+
+/** A gateway key's own refusals (an unknown key is the runtime's INVALID_API_KEY). */
+const KEY_REFUSALS = [keyRevoked, keyExpired, budgetExceeded];
 
 /**
  * AI LLM gateway (spec 03, "AI LLM gateway"). The `/v1` routes are OpenAI's wire format (bodies and
@@ -174,7 +178,7 @@ export const llmGatewayRoutes = defineRoutes([
     transport: 'stream',
     rawResponse: { contentType: 'application/json' },
     maxBodyBytes: CHAT_MAX_BODY_BYTES,
-    errors: [404, 429, 503],
+    errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS],
     schemas: () => ({ query: z.object(tenantQuery()), body: chatBody() }),
   },
   {
@@ -187,7 +191,7 @@ export const llmGatewayRoutes = defineRoutes([
     transport: 'stream',
     rawResponse: { contentType: 'application/json' },
     maxBodyBytes: CHAT_MAX_BODY_BYTES,
-    errors: [404, 429, 503],
+    errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS],
     schemas: () => ({ query: z.object(tenantQuery()), body: embeddingsBody() }),
   },
   {

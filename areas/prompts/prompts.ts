@@ -4,6 +4,7 @@ import { commitChange, orConflict, putNew, updateItem, type Change } from '#shar
 import { getOr404 } from '#shared/data/read.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
+import { limitReached } from './errors.ts';
 import { MAX_VERSIONS } from './lifecycle.ts';
 import { parsePlaceholders } from './placeholders.ts';
 import {
@@ -215,7 +216,7 @@ export async function archivePrompt(tenantId: string, id: string, actor: Princip
 export async function newVersion(tenantId: string, id: string, note: string | null | undefined, actor: Principal) {
   const prompt = await writablePrompt(tenantId, id);
   const n = Number(prompt.versionCount) + 1;
-  if (n > MAX_VERSIONS) throw conflict(`A prompt keeps at most ${MAX_VERSIONS} versions`, 'LIMIT_REACHED');
+  if (n > MAX_VERSIONS) throw limitReached();
   const now = new Date().toISOString();
   const v = versionItem(
     tenantId,

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { MAX_CONTENT_BYTES, MAX_TAGS, PROMPT_STATUSES, VERSION_STATUSES } from '#areas/prompts/lifecycle.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalText, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
+import { limitReached } from '#areas/prompts/errors.ts';
 
 /** AI prompts: records with a working text, immutable versions with a review lifecycle, rendering. */
 const read = { kind: 'bearer', permission: 'prompts:read' } as const;
@@ -162,6 +163,7 @@ export const promptRoutes = defineRoutes([
     scope: ofPrompt,
     summary: "Snapshot the prompt's current content as a new Draft version with the next number",
     status: 201,
+    errors: [limitReached],
     schemas: () => ({
       params: promptParams(),
       query: z.object(tenantQuery()),

@@ -20,6 +20,7 @@ import {
   text,
   uuid,
 } from '#shared/routes/schemas.ts';
+import { secretOutsideNamespace } from '#areas/vault/for-tools.ts';
 
 /** AI tool registry: tenant tools configured from the built-in catalog, approved by a SystemAdmin. */
 const read = { kind: 'bearer', permission: 'tools:read' } as const;
@@ -273,6 +274,7 @@ export const toolRoutes = defineRoutes([
     scope: ofTool,
     summary: 'Delete a tool (soft delete: kept for the audit trail, gone from every route)',
     status: 204,
+    errors: [secretOutsideNamespace],
     schemas: byId,
   },
   {
@@ -299,6 +301,7 @@ export const toolRoutes = defineRoutes([
       "connectionStringSet; a reference may name only a secret of the caller's own tenant (400 " +
       'otherwise); null removes it. A new connection sends an APPROVED or ACTIVE tool back to PENDING',
     status: 200,
+    errors: [secretOutsideNamespace],
     schemas: () => ({
       ...byId(),
       body: z.object({

@@ -1,4 +1,5 @@
-import { ApiError, forbidden, validationError } from '#shared/http/errors.ts';
+import { payloadTooLarge, validationError } from '#shared/http/errors.ts';
+import { secretOutsideNamespace } from './errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { MAX_VALUE_BYTES, valueProblem } from './rules.ts';
 import { ssm } from './store.ts';
@@ -41,8 +42,7 @@ export function ownReference(tenantId: string, reference: string | null | undefi
 }
 
 /** Thrown by resolve/delete for a reference outside the caller's namespace (403). */
-export const outsideNamespace = () =>
-  forbidden("The secret reference is outside this tenant's namespace", 'SECRET_OUTSIDE_NAMESPACE');
+export const outsideNamespace = secretOutsideNamespace;
 
 function owned(tenantId: string, reference: string): TenantSecretRef {
   const ref = ownReference(tenantId, reference);
@@ -54,7 +54,7 @@ function owned(tenantId: string, reference: string): TenantSecretRef {
 export function checkTenantSecretValue(value: string, path: string) {
   const problem = valueProblem(value);
   if (problem === 'too-large')
-    throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `A secret value may have at most ${MAX_VALUE_BYTES} bytes`);
+    throw payloadTooLarge(MAX_VALUE_BYTES, `A secret value may have at most ${MAX_VALUE_BYTES} bytes`);
   if (problem === 'reserved') throw validationError([{ path, message: 'This value is reserved' }]);
   if (problem === 'empty') throw validationError([{ path, message: 'Must not be empty' }]);
 }

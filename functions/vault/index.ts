@@ -1,4 +1,4 @@
-import { ApiError, notFound, validationError } from '#shared/http/errors.ts';
+import { notFound, payloadTooLarge, validationError } from '#shared/http/errors.ts';
 import { reply } from '#shared/http/responses.ts';
 import { vaultRoutes } from '#areas/vault/routes.ts';
 import { apiHandler, type LambdaHttpHandler } from '#shared/runtime/api-handler.ts';
@@ -15,8 +15,7 @@ const VIA_KEY = 'internal-api-key';
 /** Checks the schema cannot express as 400: the byte limit is 413. Messages never quote the value. */
 function checkValue(value: string) {
   const problem = valueProblem(value);
-  if (problem === 'too-large')
-    throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `Secret value exceeds ${MAX_VALUE_BYTES} bytes`);
+  if (problem === 'too-large') throw payloadTooLarge(MAX_VALUE_BYTES, `Secret value exceeds ${MAX_VALUE_BYTES} bytes`);
   if (problem === 'reserved')
     throw validationError([{ path: 'body.value', message: 'This value is reserved for deleted secrets' }]);
   if (problem === 'empty') throw validationError([{ path: 'body.value', message: 'Must not be empty' }]);

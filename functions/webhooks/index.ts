@@ -1,8 +1,7 @@
 import { PAYMENT_WEBHOOK, parseWebhook } from '#areas/billing/events.ts';
 import { webhookSecrets } from '#areas/billing/secrets.ts';
 import { verifyWebhook, type PaymentProviderName } from '#areas/billing/signatures.ts';
-import { badRequest } from '#shared/http/errors.ts';
-
+import { invalidSignature, invalidWebhookBody } from '#areas/billing/errors.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { webhookRoutes } from '#areas/billing/routes/webhooks.ts';
 import type { ApiRequest } from '#shared/runtime/request.ts';
@@ -19,10 +18,10 @@ const receive =
       rawBody === undefined ? '' : isBase64Encoded ? Buffer.from(rawBody, 'base64').toString('utf8') : rawBody;
     const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
     if (!verifyWebhook(provider, lower, body, await webhookSecrets(provider), Math.floor(Date.now() / 1000))) {
-      throw badRequest('INVALID_SIGNATURE', 'The webhook signature is missing, wrong or outside the 300 s window');
+      throw invalidSignature();
     }
     const parsed = parseWebhook(provider, body);
-    if (!parsed.ok) throw badRequest('INVALID_WEBHOOK_BODY', parsed.message);
+    if (!parsed.ok) throw invalidWebhookBody(parsed.message);
     // The message id is the provider's event id: the worker's per-message claim keeps concurrent
     // redeliveries apart, and its transaction marker applies the event once.
     await enqueue(PAYMENT_WEBHOOK, { provider, ...parsed.event }, { id: `${provider}:${parsed.event.eventId}` });

@@ -3,8 +3,9 @@ import { queryItems } from '#shared/data/query.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
 import { ApiError, conflict } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
+import { paymentMethodDeclined } from '#areas/billing/errors.ts';
+import { checkoutCompleted, checkoutExpired, providerSubscriptionCancelled } from './errors.ts';
 import {
-  methodDeclined,
   type AttachedMethod,
   type CheckoutRequest,
   type PaymentGateway,
@@ -176,14 +177,9 @@ export async function settleSession(sessionId: string, outcome: 'pay' | 'decline
   const session = await getOr404<Session>(localPaymentKeys.session(sessionId), 'Checkout session', {
     consistent: true,
   });
-  if (session.state === 'expired' || Date.parse(session.expiresAt) < Date.now())
-    throw conflict('This checkout session has expired', 'CHECKOUT_EXPIRED');
+  if (session.state === 'expired' || Date.parse(session.expiresAt) < Date.now()) throw checkoutExpired();
   const fails = outcome === 'decline' || !!session.providerMethodId?.startsWith('pm_charge_declined');
-  await closeSession(
-    sessionId,
-    fails ? 'declined' : 'paid',
-    conflict('This checkout session is already completed', 'CHECKOUT_COMPLETED'),
-  );
+  await closeSession(sessionId, fails ? 'declined' : 'paid', checkoutCompleted());
   const chargeId = `ch_${crypto.randomUUID()}`;
   const provider = providerName(session.provider);
   if (provider === 'payment-provider-b')
@@ -233,7 +229,7 @@ const providerSubscription = (subscriptionId: string) =>
 /** Provider A charges a subscription's next period (or fails to); a cancelled one is charged no more (409). */
 export async function renewSubscription(subscriptionId: string, succeed: boolean) {
   const sub = await providerSubscription(subscriptionId);
-  if (!sub.active) throw conflict('This provider subscription is cancelled', 'SUBSCRIPTION_CANCELLED');
+  if (!sub.active) throw providerSubscriptionCancelled();
   const m = { tenantId: sub.tenantId, kind: 'subscription' as const, reference: subscriptionId };
   const invoiceId = `in_${crypto.randomUUID()}`;
   return sendWebhook(
@@ -318,7 +314,7 @@ export function localGateway(provider: ProviderId): PaymentGateway {
     },
     async attachMethod(token) {
       const card = TEST_CARDS[token];
-      if (!card || card === 'declined') throw methodDeclined();
+      if (!card || card === 'declined') throw paymentMethodDeclined();
       return { ...card, providerMethodId: `${card.providerMethodId}_${crypto.randomUUID().slice(0, 8)}` };
     },
   };

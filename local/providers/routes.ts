@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { uuid } from '#shared/routes/schemas.ts';
+import { checkoutCompleted, checkoutExpired, providerSubscriptionCancelled } from './errors.ts';
 
 /** Routes served only by the local server (`localOnly`): stand-ins for external providers. */
 
@@ -133,6 +134,7 @@ export const localRoutes = defineRoutes([
     summary:
       'Local payment provider: pay the session; the provider sends its signed webhook to the API and answers with the delivery',
     status: 200,
+    errors: [checkoutExpired, checkoutCompleted],
     localOnly: true,
     schemas: () => ({
       params: sessionParams(),
@@ -148,6 +150,7 @@ export const localRoutes = defineRoutes([
     scope: scope.public,
     summary: 'Local payment provider: decline the session (the card is refused); the failure webhook goes to the API',
     status: 200,
+    errors: [checkoutExpired, checkoutCompleted],
     localOnly: true,
     schemas: () => ({
       params: sessionParams(),
@@ -163,6 +166,7 @@ export const localRoutes = defineRoutes([
     scope: scope.public,
     summary: 'Local payment provider A: charge the next period of a subscription (invoice.payment_succeeded)',
     status: 200,
+    errors: [providerSubscriptionCancelled],
     localOnly: true,
     schemas: () => ({
       params: subscriptionParams(),
@@ -178,6 +182,7 @@ export const localRoutes = defineRoutes([
     scope: scope.public,
     summary: 'Local payment provider A: fail the next period charge (invoice.payment_failed)',
     status: 200,
+    errors: [providerSubscriptionCancelled],
     localOnly: true,
     schemas: () => ({
       params: subscriptionParams(),

@@ -3,7 +3,7 @@ import type { ApiError } from './errors.ts';
 import { JSON_HEADERS } from './responses.ts';
 
 /**
- * An error in OpenAI's wire format, `{"error":{"message","type","code"}}` (the LLM gateway's `/v1`
+ * An error in OpenAI's wire format, `{"error":{"message","type","code","param"}}` (the LLM gateway's `/v1`
  * routes, so any OpenAI client reads it). The platform's codes map to OpenAI's where OpenAI has one
  * (TOKEN_LIMIT_REACHED is `insufficient_quota`); others are the platform code in lower case.
  */
@@ -27,13 +27,19 @@ function typeOf(status: number, code: string): string {
   return 'invalid_request_error';
 }
 
+/** OpenAI's `code` and `type` for a platform error (what the document lists for the `/v1` routes). */
+export function openAiCodeOf(status: number, platformCode: string): { code: string; type: string } {
+  const code = CODES[platformCode] ?? platformCode.toLowerCase();
+  return { code, type: typeOf(status, code) };
+}
+
 export function openAiError(err: ApiError): { message: string; type: string; code: string; param: string | null } {
-  const code = CODES[err.code] ?? err.code.toLowerCase();
+  const { code, type } = openAiCodeOf(err.status, err.code);
   const first = Array.isArray(err.details)
     ? (err.details[0] as { path?: string; message?: string } | undefined)
     : undefined;
   const message = first?.path ? `${err.message}: ${first.path}: ${first.message}` : err.message;
-  return { message, type: typeOf(err.status, code), code, param: first?.path?.replace(/^body\./, '') ?? null };
+  return { message, type, code, param: first?.path?.replace(/^body\./, '') ?? null };
 }
 
 export function openAiErrorToHttp(err: ApiError): APIGatewayProxyStructuredResultV2 {

@@ -1,5 +1,6 @@
 import type { z } from 'zod/mini';
 import type { Permission, SystemRole } from '#shared/auth/permissions.ts';
+import type { DeclaredError } from '#shared/http/errors.ts';
 import type { TenantCollection } from '#shared/data/keys.ts';
 import type { GroupName } from './groups.ts';
 
@@ -124,15 +125,14 @@ export interface RouteDef {
    */
   errorFormat?: 'envelope' | 'openai';
   /**
-   * Error statuses the handler answers beyond those the OpenAPI document derives from the
-   * definition (auth rule, parameters, body, method): a 404 for a record a query or body names,
-   * a 409 of a state rule on a GET. Listed in the document like the derived ones.
+   * The errors the handler answers beyond those the definition implies (route-errors.ts derives
+   * them from the auth rule, parameters, body and method): the area's own codes, and generic ones
+   * such as a 404 for a record a body names or a 409 on a GET. The OpenAPI document lists each
+   * status with its codes; under test (STRICT_RESPONSES=1) an error the route neither derives nor
+   * declares answers 500.
    */
-  errors?: readonly RouteErrorStatus[];
+  errors?: readonly DeclaredError[];
 }
-
-/** The error statuses a route may declare (the OpenAPI document names each one's code). */
-export type RouteErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 429 | 503;
 
 /** A route's schemas: what the request is parsed with and what `result` documents. */
 export type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'jsonBody' | 'response'>;

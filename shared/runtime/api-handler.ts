@@ -18,7 +18,7 @@ import { resolveRoute } from './middlewares/resolve-route.ts';
 import { tenantScope } from './middlewares/tenant-scope.ts';
 import { validate } from './middlewares/validate.ts';
 import { sourceIp, type HttpResult, type MiddyRequest, type RouteHandler } from './request.ts';
-import { assertResultMatches, shapeResult } from './response-shape.ts';
+import { assertResultMatches, shapeResult, strictResponses } from './response-shape.ts';
 
 export type LambdaHttpHandler = (
   event: APIGatewayProxyEventV2,
@@ -63,8 +63,6 @@ export type HandlersFor<T extends readonly RouteDef[]> = {
     ResultOf<R>
   >;
 };
-
-const strictResponses = () => process.env.STRICT_RESPONSES === '1';
 
 async function drain(stream: AsyncIterable<string | Uint8Array>): Promise<string> {
   const parts: Buffer[] = [];

@@ -74,6 +74,9 @@ export function shapeResult(schema: AnySchema, value: unknown): unknown {
   }
 }
 
+/** The test run's mode (vitest.config.ts): answers are checked against what their route documents. */
+export const strictResponses = () => process.env.STRICT_RESPONSES === '1';
+
 /** Under test (STRICT_RESPONSES=1) an answer that breaks its documented schema fails the request. */
 export function assertResultMatches(routeId: string, schema: AnySchema, value: unknown): void {
   const parsed = safeParse(schema as z.ZodMiniType, value);

@@ -87,6 +87,8 @@ const routes = defineRoutes([
     scope: { kind: 'public' },
     summary: '',
     status: 200,
+    // A 409 on a GET is beyond what the definition implies: declared, or strict mode makes it a 500.
+    errors: [conflict],
   },
   {
     id: 'limited',

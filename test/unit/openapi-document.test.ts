@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { apiDocument } from '#api/openapi/api-document.ts';
 import { buildOpenApiDocument, type Operation, type ResponseObject } from '#api/openapi/document.ts';
+import { defineError } from '#shared/http/errors.ts';
 import { paging, uuid } from '#shared/routes/schemas.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { ContractChecker } from '#test/support/contract.ts';
@@ -224,7 +225,7 @@ describe('buildOpenApiDocument', () => {
     expect(doc.components.securitySchemes).toHaveProperty('internalApiKey.name', 'X-Internal-Api-Key');
   });
 
-  it('documents body, rate limit, tenant scope and statuses named in the summary', () => {
+  it('documents body, rate limit, tenant scope and the statuses of the errors the route declares', () => {
     const doc = buildOpenApiDocument([
       route({
         id: 'x.create',
@@ -232,6 +233,7 @@ describe('buildOpenApiDocument', () => {
         path: '/api/x',
         auth: { kind: 'bearer' },
         summary: 'Create; a taken name is 409 CONFLICT, a closed tenant 422 TENANT_CLOSED',
+        errors: [defineError(422, 'TENANT_CLOSED', 'The tenant is closed')],
         status: 201,
         body,
         response: z.object({ id: z.string(), createdAt: z.string() }),

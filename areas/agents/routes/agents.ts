@@ -6,6 +6,13 @@ import { CHANNEL_TYPES } from '#areas/connector/for-agents.ts';
 import { POSITIONS } from '#areas/agents/widget-records.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, utcDay, uuid } from '#shared/routes/schemas.ts';
+import {
+  concurrentUpdate,
+  featureNotInPlan,
+  noActivePromptVersion,
+  planLimitReached,
+  promptNotFound,
+} from '#areas/agents/errors.ts';
 
 /** AI agents (spec 03-ai-runtime.md "AI agents" and "Plan entitlements"): agents, versions, entitlements, models. */
 const read = { kind: 'bearer', permission: 'ai:read' } as const;
@@ -221,6 +228,7 @@ export const aiAgentRoutes = defineRoutes([
       "Create a Draft agent from the tenant's prompt (model: the prompt's unless given), its ACTIVE tools and its " +
       'knowledge bases; 403 FEATURE_NOT_IN_PLAN, 409 PLAN_LIMIT_REACHED (maxAgents)',
     status: 201,
+    errors: [featureNotInPlan, planLimitReached],
     schemas: () => ({ body: z.object({ ...agentFields(), tenantId: z.optional(uuid()) }), response: agent() }),
   },
   {
@@ -243,6 +251,7 @@ export const aiAgentRoutes = defineRoutes([
     scope: ofAgent,
     summary: "Replace the agent's draft settings (the published version is unchanged until the next publish)",
     status: 200,
+    errors: [featureNotInPlan, concurrentUpdate],
     schemas: () => ({
       params: agentParams(),
       query: z.object(tenantQuery()),
@@ -272,6 +281,7 @@ export const aiAgentRoutes = defineRoutes([
       "Publish a new immutable version pinning the prompt's Active version, the model, tools and bases " +
       '(409 NO_ACTIVE_PROMPT_VERSION without one); status Published',
     status: 200,
+    errors: [featureNotInPlan, concurrentUpdate, noActivePromptVersion, promptNotFound],
     schemas: () => ({ params: agentParams(), query: z.object(tenantQuery()), response: agent() }),
   },
   {
@@ -283,6 +293,7 @@ export const aiAgentRoutes = defineRoutes([
     scope: ofAgent,
     summary: 'Back to Draft: widgets and channels stop answering (versions stay)',
     status: 200,
+    errors: [featureNotInPlan, concurrentUpdate],
     schemas: () => ({ params: agentParams(), query: z.object(tenantQuery()), response: agent() }),
   },
   {
@@ -309,6 +320,7 @@ export const aiAgentRoutes = defineRoutes([
     scope: ofAgent,
     summary: "The draft takes that version's settings (status and published version unchanged)",
     status: 200,
+    errors: [featureNotInPlan, concurrentUpdate],
     schemas: () => ({
       params: z.object({ agentId: uuid(), versionId: uuid() }),
       query: z.object(tenantQuery()),
@@ -324,6 +336,7 @@ export const aiAgentRoutes = defineRoutes([
     scope: ofAgent,
     summary: "A Draft copy of the agent's draft settings (counts against maxAgents)",
     status: 201,
+    errors: [featureNotInPlan, planLimitReached],
     schemas: () => ({
       params: agentParams(),
       query: z.object(tenantQuery()),
@@ -340,6 +353,7 @@ export const aiAgentRoutes = defineRoutes([
     scope: ofAgent,
     summary: "Replace the agent's tools (only the tenant's ACTIVE tools)",
     status: 200,
+    errors: [featureNotInPlan, concurrentUpdate],
     schemas: () => ({
       params: agentParams(),
       query: z.object(tenantQuery()),
@@ -356,6 +370,7 @@ export const aiAgentRoutes = defineRoutes([
     scope: ofAgent,
     summary: "Replace the agent's knowledge bases (the tenant's own)",
     status: 200,
+    errors: [featureNotInPlan, concurrentUpdate],
     schemas: () => ({
       params: agentParams(),
       query: z.object(tenantQuery()),
@@ -385,6 +400,7 @@ export const aiAgentRoutes = defineRoutes([
       'Create a widget with its public widgetKey; allowedOrigins https (http only for localhost); ' +
       '409 PLAN_LIMIT_REACHED (maxWidgetIntegrations)',
     status: 201,
+    errors: [featureNotInPlan, planLimitReached],
     schemas: () => ({
       params: agentParams(),
       query: z.object(tenantQuery()),
@@ -401,6 +417,7 @@ export const aiAgentRoutes = defineRoutes([
     scope: ofWidget,
     summary: 'Change a widget (absent fields stay); an inactive widget starts no sessions',
     status: 200,
+    errors: [featureNotInPlan],
     schemas: () => ({
       params: widgetParams(),
       query: z.object(tenantQuery()),
@@ -433,6 +450,7 @@ export const aiAgentRoutes = defineRoutes([
     scope: ofWidget,
     summary: 'A new widgetKey; the old key stops at once',
     status: 200,
+    errors: [featureNotInPlan],
     schemas: () => ({ params: widgetParams(), query: z.object(tenantQuery()), response: widget() }),
   },
   {
@@ -475,6 +493,7 @@ export const aiAgentRoutes = defineRoutes([
       "Connect a chat platform to an agent: settings are the platform's public ids, secrets its credentials " +
       '(write-only, kept as tenant secrets; answers say only whether each is set); answers the inbound webhook URL',
     status: 201,
+    errors: [featureNotInPlan],
     schemas: () => ({
       body: z.object({
         type: z.enum(CHANNEL_TYPES),
@@ -496,6 +515,7 @@ export const aiAgentRoutes = defineRoutes([
     scope: ofChannel,
     summary: 'Change a connection (absent fields stay); secrets given replace those credentials, write-only',
     status: 200,
+    errors: [featureNotInPlan],
     schemas: () => ({
       params: channelParams(),
       query: z.object(tenantQuery()),

@@ -13,6 +13,20 @@ import {
 } from '#areas/billing/vocabulary.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
+import {
+  idempotencyKeyReused,
+  idempotencyRequestInProgress,
+  invalidIdempotencyKey,
+  limitReached,
+  notTrialing,
+  paymentMethodDeclined,
+  paymentNotRefundable,
+  paymentsNotConfigured,
+  refundAlreadyRequested,
+  subscriptionCancelled,
+  subscriptionExists,
+} from '#areas/billing/errors.ts';
+import { notFound } from '#shared/http/errors.ts';
 
 /** Billing: plans, subscriptions, payments, payment methods, invoices, admin billing, provider webhooks. */
 const read = { kind: 'bearer', permission: 'billing:read' } as const;
@@ -186,6 +200,7 @@ export const billingRoutes = defineRoutes([
     summary: "The tenant's current subscription (404 when it has none)",
     scope: ofQuery,
     status: 200,
+    errors: [notFound],
     schemas: () => ({
       query: z.object(tenantQuery()),
       response: currentSubscription(),
@@ -202,6 +217,13 @@ export const billingRoutes = defineRoutes([
       idempotencyNote,
     scope: ofBody,
     status: 201,
+    errors: [
+      invalidIdempotencyKey,
+      idempotencyKeyReused,
+      idempotencyRequestInProgress,
+      subscriptionExists,
+      paymentsNotConfigured,
+    ],
     rateLimit: MONEY_LIMIT,
     schemas: () => ({
       body: z.object({
@@ -224,6 +246,14 @@ export const billingRoutes = defineRoutes([
       idempotencyNote,
     scope: ofBody,
     status: 200,
+    errors: [
+      notFound,
+      invalidIdempotencyKey,
+      idempotencyKeyReused,
+      idempotencyRequestInProgress,
+      subscriptionCancelled,
+      paymentsNotConfigured,
+    ],
     rateLimit: MONEY_LIMIT,
     schemas: () => ({
       body: z.object({
@@ -277,6 +307,14 @@ export const billingRoutes = defineRoutes([
       record: { param: 'paymentId', collection: 'PAYMENT', label: 'Payment' },
     }),
     status: 202,
+    errors: [
+      invalidIdempotencyKey,
+      idempotencyKeyReused,
+      idempotencyRequestInProgress,
+      paymentNotRefundable,
+      refundAlreadyRequested,
+      paymentsNotConfigured,
+    ],
     rateLimit: MONEY_LIMIT,
     schemas: () => ({
       params: z.object({ paymentId: uuid() }),
@@ -305,6 +343,7 @@ export const billingRoutes = defineRoutes([
     summary: `Store a payment method from a provider token (the tenant's first becomes the default; at most ${METHOD_LIMIT}, 409 LIMIT_REACHED); a declined token is 400 PAYMENT_METHOD_DECLINED`,
     scope: ofBody,
     status: 201,
+    errors: [limitReached, paymentMethodDeclined, paymentsNotConfigured],
     rateLimit: MONEY_LIMIT,
     schemas: () => ({
       body: z.object({
@@ -421,6 +460,7 @@ export const billingRoutes = defineRoutes([
     summary: `Extend a trialing subscription's trial by 1-${MAX_TRIAL_EXTENSION_DAYS} days (409 NOT_TRIALING when the tenant's subscription is not trialing) (SystemAdmin)`,
     scope: scope.platform,
     status: 200,
+    errors: [notTrialing],
     schemas: () => ({
       params: z.object({ tenantId: uuid() }),
       body: z.object({ additionalDays: z.int().check(z.minimum(1), z.maximum(MAX_TRIAL_EXTENSION_DAYS)) }),

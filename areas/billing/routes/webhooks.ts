@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
+import { invalidSignature, invalidWebhookBody } from '#areas/billing/errors.ts';
 
 const webhookReceipt = once(() => z.object({ received: z.boolean(), eventId: z.string() }));
 
@@ -8,6 +9,7 @@ const received = {
   group: 'webhooks',
   scope: scope.public,
   status: 200,
+  errors: [invalidSignature, invalidWebhookBody],
   bodyType: 'raw',
   maxBodyBytes: 64 * 1024,
   schemas: () => ({ response: webhookReceipt() }),

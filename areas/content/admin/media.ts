@@ -2,7 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { checkItem, commitChange, deleteItem, orConflict, putNew, updateItem } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
-import { ApiError, conflict, notFound, payloadTooLarge, validationError } from '#shared/http/errors.ts';
+import { ApiError, conflict, notFound, payloadTooLarge, unsupportedMediaType, validationError } from '#shared/http/errors.ts';
 import { readFilePart, type FilePartRules } from '#shared/http/multipart.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { SNIFF_BYTES } from '#shared/http/sniff.ts';
@@ -34,9 +34,8 @@ import type { Item } from '#shared/data/keys.ts';
 const LIST_URL_SECONDS = 3600;
 const UPLOAD_URL_SECONDS = 15 * 60;
 const unsupported = () =>
-  new ApiError(
-    415,
-    'UNSUPPORTED_MEDIA_TYPE',
+  unsupportedMediaType(
+    'an image, PDF, office document or plain text',
     'Allowed files are images (PNG, JPEG, GIF, WebP), PDF, office documents and plain text or CSV (without markup)',
   );
 const view = async (m: MediaRecord) => mediaView(m, await presignGet(m.key, LIST_URL_SECONDS, m));

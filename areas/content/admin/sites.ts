@@ -5,7 +5,7 @@ import { checkItem, commitChange, deleteItem, orConflict, putItem, putNew } from
 import { keyOf, keys, type Item } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
-import { badRequest, validationError } from '#shared/http/errors.ts';
+import { validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { getSite, siteItems } from '#areas/content/lookup.ts';
@@ -71,7 +71,7 @@ export async function createSite(input: SiteInput, actor: Principal) {
 
 export async function updateSite(id: string, input: SiteInput, actor: Principal) {
   const was = await getSite(id);
-  if (input.tenantId !== was.tenantId) throw badRequest('VALIDATION_ERROR', 'The tenant of a site cannot change');
+  if (input.tenantId !== was.tenantId) throw validationError(undefined, 'The tenant of a site cannot change');
   const now = new Date().toISOString();
   const next: SiteRecord = { ...was, ...input, tenantId: was.tenantId, updatedAt: now };
   const owner = { siteId: id };

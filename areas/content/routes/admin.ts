@@ -17,6 +17,7 @@ import {
 import { contentJson, domain, locale, objectOrJson, siteParams, siteUrl, slug } from './fields.ts';
 import { isoDateTime, optionalText, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
+import { notFound, payloadTooLarge, unsupportedMediaType } from '#shared/http/errors.ts';
 
 /**
  * Content administration: sites with theme, page tree with translations, blog, form submissions,
@@ -656,7 +657,7 @@ export const contentAdminRoutes = defineRoutes([
       'Finish a presigned upload: the uploaded object is checked (size, content type by its bytes) ' +
       'and copied where the media is served, and the media becomes ready; a bad file is deleted (413/415)',
     status: 200,
-    errors: [413, 415],
+    errors: [payloadTooLarge, unsupportedMediaType],
     schemas: () => ({
       params: idParams(),
       response: media(),
@@ -736,7 +737,7 @@ export const contentAdminRoutes = defineRoutes([
     path: `${A}/cache/invalidate`,
     summary: 'Make the next public reads of a site fresh: body {"siteId"}; every ETag of the site changes',
     status: 200,
-    errors: [404],
+    errors: [notFound],
     schemas: () => ({
       body: z.object({ siteId: uuid() }),
       response: z.object({ siteId: z.string(), cacheVersion: z.number() }),

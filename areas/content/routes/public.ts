@@ -3,6 +3,7 @@ import { FORM_MAX_BYTES, FORM_MAX_FIELDS, HONEYPOT_FIELD } from '#areas/content/
 import { domain, locale, siteParams, slug } from './fields.ts';
 import { pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
+import { notFound } from '#shared/http/errors.ts';
 
 /** Public content: reads of a site's published content need no caller and are cacheable; form submissions. */
 const publicSite = once(() =>
@@ -62,7 +63,7 @@ export const contentPublicRoutes = defineRoutes([
     path: `${P}/resolve`,
     summary: 'The active site of a domain (cached 5 minutes)',
     status: 200,
-    errors: [404],
+    errors: [notFound],
     schemas: () => ({ query: z.object({ domain: domain() }), response: publicSite() }),
   },
   {

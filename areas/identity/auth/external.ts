@@ -1,6 +1,13 @@
 import { checkItem, commitChange, orConflict, putNew, updateItem } from '#shared/data/commit.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
-import { ApiError, badRequest, conflict } from '#shared/http/errors.ts';
+import { ApiError, conflict } from '#shared/http/errors.ts';
+import {
+  accountExists,
+  duplicateEmail,
+  externalSignInNotConfigured,
+  invalidRedirectUri,
+  providerEmailMissing,
+} from '#areas/identity/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import {
   isAllowedRedirect,
@@ -27,12 +34,8 @@ import { completeSignIn, type Account } from './session.ts';
 
 function assertRedirect(redirectUri: string) {
   if (isAllowedRedirect(redirectUri)) return;
-  if (!redirectAllowList().length)
-    throw badRequest(
-      'EXTERNAL_SIGN_IN_NOT_CONFIGURED',
-      'External sign-in is not configured on this stage (OAUTH_REDIRECT_ALLOWLIST is empty)',
-    );
-  throw badRequest('INVALID_REDIRECT_URI', 'redirectUri is not on the allow-list');
+  if (!redirectAllowList().length) throw externalSignInNotConfigured();
+  throw invalidRedirectUri();
 }
 
 export async function startExternal(provider: ProviderId, input: { redirectUri: string }) {
@@ -96,8 +99,7 @@ export async function findOrCreateExternalUser(provider: ProviderId, claims: IdT
   const linked = await linkedUser(provider, claims.sub);
   if (linked) return linked;
   const email = normalizeEmail(clip(claims.email, 254));
-  if (!EMAIL.test(email))
-    throw badRequest('PROVIDER_EMAIL_MISSING', 'The identity provider did not share an e-mail address');
+  if (!EMAIL.test(email)) throw providerEmailMissing();
   const verified = emailVerifiedClaim(claims);
   // A concurrent first sign-in of the same subject linked it first: its user is the answer.
   const raced = conflict('The account is being set up by another request; try again');
@@ -119,8 +121,7 @@ export async function findOrCreateExternalUser(provider: ProviderId, claims: IdT
   const existing: Account | undefined = await findUserByEmail(email);
   if (existing) {
     // A platform administrator is never reached through someone else's identity provider.
-    if (!verified || existing.roles.includes('SystemAdmin'))
-      throw conflict('An account with this e-mail already exists; sign in with its password', 'ACCOUNT_EXISTS');
+    if (!verified || existing.roles.includes('SystemAdmin')) throw accountExists();
     const takeOver = !existing.isEmailVerified;
     const userKey = identityKeys.user(existing.tenantId, existing.id);
     try {
@@ -171,8 +172,7 @@ export async function findOrCreateExternalUser(provider: ProviderId, claims: IdT
     ]);
   } catch (err) {
     // A concurrent first sign-in of the same subject linked it, or claimed the e-mail, first.
-    if (err === raced || (err instanceof ApiError && err.code === 'DUPLICATE_EMAIL'))
-      return raceWinner(provider, claims.sub);
+    if (err === raced || duplicateEmail.is(err)) return raceWinner(provider, claims.sub);
     throw err;
   }
   await countIntegrationEvents(1);

@@ -1,5 +1,5 @@
 import { updateItem } from '#shared/data/commit.ts';
-import { unauthorized } from '#shared/http/errors.ts';
+import { invalidCredentials } from '#areas/identity/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from '#areas/identity/password.ts';
@@ -9,8 +9,6 @@ import { writeOne } from '#areas/identity/writes.ts';
 import { claimSignInAttempt, issueDeviceToken } from './account-throttle.ts';
 import { recordAuth } from './audit.ts';
 import { completeSignIn, type Account } from './session.ts';
-
-export const invalidCredentials = () => unauthorized('Invalid e-mail or password', 'INVALID_CREDENTIALS');
 
 /**
  * Password sign-in. An unknown address, an account without a password and a wrong password all
@@ -31,9 +29,9 @@ export async function login(
       action: 'login.failed',
       user: user ?? null,
       email: input.email,
-      details: { method: 'password', ip, reason: 'INVALID_CREDENTIALS' },
+      details: { method: 'password', ip, reason: invalidCredentials.code },
     });
-    countMetric('SignInRefused', 'INVALID_CREDENTIALS');
+    countMetric('SignInRefused', invalidCredentials.code);
     throw invalidCredentials();
   }
   // The right password: the guess it spent is given back.

@@ -2,7 +2,13 @@ import * as z from 'zod/mini';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { randomToken } from '#shared/auth/opaque.ts';
 import { commitChange, orConflict, updateItem, type TransactItem } from '#shared/data/commit.ts';
-import { badRequest, unauthorized } from '#shared/http/errors.ts';
+import { unauthorized } from '#shared/http/errors.ts';
+import {
+  invalidCurrentPassword,
+  invalidResetToken,
+  passwordNotSet,
+  passwordUnchanged,
+} from '#areas/identity/errors.ts';
 import { mailer } from '#shared/platform/ports.ts';
 import { enqueue, messageKind } from '#shared/queue/messages.ts';
 import {
@@ -86,8 +92,6 @@ export async function issueResetToken({ email, ip }: { email: string; ip: string
   }
 }
 
-const invalidResetToken = () => badRequest('INVALID_RESET_TOKEN', 'The reset token is invalid or has expired');
-
 /** 400 INVALID_RESET_TOKEN for an unknown address, a wrong, expired, spent or used token. */
 export async function resetPassword(input: { email: string; resetToken: string; newPassword: string }, ip: string) {
   const user: Account | undefined = await findUserByEmail(input.email);
@@ -134,19 +138,16 @@ export async function changePassword(
   const fail = async (reason: string) =>
     recordAuth({ action: 'password.change.failed', user, details: { ip, reason } });
   if (!user.passwordHash) {
-    await fail('PASSWORD_NOT_SET');
-    throw badRequest(
-      'PASSWORD_NOT_SET',
-      'This account signs in through an identity provider; use forgot-password to set a password',
-    );
+    await fail(passwordNotSet.code);
+    throw passwordNotSet();
   }
   if (!(await verifyPassword(input.currentPassword, user.passwordHash))) {
-    await fail('INVALID_CURRENT_PASSWORD');
-    throw badRequest('INVALID_CURRENT_PASSWORD', 'The current password is not correct');
+    await fail(invalidCurrentPassword.code);
+    throw invalidCurrentPassword();
   }
   if (input.currentPassword === input.newPassword) {
-    await fail('PASSWORD_UNCHANGED');
-    throw badRequest('PASSWORD_UNCHANGED', 'The new password must differ from the current one');
+    await fail(passwordUnchanged.code);
+    throw passwordUnchanged();
   }
   await commitChange(
     [

@@ -1,6 +1,6 @@
 import { issueAccessToken } from '#shared/auth/access-token.ts';
 import { commitChange } from '#shared/data/commit.ts';
-import { forbidden } from '#shared/http/errors.ts';
+import { accountDisabled } from '#areas/identity/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { permissionsFor } from '#areas/identity/permissions.ts';
 import { toAuthenticatedUser, type UserItem } from '#areas/identity/records.ts';
@@ -22,7 +22,7 @@ export interface SignInContext {
  * is active and its tenant (if any) is Active. Returns the refusal as an error, or null.
  */
 export async function signInRefusal(user: Account) {
-  if (!user.isActive) return forbidden('This account is disabled', 'ACCOUNT_DISABLED');
+  if (!user.isActive) return accountDisabled();
   const tenant = await tenantSignInRefusal(user.tenantId);
   return tenant ? tenantRefusalError(tenant) : null;
 }

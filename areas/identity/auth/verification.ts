@@ -1,5 +1,6 @@
 import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
-import { badRequest, rateLimited } from '#shared/http/errors.ts';
+import { rateLimited } from '#shared/http/errors.ts';
+import { codeExpired, invalidCode, tooManyAttempts } from '#areas/identity/errors.ts';
 import { sendEmail } from '#shared/queue/email.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { activatePendingTenantOnOwnerVerified } from '#areas/identity/invitations.ts';
@@ -16,17 +17,14 @@ import { findUserByEmail } from '#areas/identity/user-accounts.ts';
 import { authChange } from './audit.ts';
 import { verificationEmail } from './emails.ts';
 
-const invalidCode = () => badRequest('INVALID_CODE', 'Invalid verification code');
-
 /** 400 INVALID_CODE (wrong, unknown address, nothing pending), CODE_EXPIRED or TOO_MANY_ATTEMPTS. */
 export async function verifyEmail(input: { email: string; code: string }, ip: string) {
   const user = await findUserByEmail(input.email);
   if (!user || user.isEmailVerified) throw invalidCode();
   const check = await checkOneTime('VERIFY', user.id, input.code, ip);
   if (!check.ok) {
-    if (check.reason === 'expired')
-      throw badRequest('CODE_EXPIRED', 'The verification code has expired; ask for a new one');
-    if (check.reason === 'locked') throw badRequest('TOO_MANY_ATTEMPTS', 'Too many wrong codes; ask for a new one');
+    if (check.reason === 'expired') throw codeExpired();
+    if (check.reason === 'locked') throw tooManyAttempts();
     throw invalidCode();
   }
   // A code spent by a concurrent check, or an account gone meanwhile, verifies nothing.

@@ -6,7 +6,7 @@ import { countIntegrationEvents } from '#shared/data/integration-events.ts';
 import { newInvitation, sendInvitationEmail } from '#areas/identity/invitations.ts';
 import { identityKeys, normalizeEmail, type TenantRecord } from '#areas/identity/records.ts';
 import { actingAs, newTenant, planDefaults, slugCandidates, slugify } from '#areas/identity/tenant-model.ts';
-import { duplicateEmail } from '#areas/identity/user-accounts.ts';
+import { duplicateEmail } from '#areas/identity/errors.ts';
 import { TENANT_STATUS_CODES } from '#areas/identity/vocabulary.ts';
 import { committedUnless } from '#areas/identity/writes.ts';
 

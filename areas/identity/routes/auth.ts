@@ -3,6 +3,45 @@ import { givenPassword, newPassword } from '#areas/identity/password-policy.ts';
 import { VERIFICATION_CODE_PATTERN } from '#areas/identity/vocabulary.ts';
 import { email, nameText, nullResult, optionalText, text } from '#shared/routes/schemas.ts';
 import { defineRoutes, once, type RateLimitRule, scope } from '#shared/routes/types.ts';
+import {
+  accountDisabled,
+  accountExists,
+  codeExpired,
+  duplicateEmail,
+  externalSignInNotConfigured,
+  invalidAuthorizationCode,
+  invalidClientBinding,
+  invalidCode,
+  invalidCredentials,
+  invalidCurrentPassword,
+  invalidIdToken,
+  invalidInvitation,
+  invalidRedirectUri,
+  invalidResetToken,
+  invalidState,
+  passwordNotSet,
+  passwordUnchanged,
+  providerEmailMissing,
+  providerError,
+  seatLimitReached,
+  TENANT_REFUSALS,
+  tooManyAttempts,
+} from '#areas/identity/errors.ts';
+
+/** What an identity provider's callback can refuse: the flow, the provider's answer, the account. */
+const EXTERNAL_CALLBACK = [
+  externalSignInNotConfigured,
+  invalidRedirectUri,
+  invalidState,
+  invalidClientBinding,
+  invalidAuthorizationCode,
+  invalidIdToken,
+  providerEmailMissing,
+  accountExists,
+  accountDisabled,
+  ...TENANT_REFUSALS,
+  providerError,
+];
 
 /** Sign-in, registration, external sign-in start and change-password: 5 per minute per IP. */
 export const SIGN_IN_LIMIT: RateLimitRule = { name: 'auth-signin', limit: 5, windowSeconds: 60 };
@@ -70,6 +109,7 @@ export const authRoutes = defineRoutes([
       'the invitation roles (400 INVALID_INVITATION, 409 SEAT_LIMIT_REACHED)',
     scope: scope.account,
     status: 201,
+    errors: [duplicateEmail, invalidInvitation, seatLimitReached],
     rateLimit: SIGN_IN_LIMIT,
     schemas: () => ({
       body: z.object({
@@ -94,6 +134,7 @@ export const authRoutes = defineRoutes([
       'failures for the account in 15 minutes unless `deviceToken` is one this account was given',
     scope: scope.account,
     status: 200,
+    errors: [invalidCredentials, accountDisabled, ...TENANT_REFUSALS],
     rateLimit: SIGN_IN_LIMIT,
     schemas: () => ({
       body: z.object({
@@ -115,6 +156,7 @@ export const authRoutes = defineRoutes([
     summary: 'Start sign-in with identity provider A (OpenID Connect authorization code with PKCE)',
     scope: scope.account,
     status: 200,
+    errors: [externalSignInNotConfigured, invalidRedirectUri],
     rateLimit: SIGN_IN_LIMIT,
     schemas: () => ({
       body: z.object({ redirectUri: redirectUri() }),
@@ -130,6 +172,7 @@ export const authRoutes = defineRoutes([
     summary: 'Finish sign-in with identity provider A: `state` and the `clientBinding` the start call returned',
     scope: scope.account,
     status: 200,
+    errors: EXTERNAL_CALLBACK,
     rateLimit: ONE_TIME_CODE_LIMIT,
     schemas: () => ({
       body: callbackBody(),
@@ -145,6 +188,7 @@ export const authRoutes = defineRoutes([
     summary: 'Start sign-in with identity provider B (OpenID Connect authorization code with PKCE)',
     scope: scope.account,
     status: 200,
+    errors: [externalSignInNotConfigured, invalidRedirectUri],
     rateLimit: SIGN_IN_LIMIT,
     schemas: () => ({
       body: z.object({ redirectUri: redirectUri() }),
@@ -160,6 +204,7 @@ export const authRoutes = defineRoutes([
     summary: 'Finish sign-in with identity provider B: `state` and the `clientBinding` the start call returned',
     scope: scope.account,
     status: 200,
+    errors: EXTERNAL_CALLBACK,
     rateLimit: ONE_TIME_CODE_LIMIT,
     schemas: () => ({
       body: callbackBody(),
@@ -175,6 +220,7 @@ export const authRoutes = defineRoutes([
     summary: 'Rotate a refresh token; the (possibly expired) access token must be of the same user',
     scope: scope.account,
     status: 200,
+    errors: [accountDisabled, ...TENANT_REFUSALS],
     schemas: () => ({
       body: z.object({ accessToken: z.string().check(z.minLength(1), z.maxLength(8192)), refreshToken: opaqueToken() }),
       response: tokenPairSchema(),
@@ -204,6 +250,7 @@ export const authRoutes = defineRoutes([
     summary: 'Set a new password with an e-mailed reset token; revokes every session of the user',
     scope: scope.account,
     status: 200,
+    errors: [invalidResetToken],
     rateLimit: ONE_TIME_CODE_LIMIT,
     schemas: () => ({
       body: z.object({ email: email(), resetToken: opaqueToken(), newPassword: newPassword() }),
@@ -219,6 +266,7 @@ export const authRoutes = defineRoutes([
     summary: 'Confirm the e-mail address with the 6-digit code',
     scope: scope.account,
     status: 200,
+    errors: [invalidCode, codeExpired, tooManyAttempts],
     rateLimit: ONE_TIME_CODE_LIMIT,
     schemas: () => ({
       body: z.object({ email: email(), code: sixDigitCode() }),
@@ -249,6 +297,7 @@ export const authRoutes = defineRoutes([
     summary: 'Change the password; revokes every session of the user',
     scope: scope.account,
     status: 200,
+    errors: [passwordNotSet, invalidCurrentPassword, passwordUnchanged],
     rateLimit: SIGN_IN_LIMIT,
     schemas: () => ({
       body: z.object({ currentPassword: givenPassword(), newPassword: newPassword() }),

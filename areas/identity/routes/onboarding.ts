@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { email, nameText } from '#shared/routes/schemas.ts';
 import { defineRoutes, scope } from '#shared/routes/types.ts';
+import { duplicateEmail } from '#areas/identity/errors.ts';
 
 export const onboardingRoutes = defineRoutes([
   {
@@ -15,6 +16,7 @@ export const onboardingRoutes = defineRoutes([
       'verifying the e-mail activates it',
     scope: scope.public,
     status: 201,
+    errors: [duplicateEmail],
     // Counted with sign-in and registration: 5 per minute per IP.
     rateLimit: { name: 'auth-signin', limit: 5, windowSeconds: 60 },
     schemas: () => ({

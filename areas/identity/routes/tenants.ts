@@ -12,6 +12,7 @@ import {
 } from '#areas/identity/vocabulary.ts';
 import { email, nameText, optionalText, pageOf, paging, searchTerm, text } from '#shared/routes/schemas.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
+import { seatLimitReached } from '#areas/identity/errors.ts';
 
 const slug = () =>
   z
@@ -198,6 +199,7 @@ export const tenantRoutes = defineRoutes([
       'valid 7 days, and used at registration. A full tenant is 409 SEAT_LIMIT_REACHED',
     scope: scope.tenant({ tenantFrom: 'slug' }),
     status: 201,
+    errors: [seatLimitReached],
     schemas: () => ({
       params: slugParams(),
       body: z.object({

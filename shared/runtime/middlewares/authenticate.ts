@@ -1,6 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { InvalidTokenError, verifyAccessToken, type Principal } from '#shared/auth/access-token.ts';
-import { forbidden, unauthorized } from '#shared/http/errors.ts';
+import { forbidden, invalidApiKey, unauthorized } from '#shared/http/errors.ts';
 import type { AuthRule } from '#shared/routes/types.ts';
 import { internalApiKey } from '#shared/auth/internal-key.ts';
 import type { CredentialResolvers } from '#shared/runtime/credentials.ts';
@@ -71,7 +71,7 @@ async function gatewayKeyOrUser(
   const secret = keys.secretOf(header(request.event, 'authorization'));
   if (secret) {
     const found = await keys.find(secret);
-    if (!found) throw unauthorized('Incorrect API key provided', 'INVALID_API_KEY');
+    if (!found) throw invalidApiKey();
     request.context.state.gatewayKey = found;
     return null;
   }

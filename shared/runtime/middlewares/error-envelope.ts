@@ -1,8 +1,11 @@
 import { ApiError, internalError, serviceUnavailable, conflict } from '#shared/http/errors.ts';
 import { openAiErrorToHttp } from '#shared/http/openai-error.ts';
 import { errorToHttp } from '#shared/http/responses.ts';
+import { answers } from '#shared/routes/route-errors.ts';
+import type { RouteDef } from '#shared/routes/types.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import type { MiddyRequest } from '#shared/runtime/request.ts';
+import { strictResponses } from '#shared/runtime/response-shape.ts';
 
 const THROTTLED = new Set([
   'ThrottlingException',
@@ -25,13 +28,25 @@ export function toApiError(err: unknown): ApiError {
   return internalError();
 }
 
+/**
+ * Under test (STRICT_RESPONSES=1) an error the route neither derives nor declares fails the request
+ * (500, naming route and code), so every suite that reaches an error proves the document lists it.
+ */
+function undeclared(route: RouteDef | undefined, apiError: ApiError): ApiError | null {
+  if (!route || !strictResponses() || answers(route, apiError.status, apiError.code)) return null;
+  const message = `${route.id} answered ${apiError.status} ${apiError.code}, which its route neither derives nor declares (RouteDef.errors)`;
+  logger.error('undeclared error', { route: route.id, status: apiError.status, code: apiError.code });
+  return new ApiError(500, internalError.code, message);
+}
+
 export const errorEnvelope = () => ({
   onError: async (request: MiddyRequest) => {
-    const apiError = toApiError(request.error);
-    if (apiError.status >= 500) {
-      logger.error('request failed', { error: request.error as Error, route: request.context.state?.route?.id });
+    const route = request.context.state?.route;
+    const thrown = toApiError(request.error);
+    const apiError = undeclared(route, thrown) ?? thrown;
+    if (thrown.status >= 500) {
+      logger.error('request failed', { error: request.error as Error, route: route?.id });
     }
-    const openAi = request.context.state?.route?.errorFormat === 'openai';
-    request.response = openAi ? openAiErrorToHttp(apiError) : errorToHttp(apiError);
+    request.response = route?.errorFormat === 'openai' ? openAiErrorToHttp(apiError) : errorToHttp(apiError);
   },
 });

@@ -1,0 +1,29 @@
+import { defineError } from '#shared/http/errors.ts';
+
+export const featureNotInPlan = defineError(403, 'FEATURE_NOT_IN_PLAN', "The tenant's plan does not include AI agents");
+export const planLimitReached = defineError(
+  409,
+  'PLAN_LIMIT_REACHED',
+  (limit: 'maxAgents' | 'maxWidgetIntegrations') => `The plan's limit (${limit}) is reached`,
+  { example: ['maxAgents'] },
+);
+export const concurrentUpdate = defineError(409, 'CONCURRENT_UPDATE', 'The agent changed meanwhile; read it again');
+export const promptNotFound = defineError(409, 'PROMPT_NOT_FOUND', "The agent's prompt no longer exists");
+/** Publishing names its own step; the playground runs the draft. */
+export const noActivePromptVersion = defineError(
+  409,
+  'NO_ACTIVE_PROMPT_VERSION',
+  (message: string = "The agent's prompt has no Active version") => message,
+);
+export const agentPromptMissing = defineError(
+  409,
+  'AGENT_PROMPT_MISSING',
+  "The agent's prompt version no longer exists",
+);
+/** The model failed for a reason other than a gateway refusal: the caller maps this, never a 500. */
+export const agentUnavailable = defineError(
+  503,
+  'AGENT_UNAVAILABLE',
+  'The agent could not answer right now; try again',
+  { retryAfterSeconds: 1 },
+);

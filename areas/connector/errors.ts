@@ -1,0 +1,27 @@
+import { defineError } from '#shared/http/errors.ts';
+import type { ProactiveStatus } from './records.ts';
+
+// Messages sent first (proactive).
+export const channelInactive = defineError(409, 'CHANNEL_INACTIVE', 'The channel connection is inactive');
+export const windowClosed = defineError(
+  409,
+  'WINDOW_CLOSED',
+  "WhatsApp allows a free-form message only within 24 hours of the person's last message; this one would fall outside it",
+);
+export const messageNotCancellable = defineError(
+  409,
+  'MESSAGE_NOT_CANCELLABLE',
+  (status: ProactiveStatus) => `The message is ${status}; only a Scheduled or Queued message can be cancelled`,
+  { example: ['Sent'] },
+);
+
+// Chat platforms' webhooks.
+export const invalidSignature = defineError(
+  400,
+  'INVALID_SIGNATURE',
+  "The request's signature is missing or does not match the channel's secret",
+);
+export const invalidWebhookBody = defineError(400, 'INVALID_WEBHOOK_BODY', 'The body is not a JSON object');
+export const duplicateEvent = defineError(409, 'DUPLICATE_EVENT', 'The event was received before', {
+  internal: "accept catches it: the provider's retry of an event already claimed is answered 200",
+});

@@ -1,0 +1,39 @@
+import { defineError } from '#shared/http/errors.ts';
+
+// The widget's visitor.
+export const originNotAllowed = defineError(403, 'ORIGIN_NOT_ALLOWED', "This page's origin may not use the widget");
+export const widgetInactive = defineError(409, 'WIDGET_INACTIVE', 'The widget is inactive');
+export const feedbackAlreadyGiven = defineError(
+  409,
+  'FEEDBACK_ALREADY_GIVEN',
+  'This conversation has been rated already',
+);
+export const invalidIdempotencyKey = defineError(
+  400,
+  'INVALID_IDEMPOTENCY_KEY',
+  'Idempotency-Key is 1-100 letters, digits or _ . : -',
+);
+/** A retried message whose first attempt is still running. */
+export const requestInProgress = defineError(
+  409,
+  'REQUEST_IN_PROGRESS',
+  'This message is still being answered; try again shortly',
+);
+
+// A conversation's agent and states.
+export const agentNotPublished = defineError(
+  409,
+  'AGENT_NOT_PUBLISHED',
+  'The agent is not published; publish it to take conversations',
+);
+export const conversationClosed = defineError(
+  409,
+  'CONVERSATION_CLOSED',
+  'The conversation is closed and takes no new messages',
+);
+export const invalidStatusTransition = defineError(
+  409,
+  'INVALID_STATUS_TRANSITION',
+  (from: string, to: string) => `A conversation cannot go from ${from} to ${to}`,
+  { example: ['Resolved', 'Open'] },
+);

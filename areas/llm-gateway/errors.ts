@@ -1,0 +1,36 @@
+import { defineError } from '#shared/http/errors.ts';
+
+// The refusals of a model call, in the spec's order (an unknown key is the runtime's INVALID_API_KEY).
+export const modelNotFound = defineError(
+  404,
+  'MODEL_NOT_FOUND',
+  (name: string) => `The model '${name}' does not exist or you do not have access to it`,
+  { example: ['local-chat'] },
+);
+export const keyRevoked = defineError(401, 'KEY_REVOKED', 'This API key has been revoked');
+export const keyExpired = defineError(401, 'KEY_EXPIRED', 'This API key has expired');
+// The caller may be a key rather than a member: "this organisation", where sign-in says "your".
+export const tenantSuspended = defineError(403, 'TENANT_SUSPENDED', 'This organisation is suspended');
+export const tenantCancelled = defineError(403, 'TENANT_CANCELLED', 'This organisation has been cancelled');
+export const budgetExceeded = defineError(429, 'BUDGET_EXCEEDED', "This key's budget is used up (maxBudgetUsd)");
+export const tokenLimitReached = defineError(
+  429,
+  'TOKEN_LIMIT_REACHED',
+  "The month's token allowance of this tenant is used up",
+);
+/** Every provider of the chain failed: retryable (the reservation was released). */
+export const upstreamError = defineError(503, 'UPSTREAM_ERROR', 'The model provider failed; try again', {
+  retryAfterSeconds: 1,
+});
+
+/**
+ * What a model call the platform makes for a tenant (an agent's turn, a retrieval's embedding) can
+ * answer: the refusals that do not depend on a gateway key.
+ */
+export const MODEL_CALL_REFUSALS = [
+  modelNotFound,
+  tenantSuspended,
+  tenantCancelled,
+  tokenLimitReached,
+  upstreamError,
+] as const;

@@ -76,9 +76,7 @@ export async function addMethod(tenantId: string, input: { provider: number; tok
       [
         orConflict(putNew(methodItem(method)), 'Payment methods changed meanwhile; try again'),
         orConflict(countMethods(tenantId, 1, methods.length), limitReached()),
-        makeDefault
-          ? orConflict(putNew(defaultMethodItem(tenantId, method.id, method.createdAt)), taken)
-          : null,
+        makeDefault ? orConflict(putNew(defaultMethodItem(tenantId, method.id, method.createdAt)), taken) : null,
       ],
       {
         tenantId,

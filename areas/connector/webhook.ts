@@ -133,10 +133,7 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
   try {
     await commitChange(
       [
-        orConflict(
-          putNew({ ...claim, receivedAt: now.toISOString(), ttl: nowSeconds + CLAIM_TTL_SECONDS }),
-          duplicate,
-        ),
+        orConflict(putNew({ ...claim, receivedAt: now.toISOString(), ttl: nowSeconds + CLAIM_TTL_SECONDS }), duplicate),
         putItem({
           ...lastInboundKey(tenantId, c.id, e.sender),
           at: now.toISOString(),

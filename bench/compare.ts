@@ -1,6 +1,6 @@
 import './env.ts';
 import { execFileSync, execSync } from 'node:child_process';
-import { existsSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';

@@ -35,7 +35,7 @@ export interface WarmResult {
 export interface WarmScenario {
   next: () => BenchRequest | Promise<BenchRequest>;
   /** Sees each response outside the timed part (a refresh chain takes its next pair from it). */
-  after?: (status: number, json: any) => void;
+  after?: (status: number, json: unknown) => void;
   write?: boolean;
 }
 

@@ -94,7 +94,8 @@ export async function writeScenarios(h: Harness): Promise<WriteScenario[]> {
     scenario: {
       next: () => ({ method: 'POST', path: '/api/auth/refresh-token', token: pair.accessToken, body: pair }),
       after: (_, json) => {
-        pair = { accessToken: json.result.accessToken, refreshToken: json.result.refreshToken };
+        const { result } = json as { result: typeof pair };
+        pair = { accessToken: result.accessToken, refreshToken: result.refreshToken };
       },
       write: true,
     },

@@ -1,4 +1,4 @@
-import { Stack, Validations, type CfnResource } from 'aws-cdk-lib';
+import { type Stack, Validations, type CfnResource } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { DataStores } from './data.ts';
 import type { PlatformHttpApi } from './http-api.ts';

@@ -67,13 +67,14 @@ export class PlatformStack extends Stack {
     const queues = new WorkQueues(this, 'Queues');
     // The API comes first so functions can link to its URL; its routes are added once they exist.
     this.httpApi = new PlatformHttpApi(this, 'Http', settings);
-    const res: PlatformResources = (this.resources = {
+    const res: PlatformResources = {
       settings,
       data,
       queues,
       vaultKey: vaultKey(this, settings),
       publicBaseUrl: settings.publicBaseUrl ?? this.httpApi.endpoint,
-    });
+    };
+    this.resources = res;
 
     for (const group of ['fallback' as const, ...deployedGroups(routes).filter((g) => g !== 'fallback')]) {
       const spec = API_GROUPS[group];

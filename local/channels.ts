@@ -101,7 +101,7 @@ const answers = {
       message: { type: 'message', text: body.text, ts, bot_id: 'B0LOCAL' },
     });
   },
-  telegram(req: StandInRequest, body: Record<string, unknown>, botPath: string): Answer {
+  telegram(_req: StandInRequest, body: Record<string, unknown>, botPath: string): Answer {
     if (!/^bot\d+:[\w-]+$/.test(botPath))
       return { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } };
     const chat = body.chat_id;

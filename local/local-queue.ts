@@ -6,7 +6,7 @@ import { WORKERS, type QueueName, type WorkerName } from '#shared/routes/groups.
 import { lambdaContext } from './apigw-event.ts';
 import { readJson, serialized, writeJson } from './json-file.ts';
 
-export type WorkerHandler = (event: SQSEvent, context?: unknown) => Promise<SQSBatchResponse | void>;
+export type WorkerHandler = (event: SQSEvent, context?: unknown) => Promise<SQSBatchResponse | undefined>;
 
 export interface DeadLetter {
   queue: QueueName;

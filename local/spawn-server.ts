@@ -35,7 +35,10 @@ export function spawnLocalServer(env: Record<string, string>, readyTimeoutMs = 9
     const fail = (why: string) =>
       reject(new Error(`Local server ${why}.\n--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`));
     const timer = setTimeout(() => fail(`was not ready within ${readyTimeoutMs / 1000} s`), readyTimeoutMs);
-    child.once('exit', (code, signal) => (clearTimeout(timer), fail(`exited early (code ${code}, signal ${signal})`)));
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      fail(`exited early (code ${code}, signal ${signal})`);
+    });
     child.stdout!.setEncoding('utf8').on('data', (c: string) => {
       if (stdout.length < 20_000) stdout += c;
       const url = READY.exec(stdout)?.[1];

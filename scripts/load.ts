@@ -21,7 +21,7 @@ const DURATION = Number(process.env.LOAD_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 20);
 const MAX_REQUESTS = Number(process.env.LOAD_MAX_REQUESTS ?? 100_000);
 
-async function api(base: string, method: string, path: string, token?: string, body?: unknown) {
+async function api<T>(base: string, method: string, path: string, token?: string, body?: unknown): Promise<T> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
@@ -30,9 +30,9 @@ async function api(base: string, method: string, path: string, token?: string, b
     },
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
-  const json = (await res.json().catch(() => undefined)) as any;
+  const json = (await res.json().catch(() => undefined)) as { result: T } | undefined;
   if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
-  return json?.result;
+  return json?.result as T;
 }
 
 async function main() {
@@ -50,9 +50,15 @@ async function main() {
   try {
     const base = await server.ready;
     if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(base)) throw new Error(`refusing to load anything but loopback: ${base}`);
-    const { accessToken: token } = await api(base, 'POST', '/api/auth/login', undefined, admin);
+    const { accessToken: token } = await api<{ accessToken: string }>(
+      base,
+      'POST',
+      '/api/auth/login',
+      undefined,
+      admin,
+    );
     const slug = `load-${crypto.randomUUID().slice(0, 8)}`;
-    const tenant = await api(base, 'POST', '/api/tenants', token, {
+    const tenant = await api<{ id: string }>(base, 'POST', '/api/tenants', token, {
       slug,
       name: 'Load test tenant',
       email: `owner@${slug}.example.com`,
@@ -64,7 +70,12 @@ async function main() {
     const supplierIds: string[] = [];
     for (let i = 0; i < 5; i++)
       supplierIds.push(
-        (await api(base, 'POST', '/api/suppliers', token, { name: `Seed supplier ${i}`, tenantId: tenant.id })).id,
+        (
+          await api<{ id: string }>(base, 'POST', '/api/suppliers', token, {
+            name: `Seed supplier ${i}`,
+            tenantId: tenant.id,
+          })
+        ).id,
       );
 
     const auth = { authorization: `Bearer ${token}` };

@@ -94,7 +94,8 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
         operation.description = `Alias of \`${route.method} ${route.path}\` (same handler).\n\n${operation.description as string}`;
         operation['x-alias-of'] = route.id;
       }
-      const item = (paths[path] ??= {});
+      paths[path] ??= {};
+      const item = paths[path];
       const method = route.method.toLowerCase();
       if (item[method]) throw new Error(`Two routes for ${route.method} ${path}`);
       item[method] = operation;

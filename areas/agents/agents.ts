@@ -49,7 +49,7 @@ async function readPrompt(tenantId: string, promptId: string) {
 
 async function checkModel(modelId: string, path = 'body.modelId') {
   const m = await getModel(modelId);
-  if (!m || !m.isActive || m.kind !== 'chat') throw invalid(path, 'Not an active chat model of the catalog');
+  if (!m?.isActive || m.kind !== 'chat') throw invalid(path, 'Not an active chat model of the catalog');
 }
 
 export async function checkTools(tenantId: string, ids: string[], path = 'body.toolIds') {

@@ -2,7 +2,7 @@ import { config } from '#shared/platform/config.ts';
 import { get } from '#shared/data/read.ts';
 import { keys } from '#shared/data/keys.ts';
 import type { TransactItem } from '#shared/data/commit.ts';
-import { featureNotInPlan, planLimitReached } from './errors.ts';
+import { featureNotInPlan } from './errors.ts';
 import { PLANS } from '#areas/billing/for-agents.ts';
 import { tokenAllowance, gatewayKeys, monthOf } from '#areas/llm-gateway/for-agents.ts';
 

@@ -31,9 +31,11 @@ interface Input {
 /** Every tenant named must exist: 400 with the first place each unknown one appears. */
 async function checkTenants(input: Input) {
   const firstSeen = new Map<string, string>();
-  const note = (tenantId: string, path: string) => firstSeen.has(tenantId) || firstSeen.set(tenantId, path);
-  input.llmCalls.forEach((c, i) => note(c.tenantId, `body.llmCalls.${i}.tenantId`));
-  input.conversations.forEach((c, i) => note(c.tenantId, `body.conversations.${i}.tenantId`));
+  const note = (tenantId: string, path: string) => {
+    if (!firstSeen.has(tenantId)) firstSeen.set(tenantId, path);
+  };
+  for (const [i, c] of input.llmCalls.entries()) note(c.tenantId, `body.llmCalls.${i}.tenantId`);
+  for (const [i, c] of input.conversations.entries()) note(c.tenantId, `body.conversations.${i}.tenantId`);
   const unknown = await Promise.all(
     [...firstSeen].map(async ([tenantId, path]) =>
       (await get(keys.platformItem('TENANT', tenantId), { attributes: ['pk'] }))

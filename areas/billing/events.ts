@@ -53,6 +53,7 @@ const providerSchemas = once(() => {
 });
 type ProviderSchemas = ReturnType<typeof providerSchemas>;
 type AObjectKind = keyof ProviderSchemas['aObjects'];
+type AObject = { [K in AObjectKind]: { type: K; o: z.output<ProviderSchemas['aObjects'][K]> } }[AObjectKind];
 export const PROVIDER_B_STATUSES = ['PAID', 'FAILED', 'REFUNDED'] as const;
 
 /** What a verified event asks the platform to do; also the schema the webhook worker parses its message with. */
@@ -105,28 +106,29 @@ function parseA(body: unknown): ParseOutcome {
   if (!schema) return { ok: true, event: { eventId, eventType: type, action: { kind: 'ignored', eventType: type } } };
   const parsed = z.safeParse(schema as z.core.$ZodType, env.data.data.object);
   if (!parsed.success) return { ok: false, message: issues(parsed.error) };
-  const o = parsed.data as Record<string, any>;
-  const { tenantId, kind, reference } = o.metadata as z.output<ProviderSchemas['metadata']>;
+  // `schema` was looked up by `type`, so the pair is one member of the union; the compiler cannot follow the lookup.
+  const e = { type, o: parsed.data } as AObject;
+  const { tenantId, kind, reference } = e.o.metadata;
   const bySubscription = kind === 'subscription';
   const action = ((): BillingAction => {
-    switch (type as AObjectKind) {
+    switch (e.type) {
       case 'checkout.completed':
         return bySubscription
           ? {
               kind: 'subscription.checkout',
               tenantId,
               subscriptionId: reference,
-              amountMinor: o.amount_total,
-              currency: o.currency,
-              chargeRef: o.charge,
+              amountMinor: e.o.amount_total,
+              currency: e.o.currency,
+              chargeRef: e.o.charge,
             }
           : {
               kind: 'payment.paid',
               tenantId,
               paymentId: reference,
-              amountMinor: o.amount_total,
-              currency: o.currency,
-              chargeRef: o.charge,
+              amountMinor: e.o.amount_total,
+              currency: e.o.currency,
+              chargeRef: e.o.charge,
             };
       case 'invoice.payment_succeeded':
         return bySubscription
@@ -134,24 +136,24 @@ function parseA(body: unknown): ParseOutcome {
               kind: 'subscription.renewed',
               tenantId,
               subscriptionId: reference,
-              amountMinor: o.amount_paid,
-              currency: o.currency,
-              chargeRef: o.charge,
+              amountMinor: e.o.amount_paid,
+              currency: e.o.currency,
+              chargeRef: e.o.charge,
             }
           : {
               kind: 'payment.paid',
               tenantId,
               paymentId: reference,
-              amountMinor: o.amount_paid,
-              currency: o.currency,
-              chargeRef: o.charge,
+              amountMinor: e.o.amount_paid,
+              currency: e.o.currency,
+              chargeRef: e.o.charge,
             };
       case 'invoice.payment_failed': {
         const failed = {
-          amountMinor: o.amount_due,
-          currency: o.currency,
-          chargeRef: o.charge,
-          reason: o.failure_message ?? 'Payment failed',
+          amountMinor: e.o.amount_due,
+          currency: e.o.currency,
+          chargeRef: e.o.charge,
+          reason: e.o.failure_message ?? 'Payment failed',
         };
         return bySubscription
           ? { kind: 'subscription.renewal_failed', tenantId, subscriptionId: reference, ...failed }
@@ -160,9 +162,9 @@ function parseA(body: unknown): ParseOutcome {
       case 'charge.refunded':
         return bySubscription
           ? { kind: 'ignored', eventType: type }
-          : { kind: 'payment.refunded', tenantId, paymentId: reference, refundRef: o.refund };
+          : { kind: 'payment.refunded', tenantId, paymentId: reference, refundRef: e.o.refund };
       case 'subscription.deleted':
-        return { kind: 'subscription.cancelled', tenantId, subscriptionId: o.id };
+        return { kind: 'subscription.cancelled', tenantId, subscriptionId: e.o.id };
     }
   })();
   return { ok: true, event: { eventId, eventType: type, action } };

@@ -2,7 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, deleteItem, orConflict, putItem, putNew, type TransactItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
-import { conflict, notFound } from '#shared/http/errors.ts';
+import { notFound } from '#shared/http/errors.ts';
 import { defaultTaken, limitReached } from './errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { paymentGateway } from './gateway.ts';

@@ -2,7 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
-import { conflict, validationError } from '#shared/http/errors.ts';
+import { validationError } from '#shared/http/errors.ts';
 import { paymentNotRefundable, refundAlreadyRequested, subscriptionCancelled } from './errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';

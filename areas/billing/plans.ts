@@ -26,7 +26,9 @@ export async function allPlans(now = Date.now()): Promise<PlanRecord[]> {
   return plans;
 }
 
-export const resetPlanCache = () => void (cached = undefined);
+export const resetPlanCache = () => {
+  cached = undefined;
+};
 
 export const toPlan = (p: PlanRecord) => ({
   id: p.id,

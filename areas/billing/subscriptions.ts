@@ -3,7 +3,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, orConflict, putNew, updateItem, type TransactItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
-import { conflict, notFound, validationError } from '#shared/http/errors.ts';
+import { notFound, validationError } from '#shared/http/errors.ts';
 import { notTrialing, subscriptionExists } from './errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { ddb } from '#shared/platform/aws.ts';

@@ -15,7 +15,7 @@ import { ChannelSendError, sendToChannel } from './send-to-channel.ts';
  */
 export async function sendProactive({ tenantId, messageId }: { tenantId: string; messageId: string }, d: Delivery) {
   const m = await readProactive(tenantId, messageId, true).catch(() => null);
-  if (!m || m.status !== 'Queued') return;
+  if (m?.status !== 'Queued') return;
   const found = await channelById(m.channelId);
   if (!found || found.tenantId !== tenantId) return markFailed(m, 'The channel connection was deleted');
   if (!found.connection.isActive) return markFailed(m, 'The channel connection is inactive');

@@ -4,7 +4,7 @@ import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putItem, putNew, type Change } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { queryItems } from '#shared/data/query.ts';
-import { ApiError, notFound } from '#shared/http/errors.ts';
+import { type ApiError, notFound } from '#shared/http/errors.ts';
 import { channelInactive, messageNotCancellable, windowClosed } from './errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
@@ -205,7 +205,7 @@ export async function queueDueProactiveMessages(now = Date.now()): Promise<numbe
   let queued = 0;
   for (const found of due) {
     const m = await get<ProactiveRecord>(proactiveKey(found.tenantId, found.id), { consistent: true });
-    if (!m || m.status !== 'Scheduled') continue;
+    if (m?.status !== 'Scheduled') continue;
     try {
       const next = await settle(m, 'Scheduled', { status: 'Queued' });
       await queueSend(next);

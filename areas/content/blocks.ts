@@ -47,7 +47,7 @@ function stringIssues(name: string | number, value: string, path: (string | numb
 function walk(value: unknown, name: string | number, path: (string | number)[], issues: JsonIssue[]) {
   if (issues.length >= 20) return;
   if (typeof value === 'string') stringIssues(name, value, path, issues);
-  else if (Array.isArray(value)) value.forEach((v, i) => walk(v, i, [...path, i], issues));
+  else if (Array.isArray(value)) for (const [i, v] of value.entries()) walk(v, i, [...path, i], issues);
   else if (isObject(value)) for (const [k, v] of Object.entries(value)) walk(v, k, [...path, k], issues);
 }
 

@@ -9,7 +9,7 @@ import { deliverToChannel } from './delivery.ts';
 import { conversationChange } from './lifecycle.ts';
 import { channelUserKey, conversationList, newConversation, type ConversationRecord, type Visitor } from './records.ts';
 import { mutate, newConversationWrites, readConversation, type Stored } from './store.ts';
-import { visitorTurnAnswer } from './turn.ts';
+import { visitorTurnAnswer, type TurnAnswer } from './turn.ts';
 
 /** A person's message on a channel, as the webhook verified and queued it (the connector's CHANNEL_TURN). */
 export interface ChannelMessage {
@@ -50,7 +50,7 @@ export async function runChannelTurn(m: ChannelMessage, requestId: string): Prom
     if (err instanceof ApiError && err.status < 500) return skip(m, err.code);
     throw err;
   }
-  let answer;
+  let answer: TurnAnswer;
   try {
     answer = await visitorTurnAnswer(conversation, {
       text: m.text.slice(0, 4000),

@@ -172,7 +172,7 @@ export async function redeemInvitation(
   const { tenantId, invitationId } = lookup;
   const invitation = await get<InvitationRecord>(identityKeys.invitation(tenantId, invitationId), { consistent: true });
   const nowEpoch = epochSeconds(now.getTime());
-  if (!invitation || invitation.status !== 'open' || invitation.expiresAtEpoch <= nowEpoch) return null;
+  if (invitation?.status !== 'open' || invitation.expiresAtEpoch <= nowEpoch) return null;
   if (invitation.email !== normalizeEmail(email)) return null;
   const tenant = await getTenant(tenantId, true);
   if (!tenant || !acceptsMembers(tenant)) return null;

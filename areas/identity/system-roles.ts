@@ -4,7 +4,6 @@ import { checkItem, commitChange, putNew, type TransactItem } from '#shared/data
 import { keys, type Item } from '#shared/data/keys.ts';
 import { getMany } from '#shared/data/read.ts';
 import { conflict } from '#shared/http/errors.ts';
-import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { identityKeys, roleItem, toRole, type RoleRecord } from './records.ts';
 import { TENANT_SYSTEM_ROLES, type TenantSystemRole } from './vocabulary.ts';
@@ -155,12 +154,12 @@ export async function permissionsForRoles(tenantId: string | null, roleNames: st
   const custom: string[] = [];
   for (const name of roleNames) {
     const system = systemRoleName(name);
-    if (system) SYSTEM_ROLE_PERMISSIONS[system].forEach((p) => granted.add(p));
+    if (system) for (const p of SYSTEM_ROLE_PERMISSIONS[system]) granted.add(p);
     else custom.push(name);
   }
   if (tenantId && custom.length) {
     const { found } = await resolveRoles(tenantId, custom);
-    for (const role of found) role.permissions.forEach((p) => granted.add(p));
+    for (const role of found) for (const p of role.permissions) granted.add(p);
   }
   return PERMISSIONS.filter((p) => granted.has(p));
 }

@@ -26,11 +26,11 @@ export function sentencesOf(text: string): { text: string; paragraph: boolean }[
   for (const para of text.replace(/\r\n?/g, '\n').split(/\n\s*\n/)) {
     const clean = para.replace(/[ \t]*\n[ \t]*/g, '\n').trim();
     if (!clean) continue;
-    clean
+    const sentences = clean
       .split(SENTENCE_END)
       .map((s) => s.trim())
-      .filter(Boolean)
-      .forEach((s, i) => out.push({ text: s, paragraph: i === 0 }));
+      .filter(Boolean);
+    for (const [i, s] of sentences.entries()) out.push({ text: s, paragraph: i === 0 });
   }
   return out;
 }

@@ -4,7 +4,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, orConflict, putNew, updateItem, type Change, type Write } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, conflict, invalidJson, notFound, validationError } from '#shared/http/errors.ts';
+import { conflict, invalidJson, notFound, validationError } from '#shared/http/errors.ts';
 import { readFilePart, type FilePartRules } from '#shared/http/multipart.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { SNIFF_BYTES } from '#shared/http/sniff.ts';

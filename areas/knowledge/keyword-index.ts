@@ -57,7 +57,7 @@ export async function keywordIndex(base: Pick<BaseRecord, 'tenantId' | 'id' | 'k
   const generation = Number(base.keywordGeneration ?? 0);
   const hit = cache.get(base.id);
   if (hit && hit.generation === generation) return hit.index;
-  let index = await loadGeneration(base.tenantId, base.id, generation);
+  const index = await loadGeneration(base.tenantId, base.id, generation);
   if (!index) {
     // A rewrite replaced that generation meanwhile: read where the base points now.
     const now = await get<BaseRecord>(kbKey(base.tenantId, base.id), { consistent: true });

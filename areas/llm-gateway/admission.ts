@@ -62,7 +62,7 @@ async function modelFor(name: string | null, kind: ModelKind, key: GatewayKeyRec
   const model = name
     ? await resolveModel(name)
     : (await listModels({ kind, activeOnly: true })).find((m) => keyAllows(key, m));
-  if (!model || !model.isActive || model.kind !== kind || !keyAllows(key, model))
+  if (!model?.isActive || model.kind !== kind || !keyAllows(key, model))
     throw modelNotFound(name ?? `(default ${kind} model)`);
   return model;
 }

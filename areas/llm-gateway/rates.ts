@@ -70,7 +70,7 @@ export async function admitRates(
 
 /** The window gets the real use instead of the worst case (only while it is still the current one). */
 export async function settleRates(ticket: RateTicket | null, usedTokens: number, now = Date.now()) {
-  if (!ticket || !ticket.tokens || windowStart(now) !== ticket.window || usedTokens === ticket.tokens) return;
+  if (!ticket?.tokens || windowStart(now) !== ticket.window || usedTokens === ticket.tokens) return;
   await addTokens(ticket.keyId, ticket.window, usedTokens - ticket.tokens);
 }
 

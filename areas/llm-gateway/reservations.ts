@@ -96,7 +96,7 @@ const names = (h: Hold, extra: Record<string, unknown>) => ({
 const extraValues = (extra: Record<string, unknown>) =>
   Object.fromEntries(Object.values(extra).map((v, i) => [`:x${i}`, v]));
 const setPart = (extra: Record<string, unknown>) => {
-  const sets = Object.keys(extra).map((k, i) => `#x${i} = :x${i}`);
+  const sets = Object.keys(extra).map((_, i) => `#x${i} = :x${i}`);
   return sets.length ? ` SET ${sets.join(', ')}` : '';
 };
 

@@ -5,7 +5,7 @@ import { afterAnswer } from '#shared/runtime/after-answer.ts';
 import { sseEvent } from '#shared/runtime/stream.ts';
 import { chat, chatStream, type ChatChunk, type ChatResult } from './chat.ts';
 import { embed } from './embed.ts';
-import type { ChatMessage, ToolChoice, ToolDef } from './providers/port.ts';
+import type { ChatMessage, ToolCall, ToolChoice, ToolDef } from './providers/port.ts';
 import type { Caller } from './records.ts';
 
 /**
@@ -21,7 +21,7 @@ export interface WireChatBody {
   model: string;
   messages: (
     | { role: 'system' | 'developer' | 'user'; content: WireContent }
-    | { role: 'assistant'; content?: WireContent; tool_calls?: ChatMessage extends never ? never : any[] }
+    | { role: 'assistant'; content?: WireContent; tool_calls?: ToolCall[] }
     | { role: 'tool'; content: WireContent; tool_call_id: string }
   )[];
   temperature?: number | null;
@@ -47,7 +47,8 @@ export function toMessages(body: WireChatBody): ChatMessage[] {
           content: m.content === null || m.content === undefined ? null : flat(m.content),
           ...(m.tool_calls?.length ? { tool_calls: m.tool_calls } : {}),
         };
-      case 'tool':
+      // The body schema admits no other role: what is left is a tool message.
+      default:
         return { role: 'tool', content: flat(m.content), tool_call_id: m.tool_call_id };
     }
   });

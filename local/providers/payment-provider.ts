@@ -5,12 +5,7 @@ import { ApiError, conflict } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { paymentMethodDeclined } from '#areas/billing/errors.ts';
 import { checkoutCompleted, checkoutExpired, providerSubscriptionCancelled } from './errors.ts';
-import {
-  type AttachedMethod,
-  type CheckoutRequest,
-  type PaymentGateway,
-  type PaymentProviders,
-} from '#areas/billing/gateway.ts';
+import type { AttachedMethod, CheckoutRequest, PaymentGateway, PaymentProviders } from '#areas/billing/gateway.ts';
 import { signingSecret } from '#areas/billing/secrets.ts';
 import { signWebhook, type PaymentProviderName } from '#areas/billing/signatures.ts';
 import { PaymentProvider, type ProviderId } from '#areas/billing/vocabulary.ts';
@@ -70,7 +65,9 @@ const httpTransport: WebhookTransport = async (d) => {
 };
 let transport: WebhookTransport = httpTransport;
 /** Tests deliver in-process instead of over HTTP; undefined restores HTTP. */
-export const setWebhookTransport = (t: WebhookTransport | undefined) => void (transport = t ?? httpTransport);
+export const setWebhookTransport = (t: WebhookTransport | undefined) => {
+  transport = t ?? httpTransport;
+};
 
 /** The stand-in's own writes: not records of the platform, so no audit entry. */
 const write = (...items: Parameters<typeof commitChange>[0]) => commitChange(items, null);

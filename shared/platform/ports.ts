@@ -17,8 +17,14 @@ export interface Port<T, Get = T> {
 /** A port whose adapter is made synchronously (the DynamoDB and S3 clients every request uses). */
 export function definePort<T>(make: () => T): Port<T> {
   let current: T | undefined;
-  return Object.assign(() => (current ??= make()), {
-    install: (standIn: T | undefined) => void (current = standIn),
+  const get = () => {
+    current ??= make();
+    return current;
+  };
+  return Object.assign(get, {
+    install: (standIn: T | undefined) => {
+      current = standIn;
+    },
   });
 }
 
@@ -33,7 +39,9 @@ export function defineLoadedPort<T>(load: () => Promise<T>): Port<T, Promise<T>>
     return current;
   };
   return Object.assign(get, {
-    install: (standIn: T | undefined) => void (current = standIn === undefined ? undefined : Promise.resolve(standIn)),
+    install: (standIn: T | undefined) => {
+      current = standIn === undefined ? undefined : Promise.resolve(standIn);
+    },
   });
 }
 

@@ -60,7 +60,7 @@ export interface Delivery {
 /** A worker's handler of one kind; the worker parses the payload with the kind's schema before `run`. */
 export interface MessageRoute {
   kind: MessageKind;
-  run(payload: any, messageId: string, delivery: Delivery): Promise<unknown>;
+  run(payload: unknown, messageId: string, delivery: Delivery): Promise<unknown>;
 }
 
 export const handles = <S extends AnySchema>(

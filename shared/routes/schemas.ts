@@ -5,7 +5,12 @@ import { once } from './types.ts';
 // zod/mini ships no messages; English ones make VALIDATION_ERROR details readable. They are built on
 // the first refused input, not at import: building them took about 1 ms of every cold start.
 let english: z.core.$ZodErrorMap | undefined;
-z.config({ localeError: (issue) => (english ??= en().localeError)(issue) });
+z.config({
+  localeError: (issue) => {
+    english ??= en().localeError;
+    return english(issue);
+  },
+});
 
 /**
  * Building blocks every route schema uses, so limits stay the same across the API. A UUID is
@@ -25,8 +30,8 @@ export const text = (max: number, min = 1) => z.string().check(z.trim(), z.minLe
  * `www.`, nothing shaped like a host name (`word.tld`).
  */
 const LINK = /:\/\/|www\.|[\p{L}\p{N}-]+\.[\p{L}]{2,}(?:[/:?#]|\b)/iu;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+// Line and paragraph separators and bidirectional controls are not in \p{Cc} but break or reorder text as controls do.
+const CONTROL = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 export const nameText = (max: number) =>
   text(max).check(
     z.refine((v) => !CONTROL.test(v), 'Control characters are not allowed'),

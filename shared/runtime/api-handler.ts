@@ -47,7 +47,8 @@ type TenantOf<S> = S extends { kind: 'tenant' } ? string : null;
 type ResultOf<R extends RouteDef> = R extends { rawResponse: object }
   ? never
   : R['status'] extends 204
-    ? void
+    ? // biome-ignore lint/suspicious/noConfusingVoidType: a 204 handler may return what its use case returns (often Promise<void>); nothing of it is sent
+      void
     : R['response'] extends z.core.$ZodType
       ? z.input<R['response']>
       : unknown;

@@ -36,7 +36,8 @@ export async function publishMetrics(): Promise<void> {
   const entries = [...pending.values()];
   pending.clear();
   try {
-    const metrics = await (emitter ??= load());
+    emitter ??= load();
+    const metrics = await emitter;
     for (const { name, value, count } of entries) {
       metrics.addDimension(BUSINESS_METRICS[name].dimension, value);
       metrics.addMetric(name, 'Count', count);

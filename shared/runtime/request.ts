@@ -9,7 +9,7 @@ import type { GatewayKeyRef, WidgetSessionRef } from './credentials.ts';
  * the tenant its declared scope resolved to. `principal` is a Principal on bearer routes and `tenantId`
  * a string on tenant-scoped routes (HandlersFor types both from the route).
  */
-export interface ApiRequest<P = any, Q = any, B = any, Pr = Principal | null, T = string | null> {
+export interface ApiRequest<P = unknown, Q = unknown, B = unknown, Pr = Principal | null, T = string | null> {
   route: RouteDef;
   params: P;
   query: Q;
@@ -34,9 +34,14 @@ export interface ApiRequest<P = any, Q = any, B = any, Pr = Principal | null, T 
  * A handler returns its route's result (sent with the route's status), or a Reply; a `reply.json`
  * carries a result of the same type.
  */
-export type RouteHandler<P = any, Q = any, B = any, Pr = any, T = any, R = unknown> = (
-  req: ApiRequest<P, Q, B, Pr, T>,
-) => Promise<R | JsonReply<R> | EmptyReply | RawReply | StreamReply>;
+export type RouteHandler<
+  P = unknown,
+  Q = unknown,
+  B = unknown,
+  Pr = Principal | null,
+  T = string | null,
+  R = unknown,
+> = (req: ApiRequest<P, Q, B, Pr, T>) => Promise<R | JsonReply<R> | EmptyReply | RawReply | StreamReply>;
 
 /** Per-invocation state that middlewares fill in before the route handler runs. */
 export interface RequestState {
@@ -56,7 +61,7 @@ export interface RequestState {
 export type HttpResult = APIGatewayProxyStructuredResultV2 & { stream?: AsyncIterable<string | Uint8Array> };
 
 export interface MiddyRequest {
-  event: APIGatewayProxyEventV2 & { body?: any };
+  event: APIGatewayProxyEventV2 & { body?: unknown };
   context: Context & { state: RequestState };
   response: HttpResult | null;
   error: unknown;

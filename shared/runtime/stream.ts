@@ -41,9 +41,8 @@ export async function writeResult(sink: ResponseSink, result: HttpResult): Promi
   );
   const meta = { statusCode: result.statusCode ?? 200, headers };
   const runtime = lambdaRuntime();
-  const out = runtime
-    ? runtime.HttpResponseStream.from(sink, meta)
-    : (sink.writeHead?.(meta.statusCode, headers), sink);
+  if (!runtime) sink.writeHead?.(meta.statusCode, headers);
+  const out = runtime ? runtime.HttpResponseStream.from(sink, meta) : sink;
   let closed = false;
   sink.on('close', () => {
     closed = true;

@@ -57,7 +57,10 @@ describe('a fresh clone', () => {
         server.once('exit', (code) => reject(new Error(`npm start exited (${code}):\n${output}`)));
         server.stdout.on('data', () => {
           const url = /API ready at (http:\/\/\S+)/.exec(output)?.[1];
-          if (url) clearTimeout(timer), resolve(url);
+          if (url) {
+            clearTimeout(timer);
+            resolve(url);
+          }
         });
       });
       const health = await fetch(`${baseUrl}/api/health`);

@@ -6,6 +6,7 @@ import { readSettings } from '#lib/settings.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { tempDir } from '#test/support/temp-dir.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: a synthesized template is untyped JSON the infra tests read by path
 export type Json = any;
 
 export interface Statement {

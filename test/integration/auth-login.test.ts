@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyAccessToken } from '#shared/auth/access-token.ts';
 import { sha256 } from '#shared/auth/opaque.ts';
 import { SYSTEM_ROLE_PERMISSIONS } from '#shared/auth/permissions.ts';
-import { identityKeys } from '#areas/identity/records.ts';
+import { identityKeys, type RefreshTokenItem } from '#areas/identity/records.ts';
 import { config } from '#shared/platform/config.ts';
 import { inOneRateWindow } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
@@ -63,7 +63,7 @@ describe('POST /api/auth/login', () => {
       jti: expect.any(String),
     });
 
-    const stored = await readItem(identityKeys.refreshToken(sha256(result.refreshToken)));
+    const stored = await readItem<RefreshTokenItem>(identityKeys.refreshToken(sha256(result.refreshToken)));
     expect(stored).toMatchObject({ userId: user.id, status: 'active' });
     expect(JSON.stringify(stored)).not.toContain(result.refreshToken);
     const lifetime = stored!.expiresAt - Date.now() / 1000;
@@ -71,7 +71,9 @@ describe('POST /api/auth/login', () => {
     expect(lifetime).toBeLessThanOrEqual(24 * 3600);
 
     const remembered = await login(user.email, PASSWORD, { rememberMe: true });
-    const long = await readItem(identityKeys.refreshToken(sha256(remembered.json.result.refreshToken)));
+    const long = await readItem<RefreshTokenItem>(
+      identityKeys.refreshToken(sha256(remembered.json.result.refreshToken)),
+    );
     expect(long!.expiresAt - Date.now() / 1000).toBeGreaterThan(30 * 24 * 3600 - 60);
 
     const audit = await auditOf(user.id);

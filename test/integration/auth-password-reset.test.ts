@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { newSession } from '#areas/identity/refresh-tokens.ts';
 import { keys } from '#shared/data/keys.ts';
-import { identityKeys } from '#areas/identity/records.ts';
+import { identityKeys, type OneTimeItem } from '#areas/identity/records.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -61,7 +61,7 @@ describe('forgot-password and reset-password', () => {
     const token = tokenIn(mail)!;
     expect(token).toBeDefined();
     expect(mail.text).toContain(`token=${token}`);
-    const stored = await readItem(identityKeys.oneTime('RESET', user.id));
+    const stored = await readItem<OneTimeItem>(identityKeys.oneTime('RESET', user.id));
     expect(JSON.stringify(stored)).not.toContain(token);
     expect(stored!.expiresAt - Date.now() / 1000).toBeGreaterThan(29 * 60);
     expect(stored!.expiresAt - Date.now() / 1000).toBeLessThanOrEqual(30 * 60);

@@ -2,7 +2,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { scryptParams } from '#areas/identity/password.ts';
 import { keys } from '#shared/data/keys.ts';
-import { identityKeys } from '#areas/identity/records.ts';
+import { identityKeys, type OneTimeItem } from '#areas/identity/records.ts';
 import { findUserByEmail } from '#areas/identity/user-accounts.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -56,7 +56,7 @@ describe('POST /api/auth/register', () => {
     expect(mail?.subject).toMatch(/verification code/i);
     const code = codeIn(mail)!;
     expect(code).toMatch(/^\d{6}$/);
-    const stored = await readItem(identityKeys.oneTime('VERIFY', user!.id));
+    const stored = await readItem<OneTimeItem>(identityKeys.oneTime('VERIFY', user!.id));
     expect(stored).toMatchObject({ attempts: 0, secretHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(JSON.stringify(stored)).not.toContain(code);
     expect(stored!.expiresAt - Date.now() / 1000).toBeGreaterThan(14 * 60);

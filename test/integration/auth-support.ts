@@ -64,8 +64,8 @@ export const mailsTo = (email: string) => testMailer.outbox.filter((m) => m.to.i
 export const lastMailTo = (email: string) => mailsTo(email).at(-1);
 export const codeIn = (mail: { text: string } | undefined) => /code is (\d{6})/.exec(mail?.text ?? '')?.[1];
 
-export async function readItem(key: { pk: string; sk: string }) {
-  return get<Record<string, any>>(key, { consistent: true });
+export async function readItem<T = Record<string, unknown>>(key: { pk: string; sk: string }) {
+  return get<T>(key, { consistent: true });
 }
 
 export async function putItem(item: Record<string, unknown>) {

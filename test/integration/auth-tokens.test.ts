@@ -5,7 +5,7 @@ import { issueAccessToken } from '#shared/auth/access-token.ts';
 import { sha256 } from '#shared/auth/opaque.ts';
 import { signingKey } from '#shared/auth/signing-keys.ts';
 import { keys } from '#shared/data/keys.ts';
-import { identityKeys } from '#areas/identity/records.ts';
+import { identityKeys, type RefreshTokenItem } from '#areas/identity/records.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { inOneRateWindow } from '#test/support/fixtures.ts';
@@ -54,7 +54,7 @@ describe('POST /api/auth/refresh-token', () => {
     expect(reuse.json.error.code).toBe('UNAUTHORIZED');
     const latest = await refresh(third.json.result.accessToken, third.json.result.refreshToken);
     expect(latest.status).toBe(401);
-    const family = await readItem(identityKeys.refreshToken(sha256(first.refreshToken)));
+    const family = await readItem<RefreshTokenItem>(identityKeys.refreshToken(sha256(first.refreshToken)));
     expect(await readItem(identityKeys.tokenFamily(family!.familyId))).toMatchObject({ revokedReason: 'reuse' });
     expect((await auditOf(user.id)).map((a) => a.action)).toContain('token.reuse');
 
@@ -70,7 +70,7 @@ describe('POST /api/auth/refresh-token', () => {
     expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
     // One token presented twice is a leak: the family is revoked, the winner's new token included.
     const winner = results.find((r) => r.status === 200)!.json.result;
-    const family = await readItem(identityKeys.refreshToken(sha256(s.refreshToken)));
+    const family = await readItem<RefreshTokenItem>(identityKeys.refreshToken(sha256(s.refreshToken)));
     expect(await readItem(identityKeys.tokenFamily(family!.familyId))).toMatchObject({ revokedReason: 'reuse' });
     expect((await refresh(winner.accessToken, winner.refreshToken)).status).toBe(401);
   });

@@ -6,7 +6,6 @@ import { billingKeys } from '#areas/billing/records.ts';
 import { get } from '#shared/data/read.ts';
 import type { WebhookPayload } from '#areas/billing/events.ts';
 import { handler as webhookWorker } from '#functions/webhook-worker/index.ts';
-import { ddb } from '#shared/platform/aws.ts';
 import { signingSecret } from '#areas/billing/secrets.ts';
 import { PLANS } from '#areas/billing/plan-catalog.ts';
 import { postWebhook, useBillingStandIns } from '#test/support/billing.ts';

@@ -201,7 +201,7 @@ describe('pages', () => {
     expect((await admin.del(`/sites/${site.id}/pages/${about.id}`)).status).toBe(409);
     expect((await admin.del(`/sites/${site.id}/pages/${team.id}`)).status).toBe(204);
     expect((await admin.get(`/sites/${site.id}/pages/${team.id}`)).status).toBe(404);
-    expect((await check('slug=team&parentId=' + about.id)).json.result.isAvailable).toBe(true);
+    expect((await check(`slug=team&parentId=${about.id}`)).json.result.isAvailable).toBe(true);
   });
 
   it('serve translations in two locales with fallback, publish toggles and previews', async () => {

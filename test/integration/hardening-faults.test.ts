@@ -17,7 +17,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import { mockClient, type AwsStub } from 'aws-sdk-client-mock';
+import { mockClient, type AwsClientStub } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { routesOf } from '#test/support/queue-routes.ts';
 import { localQueue } from '#local/local-queue.ts';
@@ -59,12 +59,11 @@ const COMMANDS = [
   BatchGetCommand,
   BatchWriteCommand,
 ];
-type AnyCommand = (typeof COMMANDS)[number];
 
 let world: World;
 let real: DynamoDBDocumentClient;
 let mocked: DynamoDBDocumentClient;
-let mock: AwsStub<any, any, any>;
+let mock: AwsClientStub<DynamoDBDocumentClient>;
 
 const conflictError = () =>
   Object.assign(
@@ -92,6 +91,7 @@ const internalError = () =>
 /** Every command goes to DynamoDB Local unless a test says otherwise. */
 function passThrough() {
   mock.reset();
+  // biome-ignore lint/suspicious/noExplicitAny: the classes' inputs differ, and each input goes back to its own class
   for (const C of COMMANDS) mock.on(C as any).callsFake((input: any) => real.send(new (C as any)(input)));
 }
 
@@ -132,7 +132,8 @@ async function prepared(route: RouteDef) {
     });
 }
 
-const commandsSent = (C: AnyCommand) => mock.commandCalls(C as any).map((c) => c.args[0].input as any);
+const putsSent = () => mock.commandCalls(PutCommand).map((c) => c.args[0].input);
+const transactionsSent = () => mock.commandCalls(TransactWriteCommand).map((c) => c.args[0].input);
 
 /**
  * A record Put (an item with id, createdAt and a newest-first index entry) must travel in a
@@ -140,19 +141,19 @@ const commandsSent = (C: AnyCommand) => mock.commandCalls(C as any).map((c) => c
  */
 function halfWrites(): string[] {
   const problems: string[] = [];
-  const isRecord = (item: any) =>
-    item &&
+  const isRecord = (item: Record<string, unknown> | undefined): item is Record<string, unknown> =>
+    !!item &&
     typeof item.id === 'string' &&
-    item.createdAt &&
-    item.gsi1pk &&
+    !!item.createdAt &&
+    !!item.gsi1pk &&
     !String(item.pk).startsWith('PLATFORM#AUDIT') &&
     !String(item.pk).startsWith('PLATFORM#INTEGRATION_EVENT');
-  for (const input of commandsSent(PutCommand))
+  for (const input of putsSent())
     if (isRecord(input.Item)) problems.push(`standalone Put of ${input.Item.pk}|${input.Item.sk}`);
-  for (const input of commandsSent(TransactWriteCommand)) {
-    const items = input.TransactItems as any[];
+  for (const input of transactionsSent()) {
+    const items = input.TransactItems ?? [];
     for (const put of items.filter((t) => isRecord(t.Put?.Item))) {
-      const item = put.Put.Item;
+      const item = put.Put!.Item!;
       const counter = items.some((t) => t.Update?.Key?.pk === item.gsi1pk && t.Update?.Key?.sk === '#COUNT');
       const audit = items.some((t) => t.Put?.Item?.pk === 'PLATFORM#AUDIT');
       if (!counter) problems.push(`Put of ${item.pk}|${item.sk} without its counter`);
@@ -170,10 +171,10 @@ describe('transaction conflicts and throttling under every create route', () => 
     mock
       .on(TransactWriteCommand)
       .rejectsOnce(conflictError())
-      .callsFake((input: any) => real.send(new TransactWriteCommand(input)));
+      .callsFake((input) => real.send(new TransactWriteCommand(input)));
     const retried = await once();
     expect(retried.status, retried.text).toBe(201);
-    expect(commandsSent(TransactWriteCommand).length).toBeGreaterThanOrEqual(2);
+    expect(transactionsSent().length).toBeGreaterThanOrEqual(2);
     expect(halfWrites()).toEqual([]);
     passThrough();
 
@@ -210,7 +211,7 @@ describe('a fault after the transaction committed', () => {
   for (const route of createRoutes) {
     it(`${route.id}: a throttled platform-counter bump does not turn a committed create into a 503`, async () => {
       const send = await prepared(route);
-      mock.on(UpdateCommand).callsFake((input: any) => {
+      mock.on(UpdateCommand).callsFake((input) => {
         if (String(input.Key?.pk).startsWith('PLATFORM#') && input.Key?.sk === '#COUNT') throw throttlingError();
         return real.send(new UpdateCommand(input));
       });
@@ -228,8 +229,10 @@ describe('throttled reads', () => {
     async (_id, route) => {
       const parts = sampleValid(route);
       const q = queryString({ ...parts.query, tenantId: undefined });
-      for (const C of [GetCommand, QueryCommand, BatchGetCommand, TransactGetCommand])
-        mock.on(C as any).rejects(throttlingError());
+      mock.on(GetCommand).rejects(throttlingError());
+      mock.on(QueryCommand).rejects(throttlingError());
+      mock.on(BatchGetCommand).rejects(throttlingError());
+      mock.on(TransactGetCommand).rejects(throttlingError());
       const res = await invoke('GET', `${buildPath(route, parts.params)}${q ? `?${q}` : ''}`, {
         ...credentialsFor(route, world),
         ip: nextIp(),
@@ -322,7 +325,7 @@ describe('the e-mail worker survives an SES error', () => {
     html: '<p>Your code is 123456</p>',
   });
   let ses: SESClient;
-  let sesMock: AwsStub<any, any, any>;
+  let sesMock: AwsClientStub<SESClient>;
 
   beforeAll(async () => {
     ses = new SESClient({ region: 'us-east-1' });

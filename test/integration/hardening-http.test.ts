@@ -34,7 +34,10 @@ function raw(request: string | Buffer): Promise<{ status: number | null; text: s
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let data = '';
-    socket.setTimeout(10_000, () => (socket.destroy(), reject(new Error('no answer in 10 s'))));
+    socket.setTimeout(10_000, () => {
+      socket.destroy();
+      reject(new Error('no answer in 10 s'));
+    });
     socket.on('data', (c) => (data += c.toString('latin1')));
     socket.on('error', () => resolve({ status: null, text: data }));
     socket.on('end', () => {

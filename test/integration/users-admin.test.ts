@@ -10,6 +10,7 @@ import { keys } from '#shared/data/keys.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { redeemInvitation } from '#areas/identity/invitations.ts';
 import { createUser } from '#areas/identity/user-accounts.ts';
+import type { UserItem } from '#areas/identity/records.ts';
 import { handler as usersHandler } from '#functions/users/index.ts';
 import { routes } from '#local/routes.ts';
 import { invoke } from '#test/support/invoke.ts';
@@ -95,7 +96,7 @@ const roleCounts = async (token: string, tenantId?: string) => {
 const tenantDetail = async (slug: string) =>
   (await invoke('GET', `/api/tenants/${slug}`, { token: admin })).json.result;
 const storedUser = (tenantId: string, userId: string) =>
-  get<Record<string, any>>(keys.user(tenantId, userId), { consistent: true });
+  get<UserItem>(keys.user(tenantId, userId), { consistent: true });
 
 async function openSession(tenantId: string, userId: string) {
   const { familyId, items } = newSession({ id: userId, tenantId, sessionVersion: 0 }, false);
@@ -595,7 +596,7 @@ describe('admin password reset', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.json).toEqual({ success: true, result: null });
     const stored = await storedUser(a.id, user.id);
-    expect(await verifyPassword(NEW_PASSWORD, stored!.passwordHash)).toBe(true);
+    expect(await verifyPassword(NEW_PASSWORD, stored!.passwordHash!)).toBe(true);
     expect(stored!.sessionVersion).toBe(1);
     expect((await getFamily(familyId))!.revokedAt).toBeDefined();
     const audit = await listNewestFirst<{ changes: string }>(keys.platformCollection('AUDIT'), {

@@ -39,7 +39,19 @@ beforeAll(async () => {
 afterAll(() => vi.restoreAllMocks());
 beforeEach(() => resetVaultCache());
 
-async function platformItems(collection: 'AUDIT' | 'INTEGRATION_EVENT') {
+/** The attributes the tests read: the JSON-encoded `changes` and `data` are present on the entries they parse. */
+interface AuditEntry {
+  entityType: string;
+  entityId: string;
+  action: string;
+  changes: string;
+}
+interface IntegrationEvent {
+  eventType: string;
+  data: string;
+}
+
+async function platformItems<T>(collection: 'AUDIT' | 'INTEGRATION_EVENT') {
   const out = await ddb().send(
     new QueryCommand({
       TableName: config.tableName,
@@ -49,9 +61,10 @@ async function platformItems(collection: 'AUDIT' | 'INTEGRATION_EVENT') {
       ScanIndexForward: false,
     }),
   );
-  return (out.Items ?? []) as Record<string, any>[];
+  return (out.Items ?? []) as T[];
 }
-const audits = () => platformItems('AUDIT');
+const audits = () => platformItems<AuditEntry>('AUDIT');
+const integrationEvents = () => platformItems<IntegrationEvent>('INTEGRATION_EVENT');
 
 const put = (env: string, key: string, value: unknown) =>
   invoke('PUT', `/api/secrets/${env}/${key}`, { headers: KEY, body: { value } });
@@ -401,7 +414,7 @@ describe('POST /api/secrets/sync/{environment}', () => {
     expect((await get(env, 'NEWER')).json.result.value).toBe(apiValue);
     expect((await get(env, 'SAME')).json.result.version).toBe(1);
 
-    const event = (await platformItems('INTEGRATION_EVENT')).find(
+    const event = (await integrationEvents()).find(
       (e) => e.eventType === 'vault.sync.completed' && JSON.parse(e.data).jobId === jobId,
     );
     expect(event).toBeDefined();
@@ -444,7 +457,7 @@ describe('POST /api/secrets/sync/{environment}', () => {
 
     const job = (await ddb().send(new GetCommand({ TableName: config.tableName, Key: vaultKeys.job(jobId) }))).Item!;
     expect(job).toMatchObject({ status: 'failed', error: 'ThrottlingException' });
-    const event = (await platformItems('INTEGRATION_EVENT')).find((e) => e.eventType === 'vault.sync.failed');
+    const event = (await integrationEvents()).find((e) => e.eventType === 'vault.sync.failed');
     expect(JSON.parse(event!.data)).toEqual({ jobId, environment: 'broken', error: 'ThrottlingException' });
   });
 });
@@ -477,7 +490,7 @@ describe('names a route beside them owns', () => {
 describe('secret values never leak', () => {
   it('appear in no log line, audit entry or integration event', async () => {
     expect(SECRETS.size).toBeGreaterThan(10);
-    const records = JSON.stringify([...(await audits()), ...(await platformItems('INTEGRATION_EVENT'))]);
+    const records = JSON.stringify([...(await audits()), ...(await integrationEvents())]);
     const logs = JSON.stringify(logged, (_k, v) =>
       v instanceof Error ? { name: v.name, message: v.message, stack: v.stack } : v,
     );

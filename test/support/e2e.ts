@@ -20,6 +20,7 @@ export interface ApiOptions {
 export interface ApiResponse {
   status: number;
   headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read any route's answer by path; the contract tier checks its shape
   json: any;
   text: string;
 }

@@ -20,6 +20,7 @@ export interface InvokeOptions {
 export interface InvokeResult {
   status: number;
   headers: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read any route's answer by path; the contract tier checks its shape
   json: any;
   text: string;
 }

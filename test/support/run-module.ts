@@ -8,7 +8,7 @@ const run = promisify(execFile);
  * from the folder's own node_modules, as beside a deployed bundle), and parses what it writes to
  * stdout as JSON.
  */
-export async function runModuleScript<T = any>(script: string, dir: string, env: Record<string, string> = {}) {
+export async function runModuleScript<T = unknown>(script: string, dir: string, env: Record<string, string> = {}) {
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
     cwd: dir,
     env: { ...process.env, NODE_PATH: '', ...env },

@@ -25,12 +25,9 @@ describe('S3 Vectors adapter (aws-sdk-client-mock)', () => {
   const client = new S3VectorsClient(offline);
   const mock = mockClient(client);
   let store: Awaited<ReturnType<typeof createS3VectorStore>>;
+  const previous = process.env.KNOWLEDGE_VECTOR_BUCKET;
   beforeAll(async () => {
     store = await createS3VectorStore(client);
-  });
-  const previous = process.env.KNOWLEDGE_VECTOR_BUCKET;
-
-  beforeAll(() => {
     process.env.KNOWLEDGE_VECTOR_BUCKET = 'kb-vectors';
   });
   afterAll(() => {

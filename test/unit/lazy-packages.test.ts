@@ -93,7 +93,7 @@ const fields = await new Promise((resolve) => {
   bb.end('--b\\r\\nContent-Disposition: form-data; name="alt"\\r\\n\\r\\nA cat\\r\\n--b--\\r\\n');
 });
 process.stdout.write(JSON.stringify({ pdf: Buffer.from(pdf.slice(0, 5)).toString(), html, fields, from: ['pdf-lib', 'sanitize-html', 'busboy'].map((p) => import.meta.resolve(p)) }));`;
-    const out = await runModuleScript(script, dir);
+    const out = await runModuleScript<{ pdf: string; html: string; fields: unknown; from: string[] }>(script, dir);
     expect(out.pdf).toBe('%PDF-');
     expect(out.html).toBe('<p>hi</p>');
     expect(out.fields).toEqual({ alt: 'A cat' });
@@ -172,6 +172,7 @@ const STAND_INS: Record<(typeof KNOWLEDGE_PACKAGES)[number], string> = {
   unpdf:
     'export const getDocumentProxy = async () => ({}); export const extractText = async () => ({ text: ["pdf"] });',
   mammoth: 'export default { extractRawText: async () => ({ value: "docx" }) };',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the stand-in's source text, whose template literal runs in the stand-in
   'html-to-text': 'export const convert = (html) => `converted ${html.length}`;',
   minisearch: 'export default class MiniSearch {}',
   'gpt-tokenizer':
@@ -266,7 +267,13 @@ const html = await probe.extractText('text/html', new TextEncoder().encode('<p>O
 const afterHtml = [...globalThis.__loaded];
 const tokens = await probe.countTokens('three small words');
 process.stdout.write(JSON.stringify({ loaded, html, afterHtml, afterTokens: globalThis.__loaded, tokens }));`;
-    const out = await runModuleScript(script, dir, {
+    const out = await runModuleScript<{
+      loaded: Record<string, string[]>;
+      html: string;
+      afterHtml: string[];
+      afterTokens: string[];
+      tokens: number;
+    }>(script, dir, {
       AWS_REGION: 'us-east-1',
       AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
     });

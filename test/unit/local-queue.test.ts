@@ -25,7 +25,10 @@ describe('local queue (SQS stand-in)', () => {
     const queue = localQueue({
       dataDir: newDir(),
       backoffMs: 1,
-      loadWorker: async (q) => (asked.push(q), worker.handler),
+      loadWorker: async (q) => {
+        asked.push(q);
+        return worker.handler;
+      },
     });
 
     // Act

@@ -51,7 +51,7 @@ function serviceBase(connection: TeamsConnection, message: OutboundMessage): str
   } catch {
     url = null;
   }
-  if (!url || url.protocol !== 'https:' || !SERVICE_HOSTS.test(url.hostname))
+  if (url?.protocol !== 'https:' || !SERVICE_HOSTS.test(url.hostname))
     throw new ChannelSendError('teams', null, 'no Bot Framework serviceUrl for this conversation', false);
   return url.href.replace(/\/+$/, '');
 }

@@ -242,9 +242,18 @@ async function postsOf(siteId: string, q: PostFilter) {
   const pk = siteList(siteId, 'POSTS');
   const filters: string[] = [];
   const values: Item = { ':pk': pk };
-  if (q.category !== undefined) filters.push('category = :category'), (values[':category'] = q.category);
-  if (q.tag !== undefined) filters.push('contains(tags, :tag)'), (values[':tag'] = q.tag);
-  if (q.isPublished !== undefined) filters.push('isPublished = :pub'), (values[':pub'] = q.isPublished);
+  if (q.category !== undefined) {
+    filters.push('category = :category');
+    values[':category'] = q.category;
+  }
+  if (q.tag !== undefined) {
+    filters.push('contains(tags, :tag)');
+    values[':tag'] = q.tag;
+  }
+  if (q.isPublished !== undefined) {
+    filters.push('isPublished = :pub');
+    values[':pub'] = q.isPublished;
+  }
   const start = (q.page - 1) * q.pageSize;
   const input = {
     TableName: config.tableName,

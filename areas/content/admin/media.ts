@@ -2,14 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { checkItem, commitChange, deleteItem, orConflict, putNew, updateItem } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
-import {
-  ApiError,
-  conflict,
-  notFound,
-  payloadTooLarge,
-  unsupportedMediaType,
-  validationError,
-} from '#shared/http/errors.ts';
+import { conflict, notFound, payloadTooLarge, unsupportedMediaType, validationError } from '#shared/http/errors.ts';
 import { readFilePart, type FilePartRules } from '#shared/http/multipart.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { SNIFF_BYTES } from '#shared/http/sniff.ts';

@@ -25,4 +25,7 @@ const load = async () => {
   return (html: string) => sanitize(html, options);
 };
 
-export const sanitizeHtml = async (html: string) => (await (loaded ??= load()))(html);
+export const sanitizeHtml = async (html: string) => {
+  loaded ??= load();
+  return (await loaded)(html);
+};

@@ -190,8 +190,14 @@ export async function publishedPosts(
     ':pk': sitePublishedPosts(site.id),
     ':now': `${new Date().toISOString()}#~`,
   };
-  if (q.category) filters.push('category = :category'), (values[':category'] = q.category);
-  if (q.tag) filters.push('contains(tags, :tag)'), (values[':tag'] = q.tag);
+  if (q.category) {
+    filters.push('category = :category');
+    values[':category'] = q.category;
+  }
+  if (q.tag) {
+    filters.push('contains(tags, :tag)');
+    values[':tag'] = q.tag;
+  }
   const all = await queryItems<Item>({
     TableName: config.tableName,
     IndexName: 'gsi2',
@@ -224,7 +230,6 @@ export async function postBySlug(site: SiteRecord, slug: string, locale: string 
   const owner = await get<{ postId: string }>(claims.postSlug(site.id, slug));
   const found = owner ? splitPost(await siteItems(site.id, sk.post(owner.postId), false)) : undefined;
   const now = new Date().toISOString();
-  if (!found || !found.post.isPublished || !found.post.publishedAt || found.post.publishedAt > now)
-    throw notFound('Post');
+  if (!found?.post.isPublished || !found.post.publishedAt || found.post.publishedAt > now) throw notFound('Post');
   return postView(found.post, pickTranslation(found.translations, locale, site.defaultLocale));
 }

@@ -24,7 +24,7 @@ export async function login(
   const user: Account | undefined = await findUserByEmail(input.email);
   const stored = user?.passwordHash ?? (await dummy);
   const valid = await verifyPassword(input.password, stored);
-  if (!user || !user.passwordHash || !valid) {
+  if (!user?.passwordHash || !valid) {
     await recordAuth({
       action: 'login.failed',
       user: user ?? null,

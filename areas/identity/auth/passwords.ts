@@ -74,7 +74,7 @@ export const RESET_REQUEST = messageKind('email', 'password.reset.request', () =
  */
 export async function issueResetToken({ email, ip }: { email: string; ip: string }) {
   const user = await findUserByEmail(email);
-  if (!user || !user.isActive) return;
+  if (!user?.isActive) return;
   const cooldown = await claimCooldown(`reset:${user.email}`);
   if (!cooldown.allowed) return;
   const token = randomToken();

@@ -33,7 +33,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const lastUser = (messages: readonly ChatMessage[]) =>
   [...messages].reverse().find((m) => m.role === 'user')?.content ?? null;
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function jsonObjectIn(text: string): Record<string, unknown> | null {
   const start = text.indexOf('{');
@@ -52,7 +52,7 @@ function toolCallFor(req: ProviderRequest, text: string): ToolCall | null {
   const named = req.tools
     .map((t) => ({
       name: t.function.name,
-      at: text.search(new RegExp(`(^|[^\\w-])${escape(t.function.name)}([^\\w-]|$)`)),
+      at: text.search(new RegExp(`(^|[^\\w-])${escapeRegExp(t.function.name)}([^\\w-]|$)`)),
     }))
     .filter((t) => t.at >= 0)
     .sort((a, b) => a.at - b.at)[0];
@@ -111,7 +111,7 @@ async function* stream(req: ProviderRequest): AsyncIterable<ProviderEvent> {
   yield { type: 'done', finishReason: whole.finishReason, usage: whole.usage };
 }
 
-async function embed(model: CatalogModel, input: string[]) {
+async function embed(_model: CatalogModel, input: string[]) {
   let tokens = 0;
   for (const text of input) tokens += await countTokens(text);
   return { vectors: input.map(hashingEmbedding), promptTokens: tokens };

@@ -33,7 +33,7 @@ export function envelopeProblem(res: InvokeResult): string | null {
   if (res.status < 400) return null;
   if (isOpenAiError(res)) return openAiProblem(res);
   const body = res.json as { success?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
-  if (!body || body.success !== false) return 'not the error envelope';
+  if (body?.success !== false) return 'not the error envelope';
   if (typeof body.error?.code !== 'string' || !/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/.test(body.error.code))
     return `code ${String(body.error?.code)}`;
   if (typeof body.error.message !== 'string') return 'no message';

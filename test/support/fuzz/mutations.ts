@@ -47,6 +47,7 @@ export const NASTY_STRINGS = [
   '<script>alert(1)</script>',
   "' OR '1'='1' --",
   '"; DROP TABLE users; --',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, the placeholder is the payload
   '${7*7}{{7*7}}#{7*7}',
   '../../../../etc/passwd',
   '..\\..\\windows\\win.ini',

@@ -67,7 +67,7 @@ export function tenancyPlan(routes: readonly RouteDef[] = routesUnderTest()): Te
         });
       continue;
     }
-    needed.forEach((n) => kinds.add(n));
+    for (const n of needed) kinds.add(n);
     for (const where of tenantIdPlaces(route)) cases.push({ kind: 'foreign-tenantId', route, where });
     if (recordParams(route).length) cases.push({ kind: 'foreign-path-record', route });
     if (route.scope?.kind === 'tenant' && route.scope.record && tenantIdPlaces(route).includes('query')) {

@@ -14,8 +14,20 @@ type Send = DynamoDBDocumentClient['send'];
 
 const keyString = (k: Item) => `${String(k.pk)}|${String(k.sk)}`;
 
+/** What `touched` reads of the write commands' inputs; which fields are present depends on the command. */
+interface WriteInput {
+  Item?: Item;
+  Key?: Item;
+  TransactItems?: { Put?: { Item: Item }; Update?: { Key: Item }; Delete?: { Key: Item } }[];
+  RequestItems?: Record<string, { PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }[]>;
+}
+interface SentCommand {
+  constructor: { name: string };
+  input: WriteInput;
+}
+
 /** The items a successful write command touched. */
-function touched(command: { constructor: { name: string }; input: Record<string, any> }): RecordedWrite[] {
+function touched(command: SentCommand): RecordedWrite[] {
   const name = command.constructor.name;
   const input = command.input;
   const out: RecordedWrite[] = [];
@@ -23,11 +35,11 @@ function touched(command: { constructor: { name: string }; input: Record<string,
   const key = (k: Item) => out.push({ command: name, key: keyString(k), item: k });
   switch (name) {
     case 'PutCommand':
-      put(input.Item);
+      put(input.Item!);
       break;
     case 'UpdateCommand':
     case 'DeleteCommand':
-      key(input.Key);
+      key(input.Key!);
       break;
     case 'TransactWriteCommand':
       for (const t of input.TransactItems ?? []) {
@@ -37,7 +49,7 @@ function touched(command: { constructor: { name: string }; input: Record<string,
       }
       break;
     case 'BatchWriteCommand':
-      for (const requests of Object.values(input.RequestItems ?? {}) as any[]) {
+      for (const requests of Object.values(input.RequestItems ?? {})) {
         for (const r of requests) {
           if (r.PutRequest) put(r.PutRequest.Item);
           if (r.DeleteRequest) key(r.DeleteRequest.Key);
@@ -54,10 +66,13 @@ function touched(command: { constructor: { name: string }; input: Record<string,
  */
 export function spyOnWrites() {
   const client = ddb();
-  const original = client.send.bind(client) as Send;
+  const original = client.send.bind(client) as unknown as (
+    command: SentCommand,
+    ...rest: unknown[]
+  ) => Promise<unknown>;
   let current: RecordedWrite[] = [];
-  client.send = (async (command: any, ...rest: any[]) => {
-    const result = await (original as any)(command, ...rest);
+  client.send = (async (command: SentCommand, ...rest: unknown[]) => {
+    const result = await original(command, ...rest);
     current.push(...touched(command));
     return result;
   }) as Send;

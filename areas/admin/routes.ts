@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { pageOf, paging } from '#shared/routes/schemas.ts';
 
-export const auditLogSchema = once(() =>
+const auditLogSchema = once(() =>
   z.object({
     id: z.string(),
     entityType: z.string(),
@@ -16,7 +16,7 @@ export const auditLogSchema = once(() =>
   }),
 );
 
-export const integrationEventSchema = once(() =>
+const integrationEventSchema = once(() =>
   z.object({
     id: z.string(),
     eventType: z.string(),

@@ -52,7 +52,7 @@ async function checkModel(modelId: string, path = 'body.modelId') {
   if (!m?.isActive || m.kind !== 'chat') throw invalid(path, 'Not an active chat model of the catalog');
 }
 
-export async function checkTools(tenantId: string, ids: string[], path = 'body.toolIds') {
+async function checkTools(tenantId: string, ids: string[], path = 'body.toolIds') {
   const found = await Promise.all(
     ids.map((id) => get<{ status?: string; deletedAt?: string }>(tools.key(tenantId, id))),
   );
@@ -60,7 +60,7 @@ export async function checkTools(tenantId: string, ids: string[], path = 'body.t
   if (bad.length) throw invalid(path, `Not ACTIVE tools of the tenant: ${bad.join(', ')}`);
 }
 
-export async function checkBases(tenantId: string, ids: string[], path = 'body.knowledgeBaseIds') {
+async function checkBases(tenantId: string, ids: string[], path = 'body.knowledgeBaseIds') {
   const found = await Promise.all(ids.map((id) => get(kbKey(tenantId, id))));
   const bad = ids.filter((_, i) => !found[i]);
   if (bad.length) throw invalid(path, `Not knowledge bases of the tenant: ${bad.join(', ')}`);
@@ -327,8 +327,7 @@ export async function unpublishAgent(tenantId: string, agentId: string, actor: P
  * A version's id is a UUID derived from the agent and the number (name-based, stable), so the
  * route takes a guid and restore finds the version with one GetItem after parsing the number.
  */
-export const versionId = (agentId: string, version: number) =>
-  `${agentId.slice(0, 24)}${String(version).padStart(12, '0')}`;
+const versionId = (agentId: string, version: number) => `${agentId.slice(0, 24)}${String(version).padStart(12, '0')}`;
 const versionNumber = (agentId: string, id: string) =>
   id.slice(0, 24) === agentId.slice(0, 24) && /^\d{12}$/.test(id.slice(24)) ? Number(id.slice(24)) : null;
 

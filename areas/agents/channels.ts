@@ -42,9 +42,9 @@ const credentialsOf = (type: ChannelType): string[] => [
   ...CHANNEL_CREDENTIALS[type].sending,
 ];
 
-export const webhookUrl = (type: ChannelType, id: string) => `${config.publicBaseUrl}/api/webhooks/${type}/${id}`;
+const webhookUrl = (type: ChannelType, id: string) => `${config.publicBaseUrl}/api/webhooks/${type}/${id}`;
 
-export const toChannel = (c: ChannelRecord) => ({
+const toChannel = (c: ChannelRecord) => ({
   id: c.id,
   type: c.type,
   name: c.name,

@@ -1,8 +1,8 @@
 import { config } from '#shared/platform/config.ts';
 import { get } from '#shared/data/read.ts';
-import { keys } from '#shared/data/keys.ts';
 import type { TransactItem } from '#shared/data/commit.ts';
 import { featureNotInPlan } from './errors.ts';
+import { tenantKey } from './records.ts';
 import { PLANS } from '#areas/billing/for-agents.ts';
 import { tokenAllowance, gatewayKeys, monthOf } from '#areas/llm-gateway/for-agents.ts';
 
@@ -23,7 +23,6 @@ type TenantLimits = {
   widgetCount?: number;
 };
 
-const tenantKey = (tenantId: string) => keys.platformItem('TENANT', tenantId);
 const planOf = (planType: number | undefined) => PLANS.find((p) => p.type === (planType ?? 1))?.features;
 const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, v) : 0);
 

@@ -11,7 +11,7 @@ type AgentItem = Omit<AgentSnapshot, 'agentId' | 'version' | 'promptVersionId'> 
 };
 
 /** The draft as a snapshot: the agent item's settings with its prompt's Active version. */
-export async function draftSnapshot(tenantId: string, agentId: string): Promise<AgentSnapshot> {
+async function draftSnapshot(tenantId: string, agentId: string): Promise<AgentSnapshot> {
   const item = await get<AgentItem>(agentKey(tenantId, agentId));
   if (!item || item.deletedAt) throw notFound('Agent');
   const prompt = item.promptId ? await get<PromptItem>(prompts.key(tenantId, item.promptId)) : undefined;

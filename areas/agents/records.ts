@@ -9,7 +9,7 @@ import { agentKey } from './snapshot.ts';
 /** A channel connection: `{t}#CHANNEL` / id (the send-message tools check theirs against it). */
 export const channelKey = (tenantId: string, id: string) => keys.tenantItem(tenantId, 'CHANNEL', id);
 export const agentList = (tenantId: string) => keys.tenantCollection(tenantId, 'AGENT');
-export const deletedAgents = (tenantId: string) => keys.archived(keys.tenantCollection(tenantId, 'AGENT'));
+const deletedAgents = (tenantId: string) => keys.archived(keys.tenantCollection(tenantId, 'AGENT'));
 /** The list index attributes of a deleted agent: it leaves the list for the archive partition. */
 export const deletedIndex = (tenantId: string) => ({ gsi1pk: deletedAgents(tenantId) });
 /** A stored item without its key and index attributes (what a lookup hands to another area). */
@@ -21,7 +21,7 @@ export function withoutKeys<T>(item: T & Record<string, unknown>): T {
 export const tenantKey = (tenantId: string) => keys.platformItem('TENANT', tenantId);
 
 export const AGENT_STATUSES = ['Draft', 'Published'] as const;
-export type AgentStatus = (typeof AGENT_STATUSES)[number];
+type AgentStatus = (typeof AGENT_STATUSES)[number];
 
 export interface Escalation {
   enabled: boolean;

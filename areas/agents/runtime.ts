@@ -19,7 +19,7 @@ import type { AgentSnapshot } from './snapshot.ts';
 
 /** Model steps in one turn (each tool round is one); the last step offers no tools. */
 export const MAX_STEPS = 5;
-export const ESCALATE_TOOL = 'escalate_to_human';
+const ESCALATE_TOOL = 'escalate_to_human';
 
 export interface TurnInput {
   tenantId: string;
@@ -31,14 +31,14 @@ export interface TurnInput {
   requestId: string;
 }
 
-export interface Citation {
+interface Citation {
   chunkId: string;
   documentId: string;
   documentTitle: string;
   score: number;
 }
 
-export interface ToolCallRecord {
+interface ToolCallRecord {
   name: string;
   status: 'ok' | 'error';
   durationMs: number;
@@ -56,7 +56,7 @@ export interface TurnResult {
 export type TurnEvent = { type: 'text'; text: string } | { type: 'final'; result: TurnResult };
 
 /** A function name the model can call: the display name's words, lowercase, joined by underscores. */
-export const toolNameOf = (t: Pick<ToolItem, 'displayName'>) =>
+const toolNameOf = (t: Pick<ToolItem, 'displayName'>) =>
   t.displayName
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
@@ -108,7 +108,7 @@ function systemPrompt(template: string, input: TurnInput) {
  * Retrieved text is quoted as data: delimited, with the instruction never to obey it, so a
  * planted document cannot steer the agent's tools.
  */
-export function sourcesBlock(matches: Match[]) {
+function sourcesBlock(matches: Match[]) {
   const body = matches
     .map(
       (m, i) =>

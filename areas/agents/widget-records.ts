@@ -11,7 +11,7 @@ export const widgetKey = (tenantId: string, widgetId: string) => keys.tenantItem
 export const agentWidgets = (tenantId: string, agentId: string) =>
   keys.childCollection(tenantId, 'AGENT', agentId, 'WIDGET');
 export const widgetCounter = (tenantId: string) => keys.tenantCollection(tenantId, 'WIDGET');
-export const hashWidgetKey = (key: string) => createHash('sha256').update(key).digest('base64url');
+const hashWidgetKey = (key: string) => createHash('sha256').update(key).digest('base64url');
 export const widgetKeyLookup = (key: string) => keys.unique('WIDGET_KEY', hashWidgetKey(key));
 export const newWidgetKey = () => `wk_${randomBytes(32).toString('base64url')}`;
 export const WIDGET_KEY_PATTERN = /^wk_[A-Za-z0-9_-]{43}$/;

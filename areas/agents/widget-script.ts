@@ -9,7 +9,7 @@ import { reply } from '#shared/http/responses.ts';
  * poll for human replies, escalate, and rate 1-5 when the chat ends. Text is always set with
  * textContent, never as HTML, so an answer cannot inject markup into the host page.
  */
-export const WIDGET_SCRIPT = String.raw`(function () {
+const WIDGET_SCRIPT = String.raw`(function () {
   'use strict';
   var me = document.currentScript;
   if (!me) return;

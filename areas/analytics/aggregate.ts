@@ -36,7 +36,7 @@ export interface Contribution {
   agents?: string[];
 }
 
-export const UNSPECIFIED_REASON = 'Unspecified';
+const UNSPECIFIED_REASON = 'Unspecified';
 export const REASON_PREFIX = 'reason:';
 export const spendAttribute = (month: string) => `spend_${month.replace('-', '_')}`;
 

@@ -18,7 +18,7 @@ export const usageDay = (tenantId: string, kind: UsageKind, day: string, model?:
 });
 
 /** Sort-key bounds of the days `from`..`to` (inclusive) of a usage partition, models included. */
-export const usageDays = (from: string, to: string) => ({ from: `D#${from}`, to: `D#${to}#~` });
+const usageDays = (from: string, to: string) => ({ from: `D#${from}`, to: `D#${to}#~` });
 
 /**
  * One agent's day (tokens, cost, conversations, resolved, escalated, csat): beside the tenant's day

@@ -9,7 +9,7 @@ const percent = (part: number, whole: number) => (whole ? round((part / whole) *
 const isModelItem = (item: Item) => String(item.sk).includes('#M#');
 const dayOf = (item: Item) => String(item.sk).slice(2, 12);
 
-export interface BudgetAlert {
+interface BudgetAlert {
   month: string;
   currentSpendUsd: number;
   limitUsd: number;
@@ -21,7 +21,7 @@ export interface BudgetAlert {
  * The month's spend so far, projected linearly to the month's end from the days begun: spend on
  * day 10 of a 30-day month projects ×3. The alert shows from 80% of the budget on.
  */
-export function budgetStatus(budgetItem: Item | undefined, now: Date) {
+function budgetStatus(budgetItem: Item | undefined, now: Date) {
   const month = now.toISOString().slice(0, 7);
   const limitUsd = typeof budgetItem?.monthlyBudgetUsd === 'number' ? budgetItem.monthlyBudgetUsd : null;
   const spend = num(budgetItem?.[spendAttribute(month)]);

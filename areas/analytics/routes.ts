@@ -64,7 +64,7 @@ const conversation = once(() =>
     csat: z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(5)))),
   }),
 );
-export const eventsBody = once(() =>
+const eventsBody = once(() =>
   z
     .object({
       llmCalls: z._default(z.array(llmCall()), []),
@@ -88,7 +88,7 @@ const budgetAlert = once(() =>
     projectedMonthEndSpendUsd: z.number(),
   }),
 );
-export const llmAnalytics = once(() =>
+const llmAnalytics = once(() =>
   z.object({
     startDate: z.string(),
     endDate: z.string(),
@@ -113,7 +113,7 @@ export const llmAnalytics = once(() =>
     budgetAlert: z.nullable(budgetAlert()),
   }),
 );
-export const supportAnalytics = once(() =>
+const supportAnalytics = once(() =>
   z.object({
     startDate: z.string(),
     endDate: z.string(),

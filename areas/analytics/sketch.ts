@@ -4,7 +4,7 @@
  * it. Counts per bucket add up across events, days and Lambda instances, so the write path keeps
  * them as plain counters and the read path merges days without seeing a raw event.
  */
-export const RELATIVE_ACCURACY = 0.005;
+const RELATIVE_ACCURACY = 0.005;
 const GAMMA = (1 + RELATIVE_ACCURACY) / (1 - RELATIVE_ACCURACY);
 const LN_GAMMA = Math.log(GAMMA);
 /** Below this (including 0) a latency counts as zero. */

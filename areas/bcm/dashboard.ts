@@ -60,7 +60,7 @@ export async function dashboard(tenantId: string) {
 }
 
 /** A new tenant's thresholds: scores 1-5 on dimension 0 (time to recover) until the tenant sets its own. */
-export const DEFAULT_THRESHOLDS: Threshold[] = [
+const DEFAULT_THRESHOLDS: Threshold[] = [
   { dimension: 0, score: 1, description: 'Negligible: no noticeable effect within a week' },
   { dimension: 0, score: 2, description: 'Minor: workarounds hold for a few days' },
   { dimension: 0, score: 3, description: 'Moderate: customers notice within 2 days' },

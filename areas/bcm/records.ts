@@ -107,11 +107,11 @@ export const assignmentItem = (
   type,
   userName,
 });
-export const toAssignment = (a: AssignmentItem) => ({ userId: a.sk, userName: a.userName, type: Number(a.type) });
+const toAssignment = (a: AssignmentItem) => ({ userId: a.sk, userName: a.userName, type: Number(a.type) });
 
 // ---- BIA entries ----
 
-export type PartItems = Record<string, unknown>[];
+type PartItems = Record<string, unknown>[];
 export type EntryRecord = Partial<Record<ItemPartField, PartItems>> & {
   id: string;
   briefDescription: string;

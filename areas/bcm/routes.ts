@@ -18,7 +18,7 @@ const ofBody = scope.tenant({ tenantFrom: 'body' });
 const ofBia = scope.tenant({ tenantFrom: 'query', record: { param: 'biaId', collection: 'BIA', label: 'BIA' } });
 const ofRisk = scope.tenant({ tenantFrom: 'query', record: { param: 'riskId', collection: 'RISK', label: 'Risk' } });
 
-export const biaListItem = once(() =>
+const biaListItem = once(() =>
   z.object({
     id: z.string(),
     title: z.string(),
@@ -34,11 +34,11 @@ const entryBrief = once(() =>
   z.object({ id: z.string(), briefDescription: z.string(), completeAt: z.nullable(z.string()) }),
 );
 const assignment = once(() => z.object({ userId: z.string(), userName: z.string(), type: z.number() }));
-export const biaDetail = once(() =>
+const biaDetail = once(() =>
   z.extend(biaListItem(), { assignments: z.array(assignment()), entries: z.array(entryBrief()) }),
 );
 const anyItems = once(() => z.array(z.record(z.string(), z.unknown())));
-export const entryDetail = once(() =>
+const entryDetail = once(() =>
   z.extend(entryBrief(), {
     digitalAssets: anyItems(),
     printedAssets: anyItems(),
@@ -50,7 +50,7 @@ export const entryDetail = once(() =>
     processDependencies: z.array(z.object({ id: z.string(), title: z.string() })),
   }),
 );
-export const riskListItem = once(() =>
+const riskListItem = once(() =>
   z.object({
     id: z.string(),
     title: z.string(),
@@ -62,7 +62,7 @@ export const riskListItem = once(() =>
     createdAt: z.string(),
   }),
 );
-export const riskDetail = once(() =>
+const riskDetail = once(() =>
   z.extend(riskListItem(), {
     description: z.nullable(z.string()),
     mitigationActions: z.array(
@@ -78,11 +78,11 @@ export const riskDetail = once(() =>
   }),
 );
 /** What POST .../risks answers: the created assessment (the risk's recomputed scores show in its detail). */
-export const assessmentRecord = once(() =>
+const assessmentRecord = once(() =>
   z.object({ id: z.string(), riskId: z.string(), name: z.string(), score: z.number(), createdAt: z.string() }),
 );
 /** What POST .../actions answers: the created mitigation action. */
-export const actionRecord = once(() =>
+const actionRecord = once(() =>
   z.object({
     id: z.string(),
     riskId: z.string(),

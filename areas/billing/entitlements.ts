@@ -29,10 +29,10 @@ const limitsOfType = (planType: number): Limits => {
 };
 
 /** The limits of a tenant without a paid subscription. */
-export const BASELINE: Limits = limitsOfType(PlanType.Starter);
+const BASELINE: Limits = limitsOfType(PlanType.Starter);
 
 /** The limits a subscription's plan gives (the plan's features; its type when the plan is unknown). */
-export function limitsOf(sub: Pick<SubscriptionRecord, 'planId' | 'planType'>): Limits {
+function limitsOf(sub: Pick<SubscriptionRecord, 'planId' | 'planType'>): Limits {
   const features = PLANS.find((p) => p.id === sub.planId)?.features;
   return features
     ? {

@@ -54,10 +54,9 @@ const providerSchemas = once(() => {
 type ProviderSchemas = ReturnType<typeof providerSchemas>;
 type AObjectKind = keyof ProviderSchemas['aObjects'];
 type AObject = { [K in AObjectKind]: { type: K; o: z.output<ProviderSchemas['aObjects'][K]> } }[AObjectKind];
-export const PROVIDER_B_STATUSES = ['PAID', 'FAILED', 'REFUNDED'] as const;
 
 /** What a verified event asks the platform to do; also the schema the webhook worker parses its message with. */
-export const billingAction = once(() => {
+const billingAction = once(() => {
   const money = { amountMinor: z.number(), currency: z.string(), chargeRef: z.nullable(z.string()) };
   const ofSubscription = { tenantId: z.string(), subscriptionId: z.string() };
   const ofPayment = { tenantId: z.string(), paymentId: z.string() };
@@ -73,7 +72,7 @@ export const billingAction = once(() => {
   ]);
 });
 
-export type BillingAction = z.output<ReturnType<typeof billingAction>>;
+type BillingAction = z.output<ReturnType<typeof billingAction>>;
 
 /** A verified provider event on its way to the webhook worker (the message id is `{provider}:{eventId}`). */
 export const PAYMENT_WEBHOOK = messageKind('webhooks', 'payment.webhook', () =>
@@ -87,7 +86,7 @@ export const PAYMENT_WEBHOOK = messageKind('webhooks', 'payment.webhook', () =>
 
 export type WebhookPayload = z.output<ReturnType<typeof PAYMENT_WEBHOOK.schema>>;
 
-export interface ParsedEvent {
+interface ParsedEvent {
   eventId: string;
   eventType: string;
   action: BillingAction;

@@ -2,7 +2,7 @@
  * Money is integer minor units everywhere inside the platform; the API shows and accepts decimals
  * with exactly the currency's number of decimals (ISO 4217 exponent).
  */
-export const CURRENCY_DECIMALS: Readonly<Record<string, number>> = {
+const CURRENCY_DECIMALS: Readonly<Record<string, number>> = {
   USD: 2,
   EUR: 2,
   GBP: 2,
@@ -19,13 +19,11 @@ export const CURRENCY_DECIMALS: Readonly<Record<string, number>> = {
   BHD: 3,
 };
 
-export const isCurrency = (code: string) => Object.hasOwn(CURRENCY_DECIMALS, code);
-
 /** The shape of a currency code the API accepts before the list above is consulted. */
 export const CURRENCY_PATTERN = /^[A-Z]{3}$/;
 
 /** The largest amount one payment may carry, in major units (guards float precision). */
-export const MAX_AMOUNT_MAJOR = 1_000_000;
+const MAX_AMOUNT_MAJOR = 1_000_000;
 
 /**
  * Minor units of a decimal amount, or the reason it is not acceptable. The check is made on the

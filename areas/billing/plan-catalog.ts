@@ -6,7 +6,7 @@
 export const PlanType = { Starter: 1, Professional: 2, Enterprise: 3 } as const;
 export const BillingPeriod = { Monthly: 1, Yearly: 2 } as const;
 
-export interface PlanFeatures {
+interface PlanFeatures {
   maxAgents: number;
   maxKnowledgeBases: number;
   maxWidgetIntegrations: number;

@@ -10,7 +10,7 @@ export const PLAN_CACHE_SECONDS = 300;
 let cached: { at: number; plans: PlanRecord[] } | undefined;
 
 /** The seeded plans (one Query of the plan collection), from the in-function cache when fresh. */
-export async function allPlans(now = Date.now()): Promise<PlanRecord[]> {
+async function allPlans(now = Date.now()): Promise<PlanRecord[]> {
   if (cached && now - cached.at < PLAN_CACHE_SECONDS * 1000) return cached.plans;
   const items = await queryItems<PlanRecord>({
     TableName: config.tableName,
@@ -26,11 +26,7 @@ export async function allPlans(now = Date.now()): Promise<PlanRecord[]> {
   return plans;
 }
 
-export const resetPlanCache = () => {
-  cached = undefined;
-};
-
-export const toPlan = (p: PlanRecord) => ({
+const toPlan = (p: PlanRecord) => ({
   id: p.id,
   name: p.name,
   code: p.code,

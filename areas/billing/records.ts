@@ -36,14 +36,14 @@ export const billingKeys = {
 };
 
 /** The subscription's place in the administrator's list (gsi2, newest first). */
-export const subscriptionIndex = (createdAt: string, id: string) => ({
+const subscriptionIndex = (createdAt: string, id: string) => ({
   gsi2pk: billingKeys.allSubscriptions(),
   gsi2sk: `${createdAt}#${id}`,
 });
 
 /** Where an invoice's PDF lives in the invoices bucket, and the address that streams it. */
 export const invoicePdfKey = (tenantId: string, invoiceId: string) => `invoices/${tenantId}/${invoiceId}.pdf`;
-export const invoicePdfUrl = (invoiceId: string) => `${config.publicBaseUrl}/api/invoices/${invoiceId}/pdf`;
+const invoicePdfUrl = (invoiceId: string) => `${config.publicBaseUrl}/api/invoices/${invoiceId}/pdf`;
 
 /** A subscription as stored (`{t}#SUBSCRIPTION`, sk its id). */
 export interface SubscriptionRecord {

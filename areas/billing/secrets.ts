@@ -8,7 +8,7 @@ const ENV: Record<PaymentProviderName, string> = {
   'payment-provider-b': 'PAYMENT_PROVIDER_B_WEBHOOK_SECRET',
 };
 
-export const webhookSecretParam = (provider: PaymentProviderName) =>
+const webhookSecretParam = (provider: PaymentProviderName) =>
   `${config.paramPrefix}/providers/${provider}/webhook-secret`;
 
 const cache = new Map<PaymentProviderName, Promise<string[]>>();
@@ -52,5 +52,3 @@ async function storedSecret(provider: PaymentProviderName): Promise<string> {
 
 /** The secret a provider signs with: the first of the list. */
 export const signingSecret = async (provider: PaymentProviderName) => (await webhookSecrets(provider))[0]!;
-
-export const resetWebhookSecretCache = () => cache.clear();

@@ -151,7 +151,7 @@ async function unpaidToReplace(tenantId: string): Promise<SubscriptionRecord | n
 }
 
 /** The subscription the tenant's pointer names (404 when it never had one). */
-export async function currentSubscriptionItem(tenantId: string): Promise<SubscriptionRecord> {
+async function currentSubscriptionItem(tenantId: string): Promise<SubscriptionRecord> {
   const pointer = await get<CurrentPointer>(billingKeys.current(tenantId), { consistent: true });
   if (!pointer) throw notFound('Subscription');
   return getOr404<SubscriptionRecord>(billingKeys.subscription(tenantId, pointer.subscriptionId), 'Subscription', {
@@ -187,7 +187,7 @@ export async function adminSubscriptions(q: { page: number; pageSize: number; st
   );
 }
 
-export async function tenantNames(ids: string[]): Promise<Map<string, string>> {
+async function tenantNames(ids: string[]): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   if (!ids.length) return names;
   const out = await ddb().send(

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalEmail, optionalText, pageOf, paging, searchTerm, text, uuid } from '#shared/routes/schemas.ts';
 
-export const supplierSchema = once(() =>
+const supplierSchema = once(() =>
   z.object({
     id: z.string(),
     tenantId: z.string(),
@@ -15,7 +15,7 @@ export const supplierSchema = once(() =>
   }),
 );
 
-export const productServiceSchema = once(() =>
+const productServiceSchema = once(() =>
   z.object({
     id: z.string(),
     tenantId: z.string(),

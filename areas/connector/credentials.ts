@@ -20,8 +20,6 @@ export const CHANNEL_CREDENTIALS = {
   { inbound: readonly string[]; sending: readonly string[]; settings: readonly string[] }
 >;
 
-export type SendingCredential = (typeof CHANNEL_CREDENTIALS)[ChannelType]['sending'][number];
-
 export const channelSecretName = (channelId: string, credential: string) => `channels/${channelId}/${credential}`;
 export const channelSecretReference = (tenantId: string, channelId: string, credential: string) =>
   tenantSecretReference({ tenantId, name: channelSecretName(channelId, credential) });

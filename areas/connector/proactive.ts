@@ -47,7 +47,7 @@ export interface ProactiveRecord {
 /** WhatsApp: a free-form message may go only this long after the person's last message. */
 export const WHATSAPP_WINDOW_MS = 24 * 3600 * 1000;
 
-export const toProactive = (m: ProactiveRecord) => ({
+const toProactive = (m: ProactiveRecord) => ({
   id: m.id,
   channelId: m.channelId,
   channelType: m.channelType,

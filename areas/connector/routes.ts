@@ -30,7 +30,7 @@ const ofMessage = scope.tenant({
 /** A scheduled message goes within a year; further out is a mistake more often than a plan. */
 const MAX_AHEAD_MS = 366 * 86_400_000;
 
-export const proactiveMessage = once(() =>
+const proactiveMessage = once(() =>
   z.object({
     id: z.string(),
     channelId: z.string(),

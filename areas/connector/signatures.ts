@@ -12,11 +12,11 @@ export type RawBody = string | Uint8Array;
 export type InboundHeaders = Record<string, string | undefined>;
 
 /** Slack refuses requests whose timestamp is more than five minutes from now (replay window). */
-export const SLACK_TOLERANCE_SECONDS = 5 * 60;
+const SLACK_TOLERANCE_SECONDS = 5 * 60;
 
 const bytes = (body: RawBody) => (typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body));
 
-export function header(headers: InboundHeaders, name: string): string | undefined {
+function header(headers: InboundHeaders, name: string): string | undefined {
   const wanted = name.toLowerCase();
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === wanted && v !== undefined) return v;
   return undefined;

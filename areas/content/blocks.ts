@@ -13,9 +13,9 @@ import { JSON_MAX_DEPTH, SITE_URL, URL_MAX } from './vocabulary.ts';
  * - Every other string is text and may not hold markup: a `<` directly followed by a letter, `/`,
  *   `!` or `?` (what an HTML parser reads as a tag, comment or declaration) is refused with 400.
  */
-export const BLOCK_TYPE = /^[a-z][a-z0-9-]{0,49}$/;
+const BLOCK_TYPE = /^[a-z][a-z0-9-]{0,49}$/;
 const MARKUP = /<[A-Za-z/!?]/;
-export const HTML_FIELD = 'html';
+const HTML_FIELD = 'html';
 const isLinkField = (name: string) => name === 'url' || name === 'href' || name === 'src' || /Url$/.test(name);
 
 export interface JsonIssue {

@@ -46,7 +46,7 @@ const TAGS = [
   ...['h1', 'xml'],
 ];
 const MARKUP = new RegExp(`<(!doctype|!--|\\?xml|(${TAGS.join('|')})[\\s/>])`, 'i');
-export const isMarkup = (head: Uint8Array) => MARKUP.test(new TextDecoder('utf-8').decode(head));
+const isMarkup = (head: Uint8Array) => MARKUP.test(new TextDecoder('utf-8').decode(head));
 
 /**
  * The content type to store: the declared one when the bytes agree with it, the sniffed one when

@@ -158,7 +158,7 @@ export const pageTranslationItem = (siteId: string, pageId: string, t: PageTrans
 
 export const isPageItem = (i: Item) => /^PAGE#[^#]+$/.test(String(i.sk));
 
-export const toPage = (i: Item): PageRecord => ({
+const toPage = (i: Item): PageRecord => ({
   id: str(i.id),
   siteId: str(i.siteId),
   slug: str(i.slug),
@@ -171,7 +171,7 @@ export const toPage = (i: Item): PageRecord => ({
   updatedAt: str(i.updatedAt),
 });
 
-export const toPageTranslation = (i: Item): PageTranslation => ({
+const toPageTranslation = (i: Item): PageTranslation => ({
   locale: str(i.locale),
   title: str(i.title),
   metaTitle: strOrNull(i.metaTitle),

@@ -18,7 +18,7 @@ import {
 import { mutate, readConversation, readMessages } from './store.ts';
 
 /** Conversation list item (spec "AI conversations"). */
-export const toListItem = (c: ConversationRecord) => ({
+const toListItem = (c: ConversationRecord) => ({
   id: c.id,
   agentId: c.agentId,
   agentName: c.agentName,
@@ -33,7 +33,7 @@ export const toListItem = (c: ConversationRecord) => ({
   closedAt: c.closedAt,
 });
 
-export const toMessage = (m: MessageRecord) => ({
+const toMessage = (m: MessageRecord) => ({
   id: m.id,
   role: m.role,
   text: m.text,

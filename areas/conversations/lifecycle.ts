@@ -24,7 +24,7 @@ const NEXT: Record<ConversationStatus, readonly ConversationStatus[]> = {
   Closed: [],
 };
 
-export const IDLE_MINUTES = 30;
+const IDLE_MINUTES = 30;
 export const REASONS = {
   visitor: 'The visitor asked for a person',
   noAnswer: 'No source reached the confidence threshold',

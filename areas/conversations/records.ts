@@ -14,7 +14,7 @@ import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
 export const CONVERSATION_STATUSES = ['Open', 'Escalated', 'Resolved', 'Closed'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 export const CONVERSATION_CHANNELS = ['widget', 'slack', 'teams', 'whatsapp', 'telegram', 'discord'] as const;
-export type ConversationChannel = (typeof CONVERSATION_CHANNELS)[number];
+type ConversationChannel = (typeof CONVERSATION_CHANNELS)[number];
 export const MESSAGE_ROLES = ['visitor', 'agent', 'human', 'system'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
@@ -32,7 +32,7 @@ export const channelUserKey = (tenantId: string, channelId: string, user: string
 
 const LIVE = `${PLATFORM}#CONVERSATION_LIVE`;
 /** gsi2 entry of a conversation that is not Closed, by its last message (the idle sweep's order). */
-export const liveEntry = (lastMessageAt: string, c: { tenantId: string; id: string }) => ({
+const liveEntry = (lastMessageAt: string, c: { tenantId: string; id: string }) => ({
   gsi2pk: LIVE,
   gsi2sk: `${lastMessageAt}#${c.tenantId}#${c.id}`,
 });
@@ -43,14 +43,14 @@ export interface Visitor {
   email: string | null;
 }
 
-export interface Citation {
+interface Citation {
   chunkId: string;
   documentId: string;
   documentTitle: string;
   score: number;
 }
 
-export interface ToolCallSummary {
+interface ToolCallSummary {
   name: string;
   status: 'ok' | 'error';
   durationMs: number;
@@ -201,7 +201,7 @@ let sequence = 0;
  * is its place in the transcript. `after` puts an answer after the message it answers (a later
  * millisecond, so even another instance's ids sort after it).
  */
-export function messageId(now = Date.now(), after?: string): string {
+function messageId(now = Date.now(), after?: string): string {
   let ms = Math.max(now, after ? msOf(after) + 1 : 0);
   if (ms < lastMs) ms = lastMs;
   sequence = ms === lastMs ? sequence + 1 : 0;
@@ -218,4 +218,4 @@ export function messageId(now = Date.now(), after?: string): string {
 }
 
 /** The millisecond a version-7 id was made at. */
-export const msOf = (id: string) => Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+const msOf = (id: string) => Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);

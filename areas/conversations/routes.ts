@@ -56,7 +56,7 @@ const message = once(() =>
   }),
 );
 const visitor = once(() => z.nullable(z.object({ name: z.nullable(z.string()), email: z.nullable(z.string()) })));
-export const conversationListItem = once(() =>
+const conversationListItem = once(() =>
   z.object({
     id: z.string(),
     agentId: z.string(),

@@ -6,9 +6,9 @@ import type { CredentialResolvers, WidgetSessionRef } from '#shared/runtime/cred
  * opens (and through it the widget); only the secret's SHA-256 is stored, on the conversation, so
  * the check is the conversation's own GetItem and a leaked table hands out no sessions.
  */
-export const SESSION_HEADER = 'x-widget-session';
+const SESSION_HEADER = 'x-widget-session';
 /** Short-lived: long enough for a chat, well past the 30-minute idle close. */
-export const SESSION_TTL_SECONDS = 2 * 60 * 60;
+const SESSION_TTL_SECONDS = 2 * 60 * 60;
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const TOKEN = new RegExp(`^ws\\.(${UUID})\\.(${UUID})\\.([A-Za-z0-9_-]{43})$`);
@@ -25,7 +25,7 @@ export function newSession(tenantId: string, conversationId: string, now = Date.
 }
 
 /** The token's parts, or null when it is not one (the check against the conversation comes after). */
-export function parseSession(token: string | undefined): SessionClaim | null {
+function parseSession(token: string | undefined): SessionClaim | null {
   const m = token ? TOKEN.exec(token) : null;
   return m ? { tenantId: m[1]!, conversationId: m[2]!, secret: m[3]! } : null;
 }

@@ -36,7 +36,7 @@ export async function readConversation(tenantId: string, id: string, consistent 
   return c;
 }
 
-export const isClosed = (c: Pick<ConversationRecord, 'status'>) => c.status === 'Closed';
+const isClosed = (c: Pick<ConversationRecord, 'status'>) => c.status === 'Closed';
 
 /**
  * A conversation's messages in order (one Query on the id range): those after `after`, at most
@@ -72,7 +72,7 @@ const closingRecord = (c: ConversationRecord) => ({
 });
 
 /** Visitor, agent and human messages, as the model reads them (a person's reply is the assistant's side). */
-export function withRecent(c: ConversationRecord, messages: readonly MessageRecord[]): RecentTurn[] {
+function withRecent(c: ConversationRecord, messages: readonly MessageRecord[]): RecentTurn[] {
   const added = messages
     .filter((m) => m.role !== 'system' && m.text)
     .map((m): RecentTurn => ({ role: m.role === 'visitor' ? 'user' : 'assistant', content: m.text }));

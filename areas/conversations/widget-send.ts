@@ -10,7 +10,7 @@ import { openSession, toVisitorMessage } from './widget.ts';
 
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{1,100}$/;
 
-export const toWidgetAnswer = (a: TurnAnswer) => ({
+const toWidgetAnswer = (a: TurnAnswer) => ({
   message: a.message ? toVisitorMessage(a.message) : null,
   citations: a.citations,
   escalated: a.escalated,

@@ -9,8 +9,7 @@ import { permissionsForRoles, type RoleRecord } from './system-roles.ts';
  * a user only when that user's permissions are a subset of its own. The caller's permissions are
  * those of its access token (short-lived, so a demotion takes effect at the next refresh).
  */
-export const actsAsOwner = (principal: Principal) =>
-  isSystemAdmin(principal) || principal.roles.includes('TenantOwner');
+const actsAsOwner = (principal: Principal) => isSystemAdmin(principal) || principal.roles.includes('TenantOwner');
 
 const notHeldBy = (principal: Principal, permissions: readonly string[]) =>
   permissions.filter((p) => !principal.permissions.includes(p));

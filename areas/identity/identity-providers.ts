@@ -2,11 +2,11 @@ import { config } from '#shared/platform/config.ts';
 import { parameterStore } from '#shared/platform/ports.ts';
 import { randomToken } from '#shared/auth/opaque.ts';
 
-export const PROVIDER_IDS = ['identity-provider-a', 'identity-provider-b'] as const;
+const PROVIDER_IDS = ['identity-provider-a', 'identity-provider-b'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 /** The letter used in environment names (`IDP_A_*`) and local provider paths (`/_local/idp/a`). */
-export const providerLetter = (id: ProviderId) => (id === 'identity-provider-a' ? 'a' : 'b');
+const providerLetter = (id: ProviderId) => (id === 'identity-provider-a' ? 'a' : 'b');
 
 export interface OidcProviderConfig {
   id: ProviderId;

@@ -38,7 +38,7 @@ import { committedUnless } from './writes.ts';
 export type { InvitationRecord };
 
 /** An invitation is open for 7 days; after that, or once used, its code redeems nothing. */
-export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 
 export interface NewInvitation {
   tenantId: string;

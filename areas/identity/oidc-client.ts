@@ -20,7 +20,7 @@ import { writeOne } from './writes.ts';
  * bound to provider, redirect URI and the client that started it), nonce, PKCE S256, client secret
  * authentication at the token endpoint, and ID token verification against the provider's cached JWKS.
  */
-export const FLOW_TTL_SECONDS = 10 * 60;
+const FLOW_TTL_SECONDS = 10 * 60;
 const FETCH_TIMEOUT_MS = 8_000;
 
 export type { AuthorizationFlow };

@@ -23,9 +23,9 @@ export type OneTimeKind = 'VERIFY' | 'RESET';
 export const VERIFY_CODE_TTL_SECONDS = 15 * 60;
 export const RESET_TOKEN_TTL_SECONDS = 30 * 60;
 /** Wrong codes one source address may try against one verification code. */
-export const MAX_ATTEMPTS_PER_ADDRESS = 5;
+const MAX_ATTEMPTS_PER_ADDRESS = 5;
 /** Wrong codes from all addresses together before the code is locked. */
-export const MAX_ATTEMPTS = 20;
+const MAX_ATTEMPTS = 20;
 
 export const sixDigitCode = () => randomInt(0, 1_000_000).toString().padStart(6, '0');
 
@@ -130,7 +130,7 @@ const getOneTime = (kind: OneTimeKind, subject: string) =>
  * A per-subject cooldown ("once per N seconds"), exact rather than a fixed window: the claim
  * succeeds only when the last one is at least N seconds old. Returns the seconds left otherwise.
  */
-export const RESEND_COOLDOWN_SECONDS = 60;
+const RESEND_COOLDOWN_SECONDS = 60;
 
 const cooldownKey = (subject: string) => identityKeys.oneTime('RESEND', subject);
 

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 256;
+const PASSWORD_MIN = 8;
+const PASSWORD_MAX = 256;
 
 /**
  * The one password policy (registration, reset, change, and any admin-set password): 8 to 256

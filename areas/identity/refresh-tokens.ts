@@ -19,8 +19,7 @@ export type { RefreshTokenItem, TokenFamily };
 /** Refresh token lifetimes, sliding on every rotation: 30 days with rememberMe, 1 day without. */
 export const REFRESH_TTL_SECONDS = { rememberMe: 30 * 24 * 3600, session: 24 * 3600 } as const;
 
-export const refreshTtl = (rememberMe: boolean) =>
-  rememberMe ? REFRESH_TTL_SECONDS.rememberMe : REFRESH_TTL_SECONDS.session;
+const refreshTtl = (rememberMe: boolean) => (rememberMe ? REFRESH_TTL_SECONDS.rememberMe : REFRESH_TTL_SECONDS.session);
 
 export interface SessionOwner {
   id: string;

@@ -5,7 +5,7 @@ import { get } from '#shared/data/read.ts';
 import { duplicateEmail } from './errors.ts';
 import { identityKeys, normalizeEmail, userItem, type EmailOwner, type UserItem, type UserRecord } from './records.ts';
 
-export { normalizeEmail, type UserRecord };
+export type { UserRecord };
 
 export async function findUserByEmail(email: string): Promise<UserItem | undefined> {
   const owner = await get<EmailOwner>(identityKeys.email(normalizeEmail(email)));

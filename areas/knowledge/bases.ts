@@ -27,7 +27,7 @@ import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP } from './vocabulary.ts';
  * (set from the plan, overridable by a SystemAdmin). Taking one is conditional on a free slot, so
  * twenty parallel creates against one free slot create exactly one.
  */
-export function baseSlot(tenantId: string, by: 1 | -1): TransactItem {
+function baseSlot(tenantId: string, by: 1 | -1): TransactItem {
   return {
     Update: {
       TableName: config.tableName,

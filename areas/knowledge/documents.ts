@@ -42,7 +42,7 @@ const change = (
 ) =>
   ({ tenantId: d.tenantId, actor, entityType: 'KnowledgeDocument', entityId: d.id, action, changes }) satisfies Change;
 
-export const deadlineFrom = (stage: keyof typeof STAGE_DEADLINE_MS, now: number) =>
+const deadlineFrom = (stage: keyof typeof STAGE_DEADLINE_MS, now: number) =>
   new Date(now + STAGE_DEADLINE_MS[stage]).toISOString();
 
 interface UploadRequest {
@@ -201,7 +201,7 @@ export async function listDocuments(
 }
 
 /** The base and a document in one BatchGetItem; 404 when either is missing. */
-export async function baseAndDocument(tenantId: string, kbId: string, documentId: string) {
+async function baseAndDocument(tenantId: string, kbId: string, documentId: string) {
   const keys = [kbKey(tenantId, kbId), documentKey(tenantId, kbId, documentId)];
   const out = await ddb().send(new BatchGetCommand({ RequestItems: { [config.tableName]: { Keys: keys } } }));
   const items = out.Responses?.[config.tableName] ?? [];

@@ -9,7 +9,7 @@ import { FILE_TYPES, type KnowledgeFileType } from './vocabulary.ts';
  * with 415 before anything is stored; a file that looks right but cannot be read (a corrupt PDF, a
  * ZIP that is no Word document) is accepted and ends Failed in the worker with the reason.
  */
-export const unsupportedKnowledgeType = (why: string) =>
+const unsupportedKnowledgeType = (why: string) =>
   unsupportedMediaType('txt, md, html, pdf or docx', `${why}. Allowed files: txt, md, html, pdf, docx`);
 
 /** A ZIP is taken for a DOCX: one that is none fails in the worker. */

@@ -28,7 +28,7 @@ const ofBase = scope.tenant({
   record: { param: 'kbId', collection: 'KB', label: 'Knowledge base' },
 });
 
-export const knowledgeBase = once(() =>
+const knowledgeBase = once(() =>
   z.object({
     id: z.string(),
     name: z.string(),
@@ -42,7 +42,7 @@ export const knowledgeBase = once(() =>
     updatedAt: z.string(),
   }),
 );
-export const knowledgeDocument = once(() =>
+const knowledgeDocument = once(() =>
   z.object({
     id: z.string(),
     title: z.string(),
@@ -58,10 +58,10 @@ export const knowledgeDocument = once(() =>
     indexedAt: z.nullable(z.string()),
   }),
 );
-export const knowledgeChunk = once(() =>
+const knowledgeChunk = once(() =>
   z.object({ id: z.string(), documentId: z.string(), position: z.number(), text: z.string(), tokenCount: z.number() }),
 );
-export const knowledgeMatch = once(() =>
+const knowledgeMatch = once(() =>
   z.object({
     chunkId: z.string(),
     documentId: z.string(),

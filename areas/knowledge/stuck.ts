@@ -5,7 +5,7 @@ import { documentKey, pendingIndex, type DocumentRecord } from './records.ts';
 import { isMoved, markFailed } from './status.ts';
 
 const running = (d: DocumentRecord) => d.status === 'Queued' || d.status === 'Processing';
-export const stuckReason = (d: DocumentRecord) =>
+const stuckReason = (d: DocumentRecord) =>
   `Indexing did not finish in time: the document stayed ${d.status} past its deadline (${d.stageDeadline}); upload it again`;
 
 /** The document as it should be shown: past its stage deadline it ends Failed (once; a move meanwhile wins). */

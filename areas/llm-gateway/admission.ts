@@ -26,7 +26,7 @@ import { recordCall } from './usage.ts';
  */
 
 /** The worst case priced at a model's rates, in billionths of a dollar. */
-export const costNano = (m: CatalogModel, promptTokens: number, completionTokens: number) =>
+const costNano = (m: CatalogModel, promptTokens: number, completionTokens: number) =>
   toNano((promptTokens * m.inputPricePerMillion + completionTokens * m.outputPricePerMillion) / 1_000_000);
 
 export interface AdmitInput {

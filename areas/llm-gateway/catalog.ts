@@ -50,10 +50,6 @@ export async function getModel(id: string): Promise<CatalogModel | null> {
   return (await catalog()).find((m) => m.id === id) ?? null;
 }
 
-export async function modelByName(name: string): Promise<CatalogModel | null> {
-  return (await catalog()).find((m) => m.name === name) ?? null;
-}
-
 /** A model by its catalog name (the OpenAI `model` string) or its id. */
 export async function resolveModel(nameOrId: string): Promise<CatalogModel | null> {
   const all = await catalog();

@@ -17,8 +17,7 @@ import {
 import type { Caller, CatalogModel } from './records.ts';
 import { countTokens } from './tokens.ts';
 
-export type { Caller } from './records.ts';
-export type { ChatMessage, ToolCall, ToolChoice, ToolDef, FinishReason } from './providers/port.ts';
+export type { ChatMessage, ToolCall, ToolDef } from './providers/port.ts';
 
 /** The gateway's chat entry point (docs/architecture.md, "LLM gateway"); the `/v1` route is its wire front. */
 export interface ChatCall {
@@ -59,7 +58,7 @@ export type ChatChunk =
   | { type: 'done'; model: string; finishReason: FinishReason; usage: Usage; costUsd: number };
 
 /** Output tokens reserved when the request names no max_tokens. */
-export const DEFAULT_MAX_OUTPUT = 1024;
+const DEFAULT_MAX_OUTPUT = 1024;
 
 async function prepare(call: ChatCall) {
   const prompt = await promptTokens(call.messages, call.tools);

@@ -16,7 +16,7 @@ export const hashSecret = (secret: string) => createHash('sha256').update(secret
 const known = new Map<string, GatewayKeyRef>();
 const KNOWN_MAX = 1000;
 
-export async function keyOfSecret(secret: string): Promise<GatewayKeyRef | null> {
+async function keyOfSecret(secret: string): Promise<GatewayKeyRef | null> {
   if (!secret.startsWith(KEY_PREFIX) || secret.length > 200) return null;
   const hash = hashSecret(secret);
   const remembered = known.get(hash);

@@ -17,7 +17,7 @@ const TPM = 'gk-tpm';
 const windowStart = (now: number) => Math.floor(now / WINDOW_MS) * WINDOW_MS;
 const retryAfter = (now: number) => Math.max(1, Math.ceil((windowStart(now) + WINDOW_MS - now) / 1000));
 
-export const rateLimitExceeded = (what: string, now: number) =>
+const rateLimitExceeded = (what: string, now: number) =>
   rateLimited(retryAfter(now), `Rate limit reached for ${what}; try again later`);
 
 async function addTokens(keyId: string, start: number, n: number) {

@@ -116,7 +116,7 @@ export const toModelAnswer = (m: CatalogModel) => ({
 });
 
 /** Money in the gateway's counters: integer billionths of a dollar, so ADD never rounds. */
-export const NANO = 1_000_000_000;
+const NANO = 1_000_000_000;
 export const toNano = (usd: number) => Math.round(usd * NANO);
 export const fromNano = (nano: number) => Math.round(nano) / NANO;
 
@@ -141,12 +141,6 @@ export interface GatewayKeyRecord {
   committedNano?: number;
 }
 
-/** What authentication needs of a key, on the hash-keyed item (one GetItem per call). */
-export type KeyCredential = Pick<
-  GatewayKeyRecord,
-  'tenantId' | 'models' | 'maxBudgetUsd' | 'rpmLimit' | 'tpmLimit' | 'expiresAt' | 'revokedAt'
-> & { keyId: string };
-
 export const toKeyAnswer = (k: GatewayKeyRecord) => ({
   id: k.id,
   name: k.name,
@@ -167,15 +161,6 @@ export type Caller =
   | { kind: 'key'; keyId: string }
   | { kind: 'user'; userId: string }
   | { kind: 'agent'; agentId: string };
-
-/** A reservation in flight, kept in a map on the item it holds (allowance or key). */
-export interface Reservation {
-  tokens: number;
-  nano: number;
-  /** Epoch ms after which the scheduler may release it: the call died. */
-  expiresAt: number;
-  keyId: string | null;
-}
 
 export const monthOf = (iso: string) => iso.slice(0, 7);
 export const dayOf = (iso: string) => iso.slice(0, 10);

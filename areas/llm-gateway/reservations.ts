@@ -14,7 +14,7 @@ import { RESERVATIONS_INDEX, reservationIndex } from './records.ts';
  * the real use; releasing gives it back. Both are conditional on the reservation still being there,
  * so a call and the scheduler's sweep never both give the same hold back.
  */
-export type Unit = 'Tokens' | 'Nano';
+type Unit = 'Tokens' | 'Nano';
 
 export interface Hold {
   key: Key;
@@ -142,7 +142,7 @@ export const giveBack = (h: Hold, requestId: string) =>
   h.limit === null ? Promise.resolve(true) : release(h.key, requestId, h.unit, h.amount);
 
 /** Gives a hold back (the call failed, or another limit refused it). */
-export async function release(key: Key, requestId: string, unit: Unit, amount: number): Promise<boolean> {
+async function release(key: Key, requestId: string, unit: Unit, amount: number): Promise<boolean> {
   try {
     const out = await ddb().send(
       new UpdateCommand({

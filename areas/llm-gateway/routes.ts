@@ -73,7 +73,7 @@ const toolChoice = () =>
   ]);
 const maxTokens = () => z.int().check(z.minimum(1), z.maximum(L.maxTokens));
 
-export const chatBody = once(() =>
+const chatBody = once(() =>
   z.object({
     model: text(200),
     messages: z.array(message()).check(z.minLength(1), z.maxLength(L.messages)),
@@ -87,7 +87,7 @@ export const chatBody = once(() =>
     user: z.optional(z.string().check(z.maxLength(256))),
   }),
 );
-export const embeddingsBody = once(() =>
+const embeddingsBody = once(() =>
   z.object({
     model: text(200),
     input: z.union([
@@ -99,7 +99,7 @@ export const embeddingsBody = once(() =>
   }),
 );
 
-export const gatewayKey = once(() =>
+const gatewayKey = once(() =>
   z.object({
     id: z.string(),
     name: z.string(),
@@ -121,7 +121,7 @@ const usageRow = once(() => ({
   completionTokens: z.number(),
   spendUsd: z.number(),
 }));
-export const gatewayUsage = once(() =>
+const gatewayUsage = once(() =>
   z.object({
     month: z.string(),
     startDate: z.string(),
@@ -134,7 +134,7 @@ export const gatewayUsage = once(() =>
     keys: z.array(z.object({ keyId: z.string(), ...usageRow() })),
   }),
 );
-export const catalogEntry = once(() =>
+const catalogEntry = once(() =>
   z.object({
     id: z.string(),
     name: z.string(),

@@ -8,7 +8,7 @@ type Tokenizer = typeof import('gpt-tokenizer');
 
 let loading: Promise<Tokenizer> | undefined;
 
-export function tokenizer(): Promise<Tokenizer> {
+function tokenizer(): Promise<Tokenizer> {
   loading ??= import('gpt-tokenizer');
   return loading;
 }

@@ -33,7 +33,7 @@ export interface WireChatBody {
   stream_options?: { include_usage?: boolean } | null;
 }
 
-export function toMessages(body: WireChatBody): ChatMessage[] {
+function toMessages(body: WireChatBody): ChatMessage[] {
   return body.messages.map((m): ChatMessage => {
     switch (m.role) {
       case 'system':
@@ -57,7 +57,7 @@ export function toMessages(body: WireChatBody): ChatMessage[] {
 const json = (value: unknown): RawReply => reply.raw('application/json', JSON.stringify(value));
 const seconds = () => Math.floor(Date.now() / 1000);
 
-export const completionId = (requestId: string) => `chatcmpl-${requestId}`;
+const completionId = (requestId: string) => `chatcmpl-${requestId}`;
 
 const wireUsage = (u: ChatResult['usage']) => ({
   prompt_tokens: u.promptTokens,
@@ -65,7 +65,7 @@ const wireUsage = (u: ChatResult['usage']) => ({
   total_tokens: u.totalTokens,
 });
 
-export function toCompletion(requestId: string, r: ChatResult) {
+function toCompletion(requestId: string, r: ChatResult) {
   return {
     id: completionId(requestId),
     object: 'chat.completion',

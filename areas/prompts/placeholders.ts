@@ -6,7 +6,7 @@
 const NAME = /^[A-Za-z0-9_]+$/;
 const MAX_NAME = 100;
 
-export interface PlaceholderProblem {
+interface PlaceholderProblem {
   /** Character offset of the `{{` that opens the malformed placeholder. */
   at: number;
   message: string;

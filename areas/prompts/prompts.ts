@@ -67,7 +67,7 @@ function storedNumbers<T extends PromptInput>(input: T): T {
 }
 
 /** The placeholder names of a content, or 400 listing every malformed placeholder. */
-export function placeholdersOf(content: string, path = 'body.content'): string[] {
+function placeholdersOf(content: string, path = 'body.content'): string[] {
   const parsed = parsePlaceholders(content);
   if (!parsed.ok) throw validationError(parsed.problems.map((p) => ({ path, message: p.message })));
   return parsed.names;

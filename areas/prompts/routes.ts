@@ -28,7 +28,7 @@ const score = () => z.number().check(z.minimum(0), z.maximum(100));
 const abTestConfig = () => z.object({ variantA: z.boolean(), variantB: z.boolean() });
 const autoEvaluationScores = () => z.object({ quality: z.nullable(score()), safety: z.nullable(score()) });
 
-export const promptVersion = once(() =>
+const promptVersion = once(() =>
   z.object({
     id: z.string(),
     versionNumber: z.string(),
@@ -40,7 +40,7 @@ export const promptVersion = once(() =>
     createdAt: z.string(),
   }),
 );
-export const promptListItem = once(() =>
+const promptListItem = once(() =>
   z.object({
     id: z.string(),
     title: z.string(),
@@ -54,7 +54,7 @@ export const promptListItem = once(() =>
     updatedAt: z.string(),
   }),
 );
-export const promptDetail = once(() =>
+const promptDetail = once(() =>
   z.extend(promptListItem(), {
     content: z.string(),
     placeholders: z.array(z.string()),

@@ -3,7 +3,7 @@
  * items (`keys.platformItem('BUILTIN_TOOL', id)`) by the seed; ids are fixed so re-seeding is
  * idempotent and tenant tools keep pointing at the same base tool.
  */
-export type BuiltInToolType = 'browser' | 'database' | 'http' | 'schedule' | 'email' | 'chat';
+type BuiltInToolType = 'browser' | 'database' | 'http' | 'schedule' | 'email' | 'chat';
 
 export interface BuiltInToolRecord {
   id: string;

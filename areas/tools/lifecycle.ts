@@ -26,7 +26,7 @@ export const toolMoveTable = () =>
   );
 
 /** A SystemAdmin has looked at the tool: the states an approval leads to. */
-export const isApproved = (status: ToolStatus) => status === 'APPROVED' || status === 'ACTIVE';
+const isApproved = (status: ToolStatus) => status === 'APPROVED' || status === 'ACTIVE';
 
 /**
  * Db Execute changes data, so writes may be switched on (`readOnly` from true to false) only once

@@ -94,7 +94,7 @@ export const toolItem = (tenantId: string, r: Omit<ToolItem, 'pk' | 'sk' | 'tena
 export const storedSchema = (i: Pick<ToolItem, 'schema'>): StoredSchema => ({ ...EMPTY_SCHEMA, ...i.schema });
 
 /** The schema as reads show it: the reference when the tool's own tenant holds the secret, and whether one is set. */
-export function toSchema(i: Pick<ToolItem, 'schema' | 'tenantId'>) {
+function toSchema(i: Pick<ToolItem, 'schema' | 'tenantId'>) {
   const s = storedSchema(i);
   const { set } = describeTenantSecret(i.tenantId, s.connectionString);
   return {

@@ -106,7 +106,7 @@ const schemaConfig = () =>
     connectionString: z.optional(z.nullable(connectionString())),
   });
 
-export const toolParams = once(() =>
+const toolParams = once(() =>
   z.object({
     maxRows: z.number(),
     readOnly: z.boolean(),
@@ -117,7 +117,7 @@ export const toolParams = once(() =>
     allowedChannelRecipients: z.array(z.string()),
   }),
 );
-export const toolConfig = once(() =>
+const toolConfig = once(() =>
   z.object({
     id: z.string(),
     displayName: z.string(),
@@ -136,7 +136,7 @@ export const toolConfig = once(() =>
     kbStatus: z.object({ hasChunks: z.boolean(), chunkCount: z.number() }),
   }),
 );
-export const toolDetail = once(() =>
+const toolDetail = once(() =>
   z.extend(toolConfig(), {
     baseToolName: z.string(),
     agentIds: z.array(z.string()),

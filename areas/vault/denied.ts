@@ -16,7 +16,7 @@ export type DenialReason =
  * Why a vault request was refused (401/403). The key is compared again, in constant time, only
  * to tell a wrong key from a bearer failure on the admin routes; the given key is never kept.
  */
-export async function denialReason(event: APIGatewayProxyEventV2, status: number): Promise<DenialReason> {
+async function denialReason(event: APIGatewayProxyEventV2, status: number): Promise<DenialReason> {
   const given = header(event, 'x-internal-api-key');
   if (!given) return 'missing-internal-key';
   if (!sameSecret(given, await internalApiKey())) return 'invalid-internal-key';
@@ -25,13 +25,13 @@ export async function denialReason(event: APIGatewayProxyEventV2, status: number
 
 const METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS']);
 /** The caller's address as API Gateway saw it; anything that is not an address is `unknown`. */
-export const sourceOf = (event: APIGatewayProxyEventV2) => {
+const sourceOf = (event: APIGatewayProxyEventV2) => {
   const ip = event.requestContext?.http?.sourceIp ?? '';
   return /^[0-9A-Fa-f:.]{2,45}$/.test(ip) ? ip : 'unknown';
 };
 
 /** The refusals of a window that are audited: the 1st, 10th, 100th, 1000th… of a source. */
-export function isAuditedRefusal(count: number): boolean {
+function isAuditedRefusal(count: number): boolean {
   let n = count;
   while (n >= 10 && n % 10 === 0) n /= 10;
   return n === 1;

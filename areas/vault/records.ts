@@ -1,5 +1,4 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '#shared/auth/access-token.ts';
 import type { AuditInput } from '#shared/data/audit.ts';
 import { commitChange, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
@@ -12,8 +11,6 @@ import { config } from '#shared/platform/config.ts';
  * integration events, and the per-source window counting refused requests. The secrets
  * themselves live in SSM (store.ts, tenant-secrets.ts), never in the table.
  */
-
-export type Actor = Pick<Principal, 'userId' | 'email'> | null;
 
 export const vaultKeys = {
   /** A background job's status, read by nobody but its own worker and the tests (TTL-expired). */
@@ -29,7 +26,7 @@ export async function recordAudit(input: Omit<AuditInput, 'tenantId'>) {
 }
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
-export type JobItem = {
+type JobItem = {
   pk: string;
   sk: string;
   id: string;

@@ -18,13 +18,13 @@ const key = () =>
 const environmentParams = once(() => z.object({ environment: environment() }));
 const secretParams = once(() => z.object({ environment: environment(), key: key() }));
 
-export const secretSchema = once(() =>
+const secretSchema = once(() =>
   z.object({ environment: z.string(), key: z.string(), value: z.string(), version: z.number() }),
 );
-export const secretWriteSchema = once(() =>
+const secretWriteSchema = once(() =>
   z.object({ environment: z.string(), key: z.string(), version: z.number(), updatedAt: z.string() }),
 );
-export const secretListSchema = once(() =>
+const secretListSchema = once(() =>
   z.object({
     environment: z.string(),
     items: z.array(
@@ -39,7 +39,7 @@ export const secretListSchema = once(() =>
     totalCount: z.number(),
   }),
 );
-export const syncAcceptedSchema = once(() => z.object({ jobId: z.string(), status: z.literal('queued') }));
+const syncAcceptedSchema = once(() => z.object({ jobId: z.string(), status: z.literal('queued') }));
 
 const keyOnly = { kind: 'internalKey' } as const;
 const keyAndAdmin = { kind: 'internalKey', roles: ['SystemAdmin'] } as const;

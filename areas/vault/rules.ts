@@ -26,7 +26,7 @@ function charClass(chars: string[]): string {
 const repeat = (cls: string, n: number) => (n === 0 ? '' : n === 1 ? cls : `${cls}{${n}}`);
 
 /** Strings of `chars`, `min`-`max` long, other than the `excluded` words, as alternatives without lookahead. */
-export function patternExcluding(chars: string[], min: number, max: number, excluded: readonly string[]): string {
+function patternExcluding(chars: string[], min: number, max: number, excluded: readonly string[]): string {
   const any = charClass(chars);
   const lengths = [...new Set(excluded.map((w) => w.length))].sort((a, b) => a - b);
   const alternatives: string[] = [];
@@ -71,7 +71,7 @@ export const MAX_VALUE_BYTES = 4096;
 export const DELETED_MARKER = '__deleted__';
 export const MASK = '***';
 
-export const valueBytes = (value: string) => Buffer.byteLength(value, 'utf8');
+const valueBytes = (value: string) => Buffer.byteLength(value, 'utf8');
 
 export const isValidKey = (key: string) => KEY_PATTERN.test(key);
 

@@ -4,7 +4,7 @@ import { ttlCache } from './cache.ts';
 import { childName, DELETED_MARKER, environmentPath, MASK, secretName } from './rules.ts';
 
 /** Reads are cached per function instance for this long; writes through this instance invalidate. */
-export const READ_CACHE_TTL_MS = 30_000;
+const READ_CACHE_TTL_MS = 30_000;
 
 export interface SecretValue {
   value: string;

@@ -42,7 +42,7 @@ export function ownReference(tenantId: string, reference: string | null | undefi
 }
 
 /** Thrown by resolve/delete for a reference outside the caller's namespace (403). */
-export const outsideNamespace = secretOutsideNamespace;
+const outsideNamespace = secretOutsideNamespace;
 
 function owned(tenantId: string, reference: string): TenantSecretRef {
   const ref = ownReference(tenantId, reference);
@@ -51,7 +51,7 @@ function owned(tenantId: string, reference: string): TenantSecretRef {
 }
 
 /** Problems of a value given for a tenant secret, as the route's 400/413 (never quoting the value). */
-export function checkTenantSecretValue(value: string, path: string) {
+function checkTenantSecretValue(value: string, path: string) {
   const problem = valueProblem(value);
   if (problem === 'too-large')
     throw payloadTooLarge(MAX_VALUE_BYTES, `A secret value may have at most ${MAX_VALUE_BYTES} bytes`);

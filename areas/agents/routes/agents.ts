@@ -32,8 +32,8 @@ const ofWidget = scope.tenant({
   record: { param: 'widgetId', collection: 'WIDGET', label: 'Widget' },
 });
 
-export const MAX_AGENT_TOOLS = 20;
-export const MAX_AGENT_BASES = 10;
+const MAX_AGENT_TOOLS = 20;
+const MAX_AGENT_BASES = 10;
 
 const escalation = () =>
   z.object({
@@ -44,7 +44,7 @@ const escalation = () =>
 const toolIds = () => z.array(uuid()).check(z.maxLength(MAX_AGENT_TOOLS));
 const knowledgeBaseIds = () => z.array(uuid()).check(z.maxLength(MAX_AGENT_BASES));
 
-export const agent = once(() =>
+const agent = once(() =>
   z.object({
     id: z.string(),
     name: z.string(),
@@ -67,7 +67,7 @@ export const agent = once(() =>
     updatedAt: z.string(),
   }),
 );
-export const agentVersion = once(() =>
+const agentVersion = once(() =>
   z.object({
     id: z.string(),
     version: z.number(),
@@ -99,7 +99,7 @@ const agentFields = () => ({
   knowledgeBaseIds: z.optional(knowledgeBaseIds()),
   toolIds: z.optional(toolIds()),
 });
-export const MAX_ORIGINS = 20;
+const MAX_ORIGINS = 20;
 const theme = () =>
   z.object({
     primaryColor: z.optional(z.string().check(z.regex(/^#[0-9a-fA-F]{6}$/, 'A colour as #rrggbb'))),
@@ -108,7 +108,7 @@ const theme = () =>
   });
 const allowedOrigins = () =>
   z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.minLength(1), z.maxLength(MAX_ORIGINS));
-export const widget = once(() =>
+const widget = once(() =>
   z.object({
     id: z.string(),
     agentId: z.string(),
@@ -133,7 +133,7 @@ const stringMap = (maxValue: number) =>
       z.string().check(z.minLength(1), z.maxLength(maxValue)),
     )
     .check(z.refine((m) => Object.keys(m).length <= 10, 'At most 10 entries'));
-export const channelConnection = once(() =>
+const channelConnection = once(() =>
   z.object({
     id: z.string(),
     type: z.enum(CHANNEL_TYPES),

@@ -14,7 +14,7 @@ const ofAgent = scope.tenant({
 const message = () =>
   z.object({ role: z.enum(['user', 'assistant']), content: z.string().check(z.minLength(1), z.maxLength(8000)) });
 
-export const turnResult = once(() =>
+const turnResult = once(() =>
   z.object({
     message: z.string(),
     citations: z.array(

@@ -1,8 +1,8 @@
 import { arr, id, ignored, jsonObject, obj, str, type InboundEvent } from './event.ts';
 
 /** Discord interaction types (discord.com/developers/docs/interactions/receiving-and-responding). */
-export const DISCORD_PING = 1;
-export const DISCORD_APPLICATION_COMMAND = 2;
+const DISCORD_PING = 1;
+const DISCORD_APPLICATION_COMMAND = 2;
 /** Answers: PONG to a PING; "thinking…" (deferred channel message) while the turn runs from the queue. */
 export const DISCORD_PONG = { type: 1 } as const;
 export const DISCORD_DEFERRED = { type: 5 } as const;

@@ -21,7 +21,7 @@ export interface InboundEvent {
 }
 
 /** The recipient and reply context an answer to an inbound message needs. */
-export interface ReplyTarget {
+interface ReplyTarget {
   /** Slack channel id, Teams conversation id, WhatsApp phone, Telegram chat id, Discord channel id. */
   recipient: string;
   /** Slack thread_ts, Teams activity id replied to. */

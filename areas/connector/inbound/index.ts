@@ -6,7 +6,7 @@ import { parseTeams } from './teams.ts';
 import { parseTelegram } from './telegram.ts';
 import { parseWhatsApp } from './whatsapp.ts';
 
-export type { InboundEvent, ReplyTarget } from './event.ts';
+export type { InboundEvent } from './event.ts';
 export { whatsAppSubscription } from './whatsapp.ts';
 export { DISCORD_DEFERRED, DISCORD_PONG } from './discord.ts';
 

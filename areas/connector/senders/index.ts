@@ -1,4 +1,3 @@
-export { ChannelSendError } from './errors.ts';
 export { sendDiscord } from './discord.ts';
 export { sendSlack } from './slack.ts';
 export { sendTeams } from './teams.ts';

@@ -45,7 +45,7 @@ const byLocale = (a: PostTranslation, b: PostTranslation) => a.locale.localeComp
 const publishedAt = (input: PostInput, was: string | null, now: string) =>
   input.publishedAt ? new Date(input.publishedAt).toISOString() : input.isPublished ? (was ?? now) : null;
 
-export async function getPost(siteId: string, postId: string) {
+async function getPost(siteId: string, postId: string) {
   const found = splitPost(await siteItems(siteId, sk.post(postId)));
   if (!found) throw notFound('Post');
   return found;

@@ -39,7 +39,7 @@ type PageNode = PageView & { children: PageNode[] };
 
 const SLUG_TAKEN = 'A sibling page already uses this slug';
 const SITE_GONE = 'The site was deleted meanwhile';
-export const PREVIEW_TTL_SECONDS = 15 * 60;
+const PREVIEW_TTL_SECONDS = 15 * 60;
 
 /**
  * Page settings and content blocks as stored: the JSON the schema checked (blocks.ts), with every

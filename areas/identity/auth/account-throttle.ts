@@ -16,7 +16,7 @@ import { writeOne } from '#areas/identity/writes.ts';
  * owner on a known device is never locked out, and anyone else waits out the window or resets the
  * password (which clears it). Counted for unknown addresses alike, so it reveals nothing.
  */
-export const ACCOUNT_FAILURES: RateLimitRule = { name: 'auth-account', limit: 10, windowSeconds: 15 * 60 };
+const ACCOUNT_FAILURES: RateLimitRule = { name: 'auth-account', limit: 10, windowSeconds: 15 * 60 };
 const DEVICE_TTL_SECONDS = 90 * 24 * 3600;
 
 const accountOf = (email: string) => sha256(normalizeEmail(email));

@@ -26,7 +26,7 @@ export function verificationEmail(to: string, code: string): OutgoingEmail {
 }
 
 /** Where the reset link points: `PASSWORD_RESET_URL` (the web app's page), else the public base URL. */
-export const resetLink = (email: string, token: string) => {
+const resetLink = (email: string, token: string) => {
   const url = new URL(process.env.PASSWORD_RESET_URL || `${config.publicBaseUrl}/reset-password`);
   url.searchParams.set('email', email);
   url.searchParams.set('token', token);

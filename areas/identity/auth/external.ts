@@ -95,7 +95,7 @@ async function linkedUser(provider: ProviderId, subject: string): Promise<Accoun
  * verified marks it verified, removes its password and revokes its sessions: whoever registered the
  * address without proving it (account pre-hijacking) loses access.
  */
-export async function findOrCreateExternalUser(provider: ProviderId, claims: IdTokenClaims): Promise<Account> {
+async function findOrCreateExternalUser(provider: ProviderId, claims: IdTokenClaims): Promise<Account> {
   const linked = await linkedUser(provider, claims.sub);
   if (linked) return linked;
   const email = normalizeEmail(clip(claims.email, 254));

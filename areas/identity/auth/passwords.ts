@@ -33,7 +33,7 @@ import type { Account } from './session.ts';
  * The new password hash together with a bump of the user's session version, which invalidates
  * every refresh token family of the user at once (families record the version they started with).
  */
-export function setPasswordItem(
+function setPasswordItem(
   user: Pick<Account, 'id' | 'tenantId'>,
   passwordHash: string,
   opts: { expectHash?: string | null; verifyEmail?: boolean } = {},

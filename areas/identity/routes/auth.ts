@@ -44,18 +44,18 @@ const EXTERNAL_CALLBACK = [
 ];
 
 /** Sign-in, registration, external sign-in start and change-password: 5 per minute per IP. */
-export const SIGN_IN_LIMIT: RateLimitRule = { name: 'auth-signin', limit: 5, windowSeconds: 60 };
+const SIGN_IN_LIMIT: RateLimitRule = { name: 'auth-signin', limit: 5, windowSeconds: 60 };
 /** OAuth callbacks and one-time-code checks (verify-email, reset-password): 5 per 15 minutes per IP. */
-export const ONE_TIME_CODE_LIMIT: RateLimitRule = { name: 'auth-otp', limit: 5, windowSeconds: 900 };
+const ONE_TIME_CODE_LIMIT: RateLimitRule = { name: 'auth-otp', limit: 5, windowSeconds: 900 };
 /** Routes that send e-mail (forgot-password, resend-verification): 5 per minute per IP. */
-export const MAIL_LIMIT: RateLimitRule = { name: 'auth-mail', limit: 5, windowSeconds: 60 };
+const MAIL_LIMIT: RateLimitRule = { name: 'auth-mail', limit: 5, windowSeconds: 60 };
 
 const opaqueToken = () =>
   z.string().check(z.minLength(1), z.maxLength(512), z.regex(/^[A-Za-z0-9_-]+$/, 'Malformed token'));
 const sixDigitCode = () => z.string().check(z.trim(), z.regex(VERIFICATION_CODE_PATTERN, 'Expected a 6-digit code'));
 const redirectUri = () => text(2048);
 
-export const authenticatedUserSchema = once(() =>
+const authenticatedUserSchema = once(() =>
   z.object({
     id: z.string(),
     email: z.string(),
@@ -68,7 +68,7 @@ export const authenticatedUserSchema = once(() =>
   }),
 );
 
-export const authResultSchema = once(() =>
+const authResultSchema = once(() =>
   z.object({
     accessToken: z.string(),
     refreshToken: z.string(),
@@ -78,11 +78,11 @@ export const authResultSchema = once(() =>
   }),
 );
 
-export const tokenPairSchema = once(() =>
+const tokenPairSchema = once(() =>
   z.object({ accessToken: z.string(), refreshToken: z.string(), expiresIn: z.number() }),
 );
 
-export const externalStartSchema = once(() =>
+const externalStartSchema = once(() =>
   z.object({
     authorizationUrl: z.string(),
     state: z.string(),

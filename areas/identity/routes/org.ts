@@ -4,7 +4,7 @@ import type { Permission } from '#shared/auth/permissions.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from '#shared/routes/schemas.ts';
 
-export const roleSchema = once(() =>
+const roleSchema = once(() =>
   z.object({
     id: z.string(),
     name: z.string(),
@@ -18,7 +18,7 @@ export const roleSchema = once(() =>
   }),
 );
 
-export const departmentSchema = once(() =>
+const departmentSchema = once(() =>
   z.object({
     id: z.string(),
     name: z.string(),
@@ -31,7 +31,7 @@ export const departmentSchema = once(() =>
   }),
 );
 
-export const groupSchema = once(() =>
+const groupSchema = once(() =>
   z.object({
     id: z.string(),
     name: z.string(),

@@ -43,7 +43,7 @@ const statusName = <const T extends readonly TenantStatusName[]>(allowed: T) =>
     z.enum(allowed, `Expected one of ${allowed.join(', ')}`),
   );
 
-export const tenantSummarySchema = once(() =>
+const tenantSummarySchema = once(() =>
   z.object({
     id: z.string(),
     slug: z.string(),
@@ -58,7 +58,7 @@ export const tenantSummarySchema = once(() =>
   }),
 );
 
-export const tenantDetailSchema = once(() =>
+const tenantDetailSchema = once(() =>
   z.object({
     id: z.string(),
     slug: z.string(),
@@ -79,7 +79,7 @@ export const tenantDetailSchema = once(() =>
   }),
 );
 
-export const invitationCreatedSchema = once(() => z.object({ invitationCode: z.string(), expiresAt: z.string() }));
+const invitationCreatedSchema = once(() => z.object({ invitationCode: z.string(), expiresAt: z.string() }));
 
 const slugParams = once(() => z.object({ slug: slug() }));
 

@@ -5,11 +5,11 @@ import { nameText, nullResult, optionalText, pageOf, paging, searchTerm, text, u
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 
 /** The spec's `PUT /api/users/{userId:password-reset}` spelling: a user id with this suffix. */
-export const PASSWORD_RESET_SUFFIX = ':password-reset';
+const PASSWORD_RESET_SUFFIX = ':password-reset';
 
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 
-export const userListItemSchema = once(() =>
+const userListItemSchema = once(() =>
   z.object({
     id: z.string(),
     email: z.string(),
@@ -26,7 +26,7 @@ export const userListItemSchema = once(() =>
   }),
 );
 
-export const userDetailSchema = once(() =>
+const userDetailSchema = once(() =>
   z.extend(userListItemSchema(), {
     departmentName: z.nullable(z.string()),
     groups: z.array(z.object({ id: z.string(), name: z.string() })),
@@ -44,7 +44,7 @@ export const userUpdateBody = once(() =>
   }),
 );
 
-export const passwordResetBody = once(() => z.object({ newPassword: newPassword() }));
+const passwordResetBody = once(() => z.object({ newPassword: newPassword() }));
 
 export type UserUpdateInput = z.output<ReturnType<typeof userUpdateBody>>;
 

@@ -21,14 +21,14 @@ export interface VectorRecord {
 }
 
 /** `score` is the cosine similarity (S3 Vectors answers a cosine distance, 1 - similarity). */
-export interface VectorHit {
+interface VectorHit {
   key: string;
   score: number;
   metadata: VectorMetadata;
 }
 
 /** Equality filters on metadata, applied during the search (so a query may return fewer than topK). */
-export type VectorFilter = Partial<Pick<VectorMetadata, 'tenantId' | 'kbId'>>;
+type VectorFilter = Partial<Pick<VectorMetadata, 'tenantId' | 'kbId'>>;
 
 export interface IndexRef {
   tenantId: string;

@@ -28,7 +28,7 @@ import {
 type Sdk = typeof import('@aws-sdk/client-bedrock-runtime');
 let loading: Promise<{ sdk: Sdk; client: BedrockRuntimeClient }> | undefined;
 /** The SDK loads on the first Bedrock call (a lazy package beside the bundle, lib/bundling.ts). */
-export function bedrock() {
+function bedrock() {
   loading ??= import('@aws-sdk/client-bedrock-runtime').then((sdk) => ({
     sdk,
     client: new sdk.BedrockRuntimeClient({ maxAttempts: 1 }),
@@ -47,7 +47,7 @@ const RETRYABLE = new Set([
   'ServiceQuotaExceededException',
 ]);
 
-export function toProviderError(err: unknown): ProviderError {
+function toProviderError(err: unknown): ProviderError {
   if (err instanceof ProviderError) return err;
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const status = e.$metadata?.httpStatusCode ?? (RETRYABLE.has(e.name ?? '') ? 503 : 500);
@@ -58,7 +58,7 @@ export function toProviderError(err: unknown): ProviderError {
 const text = (tenantId: string): ContentBlock => ({ text: tenantId });
 
 /** OpenAI messages as Bedrock's: system apart, tool results as user turns, same-role turns merged. */
-export function toBedrockMessages(messages: readonly ChatMessage[]): {
+function toBedrockMessages(messages: readonly ChatMessage[]): {
   system: SystemContentBlock[];
   messages: Message[];
 } {
@@ -125,7 +125,7 @@ function toolConfig(req: ProviderRequest): ConverseCommandInput['toolConfig'] {
   return { tools, ...(toolChoice ? { toolChoice } : {}) };
 }
 
-export function converseInput(req: ProviderRequest): ConverseCommandInput {
+function converseInput(req: ProviderRequest): ConverseCommandInput {
   const { system, messages } = toBedrockMessages(req.messages);
   return {
     modelId: req.model.providerModel,
@@ -139,7 +139,7 @@ export function converseInput(req: ProviderRequest): ConverseCommandInput {
   };
 }
 
-export const finishOf = (reason: StopReason | string | undefined): FinishReason =>
+const finishOf = (reason: StopReason | string | undefined): FinishReason =>
   reason === 'tool_use'
     ? 'tool_calls'
     : reason === 'max_tokens'

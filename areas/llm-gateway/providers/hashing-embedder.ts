@@ -5,7 +5,7 @@
  * adds +0.5 at dimension `fnv1a(feature) mod 256`, with the sign taken from bit 0 of
  * `fnv1a('#' + feature)`; the vector is L2-normalised (all zeros for text without words).
  */
-export const HASHING_DIMENSIONS = 256;
+const HASHING_DIMENSIONS = 256;
 
 function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
@@ -16,7 +16,7 @@ function fnv1a(text: string): number {
   return hash;
 }
 
-export function words(text: string): string[] {
+function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 

@@ -35,7 +35,7 @@ export interface ProviderRequest {
   maxTokens: number;
 }
 
-export interface ProviderUsage {
+interface ProviderUsage {
   promptTokens: number;
   completionTokens: number;
 }
@@ -53,7 +53,7 @@ export type ProviderEvent =
   | { type: 'tool_call'; index: number; call: ToolCall }
   | { type: 'done'; finishReason: FinishReason; usage: ProviderUsage };
 
-export interface EmbedAnswer {
+interface EmbedAnswer {
   vectors: number[][];
   promptTokens: number;
 }

@@ -8,7 +8,7 @@ import type { ToolOutcome } from './outcome.ts';
 const addressGuard = () => import('./address-guard.ts');
 
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
-export const MAX_REDIRECTS = 3;
+const MAX_REDIRECTS = 3;
 
 /**
  * The one host:port plain http and a non-public address are allowed to, for the local test server

@@ -27,7 +27,7 @@ export interface PlatformResources {
   publicBaseUrl: string;
 }
 
-export const VAULT_SSM_ACTIONS = [
+const VAULT_SSM_ACTIONS = [
   'ssm:GetParameter',
   'ssm:GetParameters',
   'ssm:GetParametersByPath',
@@ -35,14 +35,14 @@ export const VAULT_SSM_ACTIONS = [
   'ssm:DeleteParameter',
   'ssm:GetParameterHistory',
 ];
-export const VAULT_SOURCE_ACTIONS = ['ssm:GetParameter', 'ssm:GetParametersByPath'];
+const VAULT_SOURCE_ACTIONS = ['ssm:GetParameter', 'ssm:GetParametersByPath'];
 /** Tenant secrets are read, written and deleted one by one, by name; never listed. */
-export const TENANT_SECRET_ACTIONS = ['ssm:GetParameter', 'ssm:PutParameter', 'ssm:DeleteParameter'];
-export const VAULT_KMS_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
+const TENANT_SECRET_ACTIONS = ['ssm:GetParameter', 'ssm:PutParameter', 'ssm:DeleteParameter'];
+const VAULT_KMS_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'];
 
 /** S3 Vectors: a filtered query also needs GetVectors (metadata is read to filter). */
-export const KNOWLEDGE_VECTOR_READ_ACTIONS = ['s3vectors:QueryVectors', 's3vectors:GetVectors', 's3vectors:GetIndex'];
-export const KNOWLEDGE_VECTOR_WRITE_ACTIONS = [
+const KNOWLEDGE_VECTOR_READ_ACTIONS = ['s3vectors:QueryVectors', 's3vectors:GetVectors', 's3vectors:GetIndex'];
+const KNOWLEDGE_VECTOR_WRITE_ACTIONS = [
   ...KNOWLEDGE_VECTOR_READ_ACTIONS,
   's3vectors:CreateIndex',
   's3vectors:DeleteIndex',
@@ -55,13 +55,13 @@ export const KNOWLEDGE_VECTOR_WRITE_ACTIONS = [
  * no stream reads (the table has no stream), no DescribeTable. Transactions are authorized per item
  * through these same actions.
  */
-export const TABLE_READ_ACTIONS = [
+const TABLE_READ_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:BatchGetItem',
   'dynamodb:Query',
   'dynamodb:ConditionCheckItem',
 ];
-export const TABLE_WRITE_ACTIONS = [
+const TABLE_WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
@@ -69,7 +69,7 @@ export const TABLE_WRITE_ACTIONS = [
 ];
 
 /** `arn:<partition>:ssm:<region>:<account>:parameter/<app>/<stage>/<path>` */
-export const parameterArn = (stack: Stack, settings: StackSettings, path: string) =>
+const parameterArn = (stack: Stack, settings: StackSettings, path: string) =>
   stack.formatArn({
     service: 'ssm',
     resource: 'parameter',
@@ -78,7 +78,7 @@ export const parameterArn = (stack: Stack, settings: StackSettings, path: string
   });
 
 /** Foundation-model ARNs of these Bedrock model ids, in the stack's region (no account in the ARN). */
-export const bedrockModelArns = (stack: Stack, ids: readonly string[]) =>
+const bedrockModelArns = (stack: Stack, ids: readonly string[]) =>
   ids.map((id) => stack.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: id }));
 
 /** The environment the runtime's config (shared/platform/config.ts) reads; only what the spec uses. */

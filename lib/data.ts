@@ -9,7 +9,7 @@ import type { StackSettings } from './settings.ts';
 const str = (name: string) => ({ name, type: AttributeType.STRING });
 
 /** How long S3 server access logs are kept. */
-export const ACCESS_LOG_RETENTION_DAYS = 90;
+const ACCESS_LOG_RETENTION_DAYS = 90;
 
 /** The single table (shared/data/table-design.ts), the media and invoice buckets and their access-log bucket. */
 export class DataStores extends Construct {

@@ -9,14 +9,14 @@ import type { Construct } from 'constructs';
 import { environmentFor, grantAccess, type AccessSpec, type PlatformResources } from './access.ts';
 import { bundlingFor } from './bundling.ts';
 
-export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const entryOf = (name: string) => fileURLToPath(new URL(`../functions/${name}/index.ts`, import.meta.url));
 
 /** Construct id of a function: `Fn-<group or worker>`. */
-export const functionId = (name: string) => `Fn-${name}`;
+const functionId = (name: string) => `Fn-${name}`;
 
 /** The newest Node.js runtime aws-cdk-lib knows (cdk-nag's L1 / LambdaLatestVersion check the same list). */
-export const RUNTIME = Runtime.NODEJS_24_X;
+const RUNTIME = Runtime.NODEJS_24_X;
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
 
 export interface AppFunctionOptions {

@@ -16,7 +16,7 @@ import { bedrockCatalogInput, offeredBedrockModels } from '#areas/llm-gateway/be
 import { gatewayKeys, modelRecord, catalogItems } from '#areas/llm-gateway/records.ts';
 
 /** The seeded entries' createdAt/updatedAt: fixed, so a redeploy renders the same call (no update). */
-export const SEED_TIME = '2026-01-01T00:00:00.000Z';
+const SEED_TIME = '2026-01-01T00:00:00.000Z';
 
 /**
  * The stage's Bedrock models (settings.bedrockModels) written to the model catalog on deploy, each

@@ -21,8 +21,8 @@ import { vaultKey } from './vault-key.ts';
 
 export const API_TIMEOUT_SECONDS = 10;
 /** A streamed answer (a model's) may run for minutes; the function URL allows up to the function's timeout. */
-export const STREAM_TIMEOUT_SECONDS = 300;
-export const WORKER_BATCH_SIZE = 5;
+const STREAM_TIMEOUT_SECONDS = 300;
+const WORKER_BATCH_SIZE = 5;
 
 export interface PlatformStackProps extends StackProps {
   settings: StackSettings;
@@ -31,15 +31,15 @@ export interface PlatformStackProps extends StackProps {
 }
 
 /** Groups that get a function: every group with a deployed route. */
-export const deployedGroups = (routes: readonly RouteDef[]): GroupName[] => [...new Set(routes.map((r) => r.group))];
+const deployedGroups = (routes: readonly RouteDef[]): GroupName[] => [...new Set(routes.map((r) => r.group))];
 
 /** Groups that also get a streaming front door: every group with a deployed `stream` route. */
-export const streamingGroups = (routes: readonly RouteDef[]): GroupName[] => [
+const streamingGroups = (routes: readonly RouteDef[]): GroupName[] => [
   ...new Set(routes.filter((r) => r.transport === 'stream').map((r) => r.group)),
 ];
 
 /** Name of a group's streaming front door function (`system-stream`). */
-export const streamFunctionName = (group: string) => `${group}-stream`;
+const streamFunctionName = (group: string) => `${group}-stream`;
 
 /**
  * The whole platform in one stack: an HTTP API whose routes come from the route table, one

@@ -29,7 +29,7 @@ export interface StackSettings {
 }
 
 /** Alarm recipients and thresholds (docs/operations.md lists them with their defaults). */
-export interface MonitoringSettings {
+interface MonitoringSettings {
   /** Addresses subscribed to the alarm topic (`-c alarmEmail=a@x.com[,b@y.com]`); none by default. */
   alarmEmails: string[];
   /** An API function's error rate (errors / invocations, %) that raises its alarm when exceeded. */
@@ -42,7 +42,7 @@ export interface MonitoringSettings {
   llmSpendUsdPerHour: number;
 }
 
-export const MONITORING_DEFAULTS = {
+const MONITORING_DEFAULTS = {
   functionErrorRatePercent: 1,
   api5xxRatePercent: 1,
   apiP99LatencyMs: 3000,
@@ -93,7 +93,7 @@ const stringMap = (value: unknown): Record<string, string> => {
 };
 
 /** Front ends a `dev` stage is called from when no corsOrigins are given: the local ones. */
-export const DEV_CORS_ORIGINS = ['http://localhost:3000', 'http://127.0.0.1:3000'];
+const DEV_CORS_ORIGINS = ['http://localhost:3000', 'http://127.0.0.1:3000'];
 
 /**
  * Which browser origins may call the API. Never a silent `*`: a stage other than `dev` must name its

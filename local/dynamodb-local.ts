@@ -13,12 +13,12 @@ import {
 import { type IndexDesign, keyAttributes, TABLE_DESIGN } from '#shared/data/table-design.ts';
 
 /** DynamoDB Local's jar ships inside amplify-dynamodb-simulator; only the jar is used. */
-export function dynamoDbLocalDir(): string {
+function dynamoDbLocalDir(): string {
   const require = createRequire(import.meta.url);
   return join(dirname(require.resolve('amplify-dynamodb-simulator/package.json')), 'emulator');
 }
 
-export async function freePort(host = '127.0.0.1'): Promise<number> {
+async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -24,7 +24,7 @@ export interface ListenerOptions {
 }
 
 /** The TCP peer, as API Gateway reports it: plain IPv4 rather than its IPv4-mapped IPv6 spelling. */
-export const peerAddress = (req: IncomingMessage) => (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+const peerAddress = (req: IncomingMessage) => (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
 
 /** The body, or null as soon as it exceeds the limit (a declared length over it is not read at all). */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {

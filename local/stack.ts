@@ -20,7 +20,7 @@ import { seedReferenceData } from './seed.ts';
 export class JavaMissingError extends Error {}
 
 /** DynamoDB Local is a Java program; say so plainly instead of failing with ENOENT later. */
-export function requireJava(): void {
+function requireJava(): void {
   const out = spawnSync('java', ['-version'], { encoding: 'utf8' });
   const needed = 'Java 17+ is required for DynamoDB Local (install a JDK/JRE 17 or newer and put `java` on PATH)';
   if (out.error || out.status !== 0)

@@ -6,7 +6,7 @@
  * `commandHooks.afterBundling`.
  */
 export const DOCS_ASSETS_DIR = 'docs-assets';
-export const DOCS_ASSET_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css'] as const;
+const DOCS_ASSET_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css'] as const;
 export type DocsAssetName = (typeof DOCS_ASSET_FILES)[number];
 /** The OpenAPI document, written at bundling time: built at run time it would bring every route table into the bundle. */
 export const OPENAPI_FILE = 'openapi.json';

@@ -58,7 +58,7 @@ const signatureScheme = (provider: string) =>
   `${provider.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Signature`;
 
 /** This origin (the docs page), the local server, and the deployed API's address pattern. */
-export const DEFAULT_SERVERS: NonNullable<OpenApiOptions['servers']> = [
+const DEFAULT_SERVERS: NonNullable<OpenApiOptions['servers']> = [
   { url: '/', description: 'The origin serving this document' },
   { url: 'http://127.0.0.1:3000', description: 'Local server (`npm start`)' },
   {

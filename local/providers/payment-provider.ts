@@ -17,7 +17,7 @@ import {
   type Session,
 } from './payment-records.ts';
 
-export type { Delivery, Session };
+export type { Session };
 
 /**
  * The local stand-in of both payment providers: checkout sessions and stored cards live in the
@@ -26,7 +26,7 @@ export type { Delivery, Session };
  * as the payment providers port (`localPaymentProviders`); no deployed bundle imports it.
  * Test tokens (documented in the README):
  */
-export const TEST_CARDS: Readonly<Record<string, AttachedMethod | 'declined'>> = {
+const TEST_CARDS: Readonly<Record<string, AttachedMethod | 'declined'>> = {
   tok_visa: {
     providerMethodId: 'pm_visa',
     lastFourDigits: '4242',
@@ -53,7 +53,7 @@ export const TEST_CARDS: Readonly<Record<string, AttachedMethod | 'declined'>> =
 };
 
 const CHECKOUT_TTL_MS = 30 * 60 * 1000;
-export const providerName = (p: ProviderId): PaymentProviderName =>
+const providerName = (p: ProviderId): PaymentProviderName =>
   p === PaymentProvider.A ? 'payment-provider-a' : 'payment-provider-b';
 
 export type WebhookTransport = (d: Delivery) => Promise<number>;
@@ -73,7 +73,7 @@ export const setWebhookTransport = (t: WebhookTransport | undefined) => {
 const write = (...items: Parameters<typeof commitChange>[0]) => commitChange(items, null);
 
 /** Signs and sends one webhook, and keeps it in the stand-in's log so it can be replayed exactly. */
-export async function sendWebhook(
+async function sendWebhook(
   provider: PaymentProviderName,
   body: Record<string, unknown>,
 ): Promise<{ responseStatus: number; eventId: string }> {
@@ -251,7 +251,7 @@ export async function renewSubscription(subscriptionId: string, succeed: boolean
 }
 
 /** Provider A stops a subscription's renewals and says so with `subscription.deleted`. */
-export async function cancelProviderSubscription(subscriptionId: string) {
+async function cancelProviderSubscription(subscriptionId: string) {
   const sub = await providerSubscription(subscriptionId);
   if (!sub.active) return;
   await write(updateItem(localPaymentKeys.subscription(subscriptionId), { active: false }));

@@ -1,7 +1,7 @@
 import { config } from '#shared/platform/config.ts';
 import { JWT_ALG, loadJose, signingKey, verificationKeys } from './signing-keys.ts';
 
-export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 
 /** The verified caller. Tenant and roles come only from here, never from a request field. */
 export interface Principal {

@@ -35,7 +35,7 @@ export const PERMISSIONS = [
 
 export type Permission = (typeof PERMISSIONS)[number];
 
-export const ROLE_NAMES = ['SystemAdmin', 'TenantOwner', 'TenantMember'] as const;
+const ROLE_NAMES = ['SystemAdmin', 'TenantOwner', 'TenantMember'] as const;
 export type SystemRole = (typeof ROLE_NAMES)[number];
 
 /** System roles' grants; custom roles store their own list. */

@@ -7,7 +7,7 @@ import type { TransactItem } from './commit.ts';
 const SECRET_FIELD = /password|secret|token|hash|code|key|value/i;
 
 /** Changed fields as JSON, with anything secret-looking removed. */
-export function changesJson(changes: Record<string, unknown> | null): string | null {
+function changesJson(changes: Record<string, unknown> | null): string | null {
   if (!changes) return null;
   const safe = Object.fromEntries(Object.entries(changes).filter(([k]) => !SECRET_FIELD.test(k)));
   return JSON.stringify(safe);

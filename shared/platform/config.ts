@@ -4,7 +4,7 @@
  * runtime sets AWS_LAMBDA_FUNCTION_NAME) a missing setting is an error, never a silent local
  * default, and `assertSettings` makes a function fail at start rather than on its first request.
  */
-export class MissingSettingError extends Error {
+class MissingSettingError extends Error {
   constructor(readonly setting: string) {
     super(`Setting ${setting} is missing from this function's environment`);
     this.name = 'MissingSettingError';

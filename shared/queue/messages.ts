@@ -32,7 +32,7 @@ export async function enqueue<S extends AnySchema>(
 }
 
 /** A message whose payload breaks its kind's schema: it cannot succeed, so it goes to the dead-letter queue. */
-export class MalformedMessageError extends Error {
+class MalformedMessageError extends Error {
   constructor(type: string, issues: string) {
     super(`Malformed ${type} message: ${issues}`);
     this.name = 'MalformedMessageError';

@@ -39,7 +39,7 @@ function namesTenant(schema: AnySchema | undefined): boolean {
  * → 413 (and 415 unless the body is taken raw); always 429 (a route's own limit, else the API
  * stage's throttle), 500 and 503. What a handler answers beyond these is the route's `errors`.
  */
-export function derivedErrors(route: RouteDef): DeclaredError[] {
+function derivedErrors(route: RouteDef): DeclaredError[] {
   const out: DeclaredError[] = [];
   const body = hasBody(route);
   const tenantInput = [route.params, route.query, route.body].some(namesTenant);

@@ -43,7 +43,7 @@ export interface RateLimitRule {
 export type AnySchema = z.core.$ZodType;
 
 /** A record a route's path names, whose tenant a SystemAdmin may leave to the record's id. */
-export interface ScopedRecord {
+interface ScopedRecord {
   /** The path parameter holding the record's id (`biaId`). */
   param: string;
   collection: TenantCollection;
@@ -81,7 +81,7 @@ export const scope = {
  * served by the group's streaming front door, a Lambda function URL in response-stream mode, where
  * the handler may answer server-sent events as they are produced; docs/decisions/platform.md, "Streaming").
  */
-export type Transport = 'buffered' | 'stream';
+type Transport = 'buffered' | 'stream';
 
 export interface RouteDef {
   /** Stable id, `area.action`; used for handler maps, OpenAPI operationId and logs. */
@@ -135,7 +135,7 @@ export interface RouteDef {
 }
 
 /** A route's schemas: what the request is parsed with and what `result` documents. */
-export type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'jsonBody' | 'response'>;
+type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'jsonBody' | 'response'>;
 
 /**
  * A route as a route file writes it: its schemas behind a thunk. A function serves one route per

@@ -72,7 +72,7 @@ async function drain(stream: AsyncIterable<string | Uint8Array>): Promise<string
 }
 
 /** A handler's return value as the HTTP answer: a Reply as it says, anything else as the route's result. */
-export function render(route: RouteDef, out: unknown): HttpResult {
+function render(route: RouteDef, out: unknown): HttpResult {
   if (isReply(out)) return out.kind === 'stream' ? streamResult(out) : toHttp(shapeJson(route, out), route.status);
 
   if (route.status === 204 || (route.status === 202 && !route.response))

@@ -17,7 +17,7 @@ export interface WidgetSessionRef {
   secret: string;
 }
 
-export type HeaderReader = (name: string) => string | undefined;
+type HeaderReader = (name: string) => string | undefined;
 
 export interface CredentialResolvers {
   /** `gatewayKey` routes: a key's secret in the Authorization header; without one, a user's token. */

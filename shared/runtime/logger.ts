@@ -11,7 +11,7 @@ const RANK: Record<Level | 'SILENT', number> = { DEBUG: 10, INFO: 20, WARN: 30, 
 const serialize = (value: unknown): unknown =>
   value instanceof Error ? { name: value.name, message: value.message, stack: value.stack } : value;
 
-export class JsonLogger {
+class JsonLogger {
   private readonly keys: Record<string, unknown> = {};
   private readonly threshold: number;
 

@@ -12,7 +12,7 @@ import type { HttpResult } from './request.ts';
  * Where the front door writes: Lambda's response stream, or locally Node's ServerResponse (whose
  * `writeHead` takes the place of Lambda's HTTP prelude).
  */
-export type ResponseSink = Writable & { writeHead?(status: number, headers: Record<string, string>): unknown };
+type ResponseSink = Writable & { writeHead?(status: number, headers: Record<string, string>): unknown };
 
 type StreamingRun = (event: APIGatewayProxyEventV2, sink: ResponseSink, context: Context) => Promise<void>;
 
@@ -35,7 +35,7 @@ export function sseEvent(data: unknown, event?: string): string {
  * the client goes away the producer is told (`return()` runs its `finally`, where a gateway settles
  * what was produced) and nothing more is written.
  */
-export async function writeResult(sink: ResponseSink, result: HttpResult): Promise<void> {
+async function writeResult(sink: ResponseSink, result: HttpResult): Promise<void> {
   const headers = Object.fromEntries(
     Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]),
   );

@@ -20,7 +20,7 @@ async function bearerPrincipal(request: MiddyRequest, ignoreExpiry = false): Pro
 }
 
 /** SystemAdmin passes every rule; otherwise any listed role or the named permission. */
-export function allows(rule: { roles?: readonly string[]; permission?: string }, principal: Principal): boolean {
+function allows(rule: { roles?: readonly string[]; permission?: string }, principal: Principal): boolean {
   if (principal.roles.includes('SystemAdmin')) return true;
   if (!rule.roles && !rule.permission) return true;
   if (rule.roles?.some((r) => principal.roles.includes(r))) return true;

@@ -3,7 +3,7 @@ import { createShadowCheck } from '#shared/http/route-shapes.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { MiddyRequest } from '#shared/runtime/request.ts';
 
-export const routeKey = (r: Pick<RouteDef, 'method' | 'path'>) => `${r.method} ${r.path}`;
+const routeKey = (r: Pick<RouteDef, 'method' | 'path'>) => `${r.method} ${r.path}`;
 
 /**
  * API Gateway names the matched route in `routeKey`; the group's table maps it to a definition.

@@ -1,12 +1,4 @@
 /**
- * Routes of docs/contract-routes.txt that the route table does not serve yet, spelled exactly as
- * that list spells them. test/unit/openapi-coverage.test.ts fails when a spec route is missing
- * from the table and not listed here, and when a listed route is in the table: remove its line
- * in the change that builds it. The list only shrinks; it is empty when every area is built.
- */
-export const NOT_YET_BUILT: readonly string[] = [];
-
-/**
  * Deployed routes the spec does not name: the platform's own (health, keys, API reference) and
  * additions an area made beyond the spec. The coverage test fails for a table route that is
  * neither a spec route nor listed here, so a typo in a path shows up instead of passing as extra.

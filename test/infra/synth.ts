@@ -19,7 +19,7 @@ export interface Statement {
 /** The group whose spec a function follows: a streaming front door (`system-stream`) follows its group's. */
 export const groupOfFn = (name: string) => name.replace(/-stream$/, '');
 
-export const TEST_CONTEXT = { appName: 'saas', stage: 'test', corsOrigins: 'https://app.example.test' };
+const TEST_CONTEXT = { appName: 'saas', stage: 'test', corsOrigins: 'https://app.example.test' };
 
 /**
  * The stack without bundling (`aws:cdk:bundling-stacks: []`): the template is the same, only the

@@ -22,7 +22,7 @@ export const freshIp = () => {
 export const PASSWORD = 'Correct-Horse-9';
 let passwordHash: Promise<string> | undefined;
 /** One scrypt hash of PASSWORD per file, reused by every seeded user. */
-export const standardHash = () => (passwordHash ??= hashPassword(PASSWORD));
+const standardHash = () => (passwordHash ??= hashPassword(PASSWORD));
 
 export const uniqueEmail = (tag = 'user') => `${tag}-${crypto.randomUUID().slice(0, 8)}@example.com`;
 
@@ -66,10 +66,6 @@ export const codeIn = (mail: { text: string } | undefined) => /code is (\d{6})/.
 
 export async function readItem<T = Record<string, unknown>>(key: { pk: string; sk: string }) {
   return get<T>(key, { consistent: true });
-}
-
-export async function putItem(item: Record<string, unknown>) {
-  await ddb().send(new PutCommand({ TableName: config.tableName, Item: item }));
 }
 
 /** Audit entries of one user (or `unknown`), oldest first. */

@@ -25,7 +25,7 @@ const systemChromium = () => SYSTEM_CHROMIUM.find((path) => existsSync(path));
  * e2e tier unpacks it once in its global setup (browser-global-setup.ts), before test files run in
  * parallel.
  */
-export async function packagedChromium(): Promise<string> {
+async function packagedChromium(): Promise<string> {
   const { default: packaged } = await import('@sparticuz/chromium');
   return packaged.executablePath();
 }

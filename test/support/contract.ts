@@ -201,15 +201,3 @@ export const contract = () => (shared ??= new ContractChecker(apiDocument()));
 /** Fails the test when the response departs from the document. */
 export const expectContract = (method: string, requestPath: string, res: ReceivedResponse) =>
   contract().assert(method, requestPath, res);
-
-/**
- * Wraps a request helper so every response it returns is checked first:
- * `const api = checked(e2eApi)` and every call in the file is a contract check.
- */
-export function checked<O, R extends ReceivedResponse>(call: (method: string, path: string, opts?: O) => Promise<R>) {
-  return async (method: string, path: string, opts?: O): Promise<R> => {
-    const res = await call(method, path, opts);
-    expectContract(method, path, res);
-    return res;
-  };
-}

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { adminMadeTenant, api, until, type ApiResponse } from './e2e.ts';
 
-export type AsOwner = (method: string, path: string, body?: unknown) => Promise<ApiResponse>;
+type AsOwner = (method: string, path: string, body?: unknown) => Promise<ApiResponse>;
 
 /**
  * Over HTTP, as the e2e stories see it: a fresh tenant (made by a SystemAdmin) and its owner; a

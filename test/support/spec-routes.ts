@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { RouteDef } from '#shared/routes/types.ts';
 
 /** The contract's routes as the repository carries them: every route the two spec documents name. */
-export const SPEC_ROUTES_FILE = fileURLToPath(new URL('../../docs/contract-routes.txt', import.meta.url));
+const SPEC_ROUTES_FILE = fileURLToPath(new URL('../../docs/contract-routes.txt', import.meta.url));
 
 export interface SpecRoute {
   /** `METHOD path` exactly as the contract list spells it. */
@@ -58,7 +58,7 @@ export function readSpecRoutes(file = SPEC_ROUTES_FILE): SpecRoute[] {
 
 /** Parameter names do not matter for matching: `/api/tools/{id}/config` and `{toolId}` have one shape. */
 export const shapeOf = (key: string) => key.replace(/\{[^}]*\}/g, '{}');
-export const paramNames = (path: string) => [...path.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!);
+const paramNames = (path: string) => [...path.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!);
 
 export interface TableSpelling {
   key: string;

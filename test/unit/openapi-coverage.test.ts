@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiDocument } from '#api/openapi/api-document.ts';
-import { BEYOND_SPEC, NOT_YET_BUILT } from '#api/openapi/beyond-spec.ts';
+import { BEYOND_SPEC } from '#api/openapi/beyond-spec.ts';
 import { deployedRoutes, routes } from '#local/routes.ts';
 import { matchSpecRoutes, readSpecRoutes, SPEC_SPELLINGS, shapeOf, tableSpellings } from '#test/support/spec-routes.ts';
 
@@ -53,28 +53,10 @@ describe('route table and OpenAPI document', () => {
 describe('contract routes (docs/contract-routes.txt) and route table', () => {
   const spec = readSpecRoutes();
   const matches = matchSpecRoutes(spec, deployedRoutes);
-  const allowListed = new Set(NOT_YET_BUILT);
 
-  it('serves every spec route that the allow-list does not name', () => {
-    const missing = matches
-      .filter((m) => !m.found && !allowListed.has(m.spec.key))
-      .map((m) => `${m.spec.key}  # ${m.spec.section}`);
-    expect(
-      missing,
-      'spec routes missing from the route table (build them, or list them in api/openapi/beyond-spec.ts)',
-    ).toEqual([]);
-  });
-
-  it('names in the allow-list only spec routes the table does not serve yet (the list shrinks)', () => {
-    const specKeys = new Set(spec.map((s) => s.key));
-    const notSpec = NOT_YET_BUILT.filter((k) => !specKeys.has(k));
-    const built = matches
-      .filter((m) => m.found && allowListed.has(m.spec.key))
-      .map((m) => `${m.spec.key} (served as ${m.found!.key})`);
-    const duplicates = NOT_YET_BUILT.filter((k, i) => NOT_YET_BUILT.indexOf(k) !== i);
-    expect(notSpec, 'allow-list entries that are not in the contract list (spell them as it does)').toEqual([]);
-    expect(built, 'built routes still in the allow-list: remove them from api/openapi/beyond-spec.ts').toEqual([]);
-    expect(duplicates).toEqual([]);
+  it('serves every spec route', () => {
+    const missing = matches.filter((m) => !m.found).map((m) => `${m.spec.key}  # ${m.spec.section}`);
+    expect(missing, 'spec routes missing from the route table').toEqual([]);
   });
 
   it('serves nothing beyond the spec except the routes listed as such', () => {

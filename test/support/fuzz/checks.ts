@@ -1,7 +1,7 @@
 import type { InvokeResult } from '#test/support/invoke.ts';
 
 /** Texts that must never reach a client: stack frames, source paths, AWS error names and ARNs. */
-export const LEAK_PATTERNS: RegExp[] = [
+const LEAK_PATTERNS: RegExp[] = [
   /\bat \//,
   /\bat file:/,
   /\.ts:\d/,

@@ -27,7 +27,7 @@ export interface FuzzRequest {
 }
 
 /** Strings a validator meets in the wild. None contains the leak markers the checks look for. */
-export const NASTY_STRINGS = [
+const NASTY_STRINGS = [
   '',
   ' ',
   '\u0000',

@@ -41,7 +41,7 @@ export const takesJsonBody = (route: RouteDef) => !!route.body && (route.bodyTyp
  * Object schemas behind body schemas that have no JSON Schema form (a transform choosing between
  * two bodies): the fields and valid values of the main case come from here.
  */
-export const BODY_SCHEMA_HINTS: Record<string, AnySchema> = {
+const BODY_SCHEMA_HINTS: Record<string, AnySchema> = {
   'users.update': userUpdateBody(),
 };
 

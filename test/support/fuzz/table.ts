@@ -10,7 +10,7 @@ export type Snapshot = Map<string, string>;
  * one kind of write a refused request is meant to leave behind, so the "writes nothing" check
  * ignores them (and only them) among the audit entries.
  */
-export const REFUSAL_AUDIT_ACTIONS = new Set([
+const REFUSAL_AUDIT_ACTIONS = new Set([
   'access.denied',
   'login.failed',
   'login.unverified',
@@ -86,12 +86,3 @@ export function diff(before: Snapshot, after: Snapshot): TableDiff {
   const changed = [...after.keys()].filter((k) => before.has(k) && before.get(k) !== after.get(k));
   return { added, removed, changed };
 }
-
-export const isEmptyDiff = (d: TableDiff) => !d.added.length && !d.removed.length && !d.changed.length;
-
-export const describeDiff = (d: TableDiff, after: Snapshot) =>
-  JSON.stringify({
-    added: d.added.map((k) => after.get(k)?.slice(0, 300)),
-    removed: d.removed,
-    changed: d.changed.map((k) => after.get(k)?.slice(0, 300)),
-  });

@@ -27,7 +27,7 @@ export interface TenancyPlan {
 }
 
 /** A route acts on tenant data when its declared scope says so (RouteDef.scope), and a tenant user may call it. */
-export const isTenantScoped = (route: RouteDef) => route.scope?.kind === 'tenant' && !isSystemAdminOnly(route);
+const isTenantScoped = (route: RouteDef) => route.scope?.kind === 'tenant' && !isSystemAdminOnly(route);
 
 /** Why a route names no tenant's data, from its declared scope. */
 function notTenantReason(route: RouteDef): string {

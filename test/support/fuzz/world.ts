@@ -279,7 +279,7 @@ const promptOf = (t: Tenant) =>
     apiCreate(t, 'POST', '/api/prompts', { title: `Prompt ${unique()}`, content: 'Hello {{name}}' }),
   );
 
-export const RECORD_CREATORS: Record<string, RecordCreator> = {
+const RECORD_CREATORS: Record<string, RecordCreator> = {
   supplierId: viaApi('suppliers.create', (t) => ({ name: `Supplier ${unique()}`, tenantId: t.id })),
   productId: viaApi('products.create', (t) => ({ name: `Product ${unique()}`, code: `P-${unique()}`, tenantId: t.id })),
   productServiceId: viaApi('products.create', (t) => ({

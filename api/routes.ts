@@ -1,5 +1,5 @@
 import { adminRoutes } from '#areas/admin/routes.ts';
-import { agentRuntimeRoutes } from '#areas/agents/routes/runtime.ts';
+import { agentRuntimeRoutes } from '#areas/agents/routes/agent-runtime.ts';
 import { aiAgentRoutes } from '#areas/agents/routes/agents.ts';
 import { analyticsRoutes } from '#areas/analytics/routes.ts';
 import { bcmRoutes } from '#areas/bcm/routes.ts';

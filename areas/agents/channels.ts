@@ -9,7 +9,7 @@ import { config } from '#shared/platform/config.ts';
 import { CHANNEL_CREDENTIALS, channelSecretName, type ChannelType } from '#areas/connector/for-agents.ts';
 import { deleteTenantSecret, describeTenantSecret, putTenantSecret } from '#areas/vault/for-agents.ts';
 import { requireAgents } from '#areas/agents/entitlements.ts';
-import { readAgent } from './agents.ts';
+import { readAgent } from './manage-agents.ts';
 import { channelKey, withoutKeys } from './records.ts';
 
 /**

@@ -2,7 +2,7 @@ import { queryItems } from '#shared/data/query.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { agentDayRange, resolveRange } from '#areas/analytics/for-agents.ts';
-import { readAgent } from './agents.ts';
+import { readAgent } from './manage-agents.ts';
 
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const pct = (part: number, whole: number) => (whole ? Math.round((part / whole) * 10_000) / 100 : 0);

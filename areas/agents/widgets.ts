@@ -7,7 +7,7 @@ import { notFound, validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { requireAgents, widgetSlot } from '#areas/agents/entitlements.ts';
 import { planLimitReached } from '#areas/agents/errors.ts';
-import { readAgent } from './agents.ts';
+import { readAgent } from './manage-agents.ts';
 import {
   agentWidgets,
   DEFAULT_THEME,

@@ -2,7 +2,7 @@ import type { ChannelConnection, OutboundMessage, SendResult } from './connectio
 import { sendDiscord, sendSlack, sendTeams, sendTelegram, sendWhatsApp } from './senders/index.ts';
 
 export type { ChannelConnection, OutboundMessage, SendResult } from './connection.ts';
-export { ChannelSendError } from './senders/errors.ts';
+export { ChannelSendError } from './senders/send-error.ts';
 
 /**
  * Sends one message through the connection's platform (one adapter per platform in `senders/`).

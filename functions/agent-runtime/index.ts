@@ -1,5 +1,5 @@
 import { playgroundTurn } from '#areas/agents/playground.ts';
-import { agentRuntimeRoutes } from '#areas/agents/routes/runtime.ts';
+import { agentRuntimeRoutes } from '#areas/agents/routes/agent-runtime.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 
 /**

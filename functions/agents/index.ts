@@ -11,7 +11,7 @@ import {
   setTools,
   unpublishAgent,
   updateAgent,
-} from '#areas/agents/agents.ts';
+} from '#areas/agents/manage-agents.ts';
 import {
   createWidget,
   deleteWidget,

@@ -7,7 +7,7 @@ import {
   listTenants,
   tenantDetail,
   updateTenant,
-} from '#areas/identity/tenants/tenants.ts';
+} from '#areas/identity/tenants/manage-tenants.ts';
 
 export const handler = apiHandler(tenantRoutes, {
   'tenants.list': async ({ principal, query }) => await listTenants(principal, query),

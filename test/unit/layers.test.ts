@@ -68,6 +68,19 @@ describe('layers run one way', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('no two files of one area share a name at two levels', () => {
+    const seen = new Map<string, number>();
+    const clashes: string[] = [];
+    for (const file of sources.filter((f) => areaOf(f))) {
+      const parts = file.split('/');
+      const key = `${parts[1]}/${parts.at(-1)}`;
+      const depth = parts.length;
+      if (seen.has(key) && seen.get(key) !== depth) clashes.push(file);
+      else seen.set(key, depth);
+    }
+    expect(clashes).toEqual([]);
+  });
+
   it('functions/ holds entry points only: one index.ts per function', () => {
     expect(sources.filter((f) => top(f) === 'functions' && !/^functions\/[^/]+\/index\.ts$/.test(f))).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import type { DiscordConnection, OutboundMessage, SendResult } from '../connection.ts';
 import { endpoint } from './endpoints.ts';
-import { call, chunks, refused } from './errors.ts';
+import { call, chunks, refused } from './send-error.ts';
 
 /** Discord refuses message content over 2000 characters. */
 const MAX_TEXT = 2000;

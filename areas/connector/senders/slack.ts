@@ -1,6 +1,6 @@
 import type { OutboundMessage, SendResult, SlackConnection } from '../connection.ts';
 import { endpoint } from './endpoints.ts';
-import { call, refused } from './errors.ts';
+import { call, refused } from './send-error.ts';
 
 /**
  * Slack Web API chat.postMessage with the bot token. Slack answers 200 even when it refuses

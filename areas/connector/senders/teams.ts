@@ -1,5 +1,5 @@
 import type { OutboundMessage, SendResult, TeamsConnection } from '../connection.ts';
-import { ChannelSendError, call, refused } from './errors.ts';
+import { ChannelSendError, call, refused } from './send-error.ts';
 import { endpoint } from './endpoints.ts';
 
 /**

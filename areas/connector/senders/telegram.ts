@@ -1,6 +1,6 @@
 import type { OutboundMessage, SendResult, TelegramConnection } from '../connection.ts';
 import { endpoint } from './endpoints.ts';
-import { call, chunks, refused } from './errors.ts';
+import { call, chunks, refused } from './send-error.ts';
 
 /** Telegram refuses messages over 4096 characters: longer answers go as several messages. */
 const MAX_TEXT = 4096;

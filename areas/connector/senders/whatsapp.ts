@@ -1,6 +1,6 @@
 import type { OutboundMessage, SendResult, WhatsAppConnection } from '../connection.ts';
 import { endpoint } from './endpoints.ts';
-import { call, chunks, refused } from './errors.ts';
+import { call, chunks, refused } from './send-error.ts';
 
 const MAX_TEXT = 4096;
 

@@ -366,4 +366,20 @@ describe('AI agent stats', () => {
     });
     expect((await owner.get(`/${a.id}/stats?startDate=2026-05-10&endDate=2026-05-01`)).status).toBe(400);
   });
+
+  it('a date that is not one, an empty end or a repeated start is 400 VALIDATION_ERROR naming the field', async () => {
+    const a = await create();
+    const cases = [
+      ['startDate=abc', 'query.startDate'],
+      ['endDate=', 'query.endDate'],
+      ['startDate=2026-05-01&startDate=2026-05-02', 'query.startDate'],
+      ['startDate=2026-02-30&endDate=2026-03-01', 'query.startDate'],
+    ] as const;
+    for (const [query, path] of cases) {
+      const res = await owner.get(`/${a.id}/stats?${query}`);
+      expect([res.status, res.json.error?.code], `${query}: ${res.text}`).toEqual([400, 'VALIDATION_ERROR']);
+      const paths = res.json.error.details.map((d: { path: string }) => d.path);
+      expect(new Set(paths), query).toEqual(new Set([path]));
+    }
+  });
 });

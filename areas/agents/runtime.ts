@@ -215,9 +215,14 @@ async function runCalls(
   return escalate;
 }
 
+/** A refusal the caller can act on passes; any failure behind it is the agent's, whoever failed. */
 function rethrow(err: unknown, requestId: string): never {
-  if (err instanceof ApiError) throw err;
-  logger.error('agent turn failed', { requestId, error: err instanceof Error ? err.message : String(err) });
+  if (err instanceof ApiError && err.status < 500) throw err;
+  logger.error('agent turn failed', {
+    requestId,
+    error: err instanceof Error ? err.message : String(err),
+    code: err instanceof ApiError ? err.code : undefined,
+  });
   throw agentUnavailable();
 }
 
@@ -234,7 +239,7 @@ async function collect(events: AsyncIterable<TurnEvent>): Promise<TurnResult> {
 
 /** The streamed turn: text deltas of each step as they come, then one `final` event. */
 export async function* runTurnStream(input: TurnInput, opts: { stream?: boolean } = {}): AsyncGenerator<TurnEvent> {
-  const prep = await prepareTurn(input);
+  const prep = await prepareTurn(input).catch((err) => rethrow(err, input.requestId));
   const { messages, byName, defs, citations } = prep;
   const records: ToolCallRecord[] = [];
   let usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };

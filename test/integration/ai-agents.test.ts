@@ -154,6 +154,24 @@ describe('AI agents: publish, versions, restore, duplicate', () => {
     expect(await auditActions(a.id)).toEqual(['create', 'publish', 'unpublish']);
   });
 
+  it('publish pins the Active version even when the prompt has newer versions not yet approved', async () => {
+    const promptId = await newPrompt(ownerA);
+    const prompts = caller('/api/prompts', ownerA);
+    const active = (await prompts.get(`/${promptId}`)).json.result.versions[0].id as string;
+    expect((await prompts.put(`/${promptId}`, { content: 'Newer text, never approved.' })).status).toBe(200);
+    const draft = await prompts.post(`/${promptId}/new-version`, { versionNote: 'draft' });
+    const inReview = await prompts.post(`/${promptId}/new-version`, { versionNote: 'in review' });
+    expect([draft.status, inReview.status]).toEqual([201, 201]);
+    expect((await prompts.put(`/${promptId}/versions/${inReview.json.result.id}/review`)).status).toBe(204);
+
+    const a = await create({ promptId });
+    const pub = await owner.post(`/${a.id}/publish`);
+    expect(pub.status, pub.text).toBe(200);
+    expect(pub.json.result.promptVersionId).toBe(active);
+    const v1 = (await owner.get(`/${a.id}/versions`)).json.result.items[0];
+    expect(v1).toMatchObject({ version: 1, promptVersionId: active });
+  });
+
   it('publish without an Active prompt version is 409 and creates no version', async () => {
     const draftOnly = await newPrompt(ownerA, { active: false });
     const a = await create({ promptId: draftOnly });

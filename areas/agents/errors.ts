@@ -1,3 +1,4 @@
+import { MODEL_CALL_REFUSALS } from '#areas/llm-gateway/for-agents.ts';
 import { defineError } from '#shared/http/errors.ts';
 
 export const featureNotInPlan = defineError(403, 'FEATURE_NOT_IN_PLAN', "The tenant's plan does not include AI agents");
@@ -20,10 +21,16 @@ export const agentPromptMissing = defineError(
   'AGENT_PROMPT_MISSING',
   "The agent's prompt version no longer exists",
 );
-/** The model failed for a reason other than a gateway refusal: the caller maps this, never a 500. */
+/**
+ * The model, a retrieval or the platform behind them failed: what a visitor or the playground hears
+ * instead of the gateway's own 5xx (its provider names and codes are not theirs to see), never a 500.
+ */
 export const agentUnavailable = defineError(
   503,
   'AGENT_UNAVAILABLE',
   'The agent could not answer right now; try again',
   { retryAfterSeconds: 1 },
 );
+
+/** The gateway's refusals a turn passes on: those the caller can act on (allowance, tenant state, model). */
+export const TURN_REFUSALS = MODEL_CALL_REFUSALS.filter((e) => e.status < 500);

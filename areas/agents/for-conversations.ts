@@ -2,7 +2,7 @@
 export { channelById } from './channels.ts';
 export type { ChannelRecord } from './channels.ts';
 export { requireAgents } from './entitlements.ts';
-export { agentPromptMissing, agentUnavailable, featureNotInPlan } from './errors.ts';
+export { agentPromptMissing, agentUnavailable, featureNotInPlan, TURN_REFUSALS } from './errors.ts';
 export { runTurnStream } from './runtime.ts';
 export type { TurnEvent, TurnResult } from './runtime.ts';
 export { agentKey, agentVersionKey } from './snapshot.ts';

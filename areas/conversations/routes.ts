@@ -2,7 +2,12 @@ import * as z from 'zod/mini';
 import { CONVERSATION_CHANNELS, CONVERSATION_STATUSES, MESSAGE_ROLES } from '#areas/conversations/records.ts';
 import { defineRoutes, once, scope, type RateLimitRule } from '#shared/routes/types.ts';
 import { email, optionalText, pageOf, paging, searchTerm, text, utcDay, uuid } from '#shared/routes/schemas.ts';
-import { agentPromptMissing, agentUnavailable, featureNotInPlan } from '#areas/agents/for-conversations.ts';
+import {
+  agentPromptMissing,
+  agentUnavailable,
+  featureNotInPlan,
+  TURN_REFUSALS,
+} from '#areas/agents/for-conversations.ts';
 import {
   agentNotPublished,
   conversationClosed,
@@ -13,7 +18,6 @@ import {
   requestInProgress,
   widgetInactive,
 } from '#areas/conversations/errors.ts';
-import { MODEL_CALL_REFUSALS } from '#areas/llm-gateway/for-conversations.ts';
 import { unauthorized } from '#shared/http/errors.ts';
 
 /** AI conversations (spec 03-ai-runtime.md "AI conversations"): the widget's session routes and the staff inbox. */
@@ -131,7 +135,7 @@ export const conversationRoutes = defineRoutes([
       agentNotPublished,
       agentPromptMissing,
       agentUnavailable,
-      ...MODEL_CALL_REFUSALS,
+      ...TURN_REFUSALS,
     ],
     schemas: () => ({
       body: z.object({ text: text(4000) }),

@@ -154,6 +154,24 @@ describe('AI agents: publish, versions, restore, duplicate', () => {
     expect(await auditActions(a.id)).toEqual(['create', 'publish', 'unpublish']);
   });
 
+  it('publish pins the Active version even when the prompt has newer versions not yet approved', async () => {
+    const promptId = await newPrompt(ownerA);
+    const prompts = caller('/api/prompts', ownerA);
+    const active = (await prompts.get(`/${promptId}`)).json.result.versions[0].id as string;
+    expect((await prompts.put(`/${promptId}`, { content: 'Newer text, never approved.' })).status).toBe(200);
+    const draft = await prompts.post(`/${promptId}/new-version`, { versionNote: 'draft' });
+    const inReview = await prompts.post(`/${promptId}/new-version`, { versionNote: 'in review' });
+    expect([draft.status, inReview.status]).toEqual([201, 201]);
+    expect((await prompts.put(`/${promptId}/versions/${inReview.json.result.id}/review`)).status).toBe(204);
+
+    const a = await create({ promptId });
+    const pub = await owner.post(`/${a.id}/publish`);
+    expect(pub.status, pub.text).toBe(200);
+    expect(pub.json.result.promptVersionId).toBe(active);
+    const v1 = (await owner.get(`/${a.id}/versions`)).json.result.items[0];
+    expect(v1).toMatchObject({ version: 1, promptVersionId: active });
+  });
+
   it('publish without an Active prompt version is 409 and creates no version', async () => {
     const draftOnly = await newPrompt(ownerA, { active: false });
     const a = await create({ promptId: draftOnly });
@@ -365,5 +383,21 @@ describe('AI agent stats', () => {
       costUsd: 0.75,
     });
     expect((await owner.get(`/${a.id}/stats?startDate=2026-05-10&endDate=2026-05-01`)).status).toBe(400);
+  });
+
+  it('a date that is not one, an empty end or a repeated start is 400 VALIDATION_ERROR naming the field', async () => {
+    const a = await create();
+    const cases = [
+      ['startDate=abc', 'query.startDate'],
+      ['endDate=', 'query.endDate'],
+      ['startDate=2026-05-01&startDate=2026-05-02', 'query.startDate'],
+      ['startDate=2026-02-30&endDate=2026-03-01', 'query.startDate'],
+    ] as const;
+    for (const [query, path] of cases) {
+      const res = await owner.get(`/${a.id}/stats?${query}`);
+      expect([res.status, res.json.error?.code], `${query}: ${res.text}`).toEqual([400, 'VALIDATION_ERROR']);
+      const paths = res.json.error.details.map((d: { path: string }) => d.path);
+      expect(new Set(paths), query).toEqual(new Set([path]));
+    }
   });
 });

@@ -5,14 +5,22 @@ import { setAllowance } from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
-// The real gateway, except while `failing`: then the model call dies as a provider would.
+// The real gateway, except while `failing`: then the model call dies as a provider would. While
+// `held`, a model call waits for its release: a turn in flight.
 let failing = false;
+let held: { entered: () => void; release: Promise<void> } | null = null;
 vi.mock('#areas/llm-gateway/chat.ts', async (actual) => {
   const real = await actual<typeof import('#areas/llm-gateway/chat.ts')>();
   return {
     ...real,
-    chat: (call: Parameters<typeof real.chat>[0]) =>
-      failing ? Promise.reject(new Error('socket hang up')) : real.chat(call),
+    chat: async (call: Parameters<typeof real.chat>[0]) => {
+      if (failing) throw new Error('socket hang up');
+      if (held) {
+        held.entered();
+        await held.release;
+      }
+      return real.chat(call);
+    },
     chatStream: (call: Parameters<typeof real.chatStream>[0]) => {
       if (!failing) return real.chatStream(call);
       return (async function* () {
@@ -87,5 +95,39 @@ describe('a turn that fails', () => {
     // While a person has it, the visitor's messages are stored and the agent stays silent.
     const next = await s.send('anyone?');
     expect(next.json.result).toEqual({ message: null, citations: [], escalated: true });
+  });
+});
+
+describe('a turn in flight', () => {
+  it('closing the conversation meanwhile keeps the answer and counts one analytics record', async () => {
+    const t3 = await newTenant({ planType: 2, maxAgents: 10, maxWidgetIntegrations: 20 });
+    const o3 = await tokenFor({ tenantId: t3 });
+    const s = await session((await publishedWidget(o3)).widgetKey);
+    let entered!: () => void;
+    let release!: () => void;
+    const inModel = new Promise<void>((r) => {
+      entered = r;
+    });
+    held = { entered, release: new Promise<void>((r) => (release = r)) };
+    const sending = s.send('are you there?');
+    await inModel;
+    held = null;
+    const closed = await invoke('PUT', `/api/conversations/${s.conversationId}/status`, {
+      token: o3,
+      body: { status: 'Closed' },
+    });
+    expect(closed.json.result?.status, closed.text).toBe('Closed');
+    release();
+    const answered = await sending;
+    expect(answered.status, answered.text).toBe(200);
+    expect(answered.json.result.message).toMatchObject({ role: 'agent', text: 'You said: are you there?' });
+    const d = await detail(s.conversationId, o3);
+    expect(d.status).toBe('Closed');
+    expect(d.messages.filter((m) => m.role !== 'system').map((m) => [m.role, m.text])).toEqual([
+      ['visitor', 'are you there?'],
+      ['agent', 'You said: are you there?'],
+    ]);
+    const support = await invoke('GET', '/api/analytics/support', { token: o3 });
+    expect(support.json.result.totalConversations).toBe(1);
   });
 });

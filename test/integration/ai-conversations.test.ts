@@ -3,7 +3,9 @@ import { closeIdleConversations } from '#areas/conversations/lifecycle.ts';
 import { AGENTS } from '#test/support/agents.ts';
 import { ORIGIN, WIDGET, publishedWidget, session, startSession, widgetIp } from '#test/support/conversations.ts';
 import { inOneRateWindow, newTenant } from '#test/support/fixtures.ts';
-import { invoke } from '#test/support/invoke.ts';
+import { caller, invoke } from '#test/support/invoke.ts';
+import { testMailer } from '#test/support/test-ports.ts';
+import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 let t: string;
@@ -55,6 +57,20 @@ describe('widget sessions', () => {
     expect(none.json.error.code).toBe('ORIGIN_NOT_ALLOWED');
     const unknown = await startSession(`wk_${'A'.repeat(43)}`);
     expect(unknown.status).toBe(401);
+  });
+
+  it('an Origin must be an allowed one exactly: one that only starts or ends like it is refused', async () => {
+    for (const origin of [
+      `${ORIGIN}.evil.example`,
+      `${ORIGIN}:8443`,
+      `${ORIGIN}/x`,
+      ORIGIN.replace('https:', 'http:'),
+      `https://evil.${ORIGIN.slice('https://'.length)}`,
+    ]) {
+      const res = await startSession(widget.widgetKey, {}, origin);
+      expect([res.status, res.json.error?.code], origin).toEqual([403, 'ORIGIN_NOT_ALLOWED']);
+    }
+    expect((await startSession(widget.widgetKey, {}, ORIGIN)).status).toBe(201);
   });
 
   it('a rotated key ends new sessions at once; an inactive widget or unpublished agent is 409', async () => {
@@ -270,6 +286,38 @@ describe('status, feedback and analytics', () => {
     expect((await idle.send('back')).status).toBe(409);
     const support = await invoke('GET', '/api/analytics/support', { token: o4 });
     expect(support.json.result.totalConversations).toBe(1);
+  });
+});
+
+describe("a published agent's tools", () => {
+  it('a tool sent back to review stops being offered and run by the version already published', async () => {
+    const tools = caller('/api/tools', owner);
+    const admin = caller('/api/tools', await tokenFor({ role: 'SystemAdmin' }));
+    const created = await tools.post('', {
+      displayName: 'Mail Desk',
+      baseToolId: BUILT_IN_TOOLS.find((b) => b.code === 'send_email')?.id,
+      description: 'Mails the desk',
+      configParams: { allowedRecipients: ['acme.example'] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const toolId = created.json.result.id as string;
+    expect((await admin.put(`/${toolId}/approve`)).status).toBe(200);
+    expect((await admin.put(`/${toolId}/activate`)).json.result.status).toBe('ACTIVE');
+    const s = await session((await publishedWidget(owner, { toolIds: [toolId] })).widgetKey);
+    const ask = 'mail_desk {"to":"ann@acme.example","subject":"Lead","text":"Call back"}';
+    const before = testMailer.outbox.length;
+    const first = await s.send(ask);
+    expect(first.json.result.message.text).toEqual(expect.stringMatching(/^The tool mail_desk returned: /));
+    expect(testMailer.outbox.length).toBe(before + 1);
+
+    // A recipient added after approval sends the tool back to review; the published version still names it.
+    const widened = await tools.put(`/${toolId}`, {
+      configParams: { allowedRecipients: ['acme.example', 'evil.example'] },
+    });
+    expect(widened.json.result.status).toBe('PENDING');
+    const again = await s.send(ask);
+    expect(again.json.result.message.text).toBe(`You said: ${ask}`);
+    expect(testMailer.outbox.length).toBe(before + 1);
   });
 });
 

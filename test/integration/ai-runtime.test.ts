@@ -73,7 +73,7 @@ describe('agent runtime, one turn', () => {
     expect(r.toolCalls).toHaveLength(1);
     expect(r.toolCalls[0]).toMatchObject({ name: 'book_slot', status: 'error' });
     expect(r.toolCalls[0]?.result).toMatch(/not available/);
-    expect(r.message).toMatch(/^The tool book_slot returned: Error: .*not available/);
+    expect(r.message).toMatch(/^The tool book_slot returned: .*"result":"Error: .*not available/s);
   });
 
   it('sends e-mail only to the tool configured recipients', async () => {

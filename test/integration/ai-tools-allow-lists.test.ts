@@ -58,7 +58,7 @@ describe('tool allow-lists set through the API', () => {
       expect(r.toolCalls, url).toHaveLength(1);
       expect(r.toolCalls[0]).toMatchObject({ name: 'call_api', status: 'error' });
       expect(r.toolCalls[0]?.result).toMatch(/is not allowed for this tool/);
-      expect(r.message).toMatch(/^The tool call_api returned: Error: The host .* is not allowed/);
+      expect(r.message).toMatch(/^The tool call_api returned: .*"result":"Error: The host .* is not allowed/s);
     }
     // The configured host passes the allow-list and still meets the address guard.
     const allowed = await chat(agentId, 'call_api {"url":"https://api.acme.example/status"}');

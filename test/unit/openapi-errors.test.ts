@@ -110,7 +110,10 @@ describe('the errors of the OpenAPI document', () => {
     expect(enumOf(send['409'])).toEqual(
       expect.arrayContaining(['CONFLICT', 'CONVERSATION_CLOSED', 'REQUEST_IN_PROGRESS', 'AGENT_NOT_PUBLISHED']),
     );
-    expect(enumOf(send['503'])).toEqual(['SERVICE_UNAVAILABLE', 'AGENT_UNAVAILABLE', 'UPSTREAM_ERROR']);
+    // The gateway's 503 is the agent's to explain: a visitor never sees UPSTREAM_ERROR.
+    expect(enumOf(send['503'])).toEqual(['SERVICE_UNAVAILABLE', 'AGENT_UNAVAILABLE']);
+    const playground = apiDocument().paths['/api/ai/agents/{agentId}/chat']!.post!.responses;
+    expect(enumOf(playground['503'])).toEqual(['SERVICE_UNAVAILABLE', 'AGENT_UNAVAILABLE']);
     expect(enumOf(send['429'])).toEqual(['RATE_LIMITED', 'TOKEN_LIMIT_REACHED']);
   });
 });

@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { uuid } from '#shared/routes/schemas.ts';
-import { agentPromptMissing, agentUnavailable, noActivePromptVersion } from '#areas/agents/errors.ts';
-import { MODEL_CALL_REFUSALS } from '#areas/llm-gateway/for-agents.ts';
+import { agentPromptMissing, agentUnavailable, noActivePromptVersion, TURN_REFUSALS } from '#areas/agents/errors.ts';
 
 /** The agents' playground: one turn of the draft, nothing stored as a conversation. */
 const manage = { kind: 'bearer', roles: ['TenantOwner'], permission: 'ai:manage' } as const;
@@ -39,7 +38,7 @@ export const agentRuntimeRoutes = defineRoutes([
     summary:
       "Playground: one turn of the agent's draft (its prompt's Active version); answers message, citations and tool calls; nothing is stored",
     status: 200,
-    errors: [noActivePromptVersion, agentPromptMissing, agentUnavailable, ...MODEL_CALL_REFUSALS],
+    errors: [noActivePromptVersion, agentPromptMissing, agentUnavailable, ...TURN_REFUSALS],
     schemas: () => ({
       params: z.object({ agentId: uuid() }),
       query: z.object({ tenantId: z.optional(uuid()) }),

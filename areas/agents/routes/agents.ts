@@ -571,10 +571,11 @@ export const aiAgentRoutes = defineRoutes([
           endDate: z.optional(utcDay()),
         })
         .check(
-          z.refine(
-            (q) => resolveRange(q, new Date().toISOString().slice(0, 10)).ok,
-            `endDate must not be before startDate, and the range may span at most ${MAX_RANGE_DAYS} days`,
-          ),
+          z.refine((q) => resolveRange(q, new Date().toISOString().slice(0, 10)).ok, {
+            message: `endDate must not be before startDate, and the range may span at most ${MAX_RANGE_DAYS} days`,
+            // Only over dates the field checks accepted: their own issues already say what is wrong.
+            when: (payload) => !payload.issues.length,
+          }),
         ),
       response: z.object({
         startDate: z.string(),

@@ -181,6 +181,6 @@ export const connectorRoutes = defineRoutes([
   ),
   webhook(
     'discord',
-    "Discord interaction (`X-Signature-Ed25519` over `X-Signature-Timestamp` + raw body with the application's public key); PING answered with type 1, a command with type 5 (deferred) while the turn runs.",
+    "Discord interaction (`X-Signature-Ed25519` over `X-Signature-Timestamp` + raw body with the application's public key, the timestamp within 5 minutes); PING answered with type 1, a command with type 5 (deferred) while the turn runs.",
   ),
 ]);

@@ -22,6 +22,11 @@ export const invalidSignature = defineError(
   "The request's signature is missing or does not match the channel's secret",
 );
 export const invalidWebhookBody = defineError(400, 'INVALID_WEBHOOK_BODY', 'The body is not a JSON object');
+export const staleEvent = defineError(
+  400,
+  'STALE_EVENT',
+  'The event is older than the 8 days a platform may deliver it again; a replay is not processed',
+);
 export const duplicateEvent = defineError(409, 'DUPLICATE_EVENT', 'The event was received before', {
   internal: "accept catches it: the provider's retry of an event already claimed is answered 200",
 });

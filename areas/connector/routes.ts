@@ -9,6 +9,7 @@ import {
   invalidSignature,
   invalidWebhookBody,
   messageNotCancellable,
+  staleEvent,
   windowClosed,
 } from '#areas/connector/errors.ts';
 import { notFound } from '#shared/http/errors.ts';
@@ -57,12 +58,12 @@ const webhook = (type: (typeof CHANNEL_TYPES)[number], how: string) =>
     group: 'connector',
     auth: { kind: 'signature', provider: type },
     scope: scope.public,
-    summary: `${how} Verified over the raw body with the connection's own secret (bad or missing: 400 INVALID_SIGNATURE, nothing stored); each message deduplicated by the platform's id and its agent turn queued, the answer sent through the channel`,
+    summary: `${how} Verified over the raw body with the connection's own secret (bad or missing: 400 INVALID_SIGNATURE, nothing stored); each message deduplicated by the platform's id (a message the platform dates more than 8 days ago: 400 STALE_EVENT) and its agent turn queued, the answer sent through the channel`,
     status: 200,
     bodyType: 'raw',
     maxBodyBytes: WEBHOOK_BODY_BYTES,
     rawResponse: { contentType: 'application/json' },
-    errors: [invalidSignature, invalidWebhookBody],
+    errors: [invalidSignature, invalidWebhookBody, staleEvent],
     schemas: () => ({ params: channelParams() }),
   }) as const;
 

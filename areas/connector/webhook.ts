@@ -3,7 +3,7 @@ import { publishedAgent } from '#areas/conversations/for-connector.ts';
 import { resolveTenantSecret } from '#areas/vault/for-connector.ts';
 import { commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { ApiError, notFound } from '#shared/http/errors.ts';
-import { duplicateEvent, invalidSignature, invalidWebhookBody } from './errors.ts';
+import { duplicateEvent, invalidSignature, invalidWebhookBody, staleEvent } from './errors.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { enqueue } from '#shared/queue/messages.ts';
@@ -40,8 +40,17 @@ export interface WebhookRequest {
   headers: InboundHeaders;
 }
 
-/** Providers stop retrying within hours (Slack 3 tries over ~1 h, Meta up to 7 days): the claim outlives them. */
-const CLAIM_TTL_SECONDS = 8 * 86_400;
+/**
+ * How old an event may be and still be taken. Meta retries a notification for up to 7 days, the
+ * longest of the platforms (Slack ~1 h, Telegram keeps an update 24 h, Teams and Discord never
+ * retry); a day more for the platforms' clocks. An older event can only be a replay.
+ */
+const REPLAY_WINDOW_SECONDS = 8 * 86_400;
+/**
+ * The claim outlives the window (and a clock a day ahead of ours), so an event is refused as a
+ * duplicate for as long as it is not yet refused as stale: no moment when a replay runs again.
+ */
+const CLAIM_TTL_SECONDS = REPLAY_WINDOW_SECONDS + 86_400;
 /** A channel user's last-inbound time is kept as long as the window could matter, and then some. */
 const INBOUND_TTL_SECONDS = 30 * 86_400;
 
@@ -96,6 +105,7 @@ export async function receiveWebhook(type: ChannelType, channelId: string, req: 
   if (!secret || !VERIFY[type](body, req.headers, secret)) throw invalidSignature();
   const events = parseInbound(type, body);
   if (!events) throw invalidWebhookBody();
+  if (events.some(stale)) throw staleEvent();
   for (const e of events) {
     if (e.kind === 'challenge') return json({ challenge: e.challenge });
     if (e.kind === 'ping') return json(DISCORD_PONG);
@@ -111,6 +121,10 @@ export async function receiveWebhook(type: ChannelType, channelId: string, req: 
 }
 
 type Outcome = 'queued' | 'duplicate' | 'no-turn' | 'not-a-turn';
+
+/** A message the platform dates before the replay window (Slack and Discord are held to their signed timestamp instead). */
+const stale = (e: InboundEvent) =>
+  e.kind === 'message' && e.sentAt !== undefined && Date.now() / 1000 - e.sentAt > REPLAY_WINDOW_SECONDS;
 
 /** An immediate, ephemeral (flags 64) channel message: the interaction is answered, no turn runs. */
 const DISCORD_UNAVAILABLE = {

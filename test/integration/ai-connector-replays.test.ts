@@ -1,5 +1,14 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { discordKeys, slackHeaders } from '#test/support/channel-signing.ts';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { inboundClaimKey } from '#areas/connector/records.ts';
+import { commitChange, deleteItem } from '#shared/data/commit.ts';
+import { get } from '#shared/data/read.ts';
+import {
+  discordKeys,
+  slackHeaders,
+  teamsHeaders,
+  telegramHeaders,
+  whatsAppHeaders,
+} from '#test/support/channel-signing.ts';
 import { useChannelStandIn } from '#test/support/channel-stand-in.ts';
 import { publishedWidget } from '#test/support/conversations.ts';
 import { newTenant } from '#test/support/fixtures.ts';
@@ -15,17 +24,23 @@ import { tokenFor } from '#test/support/tokens.ts';
  */
 const standIn = useChannelStandIn();
 
+let tenantId: string;
 let owner: string;
 let agentId: string;
 
-const SECRETS = { slack: 'slack-signing-secret-replays' };
+const SECRETS = {
+  slack: 'slack-signing-secret-replays',
+  teams: Buffer.from('teams-security-token-replays').toString('base64'),
+  whatsapp: 'meta-app-secret-replays',
+  telegram: 'telegram_secret_token_replays',
+};
 const discord = discordKeys();
 const DAY = 86_400;
 const now = () => Math.floor(Date.now() / 1000);
 
 beforeAll(async () => {
-  const t = await newTenant({ planType: 2, maxAgents: 10, maxWidgetIntegrations: 20 });
-  owner = await tokenFor({ tenantId: t });
+  tenantId = await newTenant({ planType: 2, maxAgents: 10, maxWidgetIntegrations: 20 });
+  owner = await tokenFor({ tenantId });
   agentId = (await publishedWidget(owner)).agentId;
 });
 
@@ -35,6 +50,15 @@ const CONNECTIONS = {
     settings: { applicationId: '775799577604522054', publicKey: discord.publicKeyHex },
     secrets: { 'bot-token': 'MTA-discord-replays' },
   },
+  teams: {
+    settings: { appId: '8f0e4b1c-0000-4000-8000-000000000002' },
+    secrets: { 'security-token': SECRETS.teams, 'app-password': 'teams-app-password-replays' },
+  },
+  whatsapp: {
+    settings: { phoneNumberId: '106540352242922' },
+    secrets: { 'app-secret': SECRETS.whatsapp, 'verify-token': 'meta-verify-replays', 'access-token': 'EAAG-replays' },
+  },
+  telegram: { secrets: { 'secret-token': SECRETS.telegram, 'bot-token': '123456:telegram-replays' } },
 } as const;
 type Type = keyof typeof CONNECTIONS;
 
@@ -97,5 +121,80 @@ describe('replayed old signatures', () => {
     });
     expectInvalidSignature(await hook('slack', channelId, body, slackHeaders(SECRETS.slack, body, now() - 30 * DAY)));
     expect(turnsFor(channelId)).toEqual([]);
+  });
+});
+
+/** The platforms that sign no timestamp: an event as each sends it, dated `at` (unix seconds), and its signed headers. */
+const UNSIGNED_TIME = {
+  teams: (id: string, at: number) => {
+    const body = JSON.stringify({
+      type: 'message',
+      id,
+      timestamp: new Date(at * 1000).toISOString(),
+      serviceUrl: 'https://smba.trafficmanager.net/emea/',
+      from: { id: '29:user', name: 'Alan', aadObjectId: 'aad-alan' },
+      conversation: { id: '19:meeting_abc@thread.v2' },
+      text: '<at>Support</at> Refund me again',
+    });
+    return { body, headers: teamsHeaders(SECRETS.teams, body) };
+  },
+  whatsapp: (id: string, at: number) => {
+    const message = { from: '16505551234', id, timestamp: String(at), type: 'text', text: { body: 'Refund me again' } };
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{ id: 'WABA', changes: [{ field: 'messages', value: { messages: [message] } }] }],
+    });
+    return { body, headers: whatsAppHeaders(SECRETS.whatsapp, body) };
+  },
+  telegram: (id: string, at: number) => {
+    const from = { id: 4242, is_bot: false, first_name: 'Ada' };
+    const message = { message_id: 7, from, chat: { id: 4242, type: 'private' }, date: at, text: 'Refund me again' };
+    return { body: JSON.stringify({ update_id: Number(id), message }), headers: telegramHeaders(SECRETS.telegram) };
+  },
+} as const;
+
+/** The claim's TTL running out, as DynamoDB's expiry would delete it (DynamoDB Local never expires items). */
+const expireClaim = (channelId: string, eventId: string) =>
+  commitChange([deleteItem(inboundClaimKey(tenantId, channelId, eventId))], null);
+
+describe('events replayed after their dedupe claim expired (platforms that sign no timestamp)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  for (const type of ['teams', 'whatsapp', 'telegram'] as const) {
+    it(`${type}: a captured event replayed 9 days later, its claim gone, is 400 STALE_EVENT and queues no second turn`, async () => {
+      const channelId = await connect(type);
+      const eventId = type === 'whatsapp' ? `wamid.R${++seq}` : type === 'teams' ? `1:act${++seq}` : `${++seq}`;
+      const captured = UNSIGNED_TIME[type](eventId, now());
+      const first = await hook(type, channelId, captured.body, captured.headers);
+      expect(first.status, first.text).toBe(200);
+      expect(turnsFor(channelId)).toHaveLength(1);
+      // Until the claim expires, the event is still within its 8 days: no gap between the two guards.
+      const claim = await get<{ ttl: number }>(inboundClaimKey(tenantId, channelId, eventId), { consistent: true });
+      expect(claim!.ttl).toBeGreaterThan(now() + 8 * DAY);
+
+      await expireClaim(channelId, eventId);
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 9 * DAY * 1000 });
+      const replay = await hook(type, channelId, captured.body, captured.headers);
+      expect(replay.status, replay.text).toBe(400);
+      expect(replay.json.error.code).toBe('STALE_EVENT');
+      expect(turnsFor(channelId)).toHaveLength(1);
+    });
+  }
+
+  it('an event first seen 9 days after its date is refused; a late retry within 8 days (Meta retries 7) is taken', async () => {
+    for (const type of ['teams', 'whatsapp', 'telegram'] as const) {
+      const channelId = await connect(type);
+      const old = UNSIGNED_TIME[type](type === 'telegram' ? `${++seq}` : `old-${++seq}`, now() - 9 * DAY);
+      const refused = await hook(type, channelId, old.body, old.headers);
+      expect(refused.status, `${type}: ${refused.text}`).toBe(400);
+      expect(refused.json.error.code).toBe('STALE_EVENT');
+      expect(turnsFor(channelId)).toEqual([]);
+      const late = UNSIGNED_TIME[type](type === 'telegram' ? `${++seq}` : `late-${++seq}`, now() - 7 * DAY);
+      const taken = await hook(type, channelId, late.body, late.headers);
+      expect(taken.status, `${type}: ${taken.text}`).toBe(200);
+      expect(turnsFor(channelId)).toHaveLength(1);
+    }
   });
 });

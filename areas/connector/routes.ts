@@ -7,6 +7,7 @@ import { featureNotInPlan } from '#areas/agents/for-connector.ts';
 import {
   channelInactive,
   invalidSignature,
+  invalidVerifyToken,
   invalidWebhookBody,
   messageNotCancellable,
   staleEvent,
@@ -159,10 +160,10 @@ export const connectorRoutes = defineRoutes([
     auth: { kind: 'signature', provider: 'whatsapp' },
     scope: scope.public,
     summary:
-      "WhatsApp's subscription handshake: `hub.mode=subscribe`, the connection's `hub.verify_token` and `hub.challenge`; answers the challenge as plain text (a wrong token: 400 INVALID_SIGNATURE)",
+      "WhatsApp's subscription handshake: `hub.mode=subscribe`, the connection's `hub.verify_token` and `hub.challenge`; answers the challenge as plain text (a wrong or missing token, or a mode other than subscribe: 403 INVALID_VERIFY_TOKEN, as Meta expects)",
     status: 200,
     rawResponse: { contentType: 'text/plain' },
-    errors: [invalidSignature],
+    errors: [invalidVerifyToken],
     schemas: () => ({
       params: channelParams(),
       query: z.object({

@@ -3,7 +3,7 @@ import { publishedAgent } from '#areas/conversations/for-connector.ts';
 import { resolveTenantSecret } from '#areas/vault/for-connector.ts';
 import { commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { ApiError, notFound } from '#shared/http/errors.ts';
-import { duplicateEvent, invalidSignature, invalidWebhookBody, staleEvent } from './errors.ts';
+import { duplicateEvent, invalidSignature, invalidVerifyToken, invalidWebhookBody, staleEvent } from './errors.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { enqueue } from '#shared/queue/messages.ts';
@@ -205,6 +205,6 @@ export async function whatsAppHandshake(channelId: string, query: Record<string,
   const { tenantId, connection } = await connectionOf('whatsapp', channelId);
   const token = await secretOf(tenantId, connection, 'verify-token');
   const answer = whatsAppSubscription(query, token ?? '');
-  if (!answer.ok) throw invalidSignature();
+  if (!answer.ok) throw invalidVerifyToken();
   return reply.raw('text/plain; charset=utf-8', answer.challenge, { headers: { 'cache-control': 'no-store' } });
 }

@@ -175,9 +175,12 @@ describe('a full turn per channel: signed inbound -> the agent answer sent -> th
     const ok = await q(SECRETS.verify);
     expect(ok.status).toBe(200);
     expect(ok.text).toBe('1158201444');
-    const bad = await q('wrong-token');
-    expect(bad.status).toBe(400);
-    expect(bad.json.error.code).toBe('INVALID_SIGNATURE');
+    // Meta expects 403 for a token that does not match.
+    for (const token of ['wrong-token', '']) {
+      const bad = await q(token);
+      expect(bad.status, bad.text).toBe(403);
+      expect(bad.json.error.code).toBe('INVALID_VERIFY_TOKEN');
+    }
     const body = JSON.stringify({
       object: 'whatsapp_business_account',
       entry: [

@@ -1,7 +1,9 @@
 import { channelById, type ChannelRecord, requireAgents } from '#areas/agents/for-connector.ts';
 import { publishedAgent } from '#areas/conversations/for-connector.ts';
 import { resolveTenantSecret } from '#areas/vault/for-connector.ts';
+import { safeParse } from 'zod/mini';
 import { commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
+import { outsideIdKeyPart } from '#shared/data/keys.ts';
 import { ApiError, notFound } from '#shared/http/errors.ts';
 import { duplicateEvent, invalidSignature, invalidVerifyToken, invalidWebhookBody, staleEvent } from './errors.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';
@@ -115,7 +117,7 @@ export async function receiveWebhook(type: ChannelType, channelId: string, req: 
   if (type === 'discord' && outcomes.length) {
     // Discord needs an interaction answer within 3 s: "thinking…" while the turn runs (its answer is a
     // follow-up on the interaction), or, when no turn will run, a note only the person sees.
-    return json(outcomes[0] === 'no-turn' ? DISCORD_UNAVAILABLE : DISCORD_DEFERRED);
+    return json(outcomes[0] === 'no-turn' || outcomes[0] === 'not-a-turn' ? DISCORD_UNAVAILABLE : DISCORD_DEFERRED);
   }
   return json({ ok: true });
 }
@@ -142,6 +144,22 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
   if (!e.eventId || !e.sender || !e.replyTo) return 'not-a-turn';
   const now = new Date();
   const nowSeconds = Math.floor(now.getTime() / 1000);
+  const turn = {
+    tenantId,
+    channelId: c.id,
+    // The claim's form of the id: the turn's own keys (its queue claim, the message's idempotency key) stay bounded.
+    eventId: outsideIdKeyPart(e.eventId),
+    sender: e.sender,
+    ...(e.senderName ? { senderName: e.senderName.slice(0, 200) } : {}),
+    text: e.text.slice(0, 40_000),
+    replyTo: e.replyTo,
+    receivedAt: now.toISOString(),
+  };
+  if (!safeParse(CHANNEL_TURN.schema(), turn).success) {
+    // A sender or reply address longer than any platform's ids: the turn worker could not take it.
+    logger.info('channel message not answered', { channelId: c.id, reason: "ids beyond the platforms' lengths" });
+    return 'not-a-turn';
+  }
   const claim = inboundClaimKey(tenantId, c.id, e.eventId);
   const duplicate = duplicateEvent();
   try {
@@ -166,20 +184,7 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
     return 'no-turn';
   }
   try {
-    await enqueue(
-      CHANNEL_TURN,
-      {
-        tenantId,
-        channelId: c.id,
-        eventId: e.eventId,
-        sender: e.sender,
-        ...(e.senderName ? { senderName: e.senderName.slice(0, 200) } : {}),
-        text: e.text.slice(0, 40_000),
-        replyTo: e.replyTo,
-        receivedAt: now.toISOString(),
-      },
-      { id: `turn:${c.id}:${e.eventId}` },
-    );
+    await enqueue(CHANNEL_TURN, turn, { id: `turn:${c.id}:${turn.eventId}` });
   } catch (err) {
     // Not queued: the claim goes, so the provider's retry of this event is taken.
     await commitChange([deleteItem(claim)], null).catch(() => undefined);

@@ -17,10 +17,11 @@ import { sentMessages } from '#test/support/test-ports.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
- * What an attacker holding a captured webhook request can do with it later: replay a genuinely
- * signed request (refused once its signed timestamp is stale), replay a platform event after its
- * dedupe claim expired (refused by the event's own time), replay it at once and in parallel (one
- * turn on the queue).
+ * Hostile inbound on the chat platforms' webhooks. What an attacker holding a captured request can
+ * do with it later: replay a genuinely signed request (refused once its signed timestamp is stale),
+ * replay a platform event after its dedupe claim expired (refused by the event's own time), replay
+ * it at once and in parallel (one turn on the queue). And signed events whose platform ids are
+ * longer than a DynamoDB key may be: answered 200 or 4xx, never 500.
  */
 const standIn = useChannelStandIn();
 
@@ -196,5 +197,105 @@ describe('events replayed after their dedupe claim expired (platforms that sign 
       expect(taken.status, `${type}: ${taken.text}`).toBe(200);
       expect(turnsFor(channelId)).toHaveLength(1);
     }
+  });
+});
+
+/** A signed event of each platform with the given event id and sender, dated now. */
+const SIGNED_EVENT = {
+  telegram: (eventId: string, sender: string) => {
+    const from = { id: sender, is_bot: false, first_name: 'Ada' };
+    const message = { message_id: 7, from, chat: { id: 4242, type: 'private' }, date: now(), text: 'Long ids?' };
+    return { body: JSON.stringify({ update_id: eventId, message }), headers: telegramHeaders(SECRETS.telegram) };
+  },
+  slack: (eventId: string, sender: string) => {
+    const event = { type: 'message', user: sender, channel: 'D0DM01', text: 'Long ids?', ts: `${now()}.000100` };
+    const body = JSON.stringify({ type: 'event_callback', event_id: eventId, event });
+    return { body, headers: slackHeaders(SECRETS.slack, body, now()) };
+  },
+  whatsapp: (eventId: string, sender: string) => {
+    const message = { from: sender, id: eventId, timestamp: String(now()), type: 'text', text: { body: 'Long ids?' } };
+    const body = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [{ id: 'WABA', changes: [{ field: 'messages', value: { messages: [message] } }] }],
+    });
+    return { body, headers: whatsAppHeaders(SECRETS.whatsapp, body) };
+  },
+  discord: (eventId: string, sender: string) => {
+    const body = JSON.stringify({
+      id: eventId,
+      type: 2,
+      token: 'interaction-token-long',
+      channel_id: '1122334455',
+      member: { user: { id: sender, username: 'linus' } },
+      data: { name: 'ask', options: [{ name: 'question', type: 3, value: 'Long ids?' }] },
+    });
+    return { body, headers: discord.headers(body, String(now())) };
+  },
+} as const;
+
+describe('platform ids longer than a DynamoDB key may be', () => {
+  const LONG_IDS = {
+    '1,100 digits': () => `${++seq}`.padEnd(1100, '7'),
+    '1,100 emoji': () => `${++seq}${'🙂'.repeat(1100)}`,
+    'plain but with a space and #': () => `${++seq} #EVENT#x`,
+  };
+
+  for (const type of ['telegram', 'slack', 'whatsapp', 'discord'] as const)
+    it(`${type}: an event id of 1,100 characters or emoji is taken once and answered; its replay queues nothing more`, async () => {
+      const channelId = await connect(type);
+      for (const [what, make] of Object.entries(LONG_IDS)) {
+        const event = SIGNED_EVENT[type](make(), '4242');
+        const before = turnsFor(channelId).length;
+        for (let i = 0; i < 2; i++) {
+          const res = await hook(type, channelId, event.body, event.headers);
+          expect(res.status, `${what}: ${res.text}`).toBe(200);
+        }
+        expect(turnsFor(channelId), what).toHaveLength(before + 1);
+      }
+      expect(await standIn.recorded(type)).toHaveLength(Object.keys(LONG_IDS).length);
+    });
+
+  for (const type of ['telegram', 'slack', 'whatsapp', 'discord'] as const)
+    it(`${type}: a sender id of 1,100 characters or emoji answers 200 and runs no turn`, async () => {
+      const channelId = await connect(type);
+      for (const sender of ['9'.repeat(1100), '🙂'.repeat(1100)]) {
+        const event = SIGNED_EVENT[type](`${++seq}`, sender);
+        const res = await hook(type, channelId, event.body, event.headers);
+        expect(res.status, res.text).toBe(200);
+        // Discord must answer the interaction: the person sees that no answer is coming.
+        if (type === 'discord') expect(res.json.type).toBe(4);
+      }
+      expect(turnsFor(channelId)).toEqual([]);
+    });
+
+  it('a sender id of 128 emoji (256 characters, the longest a turn carries) is answered; a proactive message finds its last-inbound time', async () => {
+    const channelId = await connect('whatsapp');
+    const sender = '🙂'.repeat(128);
+    const event = SIGNED_EVENT.whatsapp(`wamid.${++seq}`, sender);
+    expect((await hook('whatsapp', channelId, event.body, event.headers)).status).toBe(200);
+    expect(turnsFor(channelId)).toHaveLength(1);
+    const proactive = await invoke('POST', '/api/proactive-messages', {
+      token: owner,
+      body: { channelId, recipient: sender, text: 'Following up' },
+    });
+    expect(proactive.status, proactive.text).toBe(202);
+  });
+
+  it('a proactive WhatsApp recipient of 300 or 500 emoji (within its 512 characters) is 409 WINDOW_CLOSED, not 500; on Telegram 202', async () => {
+    for (const recipient of ['⚡'.repeat(500), '🙂'.repeat(256), `${'🙂'.repeat(200)}${'☃'.repeat(100)}`]) {
+      const wa = await connect('whatsapp');
+      const res = await invoke('POST', '/api/proactive-messages', {
+        token: owner,
+        body: { channelId: wa, recipient, text: 'Hello' },
+      });
+      expect(res.status, res.text).toBe(409);
+      expect(res.json.error.code).toBe('WINDOW_CLOSED');
+    }
+    const tg = await connect('telegram');
+    const res = await invoke('POST', '/api/proactive-messages', {
+      token: owner,
+      body: { channelId: tg, recipient: '⚡'.repeat(500), text: 'Hello' },
+    });
+    expect(res.status, res.text).toBe(202);
   });
 });

@@ -299,3 +299,19 @@ describe('platform ids longer than a DynamoDB key may be', () => {
     expect(res.status, res.text).toBe(202);
   });
 });
+
+describe('replayed at once: one turn on the queue', () => {
+  for (const type of ['telegram', 'slack', 'whatsapp', 'discord'] as const)
+    it(`${type}: eight copies of one signed event in parallel, then two more, put exactly one turn on the turns queue`, async () => {
+      const channelId = await connect(type);
+      const event = SIGNED_EVENT[type](type === 'whatsapp' ? `wamid.P${++seq}` : `${++seq}`, '4242');
+      const send = () => hook(type, channelId, event.body, event.headers);
+      const parallel = await Promise.all(Array.from({ length: 8 }, send));
+      for (const res of parallel) expect(res.status, res.text).toBe(200);
+      for (let i = 0; i < 2; i++) expect((await send()).status).toBe(200);
+      const turns = turnsFor(channelId);
+      expect(turns).toHaveLength(1);
+      expect(turns[0]!.message.payload).toMatchObject({ channelId, sender: '4242', text: 'Long ids?' });
+      expect(await standIn.recorded(type)).toHaveLength(1);
+    });
+});

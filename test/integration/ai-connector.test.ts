@@ -17,6 +17,7 @@ import { publishedWidget } from '#test/support/conversations.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tempDir } from '#test/support/temp-dir.ts';
+import { sentMessages } from '#test/support/test-ports.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
@@ -295,6 +296,9 @@ describe('delivery semantics', () => {
     const channelId = await connect('telegram');
     const body = telegramUpdate('Only once please', 6161);
     for (let i = 0; i < 3; i++) expect((await sendTelegram(channelId, body)).status).toBe(200);
+    // One turn on the queue: the turn worker's own claim would hide a second one from the send count.
+    const turns = sentMessages.filter((m) => m.queue === 'turns' && m.message.payload.channelId === channelId);
+    expect(turns).toHaveLength(1);
     expect(await recorded('telegram')).toHaveLength(1);
     const mine = [];
     for (const c of await conversationsOf('telegram')) {

@@ -21,7 +21,18 @@ export const invalidSignature = defineError(
   'INVALID_SIGNATURE',
   "The request's signature is missing or does not match the channel's secret",
 );
+/** Meta's subscription handshake expects 403 for a verify token that does not match. */
+export const invalidVerifyToken = defineError(
+  403,
+  'INVALID_VERIFY_TOKEN',
+  "The verify token is missing or does not match the connection's",
+);
 export const invalidWebhookBody = defineError(400, 'INVALID_WEBHOOK_BODY', 'The body is not a JSON object');
+export const staleEvent = defineError(
+  400,
+  'STALE_EVENT',
+  'The event is older than the 8 days a platform may deliver it again; a replay is not processed',
+);
 export const duplicateEvent = defineError(409, 'DUPLICATE_EVENT', 'The event was received before', {
   internal: "accept catches it: the provider's retry of an event already claimed is answered 200",
 });

@@ -1,4 +1,4 @@
-import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
+import { keys, outsideIdKeyPart, PLATFORM, type Key } from '#shared/data/keys.ts';
 
 /**
  * The connector's records (docs/architecture.md, "Connector"):
@@ -6,15 +6,16 @@ import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
  *   webhook before it queues the turn, so a provider's retry of the same event is answered 200 and
  *   queued no second time; it expires (TTL) after the providers stop retrying;
  * - a channel user's last inbound message `{t}#CHANNEL#{channelId}#INBOUND` / user, the start of
- *   WhatsApp's 24-hour window for free-form messages;
+ *   WhatsApp's 24-hour window for free-form messages (the platform's ids in both keys go through
+ *   `outsideIdKeyPart`: a digest when long or unusual);
  * - a proactive message `{t}#PROACTIVE_MESSAGE` / id, listed newest first on gsi1; while Scheduled it
  *   also sits on gsi2 `PLATFORM#PROACTIVE_DUE` by its send time, so the scheduler's minute finds the
  *   due ones with one Query and no Scan.
  */
 export const inboundClaimKey = (tenantId: string, channelId: string, eventId: string): Key =>
-  keys.childItem(tenantId, 'CHANNEL', channelId, 'EVENT', eventId);
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'EVENT', outsideIdKeyPart(eventId));
 export const lastInboundKey = (tenantId: string, channelId: string, user: string): Key =>
-  keys.childItem(tenantId, 'CHANNEL', channelId, 'INBOUND', user);
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'INBOUND', outsideIdKeyPart(user));
 
 export const proactiveKey = (tenantId: string, id: string): Key => keys.tenantItem(tenantId, 'PROACTIVE_MESSAGE', id);
 export const proactiveList = (tenantId: string) => keys.tenantCollection(tenantId, 'PROACTIVE_MESSAGE');

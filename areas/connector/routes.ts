@@ -7,8 +7,10 @@ import { featureNotInPlan } from '#areas/agents/for-connector.ts';
 import {
   channelInactive,
   invalidSignature,
+  invalidVerifyToken,
   invalidWebhookBody,
   messageNotCancellable,
+  staleEvent,
   windowClosed,
 } from '#areas/connector/errors.ts';
 import { notFound } from '#shared/http/errors.ts';
@@ -57,12 +59,12 @@ const webhook = (type: (typeof CHANNEL_TYPES)[number], how: string) =>
     group: 'connector',
     auth: { kind: 'signature', provider: type },
     scope: scope.public,
-    summary: `${how} Verified over the raw body with the connection's own secret (bad or missing: 400 INVALID_SIGNATURE, nothing stored); each message deduplicated by the platform's id and its agent turn queued, the answer sent through the channel`,
+    summary: `${how} Verified over the raw body with the connection's own secret (bad or missing: 400 INVALID_SIGNATURE, nothing stored); each message deduplicated by the platform's id (a message the platform dates more than 8 days ago: 400 STALE_EVENT) and its agent turn queued, the answer sent through the channel`,
     status: 200,
     bodyType: 'raw',
     maxBodyBytes: WEBHOOK_BODY_BYTES,
     rawResponse: { contentType: 'application/json' },
-    errors: [invalidSignature, invalidWebhookBody],
+    errors: [invalidSignature, invalidWebhookBody, staleEvent],
     schemas: () => ({ params: channelParams() }),
   }) as const;
 
@@ -158,10 +160,10 @@ export const connectorRoutes = defineRoutes([
     auth: { kind: 'signature', provider: 'whatsapp' },
     scope: scope.public,
     summary:
-      "WhatsApp's subscription handshake: `hub.mode=subscribe`, the connection's `hub.verify_token` and `hub.challenge`; answers the challenge as plain text (a wrong token: 400 INVALID_SIGNATURE)",
+      "WhatsApp's subscription handshake: `hub.mode=subscribe`, the connection's `hub.verify_token` and `hub.challenge`; answers the challenge as plain text (a wrong or missing token, or a mode other than subscribe: 403 INVALID_VERIFY_TOKEN, as Meta expects)",
     status: 200,
     rawResponse: { contentType: 'text/plain' },
-    errors: [invalidSignature],
+    errors: [invalidVerifyToken],
     schemas: () => ({
       params: channelParams(),
       query: z.object({
@@ -181,6 +183,6 @@ export const connectorRoutes = defineRoutes([
   ),
   webhook(
     'discord',
-    "Discord interaction (`X-Signature-Ed25519` over `X-Signature-Timestamp` + raw body with the application's public key); PING answered with type 1, a command with type 5 (deferred) while the turn runs.",
+    "Discord interaction (`X-Signature-Ed25519` over `X-Signature-Timestamp` + raw body with the application's public key, the timestamp within 5 minutes); PING answered with type 1, a command with type 5 (deferred) while the turn runs.",
   ),
 ]);

@@ -11,8 +11,15 @@ export type RawBody = string | Uint8Array;
 /** Request headers; names are matched case-insensitively (API Gateway lowercases them, platforms do not). */
 export type InboundHeaders = Record<string, string | undefined>;
 
-/** Slack refuses requests whose timestamp is more than five minutes from now (replay window). */
-const SLACK_TOLERANCE_SECONDS = 5 * 60;
+/**
+ * A signed timestamp (Slack's, Discord's) more than five minutes from now, either way, is refused:
+ * a captured request replays only within that window, which the event claims outlive.
+ */
+const SIGNED_TIMESTAMP_TOLERANCE_SECONDS = 5 * 60;
+
+const nowInSeconds = () => Math.floor(Date.now() / 1000);
+const fresh = (timestamp: string, nowSeconds: number) =>
+  /^\d{1,12}$/.test(timestamp) && Math.abs(nowSeconds - Number(timestamp)) <= SIGNED_TIMESTAMP_TOLERANCE_SECONDS;
 
 const bytes = (body: RawBody) => (typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body));
 
@@ -41,12 +48,11 @@ export function verifySlack(
   rawBody: RawBody,
   headers: InboundHeaders,
   signingSecret: string,
-  nowSeconds = Math.floor(Date.now() / 1000),
+  nowSeconds = nowInSeconds(),
 ): boolean {
   const timestamp = header(headers, 'x-slack-request-timestamp') ?? '';
   const signature = header(headers, 'x-slack-signature') ?? '';
-  if (!signingSecret || !/^\d{1,12}$/.test(timestamp)) return false;
-  if (Math.abs(nowSeconds - Number(timestamp)) > SLACK_TOLERANCE_SECONDS) return false;
+  if (!signingSecret || !fresh(timestamp, nowSeconds)) return false;
   if (!signature.startsWith('v0=') || !HEX_256.test(signature.slice(3))) return false;
   const expected = hmac(signingSecret, `v0:${timestamp}:`, bytes(rawBody));
   return sameBytes(Buffer.from(signature.slice(3), 'hex'), expected);
@@ -112,13 +118,19 @@ export function verifyEd25519(publicKeyHex: string, message: Buffer, signatureHe
 }
 
 /**
- * Discord interactions: `X-Signature-Ed25519: <hex signature>` over `X-Signature-Timestamp` + body,
- * with the application's public key. Discord documents no freshness window; replays are stopped by
- * the interaction id.
+ * Discord interactions: `X-Signature-Ed25519: <hex signature>` over `X-Signature-Timestamp` (unix
+ * seconds) + body, with the application's public key. Discord documents no freshness window, but the
+ * timestamp is signed and Discord never resends an interaction, so a signature more than five minutes
+ * from `nowSeconds` is a replay: without the window, one captured request would verify forever.
  */
-export function verifyDiscord(rawBody: RawBody, headers: InboundHeaders, publicKeyHex: string): boolean {
+export function verifyDiscord(
+  rawBody: RawBody,
+  headers: InboundHeaders,
+  publicKeyHex: string,
+  nowSeconds = nowInSeconds(),
+): boolean {
   const signature = header(headers, 'x-signature-ed25519') ?? '';
   const timestamp = header(headers, 'x-signature-timestamp') ?? '';
-  if (!timestamp) return false;
+  if (!fresh(timestamp, nowSeconds)) return false;
   return verifyEd25519(publicKeyHex, Buffer.concat([Buffer.from(timestamp, 'utf8'), bytes(rawBody)]), signature);
 }

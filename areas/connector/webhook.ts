@@ -1,9 +1,11 @@
 import { channelById, type ChannelRecord, requireAgents } from '#areas/agents/for-connector.ts';
 import { publishedAgent } from '#areas/conversations/for-connector.ts';
 import { resolveTenantSecret } from '#areas/vault/for-connector.ts';
+import { safeParse } from 'zod/mini';
 import { commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
+import { outsideIdKeyPart } from '#shared/data/keys.ts';
 import { ApiError, notFound } from '#shared/http/errors.ts';
-import { duplicateEvent, invalidSignature, invalidWebhookBody } from './errors.ts';
+import { duplicateEvent, invalidSignature, invalidVerifyToken, invalidWebhookBody, staleEvent } from './errors.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { enqueue } from '#shared/queue/messages.ts';
@@ -40,8 +42,17 @@ export interface WebhookRequest {
   headers: InboundHeaders;
 }
 
-/** Providers stop retrying within hours (Slack 3 tries over ~1 h, Meta up to 7 days): the claim outlives them. */
-const CLAIM_TTL_SECONDS = 8 * 86_400;
+/**
+ * How old an event may be and still be taken. Meta retries a notification for up to 7 days, the
+ * longest of the platforms (Slack ~1 h, Telegram keeps an update 24 h, Teams and Discord never
+ * retry); a day more for the platforms' clocks. An older event can only be a replay.
+ */
+const REPLAY_WINDOW_SECONDS = 8 * 86_400;
+/**
+ * The claim outlives the window (and a clock a day ahead of ours), so an event is refused as a
+ * duplicate for as long as it is not yet refused as stale: no moment when a replay runs again.
+ */
+const CLAIM_TTL_SECONDS = REPLAY_WINDOW_SECONDS + 86_400;
 /** A channel user's last-inbound time is kept as long as the window could matter, and then some. */
 const INBOUND_TTL_SECONDS = 30 * 86_400;
 
@@ -96,6 +107,7 @@ export async function receiveWebhook(type: ChannelType, channelId: string, req: 
   if (!secret || !VERIFY[type](body, req.headers, secret)) throw invalidSignature();
   const events = parseInbound(type, body);
   if (!events) throw invalidWebhookBody();
+  if (events.some(stale)) throw staleEvent();
   for (const e of events) {
     if (e.kind === 'challenge') return json({ challenge: e.challenge });
     if (e.kind === 'ping') return json(DISCORD_PONG);
@@ -105,12 +117,16 @@ export async function receiveWebhook(type: ChannelType, channelId: string, req: 
   if (type === 'discord' && outcomes.length) {
     // Discord needs an interaction answer within 3 s: "thinking…" while the turn runs (its answer is a
     // follow-up on the interaction), or, when no turn will run, a note only the person sees.
-    return json(outcomes[0] === 'no-turn' ? DISCORD_UNAVAILABLE : DISCORD_DEFERRED);
+    return json(outcomes[0] === 'no-turn' || outcomes[0] === 'not-a-turn' ? DISCORD_UNAVAILABLE : DISCORD_DEFERRED);
   }
   return json({ ok: true });
 }
 
 type Outcome = 'queued' | 'duplicate' | 'no-turn' | 'not-a-turn';
+
+/** A message the platform dates before the replay window (Slack and Discord are held to their signed timestamp instead). */
+const stale = (e: InboundEvent) =>
+  e.kind === 'message' && e.sentAt !== undefined && Date.now() / 1000 - e.sentAt > REPLAY_WINDOW_SECONDS;
 
 /** An immediate, ephemeral (flags 64) channel message: the interaction is answered, no turn runs. */
 const DISCORD_UNAVAILABLE = {
@@ -128,6 +144,22 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
   if (!e.eventId || !e.sender || !e.replyTo) return 'not-a-turn';
   const now = new Date();
   const nowSeconds = Math.floor(now.getTime() / 1000);
+  const turn = {
+    tenantId,
+    channelId: c.id,
+    // The claim's form of the id: the turn's own keys (its queue claim, the message's idempotency key) stay bounded.
+    eventId: outsideIdKeyPart(e.eventId),
+    sender: e.sender,
+    ...(e.senderName ? { senderName: e.senderName.slice(0, 200) } : {}),
+    text: e.text.slice(0, 40_000),
+    replyTo: e.replyTo,
+    receivedAt: now.toISOString(),
+  };
+  if (!safeParse(CHANNEL_TURN.schema(), turn).success) {
+    // A sender or reply address longer than any platform's ids: the turn worker could not take it.
+    logger.info('channel message not answered', { channelId: c.id, reason: "ids beyond the platforms' lengths" });
+    return 'not-a-turn';
+  }
   const claim = inboundClaimKey(tenantId, c.id, e.eventId);
   const duplicate = duplicateEvent();
   try {
@@ -152,20 +184,7 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
     return 'no-turn';
   }
   try {
-    await enqueue(
-      CHANNEL_TURN,
-      {
-        tenantId,
-        channelId: c.id,
-        eventId: e.eventId,
-        sender: e.sender,
-        ...(e.senderName ? { senderName: e.senderName.slice(0, 200) } : {}),
-        text: e.text.slice(0, 40_000),
-        replyTo: e.replyTo,
-        receivedAt: now.toISOString(),
-      },
-      { id: `turn:${c.id}:${e.eventId}` },
-    );
+    await enqueue(CHANNEL_TURN, turn, { id: `turn:${c.id}:${turn.eventId}` });
   } catch (err) {
     // Not queued: the claim goes, so the provider's retry of this event is taken.
     await commitChange([deleteItem(claim)], null).catch(() => undefined);
@@ -191,6 +210,6 @@ export async function whatsAppHandshake(channelId: string, query: Record<string,
   const { tenantId, connection } = await connectionOf('whatsapp', channelId);
   const token = await secretOf(tenantId, connection, 'verify-token');
   const answer = whatsAppSubscription(query, token ?? '');
-  if (!answer.ok) throw invalidSignature();
+  if (!answer.ok) throw invalidVerifyToken();
   return reply.raw('text/plain; charset=utf-8', answer.challenge, { headers: { 'cache-control': 'no-store' } });
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The key primitives and the shapes several areas share; each area builds its own shapes on these
  * in its `records.ts` (a unit test refuses key literals anywhere else). Tenant-owned partitions
@@ -24,6 +26,18 @@ export const keyId = (key: Key) => `${key.pk}|${key.sk}`;
 export const PLATFORM = 'PLATFORM';
 export const COUNTER_SK = '#COUNT';
 const ITEM_SK = 'ITEM';
+
+/** What an outside id may hold and still go into a key as it is: the characters platforms' ids use. */
+const PLAIN_ID = /^[A-Za-z0-9._:@+=/-]{1,200}$/;
+
+/**
+ * An id from outside (a chat platform's event or user id) as a key part: itself when short and
+ * plain, so keys stay readable, else `sha256~` and its SHA-256 in hex. A sort key holds at most
+ * 1,024 bytes and a partition key 2,048: a raw id of a thousand characters (or of emoji, four bytes
+ * each) failed the write. `~` is outside the plain set, so no raw id can equal another's digest.
+ */
+export const outsideIdKeyPart = (id: string): string =>
+  PLAIN_ID.test(id) ? id : `sha256~${createHash('sha256').update(id, 'utf8').digest('hex')}`;
 
 /** Tenant-scoped collections; the partition of each is `{tenantId}#{COLLECTION}`. */
 export type TenantCollection =

@@ -130,8 +130,14 @@ describe('Teams', () => {
           threadId: '1485983408511',
           serviceUrl: 'https://smba.trafficmanager.net/amer/',
         },
+        sentAt: 1485983407,
       },
     ]);
+  });
+
+  it('dates a message by its timestamp only when it is a time', () => {
+    for (const timestamp of [undefined, 'yesterday', 1485983408, 'x'.repeat(41)])
+      expect(parseInbound('teams', j({ ...activity, timestamp }))![0]).not.toHaveProperty('sentAt');
   });
 
   it('ignores other activity types and a message that is only the mention', () => {
@@ -198,6 +204,7 @@ describe('WhatsApp', () => {
         senderName: 'Sheena Nelson',
         text: 'Does it come in another color?',
         replyTo: { recipient: '16505551234' },
+        sentAt: 1749416383,
       },
       {
         kind: 'message',
@@ -206,6 +213,7 @@ describe('WhatsApp', () => {
         senderName: 'Sheena Nelson',
         text: 'Yes please',
         replyTo: { recipient: '16505551234' },
+        sentAt: 1749416384,
       },
       { kind: 'ignored', eventId: 'wamid.image', sender: null, text: '' },
     ]);
@@ -258,8 +266,13 @@ describe('Telegram', () => {
         senderName: 'Test Lastname',
         text: '/start hello there',
         replyTo: { recipient: '1111111' },
+        sentAt: 1441645532,
       },
     ]);
+    for (const date of ['1441645532x', -1, 1.5, null])
+      expect(parseInbound('telegram', j({ ...update, message: { ...update.message, date } }))![0]).not.toHaveProperty(
+        'sentAt',
+      );
   });
 
   it('answers a group message in the group, and ignores edits, bots and stickers', () => {

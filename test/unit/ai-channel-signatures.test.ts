@@ -144,21 +144,46 @@ describe('Discord Ed25519', () => {
     const other = discordKeys();
     const ping = JSON.stringify({ id: '1234567890', type: 1, application_id: '42', token: 'tok', version: 1 });
     const h = app.headers(ping, '1700000000');
-    expect(verifyDiscord(ping, h, app.publicKeyHex)).toBe(true);
-    expect(verifyDiscord(ping.replace('42', '43'), h, app.publicKeyHex)).toBe(false);
-    expect(verifyDiscord(ping, { ...h, 'x-signature-timestamp': '1700000001' }, app.publicKeyHex)).toBe(false);
-    expect(verifyDiscord(ping, h, other.publicKeyHex)).toBe(false);
-    expect(verifyDiscord(ping, { 'x-signature-ed25519': h['x-signature-ed25519'] }, app.publicKeyHex)).toBe(false);
-    expect(verifyDiscord(ping, { 'x-signature-timestamp': '1700000000' }, app.publicKeyHex)).toBe(false);
+    const at = 1_700_000_000;
+    expect(verifyDiscord(ping, h, app.publicKeyHex, at)).toBe(true);
+    expect(verifyDiscord(ping.replace('42', '43'), h, app.publicKeyHex, at)).toBe(false);
+    expect(verifyDiscord(ping, { ...h, 'x-signature-timestamp': '1700000001' }, app.publicKeyHex, at)).toBe(false);
+    expect(verifyDiscord(ping, h, other.publicKeyHex, at)).toBe(false);
+    expect(verifyDiscord(ping, { 'x-signature-ed25519': h['x-signature-ed25519'] }, app.publicKeyHex, at)).toBe(false);
+    expect(verifyDiscord(ping, { 'x-signature-timestamp': '1700000000' }, app.publicKeyHex, at)).toBe(false);
+  });
+
+  it('refuses a genuine signature whose timestamp is more than five minutes from now (a replay), either way', () => {
+    const app = discordKeys();
+    const ping = JSON.stringify({ id: '1234567890', type: 1, application_id: '42' });
+    const signedAt = 1_700_000_000;
+    const h = app.headers(ping, String(signedAt));
+    expect(verifyDiscord(ping, h, app.publicKeyHex, signedAt + 300)).toBe(true);
+    expect(verifyDiscord(ping, h, app.publicKeyHex, signedAt - 300)).toBe(true);
+    expect(verifyDiscord(ping, h, app.publicKeyHex, signedAt + 301)).toBe(false);
+    expect(verifyDiscord(ping, h, app.publicKeyHex, signedAt - 301)).toBe(false);
+    expect(verifyDiscord(ping, h, app.publicKeyHex, signedAt + 30 * 86_400)).toBe(false);
+    // Without a clock given, the real one: a signature from 2023 is long stale.
+    expect(verifyDiscord(ping, h, app.publicKeyHex)).toBe(false);
+    const now = app.headers(ping, String(Math.floor(Date.now() / 1000)));
+    expect(verifyDiscord(ping, now, app.publicKeyHex)).toBe(true);
+  });
+
+  it('refuses a timestamp that is not whole unix seconds, even when genuinely signed', () => {
+    const app = discordKeys();
+    const at = 1_700_000_000;
+    for (const ts of [`${at}.5`, ` ${at}`, `${at}\n`, '0x6553f100', '1e9'])
+      expect(verifyDiscord(body, app.headers(body, ts), app.publicKeyHex, at)).toBe(false);
   });
 
   it('answers false, never throws, for malformed keys and signatures', () => {
     const app = discordKeys();
-    const h = app.headers(body, '1700000000');
+    const at = 1_700_000_000;
+    const h = app.headers(body, String(at));
     for (const key of ['', 'zz', 'ab'.repeat(31), `${'00'.repeat(32)}`])
-      expect(() => verifyDiscord(body, h, key)).not.toThrow();
-    expect(verifyDiscord(body, h, 'ab'.repeat(31))).toBe(false);
+      expect(() => verifyDiscord(body, h, key, at)).not.toThrow();
+    expect(verifyDiscord(body, h, 'ab'.repeat(31), at)).toBe(false);
     for (const sig of ['', 'ab', 'g'.repeat(128), 'a'.repeat(126), 'a'.repeat(130)])
-      expect(verifyDiscord(body, { ...h, 'x-signature-ed25519': sig }, app.publicKeyHex)).toBe(false);
+      expect(verifyDiscord(body, { ...h, 'x-signature-ed25519': sig }, app.publicKeyHex, at)).toBe(false);
   });
 });

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { outsideIdKeyPart } from '#shared/data/keys.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -22,4 +23,20 @@ it("builds DynamoDB keys only in shared/data/keys.ts and the areas' records modu
     });
   }
   expect(offenders).toEqual([]);
+});
+
+it('puts an outside id into a key as it is when short and plain, else as its SHA-256 (bounded, stable, never a plain id)', () => {
+  for (const id of [
+    'Ev0PV52K25',
+    'wamid.HBgLMTY1MDM4Nzk0MzkVAgASGBQzQTRBNjU5OUFFRTAzODEwMTQ0RgA=',
+    '29:1XJK-NJ_w',
+    '-1001234',
+  ])
+    expect(outsideIdKeyPart(id)).toBe(id);
+  const digest = /^sha256~[0-9a-f]{64}$/;
+  for (const id of ['7'.repeat(201), '🙂'.repeat(1100), 'a b', 'x#EVENT#y', '', 'sha256~abc'])
+    expect(outsideIdKeyPart(id)).toEqual(expect.stringMatching(digest));
+  expect(outsideIdKeyPart('🙂'.repeat(1100))).toBe(outsideIdKeyPart('🙂'.repeat(1100)));
+  expect(outsideIdKeyPart('🙂'.repeat(1100))).not.toBe(outsideIdKeyPart('🙂'.repeat(1101)));
+  expect(outsideIdKeyPart('7'.repeat(200))).toBe('7'.repeat(200));
 });

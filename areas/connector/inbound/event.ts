@@ -18,6 +18,12 @@ export interface InboundEvent {
   /** Where the answer goes, as `sendToChannel`'s message takes it. */
   replyTo?: ReplyTarget;
   challenge?: string;
+  /**
+   * When the platform says the person wrote (unix seconds), where its payload carries it: WhatsApp
+   * message `timestamp`, Teams activity `timestamp`, Telegram message `date`. Those platforms sign
+   * no timestamp, so this is what tells a replay from a retry once the dedupe claim has expired.
+   */
+  sentAt?: number;
 }
 
 /** The recipient and reply context an answer to an inbound message needs. */
@@ -58,3 +64,15 @@ export const str = (v: unknown): string | undefined => (typeof v === 'string' &&
 export const id = (v: unknown): string | undefined =>
   typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : str(v);
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** Unix seconds as a number or a digit string (WhatsApp sends `"1700000000"`), or undefined. */
+export const unixSeconds = (v: unknown): number | undefined => {
+  const n = typeof v === 'string' && /^\d{1,12}$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+};
+
+/** An ISO 8601 time (Bot Framework's `timestamp`) as unix seconds, or undefined. */
+export const isoSeconds = (v: unknown): number | undefined => {
+  const ms = typeof v === 'string' && v.length <= 40 ? Date.parse(v) : Number.NaN;
+  return Number.isFinite(ms) ? Math.floor(ms / 1000) : undefined;
+};

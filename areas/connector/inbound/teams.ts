@@ -1,4 +1,4 @@
-import { ignored, jsonObject, obj, str, type InboundEvent } from './event.ts';
+import { ignored, isoSeconds, jsonObject, obj, str, type InboundEvent } from './event.ts';
 
 /**
  * A Bot Framework activity from a Teams outgoing webhook. Only `message` activities are turns; the
@@ -17,6 +17,7 @@ export function parseTeams(rawBody: string): InboundEvent | null {
   const text = plainText(typeof activity.text === 'string' ? activity.text : '');
   if (!sender || !recipient || !text) return ignored(eventId);
   const serviceUrl = str(activity.serviceUrl);
+  const sentAt = isoSeconds(activity.timestamp);
   return {
     kind: 'message',
     eventId,
@@ -24,6 +25,7 @@ export function parseTeams(rawBody: string): InboundEvent | null {
     ...(str(from.name) ? { senderName: str(from.name) } : {}),
     text,
     replyTo: { recipient, ...(eventId ? { threadId: eventId } : {}), ...(serviceUrl ? { serviceUrl } : {}) },
+    ...(sentAt !== undefined ? { sentAt } : {}),
   };
 }
 

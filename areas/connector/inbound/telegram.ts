@@ -1,9 +1,10 @@
-import { id, ignored, jsonObject, obj, str, type InboundEvent } from './event.ts';
+import { id, ignored, jsonObject, obj, str, unixSeconds, type InboundEvent } from './event.ts';
 
 /**
  * A Telegram Update: `message` with text is a turn (the chat is where the answer goes: a private
  * chat's id is the user's); edits, channel posts, callbacks and messages from bots are ignored.
- * `update_id` is the dedupe key: Telegram signs no timestamp, so a replayed update is caught only by it.
+ * `update_id` is the dedupe key; Telegram signs nothing, so a replay after the claim expired is told
+ * by the message's own `date`.
  */
 export function parseTelegram(rawBody: string): InboundEvent | null {
   const update = jsonObject(rawBody);
@@ -16,6 +17,7 @@ export function parseTelegram(rawBody: string): InboundEvent | null {
   const text = (str(message.text) ?? '').trim();
   if (!chatId || !sender || !text || from.is_bot === true) return ignored(eventId);
   const name = [str(from.first_name), str(from.last_name)].filter(Boolean).join(' ');
+  const sentAt = unixSeconds(message.date);
   return {
     kind: 'message',
     eventId,
@@ -23,5 +25,6 @@ export function parseTelegram(rawBody: string): InboundEvent | null {
     ...(name ? { senderName: name } : {}),
     text,
     replyTo: { recipient: chatId },
+    ...(sentAt !== undefined ? { sentAt } : {}),
   };
 }

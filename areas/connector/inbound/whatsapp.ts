@@ -1,5 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { arr, ignored, jsonObject, obj, str, type InboundEvent } from './event.ts';
+import { arr, ignored, jsonObject, obj, str, unixSeconds, type InboundEvent } from './event.ts';
 
 /**
  * A WhatsApp Cloud API notification: `entry[].changes[].value.messages[]` are people writing
@@ -35,6 +35,7 @@ function message(m: Record<string, unknown>, names: Map<string | undefined, stri
   ).trim();
   if (!from || !text) return ignored(eventId);
   const name = names.get(from);
+  const sentAt = unixSeconds(m.timestamp);
   return {
     kind: 'message',
     eventId,
@@ -42,6 +43,7 @@ function message(m: Record<string, unknown>, names: Map<string | undefined, stri
     ...(name ? { senderName: name } : {}),
     text,
     replyTo: { recipient: from },
+    ...(sentAt !== undefined ? { sentAt } : {}),
   };
 }
 

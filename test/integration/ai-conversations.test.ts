@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeIdleConversations } from '#areas/conversations/lifecycle.ts';
 import { AGENTS } from '#test/support/agents.ts';
 import { ORIGIN, WIDGET, publishedWidget, session, startSession, widgetIp } from '#test/support/conversations.ts';
@@ -116,6 +116,21 @@ describe('widget sessions', () => {
       (await invoke('GET', `${WIDGET}/messages`, { headers: { 'x-widget-session': tampered }, ip: widgetIp() })).status,
     ).toBe(401);
     expect((await invoke('GET', `${WIDGET}/messages`, { ip: widgetIp() })).status).toBe(401);
+  });
+
+  it('a session is refused (401) once its two hours are over, and still taken just before', async () => {
+    const s = await session(widget.widgetKey);
+    const expiresAt = Date.parse(s.start.expiresAt);
+    const clock = vi.spyOn(Date, 'now');
+    try {
+      clock.mockReturnValue(expiresAt - 1_000);
+      expect((await s.messages()).status).toBe(200);
+      clock.mockReturnValue(expiresAt + 1_000);
+      const late = await s.messages();
+      expect([late.status, late.json.error?.message]).toEqual([401, 'The widget session is invalid or has expired']);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('every widget route shares 60 requests a minute per IP', async () => {

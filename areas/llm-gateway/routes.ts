@@ -15,10 +15,10 @@ const KEY_REFUSALS = [keyRevoked, keyExpired, budgetExceeded];
 
 /**
  * AI LLM gateway (spec 03, "AI LLM gateway"). The `/v1` routes are OpenAI's wire format (bodies and
- * errors) for any OpenAI client: a gateway key or a user's token, streamed through the streaming
+ * errors) for any OpenAI client: a gateway key or a user's token holding `ai:use`, streamed through the streaming
  * front door. The management routes are the platform's usual envelope.
  */
-const v1Auth = { kind: 'gatewayKey' } as const;
+const v1Auth = { kind: 'gatewayKey', permission: 'ai:use' } as const;
 const read = { kind: 'bearer', permission: 'ai:read' } as const;
 const manage = { kind: 'bearer', roles: ['TenantOwner'], permission: 'ai:manage' } as const;
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));

@@ -62,8 +62,8 @@ async function modelFor(name: string | null, kind: ModelKind, key: GatewayKeyRec
   const model = name
     ? await resolveModel(name)
     : (await listModels({ kind, activeOnly: true })).find((m) => keyAllows(key, m));
-  if (!model?.isActive || model.kind !== kind || !keyAllows(key, model))
-    throw modelNotFound(name ?? `(default ${kind} model)`);
+  if (!model?.isActive || !keyAllows(key, model)) throw modelNotFound(name ?? `(default ${kind} model)`);
+  if (model.kind !== kind) throw modelNotFound(model.name, model.kind);
   return model;
 }
 

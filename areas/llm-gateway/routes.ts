@@ -71,6 +71,12 @@ const toolChoice = () =>
     z.enum(['none', 'auto', 'required']),
     z.object({ type: z.literal('function'), function: z.object({ name: text(64) }) }),
   ]);
+/**
+ * OpenAI parameters the gateway cannot honour are refused by name rather than ignored: a client that
+ * asked for three choices or 512 dimensions and got one choice or 256 would read a wrong answer.
+ */
+const onlyOne = () => z.optional(z.nullable(z.literal(1, { error: 'Only n = 1 is supported (one choice per call)' })));
+const unsupported = (why: string) => z.optional(z.null({ error: `Not supported: ${why}` }));
 const maxTokens = () => z.int().check(z.minimum(1), z.maximum(L.maxTokens));
 
 const chatBody = once(() =>
@@ -85,6 +91,7 @@ const chatBody = once(() =>
     stream: z.optional(z.nullable(z.boolean())),
     stream_options: z.optional(z.nullable(z.object({ include_usage: z.optional(z.boolean()) }))),
     user: z.optional(z.string().check(z.maxLength(256))),
+    n: onlyOne(),
   }),
 );
 const embeddingsBody = once(() =>
@@ -95,6 +102,7 @@ const embeddingsBody = once(() =>
       z.array(z.string().check(z.maxLength(L.embeddingChars))).check(z.minLength(1), z.maxLength(L.embeddingInputs)),
     ]),
     encoding_format: z.optional(z.enum(['float', 'base64'])),
+    dimensions: unsupported('each model answers vectors of its own size'),
     user: z.optional(z.string().check(z.maxLength(256))),
   }),
 );
@@ -232,7 +240,10 @@ export const llmGatewayRoutes = defineRoutes([
         maxBudgetUsd: z.optional(z.nullable(z.number().check(z.minimum(0), z.maximum(L.budgetUsd)))),
         rpmLimit: limitInt(L.rpm),
         tpmLimit: limitInt(L.tpm),
-        expiresAt: z.optional(z.nullable(isoDateTime())),
+        // A key born expired would only ever answer 401: refused here, where the mistake is made.
+        expiresAt: z.optional(
+          z.nullable(isoDateTime().check(z.refine((v) => Date.parse(v) > Date.now(), 'Expected a time in the future'))),
+        ),
         tenantId: z.optional(uuid()),
       }),
       response: z.extend(gatewayKey(), { key: z.string() }),

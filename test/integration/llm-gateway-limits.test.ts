@@ -103,7 +103,9 @@ describe('order of refusals', () => {
     const { key } = await tenantWithKey(1_000_000, { expiresAt: new Date(Date.now() + 60_000).toISOString() });
     expect((await call(key.key, { model: 'local-embed' })).json.error.code).toBe('model_not_found');
     expect((await call(key.key, { model: 'no-such-model' })).status).toBe(404);
-    const { key: old } = await tenantWithKey(1_000_000, { expiresAt: '2020-01-01T00:00:00.000Z' });
+    // A key cannot be created expired: one that expires a moment after it is made.
+    const { key: old } = await tenantWithKey(1_000_000, { expiresAt: new Date(Date.now() + 1500).toISOString() });
+    await new Promise((r) => setTimeout(r, 1600));
     const expired = await call(old.key);
     expect(expired.status).toBe(401);
     expect(expired.json.error.message).toMatch(/expired/);

@@ -7,6 +7,7 @@ import {
   CHAT_MAX_BODY_BYTES,
 } from '#areas/llm-gateway/limits.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
+import { V1_PATH } from '#areas/llm-gateway/wire-path.ts';
 import { isoDateTime, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
 import { budgetExceeded, keyExpired, keyRevoked, MODEL_CALL_REFUSALS } from '#areas/llm-gateway/errors.ts';
 
@@ -179,7 +180,7 @@ export const llmGatewayRoutes = defineRoutes([
     ...v1,
     id: 'llmGateway.chatCompletions',
     method: 'POST',
-    path: `${G}/v1/chat/completions`,
+    path: `${V1_PATH}/chat/completions`,
     summary:
       'OpenAI chat completion (plain, or streamed as chat.completion.chunk events ending `data: [DONE]`); refusals 401 invalid_api_key, 404 model_not_found, 429 rate_limit_exceeded, budget_exceeded or insufficient_quota',
     status: 200,
@@ -193,7 +194,7 @@ export const llmGatewayRoutes = defineRoutes([
     ...v1,
     id: 'llmGateway.embeddings',
     method: 'POST',
-    path: `${G}/v1/embeddings`,
+    path: `${V1_PATH}/embeddings`,
     summary: 'OpenAI embedding list for a string or strings, with usage',
     status: 200,
     transport: 'stream',
@@ -206,7 +207,7 @@ export const llmGatewayRoutes = defineRoutes([
     ...v1,
     id: 'llmGateway.models',
     method: 'GET',
-    path: `${G}/v1/models`,
+    path: `${V1_PATH}/models`,
     summary: 'OpenAI model list: the active catalog models this caller (its key) may use',
     status: 200,
     transport: 'stream',

@@ -186,6 +186,7 @@ export const llmGatewayRoutes = defineRoutes([
     status: 200,
     transport: 'stream',
     rawResponse: { contentType: 'application/json' },
+    streamedResponse: { contentType: 'text/event-stream', when: 'the body says `"stream": true`' },
     maxBodyBytes: CHAT_MAX_BODY_BYTES,
     errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS],
     schemas: () => ({ query: z.object(tenantQuery()), body: chatBody() }),
@@ -286,8 +287,10 @@ export const llmGatewayRoutes = defineRoutes([
     path: `${G}/models/{modelId}`,
     auth: { kind: 'bearer', roles: ['SystemAdmin'] },
     scope: scope.platform,
-    summary: 'Create or replace a model catalog entry (name unique; fallbacks: other models of the same kind)',
+    summary:
+      'Create (201) or replace (200) a model catalog entry (name unique; fallbacks: other models of the same kind)',
     status: 200,
+    alsoStatus: [201],
     schemas: () => ({
       params: z.object({ modelId: uuid() }),
       body: z.object({

@@ -201,6 +201,8 @@ function operationFor(route: RouteDef, converter: SchemaConverter, shadowsLitera
   if (hasBody(route)) operation.requestBody = requestBody(route, bodyIn, converter, jsonBodyIn);
 
   operation.responses[String(route.status)] = successResponse(route, converter);
+  for (const status of route.alsoStatus ?? [])
+    operation.responses[String(status)] = successResponse({ ...route, status }, converter);
   const errors = routeErrors(route);
   if (shadowsLiteral) errors.set(405, [methodNotAllowed]);
   for (const [status, carried] of [...errors].sort(([a], [b]) => a - b))
@@ -311,7 +313,18 @@ function requestBody(
   return { required: true, content: jsonContent(bodyIn ?? {}, converter) };
 }
 
+/** The success answer, and beside it the streamed form where the route has one. */
 function successResponse(route: RouteDef, converter: SchemaConverter): ResponseObject {
+  const whole = wholeResponse(route, converter);
+  const streamed = route.streamedResponse;
+  if (!streamed) return whole;
+  return {
+    description: `${whole.description}; ${streamed.contentType} when ${streamed.when}`,
+    content: { ...whole.content, [streamed.contentType]: { schema: { type: 'string' } } },
+  };
+}
+
+function wholeResponse(route: RouteDef, converter: SchemaConverter): ResponseObject {
   const description =
     route.status === 201 ? 'Created' : route.status === 202 ? 'Accepted' : route.status === 204 ? 'No content' : 'OK';
   if (route.rawResponse) {

@@ -62,8 +62,8 @@ async function modelFor(name: string | null, kind: ModelKind, key: GatewayKeyRec
   const model = name
     ? await resolveModel(name)
     : (await listModels({ kind, activeOnly: true })).find((m) => keyAllows(key, m));
-  if (!model?.isActive || model.kind !== kind || !keyAllows(key, model))
-    throw modelNotFound(name ?? `(default ${kind} model)`);
+  if (!model?.isActive || !keyAllows(key, model)) throw modelNotFound(name ?? `(default ${kind} model)`);
+  if (model.kind !== kind) throw modelNotFound(model.name, model.kind);
   return model;
 }
 
@@ -150,7 +150,9 @@ async function reserve(input: AdmitInput, { key, tenant }: Standing, now: number
   if (tenant.refusal) throw tenantRefused(tenant.refusal);
 
   const worstTokens = input.promptTokens + input.maxOutput;
-  const chain = await fallbackChain(model);
+  // A key's model list bounds its fallbacks too: an answer from a model the key may not use would
+  // spend where its owner said no.
+  const chain = (await fallbackChain(model)).filter((m) => keyAllows(key, m));
   const worstNano = Math.max(...chain.map((m) => costNano(m, input.promptTokens, input.maxOutput)));
   const keyHold: Hold | null = key
     ? {

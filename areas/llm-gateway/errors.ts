@@ -1,10 +1,19 @@
 import { defineError } from '#shared/http/errors.ts';
 
+/** What each kind of model answers, for the refusal of a model asked for the other kind's call. */
+const KIND_CALL = { chat: 'chat completions', embedding: 'embeddings' } as const;
+const KIND_NAME = { chat: 'a chat', embedding: 'an embedding' } as const;
+
 // The refusals of a model call, in the spec's order (an unknown key is the runtime's INVALID_API_KEY).
+// A model the caller may use but of the other kind is named as such (OpenAI also answers it 404):
+// "does not exist" would send its user looking for a typo.
 export const modelNotFound = defineError(
   404,
   'MODEL_NOT_FOUND',
-  (name: string) => `The model '${name}' does not exist or you do not have access to it`,
+  (name: string, kind?: keyof typeof KIND_CALL) =>
+    kind
+      ? `The model '${name}' is ${KIND_NAME[kind]} model: it answers ${KIND_CALL[kind]} only`
+      : `The model '${name}' does not exist or you do not have access to it`,
   { example: ['local-chat'] },
 );
 export const keyRevoked = defineError(401, 'KEY_REVOKED', 'This API key has been revoked');

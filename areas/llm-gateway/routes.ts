@@ -7,6 +7,7 @@ import {
   CHAT_MAX_BODY_BYTES,
 } from '#areas/llm-gateway/limits.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
+import { V1_PATH } from '#areas/llm-gateway/wire-path.ts';
 import { isoDateTime, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
 import { budgetExceeded, keyExpired, keyRevoked, MODEL_CALL_REFUSALS } from '#areas/llm-gateway/errors.ts';
 
@@ -15,10 +16,10 @@ const KEY_REFUSALS = [keyRevoked, keyExpired, budgetExceeded];
 
 /**
  * AI LLM gateway (spec 03, "AI LLM gateway"). The `/v1` routes are OpenAI's wire format (bodies and
- * errors) for any OpenAI client: a gateway key or a user's token, streamed through the streaming
+ * errors) for any OpenAI client: a gateway key or a user's token holding `ai:use`, streamed through the streaming
  * front door. The management routes are the platform's usual envelope.
  */
-const v1Auth = { kind: 'gatewayKey' } as const;
+const v1Auth = { kind: 'gatewayKey', permission: 'ai:use' } as const;
 const read = { kind: 'bearer', permission: 'ai:read' } as const;
 const manage = { kind: 'bearer', roles: ['TenantOwner'], permission: 'ai:manage' } as const;
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
@@ -71,6 +72,12 @@ const toolChoice = () =>
     z.enum(['none', 'auto', 'required']),
     z.object({ type: z.literal('function'), function: z.object({ name: text(64) }) }),
   ]);
+/**
+ * OpenAI parameters the gateway cannot honour are refused by name rather than ignored: a client that
+ * asked for three choices or 512 dimensions and got one choice or 256 would read a wrong answer.
+ */
+const onlyOne = () => z.optional(z.nullable(z.literal(1, { error: 'Only n = 1 is supported (one choice per call)' })));
+const unsupported = (why: string) => z.optional(z.null({ error: `Not supported: ${why}` }));
 const maxTokens = () => z.int().check(z.minimum(1), z.maximum(L.maxTokens));
 
 const chatBody = once(() =>
@@ -85,6 +92,7 @@ const chatBody = once(() =>
     stream: z.optional(z.nullable(z.boolean())),
     stream_options: z.optional(z.nullable(z.object({ include_usage: z.optional(z.boolean()) }))),
     user: z.optional(z.string().check(z.maxLength(256))),
+    n: onlyOne(),
   }),
 );
 const embeddingsBody = once(() =>
@@ -95,6 +103,7 @@ const embeddingsBody = once(() =>
       z.array(z.string().check(z.maxLength(L.embeddingChars))).check(z.minLength(1), z.maxLength(L.embeddingInputs)),
     ]),
     encoding_format: z.optional(z.enum(['float', 'base64'])),
+    dimensions: unsupported('each model answers vectors of its own size'),
     user: z.optional(z.string().check(z.maxLength(256))),
   }),
 );
@@ -171,12 +180,13 @@ export const llmGatewayRoutes = defineRoutes([
     ...v1,
     id: 'llmGateway.chatCompletions',
     method: 'POST',
-    path: `${G}/v1/chat/completions`,
+    path: `${V1_PATH}/chat/completions`,
     summary:
       'OpenAI chat completion (plain, or streamed as chat.completion.chunk events ending `data: [DONE]`); refusals 401 invalid_api_key, 404 model_not_found, 429 rate_limit_exceeded, budget_exceeded or insufficient_quota',
     status: 200,
     transport: 'stream',
     rawResponse: { contentType: 'application/json' },
+    streamedResponse: { contentType: 'text/event-stream', when: 'the body says `"stream": true`' },
     maxBodyBytes: CHAT_MAX_BODY_BYTES,
     errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS],
     schemas: () => ({ query: z.object(tenantQuery()), body: chatBody() }),
@@ -185,7 +195,7 @@ export const llmGatewayRoutes = defineRoutes([
     ...v1,
     id: 'llmGateway.embeddings',
     method: 'POST',
-    path: `${G}/v1/embeddings`,
+    path: `${V1_PATH}/embeddings`,
     summary: 'OpenAI embedding list for a string or strings, with usage',
     status: 200,
     transport: 'stream',
@@ -198,7 +208,7 @@ export const llmGatewayRoutes = defineRoutes([
     ...v1,
     id: 'llmGateway.models',
     method: 'GET',
-    path: `${G}/v1/models`,
+    path: `${V1_PATH}/models`,
     summary: 'OpenAI model list: the active catalog models this caller (its key) may use',
     status: 200,
     transport: 'stream',
@@ -232,7 +242,10 @@ export const llmGatewayRoutes = defineRoutes([
         maxBudgetUsd: z.optional(z.nullable(z.number().check(z.minimum(0), z.maximum(L.budgetUsd)))),
         rpmLimit: limitInt(L.rpm),
         tpmLimit: limitInt(L.tpm),
-        expiresAt: z.optional(z.nullable(isoDateTime())),
+        // A key born expired would only ever answer 401: refused here, where the mistake is made.
+        expiresAt: z.optional(
+          z.nullable(isoDateTime().check(z.refine((v) => Date.parse(v) > Date.now(), 'Expected a time in the future'))),
+        ),
         tenantId: z.optional(uuid()),
       }),
       response: z.extend(gatewayKey(), { key: z.string() }),
@@ -274,8 +287,10 @@ export const llmGatewayRoutes = defineRoutes([
     path: `${G}/models/{modelId}`,
     auth: { kind: 'bearer', roles: ['SystemAdmin'] },
     scope: scope.platform,
-    summary: 'Create or replace a model catalog entry (name unique; fallbacks: other models of the same kind)',
+    summary:
+      'Create (201) or replace (200) a model catalog entry (name unique; fallbacks: other models of the same kind)',
     status: 200,
+    alsoStatus: [201],
     schemas: () => ({
       params: z.object({ modelId: uuid() }),
       body: z.object({

@@ -3,7 +3,10 @@ import { openAiError } from '#shared/http/openai-error.ts';
 import { toApiError } from '#shared/runtime/middlewares/error-envelope.ts';
 import { afterAnswer } from '#shared/runtime/after-answer.ts';
 import { sseEvent } from '#shared/runtime/stream.ts';
+import { keyAllows } from './admission.ts';
+import { listModels } from './catalog.ts';
 import { chat, chatStream, type ChatChunk, type ChatResult } from './chat.ts';
+import { currentKey } from './gateway-keys.ts';
 import { embed } from './embed.ts';
 import type { ChatMessage, ToolCall, ToolChoice, ToolDef } from './providers/port.ts';
 import type { Caller } from './records.ts';
@@ -54,7 +57,9 @@ function toMessages(body: WireChatBody): ChatMessage[] {
   });
 }
 
-const json = (value: unknown): RawReply => reply.raw('application/json', JSON.stringify(value));
+/** Every `/v1` answer names its request (`x-request-id`), as OpenAI's do: what a caller quotes to support. */
+const json = (requestId: string, value: unknown): RawReply =>
+  reply.raw('application/json', JSON.stringify(value), { headers: { 'x-request-id': requestId } });
 const seconds = () => Math.floor(Date.now() / 1000);
 
 const completionId = (requestId: string) => `chatcmpl-${requestId}`;
@@ -175,7 +180,7 @@ async function* events(
 /** POST /v1/chat/completions: refusals are thrown before anything is sent (so they keep their status). */
 export async function chatCompletions(ctx: ChatContext, body: WireChatBody): Promise<RawReply | StreamReply> {
   const call = callOf(ctx, body);
-  if (!body.stream) return json(toCompletion(ctx.requestId, await chat(call)));
+  if (!body.stream) return json(ctx.requestId, toCompletion(ctx.requestId, await chat(call)));
   const stream = chatStream(call);
   const first = await stream.next();
   if (first.done) throw new Error('chat stream ended before it started');
@@ -194,10 +199,25 @@ export async function embeddings(
   const input = typeof body.input === 'string' ? [body.input] : body.input;
   const out = await embed({ ...ctx, model: body.model, input, later: afterAnswer });
   const encode = body.encoding_format === 'base64' ? asBase64 : (v: number[]) => v;
-  return json({
+  return json(ctx.requestId, {
     object: 'list',
     data: out.vectors.map((v, index) => ({ object: 'embedding', index, embedding: encode(v) })),
     model: out.model,
     usage: { prompt_tokens: out.usage.promptTokens, total_tokens: out.usage.totalTokens },
+  });
+}
+
+/** GET /v1/models: the active catalog models the caller's key (as it is now) may use; a user may use all. */
+export async function modelList(ctx: { tenantId: string; keyId: string | null; requestId: string }) {
+  const key = ctx.keyId ? ((await currentKey(ctx.tenantId, ctx.keyId)) ?? null) : null;
+  const models = (await listModels({ activeOnly: true })).filter((m) => keyAllows(key, m));
+  return json(ctx.requestId, {
+    object: 'list',
+    data: models.map((m) => ({
+      id: m.name,
+      object: 'model',
+      created: Math.floor(Date.parse(m.createdAt) / 1000) || 0,
+      owned_by: m.provider,
+    })),
   });
 }

@@ -1,10 +1,9 @@
-import { keyAllows } from '#areas/llm-gateway/admission.ts';
 import { gatewayKeyCredential } from '#areas/llm-gateway/key-auth.ts';
-import { listModels, putModel } from '#areas/llm-gateway/catalog.ts';
-import { createKey, currentKey, listKeys, revokeKey } from '#areas/llm-gateway/gateway-keys.ts';
+import { putModel } from '#areas/llm-gateway/catalog.ts';
+import { createKey, listKeys, revokeKey } from '#areas/llm-gateway/gateway-keys.ts';
 import { toModelAnswer, type Caller } from '#areas/llm-gateway/records.ts';
 import { usage } from '#areas/llm-gateway/usage.ts';
-import { chatCompletions, embeddings, type WireChatBody } from '#areas/llm-gateway/wire.ts';
+import { chatCompletions, embeddings, modelList, type WireChatBody } from '#areas/llm-gateway/wire.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { reply } from '#shared/http/responses.ts';
 import { llmGatewayRoutes } from '#areas/llm-gateway/routes.ts';
@@ -24,22 +23,8 @@ export const handler = apiHandler(
       chatCompletions({ tenantId, caller: callerOf(gatewayKey, principal), requestId }, body as WireChatBody),
     'llmGateway.embeddings': ({ tenantId, gatewayKey, principal, requestId, body }) =>
       embeddings({ tenantId, caller: callerOf(gatewayKey, principal), requestId }, body),
-    'llmGateway.models': async ({ tenantId, gatewayKey }) => {
-      const key = gatewayKey ? ((await currentKey(tenantId, gatewayKey.keyId)) ?? null) : null;
-      const models = (await listModels({ activeOnly: true })).filter((m) => keyAllows(key, m));
-      return reply.raw(
-        'application/json',
-        JSON.stringify({
-          object: 'list',
-          data: models.map((m) => ({
-            id: m.name,
-            object: 'model',
-            created: Math.floor(Date.parse(m.createdAt) / 1000) || 0,
-            owned_by: m.provider,
-          })),
-        }),
-      );
-    },
+    'llmGateway.models': ({ tenantId, gatewayKey, requestId }) =>
+      modelList({ tenantId, keyId: gatewayKey?.keyId ?? null, requestId }),
     'llmGateway.keys.list': ({ tenantId, query }) => listKeys(tenantId, query),
     'llmGateway.keys.create': ({ tenantId, body, principal }) => createKey(tenantId, body, principal),
     'llmGateway.keys.revoke': ({ tenantId, params, principal }) => revokeKey(tenantId, params.keyId, principal),

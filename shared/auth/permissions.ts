@@ -27,6 +27,9 @@ export const PERMISSIONS = [
   // the conversation inbox. TenantMember reads; writes need TenantOwner or a role holding them.
   'ai:read',
   'ai:manage',
+  // Calling models with one's own sign-in (the gateway's `/v1`): it spends the tenant's allowance,
+  // so it is granted, not read-level.
+  'ai:use',
   'knowledge:read',
   'knowledge:write',
   'conversations:read',

@@ -42,10 +42,23 @@ export function openAiError(err: ApiError): { message: string; type: string; cod
   return { message, type, code, param: first?.path?.replace(/^body\./, '') ?? null };
 }
 
-export function openAiErrorToHttp(err: ApiError): APIGatewayProxyStructuredResultV2 {
+/**
+ * OpenAI's SDKs retry 408, 409, 429 and 5xx unless the answer says `x-should-retry: false`: a spent
+ * budget or allowance retried twice with backoff only makes a call take seconds to fail, and eats
+ * into the key's rpm. Only a rate limit, a conflict and a server-side failure may pass on retry.
+ */
+const retryable = (err: ApiError) => err.status >= 500 || err.status === 409 || err.code === 'RATE_LIMITED';
+
+/** The answer's headers: `x-request-id` on every `/v1` answer, as OpenAI sends, so a caller can quote it. */
+export function openAiErrorToHttp(err: ApiError, requestId?: string): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: err.status,
-    headers: { ...JSON_HEADERS, ...err.headers },
+    headers: {
+      ...JSON_HEADERS,
+      ...err.headers,
+      ...(retryable(err) ? {} : { 'x-should-retry': 'false' }),
+      ...(requestId ? { 'x-request-id': requestId } : {}),
+    },
     body: JSON.stringify({ error: openAiError(err) }),
   };
 }

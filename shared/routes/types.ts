@@ -94,12 +94,16 @@ export interface RouteDef {
   summary: string;
   /** Success status; 204 and 202 without a body unless `response` is set. */
   status: 200 | 201 | 202 | 204;
+  /** Other success statuses the handler answers with the same body (a PUT: 201 when it creates). */
+  alsoStatus?: readonly (200 | 201)[];
   params?: AnySchema;
   query?: AnySchema;
   body?: AnySchema;
   /** Schema of `result` in the success envelope (or the raw body's content type). */
   response?: AnySchema;
   rawResponse?: { contentType: string };
+  /** The success sent as a stream instead, when the request asks for one (`when` says how). */
+  streamedResponse?: { contentType: 'text/event-stream'; when: string };
   /** Body content type when not JSON (multipart upload, provider webhooks). */
   bodyType?: 'json' | 'multipart' | 'raw';
   /**

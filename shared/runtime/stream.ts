@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { methodNotAllowed, routeNotFound } from '#shared/http/errors.ts';
+import { openAiErrorToHttp } from '#shared/http/openai-error.ts';
 import { errorToHttp } from '#shared/http/responses.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
@@ -76,7 +77,10 @@ async function writeResult(sink: ResponseSink, result: HttpResult): Promise<void
  * past the answer (after-answer.ts) runs once the last byte is out.
  */
 export function streamFrontDoor(api: ApiLambda, routes: readonly RouteDef[]): StreamingRun {
-  const match = createRouteMatcher(routes.filter((r) => r.transport === 'stream'));
+  const streamed = routes.filter((r) => r.transport === 'stream');
+  const match = createRouteMatcher(streamed);
+  // A front door whose every route speaks OpenAI's format (the gateway's /v1) answers unknown paths so too.
+  const openAi = streamed.length > 0 && streamed.every((r) => r.errorFormat === 'openai');
   const run: StreamingRun = async (event, sink, context) => {
     const method = event.requestContext?.http?.method ?? 'GET';
     const found = match(method, event.rawPath);
@@ -85,7 +89,8 @@ export function streamFrontDoor(api: ApiLambda, routes: readonly RouteDef[]): St
       const routed = { ...event, routeKey: `${found.route.method} ${found.route.path}`, pathParameters: found.params };
       result = await api.core(routed, context);
     } else {
-      result = errorToHttp(found.kind === 'method-not-allowed' ? methodNotAllowed(found.allowed) : routeNotFound());
+      const error = found.kind === 'method-not-allowed' ? methodNotAllowed(found.allowed) : routeNotFound();
+      result = openAi ? openAiErrorToHttp(error, event.requestContext?.requestId) : errorToHttp(error);
     }
     try {
       await writeResult(sink, result);

@@ -103,7 +103,9 @@ describe('order of refusals', () => {
     const { key } = await tenantWithKey(1_000_000, { expiresAt: new Date(Date.now() + 60_000).toISOString() });
     expect((await call(key.key, { model: 'local-embed' })).json.error.code).toBe('model_not_found');
     expect((await call(key.key, { model: 'no-such-model' })).status).toBe(404);
-    const { key: old } = await tenantWithKey(1_000_000, { expiresAt: '2020-01-01T00:00:00.000Z' });
+    // A key cannot be created expired: one that expires a moment after it is made.
+    const { key: old } = await tenantWithKey(1_000_000, { expiresAt: new Date(Date.now() + 1500).toISOString() });
+    await new Promise((r) => setTimeout(r, 1600));
     const expired = await call(old.key);
     expect(expired.status).toBe(401);
     expect(expired.json.error.message).toMatch(/expired/);
@@ -200,32 +202,76 @@ describe('fallbacks', () => {
   });
 
   it('a model without a working fallback fails, releases its reservation and is recorded as an error', async () => {
-    const admin = await tokenFor({ role: 'SystemAdmin' });
-    const id = crypto.randomUUID();
-    const put = await invoke('PUT', `/api/llm-gateway/models/${id}`, {
-      token: admin,
-      ip: ip(),
-      body: {
-        name: `lonely-flaky-${id.slice(0, 6)}`,
-        provider: 'local',
-        providerModel: 'flaky',
-        kind: 'chat',
-        inputPricePerMillion: 1,
-        outputPricePerMillion: 1,
-        contextWindow: 1000,
-      },
-    });
-    expect(put.status, put.text).toBe(201);
+    const name = await lonelyFlaky();
     const { owner, key } = await tenantWithKey(1_000_000);
-    const res = await call(key.key, { model: put.json.result.name });
+    const res = await call(key.key, { model: name });
     expect(res.status).toBe(503);
     expect(res.json.error.code).toBe('upstream_error');
+    await expectOneFailedCall(owner);
+  });
+
+  it('so does a stream whose whole chain fails before its first byte: 503, nothing held, one error record', async () => {
+    const name = await lonelyFlaky();
+    const { owner, key } = await tenantWithKey(1_000_000);
+    const res = await call(key.key, { model: name, stream: true, stream_options: { include_usage: true } });
+    expect(res.status, res.text).toBe(503);
+    expect(res.json.error.code).toBe('upstream_error');
+    await expectOneFailedCall(owner);
+  });
+});
+
+/** A chat model that always fails and has no fallback. */
+async function lonelyFlaky() {
+  const admin = await tokenFor({ role: 'SystemAdmin' });
+  const id = crypto.randomUUID();
+  const put = await invoke('PUT', `/api/llm-gateway/models/${id}`, {
+    token: admin,
+    ip: ip(),
+    body: {
+      name: `lonely-flaky-${id.slice(0, 6)}`,
+      provider: 'local',
+      providerModel: 'flaky',
+      kind: 'chat',
+      inputPricePerMillion: 1,
+      outputPricePerMillion: 1,
+      contextWindow: 1000,
+    },
+  });
+  expect(put.status, put.text).toBe(201);
+  return put.json.result.name as string;
+}
+
+async function expectOneFailedCall(owner: string) {
+  const usage = await usageOf(owner);
+  expect(usage).toMatchObject({ tokensUsed: 0, tokensReserved: 0, spendUsd: 0 });
+  const analytics = (await invoke('GET', '/api/analytics/llm', { token: owner, ip: ip() })).json.result;
+  expect(analytics.totalRequests).toBe(1);
+  expect(analytics.errorRatePercent).toBe(100);
+}
+
+describe('a completed stream', () => {
+  it('settles once: the month, the key and the records count it exactly once, nothing stays held', async () => {
+    const { owner, key } = await tenantWithKey(1_000_000);
+    const res = await call(key.key, { stream: true, stream_options: { include_usage: true }, max_tokens: 50 });
+    expect(res.status, res.text).toBe(200);
+    const chunks = res.text
+      .split('\n\n')
+      .filter((e) => e && e !== 'data: [DONE]')
+      .map((e) => JSON.parse(e.replace(/^data: /, '')));
+    const used = chunks.at(-1).usage;
+    const cost = (used.prompt_tokens * 1 + used.completion_tokens * 2) / 1_000_000;
     const usage = await usageOf(owner);
-    expect(usage.tokensUsed).toBe(0);
-    expect(usage.tokensReserved).toBe(0);
+    expect(usage).toMatchObject({ tokensUsed: used.total_tokens, tokensReserved: 0 });
+    expect(usage.spendUsd).toBeCloseTo(cost, 9);
+    expect(usage.models).toEqual([
+      expect.objectContaining({ model: 'local-chat', requests: 1, completionTokens: used.completion_tokens }),
+    ]);
+    expect(usage.keys).toEqual([expect.objectContaining({ keyId: key.id, requests: 1 })]);
+    const listed = (await invoke('GET', '/api/llm-gateway/keys', { token: owner, ip: ip() })).json.result.items;
+    expect(listed[0].spendUsd).toBeCloseTo(cost, 9);
     const analytics = (await invoke('GET', '/api/analytics/llm', { token: owner, ip: ip() })).json.result;
     expect(analytics.totalRequests).toBe(1);
-    expect(analytics.errorRatePercent).toBe(100);
+    expect(analytics.totalTokensUsed).toBe(used.total_tokens);
   });
 });
 

@@ -55,12 +55,21 @@ describe('chat completions through a gateway key', () => {
   });
 
   it('falls back from local-flaky to local-chat and bills local-chat', async () => {
-    const { key } = await newKey(owner);
+    const ownerOfOne = await tokenFor({ tenantId: await newTenant({ planType: 2 }) });
+    const { key, id } = await newKey(ownerOfOne);
     const res = await v1('POST', '/chat/completions', key, {
       body: { model: 'local-flaky', messages: userSays('hi') },
     });
     expect(res.status, res.text).toBe(200);
     expect(res.json.model).toBe('local-chat');
+    // Billed: the use is recorded on local-chat at its prices ($1/$2 per million), not local-flaky's ($3/$6).
+    const { prompt_tokens: p, completion_tokens: c } = res.json.usage;
+    const usage = (await invoke('GET', '/api/llm-gateway/usage', { token: ownerOfOne, ip: ip() })).json.result;
+    expect(usage.models).toEqual([
+      { model: 'local-chat', requests: 1, promptTokens: p, completionTokens: c, spendUsd: expect.any(Number) },
+    ]);
+    expect(usage.models[0].spendUsd).toBeCloseTo((p * 1 + c * 2) / 1_000_000, 9);
+    expect(usage.keys).toEqual([expect.objectContaining({ keyId: id, spendUsd: usage.models[0].spendUsd })]);
   });
 
   it('refuses an unknown key with invalid_api_key in OpenAI format', async () => {

@@ -47,6 +47,7 @@ export const errorEnvelope = () => ({
     if (thrown.status >= 500) {
       logger.error('request failed', { error: request.error as Error, route: route?.id });
     }
-    request.response = route?.errorFormat === 'openai' ? openAiErrorToHttp(apiError) : errorToHttp(apiError);
+    const requestId = request.event.requestContext?.requestId ?? request.context.awsRequestId;
+    request.response = route?.errorFormat === 'openai' ? openAiErrorToHttp(apiError, requestId) : errorToHttp(apiError);
   },
 });

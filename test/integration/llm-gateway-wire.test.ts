@@ -1,0 +1,151 @@
+import OpenAI from 'openai';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newTenant } from '#test/support/fixtures.ts';
+import { ip, newKey, setAllowance, userSays, v1 } from '#test/support/gateway.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { tokenFor } from '#test/support/tokens.ts';
+
+/** What an OpenAI client reads from the gateway's `/v1` answers beyond the happy path. */
+let owner: string;
+let key: string;
+beforeAll(async () => {
+  owner = await tokenFor({ tenantId: await newTenant({ planType: 2 }) });
+  key = (await newKey(owner)).key;
+});
+
+const openAiRefusal = (param: string, message: RegExp) => ({
+  error: { message: expect.stringMatching(message), type: 'invalid_request_error', code: expect.any(String), param },
+});
+
+describe('parameters the gateway cannot honour are refused by name, not ignored', () => {
+  it('n > 1 on a chat completion is 400 naming n; n = 1 is answered', async () => {
+    const ask = { model: 'local-chat', messages: userSays('hi') };
+    const many = await v1('POST', '/chat/completions', key, { body: { ...ask, n: 3 } });
+    expect(many.status, many.text).toBe(400);
+    expect(many.json).toEqual(openAiRefusal('n', /n = 1/));
+    expect((await v1('POST', '/chat/completions', key, { body: { ...ask, n: 1 } })).status).toBe(200);
+  });
+
+  it('embedding dimensions is 400 naming dimensions', async () => {
+    const res = await v1('POST', '/embeddings', key, { body: { model: 'local-embed', input: 'x', dimensions: 64 } });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json).toEqual(openAiRefusal('dimensions', /Not supported/));
+  });
+});
+
+describe('a model asked for the other kind of call', () => {
+  it('is named as the kind it is (404 model_not_found), not as missing', async () => {
+    const chat = await v1('POST', '/chat/completions', key, {
+      body: { model: 'local-embed', messages: userSays('x') },
+    });
+    expect(chat.status).toBe(404);
+    expect(chat.json.error).toMatchObject({
+      code: 'model_not_found',
+      message: expect.stringMatching(/'local-embed' is an embedding model/),
+    });
+    const embed = await v1('POST', '/embeddings', key, { body: { model: 'local-chat', input: 'x' } });
+    expect(embed.json.error.message).toEqual(expect.stringMatching(/'local-chat' is a chat model/));
+    const missing = await v1('POST', '/embeddings', key, { body: { model: 'no-such-model', input: 'x' } });
+    expect(missing.json.error.message).toEqual(expect.stringMatching(/does not exist/));
+  });
+});
+
+describe('gateway keys', () => {
+  it('cannot be created already expired (400 naming expiresAt)', async () => {
+    const res = await invoke('POST', '/api/llm-gateway/keys', {
+      token: owner,
+      ip: ip(),
+      body: { name: 'late', expiresAt: new Date(Date.now() - 1000).toISOString() },
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [{ path: 'body.expiresAt', message: expect.stringMatching(/future/) }],
+    });
+  });
+});
+
+/** The official client, its requests served in process by the real handlers; `requests` counts what it sent. */
+function openAiClient(apiKey: string) {
+  const counter = { requests: 0 };
+  const fetch = async (url: string | URL | Request, init: RequestInit = {}) => {
+    counter.requests++;
+    const u = new URL(String(url));
+    const res = await invoke(init.method ?? 'GET', `${u.pathname}${u.search}`, {
+      ip: ip(),
+      headers: Object.fromEntries(new Headers(init.headers).entries()),
+      ...(init.body === undefined || init.body === null ? {} : { rawBody: String(init.body) }),
+    });
+    return new Response(res.text, { status: res.status, headers: res.headers });
+  };
+  const client = new OpenAI({ apiKey, baseURL: 'http://gateway.test/api/llm-gateway/v1', fetch });
+  return { client, counter };
+}
+
+describe('refusals a retry cannot fix', () => {
+  const ask = { model: 'local-chat', messages: [{ role: 'user' as const, content: 'hi' }] };
+
+  it('a spent key budget fails the OpenAI client at once, after one request (x-should-retry: false)', async () => {
+    const spent = await newKey(owner, { maxBudgetUsd: 0 });
+    const { client, counter } = openAiClient(spent.key);
+    const err = await client.chat.completions.create(ask).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(err).toMatchObject({ status: 429, code: 'budget_exceeded' });
+    expect((err as InstanceType<typeof OpenAI.APIError>).headers?.get('x-should-retry')).toBe('false');
+    expect(counter.requests).toBe(1);
+  });
+
+  it("a spent month's allowance too (insufficient_quota), while a rate limit stays retryable", async () => {
+    const tenant = await newTenant({ planType: 2 });
+    await setAllowance(tenant, 1);
+    const tOwner = await tokenFor({ tenantId: tenant });
+    const { client, counter } = openAiClient((await newKey(tOwner)).key);
+    const err = await client.chat.completions.create(ask).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 429, code: 'insufficient_quota' });
+    expect(counter.requests).toBe(1);
+    const limited = await newKey(tOwner, { rpmLimit: 1 });
+    await setAllowance(tenant, 1_000_000);
+    expect((await v1('POST', '/chat/completions', limited.key, { body: ask })).status).toBe(200);
+    const again = await v1('POST', '/chat/completions', limited.key, { body: ask });
+    expect(again.status).toBe(429);
+    expect(again.json.error.code).toBe('rate_limit_exceeded');
+    expect(again.headers['x-should-retry']).toBeUndefined();
+  });
+});
+
+describe('paths under /v1 that no route serves', () => {
+  it("answer in OpenAI's error shape: 404 for an unknown path, 405 with Allow for a known one", async () => {
+    const { client } = openAiClient(key);
+    const err = await client.models.retrieve('local-chat').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(err).toMatchObject({ type: 'invalid_request_error', code: 'route_not_found' });
+    const wrongMethod = await v1('DELETE', '/models', key);
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.allow).toBe('GET');
+    expect(wrongMethod.json).toEqual({
+      error: { message: expect.any(String), type: 'invalid_request_error', code: 'method_not_allowed', param: null },
+    });
+    expect(wrongMethod.headers['x-request-id']).toEqual(expect.stringMatching(/^\S+$/));
+    const outside = await invoke('GET', '/api/llm-gateway/nothing-here', { token: owner, ip: ip() });
+    expect(outside.json.error.code).toBe('ROUTE_NOT_FOUND');
+  });
+});
+
+describe('x-request-id', () => {
+  it('names the request on every /v1 answer: plain, streamed, embeddings, the model list and errors', async () => {
+    const ask = { model: 'local-chat', messages: userSays('hi') };
+    const plain = await v1('POST', '/chat/completions', key, { body: ask });
+    expect(plain.headers['x-request-id']).toEqual(expect.stringMatching(/^\S+$/));
+    expect(plain.json.id).toBe(`chatcmpl-${plain.headers['x-request-id']}`);
+    const streamed = await v1('POST', '/chat/completions', key, { body: { ...ask, stream: true } });
+    expect(streamed.headers['x-request-id']).toEqual(expect.stringMatching(/^\S+$/));
+    for (const res of [
+      await v1('POST', '/embeddings', key, { body: { model: 'local-embed', input: 'x' } }),
+      await v1('GET', '/models', key),
+      await v1('POST', '/chat/completions', key, { body: { model: 'local-chat', messages: [] } }),
+      await v1('POST', '/chat/completions', 'gk_unknown', { body: ask }),
+    ]) {
+      expect(res.headers['x-request-id'], res.text).toEqual(expect.stringMatching(/^\S+$/));
+    }
+  });
+});

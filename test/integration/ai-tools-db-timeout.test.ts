@@ -11,6 +11,8 @@ import { tokenFor } from '#test/support/tokens.ts';
  * model gets an error result, and the playground turn still answers 200. Everything through the
  * API, against a real PostgreSQL (PGlite in a thread of its own, see test/support/postgres-thread.ts).
  */
+// PGlite listens on loopback: the local run's switch lets the database tools reach it.
+process.env.LOCAL_ALLOW_LOOPBACK_TARGETS = '1';
 let pg: Awaited<ReturnType<typeof startPostgresThread>>;
 let agents: ReturnType<typeof caller>;
 let agentId: string;

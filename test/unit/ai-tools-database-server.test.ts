@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ToolItem } from '#areas/tools/records.ts';
 import { countingRelay, startRealPostgres } from '#test/support/real-postgres.ts';
 
@@ -7,6 +7,8 @@ vi.mock('#areas/vault/tenant-secrets.ts', () => ({
   resolveTenantSecret: async (_t: string, ref: string) => secrets.get(ref) ?? null,
 }));
 const { dbExecute, dbQuery } = await import('#areas/tools/executors/database.ts');
+// The servers listen on loopback: the local run's switch lets the database tools reach them.
+process.env.LOCAL_ALLOW_LOOPBACK_TARGETS = '1';
 
 /**
  * The database tools against a real PostgreSQL server (the WebAssembly one of
@@ -141,5 +143,71 @@ describe('Db Query on a real PostgreSQL server: bounded results', () => {
     const huge = await dbQuery(tool(), { sql: "SELECT repeat('x', 50000000) AS pad" }, ctx);
     expect(huge).toEqual({ ok: false, error: expect.stringMatching(/larger than 1048576 bytes/) });
     expect(relay.counter.fromServer - before).toBeLessThan(20 * 1024 * 1024);
+  });
+});
+
+describe('Db Query connection targets', () => {
+  const UNREACHABLE = "The database could not be reached; check the tool's connection";
+  const at = (url: string) => {
+    secrets.set('vault://tenants/t1/tools/x/connection-2', url);
+    return dbQuery(
+      { ...tool(), schema: { connectionString: 'vault://tenants/t1/tools/x/connection-2' } } as unknown as ToolItem,
+      { sql: 'SELECT 1 AS one' },
+      ctx,
+    );
+  };
+  afterEach(() => {
+    process.env.LOCAL_ALLOW_LOOPBACK_TARGETS = '1';
+    delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+  });
+
+  it('refuses non-public addresses with one message, whether a server listens there or not', async () => {
+    const targets = [
+      'postgres://u:p@169.254.169.254:5432/db',
+      'postgres://u:p@10.0.0.5:5432/db',
+      'postgres://u:p@192.168.1.10/db',
+      'postgres://u:p@172.16.0.1:8000/db',
+      'postgres://u:p@[fd00:ec2::254]/db',
+      'postgres://u:p@[::ffff:127.0.0.1]/db',
+      'postgres://u:p@0.0.0.0/db',
+    ];
+    for (const url of targets) expect(await at(url), url).toEqual({ ok: false, error: UNREACHABLE });
+    // Without the switch loopback is refused too: a port with PostgreSQL behind it and a closed one
+    // answer alike, and the switch's closed port answers the same as a refusal.
+    delete process.env.LOCAL_ALLOW_LOOPBACK_TARGETS;
+    for (const url of [`postgres://postgres:postgres@127.0.0.1:54361/postgres`, 'postgres://u:p@localhost:1/db'])
+      expect(await at(url), url).toEqual({ ok: false, error: UNREACHABLE });
+    process.env.LOCAL_ALLOW_LOOPBACK_TARGETS = '1';
+    expect(await at('postgres://u:p@127.0.0.1:1/db')).toEqual({ ok: false, error: UNREACHABLE });
+  });
+
+  it('refuses socket and file options at run time as well (a string stored before the check)', async () => {
+    for (const url of [
+      'postgres:///postgres',
+      'postgres://postgres@%2Ftmp/postgres',
+      'postgres://postgres:postgres@127.0.0.1:54361/postgres?host=/tmp',
+      'postgres://postgres:postgres@127.0.0.1:54361/postgres?sslrootcert=/etc/passwd',
+      'postgres://postgres:postgres@127.0.0.1:54361/postgres?options=-c%20default_transaction_read_only%3Doff',
+      'host=/tmp user=postgres dbname=postgres',
+    ])
+      expect(await at(url), url).toEqual({ ok: false, error: UNREACHABLE });
+  });
+
+  it('reaches loopback only under the local switch, and never in a deployed function', async () => {
+    const url = `postgres://postgres:postgres@127.0.0.1:${relay.port}/postgres`;
+    expect(await at(url)).toEqual({ ok: true, result: { rows: [{ one: 1 }], truncated: false } });
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'saas-prod-agents';
+    expect(await at(url)).toEqual({ ok: false, error: UNREACHABLE });
+  });
+
+  it('sets the search path to the configured schema', async () => {
+    await pg.admin.query(
+      "CREATE SCHEMA IF NOT EXISTS shop; CREATE TABLE IF NOT EXISTS shop.items (label text); INSERT INTO shop.items VALUES ('in shop')",
+    );
+    const t = { ...tool(), schema: { connectionString: REF, schemaName: 'shop' } } as unknown as ToolItem;
+    expect(await dbQuery(t, { sql: 'SELECT label FROM items' }, ctx)).toEqual({
+      ok: true,
+      result: { rows: [{ label: 'in shop' }], truncated: false },
+    });
   });
 });

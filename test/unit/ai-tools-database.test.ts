@@ -8,6 +8,8 @@ vi.mock('#areas/vault/tenant-secrets.ts', () => ({
   resolveTenantSecret: async (_t: string, ref: string) => secrets.get(ref) ?? null,
 }));
 const { dbExecute, dbQuery } = await import('#areas/tools/executors/database.ts');
+// The servers listen on loopback: the local run's switch lets the database tools reach them.
+process.env.LOCAL_ALLOW_LOOPBACK_TARGETS = '1';
 
 let db: PGlite;
 let server: PGLiteSocketServer;

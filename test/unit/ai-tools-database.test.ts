@@ -9,7 +9,10 @@ vi.mock('#areas/vault/tenant-secrets.ts', () => ({
 }));
 const { dbExecute, dbQuery } = await import('#areas/tools/executors/database.ts');
 // The servers listen on loopback: the local run's switch lets the database tools reach them.
-process.env.LOCAL_ALLOW_LOOPBACK_TARGETS = '1';
+vi.stubEnv('LOCAL_ALLOW_LOOPBACK_TARGETS', '1');
+afterAll(() => {
+  vi.unstubAllEnvs();
+});
 
 let db: PGlite;
 let server: PGLiteSocketServer;

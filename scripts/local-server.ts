@@ -1,9 +1,11 @@
 /**
  * `npm start`: the whole API on this machine, against local stand-ins for AWS (see local/stack.ts).
  * Environment: PORT (3000; 0 picks a free one), HOST (127.0.0.1; beyond loopback only with
- * LOCAL_ALLOW_REMOTE=1), LOCAL_DATA_DIR (.local), ADMIN_EMAIL, ADMIN_PASSWORD, INTERNAL_API_KEY, TABLE_NAME.
+ * LOCAL_ALLOW_REMOTE=1), LOCAL_DATA_DIR (.local), ADMIN_EMAIL, ADMIN_PASSWORD, INTERNAL_API_KEY, TABLE_NAME,
+ * LOCAL_ALLOW_LOOPBACK_TARGETS (1: the tools may reach loopback hosts).
  */
 import { webhookSecrets } from '#areas/billing/secrets.ts';
+import { loopbackTargetsAllowed } from '#shared/platform/config.ts';
 import { createServer, type Server } from 'node:http';
 import { resolve } from 'node:path';
 
@@ -76,6 +78,10 @@ for (const provider of ['payment-provider-a', 'payment-provider-b'] as const) {
     `Webhook signing secret, ${provider}${process.env[fromEnv] ? ` (from ${fromEnv})` : ` (kept in ${dataDir}; set ${fromEnv} to choose one)`}: ${secret}`,
   );
 }
+if (loopbackTargetsAllowed())
+  console.log(
+    'LOCAL_ALLOW_LOOPBACK_TARGETS=1: the HTTP and database tools may reach loopback hosts (127.0.0.0/8, ::1)',
+  );
 if (stack.seeded) console.log(`Seeded ${stack.seeded} reference records (plans, built-in tools)`);
 console.log(`Started in ${process.uptime().toFixed(1)} s`);
 console.log(`API ready at ${baseUrl}`);

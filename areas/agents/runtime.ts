@@ -24,6 +24,8 @@ const ESCALATE_TOOL = 'escalate_to_human';
 
 export interface TurnInput {
   tenantId: string;
+  /** The conversation the turn answers (tools count their limits per conversation); none in the playground. */
+  conversationId?: string;
   agent: AgentSnapshot;
   messages: { role: 'user' | 'assistant'; content: string }[];
   variables?: Record<string, string>;
@@ -205,6 +207,7 @@ async function runCalls(
           tenantId: ctx.input.tenantId,
           agentId: ctx.input.agent.agentId,
           requestId: ctx.input.requestId,
+          ...(ctx.input.conversationId ? { conversationId: ctx.input.conversationId } : {}),
         });
         out = r.ok ? { ok: true, text: summarise(r.result) } : { ok: false, text: `Error: ${r.error}` };
       }

@@ -224,6 +224,7 @@ export async function* visitorTurn(
   const events = runTurnStream(
     {
       tenantId: conversation.tenantId,
+      conversationId: conversation.id,
       agent,
       messages: conversation.recent,
       visitor: conversation.visitor,

@@ -55,8 +55,16 @@ export interface StoredSchema {
   schemaName: string | null;
   tables: string[];
   connectionString: string | null;
+  /** A Db tool's connection as the reviewer sees it (host:port/database); absent on tools stored before. */
+  connectionTarget?: string | null;
 }
-export const EMPTY_SCHEMA: StoredSchema = { databaseType: null, schemaName: null, tables: [], connectionString: null };
+export const EMPTY_SCHEMA: StoredSchema = {
+  databaseType: null,
+  schemaName: null,
+  tables: [],
+  connectionString: null,
+  connectionTarget: null,
+};
 
 export type ToolItem = {
   pk: string;
@@ -103,6 +111,7 @@ function toSchema(i: Pick<ToolItem, 'schema' | 'tenantId'>) {
     tables: s.tables,
     connectionString: set ? s.connectionString : null,
     connectionStringSet: set,
+    connectionTarget: set ? (s.connectionTarget ?? null) : null,
   };
 }
 

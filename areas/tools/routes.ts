@@ -33,6 +33,12 @@ const ofBody = scope.tenant({ tenantFrom: 'body' });
 /** A SystemAdmin may name a tool by its id alone. */
 const ofTool = scope.tenant({ tenantFrom: 'query', record: { param: 'toolId', collection: 'TOOL', label: 'Tool' } });
 
+/**
+ * Exact DNS names, and `localhost` for trying a tool against a server of the local run: the address
+ * guard refuses it (loopback) unless that run's LOCAL_ALLOW_LOOPBACK_TARGETS switch is on.
+ */
+const ALLOWED_HOST = new RegExp(`^(?:localhost|${HOSTNAME_PATTERN.source.slice(1, -1)})$`, 'i');
+
 /** Lowercased, so what is stored compares exactly with what the executor sees (repeats are dropped on write). */
 const allowList = (pattern: RegExp, message: string, max: number, maxLength: number, example: string) =>
   z
@@ -56,8 +62,8 @@ const configParams = () =>
   z.object({
     allowedHosts: z.optional(
       allowList(
-        HOSTNAME_PATTERN,
-        'A host name such as api.example.com (no scheme, port or path)',
+        ALLOWED_HOST,
+        'A host name such as api.example.com, or localhost (no scheme, port or path)',
         MAX_ALLOWED_HOSTS,
         253,
         'api.example.com',
@@ -101,8 +107,29 @@ const connectionString = () =>
 const schemaConfig = () =>
   z.object({
     databaseType: optionalText(50),
-    schemaName: optionalText(128),
-    tables: z.optional(z.array(text(128)).check(z.maxLength(MAX_TABLES))),
+    schemaName: z.optional(
+      z.nullable(
+        z.string().check(
+          z.trim(),
+          z.maxLength(128),
+          z.meta({
+            description:
+              "Db tools: the session's search_path, so unqualified names resolve in this schema. Not an access " +
+              "boundary: a qualified name reaches any schema the connection's database role may read",
+          }),
+        ),
+      ),
+    ),
+    tables: z.optional(
+      z.array(text(128)).check(
+        z.maxLength(MAX_TABLES),
+        z.meta({
+          description:
+            'A note for the reviewer of the tables the tool is meant for. Not enforced: what the tool can read or ' +
+            "write is what the connection's database role is granted; give it a role limited to these tables",
+        }),
+      ),
+    ),
     connectionString: z.optional(z.nullable(connectionString())),
   });
 
@@ -132,6 +159,8 @@ const toolConfig = once(() =>
       /** The tenant secret's reference (never the value); null when none is set. */
       connectionString: z.nullable(z.string()),
       connectionStringSet: z.boolean(),
+      /** Where the connection leads (host:port/database, no credentials), for the reviewer; null when none is set. */
+      connectionTarget: z.nullable(z.string()),
     }),
     kbStatus: z.object({ hasChunks: z.boolean(), chunkCount: z.number() }),
   }),
@@ -299,7 +328,9 @@ export const toolRoutes = defineRoutes([
       'Set step 1 configuration (absent fields stay). connectionString is write-only: its value is ' +
       'kept as a tenant secret and reads show only its reference (vault://tenants/{tenantId}/...) and ' +
       "connectionStringSet; a reference may name only a secret of the caller's own tenant (400 " +
-      'otherwise); null removes it. A new connection sends an APPROVED or ACTIVE tool back to PENDING',
+      'otherwise); null removes it. A Db tool takes a postgres:// URL with one host name or IP address and no ' +
+      'socket or file options (400 otherwise); reads show its target (host:port/database) as connectionTarget. ' +
+      'A new connection, schemaName or tables sends an APPROVED or ACTIVE tool back to PENDING',
     status: 200,
     errors: [secretOutsideNamespace],
     schemas: () => ({

@@ -11,7 +11,14 @@ import { BUILT_IN_TOOLS, SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.
 import { channelKey } from '#areas/agents/for-tools.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { refreshToolsKbStatusAfter } from '#areas/knowledge/for-tools.ts';
-import { deleteTenantSecret, ownReference, putTenantSecret, tenantSecretExists } from '#areas/vault/for-tools.ts';
+import {
+  deleteTenantSecret,
+  ownReference,
+  putTenantSecret,
+  resolveTenantSecret,
+  tenantSecretExists,
+} from '#areas/vault/for-tools.ts';
+import { ConnectionRefused, describeTarget, parseConnectionString } from './connection-target.ts';
 import { nextToolStatus, widensReach, writeAccessRefusal, type AdminToolAction } from './lifecycle.ts';
 import {
   agentKey,
@@ -46,6 +53,8 @@ function builtIn(baseToolId: string) {
   if (!base) throw validationError([{ path: 'body.baseToolId', message: 'No such built-in tool' }]);
   return base;
 }
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 const stripUndefined = <T extends object>(o: T) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
@@ -232,31 +241,54 @@ export async function updateTool(
   return toDetail(changed);
 }
 
+/** The Db tools connect to the connection string's host: it must be one a network guard can check. */
+const DB_TOOLS = new Set(['db_query', 'db_execute']);
+
+/** Where a Db tool's connection leads, for the reviewer; 400 on a string the executor would refuse. */
+function targetOf(tool: ToolItem, value: string | null, path: string): string | null {
+  if (value === null || !DB_TOOLS.has(tool.baseToolCode)) return null;
+  try {
+    return describeTarget(parseConnectionString(value));
+  } catch (err) {
+    if (err instanceof ConnectionRefused) throw validationError([{ path, message: err.message }]);
+    throw err;
+  }
+}
+
 /**
  * The connection a config write asks for: unchanged (absent), cleared (null), a reference the
  * client read back (it must name a secret of the caller's own namespace), or a value, which
- * becomes a new tenant secret of the tool. Answers the reference to store and the secret written.
+ * becomes a new tenant secret of the tool. Answers the reference to store, the secret written, and
+ * the target the reviewer is shown.
  */
 async function connectionOf(
   tenantId: string,
   tool: ToolItem,
   given: string | null | undefined,
-): Promise<{ reference: string | null; written: string | null }> {
-  const current = storedSchema(tool).connectionString;
-  if (given === undefined) return { reference: current, written: null };
-  if (given === null) return { reference: null, written: null };
+): Promise<{ reference: string | null; written: string | null; target: string | null }> {
+  const current = storedSchema(tool);
+  if (given === undefined)
+    return { reference: current.connectionString, written: null, target: current.connectionTarget ?? null };
+  if (given === null) return { reference: null, written: null, target: null };
   const path = 'body.schema.connectionString';
   if (given.startsWith('vault://')) {
     if (!ownReference(tenantId, given))
       throw validationError([
         { path, message: "A secret reference must name a secret of this tenant's own namespace" },
       ]);
-    if (given !== current && !(await tenantSecretExists(tenantId, given)))
-      throw validationError([{ path, message: 'No such secret' }]);
-    return { reference: given, written: null };
+    if (given === current.connectionString)
+      return { reference: given, written: null, target: current.connectionTarget ?? null };
+    if (!(await tenantSecretExists(tenantId, given))) throw validationError([{ path, message: 'No such secret' }]);
+    const target = targetOf(
+      tool,
+      DB_TOOLS.has(tool.baseToolCode) ? await resolveTenantSecret(tenantId, given) : null,
+      path,
+    );
+    return { reference: given, written: null, target };
   }
+  const target = targetOf(tool, given, path);
   const { reference } = await putTenantSecret(tenantId, connectionSecretName(tool.id), given, path);
-  return { reference, written: reference };
+  return { reference, written: reference, target };
 }
 
 /** Removes a tool's own connection secret that no record references any more; a failure is only logged. */
@@ -285,7 +317,11 @@ export async function putConfig(
   if (input.displayName !== undefined) set.displayName = input.displayName;
   if (input.description !== undefined) set.description = input.description || null;
   const before = storedSchema(tool);
-  let connection = { reference: before.connectionString, written: null as string | null };
+  let connection = {
+    reference: before.connectionString,
+    written: null as string | null,
+    target: before.connectionTarget ?? null,
+  };
   if (input.schema) {
     const { connectionString, ...fields } = stripUndefined(input.schema);
     connection = await connectionOf(tenantId, tool, input.schema.connectionString);
@@ -295,6 +331,7 @@ export async function putConfig(
       ...(fields.databaseType === '' ? { databaseType: null } : {}),
       ...(fields.schemaName === '' ? { schemaName: null } : {}),
       connectionString: connection.reference,
+      connectionTarget: connection.target,
     };
   }
   set.searchText = searchText(
@@ -302,6 +339,10 @@ export async function putConfig(
     ('description' in set ? set.description : tool.description) as string | null,
   );
   const connectionChanged = connection.reference !== before.connectionString;
+  const after = (set.schema ?? before) as StoredSchema;
+  // The reviewer approved a connection into a schema and a list of tables: changing either is a new review.
+  const reachChanged =
+    connectionChanged || after.schemaName !== before.schemaName || !sameList(after.tables, before.tables);
   const { searchText: _, schema, ...changes } = set;
   const audited = {
     ...changes,
@@ -310,7 +351,7 @@ export async function putConfig(
   };
   let changed: ToolItem;
   try {
-    changed = await changeTool(tenantId, tool, set, actor, 'config', audited, connectionChanged);
+    changed = await changeTool(tenantId, tool, set, actor, 'config', audited, reachChanged);
   } catch (err) {
     // The record still names the old secret: the one just written is nobody's.
     await dropConnection(tenantId, tool.id, connection.written);

@@ -89,6 +89,14 @@ export const requiredSettings = (needs: SettingNeeds): string[] => [
   ...(needs.sends ?? []).map((q) => `${q.toUpperCase()}_QUEUE_URL`),
 ];
 
+/**
+ * The local run's one switch for trying tools against servers on this machine
+ * (`LOCAL_ALLOW_LOOPBACK_TARGETS=1`): the outbound guards then also accept loopback addresses
+ * (127.0.0.0/8, ::1), never private ranges or the metadata address. A deployed function never
+ * honours it, whatever its environment says.
+ */
+export const loopbackTargetsAllowed = () => process.env.LOCAL_ALLOW_LOOPBACK_TARGETS === '1' && !isDeployed();
+
 /** In a deployed function, throws at start when one of `names` is missing. */
 export function assertSettings(names: readonly string[]): void {
   if (!isDeployed()) return;

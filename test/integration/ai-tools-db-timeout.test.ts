@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
 import { AGENTS, newPrompt } from '#test/support/agents.ts';
 import { newTenant } from '#test/support/fixtures.ts';
@@ -11,6 +11,11 @@ import { tokenFor } from '#test/support/tokens.ts';
  * model gets an error result, and the playground turn still answers 200. Everything through the
  * API, against a real PostgreSQL (PGlite in a thread of its own, see test/support/postgres-thread.ts).
  */
+// PGlite listens on loopback: the local run's switch lets the database tools reach it.
+vi.stubEnv('LOCAL_ALLOW_LOOPBACK_TARGETS', '1');
+afterAll(() => {
+  vi.unstubAllEnvs();
+});
 let pg: Awaited<ReturnType<typeof startPostgresThread>>;
 let agents: ReturnType<typeof caller>;
 let agentId: string;

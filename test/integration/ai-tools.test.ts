@@ -124,6 +124,7 @@ describe('tenant tools', () => {
       tables: ['orders', 'customers'],
       connectionString: expect.stringMatching(new RegExp(`^vault://tenants/${ctx.tenantA}/tools/${t.id}/connection-`)),
       connectionStringSet: true,
+      connectionTarget: 'orders-db:5432/app',
     });
     expect((await owner.get(`/${t.id}/config`)).json.result).toEqual(cfg.json.result);
     const params = await owner.put(`/${t.id}/config-params`, { maxRows: 10_000, timeoutSeconds: 300 });
@@ -179,7 +180,7 @@ describe('tenant tools', () => {
     expect((await owner.get(`/${t.id}/config`)).json.result.schema.connectionString).toBe(reference);
 
     // A new value replaces the secret (the old one is deleted); null removes it.
-    const next = await owner.put(`/${t.id}/config`, { schema: { connectionString: `${value}?ssl=true` } });
+    const next = await owner.put(`/${t.id}/config`, { schema: { connectionString: `${value}?sslmode=require` } });
     const nextRef = next.json.result.schema.connectionString as string;
     expect(nextRef).not.toBe(reference);
     expect(tenantParams(ctx.tenantA).some(([n]) => n === name)).toBe(false);
@@ -250,10 +251,18 @@ describe('tenant tools', () => {
     expect((await owner.put(`/${t.id}/config-params`, { maxRows: 50 })).status).toBe(200);
     expect((await owner.put(`/${t.id}`, { displayName: 'Orders writer' })).status).toBe(200);
     const ref = (await owner.get(`/${t.id}/config`)).json.result.schema.connectionString;
-    expect((await owner.put(`/${t.id}/config`, { schema: { connectionString: ref, tables: ['orders'] } })).status).toBe(
+    expect((await owner.put(`/${t.id}/config`, { schema: { connectionString: ref, databaseType: 'pg' } })).status).toBe(
       200,
     );
     expect(await status()).toBe('APPROVED');
+
+    // The schema and the tables were part of what was reviewed: changing either is a new review.
+    for (const schema of [{ tables: ['orders'] }, { schemaName: 'sales' }]) {
+      expect((await owner.put(`/${t.id}/config`, { schema })).json.result.status, JSON.stringify(schema)).toBe(
+        'PENDING',
+      );
+      await admin.put(`/${t.id}/approve`);
+    }
 
     // Repointing the connection: back to PENDING, and the SystemAdmin must approve again.
     const moved = await owner.put(`/${t.id}/config`, { schema: { connectionString: 'postgres://rw:pw@other-db/app' } });
@@ -271,11 +280,40 @@ describe('tenant tools', () => {
     const back = await owner.put(`/${t.id}`, { configParams: { readOnly: true } });
     expect(back.json.result).toMatchObject({ status: 'PENDING', configParams: { readOnly: true } });
     const changes = (await auditEntries(t.id)).map((a) => JSON.parse(a.changes)).filter((c) => c.status?.to);
-    expect(changes.map((c) => c.status)).toEqual([
-      { from: 'APPROVED', to: 'PENDING' },
-      { from: 'ACTIVE', to: 'PENDING' },
-      { from: 'APPROVED', to: 'PENDING' },
+    // tables, schemaName and the connection from APPROVED; writes on from ACTIVE, and off again from APPROVED.
+    expect(changes.map((c) => `${c.status.from}>${c.status.to}`).sort()).toEqual([
+      'ACTIVE>PENDING',
+      ...Array(4).fill('APPROVED>PENDING'),
     ]);
+  });
+
+  it('refuses a Db connection string with a socket, a file option or no single host, and shows the reviewer its target', async () => {
+    const t = await newTool('db_query');
+    for (const connectionString of [
+      'postgres:///app',
+      'postgres://reader:pw@%2Fvar%2Frun%2Fpostgresql/app',
+      'postgres://reader:pw@db.example.com/app?host=/var/run/postgresql',
+      'postgres://reader:pw@db.example.com/app?sslrootcert=/etc/passwd',
+      'postgres://reader:pw@db.example.com/app?options=-c%20default_transaction_read_only%3Doff',
+      'postgres://reader:pw@db1.example.com,db2.example.com/app',
+      'host=/var/run/postgresql dbname=app',
+      'mysql://reader:pw@db.example.com/app',
+    ]) {
+      const res = await owner.put(`/${t.id}/config`, { schema: { connectionString } });
+      expect(res.status, connectionString).toBe(400);
+      expect(res.json.error.details, connectionString).toEqual([
+        { path: 'body.schema.connectionString', message: expect.stringMatching(/./) },
+      ]);
+    }
+    expect((await owner.get(`/${t.id}/config`)).json.result.schema).toMatchObject({ connectionStringSet: false });
+    const ok = await owner.put(`/${t.id}/config`, {
+      schema: { connectionString: 'postgresql://reader:s3cret@db.example.com:6432/shop?sslmode=require' },
+    });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.json.result.schema.connectionTarget).toBe('db.example.com:6432/shop');
+    const reviewed = await admin.get(`/${t.id}/config`);
+    expect(reviewed.json.result.schema.connectionTarget).toBe('db.example.com:6432/shop');
+    expect(reviewed.text).not.toContain('s3cret');
   });
 
   it('stores allowedHosts and allowedRecipients lowercased, shows them, and refuses what is not a host or address', async () => {
@@ -283,6 +321,12 @@ describe('tenant tools', () => {
       configParams: { allowedHosts: ['API.Acme.example', 'api.acme.example', 'status.acme.example'] },
     });
     expect(h.configParams).toMatchObject({ allowedHosts: ['api.acme.example', 'status.acme.example'] });
+    // localhost is a name the address guard refuses, unless the local run's loopback switch is on.
+    expect(
+      (await newTool('http_request', { configParams: { allowedHosts: ['LocalHost'] } })).configParams,
+    ).toMatchObject({
+      allowedHosts: ['localhost'],
+    });
     const m = await newTool('send_email');
     const put = await owner.put(`/${m.id}/config-params`, { allowedRecipients: ['Team@Acme.example', 'acme.example'] });
     expect(put.status, put.text).toBe(200);
@@ -299,7 +343,7 @@ describe('tenant tools', () => {
       { allowedHosts: ['api.acme.example:8443'] },
       { allowedHosts: ['api.acme.example/path'] },
       { allowedHosts: ['127.0.0.1'] },
-      { allowedHosts: ['localhost'] },
+      { allowedHosts: ['intranet'] },
       { allowedHosts: ['*.acme.example'] },
       { allowedHosts: ['bad-.acme.example'] },
       { allowedHosts: hosts(51) },

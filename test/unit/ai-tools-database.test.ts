@@ -8,6 +8,11 @@ vi.mock('#areas/vault/tenant-secrets.ts', () => ({
   resolveTenantSecret: async (_t: string, ref: string) => secrets.get(ref) ?? null,
 }));
 const { dbExecute, dbQuery } = await import('#areas/tools/executors/database.ts');
+// The servers listen on loopback: the local run's switch lets the database tools reach them.
+vi.stubEnv('LOCAL_ALLOW_LOOPBACK_TARGETS', '1');
+afterAll(() => {
+  vi.unstubAllEnvs();
+});
 
 let db: PGlite;
 let server: PGLiteSocketServer;
@@ -64,6 +69,9 @@ describe('Db Query and Db Execute on PostgreSQL', () => {
 
   it('refuses a tool without a connection in the tenant namespace', async () => {
     const t = { ...tool({}), schema: { connectionString: null } } as unknown as ToolItem;
-    expect(await dbQuery(t, { sql: 'SELECT 1' }, ctx)).toMatchObject({ ok: false, error: /no database connection/ });
+    expect(await dbQuery(t, { sql: 'SELECT 1' }, ctx)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/no database connection/),
+    });
   });
 });

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isPublicAddress } from '#areas/tools/executors/address-guard.ts';
 import { httpRequest, MAX_RESPONSE_BYTES } from '#areas/tools/executors/http-request.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
@@ -14,7 +14,8 @@ beforeAll(async () => {
     if (req.url === '/hop') return res.writeHead(302, { location: '/ok' }).end();
     if (req.url === '/to-private') return res.writeHead(302, { location: 'https://10.0.0.7/x' }).end();
     if (req.url === '/to-metadata')
-      return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end();
+      return res.writeHead(302, { location: 'https://169.254.169.254/latest/meta-data' }).end();
+    if (req.url === '/to-mapped') return res.writeHead(307, { location: 'https://[::ffff:127.0.0.1]/admin' }).end();
     if (req.url === '/loop') return res.writeHead(302, { location: '/loop' }).end();
     if (req.url === '/big') return res.end(Buffer.alloc(MAX_RESPONSE_BYTES + 10, 97));
     if (req.url === '/slow') return setTimeout(() => res.end('late'), 3000);
@@ -22,12 +23,23 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  process.env.AGENT_HTTP_TEST_HOST = host;
 });
 afterAll(() => {
-  delete process.env.AGENT_HTTP_TEST_HOST;
   server.close();
 });
+
+/** The local run's switch (and a deployed function's marker) for the length of one test. */
+const SWITCH = { LOCAL_ALLOW_LOOPBACK_TARGETS: '1' };
+beforeEach(() => {
+  Object.assign(process.env, SWITCH);
+});
+afterEach(() => {
+  delete process.env.LOCAL_ALLOW_LOOPBACK_TARGETS;
+  delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+});
+const guardedAsDeployed = () => {
+  delete process.env.LOCAL_ALLOW_LOOPBACK_TARGETS;
+};
 
 const tool = (allowedHosts: string[], timeoutSeconds = 5) =>
   ({
@@ -40,30 +52,57 @@ const call = (url: string, allowed = ['127.0.0.1'], timeoutSeconds = 5) =>
   httpRequest(tool(allowed, timeoutSeconds), { url });
 
 describe('HTTP Request tool', () => {
-  it('fetches from the test-configured host and follows a redirect', async () => {
+  it('fetches from a loopback server under the local switch and follows a redirect', async () => {
     expect(await call(`http://${host}/ok`)).toEqual({ ok: true, result: { status: 200, body: '{"hello":"world"}' } });
     expect(await call(`http://${host}/hop`)).toMatchObject({ ok: true, result: { status: 200 } });
   });
 
-  it('refuses plain http without the test setting (as in every deployed stage)', async () => {
-    const saved = process.env.AGENT_HTTP_TEST_HOST;
-    delete process.env.AGENT_HTTP_TEST_HOST;
-    try {
-      expect(await call(`http://${host}/ok`)).toEqual({ ok: false, error: 'Only https URLs are allowed' });
-    } finally {
-      process.env.AGENT_HTTP_TEST_HOST = saved;
+  it('without the switch guards exactly as a deployed stage: no plain http, no loopback', async () => {
+    guardedAsDeployed();
+    expect(await call(`http://${host}/ok`)).toEqual({ ok: false, error: 'Only https URLs are allowed' });
+    expect(await call(`https://${host}/ok`)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/non-public address \(127\.0\.0\.1\)/),
+    });
+  });
+
+  it('ignores the switch in a deployed function', async () => {
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'saas-prod-agents';
+    expect(await call(`http://${host}/ok`)).toEqual({ ok: false, error: 'Only https URLs are allowed' });
+    expect(await call(`https://${host}/ok`)).toEqual({
+      ok: false,
+      error: expect.stringMatching(/non-public address/),
+    });
+  });
+
+  it('under the switch still refuses private ranges, the metadata address and plain http elsewhere', async () => {
+    for (const [url, h] of [
+      ['https://10.1.2.3/', '10.1.2.3'],
+      ['https://169.254.169.254/latest/meta-data', '169.254.169.254'],
+      ['https://[fd00:ec2::254]/', 'fd00:ec2::254'],
+      ['https://[::ffff:127.0.0.1]/', '::ffff:7f00:1'],
+    ] as const) {
+      expect(await call(url, [h]), url).toEqual({ ok: false, error: expect.stringMatching(/non-public address/) });
     }
+    expect(await call('http://10.1.2.3/', ['10.1.2.3'])).toEqual({
+      ok: false,
+      error: expect.stringMatching(/non-public address/),
+    });
   });
 
   it('refuses a host the tool does not allow', async () => {
-    expect(await call(`http://${host}/ok`, ['api.example.com'])).toMatchObject({ ok: false, error: /not allowed/ });
+    expect(await call(`http://${host}/ok`, ['api.example.com'])).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/not allowed/),
+    });
     expect(await call('https://evil.example/x', ['api.example.com'])).toMatchObject({
       ok: false,
-      error: /not allowed/,
+      error: expect.stringMatching(/not allowed/),
     });
   });
 
   it('refuses loopback, private, link-local, metadata, unique-local and IPv4-mapped addresses', async () => {
+    guardedAsDeployed();
     for (const [url, h] of [
       ['https://127.0.0.1/', '127.0.0.1'],
       ['https://10.1.2.3/', '10.1.2.3'],
@@ -75,21 +114,24 @@ describe('HTTP Request tool', () => {
       ['https://localhost/', 'localhost'],
     ] as const) {
       const r = await call(url, [h]);
-      expect(r, url).toMatchObject({ ok: false, error: /non-public address/ });
+      expect(r, url).toMatchObject({ ok: false, error: expect.stringMatching(/non-public address/) });
     }
   });
 
-  it('re-checks every redirect: to a private address or the metadata service is refused', async () => {
-    expect(await call(`http://${host}/to-private`, ['127.0.0.1', '10.0.0.7'])).toMatchObject({
-      ok: false,
-      error: /non-public/,
-    });
-    expect(await call(`http://${host}/to-metadata`, ['127.0.0.1', '169.254.169.254'])).toMatchObject({ ok: false });
+  it('re-checks every redirect: to a private address or the metadata service is refused as non-public', async () => {
+    for (const [path, allowed] of [
+      ['/to-private', '10.0.0.7'],
+      ['/to-metadata', '169.254.169.254'],
+      ['/to-mapped', '::ffff:7f00:1'],
+    ] as const) {
+      const r = await call(`http://${host}${path}`, ['127.0.0.1', allowed]);
+      expect(r, path).toEqual({ ok: false, error: expect.stringMatching(/non-public address/) });
+    }
   });
 
   it('stops after three redirects, at 1 MB, and at timeoutSeconds', async () => {
     expect(await call(`http://${host}/loop`)).toEqual({ ok: false, error: 'More than 3 redirects' });
-    expect(await call(`http://${host}/big`)).toMatchObject({ ok: false, error: /larger than/ });
+    expect(await call(`http://${host}/big`)).toMatchObject({ ok: false, error: expect.stringMatching(/larger than/) });
     const started = Date.now();
     expect(await call(`http://${host}/slow`, ['127.0.0.1'], 1)).toEqual({ ok: false, error: 'The request timed out' });
     expect(Date.now() - started).toBeLessThan(2500);

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { ToolItem } from '#areas/tools/records.ts';
+import { loopbackTargetsAllowed } from '#shared/platform/config.ts';
 import type { ToolOutcome } from './outcome.ts';
 
 // Loaded by the first call that resolves a host: ipaddr.js took about 0.9 ms of the cold start of
@@ -9,12 +10,6 @@ const addressGuard = () => import('./address-guard.ts');
 
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 const MAX_REDIRECTS = 3;
-
-/**
- * The one host:port plain http and a non-public address are allowed to, for the local test server
- * only; no deployed stage sets it (docs/decisions/tools.md, "HTTP Request").
- */
-const testHost = () => process.env.AGENT_HTTP_TEST_HOST || null;
 
 /** The tools routes store the hosts lowercased (areas/tools/routes.ts); older tools have none. */
 const allowedHosts = (tool: ToolItem): string[] => (tool.configParams.allowedHosts ?? []).map((h) => h.toLowerCase());
@@ -85,13 +80,13 @@ function checkUrl(raw: string, tool: ToolItem) {
   } catch {
     throw new Error('The url is not valid');
   }
-  const isTest = testHost() !== null && url.host === testHost();
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isTest))
+  // Plain http only to a loopback server of the local run (checked again once the host is resolved).
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopbackTargetsAllowed()))
     throw new Error('Only https URLs are allowed');
   if (url.username || url.password) throw new Error('Credentials in the url are not allowed');
   const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   if (!allowedHosts(tool).includes(host)) throw new Error(`The host ${host} is not allowed for this tool`);
-  return { url, isTest };
+  return url;
 }
 
 export async function httpRequest(tool: ToolItem, args: Record<string, unknown>): Promise<ToolOutcome> {
@@ -104,13 +99,11 @@ export async function httpRequest(tool: ToolItem, args: Record<string, unknown>)
   let b = body;
   try {
     for (let hop = 0; ; hop++) {
-      const { url, isTest } = checkUrl(next, tool);
-      const pinned = isTest
-        ? {
-            address: url.hostname.replace(/^\[|\]$/g, ''),
-            family: url.hostname.includes(':') ? (6 as const) : (4 as const),
-          }
-        : await (await addressGuard()).publicAddressOf(url.hostname);
+      const url = checkUrl(next, tool);
+      const guard = await addressGuard();
+      const pinned = await guard.publicAddressOf(url.hostname);
+      if (url.protocol === 'http:' && !guard.isLoopbackAddress(pinned.address))
+        throw new Error('Only https URLs are allowed');
       const res = await once(url, m, b, pinned, deadline);
       if (res.status >= 300 && res.status < 400 && res.location) {
         if (hop >= MAX_REDIRECTS) return { ok: false, error: `More than ${MAX_REDIRECTS} redirects` };

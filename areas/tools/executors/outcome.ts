@@ -7,6 +7,8 @@ export interface ToolContext {
   tenantId: string;
   agentId: string;
   requestId: string;
+  /** The conversation the turn belongs to; absent for a playground turn. */
+  conversationId?: string;
 }
 
 export type ToolExecutor = (tool: ToolItem, args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolOutcome>;

@@ -1,6 +1,6 @@
 import { methodNotAllowed } from '#shared/http/errors.ts';
 import { mediaType } from '#shared/http/sniff.ts';
-import { createShadowCheck } from '#shared/http/route-shapes.ts';
+import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { API_GROUPS } from '#shared/routes/groups.ts';
 import { hasBody, pathParamNames, routeErrors } from '#shared/routes/route-errors.ts';
 import type { AuthRule, RouteDef } from '#shared/routes/types.ts';
@@ -81,12 +81,12 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
   const usedGroups = new Set<string>();
   const usedProviders = new Set<string>();
 
-  const shadowCheck = createShadowCheck(deployed);
+  const matcher = createRouteMatcher(deployed);
   for (const route of deployed) {
     usedGroups.add(route.group);
     if (route.auth.kind === 'signature') usedProviders.add(route.auth.provider);
     const spellings = [route.path, ...(route.aliases ?? [])];
-    const primary = operationFor(route, converter, shadowCheck.shadows(route));
+    const primary = operationFor(route, converter, matcher.shadows(route));
     spellings.forEach((path, i) => {
       const operation = i === 0 ? primary : structuredClone(primary);
       if (i > 0) {

@@ -170,6 +170,7 @@ export const llmGatewayRoutes = defineRoutes([
   {
     ...v1,
     id: 'llmGateway.chatCompletions',
+    eventStream: 'with `stream: true`: `chat.completion.chunk` objects, then `data: [DONE]`',
     method: 'POST',
     path: `${G}/v1/chat/completions`,
     summary:
@@ -270,6 +271,7 @@ export const llmGatewayRoutes = defineRoutes([
   {
     group: 'llm-gateway',
     id: 'llmGateway.models.put',
+    alsoAnswers: [{ status: 201, when: 'no model had this id' }],
     method: 'PUT',
     path: `${G}/models/{modelId}`,
     auth: { kind: 'bearer', roles: ['SystemAdmin'] },

@@ -121,6 +121,41 @@ describe('the API document', () => {
     expect(checker.violations('GET', '/api/nowhere', answer(404, openAi))).not.toEqual([]);
   });
 
+  it('declares what the handlers read and refuse: Idempotency-Key, webhook signatures, https origins', () => {
+    const headers = (path: string, method: string) =>
+      ((doc.paths[path]![method]!.parameters ?? []) as { name: string; in: string; required: boolean }[]).filter(
+        (p) => p.in === 'header',
+      );
+    for (const [path, method] of [
+      ['/api/conversations/widget/messages', 'post'],
+      ['/api/subscriptions', 'post'],
+      ['/api/payments/process', 'post'],
+    ] as const)
+      expect(headers(path, method), `${method} ${path}`).toContainEqual(
+        expect.objectContaining({ name: 'Idempotency-Key', required: false }),
+      );
+    const hooks = operations(doc).filter(({ op }) => (op['x-auth'] as { kind: string }).kind === 'signature');
+    expect(hooks.length).toBeGreaterThan(5);
+    for (const { key, op } of hooks) {
+      expect(op.security, key).toEqual([]);
+      expect(op.responses['401'], key).toBeUndefined();
+      expect(op.responses['400'], key).toBeDefined();
+      if (key.startsWith('GET ')) continue;
+      const [method, path] = key.split(' ') as [string, string];
+      expect(headers(path, method.toLowerCase()).filter((h) => h.required).length, key).toBeGreaterThan(0);
+      expect(Object.keys((op.requestBody as { content: object }).content), key).toEqual(['application/json']);
+    }
+    expect(headers('/api/webhooks/whatsapp/{channelId}', 'get')).toEqual([]);
+    const widget = doc.paths['/api/ai/agents/{agentId}/widgets']!.post!.requestBody as {
+      content: { 'application/json': { schema: { properties: { allowedOrigins: { items: { pattern: string } } } } } };
+    };
+    const origin = new RegExp(widget.content['application/json'].schema.properties.allowedOrigins.items.pattern);
+    expect(['https://shop.example.com', 'http://localhost:5173'].every((o) => origin.test(o))).toBe(true);
+    expect(['http://shop.example.com', 'https://shop.example.com/path', 'shop'].some((o) => origin.test(o))).toBe(
+      false,
+    );
+  });
+
   /** Bodies whose schema says nothing a generator can use; each waits for its schema to carry `examples`. */
   const EXAMPLE_PENDING = [
     // users.update takes `z.pipe(z.unknown(), transform)` (update or admin password reset): its JSON Schema is `{}`.

@@ -237,3 +237,7 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/webhooks/telegram/{channelId}',
   'POST /api/webhooks/discord/{channelId}',
 ];
+/** Further spellings served by a deployed route (`METHOD path`), which API Gateway routes to a template. */
+export const DEPLOYED_ALIAS_KEYS: readonly string[] = [
+  'PUT /api/users/{userId}:password-reset',
+];

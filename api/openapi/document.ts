@@ -1,6 +1,6 @@
 import { methodNotAllowed } from '#shared/http/errors.ts';
 import { mediaType } from '#shared/http/sniff.ts';
-import { createShadowCheck } from '#shared/http/route-shapes.ts';
+import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { API_GROUPS } from '#shared/routes/groups.ts';
 import { hasBody, pathParamNames, routeErrors } from '#shared/routes/route-errors.ts';
 import type { AuthRule, RouteDef } from '#shared/routes/types.ts';
@@ -43,20 +43,6 @@ export type Operation = Record<string, unknown> & {
 };
 export type { ResponseObject };
 
-/** Header a provider's webhook signature travels in, until the route table names it. */
-const SIGNATURE_HEADERS: Record<Extract<AuthRule, { kind: 'signature' }>['provider'], string> = {
-  'payment-provider-a': 'Payment-Provider-A-Signature',
-  'payment-provider-b': 'Payment-Provider-B-Signature',
-  // AI connector: each chat platform's own header (WhatsApp's GET handshake carries hub.verify_token instead).
-  slack: 'X-Slack-Signature',
-  teams: 'Authorization',
-  whatsapp: 'X-Hub-Signature-256',
-  telegram: 'X-Telegram-Bot-Api-Secret-Token',
-  discord: 'X-Signature-Ed25519',
-};
-const signatureScheme = (provider: string) =>
-  `${provider.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())}Signature`;
-
 /** This origin (the docs page), the local server, and the deployed API's address pattern. */
 const DEFAULT_SERVERS: NonNullable<OpenApiOptions['servers']> = [
   { url: '/', description: 'The origin serving this document' },
@@ -79,14 +65,12 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
   const paths: OpenApiDocument['paths'] = {};
   const deployed = routes.filter((r) => !r.localOnly);
   const usedGroups = new Set<string>();
-  const usedProviders = new Set<string>();
 
-  const shadowCheck = createShadowCheck(deployed);
+  const matcher = createRouteMatcher(deployed);
   for (const route of deployed) {
     usedGroups.add(route.group);
-    if (route.auth.kind === 'signature') usedProviders.add(route.auth.provider);
     const spellings = [route.path, ...(route.aliases ?? [])];
-    const primary = operationFor(route, converter, shadowCheck.shadows(route));
+    const primary = operationFor(route, converter, matcher.shadows(route));
     spellings.forEach((path, i) => {
       const operation = i === 0 ? primary : structuredClone(primary);
       if (i > 0) {
@@ -102,7 +86,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
     });
   }
 
-  const securitySchemes: Record<string, unknown> = {
+  const securitySchemes = {
     bearerAuth: {
       type: 'http',
       scheme: 'bearer',
@@ -123,14 +107,6 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], options: OpenA
       description: 'Key for service-to-service calls (vault). Kept in SSM; never given to browsers.',
     },
   };
-  for (const provider of [...usedProviders].sort()) {
-    securitySchemes[signatureScheme(provider)] = {
-      type: 'apiKey',
-      in: 'header',
-      name: SIGNATURE_HEADERS[provider as keyof typeof SIGNATURE_HEADERS] ?? 'Signature',
-      description: `Signature computed by ${provider} over the raw body; checked by the webhook handler.`,
-    };
-  }
 
   return {
     openapi: '3.1.0',
@@ -180,6 +156,15 @@ function operationFor(route: RouteDef, converter: SchemaConverter, shadowsLitera
       schema: parameterSchema(pathProps.get(name), pathPropsOut.get(name)),
     });
   }
+  for (const header of route.headers ?? []) {
+    parameters.push({
+      name: header.name,
+      in: 'header',
+      required: header.required ?? false,
+      description: header.description,
+      schema: { type: 'string', ...(header.pattern ? { pattern: header.pattern } : {}) },
+    });
+  }
   if (queryIn) {
     const outProps = new Map(queryOut ? objectProperties(queryOut).map((p) => [p.name, p.schema]) : []);
     for (const { name, schema, required } of objectProperties(queryIn)) {
@@ -201,8 +186,13 @@ function operationFor(route: RouteDef, converter: SchemaConverter, shadowsLitera
   if (hasBody(route)) operation.requestBody = requestBody(route, bodyIn, converter, jsonBodyIn);
 
   operation.responses[String(route.status)] = successResponse(route, converter);
-  for (const status of route.alsoStatus ?? [])
-    operation.responses[String(status)] = successResponse({ ...route, status }, converter);
+  for (const other of route.alsoAnswers ?? []) {
+    const primary = operation.responses[String(route.status)] as ResponseObject;
+    operation.responses[String(other.status)] =
+      other.status === 304
+        ? { description: `Not modified: ${other.when}` }
+        : { ...structuredClone(primary), description: `Created: ${other.when}` };
+  }
   const errors = routeErrors(route);
   if (shadowsLiteral) errors.set(405, [methodNotAllowed]);
   for (const [status, carried] of [...errors].sort(([a], [b]) => a - b))
@@ -214,18 +204,21 @@ function operationFor(route: RouteDef, converter: SchemaConverter, shadowsLitera
   return operation;
 }
 
-/** Public routes say so explicitly (`security: []`), so no client sends credentials it need not. */
+/**
+ * Public routes say so explicitly (`security: []`), so no client sends credentials it need not. A
+ * provider's webhook is public too: its signature is a header parameter the handler checks (a bad
+ * one is a 400, not the 401 a security scheme promises).
+ */
 function securityFor(auth: AuthRule): Record<string, string[]>[] {
   switch (auth.kind) {
     case 'none':
+    case 'signature':
       return [];
     case 'bearer':
     case 'gatewayKey':
       return [{ bearerAuth: [] }];
     case 'internalKey':
       return [auth.roles ? { internalApiKey: [], bearerAuth: [] } : { internalApiKey: [] }];
-    case 'signature':
-      return [{ [signatureScheme(auth.provider)]: [] }];
     case 'widgetSession':
       return [{ widgetSession: [] }];
   }
@@ -255,7 +248,11 @@ function describe(route: RouteDef): string {
       );
       break;
     case 'signature':
-      lines.push(`**Auth:** ${auth.provider} webhook signature over the raw body.`);
+      lines.push(
+        route.headers?.some((h) => h.required)
+          ? `**Auth:** none; the ${auth.provider} signature headers below, over the raw body, which the handler verifies.`
+          : `**Auth:** none; the ${auth.provider} verify token in the query, which the handler checks.`,
+      );
       break;
     case 'gatewayKey':
       lines.push(
@@ -304,10 +301,11 @@ function requestBody(
     };
   }
   if (bodyType === 'raw') {
+    // The signature covers the exact bytes; a body that is not a JSON object is refused after it.
     return {
       required: true,
-      description: 'Taken as received (the signature covers the exact bytes).',
-      content: { [bodyIn ? 'application/json' : '*/*']: { schema: bodyIn ?? {} } },
+      description: 'A JSON object, taken as received (the signature covers the exact bytes).',
+      content: jsonContent(bodyIn ?? { type: 'object' }, converter),
     };
   }
   return { required: true, content: jsonContent(bodyIn ?? {}, converter) };
@@ -315,16 +313,15 @@ function requestBody(
 
 /** The success answer, and beside it the streamed form where the route has one. */
 function successResponse(route: RouteDef, converter: SchemaConverter): ResponseObject {
-  const whole = wholeResponse(route, converter);
-  const streamed = route.streamedResponse;
-  if (!streamed) return whole;
-  return {
-    description: `${whole.description}; ${streamed.contentType} when ${streamed.when}`,
-    content: { ...whole.content, [streamed.contentType]: { schema: { type: 'string' } } },
+  const answer = jsonSuccess(route, converter);
+  if (!route.eventStream) return answer;
+  const events = {
+    schema: { type: 'string', description: `Server-sent events (\`data: ...\` lines) ${route.eventStream}` },
   };
+  return { ...answer, content: { ...answer.content, 'text/event-stream': events } };
 }
 
-function wholeResponse(route: RouteDef, converter: SchemaConverter): ResponseObject {
+function jsonSuccess(route: RouteDef, converter: SchemaConverter): ResponseObject {
   const description =
     route.status === 201 ? 'Created' : route.status === 202 ? 'Accepted' : route.status === 204 ? 'No content' : 'OK';
   if (route.rawResponse) {

@@ -44,7 +44,7 @@ export const ERROR_RESPONSES = {
   413: {
     name: 'PayloadTooLarge',
     codes: ['PAYLOAD_TOO_LARGE'],
-    text: 'PAYLOAD_TOO_LARGE: the body is over the route limit',
+    text: 'PAYLOAD_TOO_LARGE: the body is over the route limit (any request, a GET with a body included)',
   },
   415: {
     name: 'UnsupportedMediaType',

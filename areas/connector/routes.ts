@@ -51,8 +51,24 @@ const channelParams = once(() => z.object({ channelId: uuid() }));
 /** Slack, Meta and Discord bodies are small; a WhatsApp notification may batch several messages. */
 const WEBHOOK_BODY_BYTES = 256 * 1024;
 
+/** The headers each platform signs with: a request without them is 400 INVALID_SIGNATURE. */
+const SIGNED_WITH: Record<(typeof CHANNEL_TYPES)[number], Record<string, string>> = {
+  slack: {
+    'X-Slack-Signature': 'v0=<hex HMAC-SHA256 of "v0:<timestamp>:<raw body>"> with the signing secret',
+    'X-Slack-Request-Timestamp': 'Seconds since the epoch, within 5 minutes',
+  },
+  teams: { Authorization: 'HMAC <base64 HMAC-SHA256 of the raw body>, keyed with the decoded security token' },
+  whatsapp: { 'X-Hub-Signature-256': 'sha256=<hex HMAC-SHA256 of the raw body> with the app secret' },
+  telegram: { 'X-Telegram-Bot-Api-Secret-Token': "The connection's secret token" },
+  discord: {
+    'X-Signature-Ed25519': "Ed25519 signature of timestamp + raw body, with the application's public key",
+    'X-Signature-Timestamp': 'The signed timestamp',
+  },
+};
+
 const webhook = (type: (typeof CHANNEL_TYPES)[number], how: string) =>
   ({
+    headers: Object.entries(SIGNED_WITH[type]).map(([name, description]) => ({ name, description, required: true })),
     id: `connector.webhooks.${type}`,
     method: 'POST',
     path: `/api/webhooks/${type}/{channelId}`,

@@ -120,6 +120,15 @@ export const conversationRoutes = defineRoutes([
   {
     group: 'conversations',
     id: 'conversations.widget.send',
+    eventStream:
+      'with `Accept: text/event-stream`: `{"delta"}` events, the final `{message, citations, escalated}`, then `[DONE]`',
+    headers: [
+      {
+        name: IDEMPOTENCY,
+        description: "The widget's id for this message: a retried send is stored and answered once",
+        pattern: '^[A-Za-z0-9_.:-]{1,100}$',
+      },
+    ],
     method: 'POST',
     path: '/api/conversations/widget/messages',
     auth: session,

@@ -179,6 +179,7 @@ export const llmGatewayRoutes = defineRoutes([
   {
     ...v1,
     id: 'llmGateway.chatCompletions',
+    eventStream: 'with `stream: true`: `chat.completion.chunk` objects, then `data: [DONE]`',
     method: 'POST',
     path: `${V1_PATH}/chat/completions`,
     summary:
@@ -186,7 +187,6 @@ export const llmGatewayRoutes = defineRoutes([
     status: 200,
     transport: 'stream',
     rawResponse: { contentType: 'application/json' },
-    streamedResponse: { contentType: 'text/event-stream', when: 'the body says `"stream": true`' },
     maxBodyBytes: CHAT_MAX_BODY_BYTES,
     errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS],
     schemas: () => ({ query: z.object(tenantQuery()), body: chatBody() }),
@@ -283,6 +283,7 @@ export const llmGatewayRoutes = defineRoutes([
   {
     group: 'llm-gateway',
     id: 'llmGateway.models.put',
+    alsoAnswers: [{ status: 201, when: 'no model had this id' }],
     method: 'PUT',
     path: `${G}/models/{modelId}`,
     auth: { kind: 'bearer', roles: ['SystemAdmin'] },
@@ -290,7 +291,6 @@ export const llmGatewayRoutes = defineRoutes([
     summary:
       'Create (201) or replace (200) a model catalog entry (name unique; fallbacks: other models of the same kind)',
     status: 200,
-    alsoStatus: [201],
     schemas: () => ({
       params: z.object({ modelId: uuid() }),
       body: z.object({

@@ -57,13 +57,22 @@ function capture(segments: Segment[], given: string[]): string[] | null {
   return values;
 }
 
+/** Whether `a` is more literal than `b` in some segment and less in none (both fit one path). */
+const moreLiteral = (a: Pattern<unknown>, b: Pattern<unknown>) =>
+  a.rank !== b.rank && [...a.rank].every((digit, i) => digit <= b.rank[i]!);
+
 /**
  * Matches requests against a route table the way API Gateway matches route keys: a `{param}` is one
  * non-empty segment, possibly with literal text beside it (`{userId}:password-reset`); where several
  * routes of the method fit, the one literal soonest wins (`/api/tools/built-in` over
  * `/api/tools/{toolId}`). A path that fits only other methods is 405 with theirs, in table order;
  * parameters are percent-decoded, and one that does not decode (`%zz`) names no resource (404).
- * Used by the local server, the streaming front door and the `$default` fallback (`methods`).
+ *
+ * A path that a more literal spelling fits names that literal resource: a template it also fits
+ * does not serve it under any method (`PUT /api/tools/built-in` reaches `PUT /api/tools/{toolId}`
+ * at API Gateway, and is answered 405), so `methods` lists only what the most literal fitting
+ * spellings serve, the `Allow` of every 405 (the runtime's, the fallback's, the local server's).
+ * Used by the local server, the streaming front door, the runtime and the `$default` fallback.
  */
 export function createRouteMatcher<R extends RoutePattern>(routes: readonly R[]) {
   // Compiled on the first request, not at import: the fallback function's cold start is this module.
@@ -85,7 +94,13 @@ export function createRouteMatcher<R extends RoutePattern>(routes: readonly R[])
       return values ? [{ pattern, values }] : [];
     });
   };
-  const methodsOf = (found: { pattern: Pattern<R> }[]) => [...new Set(found.map((f) => f.pattern.route.method))];
+  const served = (found: { pattern: Pattern<R> }[]) => [
+    ...new Set(
+      found
+        .filter(({ pattern }) => !found.some((other) => moreLiteral(other.pattern, pattern)))
+        .map((f) => f.pattern.route.method),
+    ),
+  ];
 
   const match = (method: string, path: string): RouteMatch<R> => {
     const found = candidates(path);
@@ -93,7 +108,7 @@ export function createRouteMatcher<R extends RoutePattern>(routes: readonly R[])
     for (const f of found)
       if (f.pattern.route.method === method && !(best && best.pattern.rank <= f.pattern.rank)) best = f;
     if (!best) {
-      const allowed = methodsOf(found);
+      const allowed = served(found);
       return allowed.length ? { kind: 'method-not-allowed', allowed } : { kind: 'not-found' };
     }
     try {
@@ -107,7 +122,22 @@ export function createRouteMatcher<R extends RoutePattern>(routes: readonly R[])
       return { kind: 'not-found' };
     }
   };
-  /** Every method some route serves at the path (the fallback's 405 or 404). */
-  const methods = (path: string): HttpMethod[] => methodsOf(candidates(path));
-  return Object.assign(match, { methods });
+  /** Every method really served at the path: the `Allow` of its 405, empty for a 404. */
+  const methods = (path: string): HttpMethod[] => served(candidates(path));
+  /**
+   * Whether some path of a route's template names a more literal spelling that does not serve the
+   * route's method, so the route can answer 405 (the API document lists it).
+   */
+  const shadows = (route: RoutePattern): boolean => {
+    const own = compile(route, route.path);
+    return routes.some((other) =>
+      [other.path, ...(other.aliases ?? [])].some((spelling) => {
+        const sibling = compile(other, spelling);
+        if (sibling.segments.length !== own.segments.length || !moreLiteral(sibling, own)) return false;
+        const sample = spelling.replace(/\{[^}]+\}/g, 'x');
+        return capture(own.segments, sample.split('/')) !== null && !methods(sample).includes(route.method);
+      }),
+    );
+  };
+  return Object.assign(match, { methods, shadows });
 }

@@ -42,6 +42,25 @@ export interface RateLimitRule {
 
 export type AnySchema = z.core.$ZodType;
 
+/** A request header a route reads: the API document lists it as a header parameter. */
+export interface RequestHeader {
+  name: string;
+  /** A request without it is refused (a webhook's signature); otherwise it only changes the answer. */
+  required?: boolean;
+  description: string;
+  /** What the handler accepts, so the document says it (`^[A-Za-z0-9_.:-]{1,100}$`). */
+  pattern?: string;
+}
+
+/**
+ * A success the handler answers beside the route's `status`: 201 with the same body (an upsert
+ * that created), 304 without one (a conditional GET whose `If-None-Match` still holds).
+ */
+export interface OtherSuccess {
+  status: 201 | 304;
+  when: string;
+}
+
 /** A record a route's path names, whose tenant a SystemAdmin may leave to the record's id. */
 interface ScopedRecord {
   /** The path parameter holding the record's id (`biaId`). */
@@ -94,16 +113,21 @@ export interface RouteDef {
   summary: string;
   /** Success status; 204 and 202 without a body unless `response` is set. */
   status: 200 | 201 | 202 | 204;
-  /** Other success statuses the handler answers with the same body (a PUT: 201 when it creates). */
-  alsoStatus?: readonly (200 | 201)[];
   params?: AnySchema;
   query?: AnySchema;
   body?: AnySchema;
   /** Schema of `result` in the success envelope (or the raw body's content type). */
   response?: AnySchema;
   rawResponse?: { contentType: string };
-  /** The success sent as a stream instead, when the request asks for one (`when` says how). */
-  streamedResponse?: { contentType: 'text/event-stream'; when: string };
+  /** Further success statuses the handler answers; see `OtherSuccess`. */
+  alsoAnswers?: readonly OtherSuccess[];
+  /**
+   * The route may answer its success as server-sent events (`text/event-stream`) instead of JSON:
+   * when, and what the events carry. The document lists both media types for the success status.
+   */
+  eventStream?: string;
+  /** Request headers the handler reads beyond credentials and Content-Type (Idempotency-Key, a signature). */
+  headers?: readonly RequestHeader[];
   /** Body content type when not JSON (multipart upload, provider webhooks). */
   bodyType?: 'json' | 'multipart' | 'raw';
   /**

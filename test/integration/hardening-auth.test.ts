@@ -15,6 +15,10 @@ import {
 import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
 import { createWorld, INTERNAL_KEY, nextIp, PASSWORD, seedUser, type World } from '#test/support/fuzz/world.ts';
 import { invoke, type InvokeOptions } from '#test/support/invoke.ts';
+import { checkAnswersAgainstDocument } from '#test/support/document-check.ts';
+
+/** Every answer below is checked against the API document (the last test lists departures). */
+const documentCheck = checkAnswersAgainstDocument();
 
 /**
  * Every protected route of the table refuses missing,
@@ -209,5 +213,13 @@ describe('a revoked session cannot be refreshed', () => {
     });
     expect(successor.status).toBe(401);
     calls += 3;
+  });
+});
+
+describe('the API document', () => {
+  it('describes every answer this file received (status, content type, body)', () => {
+    documentCheck.stop();
+    expect(documentCheck.answers()).toBeGreaterThan(0);
+    expect(documentCheck.departures()).toEqual([]);
   });
 });

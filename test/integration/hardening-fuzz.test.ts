@@ -19,6 +19,10 @@ import { diff, IGNORED_WRITES, snapshot, type Snapshot } from '#test/support/fuz
 import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
 import { createWorld, creatorAvailable, credentialsFor, nextIp, type World } from '#test/support/fuzz/world.ts';
 import { invoke, type InvokeOptions } from '#test/support/invoke.ts';
+import { checkAnswersAgainstDocument } from '#test/support/document-check.ts';
+
+/** Every answer below is checked against the API document (the last test lists departures). */
+const documentCheck = checkAnswersAgainstDocument();
 
 /**
  * Every route of the table gets requests built from its own schemas and then
@@ -163,4 +167,12 @@ describe('a method a path does not serve', () => {
     if (!checked) throw new Error('no path/method pair checked');
     // Every deployed path, one request per method it does not serve: it grows with the table.
   }, 180_000);
+});
+
+describe('the API document', () => {
+  it('describes every answer this file received (status, content type, body)', () => {
+    documentCheck.stop();
+    expect(documentCheck.answers()).toBeGreaterThan(0);
+    expect(documentCheck.departures()).toEqual([]);
+  });
 });

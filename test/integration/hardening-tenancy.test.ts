@@ -15,6 +15,10 @@ import { tenancyPlan, type TenancyCase } from '#test/support/fuzz/tenancy-matrix
 import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
 import { createWorld, creatorAvailable, nextIp, type Tenant, type World } from '#test/support/fuzz/world.ts';
 import { invoke } from '#test/support/invoke.ts';
+import { checkAnswersAgainstDocument } from '#test/support/document-check.ts';
+
+/** Every answer below is checked against the API document (the last test lists departures). */
+const documentCheck = checkAnswersAgainstDocument();
 
 /**
  * Tenant B's owner, the strongest tenant caller, aims every tenant
@@ -235,5 +239,13 @@ describe("tenant B's owner aimed at tenant A", () => {
       );
     if (records.a.userId)
       expect((await invoke('GET', `/api/users/${records.a.userId}`, { token: world.a.owner })).status).toBe(200);
+  });
+});
+
+describe('the API document', () => {
+  it('describes every answer this file received (status, content type, body)', () => {
+    documentCheck.stop();
+    expect(documentCheck.answers()).toBeGreaterThan(0);
+    expect(documentCheck.departures()).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import { apiDocument } from '#api/openapi/api-document.ts';
 import { mediaType } from '#shared/http/sniff.ts';
+import { openAiCodeOf } from '#shared/http/openai-error.ts';
 import type { OpenApiDocument, Operation, ResponseObject } from '#api/openapi/document.ts';
 
 /** What a test received: the e2e client (Headers) and the in-process invoke (plain object) both fit. */
@@ -50,6 +51,8 @@ export class ContractChecker {
   private readonly ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
   private readonly validators = new Map<string, ValidateFunction>();
   private readonly templates: Template[];
+  /** Path prefixes whose operations answer OpenAI's error shape (`.../v1/`): so do unknown paths under them. */
+  private readonly openAiPrefixes: string[];
   /** `METHOD path-template status` of every response checked, for coverage reports. */
   readonly checked = new Set<string>();
 
@@ -71,6 +74,15 @@ export class ContractChecker {
         literalChars: path.replace(/\{[^}]+\}/g, '').length,
       }))
       .sort((a, b) => b.literalChars - a.literalChars);
+    this.openAiPrefixes = [
+      ...new Set(
+        Object.entries(document.paths).flatMap(([path, item]) =>
+          Object.values(item).some((op) => (op['x-auth'] as { kind?: string } | undefined)?.kind === 'gatewayKey')
+            ? [path.slice(0, path.indexOf('/v1/') + 4)]
+            : [],
+        ),
+      ),
+    ].filter((prefix) => prefix.endsWith('/v1/'));
   }
 
   /** The operation a request reaches: the most literal matching template with that method. */
@@ -153,6 +165,10 @@ export class ContractChecker {
       body = JSON.parse(res.text) as typeof body;
     } catch {
       return [`${where}: body is not JSON`];
+    }
+    if (this.openAiPrefixes.some((prefix) => path.startsWith(prefix)) && !('success' in (body ?? {}))) {
+      const wire = openAiCodeOf(res.status, expected).code;
+      return body?.error?.code === wire ? [] : [`${where}: OpenAI error code ${body?.error?.code}, expected ${wire}`];
     }
     const validate = this.validator({ $ref: '#/components/schemas/ErrorEnvelope' });
     const problems = validate(body)

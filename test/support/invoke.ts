@@ -25,6 +25,15 @@ export interface InvokeResult {
   text: string;
 }
 
+type AnswerObserver = (method: string, pathWithQuery: string, res: InvokeResult) => void;
+const observers = new Set<AnswerObserver>();
+
+/** Sees every answer `invoke` returns until the returned function is called (the document check). */
+export function observeAnswers(observer: AnswerObserver): () => void {
+  observers.add(observer);
+  return () => observers.delete(observer);
+}
+
 /**
  * Calls the real group handler in-process with the API Gateway event the route would produce,
  * exactly as the local server does but without a socket.
@@ -56,7 +65,9 @@ export async function invoke(method: string, pathWithQuery: string, opts: Invoke
   } catch {
     json = undefined;
   }
-  return { status: res.statusCode ?? 200, headers: (res.headers ?? {}) as Record<string, string>, json, text };
+  const result = { status: res.statusCode ?? 200, headers: (res.headers ?? {}) as Record<string, string>, json, text };
+  for (const observe of observers) observe(method, path + (rawQuery ? `?${rawQuery}` : ''), result);
+  return result;
 }
 
 /** Requests of one caller under one base path: the area tests' shorthand. */

@@ -105,6 +105,57 @@ describe('the API document', () => {
     expect(problems).toEqual([]);
   });
 
+  it('takes an unknown path under an OpenAI-compatible prefix in OpenAI error shape, elsewhere in the envelope', () => {
+    const checker = new ContractChecker(doc);
+    const answer = (status: number, body: unknown) => ({
+      status,
+      headers: { 'content-type': 'application/json' },
+      text: JSON.stringify(body),
+    });
+    const openAi = {
+      error: { message: 'No route', type: 'invalid_request_error', code: 'route_not_found', param: null },
+    };
+    const envelope = { success: false, error: { code: 'ROUTE_NOT_FOUND', message: 'No route' } };
+    expect(checker.violations('GET', '/api/llm-gateway/v1/models/x', answer(404, openAi))).toEqual([]);
+    expect(checker.violations('GET', '/api/llm-gateway/v1/models/x', answer(404, envelope))).toEqual([]);
+    expect(checker.violations('GET', '/api/nowhere', answer(404, openAi))).not.toEqual([]);
+  });
+
+  it('declares what the handlers read and refuse: Idempotency-Key, webhook signatures, https origins', () => {
+    const headers = (path: string, method: string) =>
+      ((doc.paths[path]![method]!.parameters ?? []) as { name: string; in: string; required: boolean }[]).filter(
+        (p) => p.in === 'header',
+      );
+    for (const [path, method] of [
+      ['/api/conversations/widget/messages', 'post'],
+      ['/api/subscriptions', 'post'],
+      ['/api/payments/process', 'post'],
+    ] as const)
+      expect(headers(path, method), `${method} ${path}`).toContainEqual(
+        expect.objectContaining({ name: 'Idempotency-Key', required: false }),
+      );
+    const hooks = operations(doc).filter(({ op }) => (op['x-auth'] as { kind: string }).kind === 'signature');
+    expect(hooks.length).toBeGreaterThan(5);
+    for (const { key, op } of hooks) {
+      expect(op.security, key).toEqual([]);
+      expect(op.responses['401'], key).toBeUndefined();
+      expect(op.responses['400'], key).toBeDefined();
+      if (key.startsWith('GET ')) continue;
+      const [method, path] = key.split(' ') as [string, string];
+      expect(headers(path, method.toLowerCase()).filter((h) => h.required).length, key).toBeGreaterThan(0);
+      expect(Object.keys((op.requestBody as { content: object }).content), key).toEqual(['application/json']);
+    }
+    expect(headers('/api/webhooks/whatsapp/{channelId}', 'get')).toEqual([]);
+    const widget = doc.paths['/api/ai/agents/{agentId}/widgets']!.post!.requestBody as {
+      content: { 'application/json': { schema: { properties: { allowedOrigins: { items: { pattern: string } } } } } };
+    };
+    const origin = new RegExp(widget.content['application/json'].schema.properties.allowedOrigins.items.pattern);
+    expect(['https://shop.example.com', 'http://localhost:5173'].every((o) => origin.test(o))).toBe(true);
+    expect(['http://shop.example.com', 'https://shop.example.com/path', 'shop'].some((o) => origin.test(o))).toBe(
+      false,
+    );
+  });
+
   /** Bodies whose schema says nothing a generator can use; each waits for its schema to carry `examples`. */
   const EXAMPLE_PENDING = [
     // users.update takes `z.pipe(z.unknown(), transform)` (update or admin password reset): its JSON Schema is `{}`.
@@ -204,6 +255,7 @@ describe('buildOpenApiDocument', () => {
         method: 'POST',
         path: '/api/webhooks/a',
         auth: { kind: 'signature', provider: 'payment-provider-a' },
+        headers: [{ name: 'Webhook-Signature', required: true, description: 'signed' }],
         bodyType: 'raw',
         status: 200,
       }),
@@ -211,18 +263,59 @@ describe('buildOpenApiDocument', () => {
     const op = (path: string, m = 'get') => doc.paths[path]![m]!;
     // Assess
     expect(op('/api/open').security).toEqual([]);
-    expect(statuses(op('/api/open'))).toEqual([200, 429, 500, 503]);
+    expect(statuses(op('/api/open'))).toEqual([200, 413, 429, 500, 503]);
     expect(op('/api/me').security).toEqual([{ bearerAuth: [] }]);
-    expect(statuses(op('/api/me'))).toEqual([200, 401, 429, 500, 503]);
-    expect(statuses(op('/api/things'))).toEqual([200, 401, 403, 429, 500, 503]);
+    expect(statuses(op('/api/me'))).toEqual([200, 401, 413, 429, 500, 503]);
+    expect(statuses(op('/api/things'))).toEqual([200, 401, 403, 413, 429, 500, 503]);
     expect(op('/api/key').security).toEqual([{ internalApiKey: [] }]);
     expect(op('/api/key/{k}', 'delete').security).toEqual([{ internalApiKey: [], bearerAuth: [] }]);
-    expect(statuses(op('/api/key/{k}', 'delete'))).toEqual([204, 401, 403, 404, 409, 429, 500, 503]);
+    expect(statuses(op('/api/key/{k}', 'delete'))).toEqual([204, 401, 403, 404, 409, 413, 429, 500, 503]);
     expect((op('/api/key/{k}', 'delete').responses['204'] as ResponseObject).content).toBeUndefined();
-    expect(op('/api/webhooks/a', 'post').security).toEqual([{ paymentProviderASignature: [] }]);
-    expect(statuses(op('/api/webhooks/a', 'post'))).toEqual([200, 400, 401, 409, 413, 429, 500, 503]);
-    expect(doc.components.securitySchemes).toHaveProperty('paymentProviderASignature.in', 'header');
+    // A webhook's signature is a header its handler checks (400), not a security scheme (401).
+    expect(op('/api/webhooks/a', 'post').security).toEqual([]);
+    expect(statuses(op('/api/webhooks/a', 'post'))).toEqual([200, 400, 409, 413, 429, 500, 503]);
+    expect(op('/api/webhooks/a', 'post').parameters).toEqual([
+      { name: 'Webhook-Signature', in: 'header', required: true, description: 'signed', schema: { type: 'string' } },
+    ]);
+    expect(op('/api/webhooks/a', 'post').requestBody).toMatchObject({
+      content: { 'application/json': { schema: { type: 'object' } } },
+    });
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(['bearerAuth', 'widgetSession', 'internalApiKey']);
     expect(doc.components.securitySchemes).toHaveProperty('internalApiKey.name', 'X-Internal-Api-Key');
+  });
+
+  it('documents a second success status, server-sent events and request headers where a route declares them', () => {
+    const doc = buildOpenApiDocument([
+      route({
+        id: 'x.put',
+        method: 'PUT',
+        path: '/api/x/{id}',
+        params: z.object({ id: uuid() }),
+        body: z.object({ name: z.string() }),
+        response: z.object({ id: z.string() }),
+        alsoAnswers: [{ status: 201, when: 'no record had this id' }],
+        eventStream: 'with `Accept: text/event-stream`: deltas',
+        headers: [{ name: 'Idempotency-Key', description: 'once', pattern: '^[a-z]{1,9}$' }],
+      }),
+      route({ id: 'x.get', method: 'GET', path: '/api/x', alsoAnswers: [{ status: 304, when: 'ETag holds' }] }),
+    ]);
+    const put = doc.paths['/api/x/{id}']!.put!;
+    expect(statuses(put).slice(0, 2)).toEqual([200, 201]);
+    const ok = put.responses['200'] as ResponseObject;
+    expect(Object.keys(ok.content!)).toEqual(['application/json', 'text/event-stream']);
+    expect((put.responses['201'] as ResponseObject).content!['application/json']!.schema).toEqual(
+      ok.content!['application/json']!.schema,
+    );
+    expect(put.parameters).toContainEqual({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'once',
+      schema: { type: 'string', pattern: '^[a-z]{1,9}$' },
+    });
+    expect(doc.paths['/api/x']!.get!.responses['304']).toEqual({ description: 'Not modified: ETag holds' });
+    // Any request may carry a body over the limit, a GET included.
+    expect(statuses(doc.paths['/api/x']!.get!)).toContain(413);
   });
 
   it('documents body, rate limit, tenant scope and the statuses of the errors the route declares', () => {

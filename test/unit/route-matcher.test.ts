@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRouteMatcher, type RoutePattern } from '#shared/http/route-matcher.ts';
+import { deployedRoutes } from '#api/routes.ts';
 
 const route = (method: RoutePattern['method'], path: string, aliases?: string[]) => ({ method, path, aliases });
 
@@ -51,6 +52,7 @@ describe('route matcher: the local server', () => {
       allowed: ['POST', 'GET'],
     });
     expect(match('HEAD', '/api/tools/x')).toEqual({ kind: 'method-not-allowed', allowed: ['GET', 'PUT'] });
+    expect(match('DELETE', '/api/tools/built-in')).toEqual({ kind: 'method-not-allowed', allowed: ['GET'] });
     expect(match('GET', '/api/nowhere').kind).toBe('not-found');
     expect(match('GET', '/api/Tools/built-in').kind).toBe('not-found');
   });
@@ -71,9 +73,46 @@ describe('route matcher: the fallback function', () => {
 
   it('lists every method served at a path, in table order, once each', () => {
     expect(match.methods('/api/knowledge/bases/k/documents')).toEqual(['POST', 'GET']);
-    expect(match.methods('/api/tools/built-in')).toEqual(['GET', 'PUT']);
+    // The literal spelling names its own resource: the template's PUT does not serve it.
+    expect(match.methods('/api/tools/built-in')).toEqual(['GET']);
     expect(match.methods('/api/tools/%zz')).toEqual(['PUT']);
     expect(match.methods('/api/knowledge/bases//documents')).toEqual([]);
+  });
+});
+
+describe('route matcher: a literal spelling beside a template', () => {
+  const match = createRouteMatcher([
+    route('GET', '/api/users/{userId}'),
+    route('DELETE', '/api/users/{userId}'),
+    route('PUT', '/api/users/{userId}/password-reset', ['/api/users/{userId}:password-reset']),
+  ]);
+
+  it('serves the literal spelling only under its own methods, text beside a parameter included', () => {
+    expect(match.methods('/api/users/u-1:password-reset')).toEqual(['PUT']);
+    expect(match.methods('/api/users/u-1')).toEqual(['GET', 'DELETE']);
+    expect(match('POST', '/api/users/u-1:password-reset')).toEqual({ kind: 'method-not-allowed', allowed: ['PUT'] });
+  });
+
+  it('says which templates can answer 405 (the API document lists it)', () => {
+    expect(match.shadows(route('GET', '/api/users/{userId}'))).toBe(true);
+    expect(match.shadows(route('PUT', '/api/users/{userId}/password-reset'))).toBe(false);
+  });
+});
+
+describe('route matcher: each group alone', () => {
+  it('finds every literal spelling beside a template of its own group (the runtime holds one group)', () => {
+    const full = createRouteMatcher(deployedRoutes);
+    const groups = new Map<string, ReturnType<typeof createRouteMatcher>>();
+    for (const route of deployedRoutes) {
+      const group =
+        groups.get(route.group) ?? createRouteMatcher(deployedRoutes.filter((r) => r.group === route.group));
+      groups.set(route.group, group);
+      for (const spelling of [route.path, ...(route.aliases ?? [])]) {
+        const path = spelling.replace(/\{[^}]+\}/g, 'x');
+        for (const [name, own] of groups)
+          if (own.methods(path).length) expect(own.methods(path), `${name} ${path}`).toEqual(full.methods(path));
+      }
+    }
   });
 });
 

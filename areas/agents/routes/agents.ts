@@ -106,8 +106,16 @@ const theme = () =>
     position: z.optional(z.enum(POSITIONS)),
     title: z.optional(text(100)),
   });
+/** What originProblem accepts, as a pattern the API document can show (the handler still normalises). */
+const ORIGIN = /^(https:\/\/([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])|http:\/\/(localhost|127\.0\.0\.1))(:\d{1,5})?\/?$/;
 const allowedOrigins = () =>
-  z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.minLength(1), z.maxLength(MAX_ORIGINS));
+  z
+    .array(
+      z
+        .string()
+        .check(z.maxLength(200), z.regex(ORIGIN, 'An https origin, scheme://host[:port] (http only for localhost)')),
+    )
+    .check(z.minLength(1), z.maxLength(MAX_ORIGINS));
 const widget = once(() =>
   z.object({
     id: z.string(),

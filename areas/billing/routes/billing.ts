@@ -174,6 +174,14 @@ const adminItem = once(() =>
     renewalDate: z.nullable(z.string()),
   }),
 );
+/** The header the money-moving writes honour (areas/billing/idempotency.ts). */
+const idempotencyHeader = [
+  {
+    name: 'Idempotency-Key',
+    description: 'Same key and body: the first answer again; same key, other body: 409 IDEMPOTENCY_KEY_REUSED',
+    pattern: '^[\\x21-\\x7e]{1,200}$',
+  },
+] as const;
 const idempotencyNote =
   ' Honours an `Idempotency-Key` header (same key and body: the first answer again; same key, other body: 409 IDEMPOTENCY_KEY_REUSED).';
 
@@ -208,6 +216,7 @@ export const billingRoutes = defineRoutes([
   },
   {
     id: 'billing.subscriptions.create',
+    headers: idempotencyHeader,
     method: 'POST',
     path: '/api/subscriptions',
     group: 'billing',
@@ -237,6 +246,7 @@ export const billingRoutes = defineRoutes([
   },
   {
     id: 'billing.payments.process',
+    headers: idempotencyHeader,
     method: 'POST',
     path: '/api/payments/process',
     group: 'billing',
@@ -295,6 +305,7 @@ export const billingRoutes = defineRoutes([
   },
   {
     id: 'billing.payments.refund',
+    headers: idempotencyHeader,
     method: 'POST',
     path: '/api/payments/{paymentId}/refund',
     group: 'billing',

@@ -22,6 +22,13 @@ export const webhookRoutes = defineRoutes([
     method: 'POST',
     path: '/api/webhooks/payment-provider-a',
     auth: { kind: 'signature', provider: 'payment-provider-a' },
+    headers: [
+      {
+        name: 'Webhook-Signature',
+        required: true,
+        description: 't=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">',
+      },
+    ],
     summary:
       'Payment provider A events (`Webhook-Signature: t=<seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, 300 s window): verified, queued and answered 200 at once; unknown kinds are recorded and ignored. A bad signature is 400 INVALID_SIGNATURE',
     ...received,
@@ -31,6 +38,10 @@ export const webhookRoutes = defineRoutes([
     method: 'POST',
     path: '/api/webhooks/payment-provider-b',
     auth: { kind: 'signature', provider: 'payment-provider-b' },
+    headers: [
+      { name: 'X-Timestamp', required: true, description: 'Seconds since the epoch, within 300 s' },
+      { name: 'X-Signature', required: true, description: 'base64 HMAC-SHA256 of "<timestamp>.<raw body>"' },
+    ],
     summary:
       'Payment provider B status callbacks (`X-Timestamp` and `X-Signature: base64 HMAC-SHA256 of "<timestamp>.<raw body>"`, 300 s window): verified, queued and answered 200 at once. A bad signature is 400 INVALID_SIGNATURE',
     ...received,

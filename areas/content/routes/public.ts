@@ -54,10 +54,16 @@ const slugParams = once(() => z.object({ siteId: uuid(), slug: slug() }));
 
 const P = '/api/content/sites';
 const publicRoute = { group: 'content-public', auth: { kind: 'none' }, scope: scope.public } as const;
+/** A cacheable read: its ETag sent back in If-None-Match answers 304 without a body while it holds. */
+const conditional = {
+  alsoAnswers: [{ status: 304, when: 'If-None-Match holds the current ETag (no body)' }],
+  headers: [{ name: 'If-None-Match', description: 'The ETag of an earlier answer' }],
+} as const;
 
 export const contentPublicRoutes = defineRoutes([
   {
     ...publicRoute,
+    ...conditional,
     id: 'content.public.resolve',
     method: 'GET',
     path: `${P}/resolve`,
@@ -68,6 +74,7 @@ export const contentPublicRoutes = defineRoutes([
   },
   {
     ...publicRoute,
+    ...conditional,
     id: 'content.public.themeCss',
     method: 'GET',
     path: `${P}/{siteId}/theme.css`,
@@ -78,6 +85,7 @@ export const contentPublicRoutes = defineRoutes([
   },
   {
     ...publicRoute,
+    ...conditional,
     id: 'content.public.pages',
     method: 'GET',
     path: `${P}/{siteId}/pages`,
@@ -93,6 +101,7 @@ export const contentPublicRoutes = defineRoutes([
   },
   {
     ...publicRoute,
+    ...conditional,
     id: 'content.public.page',
     method: 'GET',
     path: `${P}/{siteId}/pages/{slug}`,
@@ -108,6 +117,7 @@ export const contentPublicRoutes = defineRoutes([
   },
   {
     ...publicRoute,
+    ...conditional,
     id: 'content.public.blog',
     method: 'GET',
     path: `${P}/{siteId}/blog`,
@@ -126,6 +136,7 @@ export const contentPublicRoutes = defineRoutes([
   },
   {
     ...publicRoute,
+    ...conditional,
     id: 'content.public.post',
     method: 'GET',
     path: `${P}/{siteId}/blog/{slug}`,

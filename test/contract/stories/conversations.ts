@@ -32,10 +32,10 @@ export const story: Story = async (ctx) => {
     }),
   ).result;
   const visitor = makeClient(ctx.baseUrl, { 'x-widget-session': started.sessionToken });
-  const answer = ok(
-    'send',
-    await visitor.POST('/api/conversations/widget/messages', { body: { text: 'hello' } }),
-  ).result;
+  const sent = ok('send', await visitor.POST('/api/conversations/widget/messages', { body: { text: 'hello' } }));
+  // The document lists server-sent events beside JSON; without `Accept: text/event-stream` the answer is JSON.
+  if (typeof sent === 'string') throw new Error(`send: events without asking for them: ${sent.slice(0, 200)}`);
+  const answer = sent.result;
   expect(answer.message?.text).toBe('You said: hello');
 
   const list = ok(

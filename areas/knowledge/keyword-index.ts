@@ -33,12 +33,17 @@ const STOP = new Set(
   ),
 );
 
+// MiniSearch's own separators (spaces, punctuation) and the marks code is written between
+// (`maxAttempts`, a|b, x<=y), so a word is found whether or not it was quoted as code.
+const SEPARATORS = /[\n\r\p{Z}\p{P}`^|<>=~]+/u;
+
 const OPTIONS = {
   fields: ['text'],
   storeFields: ['documentId', 'position'],
+  tokenize: (text: string) => text.split(SEPARATORS),
   processTerm: (term: string) => {
     const t = term.toLowerCase();
-    return STOP.has(t) ? null : t;
+    return !t || STOP.has(t) ? null : t;
   },
 };
 

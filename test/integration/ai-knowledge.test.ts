@@ -188,6 +188,13 @@ describe('documents and retrieval', () => {
     );
   });
 
+  it('finds a word written as code (`maxAttempts`) by the plain word', async () => {
+    const res = await addText(ownerA, kbId, 'config', 'Set `retryBudgetLimit` to five in the settings file.');
+    expect((await settled(ownerA, kbId, res.json.result.id)).status).toBe('Indexed');
+    const hits = await retrieveAs(ownerA, kbId, { query: 'retryBudgetLimit', mode: 'keyword' });
+    expect(hits.map((h) => h.documentId)).toEqual([res.json.result.id]);
+  });
+
   it('a deleted document leaves retrieval at once, then its chunks and vectors are removed', async () => {
     const kb = (await newBase(ownerA)).id;
     const doc = (await addText(ownerA, kb, 'temp', 'Quartz crystals resonate at a precise frequency in watches.')).json

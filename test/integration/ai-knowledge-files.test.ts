@@ -2,18 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
-import {
-  addFile,
-  docx,
-  KB,
-  multipart,
-  newBase,
-  pdf,
-  retrieveAs,
-  settled,
-  useKnowledgeStandIns,
-  zip,
-} from '#test/support/knowledge.ts';
+import { addFile, KB, multipart, newBase, retrieveAs, settled, useKnowledgeStandIns } from '#test/support/knowledge.ts';
+import { docx, pdf, zip } from '#test/support/knowledge-files.ts';
 
 useKnowledgeStandIns();
 

@@ -122,6 +122,7 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
 
   if (spec.media === 'readwrite') data.media.grantReadWrite(fn);
   else if (spec.media === 'read') data.media.grantRead(fn);
+  else if (spec.media === 'knowledge-read') data.media.grantRead(fn, 'knowledge/*');
   if (spec.invoices === 'readwrite') data.invoices.grantReadWrite(fn);
   else if (spec.invoices === 'read') data.invoices.grantRead(fn);
 

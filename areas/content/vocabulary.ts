@@ -19,6 +19,10 @@ export const FORM_MAX_BYTES = 64 * 1024;
 export const MEDIA_MAX_BYTES = 10 * 1024 * 1024;
 /** What a Lambda request carries: 6 MB of payload, base64-encoded, minus multipart framing. */
 export const DIRECT_UPLOAD_MAX_BYTES = 4_400_000;
+/** The 413 of a direct upload over it: larger files up to MEDIA_MAX_BYTES go through the presigned upload. */
+export const DIRECT_UPLOAD_TOO_LARGE =
+  'A file sent in the request may have at most 4,400,000 bytes (about 4.4 MB, what an API request carries once encoded). ' +
+  'Files up to 10 MB go through POST /api/content/admin/sites/{siteId}/media/presigned-upload, then its complete';
 
 export const THEME_PRESETS = {
   classic: { primaryColor: '#1e3a8a', secondaryColor: '#f59e0b', fontFamily: 'Georgia, serif' },

@@ -32,7 +32,7 @@ import {
   type DocumentRecord,
 } from './records.ts';
 import { failIfStuck } from './stuck.ts';
-import { DIRECT_MAX_BYTES, STAGE_DEADLINE_MS } from './vocabulary.ts';
+import { DIRECT_MAX_BYTES, DIRECT_TOO_LARGE, STAGE_DEADLINE_MS } from './vocabulary.ts';
 
 const change = (
   d: { tenantId: string; id: string },
@@ -70,6 +70,7 @@ const FILE_PART: FilePartRules = {
   field: 'file',
   accepts: 'multipart/form-data or application/json',
   maxFileBytes: DIRECT_MAX_BYTES,
+  tooLargeMessage: DIRECT_TOO_LARGE,
   maxFiles: 1,
   maxFields: 10,
   maxParts: 15,

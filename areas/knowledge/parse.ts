@@ -1,9 +1,12 @@
+import { readInThread, THREAD_LIMITS, type ThreadLimits } from './parse-thread.ts';
 import type { KnowledgeFileType } from './vocabulary.ts';
+import { checkZip, ZipRefused } from './zip-check.ts';
 
 /**
- * The text of a stored original. Each parser is a maintained library loaded only here, only in
- * the worker, only for its type (docs/decisions/knowledge.md, "Worker": unpdf for PDF, mammoth for DOCX, html-to-text
- * for HTML). A file that cannot be read throws ParseError with the reason shown to the user.
+ * The text of a stored original. Each parser is a maintained library loaded only in the worker,
+ * only for its type (docs/decisions/knowledge.md, "Worker": unpdf for PDF and mammoth for DOCX, both
+ * in a bounded thread; html-to-text for HTML). A file that cannot be read, or is refused by a bound,
+ * throws ParseError with the reason shown to the user.
  */
 export class ParseError extends Error {
   constructor(reason: string) {
@@ -14,24 +17,35 @@ export class ParseError extends Error {
 
 const utf8 = (bytes: Uint8Array) => new TextDecoder('utf-8').decode(bytes).replace(/^\uFEFF/, '');
 
-async function pdfText(bytes: Uint8Array): Promise<string> {
-  const { extractText, getDocumentProxy } = await import('unpdf');
-  try {
-    const pdf = await getDocumentProxy(new Uint8Array(bytes));
-    const { text } = await extractText(pdf, { mergePages: false });
-    return text.join('\n\n');
-  } catch {
-    throw new ParseError('The PDF could not be read: the file is damaged or is not really a PDF');
-  }
-}
+const DAMAGED = {
+  pdf: 'The PDF could not be read: the file is damaged or is not really a PDF',
+  docx: 'The file could not be read as a Word document (DOCX): it is damaged or another kind of file',
+} as const;
+const NAME = { pdf: 'The PDF', docx: 'The Word document (DOCX)' } as const;
 
-async function docxText(bytes: Uint8Array): Promise<string> {
-  const { default: mammoth } = await import('mammoth');
-  try {
-    const { value } = await mammoth.extractRawText({ buffer: Buffer.from(bytes) });
-    return value;
-  } catch {
-    throw new ParseError('The file could not be read as a Word document (DOCX): it is damaged or another kind of file');
+/** A PDF or DOCX through the bounded thread (parse-thread.ts), each way it can be refused said as a reason. */
+async function boundedText(kind: 'pdf' | 'docx', bytes: Uint8Array, limits: ThreadLimits): Promise<string> {
+  if (kind === 'docx')
+    await checkZip(bytes).catch((err) =>
+      Promise.reject(err instanceof ZipRefused ? new ParseError(`${NAME.docx} was not read: ${err.message}`) : err),
+    );
+  const out = await readInThread(kind, bytes, limits);
+  if ('text' in out) return out.text;
+  switch (out.refused) {
+    case 'pages':
+      throw new ParseError(
+        `${NAME.pdf} has ${out.pages.toLocaleString('en')} pages; at most ${limits.pdfPages.toLocaleString('en')} are read. Split it into smaller files`,
+      );
+    case 'memory':
+      throw new ParseError(
+        `${NAME[kind]} was not read: reading it needs more than ${limits.heapMb} MB of memory (a file built to exhaust the reader, or too complex); split or simplify it`,
+      );
+    case 'time':
+      throw new ParseError(
+        `${NAME[kind]} was not read: reading it took longer than ${Math.ceil(limits.timeoutMs / 1000)} s; split or simplify it`,
+      );
+    default:
+      throw new ParseError(DAMAGED[kind]);
   }
 }
 
@@ -46,13 +60,17 @@ async function htmlText(bytes: Uint8Array): Promise<string> {
   });
 }
 
-export async function extractText(type: KnowledgeFileType, bytes: Uint8Array): Promise<string> {
+export async function extractText(
+  type: KnowledgeFileType,
+  bytes: Uint8Array,
+  limits: ThreadLimits = THREAD_LIMITS,
+): Promise<string> {
   if (!bytes.length) throw new ParseError('The file is empty');
   const text =
     type === 'application/pdf'
-      ? await pdfText(bytes)
+      ? await boundedText('pdf', bytes, limits)
       : type === 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
-        ? await docxText(bytes)
+        ? await boundedText('docx', bytes, limits)
         : type === 'text/html'
           ? await htmlText(bytes)
           : utf8(bytes);

@@ -52,6 +52,10 @@ export interface BaseRecord {
    * condition (keyword-index.ts), and a function's cached index is used only while it matches.
    */
   keywordGeneration: number;
+  /** The object the generation committed (absent on bases last rewritten before objects were named per write). */
+  keywordObject?: string | null;
+  /** The generation before's object, kept for a reader that read the base a moment before the rewrite. */
+  keywordPrevious?: string | null;
   searchText: string;
   createdAt: string;
   updatedAt: string;
@@ -166,8 +170,26 @@ export const originalObjectKey = (tenantId: string, kbId: string, documentId: st
 export const uploadObjectKey = (tenantId: string, kbId: string, uploadId: string) =>
   `knowledge/${tenantId}/${kbId}/uploads/${uploadId}`;
 export const basePrefix = (tenantId: string, kbId: string) => `knowledge/${tenantId}/${kbId}/`;
-export const keywordObjectKey = (tenantId: string, kbId: string, generation: number) =>
+/**
+ * One object per write attempt: two writers of one generation never share a key, so the one that
+ * loses the base's condition removes only its own object.
+ */
+export const keywordObjectKey = (tenantId: string, kbId: string, generation: number, attempt: string) =>
+  `knowledge/${tenantId}/${kbId}/keyword/${generation}-${attempt}.json`;
+const legacyKeywordObjectKey = (tenantId: string, kbId: string, generation: number) =>
   `knowledge/${tenantId}/${kbId}/keyword/${generation}.json`;
+
+type KeywordPointer = Pick<BaseRecord, 'tenantId' | 'id' | 'keywordGeneration' | 'keywordObject' | 'keywordPrevious'>;
+/** The object holding the base's current keyword index; null while it has none (generation 0). */
+export const committedKeywordObject = (b: KeywordPointer): string | null =>
+  b.keywordObject ??
+  (Number(b.keywordGeneration ?? 0) ? legacyKeywordObjectKey(b.tenantId, b.id, Number(b.keywordGeneration)) : null);
+/** The object a rewrite of the base makes obsolete: the one before its current one. */
+export const previousKeywordObject = (b: KeywordPointer): string | null => {
+  if (b.keywordPrevious !== undefined) return b.keywordPrevious;
+  const g = Number(b.keywordGeneration ?? 0);
+  return !b.keywordObject && g > 1 ? legacyKeywordObjectKey(b.tenantId, b.id, g - 1) : null;
+};
 
 /**
  * A chunk's id, derived from its document and position (a UUID-shaped hash), so a re-delivered

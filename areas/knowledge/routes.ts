@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import {
   CHUNK_SIZE,
   DIRECT_MAX_BYTES,
+  DIRECT_TOO_LARGE,
   DOCUMENT_STATUSES,
   FILE_TYPES,
   KNOWLEDGE_MAX_BYTES,
@@ -184,11 +185,13 @@ export const knowledgeRoutes = defineRoutes([
     scope: ofBase,
     summary:
       'Add a document: multipart part "file" (txt, md, html, pdf, docx, checked by content; others 415; ' +
-      `at most ${DIRECT_MAX_BYTES} bytes in the request) or JSON {title, text}. Answers 202 with status Queued; ` +
+      `at most ${DIRECT_MAX_BYTES} bytes in the request, larger files up to 10 MB through documents/presigned-upload) ` +
+      'or JSON {title, text}. Answers 202 with status Queued; ' +
       'a worker parses, chunks, embeds and indexes it',
     status: 202,
     bodyType: 'multipart',
     maxBodyBytes: DIRECT_MAX_BYTES + 64 * 1024,
+    tooLargeMessage: DIRECT_TOO_LARGE,
     schemas: () => ({
       params: baseParams(),
       query: z.object({ ...tenantQuery(), title: z.optional(text(300)) }),

@@ -13,6 +13,10 @@ export const TOP_K = { min: 1, max: 20, default: 5 } as const;
 export const KNOWLEDGE_MAX_BYTES = 10 * 1024 * 1024;
 /** What a Lambda request body carries safely (6 MB payload, base64 inflates by 4/3); more goes through a presigned upload. */
 export const DIRECT_MAX_BYTES = 4_400_000;
+/** The 413 of a direct upload over it: the spec's 10 MB holds, through the presigned upload. */
+export const DIRECT_TOO_LARGE =
+  'A file sent in the request may have at most 4,400,000 bytes (about 4.4 MB, what an API request carries once encoded). ' +
+  'Files up to 10 MB go through POST /api/knowledge/bases/{kbId}/documents/presigned-upload, then its complete';
 /** A JSON text document: its text at most this many characters (about 1 MB of UTF-8). */
 export const MAX_TEXT_CHARS = 1_000_000;
 

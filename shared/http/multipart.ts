@@ -13,8 +13,9 @@ export interface FilePartRules {
   field: string;
   /** What a body that is not multipart is told to be instead, in its 415. */
   accepts: string;
-  /** Larger files are refused with 413 naming this many bytes. */
+  /** Larger files are refused with 413 naming this many bytes, or saying `tooLargeMessage`. */
   maxFileBytes: number;
+  tooLargeMessage?: string;
   /** File parts read; any after these are skipped, so a file named `field` among them goes missing. */
   maxFiles: number;
   /** Non-file fields read, and all parts read; busboy skips the rest. */
@@ -69,7 +70,7 @@ export async function readFilePart(contentType: string | undefined, body: Buffer
     });
     parser.on('error', () => reject(validationError([{ path: 'body', message: 'Malformed multipart body' }])));
     parser.on('close', () => {
-      if (tooLarge) reject(payloadTooLarge(rules.maxFileBytes));
+      if (tooLarge) reject(payloadTooLarge(rules.maxFileBytes, rules.tooLargeMessage));
       else if (!found || (!rules.allowEmpty && !found.data.length)) {
         const what = rules.allowEmpty ? 'A file part' : 'A non-empty file part';
         reject(

@@ -68,7 +68,7 @@ export const config = {
 /** What a function's access spec (shared/routes/groups.ts) promises it, as environment variables. */
 export interface SettingNeeds {
   table?: 'none' | 'read' | 'readwrite';
-  media?: 'read' | 'readwrite';
+  media?: 'read' | 'readwrite' | 'knowledge-read';
   invoices?: 'read' | 'readwrite';
   sends?: readonly string[];
   knowledgeVectors?: 'read' | 'readwrite';

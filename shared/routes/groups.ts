@@ -9,7 +9,8 @@ export interface GroupSpec {
   table: 'none' | 'read' | 'readwrite';
   /** Queues the function sends to. */
   sends?: readonly QueueName[];
-  media?: 'read' | 'readwrite';
+  /** The media bucket; `knowledge-read`: only its `knowledge/` prefix, read (the keyword indexes retrieval loads). */
+  media?: 'read' | 'readwrite' | 'knowledge-read';
   invoices?: 'read' | 'readwrite';
   /** Reads the private signing key (only the group that issues tokens). */
   signsTokens?: boolean;
@@ -48,6 +49,8 @@ const AGENT_TURN = {
   sends: ['channels', 'email'],
   tenantSecrets: 'read',
   knowledgeVectors: 'read',
+  // Retrieval loads the bases' keyword indexes from the media bucket's knowledge/ prefix.
+  media: 'knowledge-read',
   bedrock: true,
   readsVault: true,
   memoryMb: 1024,

@@ -138,6 +138,8 @@ export interface RouteDef {
    */
   jsonBody?: AnySchema;
   maxBodyBytes?: number;
+  /** The 413's message for a body over `maxBodyBytes`, where the route can say what to do instead. */
+  tooLargeMessage?: string;
   rateLimit?: RateLimitRule;
   /** Extra path spellings served by the same handler (local server and routes.txt mapping). */
   aliases?: readonly string[];

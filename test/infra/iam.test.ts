@@ -346,6 +346,23 @@ describe('IAM', () => {
     }
   });
 
+  it('lets every function that retrieves knowledge read the keyword indexes: the media bucket named, its knowledge/ prefix readable', () => {
+    const media = s.ofType('AWS::S3::Bucket').find(([id]) => id.startsWith('DataMedia'))![0];
+    const retrievers = [...s.fnIds.keys()].filter((name) => specOf(name).knowledgeVectors);
+    expect(retrievers).toEqual(
+      expect.arrayContaining(['knowledge', 'agent-runtime', 'conversations', 'channel-turn-worker']),
+    );
+    for (const name of retrievers) {
+      const onMedia = stmts(name).filter((st) => logicalIdsIn([st]).has(media));
+      expect(onMedia.flatMap(actionsOf), name).toContain('s3:GetObject*');
+      expect(
+        resourceTexts(onMedia).some((t) => /\/(knowledge\/)?\*$/.test(t)),
+        name,
+      ).toBe(true);
+      expect(s.resources[s.fnIds.get(name)!].Properties.Environment.Variables.MEDIA_BUCKET, name).toBeDefined();
+    }
+  });
+
   it('gives the knowledge vector bucket only to the knowledge functions: queries to the routes, writes to the worker', () => {
     const vectorBucket = s.ofType('AWS::S3Vectors::VectorBucket')[0]![0];
     for (const name of s.fnIds.keys()) {

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { failStuckDocuments } from '#areas/knowledge/stuck.ts';
 import { documentKey } from '#areas/knowledge/records.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -186,6 +186,29 @@ describe('documents and retrieval', () => {
     expect((await invoke('GET', `${KB}/${kbB}/documents/${res.json.result.id}/chunks`, { token: ownerA })).status).toBe(
       404,
     );
+  });
+
+  it("asks the vector store only within the caller's tenant and base", async () => {
+    // Retrieval drops a hit outside the tenant or base again afterwards, so only the query itself shows the filter.
+    const query = vi.spyOn(testVectors, 'query');
+    try {
+      for (const mode of ['semantic', 'hybrid'])
+        await retrieveAs(memberA, kbId, { query: 'magma under the volcano', mode });
+      expect(query).toHaveBeenCalledTimes(2);
+      for (const [index, q] of query.mock.calls) {
+        expect(index).toEqual({ tenantId: tenantA, kbId });
+        expect(q.filter).toEqual({ tenantId: tenantA, kbId });
+      }
+    } finally {
+      query.mockRestore();
+    }
+  });
+
+  it('finds a word written as code (`maxAttempts`) by the plain word', async () => {
+    const res = await addText(ownerA, kbId, 'config', 'Set `retryBudgetLimit` to five in the settings file.');
+    expect((await settled(ownerA, kbId, res.json.result.id)).status).toBe('Indexed');
+    const hits = await retrieveAs(ownerA, kbId, { query: 'retryBudgetLimit', mode: 'keyword' });
+    expect(hits.map((h) => h.documentId)).toEqual([res.json.result.id]);
   });
 
   it('a deleted document leaves retrieval at once, then its chunks and vectors are removed', async () => {

@@ -265,12 +265,14 @@ const probe = await import('./probe.mjs');
 globalThis.__loaded = [];
 const html = await probe.extractText('text/html', new TextEncoder().encode('<p>Opening hours</p>'));
 const afterHtml = [...globalThis.__loaded];
+const pdf = await probe.extractText('application/pdf', new TextEncoder().encode('%PDF-1.4'));
 const tokens = await probe.countTokens('three small words');
-process.stdout.write(JSON.stringify({ loaded, html, afterHtml, afterTokens: globalThis.__loaded, tokens }));`;
+process.stdout.write(JSON.stringify({ loaded, html, afterHtml, pdf, afterTokens: globalThis.__loaded, tokens }));`;
     const out = await runModuleScript<{
       loaded: Record<string, string[]>;
       html: string;
       afterHtml: string[];
+      pdf: string;
       afterTokens: string[];
       tokens: number;
     }>(script, dir, {
@@ -282,6 +284,8 @@ process.stdout.write(JSON.stringify({ loaded, html, afterHtml, afterTokens: glob
     // First use loads only what that use needs: an HTML file the HTML parser, a count the tokenizer.
     expect(out.afterHtml).toEqual(['html-to-text']);
     expect(out.html).toBe('converted 20');
+    // A PDF is read in a thread of its own (parse-thread.ts), which finds the parser built beside the bundle.
+    expect(out.pdf).toBe('pdf');
     expect(out.afterTokens).toEqual(['html-to-text', 'gpt-tokenizer']);
     expect(out.tokens).toBe(3);
   }, 120_000);

@@ -28,7 +28,7 @@ import {
   siteList,
   toMedia,
 } from '#areas/content/records.ts';
-import { DIRECT_UPLOAD_MAX_BYTES, MEDIA_MAX_BYTES } from '#areas/content/vocabulary.ts';
+import { DIRECT_UPLOAD_MAX_BYTES, DIRECT_UPLOAD_TOO_LARGE, MEDIA_MAX_BYTES } from '#areas/content/vocabulary.ts';
 import type { Item } from '#shared/data/keys.ts';
 
 const LIST_URL_SECONDS = 3600;
@@ -102,6 +102,7 @@ const FILE_PART: FilePartRules = {
   field: 'file',
   accepts: 'multipart/form-data',
   maxFileBytes: DIRECT_UPLOAD_MAX_BYTES,
+  tooLargeMessage: DIRECT_UPLOAD_TOO_LARGE,
   maxFiles: 1,
   maxFields: 20,
   maxParts: 25,

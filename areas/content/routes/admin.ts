@@ -3,6 +3,7 @@ import {
   BLOCKS_MAX,
   COLOR,
   DIRECT_UPLOAD_MAX_BYTES,
+  DIRECT_UPLOAD_TOO_LARGE,
   FOLDER,
   FONT_FAMILY,
   FORM_STATUSES,
@@ -608,6 +609,7 @@ export const contentAdminRoutes = defineRoutes([
     status: 201,
     bodyType: 'multipart',
     maxBodyBytes: DIRECT_UPLOAD_MAX_BYTES + 64 * 1024,
+    tooLargeMessage: DIRECT_UPLOAD_TOO_LARGE,
     schemas: () => ({
       params: siteParams(),
       query: z.object({ folder: folder() }),

@@ -22,7 +22,7 @@ export const jsonBody = () => ({
     const { state } = request.context;
     const route = state.route!;
     const limit = route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    if (byteLength(request.event) > limit) throw payloadTooLarge(limit);
+    if (byteLength(request.event) > limit) throw payloadTooLarge(limit, route.tooLargeMessage);
     state.rawBody = request.event.body;
     if (!route.body || (route.bodyType ?? 'json') !== 'json') return;
     try {

@@ -1,0 +1,151 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { forgetKeywordIndex } from '#areas/knowledge/keyword-index.ts';
+import { deletePrefix, getObject } from '#areas/knowledge/objects.ts';
+import { basePrefix, committedKeywordObject, kbKey, type BaseRecord } from '#areas/knowledge/records.ts';
+import { get } from '#shared/data/read.ts';
+import { newTenant } from '#test/support/fixtures.ts';
+import { addFile, addText, newBase, retrieveAs, settled, useKnowledgeStandIns } from '#test/support/knowledge.ts';
+import { docxBomb, docxOfEmptyParagraphs, manyPagePdf } from '#test/support/knowledge-files.ts';
+import { tokenFor } from '#test/support/tokens.ts';
+
+/**
+ * The knowledge area under the classes of hardening.md: parallel uploads to one base (the keyword
+ * index is rewritten by every document), a base whose index object was lost, and files built to
+ * exhaust the indexer (decompression and page bombs).
+ */
+useKnowledgeStandIns();
+
+let tenantId: string;
+let owner: string;
+beforeAll(async () => {
+  tenantId = await newTenant({ maxKnowledgeBases: 10 });
+  owner = await tokenFor({ tenantId });
+});
+
+const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
+/** One document per word, each holding a term no other holds; uploaded all at once or one after another. */
+async function upload(kbId: string, how: 'parallel' | 'in turn') {
+  const one = (w: string) => addText(owner, kbId, w, `The rare term zq${w} appears here only.`);
+  const rs = [];
+  if (how === 'parallel') rs.push(...(await Promise.all(WORDS.map(one))));
+  else for (const w of WORDS) rs.push(await one(w));
+  for (const r of rs) expect(r.status, r.text).toBe(202);
+  return rs.map((r) => r.json.result.id as string);
+}
+
+async function expectEachFound(kbId: string, ids: string[], mode: 'keyword' | 'hybrid') {
+  for (const [i, w] of WORDS.entries()) {
+    const hits = await retrieveAs(owner, kbId, { query: `zq${w}`, mode });
+    expect(hits.map((h) => h.documentId)[0], `${w} (${mode})`).toBe(ids[i]);
+  }
+}
+
+describe('parallel uploads to one base', () => {
+  it('indexes every document and finds each by keyword', async () => {
+    const kbId = (await newBase(owner)).id;
+    const ids = await upload(kbId, 'parallel');
+    for (const id of ids) expect((await settled(owner, kbId, id)).status).toBe('Indexed');
+    await expectEachFound(kbId, ids, 'keyword');
+    // A later upload still works, and the base names an object that exists.
+    const later = await addText(owner, kbId, 'later', 'The rare term zqfoxtrot arrived later.');
+    expect(later.status, later.text).toBe(202);
+    expect((await settled(owner, kbId, later.json.result.id)).status).toBe('Indexed');
+    const base = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
+    expect(Number(base!.keywordGeneration)).toBe(WORDS.length + 1);
+    expect(await getObject(committedKeywordObject(base!)!)).not.toBeNull();
+  });
+});
+
+describe('a base whose keyword index object is lost', () => {
+  // Before, a reader looked for the lost generation forever: the test's timeout is what catches a hang.
+  it('answers retrieval, rebuilt from its chunks, and keeps the repair', async () => {
+    const kbId = (await newBase(owner)).id;
+    const ids = await upload(kbId, 'in turn');
+    for (const id of ids) await settled(owner, kbId, id);
+    // The objects lost, and a fresh function (no cached copy): as after a restart.
+    await deletePrefix(`${basePrefix(tenantId, kbId)}keyword/`);
+    forgetKeywordIndex(kbId);
+    await expectEachFound(kbId, ids, 'keyword');
+    await expectEachFound(kbId, ids, 'hybrid');
+    // Repaired for good: the base names a stored object holding every document's entries.
+    const base = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
+    const stored = await getObject(committedKeywordObject(base!)!);
+    expect(stored).not.toBeNull();
+    for (const w of WORDS) expect(new TextDecoder().decode(stored!)).toContain(`zq${w}`);
+    // And the next upload to it ends Indexed.
+    const later = await addText(owner, kbId, 'later', 'The rare term zqgolf arrived later.');
+    expect((await settled(owner, kbId, later.json.result.id)).status).toBe('Indexed');
+    expect((await retrieveAs(owner, kbId, { query: 'zqgolf', mode: 'keyword' }))[0]?.documentId).toBe(
+      later.json.result.id,
+    );
+  });
+});
+
+describe('decompression and page bombs', () => {
+  const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+  const BOMBS = [
+    {
+      name: 'a DOCX of three million empty paragraphs',
+      file: async () => ['empty.docx', DOCX, docxOfEmptyParagraphs(3_000_000)] as const,
+      reason: /^The Word document \(DOCX\) was not read: it holds more than 300,000 XML elements/,
+    },
+    {
+      name: 'a DOCX that unpacks to 300 MB',
+      file: async () => ['bomb.docx', DOCX, await docxBomb(300)] as const,
+      reason: /^The Word document \(DOCX\) was not read: it unpacks to more than 64 MB/,
+    },
+    {
+      name: 'a PDF of 20,000 pages',
+      file: async () => ['pages.pdf', 'application/pdf', manyPagePdf(20_000)] as const,
+      reason: /^The PDF has 20,000 pages; at most 1,000 are read/,
+    },
+  ];
+
+  let other: string;
+  let otherKb: string;
+  beforeAll(async () => {
+    other = await tokenFor({ tenantId: await newTenant({ maxKnowledgeBases: 5 }) });
+    otherKb = (await newBase(other)).id;
+  });
+
+  /** The peak growth of this process's memory while `work` runs, sampled every 20 ms. */
+  async function peakGrowth<T>(work: () => Promise<T>) {
+    const start = process.memoryUsage();
+    const peak = { rss: start.rss, heapUsed: start.heapUsed };
+    const timer = setInterval(() => {
+      const now = process.memoryUsage();
+      peak.rss = Math.max(peak.rss, now.rss);
+      peak.heapUsed = Math.max(peak.heapUsed, now.heapUsed);
+    }, 20);
+    try {
+      const out = await work();
+      return { out, rssMb: (peak.rss - start.rss) / 2 ** 20, heapMb: (peak.heapUsed - start.heapUsed) / 2 ** 20 };
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  for (const bomb of BOMBS)
+    it(`${bomb.name} ends Failed with its reason, while another tenant's document beside it ends Indexed`, async () => {
+      const kbId = (await newBase(owner)).id;
+      const [fileName, type, bytes] = await bomb.file();
+      expect(bytes.length).toBeLessThan(4_400_000);
+      const { out, rssMb, heapMb } = await peakGrowth(() =>
+        Promise.all([
+          addFile(owner, kbId, fileName, type, bytes),
+          addText(other, otherKb, 'beside', `Ordinary text uploaded beside ${fileName} by another tenant.`),
+        ]),
+      );
+      const [bombUpload, beside] = out;
+      expect(bombUpload.status, bombUpload.text).toBe(202);
+      expect(beside.status, beside.text).toBe(202);
+      expect(await settled(owner, kbId, bombUpload.json.result.id)).toMatchObject({
+        status: 'Failed',
+        error: expect.stringMatching(bomb.reason),
+        chunkCount: 0,
+      });
+      expect((await settled(other, otherKb, beside.json.result.id)).status).toBe('Indexed');
+      expect(heapMb, 'main heap growth (MB)').toBeLessThan(256);
+      expect(rssMb, 'process memory growth (MB)').toBeLessThan(768);
+    });
+});

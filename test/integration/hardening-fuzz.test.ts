@@ -159,8 +159,7 @@ describe('a method a path does not serve', () => {
         stats.count(route.id, res);
         checked++;
         const where = `${method} ${path}: ${res.status} ${res.text.slice(0, 200)}`;
-        if (res.status !== 405 || errorCode(res) !== 'METHOD_NOT_ALLOWED' || !res.headers.allow)
-          throw new Error(where);
+        if (res.status !== 405 || errorCode(res) !== 'METHOD_NOT_ALLOWED' || !res.headers.allow) throw new Error(where);
         const problem = errorEnvelopeProblem(res);
         if (problem) throw new Error(`${problem}: ${where}`);
       }

@@ -334,9 +334,9 @@ export const mutants: Mutant[] = [
   {
     id: 'knowledge-index-race',
     bug: 'the keyword index object is named by its generation alone (parallel documents overwrite it)',
-    file: 'areas/knowledge/records.ts',
-    find: '`knowledge/${tenantId}/${kbId}/keyword/${generation}-${attempt}.json`;',
-    replace: '`knowledge/${tenantId}/${kbId}/keyword/${generation}.json${attempt.slice(0, 0)}`;',
+    file: 'areas/knowledge/keyword-index.ts',
+    find: 'keywordObjectKey(base.tenantId, base.id, from + 1, crypto.randomUUID())',
+    replace: "keywordObjectKey(base.tenantId, base.id, from + 1, 'next')",
     tests: ['test/integration/hardening-knowledge.test.ts'],
   },
   {

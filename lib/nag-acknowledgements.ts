@@ -63,6 +63,11 @@ export function acknowledgeNagFindings(stack: Stack, { settings, data, queues, h
   }
   ack(
     stack,
+    `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(data.media.node.defaultChild as CfnResource)}.Arn>/knowledge/*]`,
+    "The functions that run agent turns read knowledge bases' keyword indexes, written at run time per base under this prefix of the media bucket; read only.",
+  );
+  ack(
+    stack,
     `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(data.knowledgeVectors)}.VectorBucketArn>/index/kb-*]`,
     "Knowledge vector indexes are created at run time, one per knowledge base; the grant covers this one vector bucket's indexes.",
   );

@@ -70,6 +70,8 @@ describe('twenty parallel calls', () => {
     expect(listed.spendUsd).toBeCloseTo(5 * worstUsd, 9);
     expect(listed.spendUsd).toBeLessThanOrEqual(budget);
     expect(listed.lastUsedAt).not.toBeNull();
+    // A call the key's budget refused gives back the month's tokens it reserved beside it.
+    expect(await usageOf(owner)).toMatchObject({ tokensUsed: 5 * worst, tokensReserved: 0 });
   });
 });
 

@@ -168,7 +168,7 @@ export const mutants: Mutant[] = [
     file: 'areas/llm-gateway/admission.ts',
     find: 'const chain = (await fallbackChain(model)).filter((m) => keyAllows(key, m));',
     replace: 'const chain = await fallbackChain(model);',
-    tests: GATEWAY,
+    tests: ['test/integration/llm-gateway-access.test.ts'],
   },
   {
     id: 'gateway-key-models',

@@ -6,6 +6,7 @@ import { keys } from '#shared/data/keys.ts';
 import { listNewestFirst } from '#shared/data/collection.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
+import { queueSender } from '#shared/platform/ports.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { testVectors } from '#test/support/test-ports.ts';
@@ -218,9 +219,19 @@ describe('documents and retrieval', () => {
     await settled(ownerA, kb, doc.id);
     expect((await retrieveAs(ownerA, kb, { query: 'quartz watches', mode: 'keyword' }))[0]?.documentId).toBe(doc.id);
     expect(testVectors.size(kb)).toBeGreaterThan(0);
-    expect((await invoke('DELETE', `${KB}/${kb}/documents/${doc.id}`, { token: ownerA })).status).toBe(204);
-    for (const mode of ['keyword', 'semantic', 'hybrid'])
-      expect(await retrieveAs(ownerA, kb, { query: 'quartz watches', mode })).toEqual([]);
+    // The purge is queued: held here, so what retrieval answers meanwhile is the delete's own doing.
+    const deliver = await queueSender();
+    const held: Parameters<typeof deliver.send>[] = [];
+    queueSender.install({ send: async (...message) => void held.push(message) });
+    try {
+      expect((await invoke('DELETE', `${KB}/${kb}/documents/${doc.id}`, { token: ownerA })).status).toBe(204);
+      expect(testVectors.size(kb)).toBeGreaterThan(0);
+      for (const mode of ['keyword', 'semantic', 'hybrid'])
+        expect(await retrieveAs(ownerA, kb, { query: 'quartz watches', mode })).toEqual([]);
+    } finally {
+      queueSender.install(deliver);
+    }
+    for (const message of held) await deliver.send(...message);
     expect(testVectors.size(kb)).toBe(0);
     const base = (await invoke('GET', `${KB}/${kb}`, { token: ownerA })).json.result;
     expect(base).toMatchObject({ documentCount: 0, chunkCount: 0 });

@@ -29,6 +29,13 @@ describe('a DOCX measured before it is unpacked', () => {
     );
   });
 
+  it('refuses by its declared sizes before it unpacks anything (the entries themselves unreadable)', async () => {
+    const bomb = await docxBomb(100);
+    // Everything but the central directory at the end overwritten: only the declared sizes are left to read.
+    const directoryOnly = bomb.slice().fill(0, 64, bomb.length - 1024);
+    expect(await refusal(directoryOnly)).toEqual(expect.stringMatching(/^it unpacks to more than 64 MB/));
+  });
+
   it('refuses a file that declares small sizes and still expands: the unpacking itself is capped', async () => {
     expect(await refusal(await docxBomb(100, 1))).toEqual(expect.stringMatching(/^it unpacks to more than 64 MB/));
   });

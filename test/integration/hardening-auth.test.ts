@@ -137,6 +137,8 @@ describe('no, malformed or forged credentials: 401 on every protected route', ()
 /** Whether the runtime's rule lets this caller in (the SystemAdmin bypass is not modelled: callers here are tenant users). */
 const passes = (route: RouteDef, roles: string[], perms: readonly string[]) => {
   const auth = route.auth;
+  // The gateway's /v1 takes a user's own token too, when it holds the route's permission.
+  if (auth.kind === 'gatewayKey') return !auth.permission || perms.includes(auth.permission);
   if (auth.kind !== 'bearer' && auth.kind !== 'internalKey') return true;
   if (!auth.roles && !(auth.kind === 'bearer' && auth.permission)) return true;
   if (auth.roles?.some((r) => roles.includes(r))) return true;
@@ -161,7 +163,7 @@ describe('a caller without the role or permission: 403', () => {
   ];
   const cases = personas.flatMap((p) =>
     protectedRoutes
-      .filter((r) => needsBearer(r) && !passes(r, p.roles, p.perms))
+      .filter((r) => (needsBearer(r) || r.auth.kind === 'gatewayKey') && !passes(r, p.roles, p.perms))
       .map((r) => [`${p.name} on ${r.id}`, p, r] as const),
   );
 

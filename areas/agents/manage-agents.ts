@@ -147,6 +147,17 @@ export async function createAgent(tenantId: string, input: AgentInput, actor: Pr
   return insert(tenantId, await resolve(tenantId, input), actor, 'create');
 }
 
+/** The draft's settings that a copy and a published version take over unchanged. */
+const settingsOf = (a: AgentRecord) => ({
+  promptId: a.promptId,
+  modelId: a.modelId,
+  temperature: a.temperature,
+  welcomeMessage: a.welcomeMessage,
+  escalation: a.escalation,
+  knowledgeBaseIds: a.knowledgeBaseIds,
+  toolIds: a.toolIds,
+});
+
 export async function duplicateAgent(
   tenantId: string,
   agentId: string,
@@ -159,15 +170,9 @@ export async function duplicateAgent(
   return insert(
     tenantId,
     {
+      ...settingsOf(a),
       name: copyName,
       description: a.description,
-      promptId: a.promptId,
-      modelId: a.modelId,
-      temperature: a.temperature,
-      welcomeMessage: a.welcomeMessage,
-      escalation: a.escalation,
-      knowledgeBaseIds: a.knowledgeBaseIds,
-      toolIds: a.toolIds,
       searchText: copyName.toLowerCase(),
     },
     actor,
@@ -288,15 +293,9 @@ export async function publishAgent(tenantId: string, agentId: string, actor: Pri
   const snapshot: AgentSnapshot = {
     agentId,
     version,
+    ...settingsOf(a),
     name: a.name,
-    promptId: a.promptId,
     promptVersionId: prompt.activeVersionId,
-    modelId: a.modelId,
-    temperature: a.temperature,
-    welcomeMessage: a.welcomeMessage,
-    escalation: a.escalation,
-    knowledgeBaseIds: a.knowledgeBaseIds,
-    toolIds: a.toolIds,
   };
   const publishedAt = new Date().toISOString();
   return patch(

@@ -28,4 +28,8 @@ export const BEYOND_SPEC: readonly string[] = [
   // AI knowledge: files over what a Lambda request carries (up to 10 MB) go straight to S3, as media's do.
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
+  // The LLM gateway: what OpenAI clients call beyond the spec's three routes (the Vercel AI SDK's
+  // default provider and `client.responses.create` use the Responses API; clients read one model).
+  'POST /api/llm-gateway/v1/responses',
+  'GET /api/llm-gateway/v1/models/{model}',
 ];

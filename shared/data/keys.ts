@@ -66,6 +66,7 @@ export type TenantCollection =
   // bases, agents' widgets and channel connections, conversations, proactive messages.
   | 'GATEWAY_KEY'
   | 'LLM_ALLOWANCE'
+  | 'LLM_RESPONSE'
   | 'KB'
   | 'WIDGET'
   | 'CHANNEL'

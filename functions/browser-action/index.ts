@@ -1,0 +1,8 @@
+import { browserAction } from '#areas/tools/browser/browser-action.ts';
+import { assertSettings, requiredSettings } from '#shared/platform/config.ts';
+import { INVOKED } from '#shared/routes/groups.ts';
+
+assertSettings(requiredSettings(INVOKED['browser-action']));
+
+/** Invoked by the agent runtime (Lambda Invoke, RequestResponse): one Browser Action tool call. */
+export const handler = (event: unknown) => browserAction(event);

@@ -1,4 +1,4 @@
-import { browserAction } from '#areas/tools/browser/browser-action.ts';
+import { browserAction } from '#areas/tools/browser/run-invocation.ts';
 import { assertSettings, requiredSettings } from '#shared/platform/config.ts';
 import { INVOKED } from '#shared/routes/groups.ts';
 

@@ -55,6 +55,7 @@ export async function startEchoSite(): Promise<EchoSite> {
         ),
       );
     if (path === '/to-private') return res.writeHead(302, { location: 'http://10.0.0.7/admin' }).end();
+    if (path === '/to-intranet') return res.writeHead(302, { location: 'http://intranet.acme.example/admin' }).end();
     if (path === '/to-other-host') return res.writeHead(302, { location: 'http://not-allowed.test/x' }).end();
     if (path === '/set-cookie') return html(200, page('Cookie', 'set'), { 'set-cookie': 'session=abc123; Path=/' });
     if (path === '/show-cookie')

@@ -104,11 +104,26 @@ export const lazyPackageCommands =
       ];
     });
 
+/**
+ * The Browser Action function carries Chromium itself, no Lambda layer to version beside the stack:
+ * `playwright-core` copied whole (no dependencies; esbuild cannot bundle its run-time file reads),
+ * and `@sparticuz/chromium`'s compressed binaries (about 64 MB; unpacked to /tmp on a cold start)
+ * in `chromium-bin/`, where areas/tools/browser/chromium.ts looks for them. The package's own code
+ * is bundled. No other function has either (test/infra/bundles-browser.test.ts).
+ */
+export const BROWSER_EXTERNALS = ['playwright-core'] as const;
+export const browserAssetCommands = (inputDir: string, outputDir: string): string[] => [
+  `mkdir -p "${outputDir}/node_modules"`,
+  `cp -R "${inputDir}/node_modules/playwright-core" "${outputDir}/node_modules/playwright-core"`,
+  `cp -R "${inputDir}/node_modules/@sparticuz/chromium/bin" "${outputDir}/chromium-bin"`,
+];
+
 /** What runs after esbuild for a function: the files it reads at run time and its lazy packages. */
 export const afterBundlingFor =
   (name: string) =>
   (inputDir: string, outputDir: string): string[] => [
     ...(name === 'system' ? copyDocsAssetsCommands(inputDir, outputDir) : []),
+    ...(name === 'browser-action' ? browserAssetCommands(inputDir, outputDir) : []),
     ...lazyPackageCommands(lazyPackagesOf(name))(inputDir, outputDir),
   ];
 
@@ -118,7 +133,7 @@ export function bundlingFor(name: string): BundlingOptions {
   if (name !== 'system' && !lazy.length) return BUNDLING;
   return {
     ...BUNDLING,
-    externalModules: [...lazy],
+    externalModules: [...lazy, ...(name === 'browser-action' ? BROWSER_EXTERNALS : [])],
     commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: afterBundlingFor(name) },
   };
 }

@@ -67,9 +67,14 @@ const toolNameOf = (t: Pick<ToolItem, 'displayName'>) =>
     .slice(0, 60) || 'tool';
 
 const SUMMARY = 500;
-const summarise = (v: unknown) => {
+/**
+ * A web page's text and screenshot links (a presigned link alone is over 1,000 characters deployed)
+ * would be cut short at SUMMARY; the browser bounds what it answers itself.
+ */
+const WEB_PAGE_SUMMARY = 6000;
+const summarise = (v: unknown, max = SUMMARY) => {
   const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return s.length > SUMMARY ? `${s.slice(0, SUMMARY)}…` : s;
+  return s.length > max ? `${s.slice(0, max)}…` : s;
 };
 
 /**
@@ -209,7 +214,8 @@ async function runCalls(
           requestId: ctx.input.requestId,
           ...(ctx.input.conversationId ? { conversationId: ctx.input.conversationId } : {}),
         });
-        out = r.ok ? { ok: true, text: summarise(r.result) } : { ok: false, text: `Error: ${r.error}` };
+        const max = r.untrusted === 'web-page' ? WEB_PAGE_SUMMARY : SUMMARY;
+        out = r.ok ? { ok: true, text: summarise(r.result, max) } : { ok: false, text: `Error: ${r.error}` };
       }
     }
     ctx.records.push({ name, status: out.ok ? 'ok' : 'error', durationMs: Date.now() - started, result: out.text });

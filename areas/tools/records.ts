@@ -30,6 +30,8 @@ export interface Params {
   maxRows: number;
   readOnly: boolean;
   timeoutSeconds: number;
+  /** Browser Action: the steps one call may take (the time is `timeoutSeconds`). */
+  maxSteps: number;
   /** HTTP Request: the exact host names it may reach (none: it reaches nothing). */
   allowedHosts: string[];
   /** Send Email: the addresses and domains it may write to (none: it sends nothing). */
@@ -43,6 +45,7 @@ export const DEFAULT_PARAMS: Params = {
   maxRows: 100,
   readOnly: true,
   timeoutSeconds: 30,
+  maxSteps: 10,
   allowedHosts: [],
   allowedRecipients: [],
   channelId: null,

@@ -90,6 +90,7 @@ const configParams = () =>
     ),
     maxRows: z.optional(z.int().check(z.minimum(PARAM_LIMITS.maxRows.min), z.maximum(PARAM_LIMITS.maxRows.max))),
     readOnly: z.optional(z.boolean()),
+    maxSteps: z.optional(z.int().check(z.minimum(PARAM_LIMITS.maxSteps.min), z.maximum(PARAM_LIMITS.maxSteps.max))),
     timeoutSeconds: z.optional(
       z.int().check(z.minimum(PARAM_LIMITS.timeoutSeconds.min), z.maximum(PARAM_LIMITS.timeoutSeconds.max)),
     ),
@@ -138,6 +139,7 @@ const toolParams = once(() =>
     maxRows: z.number(),
     readOnly: z.boolean(),
     timeoutSeconds: z.number(),
+    maxSteps: z.number(),
     allowedHosts: z.array(z.string()),
     allowedRecipients: z.array(z.string()),
     channelId: z.nullable(z.string()),
@@ -364,7 +366,9 @@ export const toolRoutes = defineRoutes([
     summary:
       `Set step 2 parameters: maxRows ${PARAM_LIMITS.maxRows.min}-${PARAM_LIMITS.maxRows.max}, ` +
       `timeoutSeconds ${PARAM_LIMITS.timeoutSeconds.min}-${PARAM_LIMITS.timeoutSeconds.max}, ` +
-      'readOnly (Db Execute may switch writes on only once approved), allowedHosts (HTTP Request: exact host ' +
+      `maxSteps ${PARAM_LIMITS.maxSteps.min}-${PARAM_LIMITS.maxSteps.max} (Browser Action: steps per call; it ` +
+      'also honours at most 25 of the timeoutSeconds), ' +
+      'readOnly (Db Execute may switch writes on only once approved), allowedHosts (HTTP Request and Browser Action: exact host ' +
       `names, at most ${MAX_ALLOWED_HOSTS}) and allowedRecipients (Send Email: addresses or domains, at most ` +
       `${MAX_ALLOWED_RECIPIENTS}), channelId and allowedChannelRecipients (the send-message tools: the ` +
       "tenant's connection of the tool's platform, and the chat ids or phone numbers it may write to); changing " +

@@ -75,6 +75,15 @@ export interface OutgoingEmail {
   html: string;
 }
 
+/** Functions the runtime calls and waits for (their names reach the caller as `<NAME>_FUNCTION_NAME`). */
+export const INVOKED_FUNCTIONS = ['browser-action'] as const;
+export type InvokedFunction = (typeof INVOKED_FUNCTIONS)[number];
+
+export interface FunctionInvoker {
+  /** The function's answer; throws when it fails or does not answer within `timeoutMs`. */
+  invoke(fn: InvokedFunction, payload: unknown, opts: { timeoutMs: number }): Promise<unknown>;
+}
+
 export interface Mailer {
   send(mail: OutgoingEmail): Promise<void>;
 }
@@ -87,3 +96,6 @@ export const queueSender = defineLoadedPort(async () => (await import('./aws-que
 
 /** SES. */
 export const mailer = defineLoadedPort(async () => (await import('./aws-mailer.ts')).createSesMailer());
+
+/** Lambda Invoke (RequestResponse); locally the same handler in process (local/invoke.ts). */
+export const functionInvoker = defineLoadedPort(async () => (await import('./aws-invoke.ts')).createLambdaInvoker());

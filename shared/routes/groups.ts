@@ -2,6 +2,8 @@
  * Endpoint groups: each is one Lambda function behind the HTTP API, plus the queue workers.
  * What each may touch is declared here so the stack grants exactly that and nothing more.
  */
+import type { InvokedFunction } from '#shared/platform/ports.ts';
+
 export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing' | 'turns';
 
 export interface GroupSpec {
@@ -9,8 +11,11 @@ export interface GroupSpec {
   table: 'none' | 'read' | 'readwrite';
   /** Queues the function sends to. */
   sends?: readonly QueueName[];
-  /** The media bucket; `knowledge-read`: only its `knowledge/` prefix, read (the keyword indexes retrieval loads). */
-  media?: 'read' | 'readwrite' | 'knowledge-read';
+  /**
+   * The media bucket; `knowledge-read`: only its `knowledge/` prefix, read (the keyword indexes retrieval
+   * loads); `browser-shots`: only its `browser-shots/` prefix, written and presigned (Browser Action).
+   */
+  media?: 'read' | 'readwrite' | 'knowledge-read' | 'browser-shots';
   invoices?: 'read' | 'readwrite';
   /** Reads the private signing key (only the group that issues tokens). */
   signsTokens?: boolean;
@@ -38,6 +43,8 @@ export interface GroupSpec {
    * no cookies, and the handler checks the widget's own allowed origins.
    */
   anyOrigin?: boolean;
+  /** Functions it invokes and waits for (Lambda Invoke, RequestResponse); each one's name in its environment. */
+  invokes?: readonly InvokedFunction[];
 }
 
 /**
@@ -53,6 +60,7 @@ const AGENT_TURN = {
   media: 'knowledge-read',
   bedrock: true,
   readsVault: true,
+  invokes: ['browser-action'],
   memoryMb: 1024,
   timeoutSeconds: 120,
 } as const satisfies Partial<GroupSpec>;
@@ -201,3 +209,19 @@ export const SCHEDULED = {
     timeoutSeconds: 55,
   },
 } as const satisfies Record<string, GroupSpec & { everyMinutes: number }>;
+
+/**
+ * Functions the runtime invokes and waits for, no route and no queue: the Browser Action tool's
+ * headless Chromium (areas/tools/browser/), kept out of every agent-turn bundle. Chromium wants
+ * memory (1,769 MB is one full vCPU on Lambda); its timeout covers the tool's 25 s at most plus
+ * unpacking Chromium on a cold start.
+ */
+export const INVOKED = {
+  'browser-action': {
+    description: 'Browser Action tool: headless Chromium runs one call of navigate, click, fill, read steps',
+    table: 'none',
+    media: 'browser-shots',
+    memoryMb: 2048,
+    timeoutSeconds: 45,
+  },
+} as const satisfies Record<InvokedFunction, GroupSpec>;

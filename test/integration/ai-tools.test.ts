@@ -132,6 +132,7 @@ describe('tenant tools', () => {
       maxRows: 10_000,
       readOnly: true,
       timeoutSeconds: 300,
+      maxSteps: 10,
       allowedHosts: [],
       allowedRecipients: [],
       channelId: null,

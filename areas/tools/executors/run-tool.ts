@@ -1,5 +1,6 @@
 import { SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
+import { browserAction } from './browser-action.ts';
 import { dbExecute, dbQuery } from './database.ts';
 import { httpRequest } from './http-request.ts';
 import { notAvailable, type ToolContext, type ToolExecutor, type ToolOutcome } from './outcome.ts';
@@ -12,6 +13,7 @@ import { sendMessage } from './send-message.ts';
  */
 const EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
   http_request: httpRequest,
+  browser_action: browserAction,
   send_email: sendEmail,
   db_query: dbQuery,
   db_execute: dbExecute,

@@ -28,4 +28,14 @@ export const BEYOND_SPEC: readonly string[] = [
   // AI knowledge: files over what a Lambda request carries (up to 10 MB) go straight to S3, as media's do.
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
+  // Manage Schedule: tenant calendars and their public iCalendar feed.
+  'GET /api/ai/calendars',
+  'POST /api/ai/calendars',
+  'GET /api/ai/calendars/{calendarId}',
+  'PUT /api/ai/calendars/{calendarId}',
+  'DELETE /api/ai/calendars/{calendarId}',
+  'GET /api/ai/calendars/{calendarId}/slots',
+  'GET /api/ai/calendars/{calendarId}/appointments',
+  'POST /api/ai/calendars/{calendarId}/rotate-feed',
+  'GET /api/calendar-feeds/{feedToken}',
 ];

@@ -2,6 +2,7 @@ import { SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
 import { dbExecute, dbQuery } from './database.ts';
 import { httpRequest } from './http-request.ts';
+import { manageSchedule } from './manage-schedule.ts';
 import { notAvailable, type ToolContext, type ToolExecutor, type ToolOutcome } from './outcome.ts';
 import { sendEmail } from './send-email.ts';
 import { sendMessage } from './send-message.ts';
@@ -15,6 +16,7 @@ const EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
   send_email: sendEmail,
   db_query: dbQuery,
   db_execute: dbExecute,
+  manage_schedule: manageSchedule,
   ...Object.fromEntries(Object.keys(SEND_TOOL_CHANNELS).map((code) => [code, sendMessage])),
 };
 

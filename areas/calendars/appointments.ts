@@ -55,7 +55,10 @@ export async function listSlots(tenantId: string, calendarId: string, q: { from?
 
 export async function listAppointments(tenantId: string, calendarId: string, q: { page: number; pageSize: number }) {
   await readCalendar(tenantId, calendarId);
-  const { items, totalCount } = await listNewestFirst<AppointmentRecord>(calendars.appointments(tenantId, calendarId), q);
+  const { items, totalCount } = await listNewestFirst<AppointmentRecord>(
+    calendars.appointments(tenantId, calendarId),
+    q,
+  );
   return toPage(items.map(toAppointment), totalCount, q.page, q.pageSize);
 }
 
@@ -94,7 +97,11 @@ const claim = (a: Pick<AppointmentRecord, 'tenantId' | 'calendarId' | 'start' | 
 
 async function mailInvitation(c: CalendarRecord, a: AppointmentRecord, what: 'booked' | 'moved' | 'cancelled') {
   const method = what === 'cancelled' ? 'CANCEL' : 'REQUEST';
-  await sendEmail({ to: [a.email], ...invitationMail(c, a, what), invitation: { method, ics: invitation(c, a, method) } });
+  await sendEmail({
+    to: [a.email],
+    ...invitationMail(c, a, what),
+    invitation: { method, ics: invitation(c, a, method) },
+  });
 }
 
 /**
@@ -143,7 +150,7 @@ export async function ownAppointment(tenantId: string, calendarId: string, appoi
   const a = await get<AppointmentRecord>(calendars.appointment(tenantId, calendarId, appointmentId), {
     consistent: true,
   });
-  if (!a || a.status !== 'Booked' || a.email !== email.toLowerCase()) return null;
+  if (a?.status !== 'Booked' || a.email !== email.toLowerCase()) return null;
   return a;
 }
 

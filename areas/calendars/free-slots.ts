@@ -44,7 +44,11 @@ export function freeSlots(rules: SlotRules, from: string, to: string, busy: Busy
     const ranges = rules.weeklyHours.filter((h) => h.day === weekday).sort((a, b) => a.start.localeCompare(b.start));
     for (const range of ranges) {
       const last = minuteOfDay(range.end);
-      for (let m = minuteOfDay(range.start); m + rules.slotMinutes <= last; m += rules.slotMinutes + rules.bufferMinutes) {
+      for (
+        let m = minuteOfDay(range.start);
+        m + rules.slotMinutes <= last;
+        m += rules.slotMinutes + rules.bufferMinutes
+      ) {
         const start = instantOf(rules.timeZone, date, m);
         if (start === null) continue;
         const end = start + rules.slotMinutes * 60_000;

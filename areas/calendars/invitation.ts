@@ -12,12 +12,7 @@ export type InvitationMethod = 'REQUEST' | 'CANCEL';
  * viewer's zone, and it needs no VTIMEZONE (ical-generator writes one only from a zone library).
  * The calendar's own zone travels as X-WR-TIMEZONE for clients that display it.
  */
-function event(
-  cal: ReturnType<typeof ical>,
-  calendar: CalendarRecord,
-  a: AppointmentRecord,
-  status: ICalEventStatus,
-) {
+function event(cal: ReturnType<typeof ical>, calendar: CalendarRecord, a: AppointmentRecord, status: ICalEventStatus) {
   cal.createEvent({
     id: appointmentUid(a),
     sequence: a.sequence,
@@ -79,6 +74,9 @@ export function invitationMail(
       : `Your appointment with ${calendar.name} is on ${when}. The invitation is attached.`;
   const text = `Hello ${a.name},\n\n${line}\n`;
   const esc = (s: string) =>
-    s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+    s.replace(
+      /[&<>"']/g,
+      (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+    );
   return { subject, text, html: `<p>Hello ${esc(a.name)},</p><p>${esc(line)}</p>` };
 }

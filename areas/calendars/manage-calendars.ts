@@ -30,8 +30,13 @@ export interface CalendarInput {
   horizonDays: number;
 }
 
-const change = (tenantId: string, actor: Principal | null, entityId: string, action: string, changes: Change['changes']) =>
-  ({ tenantId, actor, entityType: 'Calendar', entityId, action, changes }) satisfies Change;
+const change = (
+  tenantId: string,
+  actor: Principal | null,
+  entityId: string,
+  action: string,
+  changes: Change['changes'],
+) => ({ tenantId, actor, entityType: 'Calendar', entityId, action, changes }) satisfies Change;
 
 /** The collection's counter, taken under the per-tenant cap in the create's own transaction. */
 function calendarSlot(tenantId: string, by: 1 | -1): TransactItem {
@@ -119,7 +124,11 @@ export async function updateCalendar(
   await commitChange(
     [
       orConflict(
-        updateItem(calendars.key(tenantId, calendarId), { ...set, updatedAt: now }, { condition: 'attribute_exists(pk)' }),
+        updateItem(
+          calendars.key(tenantId, calendarId),
+          { ...set, updatedAt: now },
+          { condition: 'attribute_exists(pk)' },
+        ),
         notFound('Calendar'),
       ),
     ],
@@ -136,7 +145,10 @@ async function hasUpcoming(tenantId: string, calendarId: string) {
       TableName: config.tableName,
       IndexName: 'gsi2',
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk >= :now',
-      ExpressionAttributeValues: { ':pk': calendars.appointments(tenantId, calendarId), ':now': new Date().toISOString() },
+      ExpressionAttributeValues: {
+        ':pk': calendars.appointments(tenantId, calendarId),
+        ':now': new Date().toISOString(),
+      },
     },
     1,
   );

@@ -30,12 +30,10 @@ const openingHours = () =>
     z.meta({ examples: [{ day: 1, start: '09:00', end: '17:00' }] }),
   );
 const weeklyHours = () =>
-  z
-    .array(openingHours())
-    .check(
-      z.maxLength(L.weeklyHours),
-      z.refine((hours) => overlappingDay(hours) === null, 'Opening ranges of one day must not overlap'),
-    );
+  z.array(openingHours()).check(
+    z.maxLength(L.weeklyHours),
+    z.refine((hours) => overlappingDay(hours) === null, 'Opening ranges of one day must not overlap'),
+  );
 const timeZone = () =>
   z
     .string()
@@ -63,7 +61,9 @@ const calendar = once(() =>
     bufferMinutes: z.number(),
     horizonDays: z.number(),
     feedUrl: z.string().check(
-      z.meta({ description: 'Secret subscription URL (iCalendar); rotate-feed replaces it and the old one answers 404' }),
+      z.meta({
+        description: 'Secret subscription URL (iCalendar); rotate-feed replaces it and the old one answers 404',
+      }),
     ),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -232,9 +232,7 @@ export const calendarRoutes = defineRoutes([
       params: z.object({
         feedToken: z
           .string()
-          .check(
-            z.regex(new RegExp(`${FEED_TOKEN_PATTERN.source.slice(0, -1)}(?:\\.ics)?$`), 'Not a calendar feed'),
-          ),
+          .check(z.regex(new RegExp(`${FEED_TOKEN_PATTERN.source.slice(0, -1)}(?:\\.ics)?$`), 'Not a calendar feed')),
       }),
     }),
   },

@@ -44,7 +44,11 @@ const pad = (n: number) => String(n).padStart(2, '0');
 
 /** The zone's wall clock at an instant, as milliseconds of a UTC date with the same fields. */
 function wallMs(timeZone: string, utcMs: number): number {
-  const parts = Object.fromEntries(formatter(timeZone).formatToParts(utcMs).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    formatter(timeZone)
+      .formatToParts(utcMs)
+      .map((p) => [p.type, p.value]),
+  );
   return Date.UTC(
     Number(parts.year),
     Number(parts.month) - 1,

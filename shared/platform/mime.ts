@@ -9,17 +9,14 @@ import type { OutgoingEmail } from './ports.ts';
  */
 const CRLF = '\r\n';
 
-const b64 = (s: string) =>
-  Buffer.from(s, 'utf8')
-    .toString('base64')
-    .replace(/.{76}/g, `$&${CRLF}`);
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64').replace(/.{76}/g, `$&${CRLF}`);
 
 /** RFC 2047 encoded word: a subject or name in UTF-8 stays one header line whatever it holds. */
 const encodedWord = (s: string) => `=?UTF-8?B?${Buffer.from(s, 'utf8').toString('base64')}?=`;
 
 const part = (headers: string[], body: string) => `${headers.join(CRLF)}${CRLF}${CRLF}${body}`;
 
-export function rawMimeMessage(from: string, mail: OutgoingEmail, boundarySeed = crypto.randomUUID()): string {
+export function rawMimeMessage(from: string, mail: OutgoingEmail, boundarySeed: string = crypto.randomUUID()): string {
   const mixed = `mixed-${boundarySeed}`;
   const alt = `alt-${boundarySeed}`;
   const invite = mail.invitation;
@@ -29,7 +26,10 @@ export function rawMimeMessage(from: string, mail: OutgoingEmail, boundarySeed =
     ...(invite
       ? [
           part(
-            [`Content-Type: text/calendar; charset=UTF-8; method=${invite.method}`, 'Content-Transfer-Encoding: base64'],
+            [
+              `Content-Type: text/calendar; charset=UTF-8; method=${invite.method}`,
+              'Content-Transfer-Encoding: base64',
+            ],
             b64(invite.ics),
           ),
         ]

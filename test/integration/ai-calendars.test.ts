@@ -115,7 +115,7 @@ describe('calendars: create, read, change, list', () => {
 });
 
 describe('calendars: free slots', () => {
-  it("answers the free slots of local days, at 09:00 Berlin time on both sides of the change to summer time", async () => {
+  it('answers the free slots of local days, at 09:00 Berlin time on both sides of the change to summer time', async () => {
     const c = await newCalendar(ownerA);
     const res = await owner.get(`/${c.id}/slots?from=2027-03-26&to=2027-03-29`);
     expect(res.status, res.text).toBe(200);

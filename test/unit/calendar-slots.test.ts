@@ -43,7 +43,8 @@ describe('free slots', () => {
   });
 
   it('skips the hour the clocks jump over, and takes the first of the hour they repeat', () => {
-    const night = (day: number) => rules({ weeklyHours: [{ day, start: '00:00', end: '04:00' }], slotMinutes: 60, bufferMinutes: 0 });
+    const night = (day: number) =>
+      rules({ weeklyHours: [{ day, start: '00:00', end: '04:00' }], slotMinutes: 60, bufferMinutes: 0 });
     expect(starts(night(7), '2027-03-28', '2027-03-28')).toEqual([
       '2027-03-27T23:00:00.000Z',
       '2027-03-28T00:00:00.000Z',
@@ -60,8 +61,14 @@ describe('free slots', () => {
     ]);
   });
 
-  it('follows another zone\'s own date of change (New York, 2027-03-14)', () => {
-    const ny = rules({ timeZone: 'America/New_York', weeklyHours: [{ day: 5, start: '09:00', end: '09:30' }, { day: 1, start: '09:00', end: '09:30' }] });
+  it("follows another zone's own date of change (New York, 2027-03-14)", () => {
+    const ny = rules({
+      timeZone: 'America/New_York',
+      weeklyHours: [
+        { day: 5, start: '09:00', end: '09:30' },
+        { day: 1, start: '09:00', end: '09:30' },
+      ],
+    });
     expect(starts(ny, '2027-03-12', '2027-03-15', Date.parse('2027-03-01T00:00:00Z'))).toEqual([
       '2027-03-12T14:00:00.000Z',
       '2027-03-15T13:00:00.000Z',
@@ -82,7 +89,10 @@ describe('free slots', () => {
       '2027-03-26T10:15:00.000Z',
     ]);
     const at = Date.parse('2027-03-26T08:50:00.000Z');
-    expect(starts(rules(), '2027-03-26', '2027-03-26', at)).toEqual(['2027-03-26T09:30:00.000Z', '2027-03-26T10:15:00.000Z']);
+    expect(starts(rules(), '2027-03-26', '2027-03-26', at)).toEqual([
+      '2027-03-26T09:30:00.000Z',
+      '2027-03-26T10:15:00.000Z',
+    ]);
     expect(starts(rules({ horizonDays: 1 }), '2027-03-22', '2027-03-26')).toEqual([]);
     expect(starts(rules({ horizonDays: 3 }), '2027-03-22', '2027-03-26')).toHaveLength(4);
   });
@@ -99,7 +109,11 @@ describe('zone time', () => {
   it('answers the offset and the wall clock either side of a change', () => {
     expect(offsetMinutes('Europe/Berlin', Date.parse('2027-03-28T00:59:00Z'))).toBe(60);
     expect(offsetMinutes('Europe/Berlin', Date.parse('2027-03-28T01:00:00Z'))).toBe(120);
-    expect(wallTime('Europe/Berlin', Date.parse('2027-03-28T01:00:00Z'))).toEqual({ date: '2027-03-28', time: '03:00', weekday: 7 });
+    expect(wallTime('Europe/Berlin', Date.parse('2027-03-28T01:00:00Z'))).toEqual({
+      date: '2027-03-28',
+      time: '03:00',
+      weekday: 7,
+    });
     expect(instantOf('Europe/Berlin', '2027-03-28', 150)).toBeNull();
     expect(instantOf('Asia/Kolkata', '2027-03-28', 9 * 60)).toBe(Date.parse('2027-03-28T03:30:00Z'));
   });

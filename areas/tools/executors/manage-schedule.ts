@@ -27,12 +27,18 @@ const str = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 function person(args: Record<string, unknown>): { name: string; email: string } | string {
   const email = str(args.email).toLowerCase();
   if (!EMAIL_PATTERN.test(email) || email.length > 254)
-    return "Give the e-mail address of the person you are talking to as \"email\"";
+    return 'Give the e-mail address of the person you are talking to as "email"';
   const name = str(args.name);
   if (!name || name.length > 100 || CONTROL.test(name))
     return 'Give the name of the person you are talking to as "name" (one line, at most 100 characters)';
   return { name, email };
 }
+
+/** A refusal in the model's words: a validation error's own messages rather than its summary. */
+const refusalText = (err: ApiError) =>
+  Array.isArray(err.details) && err.details.length
+    ? (err.details as { message?: string }[]).map((d) => d.message).join('; ')
+    : err.message;
 
 /**
  * Manage Schedule: free slots, and booking, moving and cancelling for the person the agent talks
@@ -86,19 +92,26 @@ export async function manageSchedule(
     if (action !== 'book') {
       const id = str(args.appointmentId);
       existing = UUID.test(id) ? await ownAppointment(ctx.tenantId, calendarId, id.toLowerCase(), who.email) : null;
-      if (!existing) return { ok: false, error: 'No booked appointment with this appointmentId for this e-mail address' };
+      if (!existing)
+        return { ok: false, error: 'No booked appointment with this appointmentId for this e-mail address' };
     }
     const start = str(args.start);
-    if (action !== 'cancel' && !start) return { ok: false, error: 'Give "start" as one of the free slots\' start times' };
+    if (action !== 'cancel' && !start)
+      return { ok: false, error: 'Give "start" as one of the free slots\' start times' };
     const refusal = await takeSend(tool, ctx);
     if (refusal) return { ok: false, error: refusal.replace('e-mails', 'invitations') };
     try {
       const done =
         action === 'book'
-          ? await book(ctx.tenantId, calendarId, { start, ...who }, {
-              agentId: ctx.agentId,
-              conversationId: ctx.conversationId ?? null,
-            })
+          ? await book(
+              ctx.tenantId,
+              calendarId,
+              { start, ...who },
+              {
+                agentId: ctx.agentId,
+                conversationId: ctx.conversationId ?? null,
+              },
+            )
           : action === 'move'
             ? await move(existing!, start)
             : await cancel(existing!);
@@ -109,7 +122,7 @@ export async function manageSchedule(
     }
   } catch (err) {
     if (slotTaken.is(err)) return { ok: false, error: 'That time is not free (any more); find the free slots again' };
-    if (err instanceof ApiError && err.status < 500) return { ok: false, error: err.message };
+    if (err instanceof ApiError && err.status < 500) return { ok: false, error: refusalText(err) };
     throw err;
   }
 }

@@ -22,6 +22,9 @@ function formatter(timeZone: string) {
   return f;
 }
 
+/** The zones a calendar may name: the runtime's canonical IANA names, and UTC (which the list leaves out). */
+export const TIME_ZONES = [...new Set(['UTC', ...Intl.supportedValuesOf('timeZone')])] as [string, ...string[]];
+
 export function isTimeZone(name: string): boolean {
   try {
     formatter(name);

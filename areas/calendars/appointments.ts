@@ -7,6 +7,7 @@ import { validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { sendEmail } from '#shared/queue/email.ts';
+import { logger } from '#shared/runtime/logger.ts';
 import { slotTaken } from './errors.ts';
 import { freeSlots, localWindow, MAX_RANGE_DAYS, type Slot } from './free-slots.ts';
 import { invitation, invitationMail } from './invitation.ts';
@@ -95,14 +96,26 @@ const claim = (a: Pick<AppointmentRecord, 'tenantId' | 'calendarId' | 'start' | 
   ttl: Math.floor(Date.parse(a.end) / 1000) + 7 * 86_400,
 });
 
+/**
+ * Queues the invitation after the change has committed: a queue that fails now leaves the booking
+ * standing (undoing it could undo another's), and the tool tells the model no invitation went out.
+ */
 async function mailInvitation(c: CalendarRecord, a: AppointmentRecord, what: 'booked' | 'moved' | 'cancelled') {
   const method = what === 'cancelled' ? 'CANCEL' : 'REQUEST';
-  await sendEmail({
-    to: [a.email],
-    ...invitationMail(c, a, what),
-    invitation: { method, ics: invitation(c, a, method) },
-  });
+  try {
+    await sendEmail({
+      to: [a.email],
+      ...invitationMail(c, a, what),
+      invitation: { method, ics: invitation(c, a, method) },
+    });
+    return true;
+  } catch (err) {
+    logger.warn('invitation not queued', { appointmentId: a.id, what, errorName: (err as Error).name });
+    return false;
+  }
 }
+
+export type Outcome = { appointment: AppointmentRecord; invitationSent: boolean };
 
 /**
  * Books a free slot. The slot's claim is a put-if-absent in the same transaction as the
@@ -113,7 +126,7 @@ export async function book(
   calendarId: string,
   input: { start: string; name: string; email: string },
   by: Booker,
-): Promise<AppointmentRecord> {
+): Promise<Outcome> {
   const c = await readCalendar(tenantId, calendarId);
   const slot = await freeSlotAt(c, input.start);
   const now = new Date().toISOString();
@@ -141,8 +154,7 @@ export async function book(
     change(a, 'book', { start: a.start, end: a.end, email: a.email }),
     { now },
   );
-  await mailInvitation(c, a, 'booked');
-  return a;
+  return { appointment: a, invitationSent: await mailInvitation(c, a, 'booked') };
 }
 
 /** The appointment of this person: another's id, or one already cancelled, is not found. */
@@ -161,7 +173,7 @@ const unchanged = (a: AppointmentRecord) => ({
 });
 
 /** Moves to another free slot: the new slot claimed and the old one freed in one transaction; the same UID, SEQUENCE + 1. */
-export async function move(a: AppointmentRecord, start: string): Promise<AppointmentRecord> {
+export async function move(a: AppointmentRecord, start: string): Promise<Outcome> {
   const c = await readCalendar(a.tenantId, a.calendarId);
   const slot = await freeSlotAt(c, start);
   const now = new Date().toISOString();
@@ -182,12 +194,11 @@ export async function move(a: AppointmentRecord, start: string): Promise<Appoint
     change(moved, 'move', { from: a.start, start: moved.start, sequence: moved.sequence }),
     { now },
   );
-  await mailInvitation(c, moved, 'moved');
-  return moved;
+  return { appointment: moved, invitationSent: await mailInvitation(c, moved, 'moved') };
 }
 
 /** Cancels: the slot is free again, the appointment leaves the feed, and the attendee gets METHOD:CANCEL. */
-export async function cancel(a: AppointmentRecord): Promise<AppointmentRecord> {
+export async function cancel(a: AppointmentRecord): Promise<Outcome> {
   const c = await readCalendar(a.tenantId, a.calendarId);
   const now = new Date().toISOString();
   const cancelled: AppointmentRecord = { ...a, status: 'Cancelled', sequence: a.sequence + 1, updatedAt: now };
@@ -206,6 +217,5 @@ export async function cancel(a: AppointmentRecord): Promise<AppointmentRecord> {
     change(cancelled, 'cancel', { start: a.start, sequence: cancelled.sequence }),
     { now },
   );
-  await mailInvitation(c, cancelled, 'cancelled');
-  return cancelled;
+  return { appointment: cancelled, invitationSent: await mailInvitation(c, cancelled, 'cancelled') };
 }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
+import { queueSender } from '#shared/platform/ports.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { caller } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
@@ -232,6 +233,40 @@ describe('Manage Schedule tool', () => {
     expect(results.map((r) => r.ok)).toEqual([true, true, true, true, true, false]);
     expect(results[5]).toEqual({ ok: false, error: expect.stringMatching(/sent its 5 invitations for this hour/) });
     expect((await caller(CALENDARS, ownerA).get(`/${c.id}/appointments`)).json.result.totalCount).toBe(5);
+  });
+
+  it('keeps a booking whose invitation could not be queued, and says so', async () => {
+    const c = await newCalendar(ownerA);
+    const email = newEmail();
+    const queue = await queueSender();
+    queueSender.install({
+      send: async (name, message) => {
+        if ((message.payload as { to?: string[] }).to?.includes(email)) throw new Error('queue down');
+        return queue.send(name, message);
+      },
+    });
+    try {
+      const r = await scheduleCall(scheduleTool(c.id), tenantA, {
+        action: 'book',
+        start: FRIDAY_9,
+        name: 'Ann',
+        email,
+      });
+      expect(r).toMatchObject({
+        ok: true,
+        result: {
+          start: FRIDAY_9,
+          status: 'Booked',
+          invitationSentTo: null,
+          note: expect.stringMatching(/could not be sent/),
+        },
+      });
+    } finally {
+      queueSender.install(queue);
+    }
+    const items = (await caller(CALENDARS, ownerA).get(`/${c.id}/appointments`)).json.result.items;
+    expect(items).toMatchObject([{ email, status: 'Booked', start: FRIDAY_9 }]);
+    expect(invitationsTo(email)).toEqual([]);
   });
 
   it("takes the tenant's own calendar as its step 2 parameter (400 for another's)", async () => {

@@ -101,7 +101,7 @@ export async function manageSchedule(
     const refusal = await takeSend(tool, ctx);
     if (refusal) return { ok: false, error: refusal.replace('e-mails', 'invitations') };
     try {
-      const done =
+      const { appointment: done, invitationSent } =
         action === 'book'
           ? await book(
               ctx.tenantId,
@@ -115,7 +115,13 @@ export async function manageSchedule(
           : action === 'move'
             ? await move(existing!, start)
             : await cancel(existing!);
-      return { ok: true, result: { ...view(done), invitationSentTo: done.email } };
+      if (!invitationSent) await releaseSends(tool, ctx);
+      return {
+        ok: true,
+        result: invitationSent
+          ? { ...view(done), invitationSentTo: done.email }
+          : { ...view(done), invitationSentTo: null, note: 'Done, but the invitation e-mail could not be sent' },
+      };
     } catch (err) {
       await releaseSends(tool, ctx);
       throw err;

@@ -238,6 +238,15 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/webhooks/whatsapp/{channelId}',
   'POST /api/webhooks/telegram/{channelId}',
   'POST /api/webhooks/discord/{channelId}',
+  'GET /api/ai/calendars',
+  'POST /api/ai/calendars',
+  'GET /api/ai/calendars/{calendarId}',
+  'PUT /api/ai/calendars/{calendarId}',
+  'DELETE /api/ai/calendars/{calendarId}',
+  'GET /api/ai/calendars/{calendarId}/slots',
+  'GET /api/ai/calendars/{calendarId}/appointments',
+  'POST /api/ai/calendars/{calendarId}/rotate-feed',
+  'GET /api/calendar-feeds/{feedToken}',
 ];
 /** Further spellings served by a deployed route (`METHOD path`), which API Gateway routes to a template. */
 export const DEPLOYED_ALIAS_KEYS: readonly string[] = [

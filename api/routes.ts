@@ -2,6 +2,7 @@ import { adminRoutes } from '#areas/admin/routes.ts';
 import { agentRuntimeRoutes } from '#areas/agents/routes/agent-runtime.ts';
 import { aiAgentRoutes } from '#areas/agents/routes/agents.ts';
 import { analyticsRoutes } from '#areas/analytics/routes.ts';
+import { calendarRoutes } from '#areas/calendars/routes.ts';
 import { bcmRoutes } from '#areas/bcm/routes.ts';
 import { billingRoutes } from '#areas/billing/routes/billing.ts';
 import { webhookRoutes } from '#areas/billing/routes/webhooks.ts';
@@ -52,4 +53,5 @@ export const deployedRoutes: readonly RouteDef[] = [
   ...agentRuntimeRoutes,
   ...conversationRoutes,
   ...connectorRoutes,
+  ...calendarRoutes,
 ];

@@ -32,4 +32,14 @@ export const BEYOND_SPEC: readonly string[] = [
   // default provider and `client.responses.create` use the Responses API; clients read one model).
   'POST /api/llm-gateway/v1/responses',
   'GET /api/llm-gateway/v1/models/{model}',
+  // Manage Schedule: tenant calendars and their public iCalendar feed.
+  'GET /api/ai/calendars',
+  'POST /api/ai/calendars',
+  'GET /api/ai/calendars/{calendarId}',
+  'PUT /api/ai/calendars/{calendarId}',
+  'DELETE /api/ai/calendars/{calendarId}',
+  'GET /api/ai/calendars/{calendarId}/slots',
+  'GET /api/ai/calendars/{calendarId}/appointments',
+  'POST /api/ai/calendars/{calendarId}/rotate-feed',
+  'GET /api/calendar-feeds/{feedToken}',
 ];

@@ -9,7 +9,7 @@ import {
 } from '#areas/llm-gateway/for-agents.ts';
 import { retrieve, type Match } from '#areas/knowledge/for-agents.ts';
 import { renderTemplate, prompts, type PromptItem, type VersionItem } from '#areas/prompts/for-agents.ts';
-import { tools as toolKeys, type ToolItem, runTool } from '#areas/tools/for-agents.ts';
+import { tools as toolKeys, type ToolItem, runTool, toolParameters } from '#areas/tools/for-agents.ts';
 import { keyId } from '#shared/data/keys.ts';
 import { get, getMany } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
@@ -131,7 +131,7 @@ const toolDef = (t: ToolItem): ToolDef => ({
   function: {
     name: toolNameOf(t),
     description: t.description ?? t.baseToolName,
-    parameters: { type: 'object', additionalProperties: true },
+    parameters: toolParameters(t),
   },
 });
 

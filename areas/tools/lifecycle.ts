@@ -63,11 +63,13 @@ export const MAX_ALLOWED_RECIPIENTS = 50;
  * Whether a change of the allow-lists reaches further than what a SystemAdmin approved: any entry
  * that was not there before. Narrowing a list (removing entries) is always safe.
  */
-type Reach = Pick<Params, 'allowedHosts' | 'allowedRecipients' | 'channelId' | 'allowedChannelRecipients'>;
+type Reach = Pick<Params, 'allowedHosts' | 'allowedRecipients' | 'channelId' | 'allowedChannelRecipients'> &
+  Partial<Pick<Params, 'calendarId'>>;
 export const widensReach = (before: Reach, after: Reach) =>
   after.allowedHosts.some((h) => !before.allowedHosts.includes(h)) ||
   after.allowedRecipients.some((r) => !before.allowedRecipients.includes(r)) ||
   (after.channelId !== before.channelId && after.channelId !== null) ||
+  (!!after.calendarId && after.calendarId !== before.calendarId) ||
   after.allowedChannelRecipients.some((r) => !before.allowedChannelRecipients.includes(r));
 
 /**

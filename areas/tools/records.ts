@@ -40,6 +40,8 @@ export interface Params {
   channelId: string | null;
   /** Send-message tools: the chat, channel or user ids and phone numbers they may write to. */
   allowedChannelRecipients: string[];
+  /** Manage Schedule: the tenant's calendar it books in (none: it books nothing). */
+  calendarId: string | null;
 }
 export const DEFAULT_PARAMS: Params = {
   maxRows: 100,
@@ -50,6 +52,7 @@ export const DEFAULT_PARAMS: Params = {
   allowedRecipients: [],
   channelId: null,
   allowedChannelRecipients: [],
+  calendarId: null,
 };
 
 /** Step 1 schema as stored: `connectionString` is a tenant secret reference, never a value. */

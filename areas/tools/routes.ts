@@ -88,6 +88,7 @@ const configParams = () =>
         'c0123abc',
       ),
     ),
+    calendarId: z.optional(z.nullable(uuid())),
     maxRows: z.optional(z.int().check(z.minimum(PARAM_LIMITS.maxRows.min), z.maximum(PARAM_LIMITS.maxRows.max))),
     readOnly: z.optional(z.boolean()),
     maxSteps: z.optional(z.int().check(z.minimum(PARAM_LIMITS.maxSteps.min), z.maximum(PARAM_LIMITS.maxSteps.max))),
@@ -144,6 +145,7 @@ const toolParams = once(() =>
     allowedRecipients: z.array(z.string()),
     channelId: z.nullable(z.string()),
     allowedChannelRecipients: z.array(z.string()),
+    calendarId: z.nullable(z.string()),
   }),
 );
 const toolConfig = once(() =>
@@ -371,7 +373,8 @@ export const toolRoutes = defineRoutes([
       'readOnly (Db Execute may switch writes on only once approved), allowedHosts (HTTP Request and Browser Action: exact host ' +
       `names, at most ${MAX_ALLOWED_HOSTS}) and allowedRecipients (Send Email: addresses or domains, at most ` +
       `${MAX_ALLOWED_RECIPIENTS}), channelId and allowedChannelRecipients (the send-message tools: the ` +
-      "tenant's connection of the tool's platform, and the chat ids or phone numbers it may write to); changing " +
+      "tenant's connection of the tool's platform, and the chat ids or phone numbers it may write to), calendarId " +
+      "(Manage Schedule: the tenant's calendar it books in); changing " +
       'readOnly, the connection, or adding a host or recipient to an APPROVED or ACTIVE tool sends it back to PENDING',
     status: 200,
     schemas: () => ({

@@ -71,7 +71,9 @@ export type TenantCollection =
   | 'WIDGET'
   | 'CHANNEL'
   | 'CONVERSATION'
-  | 'PROACTIVE_MESSAGE';
+  | 'PROACTIVE_MESSAGE'
+  // Manage Schedule: tenant calendars; their appointments and slot claims are child partitions.
+  | 'CALENDAR';
 
 /** Platform-wide collections (SystemAdmin scope or global reference data). */
 export type PlatformCollection =

@@ -73,6 +73,8 @@ export interface OutgoingEmail {
   subject: string;
   text: string;
   html: string;
+  /** An iCalendar message (RFC 5546) the recipient's client files: sent as a raw MIME message. */
+  invitation?: { method: 'REQUEST' | 'CANCEL'; ics: string };
 }
 
 /** Functions the runtime calls and waits for (their names reach the caller as `<NAME>_FUNCTION_NAME`). */

@@ -142,6 +142,12 @@ export const API_GROUPS = {
     sends: ['turns', 'channels'],
     tenantSecrets: 'read',
   },
+  // Manage Schedule's calendars: settings, free slots, appointments and the public iCalendar feed. Bookings
+  // (and their invitation e-mails) come from the tool, in the functions that run agent turns.
+  calendars: {
+    description: 'AI calendars: opening hours, free slots, appointments, subscription feeds',
+    table: 'readwrite',
+  },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
 } as const satisfies Record<string, GroupSpec>;

@@ -3,6 +3,7 @@ import type { ToolItem } from '#areas/tools/records.ts';
 import { browserAction } from './browser-action.ts';
 import { dbExecute, dbQuery } from './database.ts';
 import { httpRequest } from './http-request.ts';
+import { manageSchedule } from './manage-schedule.ts';
 import { notAvailable, type ToolContext, type ToolExecutor, type ToolOutcome } from './outcome.ts';
 import { sendEmail } from './send-email.ts';
 import { sendMessage } from './send-message.ts';
@@ -17,6 +18,7 @@ const EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
   send_email: sendEmail,
   db_query: dbQuery,
   db_execute: dbExecute,
+  manage_schedule: manageSchedule,
   ...Object.fromEntries(Object.keys(SEND_TOOL_CHANNELS).map((code) => [code, sendMessage])),
 };
 

@@ -426,6 +426,16 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
     via: 'conversations.widget.start',
     create: async (_w, tenant) => (await conversationOf(tenant)).conversationId,
   },
+  // Manage Schedule: a calendar of the tenant.
+  calendarId: viaApi('ai.calendars.create', (t) => ({
+    name: `Calendar ${unique()}`,
+    timeZone: 'Europe/Berlin',
+    weeklyHours: [{ day: 1, start: '09:00', end: '12:00' }],
+    slotMinutes: 30,
+    bufferMinutes: 0,
+    horizonDays: 30,
+    tenantId: t.id,
+  })),
   // AI knowledge: a base per tenant, and a JSON-text document in it (indexed by the test queue at once).
   kbId: { via: 'knowledge.bases.create', create: async (_w, tenant) => knowledgeBaseOf(tenant) },
   documentId: {

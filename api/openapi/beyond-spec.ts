@@ -28,4 +28,8 @@ export const BEYOND_SPEC: readonly string[] = [
   // AI knowledge: files over what a Lambda request carries (up to 10 MB) go straight to S3, as media's do.
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
+  // A person approves an agent's side-effecting tool calls from the inbox.
+  'GET /api/conversations/{conversationId}/actions',
+  'POST /api/conversations/{conversationId}/actions/{actionId}/approve',
+  'POST /api/conversations/{conversationId}/actions/{actionId}/reject',
 ];

@@ -2,3 +2,4 @@
 export { runTool } from './executors/run-tool.ts';
 export { tools } from './records.ts';
 export type { ToolItem } from './records.ts';
+export { needsApproval } from './approval.ts';

@@ -46,7 +46,12 @@ export const writeAccessRefusal = (
 /** Agents a tool may name per update (the route's limit). */
 export const MAX_AGENT_IDS = 100;
 /** Step 2 parameter ranges and the tables a step 1 schema may list. */
-export const PARAM_LIMITS = { maxRows: { min: 1, max: 10_000 }, timeoutSeconds: { min: 1, max: 300 } } as const;
+export const PARAM_LIMITS = {
+  maxRows: { min: 1, max: 10_000 },
+  timeoutSeconds: { min: 1, max: 300 },
+  /** A pending call waits at most a week for a person. */
+  approvalTimeoutMinutes: { min: 1, max: 10_080 },
+} as const;
 export const MAX_TABLES = 200;
 /**
  * Where an HTTP Request tool may connect (exact host names) and whom a Send Email tool may write to

@@ -1,5 +1,6 @@
 import { keys } from '#shared/data/keys.ts';
 import { describeTenantSecret, ownReference } from '#areas/vault/for-tools.ts';
+import { approvalByDefault } from './approval.ts';
 import type { ToolStatus } from './lifecycle.ts';
 
 /**
@@ -38,6 +39,10 @@ export interface Params {
   channelId: string | null;
   /** Send-message tools: the chat, channel or user ids and phone numbers they may write to. */
   allowedChannelRecipients: string[];
+  /** A person approves each side-effecting call before it runs (default by the tool's type: approval.ts). */
+  requiresApproval?: boolean;
+  /** How long a call waits for that person before it counts as rejected. */
+  approvalTimeoutMinutes: number;
 }
 export const DEFAULT_PARAMS: Params = {
   maxRows: 100,
@@ -47,6 +52,7 @@ export const DEFAULT_PARAMS: Params = {
   allowedRecipients: [],
   channelId: null,
   allowedChannelRecipients: [],
+  approvalTimeoutMinutes: 60,
 };
 
 /** Step 1 schema as stored: `connectionString` is a tenant secret reference, never a value. */
@@ -115,7 +121,12 @@ function toSchema(i: Pick<ToolItem, 'schema' | 'tenantId'>) {
   };
 }
 
-export const toParams = (i: Pick<ToolItem, 'configParams'>): Params => ({ ...DEFAULT_PARAMS, ...i.configParams });
+export const toParams = (
+  i: Pick<ToolItem, 'configParams' | 'baseToolCode'>,
+): Params & { requiresApproval: boolean } => {
+  const p = { ...DEFAULT_PARAMS, ...i.configParams };
+  return { ...p, requiresApproval: p.requiresApproval ?? approvalByDefault(i.baseToolCode) };
+};
 
 export const toConfig = (i: ToolItem) => ({
   id: i.id,

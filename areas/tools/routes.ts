@@ -93,6 +93,12 @@ const configParams = () =>
     timeoutSeconds: z.optional(
       z.int().check(z.minimum(PARAM_LIMITS.timeoutSeconds.min), z.maximum(PARAM_LIMITS.timeoutSeconds.max)),
     ),
+    requiresApproval: z.optional(z.boolean()),
+    approvalTimeoutMinutes: z.optional(
+      z
+        .int()
+        .check(z.minimum(PARAM_LIMITS.approvalTimeoutMinutes.min), z.maximum(PARAM_LIMITS.approvalTimeoutMinutes.max)),
+    ),
   });
 /**
  * Write-only: the connection string's value (kept as a tenant secret; the tool keeps a reference),
@@ -142,6 +148,8 @@ const toolParams = once(() =>
     allowedRecipients: z.array(z.string()),
     channelId: z.nullable(z.string()),
     allowedChannelRecipients: z.array(z.string()),
+    requiresApproval: z.boolean(),
+    approvalTimeoutMinutes: z.number(),
   }),
 );
 const toolConfig = once(() =>
@@ -367,8 +375,12 @@ export const toolRoutes = defineRoutes([
       'readOnly (Db Execute may switch writes on only once approved), allowedHosts (HTTP Request: exact host ' +
       `names, at most ${MAX_ALLOWED_HOSTS}) and allowedRecipients (Send Email: addresses or domains, at most ` +
       `${MAX_ALLOWED_RECIPIENTS}), channelId and allowedChannelRecipients (the send-message tools: the ` +
-      "tenant's connection of the tool's platform, and the chat ids or phone numbers it may write to); changing " +
-      'readOnly, the connection, or adding a host or recipient to an APPROVED or ACTIVE tool sends it back to PENDING',
+      "tenant's connection of the tool's platform, and the chat ids or phone numbers it may write to), " +
+      'requiresApproval (a person approves each side-effecting call from the inbox; on by default for Send Email, ' +
+      'Db Execute, the send-message tools, Browser Action and Manage Schedule) and approvalTimeoutMinutes ' +
+      `(${PARAM_LIMITS.approvalTimeoutMinutes.min}-${PARAM_LIMITS.approvalTimeoutMinutes.max}, default 60: a call ` +
+      'left undecided that long is Expired, which counts as rejected); changing readOnly, the connection, switching ' +
+      'requiresApproval off, or adding a host or recipient to an APPROVED or ACTIVE tool sends it back to PENDING',
     status: 200,
     schemas: () => ({
       ...byId(),

@@ -83,7 +83,11 @@ async function checkChannel(tenantId: string, code: string, params: Params, befo
 }
 
 /** What a SystemAdmin approved changed: the read-only flag, or an allow-list reaching further. */
-const needsReview = (before: Params, after: Params) => after.readOnly !== before.readOnly || widensReach(before, after);
+const needsReview = (before: Params, after: Params) =>
+  after.readOnly !== before.readOnly ||
+  widensReach(before, after) ||
+  // Letting calls run unattended reaches further than what was approved, like a new host does.
+  (before.requiresApproval !== false && after.requiresApproval === false);
 
 function checkWriteAccess(tool: Pick<ToolItem, 'baseToolCode' | 'status'>, params: Params, before: Params) {
   const refusal = writeAccessRefusal(tool.baseToolCode, tool.status, params.readOnly, before.readOnly);

@@ -114,8 +114,8 @@ export async function decideAction(
 }
 
 /** An expired action: rejected by time, audited without a person. Resumes its turn when it was the last. */
-export async function expireAction(a: ActionRecord): Promise<Resumable | null> {
-  const now = new Date().toISOString();
+export async function expireAction(a: ActionRecord, at = Date.now()): Promise<Resumable | null> {
+  const now = new Date(at).toISOString();
   await commitChange([decisionWrite(a, 'Expired', { decidedAt: now }), countDecision(a, 'Expired', now)], {
     tenantId: a.tenantId,
     actor: null,

@@ -57,9 +57,9 @@ export async function decideConversationAction(
   return toAction(out.action);
 }
 
-async function expireAndResume(a: ActionRecord, requestId: string) {
+async function expireAndResume(a: ActionRecord, requestId: string, now = Date.now()) {
   try {
-    const resume = await expireAction(a);
+    const resume = await expireAction(a, now);
     if (resume && a.owner.kind === 'conversation') await resumeSafely(a.tenantId, a.owner.id, resume, requestId);
   } catch (err) {
     // Decided by someone else meanwhile: nothing to expire.
@@ -70,7 +70,7 @@ async function expireAndResume(a: ActionRecord, requestId: string) {
 /** The scheduler's sweep: Pending actions past their expiry are Expired, and their turns resume. */
 export async function expireOverdueActions(now = Date.now()): Promise<number> {
   const due = await overdueActions(new Date(now).toISOString(), 200);
-  for (const a of due) await expireAndResume(a, `sweep:${a.id}`);
+  for (const a of due) await expireAndResume(a, `sweep:${a.id}`, now);
   return due.length;
 }
 

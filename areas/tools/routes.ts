@@ -288,7 +288,7 @@ export const toolRoutes = defineRoutes([
     scope: ofTool,
     summary:
       "Update name, description, agents (the tenant's own agents only) and parameters (absent fields " +
-      'stay); changing readOnly or adding an allowed host or recipient to an APPROVED or ACTIVE tool ' +
+      'stay); changing readOnly, switching requiresApproval off, or adding an allowed host or recipient to an APPROVED or ACTIVE tool ' +
       'sends it back to PENDING; a REJECTED tool is 409',
     status: 200,
     schemas: () => ({

@@ -98,7 +98,11 @@ describe('the widget: pause, the staff decide, the agent goes on', () => {
 
     const approved = await decide(s.conversationId, actionId, 'approve');
     expect(approved.status, approved.text).toBe(200);
-    expect(approved.json.result).toMatchObject({ id: actionId, status: 'Done', decidedBy: { userId: expect.any(String) } });
+    expect(approved.json.result).toMatchObject({
+      id: actionId,
+      status: 'Done',
+      decidedBy: { userId: expect.any(String) },
+    });
     expect(approved.json.result.result).toEqual(expect.stringMatching(/queued/));
     expect(sentTo(marker)).toHaveLength(1);
 
@@ -144,7 +148,9 @@ describe('the widget: pause, the staff decide, the agent goes on', () => {
     for (const r of results.filter((x) => x.status === 409)) expect(r.json.error.code).toBe('ACTION_ALREADY_DECIDED');
     expect(sentTo(marker)).toHaveLength(1);
     const messages = (await s.messages()).json.result as { role: string; text: string }[];
-    expect(messages.filter((m) => m.role === 'agent' && m.text.startsWith('The tool mail_desk returned'))).toHaveLength(1);
+    expect(messages.filter((m) => m.role === 'agent' && m.text.startsWith('The tool mail_desk returned'))).toHaveLength(
+      1,
+    );
   });
 
   it('expires: an undecided call past its time is Expired (rejected), the visitor is told, approval comes too late', async () => {
@@ -187,13 +193,17 @@ describe('tool step 2: requiresApproval', () => {
   it('defaults on for side-effecting types and off for reads; switching it off sends an active tool back to review', async () => {
     const mail = await activeToolVia(owner, 'send_email', 'Mailer', { allowedRecipients: ['acme.example'] });
     const http = await activeToolVia(owner, 'http_request', 'Fetcher', { allowedHosts: ['api.example.com'] });
-    const params = async (id: string) => (await invoke('GET', `/api/tools/${id}/config-params`, { token: owner })).json.result;
+    const params = async (id: string) =>
+      (await invoke('GET', `/api/tools/${id}/config-params`, { token: owner })).json.result;
     expect(await params(mail)).toMatchObject({ requiresApproval: true, approvalTimeoutMinutes: 60 });
     expect(await params(http)).toMatchObject({ requiresApproval: false });
-    const off = await invoke('PUT', `/api/tools/${mail}/config-params`, { token: owner, body: { requiresApproval: false } });
+    const off = await invoke('PUT', `/api/tools/${mail}/config-params`, {
+      token: owner,
+      body: { requiresApproval: false },
+    });
     expect(off.status, off.text).toBe(200);
     expect(off.json.result.requiresApproval).toBe(false);
-    expect((await invoke("GET", `/api/tools/${mail}/config`, { token: owner })).json.result.status).toBe('PENDING');
+    expect((await invoke('GET', `/api/tools/${mail}/config`, { token: owner })).json.result.status).toBe('PENDING');
     const bad = await invoke('PUT', `/api/tools/${http}/config-params`, {
       token: owner,
       body: { approvalTimeoutMinutes: 0 },
@@ -240,7 +250,10 @@ describe('a channel: the answer and the outcome go out on the platform', () => {
     ]);
     expect(sentTo(marker)).toEqual([]);
 
-    const inbox = await invoke('GET', '/api/conversations', { token: owner, query: { channel: 'telegram', pageSize: 100 } });
+    const inbox = await invoke('GET', '/api/conversations', {
+      token: owner,
+      query: { channel: 'telegram', pageSize: 100 },
+    });
     const conversationId = inbox.json.result.items[0].id as string;
     const { id } = await pendingAction(conversationId);
     expect((await actions(conversationId)).json.result[0]).toMatchObject({ requestedBy: 'Lin', status: 'Pending' });

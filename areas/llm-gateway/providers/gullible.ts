@@ -63,12 +63,14 @@ function base64Decoded(s: string): string[] {
   return out;
 }
 
-/** The strings inside JSON found in the text (framed data is JSON between markers). */
-function jsonStrings(s: string): string[] {
+/** The strings inside JSON found in the text (framed data is JSON between markers), JSON inside them too. */
+function jsonStrings(s: string, depth = 0): string[] {
   const out: string[] = [];
   const walk = (v: unknown) => {
-    if (typeof v === 'string') out.push(v);
-    else if (Array.isArray(v)) v.forEach(walk);
+    if (typeof v === 'string') {
+      out.push(v);
+      if (depth < 3) out.push(...jsonStrings(v, depth + 1));
+    } else if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === 'object') Object.values(v).forEach(walk);
   };
   for (const line of s.split('\n')) {
@@ -83,10 +85,14 @@ function jsonStrings(s: string): string[] {
   return out;
 }
 
-/** Every reading of a message: as written, its JSON strings, unhidden, base64 decoded. */
+/** JSON cut short (a summarised tool result) no longer parses: its escapes are read as they were meant. */
+const unescaped = (s: string) => s.replace(/\\\\/g, '\\').replace(/\\"/g, '"');
+
+/** Every reading of a message: as written, its JSON strings, unescaped, unhidden, base64 decoded. */
 function readings(content: string): string[] {
   const first = [content.slice(0, MAX_READ)];
-  first.push(...first.flatMap(jsonStrings));
+  first.push(...first.flatMap((s) => jsonStrings(s)));
+  first.push(unescaped(unescaped(first[0] ?? '')));
   const all = [...first, ...first.map(unhide)];
   all.push(...all.flatMap(base64Decoded).flatMap((d) => [d, unhide(d)]));
   return all;

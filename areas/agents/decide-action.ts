@@ -7,14 +7,8 @@ import { logger } from '#shared/runtime/logger.ts';
 import { agentDay } from '#areas/analytics/for-agents.ts';
 import { tools as toolKeys, type ToolItem } from '#areas/tools/for-agents.ts';
 import { actionAlreadyDecided, actionExpired } from './errors.ts';
-import {
-  actionKey,
-  pausedKey,
-  type ActionRecord,
-  type ActionStatus,
-  type Owner,
-  type PausedRecord,
-} from './pending-actions.ts';
+import { actionKey, pausedKey } from './records.ts';
+import type { ActionRecord, ActionStatus, Owner, PausedRecord } from './pending-actions.ts';
 import { callTool, type CallOutcome, type PausedTurn } from './runtime.ts';
 
 export type Decision = { approve: true } | { approve: false; reason: string | null };

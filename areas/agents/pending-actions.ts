@@ -1,5 +1,4 @@
 import { putNew, type Write } from '#shared/data/commit.ts';
-import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { config } from '#shared/platform/config.ts';
 import type { PausedTurn, PendingCall } from './runtime.ts';
@@ -12,7 +11,9 @@ import type { AgentSnapshot } from './snapshot.ts';
  * (`{t}#AGENT#{id}#ACTION`). A Pending action also sits on gsi2 `PLATFORM#ACTION_PENDING` by its
  * expiry, so the sweep finds the overdue ones with one Query.
  */
-export type Owner = { kind: 'conversation'; id: string } | { kind: 'playground'; id: string };
+import { actionKey, pausedKey, actionList, pendingEntry, PENDING_ACTIONS, type Owner } from './records.ts';
+
+export type { Owner } from './records.ts';
 
 export const ACTION_STATUSES = ['Pending', 'Approved', 'Rejected', 'Expired', 'Done'] as const;
 export type ActionStatus = (typeof ACTION_STATUSES)[number];
@@ -61,18 +62,6 @@ export interface PausedRecord {
   createdAt: string;
   ttl: number;
 }
-
-const parentOf = (o: Owner) => (o.kind === 'conversation' ? 'CONVERSATION' : 'AGENT') as 'CONVERSATION' | 'AGENT';
-export const actionKey = (t: string, o: Owner, id: string): Key => keys.childItem(t, parentOf(o), o.id, 'ACTION', id);
-const actionList = (t: string, o: Owner) => keys.childCollection(t, parentOf(o), o.id, 'ACTION');
-export const pausedKey = (t: string, o: Owner, id: string): Key => keys.childItem(t, parentOf(o), o.id, 'PAUSED', id);
-
-const PENDING = `${PLATFORM}#ACTION_PENDING`;
-export const pendingIndex = { pk: PENDING };
-export const pendingEntry = (a: Pick<ActionRecord, 'expiresAt' | 'tenantId' | 'id'>) => ({
-  gsi2pk: PENDING,
-  gsi2sk: `${a.expiresAt}#${a.tenantId}#${a.id}`,
-});
 
 /** A paused turn is kept this long after its last action could expire, then DynamoDB's TTL drops it. */
 const KEEP_SECONDS = 30 * 86_400;
@@ -173,7 +162,7 @@ export const overdueActions = (now: string, limit: number) =>
       TableName: config.tableName,
       IndexName: 'gsi2',
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :now',
-      ExpressionAttributeValues: { ':pk': PENDING, ':now': now },
+      ExpressionAttributeValues: { ':pk': PENDING_ACTIONS, ':now': now },
     },
     limit,
   );

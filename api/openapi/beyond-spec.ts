@@ -42,4 +42,8 @@ export const BEYOND_SPEC: readonly string[] = [
   'GET /api/ai/calendars/{calendarId}/appointments',
   'POST /api/ai/calendars/{calendarId}/rotate-feed',
   'GET /api/calendar-feeds/{feedToken}',
+  // A person approves an agent's side-effecting tool calls from the inbox.
+  'GET /api/conversations/{conversationId}/actions',
+  'POST /api/conversations/{conversationId}/actions/{actionId}/approve',
+  'POST /api/conversations/{conversationId}/actions/{actionId}/reject',
 ];

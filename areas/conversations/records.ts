@@ -111,6 +111,11 @@ export interface ConversationRecord {
   /** Lowercase text the inbox search matches: visitor name and e-mail, agent, first visitor message. */
   searchText: string;
   erasedAt?: string | null;
+  /**
+   * An earlier turn's model input held material nobody vouches for (a tool result, a flagged chunk):
+   * it may live on in the transcript the model reads, so side-effecting calls keep waiting for a person.
+   */
+  untrusted?: boolean;
 }
 
 export const conversationItem = (c: ConversationRecord) => ({

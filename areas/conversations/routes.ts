@@ -19,6 +19,7 @@ import {
   widgetInactive,
 } from '#areas/conversations/errors.ts';
 import { unauthorized } from '#shared/http/errors.ts';
+import { ACTION_STATUSES, actionAlreadyDecided, actionExpired } from '#areas/agents/for-conversations.ts';
 
 /** AI conversations (spec 03-ai-runtime.md "AI conversations"): the widget's session routes and the staff inbox. */
 const read = { kind: 'bearer', permission: 'conversations:read' } as const;
@@ -84,6 +85,26 @@ const conversationState = once(() =>
     csat: z.nullable(z.number()),
   }),
 );
+const action = once(() =>
+  z.object({
+    id: z.string(),
+    tool: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+    reason: z.nullable(z.string()),
+    requestedBy: z.nullable(z.string()),
+    status: z.enum(ACTION_STATUSES),
+    requestedAt: z.string(),
+    expiresAt: z.string(),
+    decidedBy: z.nullable(z.object({ userId: z.string(), email: z.nullable(z.string()) })),
+    decidedAt: z.nullable(z.string()),
+    rejectReason: z.nullable(z.string()),
+    result: z.nullable(z.string()),
+  }),
+);
+const byAction = once(() => ({
+  params: z.object({ conversationId: uuid(), actionId: uuid() }),
+  query: z.object(tenantQuery()),
+}));
 /** Idempotency-Key: the widget's id for one message, so a retried send is stored and answered once. */
 const IDEMPOTENCY = 'Idempotency-Key';
 
@@ -135,7 +156,7 @@ export const conversationRoutes = defineRoutes([
     scope: ofSession,
     transport: 'stream',
     rateLimit: WIDGET_LIMIT,
-    summary: `A visitor message and the agent's answer with its citations (\`escalated\` when a person has the conversation; the agent then stays silent and \`message\` is null). With \`Accept: text/event-stream\` the answer streams: \`{"delta"}\` events, then the final \`{message, citations, escalated}\`, then \`[DONE]\`. An \`${IDEMPOTENCY}\` header makes a retried send store and answer the message once`,
+    summary: `A visitor message and the agent's answer with its citations (\`escalated\` when a person has the conversation; the agent then stays silent and \`message\` is null; \`awaitingApproval\` when the answer says a person will confirm an action first, whose outcome arrives later by the poll). With \`Accept: text/event-stream\` the answer streams: \`{"delta"}\` events, then the final \`{message, citations, escalated}\`, then \`[DONE]\`. An \`${IDEMPOTENCY}\` header makes a retried send store and answer the message once`,
     status: 200,
     errors: [
       invalidIdempotencyKey,
@@ -152,6 +173,7 @@ export const conversationRoutes = defineRoutes([
         message: z.nullable(visitorMessage()),
         citations: z.array(citation()),
         escalated: z.boolean(),
+        awaitingApproval: z.boolean(),
       }),
     }),
   },
@@ -314,6 +336,44 @@ export const conversationRoutes = defineRoutes([
         content: z.string(),
       }),
     }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.actions.list',
+    method: 'GET',
+    path: '/api/conversations/{conversationId}/actions',
+    auth: read,
+    scope: ofConversation,
+    summary:
+      "The agent's held tool calls, newest first (at most 100): tool, arguments, who asked, why the model wants it, status (Pending, Approved, Rejected, Expired, Done), who decided and when, and the tool's result once Done. A Pending call past its expiry is Expired (rejected)",
+    status: 200,
+    schemas: () => ({ ...byId(), response: z.array(action()) }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.actions.approve',
+    method: 'POST',
+    path: '/api/conversations/{conversationId}/actions/{actionId}/approve',
+    auth: write,
+    scope: ofConversation,
+    summary:
+      "Approves a Pending call: the tool runs now, once (of two racing approvals one runs it, the other answers 409), and the action is Done with its result; when it was the turn's last undecided call the agent goes on and its answer reaches the visitor or the channel",
+    status: 200,
+    errors: [actionAlreadyDecided, actionExpired, conversationClosed],
+    schemas: () => ({ ...byAction(), response: action() }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.actions.reject',
+    method: 'POST',
+    path: '/api/conversations/{conversationId}/actions/{actionId}/reject',
+    auth: write,
+    scope: ofConversation,
+    summary:
+      'Rejects a Pending call with an optional reason: the tool does not run; the agent is told (with the reason) and answers the visitor',
+    status: 200,
+    errors: [actionAlreadyDecided, actionExpired],
+    schemas: () => ({ ...byAction(), body: z.object({ reason: optionalText(500) }), response: action() }),
   },
   {
     group: 'conversations',

@@ -1,5 +1,7 @@
 import {
   agentUnavailable,
+  countRequested,
+  pauseWrites,
   runTurnStream,
   type TurnEvent,
   type TurnResult,
@@ -28,6 +30,8 @@ export interface TurnAnswer {
   message: MessageRecord | null;
   citations: MessageRecord['citations'];
   escalated: boolean;
+  /** The answer tells the visitor a person will confirm an action before it happens. */
+  awaitingApproval: boolean;
 }
 
 export interface VisitorInput {
@@ -65,10 +69,11 @@ const firstClaim = (c: Stored, key: string, visitor: MessageRecord) =>
     c.status === 'Escalated' ? { result: { answerId: null, escalated: true } satisfies Outcome } : undefined,
   );
 
-const answerOf = (message: MessageRecord | null, escalated: boolean): TurnAnswer => ({
+const answerOf = (message: MessageRecord | null, escalated: boolean, awaitingApproval = false): TurnAnswer => ({
   message,
   citations: message?.citations ?? [],
   escalated,
+  awaitingApproval,
 });
 
 type Start =
@@ -143,6 +148,9 @@ async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageReco
     toolCalls: result.toolCalls.map(({ name, status, durationMs }) => ({ name, status, durationMs })),
     tokens: result.usage.totalTokens,
   });
+  const held = result.paused
+    ? pauseWrites(c.tenantId, { kind: 'conversation', id: c.id }, agent, result.paused, requestedBy(c))
+    : null;
   const out = await mutate(
     c.tenantId,
     c.id,
@@ -152,21 +160,34 @@ async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageReco
       const reason =
         result.escalate?.reason ??
         (limit && turns >= limit && agent.escalation.enabled ? REASONS.turnLimit : undefined);
-      let next: ConversationRecord = { ...current, agentTurns: turns, lastMessageAt: answer.createdAt };
+      let next: ConversationRecord = {
+        ...current,
+        agentTurns: turns,
+        lastMessageAt: answer.createdAt,
+        untrusted: !!current.untrusted || result.untrusted,
+      };
       // The visitor may have escalated while the model ran: the answer is kept, the state is theirs.
       if (reason && next.status === 'Open') next = moved(next, 'Escalated', { reason, now: Date.now() });
       const escalated = next.status === 'Escalated';
       return {
         next,
         messages: [answer],
-        writes: key ? [ended(key, current, { answerId: answer.id, escalated })] : [],
+        writes: [
+          ...(key ? [ended(key, current, { answerId: answer.id, escalated })] : []),
+          ...(held
+            ? [...held.writes, countRequested(c.tenantId, agent.agentId, held.actions.length, answer.createdAt)]
+            : []),
+        ],
       };
     },
     // As the visitor's write left it: a write meanwhile fails the revision and is read then.
     c,
   );
-  return answerOf(answer, out.conversation.status === 'Escalated');
+  return answerOf(answer, out.conversation.status === 'Escalated', !!held);
 }
+
+/** Who asked, as staff see it beside a held call: the visitor's name, or the channel user. */
+export const requestedBy = (c: ConversationRecord) => c.visitor?.name ?? c.channelUser ?? 'the visitor';
 
 /**
  * A turn that failed leaves the visitor's message and a note in the transcript, the conversation
@@ -230,6 +251,7 @@ export async function* visitorTurn(
       visitor: conversation.visitor,
       caller: { kind: 'agent', agentId: agent.agentId },
       requestId: input.requestId,
+      untrusted: !!conversation.untrusted,
     },
     { stream: opts.stream },
   );

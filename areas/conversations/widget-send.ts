@@ -14,6 +14,7 @@ const toWidgetAnswer = (a: TurnAnswer) => ({
   message: a.message ? toVisitorMessage(a.message) : null,
   citations: a.citations,
   escalated: a.escalated,
+  awaitingApproval: a.awaitingApproval,
 });
 
 function idempotencyKeyOf(headers: Record<string, string | undefined>) {

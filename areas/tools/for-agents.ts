@@ -3,3 +3,4 @@ export { runTool } from './executors/run-tool.ts';
 export { toolParameters } from './executors/parameters.ts';
 export { tools } from './records.ts';
 export type { ToolItem } from './records.ts';
+export { needsApproval } from './approval.ts';

@@ -50,6 +50,8 @@ export const PARAM_LIMITS = {
   maxRows: { min: 1, max: 10_000 },
   timeoutSeconds: { min: 1, max: 300 },
   maxSteps: { min: 1, max: 25 },
+  /** A pending call waits at most a week for a person. */
+  approvalTimeoutMinutes: { min: 1, max: 10_080 },
 } as const;
 export const MAX_TABLES = 200;
 /**

@@ -1,5 +1,6 @@
 import { keys } from '#shared/data/keys.ts';
 import { describeTenantSecret, ownReference } from '#areas/vault/for-tools.ts';
+import { approvalByDefault } from './approval.ts';
 import type { ToolStatus } from './lifecycle.ts';
 
 /**
@@ -42,6 +43,10 @@ export interface Params {
   allowedChannelRecipients: string[];
   /** Manage Schedule: the tenant's calendar it books in (none: it books nothing). */
   calendarId: string | null;
+  /** A person approves each side-effecting call before it runs (default by the tool's type: approval.ts). */
+  requiresApproval?: boolean;
+  /** How long a call waits for that person before it counts as rejected. */
+  approvalTimeoutMinutes: number;
 }
 export const DEFAULT_PARAMS: Params = {
   maxRows: 100,
@@ -53,6 +58,7 @@ export const DEFAULT_PARAMS: Params = {
   channelId: null,
   allowedChannelRecipients: [],
   calendarId: null,
+  approvalTimeoutMinutes: 60,
 };
 
 /** Step 1 schema as stored: `connectionString` is a tenant secret reference, never a value. */
@@ -121,7 +127,12 @@ function toSchema(i: Pick<ToolItem, 'schema' | 'tenantId'>) {
   };
 }
 
-export const toParams = (i: Pick<ToolItem, 'configParams'>): Params => ({ ...DEFAULT_PARAMS, ...i.configParams });
+export const toParams = (
+  i: Pick<ToolItem, 'configParams' | 'baseToolCode'>,
+): Params & { requiresApproval: boolean } => {
+  const p = { ...DEFAULT_PARAMS, ...i.configParams };
+  return { ...p, requiresApproval: p.requiresApproval ?? approvalByDefault(i.baseToolCode) };
+};
 
 export const toConfig = (i: ToolItem) => ({
   id: i.id,

@@ -95,6 +95,12 @@ const configParams = () =>
     timeoutSeconds: z.optional(
       z.int().check(z.minimum(PARAM_LIMITS.timeoutSeconds.min), z.maximum(PARAM_LIMITS.timeoutSeconds.max)),
     ),
+    requiresApproval: z.optional(z.boolean()),
+    approvalTimeoutMinutes: z.optional(
+      z
+        .int()
+        .check(z.minimum(PARAM_LIMITS.approvalTimeoutMinutes.min), z.maximum(PARAM_LIMITS.approvalTimeoutMinutes.max)),
+    ),
   });
 /**
  * Write-only: the connection string's value (kept as a tenant secret; the tool keeps a reference),
@@ -146,6 +152,8 @@ const toolParams = once(() =>
     channelId: z.nullable(z.string()),
     allowedChannelRecipients: z.array(z.string()),
     calendarId: z.nullable(z.string()),
+    requiresApproval: z.boolean(),
+    approvalTimeoutMinutes: z.number(),
   }),
 );
 const toolConfig = once(() =>
@@ -284,7 +292,7 @@ export const toolRoutes = defineRoutes([
     scope: ofTool,
     summary:
       "Update name, description, agents (the tenant's own agents only) and parameters (absent fields " +
-      'stay); changing readOnly or adding an allowed host or recipient to an APPROVED or ACTIVE tool ' +
+      'stay); changing readOnly, switching requiresApproval off, or adding an allowed host or recipient to an APPROVED or ACTIVE tool ' +
       'sends it back to PENDING; a REJECTED tool is 409',
     status: 200,
     schemas: () => ({
@@ -374,8 +382,12 @@ export const toolRoutes = defineRoutes([
       `names, at most ${MAX_ALLOWED_HOSTS}) and allowedRecipients (Send Email: addresses or domains, at most ` +
       `${MAX_ALLOWED_RECIPIENTS}), channelId and allowedChannelRecipients (the send-message tools: the ` +
       "tenant's connection of the tool's platform, and the chat ids or phone numbers it may write to), calendarId " +
-      "(Manage Schedule: the tenant's calendar it books in); changing " +
-      'readOnly, the connection, or adding a host or recipient to an APPROVED or ACTIVE tool sends it back to PENDING',
+      "(Manage Schedule: the tenant's calendar it books in), " +
+      'requiresApproval (a person approves each side-effecting call from the inbox; on by default for Send Email, ' +
+      'Db Execute, the send-message tools, Browser Action and Manage Schedule) and approvalTimeoutMinutes ' +
+      `(${PARAM_LIMITS.approvalTimeoutMinutes.min}-${PARAM_LIMITS.approvalTimeoutMinutes.max}, default 60: a call ` +
+      'left undecided that long is Expired, which counts as rejected); changing readOnly, the connection, switching ' +
+      'requiresApproval off, or adding a host or recipient to an APPROVED or ACTIVE tool sends it back to PENDING',
     status: 200,
     schemas: () => ({
       ...byId(),

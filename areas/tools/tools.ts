@@ -92,7 +92,11 @@ async function checkCalendar(tenantId: string, code: string, params: Params, bef
 }
 
 /** What a SystemAdmin approved changed: the read-only flag, or an allow-list reaching further. */
-const needsReview = (before: Params, after: Params) => after.readOnly !== before.readOnly || widensReach(before, after);
+const needsReview = (before: Params, after: Params) =>
+  after.readOnly !== before.readOnly ||
+  widensReach(before, after) ||
+  // Letting calls run unattended reaches further than what was approved, like a new host does.
+  (before.requiresApproval !== false && after.requiresApproval === false);
 
 function checkWriteAccess(tool: Pick<ToolItem, 'baseToolCode' | 'status'>, params: Params, before: Params) {
   const refusal = writeAccessRefusal(tool.baseToolCode, tool.status, params.readOnly, before.readOnly);

@@ -6,6 +6,7 @@ import {
   staffReply,
   transcript,
 } from '#areas/conversations/inbox.ts';
+import { conversationActions, decideConversationAction } from '#areas/conversations/actions.ts';
 import { widgetSend } from '#areas/conversations/widget-send.ts';
 import {
   messagesSince,
@@ -40,6 +41,26 @@ export const handler = apiHandler(
       setStatus(tenantId, params.conversationId, body, principal),
     'conversations.transcript': ({ tenantId, params, query }) =>
       transcript(tenantId, params.conversationId, query.format),
+    'conversations.actions.list': ({ tenantId, params, requestId }) =>
+      conversationActions(tenantId, params.conversationId, requestId),
+    'conversations.actions.approve': ({ tenantId, params, principal, requestId }) =>
+      decideConversationAction(
+        tenantId,
+        params.conversationId,
+        params.actionId,
+        { approve: true },
+        principal,
+        requestId,
+      ),
+    'conversations.actions.reject': ({ tenantId, params, body, principal, requestId }) =>
+      decideConversationAction(
+        tenantId,
+        params.conversationId,
+        params.actionId,
+        { approve: false, reason: body.reason ?? null },
+        principal,
+        requestId,
+      ),
     'conversations.delete': ({ tenantId, params, principal }) =>
       eraseConversation(tenantId, params.conversationId, principal),
   },

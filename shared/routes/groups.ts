@@ -208,9 +208,10 @@ export type WorkerName = keyof typeof WORKERS;
 export const SCHEDULED = {
   'ai-scheduler': {
     description:
-      'Every minute: releases dead reservations, fails stuck documents, closes idle conversations, queues due proactive messages',
+      'Every minute: releases dead reservations, fails stuck documents, closes idle conversations, queues due proactive messages, expires held tool calls (their turns resume)',
     table: 'readwrite',
-    sends: ['channels'],
+    // An expired call resumes its agent turn here: the turn's grants (the model, retrieval, the channel's queue).
+    ...AGENT_TURN,
     everyMinutes: 1,
     timeoutSeconds: 55,
   },

@@ -68,7 +68,8 @@ describe('agent runtime, one turn', () => {
   });
 
   it('gives the model an explicit error for a tool that is not available, and records the call', async () => {
-    const toolId = await activeTool(t, 'manage_schedule', 'Book Slot');
+    // Run unattended, so the call reaches the executor (approval: ai-approvals.test.ts).
+    const toolId = await activeTool(t, 'manage_schedule', 'Book Slot', { configParams: { requiresApproval: false } });
     const r = await turn({ toolIds: [toolId] }, 'please book_slot {"day":"monday"}');
     expect(r.toolCalls).toHaveLength(1);
     expect(r.toolCalls[0]).toMatchObject({ name: 'book_slot', status: 'error' });
@@ -78,7 +79,7 @@ describe('agent runtime, one turn', () => {
 
   it('sends e-mail only to the tool configured recipients', async () => {
     const toolId = await activeTool(t, 'send_email', 'Mail Team', {
-      configParams: { allowedRecipients: ['team@acme.example'] },
+      configParams: { allowedRecipients: ['team@acme.example'], requiresApproval: false },
     });
     const before = testMailer.outbox.length;
     const ok = await turn({ toolIds: [toolId] }, 'mail_team {"subject":"Lead","text":"Call Ann back"}');

@@ -137,6 +137,8 @@ describe('tenant tools', () => {
       allowedRecipients: [],
       channelId: null,
       allowedChannelRecipients: [],
+      requiresApproval: false,
+      approvalTimeoutMinutes: 60,
     });
     expect((await owner.get(`/${t.id}/config-params`)).json.result).toEqual(params.json.result);
     for (const bad of [

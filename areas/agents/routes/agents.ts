@@ -567,7 +567,7 @@ export const aiAgentRoutes = defineRoutes([
     auth: read,
     scope: ofAgent,
     summary:
-      "The agent's conversations, resolution and escalation rates, csat, tokens and cost over a date range (default 30 days)",
+      "The agent's conversations, resolution and escalation rates, csat, tokens and cost over a date range (default 30 days), and its tool calls held for approval: requested, approved, rejected, expired, and the mean wait for a decision",
     status: 200,
     schemas: () => ({
       params: agentParams(),
@@ -594,6 +594,13 @@ export const aiAgentRoutes = defineRoutes([
         csatScore: z.number(),
         tokensUsed: z.number(),
         costUsd: z.number(),
+        approvals: z.object({
+          requested: z.number(),
+          approved: z.number(),
+          rejected: z.number(),
+          expired: z.number(),
+          meanSecondsToDecision: z.number(),
+        }),
       }),
     }),
   },

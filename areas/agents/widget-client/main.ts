@@ -95,8 +95,9 @@ function boot(me: HTMLScriptElement) {
         s.lastId = m.id;
         if (seen.has(m.id)) continue;
         seen.add(m.id);
-        // Live, the visitor's own lines and the agent's answers arrive through the send itself.
-        if (historyLoaded && m.role !== 'human' && m.role !== 'system') continue;
+        // Live, the visitor's own lines and the agent's answers arrive through the send itself, and
+        // a hand-off is told by its notice; only what a person writes comes through here.
+        if (historyLoaded && m.role !== 'human') continue;
         view.message(m);
         if (m.role === 'human') {
           s.escalated = true;

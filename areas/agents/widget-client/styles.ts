@@ -28,9 +28,10 @@ button{font:inherit;cursor:pointer}
 .unread .dot{display:block}
 .panel{display:none;flex-direction:column;position:absolute;bottom:70px;${t.position}:0;width:370px;height:min(580px,calc(100vh - 110px));background:#fff;border-radius:14px;box-shadow:0 10px 40px rgba(0,0,0,.25);overflow:hidden}
 .open .panel{display:flex}
-.head{display:flex;align-items:center;gap:8px;padding:12px 12px 12px 16px;background:var(--c);color:var(--on)}
-.head h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-.head button{background:transparent;color:inherit;border:1px solid currentColor;border-radius:6px;padding:3px 8px;font-size:13px}
+.head{display:flex;flex-wrap:wrap;align-items:center;gap:6px 8px;padding:10px 10px 10px 16px;background:var(--c);color:var(--on)}
+.head h2{flex:1 1 0;min-width:0;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.tools{flex-basis:100%;display:flex;gap:8px}
+.head button{background:transparent;color:inherit;border:1px solid currentColor;border-radius:6px;padding:2px 8px;font-size:13px}
 .head .x{border:0;padding:4px;display:grid;place-items:center}
 .head .x svg{width:20px;height:20px}
 .log{flex:1;overflow-y:auto;padding:12px;display:flex;flex-direction:column;gap:8px;overscroll-behavior:contain}
@@ -45,7 +46,7 @@ button{font:inherit;cursor:pointer}
 .unsent{opacity:.75;border:1px dashed #888}
 .notice{align-self:center;text-align:center;font-size:13px;color:#444;max-width:90%}
 .notice button{margin-left:6px;background:var(--c);color:var(--on);border:0;border-radius:6px;padding:3px 10px}
-.sources{margin:6px 0 0;padding:6px 0 0;border-top:1px solid #d0d7de;font-size:12px;color:#444;list-style:none}
+.msg .sources{margin:6px 0 0;padding:6px 0 0;border-top:1px solid #d0d7de;font-size:12px;color:#444;list-style:none;padding-left:0}
 .typing span{display:inline-block;width:6px;height:6px;margin:0 2px;border-radius:50%;background:#57606a;animation:b 1s infinite}
 .typing span:nth-child(2){animation-delay:.15s}.typing span:nth-child(3){animation-delay:.3s}
 @keyframes b{50%{opacity:.3}}

@@ -45,7 +45,9 @@ export function createView(initial: Theme, actions: ViewActions) {
   const end = el('button', '', 'End chat', { type: 'button' });
   const close = el('button', 'x', null, { type: 'button', 'aria-label': 'Close chat' });
   close.appendChild(icon(document, 'close'));
-  head.append(title, human, end, close);
+  const tools = el('div', 'tools');
+  tools.append(human, end);
+  head.append(title, close, tools);
   const log = el('div', 'log', null, { role: 'log', 'aria-live': 'polite', 'aria-label': 'Messages', tabindex: '0' });
   const form = el('form');
   const label = el('label', 'sr', 'Message', { for: 'chat-input' });

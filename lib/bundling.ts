@@ -2,6 +2,7 @@ import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodej
 import type { BuildOptions } from 'esbuild';
 import { basename, dirname } from 'node:path';
 import { copyDocsAssetsCommands } from '#api/docs/docs-assets.ts';
+import { widgetBuildCommands } from '#areas/agents/widget-bundle.ts';
 
 /**
  * How every Lambda bundle is built, in one place: the stack passes `BUNDLING` to each
@@ -124,6 +125,7 @@ export const afterBundlingFor =
   (inputDir: string, outputDir: string): string[] => [
     ...(name === 'system' ? copyDocsAssetsCommands(inputDir, outputDir) : []),
     ...(name === 'browser-action' ? browserAssetCommands(inputDir, outputDir) : []),
+    ...(name === 'agents' ? widgetBuildCommands(inputDir, outputDir) : []),
     ...lazyPackageCommands(lazyPackagesOf(name))(inputDir, outputDir),
   ];
 

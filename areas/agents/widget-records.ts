@@ -37,13 +37,17 @@ export interface WidgetRecord {
   updatedAt: string;
 }
 
-/** What the lookup item holds: enough for a session to refuse a wrong origin before reading more. */
+/**
+ * What the lookup item holds: enough for a session to refuse a wrong origin before reading more, and
+ * the theme its answer carries to the widget. Lookups written before the theme was copied lack it.
+ */
 export interface WidgetLookup {
   tenantId: string;
   widgetId: string;
   agentId: string;
   allowedOrigins: string[];
   isActive: boolean;
+  theme?: Theme;
 }
 
 export const widgetItem = (w: WidgetRecord) => ({
@@ -57,6 +61,7 @@ export const lookupOf = (w: WidgetRecord): WidgetLookup => ({
   agentId: w.agentId,
   allowedOrigins: w.allowedOrigins,
   isActive: w.isActive,
+  theme: w.theme,
 });
 
 export const toWidget = (w: WidgetRecord) => ({

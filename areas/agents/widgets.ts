@@ -33,12 +33,14 @@ const change = (tenantId: string, actor: Principal, entityId: string, action: st
  * of the conversations area). Null for an unknown, rotated or deleted key. The session still
  * checks `isActive`, the origin, and that the agent is Published and not deleted.
  */
-export async function widgetByKey(key: string): Promise<WidgetLookup | null> {
+export async function widgetByKey(key: string): Promise<(WidgetLookup & { theme: Theme }) | null> {
   if (!WIDGET_KEY_PATTERN.test(key)) return null;
   const found = await get<WidgetLookup>(widgetKeyLookup(key), { consistent: true });
   if (!found) return null;
   const { tenantId, widgetId, agentId, allowedOrigins, isActive } = found;
-  return { tenantId, widgetId, agentId, allowedOrigins, isActive };
+  // A lookup written before it carried the theme: the widget's own item has it (one more GetItem).
+  const theme = found.theme ?? (await get<WidgetRecord>(widgetKey(tenantId, widgetId)))?.theme ?? DEFAULT_THEME;
+  return { tenantId, widgetId, agentId, allowedOrigins, isActive, theme };
 }
 
 function origins(list: string[]) {
@@ -140,7 +142,7 @@ export async function updateWidget(
       ),
       updateItem(
         widgetKeyLookup(w.widgetKey),
-        { allowedOrigins: lookup.allowedOrigins, isActive: lookup.isActive },
+        { allowedOrigins: lookup.allowedOrigins, isActive: lookup.isActive, theme: lookup.theme },
         {
           condition: 'attribute_exists(pk)',
         },
@@ -200,6 +202,9 @@ export async function rotateWidgetKey(tenantId: string, widgetId: string, actor:
   return toWidget(next);
 }
 
+const ATTR_ESCAPES: Record<string, string> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
+const attr = (value: string) => value.replace(/[&"<>]/g, (c) => ATTR_ESCAPES[c]!);
+
 /**
  * The HTML a site owner pastes: the widget script from this API, with the widget's public key, and
  * where its calls go when that is not the script's origin (deployed: the conversations front door).
@@ -208,6 +213,8 @@ export async function embedSnippet(tenantId: string, widgetId: string, apiBase: 
   const w = await readWidget(tenantId, widgetId);
   const trim = (u: string) => u.replace(/\/$/, '');
   const src = `${trim(apiBase)}/api/ai/widget.js`;
-  const calls = trim(widgetApiBase) === trim(apiBase) ? '' : ` data-api-base="${trim(widgetApiBase)}"`;
-  return { snippet: `<script src="${src}" data-widget-key="${w.widgetKey}"${calls} async></script>` };
+  const calls = trim(widgetApiBase) === trim(apiBase) ? '' : ` data-api-base="${attr(trim(widgetApiBase))}"`;
+  // The theme rides in the tag so the bubble is drawn in its colour and place before any request.
+  const theme = ` data-primary-color="${attr(w.theme.primaryColor)}" data-position="${attr(w.theme.position)}" data-title="${attr(w.theme.title)}"`;
+  return { snippet: `<script src="${src}" data-widget-key="${w.widgetKey}"${calls}${theme} async></script>` };
 }

@@ -4,6 +4,7 @@ import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, deleteItem } from '#shared/data/commit.ts';
 import { keyOf } from '#shared/data/keys.ts';
 import { toPage } from '#shared/http/responses.ts';
+import { getUser } from '#areas/identity/for-conversations.ts';
 import { deliverToChannel } from './delivery.ts';
 import { conversationClosed } from './errors.ts';
 import { changeStatus, conversationChange, moved, REASONS, takesMessages } from './lifecycle.ts';
@@ -95,7 +96,11 @@ export async function conversationDetail(tenantId: string, id: string) {
  * over (Escalated, so the agent falls silent). Delivered to the widget by its poll, or to the channel.
  */
 export async function staffReply(tenantId: string, id: string, text: string, actor: Principal) {
-  const message = newMessage({ tenantId, id }, 'human', text, { authorId: actor.userId });
+  const author = await getUser(actor.tenantId, actor.userId);
+  const message = newMessage({ tenantId, id }, 'human', text, {
+    authorId: actor.userId,
+    authorName: author?.firstName.trim() || null,
+  });
   const out = await mutate(tenantId, id, (current) => {
     if (!takesMessages(current)) throw conversationClosed();
     const next =

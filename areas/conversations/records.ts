@@ -68,6 +68,8 @@ export interface MessageRecord {
   createdAt: string;
   /** Who wrote a human reply (staff user id). */
   authorId?: string | null;
+  /** The staff member's first name as the visitor sees it, kept as it was when they wrote. */
+  authorName?: string | null;
 }
 
 /** The last messages the agent reads as the conversation so far, kept on the conversation item. */
@@ -175,7 +177,7 @@ export function newMessage(
   c: { tenantId: string; id: string },
   role: MessageRole,
   text: string,
-  opts: Partial<Pick<MessageRecord, 'citations' | 'toolCalls' | 'tokens' | 'authorId'>> & {
+  opts: Partial<Pick<MessageRecord, 'citations' | 'toolCalls' | 'tokens' | 'authorId' | 'authorName'>> & {
     now?: number;
     after?: string;
   } = {},

@@ -46,6 +46,7 @@ const visitorMessage = once(() =>
     role: z.enum(MESSAGE_ROLES),
     text: z.string(),
     citations: z.array(citation()),
+    authorName: z.nullable(z.string()),
     createdAt: z.string(),
   }),
 );
@@ -135,6 +136,7 @@ export const conversationRoutes = defineRoutes([
         sessionToken: z.string(),
         expiresAt: z.string(),
         agent: z.object({ name: z.string(), welcomeMessage: z.nullable(z.string()) }),
+        theme: z.object({ primaryColor: z.string(), position: z.enum(['left', 'right']), title: z.string() }),
       }),
     }),
   },

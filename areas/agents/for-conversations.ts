@@ -7,4 +7,4 @@ export { runTurnStream } from './runtime.ts';
 export type { TurnEvent, TurnResult } from './runtime.ts';
 export { agentKey, agentVersionKey } from './snapshot.ts';
 export type { AgentSnapshot } from './snapshot.ts';
-export { widgetByKey } from './widgets.ts';
+export { widgetByKey, widgetLimits } from './widgets.ts';

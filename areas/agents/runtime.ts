@@ -21,6 +21,7 @@ import type { AgentSnapshot } from './snapshot.ts';
 /** Model steps in one turn (each tool round is one); the last step offers no tools. */
 export const MAX_STEPS = 5;
 const ESCALATE_TOOL = 'escalate_to_human';
+const NO_SOURCE = 'No source reached the confidence threshold';
 
 export interface TurnInput {
   tenantId: string;
@@ -54,6 +55,8 @@ export interface TurnResult {
   toolCalls: ToolCallRecord[];
   escalate?: { reason: string };
   usage: Usage;
+  /** Answered with the agent's no-answer reply, without a model call: no source reached its threshold. */
+  declined?: boolean;
 }
 
 export type TurnEvent = { type: 'text'; text: string } | { type: 'final'; result: TurnResult };
@@ -179,9 +182,10 @@ async function prepareTurn(input: TurnInput) {
     score: m.score,
   }));
   const best = matches.reduce((s, m) => Math.max(s, m.score), 0);
-  const noAnswer =
-    agent.escalation.enabled && agent.knowledgeBaseIds.length > 0 && best < agent.escalation.noAnswerThreshold;
-  return { messages, byName, defs, citations, noAnswer };
+  const belowThreshold = best < agent.escalation.noAnswerThreshold;
+  const noAnswer = agent.escalation.enabled && agent.knowledgeBaseIds.length > 0 && belowThreshold;
+  const offTopic = agent.answerOnlyFromKnowledge === true && belowThreshold;
+  return { messages, byName, defs, citations, noAnswer, offTopic };
 }
 
 /** Runs the calls of one model step; records each and appends its result for the model. */
@@ -218,6 +222,20 @@ async function runCalls(
   return escalate;
 }
 
+const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+export const DEFAULT_NO_ANSWER_REPLY =
+  'I can only help with questions about what our documentation covers, and I could not find this in it.';
+
+/** The off-topic answer of an agent that answers only from its knowledge: its reply, a hand-off when it escalates. */
+const declined = (agent: AgentSnapshot): TurnResult => ({
+  message: agent.noAnswerReply || DEFAULT_NO_ANSWER_REPLY,
+  citations: [],
+  toolCalls: [],
+  ...(agent.escalation.enabled ? { escalate: { reason: NO_SOURCE } } : {}),
+  usage: NO_USAGE,
+  declined: true,
+});
+
 /** A refusal the caller can act on passes; any failure behind it is the agent's, whoever failed. */
 function rethrow(err: unknown, requestId: string): never {
   if (err instanceof ApiError && err.status < 500) throw err;
@@ -244,8 +262,12 @@ async function collect(events: AsyncIterable<TurnEvent>): Promise<TurnResult> {
 export async function* runTurnStream(input: TurnInput, opts: { stream?: boolean } = {}): AsyncGenerator<TurnEvent> {
   const prep = await prepareTurn(input).catch((err) => rethrow(err, input.requestId));
   const { messages, byName, defs, citations } = prep;
+  if (prep.offTopic) {
+    yield { type: 'final', result: declined(input.agent) };
+    return;
+  }
   const records: ToolCallRecord[] = [];
-  let usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  let usage: Usage = NO_USAGE;
   let escalate: { reason: string } | undefined;
   let text = '';
   for (let step = 1; step <= MAX_STEPS; step++) {
@@ -286,7 +308,7 @@ export async function* runTurnStream(input: TurnInput, opts: { stream?: boolean 
     escalate = (await runCalls(calls, { input, byName, messages, records })) ?? escalate;
     if (escalate) break;
   }
-  if (!escalate && prep.noAnswer) escalate = { reason: 'No source reached the confidence threshold' };
+  if (!escalate && prep.noAnswer) escalate = { reason: NO_SOURCE };
   if (!escalate && !text) text = 'I could not complete this request.';
   if (escalate && !text) text = 'I am handing this conversation to a member of our team.';
   yield { type: 'final', result: { message: text, citations, toolCalls: records, escalate, usage } };

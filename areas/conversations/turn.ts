@@ -5,7 +5,8 @@ import {
   type TurnResult,
   type AgentSnapshot,
 } from '#areas/agents/for-conversations.ts';
-import { orConflict } from '#shared/data/commit.ts';
+import { agentEventWrite } from '#areas/analytics/for-conversations.ts';
+import { orConflict, type Write } from '#shared/data/commit.ts';
 import { claim, claimItem, doneItem, held, readClaim, releaseItem, resultOf } from '#shared/data/idempotency.ts';
 import { get } from '#shared/data/read.ts';
 import { tokenLimitReached } from '#areas/llm-gateway/for-conversations.ts';
@@ -35,6 +36,8 @@ export interface VisitorInput {
   /** The widget's key for this message: the same request retried is stored and answered once. */
   idempotencyKey?: string;
   requestId: string;
+  /** What the answer's tokens add to the caps' counters (visitor-caps.ts), written with the answer. */
+  spend?: (tokens: number) => Write[];
 }
 
 /** What a turn's claim keeps: the visitor's message, stored once, that a retry answers. */
@@ -136,7 +139,14 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
  * turn counted, and the escalation the turn asked for (the model's escalate_to_human, no source
  * above the threshold, the turn limit), in one write.
  */
-async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageRecord, result: TurnResult, key?: string) {
+async function storeAnswer(
+  c: Stored,
+  agent: AgentSnapshot,
+  visitor: MessageRecord,
+  result: TurnResult,
+  input: VisitorInput,
+) {
+  const key = input.idempotencyKey;
   const answer = newMessage(c, 'agent', result.message, {
     after: visitor.id,
     citations: result.citations,
@@ -159,7 +169,11 @@ async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageReco
       return {
         next,
         messages: [answer],
-        writes: key ? [ended(key, current, { answerId: answer.id, escalated })] : [],
+        writes: [
+          ...(key ? [ended(key, current, { answerId: answer.id, escalated })] : []),
+          ...(input.spend?.(result.usage.totalTokens) ?? []),
+          ...(result.declined ? [agentEventWrite(c.tenantId, agent.agentId, 'declinedOffTopic')] : []),
+        ],
       };
     },
     // As the visitor's write left it: a write meanwhile fails the revision and is read then.
@@ -247,7 +261,7 @@ export async function* visitorTurn(
     await storeFailure(conversation, visitor, new Error('turn ended without an answer'), input.idempotencyKey);
     throw agentUnavailable();
   }
-  yield { type: 'final', answer: await storeAnswer(conversation, agent, visitor, final, input.idempotencyKey) };
+  yield { type: 'final', answer: await storeAnswer(conversation, agent, visitor, final, input) };
 }
 
 /** The whole turn, for a JSON answer or a channel. */

@@ -70,7 +70,9 @@ export type TenantCollection =
   | 'WIDGET'
   | 'CHANNEL'
   | 'CONVERSATION'
-  | 'PROACTIVE_MESSAGE';
+  | 'PROACTIVE_MESSAGE'
+  // What anonymous visitors and channel users spent per day, against the caps their tenant set.
+  | 'VISITOR_SPEND';
 
 /** Platform-wide collections (SystemAdmin scope or global reference data). */
 export type PlatformCollection =

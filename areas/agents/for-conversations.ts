@@ -7,7 +7,7 @@ export { runTurnStream } from './runtime.ts';
 export type { TurnEvent, TurnResult } from './runtime.ts';
 export { agentKey, agentVersionKey } from './snapshot.ts';
 export type { AgentSnapshot } from './snapshot.ts';
-export { widgetByKey } from './widgets.ts';
+export { widgetByKey, widgetLimits } from './widgets.ts';
 export { countRequested, decideAction, expireAction } from './decide-action.ts';
 export type { Decision, Resumable } from './decide-action.ts';
 export { actionAlreadyDecided, actionExpired } from './errors.ts';

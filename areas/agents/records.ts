@@ -42,6 +42,9 @@ export interface AgentRecord {
   temperature: number | null;
   welcomeMessage: string | null;
   escalation: Escalation;
+  /** Off-topic questions (no source reaches the threshold) get `noAnswerReply` without a model call. */
+  answerOnlyFromKnowledge?: boolean;
+  noAnswerReply?: string | null;
   knowledgeBaseIds: string[];
   toolIds: string[];
   publishedVersion: number | null;
@@ -70,6 +73,8 @@ export const toAgent = (a: AgentRecord) => ({
   temperature: a.temperature ?? null,
   welcomeMessage: a.welcomeMessage ?? null,
   escalation: a.escalation,
+  answerOnlyFromKnowledge: a.answerOnlyFromKnowledge ?? false,
+  noAnswerReply: a.noAnswerReply ?? null,
   knowledgeBaseIds: a.knowledgeBaseIds ?? [],
   toolIds: a.toolIds ?? [],
   publishedVersion: a.publishedVersion ?? null,

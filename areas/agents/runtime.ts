@@ -23,6 +23,7 @@ import type { AgentSnapshot } from './snapshot.ts';
 /** Model steps in one turn (each tool round is one); the last step offers no tools. */
 export const MAX_STEPS = 5;
 const ESCALATE_TOOL = 'escalate_to_human';
+const NO_SOURCE = 'No source reached the confidence threshold';
 
 export interface TurnInput {
   tenantId: string;
@@ -65,6 +66,8 @@ export interface TurnResult {
   untrusted: boolean;
   /** Set when a call waits for a person: the turn stopped there, to be resumed once it is decided. */
   paused?: PausedTurn;
+  /** Answered with the agent's no-answer reply, without a model call: no source reached its threshold. */
+  declined?: boolean;
 }
 
 export type TurnEvent = { type: 'text'; text: string } | { type: 'final'; result: TurnResult };
@@ -195,11 +198,12 @@ async function prepareTurn(input: TurnInput) {
     score: m.score,
   }));
   const best = matches.reduce((s, m) => Math.max(s, m.score), 0);
-  const noAnswer =
-    agent.escalation.enabled && agent.knowledgeBaseIds.length > 0 && best < agent.escalation.noAnswerThreshold;
-  // The chunk flag of the ingest check, when the knowledge area sets one.
-  const flagged = matches.some((m) => (m as { flagged?: boolean }).flagged === true);
-  return { messages, byName, defs, citations, noAnswer, flagged, systemText: messages[0]?.content ?? '' };
+  const belowThreshold = best < agent.escalation.noAnswerThreshold;
+  const noAnswer = agent.escalation.enabled && agent.knowledgeBaseIds.length > 0 && belowThreshold;
+  const offTopic = agent.answerOnlyFromKnowledge === true && belowThreshold;
+  // The ingest check's flag (instruction-flags.ts): a turn that read one is wary of side effects.
+  const flagged = matches.some((m) => m.flagged);
+  return { messages, byName, defs, citations, noAnswer, offTopic, flagged, systemText: messages[0]?.content ?? '' };
 }
 
 /** A call held for a person's approval: what the staff see and what the resumed turn answers. */
@@ -314,6 +318,21 @@ export async function callTool(
   return r.ok ? { ok: true, text: summarise(r.result, max) } : { ok: false, text: `Error: ${r.error}` };
 }
 
+const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+export const DEFAULT_NO_ANSWER_REPLY =
+  'I can only help with questions about what our documentation covers, and I could not find this in it.';
+
+/** The off-topic answer of an agent that answers only from its knowledge: its reply, a hand-off when it escalates. */
+const declined = (agent: AgentSnapshot): TurnResult => ({
+  message: agent.noAnswerReply || DEFAULT_NO_ANSWER_REPLY,
+  citations: [],
+  toolCalls: [],
+  ...(agent.escalation.enabled ? { escalate: { reason: NO_SOURCE } } : {}),
+  usage: NO_USAGE,
+  untrusted: false,
+  declined: true,
+});
+
 /** A refusal the caller can act on passes; any failure behind it is the agent's, whoever failed. */
 function rethrow(err: unknown, requestId: string): never {
   if (err instanceof ApiError && err.status < 500) throw err;
@@ -339,12 +358,16 @@ async function collect(events: AsyncIterable<TurnEvent>): Promise<TurnResult> {
 /** The streamed turn: text deltas of each step as they come, then one `final` event. */
 export async function* runTurnStream(input: TurnInput, opts: { stream?: boolean } = {}): AsyncGenerator<TurnEvent> {
   const prep = await prepareTurn(input).catch((err) => rethrow(err, input.requestId));
+  if (prep.offTopic) {
+    yield { type: 'final', result: declined(input.agent) };
+    return;
+  }
   yield* steps(
     input,
     {
       ...prep,
       records: [],
-      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      usage: NO_USAGE,
       untrusted: !!input.untrusted || prep.flagged,
       firstStep: 1,
     },
@@ -389,6 +412,7 @@ export async function* resumeTurnStream(
       defs: [...byName.values()].map(toolDef).concat(escalateDef),
       citations: paused.citations,
       noAnswer: paused.noAnswer,
+      offTopic: false,
       flagged: false,
       systemText,
       records,
@@ -489,7 +513,7 @@ async function* steps(input: TurnInput, p: Progress, opts: { stream?: boolean })
     }
     if (escalate) break;
   }
-  if (!escalate && p.noAnswer) escalate = { reason: 'No source reached the confidence threshold' };
+  if (!escalate && p.noAnswer) escalate = { reason: NO_SOURCE };
   if (!escalate && !text) text = 'I could not complete this request.';
   if (escalate && !text) text = 'I am handing this conversation to a member of our team.';
   yield { type: 'final', result: { message: text, citations, toolCalls: records, escalate, usage, untrusted } };

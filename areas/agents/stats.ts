@@ -43,5 +43,12 @@ export async function agentStats(tenantId: string, agentId: string, q: { startDa
         ? Math.round(sum('approvalWaitMs') / sum('approvalsDecided') / 10) / 100
         : 0,
     },
+    capsReached: {
+      dailyTokens: sum('cap_dailyTokens'),
+      visitorTokens: sum('cap_visitorTokens'),
+      sessionTurns: sum('cap_sessionTurns'),
+      userDailyTokens: sum('cap_userDailyTokens'),
+    },
+    declinedOffTopic: sum('declinedOffTopic'),
   };
 }

@@ -24,6 +24,18 @@ export interface Theme {
 }
 export const DEFAULT_THEME: Theme = { primaryColor: '#2563eb', position: 'right', title: 'Chat with us' };
 
+/**
+ * What anonymous visitors may spend of the tenant's allowance through this widget (null: no cap):
+ * tokens per UTC day for the widget, tokens per UTC day per visitor (each session and each source
+ * address counted alone), agent answers per session.
+ */
+export interface WidgetLimits {
+  dailyTokens: number | null;
+  visitorTokens: number | null;
+  sessionTurns: number | null;
+}
+export const NO_LIMITS: WidgetLimits = { dailyTokens: null, visitorTokens: null, sessionTurns: null };
+
 export interface WidgetRecord {
   id: string;
   tenantId: string;
@@ -31,6 +43,8 @@ export interface WidgetRecord {
   name: string;
   allowedOrigins: string[];
   theme: Theme;
+  /** Absent on widgets made before caps existed: no cap. */
+  limits?: WidgetLimits;
   isActive: boolean;
   widgetKey: string;
   createdAt: string;
@@ -70,6 +84,7 @@ export const toWidget = (w: WidgetRecord) => ({
   name: w.name,
   allowedOrigins: w.allowedOrigins,
   theme: w.theme,
+  limits: w.limits ?? NO_LIMITS,
   isActive: w.isActive,
   widgetKey: w.widgetKey,
   createdAt: w.createdAt,

@@ -12,6 +12,7 @@ import {
   agentWidgets,
   DEFAULT_THEME,
   lookupOf,
+  NO_LIMITS,
   newWidgetKey,
   originProblem,
   toWidget,
@@ -21,6 +22,7 @@ import {
   widgetKeyLookup,
   WIDGET_KEY_PATTERN,
   type Theme,
+  type WidgetLimits,
   type WidgetLookup,
   type WidgetRecord,
 } from './widget-records.ts';
@@ -41,6 +43,12 @@ export async function widgetByKey(key: string): Promise<(WidgetLookup & { theme:
   // A lookup written before it carried the theme: the widget's own item has it (one more GetItem).
   const theme = found.theme ?? (await get<WidgetRecord>(widgetKey(tenantId, widgetId)))?.theme ?? DEFAULT_THEME;
   return { tenantId, widgetId, agentId, allowedOrigins, isActive, theme };
+}
+
+/** The caps a widget sets on its visitors; none for a widget deleted meanwhile. */
+export async function widgetLimits(tenantId: string, widgetId: string): Promise<WidgetLimits> {
+  const w = await get<WidgetRecord>(widgetKey(tenantId, widgetId));
+  return w?.limits ?? NO_LIMITS;
 }
 
 function origins(list: string[]) {
@@ -74,7 +82,12 @@ export async function listWidgets(tenantId: string, agentId: string) {
 export async function createWidget(
   tenantId: string,
   agentId: string,
-  input: { name: string; allowedOrigins: string[]; theme?: Partial<Theme> | null },
+  input: {
+    name: string;
+    allowedOrigins: string[];
+    theme?: Partial<Theme> | null;
+    limits?: Partial<WidgetLimits> | null;
+  },
   actor: Principal,
 ) {
   const tenant = await requireAgents(tenantId);
@@ -87,6 +100,7 @@ export async function createWidget(
     name: input.name,
     allowedOrigins: origins(input.allowedOrigins),
     theme: { ...DEFAULT_THEME, ...(input.theme ?? {}) },
+    limits: { ...NO_LIMITS, ...(input.limits ?? {}) },
     isActive: true,
     widgetKey: newWidgetKey(),
     createdAt: now,
@@ -110,7 +124,13 @@ export async function createWidget(
 export async function updateWidget(
   tenantId: string,
   widgetId: string,
-  input: { name?: string; allowedOrigins?: string[]; theme?: Partial<Theme> | null; isActive?: boolean },
+  input: {
+    name?: string;
+    allowedOrigins?: string[];
+    theme?: Partial<Theme> | null;
+    limits?: Partial<WidgetLimits> | null;
+    isActive?: boolean;
+  },
   actor: Principal,
 ) {
   await requireAgents(tenantId);
@@ -120,6 +140,7 @@ export async function updateWidget(
     name: input.name ?? w.name,
     allowedOrigins: input.allowedOrigins ? origins(input.allowedOrigins) : w.allowedOrigins,
     theme: input.theme ? { ...w.theme, ...input.theme } : w.theme,
+    limits: input.limits ? { ...NO_LIMITS, ...w.limits, ...input.limits } : (w.limits ?? NO_LIMITS),
     isActive: input.isActive ?? w.isActive,
     updatedAt: new Date().toISOString(),
   };
@@ -133,6 +154,7 @@ export async function updateWidget(
             name: next.name,
             allowedOrigins: next.allowedOrigins,
             theme: next.theme,
+            limits: next.limits,
             isActive: next.isActive,
             updatedAt: next.updatedAt,
           },
@@ -152,6 +174,7 @@ export async function updateWidget(
       name: next.name,
       allowedOrigins: next.allowedOrigins.join(' '),
       isActive: next.isActive,
+      limits: next.limits,
     }),
     { now: next.updatedAt },
   );

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
+import { createHash, randomBytes } from 'node:crypto';
+import { keys, outsideIdKeyPart, PLATFORM, type Key } from '#shared/data/keys.ts';
 
 /**
  * The conversations area's records (docs/architecture.md, "Conversations"):
@@ -226,3 +226,21 @@ function messageId(now = Date.now(), after?: string): string {
 
 /** The millisecond a version-7 id was made at. */
 const msOf = (id: string) => Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+
+const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
+// Source addresses are kept only as a digest: a cap needs to tell them apart, not to know them.
+const addressPart = (ip: string) => createHash('sha256').update(ip).digest('base64url').slice(0, 22);
+const spendKey = (tenantId: string, id: string): Key => keys.tenantItem(tenantId, 'VISITOR_SPEND', id);
+
+/** What a widget's visitors spent today, per source address today, and per session (visitor-caps.ts). */
+export const widgetSpend = (c: ConversationRecord, ip: string, now: number) => {
+  const day = utcDay(now);
+  return {
+    widget: spendKey(c.tenantId, `W#${c.widgetId}#${day}`),
+    address: spendKey(c.tenantId, `A#${c.widgetId}#${addressPart(ip)}#${day}`),
+    session: spendKey(c.tenantId, `S#${c.id}`),
+  };
+};
+/** What one person on a channel spent today. */
+export const channelSpend = (c: ConversationRecord, now: number) =>
+  spendKey(c.tenantId, `C#${c.channelId}#${outsideIdKeyPart(c.channelUser ?? '')}#${utcDay(now)}`);

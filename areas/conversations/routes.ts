@@ -16,6 +16,7 @@ import {
   invalidStatusTransition,
   originNotAllowed,
   requestInProgress,
+  widgetLimitReached,
   widgetInactive,
 } from '#areas/conversations/errors.ts';
 import { unauthorized } from '#shared/http/errors.ts';
@@ -158,7 +159,7 @@ export const conversationRoutes = defineRoutes([
     scope: ofSession,
     transport: 'stream',
     rateLimit: WIDGET_LIMIT,
-    summary: `A visitor message and the agent's answer with its citations (\`escalated\` when a person has the conversation; the agent then stays silent and \`message\` is null; \`awaitingApproval\` when the answer says a person will confirm an action first, whose outcome arrives later by the poll). With \`Accept: text/event-stream\` the answer streams: \`{"delta"}\` events, then the final \`{message, citations, escalated}\`, then \`[DONE]\`. An \`${IDEMPOTENCY}\` header makes a retried send store and answer the message once`,
+    summary: `A visitor message and the agent's answer with its citations (\`escalated\` when a person has the conversation; the agent then stays silent and \`message\` is null; \`awaitingApproval\` when the answer says a person will confirm an action first, whose outcome arrives later by the poll). With \`Accept: text/event-stream\` the answer streams: \`{"delta"}\` events, then the final \`{message, citations, escalated}\`, then \`[DONE]\`. An \`${IDEMPOTENCY}\` header makes a retried send store and answer the message once. A cap the widget sets on its visitors answers 429 \`WIDGET_LIMIT_REACHED\`, whose message is written for the visitor to read`,
     status: 200,
     errors: [
       invalidIdempotencyKey,
@@ -167,6 +168,7 @@ export const conversationRoutes = defineRoutes([
       agentNotPublished,
       agentPromptMissing,
       agentUnavailable,
+      widgetLimitReached,
       ...TURN_REFUSALS,
     ],
     schemas: () => ({

@@ -7,7 +7,8 @@ import {
   type TurnResult,
   type AgentSnapshot,
 } from '#areas/agents/for-conversations.ts';
-import { orConflict } from '#shared/data/commit.ts';
+import { agentEventWrite } from '#areas/analytics/for-conversations.ts';
+import { orConflict, type Write } from '#shared/data/commit.ts';
 import { claim, claimItem, doneItem, held, readClaim, releaseItem, resultOf } from '#shared/data/idempotency.ts';
 import { get } from '#shared/data/read.ts';
 import { tokenLimitReached } from '#areas/llm-gateway/for-conversations.ts';
@@ -39,6 +40,8 @@ export interface VisitorInput {
   /** The widget's key for this message: the same request retried is stored and answered once. */
   idempotencyKey?: string;
   requestId: string;
+  /** What the answer's tokens add to the caps' counters (visitor-caps.ts), written with the answer. */
+  spend?: (tokens: number) => Write[];
 }
 
 /** What a turn's claim keeps: the visitor's message, stored once, that a retry answers. */
@@ -141,7 +144,14 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
  * turn counted, and the escalation the turn asked for (the model's escalate_to_human, no source
  * above the threshold, the turn limit), in one write.
  */
-async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageRecord, result: TurnResult, key?: string) {
+async function storeAnswer(
+  c: Stored,
+  agent: AgentSnapshot,
+  visitor: MessageRecord,
+  result: TurnResult,
+  input: VisitorInput,
+) {
+  const key = input.idempotencyKey;
   const answer = newMessage(c, 'agent', result.message, {
     after: visitor.id,
     citations: result.citations,
@@ -177,6 +187,8 @@ async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageReco
           ...(held
             ? [...held.writes, countRequested(c.tenantId, agent.agentId, held.actions.length, answer.createdAt)]
             : []),
+          ...(input.spend?.(result.usage.totalTokens) ?? []),
+          ...(result.declined ? [agentEventWrite(c.tenantId, agent.agentId, 'declinedOffTopic')] : []),
         ],
       };
     },
@@ -269,7 +281,7 @@ export async function* visitorTurn(
     await storeFailure(conversation, visitor, new Error('turn ended without an answer'), input.idempotencyKey);
     throw agentUnavailable();
   }
-  yield { type: 'final', answer: await storeAnswer(conversation, agent, visitor, final, input.idempotencyKey) };
+  yield { type: 'final', answer: await storeAnswer(conversation, agent, visitor, final, input) };
 }
 
 /** The whole turn, for a JSON answer or a channel. */

@@ -68,6 +68,7 @@ export interface BaseInput {
   chunkSize?: number | null;
   chunkOverlap?: number | null;
   embeddingModelId?: string | null;
+  excludeFlagged?: boolean;
 }
 
 export async function createBase(tenantId: string, input: BaseInput, actor: Principal) {
@@ -86,6 +87,7 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
     embeddingModelId: input.embeddingModelId ?? null,
     documentCount: 0,
     chunkCount: 0,
+    excludeFlagged: input.excludeFlagged ?? false,
     keywordGeneration: 0,
     searchText: input.name.toLowerCase(),
     createdAt: now,
@@ -102,7 +104,7 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
 export async function updateBase(
   tenantId: string,
   kbId: string,
-  input: { name?: string; description?: string | null },
+  input: { name?: string; description?: string | null; excludeFlagged?: boolean },
   actor: Principal,
 ) {
   const base = await readBase(tenantId, kbId, true);
@@ -113,6 +115,8 @@ export async function updateBase(
   }
   if (input.description !== undefined && (input.description || null) !== base.description)
     set.description = input.description || null;
+  if (input.excludeFlagged !== undefined && input.excludeFlagged !== (base.excludeFlagged ?? false))
+    set.excludeFlagged = input.excludeFlagged;
   if (!Object.keys(set).length) return toBase(base);
   const now = new Date().toISOString();
   await commitChange(
@@ -122,7 +126,11 @@ export async function updateBase(
         notFound('Knowledge base'),
       ),
     ],
-    change(tenantId, actor, kbId, 'update', { name: set.name, description: set.description }),
+    change(tenantId, actor, kbId, 'update', {
+      name: set.name,
+      description: set.description,
+      excludeFlagged: set.excludeFlagged,
+    }),
     { now },
   );
   return toBase({ ...base, ...set, updatedAt: now } as BaseRecord);

@@ -1,3 +1,4 @@
+import { instructionFlag } from './instruction-flags.ts';
 import { embed } from '#areas/llm-gateway/for-knowledge.ts';
 import { putAll } from '#shared/data/batch.ts';
 import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
@@ -29,6 +30,11 @@ interface DocumentRef {
   kbId: string;
   documentId: string;
 }
+
+const flagOf = (text: string) => {
+  const reason = instructionFlag(text);
+  return { flagged: reason !== null, flagReason: reason };
+};
 
 /** What one run did, for the bench and logs. */
 export interface IndexOutcome {
@@ -77,6 +83,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     position,
     text: c.text,
     tokenCount: c.tokenCount,
+    ...flagOf(c.text),
   }));
   await markProgress(doc, 15);
   await putAll(records.map(chunkItem));
@@ -115,6 +122,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
             progressPercent: 100,
             chunkCount: records.length,
             tokenCount,
+            flaggedChunks: records.filter((c) => c.flagged).length,
             error: null,
             stageDeadline: null,
             indexedAt: now,

@@ -56,6 +56,8 @@ export interface BaseRecord {
   keywordObject?: string | null;
   /** The generation before's object, kept for a reader that read the base a moment before the rewrite. */
   keywordPrevious?: string | null;
+  /** Flagged chunks stay out of retrieval (they are still indexed and listed). */
+  excludeFlagged?: boolean;
   searchText: string;
   createdAt: string;
   updatedAt: string;
@@ -75,6 +77,8 @@ export interface DocumentRecord {
   progressPercent: number;
   chunkCount: number;
   tokenCount: number;
+  /** How many of its chunks are flagged as reading like instructions to an AI. */
+  flaggedChunks?: number;
   error: string | null;
   /** Where the original is kept (the media bucket, `knowledge/` prefix). */
   objectKey: string;
@@ -110,6 +114,9 @@ export interface ChunkRecord {
   position: number;
   text: string;
   tokenCount: number;
+  /** Reads like instructions to an AI (instruction-flags.ts); absent on chunks indexed before the check. */
+  flagged?: boolean;
+  flagReason?: string | null;
 }
 
 export const baseItem = (b: BaseRecord) => ({
@@ -136,6 +143,7 @@ export const toBase = (b: BaseRecord) => ({
   embeddingModelId: b.embeddingModelId ?? null,
   documentCount: Math.max(0, Number(b.documentCount ?? 0)),
   chunkCount: Math.max(0, Number(b.chunkCount ?? 0)),
+  excludeFlagged: b.excludeFlagged ?? false,
   createdAt: b.createdAt,
   updatedAt: b.updatedAt,
 });
@@ -150,6 +158,7 @@ export const toDocument = (d: DocumentRecord) => ({
   progressPercent: Number(d.progressPercent ?? 0),
   chunkCount: Number(d.chunkCount ?? 0),
   tokenCount: Number(d.tokenCount ?? 0),
+  flaggedChunks: Number(d.flaggedChunks ?? 0),
   error: d.error ?? null,
   createdAt: d.createdAt,
   indexedAt: d.indexedAt ?? null,
@@ -161,6 +170,8 @@ export const toChunk = (c: ChunkRecord) => ({
   position: Number(c.position),
   text: c.text,
   tokenCount: Number(c.tokenCount),
+  flagged: c.flagged ?? false,
+  flagReason: c.flagReason ?? null,
 });
 
 /** Where an upload's original is kept: tenant-prefixed, so a key built for one tenant never names another's. */

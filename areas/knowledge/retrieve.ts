@@ -18,6 +18,8 @@ export interface Match {
   score: number;
   keywordScore: number | null;
   vectorScore: number | null;
+  /** The chunk reads like instructions to an AI (instruction-flags.ts): the runtime treats the turn as tainted. */
+  flagged: boolean;
 }
 
 export interface RetrieveCall {
@@ -151,11 +153,17 @@ export async function retrieve(call: RetrieveCall): Promise<Match[]> {
   const ranked = fuse(all, mode, maxBm25).filter(
     (c) => (mode !== 'keyword' || c.bm25 > 0) && (call.scoreThreshold == null || c.score >= call.scoreThreshold),
   );
-  return liveMatches(call.tenantId, ranked, topK);
+  const excluded = new Set(bases.filter((b) => b.excludeFlagged).map((b) => b.id));
+  return liveMatches(call.tenantId, ranked, topK, excluded);
 }
 
 /** The best `topK` of the ranked hits whose chunk and document still stand, read a page at a time. */
-async function liveMatches(tenantId: string, ranked: Scored[], topK: number): Promise<Match[]> {
+async function liveMatches(
+  tenantId: string,
+  ranked: Scored[],
+  topK: number,
+  excludeFlaggedOf: Set<string>,
+): Promise<Match[]> {
   const out: Match[] = [];
   for (let start = 0; start < ranked.length && out.length < topK; ) {
     const page = ranked.slice(start, start + Math.min(45, Math.max(topK * 2, 10)));
@@ -170,6 +178,7 @@ async function liveMatches(tenantId: string, ranked: Scored[], topK: number): Pr
       const doc = items.get(keyId(documentKey(tenantId, c.kbId, c.documentId))) as DocumentRecord | undefined;
       if (!chunk || !doc || doc.status !== 'Indexed') continue;
       if (chunk.tenantId !== tenantId || chunk.kbId !== c.kbId || chunk.chunkId !== c.chunkId) continue;
+      if (chunk.flagged && excludeFlaggedOf.has(c.kbId)) continue;
       out.push({
         chunkId: chunk.chunkId,
         documentId: doc.id,
@@ -179,6 +188,7 @@ async function liveMatches(tenantId: string, ranked: Scored[], topK: number): Pr
         score: c.score,
         keywordScore: c.keywordScore,
         vectorScore: c.vectorScore,
+        flagged: chunk.flagged ?? false,
       });
       if (out.length >= topK) break;
     }

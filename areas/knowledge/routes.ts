@@ -39,6 +39,7 @@ const knowledgeBase = once(() =>
     embeddingModelId: z.nullable(z.string()),
     documentCount: z.number(),
     chunkCount: z.number(),
+    excludeFlagged: z.boolean(),
     createdAt: z.string(),
     updatedAt: z.string(),
   }),
@@ -54,13 +55,22 @@ const knowledgeDocument = once(() =>
     progressPercent: z.number(),
     chunkCount: z.number(),
     tokenCount: z.number(),
+    flaggedChunks: z.number(),
     error: z.nullable(z.string()),
     createdAt: z.string(),
     indexedAt: z.nullable(z.string()),
   }),
 );
 const knowledgeChunk = once(() =>
-  z.object({ id: z.string(), documentId: z.string(), position: z.number(), text: z.string(), tokenCount: z.number() }),
+  z.object({
+    id: z.string(),
+    documentId: z.string(),
+    position: z.number(),
+    text: z.string(),
+    tokenCount: z.number(),
+    flagged: z.boolean(),
+    flagReason: z.nullable(z.string()),
+  }),
 );
 const knowledgeMatch = once(() =>
   z.object({
@@ -132,6 +142,7 @@ export const knowledgeRoutes = defineRoutes([
         chunkSize: z.optional(z.nullable(chunkSize())),
         chunkOverlap: z.optional(z.nullable(chunkOverlap())),
         embeddingModelId: z.optional(z.nullable(uuid())),
+        excludeFlagged: z.optional(z.boolean()),
         tenantId: z.optional(uuid()),
       }),
       response: knowledgeBase(),
@@ -155,12 +166,17 @@ export const knowledgeRoutes = defineRoutes([
     path: `${P}/{kbId}`,
     auth: write,
     scope: ofBase,
-    summary: 'Rename or describe a knowledge base (absent fields stay; chunking settings are fixed at creation)',
+    summary:
+      'Rename or describe a knowledge base, or keep its flagged chunks out of retrieval (absent fields stay; chunking settings are fixed at creation)',
     status: 200,
     schemas: () => ({
       params: baseParams(),
       query: z.object(tenantQuery()),
-      body: z.object({ name: z.optional(text(200)), description: optionalText(2000) }),
+      body: z.object({
+        name: z.optional(text(200)),
+        description: optionalText(2000),
+        excludeFlagged: z.optional(z.boolean()),
+      }),
       response: knowledgeBase(),
     }),
   },

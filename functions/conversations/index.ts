@@ -25,8 +25,8 @@ export const handler = apiHandler(
   conversationRoutes,
   {
     'conversations.widget.start': ({ body, headers }) => startSession(body, headers.origin ?? headers.Origin),
-    'conversations.widget.send': ({ widgetSession, body, headers, requestId }) =>
-      widgetSend(widgetSession, body.text, headers, requestId),
+    'conversations.widget.send': ({ widgetSession, body, headers, requestId, ip }) =>
+      widgetSend(widgetSession, body.text, headers, requestId, ip),
     'conversations.widget.messages': async ({ widgetSession, query }) =>
       messagesSince(await openSession(widgetSession), query.after),
     'conversations.widget.escalate': async ({ widgetSession, body }) =>

@@ -73,7 +73,9 @@ export type TenantCollection =
   | 'CONVERSATION'
   | 'PROACTIVE_MESSAGE'
   // Manage Schedule: tenant calendars; their appointments and slot claims are child partitions.
-  | 'CALENDAR';
+  | 'CALENDAR'
+  // What anonymous visitors and channel users spent per day, against the caps their tenant set.
+  | 'VISITOR_SPEND';
 
 /** Platform-wide collections (SystemAdmin scope or global reference data). */
 export type PlatformCollection =

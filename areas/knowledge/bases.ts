@@ -86,7 +86,7 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
     embeddingModelId: input.embeddingModelId ?? null,
     documentCount: 0,
     chunkCount: 0,
-    keywordGeneration: 0,
+    keywordTerms: 0,
     searchText: input.name.toLowerCase(),
     createdAt: now,
     updatedAt: now,

@@ -252,6 +252,7 @@ export async function deleteDocument(tenantId: string, kbId: string, documentId:
     const doc = await get<DocumentRecord>(documentKey(tenantId, kbId, documentId), { consistent: true });
     if (!doc) throw notFound('Document');
     chunks = doc.status === 'Indexed' ? Number(doc.chunkCount ?? 0) : 0;
+    const terms = doc.status === 'Indexed' ? Number(doc.keywordTerms ?? 0) : 0;
     try {
       await commitChange(
         [
@@ -271,7 +272,10 @@ export async function deleteDocument(tenantId: string, kbId: string, documentId:
             updateItem(
               kbKey(tenantId, kbId),
               { updatedAt: new Date().toISOString() },
-              { add: { documentCount: -1, chunkCount: -chunks }, condition: 'attribute_exists(pk)' },
+              {
+                add: { documentCount: -1, chunkCount: -chunks, keywordTerms: -terms },
+                condition: 'attribute_exists(pk)',
+              },
             ),
             notFound('Knowledge base'),
           ),

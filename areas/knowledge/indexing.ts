@@ -6,7 +6,7 @@ import { ApiError, notFound } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { chunkText } from './chunking.ts';
 import { refreshToolsKbStatusAfter } from './tool-status.ts';
-import { rewriteKeywordIndex } from './keyword-index.ts';
+import { postingsOf, removePostings, writePostings } from './keyword/postings.ts';
 import { getObject } from './objects.ts';
 import { extractText, ParseError } from './parse.ts';
 import { purgeDocumentData } from './purge.ts';
@@ -38,7 +38,7 @@ export interface IndexOutcome {
 
 /**
  * One document through the pipeline: parse, chunk, store the chunks, embed them in batches through
- * the gateway (as the uploader), store the vectors, add them to the keyword index, then Indexed
+ * the gateway (as the uploader), store the vectors, write their postings to the keyword index, then Indexed
  * with the counts (the base's chunkCount in the same transaction). Progress is written as it runs.
  * A file that cannot be read ends Failed with its reason; anything else throws, so the queue retries
  * (a re-run overwrites the same chunk ids), and the stage deadline ends it Failed if it never succeeds.
@@ -94,13 +94,8 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     await purgeDocumentData(ref, { keepOriginal: true });
     return { status: 'Failed', chunks: 0 };
   }
-  const kept = await rewriteKeywordIndex(doc.tenantId, doc.kbId, {
-    add: records.map((c) => ({ id: c.chunkId, text: c.text, documentId: c.documentId, position: c.position })),
-  });
-  if (!kept) {
-    await purgeDocumentData(ref, { dropIndexWhenBaseGone: true });
-    return { status: 'skipped', chunks: 0 };
-  }
+  const keyword = postingsOf(doc.id, records);
+  await writePostings(doc.tenantId, doc.kbId, keyword);
 
   const tokenCount = records.reduce((n, c) => n + c.tokenCount, 0);
   const now = new Date().toISOString();
@@ -115,6 +110,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
             progressPercent: 100,
             chunkCount: records.length,
             tokenCount,
+            keywordTerms: keyword.length,
             error: null,
             stageDeadline: null,
             indexedAt: now,
@@ -127,7 +123,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
             kbKey(doc.tenantId, doc.kbId),
             { updatedAt: now },
             {
-              add: { chunkCount: records.length },
+              add: { chunkCount: records.length, keywordTerms: keyword.length },
               condition: 'attribute_exists(pk)',
             },
           ),
@@ -147,6 +143,8 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
   } catch (err) {
     if (!isMoved(err)) throw err;
     logger.info('document deleted or failed while indexing; removing what was written', { documentId: doc.id });
+    // Its postings go first, from the chunks in hand: a base deleted meanwhile may already be purged.
+    await removePostings(doc.tenantId, doc.kbId, keyword);
     await purgeDocumentData(ref, { dropIndexWhenBaseGone: true, keepOriginal: true });
     return { status: 'skipped', chunks: 0 };
   }

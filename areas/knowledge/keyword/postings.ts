@@ -56,8 +56,8 @@ export function postingsOf(documentId: string, chunks: { position: number; text:
   const byTerm = new Map<string, { position: number; tf: number; length: number }[]>();
   for (const c of per)
     for (const [term, tf] of c.counts) {
-      let list = byTerm.get(term);
-      if (!list) byTerm.set(term, (list = []));
+      const list = byTerm.get(term) ?? [];
+      if (!list.length) byTerm.set(term, list);
       list.push({ position: c.position, tf, length: c.length });
     }
   const postings = new Map<string, Posting[]>();

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { postingsOf, removePostings, writePostings } from '#areas/knowledge/keyword/postings.ts';
 import { kbKey, termStatKey, type BaseRecord } from '#areas/knowledge/records.ts';
 import { get } from '#shared/data/read.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -85,6 +86,26 @@ describe('keyword statistics of a base indexed in parallel', () => {
     expect(Number(after!.keywordTerms)).toBe((WORDS.length - 1) * 6);
     // The others are still found, each first for its own word.
     await expectEachFound(kbId, ids, 'keyword', 1);
+  });
+});
+
+describe('a document whose postings are written or removed twice', () => {
+  it('moves the document frequencies once (a re-delivered message changes nothing)', async () => {
+    const kbId = (await newBase(owner)).id;
+    const res = await addText(owner, kbId, 'twice', 'The rare term zqtwice appears here. Another zqtwice line.');
+    expect((await settled(owner, kbId, res.json.result.id)).status).toBe('Indexed');
+    const df = async (term: string) =>
+      Number((await get<{ df?: number }>(termStatKey(tenantId, kbId, term), { consistent: true }))?.df ?? 0);
+    expect(await df('zqtwice')).toBe(1);
+    const doc = postingsOf(res.json.result.id, [
+      { position: 0, text: 'The rare term zqtwice appears here. Another zqtwice line.' },
+    ]);
+    await writePostings(tenantId, kbId, doc);
+    expect(await df('zqtwice')).toBe(1);
+    await removePostings(tenantId, kbId, doc);
+    await removePostings(tenantId, kbId, doc);
+    expect(await df('zqtwice')).toBe(0);
+    expect(await retrieveAs(owner, kbId, { query: 'zqtwice', mode: 'keyword' })).toEqual([]);
   });
 });
 

@@ -28,4 +28,6 @@ export const BEYOND_SPEC: readonly string[] = [
   // AI knowledge: files over what a Lambda request carries (up to 10 MB) go straight to S3, as media's do.
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
+  // AI knowledge at scale: a Failed document indexed again without a new upload.
+  'POST /api/knowledge/bases/{kbId}/documents/{documentId}/retry',
 ];

@@ -19,7 +19,7 @@ import {
   type ChunkRecord,
   type DocumentRecord,
 } from './records.ts';
-import { isMoved, markFailed, markProcessing, markProgress, statusMove } from './status.ts';
+import { countMove, isMoved, markFailed, markProcessing, markProgress, statusMove } from './status.ts';
 import { failIfStuck } from './stuck.ts';
 import { vectorStore } from './vectors/port.ts';
 import { EMBED_BATCH, STAGE_DEADLINE_MS, VECTOR_WRITE_BATCH, type KnowledgeFileType } from './vocabulary.ts';
@@ -118,17 +118,10 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
           },
           { remove: ['gsi2pk', 'gsi2sk'] },
         ),
-        orConflict(
-          updateItem(
-            kbKey(doc.tenantId, doc.kbId),
-            { updatedAt: now },
-            {
-              add: { chunkCount: records.length, keywordTerms: keyword.length },
-              condition: 'attribute_exists(pk)',
-            },
-          ),
-          notFound('Knowledge base'),
-        ),
+        countMove(doc, 'Processing', 'Indexed', {
+          set: { updatedAt: now },
+          add: { chunkCount: records.length, keywordTerms: keyword.length },
+        }),
       ],
       {
         tenantId: doc.tenantId,

@@ -72,6 +72,11 @@ export interface BaseRecord {
   embeddingModelId: string | null;
   documentCount: number;
   chunkCount: number;
+  /** Documents per status, moved in the transaction of every status change (status.ts, countMove). */
+  queuedCount?: number;
+  processingCount?: number;
+  indexedCount?: number;
+  failedCount?: number;
   /** The total length in terms of the chunks counted in chunkCount: BM25's average length is keywordTerms / chunkCount. */
   keywordTerms?: number;
   searchText: string;
@@ -156,6 +161,12 @@ export const toBase = (b: BaseRecord) => ({
   embeddingModelId: b.embeddingModelId ?? null,
   documentCount: Math.max(0, Number(b.documentCount ?? 0)),
   chunkCount: Math.max(0, Number(b.chunkCount ?? 0)),
+  documentsByStatus: {
+    Queued: Math.max(0, Number(b.queuedCount ?? 0)),
+    Processing: Math.max(0, Number(b.processingCount ?? 0)),
+    Indexed: Math.max(0, Number(b.indexedCount ?? 0)),
+    Failed: Math.max(0, Number(b.failedCount ?? 0)),
+  },
   createdAt: b.createdAt,
   updatedAt: b.updatedAt,
 });

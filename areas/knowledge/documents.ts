@@ -1,7 +1,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { safeParse } from 'zod/mini';
 import type { Principal } from '#shared/auth/access-token.ts';
-import { commitChange, orConflict, putNew, updateItem, type Change, type Write } from '#shared/data/commit.ts';
+import { commitChange, orConflict, putNew, type Change, type Write } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { conflict, invalidJson, notFound, validationError } from '#shared/http/errors.ts';

@@ -1,8 +1,8 @@
 import { embed } from '#areas/llm-gateway/for-knowledge.ts';
 import { putAll } from '#shared/data/batch.ts';
-import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, notFound } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { chunkText } from './chunking.ts';
 import { refreshToolsKbStatusAfter } from './tool-status.ts';

@@ -13,6 +13,7 @@ import { tools as toolKeys, type ToolItem, runTool } from '#areas/tools/for-agen
 import { keyId } from '#shared/data/keys.ts';
 import { get, getMany } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
+import { type Citation, citationsOf } from './citations.ts';
 import { agentPromptMissing, agentUnavailable } from './errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { FRAMING_RULE, sourcesMessage, toolResultMessage, visitorMessage } from './framing.ts';
@@ -32,13 +33,6 @@ export interface TurnInput {
   visitor?: { name?: string | null } | null;
   caller: Caller;
   requestId: string;
-}
-
-interface Citation {
-  chunkId: string;
-  documentId: string;
-  documentTitle: string;
-  score: number;
 }
 
 interface ToolCallRecord {
@@ -172,12 +166,7 @@ async function prepareTurn(input: TurnInput) {
   }
   const byName = new Map(tools.map((x) => [toolNameOf(x), x]));
   const defs = [...byName.values()].map(toolDef).concat(escalateDef);
-  const citations: Citation[] = matches.map((m) => ({
-    chunkId: m.chunkId,
-    documentId: m.documentId,
-    documentTitle: m.documentTitle,
-    score: m.score,
-  }));
+  const citations = citationsOf(matches, agent.escalation.noAnswerThreshold);
   const best = matches.reduce((s, m) => Math.max(s, m.score), 0);
   const noAnswer =
     agent.escalation.enabled && agent.knowledgeBaseIds.length > 0 && best < agent.escalation.noAnswerThreshold;

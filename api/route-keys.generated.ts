@@ -176,6 +176,7 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/knowledge/bases/{kbId}/documents',
   'GET /api/knowledge/bases/{kbId}/documents',
   'DELETE /api/knowledge/bases/{kbId}/documents/{documentId}',
+  'POST /api/knowledge/bases/{kbId}/documents/{documentId}/retry',
   'GET /api/knowledge/bases/{kbId}/documents/{documentId}/chunks',
   'POST /api/knowledge/bases/{kbId}/retrieve',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',

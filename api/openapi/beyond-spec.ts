@@ -46,4 +46,6 @@ export const BEYOND_SPEC: readonly string[] = [
   'GET /api/conversations/{conversationId}/actions',
   'POST /api/conversations/{conversationId}/actions/{actionId}/approve',
   'POST /api/conversations/{conversationId}/actions/{actionId}/reject',
+  // AI knowledge at scale: a Failed document indexed again without a new upload.
+  'POST /api/knowledge/bases/{kbId}/documents/{documentId}/retry',
 ];

@@ -28,4 +28,10 @@ export const BEYOND_SPEC: readonly string[] = [
   // AI knowledge: files over what a Lambda request carries (up to 10 MB) go straight to S3, as media's do.
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
+  // The inbox a front end needs: who hears of an escalation, paged messages, hand-back, read state.
+  'GET /api/conversations/settings',
+  'PUT /api/conversations/settings',
+  'GET /api/conversations/{conversationId}/messages',
+  'POST /api/conversations/{conversationId}/hand-back',
+  'POST /api/conversations/{conversationId}/read',
 ];

@@ -70,7 +70,10 @@ export type TenantCollection =
   | 'WIDGET'
   | 'CHANNEL'
   | 'CONVERSATION'
-  | 'PROACTIVE_MESSAGE';
+  | 'CONVERSATION_SETTINGS'
+  | 'PROACTIVE_MESSAGE'
+  // Outbound webhooks: a tenant's subscriptions, each with its delivery log below it.
+  | 'WEBHOOK_SUBSCRIPTION';
 
 /** Platform-wide collections (SystemAdmin scope or global reference data). */
 export type PlatformCollection =

@@ -1,0 +1,2 @@
+/** What the conversations area uses of the identity area: the one module of identity it imports. */
+export { emailsOfUsersWith } from './users/holding.ts';

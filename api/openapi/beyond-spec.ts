@@ -34,4 +34,13 @@ export const BEYOND_SPEC: readonly string[] = [
   'GET /api/conversations/{conversationId}/messages',
   'POST /api/conversations/{conversationId}/hand-back',
   'POST /api/conversations/{conversationId}/read',
+  // Outbound webhooks: the spec leaves delivery of events to external subscribers open.
+  'POST /api/webhook-subscriptions',
+  'GET /api/webhook-subscriptions',
+  'GET /api/webhook-subscriptions/{subscriptionId}',
+  'PUT /api/webhook-subscriptions/{subscriptionId}',
+  'DELETE /api/webhook-subscriptions/{subscriptionId}',
+  'POST /api/webhook-subscriptions/{subscriptionId}/test',
+  'POST /api/webhook-subscriptions/{subscriptionId}/rotate-secret',
+  'GET /api/webhook-subscriptions/{subscriptionId}/deliveries',
 ];

@@ -2,7 +2,7 @@
  * Endpoint groups: each is one Lambda function behind the HTTP API, plus the queue workers.
  * What each may touch is declared here so the stack grants exactly that and nothing more.
  */
-export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing' | 'turns';
+export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing' | 'turns' | 'deliveries';
 
 export interface GroupSpec {
   description: string;
@@ -46,7 +46,7 @@ export interface GroupSpec {
  * e-mail and channel sends, and time for five model steps.
  */
 const AGENT_TURN = {
-  sends: ['channels', 'email'],
+  sends: ['channels', 'email', 'deliveries'],
   tenantSecrets: 'read',
   knowledgeVectors: 'read',
   // Retrieval loads the bases' keyword indexes from the media bucket's knowledge/ prefix.
@@ -93,7 +93,8 @@ export const API_GROUPS = {
     description: 'AI knowledge bases, documents and retrieval',
     table: 'readwrite',
     media: 'readwrite',
-    sends: ['indexing'],
+    // A document found stuck on a read ends Failed, which tells webhook subscribers (document.failed).
+    sends: ['indexing', 'deliveries'],
     knowledgeVectors: 'read',
   },
   'llm-gateway': {
@@ -134,6 +135,12 @@ export const API_GROUPS = {
     sends: ['turns', 'channels'],
     tenantSecrets: 'read',
   },
+  // Outbound webhooks: subscriptions and their delivery logs; the test route queues a delivery.
+  'webhook-subscriptions': {
+    description: 'Outbound webhook subscriptions, secrets and delivery logs',
+    table: 'readwrite',
+    sends: ['deliveries'],
+  },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
 } as const satisfies Record<string, GroupSpec>;
@@ -166,6 +173,8 @@ export const WORKERS = {
     description: 'Parses, chunks, embeds and indexes knowledge documents; removes deleted ones',
     queue: 'indexing',
     table: 'readwrite',
+    // document.indexed and document.failed go to webhook subscribers.
+    sends: ['deliveries'],
     media: 'readwrite',
     knowledgeVectors: 'readwrite',
     memoryMb: 1024,
@@ -179,6 +188,13 @@ export const WORKERS = {
     queue: 'turns',
     table: 'readwrite',
     ...AGENT_TURN,
+  },
+  // Outbound webhooks: signs and sends each delivery to the subscriber's checked address, queues its retries.
+  'delivery-worker': {
+    description: 'Sends signed outbound webhook deliveries and queues their retries with back-off',
+    queue: 'deliveries',
+    table: 'readwrite',
+    sends: ['deliveries'],
   },
 } as const satisfies Record<
   string,
@@ -196,7 +212,8 @@ export const SCHEDULED = {
     description:
       'Every minute: releases dead reservations, fails stuck documents, closes idle conversations, queues due proactive messages',
     table: 'readwrite',
-    sends: ['channels'],
+    // Closing idle conversations tells staff-side subscribers (conversation.closed).
+    sends: ['channels', 'deliveries'],
     everyMinutes: 1,
     timeoutSeconds: 55,
   },

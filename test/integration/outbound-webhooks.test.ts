@@ -44,7 +44,7 @@ async function subscribe(eventTypes: string[], token = ownerA, extra: Record<str
 const deliveries = async (id: string, token = ownerA) => {
   const res = await api('GET', `/${id}/deliveries?pageSize=100`, token);
   expect(res.status, res.text).toBe(200);
-  return res.json.result.items as Record<string, any>[];
+  return res.json.result.items as { status: string; nextRetryAt: string; lastError: string | null }[];
 };
 const auditActions = async (entityId: string) =>
   (
@@ -181,7 +181,10 @@ describe('deliveries', () => {
     expect(res.status, res.text).toBe(202);
     const [got] = receiver.on(sub.path);
     expect(got).toBeDefined();
-    const verified = new Webhook(sub.secret).verify(got!.body, signatureHeaders(got!.headers)) as Record<string, any>;
+    const verified = new Webhook(sub.secret).verify(got!.body, signatureHeaders(got!.headers)) as {
+      type: string;
+      data: Record<string, unknown>;
+    };
     expect(verified).toMatchObject({ type: 'webhook.test', data: { subscriptionId: sub.id } });
     expect(got!.headers['webhook-id']).toBe(res.json.result.eventId);
     expect(got!.headers['content-type']).toBe('application/json');

@@ -243,12 +243,12 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/webhooks/discord/{channelId}',
   'POST /api/webhook-subscriptions',
   'GET /api/webhook-subscriptions',
-  'GET /api/webhook-subscriptions/{subscriptionId}',
-  'PUT /api/webhook-subscriptions/{subscriptionId}',
-  'DELETE /api/webhook-subscriptions/{subscriptionId}',
-  'POST /api/webhook-subscriptions/{subscriptionId}/test',
-  'POST /api/webhook-subscriptions/{subscriptionId}/rotate-secret',
-  'GET /api/webhook-subscriptions/{subscriptionId}/deliveries',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'PUT /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'DELETE /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'POST /api/webhook-subscriptions/{webhookSubscriptionId}/test',
+  'POST /api/webhook-subscriptions/{webhookSubscriptionId}/rotate-secret',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries',
 ];
 /** Further spellings served by a deployed route (`METHOD path`), which API Gateway routes to a template. */
 export const DEPLOYED_ALIAS_KEYS: readonly string[] = [

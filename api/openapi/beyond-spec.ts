@@ -37,10 +37,10 @@ export const BEYOND_SPEC: readonly string[] = [
   // Outbound webhooks: the spec leaves delivery of events to external subscribers open.
   'POST /api/webhook-subscriptions',
   'GET /api/webhook-subscriptions',
-  'GET /api/webhook-subscriptions/{subscriptionId}',
-  'PUT /api/webhook-subscriptions/{subscriptionId}',
-  'DELETE /api/webhook-subscriptions/{subscriptionId}',
-  'POST /api/webhook-subscriptions/{subscriptionId}/test',
-  'POST /api/webhook-subscriptions/{subscriptionId}/rotate-secret',
-  'GET /api/webhook-subscriptions/{subscriptionId}/deliveries',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'PUT /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'DELETE /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'POST /api/webhook-subscriptions/{webhookSubscriptionId}/test',
+  'POST /api/webhook-subscriptions/{webhookSubscriptionId}/rotate-secret',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries',
 ];

@@ -15,9 +15,9 @@ const BASE = '/api/webhook-subscriptions';
 const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 const ofSubscription = scope.tenant({
   tenantFrom: 'query',
-  record: { param: 'subscriptionId', collection: 'WEBHOOK_SUBSCRIPTION', label: 'Webhook subscription' },
+  record: { param: 'webhookSubscriptionId', collection: 'WEBHOOK_SUBSCRIPTION', label: 'Webhook subscription' },
 });
-const byId = once(() => ({ params: z.object({ subscriptionId: uuid() }), query: z.object(tenantQuery()) }));
+const byId = once(() => ({ params: z.object({ webhookSubscriptionId: uuid() }), query: z.object(tenantQuery()) }));
 
 const input = once(() =>
   z.object({
@@ -83,7 +83,7 @@ export const outboundWebhookRoutes = defineRoutes([
     group: 'webhook-subscriptions',
     id: 'webhookSubscriptions.get',
     method: 'GET',
-    path: `${BASE}/{subscriptionId}`,
+    path: `${BASE}/{webhookSubscriptionId}`,
     auth: read,
     scope: ofSubscription,
     summary: 'A webhook subscription (never its secret)',
@@ -94,7 +94,7 @@ export const outboundWebhookRoutes = defineRoutes([
     group: 'webhook-subscriptions',
     id: 'webhookSubscriptions.update',
     method: 'PUT',
-    path: `${BASE}/{subscriptionId}`,
+    path: `${BASE}/{webhookSubscriptionId}`,
     auth: manage,
     scope: ofSubscription,
     summary: 'Replaces the URL, event types, description and (when given) the active flag; the secret stays',
@@ -106,7 +106,7 @@ export const outboundWebhookRoutes = defineRoutes([
     group: 'webhook-subscriptions',
     id: 'webhookSubscriptions.delete',
     method: 'DELETE',
-    path: `${BASE}/{subscriptionId}`,
+    path: `${BASE}/{webhookSubscriptionId}`,
     auth: manage,
     scope: ofSubscription,
     summary: 'Removes the subscription; deliveries still queued for it stop',
@@ -117,7 +117,7 @@ export const outboundWebhookRoutes = defineRoutes([
     group: 'webhook-subscriptions',
     id: 'webhookSubscriptions.test',
     method: 'POST',
-    path: `${BASE}/{subscriptionId}/test`,
+    path: `${BASE}/{webhookSubscriptionId}/test`,
     auth: manage,
     scope: ofSubscription,
     summary: `Queues a \`${TEST_EVENT}\` event to this subscription (even while inactive); it shows in the delivery log`,
@@ -128,7 +128,7 @@ export const outboundWebhookRoutes = defineRoutes([
     group: 'webhook-subscriptions',
     id: 'webhookSubscriptions.rotateSecret',
     method: 'POST',
-    path: `${BASE}/{subscriptionId}/rotate-secret`,
+    path: `${BASE}/{webhookSubscriptionId}/rotate-secret`,
     auth: manage,
     scope: ofSubscription,
     summary:
@@ -140,7 +140,7 @@ export const outboundWebhookRoutes = defineRoutes([
     group: 'webhook-subscriptions',
     id: 'webhookSubscriptions.deliveries',
     method: 'GET',
-    path: `${BASE}/{subscriptionId}/deliveries`,
+    path: `${BASE}/{webhookSubscriptionId}/deliveries`,
     auth: read,
     scope: ofSubscription,
     summary:

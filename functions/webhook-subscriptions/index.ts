@@ -15,15 +15,15 @@ import { apiHandler } from '#shared/runtime/api-handler.ts';
 export const handler = apiHandler(outboundWebhookRoutes, {
   'webhookSubscriptions.create': ({ tenantId, body, principal }) => createSubscription(tenantId, body, principal),
   'webhookSubscriptions.list': ({ tenantId, query }) => listSubscriptions(tenantId, query),
-  'webhookSubscriptions.get': ({ tenantId, params }) => getSubscription(tenantId, params.subscriptionId),
+  'webhookSubscriptions.get': ({ tenantId, params }) => getSubscription(tenantId, params.webhookSubscriptionId),
   'webhookSubscriptions.update': ({ tenantId, params, body, principal }) =>
-    updateSubscription(tenantId, params.subscriptionId, body, principal),
+    updateSubscription(tenantId, params.webhookSubscriptionId, body, principal),
   'webhookSubscriptions.delete': ({ tenantId, params, principal }) =>
-    deleteSubscription(tenantId, params.subscriptionId, principal),
+    deleteSubscription(tenantId, params.webhookSubscriptionId, principal),
   'webhookSubscriptions.test': ({ tenantId, params, principal }) =>
-    sendTest(tenantId, params.subscriptionId, principal),
+    sendTest(tenantId, params.webhookSubscriptionId, principal),
   'webhookSubscriptions.rotateSecret': ({ tenantId, params, principal }) =>
-    rotateSecret(tenantId, params.subscriptionId, principal),
+    rotateSecret(tenantId, params.webhookSubscriptionId, principal),
   'webhookSubscriptions.deliveries': ({ tenantId, params, query }) =>
-    listDeliveries(tenantId, params.subscriptionId, query),
+    listDeliveries(tenantId, params.webhookSubscriptionId, query),
 });

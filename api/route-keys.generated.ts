@@ -224,8 +224,13 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/conversations/widget/escalate',
   'POST /api/conversations/widget/feedback',
   'GET /api/conversations',
+  'GET /api/conversations/settings',
+  'PUT /api/conversations/settings',
   'GET /api/conversations/{conversationId}',
   'POST /api/conversations/{conversationId}/messages',
+  'GET /api/conversations/{conversationId}/messages',
+  'POST /api/conversations/{conversationId}/hand-back',
+  'POST /api/conversations/{conversationId}/read',
   'PUT /api/conversations/{conversationId}/status',
   'GET /api/conversations/{conversationId}/transcript',
   'GET /api/conversations/{conversationId}/actions',
@@ -251,6 +256,14 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'GET /api/ai/calendars/{calendarId}/appointments',
   'POST /api/ai/calendars/{calendarId}/rotate-feed',
   'GET /api/calendar-feeds/{feedToken}',
+  'POST /api/webhook-subscriptions',
+  'GET /api/webhook-subscriptions',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'PUT /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'DELETE /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'POST /api/webhook-subscriptions/{webhookSubscriptionId}/test',
+  'POST /api/webhook-subscriptions/{webhookSubscriptionId}/rotate-secret',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries',
 ];
 /** Further spellings served by a deployed route (`METHOD path`), which API Gateway routes to a template. */
 export const DEPLOYED_ALIAS_KEYS: readonly string[] = [

@@ -1,3 +1,4 @@
+import { publishEvent } from '#areas/outbound-webhooks/for-knowledge.ts';
 import { instructionFlag } from './instruction-flags.ts';
 import { embed } from '#areas/llm-gateway/for-knowledge.ts';
 import { putAll } from '#shared/data/batch.ts';
@@ -150,6 +151,13 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     return { status: 'skipped', chunks: 0 };
   }
   await refreshToolsKbStatusAfter(doc.tenantId, 'document indexed');
+  await publishEvent(doc.tenantId, 'document.indexed', {
+    documentId: doc.id,
+    kbId: doc.kbId,
+    title: doc.title,
+    status: 'Indexed',
+    chunkCount: records.length,
+  });
   return { status: 'Indexed', chunks: records.length };
 }
 

@@ -1,3 +1,4 @@
+import { publishEvent } from '#areas/outbound-webhooks/for-knowledge.ts';
 import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
 import { ApiError, conflict } from '#shared/http/errors.ts';
 import { notFound } from '#shared/http/errors.ts';
@@ -95,5 +96,12 @@ export async function markFailed(d: DocumentRecord, reason: string): Promise<Doc
     audit(d, 'fail-indexing', { error: reason }),
     { now },
   );
+  await publishEvent(d.tenantId, 'document.failed', {
+    documentId: d.id,
+    kbId: d.kbId,
+    title: d.title,
+    status: 'Failed',
+    error: reason,
+  });
   return { ...d, ...set };
 }

@@ -18,6 +18,7 @@ import { tenantRoutes } from '#areas/identity/routes/tenants.ts';
 import { userRoutes } from '#areas/identity/routes/users.ts';
 import { knowledgeRoutes } from '#areas/knowledge/routes.ts';
 import { llmGatewayRoutes } from '#areas/llm-gateway/routes.ts';
+import { outboundWebhookRoutes } from '#areas/outbound-webhooks/routes.ts';
 import { promptRoutes } from '#areas/prompts/routes.ts';
 import { systemRoutes } from '#areas/system/routes.ts';
 import { toolRoutes } from '#areas/tools/routes.ts';
@@ -54,4 +55,5 @@ export const deployedRoutes: readonly RouteDef[] = [
   ...conversationRoutes,
   ...connectorRoutes,
   ...calendarRoutes,
+  ...outboundWebhookRoutes,
 ];

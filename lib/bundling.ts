@@ -47,23 +47,16 @@ export const BUNDLING = {
  */
 const GATEWAY_ON_FIRST_USE = ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime', 'eventsource-parser'] as const;
 
-const AGENT_TURNS = ['minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, 'pg'];
+const AGENT_TURNS = ['@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, 'pg'];
 
 export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   // Invoices are the only S3 use of these two (`s3OnFirstUse`).
   billing: ['pdf-lib', '@aws-sdk/client-s3'],
   'webhook-worker': ['pdf-lib', '@aws-sdk/client-s3'],
   'content-admin': ['sanitize-html', 'busboy'],
-  // AI knowledge: the BM25 index and S3 Vectors load on first use; the parsers only in the worker.
-  knowledge: ['busboy', 'minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
-  'knowledge-worker': [
-    'minisearch',
-    'unpdf',
-    'mammoth',
-    'html-to-text',
-    '@aws-sdk/client-s3vectors',
-    ...GATEWAY_ON_FIRST_USE,
-  ],
+  // AI knowledge: S3 Vectors loads on first use; the parsers only in the worker.
+  knowledge: ['busboy', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
+  'knowledge-worker': ['unpdf', 'mammoth', 'html-to-text', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
   'llm-gateway': [...GATEWAY_ON_FIRST_USE],
   // Every function that runs agent turns: retrieval's and the gateway's first-use packages, and the
   // database tools' client (pg, 84 KB with its dependencies, loads Node's fetch implementation at import).

@@ -46,4 +46,21 @@ export const BEYOND_SPEC: readonly string[] = [
   'GET /api/conversations/{conversationId}/actions',
   'POST /api/conversations/{conversationId}/actions/{actionId}/approve',
   'POST /api/conversations/{conversationId}/actions/{actionId}/reject',
+  // AI knowledge at scale: a Failed document indexed again without a new upload.
+  'POST /api/knowledge/bases/{kbId}/documents/{documentId}/retry',
+  // The inbox a front end needs: who hears of an escalation, paged messages, hand-back, read state.
+  'GET /api/conversations/settings',
+  'PUT /api/conversations/settings',
+  'GET /api/conversations/{conversationId}/messages',
+  'POST /api/conversations/{conversationId}/hand-back',
+  'POST /api/conversations/{conversationId}/read',
+  // Outbound webhooks: the spec leaves delivery of events to external subscribers open.
+  'POST /api/webhook-subscriptions',
+  'GET /api/webhook-subscriptions',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'PUT /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'DELETE /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'POST /api/webhook-subscriptions/{webhookSubscriptionId}/test',
+  'POST /api/webhook-subscriptions/{webhookSubscriptionId}/rotate-secret',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries',
 ];

@@ -13,6 +13,7 @@ import { tools as toolKeys, type ToolItem, runTool, toolParameters } from '#area
 import { keyId } from '#shared/data/keys.ts';
 import { get, getMany } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
+import { type Citation, citationsOf } from './citations.ts';
 import { agentPromptMissing, agentUnavailable } from './errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { needsApproval } from '#areas/tools/for-agents.ts';
@@ -40,13 +41,6 @@ export interface TurnInput {
    * tool result or a flagged chunk): side-effecting calls wait for a person whatever the tool's setting.
    */
   untrusted?: boolean;
-}
-
-export interface Citation {
-  chunkId: string;
-  documentId: string;
-  documentTitle: string;
-  score: number;
 }
 
 export interface ToolCallRecord {
@@ -191,12 +185,7 @@ async function prepareTurn(input: TurnInput) {
   }
   const byName = new Map(tools.map((x) => [toolNameOf(x), x]));
   const defs = [...byName.values()].map(toolDef).concat(escalateDef);
-  const citations: Citation[] = matches.map((m) => ({
-    chunkId: m.chunkId,
-    documentId: m.documentId,
-    documentTitle: m.documentTitle,
-    score: m.score,
-  }));
+  const citations = citationsOf(matches, agent.escalation.noAnswerThreshold);
   const best = matches.reduce((s, m) => Math.max(s, m.score), 0);
   const belowThreshold = best < agent.escalation.noAnswerThreshold;
   const noAnswer = agent.escalation.enabled && agent.knowledgeBaseIds.length > 0 && belowThreshold;

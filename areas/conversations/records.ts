@@ -26,6 +26,16 @@ export const messageKey = (tenantId: string, conversationId: string, messageId: 
   keys.childItem(tenantId, 'CONVERSATION', conversationId, 'MESSAGE', messageId);
 export const idempotencyKey = (tenantId: string, conversationId: string, key: string): Key =>
   keys.childItem(tenantId, 'CONVERSATION', conversationId, 'IDEM', key);
+/** The tenant's conversation settings (who hears of an escalation). */
+export const conversationSettingsKey = (tenantId: string): Key =>
+  keys.tenantItem(tenantId, 'CONVERSATION_SETTINGS', 'settings');
+
+export interface ConversationSettings {
+  /** Who is e-mailed when a conversation is escalated; null: the users holding `conversations:write`. */
+  escalationEmails: string[] | null;
+  updatedAt: string | null;
+}
+
 /** A channel user's conversation with one connection (the connector reopens it while not closed). */
 export const channelUserKey = (tenantId: string, channelId: string, user: string): Key =>
   keys.childItem(tenantId, 'CHANNEL', channelId, 'USER', user);
@@ -118,7 +128,31 @@ export interface ConversationRecord {
    * it may live on in the transcript the model reads, so side-effecting calls keep waiting for a person.
    */
   untrusted?: boolean;
+  /** How many times it was escalated: an escalation's number names its one notice. */
+  escalations?: number;
+  /** The last visitor, agent or person's message, as the inbox list previews it. */
+  lastMessage?: LastMessage | null;
+  /** When the visitor last wrote, and when staff last read: unread while the first is later. */
+  lastVisitorMessageAt?: string | null;
+  staffSeenAt?: string | null;
 }
+
+export interface LastMessage {
+  role: MessageRole;
+  text: string;
+  createdAt: string;
+}
+
+const PREVIEW_CHARS = 200;
+export const previewOf = (m: MessageRecord): LastMessage => ({
+  role: m.role,
+  text: m.text.length > PREVIEW_CHARS ? `${m.text.slice(0, PREVIEW_CHARS - 1)}…` : m.text,
+  createdAt: m.createdAt,
+});
+
+/** Staff have not read what the visitor wrote last (a person's reply or a read marks it read). */
+export const isUnread = (c: Pick<ConversationRecord, 'lastVisitorMessageAt' | 'staffSeenAt'>) =>
+  !!c.lastVisitorMessageAt && c.lastVisitorMessageAt > (c.staffSeenAt ?? '');
 
 export const conversationItem = (c: ConversationRecord) => ({
   ...conversationKey(c.tenantId, c.id),
@@ -161,6 +195,10 @@ export function newConversation(
     lastMessageAt: at,
     closedAt: null,
     recent: [],
+    escalations: 0,
+    lastMessage: null,
+    lastVisitorMessageAt: null,
+    staffSeenAt: null,
     searchText: searchTextOf({ visitor: c.visitor, agentName: agent.name }),
   };
 }

@@ -77,7 +77,12 @@ const conversationListItem = once(() =>
     startedAt: z.string(),
     lastMessageAt: z.string(),
     closedAt: z.nullable(z.string()),
+    lastMessage: z.nullable(z.object({ role: z.enum(MESSAGE_ROLES), text: z.string(), createdAt: z.string() })),
+    unread: z.boolean(),
   }),
+);
+const settings = once(() =>
+  z.object({ escalationEmails: z.nullable(z.array(z.string())), updatedAt: z.nullable(z.string()) }),
 );
 const conversationState = once(() =>
   z.object({
@@ -265,6 +270,34 @@ export const conversationRoutes = defineRoutes([
   },
   {
     group: 'conversations',
+    id: 'conversations.settings.get',
+    method: 'GET',
+    path: '/api/conversations/settings',
+    auth: read,
+    scope: scope.tenant({ tenantFrom: 'query' }),
+    summary:
+      "The tenant's conversation settings: `escalationEmails` (who is e-mailed when a conversation is escalated; null: the users holding conversations:write)",
+    status: 200,
+    schemas: () => ({ query: z.object(tenantQuery()), response: settings() }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.settings.put',
+    method: 'PUT',
+    path: '/api/conversations/settings',
+    auth: write,
+    scope: scope.tenant({ tenantFrom: 'query' }),
+    summary:
+      'Sets who is e-mailed when a conversation is escalated: up to 20 addresses, or null for the users holding conversations:write ([] tells nobody)',
+    status: 200,
+    schemas: () => ({
+      query: z.object(tenantQuery()),
+      body: z.object({ escalationEmails: z.nullable(z.array(email()).check(z.maxLength(20))) }),
+      response: settings(),
+    }),
+  },
+  {
+    group: 'conversations',
     id: 'conversations.get',
     method: 'GET',
     path: '/api/conversations/{conversationId}',
@@ -302,6 +335,50 @@ export const conversationRoutes = defineRoutes([
       body: z.object({ text: text(4000) }),
       response: message(),
     }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.messages',
+    method: 'GET',
+    path: '/api/conversations/{conversationId}/messages',
+    auth: read,
+    scope: ofConversation,
+    summary:
+      'A page of the messages, oldest first, after the message `after` (from the start when absent); `nextAfter` is the `after` of the next page, null at the end',
+    status: 200,
+    schemas: () => ({
+      params: byId().params,
+      query: z.object({
+        ...tenantQuery(),
+        after: z.optional(uuid()),
+        pageSize: paging().pageSize,
+      }),
+      response: z.object({ items: z.array(message()), hasMore: z.boolean(), nextAfter: z.nullable(z.string()) }),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.handBack',
+    method: 'POST',
+    path: '/api/conversations/{conversationId}/hand-back',
+    auth: write,
+    scope: ofConversation,
+    summary:
+      'Hands an Escalated conversation back to the agent: Open again, the agent answers the next visitor message (its turn limit counts from zero); 409 from any other state',
+    status: 200,
+    errors: [conversationClosed, invalidStatusTransition],
+    schemas: () => ({ ...byId(), response: conversationListItem() }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.read',
+    method: 'POST',
+    path: '/api/conversations/{conversationId}/read',
+    auth: read,
+    scope: ofConversation,
+    summary: "Marks what the visitor wrote as read for the tenant's staff (the list's `unread` turns false)",
+    status: 200,
+    schemas: () => ({ ...byId(), response: conversationListItem() }),
   },
   {
     group: 'conversations',

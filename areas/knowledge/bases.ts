@@ -16,11 +16,11 @@ import { toPage } from '#shared/http/responses.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { unbindKnowledgeBase } from '#areas/agents/for-knowledge.ts';
-import { planLimitReached } from './errors.ts';
+import { knowledgeBaseFull, planLimitReached } from './errors.ts';
 import { PURGE_BASE } from './messages.ts';
 import { refreshToolsKbStatusAfter } from './tool-status.ts';
 import { baseItem, kbKey, kbList, tenantKey, toBase, type BaseRecord } from './records.ts';
-import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP } from './vocabulary.ts';
+import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP, maxChunksPerBase } from './vocabulary.ts';
 
 /**
  * Takes (+1) or frees (-1) a knowledge-base slot on the tenant item, beside its maxKnowledgeBases
@@ -52,6 +52,14 @@ const change = (
 
 export const readBase = (tenantId: string, kbId: string, consistent = false) =>
   getOr404<BaseRecord>(kbKey(tenantId, kbId), 'Knowledge base', { consistent });
+
+/** The base, refusing an upload once it holds its ceiling of chunks (checked before anything is stored). */
+export async function readBaseWithRoom(tenantId: string, kbId: string) {
+  const base = await readBase(tenantId, kbId);
+  const chunks = Number(base.chunkCount ?? 0);
+  if (chunks >= maxChunksPerBase()) throw knowledgeBaseFull(chunks, maxChunksPerBase());
+  return base;
+}
 
 export async function getBase(tenantId: string, kbId: string) {
   return toBase(await readBase(tenantId, kbId));
@@ -89,6 +97,7 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
     chunkCount: 0,
     excludeFlagged: input.excludeFlagged ?? false,
     keywordGeneration: 0,
+    keywordTerms: 0,
     searchText: input.name.toLowerCase(),
     createdAt: now,
     updatedAt: now,

@@ -1,12 +1,16 @@
 import {
   conversationDetail,
   eraseConversation,
+  handBack,
   listConversations,
+  markRead,
+  messagesPage,
   setStatus,
   staffReply,
   transcript,
 } from '#areas/conversations/inbox.ts';
 import { conversationActions, decideConversationAction } from '#areas/conversations/actions.ts';
+import { readSettings, settingsView, writeSettings } from '#areas/conversations/settings.ts';
 import { widgetSend } from '#areas/conversations/widget-send.ts';
 import {
   messagesSince,
@@ -34,6 +38,11 @@ export const handler = apiHandler(
     'conversations.widget.feedback': async ({ widgetSession, body }) =>
       visitorFeedback(await openSession(widgetSession, true), body),
     'conversations.list': ({ tenantId, query }) => listConversations(tenantId, query),
+    'conversations.settings.get': async ({ tenantId }) => settingsView(await readSettings(tenantId)),
+    'conversations.settings.put': ({ tenantId, body, principal }) => writeSettings(tenantId, body, principal),
+    'conversations.messages': ({ tenantId, params, query }) => messagesPage(tenantId, params.conversationId, query),
+    'conversations.handBack': ({ tenantId, params, principal }) => handBack(tenantId, params.conversationId, principal),
+    'conversations.read': ({ tenantId, params, principal }) => markRead(tenantId, params.conversationId, principal),
     'conversations.get': ({ tenantId, params }) => conversationDetail(tenantId, params.conversationId),
     'conversations.reply': ({ tenantId, params, body, principal }) =>
       staffReply(tenantId, params.conversationId, body.text, principal),

@@ -65,7 +65,8 @@ export interface QueueMessage {
 }
 
 export interface QueueSender {
-  send(queue: QueueName, message: QueueMessage): Promise<void>;
+  /** `delaySeconds` (0-900, SQS's own bound): the message is delivered no sooner (a retry's back-off). */
+  send(queue: QueueName, message: QueueMessage, opts?: { delaySeconds?: number }): Promise<void>;
 }
 
 export interface OutgoingEmail {

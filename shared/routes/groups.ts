@@ -4,7 +4,7 @@
  */
 import type { InvokedFunction } from '#shared/platform/ports.ts';
 
-export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing' | 'turns';
+export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing' | 'turns' | 'deliveries';
 
 export interface GroupSpec {
   description: string;
@@ -53,7 +53,7 @@ export interface GroupSpec {
  * e-mail and channel sends, and time for five model steps.
  */
 const AGENT_TURN = {
-  sends: ['channels', 'email'],
+  sends: ['channels', 'email', 'deliveries'],
   tenantSecrets: 'read',
   knowledgeVectors: 'read',
   // Retrieval loads the bases' keyword indexes from the media bucket's knowledge/ prefix.
@@ -101,7 +101,8 @@ export const API_GROUPS = {
     description: 'AI knowledge bases, documents and retrieval',
     table: 'readwrite',
     media: 'readwrite',
-    sends: ['indexing'],
+    // A document found stuck on a read ends Failed, which tells webhook subscribers (document.failed).
+    sends: ['indexing', 'deliveries'],
     knowledgeVectors: 'read',
   },
   'llm-gateway': {
@@ -148,6 +149,12 @@ export const API_GROUPS = {
     description: 'AI calendars: opening hours, free slots, appointments, subscription feeds',
     table: 'readwrite',
   },
+  // Outbound webhooks: subscriptions and their delivery logs; the test route queues a delivery.
+  'webhook-subscriptions': {
+    description: 'Outbound webhook subscriptions, secrets and delivery logs',
+    table: 'readwrite',
+    sends: ['deliveries'],
+  },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
 } as const satisfies Record<string, GroupSpec>;
@@ -180,6 +187,8 @@ export const WORKERS = {
     description: 'Parses, chunks, embeds and indexes knowledge documents; removes deleted ones',
     queue: 'indexing',
     table: 'readwrite',
+    // document.indexed and document.failed go to webhook subscribers.
+    sends: ['deliveries'],
     media: 'readwrite',
     knowledgeVectors: 'readwrite',
     memoryMb: 1024,
@@ -193,6 +202,13 @@ export const WORKERS = {
     queue: 'turns',
     table: 'readwrite',
     ...AGENT_TURN,
+  },
+  // Outbound webhooks: signs and sends each delivery to the subscriber's checked address, queues its retries.
+  'delivery-worker': {
+    description: 'Sends signed outbound webhook deliveries and queues their retries with back-off',
+    queue: 'deliveries',
+    table: 'readwrite',
+    sends: ['deliveries'],
   },
 } as const satisfies Record<
   string,

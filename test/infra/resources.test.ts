@@ -151,7 +151,7 @@ describe('buckets', () => {
 });
 
 describe('queues', () => {
-  it('gives every work queue (email, webhooks, jobs, channels, indexing, turns) a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
+  it('gives every work queue (email, webhooks, jobs, channels, indexing, turns, deliveries) a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
     const queues = s.ofType('AWS::SQS::Queue');
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
     const dlqs = queues.filter(([, q]) => !q.Properties.RedrivePolicy);
@@ -292,6 +292,7 @@ describe('functions', () => {
         'WebhooksQueueUrl',
         'ChannelsQueueUrl',
         'TurnsQueueUrl',
+        'DeliveriesQueueUrl',
       ].sort(),
     );
   });

@@ -16,6 +16,7 @@ const WORKER_OF: Record<QueueName, string> = {
   channels: 'channel-worker',
   indexing: 'knowledge-worker',
   turns: 'channel-turn-worker',
+  deliveries: 'delivery-worker',
 };
 
 export const testMailer = recordingMailer();

@@ -349,6 +349,12 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
   tenantId: { via: 'the tenant itself (tenants.create)', create: async (_w, tenant) => tenant.id },
   planId: { via: 'the seeded plans (Professional, monthly)', create: async () => PRO_MONTHLY },
   subscriptionId: { via: 'billing.subscriptions.create', create: async (_w, tenant) => subscriptionOf(tenant) },
+  // Outbound webhooks: a subscription to a public name (it does not resolve here, which a save allows).
+  webhookSubscriptionId: viaApi('webhookSubscriptions.create', () => ({
+    url: `https://hooks-${unique()}.example.com/in`,
+    eventTypes: ['message.created'],
+    description: null,
+  })),
   paymentMethodId: viaApi('billing.methods.add', () => ({ provider: 1, token: 'tok_visa' })),
   paymentId: {
     via: 'billing.payments.process',

@@ -132,6 +132,26 @@ describe('the widget has no stuck states', () => {
     }
   });
 
+  it('shows a cap the site owner set as its kind message, with no retry', { timeout: 90_000 }, async () => {
+    const caps = (sessionTurns: number | null) =>
+      shop.as('PUT', `/api/ai/widgets/${shop.widgetId}`, { limits: { sessionTurns } });
+    const capped = await caps(1);
+    expect(capped.status, capped.text).toBe(200);
+    const { tab, ctx } = await chatting();
+    try {
+      await say(tab, 'first question');
+      await tab.getByText('You said: first question').waitFor({ timeout: 15_000 });
+      await say(tab, 'second question');
+      await tab.getByText(/come back later/).waitFor({ timeout: 15_000 });
+      expect(await tab.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+      expect(await messages(tab).locator('.typing').count()).toBe(0);
+      await screenshot(tab, 'cap-reached');
+    } finally {
+      await ctx.close();
+      expect((await caps(null)).status).toBe(200);
+    }
+  });
+
   it('offers a retry when the chat cannot start, then starts', { timeout: 90_000 }, async () => {
     const { tab, ctx } = await visit(shop);
     try {

@@ -21,6 +21,7 @@ export interface Shop {
   origin: string;
   apiOrigin: string;
   snippet: string;
+  widgetId: string;
   as: Awaited<ReturnType<typeof publishedAgentWithKnowledge>>['as'];
   /** A named staff member's reply to a conversation of the shop. */
   staff: { firstName: string; reply(conversationId: string, text: string): Promise<ApiResponse> };
@@ -73,6 +74,7 @@ export async function openShop(theme?: { primaryColor: string; title: string; po
     origin,
     apiOrigin: new URL(e2e().baseUrl).origin,
     snippet,
+    widgetId: shop.widgetId,
     as: shop.as,
     staff,
     browser,

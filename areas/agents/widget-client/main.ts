@@ -36,7 +36,9 @@ function locale(): string | null {
 
 const newKey = () => `w${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const unreachable = (e: unknown) => e instanceof Unreachable || (e instanceof Refused && e.status === 429);
+// A cap the site owner set is an answer to show as it is, not a reason to try again.
+const unreachable = (e: unknown) =>
+  e instanceof Unreachable || (e instanceof Refused && e.status === 429 && e.code !== 'WIDGET_LIMIT_REACHED');
 const sessionGone = (e: unknown) =>
   e instanceof Refused && (e.status === 401 || e.code === 'CONVERSATION_CLOSED' || e.code === 'FEEDBACK_ALREADY_GIVEN');
 

@@ -14,6 +14,9 @@ import { keys, outsideIdKeyPart, PLATFORM, type Key } from '#shared/data/keys.ts
  */
 export const inboundClaimKey = (tenantId: string, channelId: string, eventId: string): Key =>
   keys.childItem(tenantId, 'CHANNEL', channelId, 'EVENT', outsideIdKeyPart(eventId));
+/** The message itself, claimed beside its event (Slack may send one message under several event ids). */
+export const messageClaimKey = (tenantId: string, channelId: string, messageId: string): Key =>
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'MESSAGE', outsideIdKeyPart(messageId));
 export const lastInboundKey = (tenantId: string, channelId: string, user: string): Key =>
   keys.childItem(tenantId, 'CHANNEL', channelId, 'INBOUND', outsideIdKeyPart(user));
 

@@ -24,6 +24,12 @@ export interface InboundEvent {
    * no timestamp, so this is what tells a replay from a retry once the dedupe claim has expired.
    */
   sentAt?: number;
+  /**
+   * The platform's identity of the message itself, where it differs from the event's: Slack
+   * `channel:ts`, Teams `conversation:activity id`, Telegram `chat:message_id`. Slack may deliver one
+   * message as several events with different `event_id`s, so the message is claimed as well as the event.
+   */
+  messageId?: string;
 }
 
 /** The recipient and reply context an answer to an inbound message needs. */

@@ -14,14 +14,22 @@ export function parseWhatsApp(rawBody: string): InboundEvent[] | null {
   const events: InboundEvent[] = [];
   for (const entry of arr(body.entry))
     for (const change of arr(obj(entry).changes)) {
+      // Messages the business itself sent from the WhatsApp Business app come back as echoes.
+      if (obj(change).field === 'smb_message_echoes') continue;
       const value = obj(obj(change).value);
+      const own = digits(str(obj(value.metadata).display_phone_number));
       const names = new Map(
         arr(value.contacts).map((c) => [str(obj(c).wa_id), str(obj(obj(c).profile).name)] as const),
       );
-      for (const m of arr(value.messages)) events.push(message(obj(m), names));
+      for (const m of arr(value.messages)) {
+        const e = message(obj(m), names);
+        events.push(own && e.sender && digits(e.sender) === own ? ignored(e.eventId) : e);
+      }
     }
   return events.length ? events : [ignored()];
 }
+
+const digits = (phone: string | undefined) => phone?.replace(/\D/g, '') || undefined;
 
 function message(m: Record<string, unknown>, names: Map<string | undefined, string | undefined>): InboundEvent {
   const eventId = str(m.id) ?? null;

@@ -28,4 +28,8 @@ export const BEYOND_SPEC: readonly string[] = [
   // AI knowledge: files over what a Lambda request carries (up to 10 MB) go straight to S3, as media's do.
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
+  // Chat channels as the platforms behave: WhatsApp's approved templates, Discord's slash command.
+  'POST /api/ai/channels/{channelId}/templates',
+  'GET /api/ai/channels/{channelId}/templates',
+  'DELETE /api/ai/channels/{channelId}/templates/{templateId}',
 ];

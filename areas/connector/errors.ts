@@ -36,3 +36,10 @@ export const staleEvent = defineError(
 export const duplicateEvent = defineError(409, 'DUPLICATE_EVENT', 'The event was received before', {
   internal: "accept catches it: the provider's retry of an event already claimed is answered 200",
 });
+
+// WhatsApp message templates.
+export const templatesNotSupported = defineError(
+  409,
+  'TEMPLATES_NOT_SUPPORTED',
+  'Message templates are a WhatsApp feature; this connection is another platform',
+);

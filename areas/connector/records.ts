@@ -34,3 +34,25 @@ export const dueIndex = { pk: DUE };
 
 export const PROACTIVE_STATUSES = ['Scheduled', 'Queued', 'Sent', 'Failed', 'Cancelled'] as const;
 export type ProactiveStatus = (typeof PROACTIVE_STATUSES)[number];
+
+/**
+ * A WhatsApp message template the tenant registered for a connection: `{t}#CHANNEL#{channelId}#TEMPLATE`
+ * / id, listed newest first on gsi1 under the same partition, with a counter; its name and language
+ * are unique per connection (`{t}#UNIQUE#WA_TEMPLATE#{channelId}:{name}:{language}`, which also holds
+ * what a proactive message is checked against, so the check is one GetItem).
+ */
+export const templateList = (tenantId: string, channelId: string) =>
+  keys.childCollection(tenantId, 'CHANNEL', channelId, 'TEMPLATE');
+export const templateKey = (tenantId: string, channelId: string, id: string): Key => ({
+  pk: templateList(tenantId, channelId),
+  sk: id,
+});
+export const templateNameKey = (tenantId: string, channelId: string, name: string, language: string): Key =>
+  keys.unique('WA_TEMPLATE', `${channelId}:${name}:${language}`, tenantId);
+
+/**
+ * What the platform reports of a message after it was sent (WhatsApp status callbacks; Telegram and
+ * Slack report nothing after the send, so theirs stays Sent). Only ever moves forward, except to Failed.
+ */
+export const DELIVERY_STATUSES = ['Sent', 'Delivered', 'Read', 'Failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

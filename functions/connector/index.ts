@@ -1,6 +1,7 @@
 import { cancelProactive, createProactive, getProactive, listProactive } from '#areas/connector/proactive.ts';
 import { receiveWebhook, whatsAppHandshake } from '#areas/connector/webhook.ts';
 import { connectorRoutes } from '#areas/connector/routes.ts';
+import { deleteTemplate, listTemplates, registerTemplate } from '#areas/connector/templates.ts';
 import { reply } from '#shared/http/responses.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 
@@ -11,6 +12,13 @@ export const handler = apiHandler(connectorRoutes, {
   'connector.proactive.get': ({ tenantId, params }) => getProactive(tenantId, params.messageId),
   'connector.proactive.cancel': async ({ tenantId, params, principal }) => {
     await cancelProactive(tenantId, params.messageId, principal);
+    return reply.empty(204);
+  },
+  'connector.templates.create': ({ tenantId, params, body, principal }) =>
+    registerTemplate(tenantId, params.channelId, body, principal),
+  'connector.templates.list': ({ tenantId, params, query }) => listTemplates(tenantId, params.channelId, query),
+  'connector.templates.delete': async ({ tenantId, params, principal }) => {
+    await deleteTemplate(tenantId, params.channelId, params.templateId, principal);
     return reply.empty(204);
   },
   'connector.webhooks.slack': ({ params, ...req }) => receiveWebhook('slack', params.channelId, req),

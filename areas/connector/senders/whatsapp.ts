@@ -23,6 +23,7 @@ export async function sendWhatsApp(connection: WhatsAppConnection, message: Outb
   for (const body of bodies) {
     const answer = await call('whatsapp', url, {
       headers: { authorization: `Bearer ${connection.credentials.accessToken}`, 'content-type': 'application/json' },
+      pace: { platform: 'whatsapp', bot: connection.id, chat: message.recipient },
       body: JSON.stringify(body),
     });
     const error = answer.body.error as { message?: unknown; code?: unknown } | undefined;

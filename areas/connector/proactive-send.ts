@@ -3,6 +3,7 @@ import type { Delivery } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { ConnectionUnusableError, resolveConnection } from './credentials.ts';
 import { markFailed, markSent, readProactive, windowOpen, type ProactiveRecord } from './proactive.ts';
+import { rememberSent } from './receipts.ts';
 import { ChannelSendError, sendToChannel } from './send-to-channel.ts';
 
 /**
@@ -36,6 +37,8 @@ export async function sendProactive({ tenantId, messageId }: { tenantId: string;
     logger.warn('proactive message failed', { messageId, attempt: d.receiveCount, error: err as Error });
     return markFailed(m, err instanceof ChannelSendError ? err.message : (err as Error).message);
   }
+  // Remembered before the mark: Meta's first receipt may come back within the second.
+  await rememberSent(tenantId, m.channelId, platformMessageId, { kind: 'proactive', messageId: m.id });
   return markSent(m, platformMessageId, sentAs);
 }
 

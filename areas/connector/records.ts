@@ -17,6 +17,15 @@ export const inboundClaimKey = (tenantId: string, channelId: string, eventId: st
 /** The message itself, claimed beside its event (Slack may send one message under several event ids). */
 export const messageClaimKey = (tenantId: string, channelId: string, messageId: string): Key =>
   keys.childItem(tenantId, 'CHANNEL', channelId, 'MESSAGE', outsideIdKeyPart(messageId));
+/**
+ * A message we sent, by the platform's id of it (wamid): where its receipts go, the proactive message or
+ * the conversation message. Kept 30 days; Meta's receipts come within days.
+ */
+export const sentMessageKey = (tenantId: string, channelId: string, platformMessageId: string): Key =>
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'SENT', outsideIdKeyPart(platformMessageId));
+export type SentMessagePointer =
+  | { kind: 'proactive'; messageId: string }
+  | { kind: 'conversation'; conversationId: string; messageId: string };
 export const lastInboundKey = (tenantId: string, channelId: string, user: string): Key =>
   keys.childItem(tenantId, 'CHANNEL', channelId, 'INBOUND', outsideIdKeyPart(user));
 

@@ -18,6 +18,7 @@ import {
   type InboundEvent,
 } from './inbound/index.ts';
 import { CHANNEL_TURN } from './queue.ts';
+import { applyReceipt } from './receipts.ts';
 import { inboundClaimKey, lastInboundKey, messageClaimKey } from './records.ts';
 import {
   verifyDiscord,
@@ -112,6 +113,7 @@ export async function receiveWebhook(type: ChannelType, channelId: string, req: 
     if (e.kind === 'challenge') return json({ challenge: e.challenge });
     if (e.kind === 'ping') return json(DISCORD_PONG);
   }
+  for (const e of events) if (e.kind === 'receipt' && e.receipt) await applyReceipt(tenantId, connection.id, e.receipt);
   const outcomes: Outcome[] = [];
   for (const e of events) if (e.kind === 'message') outcomes.push(await accept(tenantId, connection, e));
   if (type === 'discord') {

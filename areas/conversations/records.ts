@@ -68,6 +68,9 @@ export interface MessageRecord {
   createdAt: string;
   /** Who wrote a human reply (staff user id). */
   authorId?: string | null;
+  /** Sent on a chat channel: what the platform reported of it (the connector's receipts). */
+  deliveryStatus?: 'Sent' | 'Delivered' | 'Read' | 'Failed' | null;
+  deliveryError?: string | null;
 }
 
 /** The last messages the agent reads as the conversation so far, kept on the conversation item. */

@@ -221,11 +221,40 @@ describe('WhatsApp', () => {
     ]);
   });
 
-  it('ignores delivery statuses of our own messages and other objects', () => {
+  it('reads delivery statuses of our own messages as receipts (a failure with its code), never as turns; ignores other objects', () => {
     const statuses = notification({
-      statuses: [{ id: 'wamid.x', status: 'delivered', timestamp: '1749416400', recipient_id: '16505551234' }],
+      statuses: [
+        { id: 'wamid.x', status: 'delivered', timestamp: '1749416400', recipient_id: '16505551234' },
+        {
+          id: 'wamid.y',
+          status: 'failed',
+          timestamp: '1749416401',
+          recipient_id: '16505551234',
+          errors: [{ code: 131049, title: 'This message was not delivered to maintain healthy ecosystem engagement.' }],
+        },
+        { id: 'wamid.z', status: 'deleted', timestamp: '1749416402', recipient_id: '16505551234' },
+      ],
     });
-    expect(parseInbound('whatsapp', statuses)).toEqual([{ kind: 'ignored', eventId: null, sender: null, text: '' }]);
+    expect(parseInbound('whatsapp', statuses)).toEqual([
+      {
+        kind: 'receipt',
+        eventId: null,
+        sender: null,
+        text: '',
+        receipt: { platformMessageId: 'wamid.x', status: 'Delivered', error: null },
+      },
+      {
+        kind: 'receipt',
+        eventId: null,
+        sender: null,
+        text: '',
+        receipt: {
+          platformMessageId: 'wamid.y',
+          status: 'Failed',
+          error: 'This message was not delivered to maintain healthy ecosystem engagement. (code 131049)',
+        },
+      },
+    ]);
     expect(parseInbound('whatsapp', j({ object: 'page', entry: [] }))![0]!.kind).toBe('ignored');
   });
 

@@ -233,6 +233,7 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/ai/channels/{channelId}/templates',
   'GET /api/ai/channels/{channelId}/templates',
   'DELETE /api/ai/channels/{channelId}/templates/{templateId}',
+  'POST /api/ai/channels/{channelId}/discord/commands',
   'POST /api/webhooks/slack/{channelId}',
   'POST /api/webhooks/teams/{channelId}',
   'GET /api/webhooks/whatsapp/{channelId}',

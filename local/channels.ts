@@ -158,6 +158,31 @@ const answers = {
       author: { id: '0', username: 'local-bot', bot: true },
     });
   },
+  /** POST /applications/{id}/commands: 201 for a new command, 200 when one by that name is overwritten. */
+  discordCommand(req: StandInRequest, body: Record<string, unknown>, applicationId: string): Answer {
+    if (!bearer(req, 'Bot')) return { status: 401, body: { message: '401: Unauthorized', code: 0 } };
+    if (
+      typeof body.name !== 'string' ||
+      !/^[-_\p{L}\p{N}]{1,32}$/u.test(body.name) ||
+      typeof body.description !== 'string'
+    )
+      return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+    const known = commands.get(`${applicationId}:${body.name}`);
+    const command = {
+      id: known ?? seq(),
+      application_id: applicationId,
+      version: seq(),
+      type: body.type ?? 1,
+      name: body.name,
+      description: body.description,
+      options: body.options ?? [],
+      default_member_permissions: null,
+      dm_permission: true,
+      nsfw: false,
+    };
+    commands.set(`${applicationId}:${body.name}`, command.id);
+    return { status: known ? 200 : 201, body: command };
+  },
   teams(req: StandInRequest, _body: Record<string, unknown>, conversation: string): Answer {
     if (!bearer(req)) return { status: 401, body: { message: 'Authorization has been denied for this request.' } };
     if (conversation === 'fail')
@@ -188,6 +213,8 @@ const answers = {
  * scale, so a test's burst takes seconds.
  */
 const limits = new Map<string, number>();
+/** The Discord application commands registered so far (name -> id), as Discord keeps them. */
+const commands = new Map<string, string>();
 
 /** Milliseconds until this request would be allowed, or 0 (and it is counted). */
 function overLimit(key: string, rate: Rate): number {
@@ -273,7 +300,7 @@ function rateKeys(op: StandInOperation, req: StandInRequest, body: Record<string
     case 'whatsapp':
       return [auth, String(body.to)];
     case 'discord':
-      return [op.followUp ? 'interactions' : auth, op.target];
+      return 'command' in op ? null : [op.followUp ? 'interactions' : auth, op.target];
     case 'teams':
       return 'login' in op ? null : [auth, op.conversation];
   }
@@ -284,6 +311,7 @@ export type StandInOperation =
   | { channel: 'telegram'; botPath: string }
   | { channel: 'whatsapp' }
   | { channel: 'discord'; target: string; followUp: boolean }
+  | { channel: 'discord'; command: string }
   | { channel: 'teams'; conversation: string }
   | { channel: 'teams'; login: true };
 
@@ -302,7 +330,9 @@ export async function standIn(op: StandInOperation, req: StandInRequest): Promis
         : op.channel === 'whatsapp'
           ? answers.whatsapp(req, body)
           : op.channel === 'discord'
-            ? answers.discord(req, body, op.target, op.followUp)
+            ? 'command' in op
+              ? answers.discordCommand(req, body, op.command)
+              : answers.discord(req, body, op.target, op.followUp)
             : 'login' in op
               ? answers.teamsLogin(req, text)
               : answers.teams(req, body, op.conversation);

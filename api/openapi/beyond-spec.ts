@@ -32,4 +32,5 @@ export const BEYOND_SPEC: readonly string[] = [
   'POST /api/ai/channels/{channelId}/templates',
   'GET /api/ai/channels/{channelId}/templates',
   'DELETE /api/ai/channels/{channelId}/templates/{templateId}',
+  'POST /api/ai/channels/{channelId}/discord/commands',
 ];

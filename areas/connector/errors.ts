@@ -43,3 +43,16 @@ export const templatesNotSupported = defineError(
   'TEMPLATES_NOT_SUPPORTED',
   'Message templates are a WhatsApp feature; this connection is another platform',
 );
+
+// Discord's slash command.
+export const commandsNotSupported = defineError(
+  409,
+  'COMMANDS_NOT_SUPPORTED',
+  'Slash commands are registered for Discord connections; this connection is another platform',
+);
+export const platformRefused = defineError(
+  502,
+  'PLATFORM_REFUSED',
+  (detail: string) => `The platform refused the call: ${detail}`,
+  { example: ['discord answered 401: 401: Unauthorized'] },
+);

@@ -6,10 +6,12 @@ import { isoDateTime, pageOf, paging, text, uuid } from '#shared/routes/schemas.
 import { featureNotInPlan } from '#areas/agents/for-connector.ts';
 import {
   channelInactive,
+  commandsNotSupported,
   invalidSignature,
   invalidVerifyToken,
   invalidWebhookBody,
   messageNotCancellable,
+  platformRefused,
   staleEvent,
   templatesNotSupported,
   windowClosed,
@@ -257,6 +259,28 @@ export const connectorRoutes = defineRoutes([
     schemas: () => ({
       params: z.object({ channelId: uuid(), templateId: uuid() }),
       query: z.object(tenantQuery()),
+    }),
+  },
+  {
+    id: 'connector.discord.commands',
+    method: 'POST',
+    path: '/api/ai/channels/{channelId}/discord/commands',
+    group: 'connector',
+    auth: manage,
+    scope: ofChannel,
+    summary:
+      "Register the `/ask question:` slash command for a Discord connection's application (Discord's interactions endpoint receives commands, not channel messages); registering again overwrites it. 409 COMMANDS_NOT_SUPPORTED on another platform, 409 CONFLICT without the bot token, 502 PLATFORM_REFUSED when Discord refuses",
+    status: 200,
+    errors: [commandsNotSupported, conflict, platformRefused],
+    schemas: () => ({
+      params: channelParams(),
+      query: z.object(tenantQuery()),
+      response: z.object({
+        commandId: z.string(),
+        name: z.string(),
+        applicationId: z.string(),
+        registeredAt: z.string(),
+      }),
     }),
   },
   webhook(

@@ -36,6 +36,8 @@ export const handler = apiHandler(localRoutes, {
     standIn({ channel: 'discord', target: ctx.params.channelId, followUp: false }, standInRequest(ctx)),
   'local.channels.discord.followUp': async (ctx) =>
     standIn({ channel: 'discord', target: ctx.params.interactionToken, followUp: true }, standInRequest(ctx)),
+  'local.channels.discord.command': async (ctx) =>
+    standIn({ channel: 'discord', command: ctx.params.applicationId }, standInRequest(ctx)),
   'local.channels.teams.send': async (ctx) =>
     standIn({ channel: 'teams', conversation: ctx.params.conversationId }, standInRequest(ctx)),
   'local.channels.teams.reply': async (ctx) =>

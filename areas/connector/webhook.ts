@@ -18,6 +18,8 @@ import {
   type InboundEvent,
 } from './inbound/index.ts';
 import { CHANNEL_TURN } from './queue.ts';
+import { verifyBotConnector } from './bot-connector-auth.ts';
+import { jsonObject } from './inbound/event.ts';
 import { applyReceipt } from './receipts.ts';
 import { inboundClaimKey, lastInboundKey, messageClaimKey } from './records.ts';
 import {
@@ -99,13 +101,24 @@ const bodyText = (r: WebhookRequest) =>
 const json = (value: unknown) =>
   reply.raw('application/json; charset=utf-8', JSON.stringify(value), { headers: { 'cache-control': 'no-store' } });
 
+/** The request is the platform's: its signature over the body, or for a Teams bot the Bot Connector's JWT. */
+async function authentic(type: ChannelType, tenantId: string, c: ChannelRecord, body: string, headers: InboundHeaders) {
+  if (type === 'teams' && c.settings.mode === 'bot') {
+    const activity = jsonObject(body);
+    return verifyBotConnector(headers.authorization, c.settings.appId ?? '', {
+      serviceUrl: typeof activity?.serviceUrl === 'string' ? activity.serviceUrl : undefined,
+      channelId: typeof activity?.channelId === 'string' ? activity.channelId : undefined,
+    });
+  }
+  const signing = SIGNING[type];
+  const secret = 'secret' in signing ? await secretOf(tenantId, c, signing.secret) : c.settings[signing.setting];
+  return !!secret && VERIFY[type](body, headers, secret);
+}
+
 export async function receiveWebhook(type: ChannelType, channelId: string, req: WebhookRequest): Promise<RawReply> {
   const { tenantId, connection } = await connectionOf(type, channelId);
-  const signing = SIGNING[type];
-  const secret =
-    'secret' in signing ? await secretOf(tenantId, connection, signing.secret) : connection.settings[signing.setting];
   const body = bodyText(req);
-  if (!secret || !VERIFY[type](body, req.headers, secret)) throw invalidSignature();
+  if (!(await authentic(type, tenantId, connection, body, req.headers))) throw invalidSignature();
   const events = parseInbound(type, body);
   if (!events) throw invalidWebhookBody();
   if (events.some(stale)) throw staleEvent();

@@ -1,5 +1,6 @@
 import type { KnowledgeBench } from './knowledge.ts';
 import type { ConversationBench } from './conversations.ts';
+import type { WebhookBench } from './webhooks.ts';
 import { GATEWAY_FIRST_BYTE_TARGET_MS, GATEWAY_OVERHEAD_TARGET_MS, type GatewayBench } from './gateway.ts';
 import type { AuthResult } from './auth.ts';
 import type { ColdInit } from './cold-init.ts';
@@ -70,6 +71,8 @@ export interface Results {
   conversations?: ConversationBench;
   /** AI LLM gateway: its own cost per call and on the first streamed byte (bench/gateway.ts). */
   gateway?: GatewayBench;
+  /** AI connector: the inbound webhooks' answer time per platform (bench/webhooks.ts). */
+  webhooks?: WebhookBench;
   scan: { issued: boolean; where: string[] };
   targets: TargetRow[];
   summary: { passed: number; missed: number };
@@ -171,6 +174,18 @@ export function targetRows(r: Omit<Results, 'targets' | 'summary'>): TargetRow[]
       value: `${f(g.firstByte.addedByGatewayMs, 2)} ms`,
       pass: g.firstByte.addedByGatewayMs <= GATEWAY_FIRST_BYTE_TARGET_MS,
     });
+  }
+  if (r.webhooks) {
+    for (const [platform, w] of Object.entries(r.webhooks.platforms)) {
+      // Slack and Discord wait 3 s, Teams 5 s; Meta and Telegram only retry, 3 s holds them too.
+      const deadline = platform.startsWith('teams') ? 5000 : 3000;
+      rows.push({
+        target: `webhook 200 within the platform's ${deadline / 1000} s (p99 warm, and the first answer)`,
+        subject: `webhook ${platform}`,
+        value: `p50 ${f(w.p50Ms, 1)} / p99 ${f(w.p99Ms, 1)} / first ${f(w.firstMs, 0)} ms`,
+        pass: w.p99Ms < deadline && w.firstMs < deadline,
+      });
+    }
   }
   return rows;
 }

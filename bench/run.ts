@@ -23,6 +23,7 @@ import { measureScale } from './scale.ts';
 import { measureKnowledge } from './knowledge.ts';
 import { measureConversations } from './conversations.ts';
 import { measureGateway } from './gateway.ts';
+import { measureWebhooks } from './webhooks.ts';
 import { seed } from './reads.ts';
 import { pool, round } from './stats.ts';
 import { fixedRequest, measureWarm } from './warm.ts';
@@ -219,6 +220,9 @@ try {
   step('AI LLM gateway: its own cost per call and on the first streamed byte');
   const gateway = await measureGateway(h);
   phaseDone('gateway');
+  step("AI connector: the inbound webhooks' 200 per platform, through the local server");
+  const webhooks = await measureWebhooks(h);
+  phaseDone('webhooks');
 
   const partial = {
     generatedAt: new Date().toISOString(),
@@ -249,6 +253,7 @@ try {
     knowledge,
     conversations,
     gateway,
+    webhooks,
     scan: { issued: h.recorder.scans.length > 0, where: [...new Set(h.recorder.scans)] },
   };
   const targets = targetRows(partial);

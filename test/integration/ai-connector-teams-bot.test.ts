@@ -73,6 +73,15 @@ describe('inbound activities authenticated by the Bot Connector JWT', () => {
     expect(turnsOf(channelId)).toHaveLength(before);
   });
 
+  it("an activity of a channel the key is not endorsed for (webchat under msteams' key) is 400, no turn", async () => {
+    const body = teams.activity({}).replace('"channelId":"msteams"', '"channelId":"webchat"');
+    expect(body).toContain('"channelId":"webchat"');
+    const before = turnsOf(channelId).length;
+    const res = await hook('teams', channelId, body, await bearer());
+    expect(res.status, res.text).toBe(400);
+    expect(turnsOf(channelId)).toHaveLength(before);
+  });
+
   it('the JWT does not sign the body: another text under a valid token is taken (the serviceUrl is what it binds)', async () => {
     const headers = await bearer();
     const res = await hook('teams', channelId, teams.activity({ text: 'changed in transit' }), headers);

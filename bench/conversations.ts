@@ -26,7 +26,7 @@ const ORIGIN = 'https://bench.example.com';
 const round = (v: number) => Math.round(v * 1000) / 1000;
 const stat = (xs: number[]) => ({ medianMs: round(median(xs)), p90Ms: round(percentile(xs, 90)) });
 
-async function agentWidget(h: Harness) {
+export async function agentWidget(h: Harness) {
   await ddb().send(
     new PutCommand({
       TableName: config.tableName,

@@ -1,5 +1,6 @@
 import type { KnowledgeBench } from './knowledge.ts';
 import type { ConversationBench } from './conversations.ts';
+import type { WebhookBench } from './webhooks.ts';
 import { GATEWAY_FIRST_BYTE_TARGET_MS, GATEWAY_OVERHEAD_TARGET_MS, type GatewayBench } from './gateway.ts';
 import type { GatewayEdgeBench } from './gateway-edge.ts';
 import type { AuthResult } from './auth.ts';
@@ -73,6 +74,8 @@ export interface Results {
   gateway?: GatewayBench;
   /** The gateway at the HTTP edge against its upstream and a peer gateway (bench/gateway-edge.ts). */
   gatewayEdge?: GatewayEdgeBench;
+  /** AI connector: the inbound webhooks' answer time per platform (bench/webhooks.ts). */
+  webhooks?: WebhookBench;
   scan: { issued: boolean; where: string[] };
   targets: TargetRow[];
   summary: { passed: number; missed: number };
@@ -193,6 +196,18 @@ export function targetRows(r: Omit<Results, 'targets' | 'summary'>): TargetRow[]
       value: `${f(mine.firstChunkMs, 2)} ms vs ${f(peerFirst, 2)} ms`,
       pass: mine.firstChunkMs !== null && mine.firstChunkMs <= peerFirst,
     });
+  }
+  if (r.webhooks) {
+    for (const [platform, w] of Object.entries(r.webhooks.platforms)) {
+      // Slack and Discord wait 3 s, Teams 5 s; Meta and Telegram only retry, 3 s holds them too.
+      const deadline = platform.startsWith('teams') ? 5000 : 3000;
+      rows.push({
+        target: `webhook 200 within the platform's ${deadline / 1000} s (p99 warm, and the first answer)`,
+        subject: `webhook ${platform}`,
+        value: `p50 ${f(w.p50Ms, 1)} / p99 ${f(w.p99Ms, 1)} / first ${f(w.firstMs, 0)} ms`,
+        pass: w.p99Ms < deadline && w.firstMs < deadline,
+      });
+    }
   }
   return rows;
 }

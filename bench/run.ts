@@ -24,6 +24,7 @@ import { measureKnowledge } from './knowledge.ts';
 import { measureConversations } from './conversations.ts';
 import { measureGateway } from './gateway.ts';
 import { measureGatewayEdge } from './gateway-edge.ts';
+import { measureWebhooks } from './webhooks.ts';
 import { seed } from './reads.ts';
 import { pool, round } from './stats.ts';
 import { fixedRequest, measureWarm } from './warm.ts';
@@ -223,6 +224,9 @@ try {
   step('AI LLM gateway at the HTTP edge: the local server vs its upstream, and the peer gateway');
   const gatewayEdge = await measureGatewayEdge(step);
   phaseDone('gatewayEdge');
+  step("AI connector: the inbound webhooks' 200 per platform, through the local server");
+  const webhooks = await measureWebhooks(h);
+  phaseDone('webhooks');
 
   const partial = {
     generatedAt: new Date().toISOString(),
@@ -254,6 +258,7 @@ try {
     conversations,
     gateway,
     gatewayEdge,
+    webhooks,
     scan: { issued: h.recorder.scans.length > 0, where: [...new Set(h.recorder.scans)] },
   };
   const targets = targetRows(partial);

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ChannelType } from '#areas/connector/channel-types.ts';
 import { ENDPOINT_SETTINGS, localEndpoint, type Endpoint } from '#areas/connector/senders/endpoints.ts';
+import { PLATFORM_RATES, paceScale, type Rate } from '#areas/connector/senders/pacing.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';
 import { readJson, serialized, writeJson } from './json-file.ts';
 
@@ -38,6 +39,7 @@ export const channelCalls = (): ChannelCall[] => (file ? readJson<ChannelCall[]>
 
 export const clearChannelCalls = () =>
   exclusive(() => {
+    limits.clear();
     if (file) writeJson(file, []);
     else memory = [];
   });
@@ -61,7 +63,7 @@ export interface StandInRequest {
   isBase64Encoded: boolean;
 }
 
-type Answer = { status: number; body: unknown };
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
 const ok = (body: unknown): Answer => ({ status: 200, body });
 
 const bodyText = (req: StandInRequest) =>
@@ -156,6 +158,31 @@ const answers = {
       author: { id: '0', username: 'local-bot', bot: true },
     });
   },
+  /** POST /applications/{id}/commands: 201 for a new command, 200 when one by that name is overwritten. */
+  discordCommand(req: StandInRequest, body: Record<string, unknown>, applicationId: string): Answer {
+    if (!bearer(req, 'Bot')) return { status: 401, body: { message: '401: Unauthorized', code: 0 } };
+    if (
+      typeof body.name !== 'string' ||
+      !/^[-_\p{L}\p{N}]{1,32}$/u.test(body.name) ||
+      typeof body.description !== 'string'
+    )
+      return { status: 400, body: { message: 'Invalid Form Body', code: 50035 } };
+    const known = commands.get(`${applicationId}:${body.name}`);
+    const command = {
+      id: known ?? seq(),
+      application_id: applicationId,
+      version: seq(),
+      type: body.type ?? 1,
+      name: body.name,
+      description: body.description,
+      options: body.options ?? [],
+      default_member_permissions: null,
+      dm_permission: true,
+      nsfw: false,
+    };
+    commands.set(`${applicationId}:${body.name}`, command.id);
+    return { status: known ? 200 : 201, body: command };
+  },
   teams(req: StandInRequest, _body: Record<string, unknown>, conversation: string): Answer {
     if (!bearer(req)) return { status: 401, body: { message: 'Authorization has been denied for this request.' } };
     if (conversation === 'fail')
@@ -179,11 +206,112 @@ const answers = {
   },
 };
 
+/**
+ * The platforms' rate limits as they enforce them: past a chat's (or a bot's) documented rate the
+ * stand-in answers 429 the platform's way, with how long to wait. One send more than the burst is
+ * tolerated (the platforms tolerate short bursts, and arrival times jitter); time runs at the pacing
+ * scale, so a test's burst takes seconds.
+ */
+const limits = new Map<string, number>();
+/** The Discord application commands registered so far (name -> id), as Discord keeps them. */
+const commands = new Map<string, string>();
+
+/** Milliseconds until this request would be allowed, or 0 (and it is counted). */
+function overLimit(key: string, rate: Rate): number {
+  const interval = 1000 / rate.perSecond / paceScale();
+  const tolerance = rate.burst * interval;
+  const now = Date.now();
+  const tat = Math.max(limits.get(key) ?? now, now);
+  if (tat - tolerance > now) return tat - tolerance - now;
+  limits.set(key, tat + interval);
+  return 0;
+}
+
+function limited(channel: ChannelType, bot: string, chat: string): number {
+  const rates = PLATFORM_RATES[channel];
+  return overLimit(`${channel}:${bot}:${chat}`, rates.chat) || overLimit(`${channel}:${bot}`, rates.bot);
+}
+
+/** The platform's 429 (Meta's rate-limit error) for a wait of `ms` real milliseconds. */
+function tooManyRequests(channel: ChannelType, ms: number): Answer {
+  const seconds = (ms * paceScale()) / 1000;
+  const whole = String(Math.max(1, Math.ceil(seconds)));
+  switch (channel) {
+    case 'telegram':
+      return {
+        status: 429,
+        body: {
+          ok: false,
+          error_code: 429,
+          description: `Too Many Requests: retry after ${whole}`,
+          parameters: { retry_after: Number(whole) },
+        },
+      };
+    case 'slack':
+      return { status: 429, body: { ok: false, error: 'ratelimited' }, headers: { 'retry-after': whole } };
+    case 'discord': {
+      const after = (Math.ceil(seconds * 1000) / 1000).toFixed(3);
+      return {
+        status: 429,
+        body: { message: 'You are being rate limited.', retry_after: Number(after), global: false, code: 0 },
+        headers: {
+          'retry-after': whole,
+          'x-ratelimit-limit': '5',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset-after': after,
+          'x-ratelimit-scope': 'user',
+        },
+      };
+    }
+    case 'whatsapp':
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: '(#131056) (Business Account, Consumer Account) pair rate limit hit',
+            type: 'OAuthException',
+            code: 131056,
+            error_data: {
+              messaging_product: 'whatsapp',
+              details:
+                'Message failed to send because there were too many messages sent from this phone number to the same phone number in a short period of time.',
+            },
+            fbtrace_id: `Alocal${seq()}`,
+          },
+        },
+      };
+    case 'teams':
+      return {
+        status: 429,
+        body: { error: { code: 'TooManyRequests', message: 'Too many requests, retry later.' } },
+        headers: { 'retry-after': whole },
+      };
+  }
+}
+
+/** Who the platform counts a call against: the bot (its credential) and the chat. */
+function rateKeys(op: StandInOperation, req: StandInRequest, body: Record<string, unknown>): [string, string] | null {
+  const auth = req.headers.authorization ?? '';
+  switch (op.channel) {
+    case 'telegram':
+      return [op.botPath, String(body.chat_id)];
+    case 'slack':
+      return [auth, String(body.channel)];
+    case 'whatsapp':
+      return [auth, String(body.to)];
+    case 'discord':
+      return 'command' in op ? null : [op.followUp ? 'interactions' : auth, op.target];
+    case 'teams':
+      return 'login' in op ? null : [auth, op.conversation];
+  }
+}
+
 export type StandInOperation =
   | { channel: 'slack' }
   | { channel: 'telegram'; botPath: string }
   | { channel: 'whatsapp' }
   | { channel: 'discord'; target: string; followUp: boolean }
+  | { channel: 'discord'; command: string }
   | { channel: 'teams'; conversation: string }
   | { channel: 'teams'; login: true };
 
@@ -191,15 +319,20 @@ export type StandInOperation =
 export async function standIn(op: StandInOperation, req: StandInRequest): Promise<RawReply> {
   const text = bodyText(req);
   const body = jsonBody(text);
-  const answer =
-    op.channel === 'slack'
+  const keys = rateKeys(op, req, body);
+  const wait = keys ? limited(op.channel, keys[0], keys[1]) : 0;
+  const answer: Answer = wait
+    ? tooManyRequests(op.channel, wait)
+    : op.channel === 'slack'
       ? answers.slack(req, body)
       : op.channel === 'telegram'
         ? answers.telegram(req, body, op.botPath)
         : op.channel === 'whatsapp'
           ? answers.whatsapp(req, body)
           : op.channel === 'discord'
-            ? answers.discord(req, body, op.target, op.followUp)
+            ? 'command' in op
+              ? answers.discordCommand(req, body, op.command)
+              : answers.discord(req, body, op.target, op.followUp)
             : 'login' in op
               ? answers.teamsLogin(req, text)
               : answers.teams(req, body, op.conversation);
@@ -218,6 +351,6 @@ export async function standIn(op: StandInOperation, req: StandInRequest): Promis
   });
   return reply.raw('application/json', JSON.stringify(answer.body), {
     status: answer.status,
-    headers: { 'cache-control': 'no-store' },
+    headers: { 'cache-control': 'no-store', ...answer.headers },
   });
 }

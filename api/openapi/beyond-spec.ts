@@ -63,4 +63,9 @@ export const BEYOND_SPEC: readonly string[] = [
   'POST /api/webhook-subscriptions/{webhookSubscriptionId}/test',
   'POST /api/webhook-subscriptions/{webhookSubscriptionId}/rotate-secret',
   'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries',
+  // Chat channels as the platforms behave: WhatsApp's approved templates, Discord's slash command.
+  'POST /api/ai/channels/{channelId}/templates',
+  'GET /api/ai/channels/{channelId}/templates',
+  'DELETE /api/ai/channels/{channelId}/templates/{templateId}',
+  'POST /api/ai/channels/{channelId}/discord/commands',
 ];

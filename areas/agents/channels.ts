@@ -6,7 +6,7 @@ import { get } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
-import { CHANNEL_CREDENTIALS, channelSecretName, type ChannelType } from '#areas/connector/for-agents.ts';
+import { CHANNEL_CREDENTIALS, channelSecretName, TEAMS_MODES, type ChannelType } from '#areas/connector/for-agents.ts';
 import { deleteTenantSecret, describeTenantSecret, putTenantSecret } from '#areas/vault/for-agents.ts';
 import { requireAgents } from '#areas/agents/entitlements.ts';
 import { readAgent } from './manage-agents.ts';
@@ -21,8 +21,14 @@ import { channelKey, withoutKeys } from './records.ts';
 const channelList = (tenantId: string) => keys.tenantCollection(tenantId, 'CHANNEL');
 const channelLookup = (channelId: string) => keys.unique('CHANNEL', channelId);
 
-/** Optional settings beyond each type's required ones (the Teams sender's overrides). */
-const OPTIONAL_SETTINGS: Partial<Record<ChannelType, readonly string[]>> = { teams: ['serviceUrl', 'azureTenantId'] };
+/** Optional settings beyond each type's required ones (the Teams sender's overrides, how Teams reaches us). */
+const OPTIONAL_SETTINGS: Partial<Record<ChannelType, readonly string[]>> = {
+  teams: ['serviceUrl', 'azureTenantId', 'mode'],
+};
+/** Settings that take one of a few values. */
+const SETTING_VALUES: Partial<Record<ChannelType, Record<string, readonly string[]>>> = {
+  teams: { mode: TEAMS_MODES },
+};
 
 export interface ChannelRecord {
   id: string;
@@ -76,6 +82,12 @@ function checkSettings(type: ChannelType, settings: Record<string, string>) {
   const unknown = Object.keys(settings).filter((k) => !allowed.has(k));
   if (unknown.length)
     throw validationError(unknown.map((k) => ({ path: `body.settings.${k}`, message: `Not a ${type} setting` })));
+  const values = SETTING_VALUES[type] ?? {};
+  const wrong = Object.entries(values).filter(([k, allowed]) => k in settings && !allowed.includes(settings[k]!));
+  if (wrong.length)
+    throw validationError(
+      wrong.map(([k, allowed]) => ({ path: `body.settings.${k}`, message: `One of ${allowed.join(', ')}` })),
+    );
 }
 
 function checkSecretNames(type: ChannelType, secrets: Record<string, string>) {

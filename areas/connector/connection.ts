@@ -51,6 +51,8 @@ export interface OutboundMessage {
   serviceUrl?: string;
   /** Discord: answer as a follow-up of this interaction instead of a bot message in the channel. */
   interactionToken?: string;
+  /** WhatsApp: send this approved template instead of the text (outside the 24-hour window). */
+  template?: { name: string; language: string; parameters: string[] };
 }
 
 export interface SendResult {

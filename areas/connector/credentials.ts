@@ -90,3 +90,10 @@ export async function resolveConnection(tenantId: string, d: ConnectionDescripto
       };
   }
 }
+
+/**
+ * How Teams reaches a connection: an outgoing webhook (HMAC with the security token; only @mentions
+ * in channels) or the bot registration (the Bot Connector's JWT; personal chats and channels).
+ */
+export const TEAMS_MODES = ['outgoing-webhook', 'bot'] as const;
+export type TeamsMode = (typeof TEAMS_MODES)[number];

@@ -36,3 +36,23 @@ export const staleEvent = defineError(
 export const duplicateEvent = defineError(409, 'DUPLICATE_EVENT', 'The event was received before', {
   internal: "accept catches it: the provider's retry of an event already claimed is answered 200",
 });
+
+// WhatsApp message templates.
+export const templatesNotSupported = defineError(
+  409,
+  'TEMPLATES_NOT_SUPPORTED',
+  'Message templates are a WhatsApp feature; this connection is another platform',
+);
+
+// Discord's slash command.
+export const commandsNotSupported = defineError(
+  409,
+  'COMMANDS_NOT_SUPPORTED',
+  'Slash commands are registered for Discord connections; this connection is another platform',
+);
+export const platformRefused = defineError(
+  502,
+  'PLATFORM_REFUSED',
+  (detail: string) => `The platform refused the call: ${detail}`,
+  { example: ['discord answered 401: 401: Unauthorized'] },
+);

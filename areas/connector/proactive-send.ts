@@ -2,7 +2,8 @@ import { channelById } from '#areas/agents/for-connector.ts';
 import type { Delivery } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { ConnectionUnusableError, resolveConnection } from './credentials.ts';
-import { markFailed, markSent, readProactive } from './proactive.ts';
+import { markFailed, markSent, readProactive, windowOpen, type ProactiveRecord } from './proactive.ts';
+import { rememberSent } from './receipts.ts';
 import { ChannelSendError, sendToChannel } from './send-to-channel.ts';
 
 /**
@@ -21,9 +22,14 @@ export async function sendProactive({ tenantId, messageId }: { tenantId: string;
   if (!found.connection.isActive) return markFailed(m, 'The channel connection is inactive');
   const { id, type, settings, secretRefs } = found.connection;
   let platformMessageId: string;
+  const sentAs = await howToSend(m);
   try {
     const connection = await resolveConnection(tenantId, { id, type, settings, secretRefs });
-    ({ platformMessageId } = await sendToChannel(connection, { recipient: m.recipient, text: m.text }));
+    ({ platformMessageId } = await sendToChannel(connection, {
+      recipient: m.recipient,
+      text: m.text ?? '',
+      ...(sentAs === 'template' && m.template ? { template: m.template } : {}),
+    }));
   } catch (err) {
     const final =
       d.lastReceive || err instanceof ConnectionUnusableError || (err instanceof ChannelSendError && !err.retryable);
@@ -31,5 +37,17 @@ export async function sendProactive({ tenantId, messageId }: { tenantId: string;
     logger.warn('proactive message failed', { messageId, attempt: d.receiveCount, error: err as Error });
     return markFailed(m, err instanceof ChannelSendError ? err.message : (err as Error).message);
   }
-  return markSent(m, platformMessageId);
+  // Remembered before the mark: Meta's first receipt may come back within the second.
+  await rememberSent(tenantId, m.channelId, platformMessageId, { kind: 'proactive', messageId: m.id });
+  return markSent(m, platformMessageId, sentAs);
+}
+
+/**
+ * Free text when there is text and (on WhatsApp) the window is open now; else the template. Decided at
+ * the send: the person may have written since the message was created, which reopens the window.
+ */
+async function howToSend(m: ProactiveRecord): Promise<'text' | 'template'> {
+  if (!m.template) return 'text';
+  if (m.text === null) return 'template';
+  return (await windowOpen(m.tenantId, m.channelId, m.recipient, Date.now())) ? 'text' : 'template';
 }

@@ -4,7 +4,7 @@ import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putItem, putNew, type Change } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { queryItems } from '#shared/data/query.ts';
-import { type ApiError, notFound } from '#shared/http/errors.ts';
+import { type ApiError, notFound, validationError } from '#shared/http/errors.ts';
 import { channelInactive, messageNotCancellable, windowClosed } from './errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
@@ -12,7 +12,9 @@ import { logger } from '#shared/runtime/logger.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import type { ChannelType } from './channel-types.ts';
 import { PROACTIVE_SEND } from './queue.ts';
+import { checkTemplate, type TemplateUse } from './templates.ts';
 import {
+  type DeliveryStatus,
   dueEntry,
   dueIndex,
   lastInboundKey,
@@ -34,7 +36,12 @@ export interface ProactiveRecord {
   channelId: string;
   channelType: ChannelType;
   recipient: string;
-  text: string;
+  /** Free text; null when only a template was given. */
+  text: string | null;
+  /** WhatsApp: the registered template it goes as outside the 24-hour window (or when there is no text). */
+  template?: TemplateUse | null;
+  /** How it went: chosen at the send, when the window is known. */
+  sentAs?: 'text' | 'template' | null;
   status: ProactiveStatus;
   error: string | null;
   scheduledAt: string | null;
@@ -42,6 +49,9 @@ export interface ProactiveRecord {
   createdAt: string;
   /** The platform's id of the message sent (Slack ts, wamid ...). */
   platformMessageId?: string | null;
+  /** What the platform reported after the send (WhatsApp status callbacks); Sent at the send. */
+  deliveryStatus?: DeliveryStatus | null;
+  deliveryError?: string | null;
 }
 
 /** WhatsApp: a free-form message may go only this long after the person's last message. */
@@ -53,8 +63,12 @@ const toProactive = (m: ProactiveRecord) => ({
   channelType: m.channelType,
   recipient: m.recipient,
   text: m.text,
+  template: m.template ?? null,
+  sentAs: m.sentAs ?? null,
   status: m.status,
   error: m.error,
+  deliveryStatus: m.deliveryStatus ?? null,
+  deliveryError: m.deliveryError ?? null,
   scheduledAt: m.scheduledAt,
   sentAt: m.sentAt,
   createdAt: m.createdAt,
@@ -77,6 +91,12 @@ const item = (m: ProactiveRecord) => ({
   ...m,
 });
 
+/** Whether WhatsApp's 24-hour window with the person is open at `at` (ms). */
+export async function windowOpen(tenantId: string, channelId: string, recipient: string, at: number) {
+  const last = await lastInboundAt(tenantId, channelId, recipient);
+  return !!last && at - Date.parse(last) <= WHATSAPP_WINDOW_MS;
+}
+
 /** When the person last wrote to this connection (any channel; WhatsApp's window starts there). */
 export async function lastInboundAt(tenantId: string, channelId: string, user: string): Promise<string | null> {
   const found = await get<{ at?: string }>(lastInboundKey(tenantId, channelId, user), { consistent: true });
@@ -85,7 +105,7 @@ export async function lastInboundAt(tenantId: string, channelId: string, user: s
 
 export async function createProactive(
   tenantId: string,
-  input: { channelId: string; recipient: string; text: string; scheduledAt?: string | null },
+  input: { channelId: string; recipient: string; text?: string; template?: TemplateUse; scheduledAt?: string | null },
   actor: Principal,
 ) {
   await requireAgents(tenantId);
@@ -99,21 +119,29 @@ export async function createProactive(
   const scheduled = Number.isFinite(at) && at > now;
   const sendAt = scheduled ? at : now;
   if (channel.type === 'whatsapp') {
-    const last = await lastInboundAt(tenantId, channel.id, input.recipient);
-    if (!last || sendAt - Date.parse(last) > WHATSAPP_WINDOW_MS) throw windowClosed();
-  }
+    // A template may go at any time; free text only inside the window, so without a template it must be open.
+    if (input.template) await checkTemplate(tenantId, channel.id, input.template);
+    else if (!(await windowOpen(tenantId, channel.id, input.recipient, sendAt))) throw windowClosed();
+  } else if (input.template)
+    throw validationError([{ path: 'body.template', message: 'Message templates are a WhatsApp feature' }]);
+  else if (input.text === undefined)
+    throw validationError([{ path: 'body.text', message: 'Required on this platform' }]);
   const m: ProactiveRecord = {
     id: crypto.randomUUID(),
     tenantId,
     channelId: channel.id,
     channelType: channel.type,
     recipient: input.recipient,
-    text: input.text,
+    text: input.text ?? null,
+    template: input.template ?? null,
+    sentAs: null,
     status: scheduled ? 'Scheduled' : 'Queued',
     error: null,
     scheduledAt: scheduled ? new Date(at).toISOString() : null,
     sentAt: null,
     createdAt: new Date(now).toISOString(),
+    deliveryStatus: null,
+    deliveryError: null,
   };
   await commitChange(
     [putNew(item(m)), bumpCounter(proactiveList(tenantId), 1)],
@@ -122,6 +150,7 @@ export async function createProactive(
       recipient: m.recipient,
       status: m.status,
       scheduledAt: m.scheduledAt,
+      ...(m.template ? { template: `${m.template.name} (${m.template.language})` } : {}),
     }),
     { now: m.createdAt },
   );
@@ -218,8 +247,15 @@ export async function queueDueProactiveMessages(now = Date.now()): Promise<numbe
 }
 
 /** What the channel worker records once a send settles. */
-export const markSent = (m: ProactiveRecord, platformMessageId: string) =>
-  settle(m, 'Queued', { status: 'Sent', sentAt: new Date().toISOString(), error: null, platformMessageId });
+export const markSent = (m: ProactiveRecord, platformMessageId: string, sentAs: 'text' | 'template') =>
+  settle(m, 'Queued', {
+    status: 'Sent',
+    sentAt: new Date().toISOString(),
+    error: null,
+    platformMessageId,
+    sentAs,
+    deliveryStatus: 'Sent',
+  });
 
 export const markFailed = (m: ProactiveRecord, error: string) =>
   settle(m, 'Queued', { status: 'Failed', error: error.slice(0, 1000) });

@@ -29,6 +29,8 @@ export const CHANNEL_SEND = messageKind('channels', 'channel.send', () =>
       serviceUrl: z.optional(text(512)),
       interactionToken: z.optional(text(1000)),
     }),
+    /** The conversation message this is (an answer or a staff reply): its receipts are recorded there. */
+    origin: z.optional(z.object({ conversationId: uuid(), messageId: text(128) })),
   }),
 );
 
@@ -37,7 +39,12 @@ export const CHANNEL_SEND = messageKind('channels', 'channel.send', () =>
  * makes a duplicate enqueue send once, through the worker's claim.
  */
 export const sendChannelMessage = (
-  send: { tenantId: string; connection: ConnectionDescriptor; message: OutboundMessage },
+  send: {
+    tenantId: string;
+    connection: ConnectionDescriptor;
+    message: OutboundMessage;
+    origin?: { conversationId: string; messageId: string };
+  },
   opts: { id?: string } = {},
 ) => enqueue(CHANNEL_SEND, send, opts);
 

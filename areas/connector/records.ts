@@ -14,6 +14,18 @@ import { keys, outsideIdKeyPart, PLATFORM, type Key } from '#shared/data/keys.ts
  */
 export const inboundClaimKey = (tenantId: string, channelId: string, eventId: string): Key =>
   keys.childItem(tenantId, 'CHANNEL', channelId, 'EVENT', outsideIdKeyPart(eventId));
+/** The message itself, claimed beside its event (Slack may send one message under several event ids). */
+export const messageClaimKey = (tenantId: string, channelId: string, messageId: string): Key =>
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'MESSAGE', outsideIdKeyPart(messageId));
+/**
+ * A message we sent, by the platform's id of it (wamid): where its receipts go, the proactive message or
+ * the conversation message. Kept 30 days; Meta's receipts come within days.
+ */
+export const sentMessageKey = (tenantId: string, channelId: string, platformMessageId: string): Key =>
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'SENT', outsideIdKeyPart(platformMessageId));
+export type SentMessagePointer =
+  | { kind: 'proactive'; messageId: string }
+  | { kind: 'conversation'; conversationId: string; messageId: string };
 export const lastInboundKey = (tenantId: string, channelId: string, user: string): Key =>
   keys.childItem(tenantId, 'CHANNEL', channelId, 'INBOUND', outsideIdKeyPart(user));
 
@@ -31,3 +43,25 @@ export const dueIndex = { pk: DUE };
 
 export const PROACTIVE_STATUSES = ['Scheduled', 'Queued', 'Sent', 'Failed', 'Cancelled'] as const;
 export type ProactiveStatus = (typeof PROACTIVE_STATUSES)[number];
+
+/**
+ * A WhatsApp message template the tenant registered for a connection: `{t}#CHANNEL#{channelId}#TEMPLATE`
+ * / id, listed newest first on gsi1 under the same partition, with a counter; its name and language
+ * are unique per connection (`{t}#UNIQUE#WA_TEMPLATE#{channelId}:{name}:{language}`, which also holds
+ * what a proactive message is checked against, so the check is one GetItem).
+ */
+export const templateList = (tenantId: string, channelId: string) =>
+  keys.childCollection(tenantId, 'CHANNEL', channelId, 'TEMPLATE');
+export const templateKey = (tenantId: string, channelId: string, id: string): Key => ({
+  pk: templateList(tenantId, channelId),
+  sk: id,
+});
+export const templateNameKey = (tenantId: string, channelId: string, name: string, language: string): Key =>
+  keys.unique('WA_TEMPLATE', `${channelId}:${name}:${language}`, tenantId);
+
+/**
+ * What the platform reports of a message after it was sent (WhatsApp status callbacks; Telegram and
+ * Slack report nothing after the send, so theirs stays Sent). Only ever moves forward, except to Failed.
+ */
+export const DELIVERY_STATUSES = ['Sent', 'Delivered', 'Read', 'Failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

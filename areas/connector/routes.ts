@@ -1,19 +1,22 @@
 import * as z from 'zod/mini';
 import { CHANNEL_TYPES } from '#areas/connector/channel-types.ts';
-import { PROACTIVE_STATUSES } from '#areas/connector/records.ts';
+import { DELIVERY_STATUSES, PROACTIVE_STATUSES } from '#areas/connector/records.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { isoDateTime, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
 import { featureNotInPlan } from '#areas/agents/for-connector.ts';
 import {
   channelInactive,
+  commandsNotSupported,
   invalidSignature,
   invalidVerifyToken,
   invalidWebhookBody,
   messageNotCancellable,
+  platformRefused,
   staleEvent,
+  templatesNotSupported,
   windowClosed,
 } from '#areas/connector/errors.ts';
-import { notFound } from '#shared/http/errors.ts';
+import { conflict, notFound } from '#shared/http/errors.ts';
 
 /**
  * AI connector (spec 03-ai-runtime.md "AI connector"): proactive messages, and the chat platforms'
@@ -32,15 +35,35 @@ const ofMessage = scope.tenant({
 /** A scheduled message goes within a year; further out is a mistake more often than a plan. */
 const MAX_AHEAD_MS = 366 * 86_400_000;
 
+/** Meta's template names: lowercase letters, digits and underscores; languages as Meta lists them (en, en_US, pt_BR). */
+const templateName = () => z.string().check(z.regex(/^[a-z0-9_]{1,512}$/, 'Lowercase letters, digits and _'));
+const templateLanguage = () =>
+  z.string().check(z.regex(/^[a-z]{2,3}(_[A-Za-z0-9]{2,4})?$/, 'A language code as Meta lists it (en, en_US)'));
+/** Meta allows a template body a few dozen variables; each a short text. */
+const MAX_TEMPLATE_PARAMETERS = 100;
+
+const templateUse = once(() =>
+  z.object({
+    name: templateName(),
+    language: templateLanguage(),
+    parameters: z.array(text(1024)).check(z.maxLength(MAX_TEMPLATE_PARAMETERS)),
+  }),
+);
+
 const proactiveMessage = once(() =>
   z.object({
     id: z.string(),
     channelId: z.string(),
     channelType: z.enum(CHANNEL_TYPES),
     recipient: z.string(),
-    text: z.string(),
+    text: z.nullable(z.string()),
+    template: z.nullable(z.object({ name: z.string(), language: z.string(), parameters: z.array(z.string()) })),
+    /** How it went or will go: free text, or the template (outside WhatsApp's window). Null until sent. */
+    sentAs: z.nullable(z.enum(['text', 'template'])),
     status: z.enum(PROACTIVE_STATUSES),
     error: z.nullable(z.string()),
+    deliveryStatus: z.nullable(z.enum(DELIVERY_STATUSES)),
+    deliveryError: z.nullable(z.string()),
     scheduledAt: z.nullable(z.string()),
     sentAt: z.nullable(z.string()),
     createdAt: z.string(),
@@ -48,6 +71,23 @@ const proactiveMessage = once(() =>
 );
 
 const channelParams = once(() => z.object({ channelId: uuid() }));
+/** A connection's configuration is the agents' managers' (as the connection itself is). */
+const manage = { kind: 'bearer', roles: ['TenantOwner'], permission: 'ai:manage' } as const;
+const readChannels = { kind: 'bearer', permission: 'ai:read' } as const;
+const ofChannel = scope.tenant({
+  tenantFrom: 'query',
+  record: { param: 'channelId', collection: 'CHANNEL', label: 'Channel connection' },
+});
+const template = once(() =>
+  z.object({
+    id: z.string(),
+    channelId: z.string(),
+    name: z.string(),
+    language: z.string(),
+    parameterCount: z.number(),
+    createdAt: z.string(),
+  }),
+);
 /** Slack, Meta and Discord bodies are small; a WhatsApp notification may batch several messages. */
 const WEBHOOK_BODY_BYTES = 256 * 1024;
 
@@ -93,21 +133,29 @@ export const connectorRoutes = defineRoutes([
     auth: write,
     scope: scope.tenant({ tenantFrom: 'body' }),
     summary:
-      "Send a message first, now (Queued) or at `scheduledAt` (Scheduled), to a person on one of the tenant's channel connections; WhatsApp only within 24 hours of their last message (409 WINDOW_CLOSED)",
+      "Send a message first, now (Queued) or at `scheduledAt` (Scheduled), to a person on one of the tenant's channel connections. WhatsApp: free `text` within 24 hours of their last message; outside it the registered `template` named (parameters checked against its registration), else 409 WINDOW_CLOSED",
     status: 202,
     errors: [notFound, featureNotInPlan, channelInactive, windowClosed],
     schemas: () => ({
-      body: z.object({
-        channelId: uuid(),
-        recipient: text(512),
-        text: text(4000),
-        scheduledAt: z.optional(
-          z.nullable(
-            isoDateTime().check(z.refine((v) => Date.parse(v) <= Date.now() + MAX_AHEAD_MS, 'At most a year ahead')),
+      body: z
+        .object({
+          channelId: uuid(),
+          recipient: text(512),
+          text: z.optional(text(4000)),
+          template: z.optional(templateUse()),
+          scheduledAt: z.optional(
+            z.nullable(
+              isoDateTime().check(z.refine((v) => Date.parse(v) <= Date.now() + MAX_AHEAD_MS, 'At most a year ahead')),
+            ),
           ),
+          tenantId: z.optional(uuid()),
+        })
+        .check(
+          z.refine((b) => b.text !== undefined || b.template !== undefined, {
+            message: 'Give text, a template, or both',
+            path: ['text'],
+          }),
         ),
-        tenantId: z.optional(uuid()),
-      }),
       response: proactiveMessage(),
     }),
   },
@@ -158,6 +206,81 @@ export const connectorRoutes = defineRoutes([
     schemas: () => ({
       params: z.object({ messageId: uuid() }),
       query: z.object(tenantQuery()),
+    }),
+  },
+  {
+    id: 'connector.templates.create',
+    method: 'POST',
+    path: '/api/ai/channels/{channelId}/templates',
+    group: 'connector',
+    auth: manage,
+    scope: ofChannel,
+    summary:
+      'Register a message template the WhatsApp Business account has approved (name, language, number of body parameters); a proactive message outside the 24-hour window goes as one. 409 CONFLICT when the name and language are registered, 409 TEMPLATES_NOT_SUPPORTED on another platform',
+    status: 201,
+    errors: [templatesNotSupported, conflict],
+    schemas: () => ({
+      params: channelParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({
+        name: templateName(),
+        language: templateLanguage(),
+        parameterCount: z.int().check(z.minimum(0), z.maximum(MAX_TEMPLATE_PARAMETERS)),
+      }),
+      response: template(),
+    }),
+  },
+  {
+    id: 'connector.templates.list',
+    method: 'GET',
+    path: '/api/ai/channels/{channelId}/templates',
+    group: 'connector',
+    auth: readChannels,
+    scope: ofChannel,
+    summary: "The connection's registered WhatsApp templates, newest first",
+    status: 200,
+    errors: [templatesNotSupported],
+    schemas: () => ({
+      params: channelParams(),
+      query: z.object({ ...tenantQuery(), ...paging() }),
+      response: pageOf(template()),
+    }),
+  },
+  {
+    id: 'connector.templates.delete',
+    method: 'DELETE',
+    path: '/api/ai/channels/{channelId}/templates/{templateId}',
+    group: 'connector',
+    auth: manage,
+    scope: ofChannel,
+    summary: 'Forget a registered template; proactive messages already queued with it still go',
+    status: 204,
+    errors: [templatesNotSupported],
+    schemas: () => ({
+      params: z.object({ channelId: uuid(), templateId: uuid() }),
+      query: z.object(tenantQuery()),
+    }),
+  },
+  {
+    id: 'connector.discord.commands',
+    method: 'POST',
+    path: '/api/ai/channels/{channelId}/discord/commands',
+    group: 'connector',
+    auth: manage,
+    scope: ofChannel,
+    summary:
+      "Register the `/ask question:` slash command for a Discord connection's application (Discord's interactions endpoint receives commands, not channel messages); registering again overwrites it. 409 COMMANDS_NOT_SUPPORTED on another platform, 409 CONFLICT without the bot token, 502 PLATFORM_REFUSED when Discord refuses",
+    status: 200,
+    errors: [commandsNotSupported, conflict, platformRefused],
+    schemas: () => ({
+      params: channelParams(),
+      query: z.object(tenantQuery()),
+      response: z.object({
+        commandId: z.string(),
+        name: z.string(),
+        applicationId: z.string(),
+        registeredAt: z.string(),
+      }),
     }),
   },
   webhook(

@@ -18,7 +18,10 @@ import {
   type InboundEvent,
 } from './inbound/index.ts';
 import { CHANNEL_TURN } from './queue.ts';
-import { inboundClaimKey, lastInboundKey } from './records.ts';
+import { verifyBotConnector } from './bot-connector-auth.ts';
+import { jsonObject } from './inbound/event.ts';
+import { applyReceipt } from './receipts.ts';
+import { inboundClaimKey, lastInboundKey, messageClaimKey } from './records.ts';
 import {
   verifyDiscord,
   verifySlack,
@@ -98,13 +101,24 @@ const bodyText = (r: WebhookRequest) =>
 const json = (value: unknown) =>
   reply.raw('application/json; charset=utf-8', JSON.stringify(value), { headers: { 'cache-control': 'no-store' } });
 
+/** The request is the platform's: its signature over the body, or for a Teams bot the Bot Connector's JWT. */
+async function authentic(type: ChannelType, tenantId: string, c: ChannelRecord, body: string, headers: InboundHeaders) {
+  if (type === 'teams' && c.settings.mode === 'bot') {
+    const activity = jsonObject(body);
+    return verifyBotConnector(headers.authorization, c.settings.appId ?? '', {
+      serviceUrl: typeof activity?.serviceUrl === 'string' ? activity.serviceUrl : undefined,
+      channelId: typeof activity?.channelId === 'string' ? activity.channelId : undefined,
+    });
+  }
+  const signing = SIGNING[type];
+  const secret = 'secret' in signing ? await secretOf(tenantId, c, signing.secret) : c.settings[signing.setting];
+  return !!secret && VERIFY[type](body, headers, secret);
+}
+
 export async function receiveWebhook(type: ChannelType, channelId: string, req: WebhookRequest): Promise<RawReply> {
   const { tenantId, connection } = await connectionOf(type, channelId);
-  const signing = SIGNING[type];
-  const secret =
-    'secret' in signing ? await secretOf(tenantId, connection, signing.secret) : connection.settings[signing.setting];
   const body = bodyText(req);
-  if (!secret || !VERIFY[type](body, req.headers, secret)) throw invalidSignature();
+  if (!(await authentic(type, tenantId, connection, body, req.headers))) throw invalidSignature();
   const events = parseInbound(type, body);
   if (!events) throw invalidWebhookBody();
   if (events.some(stale)) throw staleEvent();
@@ -112,12 +126,13 @@ export async function receiveWebhook(type: ChannelType, channelId: string, req: 
     if (e.kind === 'challenge') return json({ challenge: e.challenge });
     if (e.kind === 'ping') return json(DISCORD_PONG);
   }
+  for (const e of events) if (e.kind === 'receipt' && e.receipt) await applyReceipt(tenantId, connection.id, e.receipt);
   const outcomes: Outcome[] = [];
   for (const e of events) if (e.kind === 'message') outcomes.push(await accept(tenantId, connection, e));
-  if (type === 'discord' && outcomes.length) {
-    // Discord needs an interaction answer within 3 s: "thinking…" while the turn runs (its answer is a
-    // follow-up on the interaction), or, when no turn will run, a note only the person sees.
-    return json(outcomes[0] === 'no-turn' || outcomes[0] === 'not-a-turn' ? DISCORD_UNAVAILABLE : DISCORD_DEFERRED);
+  if (type === 'discord') {
+    // Discord needs an interaction answer within 3 s, whatever the interaction: "thinking…" while the
+    // turn runs (its answer is a follow-up on the interaction), else a note only the person sees.
+    return json(outcomes[0] === 'queued' || outcomes[0] === 'duplicate' ? DISCORD_DEFERRED : DISCORD_UNAVAILABLE);
   }
   return json({ ok: true });
 }
@@ -161,11 +176,16 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
     return 'not-a-turn';
   }
   const claim = inboundClaimKey(tenantId, c.id, e.eventId);
+  const messageClaim = e.messageId ? messageClaimKey(tenantId, c.id, e.messageId) : null;
   const duplicate = duplicateEvent();
+  const claimed = { receivedAt: now.toISOString(), ttl: nowSeconds + CLAIM_TTL_SECONDS };
   try {
     await commitChange(
       [
-        orConflict(putNew({ ...claim, receivedAt: now.toISOString(), ttl: nowSeconds + CLAIM_TTL_SECONDS }), duplicate),
+        orConflict(putNew({ ...claim, ...claimed }), duplicate),
+        // Either claim taken makes the whole write a duplicate: another event id of a message already
+        // answered, or a retry of an event already claimed.
+        ...(messageClaim ? [orConflict(putNew({ ...messageClaim, ...claimed }), duplicate)] : []),
         putItem({
           ...lastInboundKey(tenantId, c.id, e.sender),
           at: now.toISOString(),
@@ -186,8 +206,10 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
   try {
     await enqueue(CHANNEL_TURN, turn, { id: `turn:${c.id}:${turn.eventId}` });
   } catch (err) {
-    // Not queued: the claim goes, so the provider's retry of this event is taken.
-    await commitChange([deleteItem(claim)], null).catch(() => undefined);
+    // Not queued: the claims go, so the provider's retry of this event is taken.
+    await commitChange([deleteItem(claim), ...(messageClaim ? [deleteItem(messageClaim)] : [])], null).catch(
+      () => undefined,
+    );
     throw err;
   }
   return 'queued';

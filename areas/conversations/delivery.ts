@@ -17,7 +17,12 @@ export async function deliverToChannel(c: ConversationRecord, m: MessageRecord) 
   }
   const { id, type, settings, secretRefs } = found.connection;
   await sendChannelMessage(
-    { tenantId: c.tenantId, connection: { id, type, settings, secretRefs }, message: { ...c.replyTo, text: m.text } },
+    {
+      tenantId: c.tenantId,
+      connection: { id, type, settings, secretRefs },
+      message: { ...c.replyTo, text: m.text },
+      origin: { conversationId: c.id, messageId: m.id },
+    },
     { id: `conversation:${m.id}` },
   );
 }

@@ -45,6 +45,8 @@ const toMessage = (m: MessageRecord) => ({
   toolCalls: m.toolCalls,
   tokens: m.tokens,
   createdAt: m.createdAt,
+  deliveryStatus: m.deliveryStatus ?? null,
+  deliveryError: m.deliveryError ?? null,
 });
 
 export interface ListQuery {

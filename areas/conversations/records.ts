@@ -80,6 +80,9 @@ export interface MessageRecord {
   authorId?: string | null;
   /** The staff member's first name as the visitor sees it, kept as it was when they wrote. */
   authorName?: string | null;
+  /** Sent on a chat channel: what the platform reported of it (the connector's receipts). */
+  deliveryStatus?: 'Sent' | 'Delivered' | 'Read' | 'Failed' | null;
+  deliveryError?: string | null;
 }
 
 /** The last messages the agent reads as the conversation so far, kept on the conversation item. */

@@ -60,6 +60,9 @@ const message = once(() =>
     toolCalls: z.array(z.object({ name: z.string(), status: z.enum(['ok', 'error']), durationMs: z.number() })),
     tokens: z.number(),
     createdAt: z.string(),
+    /** A message sent on a chat channel: what the platform reported (null for the widget and inbound ones). */
+    deliveryStatus: z.nullable(z.enum(['Sent', 'Delivered', 'Read', 'Failed'])),
+    deliveryError: z.nullable(z.string()),
   }),
 );
 const visitor = once(() => z.nullable(z.object({ name: z.nullable(z.string()), email: z.nullable(z.string()) })));

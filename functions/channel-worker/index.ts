@@ -1,7 +1,6 @@
-import { resolveConnection } from '#areas/connector/credentials.ts';
 import { sendProactive } from '#areas/connector/proactive-send.ts';
 import { CHANNEL_SEND, PROACTIVE_SEND } from '#areas/connector/queue.ts';
-import { sendToChannel } from '#areas/connector/send-to-channel.ts';
+import { sendQueued } from '#areas/connector/send-queued.ts';
 import { handles } from '#shared/queue/messages.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
 
@@ -13,8 +12,6 @@ import { queueWorker } from '#shared/queue/worker.ts';
  * which the outcome updates (Sent, or Failed with the platform's error).
  */
 export const handler = queueWorker('channels', [
-  handles(CHANNEL_SEND, async ({ tenantId, connection, message }) =>
-    sendToChannel(await resolveConnection(tenantId, connection), message),
-  ),
+  handles(CHANNEL_SEND, (payload) => sendQueued(payload)),
   handles(PROACTIVE_SEND, (payload, _id, delivery) => sendProactive(payload, delivery)),
 ]);

@@ -1,6 +1,8 @@
 import { cancelProactive, createProactive, getProactive, listProactive } from '#areas/connector/proactive.ts';
 import { receiveWebhook, whatsAppHandshake } from '#areas/connector/webhook.ts';
 import { connectorRoutes } from '#areas/connector/routes.ts';
+import { registerDiscordCommands } from '#areas/connector/discord-commands.ts';
+import { deleteTemplate, listTemplates, registerTemplate } from '#areas/connector/templates.ts';
 import { reply } from '#shared/http/responses.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 
@@ -13,6 +15,15 @@ export const handler = apiHandler(connectorRoutes, {
     await cancelProactive(tenantId, params.messageId, principal);
     return reply.empty(204);
   },
+  'connector.templates.create': ({ tenantId, params, body, principal }) =>
+    registerTemplate(tenantId, params.channelId, body, principal),
+  'connector.templates.list': ({ tenantId, params, query }) => listTemplates(tenantId, params.channelId, query),
+  'connector.templates.delete': async ({ tenantId, params, principal }) => {
+    await deleteTemplate(tenantId, params.channelId, params.templateId, principal);
+    return reply.empty(204);
+  },
+  'connector.discord.commands': ({ tenantId, params, principal }) =>
+    registerDiscordCommands(tenantId, params.channelId, principal),
   'connector.webhooks.slack': ({ params, ...req }) => receiveWebhook('slack', params.channelId, req),
   'connector.webhooks.teams': ({ params, ...req }) => receiveWebhook('teams', params.channelId, req),
   'connector.webhooks.whatsappVerify': ({ params, query }) => whatsAppHandshake(params.channelId, query),

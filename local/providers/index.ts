@@ -3,6 +3,7 @@ import { reply } from '#shared/http/responses.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 
 import { channelCalls, clearChannelCalls, standIn, type StandInRequest } from '../channels.ts';
+import { activityToken, botConnectorKeys, openIdMetadata } from '../teams-issuer.ts';
 import { authorize, callbackPage, discovery, jwks, token } from './idp.ts';
 import { checkoutPage, decline, pay, renew, webhookLog } from './payments.ts';
 
@@ -36,11 +37,16 @@ export const handler = apiHandler(localRoutes, {
     standIn({ channel: 'discord', target: ctx.params.channelId, followUp: false }, standInRequest(ctx)),
   'local.channels.discord.followUp': async (ctx) =>
     standIn({ channel: 'discord', target: ctx.params.interactionToken, followUp: true }, standInRequest(ctx)),
+  'local.channels.discord.command': async (ctx) =>
+    standIn({ channel: 'discord', command: ctx.params.applicationId }, standInRequest(ctx)),
   'local.channels.teams.send': async (ctx) =>
     standIn({ channel: 'teams', conversation: ctx.params.conversationId }, standInRequest(ctx)),
   'local.channels.teams.reply': async (ctx) =>
     standIn({ channel: 'teams', conversation: ctx.params.conversationId }, standInRequest(ctx)),
   'local.channels.teams.token': async (ctx) => standIn({ channel: 'teams', login: true }, standInRequest(ctx)),
+  'local.channels.teams.openid': async ({ headers }) => openIdMetadata(headers.host),
+  'local.channels.teams.keys': async () => botConnectorKeys(),
+  'local.channels.teams.activityToken': async ({ body }) => activityToken(body),
   'local.channels.list': async ({ query }) =>
     reply.raw(
       'application/json',

@@ -204,11 +204,13 @@ describe('events replayed after their dedupe claim expired (platforms that sign 
 const SIGNED_EVENT = {
   telegram: (eventId: string, sender: string) => {
     const from = { id: sender, is_bot: false, first_name: 'Ada' };
-    const message = { message_id: 7, from, chat: { id: 4242, type: 'private' }, date: now(), text: 'Long ids?' };
+    // Each event is its own message (a message's identity is chat + message_id).
+    const message = { message_id: ++seq, from, chat: { id: 4242, type: 'private' }, date: now(), text: 'Long ids?' };
     return { body: JSON.stringify({ update_id: eventId, message }), headers: telegramHeaders(SECRETS.telegram) };
   },
   slack: (eventId: string, sender: string) => {
-    const event = { type: 'message', user: sender, channel: 'D0DM01', text: 'Long ids?', ts: `${now()}.000100` };
+    const ts = `${now()}.${String(++seq).padStart(6, '0')}`;
+    const event = { type: 'message', user: sender, channel: 'D0DM01', text: 'Long ids?', ts };
     const body = JSON.stringify({ type: 'event_callback', event_id: eventId, event });
     return { body, headers: slackHeaders(SECRETS.slack, body, now()) };
   },

@@ -13,7 +13,14 @@ import {
 import { diff, snapshot, type Snapshot } from '#test/support/fuzz/table.ts';
 import { tenancyPlan, type TenancyCase } from '#test/support/fuzz/tenancy-matrix.ts';
 import { spyOnWrites } from '#test/support/fuzz/write-spy.ts';
-import { createWorld, creatorAvailable, nextIp, type Tenant, type World } from '#test/support/fuzz/world.ts';
+import {
+  createWorld,
+  creatorAvailable,
+  nextIp,
+  recordKind,
+  type Tenant,
+  type World,
+} from '#test/support/fuzz/world.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { checkAnswersAgainstDocument } from '#test/support/document-check.ts';
 
@@ -61,14 +68,15 @@ afterAll(() => {
 });
 
 /** Values that make a sampled request succeed for its owner (existing role names, fresh unique values). */
-function semanticBody(body: unknown) {
+function semanticBody(route: RouteDef, body: unknown) {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
   const b = { ...(body as Record<string, unknown>) };
   const tag = crypto.randomUUID().slice(0, 8);
   if ('roles' in b) b.roles = ['TenantMember'];
   if ('permissions' in b) b.permissions = ['suppliers:read'];
   if ('email' in b) b.email = `x-${tag}@example.com`;
-  if ('name' in b) b.name = `Name ${tag}`;
+  // A WhatsApp template's name is Meta's: lowercase letters, digits, `_`.
+  if ('name' in b) b.name = route.id === 'connector.templates.create' ? `t_${tag}` : `Name ${tag}`;
   if ('code' in b) b.code = `C-${tag}`;
   return b;
 }
@@ -87,14 +95,16 @@ function request(
   const cased = (v: string | undefined) => (over.upper && v ? v.toUpperCase() : v);
   const parts = sampleValid(route);
   const params: Record<string, unknown> = { ...parts.params };
-  for (const name of recordParams(route))
-    params[name] = name === 'slug' ? records[over.params ?? 'b'][name] : cased(records[over.params ?? 'b'][name]);
+  for (const name of recordParams(route)) {
+    const value = records[over.params ?? 'b'][recordKind(route, name)];
+    params[name] = name === 'slug' ? value : cased(value);
+  }
   const query: Record<string, unknown> = { ...parts.query };
-  let body = semanticBody(parts.body) as Record<string, unknown> | undefined;
+  let body = semanticBody(route, parts.body) as Record<string, unknown> | undefined;
   delete query.tenantId;
   if (body && 'tenantId' in body) body = { ...body, tenantId: world.b.id };
   for (const ref of recordRefs(route)) {
-    const value = records[over.refs?.[ref.name] ?? 'b'][ref.name];
+    const value = records[over.refs?.[ref.name] ?? 'b'][recordKind(route, ref.name)];
     if (ref.where === 'query') query[ref.name] = value;
     else body = { ...body, [ref.name]: value };
   }
@@ -185,7 +195,7 @@ async function runOnce(c: TenancyCase, upper: boolean) {
   if (c.kind !== 'foreign-reference' || res.status !== 200) expect(leaked, `${where} shows A's values`).toEqual([]);
   else
     expect(
-      leaked.filter((v) => v !== records.a[(c as { name: string }).name]),
+      leaked.filter((v) => v !== records.a[recordKind(c.route, (c as { name: string }).name)]),
       `${where} shows A's values`,
     ).toEqual([]);
   if (res.status >= 400)

@@ -35,7 +35,7 @@ describe('Slack', () => {
     ]);
   });
 
-  it('turns a direct message into a message answered in the DM, deduplicated by event_id', () => {
+  it('turns a direct message into a message answered in the DM, deduplicated by event_id and by channel + ts', () => {
     const body = callback({
       type: 'message',
       channel: 'D024BE91L',
@@ -48,6 +48,7 @@ describe('Slack', () => {
       {
         kind: 'message',
         eventId: 'Ev123ABC456',
+        messageId: 'D024BE91L:1355517523.000005',
         sender: 'U2147483697',
         text: 'Hello hello can you hear me?',
         replyTo: { recipient: 'D024BE91L' },
@@ -122,6 +123,7 @@ describe('Teams', () => {
       {
         kind: 'message',
         eventId: '1485983408511',
+        messageId: `${activity.conversation.id}:1485983408511`,
         sender: 'f4bd4a7c-0a6b-4e4d-a3f8-1e2e7a8e1d43',
         senderName: 'Tim Jones',
         text: 'Can you tell me about our plans?',
@@ -219,11 +221,40 @@ describe('WhatsApp', () => {
     ]);
   });
 
-  it('ignores delivery statuses of our own messages and other objects', () => {
+  it('reads delivery statuses of our own messages as receipts (a failure with its code), never as turns; ignores other objects', () => {
     const statuses = notification({
-      statuses: [{ id: 'wamid.x', status: 'delivered', timestamp: '1749416400', recipient_id: '16505551234' }],
+      statuses: [
+        { id: 'wamid.x', status: 'delivered', timestamp: '1749416400', recipient_id: '16505551234' },
+        {
+          id: 'wamid.y',
+          status: 'failed',
+          timestamp: '1749416401',
+          recipient_id: '16505551234',
+          errors: [{ code: 131049, title: 'This message was not delivered to maintain healthy ecosystem engagement.' }],
+        },
+        { id: 'wamid.z', status: 'deleted', timestamp: '1749416402', recipient_id: '16505551234' },
+      ],
     });
-    expect(parseInbound('whatsapp', statuses)).toEqual([{ kind: 'ignored', eventId: null, sender: null, text: '' }]);
+    expect(parseInbound('whatsapp', statuses)).toEqual([
+      {
+        kind: 'receipt',
+        eventId: null,
+        sender: null,
+        text: '',
+        receipt: { platformMessageId: 'wamid.x', status: 'Delivered', error: null },
+      },
+      {
+        kind: 'receipt',
+        eventId: null,
+        sender: null,
+        text: '',
+        receipt: {
+          platformMessageId: 'wamid.y',
+          status: 'Failed',
+          error: 'This message was not delivered to maintain healthy ecosystem engagement. (code 131049)',
+        },
+      },
+    ]);
     expect(parseInbound('whatsapp', j({ object: 'page', entry: [] }))![0]!.kind).toBe('ignored');
   });
 
@@ -257,11 +288,12 @@ describe('Telegram', () => {
     },
   };
 
-  it('turns a text message into a message to its chat, deduplicated by update_id', () => {
+  it('turns a text message into a message to its chat, deduplicated by update_id and by chat + message_id', () => {
     expect(parseInbound('telegram', j(update))).toEqual([
       {
         kind: 'message',
         eventId: '10000',
+        messageId: '1111111:1365',
         sender: '1111111',
         senderName: 'Test Lastname',
         text: '/start hello there',

@@ -29,7 +29,7 @@ export function parseDiscord(rawBody: string): InboundEvent | null {
     .filter(Boolean)
     .join('\n');
   const token = str(interaction.token);
-  if (!sender || !channelId || !text) return ignored(eventId);
+  if (!sender || !channelId || !text || user.bot === true) return ignored(eventId);
   const name = str(user.global_name) ?? str(user.username);
   return {
     kind: 'message',

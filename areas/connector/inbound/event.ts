@@ -9,7 +9,7 @@
  * per app/bot, so the dedupe key must also name the connection.
  */
 export interface InboundEvent {
-  kind: 'message' | 'challenge' | 'ping' | 'ignored';
+  kind: 'message' | 'challenge' | 'ping' | 'ignored' | 'receipt';
   eventId: string | null;
   /** The channel user (Slack/Teams/Telegram/Discord user id, WhatsApp phone number in international form). */
   sender: string | null;
@@ -24,6 +24,21 @@ export interface InboundEvent {
    * no timestamp, so this is what tells a replay from a retry once the dedupe claim has expired.
    */
   sentAt?: number;
+  /**
+   * The platform's identity of the message itself, where it differs from the event's: Slack
+   * `channel:ts`, Teams `conversation:activity id`, Telegram `chat:message_id`. Slack may deliver one
+   * message as several events with different `event_id`s, so the message is claimed as well as the event.
+   */
+  messageId?: string;
+  /** A delivery receipt of a message we sent (WhatsApp `statuses[]`). */
+  receipt?: Receipt;
+}
+
+export interface Receipt {
+  platformMessageId: string;
+  status: 'Sent' | 'Delivered' | 'Read' | 'Failed';
+  /** The platform's reason for a failure, with its code. */
+  error: string | null;
 }
 
 /** The recipient and reply context an answer to an inbound message needs. */

@@ -12,6 +12,9 @@ export function parseTeams(rawBody: string): InboundEvent | null {
   if (activity.type !== 'message') return ignored(eventId);
   const from = obj(activity.from);
   const conversation = obj(activity.conversation);
+  // The bot's own activity sent back (from is the recipient, or Teams marks the sender a bot).
+  if (from.role === 'bot' || (str(from.id) && str(from.id) === str(obj(activity.recipient).id)))
+    return ignored(eventId);
   const sender = str(from.aadObjectId) ?? str(from.id);
   const recipient = str(conversation.id);
   const text = plainText(typeof activity.text === 'string' ? activity.text : '');
@@ -21,6 +24,7 @@ export function parseTeams(rawBody: string): InboundEvent | null {
   return {
     kind: 'message',
     eventId,
+    ...(eventId ? { messageId: `${recipient}:${eventId}` } : {}),
     sender,
     ...(str(from.name) ? { senderName: str(from.name) } : {}),
     text,

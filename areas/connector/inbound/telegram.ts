@@ -15,12 +15,15 @@ export function parseTelegram(rawBody: string): InboundEvent | null {
   const chatId = id(obj(message.chat).id);
   const sender = id(from.id);
   const text = (str(message.text) ?? '').trim();
-  if (!chatId || !sender || !text || from.is_bot === true) return ignored(eventId);
+  if (!chatId || !sender || !text || from.is_bot === true || message.via_bot !== undefined) return ignored(eventId);
+  const messageId = id(message.message_id);
   const name = [str(from.first_name), str(from.last_name)].filter(Boolean).join(' ');
   const sentAt = unixSeconds(message.date);
   return {
     kind: 'message',
     eventId,
+    // A webhook set again, or an update re-sent after a timeout, may carry a new update_id for the same message.
+    ...(messageId ? { messageId: `${chatId}:${messageId}` } : {}),
     sender,
     ...(name ? { senderName: name } : {}),
     text,

@@ -1,5 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { arr, ignored, jsonObject, obj, str, unixSeconds, type InboundEvent } from './event.ts';
+import { arr, ignored, jsonObject, obj, str, unixSeconds, type InboundEvent, type Receipt } from './event.ts';
 
 /**
  * A WhatsApp Cloud API notification: `entry[].changes[].value.messages[]` are people writing
@@ -14,14 +14,46 @@ export function parseWhatsApp(rawBody: string): InboundEvent[] | null {
   const events: InboundEvent[] = [];
   for (const entry of arr(body.entry))
     for (const change of arr(obj(entry).changes)) {
+      // Messages the business itself sent from the WhatsApp Business app come back as echoes.
+      if (obj(change).field === 'smb_message_echoes') continue;
       const value = obj(obj(change).value);
+      const own = digits(str(obj(value.metadata).display_phone_number));
       const names = new Map(
         arr(value.contacts).map((c) => [str(obj(c).wa_id), str(obj(obj(c).profile).name)] as const),
       );
-      for (const m of arr(value.messages)) events.push(message(obj(m), names));
+      for (const st of arr(value.statuses)) {
+        const r = receipt(obj(st));
+        if (r) events.push({ kind: 'receipt', eventId: null, sender: null, text: '', receipt: r });
+      }
+      for (const m of arr(value.messages)) {
+        const e = message(obj(m), names);
+        events.push(own && e.sender && digits(e.sender) === own ? ignored(e.eventId) : e);
+      }
     }
   return events.length ? events : [ignored()];
 }
+
+const RECEIPT_STATUS = { sent: 'Sent', delivered: 'Delivered', read: 'Read', failed: 'Failed' } as const;
+
+/** A status callback: sent, delivered, read, or failed with `errors[]` (code, title, details). */
+function receipt(st: Record<string, unknown>): Receipt | null {
+  const id = str(st.id);
+  const status = RECEIPT_STATUS[str(st.status) as keyof typeof RECEIPT_STATUS];
+  if (!id || !status) return null;
+  const e = obj(arr(st.errors)[0]);
+  const details = str(obj(e.error_data).details);
+  const title = str(e.title) ?? str(e.message);
+  const error =
+    status === 'Failed'
+      ? `${title ?? 'Failed'}${e.code !== undefined ? ` (code ${String(e.code)})` : ''}${details && details !== title ? `: ${details}` : ''}`.slice(
+          0,
+          1000,
+        )
+      : null;
+  return { platformMessageId: id, status, error };
+}
+
+const digits = (phone: string | undefined) => phone?.replace(/\D/g, '') || undefined;
 
 function message(m: Record<string, unknown>, names: Map<string | undefined, string | undefined>): InboundEvent {
   const eventId = str(m.id) ?? null;

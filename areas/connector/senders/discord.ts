@@ -20,7 +20,12 @@ export async function sendDiscord(connection: DiscordConnection, message: Outbou
   if (!followUp) headers.authorization = `Bot ${connection.credentials.botToken}`;
   let last = '';
   for (const part of chunks(message.text, MAX_TEXT)) {
-    const answer = await call('discord', url, { headers, body: JSON.stringify({ content: part }) });
+    const answer = await call('discord', url, {
+      headers,
+      body: JSON.stringify({ content: part }),
+      // An interaction's follow-ups are their own route (the webhook token's); a channel's messages theirs.
+      pace: { platform: 'discord', bot: connection.id, chat: followUp ? `interaction:${url}` : message.recipient },
+    });
     if (answer.status !== 200)
       throw refused('discord', answer, typeof answer.body.message === 'string' ? answer.body.message : undefined);
     last = String(answer.body.id ?? '');

@@ -12,6 +12,7 @@ const REAL = {
   whatsapp: 'https://graph.facebook.com/v21.0',
   discord: 'https://discord.com/api/v10',
   teamsLogin: 'https://login.microsoftonline.com',
+  teamsOpenId: 'https://login.botframework.com/v1/.well-known/openidconfiguration',
 } as const;
 
 export type Endpoint = keyof typeof REAL | 'teamsService';
@@ -22,6 +23,8 @@ export const ENDPOINT_SETTINGS: Record<Endpoint, string> = {
   whatsapp: 'CHANNEL_WHATSAPP_API_URL',
   discord: 'CHANNEL_DISCORD_API_URL',
   teamsLogin: 'CHANNEL_TEAMS_LOGIN_URL',
+  /** The Bot Connector's OpenID metadata, whose jwks_uri signs the activities a bot receives. */
+  teamsOpenId: 'CHANNEL_TEAMS_OPENID_URL',
   /** Replaces every Teams serviceUrl (the Bot Framework has no single base URL: each activity names its own). */
   teamsService: 'CHANNEL_TEAMS_SERVICE_URL',
 };
@@ -32,6 +35,7 @@ const LOCAL_PATH: Record<Endpoint, `${ChannelType}${string}`> = {
   whatsapp: 'whatsapp',
   discord: 'discord',
   teamsLogin: 'teams/login',
+  teamsOpenId: 'teams/openid',
   teamsService: 'teams',
 };
 

@@ -12,6 +12,7 @@ export async function sendSlack(connection: SlackConnection, message: OutboundMe
       authorization: `Bearer ${connection.credentials.botToken}`,
       'content-type': 'application/json; charset=utf-8',
     },
+    pace: { platform: 'slack', bot: connection.id, chat: message.recipient },
     body: JSON.stringify({
       channel: message.recipient,
       text: message.text,

@@ -64,6 +64,7 @@ export async function sendTeams(connection: TeamsConnection, message: OutboundMe
     : `${base}/v3/conversations/${conversation}/activities`;
   const answer = await call('teams', url, {
     headers: { authorization: `Bearer ${await botToken(connection)}`, 'content-type': 'application/json' },
+    pace: { platform: 'teams', bot: connection.id, chat: message.recipient },
     body: JSON.stringify({
       type: 'message',
       text: message.text,

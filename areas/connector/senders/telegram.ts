@@ -10,6 +10,7 @@ export async function sendTelegram(connection: TelegramConnection, message: Outb
   let last = '';
   for (const part of chunks(message.text, MAX_TEXT)) {
     const answer = await call('telegram', `${endpoint('telegram')}/bot${connection.credentials.botToken}/sendMessage`, {
+      pace: { platform: 'telegram', bot: connection.id, chat: message.recipient },
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ chat_id: message.recipient, text: part }),
     });

@@ -11,17 +11,20 @@ const MAX_TEXT = 4096;
  */
 export async function sendWhatsApp(connection: WhatsAppConnection, message: OutboundMessage): Promise<SendResult> {
   const url = `${endpoint('whatsapp')}/${encodeURIComponent(connection.settings.phoneNumberId)}/messages`;
-  let last = '';
-  for (const part of chunks(message.text, MAX_TEXT)) {
-    const answer = await call('whatsapp', url, {
-      headers: { authorization: `Bearer ${connection.credentials.accessToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        messaging_product: 'whatsapp',
-        recipient_type: 'individual',
-        to: message.recipient,
+  const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', to: message.recipient };
+  const bodies = message.template
+    ? [{ ...envelope, type: 'template', template: templateBody(message.template) }]
+    : chunks(message.text, MAX_TEXT).map((part) => ({
+        ...envelope,
         type: 'text',
         text: { preview_url: false, body: part },
-      }),
+      }));
+  let last = '';
+  for (const body of bodies) {
+    const answer = await call('whatsapp', url, {
+      headers: { authorization: `Bearer ${connection.credentials.accessToken}`, 'content-type': 'application/json' },
+      pace: { platform: 'whatsapp', bot: connection.id, chat: message.recipient },
+      body: JSON.stringify(body),
     });
     const error = answer.body.error as { message?: unknown; code?: unknown } | undefined;
     if (answer.status !== 200 || error) {
@@ -33,3 +36,12 @@ export async function sendWhatsApp(connection: WhatsAppConnection, message: Outb
   }
   return { platformMessageId: last };
 }
+
+/** Meta's template object: the body's parameters in order, as text. */
+const templateBody = (t: NonNullable<OutboundMessage['template']>) => ({
+  name: t.name,
+  language: { code: t.language },
+  ...(t.parameters.length
+    ? { components: [{ type: 'body', parameters: t.parameters.map((text) => ({ type: 'text', text })) }] }
+    : {}),
+});

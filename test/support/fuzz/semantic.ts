@@ -12,6 +12,7 @@ import {
   newWidgetSession,
   nextIp,
   PASSWORD,
+  recordKind,
   seedUser,
   widgetKeyOf,
   type World,
@@ -53,7 +54,7 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
       params.slug = isSystemAdminOnly(route) ? (await createTenant(world.admin, 'sem')).slug : world.a.slug;
       continue;
     }
-    const c = creatorAvailable(name);
+    const c = creatorAvailable(recordKind(route, name));
     if (!c.ok) throw new Error(c.reason);
     params[name] = await c.creator.create(world, world.a);
   }
@@ -62,7 +63,7 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
   const body =
     sample.body && typeof sample.body === 'object' ? { ...(sample.body as Record<string, unknown>) } : undefined;
   for (const ref of recordRefs(route)) {
-    const c = creatorAvailable(ref.name);
+    const c = creatorAvailable(recordKind(route, ref.name));
     if (!c.ok) throw new Error(c.reason);
     const id = await c.creator.create(world, world.a);
     if (ref.where === 'query') query[ref.name] = id;
@@ -101,6 +102,8 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
     if (route.group === 'tools' && 'channelId' in body) body.channelId = null;
     // Nor does it book in a calendar (only Manage Schedule takes one).
     if (route.group === 'tools' && 'calendarId' in body) body.calendarId = null;
+    // A WhatsApp template's name is Meta's: lowercase letters, digits, `_`.
+    if (route.id === 'connector.templates.create') body.name = `t_${tag}`;
     if (route.id === 'connector.proactive.create') {
       // AI connector: a proactive message a day ahead, so no send reaches a platform during the run.
       body.scheduledAt = new Date(Date.now() + 86_400_000).toISOString();

@@ -1,6 +1,6 @@
 import type { RouteDef } from '#shared/routes/types.ts';
 import { isSystemAdminOnly, recordParams, recordRefs, routesUnderTest, tenantIdPlaces } from './route-matrix.ts';
-import { creatorAvailable } from './world.ts';
+import { creatorAvailable, recordKind } from './world.ts';
 
 /**
  * The cross-tenant matrix, derived from the route table: which routes act on a tenant's data,
@@ -57,7 +57,7 @@ export function tenancyPlan(routes: readonly RouteDef[] = routesUnderTest()): Te
       skipped.push({ route: route.id, reason: notTenantReason(route) });
       continue;
     }
-    const needed = [...recordParams(route), ...recordRefs(route).map((r) => r.name)];
+    const needed = [...recordParams(route), ...recordRefs(route).map((r) => r.name)].map((n) => recordKind(route, n));
     const missing = needed.map((n) => [n, creatorAvailable(n)] as const).filter(([, c]) => !c.ok);
     if (missing.length) {
       for (const [name, c] of missing)

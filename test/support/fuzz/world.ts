@@ -266,6 +266,17 @@ const widgetOf = (t: Tenant) =>
     }),
   );
 
+const whatsAppChannelOf = (t: Tenant) =>
+  once(`whatsapp-channel:${t.id}`, async () =>
+    apiCreate(t, 'POST', '/api/ai/channels', {
+      type: 'whatsapp',
+      name: `Channel ${unique()}`,
+      agentId: await agentOf(t),
+      settings: { phoneNumberId: '106540352242922' },
+      secrets: { 'app-secret': 'fuzz-app-secret', 'verify-token': 'fuzz-verify', 'access-token': 'EAAG-fuzz' },
+    }),
+  );
+
 /** A published agent's widget per tenant, and a new widget session (a new conversation) on it. */
 const publishedWidgetOf = (t: Tenant) =>
   once(`published-widget:${t.id}`, async () => (await publishedWidget(t.owner)).widgetKey);
@@ -408,6 +419,30 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
         secrets: { 'bot-token': 'fuzz-bot-token' },
       }),
   },
+  // Connections of the platforms whose routes refuse others (recordKind picks them per route): one
+  // WhatsApp connection per tenant carries its templates; a Discord connection can register /ask.
+  whatsAppChannelId: { via: 'ai.channels.create', create: async (_w, tenant) => whatsAppChannelOf(tenant) },
+  discordChannelId: {
+    via: 'ai.channels.create',
+    create: async (_w, tenant) =>
+      apiCreate(tenant, 'POST', '/api/ai/channels', {
+        type: 'discord',
+        name: `Channel ${unique()}`,
+        agentId: await agentOf(tenant),
+        settings: { applicationId: '775799577604522054', publicKey: 'ab'.repeat(32) },
+        secrets: { 'bot-token': 'MTA-fuzz-bot-token' },
+      }),
+  },
+  // A template name follows Meta's rule (lowercase letters, digits, `_`).
+  templateId: {
+    via: 'connector.templates.create',
+    create: async (_w, tenant) =>
+      apiCreate(tenant, 'POST', `/api/ai/channels/${await whatsAppChannelOf(tenant)}/templates`, {
+        name: `fuzz_${unique()}`,
+        language: 'en_US',
+        parameterCount: 1,
+      }),
+  },
   // AI connector: a proactive message scheduled a day ahead (so a fuzzed cancel finds it Scheduled),
   // on a Telegram connection of the tenant (no 24-hour window there).
   messageId: {
@@ -490,6 +525,18 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
 };
 
 /** Whether a creator can run now: its create route must be in the table. */
+/**
+ * Which record creator fills a route's parameter: the parameter's name, except where a route works
+ * only on one platform's connection (templates are WhatsApp's, the slash command Discord's).
+ */
+const ROUTE_RECORD_KINDS: Record<string, Record<string, string>> = {
+  'connector.templates.create': { channelId: 'whatsAppChannelId' },
+  'connector.templates.list': { channelId: 'whatsAppChannelId' },
+  'connector.templates.delete': { channelId: 'whatsAppChannelId' },
+  'connector.discord.commands': { channelId: 'discordChannelId' },
+};
+export const recordKind = (route: { id: string }, name: string) => ROUTE_RECORD_KINDS[route.id]?.[name] ?? name;
+
 export const creatorAvailable = (
   name: string,
 ): { ok: true; creator: RecordCreator } | { ok: false; reason: string } => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { admit, finish } from '#areas/llm-gateway/admission.ts';
 import { promptTokens } from '#areas/llm-gateway/prompt-tokens.ts';
+import { recordCall } from '#areas/llm-gateway/usage.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { ip, newKey, setAllowance, userSays, v1 } from '#test/support/gateway.ts';
@@ -8,8 +9,9 @@ import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
- * A key's rpm and tpm share one counter item per minute: one atomic ADD counts both, so admission
- * spends one round trip on them, and a burst still never passes either limit.
+ * Fewer round trips, same guarantees: a key's rpm and tpm share one counter item per minute (one
+ * atomic ADD counts both) and a burst still never passes either limit; the usage items are written
+ * in the analytics record's transaction, so they count exactly when the record does.
  */
 const SAY = userSays('please repeat this rather long sentence back to me');
 const MAX = 3;
@@ -107,5 +109,50 @@ describe('round trips before the model', () => {
     });
     expect(sent.sort()).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
     await finish(warm!, { model: warm!.chain[0]!, promptTokens: worst - MAX, completionTokens: MAX });
+  });
+
+  it('after the answer, a call of such a key makes four: three settles and one transaction for every record', async () => {
+    const { tenant, key } = await tenantWithKey({ rpmLimit: 100, tpmLimit: 1_000_000, maxBudgetUsd: 10 });
+    const admitted = await admit({
+      tenantId: tenant,
+      caller: { kind: 'key', keyId: key.id },
+      requestId: crypto.randomUUID(),
+      model: 'local-chat',
+      kind: 'chat',
+      promptTokens: worst - MAX,
+      maxOutput: MAX + 10,
+    });
+    const sent = await requestsDuring(() =>
+      finish(admitted, { model: admitted.chain[0]!, promptTokens: worst - MAX, completionTokens: MAX }),
+    );
+    expect(sent.sort()).toEqual([
+      'TransactWriteItemsCommand',
+      'UpdateItemCommand',
+      'UpdateItemCommand',
+      'UpdateItemCommand',
+    ]);
+  });
+});
+
+describe('recorded once', () => {
+  it('a call recorded twice (a retried write) counts once in usage per model and per key', async () => {
+    const { tenant, owner, key } = await tenantWithKey({});
+    const record = {
+      tenantId: tenant,
+      caller: { kind: 'key' as const, keyId: key.id },
+      requestId: crypto.randomUUID(),
+      model: 'local-chat',
+      promptTokens: 10,
+      completionTokens: 3,
+      costNano: 16_000,
+      latencyMs: 5,
+      isError: false,
+      at: new Date().toISOString(),
+    };
+    await recordCall(record);
+    await recordCall(record);
+    const usage = await usageOf(owner);
+    expect(usage.models).toEqual([expect.objectContaining({ model: 'local-chat', requests: 1, promptTokens: 10 })]);
+    expect(usage.keys).toEqual([expect.objectContaining({ keyId: key.id, requests: 1, completionTokens: 3 })]);
   });
 });

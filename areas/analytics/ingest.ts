@@ -20,7 +20,14 @@ import { markerPut, usageEvent, type EventKind } from './records.ts';
 const TRANSACTION_LIMIT = 100;
 
 interface Input {
-  llmCalls: (Omit<LlmCall, 'agentId'> & { agentId?: string | null })[];
+  llmCalls: (Omit<LlmCall, 'agentId'> & {
+    agentId?: string | null;
+    /**
+     * In process only: the caller's own counters for this call (the gateway's usage per day, model
+     * and key), committed in the record's transaction, so they count exactly when the record does.
+     */
+    alsoCount?: Contribution[];
+  })[];
   conversations: (Omit<Conversation, 'agentId' | 'escalationReason' | 'csat'> & {
     agentId?: string | null;
     escalationReason?: string | null;
@@ -95,7 +102,7 @@ const fixed = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 *
 export async function ingest(input: Input, opts: { tenantsKnown?: boolean } = {}) {
   if (!opts.tenantsKnown) await checkTenants(input);
   const records: Record_[] = [
-    ...input.llmCalls.map((c) => {
+    ...input.llmCalls.map(({ alsoCount, ...c }) => {
       const call: LlmCall = {
         ...c,
         agentId: c.agentId ?? null,
@@ -105,7 +112,7 @@ export async function ingest(input: Input, opts: { tenantsKnown?: boolean } = {}
       return {
         marker: usageEvent(call.tenantId, 'LLM', c.id),
         record: { kind: 'LLM' as const },
-        contributions: llmContributions(call),
+        contributions: [...llmContributions(call), ...(alsoCount ?? [])],
       };
     }),
     ...input.conversations.map((c) => {

@@ -1,10 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ingest, resolveRange } from '#areas/analytics/for-llm-gateway.ts';
+import { ingest, resolveRange, type Contribution } from '#areas/analytics/for-llm-gateway.ts';
 import { queryItems } from '#shared/data/query.ts';
+import { config } from '#shared/platform/config.ts';
 import { get } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { LLM_SPEND_TOTAL } from '#shared/runtime/metric-catalog.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
@@ -25,30 +23,25 @@ export interface CallRecord {
   at: string;
 }
 
-async function addUsage(key: { pk: string; sk: string }, r: CallRecord, extra: Record<string, string>) {
-  await ddb().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: key,
-      UpdateExpression:
-        'ADD requests :one, promptTokens :p, completionTokens :c, spendNano :s, errors :e SET #n = :n, #d = :d',
-      ExpressionAttributeNames: { '#n': 'name', '#d': 'day' },
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':p': r.promptTokens,
-        ':c': r.completionTokens,
-        ':s': r.costNano,
-        ':e': r.isError ? 1 : 0,
-        ':n': extra.name,
-        ':d': extra.day,
-      },
-    }),
-  );
+/** What a call adds to its usage item of the day (per model, or per key). */
+function usageOf(key: { pk: string; sk: string }, r: CallRecord, name: string, day: string): Contribution {
+  return {
+    key,
+    add: {
+      requests: 1,
+      promptTokens: r.promptTokens,
+      completionTokens: r.completionTokens,
+      spendNano: r.costNano,
+      errors: r.isError ? 1 : 0,
+    },
+    set: { name, day },
+  };
 }
 
 /**
  * Records a call once: the analytics LLM record (the request id is its id, so a retry counts once)
- * through the analytics ingestion, in-process, and the gateway's usage per day, model and key.
+ * through the analytics ingestion, in-process, with the gateway's usage per day, model and key in
+ * the same transaction (one round trip after the answer, not three; counted exactly when the record is).
  * A call's answer never fails because its recording did: that is logged and counted instead.
  */
 export async function recordCall(r: CallRecord): Promise<void> {
@@ -60,31 +53,33 @@ export async function recordCall(r: CallRecord): Promise<void> {
     countMetric('LlmSpendMicroUsd', r.model, micro);
     countMetric('LlmSpendTotalMicroUsd', LLM_SPEND_TOTAL, micro);
   }
+  const alsoCount = [
+    usageOf(gatewayKeys.usage(r.tenantId, day, 'M', r.model), r, r.model, day),
+    ...(r.caller.kind === 'key'
+      ? [usageOf(gatewayKeys.usage(r.tenantId, day, 'K', r.caller.keyId), r, r.caller.keyId, day)]
+      : []),
+  ];
   try {
-    await Promise.all([
-      ingest(
-        {
-          llmCalls: [
-            {
-              id: r.requestId,
-              tenantId: r.tenantId,
-              model: r.model,
-              agentId: r.caller.kind === 'agent' ? r.caller.agentId : null,
-              tokens: r.promptTokens + r.completionTokens,
-              costUsd: fromNano(r.costNano),
-              latencyMs: r.latencyMs,
-              isError: r.isError,
-              timestamp: r.at,
-            },
-          ],
-          conversations: [],
-        },
-        { tenantsKnown: true },
-      ),
-      addUsage(gatewayKeys.usage(r.tenantId, day, 'M', r.model), r, { name: r.model, day }),
-      r.caller.kind === 'key' &&
-        addUsage(gatewayKeys.usage(r.tenantId, day, 'K', r.caller.keyId), r, { name: r.caller.keyId, day }),
-    ]);
+    await ingest(
+      {
+        llmCalls: [
+          {
+            id: r.requestId,
+            tenantId: r.tenantId,
+            model: r.model,
+            agentId: r.caller.kind === 'agent' ? r.caller.agentId : null,
+            tokens: r.promptTokens + r.completionTokens,
+            costUsd: fromNano(r.costNano),
+            latencyMs: r.latencyMs,
+            isError: r.isError,
+            timestamp: r.at,
+            alsoCount,
+          },
+        ],
+        conversations: [],
+      },
+      { tenantsKnown: true },
+    );
   } catch (error) {
     countMetric('LlmRecordFailed', 'gateway');
     logger.error('model call not recorded', { requestId: r.requestId, error: error as Error });

@@ -16,7 +16,6 @@ import {
   toVersion,
   versionItem,
   type AbTestConfig,
-  type EvaluationScores,
   type PromptItem,
   type VersionItem,
 } from './records.ts';

@@ -2,6 +2,7 @@ import { adminRoutes } from '#areas/admin/routes.ts';
 import { agentRuntimeRoutes } from '#areas/agents/routes/agent-runtime.ts';
 import { aiAgentRoutes } from '#areas/agents/routes/agents.ts';
 import { analyticsRoutes } from '#areas/analytics/routes.ts';
+import { calendarRoutes } from '#areas/calendars/routes.ts';
 import { bcmRoutes } from '#areas/bcm/routes.ts';
 import { billingRoutes } from '#areas/billing/routes/billing.ts';
 import { webhookRoutes } from '#areas/billing/routes/webhooks.ts';
@@ -17,6 +18,7 @@ import { tenantRoutes } from '#areas/identity/routes/tenants.ts';
 import { userRoutes } from '#areas/identity/routes/users.ts';
 import { knowledgeRoutes } from '#areas/knowledge/routes.ts';
 import { llmGatewayRoutes } from '#areas/llm-gateway/routes.ts';
+import { outboundWebhookRoutes } from '#areas/outbound-webhooks/routes.ts';
 import { promptRoutes } from '#areas/prompts/routes.ts';
 import { systemRoutes } from '#areas/system/routes.ts';
 import { toolRoutes } from '#areas/tools/routes.ts';
@@ -52,4 +54,6 @@ export const deployedRoutes: readonly RouteDef[] = [
   ...agentRuntimeRoutes,
   ...conversationRoutes,
   ...connectorRoutes,
+  ...calendarRoutes,
+  ...outboundWebhookRoutes,
 ];

@@ -1,16 +1,15 @@
 import { seedCatalog } from '#areas/llm-gateway/catalog.ts';
 import { vectorStore } from '#areas/knowledge/vectors/port.ts';
-import { indexDocument } from '#areas/knowledge/indexing.ts';
-import { INDEX_DOCUMENT } from '#areas/knowledge/messages.ts';
-import { memoryVectorStore } from '#local/knowledge-vectors.ts';
+import { fileVectorStore } from '#local/knowledge-vectors.ts';
+import { localQueue, type WorkerHandler } from '#local/local-queue.ts';
 import { startS3 } from '#local/s3.ts';
-import { recordingQueue } from '#local/memory-ports.ts';
 import { queueSender } from '#shared/platform/ports.ts';
 import { s3 as s3Client } from '#shared/platform/s3.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,26 +17,31 @@ import { invoke, print, tokenFor, type Harness } from './harness.ts';
 import { median, percentile, round } from './stats.ts';
 
 /**
- * AI knowledge at 1,000 and 10,000 chunks in one base: indexing throughput through the worker's
- * own code (parse, chunk, chunk items, embeddings through the gateway's embed with the local model,
- * vectors, keyword index, the Indexed transaction), then retrieve latency through the full route
- * stack (p50, p95 per mode), and what one retrieve costs: DynamoDB requests, vector-store requests,
- * S3 reads. The vector store is the local stand-in (in memory; S3 Vectors' latency is not
- * measured here), S3 the local s3rver. The base's chunkSize is 100 tokens so 10,000 chunks
- * stay a few MB of text.
+ * AI knowledge at 1,000 and 10,000 chunks in one base (100,000 in the standalone phase): documents
+ * uploaded through the route and indexed by the knowledge worker's own handler through the local
+ * queue (SQS events, AT_ONCE documents in flight), each document's run timed; then retrieve
+ * latency through the full route stack, warm (p50, p95 per mode), and cold: a fresh Node process per
+ * query that imports the retrieval code and answers once, with its peak memory. What one retrieve
+ * costs: DynamoDB requests, vector-store requests. The vector store is the local stand-in (in
+ * memory; S3 Vectors' latency is not measured here). The base's chunkSize is 100 tokens.
  */
 export interface KnowledgePoint {
   chunks: number;
   documents: number;
   indexSeconds: number;
   chunksPerSecond: number;
+  /** Mean ms per chunk of a document's indexing run, over the first and the last tenth of the documents. */
+  firstTenthMsPerChunk: number;
+  lastTenthMsPerChunk: number;
   retrieve: {
     mode: string;
     p50Ms: number;
     p95Ms: number;
+    coldP50Ms: number;
+    coldP95Ms: number;
+    coldPeakRssMb: number;
     dynamoRequests: number;
     vectorRequests: number;
-    s3Reads: number;
   }[];
 }
 
@@ -48,6 +52,27 @@ export interface KnowledgeBench {
 
 const CHUNKS_PER_DOCUMENT = 250;
 const RETRIEVES = Number(process.env.BENCH_KNOWLEDGE_RETRIEVES ?? 40);
+const COLD_RUNS = Number(process.env.BENCH_KNOWLEDGE_COLD ?? 5);
+const AT_ONCE = 4;
+
+const queryOf = (i: number, size: number) =>
+  `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]} number ${(i * 97) % size}-2`;
+
+/** One cold retrieve in a fresh process (bench/knowledge-cold.ts). */
+function coldRetrieve(args: string[]): Promise<{ ms: number; matches: number; peakRssMb: number }> {
+  const script = new URL('./knowledge-cold.ts', import.meta.url).pathname;
+  return new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', script, ...args],
+      { maxBuffer: 1 << 20, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`cold retrieve: ${err.message} ${stderr.slice(-500)}`));
+        resolve(JSON.parse(stdout.trim().split('\n').pop()!));
+      },
+    ),
+  );
+}
 const WORDS = (
   'ledger harbour glacier telescope saffron beekeeper volcano quartz penguin lighthouse bakery orchard ' +
   'compass lantern meadow canyon river summit forest island valley market engine signal archive'
@@ -88,19 +113,23 @@ export async function measureKnowledge(
   const dir = mkdtempSync(join(tmpdir(), 'bench-knowledge-s3-'));
   const s3 = await startS3(dir);
   s3Client.install(undefined);
-  const vectors = memoryVectorStore();
+  const vectorsDir = mkdtempSync(join(tmpdir(), 'bench-knowledge-vectors-'));
+  const vectors = fileVectorStore(vectorsDir);
   vectorStore.install(vectors);
-  const queue = recordingQueue();
-  queueSender.install(queue);
-  const s3Gets = { count: 0 };
-  const { s3: client } = await import('#shared/platform/s3.ts');
-  client().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'GetObjectCommand') s3Gets.count++;
-      return next(args);
+  // The worker's real handler, each run timed with the chunks it indexed.
+  const runs: { ms: number; chunks: number }[] = [];
+  const { handler } = (await import('../functions/knowledge-worker/index.ts')) as { handler: WorkerHandler };
+  const queue = localQueue({
+    dataDir: vectorsDir,
+    maxAttempts: 1,
+    loadWorker: async () => async (event, context) => {
+      const t0 = performance.now();
+      const out = await handler(event, context);
+      runs.push({ ms: performance.now() - t0, chunks: 0 });
+      return out;
     },
-    { step: 'initialize', name: 'benchS3Counter' },
-  );
+  });
+  queueSender.install(queue);
 
   const points: KnowledgePoint[] = [];
   try {
@@ -114,42 +143,47 @@ export async function measureKnowledge(
       });
       if (kb.status !== 201) throw new Error(`knowledge base: ${kb.status} ${JSON.stringify(kb.json)}`);
       const kbId = kb.json.result.id as string;
-      // Documents of about CHUNKS_PER_DOCUMENT chunks are uploaded and indexed one after another
-      // until the base holds `size` chunks; only the worker's run is timed.
-      let chunks = 0;
-      let documents = 0;
-      let indexMs = 0;
-      for (let d = 0; chunks < size; d++) {
-        const wanted = Math.min(CHUNKS_PER_DOCUMENT, size - chunks);
-        const paragraphs = Array.from({ length: Math.max(1, Math.round(wanted * 0.8)) }, (_, p) =>
-          paragraph(d * CHUNKS_PER_DOCUMENT + p),
+      // Documents of about CHUNKS_PER_DOCUMENT chunks go through the upload route and the queue,
+      // AT_ONCE at a time, until the base holds `size` chunks; each worker run is timed.
+      const planned = Math.ceil(size / CHUNKS_PER_DOCUMENT);
+      runs.length = 0;
+      const indexStarted = performance.now();
+      for (let d = 0; d < planned; d += AT_ONCE) {
+        await Promise.all(
+          Array.from({ length: Math.min(AT_ONCE, planned - d) }, async (_, k) => {
+            const n = d + k;
+            const wanted = Math.min(CHUNKS_PER_DOCUMENT, size - n * CHUNKS_PER_DOCUMENT);
+            const paragraphs = Array.from({ length: Math.max(1, Math.round(wanted * 0.8)) }, (_, p) =>
+              paragraph(n * CHUNKS_PER_DOCUMENT + p),
+            );
+            const res = await invoke({
+              method: 'POST',
+              path: `/api/knowledge/bases/${kbId}/documents`,
+              token: await token(),
+              body: { title: `Doc ${n}`, text: paragraphs.join('\n\n') },
+            });
+            if (res.status !== 202) throw new Error(`upload: ${res.status} ${JSON.stringify(res.json)}`);
+          }),
         );
-        queue.sent.length = 0;
-        const res = await invoke({
-          method: 'POST',
-          path: `/api/knowledge/bases/${kbId}/documents`,
-          token: await token(),
-          body: { title: `Doc ${d}`, text: paragraphs.join('\n\n') },
-        });
-        if (res.status !== 202) throw new Error(`upload: ${res.status} ${JSON.stringify(res.json)}`);
-        const message = queue.sent.find((m) => m.message.type === INDEX_DOCUMENT.type)!;
-        const t0 = performance.now();
-        const indexed = await indexDocument(message.message.payload as never);
-        // A document that fails (a refused embedding, say) adds nothing: stop instead of looping.
-        if (!indexed.chunks) throw new Error(`document ${d} indexed no chunks: ${JSON.stringify(indexed)}`);
-        chunks += indexed.chunks;
-        indexMs += performance.now() - t0;
-        documents++;
+        await queue.drain();
       }
-      const indexSeconds = indexMs / 1000;
+      const indexSeconds = (performance.now() - indexStarted) / 1000;
+      if (queue.deadLetters().length) throw new Error(`dead letters: ${JSON.stringify(queue.deadLetters())}`);
+      const baseNow = await invoke({ method: 'GET', path: `/api/knowledge/bases/${kbId}`, token: await token() });
+      const chunks = baseNow.json.result.chunkCount as number;
+      const documents = baseNow.json.result.documentsByStatus.Indexed as number;
+      if (documents !== planned) throw new Error(`indexed ${documents} of ${planned}: ${JSON.stringify(baseNow.json)}`);
+      const tenth = Math.max(1, Math.floor(runs.length / 10));
+      const perChunk = (rs: typeof runs) => rs.reduce((n, r) => n + r.ms, 0) / (rs.length * CHUNKS_PER_DOCUMENT);
+      // The last document may be short: the tenths compare full documents only.
+      const full = runs.slice(0, size % CHUNKS_PER_DOCUMENT ? -1 : undefined);
 
       const retrieve: KnowledgePoint['retrieve'] = [];
       for (const mode of ['keyword', 'semantic', 'hybrid']) {
         const times: number[] = [];
         let dynamo = 0;
         let vector = 0;
-        let reads = 0;
-        // One warm-up call loads the keyword index into the function's cache, as a warm instance has it.
+        // One warm-up call: the route's modules loaded and connections open, as a warm instance has them.
         await invoke({
           method: 'POST',
           path: `/api/knowledge/bases/${kbId}/retrieve`,
@@ -157,10 +191,9 @@ export async function measureKnowledge(
           body: { query: 'warm up', mode },
         });
         for (let i = 0; i < RETRIEVES; i++) {
-          const query = `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]} number ${(i * 97) % size}-2`;
+          const query = queryOf(i, size);
           const beforeDdb = h.recorder.requests.length;
           const beforeVectors = vectors.requests;
-          const beforeS3 = s3Gets.count;
           const bearer = await token();
           const started = performance.now();
           const res = await invoke({
@@ -174,23 +207,46 @@ export async function measureKnowledge(
             throw new Error(`retrieve ${mode}: ${res.status} ${JSON.stringify(res.json).slice(0, 200)}`);
           dynamo += h.recorder.requests.length - beforeDdb;
           vector += vectors.requests - beforeVectors;
-          reads += s3Gets.count - beforeS3;
+        }
+        vectors.flush();
+        const cold: { ms: number; peakRssMb: number }[] = [];
+        for (let i = 0; i < COLD_RUNS; i++) {
+          const run = await coldRetrieve([
+            config.tableName,
+            h.dynamo.endpoint,
+            tenantId,
+            kbId,
+            mode,
+            queryOf(i + 1000, size),
+            vectorsDir,
+          ]);
+          if (!run.matches) throw new Error(`cold retrieve ${mode} found nothing`);
+          cold.push(run);
         }
         retrieve.push({
           mode,
           p50Ms: round(median(times), 1),
           p95Ms: round(percentile(times, 95), 1),
+          coldP50Ms: round(median(cold.map((c) => c.ms)), 0),
+          coldP95Ms: round(
+            percentile(
+              cold.map((c) => c.ms),
+              95,
+            ),
+            0,
+          ),
+          coldPeakRssMb: round(Math.max(...cold.map((c) => c.peakRssMb)), 0),
           dynamoRequests: round(dynamo / RETRIEVES, 2),
           vectorRequests: round(vector / RETRIEVES, 2),
-          s3Reads: round(reads / RETRIEVES, 2),
         });
       }
-      void tenantId;
       points.push({
         chunks,
         documents,
         indexSeconds: round(indexSeconds, 1),
         chunksPerSecond: round(chunks / indexSeconds, 0),
+        firstTenthMsPerChunk: round(perChunk(full.slice(0, tenth)), 2),
+        lastTenthMsPerChunk: round(perChunk(full.slice(-tenth)), 2),
         retrieve,
       });
     }
@@ -198,6 +254,7 @@ export async function measureKnowledge(
     vectorStore.install(undefined);
     await s3.stop();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(vectorsDir, { recursive: true, force: true });
   }
   const bench = {
     note: 'local stand-ins: DynamoDB Local, s3rver, the in-memory vector store and the local hashing embedder; chunkSize 100',
@@ -208,8 +265,10 @@ export async function measureKnowledge(
 }
 
 export function printKnowledge(k: KnowledgeBench) {
-  print('\nAI knowledge (one base; retrieve through the full route stack, warm)');
-  print('chunks  docs  index s  chunks/s  mode      p50 ms  p95 ms  DynamoDB/req  vector/req  S3 GET/req');
+  print('\nAI knowledge (one base; retrieve through the full route stack warm, and in a fresh process cold)');
+  print(
+    'chunks  docs  index s  chunks/s  ms/chunk 1st/last tenth  mode      p50 ms  p95 ms  cold p50  cold p95  cold MB  DynamoDB/req  vector/req',
+  );
   for (const p of k.points)
     for (const [i, r] of p.retrieve.entries())
       print(
@@ -218,12 +277,15 @@ export function printKnowledge(k: KnowledgeBench) {
           i ? ''.padEnd(4) : String(p.documents).padEnd(4),
           i ? ''.padEnd(7) : String(p.indexSeconds).padEnd(7),
           i ? ''.padEnd(8) : String(p.chunksPerSecond).padEnd(8),
+          i ? ''.padEnd(23) : `${p.firstTenthMsPerChunk} / ${p.lastTenthMsPerChunk}`.padEnd(23),
           r.mode.padEnd(8),
           String(r.p50Ms).padStart(6),
           String(r.p95Ms).padStart(6),
+          String(r.coldP50Ms).padStart(8),
+          String(r.coldP95Ms).padStart(8),
+          String(r.coldPeakRssMb).padStart(7),
           String(r.dynamoRequests).padStart(12),
           String(r.vectorRequests).padStart(10),
-          String(r.s3Reads).padStart(10),
         ].join('  '),
       );
   print(`(${k.note})`);

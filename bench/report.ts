@@ -1,6 +1,7 @@
 import type { KnowledgeBench } from './knowledge.ts';
 import type { ConversationBench } from './conversations.ts';
 import { GATEWAY_FIRST_BYTE_TARGET_MS, GATEWAY_OVERHEAD_TARGET_MS, type GatewayBench } from './gateway.ts';
+import type { GatewayEdgeBench } from './gateway-edge.ts';
 import type { AuthResult } from './auth.ts';
 import type { ColdInit } from './cold-init.ts';
 import type { ReadResult } from './reads.ts';
@@ -70,6 +71,8 @@ export interface Results {
   conversations?: ConversationBench;
   /** AI LLM gateway: its own cost per call and on the first streamed byte (bench/gateway.ts). */
   gateway?: GatewayBench;
+  /** The gateway at the HTTP edge against its upstream and a peer gateway (bench/gateway-edge.ts). */
+  gatewayEdge?: GatewayEdgeBench;
   scan: { issued: boolean; where: string[] };
   targets: TargetRow[];
   summary: { passed: number; missed: number };
@@ -170,6 +173,25 @@ export function targetRows(r: Omit<Results, 'targets' | 'summary'>): TargetRow[]
       subject: 'llmGateway.chatCompletions (stream)',
       value: `${f(g.firstByte.addedByGatewayMs, 2)} ms`,
       pass: g.firstByte.addedByGatewayMs <= GATEWAY_FIRST_BYTE_TARGET_MS,
+    });
+  }
+  const edge = r.gatewayEdge;
+  if (edge?.addedMs.gateway && edge.addedMs.peer) {
+    const mine = edge.addedMs.gateway;
+    const peer = edge.addedMs.peer;
+    rows.push({
+      target: 'added at the HTTP edge <= the peer gateway (plain, median of round medians)',
+      subject: 'llmGateway.chatCompletions via the local server',
+      value: `${f(mine.plainMs, 2)} ms vs ${f(peer.plainMs, 2)} ms`,
+      pass: mine.plainMs <= peer.plainMs,
+    });
+    // The peer's streamed requests fail (its Node build): its plain figure is the nearest comparison.
+    const peerFirst = peer.firstChunkMs ?? peer.plainMs;
+    rows.push({
+      target: `added to the first chunk <= the peer gateway${peer.firstChunkMs === null ? ' (its plain figure: its streams fail)' : ''}`,
+      subject: 'llmGateway.chatCompletions (stream) via the local server',
+      value: `${f(mine.firstChunkMs, 2)} ms vs ${f(peerFirst, 2)} ms`,
+      pass: mine.firstChunkMs !== null && mine.firstChunkMs <= peerFirst,
     });
   }
   return rows;

@@ -23,6 +23,7 @@ import { measureScale } from './scale.ts';
 import { measureKnowledge } from './knowledge.ts';
 import { measureConversations } from './conversations.ts';
 import { measureGateway } from './gateway.ts';
+import { measureGatewayEdge } from './gateway-edge.ts';
 import { seed } from './reads.ts';
 import { pool, round } from './stats.ts';
 import { fixedRequest, measureWarm } from './warm.ts';
@@ -219,6 +220,9 @@ try {
   step('AI LLM gateway: its own cost per call and on the first streamed byte');
   const gateway = await measureGateway(h);
   phaseDone('gateway');
+  step('AI LLM gateway at the HTTP edge: the local server vs its upstream, and the peer gateway');
+  const gatewayEdge = await measureGatewayEdge(step);
+  phaseDone('gatewayEdge');
 
   const partial = {
     generatedAt: new Date().toISOString(),
@@ -249,6 +253,7 @@ try {
     knowledge,
     conversations,
     gateway,
+    gatewayEdge,
     scan: { issued: h.recorder.scans.length > 0, where: [...new Set(h.recorder.scans)] },
   };
   const targets = targetRows(partial);

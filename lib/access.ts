@@ -4,7 +4,10 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
 import type { GroupSpec, QueueName } from '#shared/routes/groups.ts';
+import type { InvokedFunction } from '#shared/platform/ports.ts';
+import { functionNameSetting } from '#shared/platform/config.ts';
 import type { DataStores } from './data.ts';
+import { SCREENSHOT_PREFIX as BROWSER_SHOTS_PREFIX } from '#areas/tools/browser/screenshots.ts';
 import type { WorkQueues } from './queues.ts';
 import { paramPath, type StackSettings } from './settings.ts';
 
@@ -25,7 +28,15 @@ export interface PlatformResources {
   vaultKey: IKey;
   /** Link base for e-mails; the API URL unless the settings name one. */
   publicBaseUrl: string;
+  /** The functions others invoke and wait for (made before their callers). */
+  invoked?: Partial<Record<InvokedFunction, LambdaFunction>>;
 }
+
+const invokedOf = (res: PlatformResources, name: InvokedFunction) => {
+  const fn = res.invoked?.[name];
+  if (!fn) throw new Error(`Function ${name} must be made before the functions that invoke it`);
+  return fn;
+};
 
 const VAULT_SSM_ACTIONS = [
   'ssm:GetParameter',
@@ -97,6 +108,7 @@ export function environmentFor(spec: AccessSpec, res: PlatformResources): Record
     ...(spec.invoices ? { INVOICE_BUCKET: data.invoices.bucketName } : {}),
     ...(spec.knowledgeVectors ? { KNOWLEDGE_VECTOR_BUCKET: data.knowledgeVectors.vectorBucketName! } : {}),
     ...Object.fromEntries((spec.sends ?? []).map((q) => [`${q.toUpperCase()}_QUEUE_URL`, queues.queues[q].queueUrl])),
+    ...Object.fromEntries((spec.invokes ?? []).map((f) => [functionNameSetting(f), invokedOf(res, f).functionName])),
     // Only writers name the key; a reader decrypts with the key the ciphertext names.
     ...(spec.vault || spec.tenantSecrets === true ? { VAULT_KMS_KEY_ID: res.vaultKey.keyArn } : {}),
   };
@@ -123,6 +135,19 @@ export function grantAccess(fn: LambdaFunction, spec: AccessSpec, res: PlatformR
   if (spec.media === 'readwrite') data.media.grantReadWrite(fn);
   else if (spec.media === 'read') data.media.grantRead(fn);
   else if (spec.media === 'knowledge-read') data.media.grantRead(fn, 'knowledge/*');
+  // Written, then presigned for reading: a presigned GET works only while its signer may read.
+  else if (spec.media === 'browser-shots')
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:PutObject', 's3:GetObject'],
+        resources: [data.media.arnForObjects(`${BROWSER_SHOTS_PREFIX}*`)],
+      }),
+    );
+  // The function itself, not `grantInvoke`'s `:*` (every version and alias): only $LATEST is deployed.
+  for (const f of spec.invokes ?? [])
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [invokedOf(res, f).functionArn] }),
+    );
   if (spec.invoices === 'readwrite') data.invoices.grantReadWrite(fn);
   else if (spec.invoices === 'read') data.invoices.grantRead(fn);
 

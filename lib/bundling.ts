@@ -2,6 +2,7 @@ import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodej
 import type { BuildOptions } from 'esbuild';
 import { basename, dirname } from 'node:path';
 import { copyDocsAssetsCommands } from '#api/docs/docs-assets.ts';
+import { widgetBuildCommands } from '#areas/agents/widget-bundle.ts';
 
 /**
  * How every Lambda bundle is built, in one place: the stack passes `BUNDLING` to each
@@ -46,23 +47,16 @@ export const BUNDLING = {
  */
 const GATEWAY_ON_FIRST_USE = ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime', 'eventsource-parser'] as const;
 
-const AGENT_TURNS = ['minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, 'pg'];
+const AGENT_TURNS = ['@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, 'pg'];
 
 export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   // Invoices are the only S3 use of these two (`s3OnFirstUse`).
   billing: ['pdf-lib', '@aws-sdk/client-s3'],
   'webhook-worker': ['pdf-lib', '@aws-sdk/client-s3'],
   'content-admin': ['sanitize-html', 'busboy'],
-  // AI knowledge: the BM25 index and S3 Vectors load on first use; the parsers only in the worker.
-  knowledge: ['busboy', 'minisearch', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
-  'knowledge-worker': [
-    'minisearch',
-    'unpdf',
-    'mammoth',
-    'html-to-text',
-    '@aws-sdk/client-s3vectors',
-    ...GATEWAY_ON_FIRST_USE,
-  ],
+  // AI knowledge: S3 Vectors loads on first use; the parsers only in the worker.
+  knowledge: ['busboy', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
+  'knowledge-worker': ['unpdf', 'mammoth', 'html-to-text', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
   'llm-gateway': [...GATEWAY_ON_FIRST_USE],
   // Every function that runs agent turns: retrieval's and the gateway's first-use packages, and the
   // database tools' client (pg, 84 KB with its dependencies, loads Node's fetch implementation at import).
@@ -104,11 +98,27 @@ export const lazyPackageCommands =
       ];
     });
 
+/**
+ * The Browser Action function carries Chromium itself, no Lambda layer to version beside the stack:
+ * `playwright-core` copied whole (no dependencies; esbuild cannot bundle its run-time file reads),
+ * and `@sparticuz/chromium`'s compressed binaries (about 64 MB; unpacked to /tmp on a cold start)
+ * in `chromium-bin/`, where areas/tools/browser/chromium.ts looks for them. The package's own code
+ * is bundled. No other function has either (test/infra/bundles-browser.test.ts).
+ */
+export const BROWSER_EXTERNALS = ['playwright-core'] as const;
+export const browserAssetCommands = (inputDir: string, outputDir: string): string[] => [
+  `mkdir -p "${outputDir}/node_modules"`,
+  `cp -R "${inputDir}/node_modules/playwright-core" "${outputDir}/node_modules/playwright-core"`,
+  `cp -R "${inputDir}/node_modules/@sparticuz/chromium/bin" "${outputDir}/chromium-bin"`,
+];
+
 /** What runs after esbuild for a function: the files it reads at run time and its lazy packages. */
 export const afterBundlingFor =
   (name: string) =>
   (inputDir: string, outputDir: string): string[] => [
     ...(name === 'system' ? copyDocsAssetsCommands(inputDir, outputDir) : []),
+    ...(name === 'browser-action' ? browserAssetCommands(inputDir, outputDir) : []),
+    ...(name === 'agents' ? widgetBuildCommands(inputDir, outputDir) : []),
     ...lazyPackageCommands(lazyPackagesOf(name))(inputDir, outputDir),
   ];
 
@@ -118,7 +128,7 @@ export function bundlingFor(name: string): BundlingOptions {
   if (name !== 'system' && !lazy.length) return BUNDLING;
   return {
     ...BUNDLING,
-    externalModules: [...lazy],
+    externalModules: [...lazy, ...(name === 'browser-action' ? BROWSER_EXTERNALS : [])],
     commandHooks: { beforeBundling: () => [], beforeInstall: () => [], afterBundling: afterBundlingFor(name) },
   };
 }

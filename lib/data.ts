@@ -4,6 +4,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnersh
 import { CfnVectorBucket } from 'aws-cdk-lib/aws-s3vectors';
 import { Construct } from 'constructs';
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
+import { SCREENSHOT_PREFIX } from '#areas/tools/browser/screenshots.ts';
 import type { StackSettings } from './settings.ts';
 
 const str = (name: string) => ({ name, type: AttributeType.STRING });
@@ -67,6 +68,8 @@ export class DataStores extends Construct {
     this.media = new Bucket(this, 'Media', {
       ...privateBucket,
       ...logged('media'),
+      // Browser Action screenshots are handed out as 10-minute links: a day is plenty.
+      lifecycleRules: [{ prefix: SCREENSHOT_PREFIX, expiration: Duration.days(1) }],
       // CORS only for presigned uploads (a browser PUTs the file straight to S3 from the admin
       // origins); presigned GETs are plain links and images, which need no CORS.
       cors: [

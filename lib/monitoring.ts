@@ -8,6 +8,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { INVOKED } from '#shared/routes/groups.ts';
 import { platformDashboard } from './dashboard.ts';
 import { QUEUE_NAMES, type WorkQueues } from './queues.ts';
 import type { StackSettings } from './settings.ts';
@@ -130,6 +131,20 @@ export class Monitoring extends Construct {
         above,
         `Function ${name} was throttled`,
         'function-throttles',
+      );
+    }
+
+    // An invoked function's caller waits for it: one that runs near its timeout is about to fail its callers.
+    for (const [name, spec] of Object.entries(INVOKED)) {
+      const fn = functions.get(name);
+      if (!fn) continue;
+      alarm(
+        `fn-${name}-duration`,
+        fn.metricDuration({ statistic: 'p99', period: PERIOD }),
+        spec.timeoutSeconds * 900,
+        above,
+        `Function ${name} p99 duration above 90% of its ${spec.timeoutSeconds} s timeout over ${minutes} minutes`,
+        'function-duration',
       );
     }
 

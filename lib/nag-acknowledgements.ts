@@ -68,6 +68,11 @@ export function acknowledgeNagFindings(stack: Stack, { settings, data, queues, h
   );
   ack(
     stack,
+    `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(data.media.node.defaultChild as CfnResource)}.Arn>/browser-shots/*]`,
+    'The Browser Action function writes one screenshot per step under this prefix (named at run time) and presigns it; the bucket expires the prefix after a day.',
+  );
+  ack(
+    stack,
     `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(data.knowledgeVectors)}.VectorBucketArn>/index/kb-*]`,
     "Knowledge vector indexes are created at run time, one per knowledge base; the grant covers this one vector bucket's indexes.",
   );

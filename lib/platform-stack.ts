@@ -5,7 +5,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { API_GROUPS, SCHEDULED, WORKERS, type GroupName, type GroupSpec } from '#shared/routes/groups.ts';
+import { API_GROUPS, INVOKED, SCHEDULED, WORKERS, type GroupName, type GroupSpec } from '#shared/routes/groups.ts';
 import { deployedRoutes } from '#api/routes.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { PlatformResources } from './access.ts';
@@ -75,6 +75,18 @@ export class PlatformStack extends Stack {
       publicBaseUrl: settings.publicBaseUrl ?? this.httpApi.endpoint,
     };
     this.resources = res;
+    // Invoked functions first: their callers' environments name them and their grants invoke them.
+    res.invoked = {};
+    for (const [name, spec] of Object.entries(INVOKED)) {
+      const fn = appFunction(
+        this,
+        name,
+        { description: spec.description, access: spec, defaultTimeoutSeconds: spec.timeoutSeconds },
+        res,
+      );
+      res.invoked[name as keyof typeof INVOKED] = fn;
+      this.functions.set(name, fn);
+    }
 
     for (const group of ['fallback' as const, ...deployedGroups(routes).filter((g) => g !== 'fallback')]) {
       const spec = API_GROUPS[group];

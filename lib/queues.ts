@@ -11,6 +11,7 @@ export const QUEUE_NAMES = [
   'channels',
   'indexing',
   'turns',
+  'deliveries',
 ] as const satisfies readonly QueueName[];
 
 /** Longest a worker may run; a queue's visibility timeout is six times this. */

@@ -93,7 +93,7 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
   }
 
   return {
-    async send(queue, message: QueueMessage) {
+    async send(queue, message: QueueMessage, opts) {
       const body = JSON.stringify(message);
       if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new Error(`Message to ${queue} exceeds 256 KiB`);
       const sentAt = Date.now();
@@ -114,7 +114,9 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
         awsRegion: 'us-east-1',
       };
       inFlight++;
-      setImmediate(() => void deliver(queue, record, 1));
+      const delayMs = Math.min(900, opts?.delaySeconds ?? 0) * 1000;
+      if (delayMs) setTimeout(() => void deliver(queue, record, 1), delayMs).unref();
+      else setImmediate(() => void deliver(queue, record, 1));
     },
     /** Resolves once every message sent so far has been handled or dead-lettered. */
     drain: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve))),

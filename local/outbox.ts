@@ -20,6 +20,7 @@ export function fileOutbox(dataDir: string): Mailer & { list(): SentEmail[] } {
           subject: mail.subject,
           text: mail.text,
           html: mail.html,
+          ...(mail.invitation ? { invitation: mail.invitation } : {}),
           sentAt: new Date().toISOString(),
         };
         writeJson(file, [...readJson<SentEmail[]>(file, []), sent]);

@@ -92,6 +92,19 @@ export function createApiListener(opts: ListenerOptions) {
     }
     return found;
   };
+  // Resolved once per group, as the buffered handlers are: a dynamic import per request still goes
+  // through the module loader's hooks (tsx's run off the main thread), which cost up to tens of ms on a busy machine.
+  const loadStream = opts.loadStreamHandler ?? loadGroupStreamHandler;
+  const streamHandlers = new Map<string, Promise<StreamHandler>>();
+  const streamHandlerFor = (group: string) => {
+    let found = streamHandlers.get(group);
+    if (!found) {
+      found = loadStream(group);
+      streamHandlers.set(group, found);
+      found.catch(() => streamHandlers.delete(group));
+    }
+    return found;
+  };
 
   async function serve(req: IncomingMessage, res: ServerResponse) {
     const [path = '/', rawQuery = ''] = (req.url ?? '/').split(/\?(.*)/s);
@@ -132,7 +145,7 @@ export function createApiListener(opts: ListenerOptions) {
     // A stream route goes through the group's streaming front door, which writes to the socket as
     // the answer is produced, exactly as the function URL does in Lambda.
     if (route?.route.transport === 'stream') {
-      const stream = await (opts.loadStreamHandler ?? loadGroupStreamHandler)(group);
+      const stream = await streamHandlerFor(group);
       return stream(event, res, lambdaContext(`${group}-stream`));
     }
     const handler = await handlerFor(group);

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { config } from '#shared/platform/config.ts';
-import { mailer, parameterStore, queueSender } from '#shared/platform/ports.ts';
+import { functionInvoker, mailer, parameterStore, queueSender } from '#shared/platform/ports.ts';
+import { localInvoker } from './invoke.ts';
 import { paymentProviders } from '#areas/billing/gateway.ts';
 import { ensureAdmin, ensureInternalKey, ensureSigningKeys, type AdminOutcome } from './bootstrap.ts';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.ts';
@@ -68,6 +69,7 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     parameterStore.install(params);
     queueSender.install(queue);
     mailer.install(outbox);
+    functionInvoker.install(localInvoker);
     paymentProviders.install(localPaymentProviders);
     // The chat platforms' stand-in keeps its record beside the outbox (GET /_local/channels).
     recordChannelCallsIn(dataDir);

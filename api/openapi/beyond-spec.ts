@@ -28,4 +28,39 @@ export const BEYOND_SPEC: readonly string[] = [
   // AI knowledge: files over what a Lambda request carries (up to 10 MB) go straight to S3, as media's do.
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
+  // The LLM gateway: what OpenAI clients call beyond the spec's three routes (the Vercel AI SDK's
+  // default provider and `client.responses.create` use the Responses API; clients read one model).
+  'POST /api/llm-gateway/v1/responses',
+  'GET /api/llm-gateway/v1/models/{model}',
+  // Manage Schedule: tenant calendars and their public iCalendar feed.
+  'GET /api/ai/calendars',
+  'POST /api/ai/calendars',
+  'GET /api/ai/calendars/{calendarId}',
+  'PUT /api/ai/calendars/{calendarId}',
+  'DELETE /api/ai/calendars/{calendarId}',
+  'GET /api/ai/calendars/{calendarId}/slots',
+  'GET /api/ai/calendars/{calendarId}/appointments',
+  'POST /api/ai/calendars/{calendarId}/rotate-feed',
+  'GET /api/calendar-feeds/{feedToken}',
+  // A person approves an agent's side-effecting tool calls from the inbox.
+  'GET /api/conversations/{conversationId}/actions',
+  'POST /api/conversations/{conversationId}/actions/{actionId}/approve',
+  'POST /api/conversations/{conversationId}/actions/{actionId}/reject',
+  // AI knowledge at scale: a Failed document indexed again without a new upload.
+  'POST /api/knowledge/bases/{kbId}/documents/{documentId}/retry',
+  // The inbox a front end needs: who hears of an escalation, paged messages, hand-back, read state.
+  'GET /api/conversations/settings',
+  'PUT /api/conversations/settings',
+  'GET /api/conversations/{conversationId}/messages',
+  'POST /api/conversations/{conversationId}/hand-back',
+  'POST /api/conversations/{conversationId}/read',
+  // Outbound webhooks: the spec leaves delivery of events to external subscribers open.
+  'POST /api/webhook-subscriptions',
+  'GET /api/webhook-subscriptions',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'PUT /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'DELETE /api/webhook-subscriptions/{webhookSubscriptionId}',
+  'POST /api/webhook-subscriptions/{webhookSubscriptionId}/test',
+  'POST /api/webhook-subscriptions/{webhookSubscriptionId}/rotate-secret',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries',
 ];

@@ -32,10 +32,17 @@ export interface ChannelRecord {
   agentId: string;
   settings: Record<string, string>;
   secretRefs: Record<string, string>;
+  /** Tokens per UTC day each person on the platform may spend (null: no cap); absent on older connections. */
+  limits?: ChannelLimits;
   isActive: boolean;
   createdAt: string;
   updatedAt: string;
 }
+
+export interface ChannelLimits {
+  userDailyTokens: number | null;
+}
+const NO_LIMITS: ChannelLimits = { userDailyTokens: null };
 
 const credentialsOf = (type: ChannelType): string[] => [
   ...CHANNEL_CREDENTIALS[type].inbound,
@@ -54,6 +61,7 @@ const toChannel = (c: ChannelRecord) => ({
   secrets: Object.fromEntries(
     credentialsOf(c.type).map((k) => [k, describeTenantSecret(c.tenantId, c.secretRefs[k]).set]),
   ),
+  limits: c.limits ?? NO_LIMITS,
   isActive: c.isActive,
   webhookUrl: webhookUrl(c.type, c.id),
   createdAt: c.createdAt,
@@ -114,6 +122,7 @@ export async function createChannel(
     agentId: string;
     settings?: Record<string, string>;
     secrets?: Record<string, string>;
+    limits?: Partial<ChannelLimits> | null;
   },
   actor: Principal,
 ) {
@@ -136,6 +145,7 @@ export async function createChannel(
     agentId: input.agentId,
     settings,
     secretRefs,
+    limits: { ...NO_LIMITS, ...(input.limits ?? {}) },
     isActive: true,
     createdAt: now,
     updatedAt: now,
@@ -171,6 +181,7 @@ export async function updateChannel(
     settings?: Record<string, string>;
     isActive?: boolean;
     secrets?: Record<string, string>;
+    limits?: Partial<ChannelLimits> | null;
   },
   actor: Principal,
 ) {
@@ -190,6 +201,7 @@ export async function updateChannel(
     agentId: input.agentId ?? c.agentId,
     settings: input.settings ?? c.settings,
     isActive: input.isActive ?? c.isActive,
+    limits: input.limits ? { ...NO_LIMITS, ...c.limits, ...input.limits } : (c.limits ?? NO_LIMITS),
     secretRefs: { ...c.secretRefs, ...newRefs },
     updatedAt: new Date().toISOString(),
   };
@@ -203,6 +215,7 @@ export async function updateChannel(
             agentId: next.agentId,
             settings: next.settings,
             isActive: next.isActive,
+            limits: next.limits,
             secretRefs: next.secretRefs,
             updatedAt: next.updatedAt,
           },
@@ -215,6 +228,7 @@ export async function updateChannel(
       name: next.name,
       agentId: next.agentId,
       isActive: next.isActive,
+      limits: next.limits,
       secretsSet: Object.keys(newRefs).join(' '),
     }),
     { now: next.updatedAt },

@@ -34,3 +34,12 @@ export const agentUnavailable = defineError(
 
 /** The gateway's refusals a turn passes on: those the caller can act on (allowance, tenant state, model). */
 export const TURN_REFUSALS = MODEL_CALL_REFUSALS.filter((e) => e.status < 500);
+
+/** A held tool call someone already approved or rejected (or that expired): decided once, by one person. */
+export const actionAlreadyDecided = defineError(
+  409,
+  'ACTION_ALREADY_DECIDED',
+  (status: string = 'Approved') => `This action is already ${status}`,
+);
+/** A held tool call left undecided past its expiry counts as rejected and can no longer be approved. */
+export const actionExpired = defineError(409, 'ACTION_EXPIRED', 'This action expired before it was decided');

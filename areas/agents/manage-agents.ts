@@ -24,6 +24,8 @@ export interface AgentInput {
   temperature?: number | null;
   welcomeMessage?: string | null;
   escalation?: Partial<Escalation> | null;
+  answerOnlyFromKnowledge?: boolean;
+  noAnswerReply?: string | null;
   knowledgeBaseIds?: string[];
   toolIds?: string[];
 }
@@ -90,6 +92,8 @@ async function resolve(tenantId: string, input: AgentInput) {
       ...DEFAULT_ESCALATION,
       ...(input.escalation ?? {}),
     }),
+    answerOnlyFromKnowledge: input.answerOnlyFromKnowledge ?? false,
+    noAnswerReply: input.noAnswerReply || null,
     knowledgeBaseIds,
     toolIds,
     searchText: input.name.toLowerCase(),
@@ -154,6 +158,8 @@ const settingsOf = (a: AgentRecord) => ({
   temperature: a.temperature,
   welcomeMessage: a.welcomeMessage,
   escalation: a.escalation,
+  answerOnlyFromKnowledge: a.answerOnlyFromKnowledge ?? false,
+  noAnswerReply: a.noAnswerReply ?? null,
   knowledgeBaseIds: a.knowledgeBaseIds,
   toolIds: a.toolIds,
 });
@@ -343,6 +349,8 @@ const toVersion = ({ id, snapshot: s, publishedAt, publishedBy }: VersionItem) =
   temperature: s.temperature,
   welcomeMessage: s.welcomeMessage,
   escalation: s.escalation,
+  answerOnlyFromKnowledge: s.answerOnlyFromKnowledge ?? false,
+  noAnswerReply: s.noAnswerReply ?? null,
   knowledgeBaseIds: s.knowledgeBaseIds,
   toolIds: s.toolIds,
 });
@@ -384,6 +392,8 @@ export async function restoreVersion(tenantId: string, agentId: string, vId: str
       temperature: s.temperature,
       welcomeMessage: s.welcomeMessage,
       escalation: s.escalation,
+      answerOnlyFromKnowledge: s.answerOnlyFromKnowledge ?? false,
+      noAnswerReply: s.noAnswerReply ?? null,
       knowledgeBaseIds,
       toolIds: s.toolIds,
     },

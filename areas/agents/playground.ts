@@ -1,8 +1,12 @@
+import type { Principal } from '#shared/auth/access-token.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { prompts, type PromptItem } from '#areas/prompts/for-agents.ts';
 import { get } from '#shared/data/read.ts';
-import { notFound } from '#shared/http/errors.ts';
+import { notFound, validationError } from '#shared/http/errors.ts';
+import { countRequested, decideAction, type Resumable } from './decide-action.ts';
 import { noActivePromptVersion } from './errors.ts';
-import { runTurn, type TurnInput } from './runtime.ts';
+import { listActions, pauseWrites, type ActionRecord, type Owner } from './pending-actions.ts';
+import { resumeTurnStream, runTurn, type TurnInput, type TurnResult } from './runtime.ts';
 import { agentKey, type AgentSnapshot } from './snapshot.ts';
 
 type AgentItem = Omit<AgentSnapshot, 'agentId' | 'version' | 'promptVersionId'> & {
@@ -33,14 +37,58 @@ async function draftSnapshot(tenantId: string, agentId: string): Promise<AgentSn
   };
 }
 
+export interface PlaygroundBody {
+  messages?: TurnInput['messages'];
+  variables?: Record<string, string>;
+  visitorName?: string | null;
+  approveActionIds?: string[];
+  rejectActionIds?: string[];
+}
+
+const pendingOf = (a: ActionRecord) => ({
+  id: a.id,
+  tool: a.tool,
+  arguments: a.arguments,
+  reason: a.reason,
+  expiresAt: a.expiresAt,
+});
+
+/** The answer with the calls it holds for the caller's approval, stored so a second request can decide them. */
+async function answer(tenantId: string, owner: Owner, agent: AgentSnapshot, r: TurnResult, actor: Principal) {
+  const { paused, untrusted: _, ...rest } = r;
+  if (!paused) return { ...rest, pendingActions: [] };
+  const held = pauseWrites(tenantId, owner, agent, paused, actor.email ?? actor.userId);
+  await commitChange(
+    [...held.writes, countRequested(tenantId, agent.agentId, held.actions.length, new Date().toISOString())],
+    null,
+  );
+  return { ...rest, pendingActions: held.actions.map(pendingOf) };
+}
+
+/**
+ * Playground: one turn of the draft. A call that waits for approval comes back in `pendingActions`;
+ * the caller decides it inline with `approveActionIds` / `rejectActionIds` in the next request,
+ * which runs the approved tools once and goes on with the paused turn (its messages are the stored
+ * ones; `messages` is then not needed).
+ */
 export async function playgroundTurn(
   tenantId: string,
   agentId: string,
-  body: { messages: TurnInput['messages']; variables?: Record<string, string>; visitorName?: string | null },
+  body: PlaygroundBody,
+  actor: Principal,
   requestId: string,
 ) {
+  const owner: Owner = { kind: 'playground', id: agentId };
+  const approve = body.approveActionIds ?? [];
+  const reject = body.rejectActionIds ?? [];
+  if (approve.length || reject.length) return decideInline(tenantId, owner, approve, reject, actor, requestId);
+  if (!body.messages?.length) {
+    throw validationError([
+      { path: 'body.messages', message: 'Messages, or actions to approve or reject, are required' },
+    ]);
+  }
   const agent = await draftSnapshot(tenantId, agentId);
-  return runTurn({
+  const r = await runTurn({
     tenantId,
     agent,
     messages: body.messages,
@@ -49,4 +97,44 @@ export async function playgroundTurn(
     caller: { kind: 'agent', agentId },
     requestId,
   });
+  return answer(tenantId, owner, agent, r, actor);
+}
+
+async function decideInline(
+  tenantId: string,
+  owner: Owner,
+  approve: string[],
+  reject: string[],
+  actor: Principal,
+  requestId: string,
+) {
+  const both = approve.filter((id) => reject.includes(id));
+  if (both.length)
+    throw validationError([{ path: 'body.rejectActionIds', message: 'An action is either approved or rejected' }]);
+  let resume: Resumable | null = null;
+  for (const id of approve)
+    resume = (await decideAction(tenantId, owner, id, { approve: true }, actor, requestId)).resume ?? resume;
+  for (const id of reject)
+    resume =
+      (await decideAction(tenantId, owner, id, { approve: false, reason: null }, actor, requestId)).resume ?? resume;
+  if (!resume) {
+    const waiting = (await listActions(tenantId, owner, 20)).filter((a) => a.status === 'Pending');
+    return {
+      message: 'Waiting for a decision on the remaining actions of this turn.',
+      citations: [],
+      toolCalls: [],
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      pendingActions: waiting.map(pendingOf),
+    };
+  }
+  const agent = resume.paused.agent;
+  let result: TurnResult | undefined;
+  for await (const e of resumeTurnStream(
+    { tenantId, agent, messages: [], caller: { kind: 'agent', agentId: agent.agentId }, requestId },
+    resume.state,
+    resume.outcomes,
+  ))
+    if (e.type === 'final') result = e.result;
+  if (!result) throw new Error('the resumed turn ended without an answer');
+  return answer(tenantId, owner, agent, result, actor);
 }

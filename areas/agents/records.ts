@@ -1,4 +1,4 @@
-import { keys } from '#shared/data/keys.ts';
+import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
 import { agentKey } from './snapshot.ts';
 
 /**
@@ -42,6 +42,9 @@ export interface AgentRecord {
   temperature: number | null;
   welcomeMessage: string | null;
   escalation: Escalation;
+  /** Off-topic questions (no source reaches the threshold) get `noAnswerReply` without a model call. */
+  answerOnlyFromKnowledge?: boolean;
+  noAnswerReply?: string | null;
   knowledgeBaseIds: string[];
   toolIds: string[];
   publishedVersion: number | null;
@@ -70,9 +73,28 @@ export const toAgent = (a: AgentRecord) => ({
   temperature: a.temperature ?? null,
   welcomeMessage: a.welcomeMessage ?? null,
   escalation: a.escalation,
+  answerOnlyFromKnowledge: a.answerOnlyFromKnowledge ?? false,
+  noAnswerReply: a.noAnswerReply ?? null,
   knowledgeBaseIds: a.knowledgeBaseIds ?? [],
   toolIds: a.toolIds ?? [],
   publishedVersion: a.publishedVersion ?? null,
   createdAt: a.createdAt,
   updatedAt: a.updatedAt,
+});
+
+/**
+ * A held tool call's owner: a conversation, or the agent's playground (areas/agents/pending-actions.ts).
+ * Its actions and paused turns are children of that owner; a Pending action also sits on gsi2
+ * `PLATFORM#ACTION_PENDING` by its expiry, for the sweep.
+ */
+export type Owner = { kind: 'conversation'; id: string } | { kind: 'playground'; id: string };
+const parentOf = (o: Owner) => (o.kind === 'conversation' ? 'CONVERSATION' : 'AGENT') as 'CONVERSATION' | 'AGENT';
+export const actionKey = (t: string, o: Owner, id: string): Key => keys.childItem(t, parentOf(o), o.id, 'ACTION', id);
+export const actionList = (t: string, o: Owner) => keys.childCollection(t, parentOf(o), o.id, 'ACTION');
+export const pausedKey = (t: string, o: Owner, id: string): Key => keys.childItem(t, parentOf(o), o.id, 'PAUSED', id);
+
+export const PENDING_ACTIONS = `${PLATFORM}#ACTION_PENDING`;
+export const pendingEntry = (a: { expiresAt: string; tenantId: string; id: string }) => ({
+  gsi2pk: PENDING_ACTIONS,
+  gsi2sk: `${a.expiresAt}#${a.tenantId}#${a.id}`,
 });

@@ -18,6 +18,9 @@ export interface AgentSnapshot {
   temperature: number | null;
   welcomeMessage: string | null;
   escalation: { enabled: boolean; noAnswerThreshold: number; maxTurnsBeforeEscalation: number | null };
+  /** Absent on versions published before the setting existed: they answer as they did. */
+  answerOnlyFromKnowledge?: boolean;
+  noAnswerReply?: string | null;
   knowledgeBaseIds: string[];
   toolIds: string[];
 }

@@ -34,5 +34,21 @@ export async function agentStats(tenantId: string, agentId: string, q: { startDa
     csatScore: csatCount ? Math.round((sum('csatSum') / csatCount) * 100) / 100 : 0,
     tokensUsed: sum('tokens'),
     costUsd: Math.round(sum('costUsd') * 1_000_000) / 1_000_000,
+    approvals: {
+      requested: sum('approvalsRequested'),
+      approved: sum('approvalsApproved'),
+      rejected: sum('approvalsRejected'),
+      expired: sum('approvalsExpired'),
+      meanSecondsToDecision: sum('approvalsDecided')
+        ? Math.round(sum('approvalWaitMs') / sum('approvalsDecided') / 10) / 100
+        : 0,
+    },
+    capsReached: {
+      dailyTokens: sum('cap_dailyTokens'),
+      visitorTokens: sum('cap_visitorTokens'),
+      sessionTurns: sum('cap_sessionTurns'),
+      userDailyTokens: sum('cap_userDailyTokens'),
+    },
+    declinedOffTopic: sum('declinedOffTopic'),
   };
 }

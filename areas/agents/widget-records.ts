@@ -24,6 +24,18 @@ export interface Theme {
 }
 export const DEFAULT_THEME: Theme = { primaryColor: '#2563eb', position: 'right', title: 'Chat with us' };
 
+/**
+ * What anonymous visitors may spend of the tenant's allowance through this widget (null: no cap):
+ * tokens per UTC day for the widget, tokens per UTC day per visitor (each session and each source
+ * address counted alone), agent answers per session.
+ */
+export interface WidgetLimits {
+  dailyTokens: number | null;
+  visitorTokens: number | null;
+  sessionTurns: number | null;
+}
+export const NO_LIMITS: WidgetLimits = { dailyTokens: null, visitorTokens: null, sessionTurns: null };
+
 export interface WidgetRecord {
   id: string;
   tenantId: string;
@@ -31,19 +43,25 @@ export interface WidgetRecord {
   name: string;
   allowedOrigins: string[];
   theme: Theme;
+  /** Absent on widgets made before caps existed: no cap. */
+  limits?: WidgetLimits;
   isActive: boolean;
   widgetKey: string;
   createdAt: string;
   updatedAt: string;
 }
 
-/** What the lookup item holds: enough for a session to refuse a wrong origin before reading more. */
+/**
+ * What the lookup item holds: enough for a session to refuse a wrong origin before reading more, and
+ * the theme its answer carries to the widget. Lookups written before the theme was copied lack it.
+ */
 export interface WidgetLookup {
   tenantId: string;
   widgetId: string;
   agentId: string;
   allowedOrigins: string[];
   isActive: boolean;
+  theme?: Theme;
 }
 
 export const widgetItem = (w: WidgetRecord) => ({
@@ -57,6 +75,7 @@ export const lookupOf = (w: WidgetRecord): WidgetLookup => ({
   agentId: w.agentId,
   allowedOrigins: w.allowedOrigins,
   isActive: w.isActive,
+  theme: w.theme,
 });
 
 export const toWidget = (w: WidgetRecord) => ({
@@ -65,6 +84,7 @@ export const toWidget = (w: WidgetRecord) => ({
   name: w.name,
   allowedOrigins: w.allowedOrigins,
   theme: w.theme,
+  limits: w.limits ?? NO_LIMITS,
   isActive: w.isActive,
   widgetKey: w.widgetKey,
   createdAt: w.createdAt,

@@ -12,6 +12,7 @@ import {
   agentWidgets,
   DEFAULT_THEME,
   lookupOf,
+  NO_LIMITS,
   newWidgetKey,
   originProblem,
   toWidget,
@@ -21,6 +22,7 @@ import {
   widgetKeyLookup,
   WIDGET_KEY_PATTERN,
   type Theme,
+  type WidgetLimits,
   type WidgetLookup,
   type WidgetRecord,
 } from './widget-records.ts';
@@ -33,12 +35,20 @@ const change = (tenantId: string, actor: Principal, entityId: string, action: st
  * of the conversations area). Null for an unknown, rotated or deleted key. The session still
  * checks `isActive`, the origin, and that the agent is Published and not deleted.
  */
-export async function widgetByKey(key: string): Promise<WidgetLookup | null> {
+export async function widgetByKey(key: string): Promise<(WidgetLookup & { theme: Theme }) | null> {
   if (!WIDGET_KEY_PATTERN.test(key)) return null;
   const found = await get<WidgetLookup>(widgetKeyLookup(key), { consistent: true });
   if (!found) return null;
   const { tenantId, widgetId, agentId, allowedOrigins, isActive } = found;
-  return { tenantId, widgetId, agentId, allowedOrigins, isActive };
+  // A lookup written before it carried the theme: the widget's own item has it (one more GetItem).
+  const theme = found.theme ?? (await get<WidgetRecord>(widgetKey(tenantId, widgetId)))?.theme ?? DEFAULT_THEME;
+  return { tenantId, widgetId, agentId, allowedOrigins, isActive, theme };
+}
+
+/** The caps a widget sets on its visitors; none for a widget deleted meanwhile. */
+export async function widgetLimits(tenantId: string, widgetId: string): Promise<WidgetLimits> {
+  const w = await get<WidgetRecord>(widgetKey(tenantId, widgetId));
+  return w?.limits ?? NO_LIMITS;
 }
 
 function origins(list: string[]) {
@@ -72,7 +82,12 @@ export async function listWidgets(tenantId: string, agentId: string) {
 export async function createWidget(
   tenantId: string,
   agentId: string,
-  input: { name: string; allowedOrigins: string[]; theme?: Partial<Theme> | null },
+  input: {
+    name: string;
+    allowedOrigins: string[];
+    theme?: Partial<Theme> | null;
+    limits?: Partial<WidgetLimits> | null;
+  },
   actor: Principal,
 ) {
   const tenant = await requireAgents(tenantId);
@@ -85,6 +100,7 @@ export async function createWidget(
     name: input.name,
     allowedOrigins: origins(input.allowedOrigins),
     theme: { ...DEFAULT_THEME, ...(input.theme ?? {}) },
+    limits: { ...NO_LIMITS, ...(input.limits ?? {}) },
     isActive: true,
     widgetKey: newWidgetKey(),
     createdAt: now,
@@ -108,7 +124,13 @@ export async function createWidget(
 export async function updateWidget(
   tenantId: string,
   widgetId: string,
-  input: { name?: string; allowedOrigins?: string[]; theme?: Partial<Theme> | null; isActive?: boolean },
+  input: {
+    name?: string;
+    allowedOrigins?: string[];
+    theme?: Partial<Theme> | null;
+    limits?: Partial<WidgetLimits> | null;
+    isActive?: boolean;
+  },
   actor: Principal,
 ) {
   await requireAgents(tenantId);
@@ -118,6 +140,7 @@ export async function updateWidget(
     name: input.name ?? w.name,
     allowedOrigins: input.allowedOrigins ? origins(input.allowedOrigins) : w.allowedOrigins,
     theme: input.theme ? { ...w.theme, ...input.theme } : w.theme,
+    limits: input.limits ? { ...NO_LIMITS, ...w.limits, ...input.limits } : (w.limits ?? NO_LIMITS),
     isActive: input.isActive ?? w.isActive,
     updatedAt: new Date().toISOString(),
   };
@@ -131,6 +154,7 @@ export async function updateWidget(
             name: next.name,
             allowedOrigins: next.allowedOrigins,
             theme: next.theme,
+            limits: next.limits,
             isActive: next.isActive,
             updatedAt: next.updatedAt,
           },
@@ -140,7 +164,7 @@ export async function updateWidget(
       ),
       updateItem(
         widgetKeyLookup(w.widgetKey),
-        { allowedOrigins: lookup.allowedOrigins, isActive: lookup.isActive },
+        { allowedOrigins: lookup.allowedOrigins, isActive: lookup.isActive, theme: lookup.theme },
         {
           condition: 'attribute_exists(pk)',
         },
@@ -150,6 +174,7 @@ export async function updateWidget(
       name: next.name,
       allowedOrigins: next.allowedOrigins.join(' '),
       isActive: next.isActive,
+      limits: next.limits,
     }),
     { now: next.updatedAt },
   );
@@ -200,6 +225,9 @@ export async function rotateWidgetKey(tenantId: string, widgetId: string, actor:
   return toWidget(next);
 }
 
+const ATTR_ESCAPES: Record<string, string> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
+const attr = (value: string) => value.replace(/[&"<>]/g, (c) => ATTR_ESCAPES[c]!);
+
 /**
  * The HTML a site owner pastes: the widget script from this API, with the widget's public key, and
  * where its calls go when that is not the script's origin (deployed: the conversations front door).
@@ -208,6 +236,8 @@ export async function embedSnippet(tenantId: string, widgetId: string, apiBase: 
   const w = await readWidget(tenantId, widgetId);
   const trim = (u: string) => u.replace(/\/$/, '');
   const src = `${trim(apiBase)}/api/ai/widget.js`;
-  const calls = trim(widgetApiBase) === trim(apiBase) ? '' : ` data-api-base="${trim(widgetApiBase)}"`;
-  return { snippet: `<script src="${src}" data-widget-key="${w.widgetKey}"${calls} async></script>` };
+  const calls = trim(widgetApiBase) === trim(apiBase) ? '' : ` data-api-base="${attr(trim(widgetApiBase))}"`;
+  // The theme rides in the tag so the bubble is drawn in its colour and place before any request.
+  const theme = ` data-primary-color="${attr(w.theme.primaryColor)}" data-position="${attr(w.theme.position)}" data-title="${attr(w.theme.title)}"`;
+  return { snippet: `<script src="${src}" data-widget-key="${w.widgetKey}"${calls}${theme} async></script>` };
 }

@@ -6,10 +6,12 @@ import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { publishedAgent } from './agent.ts';
 import { deliverToChannel } from './delivery.ts';
-import { conversationChange } from './lifecycle.ts';
+import { CAP_MESSAGE } from './errors.ts';
+import { conversationChange, systemMessage } from './lifecycle.ts';
 import { channelUserKey, conversationList, newConversation, type ConversationRecord, type Visitor } from './records.ts';
 import { mutate, newConversationWrites, readConversation, type Stored } from './store.ts';
 import { visitorTurnAnswer, type TurnAnswer } from './turn.ts';
+import { capNoticeWrite, channelCapReached, channelSpendWrites, countCapReached } from './visitor-caps.ts';
 
 /** A person's message on a channel, as the webhook verified and queued it (the connector's CHANNEL_TURN). */
 export interface ChannelMessage {
@@ -50,12 +52,14 @@ export async function runChannelTurn(m: ChannelMessage, requestId: string): Prom
     if (err instanceof ApiError && err.status < 500) return skip(m, err.code);
     throw err;
   }
+  if (await refusedOverCap(channel, conversation)) return skip(m, 'daily token cap reached');
   let answer: TurnAnswer;
   try {
     answer = await visitorTurnAnswer(conversation, {
       text: m.text.slice(0, 4000),
       idempotencyKey: `channel:${m.eventId}`.slice(0, 300),
       requestId,
+      spend: (tokens) => channelSpendWrites(conversation, tokens),
     });
   } catch (err) {
     // Refusals (an exhausted allowance escalates the conversation; an agent unpublished meanwhile)
@@ -64,6 +68,24 @@ export async function runChannelTurn(m: ChannelMessage, requestId: string): Prom
     throw err;
   }
   if (answer.message) await deliverToChannel(conversation, answer.message);
+}
+
+/**
+ * A person past the connection's daily cap gets no turn: they are told kindly, once a day (the note
+ * is kept in the transcript for staff), and each refused message is counted on the agent's day.
+ */
+async function refusedOverCap(channel: ChannelRecord, c: Stored): Promise<boolean> {
+  if (c.status !== 'Open' || !(await channelCapReached(c, channel.limits?.userDailyTokens ?? null))) return false;
+  await countCapReached(c.tenantId, c.agentId, 'userDailyTokens');
+  const note = systemMessage(c, CAP_MESSAGE, Date.now());
+  try {
+    await mutate(c.tenantId, c.id, (current) => ({ next: current, messages: [note], writes: [capNoticeWrite(c)] }));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409) return true;
+    throw err;
+  }
+  await deliverToChannel(c, note);
+  return true;
 }
 
 function skip(m: ChannelMessage, reason: string) {

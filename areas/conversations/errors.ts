@@ -13,6 +13,18 @@ export const invalidIdempotencyKey = defineError(
   'INVALID_IDEMPOTENCY_KEY',
   'Idempotency-Key is 1-100 letters, digits or _ . : -',
 );
+export const CAP_MESSAGE =
+  "Thank you for your messages! The assistant has answered as much as it can for now. Please come back later, or use our other contact options and we'll be glad to help.";
+/**
+ * A cap the tenant set on anonymous spending (docs/decisions/conversations.md, "Visitor caps"). The
+ * message is the visitor's to read as it is: kind, and the same whichever cap was reached.
+ */
+export const widgetLimitReached = defineError(
+  429,
+  'WIDGET_LIMIT_REACHED',
+  (_limit: string = 'dailyTokens', _retryAfterSeconds: number = 3600) => CAP_MESSAGE,
+  { retryAfterSeconds: (_limit, seconds = 3600) => seconds, details: (limit) => ({ limit }) },
+);
 /** A retried message whose first attempt is still running. */
 export const requestInProgress = defineError(
   409,

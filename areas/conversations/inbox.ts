@@ -4,12 +4,14 @@ import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, deleteItem } from '#shared/data/commit.ts';
 import { keyOf } from '#shared/data/keys.ts';
 import { toPage } from '#shared/http/responses.ts';
+import { getUser } from '#areas/identity/for-conversations.ts';
 import { deliverToChannel } from './delivery.ts';
-import { conversationClosed } from './errors.ts';
-import { changeStatus, conversationChange, moved, REASONS, takesMessages } from './lifecycle.ts';
+import { conversationClosed, invalidStatusTransition } from './errors.ts';
+import { changeStatus, conversationChange, moved, REASONS, systemMessage, takesMessages } from './lifecycle.ts';
 import {
   conversationKey,
   conversationList,
+  isUnread,
   newMessage,
   type ConversationRecord,
   type ConversationStatus,
@@ -31,6 +33,8 @@ const toListItem = (c: ConversationRecord) => ({
   startedAt: c.startedAt,
   lastMessageAt: c.lastMessageAt,
   closedAt: c.closedAt,
+  lastMessage: c.lastMessage ?? null,
+  unread: isUnread(c),
 });
 
 const toMessage = (m: MessageRecord) => ({
@@ -95,7 +99,11 @@ export async function conversationDetail(tenantId: string, id: string) {
  * over (Escalated, so the agent falls silent). Delivered to the widget by its poll, or to the channel.
  */
 export async function staffReply(tenantId: string, id: string, text: string, actor: Principal) {
-  const message = newMessage({ tenantId, id }, 'human', text, { authorId: actor.userId });
+  const author = await getUser(actor.tenantId, actor.userId);
+  const message = newMessage({ tenantId, id }, 'human', text, {
+    authorId: actor.userId,
+    authorName: author?.firstName.trim() || null,
+  });
   const out = await mutate(tenantId, id, (current) => {
     if (!takesMessages(current)) throw conversationClosed();
     const next =
@@ -103,6 +111,8 @@ export async function staffReply(tenantId: string, id: string, text: string, act
         ? moved(current, 'Escalated', { reason: REASONS.staff, now: Date.now() })
         : { ...current };
     next.lastMessageAt = message.createdAt;
+    // Whoever answers has read what the visitor wrote.
+    next.staffSeenAt = message.createdAt;
     return {
       next,
       messages: [message],
@@ -114,6 +124,54 @@ export async function staffReply(tenantId: string, id: string, text: string, act
   });
   await deliverToChannel(out.conversation, message);
   return toMessage(message);
+}
+
+/**
+ * A page of the conversation's messages, oldest first, after the message `after` (from the start
+ * when absent): one Query that reads one more than the page to say whether more follow.
+ */
+export async function messagesPage(tenantId: string, id: string, q: { after?: string; pageSize: number }) {
+  const [, items] = await Promise.all([
+    readConversation(tenantId, id),
+    readMessages(tenantId, id, { after: q.after, limit: q.pageSize + 1 }),
+  ]);
+  const page = items.slice(0, q.pageSize);
+  const hasMore = items.length > q.pageSize;
+  return { items: page.map(toMessage), hasMore, nextAfter: hasMore ? page.at(-1)!.id : null };
+}
+
+/** Staff mark what the visitor wrote as read (the list's `unread` clears for the tenant's staff). */
+export async function markRead(tenantId: string, id: string, actor: Principal) {
+  const out = await mutate(tenantId, id, (current) => {
+    if (!isUnread(current)) return { next: current };
+    const next = { ...current, staffSeenAt: current.lastVisitorMessageAt ?? null };
+    return {
+      next,
+      change: conversationChange(current, actor, 'ConversationRead', { staffSeenAt: next.staffSeenAt }),
+    };
+  });
+  return toListItem(out.conversation);
+}
+
+/**
+ * Staff hand an escalated conversation back to the agent: Open again, its turn count from zero (so
+ * the turn limit does not hand it straight back), a note in the transcript. Only from Escalated.
+ */
+export async function handBack(tenantId: string, id: string, actor: Principal) {
+  const out = await mutate(tenantId, id, (current) => {
+    if (current.status !== 'Escalated') {
+      if (current.status === 'Closed') throw conversationClosed();
+      throw invalidStatusTransition(current.status, 'Open');
+    }
+    const now = Date.now();
+    const next: ConversationRecord = { ...current, status: 'Open', agentTurns: 0 };
+    return {
+      next,
+      messages: [systemMessage(next, 'Handed back to the agent', now)],
+      change: conversationChange(current, actor, 'ConversationHandedBack', { from: 'Escalated', to: 'Open' }),
+    };
+  });
+  return toListItem(out.conversation);
 }
 
 /** Staff set the status (route 9): the allowed moves only; the same status again changes nothing. */

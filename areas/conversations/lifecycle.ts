@@ -63,6 +63,7 @@ export function moved(
   const next: ConversationRecord = { ...c, status };
   if (status === 'Escalated') {
     next.escalated = true;
+    next.escalations = (c.escalations ?? 0) + 1;
     next.escalationReason = opts.reason?.trim() || c.escalationReason || REASONS.visitor;
   }
   if (status === 'Resolved') next.resolved = true;

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
+import { createHash, randomBytes } from 'node:crypto';
+import { keys, outsideIdKeyPart, PLATFORM, type Key } from '#shared/data/keys.ts';
 
 /**
  * The conversations area's records (docs/architecture.md, "Conversations"):
@@ -26,6 +26,16 @@ export const messageKey = (tenantId: string, conversationId: string, messageId: 
   keys.childItem(tenantId, 'CONVERSATION', conversationId, 'MESSAGE', messageId);
 export const idempotencyKey = (tenantId: string, conversationId: string, key: string): Key =>
   keys.childItem(tenantId, 'CONVERSATION', conversationId, 'IDEM', key);
+/** The tenant's conversation settings (who hears of an escalation). */
+export const conversationSettingsKey = (tenantId: string): Key =>
+  keys.tenantItem(tenantId, 'CONVERSATION_SETTINGS', 'settings');
+
+export interface ConversationSettings {
+  /** Who is e-mailed when a conversation is escalated; null: the users holding `conversations:write`. */
+  escalationEmails: string[] | null;
+  updatedAt: string | null;
+}
+
 /** A channel user's conversation with one connection (the connector reopens it while not closed). */
 export const channelUserKey = (tenantId: string, channelId: string, user: string): Key =>
   keys.childItem(tenantId, 'CHANNEL', channelId, 'USER', user);
@@ -68,6 +78,8 @@ export interface MessageRecord {
   createdAt: string;
   /** Who wrote a human reply (staff user id). */
   authorId?: string | null;
+  /** The staff member's first name as the visitor sees it, kept as it was when they wrote. */
+  authorName?: string | null;
 }
 
 /** The last messages the agent reads as the conversation so far, kept on the conversation item. */
@@ -111,7 +123,36 @@ export interface ConversationRecord {
   /** Lowercase text the inbox search matches: visitor name and e-mail, agent, first visitor message. */
   searchText: string;
   erasedAt?: string | null;
+  /**
+   * An earlier turn's model input held material nobody vouches for (a tool result, a flagged chunk):
+   * it may live on in the transcript the model reads, so side-effecting calls keep waiting for a person.
+   */
+  untrusted?: boolean;
+  /** How many times it was escalated: an escalation's number names its one notice. */
+  escalations?: number;
+  /** The last visitor, agent or person's message, as the inbox list previews it. */
+  lastMessage?: LastMessage | null;
+  /** When the visitor last wrote, and when staff last read: unread while the first is later. */
+  lastVisitorMessageAt?: string | null;
+  staffSeenAt?: string | null;
 }
+
+export interface LastMessage {
+  role: MessageRole;
+  text: string;
+  createdAt: string;
+}
+
+const PREVIEW_CHARS = 200;
+export const previewOf = (m: MessageRecord): LastMessage => ({
+  role: m.role,
+  text: m.text.length > PREVIEW_CHARS ? `${m.text.slice(0, PREVIEW_CHARS - 1)}…` : m.text,
+  createdAt: m.createdAt,
+});
+
+/** Staff have not read what the visitor wrote last (a person's reply or a read marks it read). */
+export const isUnread = (c: Pick<ConversationRecord, 'lastVisitorMessageAt' | 'staffSeenAt'>) =>
+  !!c.lastVisitorMessageAt && c.lastVisitorMessageAt > (c.staffSeenAt ?? '');
 
 export const conversationItem = (c: ConversationRecord) => ({
   ...conversationKey(c.tenantId, c.id),
@@ -154,6 +195,10 @@ export function newConversation(
     lastMessageAt: at,
     closedAt: null,
     recent: [],
+    escalations: 0,
+    lastMessage: null,
+    lastVisitorMessageAt: null,
+    staffSeenAt: null,
     searchText: searchTextOf({ visitor: c.visitor, agentName: agent.name }),
   };
 }
@@ -170,7 +215,7 @@ export function newMessage(
   c: { tenantId: string; id: string },
   role: MessageRole,
   text: string,
-  opts: Partial<Pick<MessageRecord, 'citations' | 'toolCalls' | 'tokens' | 'authorId'>> & {
+  opts: Partial<Pick<MessageRecord, 'citations' | 'toolCalls' | 'tokens' | 'authorId' | 'authorName'>> & {
     now?: number;
     after?: string;
   } = {},
@@ -219,3 +264,21 @@ function messageId(now = Date.now(), after?: string): string {
 
 /** The millisecond a version-7 id was made at. */
 const msOf = (id: string) => Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+
+const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
+// Source addresses are kept only as a digest: a cap needs to tell them apart, not to know them.
+const addressPart = (ip: string) => createHash('sha256').update(ip).digest('base64url').slice(0, 22);
+const spendKey = (tenantId: string, id: string): Key => keys.tenantItem(tenantId, 'VISITOR_SPEND', id);
+
+/** What a widget's visitors spent today, per source address today, and per session (visitor-caps.ts). */
+export const widgetSpend = (c: ConversationRecord, ip: string, now: number) => {
+  const day = utcDay(now);
+  return {
+    widget: spendKey(c.tenantId, `W#${c.widgetId}#${day}`),
+    address: spendKey(c.tenantId, `A#${c.widgetId}#${addressPart(ip)}#${day}`),
+    session: spendKey(c.tenantId, `S#${c.id}`),
+  };
+};
+/** What one person on a channel spent today. */
+export const channelSpend = (c: ConversationRecord, now: number) =>
+  spendKey(c.tenantId, `C#${c.channelId}#${outsideIdKeyPart(c.channelUser ?? '')}#${utcDay(now)}`);

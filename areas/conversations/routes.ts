@@ -16,9 +16,11 @@ import {
   invalidStatusTransition,
   originNotAllowed,
   requestInProgress,
+  widgetLimitReached,
   widgetInactive,
 } from '#areas/conversations/errors.ts';
 import { unauthorized } from '#shared/http/errors.ts';
+import { ACTION_STATUSES, actionAlreadyDecided, actionExpired } from '#areas/agents/for-conversations.ts';
 
 /** AI conversations (spec 03-ai-runtime.md "AI conversations"): the widget's session routes and the staff inbox. */
 const read = { kind: 'bearer', permission: 'conversations:read' } as const;
@@ -45,6 +47,7 @@ const visitorMessage = once(() =>
     role: z.enum(MESSAGE_ROLES),
     text: z.string(),
     citations: z.array(citation()),
+    authorName: z.nullable(z.string()),
     createdAt: z.string(),
   }),
 );
@@ -74,7 +77,12 @@ const conversationListItem = once(() =>
     startedAt: z.string(),
     lastMessageAt: z.string(),
     closedAt: z.nullable(z.string()),
+    lastMessage: z.nullable(z.object({ role: z.enum(MESSAGE_ROLES), text: z.string(), createdAt: z.string() })),
+    unread: z.boolean(),
   }),
+);
+const settings = once(() =>
+  z.object({ escalationEmails: z.nullable(z.array(z.string())), updatedAt: z.nullable(z.string()) }),
 );
 const conversationState = once(() =>
   z.object({
@@ -84,6 +92,26 @@ const conversationState = once(() =>
     csat: z.nullable(z.number()),
   }),
 );
+const action = once(() =>
+  z.object({
+    id: z.string(),
+    tool: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+    reason: z.nullable(z.string()),
+    requestedBy: z.nullable(z.string()),
+    status: z.enum(ACTION_STATUSES),
+    requestedAt: z.string(),
+    expiresAt: z.string(),
+    decidedBy: z.nullable(z.object({ userId: z.string(), email: z.nullable(z.string()) })),
+    decidedAt: z.nullable(z.string()),
+    rejectReason: z.nullable(z.string()),
+    result: z.nullable(z.string()),
+  }),
+);
+const byAction = once(() => ({
+  params: z.object({ conversationId: uuid(), actionId: uuid() }),
+  query: z.object(tenantQuery()),
+}));
 /** Idempotency-Key: the widget's id for one message, so a retried send is stored and answered once. */
 const IDEMPOTENCY = 'Idempotency-Key';
 
@@ -114,6 +142,7 @@ export const conversationRoutes = defineRoutes([
         sessionToken: z.string(),
         expiresAt: z.string(),
         agent: z.object({ name: z.string(), welcomeMessage: z.nullable(z.string()) }),
+        theme: z.object({ primaryColor: z.string(), position: z.enum(['left', 'right']), title: z.string() }),
       }),
     }),
   },
@@ -135,7 +164,7 @@ export const conversationRoutes = defineRoutes([
     scope: ofSession,
     transport: 'stream',
     rateLimit: WIDGET_LIMIT,
-    summary: `A visitor message and the agent's answer with its citations (\`escalated\` when a person has the conversation; the agent then stays silent and \`message\` is null). With \`Accept: text/event-stream\` the answer streams: \`{"delta"}\` events, then the final \`{message, citations, escalated}\`, then \`[DONE]\`. An \`${IDEMPOTENCY}\` header makes a retried send store and answer the message once`,
+    summary: `A visitor message and the agent's answer with its citations (\`escalated\` when a person has the conversation; the agent then stays silent and \`message\` is null; \`awaitingApproval\` when the answer says a person will confirm an action first, whose outcome arrives later by the poll). With \`Accept: text/event-stream\` the answer streams: \`{"delta"}\` events, then the final \`{message, citations, escalated}\`, then \`[DONE]\`. An \`${IDEMPOTENCY}\` header makes a retried send store and answer the message once. A cap the widget sets on its visitors answers 429 \`WIDGET_LIMIT_REACHED\`, whose message is written for the visitor to read`,
     status: 200,
     errors: [
       invalidIdempotencyKey,
@@ -144,6 +173,7 @@ export const conversationRoutes = defineRoutes([
       agentNotPublished,
       agentPromptMissing,
       agentUnavailable,
+      widgetLimitReached,
       ...TURN_REFUSALS,
     ],
     schemas: () => ({
@@ -152,6 +182,7 @@ export const conversationRoutes = defineRoutes([
         message: z.nullable(visitorMessage()),
         citations: z.array(citation()),
         escalated: z.boolean(),
+        awaitingApproval: z.boolean(),
       }),
     }),
   },
@@ -239,6 +270,34 @@ export const conversationRoutes = defineRoutes([
   },
   {
     group: 'conversations',
+    id: 'conversations.settings.get',
+    method: 'GET',
+    path: '/api/conversations/settings',
+    auth: read,
+    scope: scope.tenant({ tenantFrom: 'query' }),
+    summary:
+      "The tenant's conversation settings: `escalationEmails` (who is e-mailed when a conversation is escalated; null: the users holding conversations:write)",
+    status: 200,
+    schemas: () => ({ query: z.object(tenantQuery()), response: settings() }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.settings.put',
+    method: 'PUT',
+    path: '/api/conversations/settings',
+    auth: write,
+    scope: scope.tenant({ tenantFrom: 'query' }),
+    summary:
+      'Sets who is e-mailed when a conversation is escalated: up to 20 addresses, or null for the users holding conversations:write ([] tells nobody)',
+    status: 200,
+    schemas: () => ({
+      query: z.object(tenantQuery()),
+      body: z.object({ escalationEmails: z.nullable(z.array(email()).check(z.maxLength(20))) }),
+      response: settings(),
+    }),
+  },
+  {
+    group: 'conversations',
     id: 'conversations.get',
     method: 'GET',
     path: '/api/conversations/{conversationId}',
@@ -279,6 +338,50 @@ export const conversationRoutes = defineRoutes([
   },
   {
     group: 'conversations',
+    id: 'conversations.messages',
+    method: 'GET',
+    path: '/api/conversations/{conversationId}/messages',
+    auth: read,
+    scope: ofConversation,
+    summary:
+      'A page of the messages, oldest first, after the message `after` (from the start when absent); `nextAfter` is the `after` of the next page, null at the end',
+    status: 200,
+    schemas: () => ({
+      params: byId().params,
+      query: z.object({
+        ...tenantQuery(),
+        after: z.optional(uuid()),
+        pageSize: paging().pageSize,
+      }),
+      response: z.object({ items: z.array(message()), hasMore: z.boolean(), nextAfter: z.nullable(z.string()) }),
+    }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.handBack',
+    method: 'POST',
+    path: '/api/conversations/{conversationId}/hand-back',
+    auth: write,
+    scope: ofConversation,
+    summary:
+      'Hands an Escalated conversation back to the agent: Open again, the agent answers the next visitor message (its turn limit counts from zero); 409 from any other state',
+    status: 200,
+    errors: [conversationClosed, invalidStatusTransition],
+    schemas: () => ({ ...byId(), response: conversationListItem() }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.read',
+    method: 'POST',
+    path: '/api/conversations/{conversationId}/read',
+    auth: read,
+    scope: ofConversation,
+    summary: "Marks what the visitor wrote as read for the tenant's staff (the list's `unread` turns false)",
+    status: 200,
+    schemas: () => ({ ...byId(), response: conversationListItem() }),
+  },
+  {
+    group: 'conversations',
     id: 'conversations.status',
     method: 'PUT',
     path: '/api/conversations/{conversationId}/status',
@@ -314,6 +417,44 @@ export const conversationRoutes = defineRoutes([
         content: z.string(),
       }),
     }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.actions.list',
+    method: 'GET',
+    path: '/api/conversations/{conversationId}/actions',
+    auth: read,
+    scope: ofConversation,
+    summary:
+      "The agent's held tool calls, newest first (at most 100): tool, arguments, who asked, why the model wants it, status (Pending, Approved, Rejected, Expired, Done), who decided and when, and the tool's result once Done. A Pending call past its expiry is Expired (rejected)",
+    status: 200,
+    schemas: () => ({ ...byId(), response: z.array(action()) }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.actions.approve',
+    method: 'POST',
+    path: '/api/conversations/{conversationId}/actions/{actionId}/approve',
+    auth: write,
+    scope: ofConversation,
+    summary:
+      "Approves a Pending call: the tool runs now, once (of two racing approvals one runs it, the other answers 409), and the action is Done with its result; when it was the turn's last undecided call the agent goes on and its answer reaches the visitor or the channel",
+    status: 200,
+    errors: [actionAlreadyDecided, actionExpired, conversationClosed],
+    schemas: () => ({ ...byAction(), response: action() }),
+  },
+  {
+    group: 'conversations',
+    id: 'conversations.actions.reject',
+    method: 'POST',
+    path: '/api/conversations/{conversationId}/actions/{actionId}/reject',
+    auth: write,
+    scope: ofConversation,
+    summary:
+      'Rejects a Pending call with an optional reason: the tool does not run; the agent is told (with the reason) and answers the visitor',
+    status: 200,
+    errors: [actionAlreadyDecided, actionExpired],
+    schemas: () => ({ ...byAction(), body: z.object({ reason: optionalText(500) }), response: action() }),
   },
   {
     group: 'conversations',

@@ -4,11 +4,13 @@ import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
+import { announce } from './announce.ts';
 import {
   conversationItem,
   conversationKey,
   messageItem,
   messageList,
+  previewOf,
   type ConversationRecord,
   type MessageRecord,
   type RecentTurn,
@@ -40,22 +42,24 @@ const isClosed = (c: Pick<ConversationRecord, 'status'>) => c.status === 'Closed
 
 /**
  * A conversation's messages in order (one Query on the id range): those after `after`, at most
- * `limit`; `keysOnly` reads the keys alone (an erase).
+ * `limit`; `newest`: the last `limit` instead of the first (still in order); `keysOnly` reads the keys alone (an erase).
  */
-export function readMessages<T = MessageRecord>(
+export async function readMessages<T = MessageRecord>(
   tenantId: string,
   id: string,
-  opts: { after?: string; limit?: number; keysOnly?: boolean } = {},
+  opts: { after?: string; limit?: number; keysOnly?: boolean; newest?: boolean } = {},
 ): Promise<T[]> {
-  return queryItems<T>(
+  const items = await queryItems<T>(
     {
       TableName: config.tableName,
       KeyConditionExpression: opts.after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
       ExpressionAttributeValues: { ':pk': messageList(tenantId, id), ...(opts.after ? { ':after': opts.after } : {}) },
       ...(opts.keysOnly ? { ProjectionExpression: 'pk, sk' } : {}),
+      ...(opts.newest ? { ScanIndexForward: false } : {}),
     },
     opts.limit,
   );
+  return opts.newest ? items.reverse() : items;
 }
 
 /** The analytics conversation record of a conversation that closes now (spec: exactly once). */
@@ -101,8 +105,12 @@ export async function mutate(
     const p = await plan(current);
     const messages = p.messages ?? [];
     if (p.next === current && !messages.length && !p.writes?.length) return { conversation: current, messages };
+    const shown = messages.filter((m) => m.role !== 'system').at(-1);
+    const visitorLast = messages.filter((m) => m.role === 'visitor').at(-1);
     const next: Stored = {
       ...p.next,
+      lastMessage: shown ? previewOf(shown) : (p.next.lastMessage ?? null),
+      lastVisitorMessageAt: visitorLast?.createdAt ?? p.next.lastVisitorMessageAt ?? null,
       recent: withRecent(p.next, messages),
       messageCount: current.messageCount + messages.length,
       revision: current.revision + 1,
@@ -116,6 +124,7 @@ export async function mutate(
     ];
     try {
       await commitChange(writes, p.change ?? null);
+      await announce(current, next, messages);
       return { conversation: next, messages };
     } catch (err) {
       if (err !== stale || attempt >= ATTEMPTS) throw err;

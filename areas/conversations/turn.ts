@@ -1,11 +1,14 @@
 import {
   agentUnavailable,
+  countRequested,
+  pauseWrites,
   runTurnStream,
   type TurnEvent,
   type TurnResult,
   type AgentSnapshot,
 } from '#areas/agents/for-conversations.ts';
-import { orConflict } from '#shared/data/commit.ts';
+import { agentEventWrite } from '#areas/analytics/for-conversations.ts';
+import { orConflict, type Write } from '#shared/data/commit.ts';
 import { claim, claimItem, doneItem, held, readClaim, releaseItem, resultOf } from '#shared/data/idempotency.ts';
 import { get } from '#shared/data/read.ts';
 import { tokenLimitReached } from '#areas/llm-gateway/for-conversations.ts';
@@ -28,6 +31,8 @@ export interface TurnAnswer {
   message: MessageRecord | null;
   citations: MessageRecord['citations'];
   escalated: boolean;
+  /** The answer tells the visitor a person will confirm an action before it happens. */
+  awaitingApproval: boolean;
 }
 
 export interface VisitorInput {
@@ -35,6 +40,8 @@ export interface VisitorInput {
   /** The widget's key for this message: the same request retried is stored and answered once. */
   idempotencyKey?: string;
   requestId: string;
+  /** What the answer's tokens add to the caps' counters (visitor-caps.ts), written with the answer. */
+  spend?: (tokens: number) => Write[];
 }
 
 /** What a turn's claim keeps: the visitor's message, stored once, that a retry answers. */
@@ -65,10 +72,11 @@ const firstClaim = (c: Stored, key: string, visitor: MessageRecord) =>
     c.status === 'Escalated' ? { result: { answerId: null, escalated: true } satisfies Outcome } : undefined,
   );
 
-const answerOf = (message: MessageRecord | null, escalated: boolean): TurnAnswer => ({
+const answerOf = (message: MessageRecord | null, escalated: boolean, awaitingApproval = false): TurnAnswer => ({
   message,
   citations: message?.citations ?? [],
   escalated,
+  awaitingApproval,
 });
 
 type Start =
@@ -136,13 +144,23 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
  * turn counted, and the escalation the turn asked for (the model's escalate_to_human, no source
  * above the threshold, the turn limit), in one write.
  */
-async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageRecord, result: TurnResult, key?: string) {
+async function storeAnswer(
+  c: Stored,
+  agent: AgentSnapshot,
+  visitor: MessageRecord,
+  result: TurnResult,
+  input: VisitorInput,
+) {
+  const key = input.idempotencyKey;
   const answer = newMessage(c, 'agent', result.message, {
     after: visitor.id,
     citations: result.citations,
     toolCalls: result.toolCalls.map(({ name, status, durationMs }) => ({ name, status, durationMs })),
     tokens: result.usage.totalTokens,
   });
+  const held = result.paused
+    ? pauseWrites(c.tenantId, { kind: 'conversation', id: c.id }, agent, result.paused, requestedBy(c))
+    : null;
   const out = await mutate(
     c.tenantId,
     c.id,
@@ -152,21 +170,36 @@ async function storeAnswer(c: Stored, agent: AgentSnapshot, visitor: MessageReco
       const reason =
         result.escalate?.reason ??
         (limit && turns >= limit && agent.escalation.enabled ? REASONS.turnLimit : undefined);
-      let next: ConversationRecord = { ...current, agentTurns: turns, lastMessageAt: answer.createdAt };
+      let next: ConversationRecord = {
+        ...current,
+        agentTurns: turns,
+        lastMessageAt: answer.createdAt,
+        untrusted: !!current.untrusted || result.untrusted,
+      };
       // The visitor may have escalated while the model ran: the answer is kept, the state is theirs.
       if (reason && next.status === 'Open') next = moved(next, 'Escalated', { reason, now: Date.now() });
       const escalated = next.status === 'Escalated';
       return {
         next,
         messages: [answer],
-        writes: key ? [ended(key, current, { answerId: answer.id, escalated })] : [],
+        writes: [
+          ...(key ? [ended(key, current, { answerId: answer.id, escalated })] : []),
+          ...(held
+            ? [...held.writes, countRequested(c.tenantId, agent.agentId, held.actions.length, answer.createdAt)]
+            : []),
+          ...(input.spend?.(result.usage.totalTokens) ?? []),
+          ...(result.declined ? [agentEventWrite(c.tenantId, agent.agentId, 'declinedOffTopic')] : []),
+        ],
       };
     },
     // As the visitor's write left it: a write meanwhile fails the revision and is read then.
     c,
   );
-  return answerOf(answer, out.conversation.status === 'Escalated');
+  return answerOf(answer, out.conversation.status === 'Escalated', !!held);
 }
+
+/** Who asked, as staff see it beside a held call: the visitor's name, or the channel user. */
+export const requestedBy = (c: ConversationRecord) => c.visitor?.name ?? c.channelUser ?? 'the visitor';
 
 /**
  * A turn that failed leaves the visitor's message and a note in the transcript, the conversation
@@ -230,6 +263,7 @@ export async function* visitorTurn(
       visitor: conversation.visitor,
       caller: { kind: 'agent', agentId: agent.agentId },
       requestId: input.requestId,
+      untrusted: !!conversation.untrusted,
     },
     { stream: opts.stream },
   );
@@ -247,7 +281,7 @@ export async function* visitorTurn(
     await storeFailure(conversation, visitor, new Error('turn ended without an answer'), input.idempotencyKey);
     throw agentUnavailable();
   }
-  yield { type: 'final', answer: await storeAnswer(conversation, agent, visitor, final, input.idempotencyKey) };
+  yield { type: 'final', answer: await storeAnswer(conversation, agent, visitor, final, input) };
 }
 
 /** The whole turn, for a JSON answer or a channel. */

@@ -1,9 +1,11 @@
-import { agentUnavailable } from '#areas/agents/for-conversations.ts';
+import { agentUnavailable, widgetLimits } from '#areas/agents/for-conversations.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { idempotencyKey } from '#shared/http/idempotency-key.ts';
 import { reply } from '#shared/http/responses.ts';
 import { sseEvent } from '#shared/runtime/stream.ts';
-import { invalidIdempotencyKey } from './errors.ts';
+import { invalidIdempotencyKey, widgetLimitReached } from './errors.ts';
+import type { Stored } from './store.ts';
+import { countCapReached, secondsUntil, untilNextDay, widgetCapReached, widgetSpendWrites } from './visitor-caps.ts';
 import type { SessionClaim } from './session.ts';
 import { visitorTurn, visitorTurnAnswer, type TurnAnswer, type VisitorEvent } from './turn.ts';
 import { openSession, toVisitorMessage } from './widget.ts';
@@ -14,6 +16,7 @@ const toWidgetAnswer = (a: TurnAnswer) => ({
   message: a.message ? toVisitorMessage(a.message) : null,
   citations: a.citations,
   escalated: a.escalated,
+  awaitingApproval: a.awaitingApproval,
 });
 
 function idempotencyKeyOf(headers: Record<string, string | undefined>) {
@@ -53,6 +56,20 @@ async function* events(first: IteratorResult<VisitorEvent>, rest: AsyncGenerator
 }
 
 /**
+ * A cap reached answers 429 before anything is stored or any model is called, only while the agent
+ * would answer (a person's conversation costs no tokens). Counted on the agent's day for analytics.
+ */
+async function refuseOverCap(c: Stored, ip: string) {
+  if (c.status !== 'Open' || !c.widgetId) return;
+  const reached = await widgetCapReached(c, await widgetLimits(c.tenantId, c.widgetId), ip);
+  if (!reached) return;
+  await countCapReached(c.tenantId, c.agentId, reached);
+  // A session's turns come back only with a new session: after this one expires.
+  const retryAt = reached === 'sessionTurns' ? Date.parse(c.sessionExpiresAt ?? '') : Number.NaN;
+  throw widgetLimitReached(reached, Number.isNaN(retryAt) ? untilNextDay(Date.now()) : secondsUntil(retryAt));
+}
+
+/**
  * A visitor's message (spec route 2): JSON, or with `Accept: text/event-stream` a stream whose first
  * event is pulled before answering, so a refusal (closed, token allowance) is still the status.
  */
@@ -61,10 +78,17 @@ export async function widgetSend(
   text: string,
   headers: Record<string, string | undefined>,
   requestId: string,
+  ip: string,
 ) {
   const key = idempotencyKeyOf(headers);
   const conversation = await openSession(claim, true);
-  const input = { text, idempotencyKey: key, requestId };
+  await refuseOverCap(conversation, ip);
+  const input = {
+    text,
+    idempotencyKey: key,
+    requestId,
+    spend: (tokens: number) => widgetSpendWrites(conversation, ip, tokens),
+  };
   const accept = headers.accept ?? headers.Accept ?? '';
   if (!accept.includes('text/event-stream')) return toWidgetAnswer(await visitorTurnAnswer(conversation, input));
   const turn = visitorTurn(conversation, input, { stream: true });

@@ -68,6 +68,7 @@ export async function startSession(
     sessionToken: session.token,
     expiresAt: session.expiresAt,
     agent: { name: agent.name, welcomeMessage: agent.welcomeMessage },
+    theme: widget.theme,
   };
 }
 
@@ -91,6 +92,8 @@ export const toVisitorMessage = (m: MessageRecord) => ({
   role: m.role,
   text: m.text,
   citations: m.citations,
+  // A person's reply carries who wrote it; the agent's and the visitor's carry null.
+  authorName: m.role === 'human' ? (m.authorName ?? null) : null,
   createdAt: m.createdAt,
 });
 

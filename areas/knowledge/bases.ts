@@ -16,11 +16,11 @@ import { toPage } from '#shared/http/responses.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { unbindKnowledgeBase } from '#areas/agents/for-knowledge.ts';
-import { planLimitReached } from './errors.ts';
+import { knowledgeBaseFull, planLimitReached } from './errors.ts';
 import { PURGE_BASE } from './messages.ts';
 import { refreshToolsKbStatusAfter } from './tool-status.ts';
 import { baseItem, kbKey, kbList, tenantKey, toBase, type BaseRecord } from './records.ts';
-import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP } from './vocabulary.ts';
+import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP, maxChunksPerBase } from './vocabulary.ts';
 
 /**
  * Takes (+1) or frees (-1) a knowledge-base slot on the tenant item, beside its maxKnowledgeBases
@@ -53,6 +53,14 @@ const change = (
 export const readBase = (tenantId: string, kbId: string, consistent = false) =>
   getOr404<BaseRecord>(kbKey(tenantId, kbId), 'Knowledge base', { consistent });
 
+/** The base, refusing an upload once it holds its ceiling of chunks (checked before anything is stored). */
+export async function readBaseWithRoom(tenantId: string, kbId: string) {
+  const base = await readBase(tenantId, kbId);
+  const chunks = Number(base.chunkCount ?? 0);
+  if (chunks >= maxChunksPerBase()) throw knowledgeBaseFull(chunks, maxChunksPerBase());
+  return base;
+}
+
 export async function getBase(tenantId: string, kbId: string) {
   return toBase(await readBase(tenantId, kbId));
 }
@@ -68,6 +76,7 @@ export interface BaseInput {
   chunkSize?: number | null;
   chunkOverlap?: number | null;
   embeddingModelId?: string | null;
+  excludeFlagged?: boolean;
 }
 
 export async function createBase(tenantId: string, input: BaseInput, actor: Principal) {
@@ -86,7 +95,9 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
     embeddingModelId: input.embeddingModelId ?? null,
     documentCount: 0,
     chunkCount: 0,
+    excludeFlagged: input.excludeFlagged ?? false,
     keywordGeneration: 0,
+    keywordTerms: 0,
     searchText: input.name.toLowerCase(),
     createdAt: now,
     updatedAt: now,
@@ -102,7 +113,7 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
 export async function updateBase(
   tenantId: string,
   kbId: string,
-  input: { name?: string; description?: string | null },
+  input: { name?: string; description?: string | null; excludeFlagged?: boolean },
   actor: Principal,
 ) {
   const base = await readBase(tenantId, kbId, true);
@@ -113,6 +124,8 @@ export async function updateBase(
   }
   if (input.description !== undefined && (input.description || null) !== base.description)
     set.description = input.description || null;
+  if (input.excludeFlagged !== undefined && input.excludeFlagged !== (base.excludeFlagged ?? false))
+    set.excludeFlagged = input.excludeFlagged;
   if (!Object.keys(set).length) return toBase(base);
   const now = new Date().toISOString();
   await commitChange(
@@ -122,7 +135,11 @@ export async function updateBase(
         notFound('Knowledge base'),
       ),
     ],
-    change(tenantId, actor, kbId, 'update', { name: set.name, description: set.description }),
+    change(tenantId, actor, kbId, 'update', {
+      name: set.name,
+      description: set.description,
+      excludeFlagged: set.excludeFlagged,
+    }),
     { now },
   );
   return toBase({ ...base, ...set, updatedAt: now } as BaseRecord);

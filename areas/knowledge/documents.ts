@@ -1,7 +1,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { safeParse } from 'zod/mini';
 import type { Principal } from '#shared/auth/access-token.ts';
-import { commitChange, orConflict, putNew, updateItem, type Change, type Write } from '#shared/data/commit.ts';
+import { commitChange, orConflict, putNew, type Change, type Write } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { conflict, invalidJson, notFound, validationError } from '#shared/http/errors.ts';
@@ -12,7 +12,7 @@ import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { textDocumentBody } from '#areas/knowledge/routes.ts';
-import { readBase } from './bases.ts';
+import { readBase, readBaseWithRoom } from './bases.ts';
 import { refreshToolsKbStatusAfter } from './tool-status.ts';
 import { detectKnowledgeType } from './file-types.ts';
 import { INDEX_DOCUMENT, PURGE_DOCUMENT } from './messages.ts';
@@ -25,12 +25,14 @@ import {
   kbKey,
   originalObjectKey,
   padPosition,
+  pendingEntry,
   toChunk,
   toDocument,
   type BaseRecord,
   type ChunkRecord,
   type DocumentRecord,
 } from './records.ts';
+import { countMove, statusMove } from './status.ts';
 import { failIfStuck } from './stuck.ts';
 import { DIRECT_MAX_BYTES, DIRECT_TOO_LARGE, STAGE_DEADLINE_MS } from './vocabulary.ts';
 
@@ -110,7 +112,7 @@ async function incoming(req: UploadRequest): Promise<Incoming> {
  * the base exists) and queues its indexing; answers at once (202).
  */
 export async function uploadDocument(tenantId: string, kbId: string, req: UploadRequest, actor: Principal) {
-  await readBase(tenantId, kbId);
+  await readBaseWithRoom(tenantId, kbId);
   const file = await incoming(req);
   const doc = queuedDocument(tenantId, kbId, { ...file, sizeBytes: file.data.length }, actor);
   await putObject(doc.objectKey, file.data, file.contentType);
@@ -123,14 +125,7 @@ export async function recordDocument(doc: DocumentRecord, actor: Principal, also
   await commitChange(
     [
       putNew(documentItem(doc)),
-      orConflict(
-        updateItem(
-          kbKey(tenantId, kbId),
-          { updatedAt: doc.createdAt },
-          { add: { documentCount: 1 }, condition: 'attribute_exists(pk)' },
-        ),
-        notFound('Knowledge base'),
-      ),
+      countMove(doc, null, 'Queued', { set: { updatedAt: doc.createdAt }, add: { documentCount: 1 } }),
       ...also,
     ],
     change(doc, actor, 'upload', { kbId, title: doc.title, contentType: doc.contentType, sizeBytes: doc.sizeBytes }),
@@ -252,6 +247,7 @@ export async function deleteDocument(tenantId: string, kbId: string, documentId:
     const doc = await get<DocumentRecord>(documentKey(tenantId, kbId, documentId), { consistent: true });
     if (!doc) throw notFound('Document');
     chunks = doc.status === 'Indexed' ? Number(doc.chunkCount ?? 0) : 0;
+    const terms = doc.status === 'Indexed' ? Number(doc.keywordTerms ?? 0) : 0;
     try {
       await commitChange(
         [
@@ -267,14 +263,10 @@ export async function deleteDocument(tenantId: string, kbId: string, documentId:
             },
             'The document changed meanwhile',
           ),
-          orConflict(
-            updateItem(
-              kbKey(tenantId, kbId),
-              { updatedAt: new Date().toISOString() },
-              { add: { documentCount: -1, chunkCount: -chunks }, condition: 'attribute_exists(pk)' },
-            ),
-            notFound('Knowledge base'),
-          ),
+          countMove(doc, doc.status, null, {
+            set: { updatedAt: new Date().toISOString() },
+            add: { documentCount: -1, chunkCount: -chunks, keywordTerms: -terms },
+          }),
         ],
         change(doc, actor, 'delete', { kbId, title: doc.title, chunkCount: chunks }),
       );
@@ -285,4 +277,41 @@ export async function deleteDocument(tenantId: string, kbId: string, documentId:
   }
   if (chunks > 0) await refreshToolsKbStatusAfter(tenantId, 'document deleted');
   await enqueue(PURGE_DOCUMENT, { tenantId, kbId, documentId });
+}
+
+/**
+ * A Failed document queued again from its kept original (no new upload): Failed -> Queued with a
+ * fresh Queued deadline, the base's counters moved in the same transaction, then its indexing is
+ * queued. Any other status is 409: a document waiting or running is already on its way, an Indexed
+ * one has nothing to retry.
+ */
+export async function retryDocument(tenantId: string, kbId: string, documentId: string, actor: Principal) {
+  const { doc } = await baseAndDocument(tenantId, kbId, documentId);
+  if (doc.status !== 'Failed') throw conflict(`Only a Failed document can be retried; this one is ${doc.status}`);
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const deadline = deadlineFrom('Queued', now);
+  const set = {
+    status: 'Queued' as const,
+    progressPercent: 0,
+    chunkCount: 0,
+    tokenCount: 0,
+    error: null,
+    stageDeadline: deadline,
+    indexedAt: null,
+    updatedAt: at,
+  };
+  await commitChange(
+    [
+      orConflict(
+        statusMove(doc, 'Failed', { ...set, ...pendingEntry(deadline, doc) }),
+        conflict('The document changed meanwhile; only a Failed document can be retried'),
+      ),
+      countMove(doc, 'Failed', 'Queued', { set: { updatedAt: at } }),
+    ],
+    change(doc, actor, 'retry', { kbId, title: doc.title, previousError: doc.error }),
+    { now: at },
+  );
+  await enqueue(INDEX_DOCUMENT, { tenantId, kbId, documentId }, { id: `index-${documentId}-${now}` });
+  return toDocument({ ...doc, ...set });
 }

@@ -5,3 +5,12 @@ export const planLimitReached = defineError(
   'PLAN_LIMIT_REACHED',
   "The plan's knowledge base limit (maxKnowledgeBases) is reached",
 );
+
+/** An upload to a base at its chunk ceiling (docs/decisions/knowledge.md, "Ceilings"). */
+export const knowledgeBaseFull = defineError(
+  409,
+  'KNOWLEDGE_BASE_FULL',
+  (chunks: number = 1_000_000, ceiling: number = 1_000_000) =>
+    `The knowledge base holds ${chunks.toLocaleString('en-US')} chunks; a base may hold at most ` +
+    `${ceiling.toLocaleString('en-US')}. Delete documents or use another base`,
+);

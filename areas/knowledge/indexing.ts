@@ -1,12 +1,14 @@
+import { publishEvent } from '#areas/outbound-webhooks/for-knowledge.ts';
+import { instructionFlag } from './instruction-flags.ts';
 import { embed } from '#areas/llm-gateway/for-knowledge.ts';
 import { putAll } from '#shared/data/batch.ts';
-import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
+import { commitChange } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError, notFound } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { chunkText } from './chunking.ts';
 import { refreshToolsKbStatusAfter } from './tool-status.ts';
-import { rewriteKeywordIndex } from './keyword-index.ts';
+import { postingsOf, removePostings, writePostings } from './keyword/postings.ts';
 import { getObject } from './objects.ts';
 import { extractText, ParseError } from './parse.ts';
 import { purgeDocumentData } from './purge.ts';
@@ -19,7 +21,7 @@ import {
   type ChunkRecord,
   type DocumentRecord,
 } from './records.ts';
-import { isMoved, markFailed, markProcessing, markProgress, statusMove } from './status.ts';
+import { countMove, isMoved, markFailed, markProcessing, markProgress, statusMove } from './status.ts';
 import { failIfStuck } from './stuck.ts';
 import { vectorStore } from './vectors/port.ts';
 import { EMBED_BATCH, STAGE_DEADLINE_MS, VECTOR_WRITE_BATCH, type KnowledgeFileType } from './vocabulary.ts';
@@ -30,6 +32,11 @@ interface DocumentRef {
   documentId: string;
 }
 
+const flagOf = (text: string) => {
+  const reason = instructionFlag(text);
+  return { flagged: reason !== null, flagReason: reason };
+};
+
 /** What one run did, for the bench and logs. */
 export interface IndexOutcome {
   status: 'Indexed' | 'Failed' | 'skipped';
@@ -38,7 +45,7 @@ export interface IndexOutcome {
 
 /**
  * One document through the pipeline: parse, chunk, store the chunks, embed them in batches through
- * the gateway (as the uploader), store the vectors, add them to the keyword index, then Indexed
+ * the gateway (as the uploader), store the vectors, write their postings to the keyword index, then Indexed
  * with the counts (the base's chunkCount in the same transaction). Progress is written as it runs.
  * A file that cannot be read ends Failed with its reason; anything else throws, so the queue retries
  * (a re-run overwrites the same chunk ids), and the stage deadline ends it Failed if it never succeeds.
@@ -77,6 +84,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     position,
     text: c.text,
     tokenCount: c.tokenCount,
+    ...flagOf(c.text),
   }));
   await markProgress(doc, 15);
   await putAll(records.map(chunkItem));
@@ -94,13 +102,8 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     await purgeDocumentData(ref, { keepOriginal: true });
     return { status: 'Failed', chunks: 0 };
   }
-  const kept = await rewriteKeywordIndex(doc.tenantId, doc.kbId, {
-    add: records.map((c) => ({ id: c.chunkId, text: c.text, documentId: c.documentId, position: c.position })),
-  });
-  if (!kept) {
-    await purgeDocumentData(ref, { dropIndexWhenBaseGone: true });
-    return { status: 'skipped', chunks: 0 };
-  }
+  const keyword = postingsOf(doc.id, records);
+  await writePostings(doc.tenantId, doc.kbId, keyword);
 
   const tokenCount = records.reduce((n, c) => n + c.tokenCount, 0);
   const now = new Date().toISOString();
@@ -115,6 +118,8 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
             progressPercent: 100,
             chunkCount: records.length,
             tokenCount,
+            flaggedChunks: records.filter((c) => c.flagged).length,
+            keywordTerms: keyword.length,
             error: null,
             stageDeadline: null,
             indexedAt: now,
@@ -122,17 +127,10 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
           },
           { remove: ['gsi2pk', 'gsi2sk'] },
         ),
-        orConflict(
-          updateItem(
-            kbKey(doc.tenantId, doc.kbId),
-            { updatedAt: now },
-            {
-              add: { chunkCount: records.length },
-              condition: 'attribute_exists(pk)',
-            },
-          ),
-          notFound('Knowledge base'),
-        ),
+        countMove(doc, 'Processing', 'Indexed', {
+          set: { updatedAt: now },
+          add: { chunkCount: records.length, keywordTerms: keyword.length },
+        }),
       ],
       {
         tenantId: doc.tenantId,
@@ -147,10 +145,19 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
   } catch (err) {
     if (!isMoved(err)) throw err;
     logger.info('document deleted or failed while indexing; removing what was written', { documentId: doc.id });
+    // Its postings go first, from the chunks in hand: a base deleted meanwhile may already be purged.
+    await removePostings(doc.tenantId, doc.kbId, keyword);
     await purgeDocumentData(ref, { dropIndexWhenBaseGone: true, keepOriginal: true });
     return { status: 'skipped', chunks: 0 };
   }
   await refreshToolsKbStatusAfter(doc.tenantId, 'document indexed');
+  await publishEvent(doc.tenantId, 'document.indexed', {
+    documentId: doc.id,
+    kbId: doc.kbId,
+    title: doc.title,
+    status: 'Indexed',
+    chunkCount: records.length,
+  });
   return { status: 'Indexed', chunks: records.length };
 }
 

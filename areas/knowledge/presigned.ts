@@ -4,7 +4,7 @@ import { getOr404 } from '#shared/data/read.ts';
 import { conflict, payloadTooLarge, validationError } from '#shared/http/errors.ts';
 import { SNIFF_BYTES } from '#shared/http/sniff.ts';
 import { copyMediaObject, deleteObject, objectHead, presignPut } from '#areas/content/for-knowledge.ts';
-import { readBase } from './bases.ts';
+import { readBaseWithRoom } from './bases.ts';
 import { queuedDocument, recordDocument } from './documents.ts';
 import { detectKnowledgeType } from './file-types.ts';
 import { pendingUploadItem, pendingUploadKey, uploadObjectKey, type PendingUpload } from './records.ts';
@@ -28,7 +28,7 @@ export async function presignDocumentUpload(
   input: { fileName: string; contentType: KnowledgeFileType; size: number; title?: string | null },
   actor: Principal,
 ) {
-  await readBase(tenantId, kbId);
+  await readBaseWithRoom(tenantId, kbId);
   const id = crypto.randomUUID();
   const now = Date.now();
   const expiresAt = new Date(now + UPLOAD_URL_SECONDS * 1000).toISOString();
@@ -63,7 +63,7 @@ export async function presignDocumentUpload(
 }
 
 export async function completeDocumentUpload(tenantId: string, kbId: string, uploadId: string, actor: Principal) {
-  await readBase(tenantId, kbId);
+  await readBaseWithRoom(tenantId, kbId);
   const upload = await getOr404<PendingUpload>(pendingUploadKey(tenantId, kbId, uploadId), 'Upload', {
     consistent: true,
   });

@@ -4,7 +4,8 @@ import { keyOf } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
-import { forgetKeywordIndex, rewriteKeywordIndex } from './keyword-index.ts';
+import { dropTerms, postingsOf, removePostings } from './keyword/postings.ts';
+import { termCounts } from './keyword/terms.ts';
 import { deleteObject, deletePrefix } from './objects.ts';
 import {
   basePrefix,
@@ -20,14 +21,15 @@ import { VECTOR_WRITE_BATCH } from './vocabulary.ts';
 
 /**
  * Cleanup after a delete. Retrieval already ignores what is removed here (it reads live documents
- * and bases), so this only reclaims space: chunk items, vectors, keyword entries, objects.
+ * and bases), so this only reclaims space: chunk items, vectors, keyword postings, objects.
  */
 const chunksOf = (tenantId: string, kbId: string, documentId: string) =>
-  queryItems<Pick<ChunkRecord, 'chunkId'> & { pk: string; sk: string }>({
+  queryItems<Pick<ChunkRecord, 'chunkId' | 'position' | 'text'> & { pk: string; sk: string }>({
     TableName: config.tableName,
     KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': chunkList(tenantId, kbId, documentId) },
-    ProjectionExpression: 'pk, sk, chunkId',
+    ProjectionExpression: 'pk, sk, chunkId, #ps, #tx',
+    ExpressionAttributeNames: { '#ps': 'position', '#tx': 'text' },
   });
 
 export async function purgeDocumentData(
@@ -40,9 +42,17 @@ export async function purgeDocumentData(
   const index = { tenantId: ref.tenantId, kbId: ref.kbId };
   for (let i = 0; i < ids.length; i += VECTOR_WRITE_BATCH)
     await store.delete(index, ids.slice(i, i + VECTOR_WRITE_BATCH));
-  const baseLives = ids.length
-    ? await rewriteKeywordIndex(ref.tenantId, ref.kbId, { remove: ids })
-    : !!(await get(kbKey(ref.tenantId, ref.kbId), { consistent: true }));
+  // The postings are rebuilt from the chunk items, so exactly what indexing wrote is removed.
+  if (chunks.length)
+    await removePostings(
+      ref.tenantId,
+      ref.kbId,
+      postingsOf(
+        ref.documentId,
+        chunks.map((c) => ({ position: Number(c.position), text: c.text })),
+      ),
+    );
+  const baseLives = !!(await get(kbKey(ref.tenantId, ref.kbId), { consistent: true }));
   if (!baseLives && opts.dropIndexWhenBaseGone) await store.dropIndex(index);
   await deleteAll(chunks.map(keyOf));
   if (!opts.keepOriginal) await deleteObject(originalObjectKey(ref.tenantId, ref.kbId, ref.documentId));
@@ -61,12 +71,15 @@ export async function purgeBase(ref: { tenantId: string; kbId: string }): Promis
     KeyConditionExpression: 'gsi1pk = :pk',
     ExpressionAttributeValues: { ':pk': documentList(ref.tenantId, ref.kbId) },
   });
+  // The base's terms are found through its chunks' text: a term partition has no other list.
+  const terms = new Set<string>();
   for (const d of docs) {
     const chunks = await chunksOf(ref.tenantId, ref.kbId, d.id);
+    for (const c of chunks) for (const t of termCounts(c.text).counts.keys()) terms.add(t);
     await deleteAll(chunks.map(keyOf));
   }
+  await dropTerms(ref.tenantId, ref.kbId, terms);
   await deleteAll(docs.map(keyOf));
   await (await vectorStore()).dropIndex(ref);
   await deletePrefix(basePrefix(ref.tenantId, ref.kbId));
-  forgetKeywordIndex(ref.kbId);
 }

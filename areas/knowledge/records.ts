@@ -23,6 +23,31 @@ export const chunkList = (tenantId: string, kbId: string, documentId: string) =>
   keys.childCollection(tenantId, 'KB', kbId, `CHUNK#${documentId}`);
 export const chunkKey = (tenantId: string, kbId: string, documentId: string, position: number): Key =>
   keys.childItem(tenantId, 'KB', kbId, `CHUNK#${documentId}`, padPosition(position));
+/**
+ * A term's partition in a base's keyword index: its document frequency at `#DF`, then its postings
+ * at `P#{impact}#{documentId}#{part}`, best impact first (keyword/postings.ts).
+ */
+export const termList = (tenantId: string, kbId: string, term: string) =>
+  keys.childCollection(tenantId, 'KB', kbId, `TERM#${term}`);
+export const DF_SK = '#DF';
+export const POSTING_PREFIX = 'P#';
+export const termStatKey = (tenantId: string, kbId: string, term: string): Key =>
+  keys.childItem(tenantId, 'KB', kbId, `TERM#${term}`, DF_SK);
+export const postingKey = (
+  tenantId: string,
+  kbId: string,
+  term: string,
+  p: { impact: number; documentId: string; part: number },
+): Key =>
+  keys.childItem(
+    tenantId,
+    'KB',
+    kbId,
+    `TERM#${term}`,
+    `${POSTING_PREFIX}${String(IMPACT_SCALE - p.impact).padStart(5, '0')}#${p.documentId}#${p.part}`,
+  );
+/** Impacts are stored as integers 0..IMPACT_SCALE; the sort key holds the complement, so a Query reads the best first. */
+export const IMPACT_SCALE = 10_000;
 /** A presigned upload waiting for its file (expires by TTL). */
 export const pendingUploadKey = (tenantId: string, kbId: string, uploadId: string): Key =>
   keys.childItem(tenantId, 'KB', kbId, 'UPLOAD', uploadId);
@@ -56,6 +81,15 @@ export interface BaseRecord {
   keywordObject?: string | null;
   /** The generation before's object, kept for a reader that read the base a moment before the rewrite. */
   keywordPrevious?: string | null;
+  /** Flagged chunks stay out of retrieval (they are still indexed and listed). */
+  excludeFlagged?: boolean;
+  /** Documents per status, moved in the transaction of every status change (status.ts, countMove). */
+  queuedCount?: number;
+  processingCount?: number;
+  indexedCount?: number;
+  failedCount?: number;
+  /** The total length in terms of the chunks counted in chunkCount: BM25's average length is keywordTerms / chunkCount. */
+  keywordTerms?: number;
   searchText: string;
   createdAt: string;
   updatedAt: string;
@@ -75,6 +109,10 @@ export interface DocumentRecord {
   progressPercent: number;
   chunkCount: number;
   tokenCount: number;
+  /** How many of its chunks are flagged as reading like instructions to an AI. */
+  flaggedChunks?: number;
+  /** Its chunks' length in terms, taken off the base's keywordTerms when it is deleted. */
+  keywordTerms?: number;
   error: string | null;
   /** Where the original is kept (the media bucket, `knowledge/` prefix). */
   objectKey: string;
@@ -110,6 +148,9 @@ export interface ChunkRecord {
   position: number;
   text: string;
   tokenCount: number;
+  /** Reads like instructions to an AI (instruction-flags.ts); absent on chunks indexed before the check. */
+  flagged?: boolean;
+  flagReason?: string | null;
 }
 
 export const baseItem = (b: BaseRecord) => ({
@@ -136,6 +177,13 @@ export const toBase = (b: BaseRecord) => ({
   embeddingModelId: b.embeddingModelId ?? null,
   documentCount: Math.max(0, Number(b.documentCount ?? 0)),
   chunkCount: Math.max(0, Number(b.chunkCount ?? 0)),
+  excludeFlagged: b.excludeFlagged ?? false,
+  documentsByStatus: {
+    Queued: Math.max(0, Number(b.queuedCount ?? 0)),
+    Processing: Math.max(0, Number(b.processingCount ?? 0)),
+    Indexed: Math.max(0, Number(b.indexedCount ?? 0)),
+    Failed: Math.max(0, Number(b.failedCount ?? 0)),
+  },
   createdAt: b.createdAt,
   updatedAt: b.updatedAt,
 });
@@ -150,6 +198,7 @@ export const toDocument = (d: DocumentRecord) => ({
   progressPercent: Number(d.progressPercent ?? 0),
   chunkCount: Number(d.chunkCount ?? 0),
   tokenCount: Number(d.tokenCount ?? 0),
+  flaggedChunks: Number(d.flaggedChunks ?? 0),
   error: d.error ?? null,
   createdAt: d.createdAt,
   indexedAt: d.indexedAt ?? null,
@@ -161,6 +210,8 @@ export const toChunk = (c: ChunkRecord) => ({
   position: Number(c.position),
   text: c.text,
   tokenCount: Number(c.tokenCount),
+  flagged: c.flagged ?? false,
+  flagReason: c.flagReason ?? null,
 });
 
 /** Where an upload's original is kept: tenant-prefixed, so a key built for one tenant never names another's. */
@@ -170,27 +221,6 @@ export const originalObjectKey = (tenantId: string, kbId: string, documentId: st
 export const uploadObjectKey = (tenantId: string, kbId: string, uploadId: string) =>
   `knowledge/${tenantId}/${kbId}/uploads/${uploadId}`;
 export const basePrefix = (tenantId: string, kbId: string) => `knowledge/${tenantId}/${kbId}/`;
-/**
- * One object per write attempt: two writers of one generation never share a key, so the one that
- * loses the base's condition removes only its own object.
- */
-export const keywordObjectKey = (tenantId: string, kbId: string, generation: number, attempt: string) =>
-  `knowledge/${tenantId}/${kbId}/keyword/${generation}-${attempt}.json`;
-const legacyKeywordObjectKey = (tenantId: string, kbId: string, generation: number) =>
-  `knowledge/${tenantId}/${kbId}/keyword/${generation}.json`;
-
-type KeywordPointer = Pick<BaseRecord, 'tenantId' | 'id' | 'keywordGeneration' | 'keywordObject' | 'keywordPrevious'>;
-/** The object holding the base's current keyword index; null while it has none (generation 0). */
-export const committedKeywordObject = (b: KeywordPointer): string | null =>
-  b.keywordObject ??
-  (Number(b.keywordGeneration ?? 0) ? legacyKeywordObjectKey(b.tenantId, b.id, Number(b.keywordGeneration)) : null);
-/** The object a rewrite of the base makes obsolete: the one before its current one. */
-export const previousKeywordObject = (b: KeywordPointer): string | null => {
-  if (b.keywordPrevious !== undefined) return b.keywordPrevious;
-  const g = Number(b.keywordGeneration ?? 0);
-  return !b.keywordObject && g > 1 ? legacyKeywordObjectKey(b.tenantId, b.id, g - 1) : null;
-};
-
 /**
  * A chunk's id, derived from its document and position (a UUID-shaped hash), so a re-delivered
  * indexing message overwrites the same chunk items and vectors instead of leaving strays.

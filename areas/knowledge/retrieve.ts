@@ -2,10 +2,18 @@ import { embed, type Caller, cosine } from '#areas/llm-gateway/for-knowledge.ts'
 import { notFound } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { fuse, type Candidate, type Scored } from './fusion.ts';
-import { keywordIndex, searchKeyword } from './keyword-index.ts';
+import { chunkRef, searchKeyword } from './keyword/search.ts';
 import { keyId } from '#shared/data/keys.ts';
 import { getMany } from '#shared/data/read.ts';
-import { chunkKey, documentKey, kbKey, type BaseRecord, type ChunkRecord, type DocumentRecord } from './records.ts';
+import {
+  chunkIdOf,
+  chunkKey,
+  documentKey,
+  kbKey,
+  type BaseRecord,
+  type ChunkRecord,
+  type DocumentRecord,
+} from './records.ts';
 import { vectorStore } from './vectors/port.ts';
 import { CANDIDATES, TOP_K, type RetrieveMode } from './vocabulary.ts';
 
@@ -18,6 +26,8 @@ export interface Match {
   score: number;
   keywordScore: number | null;
   vectorScore: number | null;
+  /** The chunk reads like instructions to an AI (instruction-flags.ts): the runtime treats the turn as tainted. */
+  flagged: boolean;
 }
 
 export interface RetrieveCall {
@@ -39,22 +49,24 @@ export interface RetrieveCall {
 /** Candidates of one base from its keyword index and its vector index, with both raw scores where known. */
 async function candidatesOf(base: BaseRecord, call: RetrieveCall, mode: RetrieveMode, queryVector: number[] | null) {
   const byId = new Map<string, Candidate>();
-  // Every keyword match keeps its BM25, for vector candidates found below the keyword cut.
+  // Every keyword match read keeps its BM25, for vector candidates found below the keyword cut.
   let allKeyword = new Map<string, number>();
   let maxBm25 = 0;
   if (mode !== 'semantic') {
-    const hits = searchKeyword(await keywordIndex(base), call.query);
+    const hits = await searchKeyword(base, call.query);
     maxBm25 = hits[0]?.score ?? 0;
-    for (const h of hits.slice(0, CANDIDATES))
-      byId.set(h.id, {
-        chunkId: h.id,
+    for (const h of hits.slice(0, CANDIDATES)) {
+      const id = chunkIdOf(h.documentId, h.position);
+      byId.set(id, {
+        chunkId: id,
         kbId: base.id,
         documentId: h.documentId,
         position: h.position,
         bm25: h.score,
         cosine: null,
       });
-    allKeyword = new Map(hits.map((h) => [h.id, h.score]));
+    }
+    allKeyword = new Map(hits.map((h) => [chunkRef(h.documentId, h.position), h.score]));
   }
   if (mode !== 'keyword' && queryVector) {
     const store = await vectorStore();
@@ -78,7 +90,7 @@ async function candidatesOf(base: BaseRecord, call: RetrieveCall, mode: Retrieve
           kbId: base.id,
           documentId: h.metadata.documentId,
           position: h.metadata.position,
-          bm25: allKeyword.get(h.key) ?? 0,
+          bm25: allKeyword.get(chunkRef(h.metadata.documentId, h.metadata.position)) ?? 0,
           cosine: h.score,
         });
     }
@@ -103,9 +115,10 @@ async function candidatesOf(base: BaseRecord, call: RetrieveCall, mode: Retrieve
 /**
  * The chunks of the tenant's bases that best answer a query (docs/architecture.md, "Knowledge").
  * Bases that do not exist (deleted meanwhile) are skipped; none existing is 404. Reads: one
- * BatchGetItem for the bases, one per page of hits for their chunks and documents (never every
- * chunk), the keyword index from S3 only when the function's copy is stale, one vector query per
- * base (and one vector read in hybrid mode). A hit counts only when its chunk's tenant and base are
+ * BatchGetItem for the bases, per base one BatchGetItem of the query terms' statistics and one
+ * Query per term for its postings (keyword and hybrid), one vector query (and one vector read in
+ * hybrid mode), then one BatchGetItem per page of hits for their chunks and documents (never every
+ * chunk). A hit counts only when its chunk's tenant and base are
  * the ones asked for and its document still exists Indexed, so a deleted document or base leaves
  * retrieval at once, before its index entries are cleaned up.
  */
@@ -151,11 +164,17 @@ export async function retrieve(call: RetrieveCall): Promise<Match[]> {
   const ranked = fuse(all, mode, maxBm25).filter(
     (c) => (mode !== 'keyword' || c.bm25 > 0) && (call.scoreThreshold == null || c.score >= call.scoreThreshold),
   );
-  return liveMatches(call.tenantId, ranked, topK);
+  const excluded = new Set(bases.filter((b) => b.excludeFlagged).map((b) => b.id));
+  return liveMatches(call.tenantId, ranked, topK, excluded);
 }
 
 /** The best `topK` of the ranked hits whose chunk and document still stand, read a page at a time. */
-async function liveMatches(tenantId: string, ranked: Scored[], topK: number): Promise<Match[]> {
+async function liveMatches(
+  tenantId: string,
+  ranked: Scored[],
+  topK: number,
+  excludeFlaggedOf: Set<string>,
+): Promise<Match[]> {
   const out: Match[] = [];
   for (let start = 0; start < ranked.length && out.length < topK; ) {
     const page = ranked.slice(start, start + Math.min(45, Math.max(topK * 2, 10)));
@@ -170,6 +189,7 @@ async function liveMatches(tenantId: string, ranked: Scored[], topK: number): Pr
       const doc = items.get(keyId(documentKey(tenantId, c.kbId, c.documentId))) as DocumentRecord | undefined;
       if (!chunk || !doc || doc.status !== 'Indexed') continue;
       if (chunk.tenantId !== tenantId || chunk.kbId !== c.kbId || chunk.chunkId !== c.chunkId) continue;
+      if (chunk.flagged && excludeFlaggedOf.has(c.kbId)) continue;
       out.push({
         chunkId: chunk.chunkId,
         documentId: doc.id,
@@ -179,6 +199,7 @@ async function liveMatches(tenantId: string, ranked: Scored[], topK: number): Pr
         score: c.score,
         keywordScore: c.keywordScore,
         vectorScore: c.vectorScore,
+        flagged: chunk.flagged ?? false,
       });
       if (out.length >= topK) break;
     }

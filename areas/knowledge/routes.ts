@@ -12,7 +12,7 @@ import {
 } from '#areas/knowledge/vocabulary.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, uuid } from '#shared/routes/schemas.ts';
-import { planLimitReached } from '#areas/knowledge/errors.ts';
+import { knowledgeBaseFull, planLimitReached } from '#areas/knowledge/errors.ts';
 import { MODEL_CALL_REFUSALS } from '#areas/llm-gateway/for-knowledge.ts';
 import { payloadTooLarge, unsupportedMediaType } from '#shared/http/errors.ts';
 
@@ -39,6 +39,13 @@ const knowledgeBase = once(() =>
     embeddingModelId: z.nullable(z.string()),
     documentCount: z.number(),
     chunkCount: z.number(),
+    excludeFlagged: z.boolean(),
+    documentsByStatus: z.object({
+      Queued: z.number(),
+      Processing: z.number(),
+      Indexed: z.number(),
+      Failed: z.number(),
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
   }),
@@ -54,13 +61,22 @@ const knowledgeDocument = once(() =>
     progressPercent: z.number(),
     chunkCount: z.number(),
     tokenCount: z.number(),
+    flaggedChunks: z.number(),
     error: z.nullable(z.string()),
     createdAt: z.string(),
     indexedAt: z.nullable(z.string()),
   }),
 );
 const knowledgeChunk = once(() =>
-  z.object({ id: z.string(), documentId: z.string(), position: z.number(), text: z.string(), tokenCount: z.number() }),
+  z.object({
+    id: z.string(),
+    documentId: z.string(),
+    position: z.number(),
+    text: z.string(),
+    tokenCount: z.number(),
+    flagged: z.boolean(),
+    flagReason: z.nullable(z.string()),
+  }),
 );
 const knowledgeMatch = once(() =>
   z.object({
@@ -132,6 +148,7 @@ export const knowledgeRoutes = defineRoutes([
         chunkSize: z.optional(z.nullable(chunkSize())),
         chunkOverlap: z.optional(z.nullable(chunkOverlap())),
         embeddingModelId: z.optional(z.nullable(uuid())),
+        excludeFlagged: z.optional(z.boolean()),
         tenantId: z.optional(uuid()),
       }),
       response: knowledgeBase(),
@@ -155,12 +172,17 @@ export const knowledgeRoutes = defineRoutes([
     path: `${P}/{kbId}`,
     auth: write,
     scope: ofBase,
-    summary: 'Rename or describe a knowledge base (absent fields stay; chunking settings are fixed at creation)',
+    summary:
+      'Rename or describe a knowledge base, or keep its flagged chunks out of retrieval (absent fields stay; chunking settings are fixed at creation)',
     status: 200,
     schemas: () => ({
       params: baseParams(),
       query: z.object(tenantQuery()),
-      body: z.object({ name: z.optional(text(200)), description: optionalText(2000) }),
+      body: z.object({
+        name: z.optional(text(200)),
+        description: optionalText(2000),
+        excludeFlagged: z.optional(z.boolean()),
+      }),
       response: knowledgeBase(),
     }),
   },
@@ -187,8 +209,9 @@ export const knowledgeRoutes = defineRoutes([
       'Add a document: multipart part "file" (txt, md, html, pdf, docx, checked by content; others 415; ' +
       `at most ${DIRECT_MAX_BYTES} bytes in the request, larger files up to 10 MB through documents/presigned-upload) ` +
       'or JSON {title, text}. Answers 202 with status Queued; ' +
-      'a worker parses, chunks, embeds and indexes it',
+      'a worker parses, chunks, embeds and indexes it. 409 KNOWLEDGE_BASE_FULL once the base holds its ceiling of chunks',
     status: 202,
+    errors: [knowledgeBaseFull],
     bodyType: 'multipart',
     maxBodyBytes: DIRECT_MAX_BYTES + 64 * 1024,
     tooLargeMessage: DIRECT_TOO_LARGE,
@@ -224,6 +247,19 @@ export const knowledgeRoutes = defineRoutes([
     summary: 'Delete a document: its chunks leave retrieval at once; the worker removes them and its vectors',
     status: 204,
     schemas: () => ({ params: documentParams(), query: z.object(tenantQuery()) }),
+  },
+  {
+    ...common,
+    id: 'knowledge.documents.retry',
+    method: 'POST',
+    path: `${P}/{kbId}/documents/{documentId}/retry`,
+    auth: write,
+    scope: ofBase,
+    summary:
+      'Queue a Failed document for indexing again from its kept original (no new upload): 202 with status ' +
+      'Queued; 409 for a document in any other status',
+    status: 202,
+    schemas: () => ({ params: documentParams(), query: z.object(tenantQuery()), response: knowledgeDocument() }),
   },
   {
     ...common,
@@ -275,6 +311,7 @@ export const knowledgeRoutes = defineRoutes([
       `A presigned PUT for a file up to ${KNOWLEDGE_MAX_BYTES} bytes (10 MB), valid 15 minutes; then POST ` +
       '.../presigned-upload/{uploadId}/complete. A size over 10 MB is 400; a file over it at complete 413',
     status: 201,
+    errors: [knowledgeBaseFull],
     schemas: () => ({
       params: baseParams(),
       query: z.object(tenantQuery()),
@@ -304,7 +341,7 @@ export const knowledgeRoutes = defineRoutes([
       'Check a presigned upload by its size and bytes (413, 415 as a direct upload; the upload is then ' +
       'forgotten), and queue it as a document: 202 with status Queued',
     status: 202,
-    errors: [payloadTooLarge, unsupportedMediaType],
+    errors: [payloadTooLarge, unsupportedMediaType, knowledgeBaseFull],
     schemas: () => ({ params: uploadParams(), query: z.object(tenantQuery()), response: knowledgeDocument() }),
   },
 ]);

@@ -1,6 +1,8 @@
+import { publishEvent } from '#areas/outbound-webhooks/for-knowledge.ts';
 import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
 import { ApiError, conflict } from '#shared/http/errors.ts';
-import { documentKey, pendingEntry, type DocumentRecord } from './records.ts';
+import { notFound } from '#shared/http/errors.ts';
+import { documentKey, kbKey, pendingEntry, type DocumentRecord } from './records.ts';
 import type { DocumentStatus } from './vocabulary.ts';
 
 /**
@@ -18,6 +20,28 @@ const audit = (d: DocumentRecord, action: string, changes: Change['changes']): C
 
 const moved = () => conflict('The document changed meanwhile');
 export const isMoved = (err: unknown) => err instanceof ApiError && err.status === 409;
+
+/** The base item's counter of documents in a status (`queuedCount`...), shown as the base's `documentsByStatus`. */
+export const counterOf = (status: DocumentStatus) => `${status.toLowerCase()}Count`;
+
+/**
+ * The base's status counters moved with a document (from one status to another; null is none: an
+ * upload, a delete), in the transaction that moves it, so they hold whatever runs at once.
+ */
+export function countMove(
+  d: Pick<DocumentRecord, 'tenantId' | 'kbId'>,
+  from: DocumentStatus | null,
+  to: DocumentStatus | null,
+  also: { set?: Record<string, unknown>; add?: Record<string, number> } = {},
+) {
+  const add: Record<string, number> = { ...also.add };
+  if (from) add[counterOf(from)] = (add[counterOf(from)] ?? 0) - 1;
+  if (to) add[counterOf(to)] = (add[counterOf(to)] ?? 0) + 1;
+  return orConflict(
+    updateItem(kbKey(d.tenantId, d.kbId), also.set ?? {}, { add, condition: 'attribute_exists(pk)' }),
+    notFound('Knowledge base'),
+  );
+}
 
 export function statusMove(
   d: DocumentRecord,
@@ -42,7 +66,7 @@ export async function markProcessing(d: DocumentRecord, deadline: string): Promi
   const now = new Date().toISOString();
   const set = { status: 'Processing' as const, progressPercent: 5, stageDeadline: deadline, updatedAt: now };
   await commitChange(
-    [statusMove(d, 'Queued', { ...set, ...pendingEntry(deadline, d) })],
+    [statusMove(d, 'Queued', { ...set, ...pendingEntry(deadline, d) }), countMove(d, 'Queued', 'Processing')],
     audit(d, 'start-indexing', {}),
     {
       now,
@@ -68,9 +92,16 @@ export async function markFailed(d: DocumentRecord, reason: string): Promise<Doc
     updatedAt: now,
   };
   await commitChange(
-    [statusMove(d, d.status, set, { remove: ['gsi2pk', 'gsi2sk'] })],
+    [statusMove(d, d.status, set, { remove: ['gsi2pk', 'gsi2sk'] }), countMove(d, d.status, 'Failed')],
     audit(d, 'fail-indexing', { error: reason }),
     { now },
   );
+  await publishEvent(d.tenantId, 'document.failed', {
+    documentId: d.id,
+    kbId: d.kbId,
+    title: d.title,
+    status: 'Failed',
+    error: reason,
+  });
   return { ...d, ...set };
 }

@@ -29,6 +29,13 @@ export const STAGE_DEADLINE_MS: Record<'Queued' | 'Processing', number> = {
   Processing: 15 * 60_000,
 };
 
+/**
+ * The most chunks a base holds before uploads are refused (409 KNOWLEDGE_BASE_FULL): past what was
+ * measured, a common word's postings are read ever more partially and one base's vector index
+ * grows past what a small tenant pays for. A stage may set its own with KNOWLEDGE_MAX_CHUNKS.
+ */
+export const maxChunksPerBase = () => Number(process.env.KNOWLEDGE_MAX_CHUNKS) || 1_000_000;
+
 /** Texts per embedding call and vectors per vector-store write (S3 Vectors takes at most 500). */
 export const EMBED_BATCH = 64;
 export const VECTOR_WRITE_BATCH = 500;

@@ -131,6 +131,7 @@ export const LOCAL_MODEL_IDS = {
   chatLarge: '6f1d0c3e-2b1a-4c8e-9f00-000000000002',
   flaky: '6f1d0c3e-2b1a-4c8e-9f00-000000000003',
   embed: '6f1d0c3e-2b1a-4c8e-9f00-000000000004',
+  gullible: '6f1d0c3e-2b1a-4c8e-9f00-000000000005',
 } as const;
 
 /** The local deterministic models (providers/local-model.ts), seeded locally and in tests. */
@@ -169,6 +170,18 @@ export const LOCAL_MODELS: readonly (ModelInput & { id: string })[] = [
     outputPricePerMillion: 6,
     contextWindow: 128_000,
     fallbackModelIds: [LOCAL_MODEL_IDS.chat],
+    isActive: true,
+  },
+  {
+    id: LOCAL_MODEL_IDS.gullible,
+    name: 'local-gullible',
+    provider: 'local',
+    providerModel: 'gullible',
+    kind: 'chat',
+    inputPricePerMillion: 1,
+    outputPricePerMillion: 2,
+    contextWindow: 128_000,
+    fallbackModelIds: [],
     isActive: true,
   },
   {

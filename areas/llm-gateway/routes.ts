@@ -9,7 +9,14 @@ import {
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { V1_PATH } from '#areas/llm-gateway/wire-path.ts';
 import { isoDateTime, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
-import { budgetExceeded, keyExpired, keyRevoked, MODEL_CALL_REFUSALS } from '#areas/llm-gateway/errors.ts';
+import {
+  budgetExceeded,
+  keyExpired,
+  keyRevoked,
+  MODEL_CALL_REFUSALS,
+  modelNotFound,
+} from '#areas/llm-gateway/errors.ts';
+import { responsesBody } from '#areas/llm-gateway/responses-body.ts';
 
 /** A gateway key's own refusals (an unknown key is the runtime's INVALID_API_KEY). */
 const KEY_REFUSALS = [keyRevoked, keyExpired, budgetExceeded];
@@ -193,6 +200,22 @@ export const llmGatewayRoutes = defineRoutes([
   },
   {
     ...v1,
+    id: 'llmGateway.responses',
+    eventStream:
+      'with `stream: true`: Responses events (`response.created`, `response.output_text.delta`, `response.function_call_arguments.delta`, `response.completed`; `response.failed` when the model fails after the stream began)',
+    method: 'POST',
+    path: `${V1_PATH}/responses`,
+    summary:
+      'OpenAI Responses API: text or message, function_call and function_call_output items, instructions, function tools; stored 30 days for previous_response_id and item_reference unless store is false; refusals as for chat completions',
+    status: 200,
+    transport: 'stream',
+    rawResponse: { contentType: 'application/json' },
+    maxBodyBytes: CHAT_MAX_BODY_BYTES,
+    errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS],
+    schemas: () => ({ query: z.object(tenantQuery()), body: responsesBody() }),
+  },
+  {
+    ...v1,
     id: 'llmGateway.embeddings',
     method: 'POST',
     path: `${V1_PATH}/embeddings`,
@@ -214,6 +237,18 @@ export const llmGatewayRoutes = defineRoutes([
     transport: 'stream',
     rawResponse: { contentType: 'application/json' },
     schemas: () => ({ query: z.object(tenantQuery()) }),
+  },
+  {
+    ...v1,
+    id: 'llmGateway.model',
+    method: 'GET',
+    path: `${V1_PATH}/models/{model}`,
+    summary: 'OpenAI model object of one active catalog model this caller (its key) may use, by name',
+    status: 200,
+    transport: 'stream',
+    rawResponse: { contentType: 'application/json' },
+    errors: [modelNotFound],
+    schemas: () => ({ params: z.object({ model: text(200) }), query: z.object(tenantQuery()) }),
   },
   {
     group: 'llm-gateway',

@@ -4,12 +4,13 @@ import { toApiError } from '#shared/runtime/middlewares/error-envelope.ts';
 import { afterAnswer } from '#shared/runtime/after-answer.ts';
 import { sseEvent } from '#shared/runtime/stream.ts';
 import { keyAllows } from './admission.ts';
-import { listModels } from './catalog.ts';
+import { listModels, resolveModel } from './catalog.ts';
 import { chat, chatStream, type ChatChunk, type ChatResult } from './chat.ts';
+import { modelNotFound } from './errors.ts';
 import { currentKey } from './gateway-keys.ts';
 import { embed } from './embed.ts';
 import type { ChatMessage, ToolCall, ToolChoice, ToolDef } from './providers/port.ts';
-import type { Caller } from './records.ts';
+import type { Caller, CatalogModel } from './records.ts';
 
 /**
  * OpenAI's wire format around chat() and embed(): requests in, chat.completion,
@@ -207,17 +208,25 @@ export async function embeddings(
   });
 }
 
+type ModelsContext = { tenantId: string; keyId: string | null; requestId: string };
+const keyOf = (ctx: ModelsContext) =>
+  ctx.keyId ? currentKey(ctx.tenantId, ctx.keyId).then((k) => k ?? null) : Promise.resolve(null);
+const modelObject = (m: CatalogModel) => ({
+  id: m.name,
+  object: 'model',
+  created: Math.floor(Date.parse(m.createdAt) / 1000) || 0,
+  owned_by: m.provider,
+});
+
 /** GET /v1/models: the active catalog models the caller's key (as it is now) may use; a user may use all. */
-export async function modelList(ctx: { tenantId: string; keyId: string | null; requestId: string }) {
-  const key = ctx.keyId ? ((await currentKey(ctx.tenantId, ctx.keyId)) ?? null) : null;
-  const models = (await listModels({ activeOnly: true })).filter((m) => keyAllows(key, m));
-  return json(ctx.requestId, {
-    object: 'list',
-    data: models.map((m) => ({
-      id: m.name,
-      object: 'model',
-      created: Math.floor(Date.parse(m.createdAt) / 1000) || 0,
-      owned_by: m.provider,
-    })),
-  });
+export async function modelList(ctx: ModelsContext) {
+  const [key, models] = await Promise.all([keyOf(ctx), listModels({ activeOnly: true })]);
+  return json(ctx.requestId, { object: 'list', data: models.filter((m) => keyAllows(key, m)).map(modelObject) });
+}
+
+/** GET /v1/models/{model}: one of them, by name (as clients ask); any other is model_not_found, as a call would answer. */
+export async function modelOne(ctx: ModelsContext, name: string) {
+  const [key, model] = await Promise.all([keyOf(ctx), resolveModel(name)]);
+  if (!model || model.name !== name || !model.isActive || !keyAllows(key, model)) throw modelNotFound(name);
+  return json(ctx.requestId, modelObject(model));
 }

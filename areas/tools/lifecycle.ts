@@ -46,7 +46,13 @@ export const writeAccessRefusal = (
 /** Agents a tool may name per update (the route's limit). */
 export const MAX_AGENT_IDS = 100;
 /** Step 2 parameter ranges and the tables a step 1 schema may list. */
-export const PARAM_LIMITS = { maxRows: { min: 1, max: 10_000 }, timeoutSeconds: { min: 1, max: 300 } } as const;
+export const PARAM_LIMITS = {
+  maxRows: { min: 1, max: 10_000 },
+  timeoutSeconds: { min: 1, max: 300 },
+  maxSteps: { min: 1, max: 25 },
+  /** A pending call waits at most a week for a person. */
+  approvalTimeoutMinutes: { min: 1, max: 10_080 },
+} as const;
 export const MAX_TABLES = 200;
 /**
  * Where an HTTP Request tool may connect (exact host names) and whom a Send Email tool may write to
@@ -59,11 +65,13 @@ export const MAX_ALLOWED_RECIPIENTS = 50;
  * Whether a change of the allow-lists reaches further than what a SystemAdmin approved: any entry
  * that was not there before. Narrowing a list (removing entries) is always safe.
  */
-type Reach = Pick<Params, 'allowedHosts' | 'allowedRecipients' | 'channelId' | 'allowedChannelRecipients'>;
+type Reach = Pick<Params, 'allowedHosts' | 'allowedRecipients' | 'channelId' | 'allowedChannelRecipients'> &
+  Partial<Pick<Params, 'calendarId'>>;
 export const widensReach = (before: Reach, after: Reach) =>
   after.allowedHosts.some((h) => !before.allowedHosts.includes(h)) ||
   after.allowedRecipients.some((r) => !before.allowedRecipients.includes(r)) ||
   (after.channelId !== before.channelId && after.channelId !== null) ||
+  (!!after.calendarId && after.calendarId !== before.calendarId) ||
   after.allowedChannelRecipients.some((r) => !before.allowedChannelRecipients.includes(r));
 
 /**

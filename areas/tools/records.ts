@@ -1,5 +1,6 @@
 import { keys } from '#shared/data/keys.ts';
 import { describeTenantSecret, ownReference } from '#areas/vault/for-tools.ts';
+import { approvalByDefault } from './approval.ts';
 import type { ToolStatus } from './lifecycle.ts';
 
 /**
@@ -30,6 +31,8 @@ export interface Params {
   maxRows: number;
   readOnly: boolean;
   timeoutSeconds: number;
+  /** Browser Action: the steps one call may take (the time is `timeoutSeconds`). */
+  maxSteps: number;
   /** HTTP Request: the exact host names it may reach (none: it reaches nothing). */
   allowedHosts: string[];
   /** Send Email: the addresses and domains it may write to (none: it sends nothing). */
@@ -38,15 +41,24 @@ export interface Params {
   channelId: string | null;
   /** Send-message tools: the chat, channel or user ids and phone numbers they may write to. */
   allowedChannelRecipients: string[];
+  /** Manage Schedule: the tenant's calendar it books in (none: it books nothing). */
+  calendarId: string | null;
+  /** A person approves each side-effecting call before it runs (default by the tool's type: approval.ts). */
+  requiresApproval?: boolean;
+  /** How long a call waits for that person before it counts as rejected. */
+  approvalTimeoutMinutes: number;
 }
 export const DEFAULT_PARAMS: Params = {
   maxRows: 100,
   readOnly: true,
   timeoutSeconds: 30,
+  maxSteps: 10,
   allowedHosts: [],
   allowedRecipients: [],
   channelId: null,
   allowedChannelRecipients: [],
+  calendarId: null,
+  approvalTimeoutMinutes: 60,
 };
 
 /** Step 1 schema as stored: `connectionString` is a tenant secret reference, never a value. */
@@ -115,7 +127,12 @@ function toSchema(i: Pick<ToolItem, 'schema' | 'tenantId'>) {
   };
 }
 
-export const toParams = (i: Pick<ToolItem, 'configParams'>): Params => ({ ...DEFAULT_PARAMS, ...i.configParams });
+export const toParams = (
+  i: Pick<ToolItem, 'configParams' | 'baseToolCode'>,
+): Params & { requiresApproval: boolean } => {
+  const p = { ...DEFAULT_PARAMS, ...i.configParams };
+  return { ...p, requiresApproval: p.requiresApproval ?? approvalByDefault(i.baseToolCode) };
+};
 
 export const toConfig = (i: ToolItem) => ({
   id: i.id,

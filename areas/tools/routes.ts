@@ -88,10 +88,18 @@ const configParams = () =>
         'c0123abc',
       ),
     ),
+    calendarId: z.optional(z.nullable(uuid())),
     maxRows: z.optional(z.int().check(z.minimum(PARAM_LIMITS.maxRows.min), z.maximum(PARAM_LIMITS.maxRows.max))),
     readOnly: z.optional(z.boolean()),
+    maxSteps: z.optional(z.int().check(z.minimum(PARAM_LIMITS.maxSteps.min), z.maximum(PARAM_LIMITS.maxSteps.max))),
     timeoutSeconds: z.optional(
       z.int().check(z.minimum(PARAM_LIMITS.timeoutSeconds.min), z.maximum(PARAM_LIMITS.timeoutSeconds.max)),
+    ),
+    requiresApproval: z.optional(z.boolean()),
+    approvalTimeoutMinutes: z.optional(
+      z
+        .int()
+        .check(z.minimum(PARAM_LIMITS.approvalTimeoutMinutes.min), z.maximum(PARAM_LIMITS.approvalTimeoutMinutes.max)),
     ),
   });
 /**
@@ -138,10 +146,14 @@ const toolParams = once(() =>
     maxRows: z.number(),
     readOnly: z.boolean(),
     timeoutSeconds: z.number(),
+    maxSteps: z.number(),
     allowedHosts: z.array(z.string()),
     allowedRecipients: z.array(z.string()),
     channelId: z.nullable(z.string()),
     allowedChannelRecipients: z.array(z.string()),
+    calendarId: z.nullable(z.string()),
+    requiresApproval: z.boolean(),
+    approvalTimeoutMinutes: z.number(),
   }),
 );
 const toolConfig = once(() =>
@@ -280,7 +292,7 @@ export const toolRoutes = defineRoutes([
     scope: ofTool,
     summary:
       "Update name, description, agents (the tenant's own agents only) and parameters (absent fields " +
-      'stay); changing readOnly or adding an allowed host or recipient to an APPROVED or ACTIVE tool ' +
+      'stay); changing readOnly, switching requiresApproval off, or adding an allowed host or recipient to an APPROVED or ACTIVE tool ' +
       'sends it back to PENDING; a REJECTED tool is 409',
     status: 200,
     schemas: () => ({
@@ -364,11 +376,18 @@ export const toolRoutes = defineRoutes([
     summary:
       `Set step 2 parameters: maxRows ${PARAM_LIMITS.maxRows.min}-${PARAM_LIMITS.maxRows.max}, ` +
       `timeoutSeconds ${PARAM_LIMITS.timeoutSeconds.min}-${PARAM_LIMITS.timeoutSeconds.max}, ` +
-      'readOnly (Db Execute may switch writes on only once approved), allowedHosts (HTTP Request: exact host ' +
+      `maxSteps ${PARAM_LIMITS.maxSteps.min}-${PARAM_LIMITS.maxSteps.max} (Browser Action: steps per call; it ` +
+      'also honours at most 25 of the timeoutSeconds), ' +
+      'readOnly (Db Execute may switch writes on only once approved), allowedHosts (HTTP Request and Browser Action: exact host ' +
       `names, at most ${MAX_ALLOWED_HOSTS}) and allowedRecipients (Send Email: addresses or domains, at most ` +
       `${MAX_ALLOWED_RECIPIENTS}), channelId and allowedChannelRecipients (the send-message tools: the ` +
-      "tenant's connection of the tool's platform, and the chat ids or phone numbers it may write to); changing " +
-      'readOnly, the connection, or adding a host or recipient to an APPROVED or ACTIVE tool sends it back to PENDING',
+      "tenant's connection of the tool's platform, and the chat ids or phone numbers it may write to), calendarId " +
+      "(Manage Schedule: the tenant's calendar it books in), " +
+      'requiresApproval (a person approves each side-effecting call from the inbox; on by default for Send Email, ' +
+      'Db Execute, the send-message tools, Browser Action and Manage Schedule) and approvalTimeoutMinutes ' +
+      `(${PARAM_LIMITS.approvalTimeoutMinutes.min}-${PARAM_LIMITS.approvalTimeoutMinutes.max}, default 60: a call ` +
+      'left undecided that long is Expired, which counts as rejected); changing readOnly, the connection, switching ' +
+      'requiresApproval off, or adding a host or recipient to an APPROVED or ACTIVE tool sends it back to PENDING',
     status: 200,
     schemas: () => ({
       ...byId(),

@@ -9,6 +9,7 @@ import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { BUILT_IN_TOOLS, SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.ts';
 import { channelKey } from '#areas/agents/for-tools.ts';
+import { calendarExists } from '#areas/calendars/for-tools.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { refreshToolsKbStatusAfter } from '#areas/knowledge/for-tools.ts';
 import {
@@ -82,8 +83,20 @@ async function checkChannel(tenantId: string, code: string, params: Params, befo
   if (found?.type !== type) throw validationError([{ path, message: `No ${type} channel connection with this id` }]);
 }
 
+/** A Manage Schedule tool's calendar, when it changes: the tenant's own. Other tools take none. */
+async function checkCalendar(tenantId: string, code: string, params: Params, before: Params, path: string) {
+  if (!params.calendarId || params.calendarId === before.calendarId) return;
+  if (code !== 'manage_schedule') throw validationError([{ path, message: 'Only Manage Schedule takes a calendar' }]);
+  if (!(await calendarExists(tenantId, params.calendarId)))
+    throw validationError([{ path, message: 'No calendar with this id' }]);
+}
+
 /** What a SystemAdmin approved changed: the read-only flag, or an allow-list reaching further. */
-const needsReview = (before: Params, after: Params) => after.readOnly !== before.readOnly || widensReach(before, after);
+const needsReview = (before: Params, after: Params) =>
+  after.readOnly !== before.readOnly ||
+  widensReach(before, after) ||
+  // Letting calls run unattended reaches further than what was approved, like a new host does.
+  (before.requiresApproval !== false && after.requiresApproval === false);
 
 function checkWriteAccess(tool: Pick<ToolItem, 'baseToolCode' | 'status'>, params: Params, before: Params) {
   const refusal = writeAccessRefusal(tool.baseToolCode, tool.status, params.readOnly, before.readOnly);
@@ -114,6 +127,7 @@ export async function createTool(
   const params = mergeParams(DEFAULT_PARAMS, input.configParams ?? {});
   checkWriteAccess({ baseToolCode: base.code, status: 'PENDING' }, params, DEFAULT_PARAMS);
   await checkChannel(tenantId, base.code, params, DEFAULT_PARAMS, 'body.configParams.channelId');
+  await checkCalendar(tenantId, base.code, params, DEFAULT_PARAMS, 'body.configParams.calendarId');
   const now = new Date().toISOString();
   const item = toolItem(tenantId, {
     id: crypto.randomUUID(),
@@ -223,6 +237,7 @@ export async function updateTool(
     const params = mergeParams(before, input.configParams);
     checkWriteAccess(tool, params, before);
     await checkChannel(tenantId, tool.baseToolCode, params, before, 'body.configParams.channelId');
+    await checkCalendar(tenantId, tool.baseToolCode, params, before, 'body.configParams.calendarId');
     set.configParams = params;
     reviewed = needsReview(before, params);
   }
@@ -368,6 +383,7 @@ export async function putParams(tenantId: string, id: string, input: Partial<Par
   const params = mergeParams(before, input);
   checkWriteAccess(tool, params, before);
   await checkChannel(tenantId, tool.baseToolCode, params, before, 'body.channelId');
+  await checkCalendar(tenantId, tool.baseToolCode, params, before, 'body.calendarId');
   const changed = await changeTool(
     tenantId,
     tool,

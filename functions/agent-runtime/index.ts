@@ -7,5 +7,6 @@ import { apiHandler } from '#shared/runtime/api-handler.ts';
  * need, which the agents' CRUD function must not have (docs/architecture.md, "Agents").
  */
 export const handler = apiHandler(agentRuntimeRoutes, {
-  'agents.chat': ({ tenantId, params, body, requestId }) => playgroundTurn(tenantId, params.agentId, body, requestId),
+  'agents.chat': ({ tenantId, params, body, principal, requestId }) =>
+    playgroundTurn(tenantId, params.agentId, body, principal, requestId),
 });

@@ -63,6 +63,6 @@ export const handler = apiHandler(aiAgentRoutes, {
   'ai.channels.update': ({ tenantId, params, body, principal }) =>
     updateChannel(tenantId, params.channelId, body, principal),
   'ai.channels.delete': ({ tenantId, params, principal }) => deleteChannel(tenantId, params.channelId, principal),
-  'ai.widgetScript': async () => widgetScript(),
+  'ai.widgetScript': (req) => widgetScript(req.headers['accept-encoding']),
   'ai.agents.stats': ({ tenantId, params, query }) => agentStats(tenantId, params.agentId, query),
 });

@@ -1,4 +1,5 @@
 import { queueDueProactiveMessages } from '#areas/connector/proactive.ts';
+import { expireOverdueActions } from '#areas/conversations/actions.ts';
 import { closeIdleConversations } from '#areas/conversations/lifecycle.ts';
 import { releaseExpiredReservations } from '#areas/llm-gateway/reservations.ts';
 import { failStuckDocuments } from '#areas/knowledge/stuck.ts';
@@ -15,6 +16,7 @@ export const SCHEDULED_JOBS: Record<string, (now: number) => Promise<number>> = 
   failStuckDocuments: (now) => failStuckDocuments(now),
   closeIdleConversations: (now) => closeIdleConversations(now),
   queueDueProactiveMessages: (now) => queueDueProactiveMessages(now),
+  expireOverdueActions: (now) => expireOverdueActions(now),
 };
 
 export async function runScheduledJobs(now = Date.now()): Promise<Record<string, number | 'failed'>> {

@@ -1,11 +1,16 @@
 import {
   conversationDetail,
   eraseConversation,
+  handBack,
   listConversations,
+  markRead,
+  messagesPage,
   setStatus,
   staffReply,
   transcript,
 } from '#areas/conversations/inbox.ts';
+import { conversationActions, decideConversationAction } from '#areas/conversations/actions.ts';
+import { readSettings, settingsView, writeSettings } from '#areas/conversations/settings.ts';
 import { widgetSend } from '#areas/conversations/widget-send.ts';
 import {
   messagesSince,
@@ -24,8 +29,8 @@ export const handler = apiHandler(
   conversationRoutes,
   {
     'conversations.widget.start': ({ body, headers }) => startSession(body, headers.origin ?? headers.Origin),
-    'conversations.widget.send': ({ widgetSession, body, headers, requestId }) =>
-      widgetSend(widgetSession, body.text, headers, requestId),
+    'conversations.widget.send': ({ widgetSession, body, headers, requestId, ip }) =>
+      widgetSend(widgetSession, body.text, headers, requestId, ip),
     'conversations.widget.messages': async ({ widgetSession, query }) =>
       messagesSince(await openSession(widgetSession), query.after),
     'conversations.widget.escalate': async ({ widgetSession, body }) =>
@@ -33,6 +38,11 @@ export const handler = apiHandler(
     'conversations.widget.feedback': async ({ widgetSession, body }) =>
       visitorFeedback(await openSession(widgetSession, true), body),
     'conversations.list': ({ tenantId, query }) => listConversations(tenantId, query),
+    'conversations.settings.get': async ({ tenantId }) => settingsView(await readSettings(tenantId)),
+    'conversations.settings.put': ({ tenantId, body, principal }) => writeSettings(tenantId, body, principal),
+    'conversations.messages': ({ tenantId, params, query }) => messagesPage(tenantId, params.conversationId, query),
+    'conversations.handBack': ({ tenantId, params, principal }) => handBack(tenantId, params.conversationId, principal),
+    'conversations.read': ({ tenantId, params, principal }) => markRead(tenantId, params.conversationId, principal),
     'conversations.get': ({ tenantId, params }) => conversationDetail(tenantId, params.conversationId),
     'conversations.reply': ({ tenantId, params, body, principal }) =>
       staffReply(tenantId, params.conversationId, body.text, principal),
@@ -40,6 +50,26 @@ export const handler = apiHandler(
       setStatus(tenantId, params.conversationId, body, principal),
     'conversations.transcript': ({ tenantId, params, query }) =>
       transcript(tenantId, params.conversationId, query.format),
+    'conversations.actions.list': ({ tenantId, params, requestId }) =>
+      conversationActions(tenantId, params.conversationId, requestId),
+    'conversations.actions.approve': ({ tenantId, params, principal, requestId }) =>
+      decideConversationAction(
+        tenantId,
+        params.conversationId,
+        params.actionId,
+        { approve: true },
+        principal,
+        requestId,
+      ),
+    'conversations.actions.reject': ({ tenantId, params, body, principal, requestId }) =>
+      decideConversationAction(
+        tenantId,
+        params.conversationId,
+        params.actionId,
+        { approve: false, reason: body.reason ?? null },
+        principal,
+        requestId,
+      ),
     'conversations.delete': ({ tenantId, params, principal }) =>
       eraseConversation(tenantId, params.conversationId, principal),
   },

@@ -1,3 +1,4 @@
+import { ESCALATION_NOTICE, sendEscalationNotice } from '#areas/conversations/escalation-notice.ts';
 import { issueResetToken, RESET_REQUEST } from '#areas/identity/auth/passwords.ts';
 import { mailer } from '#shared/platform/ports.ts';
 import { EMAIL_SEND } from '#shared/queue/email.ts';
@@ -11,4 +12,5 @@ import { queueWorker } from '#shared/queue/worker.ts';
 export const handler = queueWorker('email', [
   handles(EMAIL_SEND, async (mail) => (await mailer()).send(mail)),
   handles(RESET_REQUEST, issueResetToken),
+  handles(ESCALATION_NOTICE, sendEscalationNotice),
 ]);

@@ -1,5 +1,11 @@
 import { createBase, deleteBase, getBase, listBases, updateBase } from '#areas/knowledge/bases.ts';
-import { deleteDocument, listChunks, listDocuments, uploadDocument } from '#areas/knowledge/documents.ts';
+import {
+  deleteDocument,
+  listChunks,
+  listDocuments,
+  retryDocument,
+  uploadDocument,
+} from '#areas/knowledge/documents.ts';
 import { completeDocumentUpload, presignDocumentUpload } from '#areas/knowledge/presigned.ts';
 import { retrieve } from '#areas/knowledge/retrieve.ts';
 import { knowledgeRoutes } from '#areas/knowledge/routes.ts';
@@ -18,6 +24,8 @@ export const handler = apiHandler(knowledgeRoutes, {
   'knowledge.documents.list': ({ tenantId, params, query }) => listDocuments(tenantId, params.kbId, query),
   'knowledge.documents.delete': ({ tenantId, params, principal }) =>
     deleteDocument(tenantId, params.kbId, params.documentId, principal),
+  'knowledge.documents.retry': ({ tenantId, params, principal }) =>
+    retryDocument(tenantId, params.kbId, params.documentId, principal),
   'knowledge.documents.chunks': ({ tenantId, params, query }) =>
     listChunks(tenantId, params.kbId, params.documentId, query),
   'knowledge.retrieve': ({ tenantId, params, body, principal, requestId }) =>

@@ -3,7 +3,8 @@ import { putModel } from '#areas/llm-gateway/catalog.ts';
 import { createKey, listKeys, revokeKey } from '#areas/llm-gateway/gateway-keys.ts';
 import { toModelAnswer, type Caller } from '#areas/llm-gateway/records.ts';
 import { usage } from '#areas/llm-gateway/usage.ts';
-import { chatCompletions, embeddings, modelList, type WireChatBody } from '#areas/llm-gateway/wire.ts';
+import { chatCompletions, embeddings, modelList, modelOne, type WireChatBody } from '#areas/llm-gateway/wire.ts';
+import { responses } from '#areas/llm-gateway/responses.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { reply } from '#shared/http/responses.ts';
 import { llmGatewayRoutes } from '#areas/llm-gateway/routes.ts';
@@ -23,8 +24,12 @@ export const handler = apiHandler(
       chatCompletions({ tenantId, caller: callerOf(gatewayKey, principal), requestId }, body as WireChatBody),
     'llmGateway.embeddings': ({ tenantId, gatewayKey, principal, requestId, body }) =>
       embeddings({ tenantId, caller: callerOf(gatewayKey, principal), requestId }, body),
+    'llmGateway.responses': ({ tenantId, gatewayKey, principal, requestId, body }) =>
+      responses({ tenantId, caller: callerOf(gatewayKey, principal), requestId }, body),
     'llmGateway.models': ({ tenantId, gatewayKey, requestId }) =>
       modelList({ tenantId, keyId: gatewayKey?.keyId ?? null, requestId }),
+    'llmGateway.model': ({ tenantId, gatewayKey, requestId, params }) =>
+      modelOne({ tenantId, keyId: gatewayKey?.keyId ?? null, requestId }, params.model),
     'llmGateway.keys.list': ({ tenantId, query }) => listKeys(tenantId, query),
     'llmGateway.keys.create': ({ tenantId, body, principal }) => createKey(tenantId, body, principal),
     'llmGateway.keys.revoke': ({ tenantId, params, principal }) => revokeKey(tenantId, params.keyId, principal),

@@ -66,11 +66,19 @@ export type TenantCollection =
   // bases, agents' widgets and channel connections, conversations, proactive messages.
   | 'GATEWAY_KEY'
   | 'LLM_ALLOWANCE'
+  | 'LLM_RESPONSE'
   | 'KB'
   | 'WIDGET'
   | 'CHANNEL'
   | 'CONVERSATION'
-  | 'PROACTIVE_MESSAGE';
+  | 'PROACTIVE_MESSAGE'
+  | 'CONVERSATION_SETTINGS'
+  // Manage Schedule: tenant calendars; their appointments and slot claims are child partitions.
+  | 'CALENDAR'
+  // What anonymous visitors and channel users spent per day, against the caps their tenant set.
+  | 'VISITOR_SPEND'
+  // Outbound webhooks: a tenant's subscriptions, each with its delivery log below it.
+  | 'WEBHOOK_SUBSCRIPTION';
 
 /** Platform-wide collections (SystemAdmin scope or global reference data). */
 export type PlatformCollection =

@@ -7,9 +7,13 @@ export async function createSqsQueueSender(given?: SQSClient): Promise<QueueSend
   const { SendMessageCommand, SQSClient } = await loadSdk.sqs();
   const client = given ?? new SQSClient({});
   return {
-    async send(queue, message) {
+    async send(queue, message, opts) {
       await client.send(
-        new SendMessageCommand({ QueueUrl: config.queueUrl(queue), MessageBody: JSON.stringify(message) }),
+        new SendMessageCommand({
+          QueueUrl: config.queueUrl(queue),
+          MessageBody: JSON.stringify(message),
+          ...(opts?.delaySeconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.round(opts.delaySeconds))) } : {}),
+        }),
       );
     },
   };

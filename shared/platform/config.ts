@@ -53,6 +53,10 @@ export const config = {
   queueUrl(queue: string) {
     return env(`${queue.toUpperCase()}_QUEUE_URL`, `local://${queue}`);
   },
+  /** The deployed name of a function the runtime invokes (`browser-action`: BROWSER_ACTION_FUNCTION_NAME). */
+  functionName(fn: string) {
+    return env(functionNameSetting(fn), `local-${fn}`);
+  },
   get mailFrom() {
     return env('MAIL_FROM', 'no-reply@saas.local');
   },
@@ -65,13 +69,16 @@ export const config = {
   },
 };
 
+export const functionNameSetting = (fn: string) => `${fn.toUpperCase().replace(/-/g, '_')}_FUNCTION_NAME`;
+
 /** What a function's access spec (shared/routes/groups.ts) promises it, as environment variables. */
 export interface SettingNeeds {
   table?: 'none' | 'read' | 'readwrite';
-  media?: 'read' | 'readwrite' | 'knowledge-read';
+  media?: 'read' | 'readwrite' | 'knowledge-read' | 'browser-shots';
   invoices?: 'read' | 'readwrite';
   sends?: readonly string[];
   knowledgeVectors?: 'read' | 'readwrite';
+  invokes?: readonly string[];
 }
 
 /** The variables every function of a spec must have: lib/access.ts sets exactly these (a unit test compares). */
@@ -87,6 +94,7 @@ export const requiredSettings = (needs: SettingNeeds): string[] => [
   ...(needs.invoices ? ['INVOICE_BUCKET'] : []),
   ...(needs.knowledgeVectors ? ['KNOWLEDGE_VECTOR_BUCKET'] : []),
   ...(needs.sends ?? []).map((q) => `${q.toUpperCase()}_QUEUE_URL`),
+  ...(needs.invokes ?? []).map(functionNameSetting),
 ];
 
 /**

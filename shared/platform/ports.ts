@@ -65,7 +65,8 @@ export interface QueueMessage {
 }
 
 export interface QueueSender {
-  send(queue: QueueName, message: QueueMessage): Promise<void>;
+  /** `delaySeconds` (0-900, SQS's own bound): the message is delivered no sooner (a retry's back-off). */
+  send(queue: QueueName, message: QueueMessage, opts?: { delaySeconds?: number }): Promise<void>;
 }
 
 export interface OutgoingEmail {
@@ -73,6 +74,17 @@ export interface OutgoingEmail {
   subject: string;
   text: string;
   html: string;
+  /** An iCalendar message (RFC 5546) the recipient's client files: sent as a raw MIME message. */
+  invitation?: { method: 'REQUEST' | 'CANCEL'; ics: string };
+}
+
+/** Functions the runtime calls and waits for (their names reach the caller as `<NAME>_FUNCTION_NAME`). */
+export const INVOKED_FUNCTIONS = ['browser-action'] as const;
+export type InvokedFunction = (typeof INVOKED_FUNCTIONS)[number];
+
+export interface FunctionInvoker {
+  /** The function's answer; throws when it fails or does not answer within `timeoutMs`. */
+  invoke(fn: InvokedFunction, payload: unknown, opts: { timeoutMs: number }): Promise<unknown>;
 }
 
 export interface Mailer {
@@ -87,3 +99,6 @@ export const queueSender = defineLoadedPort(async () => (await import('./aws-que
 
 /** SES. */
 export const mailer = defineLoadedPort(async () => (await import('./aws-mailer.ts')).createSesMailer());
+
+/** Lambda Invoke (RequestResponse); locally the same handler in process (local/invoke.ts). */
+export const functionInvoker = defineLoadedPort(async () => (await import('./aws-invoke.ts')).createLambdaInvoker());

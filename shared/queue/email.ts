@@ -9,6 +9,9 @@ export const EMAIL_SEND = messageKind('email', 'email.send', () =>
     subject: z.string(),
     text: z.string(),
     html: z.string(),
+    invitation: z.optional(
+      z.object({ method: z.enum(['REQUEST', 'CANCEL']), ics: z.string().check(z.maxLength(100_000)) }),
+    ),
   }),
 );
 

@@ -20,14 +20,17 @@ export const messageKind = <S extends AnySchema>(queue: QueueName, type: string,
   schema: once(schema),
 });
 
-/** Queues one message; `id` (default random) is what the worker's once-only claim keys on. */
+/** Queues one message; `id` (default random) is what the worker's once-only claim keys on; `delaySeconds` holds it back. */
 export async function enqueue<S extends AnySchema>(
   kind: MessageKind<S>,
   payload: z.input<S>,
-  opts: { id?: string } = {},
+  opts: { id?: string; delaySeconds?: number } = {},
 ): Promise<string> {
   const id = opts.id ?? crypto.randomUUID();
-  await (await queueSender()).send(kind.queue, { id, type: kind.type, payload: payload as Record<string, unknown> });
+  const message = { id, type: kind.type, payload: payload as Record<string, unknown> };
+  const sender = await queueSender();
+  if (opts.delaySeconds) await sender.send(kind.queue, message, { delaySeconds: opts.delaySeconds });
+  else await sender.send(kind.queue, message);
   return id;
 }
 

@@ -2,15 +2,20 @@
  * Endpoint groups: each is one Lambda function behind the HTTP API, plus the queue workers.
  * What each may touch is declared here so the stack grants exactly that and nothing more.
  */
-export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing' | 'turns';
+import type { InvokedFunction } from '#shared/platform/ports.ts';
+
+export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing' | 'turns' | 'deliveries';
 
 export interface GroupSpec {
   description: string;
   table: 'none' | 'read' | 'readwrite';
   /** Queues the function sends to. */
   sends?: readonly QueueName[];
-  /** The media bucket; `knowledge-read`: only its `knowledge/` prefix, read (the keyword indexes retrieval loads). */
-  media?: 'read' | 'readwrite' | 'knowledge-read';
+  /**
+   * The media bucket; `knowledge-read`: only its `knowledge/` prefix, read (the keyword indexes retrieval
+   * loads); `browser-shots`: only its `browser-shots/` prefix, written and presigned (Browser Action).
+   */
+  media?: 'read' | 'readwrite' | 'knowledge-read' | 'browser-shots';
   invoices?: 'read' | 'readwrite';
   /** Reads the private signing key (only the group that issues tokens). */
   signsTokens?: boolean;
@@ -38,6 +43,8 @@ export interface GroupSpec {
    * no cookies, and the handler checks the widget's own allowed origins.
    */
   anyOrigin?: boolean;
+  /** Functions it invokes and waits for (Lambda Invoke, RequestResponse); each one's name in its environment. */
+  invokes?: readonly InvokedFunction[];
 }
 
 /**
@@ -46,13 +53,14 @@ export interface GroupSpec {
  * e-mail and channel sends, and time for five model steps.
  */
 const AGENT_TURN = {
-  sends: ['channels', 'email'],
+  sends: ['channels', 'email', 'deliveries'],
   tenantSecrets: 'read',
   knowledgeVectors: 'read',
   // Retrieval loads the bases' keyword indexes from the media bucket's knowledge/ prefix.
   media: 'knowledge-read',
   bedrock: true,
   readsVault: true,
+  invokes: ['browser-action'],
   memoryMb: 1024,
   timeoutSeconds: 120,
 } as const satisfies Partial<GroupSpec>;
@@ -94,7 +102,8 @@ export const API_GROUPS = {
     description: 'AI knowledge bases, documents and retrieval',
     table: 'readwrite',
     media: 'readwrite',
-    sends: ['indexing'],
+    // A document found stuck on a read ends Failed, which tells webhook subscribers (document.failed).
+    sends: ['indexing', 'deliveries'],
     knowledgeVectors: 'read',
   },
   'llm-gateway': {
@@ -135,6 +144,18 @@ export const API_GROUPS = {
     sends: ['turns', 'channels'],
     tenantSecrets: 'read',
   },
+  // Manage Schedule's calendars: settings, free slots, appointments and the public iCalendar feed. Bookings
+  // (and their invitation e-mails) come from the tool, in the functions that run agent turns.
+  calendars: {
+    description: 'AI calendars: opening hours, free slots, appointments, subscription feeds',
+    table: 'readwrite',
+  },
+  // Outbound webhooks: subscriptions and their delivery logs; the test route queues a delivery.
+  'webhook-subscriptions': {
+    description: 'Outbound webhook subscriptions, secrets and delivery logs',
+    table: 'readwrite',
+    sends: ['deliveries'],
+  },
   /** Pages standing in for external identity and payment providers; only the local server has them. */
   'local-providers': { description: 'Local stand-ins for external providers (never deployed)', table: 'readwrite' },
 } as const satisfies Record<string, GroupSpec>;
@@ -167,6 +188,8 @@ export const WORKERS = {
     description: 'Parses, chunks, embeds and indexes knowledge documents; removes deleted ones',
     queue: 'indexing',
     table: 'readwrite',
+    // document.indexed and document.failed go to webhook subscribers.
+    sends: ['deliveries'],
     media: 'readwrite',
     knowledgeVectors: 'readwrite',
     memoryMb: 1024,
@@ -180,6 +203,13 @@ export const WORKERS = {
     queue: 'turns',
     table: 'readwrite',
     ...AGENT_TURN,
+  },
+  // Outbound webhooks: signs and sends each delivery to the subscriber's checked address, queues its retries.
+  'delivery-worker': {
+    description: 'Sends signed outbound webhook deliveries and queues their retries with back-off',
+    queue: 'deliveries',
+    table: 'readwrite',
+    sends: ['deliveries'],
   },
 } as const satisfies Record<
   string,
@@ -195,10 +225,27 @@ export type WorkerName = keyof typeof WORKERS;
 export const SCHEDULED = {
   'ai-scheduler': {
     description:
-      'Every minute: releases dead reservations, fails stuck documents, closes idle conversations, queues due proactive messages',
+      'Every minute: releases dead reservations, fails stuck documents, closes idle conversations, queues due proactive messages, expires held tool calls (their turns resume)',
     table: 'readwrite',
-    sends: ['channels'],
+    // An expired call resumes its agent turn here: the turn's grants (the model, retrieval, the channel's queue).
+    ...AGENT_TURN,
     everyMinutes: 1,
     timeoutSeconds: 55,
   },
 } as const satisfies Record<string, GroupSpec & { everyMinutes: number }>;
+
+/**
+ * Functions the runtime invokes and waits for, no route and no queue: the Browser Action tool's
+ * headless Chromium (areas/tools/browser/), kept out of every agent-turn bundle. Chromium wants
+ * memory (1,769 MB is one full vCPU on Lambda); its timeout covers the tool's 25 s at most plus
+ * unpacking Chromium on a cold start.
+ */
+export const INVOKED = {
+  'browser-action': {
+    description: 'Browser Action tool: headless Chromium runs one call of navigate, click, fill, read steps',
+    table: 'none',
+    media: 'browser-shots',
+    memoryMb: 2048,
+    timeoutSeconds: 45,
+  },
+} as const satisfies Record<InvokedFunction, GroupSpec>;

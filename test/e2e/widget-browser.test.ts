@@ -1,114 +1,107 @@
-import { createServer, type Server } from 'node:http';
-import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '#test/support/browser.ts';
-import { e2e, until } from '#test/support/e2e.ts';
-import { publishedAgentWithKnowledge } from '#test/support/e2e-agents.ts';
+import { until } from '#test/support/e2e.ts';
+import {
+  bubble,
+  DESKTOP,
+  focused,
+  input,
+  latestConversation,
+  messages,
+  openShop,
+  PHONE,
+  screenshot,
+  styleOf,
+  visit,
+  type Shop,
+} from '#test/support/widget-page.ts';
 
 /**
- * The embeddable widget in a real browser: a shop page on
- * another origin loads the script from the API, opens the bubble, talks to the published agent
- * (answers streamed), asks for a person, sees the staff reply, rates the chat, and calls nothing but
- * the API; a screenshot of the chat is saved to test-output/widget-chat.png.
+ * The embeddable widget in a real browser, as a visitor meets it on a shop's site, on a desktop and
+ * on a 375 x 667 phone: drawn in the site owner's theme, silent until opened, answers streamed with
+ * their sources, a hand-off to a named person, a rating, and a clean new start after it. Screenshots
+ * go to test-output/.
  */
-const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
-let host: Server;
-let hostOrigin: string;
-let page = '';
+const THEME = { primaryColor: '#0f766e', title: 'Shop support', position: 'left' as const };
+let shop: Shop;
 
 beforeAll(async () => {
-  host = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page));
-  await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
-  // `localhost`, not the API's 127.0.0.1: another origin, so every call is cross-origin as on a shop's site.
-  hostOrigin = `http://localhost:${(host.address() as AddressInfo).port}`;
-});
-afterAll(() => new Promise<void>((resolve) => host.close(() => resolve())));
+  shop = await openShop(THEME);
+}, 120_000);
+afterAll(() => shop?.close());
 
-async function publishedWidget() {
-  // The agent answers from a knowledge document: its answer shows the document as a citation.
-  const { as, widgetId } = await publishedAgentWithKnowledge({
-    tenantName: 'Widget Shop',
-    welcomeMessage: 'Welcome to the shop!',
-    document: { title: 'Returns policy', text: 'Returns are accepted within 30 days of purchase with the receipt.' },
-    origin: hostOrigin,
-  });
-  const embed = await as('GET', `/api/ai/widgets/${widgetId}/embed`);
-  return { as, snippet: embed.json.result.snippet as string };
-}
-
-describe('the widget on a web page', () => {
-  it('chats with the agent, hands over to a person, and takes a rating', { timeout: 120_000 }, async () => {
-    const { as, snippet } = await publishedWidget();
-    page = `<!doctype html><html><head><title>Shop</title></head><body><h1>Shop</h1>${snippet}</body></html>`;
-    const apiOrigin = new URL(e2e().baseUrl).origin;
-    const browser = await launchBrowser();
+describe.each([
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+])('the widget on a %s', (device, viewport) => {
+  it('is themed, calls nothing before it is opened, chats, hands over to a named person and takes a rating', {
+    timeout: 120_000,
+  }, async () => {
+    const before = (await latestConversation(shop)).length;
+    const { tab, ctx, problems, apiCalls } = await visit(shop, viewport);
     try {
-      const tab = await browser.newPage();
-      const origins = new Set<string>();
-      tab.on('request', (r) => origins.add(new URL(r.url()).origin));
-      const failures: string[] = [];
-      tab.on('requestfailed', (r) => failures.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
-      tab.on('pageerror', (e) => failures.push(`page error: ${e.message}`));
-      await tab.goto(hostOrigin);
+      // Opening the page loads the script and nothing else: no session, no conversation in the inbox.
+      await bubble(tab).waitFor();
+      await tab.waitForTimeout(500);
+      expect(apiCalls).toEqual(['GET /api/ai/widget.js']);
+      expect(await latestConversation(shop)).toHaveLength(before);
+      expect(await styleOf(bubble(tab), 'backgroundColor')).toBe('rgb(15, 118, 110)');
+      const box = (await bubble(tab).boundingBox())!;
+      expect(box.x).toBeLessThan(viewport.width / 2);
+      expect(await bubble(tab).locator('svg').count()).toBe(1);
 
-      tab.on('console', (m) => failures.push(`console ${m.type()}: ${m.text()}`));
-      tab.on('response', async (r) => {
-        if (r.status() >= 400)
-          failures.push(
-            `${r.request().method()} ${r.url()} ${r.status()} ${await r.text().catch(() => '')} ${r.request().postData()}`,
-          );
-      });
-      await tab.getByRole('button', { name: 'Open chat' }).click();
-      await tab
-        .getByText('Welcome to the shop!')
-        .waitFor({ timeout: 15_000 })
-        .catch((err: Error) => {
-          throw new Error(`${err.message}\n${failures.join('\n')}`);
-        });
-      await tab.getByText('Shop helper').waitFor();
-      await tab.getByPlaceholder('Type a message').fill('how do returns work');
+      await bubble(tab).click();
+      await tab.getByText('Welcome to the shop!').waitFor({ timeout: 15_000 });
+      await expect.poll(() => focused(tab)).toBe('chat-input');
+      await tab.getByRole('heading', { name: 'Shop support' }).waitFor();
+      expect(await latestConversation(shop)).toHaveLength(before + 1);
+
+      await input(tab).fill('how do **returns** work');
       const streamed = tab.waitForResponse(
         (r) => r.url().endsWith('/widget/messages') && r.request().method() === 'POST',
       );
       await tab.getByRole('button', { name: 'Send' }).click();
       expect((await streamed).headers()['content-type']).toMatch(/^text\/event-stream/);
-      await tab.getByText('You said: how do returns work').waitFor({ timeout: 15_000 });
-      await tab.getByText('[1] Returns policy').waitFor({ timeout: 15_000 });
+      const answer = messages(tab).locator('.agent').filter({ hasText: 'You said:' });
+      await answer.locator('strong', { hasText: 'returns' }).waitFor({ timeout: 15_000 });
+      await answer.getByText('[1] Returns policy').waitFor({ timeout: 15_000 });
+      expect(await answer.locator('.sources li').count()).toBe(1);
 
       await tab.getByRole('button', { name: 'Talk to a person' }).click();
-      await tab.getByText('A person will join the conversation.').first().waitFor();
-      const inbox = await as('GET', '/api/conversations?status=Escalated');
-      const conversationId = inbox.json.result.items[0].id as string;
-      expect(
-        (await as('POST', `/api/conversations/${conversationId}/messages`, { text: 'Hi, Sam here.' })).status,
-      ).toBe(201);
-      // The widget polls every 5 seconds.
-      await tab.getByText('Hi, Sam here.').waitFor({ timeout: 20_000 });
+      await tab.getByText('A person will join the conversation.').waitFor();
+      const [escalated] = await latestConversation(shop, 'Escalated');
+      const reply = await shop.staff.reply(escalated!.id, 'Hi, I can help with **that**.');
+      expect(reply.status, reply.text).toBe(201);
+      const staff = messages(tab).locator('.staff');
+      await staff.getByText(`${shop.staff.firstName} (team)`).waitFor({ timeout: 20_000 });
+      expect(await staff.locator('strong').textContent()).toBe('that');
+      expect(await styleOf(staff, 'backgroundColor')).not.toBe(await styleOf(answer, 'backgroundColor'));
+      expect(await styleOf(staff, 'borderLeftColor')).toBe('rgb(15, 118, 110)');
+      await screenshot(tab, `${device}-hand-off`);
 
       await tab.getByRole('button', { name: 'End chat' }).click();
       await tab.getByRole('button', { name: '4 of 5' }).click();
       await tab.getByText('Thank you!').waitFor();
-      mkdirSync(OUTPUT_DIR, { recursive: true });
-      await tab.screenshot({ path: `${OUTPUT_DIR}widget-chat.png` });
       const closed = await until(
-        () => as('GET', `/api/conversations/${conversationId}`),
+        () => shop.as('GET', `/api/conversations/${escalated!.id}`),
         (r) => r.json.result.status === 'Closed',
         10_000,
       );
       expect(closed.json.result).toMatchObject({ status: 'Closed', csat: 4, escalated: true });
-      expect(closed.json.result.messages.filter((m: { role: string }) => m.role === 'agent')[0].text).toBe(
-        'You said: how do returns work',
-      );
-      // Chromium reports a fetch whose body the page reads as a stream as aborted once read (the
-      // server ends that stream with [DONE]: conversations-story.test.ts reads it to its end).
-      const streamRead = (f: string) => f.startsWith('POST ') && f.includes('/widget/messages: net::ERR_ABORTED');
-      expect(failures.filter((f) => !streamRead(f))).toEqual([]);
-      // No third-party requests: the shop's page and the API only.
-      expect([...origins].sort()).toEqual([apiOrigin, hostOrigin].sort());
+
+      // After the rating a new message starts a new conversation, on a cleared panel, and is answered.
+      await input(tab).fill('and exchanges?');
+      await tab.getByRole('button', { name: 'Send' }).click();
+      await tab.getByText('You said: and exchanges?').waitFor({ timeout: 15_000 });
+      expect(await tab.getByText('Thank you!').count()).toBe(0);
+      expect(await tab.getByText('A person will join the conversation.').count()).toBe(0);
+      expect(await messages(tab).locator('.typing').count()).toBe(0);
+      const open = await latestConversation(shop, 'Open');
+      expect(open[0]!.id).not.toBe(escalated!.id);
+      await screenshot(tab, `${device}-new-start`);
+      expect(problems).toEqual([]);
+      expect(new Set(apiCalls.map((c) => c.split(' ')[1]))).not.toContain(undefined);
     } finally {
-      await browser.close();
+      await ctx.close();
     }
   });
 });

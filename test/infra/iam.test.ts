@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BEDROCK_MODEL_IDS } from '#areas/llm-gateway/bedrock-models.ts';
-import { API_GROUPS, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
+import { API_GROUPS, INVOKED, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
 import { actionsOf, flat, groupOfFn, resourcesOf, synthPlatform, targetId, type Statement } from './synth.ts';
 
@@ -17,7 +17,9 @@ const specOf = (fn: string) => {
       ? API_GROUPS[name as keyof typeof API_GROUPS]
       : name in SCHEDULED
         ? SCHEDULED[name as keyof typeof SCHEDULED]
-        : WORKERS[name as keyof typeof WORKERS]
+        : name in INVOKED
+          ? INVOKED[name as keyof typeof INVOKED]
+          : WORKERS[name as keyof typeof WORKERS]
   ) as Record<string, unknown>;
 };
 const stmts = (name: string): Statement[] => s.statementsByFn.get(name)!;
@@ -329,6 +331,21 @@ describe('IAM', () => {
     ).toEqual([]);
   });
 
+  it('lets only the functions that run agent turns invoke the Browser Action function, and nothing else; it writes only screenshots', () => {
+    const browser = s.fnIds.get('browser-action')!;
+    for (const name of s.fnIds.keys()) {
+      const invokes = allows(name, 'lambda:InvokeFunction');
+      if (!specOf(name).invokes) expect(invokes, name).toEqual([]);
+      else expect(resourceTexts(invokes), name).toEqual([`{${browser}.Arn}`]);
+    }
+    expect([...s.fnIds.keys()].filter((n) => specOf(n).invokes).sort()).toEqual(
+      ['agent-runtime', 'channel-turn-worker', 'conversations', 'conversations-stream'].sort(),
+    );
+    const puts = allows('browser-action', 's3:PutObject');
+    expect(resourceTexts(puts)).toEqual([expect.stringMatching(/^\{DataMedia[0-9A-F]{8}\.Arn\}\/browser-shots\/\*$/)]);
+    expect(allows('browser-action', 'dynamodb:GetItem')).toEqual([]);
+  });
+
   it('gives bucket access only to the functions whose spec names the bucket', () => {
     const bucketId = (prefix: string) => s.ofType('AWS::S3::Bucket').find(([id]) => id.startsWith(prefix))![0];
     const bucketIds = { media: bucketId('DataMedia'), invoices: bucketId('DataInvoices') };
@@ -339,8 +356,12 @@ describe('IAM', () => {
         const actions = onBucket.flatMap(actionsOf);
         if (!spec[bucket]) expect(actions, `${name} ${bucket}`).toEqual([]);
         else {
-          expect(actions, `${name} ${bucket}`).toContain('s3:GetObject*');
-          expect(actions.includes('s3:PutObject'), `${name} ${bucket}`).toBe(spec[bucket] === 'readwrite');
+          expect(actions, `${name} ${bucket}`).toContain(
+            spec[bucket] === 'browser-shots' ? 's3:GetObject' : 's3:GetObject*',
+          );
+          expect(actions.includes('s3:PutObject'), `${name} ${bucket}`).toBe(
+            spec[bucket] === 'readwrite' || spec[bucket] === 'browser-shots',
+          );
         }
       }
     }

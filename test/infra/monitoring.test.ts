@@ -4,7 +4,7 @@ import { readSettings } from '#lib/settings.ts';
 import { TABLE_OPERATIONS } from '#lib/signals.ts';
 import { BUSINESS_METRICS } from '#shared/runtime/metric-catalog.ts';
 import { deployedRoutes } from '#api/routes.ts';
-import { SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
+import { INVOKED, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
 import { flat, synthPlatform, targetId, type Json } from './synth.ts';
 
@@ -88,7 +88,7 @@ describe('alarm topic', () => {
 describe('alarms', () => {
   it('all notify the topic when they fire and when they clear, over one 5-minute period (spend: one hour), missing data not breaching', () => {
     const all = [...alarms().values()];
-    expect(all.length).toBe(2 * s.fnIds.size + 2 + QUEUE_NAMES.length + 2 + 1);
+    expect(all.length).toBe(2 * s.fnIds.size + Object.keys(INVOKED).length + 2 + QUEUE_NAMES.length + 2 + 1);
     for (const a of all) {
       expect(a.AlarmActions.map(targetId), a.AlarmName).toEqual([topicId()]);
       expect(a.OKActions.map(targetId), a.AlarmName).toEqual([topicId()]);
@@ -97,6 +97,20 @@ describe('alarms', () => {
       expect(a.AlarmDescription, a.AlarmName).toMatch(/docs\/operations\.md#[a-z0-9-]+$/);
       for (const stat of a.Metrics ? Object.values(statsOf(a)) : [a])
         expect((stat as Json).Period, a.AlarmName).toBe(a.AlarmName === 'saas-test-llm-spend' ? 3600 : 300);
+    }
+  });
+
+  it('every invoked function: p99 duration above 90 % of its timeout (its caller is about to give up)', () => {
+    for (const [name, spec] of Object.entries(INVOKED)) {
+      const a = alarm(`fn-${name}-duration`);
+      expect(a).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Duration',
+        ExtendedStatistic: 'p99',
+        Threshold: spec.timeoutSeconds * 900,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+      expect(dims(a)).toEqual({ FunctionName: s.fnIds.get(name) });
     }
   });
 
@@ -118,7 +132,7 @@ describe('alarms', () => {
     const apiFns = [...s.fnIds.keys()].filter((n) => !(n in WORKERS) && !(n in SCHEDULED));
     const streaming = deployedRoutes.filter((r) => r.transport === 'stream').map((r) => `${r.group}-stream`);
     expect(apiFns.sort()).toEqual(
-      [...new Set([...deployedRoutes.map((r) => r.group), 'fallback', ...streaming])].sort(),
+      [...new Set([...deployedRoutes.map((r) => r.group), 'fallback', ...streaming, ...Object.keys(INVOKED)])].sort(),
     );
     for (const name of apiFns) {
       const a = alarm(`fn-${name}-error-rate`);

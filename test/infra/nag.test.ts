@@ -79,6 +79,7 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
         'Platform/Queues/webhooks-dlq',
         'Platform/Queues/channels-dlq',
         'Platform/Queues/turns-dlq',
+        'Platform/Queues/deliveries-dlq',
       ].sort(),
     );
     for (const [path, rules] of found) {

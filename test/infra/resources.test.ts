@@ -11,7 +11,7 @@ import {
   REQUIRE_BANNER,
 } from '#lib/bundling.ts';
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
-import { API_GROUPS, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
+import { API_GROUPS, INVOKED, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
 import { deployedRoutes } from '#api/routes.ts';
 import { flat, groupOfFn, synthPlatform, targetId, type Json } from './synth.ts';
@@ -151,7 +151,7 @@ describe('buckets', () => {
 });
 
 describe('queues', () => {
-  it('gives every work queue (email, webhooks, jobs, channels, indexing, turns) a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
+  it('gives every work queue (email, webhooks, jobs, channels, indexing, turns, deliveries) a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
     const queues = s.ofType('AWS::SQS::Queue');
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
     const dlqs = queues.filter(([, q]) => !q.Properties.RedrivePolicy);
@@ -202,6 +202,7 @@ describe('functions', () => {
       ...streaming,
       ...Object.keys(WORKERS),
       ...Object.keys(SCHEDULED),
+      ...Object.keys(INVOKED),
     ]);
     expect(new Set(s.fnIds.keys())).toEqual(expected);
     // Plus one that only runs during a deploy: the provider of the model catalog seed (lib/llm-catalog-seed.ts).
@@ -238,7 +239,8 @@ describe('functions', () => {
     for (const name of s.fnIds.keys()) {
       const env: Json = fn(name).Environment.Variables;
       expect(env, name).toMatchObject({ APP_NAME: 'saas', STAGE: 'test', MAIL_FROM: 'no-reply@example.com' });
-      if (['system', 'fallback', 'webhooks'].includes(groupOfFn(name))) expect(env.TABLE_NAME, name).toBeUndefined();
+      if (['system', 'fallback', 'webhooks', 'browser-action'].includes(groupOfFn(name)))
+        expect(env.TABLE_NAME, name).toBeUndefined();
       else expect(targetId(env.TABLE_NAME), name).toMatch(/^DataTable/);
       expect(env.PUBLIC_BASE_URL['Fn::GetAtt'][1]).toBe('ApiEndpoint');
       expect(env.NODE_OPTIONS).toBeUndefined();
@@ -290,6 +292,7 @@ describe('functions', () => {
         'WebhooksQueueUrl',
         'ChannelsQueueUrl',
         'TurnsQueueUrl',
+        'DeliveriesQueueUrl',
       ].sort(),
     );
   });
@@ -338,7 +341,10 @@ describe('bundling', () => {
   it('keeps each lazy package external where it is built beside the bundle, and nowhere else', () => {
     for (const name of s.fnIds.keys()) {
       const b = bundlingFor(name);
-      expect(b.externalModules, name).toEqual([...lazyPackagesOf(name)]);
+      expect(b.externalModules, name).toEqual([
+        ...lazyPackagesOf(name),
+        ...(name === 'browser-action' ? ['playwright-core'] : []),
+      ]);
       const after = b.commandHooks?.afterBundling('/in', '/out') ?? [];
       for (const pkg of lazyPackagesOf(name))
         expect(after.join('\n'), name).toContain(`--outfile="/out/node_modules/${pkg}/index.mjs"`);

@@ -1,4 +1,5 @@
 import { Script } from 'node:vm';
+import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { widgetByKey } from '#areas/agents/widgets.ts';
 import { AGENTS, newPrompt } from '#test/support/agents.ts';
@@ -50,6 +51,7 @@ describe('AI widgets', () => {
       agentId,
       allowedOrigins: ['https://shop.example.com'],
       isActive: true,
+      theme: { primaryColor: '#2563eb', position: 'left', title: 'Help' },
     });
     const list = (await owner.get(`/agents/${agentId}/widgets`)).json.result;
     expect(list.map((x: { id: string }) => x.id)).toContain(w.id);
@@ -87,6 +89,7 @@ describe('AI widgets', () => {
     expect(await widgetByKey(w.widgetKey)).toMatchObject({
       allowedOrigins: ['https://new.example.com'],
       isActive: false,
+      theme: { primaryColor: '#112233', position: 'right' },
     });
   });
 
@@ -95,7 +98,7 @@ describe('AI widgets', () => {
     const e = await owner.get(`/widgets/${w.id}/embed`);
     expect(e.status, e.text).toBe(200);
     expect(e.json.result.snippet).toMatch(
-      /^<script src="[^"]+\/api\/ai\/widget\.js" data-widget-key="wk_[^"]+" async><\/script>$/,
+      /^<script src="[^"]+\/api\/ai\/widget\.js" data-widget-key="wk_[^"]+" data-primary-color="#2563eb" data-position="right" data-title="Chat with us" async><\/script>$/,
     );
     expect(e.json.result.snippet).toContain(w.widgetKey);
     const used = async () => (await owner.get('/entitlements')).json.result.widgetIntegrations.used as number;
@@ -138,17 +141,22 @@ describe('GET /api/ai/widget.js', () => {
     expect(res.headers['content-type']).toMatch(/^text\/javascript/);
     expect(res.headers['cache-control']).toMatch(/max-age=\d+/);
     expect(() => new Script(res.text)).not.toThrow();
-    expect(res.text).toContain("getAttribute('data-widget-key')");
-    // No absolute URL of its own: every request goes to the origin of its src.
-    expect(res.text.match(/https?:\/\/[^\s'"]+/g)).toBeNull();
-    for (const path of [
-      "'/sessions'",
-      "'/messages'",
-      "'/escalate'",
-      "'/feedback'",
-      'text/event-stream',
-      'X-Widget-Session',
-    ])
+    expect(res.text).toContain('data-widget-key');
+    // No absolute URL of its own (the SVG namespace names no place): every request goes to the origin of its src.
+    expect(res.text.match(/https?:\/\/[^\s'"`]+/g)?.filter((u) => u !== 'http://www.w3.org/2000/svg') ?? []).toEqual(
+      [],
+    );
+    for (const path of ['/sessions', '/messages', '/escalate', '/feedback', 'text/event-stream', 'X-Widget-Session'])
       expect(res.text).toContain(path);
+  });
+
+  it('is gzipped for a client that accepts it, the same script under the same ETag', async () => {
+    const plain = await invoke('GET', '/api/ai/widget.js', {});
+    const zipped = await invoke('GET', '/api/ai/widget.js', { headers: { 'accept-encoding': 'gzip, br' } });
+    expect(zipped.status).toBe(200);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.etag).toBe(plain.headers.etag);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(gunzipSync(Buffer.from(zipped.text, 'base64')).toString('utf8')).toBe(plain.text);
   });
 });

@@ -381,6 +381,9 @@ describe('AI agent stats', () => {
       csatScore: 3.5,
       tokensUsed: 150,
       costUsd: 0.75,
+      approvals: { requested: 0, approved: 0, rejected: 0, expired: 0, meanSecondsToDecision: 0 },
+      capsReached: { dailyTokens: 0, visitorTokens: 0, sessionTurns: 0, userDailyTokens: 0 },
+      declinedOffTopic: 0,
     });
     expect((await owner.get(`/${a.id}/stats?startDate=2026-05-10&endDate=2026-05-01`)).status).toBe(400);
   });

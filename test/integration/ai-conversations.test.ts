@@ -199,7 +199,7 @@ describe('visitor messages', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.json.result.escalated).toBe(true);
     const silent = await s.send('hello?');
-    expect(silent.json.result).toEqual({ message: null, citations: [], escalated: true });
+    expect(silent.json.result).toEqual({ message: null, citations: [], escalated: true, awaitingApproval: false });
     const reply = await invoke('POST', `/api/conversations/${s.conversationId}/messages`, {
       token: owner,
       body: { text: 'Hi, I am Sam from support.' },
@@ -312,7 +312,8 @@ describe("a published agent's tools", () => {
       displayName: 'Mail Desk',
       baseToolId: BUILT_IN_TOOLS.find((b) => b.code === 'send_email')?.id,
       description: 'Mails the desk',
-      configParams: { allowedRecipients: ['acme.example'] },
+      // Run unattended: this test is about review, not about a person approving each call.
+      configParams: { allowedRecipients: ['acme.example'], requiresApproval: false },
     });
     expect(created.status, created.text).toBe(201);
     const toolId = created.json.result.id as string;

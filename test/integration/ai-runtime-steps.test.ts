@@ -28,7 +28,7 @@ describe('agent runtime bounds', () => {
   it('stops after five model steps; the last offers no tools; every call is the agent caller', async () => {
     const t = await newTenant();
     const p = await activePrompt(t, 'Hi');
-    const toolId = await activeTool(t, 'manage_schedule', 'Book Slot');
+    const toolId = await activeTool(t, 'db_query', 'Book Slot');
     const item = await agentItem(t, { promptId: p.promptId, toolIds: [toolId] });
     const input = {
       tenantId: t,

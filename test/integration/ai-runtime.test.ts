@@ -67,18 +67,20 @@ describe('agent runtime, one turn', () => {
     expect(testMailer.outbox.slice(before).some((m) => JSON.stringify(m).includes('evil@example.com'))).toBe(false);
   });
 
-  it('gives the model an explicit error for a tool that is not available, and records the call', async () => {
-    const toolId = await activeTool(t, 'manage_schedule', 'Book Slot');
+  it('gives the model an explicit error for a tool that cannot act, and records the call', async () => {
+    // Run unattended, so the call reaches the executor (approval: ai-approvals.test.ts).
+    const toolId = await activeTool(t, 'manage_schedule', 'Book Slot', { configParams: { requiresApproval: false } });
     const r = await turn({ toolIds: [toolId] }, 'please book_slot {"day":"monday"}');
     expect(r.toolCalls).toHaveLength(1);
     expect(r.toolCalls[0]).toMatchObject({ name: 'book_slot', status: 'error' });
-    expect(r.toolCalls[0]?.result).toMatch(/not available/);
-    expect(r.message).toMatch(/^The tool book_slot returned: .*"result":"Error: .*not available/s);
+    // No calendar configured: it says so, and that nothing was done.
+    expect(r.toolCalls[0]?.result).toMatch(/nothing was done/);
+    expect(r.message).toMatch(/^The tool book_slot returned: .*"result":"Error: .*nothing was done/s);
   });
 
   it('sends e-mail only to the tool configured recipients', async () => {
     const toolId = await activeTool(t, 'send_email', 'Mail Team', {
-      configParams: { allowedRecipients: ['team@acme.example'] },
+      configParams: { allowedRecipients: ['team@acme.example'], requiresApproval: false },
     });
     const before = testMailer.outbox.length;
     const ok = await turn({ toolIds: [toolId] }, 'mail_team {"subject":"Lead","text":"Call Ann back"}');

@@ -38,8 +38,9 @@ async function telegramChannel() {
   return res.json.result.id as string;
 }
 
+// Run unattended: these tests are about the executor; approval is test/integration/ai-approvals.test.ts.
 const activeTool = (code: string, displayName: string, configParams: Record<string, unknown>) =>
-  activeToolVia(owner, code, displayName, configParams);
+  activeToolVia(owner, code, displayName, { requiresApproval: false, ...configParams });
 
 async function chat(toolId: string, content: string) {
   const agent = await agents.post('', {

@@ -132,10 +132,13 @@ describe('tenant tools', () => {
       maxRows: 10_000,
       readOnly: true,
       timeoutSeconds: 300,
+      maxSteps: 10,
       allowedHosts: [],
       allowedRecipients: [],
       channelId: null,
       allowedChannelRecipients: [],
+      requiresApproval: false,
+      approvalTimeoutMinutes: 60,
     });
     expect((await owner.get(`/${t.id}/config-params`)).json.result).toEqual(params.json.result);
     for (const bad of [

@@ -118,7 +118,7 @@ describe('injected text in sources, visitor names and tool results reaches the m
   });
 
   it('a tool result that tries to close its frame arrives framed in the tool message', async () => {
-    const toolId = await activeTool(t, 'manage_schedule', 'Lookup Order');
+    const toolId = await activeTool(t, 'db_query', 'Lookup Order');
     const { result, calls } = await turn({ toolIds: [toolId] }, 'lookup_order {"id":"42"}');
     expect(result.toolCalls).toMatchObject([{ name: 'lookup_order', status: 'ok', result: PLANTED_RESULT }]);
     expect(calls).toHaveLength(2);

@@ -1,17 +1,17 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { forgetKeywordIndex } from '#areas/knowledge/keyword-index.ts';
-import { deletePrefix, getObject } from '#areas/knowledge/objects.ts';
-import { basePrefix, committedKeywordObject, kbKey, type BaseRecord } from '#areas/knowledge/records.ts';
+import { postingsOf, removePostings, writePostings } from '#areas/knowledge/keyword/postings.ts';
+import { kbKey, termStatKey, type BaseRecord } from '#areas/knowledge/records.ts';
 import { get } from '#shared/data/read.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { newTenant } from '#test/support/fixtures.ts';
-import { addFile, addText, newBase, retrieveAs, settled, useKnowledgeStandIns } from '#test/support/knowledge.ts';
+import { addFile, addText, KB, newBase, retrieveAs, settled, useKnowledgeStandIns } from '#test/support/knowledge.ts';
+import { invoke } from '#test/support/invoke.ts';
 import { docxBomb, docxOfEmptyParagraphs, manyPagePdf } from '#test/support/knowledge-files.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
  * The knowledge area under the classes of hardening.md: parallel uploads to one base (the keyword
- * index is rewritten by every document), a base whose index object was lost, and files built to
+ * postings and statistics are written by every document at once), and files built to
  * exhaust the indexer (decompression and page bombs).
  */
 useKnowledgeStandIns();
@@ -34,8 +34,9 @@ async function upload(kbId: string, how: 'parallel' | 'in turn') {
   return rs.map((r) => r.json.result.id as string);
 }
 
-async function expectEachFound(kbId: string, ids: string[], mode: 'keyword' | 'hybrid') {
+async function expectEachFound(kbId: string, ids: string[], mode: 'keyword' | 'hybrid', from = 0) {
   for (const [i, w] of WORDS.entries()) {
+    if (i < from) continue;
     const hits = await retrieveAs(owner, kbId, { query: `zq${w}`, mode });
     expect(hits.map((h) => h.documentId)[0], `${w} (${mode})`).toBe(ids[i]);
   }
@@ -50,42 +51,61 @@ describe('parallel uploads to one base', () => {
       const ids = await upload(kbId, 'parallel');
       for (const id of ids) expect((await settled(owner, kbId, id)).status).toBe('Indexed');
       await expectEachFound(kbId, ids, 'keyword');
-      expect(warn.mock.calls.filter(([message]) => /keyword index/.test(String(message)))).toEqual([]);
+      await expectEachFound(kbId, ids, 'hybrid');
+      expect(warn.mock.calls).toEqual([]);
     } finally {
       warn.mockRestore();
     }
-    // A later upload still works, and the base names an object that exists.
     const later = await addText(owner, kbId, 'later', 'The rare term zqfoxtrot arrived later.');
     expect(later.status, later.text).toBe(202);
     expect((await settled(owner, kbId, later.json.result.id)).status).toBe('Indexed');
-    const base = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
-    expect(Number(base!.keywordGeneration)).toBe(WORDS.length + 1);
-    expect(await getObject(committedKeywordObject(base!)!)).not.toBeNull();
   });
 });
 
-describe('a base whose keyword index object is lost', () => {
-  // Before, a reader looked for the lost generation forever: the test's timeout is what catches a hang.
-  it('answers retrieval, rebuilt from its chunks, and keeps the repair', async () => {
+describe('keyword statistics of a base indexed in parallel', () => {
+  it('counts every chunk once, and a delete takes its document out of them and out of retrieval', async () => {
     const kbId = (await newBase(owner)).id;
-    const ids = await upload(kbId, 'in turn');
-    for (const id of ids) await settled(owner, kbId, id);
-    // The objects lost, and a fresh function (no cached copy): as after a restart.
-    await deletePrefix(`${basePrefix(tenantId, kbId)}keyword/`);
-    forgetKeywordIndex(kbId);
-    await expectEachFound(kbId, ids, 'keyword');
-    await expectEachFound(kbId, ids, 'hybrid');
-    // Repaired for good: the base names a stored object holding every document's entries.
+    const ids = await upload(kbId, 'parallel');
+    for (const id of ids) expect((await settled(owner, kbId, id)).status).toBe('Indexed');
+    // "rare" and "term" are in every document's one chunk: five parallel writers, each counted once.
+    const df = async (term: string) =>
+      Number((await get<{ df?: number }>(termStatKey(tenantId, kbId, term), { consistent: true }))?.df ?? 0);
+    expect(await df('rare')).toBe(WORDS.length);
+    expect(await df('zqalpha')).toBe(1);
     const base = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
-    const stored = await getObject(committedKeywordObject(base!)!);
-    expect(stored).not.toBeNull();
-    for (const w of WORDS) expect(new TextDecoder().decode(stored!)).toContain(`zq${w}`);
-    // And the next upload to it ends Indexed.
-    const later = await addText(owner, kbId, 'later', 'The rare term zqgolf arrived later.');
-    expect((await settled(owner, kbId, later.json.result.id)).status).toBe('Indexed');
-    expect((await retrieveAs(owner, kbId, { query: 'zqgolf', mode: 'keyword' }))[0]?.documentId).toBe(
-      later.json.result.id,
-    );
+    expect(Number(base!.chunkCount)).toBe(WORDS.length);
+    // Five chunks of "The rare term zqX appears here only." are 5 terms each once "the" is dropped.
+    expect(Number(base!.keywordTerms)).toBe(WORDS.length * 6);
+
+    const gone = await invoke('DELETE', `${KB}/${kbId}/documents/${ids[0]}`, { token: owner });
+    expect(gone.status, gone.text).toBe(204);
+    expect(await retrieveAs(owner, kbId, { query: 'zqalpha', mode: 'keyword' })).toEqual([]);
+    expect(await df('rare')).toBe(WORDS.length - 1);
+    expect(await df('zqalpha')).toBe(0);
+    const after = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
+    expect(Number(after!.keywordTerms)).toBe((WORDS.length - 1) * 6);
+    // The others are still found, each first for its own word.
+    await expectEachFound(kbId, ids, 'keyword', 1);
+  });
+});
+
+describe('a document whose postings are written or removed twice', () => {
+  it('moves the document frequencies once (a re-delivered message changes nothing)', async () => {
+    const kbId = (await newBase(owner)).id;
+    const res = await addText(owner, kbId, 'twice', 'The rare term zqtwice appears here. Another zqtwice line.');
+    expect((await settled(owner, kbId, res.json.result.id)).status).toBe('Indexed');
+    const df = async (term: string) =>
+      Number((await get<{ df?: number }>(termStatKey(tenantId, kbId, term), { consistent: true }))?.df ?? 0);
+    expect(await df('zqtwice')).toBe(1);
+    const doc = postingsOf(res.json.result.id, [
+      { position: 0, text: 'The rare term zqtwice appears here. Another zqtwice line.' },
+    ]);
+    await writePostings(tenantId, kbId, doc);
+    expect(await df('zqtwice')).toBe(1);
+    await removePostings(tenantId, kbId, doc);
+    await removePostings(tenantId, kbId, doc);
+    expect(await df('zqtwice')).toBe(0);
+    expect(await retrieveAs(owner, kbId, { query: 'zqtwice', mode: 'keyword' })).toEqual([]);
   });
 });
 

@@ -116,9 +116,22 @@ describe('refusals a retry cannot fix', () => {
 describe('paths under /v1 that no route serves', () => {
   it("answer in OpenAI's error shape: 404 for an unknown path, 405 with Allow for a known one", async () => {
     const { client } = openAiClient(key);
-    const err = await client.models.retrieve('local-chat').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OpenAI.NotFoundError);
-    expect(err).toMatchObject({ type: 'invalid_request_error', code: 'route_not_found' });
+    for (const call of [
+      () => client.files.list(),
+      () => client.batches.retrieve('b1'),
+      () => client.responses.retrieve('resp_x'),
+    ]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.NotFoundError);
+      expect(err).toMatchObject({ type: 'invalid_request_error', code: 'route_not_found' });
+    }
+    const deeper = await v1('PATCH', '/no/such/path', key);
+    expect(deeper.status).toBe(404);
+    expect(deeper.json.error).toMatchObject({ code: 'route_not_found', type: 'invalid_request_error' });
+    const responsesGet = await v1('GET', '/responses', key);
+    expect(responsesGet.status).toBe(405);
+    expect(responsesGet.headers.allow).toBe('POST');
+    expect(responsesGet.json.error.code).toBe('method_not_allowed');
     const wrongMethod = await v1('DELETE', '/models', key);
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.allow).toBe('GET');

@@ -332,11 +332,11 @@ export const mutants: Mutant[] = [
     tests: [KNOWLEDGE],
   },
   {
-    id: 'knowledge-index-race',
-    bug: 'the keyword index object is named by its generation alone (parallel documents overwrite it)',
-    file: 'areas/knowledge/keyword-index.ts',
-    find: 'keywordObjectKey(base.tenantId, base.id, from + 1, crypto.randomUUID())',
-    replace: "keywordObjectKey(base.tenantId, base.id, from + 1, 'next')",
+    id: 'knowledge-postings-twice',
+    bug: 'a re-delivered document writes its postings again and counts its terms twice',
+    file: 'areas/knowledge/keyword/postings.ts',
+    find: "ConditionExpression: 'attribute_not_exists(pk)',",
+    replace: '',
     tests: ['test/integration/hardening-knowledge.test.ts'],
   },
   {

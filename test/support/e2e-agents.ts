@@ -15,7 +15,7 @@ export async function publishedAgentWithKnowledge(opts: {
   document: { title: string; text: string };
   origin: string;
 }) {
-  const { owner } = await adminMadeTenant({
+  const { owner, tenantId } = await adminMadeTenant({
     slugPrefix: 'e2e',
     name: opts.tenantName,
     planType: 2,
@@ -55,6 +55,7 @@ export async function publishedAgentWithKnowledge(opts: {
   expect(widget.status, widget.text).toBe(201);
   return {
     as,
+    tenantId,
     agentId,
     widgetId: widget.json.result.id as string,
     widgetKey: widget.json.result.widgetKey as string,

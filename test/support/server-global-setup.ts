@@ -29,6 +29,8 @@ export default async function setup(project: TestProject) {
     INTERNAL_API_KEY: context.internalApiKey,
     // The local model streams word by word with a pause, so e2e tests see events arrive over time.
     LOCAL_MODEL_WORD_DELAY_MS: '25',
+    // As the local run for trying tools: Browser Action reaches a page this tier serves on loopback.
+    LOCAL_ALLOW_LOOPBACK_TARGETS: '1',
   });
   try {
     const baseUrl = await server.ready;

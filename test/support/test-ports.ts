@@ -5,7 +5,8 @@ import { vectorStore } from '#areas/knowledge/vectors/port.ts';
 import { paymentProviders } from '#areas/billing/gateway.ts';
 import { localPaymentProviders } from '#local/providers/payment-provider.ts';
 import { generateSigningKeyParams, resetKeyCache, signingParams } from '#shared/auth/signing-keys.ts';
-import { mailer, parameterStore, queueSender, type QueueMessage } from '#shared/platform/ports.ts';
+import { functionInvoker, mailer, parameterStore, queueSender, type QueueMessage } from '#shared/platform/ports.ts';
+import { localInvoker } from '#local/invoke.ts';
 import type { QueueName } from '#shared/routes/groups.ts';
 
 const WORKER_OF: Record<QueueName, string> = {
@@ -15,6 +16,7 @@ const WORKER_OF: Record<QueueName, string> = {
   channels: 'channel-worker',
   indexing: 'knowledge-worker',
   turns: 'channel-turn-worker',
+  deliveries: 'delivery-worker',
 };
 
 export const testMailer = recordingMailer();
@@ -44,6 +46,7 @@ export async function installTestPorts() {
   resetKeyCache();
   parameterStore.install(testParams);
   mailer.install(testMailer);
+  functionInvoker.install(localInvoker);
   queueSender.install({ send: deliver });
   paymentProviders.install(localPaymentProviders);
   vectorStore.install(testVectors);

@@ -152,20 +152,13 @@ process.stdout.write(JSON.stringify({ from: import.meta.resolve('eventsource-par
 });
 
 /**
- * The knowledge packages (the worker's parsers, the BM25 index, the tokenizer) and the gateway's
+ * The knowledge packages (the worker's parsers, the tokenizer) and the gateway's
  * server-sent event parser at a cold start: every function is built as the CDK builds it and
- * imported in a fresh Node process with stand-ins of the six packages beside it that record their
+ * imported in a fresh Node process with stand-ins of the five packages beside it that record their
  * own loading. No import may load one; the code that needs one loads it on first use, and only the
  * knowledge worker carries the parsers.
  */
-const KNOWLEDGE_PACKAGES = [
-  'unpdf',
-  'mammoth',
-  'html-to-text',
-  'minisearch',
-  'gpt-tokenizer',
-  'eventsource-parser',
-] as const;
+const KNOWLEDGE_PACKAGES = ['unpdf', 'mammoth', 'html-to-text', 'gpt-tokenizer', 'eventsource-parser'] as const;
 const PARSERS = ['unpdf', 'mammoth', 'html-to-text'];
 /** Each stand-in records its load, then offers the few names the project's code calls. */
 const STAND_INS: Record<(typeof KNOWLEDGE_PACKAGES)[number], string> = {
@@ -174,7 +167,6 @@ const STAND_INS: Record<(typeof KNOWLEDGE_PACKAGES)[number], string> = {
   mammoth: 'export default { extractRawText: async () => ({ value: "docx" }) };',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the stand-in's source text, whose template literal runs in the stand-in
   'html-to-text': 'export const convert = (html) => `converted ${html.length}`;',
-  minisearch: 'export default class MiniSearch {}',
   'gpt-tokenizer':
     'export const countTokens = (t) => t.split(" ").length; export const encode = (t) => [...t].map((c) => c.charCodeAt(0)); export const decode = (a) => String.fromCharCode(...a);',
   'eventsource-parser': 'export const createParser = () => ({ feed() {}, reset() {} });',
@@ -246,7 +238,6 @@ describe('knowledge packages at a cold start', () => {
       for (const pkg of KNOWLEDGE_PACKAGES)
         expect(code.get(name), `${name}: ${pkg}`).not.toMatch(new RegExp(`(from|import)\\s*"${pkg}"`));
     for (const pkg of PARSERS) expect(users(pkg), pkg).toEqual(['knowledge-worker']);
-    expect(users('minisearch')).toEqual(expect.arrayContaining(['knowledge', 'knowledge-worker', 'agent-runtime']));
     expect(users('gpt-tokenizer')).toEqual(expect.arrayContaining(['knowledge', 'knowledge-worker', 'llm-gateway']));
     expect(users('eventsource-parser')).toEqual(expect.arrayContaining(['llm-gateway', 'agent-runtime']));
     for (const name of new Set(KNOWLEDGE_PACKAGES.flatMap(users)))

@@ -47,6 +47,28 @@ describe('local queue (SQS stand-in)', () => {
     expect(queue.deadLetters()).toEqual([]);
   });
 
+  it('holds a delayed message back for its delaySeconds, as SQS DelaySeconds does (a retry back-off)', async () => {
+    // Prepare
+    const worker = recordingWorker(async () => ({ batchItemFailures: [] }));
+    const queue = localQueue({ dataDir: newDir(), loadWorker: async () => worker.handler });
+    const sentAt = Date.now();
+
+    // Act
+    await queue.send(
+      'deliveries',
+      { id: 'd-2', type: 'webhook.delivery', payload: { attempt: 2 } },
+      { delaySeconds: 1 },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const early = worker.received.length;
+    await queue.drain();
+
+    // Assess
+    expect(early).toBe(0);
+    expect(worker.received).toHaveLength(1);
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(950);
+  });
+
   it('retries a message reported in batchItemFailures, then dead-letters it after 3 attempts', async () => {
     // Prepare
     const dataDir = newDir();

@@ -136,3 +136,28 @@ describe('local HTTP server', () => {
     expect(await res.json()).toEqual([{ subject: 'hi' }]);
   });
 });
+
+describe('stream routes', () => {
+  it("resolve the group's streaming front door once, however many requests it serves", async () => {
+    let loads = 0;
+    const listener = createApiListener({
+      routes,
+      loadStreamHandler: async () => {
+        loads++;
+        return async (_event, sink) => {
+          sink.writeHead(200, { 'content-type': 'text/plain' });
+          sink.end('streamed');
+        };
+      },
+    });
+    const streamServer = createServer(listener);
+    await new Promise<void>((r) => streamServer.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(streamServer.address() as AddressInfo).port}/api/llm-gateway/v1/models`;
+    try {
+      for (let i = 0; i < 3; i++) expect(await (await fetch(url)).text()).toBe('streamed');
+      expect(loads).toBe(1);
+    } finally {
+      await new Promise<void>((r) => streamServer.close(() => r()));
+    }
+  });
+});

@@ -116,8 +116,8 @@ describe('the API document', () => {
       error: { message: 'No route', type: 'invalid_request_error', code: 'route_not_found', param: null },
     };
     const envelope = { success: false, error: { code: 'ROUTE_NOT_FOUND', message: 'No route' } };
-    expect(checker.violations('GET', '/api/llm-gateway/v1/models/x', answer(404, openAi))).toEqual([]);
-    expect(checker.violations('GET', '/api/llm-gateway/v1/models/x', answer(404, envelope))).toEqual([]);
+    expect(checker.violations('GET', '/api/llm-gateway/v1/files/x', answer(404, openAi))).toEqual([]);
+    expect(checker.violations('GET', '/api/llm-gateway/v1/files/x', answer(404, envelope))).toEqual([]);
     expect(checker.violations('GET', '/api/nowhere', answer(404, openAi))).not.toEqual([]);
   });
 

@@ -114,7 +114,7 @@ describe('the errors of the OpenAPI document', () => {
     expect(enumOf(send['503'])).toEqual(['SERVICE_UNAVAILABLE', 'AGENT_UNAVAILABLE']);
     const playground = apiDocument().paths['/api/ai/agents/{agentId}/chat']!.post!.responses;
     expect(enumOf(playground['503'])).toEqual(['SERVICE_UNAVAILABLE', 'AGENT_UNAVAILABLE']);
-    expect(enumOf(send['429'])).toEqual(['RATE_LIMITED', 'TOKEN_LIMIT_REACHED']);
+    expect(enumOf(send['429'])).toEqual(['RATE_LIMITED', 'WIDGET_LIMIT_REACHED', 'TOKEN_LIMIT_REACHED']);
   });
 });
 

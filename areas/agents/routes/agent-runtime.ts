@@ -1,7 +1,14 @@
 import * as z from 'zod/mini';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { uuid } from '#shared/routes/schemas.ts';
-import { agentPromptMissing, agentUnavailable, noActivePromptVersion, TURN_REFUSALS } from '#areas/agents/errors.ts';
+import {
+  actionAlreadyDecided,
+  actionExpired,
+  agentPromptMissing,
+  agentUnavailable,
+  noActivePromptVersion,
+  TURN_REFUSALS,
+} from '#areas/agents/errors.ts';
 
 /** The agents' playground: one turn of the draft, nothing stored as a conversation. */
 const manage = { kind: 'bearer', roles: ['TenantOwner'], permission: 'ai:manage' } as const;
@@ -24,8 +31,18 @@ const turnResult = once(() =>
     ),
     escalate: z.optional(z.object({ reason: z.string() })),
     usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number() }),
+    pendingActions: z.array(
+      z.object({
+        id: z.string(),
+        tool: z.string(),
+        arguments: z.record(z.string(), z.unknown()),
+        reason: z.nullable(z.string()),
+        expiresAt: z.string(),
+      }),
+    ),
   }),
 );
+const actionIds = () => z.optional(z.array(uuid()).check(z.maxLength(20)));
 
 export const agentRuntimeRoutes = defineRoutes([
   {
@@ -36,18 +53,27 @@ export const agentRuntimeRoutes = defineRoutes([
     auth: manage,
     scope: ofAgent,
     summary:
-      "Playground: one turn of the agent's draft (its prompt's Active version); answers message, citations and tool calls; nothing is stored",
+      "Playground: one turn of the agent's draft (its prompt's Active version); answers message, citations and tool calls; nothing is stored as a conversation. A call that needs a person's approval does not run: it comes back in `pendingActions` (the turn is kept), and a next request with `approveActionIds` / `rejectActionIds` decides it (the approved tool runs once) and goes on with the kept turn (`messages` may then be left out)",
     status: 200,
-    errors: [noActivePromptVersion, agentPromptMissing, agentUnavailable, ...TURN_REFUSALS],
+    errors: [
+      noActivePromptVersion,
+      agentPromptMissing,
+      agentUnavailable,
+      actionAlreadyDecided,
+      actionExpired,
+      ...TURN_REFUSALS,
+    ],
     schemas: () => ({
       params: z.object({ agentId: uuid() }),
       query: z.object({ tenantId: z.optional(uuid()) }),
       body: z.object({
-        messages: z.array(message()).check(z.minLength(1), z.maxLength(50)),
+        messages: z.optional(z.array(message()).check(z.minLength(1), z.maxLength(50))),
         variables: z.optional(
           z.record(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/)), z.string().check(z.maxLength(2000))),
         ),
         visitorName: z.optional(z.nullable(z.string().check(z.maxLength(200)))),
+        approveActionIds: actionIds(),
+        rejectActionIds: actionIds(),
       }),
       response: turnResult(),
     }),

@@ -60,6 +60,8 @@ const agent = once(() =>
       noAnswerThreshold: z.number(),
       maxTurnsBeforeEscalation: z.nullable(z.number()),
     }),
+    answerOnlyFromKnowledge: z.boolean(),
+    noAnswerReply: z.nullable(z.string()),
     knowledgeBaseIds: z.array(z.string()),
     toolIds: z.array(z.string()),
     publishedVersion: z.nullable(z.number()),
@@ -84,6 +86,8 @@ const agentVersion = once(() =>
       noAnswerThreshold: z.number(),
       maxTurnsBeforeEscalation: z.nullable(z.number()),
     }),
+    answerOnlyFromKnowledge: z.boolean(),
+    noAnswerReply: z.nullable(z.string()),
     knowledgeBaseIds: z.array(z.string()),
     toolIds: z.array(z.string()),
   }),
@@ -96,6 +100,8 @@ const agentFields = () => ({
   temperature: z.optional(z.nullable(z.number().check(z.minimum(0), z.maximum(2)))),
   welcomeMessage: optionalText(2000),
   escalation: z.optional(z.nullable(escalation())),
+  answerOnlyFromKnowledge: z.optional(z.boolean()),
+  noAnswerReply: optionalText(2000),
   knowledgeBaseIds: z.optional(knowledgeBaseIds()),
   toolIds: z.optional(toolIds()),
 });
@@ -106,6 +112,10 @@ const theme = () =>
     position: z.optional(z.enum(POSITIONS)),
     title: z.optional(text(100)),
   });
+const cap = (max: number) => z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(max))));
+const channelLimits = () => z.object({ userDailyTokens: cap(1_000_000_000) });
+const limits = () =>
+  z.object({ dailyTokens: cap(1_000_000_000), visitorTokens: cap(1_000_000_000), sessionTurns: cap(10_000) });
 /** What originProblem accepts, as a pattern the API document can show (the handler still normalises). */
 const ORIGIN = /^(https:\/\/([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])|http:\/\/(localhost|127\.0\.0\.1))(:\d{1,5})?\/?$/;
 const allowedOrigins = () =>
@@ -123,6 +133,11 @@ const widget = once(() =>
     name: z.string(),
     allowedOrigins: z.array(z.string()),
     theme: z.object({ primaryColor: z.string(), position: z.enum(POSITIONS), title: z.string() }),
+    limits: z.object({
+      dailyTokens: z.nullable(z.number()),
+      visitorTokens: z.nullable(z.number()),
+      sessionTurns: z.nullable(z.number()),
+    }),
     isActive: z.boolean(),
     widgetKey: z.string(),
     createdAt: z.string(),
@@ -149,6 +164,7 @@ const channelConnection = once(() =>
     agentId: z.string(),
     settings: z.record(z.string(), z.string()),
     secrets: z.record(z.string(), z.boolean()),
+    limits: z.object({ userDailyTokens: z.nullable(z.number()) }),
     isActive: z.boolean(),
     webhookUrl: z.string(),
     createdAt: z.string(),
@@ -412,7 +428,12 @@ export const aiAgentRoutes = defineRoutes([
     schemas: () => ({
       params: agentParams(),
       query: z.object(tenantQuery()),
-      body: z.object({ name: text(200), allowedOrigins: allowedOrigins(), theme: z.optional(z.nullable(theme())) }),
+      body: z.object({
+        name: text(200),
+        allowedOrigins: allowedOrigins(),
+        theme: z.optional(z.nullable(theme())),
+        limits: z.optional(z.nullable(limits())),
+      }),
       response: widget(),
     }),
   },
@@ -433,6 +454,7 @@ export const aiAgentRoutes = defineRoutes([
         name: z.optional(text(200)),
         allowedOrigins: z.optional(allowedOrigins()),
         theme: z.optional(z.nullable(theme())),
+        limits: z.optional(z.nullable(limits())),
         isActive: z.optional(z.boolean()),
       }),
       response: widget(),
@@ -509,6 +531,7 @@ export const aiAgentRoutes = defineRoutes([
         agentId: uuid(),
         settings: z.optional(stringMap(500)),
         secrets: z.optional(stringMap(4096)),
+        limits: z.optional(z.nullable(channelLimits())),
         tenantId: z.optional(uuid()),
       }),
       response: channelConnection(),
@@ -533,6 +556,7 @@ export const aiAgentRoutes = defineRoutes([
         settings: z.optional(stringMap(500)),
         isActive: z.optional(z.boolean()),
         secrets: z.optional(stringMap(4096)),
+        limits: z.optional(z.nullable(channelLimits())),
       }),
       response: channelConnection(),
     }),
@@ -567,7 +591,7 @@ export const aiAgentRoutes = defineRoutes([
     auth: read,
     scope: ofAgent,
     summary:
-      "The agent's conversations, resolution and escalation rates, csat, tokens and cost over a date range (default 30 days)",
+      "The agent's conversations, resolution and escalation rates, csat, tokens and cost over a date range (default 30 days); its tool calls held for approval (requested, approved, rejected, expired, the mean wait for a decision); the messages its caps refused and the off-topic questions it declined without a model",
     status: 200,
     schemas: () => ({
       params: agentParams(),
@@ -594,6 +618,20 @@ export const aiAgentRoutes = defineRoutes([
         csatScore: z.number(),
         tokensUsed: z.number(),
         costUsd: z.number(),
+        approvals: z.object({
+          requested: z.number(),
+          approved: z.number(),
+          rejected: z.number(),
+          expired: z.number(),
+          meanSecondsToDecision: z.number(),
+        }),
+        capsReached: z.object({
+          dailyTokens: z.number(),
+          visitorTokens: z.number(),
+          sessionTurns: z.number(),
+          userDailyTokens: z.number(),
+        }),
+        declinedOffTopic: z.number(),
       }),
     }),
   },

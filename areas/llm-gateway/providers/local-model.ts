@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CatalogModel } from '../records.ts';
 import { promptTokens } from '../prompt-tokens.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../tokens.ts';
+import { gullibleRecital, gullibleToolCall } from './gullible.ts';
 import { hashingEmbedding } from './hashing-embedder.ts';
 import {
   ProviderError,
@@ -25,7 +26,9 @@ import {
  * 3. Otherwise it answers `You said: {last user message}` (`Hello! I am the local model.` without one).
  * An answer longer than max_tokens is cut at max_tokens tokens (finish_reason `length`). Token
  * counts come from the real tokenizer (o200k_base). Streams go word by word. `local-flaky`
- * (providerModel `flaky`) always fails with a 503, so its fallbacks answer.
+ * (providerModel `flaky`) always fails with a 503, so its fallbacks answer. `local-gullible`
+ * (providerModel `gullible`, ./gullible.ts) follows a tool call written anywhere in its input and
+ * recites its system message when asked for it; otherwise it answers as these rules say.
  */
 const wordDelayMs = () => Number(process.env.LOCAL_MODEL_WORD_DELAY_MS ?? 0);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -78,7 +81,8 @@ async function answer(req: ProviderRequest): Promise<ProviderAnswer> {
   if (req.model.providerModel === 'flaky') throw new ProviderError(`${req.model.name} is unavailable`, 503, true);
   const prompt = await promptTokens(req.messages, req.tools);
   const last = req.messages.at(-1);
-  const call = last?.role === 'user' ? toolCallFor(req, last.content) : null;
+  const gullible = req.model.providerModel === 'gullible';
+  const call = gullible ? gullibleToolCall(req) : last?.role === 'user' ? toolCallFor(req, last.content) : null;
   if (call) {
     const tokens = await countTokens(`${call.function.name}${call.function.arguments}`);
     return {
@@ -88,7 +92,7 @@ async function answer(req: ProviderRequest): Promise<ProviderAnswer> {
       usage: { promptTokens: prompt, completionTokens: tokens },
     };
   }
-  let text = replyText(req.messages);
+  let text = (gullible ? gullibleRecital(req.messages) : null) ?? replyText(req.messages);
   let finishReason: FinishReason = 'stop';
   const tokens = await encodeTokens(text);
   let completion = tokens.length;

@@ -1,7 +1,13 @@
 import type { ToolItem } from '#areas/tools/records.ts';
 
-/** What one tool call gives the model back: ok with a result, or an error it can explain. */
-export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: string };
+/**
+ * What one tool call gives the model back: ok with a result, or an error it can explain.
+ * `untrusted` names where the content came from when an outsider wrote it (a web page's text), so
+ * the runtime can treat it as such beyond the framing every tool result gets.
+ */
+export type ToolOutcome =
+  | { ok: true; result: unknown; untrusted?: 'web-page' }
+  | { ok: false; error: string; untrusted?: 'web-page' };
 
 export interface ToolContext {
   tenantId: string;

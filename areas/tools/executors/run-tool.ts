@@ -1,7 +1,9 @@
 import { SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
+import { browserAction } from './browser-action.ts';
 import { dbExecute, dbQuery } from './database.ts';
 import { httpRequest } from './http-request.ts';
+import { manageSchedule } from './manage-schedule.ts';
 import { notAvailable, type ToolContext, type ToolExecutor, type ToolOutcome } from './outcome.ts';
 import { sendEmail } from './send-email.ts';
 import { sendMessage } from './send-message.ts';
@@ -12,9 +14,11 @@ import { sendMessage } from './send-message.ts';
  */
 const EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
   http_request: httpRequest,
+  browser_action: browserAction,
   send_email: sendEmail,
   db_query: dbQuery,
   db_execute: dbExecute,
+  manage_schedule: manageSchedule,
   ...Object.fromEntries(Object.keys(SEND_TOOL_CHANNELS).map((code) => [code, sendMessage])),
 };
 

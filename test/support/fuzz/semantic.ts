@@ -99,6 +99,8 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
     }
     // The tools' own tool is a Browser Action (the first built-in), which sends through no channel.
     if (route.group === 'tools' && 'channelId' in body) body.channelId = null;
+    // Nor does it book in a calendar (only Manage Schedule takes one).
+    if (route.group === 'tools' && 'calendarId' in body) body.calendarId = null;
     if (route.id === 'connector.proactive.create') {
       // AI connector: a proactive message a day ahead, so no send reaches a platform during the run.
       body.scheduledAt = new Date(Date.now() + 86_400_000).toISOString();

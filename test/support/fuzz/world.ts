@@ -349,6 +349,12 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
   tenantId: { via: 'the tenant itself (tenants.create)', create: async (_w, tenant) => tenant.id },
   planId: { via: 'the seeded plans (Professional, monthly)', create: async () => PRO_MONTHLY },
   subscriptionId: { via: 'billing.subscriptions.create', create: async (_w, tenant) => subscriptionOf(tenant) },
+  // Outbound webhooks: a subscription to a public name (it does not resolve here, which a save allows).
+  webhookSubscriptionId: viaApi('webhookSubscriptions.create', () => ({
+    url: `https://hooks-${unique()}.example.com/in`,
+    eventTypes: ['message.created'],
+    description: null,
+  })),
   paymentMethodId: viaApi('billing.methods.add', () => ({ provider: 1, token: 'tok_visa' })),
   paymentId: {
     via: 'billing.payments.process',
@@ -426,6 +432,16 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
     via: 'conversations.widget.start',
     create: async (_w, tenant) => (await conversationOf(tenant)).conversationId,
   },
+  // Manage Schedule: a calendar of the tenant.
+  calendarId: viaApi('ai.calendars.create', (t) => ({
+    name: `Calendar ${unique()}`,
+    timeZone: 'Europe/Berlin',
+    weeklyHours: [{ day: 1, start: '09:00', end: '12:00' }],
+    slotMinutes: 30,
+    bufferMinutes: 0,
+    horizonDays: 30,
+    tenantId: t.id,
+  })),
   // AI knowledge: a base per tenant, and a JSON-text document in it (indexed by the test queue at once).
   kbId: { via: 'knowledge.bases.create', create: async (_w, tenant) => knowledgeBaseOf(tenant) },
   documentId: {

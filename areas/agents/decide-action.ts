@@ -1,0 +1,200 @@
+import type { Principal } from '#shared/auth/access-token.ts';
+import { commitChange, orConflict, updateItem, type Write } from '#shared/data/commit.ts';
+import { get, getMany } from '#shared/data/read.ts';
+import { keyId } from '#shared/data/keys.ts';
+import { notFound } from '#shared/http/errors.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import { agentDay } from '#areas/analytics/for-agents.ts';
+import { tools as toolKeys, type ToolItem } from '#areas/tools/for-agents.ts';
+import { actionAlreadyDecided, actionExpired } from './errors.ts';
+import { actionKey, pausedKey } from './records.ts';
+import type { ActionRecord, ActionStatus, Owner, PausedRecord } from './pending-actions.ts';
+import { callTool, type CallOutcome, type PausedTurn } from './runtime.ts';
+
+export type Decision = { approve: true } | { approve: false; reason: string | null };
+
+/** A paused turn whose every call is decided, claimed by this caller to resume it (exactly one caller does). */
+export interface Resumable {
+  paused: PausedRecord;
+  state: PausedTurn;
+  outcomes: Map<string, CallOutcome>;
+}
+
+const day = (iso: string) => iso.slice(0, 10);
+
+/** The day's approval counters of the agent (its stats): one decision, and how long it waited. */
+const countDecision = (a: ActionRecord, status: 'Approved' | 'Rejected' | 'Expired', at: string): Write =>
+  updateItem(
+    agentDay(a.tenantId, a.agentId, day(at)),
+    {},
+    {
+      add: {
+        [`approvals${status}`]: 1,
+        approvalsDecided: 1,
+        approvalWaitMs: Math.max(0, Date.parse(at) - Date.parse(a.requestedAt)),
+      },
+    },
+  );
+
+/** The day's count of calls that waited for a person (written with the paused turn). */
+export const countRequested = (tenantId: string, agentId: string, n: number, at: string): Write =>
+  updateItem(agentDay(tenantId, agentId, day(at)), {}, { add: { approvalsRequested: n } });
+
+/** Moves a Pending action to its decision, once: the condition makes a second decider fail with 409. */
+function decisionWrite(a: ActionRecord, status: 'Approved' | 'Rejected' | 'Expired', set: Record<string, unknown>) {
+  const now = set.decidedAt as string;
+  const stillOpen = status === 'Expired' ? 'expiresAt <= :now' : 'expiresAt > :now';
+  return orConflict(
+    updateItem(
+      actionKey(a.tenantId, a.owner, a.id),
+      { ...set, status },
+      {
+        remove: ['gsi2pk', 'gsi2sk'],
+        condition: `#st = :pending AND ${stillOpen}`,
+        names: { '#st': 'status' },
+        values: { ':pending': 'Pending', ':now': now },
+      },
+    ),
+    actionAlreadyDecided(),
+  );
+}
+
+const readAction = async (tenantId: string, owner: Owner, id: string) => {
+  const a = await get<ActionRecord>(actionKey(tenantId, owner, id), { consistent: true });
+  if (!a || a.tenantId !== tenantId) throw notFound('Action');
+  return a;
+};
+
+/**
+ * A person's decision on a held call (docs/decisions/agents.md, "Approval"). Exactly once: the
+ * decision is a conditional write on the Pending action, so of two racing approvals one wins and
+ * runs the tool, the other is told 409. Approved, the tool runs now and the action is Done with its
+ * result; the turn resumes once all of its calls are decided (`resume`, for the caller to run).
+ */
+export async function decideAction(
+  tenantId: string,
+  owner: Owner,
+  actionId: string,
+  decision: Decision,
+  actor: Principal,
+  requestId: string,
+): Promise<{ action: ActionRecord; resume: Resumable | null }> {
+  const a = await readAction(tenantId, owner, actionId);
+  const now = new Date().toISOString();
+  if (a.status === 'Pending' && a.expiresAt <= now) {
+    await expireAction(a).catch((err) => {
+      if (!actionAlreadyDecided.is(err)) throw err;
+    });
+    throw actionExpired();
+  }
+  if (a.status !== 'Pending') throw actionAlreadyDecided(a.status);
+  const status = decision.approve ? 'Approved' : 'Rejected';
+  const rejectReason = decision.approve ? null : decision.reason;
+  const decidedBy = { userId: actor.userId, email: actor.email ?? null };
+  await commitChange(
+    [decisionWrite(a, status, { decidedBy, decidedAt: now, rejectReason }), countDecision(a, status, now)],
+    {
+      tenantId,
+      actor,
+      entityType: 'AgentAction',
+      entityId: a.id,
+      action: decision.approve ? 'approve' : 'reject',
+      changes: { status, tool: a.tool, ...(rejectReason ? { reason: rejectReason } : {}) },
+    },
+  );
+  let decided: ActionRecord = { ...a, status, decidedBy, decidedAt: now, rejectReason };
+  if (decision.approve) decided = await runApproved(decided, requestId);
+  return { action: decided, resume: await claimResume(a) };
+}
+
+/** An expired action: rejected by time, audited without a person. Resumes its turn when it was the last. */
+export async function expireAction(a: ActionRecord, at = Date.now()): Promise<Resumable | null> {
+  const now = new Date(at).toISOString();
+  await commitChange([decisionWrite(a, 'Expired', { decidedAt: now }), countDecision(a, 'Expired', now)], {
+    tenantId: a.tenantId,
+    actor: null,
+    entityType: 'AgentAction',
+    entityId: a.id,
+    action: 'expire',
+    changes: { status: 'Expired', tool: a.tool },
+  });
+  return claimResume(a);
+}
+
+/** The approved call, run once by the decision that won; its outcome is kept on the action (Done). */
+async function runApproved(a: ActionRecord, requestId: string): Promise<ActionRecord> {
+  const started = Date.now();
+  const tool = await get<ToolItem>(toolKeys.key(a.tenantId, a.toolId));
+  const usable = tool && tool.tenantId === a.tenantId && tool.status === 'ACTIVE' && !tool.deletedAt;
+  const out = usable
+    ? await callTool(tool, a.arguments, {
+        tenantId: a.tenantId,
+        agent: { agentId: a.agentId } as never,
+        requestId,
+        ...(a.owner.kind === 'conversation' ? { conversationId: a.owner.id } : {}),
+      })
+    : { ok: false, text: 'Error: the tool is no longer available; nothing was done.' };
+  const durationMs = Date.now() - started;
+  await commitChange(
+    [
+      updateItem(actionKey(a.tenantId, a.owner, a.id), {
+        status: 'Done',
+        result: out.text,
+        resultOk: out.ok,
+        durationMs,
+      }),
+    ],
+    null,
+  );
+  return { ...a, status: 'Done', result: out.text, resultOk: out.ok, durationMs };
+}
+
+const FINAL: ReadonlySet<ActionStatus> = new Set(['Done', 'Rejected', 'Expired']);
+
+function outcomeOf(a: ActionRecord): CallOutcome {
+  if (a.status === 'Done') return { ok: !!a.resultOk, text: a.result ?? '', ran: true, durationMs: a.durationMs ?? 0 };
+  if (a.status === 'Rejected') {
+    const why = a.rejectReason ? ` The reason given: ${a.rejectReason}` : '';
+    return { ok: false, text: `A person declined this call; it did not run.${why}`, ran: false, durationMs: 0 };
+  }
+  return {
+    ok: false,
+    text: 'No one approved this call in time; it expired and did not run.',
+    ran: false,
+    durationMs: 0,
+  };
+}
+
+/**
+ * Whether this decision completed its turn, and if so the claim to resume it. Every decider reads
+ * the turn's actions after writing its own, so the last one to finish sees them all final; the
+ * conditional `resumedAt` makes one of several that do the only one to resume.
+ */
+async function claimResume(a: ActionRecord): Promise<Resumable | null> {
+  const pk = pausedKey(a.tenantId, a.owner, a.turnId);
+  const paused = await get<PausedRecord>(pk, { consistent: true });
+  if (!paused || paused.resumedAt) return null;
+  const keys = paused.actionIds.map((id) => actionKey(a.tenantId, a.owner, id));
+  const found = await getMany<ActionRecord>(keys, { consistent: true });
+  const all = keys.map((k) => found.get(keyId(k)));
+  if (all.some((x) => !x || !FINAL.has(x.status))) return null;
+  const at = new Date().toISOString();
+  try {
+    await commitChange(
+      [
+        updateItem(
+          pk,
+          { resumedAt: at },
+          { condition: 'attribute_exists(pk) AND resumedAt = :none', values: { ':none': null } },
+        ),
+      ],
+      null,
+      { onConflict: 'resumed elsewhere' },
+    );
+  } catch (err) {
+    logger.info('paused turn resumed by another decision', { turnId: a.turnId, error: (err as Error).message });
+    return null;
+  }
+  const outcomes = new Map(all.map((x) => [x!.toolCallId, outcomeOf(x!)]));
+  return { paused: { ...paused, resumedAt: at }, state: JSON.parse(paused.state) as PausedTurn, outcomes };
+}

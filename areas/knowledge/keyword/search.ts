@@ -1,0 +1,75 @@
+import { keyId } from '#shared/data/keys.ts';
+import { queryItems } from '#shared/data/query.ts';
+import { getMany } from '#shared/data/read.ts';
+import { config } from '#shared/platform/config.ts';
+import { POSTING_PREFIX, termList, termStatKey, type BaseRecord } from '../records.ts';
+import { avgLength, idf, termScore, type BaseStats } from './bm25.ts';
+import { entriesOf } from './postings.ts';
+import { queryTerms } from './terms.ts';
+
+/**
+ * BM25 over a base's postings in DynamoDB (docs/decisions/knowledge.md, "Keyword index"): one
+ * BatchGetItem for the query terms' document frequencies, then one Query per term (in parallel)
+ * reading its postings best impact first, at most POSTINGS_READ items a term. A term held by more
+ * documents than that (a word in most of the base, whose idf is low) contributes only through its
+ * best postings; every score is computed exactly from the base's global statistics (N chunks,
+ * average length, the term's df). Memory and reads are bounded by the query, not by the base.
+ */
+export const POSTINGS_READ = 300;
+
+export interface KeywordHit {
+  documentId: string;
+  position: number;
+  score: number;
+}
+
+/** `documentId#position`: how keyword and vector hits of one chunk meet before its id is known. */
+export const chunkRef = (documentId: string, position: number) => `${documentId}#${position}`;
+
+export const statsOf = (base: Pick<BaseRecord, 'chunkCount' | 'keywordTerms'>): BaseStats => ({
+  chunks: Math.max(0, Number(base.chunkCount ?? 0)),
+  terms: Math.max(0, Number(base.keywordTerms ?? 0)),
+});
+
+/** Every chunk read that matches a query term, with its BM25 score, best first. */
+export async function searchKeyword(
+  base: Pick<BaseRecord, 'tenantId' | 'id' | 'chunkCount' | 'keywordTerms'>,
+  query: string,
+): Promise<KeywordHit[]> {
+  const list = queryTerms(query);
+  if (!list.length) return [];
+  const stats = statsOf(base);
+  const avgdl = avgLength(stats);
+  const dfItems = await getMany<{ df?: number }>(list.map((t) => termStatKey(base.tenantId, base.id, t)));
+  const present = list
+    .map((term) => ({ term, df: Number(dfItems.get(keyId(termStatKey(base.tenantId, base.id, term)))?.df ?? 0) }))
+    .filter((t) => t.df > 0);
+  const scores = new Map<string, KeywordHit>();
+  await Promise.all(
+    present.map(async ({ term, df }) => {
+      const weight = idf(stats, df);
+      const postings = await queryItems<{ documentId: string; c: string }>(
+        {
+          TableName: config.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+          ExpressionAttributeValues: { ':pk': termList(base.tenantId, base.id, term), ':p': POSTING_PREFIX },
+          ProjectionExpression: 'documentId, c',
+        },
+        POSTINGS_READ,
+      );
+      for (const p of postings)
+        for (const e of entriesOf(p.c)) {
+          const ref = chunkRef(p.documentId, e.position);
+          const hit = scores.get(ref);
+          const add = termScore(weight, e.tf, e.length, avgdl);
+          if (hit) hit.score += add;
+          else scores.set(ref, { documentId: p.documentId, position: e.position, score: add });
+        }
+    }),
+  );
+  return [...scores.values()].sort(
+    (a, b) =>
+      b.score - a.score ||
+      (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : a.position - b.position),
+  );
+}

@@ -1,0 +1,52 @@
+import type { ToolItem } from '#areas/tools/records.ts';
+import { toParams } from '#areas/tools/records.ts';
+import { budgetOf, parseSteps, type BrowserActionRequest } from '#areas/tools/browser/steps.ts';
+import { functionInvoker } from '#shared/platform/ports.ts';
+import { logger } from '#shared/runtime/logger.ts';
+import type { ToolContext, ToolOutcome } from './outcome.ts';
+
+/** Chromium's start (unpacking it on a cold function) on top of the tool's own time. */
+export const START_GRACE_MS = 8_000;
+
+const UNAVAILABLE = 'The browser is not available right now; nothing was done';
+
+/**
+ * Browser Action: the steps are checked here (a bad call costs no browser), then the browser
+ * function runs them (Chromium is in that function's bundle only) and this turn waits for it
+ * within the tool's time. Whatever it answers is page content: marked untrusted.
+ */
+export async function browserAction(
+  tool: ToolItem,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ToolOutcome> {
+  const budget = budgetOf(toParams(tool));
+  if (!budget.allowedHosts.length) return { ok: false, error: 'This tool has no allowed hosts; nothing was done' };
+  const parsed = parseSteps(args, budget.maxSteps);
+  if (!parsed.ok) return parsed;
+  const request: BrowserActionRequest = {
+    tenantId: ctx.tenantId,
+    toolId: tool.id,
+    requestId: ctx.requestId,
+    budget,
+    steps: parsed.steps,
+  };
+  let answer: unknown;
+  try {
+    const invoker = await functionInvoker();
+    answer = await invoker.invoke('browser-action', request, {
+      timeoutMs: budget.timeoutSeconds * 1000 + START_GRACE_MS,
+    });
+  } catch (err) {
+    logger.warn('browser action unavailable', {
+      requestId: ctx.requestId,
+      error: err instanceof Error ? err.message : String(err),
+    });
+    return { ok: false, error: UNAVAILABLE, untrusted: 'web-page' };
+  }
+  const a = answer as { ok?: unknown; error?: unknown; result?: unknown } | null;
+  if (a?.ok === true) return { ok: true, result: a.result, untrusted: 'web-page' };
+  if (a?.ok === false && typeof a.error === 'string')
+    return { ok: false, error: a.error.slice(0, 1000), untrusted: 'web-page' };
+  return { ok: false, error: UNAVAILABLE, untrusted: 'web-page' };
+}

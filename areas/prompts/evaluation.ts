@@ -66,7 +66,7 @@ async function answerOf(tenantId: string, snapshot: AgentSnapshot, turn: Turn, r
   });
   return {
     text: r.message,
-    toolCalls: r.toolCalls.filter((c) => c.name !== 'escalate_to_human').map((c) => c.name),
+    toolCalls: r.toolCalls.map((c) => c.name),
     cited: r.citations.length > 0,
   };
 }

@@ -19,6 +19,11 @@ export const BEYOND_SPEC: readonly string[] = [
   'POST /api/content/admin/media/{id}/complete',
   // AI area: rendering, tool approval, the LLM budget and the usage ingestion the issue adds.
   'POST /api/prompts/{promptId}/render',
+  // Prompt evaluation: test cases and a version's evaluation (autoEvaluationScores made by the platform).
+  'POST /api/prompts/{promptId}/test-cases',
+  'GET /api/prompts/{promptId}/test-cases',
+  'DELETE /api/prompts/{promptId}/test-cases/{testCaseId}',
+  'GET /api/prompts/{promptId}/versions/{versionId}/evaluation',
   'PUT /api/tools/{toolId}/approve',
   'PUT /api/tools/{toolId}/activate',
   'PUT /api/tools/{toolId}/reject',

@@ -16,7 +16,6 @@ import {
   toVersion,
   versionItem,
   type AbTestConfig,
-  type EvaluationScores,
   type PromptItem,
   type VersionItem,
 } from './records.ts';
@@ -31,7 +30,6 @@ export interface PromptInput {
   temperature?: number;
   tags?: string[];
   abTestConfig?: AbTestConfig;
-  autoEvaluationScores?: EvaluationScores;
 }
 
 const change =
@@ -50,19 +48,10 @@ const change =
  * needs no more than a few decimals.
  */
 const roundTo = (v: number, digits: number) => Math.round(v * 10 ** digits) / 10 ** digits;
-const roundScore = (v: number | null) => (v === null ? null : roundTo(v, 2));
 function storedNumbers<T extends PromptInput>(input: T): T {
   return {
     ...input,
     ...(input.temperature === undefined ? {} : { temperature: roundTo(input.temperature, 3) }),
-    ...(input.autoEvaluationScores
-      ? {
-          autoEvaluationScores: {
-            quality: roundScore(input.autoEvaluationScores.quality),
-            safety: roundScore(input.autoEvaluationScores.safety),
-          },
-        }
-      : {}),
   };
 }
 
@@ -125,7 +114,8 @@ export async function createPrompt(
     temperature: input.temperature ?? 0.7,
     tags: input.tags ?? [],
     abTestConfig: input.abTestConfig ?? { variantA: false, variantB: false },
-    autoEvaluationScores: input.autoEvaluationScores ?? { quality: null, safety: null },
+    // Computed by the platform from the latest evaluated version (evaluation.ts), never written by a client.
+    autoEvaluationScores: { quality: null, safety: null },
     activeVersionId: null,
     activeVersionNumber: null,
     inReviewCount: 0,

@@ -23,7 +23,61 @@ export const prompts = {
   }),
   /** Sort-key bounds of a prompt and all its versions. */
   withVersions: (promptId: string) => ({ from: promptId, to: `${promptId}#V#~` }),
+  /** A test case: its own partition under the prompt, listed oldest first by its time-ordered id. */
+  testCase: (tenantId: string, promptId: string, id: string) =>
+    keys.childItem(tenantId, 'PROMPT', promptId, 'TEST_CASE', id),
+  testCases: (tenantId: string, promptId: string) => keys.childCollection(tenantId, 'PROMPT', promptId, 'TEST_CASE'),
+  /** A version's evaluation (one per version: the latest run replaces the one before). */
+  evaluation: (tenantId: string, promptId: string, versionId: string) =>
+    keys.childItem(tenantId, 'PROMPT', promptId, 'EVALUATION', versionId),
 };
+
+export interface TestCaseRecord {
+  id: string;
+  tenantId: string;
+  promptId: string;
+  question: string;
+  mustContain: string[];
+  mustNotContain: string[];
+  knowledgeBaseId: string | null;
+  createdAt: string;
+}
+
+export const toTestCase = (c: TestCaseRecord) => ({
+  id: c.id,
+  question: c.question,
+  mustContain: c.mustContain,
+  mustNotContain: c.mustNotContain,
+  knowledgeBaseId: c.knowledgeBaseId,
+  createdAt: c.createdAt,
+});
+
+export const EVALUATION_STATUSES = ['Pending', 'Running', 'Done', 'Failed'] as const;
+export type EvaluationStatus = (typeof EVALUATION_STATUSES)[number];
+
+/** One check of one case: what was asked of the answer, and whether it held. */
+export interface CaseResult {
+  kind: 'testCase' | 'safety';
+  name: string;
+  question: string;
+  passed: boolean;
+  score: number;
+  checks: { check: string; passed: boolean }[];
+  answer: string;
+}
+
+export interface EvaluationRecord {
+  tenantId: string;
+  promptId: string;
+  versionId: string;
+  status: EvaluationStatus;
+  quality: number | null;
+  safety: number | null;
+  cases: CaseResult[];
+  error: string | null;
+  requestedAt: string;
+  finishedAt: string | null;
+}
 
 export type AbTestConfig = { variantA: boolean; variantB: boolean };
 export type EvaluationScores = { quality: number | null; safety: number | null };

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { MAX_CONTENT_BYTES, MAX_TAGS, PROMPT_STATUSES, VERSION_STATUSES } from '#areas/prompts/lifecycle.ts';
+import { EVALUATION_STATUSES } from '#areas/prompts/records.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalText, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
 import { limitReached } from '#areas/prompts/errors.ts';
@@ -24,9 +25,7 @@ const content = () =>
   );
 const temperature = () => z.number().check(z.minimum(0), z.maximum(2));
 const tags = () => z.array(text(50)).check(z.maxLength(MAX_TAGS));
-const score = () => z.number().check(z.minimum(0), z.maximum(100));
 const abTestConfig = () => z.object({ variantA: z.boolean(), variantB: z.boolean() });
-const autoEvaluationScores = () => z.object({ quality: z.nullable(score()), safety: z.nullable(score()) });
 
 const promptVersion = once(() =>
   z.object({
@@ -66,6 +65,40 @@ const promptDetail = once(() =>
 
 const promptParams = once(() => z.object({ promptId: uuid() }));
 const versionParams = once(() => z.object({ promptId: uuid(), versionId: uuid() }));
+const testCaseParams = once(() => z.object({ promptId: uuid(), testCaseId: uuid() }));
+const phrases = () => z.array(text(200)).check(z.maxLength(20));
+const testCase = once(() =>
+  z.object({
+    id: z.string(),
+    question: z.string(),
+    mustContain: z.array(z.string()),
+    mustNotContain: z.array(z.string()),
+    knowledgeBaseId: z.nullable(z.string()),
+    createdAt: z.string(),
+  }),
+);
+const evaluation = once(() =>
+  z.object({
+    versionId: z.string(),
+    status: z.enum(EVALUATION_STATUSES),
+    quality: z.nullable(z.number()),
+    safety: z.nullable(z.number()),
+    cases: z.array(
+      z.object({
+        kind: z.enum(['testCase', 'safety']),
+        name: z.string(),
+        question: z.string(),
+        passed: z.boolean(),
+        score: z.number(),
+        checks: z.array(z.object({ check: z.string(), passed: z.boolean() })),
+        answer: z.string(),
+      }),
+    ),
+    error: z.nullable(z.string()),
+    requestedAt: z.string(),
+    finishedAt: z.nullable(z.string()),
+  }),
+);
 const P = '/api/prompts';
 const common = { group: 'prompts' } as const;
 
@@ -101,7 +134,6 @@ export const promptRoutes = defineRoutes([
         temperature: z.optional(temperature()),
         tags: z.optional(tags()),
         abTestConfig: z.optional(abTestConfig()),
-        autoEvaluationScores: z.optional(autoEvaluationScores()),
         tenantId: z.optional(uuid()),
       }),
       response: promptDetail(),
@@ -138,7 +170,6 @@ export const promptRoutes = defineRoutes([
         temperature: z.optional(temperature()),
         tags: z.optional(tags()),
         abTestConfig: z.optional(abTestConfig()),
-        autoEvaluationScores: z.optional(autoEvaluationScores()),
       }),
       response: promptDetail(),
     }),
@@ -193,7 +224,8 @@ export const promptRoutes = defineRoutes([
     path: `${P}/{promptId}/versions/{versionId}/review`,
     auth: write,
     scope: ofPrompt,
-    summary: 'Send a Draft version to Review (any other state is 409)',
+    summary:
+      'Send a Draft version to Review (any other state is 409); its evaluation (test cases and the safety set) is queued',
     status: 204,
     schemas: () => ({ params: versionParams(), query: z.object(tenantQuery()) }),
   },
@@ -212,6 +244,67 @@ export const promptRoutes = defineRoutes([
       params: versionParams(),
       query: z.object(tenantQuery()),
     }),
+  },
+  {
+    ...common,
+    id: 'prompts.testCases.create',
+    method: 'POST',
+    path: `${P}/{promptId}/test-cases`,
+    auth: write,
+    scope: ofPrompt,
+    summary:
+      'Add a test case every evaluation of the prompt runs: a question, what a good answer must and must not contain, optionally a knowledge base to answer from (at most 50 per prompt, 409 LIMIT_REACHED)',
+    status: 201,
+    errors: [limitReached],
+    schemas: () => ({
+      params: promptParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({
+        question: text(2000),
+        mustContain: phrases(),
+        mustNotContain: phrases(),
+        knowledgeBaseId: z.optional(z.nullable(uuid())),
+      }),
+      response: testCase(),
+    }),
+  },
+  {
+    ...common,
+    id: 'prompts.testCases.list',
+    method: 'GET',
+    path: `${P}/{promptId}/test-cases`,
+    auth: read,
+    scope: ofPrompt,
+    summary: "The prompt's test cases, oldest first",
+    status: 200,
+    schemas: () => ({
+      params: promptParams(),
+      query: z.object({ ...tenantQuery(), ...paging() }),
+      response: pageOf(testCase()),
+    }),
+  },
+  {
+    ...common,
+    id: 'prompts.testCases.delete',
+    method: 'DELETE',
+    path: `${P}/{promptId}/test-cases/{testCaseId}`,
+    auth: write,
+    scope: ofPrompt,
+    summary: 'Remove a test case (later evaluations no longer run it)',
+    status: 204,
+    schemas: () => ({ params: testCaseParams(), query: z.object(tenantQuery()) }),
+  },
+  {
+    ...common,
+    id: 'prompts.evaluation',
+    method: 'GET',
+    path: `${P}/{promptId}/versions/{versionId}/evaluation`,
+    auth: read,
+    scope: ofPrompt,
+    summary:
+      "A version's evaluation, queued when it was sent to review: status, quality (its test cases) and safety (the built-in set) 0-100, and each case's checks; 404 for a version never sent to review",
+    status: 200,
+    schemas: () => ({ params: versionParams(), query: z.object(tenantQuery()), response: evaluation() }),
   },
   {
     ...common,

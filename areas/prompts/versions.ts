@@ -2,6 +2,7 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
 import { conflict, validationError } from '#shared/http/errors.ts';
 import { nextVersionStatus, type VersionAction, type VersionStatus } from './lifecycle.ts';
+import { queueEvaluation } from './evaluation.ts';
 import { renderTemplate } from './placeholders.ts';
 import { NOT_ARCHIVED, readPrompt, versionOf, writablePrompt } from './prompts.ts';
 import { prompts } from './records.ts';
@@ -57,6 +58,7 @@ export async function reviewVersion(tenantId: string, promptId: string, versionI
     audit(tenantId, actor, version.id, 'review', { promptId, from: version.status, to }),
     { now },
   );
+  await queueEvaluation(tenantId, promptId, version.id);
 }
 
 /**

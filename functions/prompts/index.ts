@@ -10,6 +10,8 @@ import {
   updatePrompt,
 } from '#areas/prompts/prompts.ts';
 import { approveVersion, renderPrompt, reviewVersion } from '#areas/prompts/versions.ts';
+import { readEvaluation } from '#areas/prompts/evaluation.ts';
+import { addTestCase, deleteTestCase, listTestCases } from '#areas/prompts/test-cases.ts';
 
 /** Wiring only: each route's tenant comes resolved from its declared scope (areas/prompts/routes.ts). */
 export const handler = apiHandler(promptRoutes, {
@@ -26,4 +28,10 @@ export const handler = apiHandler(promptRoutes, {
   'prompts.approve': ({ tenantId, params, principal }) =>
     approveVersion(tenantId, params.promptId, params.versionId, principal),
   'prompts.render': ({ tenantId, params, body }) => renderPrompt(tenantId, params.promptId, body),
+  'prompts.testCases.create': ({ tenantId, params, body, principal }) =>
+    addTestCase(tenantId, params.promptId, body, principal),
+  'prompts.testCases.list': ({ tenantId, params, query }) => listTestCases(tenantId, params.promptId, query),
+  'prompts.testCases.delete': ({ tenantId, params, principal }) =>
+    deleteTestCase(tenantId, params.promptId, params.testCaseId, principal),
+  'prompts.evaluation': ({ tenantId, params }) => readEvaluation(tenantId, params.promptId, params.versionId),
 });

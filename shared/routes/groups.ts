@@ -90,7 +90,8 @@ export const API_GROUPS = {
     providerSecrets: true,
   },
   webhooks: { description: 'Payment provider webhooks', table: 'none', sends: ['webhooks'], providerSecrets: true },
-  prompts: { description: 'AI prompts', table: 'readwrite' },
+  // A version sent to review queues its evaluation on `turns` (the worker with the runtime's grants).
+  prompts: { description: 'AI prompts', table: 'readwrite', sends: ['turns'] },
   tools: { description: 'AI tool registry', table: 'readwrite', tenantSecrets: true },
   analytics: { description: 'AI analytics and usage ingestion', table: 'readwrite', internalKey: true },
   'content-admin': { description: 'Content administration', table: 'readwrite', media: 'readwrite' },
@@ -198,7 +199,7 @@ export const WORKERS = {
   // AI connector: a channel message's agent turn (the agent runtime's grants: models,
   // knowledge, the tools' secrets and their e-mail and channel sends); its answer goes out on `channels`.
   'channel-turn-worker': {
-    description: 'Runs the agent turn of a chat-channel message and queues the answer',
+    description: 'Runs agent turns off the request path: chat-channel messages (answers queued) and prompt evaluations',
     queue: 'turns',
     table: 'readwrite',
     ...AGENT_TURN,

@@ -193,6 +193,8 @@ describe('IAM', () => {
     expect(withVault.sort()).toEqual(
       [
         'agent-runtime',
+        // Expiring a held tool call resumes its agent turn (the agent runtime's grants).
+        'ai-scheduler',
         'channel-turn-worker',
         'conversations',
         'conversations-stream',
@@ -207,6 +209,7 @@ describe('IAM', () => {
     expect(withKey.sort()).toEqual(
       [
         'agent-runtime',
+        'ai-scheduler',
         'agents',
         'channel-worker',
         'conversations',
@@ -259,6 +262,7 @@ describe('IAM', () => {
     expect(tenantSecrets.sort()).toEqual(
       [
         'agent-runtime',
+        'ai-scheduler',
         'agents',
         'channel-worker',
         'conversations',
@@ -292,6 +296,8 @@ describe('IAM', () => {
     expect(callers.sort()).toEqual(
       [
         'agent-runtime',
+        // Expiring a held tool call resumes its agent turn (the agent runtime's grants).
+        'ai-scheduler',
         'channel-turn-worker',
         'conversations',
         'conversations-stream',
@@ -339,7 +345,7 @@ describe('IAM', () => {
       else expect(resourceTexts(invokes), name).toEqual([`{${browser}.Arn}`]);
     }
     expect([...s.fnIds.keys()].filter((n) => specOf(n).invokes).sort()).toEqual(
-      ['agent-runtime', 'channel-turn-worker', 'conversations', 'conversations-stream'].sort(),
+      ['agent-runtime', 'ai-scheduler', 'channel-turn-worker', 'conversations', 'conversations-stream'].sort(),
     );
     const puts = allows('browser-action', 's3:PutObject');
     expect(resourceTexts(puts)).toEqual([expect.stringMatching(/^\{DataMedia[0-9A-F]{8}\.Arn\}\/browser-shots\/\*$/)]);

@@ -44,7 +44,8 @@ afterAll(() => site.close());
 const shop = () => `http://${SHOP}:${site.port}`;
 
 async function agentWith(configParams: Record<string, unknown>, name = 'Browse Site') {
-  const toolId = await activeToolVia(owner, 'browser_action', name, configParams);
+  // Run unattended, so the call reaches the browser (approval: ai-approvals.test.ts).
+  const toolId = await activeToolVia(owner, 'browser_action', name, { requiresApproval: false, ...configParams });
   const res = await agents.post('', { name: `Agent ${crypto.randomUUID().slice(0, 6)}`, promptId, toolIds: [toolId] });
   expect(res.status, res.text).toBe(201);
   return { agentId: res.json.result.id as string, toolId };

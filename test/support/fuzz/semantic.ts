@@ -102,6 +102,11 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
     if (route.group === 'tools' && 'channelId' in body) body.channelId = null;
     // Nor does it book in a calendar (only Manage Schedule takes one).
     if (route.group === 'tools' && 'calendarId' in body) body.calendarId = null;
+    const params = body.configParams as Record<string, unknown> | undefined;
+    if (route.group === 'tools' && params && typeof params === 'object' && 'calendarId' in params)
+      params.calendarId = null;
+    // An integrator's receiver: a public name (it does not resolve here, which a save allows).
+    if (route.id === 'webhookSubscriptions.create') body.url = `https://hooks-${tag}.example.com/in`;
     // A WhatsApp template's name is Meta's: lowercase letters, digits, `_`.
     if (route.id === 'connector.templates.create') body.name = `t_${tag}`;
     if (route.id === 'connector.proactive.create') {

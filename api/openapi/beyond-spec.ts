@@ -28,4 +28,8 @@ export const BEYOND_SPEC: readonly string[] = [
   // AI knowledge: files over what a Lambda request carries (up to 10 MB) go straight to S3, as media's do.
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
+  // A/B tests of a prompt's approved versions (the issue names these routes; the spec has only abTestConfig).
+  'PUT /api/prompts/{promptId}/ab-test',
+  'GET /api/prompts/{promptId}/ab-test',
+  'DELETE /api/prompts/{promptId}/ab-test',
 ];

@@ -1,4 +1,4 @@
-import { prompts, type PromptItem } from '#areas/prompts/for-agents.ts';
+import { forcedVariantVersion, prompts, type PromptItem, type Variant } from '#areas/prompts/for-agents.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { noActivePromptVersion } from './errors.ts';
@@ -36,11 +36,19 @@ async function draftSnapshot(tenantId: string, agentId: string): Promise<AgentSn
 export async function playgroundTurn(
   tenantId: string,
   agentId: string,
-  body: { messages: TurnInput['messages']; variables?: Record<string, string>; visitorName?: string | null },
+  body: {
+    messages: TurnInput['messages'];
+    variables?: Record<string, string>;
+    visitorName?: string | null;
+    variant?: Variant;
+  },
   requestId: string,
 ) {
-  const agent = await draftSnapshot(tenantId, agentId);
-  return runTurn({
+  const draft = await draftSnapshot(tenantId, agentId);
+  const agent = body.variant
+    ? { ...draft, promptVersionId: await forcedVariantVersion(tenantId, draft.promptId, body.variant) }
+    : draft;
+  const result = await runTurn({
     tenantId,
     agent,
     messages: body.messages,
@@ -49,4 +57,5 @@ export async function playgroundTurn(
     caller: { kind: 'agent', agentId },
     requestId,
   });
+  return { ...result, promptVersionId: agent.promptVersionId };
 }

@@ -9,6 +9,7 @@ import { deliverToChannel } from './delivery.ts';
 import { conversationChange } from './lifecycle.ts';
 import { channelUserKey, conversationList, newConversation, type ConversationRecord, type Visitor } from './records.ts';
 import { mutate, newConversationWrites, readConversation, type Stored } from './store.ts';
+import { startVariant } from './variant.ts';
 import { visitorTurnAnswer, type TurnAnswer } from './turn.ts';
 
 /** A person's message on a channel, as the webhook verified and queued it (the connector's CHANNEL_TURN). */
@@ -105,10 +106,12 @@ async function startConversation(
   const tenantId = m.tenantId;
   const at = new Date().toISOString();
   const visitor: Visitor | null = m.senderName ? { name: m.senderName, email: null } : null;
+  const id = crypto.randomUUID();
+  const ab = await startVariant(tenantId, agent, id);
   const conversation = newConversation(
     agent,
     {
-      id: crypto.randomUUID(),
+      id,
       tenantId,
       channel: channel.type,
       channelId: channel.id,
@@ -116,6 +119,7 @@ async function startConversation(
       replyTo: m.replyTo,
       visitor,
       locale: null,
+      abVariant: ab.abVariant,
     },
     at,
   );
@@ -125,6 +129,7 @@ async function startConversation(
       [
         ...newConversationWrites(conversation),
         bumpCounter(conversationList(tenantId), 1),
+        ...ab.writes,
         orConflict(
           previous
             ? putItem({ ...userKey, conversationId: conversation.id }, 'conversationId = :previous', {
@@ -138,6 +143,7 @@ async function startConversation(
         channel: channel.type,
         channelId: channel.id,
         agentId: agent.agentId,
+        ...(ab.abVariant ? { variant: ab.abVariant.variant, promptVersionId: ab.abVariant.promptVersionId } : {}),
       }),
     );
   } catch (err) {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ConversationVariant } from '#areas/prompts/for-conversations.ts';
 import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
 
 /**
@@ -111,6 +112,8 @@ export interface ConversationRecord {
   /** Lowercase text the inbox search matches: visitor name and e-mail, agent, first visitor message. */
   searchText: string;
   erasedAt?: string | null;
+  /** The A/B variant of its agent's prompt, decided once when it started (none outside a test). */
+  abVariant?: ConversationVariant | null;
 }
 
 export const conversationItem = (c: ConversationRecord) => ({
@@ -127,7 +130,7 @@ export function newConversation(
     Partial<
       Pick<
         ConversationRecord,
-        'widgetId' | 'channelId' | 'channelUser' | 'replyTo' | 'sessionHash' | 'sessionExpiresAt'
+        'widgetId' | 'channelId' | 'channelUser' | 'replyTo' | 'sessionHash' | 'sessionExpiresAt' | 'abVariant'
       >
     >,
   at: string,
@@ -138,6 +141,7 @@ export function newConversation(
     channelUser: null,
     sessionHash: null,
     sessionExpiresAt: null,
+    abVariant: null,
     ...c,
     agentId: agent.agentId,
     agentName: agent.name,

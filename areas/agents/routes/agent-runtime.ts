@@ -24,6 +24,8 @@ const turnResult = once(() =>
     ),
     escalate: z.optional(z.object({ reason: z.string() })),
     usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number() }),
+    /** The prompt version that answered: the Active one, or the forced A/B variant's. */
+    promptVersionId: z.string(),
   }),
 );
 
@@ -36,7 +38,7 @@ export const agentRuntimeRoutes = defineRoutes([
     auth: manage,
     scope: ofAgent,
     summary:
-      "Playground: one turn of the agent's draft (its prompt's Active version); answers message, citations and tool calls; nothing is stored",
+      "Playground: one turn of the agent's draft (its prompt's Active version, or with variant A or B that version of the prompt's running A/B test, 409 when none runs); answers message, citations and tool calls; nothing is stored",
     status: 200,
     errors: [noActivePromptVersion, agentPromptMissing, agentUnavailable, ...TURN_REFUSALS],
     schemas: () => ({
@@ -48,6 +50,7 @@ export const agentRuntimeRoutes = defineRoutes([
           z.record(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/)), z.string().check(z.maxLength(2000))),
         ),
         visitorName: z.optional(z.nullable(z.string().check(z.maxLength(200)))),
+        variant: z.optional(z.enum(['A', 'B'])),
       }),
       response: turnResult(),
     }),

@@ -15,7 +15,6 @@ import {
   toListItem,
   toVersion,
   versionItem,
-  type EvaluationScores,
   type PromptItem,
   type VersionItem,
 } from './records.ts';

@@ -57,6 +57,9 @@ async function approvedVersion(tenantId: string, prompt: PromptItem, versionId: 
   return v;
 }
 
+/** Percentages as stored: DynamoDB keeps magnitudes down to 1e-130 only, and a share needs no more than this. */
+const hundredths = (v: number) => Math.round(v * 100) / 100;
+
 export interface AbTestInput {
   versionAId: string;
   versionBId: string;
@@ -84,8 +87,8 @@ export async function putAbTest(tenantId: string, promptId: string, input: AbTes
     testId: same ? before.testId : crypto.randomUUID(),
     versionAId: input.versionAId,
     versionBId: input.versionBId,
-    shareB: input.shareB,
-    guard: input.guard,
+    shareB: hundredths(input.shareB),
+    guard: input.guard && { ...input.guard, margin: hundredths(input.guard.margin) },
     guardTrippedAt: null,
     startedAt: same ? before.startedAt : now,
     updatedAt: now,
@@ -186,12 +189,11 @@ async function countersOf(t: AbTestRecord) {
   return { A: found.get(keyId(ks[0]!)), B: found.get(keyId(ks[1]!)) };
 }
 
-/** The running test and its per-variant results (404 when no test runs). */
+/** The running test and its per-variant results; null when none runs (the prompt itself must exist). */
 export async function readAbTest(tenantId: string, promptId: string) {
   await readPrompt(tenantId, promptId);
   const test = await get<AbTestRecord>(prompts.abTest(tenantId, promptId), { consistent: true });
-  if (!test) throw notFound('A/B test');
-  return toAbTest(test, await countersOf(test));
+  return test ? toAbTest(test, await countersOf(test)) : null;
 }
 
 /** The variant a new conversation on the prompt gets, or null when no test runs (one GetItem). */

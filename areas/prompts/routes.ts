@@ -362,9 +362,9 @@ export const promptRoutes = defineRoutes([
     path: `${P}/{promptId}/ab-test`,
     auth: read,
     scope: ofPrompt,
-    summary: `The running A/B test with per-variant results (a note under ${SMALL_SAMPLE} conversations); 404 when none runs`,
+    summary: `The running A/B test with per-variant results (a note under ${SMALL_SAMPLE} conversations); null when none runs`,
     status: 200,
-    schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()), response: abTest() }),
+    schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()), response: z.nullable(abTest()) }),
   },
   {
     ...common,

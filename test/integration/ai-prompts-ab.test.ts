@@ -106,7 +106,8 @@ describe('A/B test routes', () => {
     const other = await promptWithTwoVersions();
     const foreign = await put(s.promptId, { versionAId: s.v1, versionBId: other.v2, shareB: 10, guard: null });
     expect([foreign.status, foreign.json.error.code]).toEqual([400, 'VALIDATION_ERROR']);
-    expect((await abTest(s.promptId).get('')).status).toBe(404);
+    const none = await abTest(s.promptId).get('');
+    expect([none.status, none.json.result]).toEqual([200, null]);
   });
 
   it('PUT starts it (200), GET shows it, abTestConfig follows it; DELETE ends it (204); each audited', async () => {
@@ -144,7 +145,7 @@ describe('A/B test routes', () => {
 
     const ended = await abTest(s.promptId).del('');
     expect(ended.status, ended.text).toBe(204);
-    expect((await abTest(s.promptId).get('')).status).toBe(404);
+    expect((await abTest(s.promptId).get('')).json.result).toBeNull();
     expect((await abTest(s.promptId).del('')).status).toBe(404);
     expect((await caller(P, owner).get(`/${s.promptId}`)).json.result.abTestConfig).toEqual({
       variantA: false,
@@ -152,6 +153,20 @@ describe('A/B test routes', () => {
     });
     const actions = (await auditOf(s.promptId)).filter((a) => a.entityType === 'PromptAbTest').map((a) => a.action);
     expect(actions.sort()).toEqual(['end', 'restart', 'start', 'update']);
+  });
+
+  it('shares and margins are kept to two decimals: a tiny value DynamoDB cannot store is 0, not a 500', async () => {
+    const res = await put(s.promptId, {
+      versionAId: s.v1,
+      versionBId: s.v2,
+      shareB: 7e-323,
+      guard: { margin: 99.99999999999991, minConversations: 3 },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.result).toMatchObject({ shareB: 0, guard: { margin: 100, minConversations: 3 } });
+    const precise = await put(s.promptId, { versionAId: s.v1, versionBId: s.v2, shareB: 12.345, guard: null });
+    expect(precise.json.result.shareB).toBe(12.35);
+    expect((await abTest(s.promptId).del('')).status).toBe(204);
   });
 
   it('a client can no longer write abTestConfig on create or update', async () => {
@@ -176,7 +191,7 @@ describe('A/B test routes', () => {
     const byOther = await put(s.promptId, body, ownerB);
     expect([byOther.status, byOther.json.error.code]).toEqual([404, 'NOT_FOUND']);
     expect((await abTest(s.promptId, ownerB).get('')).status).toBe(404);
-    expect((await abTest(s.promptId).get('')).status).toBe(404);
+    expect((await abTest(crypto.randomUUID()).get('')).status).toBe(404);
     expect((await invoke('GET', `${P}/${s.promptId}/ab-test`)).status).toBe(401);
   });
 });

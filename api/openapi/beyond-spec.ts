@@ -73,4 +73,8 @@ export const BEYOND_SPEC: readonly string[] = [
   'GET /api/ai/channels/{channelId}/templates',
   'DELETE /api/ai/channels/{channelId}/templates/{templateId}',
   'POST /api/ai/channels/{channelId}/discord/commands',
+  // A/B tests of a prompt's approved versions (the issue names these routes; the spec has only abTestConfig).
+  'PUT /api/prompts/{promptId}/ab-test',
+  'GET /api/prompts/{promptId}/ab-test',
+  'DELETE /api/prompts/{promptId}/ab-test',
 ];

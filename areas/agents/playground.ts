@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange } from '#shared/data/commit.ts';
-import { prompts, type PromptItem } from '#areas/prompts/for-agents.ts';
+import { forcedVariantVersion, prompts, type PromptItem, type Variant } from '#areas/prompts/for-agents.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { countRequested, decideAction, type Resumable } from './decide-action.ts';
@@ -43,6 +43,8 @@ export interface PlaygroundBody {
   visitorName?: string | null;
   approveActionIds?: string[];
   rejectActionIds?: string[];
+  /** Forces a variant of the prompt's running A/B test. */
+  variant?: Variant;
 }
 
 const pendingOf = (a: ActionRecord) => ({
@@ -56,13 +58,14 @@ const pendingOf = (a: ActionRecord) => ({
 /** The answer with the calls it holds for the caller's approval, stored so a second request can decide them. */
 async function answer(tenantId: string, owner: Owner, agent: AgentSnapshot, r: TurnResult, actor: Principal) {
   const { paused, untrusted: _, ...rest } = r;
-  if (!paused) return { ...rest, pendingActions: [] };
+  const promptVersionId = agent.promptVersionId;
+  if (!paused) return { ...rest, promptVersionId, pendingActions: [] };
   const held = pauseWrites(tenantId, owner, agent, paused, actor.email ?? actor.userId);
   await commitChange(
     [...held.writes, countRequested(tenantId, agent.agentId, held.actions.length, new Date().toISOString())],
     null,
   );
-  return { ...rest, pendingActions: held.actions.map(pendingOf) };
+  return { ...rest, promptVersionId, pendingActions: held.actions.map(pendingOf) };
 }
 
 /**
@@ -87,7 +90,10 @@ export async function playgroundTurn(
       { path: 'body.messages', message: 'Messages, or actions to approve or reject, are required' },
     ]);
   }
-  const agent = await draftSnapshot(tenantId, agentId);
+  const draft = await draftSnapshot(tenantId, agentId);
+  const agent = body.variant
+    ? { ...draft, promptVersionId: await forcedVariantVersion(tenantId, draft.promptId, body.variant) }
+    : draft;
   const r = await runTurn({
     tenantId,
     agent,
@@ -124,6 +130,7 @@ async function decideInline(
       citations: [],
       toolCalls: [],
       usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      promptVersionId: null,
       pendingActions: waiting.map(pendingOf),
     };
   }

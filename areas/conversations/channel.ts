@@ -10,6 +10,7 @@ import { CAP_MESSAGE } from './errors.ts';
 import { conversationChange, systemMessage } from './lifecycle.ts';
 import { channelUserKey, conversationList, newConversation, type ConversationRecord, type Visitor } from './records.ts';
 import { mutate, newConversationWrites, readConversation, type Stored } from './store.ts';
+import { startVariant } from './variant.ts';
 import { visitorTurnAnswer, type TurnAnswer } from './turn.ts';
 import { capNoticeWrite, channelCapReached, channelSpendWrites, countCapReached } from './visitor-caps.ts';
 
@@ -127,10 +128,12 @@ async function startConversation(
   const tenantId = m.tenantId;
   const at = new Date().toISOString();
   const visitor: Visitor | null = m.senderName ? { name: m.senderName, email: null } : null;
+  const id = crypto.randomUUID();
+  const ab = await startVariant(tenantId, agent, id);
   const conversation = newConversation(
     agent,
     {
-      id: crypto.randomUUID(),
+      id,
       tenantId,
       channel: channel.type,
       channelId: channel.id,
@@ -138,6 +141,7 @@ async function startConversation(
       replyTo: m.replyTo,
       visitor,
       locale: null,
+      abVariant: ab.abVariant,
     },
     at,
   );
@@ -147,6 +151,7 @@ async function startConversation(
       [
         ...newConversationWrites(conversation),
         bumpCounter(conversationList(tenantId), 1),
+        ...ab.writes,
         orConflict(
           previous
             ? putItem({ ...userKey, conversationId: conversation.id }, 'conversationId = :previous', {
@@ -160,6 +165,7 @@ async function startConversation(
         channel: channel.type,
         channelId: channel.id,
         agentId: agent.agentId,
+        ...(ab.abVariant ? { variant: ab.abVariant.variant, promptVersionId: ab.abVariant.promptVersionId } : {}),
       }),
     );
   } catch (err) {

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { ConversationVariant } from '#areas/prompts/for-conversations.ts';
 import { keys, outsideIdKeyPart, PLATFORM, type Key } from '#shared/data/keys.ts';
 
 /**
@@ -138,6 +139,8 @@ export interface ConversationRecord {
   /** When the visitor last wrote, and when staff last read: unread while the first is later. */
   lastVisitorMessageAt?: string | null;
   staffSeenAt?: string | null;
+  /** The A/B variant of its agent's prompt, decided once when it started (none outside a test). */
+  abVariant?: ConversationVariant | null;
 }
 
 export interface LastMessage {
@@ -171,7 +174,7 @@ export function newConversation(
     Partial<
       Pick<
         ConversationRecord,
-        'widgetId' | 'channelId' | 'channelUser' | 'replyTo' | 'sessionHash' | 'sessionExpiresAt'
+        'widgetId' | 'channelId' | 'channelUser' | 'replyTo' | 'sessionHash' | 'sessionExpiresAt' | 'abVariant'
       >
     >,
   at: string,
@@ -182,6 +185,7 @@ export function newConversation(
     channelUser: null,
     sessionHash: null,
     sessionExpiresAt: null,
+    abVariant: null,
     ...c,
     agentId: agent.agentId,
     agentName: agent.name,

@@ -5,6 +5,7 @@ import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
 import { announce } from './announce.ts';
+import { afterVariantMoves, variantMoves } from './variant.ts';
 import {
   conversationItem,
   conversationKey,
@@ -116,15 +117,18 @@ export async function mutate(
       revision: current.revision + 1,
     };
     const closing = isClosed(next) && !isClosed(current);
+    const variant = variantMoves(current, next, messages);
     const writes: Write[] = [
       orConflict(putItem(conversationItem(next), 'revision = :revision', { ':revision': current.revision }), stale),
       ...messages.map((m) => putNew(messageItem(m))),
       ...(closing ? conversationRecordWrites(closingRecord(next)) : []),
       ...(p.writes ?? []),
+      ...variant.writes,
     ];
     try {
       await commitChange(writes, p.change ?? null);
       await announce(current, next, messages);
+      await afterVariantMoves(tenantId, variant.check);
       return { conversation: next, messages };
     } catch (err) {
       if (err !== stale || attempt >= ATTEMPTS) throw err;

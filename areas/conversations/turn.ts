@@ -25,6 +25,7 @@ import {
   type MessageRecord,
 } from './records.ts';
 import { mutate, type Stored } from './store.ts';
+import { servedBy } from './variant.ts';
 
 /** What a visitor's message gets back: the agent's answer (null while a person has the conversation). */
 export interface TurnAnswer {
@@ -110,7 +111,9 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
   const key = input.idempotencyKey;
   // The agent answers only while the conversation is Open; a person's conversation just takes the message.
   const agent =
-    first.status === 'Open' ? await publishedAgent(first.tenantId, first.agentId, first.agentVersion) : null;
+    first.status === 'Open'
+      ? servedBy(await publishedAgent(first.tenantId, first.agentId, first.agentVersion), first)
+      : null;
   const visitor = newMessage(first, 'visitor', input.text);
   try {
     const out = await mutate(

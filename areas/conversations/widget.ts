@@ -14,6 +14,7 @@ import {
   type Visitor,
 } from './records.ts';
 import { newSession, sessionHolds, type SessionClaim } from './session.ts';
+import { startVariant } from './variant.ts';
 import { newConversationWrites, readConversation, readMessages, type Stored } from './store.ts';
 
 const invalidSession = () => unauthorized('The widget session is invalid or has expired');
@@ -42,6 +43,7 @@ export async function startSession(
   const visitor: Visitor | null = body.visitor
     ? { name: body.visitor.name ?? null, email: body.visitor.email ?? null }
     : null;
+  const ab = await startVariant(tenantId, agent, id);
   const conversation = newConversation(
     agent,
     {
@@ -53,14 +55,16 @@ export async function startSession(
       locale: body.locale ?? null,
       sessionHash: session.hash,
       sessionExpiresAt: session.expiresAt,
+      abVariant: ab.abVariant,
     },
     at,
   );
   await commitChange(
-    [...newConversationWrites(conversation), bumpCounter(conversationList(tenantId), 1)],
+    [...newConversationWrites(conversation), bumpCounter(conversationList(tenantId), 1), ...ab.writes],
     conversationChange(conversation, null, 'ConversationStarted', {
       widgetId: widget.widgetId,
       agentId: agent.agentId,
+      ...(ab.abVariant ? { variant: ab.abVariant.variant, promptVersionId: ab.abVariant.promptVersionId } : {}),
     }),
   );
   return {

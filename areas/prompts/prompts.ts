@@ -15,7 +15,6 @@ import {
   toListItem,
   toVersion,
   versionItem,
-  type AbTestConfig,
   type PromptItem,
   type VersionItem,
 } from './records.ts';
@@ -29,7 +28,6 @@ export interface PromptInput {
   modelId?: string | null;
   temperature?: number;
   tags?: string[];
-  abTestConfig?: AbTestConfig;
 }
 
 const change =
@@ -113,7 +111,8 @@ export async function createPrompt(
     modelId: input.modelId ?? null,
     temperature: input.temperature ?? 0.7,
     tags: input.tags ?? [],
-    abTestConfig: input.abTestConfig ?? { variantA: false, variantB: false },
+    // Read-only: both true while an A/B test runs (ab-test.ts).
+    abTestConfig: { variantA: false, variantB: false },
     // Computed by the platform from the latest evaluated version (evaluation.ts), never written by a client.
     autoEvaluationScores: { quality: null, safety: null },
     activeVersionId: null,

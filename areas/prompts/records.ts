@@ -30,7 +30,59 @@ export const prompts = {
   /** A version's evaluation (one per version: the latest run replaces the one before). */
   evaluation: (tenantId: string, promptId: string, versionId: string) =>
     keys.childItem(tenantId, 'PROMPT', promptId, 'EVALUATION', versionId),
+  /** The prompt's A/B test (at most one runs; ending it deletes this item). */
+  abTest: (tenantId: string, promptId: string) => keys.childItem(tenantId, 'PROMPT', promptId, 'AB_TEST', 'current'),
+  /**
+   * One variant's counters of one test, keyed by the test's id: a conversation's counts land on the
+   * test it started under, never on a later one, and need no condition (so they ride in the
+   * conversation's own write and are counted exactly once).
+   */
+  abResult: (tenantId: string, promptId: string, testId: string, variant: Variant) =>
+    keys.childItem(tenantId, 'PROMPT', promptId, 'AB_RESULT', `${testId}#${variant}`),
 };
+
+/** Below this many conversations a variant's rates are shown with a note: they may move a lot. */
+export const SMALL_SAMPLE = 30;
+
+export const VARIANTS = ['A', 'B'] as const;
+export type Variant = (typeof VARIANTS)[number];
+
+export interface AbGuard {
+  /** Percentage points by which B's escalation rate may exceed A's. */
+  margin: number;
+  minConversations: number;
+}
+
+export interface AbTestRecord {
+  tenantId: string;
+  promptId: string;
+  testId: string;
+  versionAId: string;
+  versionBId: string;
+  shareB: number;
+  guard: AbGuard | null;
+  guardTrippedAt: string | null;
+  startedAt: string;
+  updatedAt: string;
+}
+
+/** What a conversation keeps of the test it started under: its variant, decided once. */
+export interface ConversationVariant {
+  promptId: string;
+  testId: string;
+  variant: Variant;
+  promptVersionId: string;
+}
+
+export interface VariantCounters {
+  conversations?: number;
+  escalated?: number;
+  closed?: number;
+  resolved?: number;
+  csatSum?: number;
+  csatCount?: number;
+  tokens?: number;
+}
 
 export interface TestCaseRecord {
   id: string;

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { MAX_CONTENT_BYTES, MAX_TAGS, PROMPT_STATUSES, VERSION_STATUSES } from '#areas/prompts/lifecycle.ts';
-import { EVALUATION_STATUSES } from '#areas/prompts/records.ts';
+import { EVALUATION_STATUSES, SMALL_SAMPLE } from '#areas/prompts/records.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalText, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
 import { limitReached } from '#areas/prompts/errors.ts';
@@ -25,7 +25,6 @@ const content = () =>
   );
 const temperature = () => z.number().check(z.minimum(0), z.maximum(2));
 const tags = () => z.array(text(50)).check(z.maxLength(MAX_TAGS));
-const abTestConfig = () => z.object({ variantA: z.boolean(), variantB: z.boolean() });
 
 const promptVersion = once(() =>
   z.object({
@@ -99,6 +98,36 @@ const evaluation = once(() =>
     finishedAt: z.nullable(z.string()),
   }),
 );
+const variantResults = () =>
+  z.object({
+    conversations: z.number(),
+    closed: z.number(),
+    resolutionRate: z.nullable(z.number()),
+    escalationRate: z.nullable(z.number()),
+    csat: z.nullable(z.number()),
+    csatResponses: z.number(),
+    tokens: z.number(),
+    tokensPerConversation: z.nullable(z.number()),
+    note: z.nullable(z.string()),
+  });
+const abGuard = () =>
+  z.object({
+    margin: z.number().check(z.minimum(0), z.maximum(100)),
+    minConversations: z.int().check(z.minimum(1), z.maximum(1_000_000)),
+  });
+const abTest = once(() =>
+  z.object({
+    testId: z.string(),
+    versionAId: z.string(),
+    versionBId: z.string(),
+    shareB: z.number(),
+    guard: z.nullable(abGuard()),
+    guardTrippedAt: z.nullable(z.string()),
+    startedAt: z.string(),
+    updatedAt: z.string(),
+    results: z.object({ A: variantResults(), B: variantResults() }),
+  }),
+);
 const P = '/api/prompts';
 const common = { group: 'prompts' } as const;
 
@@ -133,7 +162,6 @@ export const promptRoutes = defineRoutes([
         modelId: z.optional(z.nullable(uuid())),
         temperature: z.optional(temperature()),
         tags: z.optional(tags()),
-        abTestConfig: z.optional(abTestConfig()),
         tenantId: z.optional(uuid()),
       }),
       response: promptDetail(),
@@ -169,7 +197,6 @@ export const promptRoutes = defineRoutes([
         modelId: z.optional(z.nullable(uuid())),
         temperature: z.optional(temperature()),
         tags: z.optional(tags()),
-        abTestConfig: z.optional(abTestConfig()),
       }),
       response: promptDetail(),
     }),
@@ -305,6 +332,50 @@ export const promptRoutes = defineRoutes([
       "A version's evaluation, queued when it was sent to review: status, quality (its test cases) and safety (the built-in set) 0-100, and each case's checks; 404 for a version never sent to review",
     status: 200,
     schemas: () => ({ params: versionParams(), query: z.object(tenantQuery()), response: evaluation() }),
+  },
+  {
+    ...common,
+    id: 'prompts.abTest.put',
+    method: 'PUT',
+    path: `${P}/{promptId}/ab-test`,
+    auth: write,
+    scope: ofPrompt,
+    summary:
+      'Start or change the A/B test between two approved versions: shareB percent of new conversations get B. The same two versions keep the counters; others start afresh. A version not of the prompt or A = B is 400, one never approved 409',
+    status: 200,
+    schemas: () => ({
+      params: promptParams(),
+      query: z.object(tenantQuery()),
+      body: z.object({
+        versionAId: uuid(),
+        versionBId: uuid(),
+        shareB: z.number().check(z.minimum(0), z.maximum(100)),
+        guard: z.nullable(abGuard()),
+      }),
+      response: abTest(),
+    }),
+  },
+  {
+    ...common,
+    id: 'prompts.abTest.get',
+    method: 'GET',
+    path: `${P}/{promptId}/ab-test`,
+    auth: read,
+    scope: ofPrompt,
+    summary: `The running A/B test with per-variant results (a note under ${SMALL_SAMPLE} conversations); null when none runs`,
+    status: 200,
+    schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()), response: z.nullable(abTest()) }),
+  },
+  {
+    ...common,
+    id: 'prompts.abTest.delete',
+    method: 'DELETE',
+    path: `${P}/{promptId}/ab-test`,
+    auth: write,
+    scope: ofPrompt,
+    summary: "End the A/B test: new conversations get the agent's pinned version; started ones keep their variant",
+    status: 204,
+    schemas: () => ({ params: promptParams(), query: z.object(tenantQuery()) }),
   },
   {
     ...common,

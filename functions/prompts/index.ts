@@ -10,6 +10,7 @@ import {
   updatePrompt,
 } from '#areas/prompts/prompts.ts';
 import { approveVersion, renderPrompt, reviewVersion } from '#areas/prompts/versions.ts';
+import { endAbTest, putAbTest, readAbTest } from '#areas/prompts/ab-test.ts';
 import { readEvaluation } from '#areas/prompts/evaluation.ts';
 import { addTestCase, deleteTestCase, listTestCases } from '#areas/prompts/test-cases.ts';
 
@@ -33,5 +34,9 @@ export const handler = apiHandler(promptRoutes, {
   'prompts.testCases.list': ({ tenantId, params, query }) => listTestCases(tenantId, params.promptId, query),
   'prompts.testCases.delete': ({ tenantId, params, principal }) =>
     deleteTestCase(tenantId, params.promptId, params.testCaseId, principal),
+  'prompts.abTest.put': ({ tenantId, params, body, principal }) =>
+    putAbTest(tenantId, params.promptId, body, principal),
+  'prompts.abTest.get': ({ tenantId, params }) => readAbTest(tenantId, params.promptId),
+  'prompts.abTest.delete': ({ tenantId, params, principal }) => endAbTest(tenantId, params.promptId, principal),
   'prompts.evaluation': ({ tenantId, params }) => readEvaluation(tenantId, params.promptId, params.versionId),
 });

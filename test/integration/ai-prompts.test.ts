@@ -65,7 +65,8 @@ describe('prompts', () => {
       versionCount: 1,
       activeVersionId: null,
     });
-    expect(r.abTestConfig).toEqual({ variantA: true, variantB: false });
+    // Read-only since A/B tests: a client writes neither, the running test sets both.
+    expect(r.abTestConfig).toEqual({ variantA: false, variantB: false });
     expect(r.autoEvaluationScores).toEqual({ quality: 87.5, safety: 99 });
     expect(r.versions).toHaveLength(1);
     expect(r.versions[0]).toMatchObject({

@@ -40,6 +40,8 @@ const turnResult = once(() =>
         expiresAt: z.string(),
       }),
     ),
+    /** The prompt version that answered: the Active one, or the forced A/B variant's (null while actions wait). */
+    promptVersionId: z.nullable(z.string()),
   }),
 );
 const actionIds = () => z.optional(z.array(uuid()).check(z.maxLength(20)));
@@ -53,7 +55,7 @@ export const agentRuntimeRoutes = defineRoutes([
     auth: manage,
     scope: ofAgent,
     summary:
-      "Playground: one turn of the agent's draft (its prompt's Active version); answers message, citations and tool calls; nothing is stored as a conversation. A call that needs a person's approval does not run: it comes back in `pendingActions` (the turn is kept), and a next request with `approveActionIds` / `rejectActionIds` decides it (the approved tool runs once) and goes on with the kept turn (`messages` may then be left out)",
+      "Playground: one turn of the agent's draft (its prompt's Active version, or with variant A or B that version of the prompt's running A/B test, 409 when none runs); answers message, citations and tool calls; nothing is stored as a conversation. A call that needs a person's approval does not run: it comes back in `pendingActions` (the turn is kept), and a next request with `approveActionIds` / `rejectActionIds` decides it (the approved tool runs once) and goes on with the kept turn (`messages` may then be left out)",
     status: 200,
     errors: [
       noActivePromptVersion,
@@ -74,6 +76,7 @@ export const agentRuntimeRoutes = defineRoutes([
         visitorName: z.optional(z.nullable(z.string().check(z.maxLength(200)))),
         approveActionIds: actionIds(),
         rejectActionIds: actionIds(),
+        variant: z.optional(z.enum(['A', 'B'])),
       }),
       response: turnResult(),
     }),

@@ -290,6 +290,19 @@ const promptOf = (t: Tenant) =>
     apiCreate(t, 'POST', '/api/prompts', { title: `Prompt ${unique()}`, content: 'Hello {{name}}' }),
   );
 
+async function approvedVersionOf(t: Tenant) {
+  const promptId = await promptOf(t);
+  const id = await apiCreate(t, 'POST', `/api/prompts/${promptId}/new-version`, { versionNote: 'ab' });
+  for (const step of ['review', 'approve']) {
+    const res = await invoke('PUT', `/api/prompts/${promptId}/versions/${id}/${step}`, {
+      token: t.owner,
+      ip: nextIp(),
+    });
+    if (res.status >= 300) throw new Error(`prompts.${step} answered ${res.status}: ${res.text}`);
+  }
+  return id;
+}
+
 const RECORD_CREATORS: Record<string, RecordCreator> = {
   supplierId: viaApi('suppliers.create', (t) => ({ name: `Supplier ${unique()}`, tenantId: t.id })),
   productId: viaApi('products.create', (t) => ({ name: `Product ${unique()}`, code: `P-${unique()}`, tenantId: t.id })),
@@ -351,6 +364,10 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
     create: async (_w, tenant) =>
       apiCreate(tenant, 'POST', `/api/prompts/${await promptOf(tenant)}/new-version`, { versionNote: 'fuzz' }),
   },
+  // An A/B test names two approved versions of the route's prompt (the world's): each is a new
+  // version, reviewed and approved (the one approved before it becomes Archived, still approved).
+  versionAId: { via: 'prompts.approve', create: async (_w, tenant) => approvedVersionOf(tenant) },
+  versionBId: { via: 'prompts.approve', create: async (_w, tenant) => approvedVersionOf(tenant) },
   toolId: {
     via: 'tools.create',
     create: async (_w, tenant) =>

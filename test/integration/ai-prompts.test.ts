@@ -65,9 +65,9 @@ describe('prompts', () => {
       versionCount: 1,
       activeVersionId: null,
     });
-    // Read-only since A/B tests: a client writes neither, the running test sets both.
+    // Read-only: a running A/B test sets abTestConfig, the latest evaluation autoEvaluationScores.
     expect(r.abTestConfig).toEqual({ variantA: false, variantB: false });
-    expect(r.autoEvaluationScores).toEqual({ quality: 87.5, safety: 99 });
+    expect(r.autoEvaluationScores).toEqual({ quality: null, safety: null });
     expect(r.versions).toHaveLength(1);
     expect(r.versions[0]).toMatchObject({
       versionNumber: '1',
@@ -99,10 +99,9 @@ describe('prompts', () => {
       title: 'T',
       content: 'x',
       temperature: 1e-200,
-      autoEvaluationScores: { quality: 5e-164, safety: null },
     });
     expect(tiny.status, tiny.text).toBe(201);
-    expect(tiny.json.result).toMatchObject({ temperature: 0, autoEvaluationScores: { quality: 0, safety: null } });
+    expect(tiny.json.result).toMatchObject({ temperature: 0 });
     const p = await newPrompt();
     const bad = await owner.put(`/${p.id}`, { content: '{{oops' });
     expect(bad.status).toBe(400);

@@ -366,6 +366,25 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
   },
   // An A/B test names two approved versions of the route's prompt (the world's): each is a new
   // version, reviewed and approved (the one approved before it becomes Archived, still approved).
+  reviewedVersionId: {
+    via: 'prompts.review',
+    create: async (_w, tenant) => {
+      const promptId = await promptOf(tenant);
+      const id = await apiCreate(tenant, 'POST', `/api/prompts/${promptId}/new-version`, { versionNote: 'fuzz' });
+      await apiCreate(tenant, 'PUT', `/api/prompts/${promptId}/versions/${id}/review`, undefined, () => id);
+      return id;
+    },
+  },
+  testCaseId: {
+    via: 'prompts.testCases.create',
+    create: async (_w, tenant) =>
+      apiCreate(tenant, 'POST', `/api/prompts/${await promptOf(tenant)}/test-cases`, {
+        question: `fuzz ${unique()}`,
+        mustContain: [],
+        mustNotContain: [],
+      }),
+  },
+  knowledgeBaseId: { via: 'knowledge.bases.create', create: async (_w, tenant) => knowledgeBaseOf(tenant) },
   versionAId: { via: 'prompts.approve', create: async (_w, tenant) => approvedVersionOf(tenant) },
   versionBId: { via: 'prompts.approve', create: async (_w, tenant) => approvedVersionOf(tenant) },
   toolId: {
@@ -551,6 +570,8 @@ const ROUTE_RECORD_KINDS: Record<string, Record<string, string>> = {
   'connector.templates.list': { channelId: 'whatsAppChannelId' },
   'connector.templates.delete': { channelId: 'whatsAppChannelId' },
   'connector.discord.commands': { channelId: 'discordChannelId' },
+  // A version has an evaluation once it went to review.
+  'prompts.evaluation': { versionId: 'reviewedVersionId' },
 };
 export const recordKind = (route: { id: string }, name: string) => ROUTE_RECORD_KINDS[route.id]?.[name] ?? name;
 

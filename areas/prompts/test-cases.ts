@@ -3,7 +3,9 @@ import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict, putNew, updateItem } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
-import { notFound } from '#shared/http/errors.ts';
+import { notFound, validationError } from '#shared/http/errors.ts';
+import { get } from '#shared/data/read.ts';
+import { kbKey } from '#areas/knowledge/for-prompts.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { limitReached } from './errors.ts';
@@ -39,6 +41,8 @@ export async function addTestCase(
   actor: Principal,
 ) {
   await writablePrompt(tenantId, promptId);
+  if (input.knowledgeBaseId && !(await get(kbKey(tenantId, input.knowledgeBaseId))))
+    throw validationError([{ path: 'body.knowledgeBaseId', message: "Not a knowledge base of the tenant's" }]);
   const c: TestCaseRecord = {
     id: crypto.randomUUID(),
     tenantId,

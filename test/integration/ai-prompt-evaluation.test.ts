@@ -56,6 +56,8 @@ describe('prompt test cases', () => {
       (await member.post(`/${p.id}/test-cases`, { question: 'x', mustContain: [], mustNotContain: [] })).status,
     ).toBe(403);
     expect((await owner.post(`/${p.id}/test-cases`, { question: '', mustContain: [] })).status).toBe(400);
+    const foreign = { question: 'q', mustContain: [], mustNotContain: [], knowledgeBaseId: crypto.randomUUID() };
+    expect((await owner.post(`/${p.id}/test-cases`, foreign)).status).toBe(400);
     expect((await owner.del(`/${p.id}/test-cases/${one.json.result.id}`)).status).toBe(204);
     expect((await owner.del(`/${p.id}/test-cases/${one.json.result.id}`)).status).toBe(404);
     expect((await owner.get(`/${p.id}/test-cases`)).json.result.totalCount).toBe(1);

@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { runTurn, type AgentSnapshot } from '#areas/agents/for-prompts.ts';
 import { commitChange, putItem, updateItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
-import { notFound } from '#shared/http/errors.ts';
-import { enqueue, messageKind, type Delivery } from '#shared/queue/messages.ts';
+import { ApiError, notFound } from '#shared/http/errors.ts';
+import { enqueue, messageKind } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { readPrompt, versionOf } from './prompts.ts';
 import { prompts, type CaseResult, type EvaluationRecord, type TestCaseRecord } from './records.ts';
@@ -114,7 +114,7 @@ const setEvaluation = (p: { tenantId: string; promptId: string; versionId: strin
   commitChange([updateItem(prompts.evaluation(p.tenantId, p.promptId, p.versionId), set)], null);
 
 /** The worker's run: a later request for the same version (sent to review again) supersedes this one. */
-export async function runEvaluation(p: z.output<ReturnType<typeof EVALUATE_VERSION.schema>>, _id: string, d: Delivery) {
+export async function runEvaluation(p: z.output<ReturnType<typeof EVALUATE_VERSION.schema>>) {
   const current = await get<EvaluationRecord>(prompts.evaluation(p.tenantId, p.promptId, p.versionId), {
     consistent: true,
   });
@@ -176,12 +176,13 @@ export async function runEvaluation(p: z.output<ReturnType<typeof EVALUATE_VERSI
       null,
     );
   } catch (err) {
-    const known = err instanceof EvaluationError;
-    if (!known && !d.lastReceive) throw err;
+    // A refusal (the allowance used up, a model gone) or a failure ends the run Failed, never the
+    // review that queued it; sending the version to review again runs it again.
+    const known = err instanceof EvaluationError || (err instanceof ApiError && err.status < 500);
     logger.warn('prompt evaluation failed', { promptId: p.promptId, versionId: p.versionId, error: err as Error });
     await setEvaluation(p, {
       status: 'Failed',
-      error: known ? err.message : 'The evaluation could not run; send the version to review again',
+      error: known ? (err as Error).message : 'The evaluation could not run; send the version to review again',
       finishedAt: new Date().toISOString(),
     });
   }

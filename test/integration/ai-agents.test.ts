@@ -293,7 +293,8 @@ describe('AI entitlements and models', () => {
   it('entitlements show used and limit for agents, bases, widgets and tokens', async () => {
     const t = await newTenant({ planType: 2, maxAgents: 4, maxKnowledgeBases: 3, maxTokensPerMonth: 1000 });
     const token = await tokenFor({ tenantId: t });
-    const prompt = await newPrompt(token);
+    // Not sent to review: its evaluation would spend tokens of the month.
+    const prompt = await newPrompt(token, { active: false });
     await invoke('POST', AGENTS, { token, body: { name: 'One', promptId: prompt } });
     await newBase(token);
     const res = await invoke('GET', '/api/ai/entitlements', { token });

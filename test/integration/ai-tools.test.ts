@@ -137,6 +137,7 @@ describe('tenant tools', () => {
       allowedRecipients: [],
       channelId: null,
       allowedChannelRecipients: [],
+      calendarId: null,
       requiresApproval: false,
       approvalTimeoutMinutes: 60,
     });

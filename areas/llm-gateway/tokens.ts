@@ -13,13 +13,19 @@ function tokenizer(): Promise<Tokenizer> {
   return loading;
 }
 
+/**
+ * A special token's text (`<|endoftext|>`, `<|im_start|>`) in a document or a message is text like
+ * any other: counted and split as its characters, never refused (the package throws by default).
+ */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+
 export async function countTokens(text: string): Promise<number> {
-  return (await tokenizer()).countTokens(text);
+  return (await tokenizer()).countTokens(text, AS_TEXT);
 }
 
 /** The tokens of a text, for splitting it at token boundaries (chunking). */
 export async function encodeTokens(text: string): Promise<number[]> {
-  return (await tokenizer()).encode(text);
+  return (await tokenizer()).encode(text, AS_TEXT);
 }
 
 export async function decodeTokens(tokens: readonly number[]): Promise<string> {

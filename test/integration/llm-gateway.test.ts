@@ -54,6 +54,17 @@ describe('chat completions through a gateway key', () => {
     expect(chunks.at(-1).usage.completion_tokens).toBe(await countTokens('You said: one two three'));
   });
 
+  it("takes a special token's text (<|endoftext|>) in a message as text: counted, answered, embedded", async () => {
+    const { key } = await newKey(owner);
+    const said = 'what do <|im_start|> and <|endoftext|> mean?';
+    const res = await v1('POST', '/chat/completions', key, { body: { model: 'local-chat', messages: userSays(said) } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.choices[0].message.content).toBe(`You said: ${said}`);
+    expect(res.json.usage.prompt_tokens).toBe(await promptTokens([{ role: 'user', content: said }]));
+    const embedded = await v1('POST', '/embeddings', key, { body: { model: 'local-embed', input: said } });
+    expect(embedded.status, embedded.text).toBe(200);
+  });
+
   it('falls back from local-flaky to local-chat and bills local-chat', async () => {
     const ownerOfOne = await tokenFor({ tenantId: await newTenant({ planType: 2 }) });
     const { key, id } = await newKey(ownerOfOne);

@@ -50,6 +50,17 @@ describe('chunking', () => {
     for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(101);
   });
 
+  it("reads a model's special-token markers as plain text (a document about chat formats, a visitor quoting one)", async () => {
+    const text = 'ChatML wraps turns in <|im_start|> and <|im_end|>; a sample ends at <|endoftext|>.';
+    const chunks = await chunkText(text, 100, 10);
+    expect(chunks.map((c) => c.text)).toEqual([text]);
+    expect(chunks[0]!.tokenCount).toBeGreaterThan(15);
+    const long = `${'<|endoftext|> '.repeat(60)}end.`;
+    const cut = await chunkText(long, 50, 0);
+    expect(cut.length).toBeGreaterThan(3);
+    for (const c of cut) expect(c.tokenCount).toBeLessThanOrEqual(51);
+  });
+
   it('gives nothing for text without words', async () => {
     expect(await chunkText(' \n\n \t', 100, 10)).toEqual([]);
   });

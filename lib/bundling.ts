@@ -63,6 +63,8 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   'agent-runtime': AGENT_TURNS,
   conversations: AGENT_TURNS,
   'channel-turn-worker': AGENT_TURNS,
+  // It resumes the turns whose held calls expired.
+  'ai-scheduler': AGENT_TURNS,
 };
 
 /**

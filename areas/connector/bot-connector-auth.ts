@@ -1,4 +1,5 @@
-import { createLocalJWKSet, decodeProtectedHeader, type JWK, jwtVerify } from 'jose';
+import type { JWK } from 'jose';
+import { loadJose } from '#shared/auth/signing-keys.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { endpoint } from './senders/endpoints.ts';
 
@@ -67,6 +68,7 @@ export async function verifyBotConnector(
   const token = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(authorization ?? '')?.[1];
   if (!token || !appId) return false;
   try {
+    const { createLocalJWKSet, decodeProtectedHeader, jwtVerify } = await loadJose();
     const { kid } = decodeProtectedHeader(token);
     const keys = await keysFor(kid);
     const key = keys.find((k) => k.kid === kid);

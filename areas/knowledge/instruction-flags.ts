@@ -7,50 +7,14 @@
  * look-alike letters mapped, base64 runs decoded), so the usual disguises meet the same patterns.
  */
 
-/** Cyrillic and Greek letters that look like Latin ones, as planted text uses them to dodge filters. */
-const LOOKALIKES: Record<string, string> = {
-  а: 'a',
-  е: 'e',
-  о: 'o',
-  р: 'p',
-  с: 'c',
-  у: 'y',
-  х: 'x',
-  і: 'i',
-  ј: 'j',
-  ѕ: 's',
-  ԁ: 'd',
-  ɡ: 'g',
-  һ: 'h',
-  ο: 'o',
-  α: 'a',
-  ε: 'e',
-  ι: 'i',
-  ν: 'v',
-  τ: 't',
-  κ: 'k',
-};
-const INVISIBLE = /\u034f|[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g;
-const BASE64_RUN = /[A-Za-z0-9+/]{24,}={0,2}/g;
+import { base64Texts, mapLookAlikes, withoutInvisible } from '#shared/text/disguises.ts';
+
 const MAX_DECODED = 8;
-
-const mapLookalikes = (s: string) => s.replace(/[\u0080-\uffff]/g, (ch) => LOOKALIKES[ch] ?? ch);
-
-/** Base64 runs that decode to readable text: what a planted instruction hides in. */
-function decodedRuns(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(BASE64_RUN)) {
-    if (out.length >= MAX_DECODED) break;
-    const decoded = Buffer.from(m[0], 'base64').toString('utf8');
-    if (/^[\p{L}\p{N}\p{P}\p{Zs}\n]+$/u.test(decoded)) out.push(decoded);
-  }
-  return out;
-}
 
 /** The text as the patterns read it: as written (for other scripts), and with look-alikes mapped to Latin. */
 function readings(text: string): string[] {
-  const plain = text.normalize('NFKC').replace(INVISIBLE, '').toLowerCase().replace(/\s+/g, ' ');
-  return [plain, mapLookalikes(plain)];
+  const plain = withoutInvisible(text).toLowerCase().replace(/\s+/g, ' ');
+  return [plain, mapLookAlikes(plain)];
 }
 
 const RULES: { reason: string; pattern: RegExp }[] = [
@@ -92,7 +56,7 @@ const RULES: { reason: string; pattern: RegExp }[] = [
 
 /** The reason a text reads like instructions to an AI, or null. */
 export function instructionFlag(text: string): string | null {
-  const variants = [text, ...decodedRuns(text)].flatMap(readings);
+  const variants = [text, ...base64Texts(text, MAX_DECODED)].flatMap(readings);
   for (const v of variants) for (const rule of RULES) if (rule.pattern.test(v)) return rule.reason;
   return null;
 }

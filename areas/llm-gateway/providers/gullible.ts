@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { base64Texts, mapLookAlikes, withoutInvisible } from '#shared/text/disguises.ts';
 import type { ChatMessage, ProviderRequest, ToolCall } from './port.ts';
 
 /**
@@ -11,57 +12,10 @@ import type { ChatMessage, ProviderRequest, ToolCall } from './port.ts';
  * base64. Asked anywhere for its instructions, it recites its system message.
  */
 
-const ZERO_WIDTH = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g;
-/** Cyrillic and Greek letters that look like Latin ones. */
-const LOOK_ALIKES: Record<string, string> = {
-  а: 'a',
-  е: 'e',
-  о: 'o',
-  р: 'p',
-  с: 'c',
-  у: 'y',
-  х: 'x',
-  і: 'i',
-  ј: 'j',
-  ѕ: 's',
-  ԁ: 'd',
-  ɡ: 'g',
-  һ: 'h',
-  ⅼ: 'l',
-  м: 'm',
-  т: 't',
-  ո: 'n',
-  α: 'a',
-  ο: 'o',
-  ε: 'e',
-  ι: 'i',
-  κ: 'k',
-  ν: 'v',
-  ρ: 'p',
-  τ: 't',
-  υ: 'u',
-  χ: 'x',
-};
-const LOOK_ALIKE = new RegExp(`[${Object.keys(LOOK_ALIKES).join('')}]`, 'g');
-const BASE64_RUN = /[A-Za-z0-9+/]{16,}={0,2}/g;
 /** Bounds the work on a huge input: the model reads at most this much of each message. */
 const MAX_READ = 100_000;
 
-const unhide = (s: string) =>
-  s
-    .normalize('NFKC')
-    .replace(ZERO_WIDTH, '')
-    .replace(LOOK_ALIKE, (c) => LOOK_ALIKES[c] ?? c);
-
-function base64Decoded(s: string): string[] {
-  const out: string[] = [];
-  for (const run of s.match(BASE64_RUN) ?? []) {
-    const text = Buffer.from(run, 'base64').toString('utf8');
-    // Only runs that decode to text: a hash or an id decodes to noise.
-    if (/^[\p{L}\p{N}\p{P}\p{Zs}\p{S}\n\r\t]+$/u.test(text)) out.push(text);
-  }
-  return out;
-}
+const unhide = (s: string) => mapLookAlikes(withoutInvisible(s));
 
 /** The strings inside JSON found in the text (framed data is JSON between markers), JSON inside them too. */
 function jsonStrings(s: string, depth = 0): string[] {
@@ -94,7 +48,7 @@ function readings(content: string): string[] {
   first.push(...first.flatMap((s) => jsonStrings(s)));
   first.push(unescaped(unescaped(first[0] ?? '')));
   const all = [...first, ...first.map(unhide)];
-  all.push(...all.flatMap(base64Decoded).flatMap((d) => [d, unhide(d)]));
+  all.push(...all.flatMap((t) => base64Texts(t)).flatMap((d) => [d, unhide(d)]));
   return all;
 }
 

@@ -58,7 +58,13 @@ beforeAll(async () => {
   ({ admin, tenantId } = t);
   as = (method, path, body) => api(method, path, { token: t.owner, body });
   agentId = await agentWith(
-    await activeTool('Browse Site', { allowedHosts: ['localhost'], maxSteps: 6, timeoutSeconds: 20 }),
+    // Unattended, so the call reaches the browser (approval: ai-approvals.test.ts).
+    await activeTool('Browse Site', {
+      requiresApproval: false,
+      allowedHosts: ['localhost'],
+      maxSteps: 6,
+      timeoutSeconds: 20,
+    }),
   );
 }, 120_000);
 afterAll(() => site.close());

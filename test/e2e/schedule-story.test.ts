@@ -34,7 +34,11 @@ describe('Manage Schedule on the local server', () => {
     expect(feedUrl.startsWith(e2e().baseUrl)).toBe(true);
 
     const baseToolId = BUILT_IN_TOOLS.find((b) => b.code === 'manage_schedule')!.id;
-    const tool = await as('POST', '/api/tools', { displayName: 'Bookings', baseToolId, configParams: { calendarId } });
+    const tool = await as('POST', '/api/tools', {
+      displayName: 'Bookings',
+      baseToolId,
+      configParams: { calendarId, requiresApproval: false },
+    });
     expect(tool.status, tool.text).toBe(201);
     const toolId = tool.json.result.id as string;
     for (const step of ['approve', 'activate'])

@@ -94,7 +94,7 @@ describe('a turn that fails', () => {
     ]);
     // While a person has it, the visitor's messages are stored and the agent stays silent.
     const next = await s.send('anyone?');
-    expect(next.json.result).toEqual({ message: null, citations: [], escalated: true });
+    expect(next.json.result).toEqual({ message: null, citations: [], escalated: true, awaitingApproval: false });
   });
 });
 

@@ -75,7 +75,10 @@ describe('tool allow-lists set through the API', () => {
   });
 
   it("an agent's e-mail tool writes to a configured domain's addresses only, one well-formed address each", async () => {
-    const toolId = await activeTool('send_email', 'Mail Desk', { allowedRecipients: ['acme.example'] });
+    const toolId = await activeTool('send_email', 'Mail Desk', {
+      requiresApproval: false,
+      allowedRecipients: ['acme.example'],
+    });
     const agentId = await agentWith(toolId);
     const before = testMailer.outbox.length;
     const ok = await chat(agentId, 'mail_desk {"to":"Ann@acme.example","subject":"Lead","text":"Call back"}');

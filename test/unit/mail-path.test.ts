@@ -20,6 +20,8 @@ const RUNS_IN_EMAIL_WORKER = [
   'functions/email-worker/index.ts',
   // issueResetToken: the RESET_REQUEST handler of the e-mail worker.
   'areas/identity/auth/passwords.ts',
+  // sendEscalationNotice: the e-mail worker's handler of a queued escalation notice.
+  'areas/conversations/escalation-notice.ts',
 ];
 
 describe('the mail port', () => {

@@ -21,6 +21,7 @@ import { systemMessage, takesMessages } from './lifecycle.ts';
 import { newMessage, type ConversationRecord } from './records.ts';
 import { mutate, readConversation, type Stored } from './store.ts';
 import { requestedBy } from './turn.ts';
+import { resumedSpendWrites } from './visitor-caps.ts';
 
 /**
  * Held tool calls of a conversation (docs/decisions/conversations.md, "Approval"): staff list them,
@@ -129,9 +130,12 @@ async function resumeConversationTurn(tenantId: string, id: string, resume: Resu
       return {
         next,
         messages: [answer],
-        writes: held
-          ? [...held.writes, countRequested(tenantId, agent.agentId, held.actions.length, answer.createdAt)]
-          : [],
+        writes: [
+          ...resumedSpendWrites(current, final.usage.totalTokens),
+          ...(held
+            ? [...held.writes, countRequested(tenantId, agent.agentId, held.actions.length, answer.createdAt)]
+            : []),
+        ],
       };
     },
     c as Stored,

@@ -67,6 +67,19 @@ export function widgetSpendWrites(c: ConversationRecord, ip: string, tokens: num
 export const channelSpendWrites = (c: ConversationRecord, tokens: number, now = Date.now()): Write[] =>
   tokens > 0 ? [add(channelSpend(c, now), tokens, now)] : [];
 
+/**
+ * A turn resumed by a staff decision spends for the visitor who started it: the widget's day and
+ * the session (the request that resumes it is staff's, so no visitor address is at hand), or the
+ * channel user's day.
+ */
+export function resumedSpendWrites(c: ConversationRecord, tokens: number, now = Date.now()): Write[] {
+  if (tokens <= 0) return [];
+  if (c.channelId) return channelSpendWrites(c, tokens, now);
+  if (!c.widgetId) return [];
+  const k = widgetSpend(c, '', now);
+  return [add(k.widget, tokens, now), add(k.session, tokens, now)];
+}
+
 /** Marks the person told of the cap today; fails (409) when they were, so they are told once a day. */
 export const capNoticeWrite = (c: ConversationRecord, now = Date.now()): Write =>
   orConflict(

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expireOverdueActions } from '#areas/conversations/actions.ts';
+import { conversationKey, type ConversationRecord, widgetSpend } from '#areas/conversations/records.ts';
+import { get } from '#shared/data/read.ts';
 import { activeToolVia, AGENTS } from '#test/support/agents.ts';
 import { telegramHeaders } from '#test/support/channel-signing.ts';
 import { useChannelStandIn } from '#test/support/channel-stand-in.ts';
@@ -123,6 +125,26 @@ describe('the widget: pause, the staff decide, the agent goes on', () => {
     expect(audit.json.result.items).toEqual(
       expect.arrayContaining([expect.objectContaining({ entityId: actionId, action: 'approve' })]),
     );
+  });
+
+  it("the resumed turn's tokens count against the widget's caps, for the session and the widget's day", async () => {
+    const { s, ask } = await mailWidget();
+    expect((await s.send(ask)).json.result.awaitingApproval).toBe(true);
+    const c = (await get<ConversationRecord>(conversationKey(t, s.conversationId)))!;
+    const now = Date.now();
+    const spent = async () => {
+      const k = widgetSpend(c, '', now);
+      const [session, day] = await Promise.all([get<{ tokens: number }>(k.session), get<{ tokens: number }>(k.widget)]);
+      return { session: Number(session?.tokens ?? 0), day: Number(day?.tokens ?? 0) };
+    };
+    const before = await spent();
+    const approved = await decide(s.conversationId, (await pendingAction(s.conversationId)).id, 'approve');
+    expect(approved.status, approved.text).toBe(200);
+    const resumed = (await s.messages()).json.result.at(-1) as { role: string };
+    expect(resumed.role).toBe('agent');
+    const after = await spent();
+    expect(after.session).toBeGreaterThan(before.session);
+    expect(after.day - before.day).toBe(after.session - before.session);
   });
 
   it('rejected with a reason: the tool never runs, the model is told and answers the visitor', async () => {

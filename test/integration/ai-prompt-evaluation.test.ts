@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { caller } from '#test/support/invoke.ts';
+import { setAllowance } from '#test/support/gateway.ts';
 import { addText, newBase, settled, useKnowledgeStandIns } from '#test/support/knowledge.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
@@ -119,5 +120,18 @@ describe('a version sent to review is evaluated', () => {
     const p = { id: res.json.result.id as string, versionId: res.json.result.versions[0].id as string };
     const e = await evaluated(p);
     expect(e).toMatchObject({ status: 'Failed', error: expect.stringMatching(/names no model/) });
+  });
+
+  it('a tenant whose allowance is used up: the run ends Failed with the reason, the review and approval go on', async () => {
+    const t = await newTenant({});
+    const token = await tokenFor({ tenantId: t });
+    const own = caller(P, token);
+    await setAllowance(t, 1);
+    const res = await own.post('', { title: 'Spent', content: CONTENT, modelId: LOCAL_MODEL_IDS.chat });
+    const v = `/${res.json.result.id}/versions/${res.json.result.versions[0].id}`;
+    expect((await own.put(`${v}/review`, {})).status).toBe(204);
+    const e = (await own.get(`${v}/evaluation`)).json.result;
+    expect(e).toMatchObject({ status: 'Failed', error: expect.stringMatching(/allowance|TOKEN_LIMIT/i) });
+    expect((await own.put(`${v}/approve`, {})).status).toBe(204);
   });
 });

@@ -151,7 +151,11 @@ describe('a method a path does not serve', () => {
   it('is 405 METHOD_NOT_ALLOWED with Allow, in the envelope, on every deployed path', async () => {
     const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
     let checked = 0;
+    // One probe per path and method: the routes that share a path answer it alike.
+    const probed = new Set<string>();
     for (const route of deployedRoutes) {
+      if (probed.has(route.path)) continue;
+      probed.add(route.path);
       const path = buildPath(route, sampleValid(route).params);
       for (const method of methods) {
         const found = match(method, path);
@@ -166,7 +170,7 @@ describe('a method a path does not serve', () => {
       }
     }
     if (!checked) throw new Error('no path/method pair checked');
-    // Every deployed path, one request per method it does not serve: it grows with the table.
+    // Every deployed path, one request per method it does not serve: it grows with the paths.
   }, 180_000);
 });
 

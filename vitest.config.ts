@@ -16,8 +16,9 @@ export default defineConfig({
     reporters: ['default'],
     // Vitest runs one file at a time on a 2-core machine (cores - 1). Most of a file's time is spent
     // waiting on DynamoDB Local, a server or npm, and every integration file has its own table: two
-    // at once. The e2e files share one local server (and its per-IP limits), so they run after the
-    // rest, one at a time.
+    // at once. The e2e files share one local server (and its per-IP limits), so they run one at a
+    // time, beside the other tiers: most of their time is waiting on the server and the browser,
+    // which the other tiers' work fills.
     maxWorkers: 2,
     projects: [
       // scrypt at OWASP cost takes seconds on a busy 2-core machine: the default 5 s is too tight there.
@@ -48,7 +49,6 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           maxWorkers: 1,
-          sequence: { groupOrder: 1 },
           globalSetup: ['test/support/browser-global-setup.ts', 'test/support/server-global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,

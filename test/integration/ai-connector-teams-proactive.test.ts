@@ -137,6 +137,22 @@ describe('through the conversation reference a personal chat left', () => {
     expect(JSON.parse(after!.body)).toMatchObject({ serviceUrl: AMER, conversation: { id: moved } });
   });
 
+  it('activities of one user arriving at once (from two serviceUrls): every one 200, one reference kept, and it is one of theirs', async () => {
+    const kim = person();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => activity(kim, { serviceUrl: i % 2 ? AMER : EMEA, text: `burst ${i}` })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    const kept = await get<{ reference: { serviceUrl: string } }>(teamsReferenceKey(tenantId, channelId, kim.aad), {
+      consistent: true,
+    });
+    expect([EMEA, AMER]).toContain(kept?.reference.serviceUrl);
+    expect((await proactive(kim.aad, 'after the burst')).status).toBe(202);
+    expect((await callsWith('after the burst'))[0]!.url).toBe(
+      serviceCall(kept!.reference.serviceUrl, kim.conversation.id),
+    );
+  });
+
   it('an unchanged reference is not rewritten by every message of the chat', async () => {
     const lin = person();
     expect((await activity(lin, { text: 'one' })).status).toBe(200);

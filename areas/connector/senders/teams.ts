@@ -5,7 +5,8 @@ import { endpoint } from './endpoints.ts';
 /**
  * The Bot Connector API: the reply activity goes to the conversation at its serviceUrl
  * (POST {serviceUrl}/v3/conversations/{id}/activities[/{replyToId}]) with a Bot Framework token from
- * the Microsoft identity platform (client credentials of the bot's app id and password). An
+ * the Microsoft identity platform (client credentials of the bot's app id and password); a proactive
+ * message goes the same way, to the conversation of the reference an activity left. An
  * outgoing webhook alone can answer only in its HTTP response, within 5 seconds; a queued answer
  * needs the bot registration.
  */

@@ -1,6 +1,8 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { forgetBotConnectorKeys } from '#areas/connector/bot-connector-auth.ts';
 import { teamsReferenceKey } from '#areas/connector/records.ts';
+import { sendToChannel } from '#areas/connector/send-to-channel.ts';
+import { teamsReference } from '#areas/connector/teams-reference.ts';
 import { queueDueProactiveMessages } from '#areas/connector/proactive.ts';
 import { commitChange, deleteItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
@@ -251,5 +253,53 @@ describe('an outgoing webhook cannot write first', () => {
     expect(res.status, res.text).toBe(409);
     expect(res.json.error.code).toBe('PROACTIVE_NOT_SUPPORTED');
     expect(await callsWith('Hello')).toEqual([]);
+  });
+});
+
+describe("deployed, the Bot Connector is called at the reference's own serviceUrl", () => {
+  it('POST {serviceUrl}/v3/conversations/{id}/activities with the bot token, nothing in between', async () => {
+    const alan = person();
+    expect((await activity(alan, { text: 'hi', serviceUrl: AMER })).status).toBe(200);
+    const reference = (await teamsReference(tenantId, channelId, alan.aad))!;
+    const saved = { fn: process.env.AWS_LAMBDA_FUNCTION_NAME, svc: process.env.CHANNEL_TEAMS_SERVICE_URL };
+    const sent: { url: string; body: string }[] = [];
+    const real = globalThis.fetch;
+    const fetches = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const url = String(input);
+      if (!url.startsWith('https://smba.')) return real(input, init);
+      sent.push({ url, body: String(init?.body) });
+      return new Response(JSON.stringify({ id: '1:deployed' }), {
+        status: 201,
+        headers: { 'content-type': 'application/json' },
+      });
+    });
+    // The worker's view: a deployed function (no stand-in for the serviceUrl), the login still the stand-in's.
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'channel-worker';
+    delete process.env.CHANNEL_TEAMS_SERVICE_URL;
+    try {
+      const connection = {
+        id: channelId,
+        tenantId,
+        type: 'teams' as const,
+        settings: { appId: TEAMS_APP_ID },
+        credentials: { appPassword: 'teams-app-password-platforms' },
+      };
+      const out = await sendToChannel(connection, {
+        recipient: reference.conversation.id,
+        serviceUrl: reference.serviceUrl,
+        teamsReference: reference,
+        text: 'deployed send',
+      });
+      expect(out).toEqual({ platformMessageId: '1:deployed' });
+      expect(sent.map((c) => c.url)).toEqual([
+        `${AMER}v3/conversations/${encodeURIComponent(alan.conversation.id)}/activities`,
+      ]);
+      expect(JSON.parse(sent[0]!.body)).toMatchObject({ serviceUrl: AMER, recipient: alan.from });
+    } finally {
+      fetches.mockRestore();
+      if (saved.fn === undefined) delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+      else process.env.AWS_LAMBDA_FUNCTION_NAME = saved.fn;
+      process.env.CHANNEL_TEAMS_SERVICE_URL = saved.svc;
+    }
   });
 });

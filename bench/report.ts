@@ -208,6 +208,15 @@ export function targetRows(r: Omit<Results, 'targets' | 'summary'>): TargetRow[]
         pass: w.p99Ms < deadline && w.firstMs < deadline,
       });
     }
+    for (const [platform, c] of Object.entries(r.webhooks.cold?.platforms ?? {})) {
+      const deadline = platform.startsWith('teams') ? 5000 : 3000;
+      rows.push({
+        target: `cold webhook 200 within the platform's ${deadline / 1000} s (a fresh process: its worst run)`,
+        subject: `webhook ${platform}, cold`,
+        value: `median ${f(c.medianMs, 0)} / worst ${f(c.worstMs, 0)} ms (${c.runs} processes)`,
+        pass: c.worstMs < deadline,
+      });
+    }
   }
   return rows;
 }

@@ -14,15 +14,20 @@ import {
 import { agentWidget } from './conversations.ts';
 import { invoke, type Harness } from './harness.ts';
 import { median, percentile } from './stats.ts';
+import { type ColdWebhookRequest, measureColdWebhooks } from './webhooks-cold.ts';
 
 /**
  * The webhooks phase of `npm run bench` (alone: `npm run bench:webhooks`): how long each platform
  * waits for the inbound webhook's 200, through the local server over HTTP as the platform calls it
  * (signature or Bot Connector JWT verified, event and message claimed, turn queued). The first
  * answer per platform in this process (its connection, secret and keys not yet read) is reported
- * beside the warm p50/p99; the platforms' deadlines are Slack and Discord 3 s, Teams 5 s.
+ * beside the warm p50/p99, and the cold answer of a freshly started function (bench/webhooks-cold.ts:
+ * a new Node process importing the connector bundle, median and worst of BENCH_WEBHOOK_COLD_RUNS per
+ * platform); the platforms' deadlines are Slack and Discord 3 s, Teams 5 s.
  */
 const ITERATIONS = Number(process.env.BENCH_WEBHOOK_ITERATIONS ?? 200);
+/** Fresh processes per platform for the cold answer (each one a new Node, about a second); 0 skips it. */
+const COLD_RUNS = Number(process.env.BENCH_WEBHOOK_COLD_RUNS ?? 7);
 const round = (v: number) => Math.round(v * 1000) / 1000;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 let seq = 0;
@@ -175,6 +180,8 @@ export async function measureWebhooks(h: Harness) {
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   useLocalChannelEndpoints(base);
   const rows: Record<string, { firstMs: number; p50Ms: number; p99Ms: number; maxMs: number; n: number }> = {};
+  const coldRequests: Record<string, () => Promise<ColdWebhookRequest>> = {};
+  let cold: Awaited<ReturnType<typeof measureColdWebhooks>> | null = null;
   try {
     for (const [name, p] of Object.entries(PLATFORMS)) {
       const created = await invoke({
@@ -184,7 +191,9 @@ export async function measureWebhooks(h: Harness) {
         body: { type: p.type, name, agentId, ...(p.settings ? { settings: p.settings } : {}), secrets: p.secrets },
       });
       if (created.status !== 201) throw new Error(`${name}: ${created.status} ${JSON.stringify(created.json)}`);
-      const url = `${base}/api/webhooks/${p.type}/${created.json.result.id}`;
+      const path = `/api/webhooks/${p.type}/${created.json.result.id}`;
+      const url = `${base}${path}`;
+      coldRequests[name] = async () => ({ path, ...(await p.request()) });
       const once = async () => {
         const { body, headers } = await p.request();
         const t0 = performance.now();
@@ -209,8 +218,9 @@ export async function measureWebhooks(h: Harness) {
         n: times.length,
       };
     }
+    if (COLD_RUNS > 0) cold = await measureColdWebhooks(coldRequests, base, COLD_RUNS);
   } finally {
     await new Promise((done) => server.close(done));
   }
-  return { iterations: ITERATIONS, deadlinesMs: { slack: 3000, discord: 3000, teams: 5000 }, platforms: rows };
+  return { iterations: ITERATIONS, deadlinesMs: { slack: 3000, discord: 3000, teams: 5000 }, platforms: rows, cold };
 }

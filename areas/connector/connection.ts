@@ -53,6 +53,21 @@ export interface OutboundMessage {
   interactionToken?: string;
   /** WhatsApp: send this approved template instead of the text (outside the 24-hour window). */
   template?: { name: string; language: string; parameters: string[] };
+  /** Teams: a proactive message, sent into the conversation this stored reference names. */
+  teamsReference?: TeamsConversationReference;
+}
+
+/**
+ * What the Bot Framework needs to message someone first (its ConversationReference): the service
+ * URL and conversation the Bot Connector gave in an inbound activity, the bot's and the user's
+ * accounts there, and the user's Microsoft Entra tenant. Only an activity teaches it.
+ */
+export interface TeamsConversationReference {
+  serviceUrl: string;
+  channelId: string;
+  conversation: { id: string; conversationType?: string; tenantId?: string };
+  bot: { id: string; name?: string };
+  user: { id: string; name?: string; aadObjectId?: string };
 }
 
 export interface SendResult {

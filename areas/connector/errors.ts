@@ -8,6 +8,17 @@ export const windowClosed = defineError(
   'WINDOW_CLOSED',
   "WhatsApp allows a free-form message only within 24 hours of the person's last message; this one would fall outside it",
 );
+/** The Bot Framework lets a bot write first only into a conversation an activity told it about. */
+export const noConversationReference = defineError(
+  409,
+  'NO_CONVERSATION_REFERENCE',
+  'The Teams bot has not heard from this recipient on this connection: a proactive message needs the conversation reference an activity of theirs (a message, or installing the bot) leaves',
+);
+export const proactiveNotSupported = defineError(
+  409,
+  'PROACTIVE_NOT_SUPPORTED',
+  'A Teams outgoing webhook can only answer in the thread that mentioned it; proactive messages need the connection in bot mode',
+);
 export const messageNotCancellable = defineError(
   409,
   'MESSAGE_NOT_CANCELLABLE',

@@ -1,10 +1,13 @@
 import { channelById } from '#areas/agents/for-connector.ts';
 import type { Delivery } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
+import type { OutboundMessage } from './connection.ts';
 import { ConnectionUnusableError, resolveConnection } from './credentials.ts';
+import { noConversationReference, proactiveNotSupported } from './errors.ts';
 import { markFailed, markSent, readProactive, windowOpen, type ProactiveRecord } from './proactive.ts';
 import { rememberSent } from './receipts.ts';
 import { ChannelSendError, sendToChannel } from './send-to-channel.ts';
+import { teamsReference } from './teams-reference.ts';
 
 /**
  * The channel worker's send of one proactive message. Only a Queued message is sent (a cancelled one
@@ -23,10 +26,12 @@ export async function sendProactive({ tenantId, messageId }: { tenantId: string;
   const { id, type, settings, secretRefs } = found.connection;
   let platformMessageId: string;
   const sentAs = await howToSend(m);
+  const where = await addressOf(m, settings);
+  if ('refused' in where) return markFailed(m, where.refused);
   try {
     const connection = await resolveConnection(tenantId, { id, type, settings, secretRefs });
     ({ platformMessageId } = await sendToChannel(connection, {
-      recipient: m.recipient,
+      ...where,
       text: m.text ?? '',
       ...(sentAs === 'template' && m.template ? { template: m.template } : {}),
     }));
@@ -40,6 +45,21 @@ export async function sendProactive({ tenantId, messageId }: { tenantId: string;
   // Remembered before the mark: Meta's first receipt may come back within the second.
   await rememberSent(tenantId, m.channelId, platformMessageId, { kind: 'proactive', messageId: m.id });
   return markSent(m, platformMessageId, sentAs);
+}
+
+/**
+ * Where the message goes: the recipient as given, or on Teams the conversation of the reference kept
+ * for them, read now (a later activity may have moved it; the connection may have left bot mode).
+ */
+async function addressOf(
+  m: ProactiveRecord,
+  settings: Record<string, string>,
+): Promise<Pick<OutboundMessage, 'recipient' | 'serviceUrl' | 'teamsReference'> | { refused: string }> {
+  if (m.channelType !== 'teams') return { recipient: m.recipient };
+  if (settings.mode !== 'bot') return { refused: proactiveNotSupported().message };
+  const reference = await teamsReference(m.tenantId, m.channelId, m.recipient);
+  if (!reference) return { refused: noConversationReference().message };
+  return { recipient: reference.conversation.id, serviceUrl: reference.serviceUrl, teamsReference: reference };
 }
 
 /**

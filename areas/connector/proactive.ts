@@ -5,13 +5,20 @@ import { commitChange, orConflict, putItem, putNew, type Change } from '#shared/
 import { get } from '#shared/data/read.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { type ApiError, notFound, validationError } from '#shared/http/errors.ts';
-import { channelInactive, messageNotCancellable, windowClosed } from './errors.ts';
+import {
+  channelInactive,
+  messageNotCancellable,
+  noConversationReference,
+  proactiveNotSupported,
+  windowClosed,
+} from './errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import type { ChannelType } from './channel-types.ts';
 import { PROACTIVE_SEND } from './queue.ts';
+import { teamsReference } from './teams-reference.ts';
 import { checkTemplate, type TemplateUse } from './templates.ts';
 import {
   type DeliveryStatus,
@@ -126,6 +133,11 @@ export async function createProactive(
     throw validationError([{ path: 'body.template', message: 'Message templates are a WhatsApp feature' }]);
   else if (input.text === undefined)
     throw validationError([{ path: 'body.text', message: 'Required on this platform' }]);
+  else if (channel.type === 'teams') {
+    if (channel.settings.mode !== 'bot') throw proactiveNotSupported();
+    // Checked again at the send (a later activity may have moved it); here so the client learns now.
+    if (!(await teamsReference(tenantId, channel.id, input.recipient))) throw noConversationReference();
+  }
   const m: ProactiveRecord = {
     id: crypto.randomUUID(),
     tenantId,

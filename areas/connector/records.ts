@@ -28,6 +28,12 @@ export type SentMessagePointer =
   | { kind: 'conversation'; conversationId: string; messageId: string };
 export const lastInboundKey = (tenantId: string, channelId: string, user: string): Key =>
   keys.childItem(tenantId, 'CHANNEL', channelId, 'INBOUND', outsideIdKeyPart(user));
+/**
+ * A Teams bot's conversation reference, learnt from an inbound activity: by the user for a personal
+ * chat, by the conversation id for a group chat or channel (what a proactive message's recipient names).
+ */
+export const teamsReferenceKey = (tenantId: string, channelId: string, address: string): Key =>
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'TEAMS_REFERENCE', outsideIdKeyPart(address));
 
 export const proactiveKey = (tenantId: string, id: string): Key => keys.tenantItem(tenantId, 'PROACTIVE_MESSAGE', id);
 export const proactiveList = (tenantId: string) => keys.tenantCollection(tenantId, 'PROACTIVE_MESSAGE');

@@ -11,7 +11,9 @@ import {
   invalidVerifyToken,
   invalidWebhookBody,
   messageNotCancellable,
+  noConversationReference,
   platformRefused,
+  proactiveNotSupported,
   staleEvent,
   templatesNotSupported,
   windowClosed,
@@ -133,9 +135,9 @@ export const connectorRoutes = defineRoutes([
     auth: write,
     scope: scope.tenant({ tenantFrom: 'body' }),
     summary:
-      "Send a message first, now (Queued) or at `scheduledAt` (Scheduled), to a person on one of the tenant's channel connections. WhatsApp: free `text` within 24 hours of their last message; outside it the registered `template` named (parameters checked against its registration), else 409 WINDOW_CLOSED",
+      "Send a message first, now (Queued) or at `scheduledAt` (Scheduled), to a person on one of the tenant's channel connections. WhatsApp: free `text` within 24 hours of their last message; outside it the registered `template` named (parameters checked against its registration), else 409 WINDOW_CLOSED. Teams: only a connection in bot mode (else 409 PROACTIVE_NOT_SUPPORTED), to a user (Entra object id) or group/channel conversation the bot has heard from, through the conversation reference their activity left (else 409 NO_CONVERSATION_REFERENCE)",
     status: 202,
-    errors: [notFound, featureNotInPlan, channelInactive, windowClosed],
+    errors: [notFound, featureNotInPlan, channelInactive, windowClosed, proactiveNotSupported, noConversationReference],
     schemas: () => ({
       body: z
         .object({

@@ -21,6 +21,7 @@ import { CHANNEL_TURN } from './queue.ts';
 import { verifyBotConnector } from './bot-connector-auth.ts';
 import { jsonObject } from './inbound/event.ts';
 import { applyReceipt } from './receipts.ts';
+import { rememberTeamsReference } from './teams-reference.ts';
 import { inboundClaimKey, lastInboundKey, messageClaimKey } from './records.ts';
 import {
   verifyDiscord,
@@ -122,6 +123,8 @@ export async function receiveWebhook(type: ChannelType, channelId: string, req: 
   const events = parseInbound(type, body);
   if (!events) throw invalidWebhookBody();
   if (events.some(stale)) throw staleEvent();
+  if (type === 'teams' && connection.settings.mode === 'bot')
+    await rememberTeamsReference(tenantId, connection.id, body);
   for (const e of events) {
     if (e.kind === 'challenge') return json({ challenge: e.challenge });
     if (e.kind === 'ping') return json(DISCORD_PONG);

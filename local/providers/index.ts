@@ -43,6 +43,10 @@ export const handler = apiHandler(localRoutes, {
     standIn({ channel: 'teams', conversation: ctx.params.conversationId }, standInRequest(ctx)),
   'local.channels.teams.reply': async (ctx) =>
     standIn({ channel: 'teams', conversation: ctx.params.conversationId }, standInRequest(ctx)),
+  'local.channels.teams.serviceSend': async (ctx) =>
+    standIn({ channel: 'teams', conversation: ctx.params.conversationId }, standInRequest(ctx)),
+  'local.channels.teams.serviceReply': async (ctx) =>
+    standIn({ channel: 'teams', conversation: ctx.params.conversationId }, standInRequest(ctx)),
   'local.channels.teams.token': async (ctx) => standIn({ channel: 'teams', login: true }, standInRequest(ctx)),
   'local.channels.teams.openid': async ({ headers }) => openIdMetadata(headers.host),
   'local.channels.teams.keys': async () => botConnectorKeys(),

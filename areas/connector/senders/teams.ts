@@ -1,11 +1,12 @@
-import type { OutboundMessage, SendResult, TeamsConnection } from '../connection.ts';
+import type { OutboundMessage, SendResult, TeamsConnection, TeamsConversationReference } from '../connection.ts';
 import { ChannelSendError, call, refused } from './send-error.ts';
 import { endpoint } from './endpoints.ts';
 
 /**
  * The Bot Connector API: the reply activity goes to the conversation at its serviceUrl
  * (POST {serviceUrl}/v3/conversations/{id}/activities[/{replyToId}]) with a Bot Framework token from
- * the Microsoft identity platform (client credentials of the bot's app id and password). An
+ * the Microsoft identity platform (client credentials of the bot's app id and password); a proactive
+ * message goes the same way, to the conversation of the reference an activity left. An
  * outgoing webhook alone can answer only in its HTTP response, within 5 seconds; a queued answer
  * needs the bot registration.
  */
@@ -43,8 +44,9 @@ async function botToken(connection: TeamsConnection): Promise<string> {
 
 function serviceBase(connection: TeamsConnection, message: OutboundMessage): string {
   const override = endpoint('teamsService');
-  if (override) return override;
   const given = message.serviceUrl ?? connection.settings.serviceUrl;
+  // The serviceUrl replaced is named in the path, so the stand-in's record shows where a call was headed.
+  if (override) return given ? `${override}/service/${encodeURIComponent(given)}` : override;
   let url: URL | null = null;
   try {
     url = given ? new URL(given) : null;
@@ -55,6 +57,20 @@ function serviceBase(connection: TeamsConnection, message: OutboundMessage): str
     throw new ChannelSendError('teams', null, 'no Bot Framework serviceUrl for this conversation', false);
   return url.href.replace(/\/+$/, '');
 }
+
+/**
+ * A proactive activity addresses itself as the Bot Framework SDKs' continueConversation does: from
+ * the bot, to the user, in the conversation (with the user's Entra tenant, which Teams requires to
+ * route a message the user did not just prompt).
+ */
+const continuation = (r: TeamsConversationReference) => ({
+  serviceUrl: r.serviceUrl,
+  channelId: r.channelId,
+  from: r.bot,
+  recipient: r.user,
+  conversation: r.conversation,
+  ...(r.conversation.tenantId ? { channelData: { tenant: { id: r.conversation.tenantId } } } : {}),
+});
 
 export async function sendTeams(connection: TeamsConnection, message: OutboundMessage): Promise<SendResult> {
   const base = serviceBase(connection, message);
@@ -70,6 +86,7 @@ export async function sendTeams(connection: TeamsConnection, message: OutboundMe
       text: message.text,
       textFormat: 'plain',
       ...(message.threadId ? { replyToId: message.threadId } : {}),
+      ...(message.teamsReference ? continuation(message.teamsReference) : {}),
     }),
   });
   if (answer.status === 401) tokens.clear();

@@ -99,7 +99,10 @@ const SIGNED_WITH: Record<(typeof CHANNEL_TYPES)[number], Record<string, string>
     'X-Slack-Signature': 'v0=<hex HMAC-SHA256 of "v0:<timestamp>:<raw body>"> with the signing secret',
     'X-Slack-Request-Timestamp': 'Seconds since the epoch, within 5 minutes',
   },
-  teams: { Authorization: 'HMAC <base64 HMAC-SHA256 of the raw body>, keyed with the decoded security token' },
+  teams: {
+    Authorization:
+      "Outgoing-webhook mode: HMAC <base64 HMAC-SHA256 of the raw body>, keyed with the decoded security token; bot mode: Bearer <the Bot Connector's JWT> (audience the bot's app id)",
+  },
   whatsapp: { 'X-Hub-Signature-256': 'sha256=<hex HMAC-SHA256 of the raw body> with the app secret' },
   telegram: { 'X-Telegram-Bot-Api-Secret-Token': "The connection's secret token" },
   discord: {
@@ -291,7 +294,7 @@ export const connectorRoutes = defineRoutes([
   ),
   webhook(
     'teams',
-    'Teams outgoing webhook (`Authorization: HMAC <base64 HMAC-SHA256 of the raw body>` keyed with the base64-decoded security token), a Bot Framework activity.',
+    "A Bot Framework activity from Teams. Outgoing-webhook mode: `Authorization: HMAC <base64 HMAC-SHA256 of the raw body>` keyed with the base64-decoded security token. Bot mode: `Authorization: Bearer <JWT>` signed by a Bot Connector key (issuer https://api.botframework.com, audience the bot's app id, serviceUrl claim equal to the activity's); the activity's conversation reference is kept for proactive messages.",
   ),
   {
     id: 'connector.webhooks.whatsappVerify',

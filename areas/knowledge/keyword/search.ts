@@ -10,12 +10,20 @@ import { queryTerms } from './terms.ts';
 /**
  * BM25 over a base's postings in DynamoDB (docs/decisions/knowledge.md, "Keyword index"): one
  * BatchGetItem for the query terms' document frequencies, then one Query per term (in parallel)
- * reading its postings best impact first, at most POSTINGS_READ items a term. A term held by more
- * documents than that (a word in most of the base, whose idf is low) contributes only through its
- * best postings; every score is computed exactly from the base's global statistics (N chunks,
+ * reading its postings best impact first, at most POSTINGS_READ items a term (COMMON_TERM_POSTINGS
+ * for a term in most of the base, whose idf is low). A term held by more documents than that
+ * contributes only through its best postings; every score is computed exactly from the base's global statistics (N chunks,
  * average length, the term's df). Memory and reads are bounded by the query, not by the base.
  */
 export const POSTINGS_READ = 300;
+/**
+ * A term in more than half the base's chunks weighs at most ln 2 against a rare term's ln N, yet its
+ * postings list most of the base: its strongest COMMON_TERM_POSTINGS documents are read instead.
+ */
+export const COMMON_TERM_POSTINGS = 30;
+
+export const postingsToRead = (stats: BaseStats, df: number) =>
+  df * 2 > stats.chunks ? COMMON_TERM_POSTINGS : POSTINGS_READ;
 
 export interface KeywordHit {
   documentId: string;
@@ -55,7 +63,7 @@ export async function searchKeyword(
           ExpressionAttributeValues: { ':pk': termList(base.tenantId, base.id, term), ':p': POSTING_PREFIX },
           ProjectionExpression: 'documentId, c',
         },
-        POSTINGS_READ,
+        postingsToRead(stats, df),
       );
       for (const p of postings)
         for (const e of entriesOf(p.c)) {

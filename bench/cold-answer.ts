@@ -30,7 +30,8 @@ const context = {
 };
 const res = await mod.handler(event, context);
 const answered = performance.now();
-writeSync(3, JSON.stringify({ importedMs: imported, answeredMs: answered, status: res?.statusCode ?? 200, body: String(res?.body ?? '').slice(0, 300) }));
+const cpu = process.cpuUsage();
+writeSync(3, JSON.stringify({ importedMs: imported, answeredMs: answered, cpuMs: (cpu.user + cpu.system) / 1000, status: res?.statusCode ?? 200, body: String(res?.body ?? '').slice(0, 300) }));
 process.exit(0);`;
 
 /** What the floor's handler reads after verifying the token: the function's own first DynamoDB read, replayed. */
@@ -44,6 +45,8 @@ export interface AnswerTiming {
   importedMs: number;
   /** Process start to the handler's answer: the figure. */
   answeredMs: number;
+  /** CPU time (user + system) of the process until the answer: steadier when the machine is busy. */
+  cpuMs: number;
   status: number;
   body: string;
 }
@@ -60,6 +63,10 @@ export interface ColdAnswer {
   floorImportedMs: number;
   firstCallMs: number;
   floorFirstCallMs: number;
+  /** Median CPU ms until the answer, and the median of the rounds' CPU ratios (information). */
+  cpuMs: number;
+  floorCpuMs: number;
+  cpuRatio: number;
 }
 
 /** SDK client packages a hand-written function with this group's grants imports at top level, beyond DynamoDB and SSM. */
@@ -247,6 +254,9 @@ export async function measureColdAnswer(fn: AnswerSide, floor: AnswerSide, runs:
     floorImportedMs: median(fl.map((t) => t.importedMs)),
     firstCallMs: median(f.map((t) => t.answeredMs - t.importedMs)),
     floorFirstCallMs: median(fl.map((t) => t.answeredMs - t.importedMs)),
+    cpuMs: median(f.map((t) => t.cpuMs)),
+    floorCpuMs: median(fl.map((t) => t.cpuMs)),
+    cpuRatio: median(f.map((t, i) => ratio(t.cpuMs, fl[i]!.cpuMs))),
   };
 }
 

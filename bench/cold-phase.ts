@@ -57,8 +57,11 @@ export function pickColdRead(reads: readonly ReadResult[], group: string): { rea
   if (!read) return null;
   if (!read.request!.token)
     return { read, note: 'no GET route with a bearer token: the cheapest GET, unauthenticated' };
-  if (read.kind !== 'get-by-id')
-    return { read, note: `no GET by id route: its cheapest authenticated GET (${read.kind})` };
+  if (read.kind !== 'get-by-id') {
+    const byId = reads.filter((r) => r.group === group && r.kind === 'get-by-id').map((r) => r.routeId);
+    const why = byId.length ? `its GET by id (${byId.join(', ')}) found no seeded record` : 'no GET by id route';
+    return { read, note: `${why}: its cheapest authenticated GET (${read.kind})` };
+  }
   return { read };
 }
 

@@ -63,7 +63,7 @@ if (api.length) {
       }
       const verdict = a.ratio <= COLD_ANSWER_TARGET ? 'pass' : 'MISS';
       lines.push(
-        `${fn.name.padEnd(20)} ${kb} KB  answer ${a.answerMs.toFixed(1)} vs ${a.floorAnswerMs.toFixed(1)} ms = ${a.ratio.toFixed(2)} ${verdict}  (imported ${a.importedMs.toFixed(1)} vs ${a.floorImportedMs.toFixed(1)}, first call ${a.firstCallMs.toFixed(1)} vs ${a.floorFirstCallMs.toFixed(1)})  ${a.routeId} [${a.kind}, ${a.caller}]  floor ${a.floorKey} ${a.floorKb} KB${a.note ? `  (${a.note})` : ''}`,
+        `${fn.name.padEnd(20)} ${kb} KB  answer ${a.answerMs.toFixed(1)} vs ${a.floorAnswerMs.toFixed(1)} ms = ${a.ratio.toFixed(2)} ${verdict}  (imported ${a.importedMs.toFixed(1)} vs ${a.floorImportedMs.toFixed(1)}, first call ${a.firstCallMs.toFixed(1)} vs ${a.floorFirstCallMs.toFixed(1)}, cpu ${a.cpuMs.toFixed(0)} vs ${a.floorCpuMs.toFixed(0)} = ${a.cpuRatio.toFixed(2)})  ${a.routeId} [${a.kind}, ${a.caller}]  floor ${a.floorKey} ${a.floorKb} KB${a.note ? `  (${a.note})` : ''}`,
       );
     }
   } finally {

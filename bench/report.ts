@@ -285,6 +285,7 @@ function sections(r: Results): Section[] {
         f(a?.floorImportedMs),
         f(a?.firstCallMs),
         f(a?.floorFirstCallMs),
+        f(a?.cpuRatio, 2),
         a?.note ?? (a ? '' : (fn.note ?? '')),
       ];
     });
@@ -359,10 +360,11 @@ function sections(r: Results): Section[] {
             'floor',
             'first call',
             'floor',
+            'CPU ratio',
             'note',
           ],
           rows: answerRows,
-          align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'l', 'r', 'r', 'r', 'r', 'l'] as ('l' | 'r')[],
+          align: ['l', 'l', 'l', 'r', 'r', 'r', 'r', 'l', 'r', 'r', 'r', 'r', 'r', 'l'] as ('l' | 'r')[],
         },
       ]
     : [];

@@ -37,13 +37,24 @@ describe('the cold first answer: which request', () => {
   it('without a GET by id, takes the cheapest authenticated GET and says so', () => {
     const reads = [
       read({ routeId: 'dear', kind: 'list', requests: 2 }),
-      read({ routeId: 'public', kind: 'get-by-id', request: { method: 'GET', path: '/api/p' } }),
       read({ routeId: 'cheap', kind: 'list', requests: 1 }),
-      read({ routeId: 'failed', kind: 'get-by-id', status: 404 }),
+      read({ routeId: 'summary', kind: 'other', requests: 0 }),
     ];
     expect(pickColdRead(reads, 'catalog')).toEqual({
-      read: reads[2],
-      note: expect.stringMatching(/no GET by id route: its cheapest authenticated GET \(list\)/),
+      read: reads[1],
+      note: expect.stringMatching(/^no GET by id route: its cheapest authenticated GET \(list\)$/),
+    });
+  });
+
+  it('says which GET by id could not be read when it falls back', () => {
+    const reads = [
+      read({ routeId: 'public', kind: 'get-by-id', request: { method: 'GET', path: '/api/p' } }),
+      read({ routeId: 'cheap', kind: 'list', requests: 1 }),
+      read({ routeId: 'unseeded', kind: 'get-by-id', status: null, request: null }),
+    ];
+    expect(pickColdRead(reads, 'catalog')).toEqual({
+      read: reads[1],
+      note: expect.stringMatching(/^its GET by id \(public, unseeded\) found no seeded record: its cheapest/),
     });
   });
 

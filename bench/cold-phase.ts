@@ -40,18 +40,26 @@ const profileArgs = (name: string) =>
 const KIND_RANK = { 'get-by-id': 0, list: 1, other: 2 } as const;
 
 /**
- * The request a function's cold first answer is timed on: its GET by id, else its cheapest GET,
- * called with a bearer token whenever the function has such a route (measured reads only: the
- * route answered 2xx on a warm instance).
+ * The request a function's cold first answer is timed on: its GET by id, else its cheapest GET that
+ * reads DynamoDB (fewest requests), called with a bearer token whenever the function has such a route
+ * (measured reads only: the route answered 2xx on a warm instance).
  */
 export function pickColdRead(reads: readonly ReadResult[], group: string): { read: ReadResult; note?: string } | null {
   const answered = reads.filter(
     (r) => r.group === group && r.request && r.status !== null && r.status >= 200 && r.status < 300,
   );
-  const rank = (r: ReadResult) => [r.request!.token ? 0 : 1, KIND_RANK[r.kind], r.requests ?? 99] as const;
+  // A bearer token first, a GET by id first, then a route that reads DynamoDB as the floor does (a
+  // route that reads nothing answers from code the floor does not have), the fewest requests first.
+  const rank = (r: ReadResult) => [
+    r.request!.token ? 0 : 1,
+    r.kind === 'get-by-id' ? 0 : 1,
+    r.requests ? 0 : 1,
+    r.requests ?? 99,
+    KIND_RANK[r.kind],
+  ];
   const sorted = [...answered].sort((a, b) => {
     const [x, y] = [rank(a), rank(b)];
-    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+    return x.reduce((d, v, i) => d || v - y[i]!, 0);
   });
   const read = sorted[0];
   if (!read) return null;

@@ -38,12 +38,15 @@ describe('the cold first answer: which request', () => {
     const reads = [
       read({ routeId: 'dear', kind: 'list', requests: 2 }),
       read({ routeId: 'cheap', kind: 'list', requests: 1 }),
-      read({ routeId: 'summary', kind: 'other', requests: 0 }),
+      read({ routeId: 'static', kind: 'list', requests: 0 }),
     ];
     expect(pickColdRead(reads, 'catalog')).toEqual({
       read: reads[1],
       note: expect.stringMatching(/^no GET by id route: its cheapest authenticated GET \(list\)$/),
     });
+    // A route that reads DynamoDB beats one that answers from code, whatever its kind.
+    const config = read({ routeId: 'config', kind: 'other', requests: 1 });
+    expect(pickColdRead([reads[2]!, config], 'catalog')?.read).toBe(config);
   });
 
   it('says which GET by id could not be read when it falls back', () => {

@@ -68,20 +68,38 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
+ * The credential sources the SDK's default chain loads itself with `import()` when the environment
+ * holds no credentials (profiles, SSO, a process, a web identity token, a container or instance
+ * endpoint) and the nested STS, SSO and sign-in clients they call. On Lambda the environment holds
+ * the credentials, so none of them ever loads; inlined, about 100 KB of them were parsed at every
+ * cold start. Beside the bundle they still work wherever the chain reaches them.
+ */
+export const SDK_CREDENTIAL_SOURCES: readonly string[] = [
+  '@aws-sdk/credential-provider-ini',
+  '@aws-sdk/credential-provider-sso',
+  '@aws-sdk/credential-provider-process',
+  '@aws-sdk/credential-provider-web-identity',
+  '@aws-sdk/credential-provider-http',
+  '@smithy/credential-provider-imds',
+];
+
+/**
  * Packages every function reaches only through `await import(...)`: the AWS SDK clients behind the
- * ports (SSM behind the vault and settings, SQS behind the queue port, SES behind the mailer) and
- * Powertools Metrics (loaded by the first publish that has a count), and jose. Inlined, their code (client-ssm
- * alone is 170 KB) would be parsed at every cold start whether used or not; beside the bundle, a
- * function pays for one on first use. The importing modules load them by name with a dynamic import
- * (`shared/platform/lazy-sdk.ts`): esbuild hoists a static import of an external package to the top.
+ * ports (SQS behind the queue port, SES behind the mailer), Powertools Metrics (loaded by the first
+ * publish that has a count), jose, and the SDK's own credential sources. Inlined, their code would be
+ * parsed at every cold start whether used or not; beside the bundle, a function pays for one on first
+ * use. The importing modules load them by name with a dynamic import (`shared/platform/lazy-sdk.ts`):
+ * esbuild hoists a static import of an external package to the top. SSM is not among them: every
+ * first request that carries a token reads the signing keys through it, and beside the bundle it
+ * carried a second copy of the SDK's core (shared/platform/aws-params.ts imports it by name).
  */
 export const LAZY_EVERYWHERE: readonly string[] = [
-  '@aws-sdk/client-ssm',
   '@aws-sdk/client-sqs',
   '@aws-sdk/client-ses',
   '@aws-lambda-powertools/metrics',
   // Loaded with the signing keys by the first request that carries a token (shared/auth/signing-keys.ts).
   'jose',
+  ...SDK_CREDENTIAL_SOURCES,
 ];
 
 export const lazyPackagesOf = (name: string): readonly string[] =>

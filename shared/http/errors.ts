@@ -77,14 +77,24 @@ export function defineError<const C extends string, M extends Message>(
     const text = typeof message === 'string' ? message : (message as (...args: A) => string)(...args);
     return new ApiError(status, code, text, options.details?.(...args), all);
   };
-  return Object.assign(build, {
+  const def = Object.assign(build, {
     status,
     code,
-    message: exampleMessage(message, options.example),
     retryAfter: options.retryAfterSeconds !== undefined,
     internal: options.internal,
     is: (err: unknown): err is ApiError => err instanceof ApiError && err.code === code && err.status === status,
   });
+  // The example text is for the OpenAPI document and the tests: built when first read, never at
+  // import, where a message that formats numbers would start Intl (about 20 ms of a cold start).
+  let example: { text: string | undefined } | undefined;
+  Object.defineProperty(def, 'message', {
+    enumerable: true,
+    get: () => {
+      example ??= { text: exampleMessage(message, options.example) };
+      return example.text;
+    },
+  });
+  return def as typeof def & Pick<ErrorDef<ArgsOf<M>, C>, 'message'>;
 }
 
 // The codes every route may answer by what its definition says (auth, input, method, body): the

@@ -1,6 +1,20 @@
-import type { SSMClient, SSMClientConfig } from '@aws-sdk/client-ssm';
-import { loadSdk } from './lazy-sdk.ts';
+import {
+  DeleteParameterCommand,
+  GetParameterCommand,
+  GetParametersByPathCommand,
+  ParameterNotFound,
+  PutParameterCommand,
+  SSMClient,
+  type SSMClientConfig,
+} from '@aws-sdk/client-ssm';
 import type { ParameterStore } from './ports.ts';
+
+/*
+ * SSM is inside every bundle (lib/bundling.ts), imported here by name so esbuild keeps only these
+ * commands; this module is reached only through the parameter store port's `import()`, so the SDK
+ * client is evaluated on first use. Never import this module statically: a module both imported and
+ * `import()`ed is evaluated at start.
+ */
 
 /**
  * SSM allows about 40 TPS per account and region by default. Throttled calls are retried by the
@@ -9,21 +23,13 @@ import type { ParameterStore } from './ports.ts';
  */
 export const SSM_RETRY = { maxAttempts: 8, retryMode: 'adaptive' } as const satisfies SSMClientConfig;
 
-export async function createSsmClient(overrides: SSMClientConfig = {}): Promise<SSMClient> {
-  const { SSMClient } = await loadSdk.ssm();
+export function createSsmClient(overrides: SSMClientConfig = {}): SSMClient {
   return new SSMClient({ ...SSM_RETRY, ...overrides });
 }
 
 /** SSM Parameter Store; SecureString writes use the stack's KMS key when VAULT_KMS_KEY_ID is set. */
 export async function createSsmParameterStore(given?: SSMClient): Promise<ParameterStore> {
-  const {
-    DeleteParameterCommand,
-    GetParameterCommand,
-    GetParametersByPathCommand,
-    ParameterNotFound,
-    PutParameterCommand,
-  } = await loadSdk.ssm();
-  const client = given ?? (await createSsmClient());
+  const client = given ?? createSsmClient();
   return {
     async get(name, opts = {}) {
       try {

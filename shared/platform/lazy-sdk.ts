@@ -6,7 +6,6 @@
  * loads lazily, which would load the package at every cold start.
  */
 export const loadSdk = {
-  ssm: () => import('@aws-sdk/client-ssm'),
   sqs: () => import('@aws-sdk/client-sqs'),
   ses: () => import('@aws-sdk/client-ses'),
 };

@@ -1,4 +1,6 @@
-import { defineLoadedPort } from './ports.ts';
+// From port.ts, not ports.ts: this module is reached through `import()`, and a module both imported
+// and import()ed is wrapped by esbuild, which then keeps every export of what it imports (SSM's).
+import { defineLoadedPort } from './port.ts';
 
 /**
  * The S3 SDK and a client, loaded on first use (invoices: billing and the webhook worker keep

@@ -367,6 +367,14 @@ describe('bundling', () => {
         ([input, v]) => input.endsWith('client-dynamodb/dist-es/DynamoDB.js') && v.bytesInOutput > 0,
       );
       expect(aggregated, name).toEqual([]);
+      // SSM is inside (every cold start that answers a token reads the keys through it), imported by
+      // name: its commands, never the aggregated client with every command of the service.
+      const ssm = Object.entries(Object.values(out.metafile.outputs)[0]!.inputs)
+        .filter(([input, v]) => input.includes('node_modules/@aws-sdk/client-ssm/') && v.bytesInOutput > 0)
+        .map(([input]) => input.replace(/^.*client-ssm\/dist-es\//, ''));
+      expect(ssm, name).toEqual(expect.arrayContaining(['commands/GetParameterCommand.js', 'SSMClient.js']));
+      expect(ssm, name).not.toContain('SSM.js');
+      expect(code, `${name}: client-ssm`).not.toContain('import("@aws-sdk/client-ssm")');
       // Node's web streams (imported by @middy/core at its top level) load on first use too.
       expect(code, `${name}: node:stream/web`).not.toMatch(/from\s*"node:stream\/web"/);
       for (const pkg of lazyPackagesOf(name)) {

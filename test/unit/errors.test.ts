@@ -46,6 +46,20 @@ describe('defineError', () => {
     expectTypeOf(moved).parameters.toEqualTypeOf<[from: string, to: string]>();
   });
 
+  it("builds the document's example message when it is read, never when the error is defined", () => {
+    let calls = 0;
+    const full = defineError(409, 'BENCH_FULL', (chunks: number = 1_000_000) => {
+      calls++;
+      return `${chunks.toLocaleString('en-US')} chunks`;
+    });
+    // Defined at import in every function: a message that formats numbers would start Intl there.
+    expect(calls).toBe(0);
+    expect(full.message).toBe('1,000,000 chunks');
+    expect(full.message).toBe('1,000,000 chunks');
+    expect(calls).toBe(1);
+    expect(full(12).message).toBe('12 chunks');
+  });
+
   it('sends Retry-After in seconds when the definition says when to retry', () => {
     expect(busy().headers).toEqual({ 'retry-after': '2' });
     expect(busy.retryAfter).toBe(true);

@@ -13,6 +13,7 @@ import {
   LAZY_PACKAGES,
   lazyPackageCommands,
   lazyPackagesOf,
+  SDK_CREDENTIAL_SOURCES,
 } from '#lib/bundling.ts';
 import { runModuleScript } from '#test/support/run-module.ts';
 
@@ -59,6 +60,14 @@ describe('lazy packages beside a bundle', () => {
       outfile: join(dir, 'probe.mjs'),
       logLevel: 'error',
     });
+    // The SDK's default credential chain, built as every function builds it.
+    writeFileSync(join(dir, 'chain.ts'), "export { defaultProvider } from '@aws-sdk/credential-provider-node';");
+    await build({
+      ...esbuildOptionsFor(join(dir, 'chain.ts'), 'catalog'),
+      nodePaths: [join(ROOT, 'node_modules')],
+      outfile: join(dir, 'chain.mjs'),
+      logLevel: 'error',
+    });
     for (const command of [
       ...afterBundlingFor('billing')(ROOT, dir),
       ...afterBundlingFor('content-admin')(ROOT, dir),
@@ -101,9 +110,40 @@ process.stdout.write(JSON.stringify({ pdf: Buffer.from(pdf.slice(0, 5)).toString
       expect(resolved).toMatch(new RegExp(`^file://${dir}/node_modules/[a-z-]+/index\\.mjs$`));
   });
 
+  it("leaves the SDK's credential sources and nested clients out of every bundle", () => {
+    for (const [name, inputs] of inputsOf)
+      for (const pkg of [...SDK_CREDENTIAL_SOURCES, '@aws-sdk/nested-clients', '@aws-sdk/credential-provider-login'])
+        expect(
+          inputs.filter((i) => i.includes(`node_modules/${pkg}/`)),
+          `${name}: ${pkg}`,
+        ).toEqual([]);
+  });
+
+  it("finds a profile's credentials through the sources built beside the bundle, as the SDK's chain does off Lambda", async () => {
+    writeFileSync(
+      join(dir, 'credentials'),
+      '[bench]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = secret\n',
+    );
+    const script = `const { defaultProvider } = await import('./chain.mjs');
+const credentials = await defaultProvider()();
+process.stdout.write(JSON.stringify({ key: credentials.accessKeyId, from: import.meta.resolve('@aws-sdk/credential-provider-ini') }));`;
+    const out = await runModuleScript<{ key: string; from: string }>(script, dir, {
+      AWS_ACCESS_KEY_ID: '',
+      AWS_SECRET_ACCESS_KEY: '',
+      AWS_SESSION_TOKEN: '',
+      AWS_PROFILE: 'bench',
+      AWS_SHARED_CREDENTIALS_FILE: join(dir, 'credentials'),
+      AWS_CONFIG_FILE: join(dir, 'no-config'),
+    });
+    expect(out).toEqual({
+      key: 'AKIDPROFILE',
+      from: `file://${dir}/node_modules/@aws-sdk/credential-provider-ini/index.mjs`,
+    });
+  });
+
   it('loads the SDK clients, Metrics and jose built beside the bundle, each a working module of its own', async () => {
     const script = `const out = {};
-for (const pkg of ${JSON.stringify([...LAZY_EVERYWHERE, '@aws-sdk/client-s3'])}) {
+for (const pkg of ${JSON.stringify([...LAZY_EVERYWHERE.filter((p) => !SDK_CREDENTIAL_SOURCES.includes(p)), '@aws-sdk/client-s3'])}) {
   const m = await import(pkg);
   let works;
   if (pkg === 'jose') works = typeof (await m.generateKeyPair('ES256')).publicKey;
@@ -116,7 +156,7 @@ for (const pkg of ${JSON.stringify([...LAZY_EVERYWHERE, '@aws-sdk/client-s3'])})
 }
 process.stdout.write(JSON.stringify(out));`;
     const out = await runModuleScript<Record<string, { from: string; works: string }>>(script, dir);
-    expect(Object.keys(out)).toHaveLength(LAZY_EVERYWHERE.length + 1);
+    expect(Object.keys(out)).toHaveLength(LAZY_EVERYWHERE.length - SDK_CREDENTIAL_SOURCES.length + 1);
     for (const [pkg, { from, works }] of Object.entries(out)) {
       expect(from, pkg).toBe(`file://${dir}/node_modules/${pkg}/index.mjs`);
       // A client's send, Metrics' publish, or the CryptoKey jose made.

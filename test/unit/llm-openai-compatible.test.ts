@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openAiCompatibleProvider } from '#areas/llm-gateway/providers/openai-compatible.ts';
+import { readSecret } from '#areas/vault/for-llm-gateway.ts';
 import type { ProviderEvent } from '#areas/llm-gateway/providers/port.ts';
 import type { CatalogModel } from '#areas/llm-gateway/records.ts';
 
@@ -40,7 +41,7 @@ function upstream(chunks: (string | Uint8Array)[]) {
 async function streamed() {
   const events: ProviderEvent[] = [];
   const req = { model, messages: [{ role: 'user' as const, content: 'Hi' }], maxTokens: 16 };
-  for await (const e of openAiCompatibleProvider().stream(req)) events.push(e);
+  for await (const e of openAiCompatibleProvider(readSecret).stream(req)) events.push(e);
   return events;
 }
 

@@ -1,4 +1,6 @@
-import { defineLoadedPort } from '#shared/platform/ports.ts';
+// From port.ts: s3-vectors.ts, loaded on first use, imports this module, and a module reached through
+// `import()` that reaches the platform ports makes esbuild keep every export of the SSM client.
+import { defineLoadedPort } from '#shared/platform/port.ts';
 
 /**
  * The vector store behind knowledge (docs/decisions/knowledge.md, "Vector store"): one index per knowledge

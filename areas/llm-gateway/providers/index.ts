@@ -1,3 +1,4 @@
+import { readSecret } from '#areas/vault/for-llm-gateway.ts';
 import type { CatalogModel } from '../records.ts';
 import { localModel } from './local-model.ts';
 import type { ModelProvider } from './port.ts';
@@ -15,7 +16,7 @@ export async function providerFor(model: CatalogModel): Promise<ModelProvider> {
     loading =
       model.provider === 'bedrock'
         ? import('./bedrock.ts').then((m) => m.bedrockProvider())
-        : import('./openai-compatible.ts').then((m) => m.openAiCompatibleProvider());
+        : import('./openai-compatible.ts').then((m) => m.openAiCompatibleProvider(readSecret));
     remote.set(model.provider, loading);
     loading.catch(() => remote.delete(model.provider));
   }

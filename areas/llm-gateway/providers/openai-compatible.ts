@@ -1,4 +1,4 @@
-import { readSecret } from '#areas/vault/for-llm-gateway.ts';
+import type { readSecret as ReadSecret } from '#areas/vault/for-llm-gateway.ts';
 import type { CatalogModel } from '../records.ts';
 import {
   ProviderError,
@@ -18,7 +18,14 @@ import {
  */
 const TIMEOUT_MS = 120_000;
 
-async function apiKeyOf(model: CatalogModel): Promise<string | null> {
+/*
+ * The vault's reader is handed in by providers/index.ts (imported there at start) rather than imported
+ * here: this module loads on first use, and a module reached through `import()` that also reaches the
+ * platform ports makes esbuild wrap them, which keeps every export of the SSM client in the bundle.
+ */
+type SecretReader = typeof ReadSecret;
+
+async function apiKeyOf(readSecret: SecretReader, model: CatalogModel): Promise<string | null> {
   if (!model.apiKeySecret) return null;
   const [environment, key] = model.apiKeySecret.split('/', 2) as [string, string];
   const secret = await readSecret(environment, key);
@@ -26,8 +33,8 @@ async function apiKeyOf(model: CatalogModel): Promise<string | null> {
   return secret.value;
 }
 
-async function post(model: CatalogModel, path: string, body: unknown): Promise<Response> {
-  const apiKey = await apiKeyOf(model);
+async function post(readSecret: SecretReader, model: CatalogModel, path: string, body: unknown): Promise<Response> {
+  const apiKey = await apiKeyOf(readSecret, model);
   let res: Response;
   try {
     res = await fetch(`${model.baseUrl!.replace(/\/$/, '')}${path}`, {
@@ -72,8 +79,8 @@ const usageOf = (u: WireUsage | undefined) => ({
   completionTokens: u?.completion_tokens ?? 0,
 });
 
-async function chat(req: ProviderRequest): Promise<ProviderAnswer> {
-  const res = await post(req.model, '/chat/completions', request(req, false));
+async function chat(readSecret: SecretReader, req: ProviderRequest): Promise<ProviderAnswer> {
+  const res = await post(readSecret, req.model, '/chat/completions', request(req, false));
   const body = (await res.json()) as {
     choices?: { message?: { content?: string | null; tool_calls?: ToolCall[] }; finish_reason?: string }[];
     usage?: WireUsage;
@@ -119,8 +126,8 @@ interface ChunkToolCall {
   function?: { name?: string; arguments?: string };
 }
 
-async function* stream(req: ProviderRequest): AsyncIterable<ProviderEvent> {
-  const res = await post(req.model, '/chat/completions', request(req, true));
+async function* stream(readSecret: SecretReader, req: ProviderRequest): AsyncIterable<ProviderEvent> {
+  const res = await post(readSecret, req.model, '/chat/completions', request(req, true));
   const calls = new Map<number, { id: string; name: string; arguments: string }>();
   let finishReason: FinishReason = 'stop';
   let usage = { promptTokens: 0, completionTokens: 0 };
@@ -154,13 +161,21 @@ async function* stream(req: ProviderRequest): AsyncIterable<ProviderEvent> {
   yield { type: 'done', finishReason, usage };
 }
 
-async function embed(model: CatalogModel, input: string[]) {
-  const res = await post(model, '/embeddings', { model: model.providerModel, input, encoding_format: 'float' });
+async function embed(readSecret: SecretReader, model: CatalogModel, input: string[]) {
+  const res = await post(readSecret, model, '/embeddings', {
+    model: model.providerModel,
+    input,
+    encoding_format: 'float',
+  });
   const body = (await res.json()) as { data?: { index: number; embedding: number[] }[]; usage?: WireUsage };
   const vectors = [...(body.data ?? [])].sort((a, b) => a.index - b.index).map((d) => d.embedding);
   return { vectors, promptTokens: body.usage?.prompt_tokens ?? 0 };
 }
 
-export function openAiCompatibleProvider(): ModelProvider {
-  return { chat, stream, embed };
+export function openAiCompatibleProvider(readSecret: SecretReader): ModelProvider {
+  return {
+    chat: (req) => chat(readSecret, req),
+    stream: (req) => stream(readSecret, req),
+    embed: (model, input) => embed(readSecret, model, input),
+  };
 }

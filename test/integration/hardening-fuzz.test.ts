@@ -151,26 +151,26 @@ describe('a method a path does not serve', () => {
   it('is 405 METHOD_NOT_ALLOWED with Allow, in the envelope, on every deployed path', async () => {
     const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
     let checked = 0;
-    // One probe per path and method: the routes that share a path answer it alike.
+    // One probe per path: the routes that share a path answer it alike, and the router answers every
+    // method a path does not serve the same way; which method is probed turns from path to path.
     const probed = new Set<string>();
     for (const route of deployedRoutes) {
       if (probed.has(route.path)) continue;
       probed.add(route.path);
       const path = buildPath(route, sampleValid(route).params);
-      for (const method of methods) {
-        const found = match(method, path);
-        if (found.kind !== 'method-not-allowed') continue;
-        const res = await invoke(method, path, { ...credentialsFor(route, world), rawBody: '{}', ip: nextIp() });
-        stats.count(route.id, res);
-        checked++;
-        const where = `${method} ${path}: ${res.status} ${res.text.slice(0, 200)}`;
-        if (res.status !== 405 || errorCode(res) !== 'METHOD_NOT_ALLOWED' || !res.headers.allow) throw new Error(where);
-        const problem = errorEnvelopeProblem(res);
-        if (problem) throw new Error(`${problem}: ${where}`);
-      }
+      const unserved = methods.filter((m) => match(m, path).kind === 'method-not-allowed');
+      if (!unserved.length) continue;
+      const method = unserved[probed.size % unserved.length]!;
+      const res = await invoke(method, path, { ...credentialsFor(route, world), rawBody: '{}', ip: nextIp() });
+      stats.count(route.id, res);
+      checked++;
+      const where = `${method} ${path}: ${res.status} ${res.text.slice(0, 200)}`;
+      if (res.status !== 405 || errorCode(res) !== 'METHOD_NOT_ALLOWED' || !res.headers.allow) throw new Error(where);
+      const problem = errorEnvelopeProblem(res);
+      if (problem) throw new Error(`${problem}: ${where}`);
     }
     if (!checked) throw new Error('no path/method pair checked');
-    // Every deployed path, one request per method it does not serve: it grows with the paths.
+    // Every deployed path that does not serve every method: it grows with the paths.
   }, 180_000);
 });
 

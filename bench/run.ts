@@ -122,17 +122,30 @@ const rows: FunctionRow[] = fns.map((fn) => {
 // MIN_COLD_RUNS) when the machine is slow, so the phase fits its budget. The API functions' cold
 // start is their first answer, timed once DynamoDB Local holds their records (below).
 const coldRows = rows.filter((r) => r.exists && r.kind !== 'api');
+/**
+ * Runs per side for the next function so the phase ends within its budget: the time per process
+ * spawned so far, shared among the functions left (two sides each, plus a warm-up).
+ */
+function runsWithinBudget(
+  start: number,
+  spawns: number,
+  budgetSeconds: number,
+  left: number,
+  min: number,
+  max: number,
+) {
+  const spent = (performance.now() - start) / 1000;
+  const perSpawn = spawns ? spent / spawns : 0;
+  const budgetRuns = perSpawn ? Math.floor((budgetSeconds - spent) / left / perSpawn / 2) - 1 : max;
+  return Math.max(min, Math.min(max, budgetRuns));
+}
+
 const coldStart = performance.now();
 let spawns = 0;
 for (const [i, row] of coldRows.entries()) {
   const b = bundles.get(row.name)!;
   const floor = floorsOf.get(row.name)!;
-  const spent = (performance.now() - coldStart) / 1000;
-  const perSpawn = spawns ? spent / spawns : 0;
-  const budgetRuns = perSpawn
-    ? Math.floor((COLD_BUDGET_SECONDS - spent) / (coldRows.length - i) / perSpawn / 2) - 1
-    : COLD_RUNS;
-  const runs = Math.max(MIN_COLD_RUNS, Math.min(COLD_RUNS, budgetRuns));
+  const runs = runsWithinBudget(coldStart, spawns, COLD_BUDGET_SECONDS, coldRows.length - i, MIN_COLD_RUNS, COLD_RUNS);
   step(`cold init ${row.name} (${row.bundleKb} KB) vs floor ${floor.key} (${row.floor!.kb} KB), ${runs} runs each`);
   row.cold = await measureColdInit(b.outfile, floor.outfile, runs);
   spawns += 2 * (runs + 1);
@@ -166,12 +179,14 @@ try {
     apiRows.map((r) => ({ name: r.name, outfile: bundles.get(r.name)!.outfile })),
     reads,
     (i) => {
-      const spent = (performance.now() - answerStart) / 1000;
-      const perSpawn = answerSpawns ? spent / answerSpawns : 0;
-      const budgetRuns = perSpawn
-        ? Math.floor((ANSWER_BUDGET_SECONDS - spent) / (apiRows.length - i) / perSpawn / 2) - 1
-        : ANSWER_RUNS;
-      const runs = Math.max(MIN_ANSWER_RUNS, Math.min(ANSWER_RUNS, budgetRuns));
+      const runs = runsWithinBudget(
+        answerStart,
+        answerSpawns,
+        ANSWER_BUDGET_SECONDS,
+        apiRows.length - i,
+        MIN_ANSWER_RUNS,
+        ANSWER_RUNS,
+      );
       answerSpawns += 2 * (runs + 1);
       return runs;
     },

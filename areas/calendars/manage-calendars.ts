@@ -17,18 +17,14 @@ import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { requireAgents } from '#areas/agents/for-calendars.ts';
 import { calendarHasAppointments, calendarLimitReached } from './errors.ts';
-import type { OpeningHours } from './free-slots.ts';
 import { calendarItem, calendars, newFeedToken, toCalendar, type CalendarRecord } from './records.ts';
 import { CALENDAR_LIMITS } from './rules.ts';
 
-export interface CalendarInput {
-  name: string;
-  timeZone: string;
-  weeklyHours: OpeningHours[];
-  slotMinutes: number;
-  bufferMinutes: number;
-  horizonDays: number;
-}
+/** What a client sets on a calendar: the record's own settings. */
+export type CalendarInput = Pick<
+  CalendarRecord,
+  'name' | 'timeZone' | 'weeklyHours' | 'slotMinutes' | 'bufferMinutes' | 'horizonDays'
+>;
 
 const change = (
   tenantId: string,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
-import { adminMadeTenant, api, type ApiResponse } from '#test/support/e2e.ts';
+import { adminMadeTenant, api } from '#test/support/e2e.ts';
+import { type AsOwner, approvedPrompt } from '#test/support/e2e-agents.ts';
 import { startEchoSite, type EchoSite } from '#test/support/echo-site.ts';
 
 /**
@@ -11,7 +11,7 @@ import { startEchoSite, type EchoSite } from '#test/support/echo-site.ts';
  * run's LOCAL_ALLOW_LOOPBACK_TARGETS=1, against a form served on a loopback port.
  */
 let site: EchoSite;
-let as: (method: string, path: string, body?: unknown) => Promise<ApiResponse>;
+let as: AsOwner;
 let admin: string;
 let tenantId: string;
 let agentId: string;
@@ -29,17 +29,9 @@ async function activeTool(displayName: string, configParams: Record<string, unkn
 }
 
 async function agentWith(toolId: string) {
-  const prompt = await as('POST', '/api/prompts', {
-    title: 'Browser',
-    content: 'You are {{agent_name}}.',
-    modelId: LOCAL_MODEL_IDS.chat,
-  });
-  const v = `/api/prompts/${prompt.json.result.id}/versions/${prompt.json.result.versions[0].id}`;
-  expect((await as('PUT', `${v}/review`)).status).toBe(204);
-  expect((await as('PUT', `${v}/approve`)).status).toBe(204);
   const agent = await as('POST', '/api/ai/agents', {
     name: 'Shop helper',
-    promptId: prompt.json.result.id,
+    promptId: await approvedPrompt(as, 'Browser', 'You are {{agent_name}}.'),
     toolIds: [toolId],
   });
   expect(agent.status, agent.text).toBe(201);

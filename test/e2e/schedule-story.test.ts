@@ -1,8 +1,8 @@
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
 import { adminMadeTenant, api, e2e, until } from '#test/support/e2e.ts';
+import { approvedPrompt } from '#test/support/e2e-agents.ts';
 
 /**
  * Manage Schedule over HTTP on the local server: a calendar, a reviewed tool on it, an agent whose
@@ -44,17 +44,9 @@ describe('Manage Schedule on the local server', () => {
     for (const step of ['approve', 'activate'])
       expect((await api('PUT', `/api/tools/${toolId}/${step}`, { token: admin })).status).toBe(200);
 
-    const prompt = await as('POST', '/api/prompts', {
-      title: 'Desk',
-      content: 'You book.',
-      modelId: LOCAL_MODEL_IDS.chat,
-    });
-    const v = `/api/prompts/${prompt.json.result.id}/versions/${prompt.json.result.versions[0].id}`;
-    expect((await as('PUT', `${v}/review`)).status).toBe(204);
-    expect((await as('PUT', `${v}/approve`)).status).toBe(204);
     const agent = await as('POST', '/api/ai/agents', {
       name: 'Desk',
-      promptId: prompt.json.result.id,
+      promptId: await approvedPrompt(as, 'Desk', 'You book.'),
       toolIds: [toolId],
     });
     expect(agent.status, agent.text).toBe(201);

@@ -2,7 +2,17 @@ import { expect } from 'vitest';
 import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { adminMadeTenant, api, until, type ApiResponse } from './e2e.ts';
 
-type AsOwner = (method: string, path: string, body?: unknown) => Promise<ApiResponse>;
+export type AsOwner = (method: string, path: string, body?: unknown) => Promise<ApiResponse>;
+
+/** A prompt on the local chat model, sent to review and approved as its owner does; its id. */
+export async function approvedPrompt(as: AsOwner, title: string, content: string): Promise<string> {
+  const prompt = await as('POST', '/api/prompts', { title, content, modelId: LOCAL_MODEL_IDS.chat });
+  expect(prompt.status, prompt.text).toBe(201);
+  const v = `/api/prompts/${prompt.json.result.id}/versions/${prompt.json.result.versions[0].id}`;
+  expect((await as('PUT', `${v}/review`)).status).toBe(204);
+  expect((await as('PUT', `${v}/approve`)).status).toBe(204);
+  return prompt.json.result.id as string;
+}
 
 /**
  * Over HTTP, as the e2e stories see it: a fresh tenant (made by a SystemAdmin) and its owner; a
@@ -34,17 +44,9 @@ export async function publishedAgentWithKnowledge(opts: {
   );
   expect(indexed.json.result.items[0].status).toBe('Indexed');
 
-  const prompt = await as('POST', '/api/prompts', {
-    title: 'Support',
-    content: 'You are {{agent_name}}.',
-    modelId: LOCAL_MODEL_IDS.chat,
-  });
-  const v = `/api/prompts/${prompt.json.result.id}/versions/${prompt.json.result.versions[0].id}`;
-  expect((await as('PUT', `${v}/review`)).status).toBe(204);
-  expect((await as('PUT', `${v}/approve`)).status).toBe(204);
   const agent = await as('POST', '/api/ai/agents', {
     name: 'Shop helper',
-    promptId: prompt.json.result.id,
+    promptId: await approvedPrompt(as, 'Support', 'You are {{agent_name}}.'),
     welcomeMessage: opts.welcomeMessage,
     knowledgeBaseIds: [kb.json.result.id],
   });

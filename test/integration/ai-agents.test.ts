@@ -1,13 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { INTERNAL_KEY } from '#test/support/fuzz/world.ts';
 import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
-import { listNewestFirst } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
 import { AGENTS, newPrompt, seedTool } from '#test/support/agents.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { caller, invoke } from '#test/support/invoke.ts';
 import { newBase } from '#test/support/knowledge.ts';
 import { tokenFor } from '#test/support/tokens.ts';
+import { auditActions } from '#test/support/audit.ts';
 
 let tenantA: string;
 let ownerA: string;
@@ -31,16 +30,6 @@ const create = async (body: Record<string, unknown> = {}) => {
   expect(res.status, res.text).toBe(201);
   return res.json.result as Record<string, unknown> & { id: string; updatedAt: string };
 };
-const auditActions = async (entityId: string) =>
-  (
-    await listNewestFirst<{ action: string }>(keys.platformCollection('AUDIT'), {
-      page: 1,
-      pageSize: 100,
-      where: { entityId },
-    })
-  ).items
-    .map((e) => e.action)
-    .reverse();
 
 describe('AI agents: create, read, list', () => {
   it("create makes a Draft with the prompt's model, defaults and an audit entry; get returns it", async () => {

@@ -3,7 +3,6 @@ import { newTenant } from '#test/support/fixtures.ts';
 import { caller, invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 import {
-  auditActions,
   CALENDAR_BODY,
   CALENDARS,
   newCalendar,
@@ -11,6 +10,7 @@ import {
   scheduleCall,
   scheduleTool,
 } from '#test/support/calendars.ts';
+import { auditActions } from '#test/support/audit.ts';
 
 /** Tenant calendars through their routes: settings, free slots across a daylight-saving change, the feed and its rotation. */
 let tenantA: string;

@@ -1,14 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ESCALATION_NOTICE } from '#areas/conversations/escalation-notice.ts';
 import { createUser } from '#areas/identity/user-accounts.ts';
-import { listNewestFirst } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { publishedWidget, session } from '#test/support/conversations.ts';
 import { newTenant, userRecord } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { testMailer } from '#test/support/test-ports.ts';
 import { tokenFor } from '#test/support/tokens.ts';
+import { auditActions } from '#test/support/audit.ts';
 
 let t: string;
 let owner: string;
@@ -35,16 +34,6 @@ const api = (method: string, path: string, token = owner, body?: unknown) =>
   invoke(method, `/api/conversations${path}`, { token, body });
 const noticesFor = (conversationId: string) =>
   testMailer.outbox.filter((m) => m.text.includes(`conversationId=${conversationId}`));
-const auditActions = async (entityId: string) =>
-  (
-    await listNewestFirst<{ action: string }>(keys.platformCollection('AUDIT'), {
-      page: 1,
-      pageSize: 100,
-      where: { entityId },
-    })
-  ).items
-    .map((e) => e.action)
-    .reverse();
 
 describe('the inbox list: last message and unread', () => {
   it("shows each conversation's last message; unread until a person reads or replies", async () => {

@@ -2,15 +2,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runTurn } from '#areas/agents/runtime.ts';
 import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/agents/snapshot.ts';
 import { purgeBase } from '#areas/knowledge/purge.ts';
-import { listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, updateItem } from '#shared/data/commit.ts';
-import { keys } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
 import { AGENTS, newPrompt } from '#test/support/agents.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { caller, invoke } from '#test/support/invoke.ts';
 import { addText, KB, newBase, settled, useKnowledgeStandIns } from '#test/support/knowledge.ts';
 import { tokenFor } from '#test/support/tokens.ts';
+import { auditEntries } from '#test/support/audit.ts';
 
 useKnowledgeStandIns();
 
@@ -42,14 +41,6 @@ async function newAgent(knowledgeBaseIds: string[]) {
 }
 const agentOf = async (id: string) =>
   (await agents.get(`/${id}`)).json.result as { knowledgeBaseIds: string[]; updatedAt: string };
-const auditActions = async (entityId: string) =>
-  (
-    await listNewestFirst<{ action: string; changes: string }>(keys.platformCollection('AUDIT'), {
-      page: 1,
-      pageSize: 100,
-      where: { entityId },
-    })
-  ).items;
 /** The published version's snapshot, as widgets and channels run it. */
 const published = async (agentId: string, version: number) =>
   (await get<{ snapshot: AgentSnapshot }>(agentVersionKey(t, agentId, version)))!.snapshot;
@@ -73,9 +64,9 @@ describe('deleting a knowledge base', () => {
     expect((await agentOf(both.id)).knowledgeBaseIds).toEqual([kept]);
     expect((await agentOf(only.id)).knowledgeBaseIds).toEqual([]);
     expect(await agentOf(other.id)).toMatchObject({ knowledgeBaseIds: [kept], updatedAt: other.updatedAt });
-    const unbound = (await auditActions(both.id)).find((a) => a.action === 'unbind-knowledge-base');
+    const unbound = (await auditEntries(both.id)).find((a) => a.action === 'unbind-knowledge-base');
     expect(JSON.parse(unbound!.changes)).toMatchObject({ knowledgeBaseId: gone });
-    expect((await auditActions(other.id)).map((a) => a.action)).toEqual(['create']);
+    expect((await auditEntries(other.id)).map((a) => a.action)).toEqual(['create']);
     // The draft is usable again at once: publishing re-checks its bases.
     const pub = await agents.post(`/${only.id}/publish`);
     expect(pub.status, pub.text).toBe(200);

@@ -4,15 +4,8 @@ import { queueSender } from '#shared/platform/ports.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { caller } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
-import {
-  auditActions,
-  berlin,
-  CALENDARS,
-  invitationsTo,
-  newCalendar,
-  scheduleCall,
-  scheduleTool,
-} from '#test/support/calendars.ts';
+import { berlin, CALENDARS, invitationsTo, newCalendar, scheduleCall, scheduleTool } from '#test/support/calendars.ts';
+import { auditActions } from '#test/support/audit.ts';
 
 /**
  * The Manage Schedule tool as an agent's turn runs it, against DynamoDB Local: find, book, move and

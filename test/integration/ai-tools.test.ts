@@ -10,6 +10,10 @@ import { listNewestFirst } from '#shared/data/collection.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { testParams } from '#test/support/test-ports.ts';
 import { resolveTenantSecret } from '#areas/vault/tenant-secrets.ts';
+import { auditActions as actionsInOrder } from '#test/support/audit.ts';
+
+/** Audit actions sorted by name, as this file compares them. */
+const auditActions = async (entityId: string) => (await actionsInOrder(entityId)).sort();
 
 const T = '/api/tools';
 let ctx: Awaited<ReturnType<typeof twoTenants>>;
@@ -58,16 +62,6 @@ const auditEntries = async (entityId: string) =>
       where: { entityId },
     })
   ).items;
-const auditActions = async (entityId: string) =>
-  (
-    await listNewestFirst<{ action: string }>(keys.platformCollection('AUDIT'), {
-      page: 1,
-      pageSize: 100,
-      where: { entityId },
-    })
-  ).items
-    .map((a) => a.action)
-    .sort();
 
 describe('built-in tools', () => {
   it('lists the spec catalog with stable ids and a send-message tool for five chat channels', async () => {

@@ -2,8 +2,6 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deliverAttempt } from '#areas/outbound-webhooks/deliver.ts';
 import type { DeliveryAttempt } from '#areas/outbound-webhooks/messages.ts';
-import { listNewestFirst } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
 import { queueSender, type QueueMessage } from '#shared/platform/ports.ts';
 import { publishedWidget, session } from '#test/support/conversations.ts';
 import { newTenant } from '#test/support/fixtures.ts';
@@ -11,6 +9,7 @@ import { invoke } from '#test/support/invoke.ts';
 import { addText, newBase, useKnowledgeStandIns } from '#test/support/knowledge.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 import { signatureHeaders, webhookReceiver } from '#test/support/webhook-receiver.ts';
+import { auditEntries } from '#test/support/audit.ts';
 
 vi.stubEnv('LOCAL_ALLOW_LOOPBACK_TARGETS', '1');
 useKnowledgeStandIns();
@@ -46,14 +45,6 @@ const deliveries = async (id: string, token = ownerA) => {
   expect(res.status, res.text).toBe(200);
   return res.json.result.items as { status: string; nextRetryAt: string; lastError: string | null }[];
 };
-const auditActions = async (entityId: string) =>
-  (
-    await listNewestFirst<{ action: string; changes: string }>(keys.platformCollection('AUDIT'), {
-      page: 1,
-      pageSize: 100,
-      where: { entityId },
-    })
-  ).items.reverse();
 
 describe('subscriptions', () => {
   it('create answers 201 with a whsec_ secret shown only there; get, list, update and delete, each audited', async () => {
@@ -95,7 +86,7 @@ describe('subscriptions', () => {
     });
     expect((await api('DELETE', `/${created.id}`)).status).toBe(204);
     expect((await api('GET', `/${created.id}`)).status).toBe(404);
-    const audit = await auditActions(created.id);
+    const audit = await auditEntries(created.id);
     expect(audit.map((a) => a.action)).toEqual([
       'WebhookSubscriptionCreated',
       'WebhookSubscriptionUpdated',
@@ -202,7 +193,7 @@ describe('deliveries', () => {
       attempts: 1,
       nextRetryAt: null,
     });
-    expect((await auditActions(sub.id)).map((a) => a.action)).toContain('WebhookSubscriptionTested');
+    expect((await auditEntries(sub.id)).map((a) => a.action)).toContain('WebhookSubscriptionTested');
   });
 
   it('a 500 is retried after a back-off with the same webhook-id; the log shows the retry, then success', async () => {
@@ -267,7 +258,7 @@ describe('deliveries', () => {
       type: 'webhook.test',
     });
     expect((await api('GET', `/${sub.id}`)).text).not.toContain(fresh);
-    const audit = await auditActions(sub.id);
+    const audit = await auditEntries(sub.id);
     expect(audit.map((a) => a.action)).toContain('WebhookSubscriptionSecretRotated');
     expect(JSON.stringify(audit)).not.toContain(fresh);
   });

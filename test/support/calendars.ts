@@ -2,8 +2,6 @@ import ICAL from 'ical.js';
 import { expect } from 'vitest';
 import { runTool } from '#areas/tools/for-agents.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
-import { listNewestFirst } from '#shared/data/collection.ts';
-import { keys } from '#shared/data/keys.ts';
 import { caller } from './invoke.ts';
 import { testMailer } from './test-ports.ts';
 
@@ -81,14 +79,3 @@ export const berlin = (iso: string) =>
     dateStyle: 'short',
     timeStyle: 'short',
   }).format(new Date(iso));
-
-export const auditActions = async (entityId: string) =>
-  (
-    await listNewestFirst<{ action: string }>(keys.platformCollection('AUDIT'), {
-      page: 1,
-      pageSize: 100,
-      where: { entityId },
-    })
-  ).items
-    .map((e) => e.action)
-    .reverse();

@@ -33,6 +33,15 @@ export interface KnowledgePoint {
   /** Mean ms per chunk of a document's indexing run, over the first and the last tenth of the documents. */
   firstTenthMsPerChunk: number;
   lastTenthMsPerChunk: number;
+  /** DynamoDB requests per chunk indexed, first and last tenth: the work a document costs. */
+  firstTenthRequestsPerChunk: number;
+  lastTenthRequestsPerChunk: number;
+  /**
+   * The floor beside them: ms of one plain PutItem into the same table, sampled after every batch
+   * of documents, first and last tenth. If it grows as indexing does, the slope is the table's.
+   */
+  firstTenthFloorMsPerWrite: number;
+  lastTenthFloorMsPerWrite: number;
   retrieve: {
     mode: string;
     p50Ms: number;
@@ -54,6 +63,20 @@ const CHUNKS_PER_DOCUMENT = 250;
 const RETRIEVES = Number(process.env.BENCH_KNOWLEDGE_RETRIEVES ?? 40);
 const COLD_RUNS = Number(process.env.BENCH_KNOWLEDGE_COLD ?? 5);
 const AT_ONCE = 4;
+const FLOOR_WRITES = 20;
+
+/** FLOOR_WRITES sequential PutItems of about a posting's size, timed: DynamoDB's own cost per write now. */
+async function floorMsPerWrite(): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < FLOOR_WRITES; i++)
+    await ddb().send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { pk: 'BENCH#floor', sk: crypto.randomUUID(), entries: 'x'.repeat(800) },
+      }),
+    );
+  return (performance.now() - started) / FLOOR_WRITES;
+}
 
 const queryOf = (i: number, size: number) =>
   `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]} number ${(i * 97) % size}-2`;
@@ -117,7 +140,7 @@ export async function measureKnowledge(
   const vectors = fileVectorStore(vectorsDir);
   vectorStore.install(vectors);
   // The worker's real handler, each run timed with the chunks it indexed.
-  const runs: { ms: number; chunks: number }[] = [];
+  const runs: { ms: number; chunks: number; requests: number; floorMs: number }[] = [];
   const { handler } = (await import('../functions/knowledge-worker/index.ts')) as { handler: WorkerHandler };
   const queue = localQueue({
     dataDir: vectorsDir,
@@ -125,7 +148,7 @@ export async function measureKnowledge(
     loadWorker: async () => async (event, context) => {
       const t0 = performance.now();
       const out = await handler(event, context);
-      runs.push({ ms: performance.now() - t0, chunks: 0 });
+      runs.push({ ms: performance.now() - t0, chunks: 0, requests: 0, floorMs: 0 });
       return out;
     },
   });
@@ -149,6 +172,8 @@ export async function measureKnowledge(
       runs.length = 0;
       const indexStarted = performance.now();
       for (let d = 0; d < planned; d += AT_ONCE) {
+        const requestsBefore = h.recorder.requests.length;
+        const runsBefore = runs.length;
         await Promise.all(
           Array.from({ length: Math.min(AT_ONCE, planned - d) }, async (_, k) => {
             const n = d + k;
@@ -166,6 +191,11 @@ export async function measureKnowledge(
           }),
         );
         await queue.drain();
+        // The batch's requests (uploads included) shared by its runs; the floor sampled right after.
+        const batch = runs.slice(runsBefore);
+        const requests = (h.recorder.requests.length - requestsBefore) / batch.length;
+        const floorMs = await floorMsPerWrite();
+        for (const r of batch) Object.assign(r, { requests, floorMs });
       }
       const indexSeconds = (performance.now() - indexStarted) / 1000;
       if (queue.deadLetters().length) throw new Error(`dead letters: ${JSON.stringify(queue.deadLetters())}`);
@@ -174,7 +204,9 @@ export async function measureKnowledge(
       const documents = baseNow.json.result.documentsByStatus.Indexed as number;
       if (documents !== planned) throw new Error(`indexed ${documents} of ${planned}: ${JSON.stringify(baseNow.json)}`);
       const tenth = Math.max(1, Math.floor(runs.length / 10));
-      const perChunk = (rs: typeof runs) => rs.reduce((n, r) => n + r.ms, 0) / (rs.length * CHUNKS_PER_DOCUMENT);
+      const perChunk = (rs: typeof runs, of: 'ms' | 'requests' = 'ms') =>
+        rs.reduce((n, r) => n + r[of], 0) / (rs.length * CHUNKS_PER_DOCUMENT);
+      const floor = (rs: typeof runs) => rs.reduce((n, r) => n + r.floorMs, 0) / rs.length;
       // The last document may be short: the tenths compare full documents only.
       const full = runs.slice(0, size % CHUNKS_PER_DOCUMENT ? -1 : undefined);
 
@@ -208,7 +240,6 @@ export async function measureKnowledge(
           dynamo += h.recorder.requests.length - beforeDdb;
           vector += vectors.requests - beforeVectors;
         }
-        vectors.flush();
         const cold: { ms: number; peakRssMb: number }[] = [];
         for (let i = 0; i < COLD_RUNS; i++) {
           const run = await coldRetrieve([
@@ -247,6 +278,10 @@ export async function measureKnowledge(
         chunksPerSecond: round(chunks / indexSeconds, 0),
         firstTenthMsPerChunk: round(perChunk(full.slice(0, tenth)), 2),
         lastTenthMsPerChunk: round(perChunk(full.slice(-tenth)), 2),
+        firstTenthRequestsPerChunk: round(perChunk(full.slice(0, tenth), 'requests'), 2),
+        lastTenthRequestsPerChunk: round(perChunk(full.slice(-tenth), 'requests'), 2),
+        firstTenthFloorMsPerWrite: round(floor(full.slice(0, tenth)), 2),
+        lastTenthFloorMsPerWrite: round(floor(full.slice(-tenth)), 2),
         retrieve,
       });
     }
@@ -257,7 +292,7 @@ export async function measureKnowledge(
     rmSync(vectorsDir, { recursive: true, force: true });
   }
   const bench = {
-    note: 'local stand-ins: DynamoDB Local, s3rver, the in-memory vector store and the local hashing embedder; chunkSize 100',
+    note: 'local stand-ins: DynamoDB Local, s3rver, the vector stand-in (float32, every vector compared) and the local hashing embedder; chunkSize 100',
     points,
   };
   printKnowledge(bench);
@@ -288,5 +323,10 @@ export function printKnowledge(k: KnowledgeBench) {
           String(r.vectorRequests).padStart(10),
         ].join('  '),
       );
+  for (const p of k.points)
+    print(
+      `${p.chunks} chunks, first / last tenth: DynamoDB requests per chunk ${p.firstTenthRequestsPerChunk} / ${p.lastTenthRequestsPerChunk}, ` +
+        `floor ms per PutItem ${p.firstTenthFloorMsPerWrite} / ${p.lastTenthFloorMsPerWrite}`,
+    );
   print(`(${k.note})`);
 }

@@ -76,7 +76,6 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     // Knowledge vectors: the S3 Vectors stand-in, kept in LOCAL_DATA_DIR like the table.
     const vectors = fileVectorStore(dataDir);
     vectorStore.install(vectors);
-    stops.push(async () => vectors.flush());
     // Let messages already handed to a worker finish (as Lambda would) before the table goes away.
     stops.push(() => Promise.race([queue.drain(), new Promise<void>((r) => setTimeout(r, 5000).unref())]));
 

@@ -8,8 +8,8 @@ import {
   S3VectorsClient,
 } from '@aws-sdk/client-s3vectors';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileVectorStore, memoryVectorStore } from '#local/knowledge-vectors.ts';
@@ -140,17 +140,111 @@ describe('the local vector stand-in keeps S3 Vectors semantics', () => {
   });
 });
 
-it('the local server keeps its vectors between runs (LOCAL_DATA_DIR/knowledge-vectors.json)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kb-vectors-'));
-  try {
+describe('the local server keeps its vectors between runs (LOCAL_DATA_DIR/knowledge-vectors/)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'kb-vectors-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const journal = () => join(dir, 'knowledge-vectors', `kb-${index.kbId}.ndjson`);
+
+  it('reads back what was written, moved and deleted, in a new process as in this one', async () => {
     const first = fileVectorStore(dir);
     await first.ensureIndex(index, 4);
-    await first.put(index, [{ key: 'kept', vector: unit(3), metadata: meta('d', 0) }]);
-    first.flush();
+    await first.put(index, [
+      { key: 'kept', vector: unit(3), metadata: meta('d', 0) },
+      { key: 'gone', vector: unit(3), metadata: meta('d', 1) },
+      { key: 'moved', vector: unit(0), metadata: meta('d', 2) },
+    ]);
+    await first.put(index, [{ key: 'moved', vector: [0, 0, 0.6, 0.8], metadata: meta('d', 3) }]);
+    await first.delete(index, ['gone']);
     const second = fileVectorStore(dir);
-    const hits = await second.query(index, { vector: unit(3), topK: 1, filter: { tenantId: 't-1' } });
-    expect(hits.map((h) => h.key)).toEqual(['kept']);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    const hits = await second.query(index, { vector: unit(3), topK: 5, filter: { tenantId: 't-1' } });
+    expect(hits.map((h) => [h.key, h.score, h.metadata.position])).toEqual([
+      ['kept', 1, 0],
+      ['moved', expect.closeTo(0.8, 6), 3],
+    ]);
+    expect(second.size(index.kbId)).toBe(2);
+  });
+
+  it('appends each write to the index journal rather than rewriting what is there', async () => {
+    const store = fileVectorStore(dir);
+    await store.ensureIndex(index, 4);
+    await store.put(index, [{ key: 'a', vector: unit(0), metadata: meta('d', 0) }]);
+    const before = readFileSync(journal(), 'utf8');
+    await store.put(index, [{ key: 'b', vector: unit(1), metadata: meta('d', 1) }]);
+    const after = readFileSync(journal(), 'utf8');
+    expect(after.startsWith(before)).toBe(true);
+    expect(after.slice(before.length).split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
+  it('compacts a journal of mostly rewritten vectors when it is read back, keeping the same answers', async () => {
+    const store = fileVectorStore(dir);
+    await store.ensureIndex(index, 4);
+    for (let round = 0; round < 4; round++)
+      await store.put(
+        index,
+        Array.from({ length: 400 }, (_, i) => ({ key: `k${i}`, vector: unit(i % 4), metadata: meta('d', round) })),
+      );
+    const grown = statSync(journal()).size;
+    const reread = fileVectorStore(dir);
+    const hits = await reread.query(index, { vector: unit(2), topK: 3, filter: {} });
+    expect(hits.map((h) => [h.key, h.metadata.position])).toEqual([
+      ['k10', 3],
+      ['k102', 3],
+      ['k106', 3],
+    ]);
+    expect(statSync(journal()).size).toBeLessThan(grown / 2);
+    expect(fileVectorStore(dir).size(index.kbId)).toBe(400);
+  });
+
+  it('a dropped index leaves no journal, and the old single-file store is moved into journals', async () => {
+    const store = fileVectorStore(dir);
+    await store.ensureIndex(index, 4);
+    await store.dropIndex(index);
+    expect(existsSync(journal())).toBe(false);
+    writeFileSync(
+      join(dir, 'knowledge-vectors.json'),
+      JSON.stringify({
+        [`kb-${index.kbId}`]: { dimension: 4, vectors: [{ key: 'old', vector: unit(1), metadata: meta('d', 0) }] },
+      }),
+    );
+    const migrated = fileVectorStore(dir);
+    expect((await migrated.query(index, { vector: unit(1), topK: 1, filter: {} })).map((h) => h.key)).toEqual(['old']);
+    expect(existsSync(join(dir, 'knowledge-vectors.json'))).toBe(false);
+  });
+});
+
+it('answers what a sort of every vector answers: the topK best by cosine, ties by key, filters applied', async () => {
+  // A seeded generator: vectors with repeated values make ties, two tenants make the filter matter.
+  let seed = 7;
+  const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 5) - 2;
+  const store = memoryVectorStore();
+  await store.ensureIndex(index, 6);
+  const records = Array.from({ length: 1_200 }, (_, i) => ({
+    key: `k${String(i).padStart(4, '0')}`,
+    vector: Array.from({ length: 6 }, next),
+    metadata: { ...meta('d', i), tenantId: i % 3 ? 't-1' : 't-2' },
+  }));
+  for (let i = 0; i < records.length; i += 500) await store.put(index, records.slice(i, i + 500));
+  await store.delete(index, ['k0001', 'k0500']);
+  const norm = (v: number[]) => Math.hypot(...v);
+  for (const query of [
+    [1, 0, 0, 0, 0, 0],
+    [2, -1, 0, 1, 1, -2],
+    [0, 0, 0, 0, 0, 0],
+  ]) {
+    const expected = records
+      .filter((r) => r.metadata.tenantId === 't-1' && r.key !== 'k0001' && r.key !== 'k0500')
+      .map((r) => {
+        const dot = r.vector.reduce((n, x, i) => n + x * query[i]!, 0);
+        const d = norm(r.vector) * norm(query);
+        return { key: r.key, score: d ? dot / d : 0 };
+      })
+      .sort((a, b) => b.score - a.score || a.key.localeCompare(b.key))
+      .slice(0, 25);
+    const hits = await store.query(index, { vector: query, topK: 25, filter: { tenantId: 't-1' } });
+    expect(hits.map((h) => h.key)).toEqual(expected.map((e) => e.key));
+    hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 5));
   }
 });

@@ -1,0 +1,131 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { VectorMetadata, VectorRecord } from '#areas/knowledge/vectors/port.ts';
+import { PackedIndex } from './packed-vectors.ts';
+
+/** Where a persisted store keeps each index's changes; the in-memory store has none. */
+export interface VectorJournal {
+  load(name: string): PackedIndex | undefined;
+  created(name: string, dimension: number): void;
+  put(name: string, dimension: number, vectors: VectorRecord[]): void;
+  deleted(name: string, keys: string[]): void;
+  dropped(name: string): void;
+}
+
+/**
+ * A line of an index's journal: the header, a write (keys and metadata, and the vectors' float32
+ * bytes in base64, in the same order), or a delete.
+ */
+type Line =
+  | { dimension: number }
+  | { put: { key: string; metadata: VectorMetadata }[]; data: string }
+  | { delete: string[] };
+
+const BATCH = 500;
+
+function encode(dimension: number, vectors: ArrayLike<number>[]): string {
+  const data = new Float32Array(vectors.length * dimension);
+  vectors.forEach((v, i) => data.set(v, i * dimension));
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+}
+
+function decode(base64: string): Float32Array {
+  const bytes = Buffer.from(base64, 'base64');
+  const data = new Float32Array(bytes.length / 4);
+  new Uint8Array(data.buffer).set(bytes);
+  return data;
+}
+
+function* lines(file: string): Generator<Line> {
+  const text = readFileSync(file);
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf(10, start);
+    const stop = end === -1 ? text.length : end;
+    if (stop > start) yield JSON.parse(text.toString('utf8', start, stop)) as Line;
+    start = stop + 1;
+  }
+}
+
+function putLines(index: PackedIndex): string {
+  const entries = index.entries();
+  const packed = index.packed();
+  const out: string[] = [];
+  for (let i = 0; i < entries.length; i += BATCH) {
+    const data = packed.subarray(i * index.dimension, Math.min(entries.length, i + BATCH) * index.dimension);
+    out.push(
+      JSON.stringify({
+        put: entries.slice(i, i + BATCH),
+        data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'),
+      }),
+    );
+  }
+  return out.map((l) => `${l}\n`).join('');
+}
+
+/**
+ * The journal of the stand-in `npm start` installs: each index's changes are appended to
+ * LOCAL_DATA_DIR/knowledge-vectors/<index>.ndjson as they happen, so a write costs what it writes
+ * however large the index (the whole store used to be rewritten as JSON a second after any change,
+ * which at 100,000 vectors blocked the process for seconds). An index is read back when first used
+ * after a restart; a journal holding more than twice its live vectors is rewritten then.
+ */
+export function fileJournal(dataDir: string): VectorJournal {
+  const dir = join(dataDir, 'knowledge-vectors');
+  mkdirSync(dir, { recursive: true });
+  const file = (name: string) => join(dir, `${name}.ndjson`);
+  const append = (name: string, line: Line) => appendFileSync(file(name), `${JSON.stringify(line)}\n`);
+  const rewrite = (name: string, index: PackedIndex) => {
+    const tmp = `${file(name)}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify({ dimension: index.dimension })}\n${putLines(index)}`);
+    renameSync(tmp, file(name));
+  };
+  const journal: VectorJournal = {
+    load(name) {
+      if (!existsSync(file(name))) return undefined;
+      let index: PackedIndex | undefined;
+      let written = 0;
+      for (const line of lines(file(name))) {
+        if ('dimension' in line) index = new PackedIndex(line.dimension);
+        else if (!index) break;
+        else if ('put' in line) {
+          const data = decode(line.data);
+          line.put.forEach(({ key, metadata }, i) =>
+            index!.set(key, data.subarray(i * index!.dimension, (i + 1) * index!.dimension), metadata),
+          );
+          written += line.put.length;
+        } else for (const key of line.delete) index.delete(key);
+      }
+      if (index && written > 2 * index.size + BATCH) rewrite(name, index);
+      return index;
+    },
+    created: (name, dimension) => writeFileSync(file(name), `${JSON.stringify({ dimension })}\n`),
+    put: (name, dimension, vectors) =>
+      append(name, {
+        put: vectors.map(({ key, metadata }) => ({ key, metadata })),
+        data: encode(
+          dimension,
+          vectors.map((v) => v.vector),
+        ),
+      }),
+    deleted: (name, keys) => append(name, { delete: keys }),
+    dropped: (name) => rmSync(file(name), { force: true }),
+  };
+  migrateSnapshot(dataDir, rewrite);
+  return journal;
+}
+
+/** Earlier runs kept every index in one LOCAL_DATA_DIR/knowledge-vectors.json: moved into journals once. */
+function migrateSnapshot(dataDir: string, rewrite: (name: string, index: PackedIndex) => void) {
+  const old = join(dataDir, 'knowledge-vectors.json');
+  if (!existsSync(old)) return;
+  const snapshot = JSON.parse(readFileSync(old, 'utf8')) as Record<
+    string,
+    { dimension: number; vectors: VectorRecord[] }
+  >;
+  for (const [name, { dimension, vectors }] of Object.entries(snapshot)) {
+    const index = new PackedIndex(dimension);
+    for (const v of vectors) index.set(v.key, v.vector, v.metadata);
+    rewrite(name, index);
+  }
+  rmSync(old);
+}

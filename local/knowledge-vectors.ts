@@ -3,7 +3,6 @@ import {
   MAX_DIMENSION,
   MAX_TOP_K,
   MAX_VECTORS_PER_CALL,
-  type VectorRecord,
   type VectorStore,
 } from '#areas/knowledge/vectors/port.ts';
 import { PackedIndex } from './packed-vectors.ts';

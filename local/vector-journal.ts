@@ -25,7 +25,7 @@ const BATCH = 500;
 
 function encode(dimension: number, vectors: ArrayLike<number>[]): string {
   const data = new Float32Array(vectors.length * dimension);
-  vectors.forEach((v, i) => data.set(v, i * dimension));
+  for (const [i, v] of vectors.entries()) data.set(v, i * dimension);
   return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
 }
 
@@ -89,9 +89,9 @@ export function fileJournal(dataDir: string): VectorJournal {
         else if (!index) break;
         else if ('put' in line) {
           const data = decode(line.data);
-          line.put.forEach(({ key, metadata }, i) =>
-            index!.set(key, data.subarray(i * index!.dimension, (i + 1) * index!.dimension), metadata),
-          );
+          const dim = index.dimension;
+          for (const [i, { key, metadata }] of line.put.entries())
+            index.set(key, data.subarray(i * dim, (i + 1) * dim), metadata);
           written += line.put.length;
         } else for (const key of line.delete) index.delete(key);
       }

@@ -218,7 +218,10 @@ describe('the local server keeps its vectors between runs (LOCAL_DATA_DIR/knowle
 it('answers what a sort of every vector answers: the topK best by cosine, ties by key, filters applied', async () => {
   // A seeded generator: vectors with repeated values make ties, two tenants make the filter matter.
   let seed = 7;
-  const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 5) - 2;
+  const next = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return (seed % 5) - 2;
+  };
   const store = memoryVectorStore();
   await store.ensureIndex(index, 6);
   const records = Array.from({ length: 1_200 }, (_, i) => ({
@@ -245,6 +248,6 @@ it('answers what a sort of every vector answers: the topK best by cosine, ties b
       .slice(0, 25);
     const hits = await store.query(index, { vector: query, topK: 25, filter: { tenantId: 't-1' } });
     expect(hits.map((h) => h.key)).toEqual(expected.map((e) => e.key));
-    hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 5));
+    for (const [i, h] of hits.entries()) expect(h.score).toBeCloseTo(expected[i]!.score, 5);
   }
 });

@@ -13,7 +13,10 @@ let standInRssMb = 0;
 if (mode !== 'keyword') {
   const { fileVectorStore } = await import('#local/knowledge-vectors.ts');
   const { vectorStore } = await import('#areas/knowledge/vectors/port.ts');
-  vectorStore.install(fileVectorStore(vectorsDir!));
+  const vectors = fileVectorStore(vectorsDir!);
+  // The index is read from its journal on first use: here, before the clock.
+  vectors.size(kbId!);
+  vectorStore.install(vectors);
   standInRssMb = process.memoryUsage().rss / 2 ** 20;
 }
 const started = performance.now();

@@ -49,6 +49,8 @@ export interface KnowledgePoint {
     coldP50Ms: number;
     coldP95Ms: number;
     coldPeakRssMb: number;
+    /** The process's memory once the vector stand-in is loaded, before retrieving: deployed, S3 Vectors holds it. */
+    coldStandInRssMb: number;
     dynamoRequests: number;
     vectorRequests: number;
   }[];
@@ -82,7 +84,9 @@ const queryOf = (i: number, size: number) =>
   `${WORDS[i % WORDS.length]} ${WORDS[(i * 7 + 3) % WORDS.length]} number ${(i * 97) % size}-2`;
 
 /** One cold retrieve in a fresh process (bench/knowledge-cold.ts). */
-function coldRetrieve(args: string[]): Promise<{ ms: number; matches: number; peakRssMb: number }> {
+function coldRetrieve(
+  args: string[],
+): Promise<{ ms: number; matches: number; peakRssMb: number; standInRssMb: number }> {
   const script = new URL('./knowledge-cold.ts', import.meta.url).pathname;
   return new Promise((resolve, reject) =>
     execFile(
@@ -240,7 +244,7 @@ export async function measureKnowledge(
           dynamo += h.recorder.requests.length - beforeDdb;
           vector += vectors.requests - beforeVectors;
         }
-        const cold: { ms: number; peakRssMb: number }[] = [];
+        const cold: { ms: number; peakRssMb: number; standInRssMb: number }[] = [];
         for (let i = 0; i < COLD_RUNS; i++) {
           const run = await coldRetrieve([
             config.tableName,
@@ -267,6 +271,7 @@ export async function measureKnowledge(
             0,
           ),
           coldPeakRssMb: round(Math.max(...cold.map((c) => c.peakRssMb)), 0),
+          coldStandInRssMb: round(Math.max(...cold.map((c) => c.standInRssMb)), 0),
           dynamoRequests: round(dynamo / RETRIEVES, 2),
           vectorRequests: round(vector / RETRIEVES, 2),
         });
@@ -302,7 +307,7 @@ export async function measureKnowledge(
 export function printKnowledge(k: KnowledgeBench) {
   print('\nAI knowledge (one base; retrieve through the full route stack warm, and in a fresh process cold)');
   print(
-    'chunks  docs  index s  chunks/s  ms/chunk 1st/last tenth  mode      p50 ms  p95 ms  cold p50  cold p95  cold MB  DynamoDB/req  vector/req',
+    'chunks  docs  index s  chunks/s  ms/chunk 1st/last tenth  mode      p50 ms  p95 ms  cold p50  cold p95  cold MB  (stand-in)  DynamoDB/req  vector/req',
   );
   for (const p of k.points)
     for (const [i, r] of p.retrieve.entries())
@@ -319,6 +324,7 @@ export function printKnowledge(k: KnowledgeBench) {
           String(r.coldP50Ms).padStart(8),
           String(r.coldP95Ms).padStart(8),
           String(r.coldPeakRssMb).padStart(7),
+          (r.coldStandInRssMb ? `(${r.coldStandInRssMb})` : '').padStart(10),
           String(r.dynamoRequests).padStart(12),
           String(r.vectorRequests).padStart(10),
         ].join('  '),

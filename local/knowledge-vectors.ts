@@ -55,8 +55,12 @@ export function memoryVectorStore(
       if (q.topK < 1 || q.topK > MAX_TOP_K) throw validation(`topK must be 1-${MAX_TOP_K}`);
       const found = find(indexName(index));
       if (!found) return [];
-      const wanted = Object.entries(q.filter) as [keyof typeof q.filter, string][];
-      return found.nearest(q.vector, q.topK, (m) => wanted.every(([k, want]) => m[k] === want));
+      const { tenantId, kbId } = q.filter;
+      return found.nearest(
+        q.vector,
+        q.topK,
+        (m) => (tenantId === undefined || m.tenantId === tenantId) && (kbId === undefined || m.kbId === kbId),
+      );
     },
     async get(index, keys) {
       store.requests++;

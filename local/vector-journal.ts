@@ -1,4 +1,15 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { VectorMetadata, VectorRecord } from '#areas/knowledge/vectors/port.ts';
 import { PackedIndex } from './packed-vectors.ts';
@@ -22,6 +33,7 @@ type Line =
   | { delete: string[] };
 
 const BATCH = 500;
+const READ_BYTES = 4 << 20;
 
 function encode(dimension: number, vectors: ArrayLike<number>[]): string {
   const data = new Float32Array(vectors.length * dimension);
@@ -36,22 +48,40 @@ function decode(base64: string): Float32Array {
   return data;
 }
 
-function* lines(file: string): Generator<Line> {
-  const text = readFileSync(file);
-  for (let start = 0; start < text.length; ) {
-    const end = text.indexOf(10, start);
-    const stop = end === -1 ? text.length : end;
-    if (stop > start) yield JSON.parse(text.toString('utf8', start, stop)) as Line;
-    start = stop + 1;
+/** The journal's lines, read a few megabytes at a time: a large index is never in memory twice. */
+export function* journalLines(file: string, readBytes = READ_BYTES): Generator<Line> {
+  const fd = openSync(file, 'r');
+  try {
+    let chunk = Buffer.alloc(readBytes);
+    let kept = 0;
+    for (;;) {
+      const read = readSync(fd, chunk, kept, chunk.length - kept, null);
+      const filled = kept + read;
+      let start = 0;
+      for (let end = chunk.indexOf(10, start); end !== -1 && end < filled; end = chunk.indexOf(10, start)) {
+        if (end > start) yield JSON.parse(chunk.toString('utf8', start, end)) as Line;
+        start = end + 1;
+      }
+      if (!read) {
+        if (filled > start) yield JSON.parse(chunk.toString('utf8', start, filled)) as Line;
+        return;
+      }
+      // A line longer than what is left: keep its start, in a larger buffer if it needs one.
+      kept = filled - start;
+      const next = kept > chunk.length / 2 ? Buffer.alloc(chunk.length * 2) : chunk;
+      chunk.copy(next, 0, start, filled);
+      chunk = next;
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 
 function putLines(index: PackedIndex): string {
   const entries = index.entries();
-  const packed = index.packed();
   const out: string[] = [];
   for (let i = 0; i < entries.length; i += BATCH) {
-    const data = packed.subarray(i * index.dimension, Math.min(entries.length, i + BATCH) * index.dimension);
+    const data = index.vectors(i, Math.min(entries.length, i + BATCH));
     out.push(
       JSON.stringify({
         put: entries.slice(i, i + BATCH),
@@ -84,7 +114,7 @@ export function fileJournal(dataDir: string): VectorJournal {
       if (!existsSync(file(name))) return undefined;
       let index: PackedIndex | undefined;
       let written = 0;
-      for (const line of lines(file(name))) {
+      for (const line of journalLines(file(name))) {
         if ('dimension' in line) index = new PackedIndex(line.dimension);
         else if (!index) break;
         else if ('put' in line) {

@@ -46,37 +46,48 @@ export interface RetrieveCall {
   whenNoBase?: 'notFound' | 'empty';
 }
 
-/** Candidates of one base from its keyword index and its vector index, with both raw scores where known. */
-async function candidatesOf(base: BaseRecord, call: RetrieveCall, mode: RetrieveMode, queryVector: number[] | null) {
+/**
+ * Candidates of one base from its keyword index and its vector index, with both raw scores where
+ * known. The keyword search and the vector query (which waits for the query's embedding) run at
+ * once: a hybrid retrieve costs the slower of the two, not their sum.
+ */
+async function candidatesOf(
+  base: BaseRecord,
+  call: RetrieveCall,
+  mode: RetrieveMode,
+  embedded: Promise<number[] | null>,
+) {
+  const index = { tenantId: base.tenantId, kbId: base.id };
+  const [keywordHits, vectorHits, queryVector] = await Promise.all([
+    mode === 'semantic' ? [] : searchKeyword(base, call.query),
+    embedded.then(async (vector) =>
+      vector
+        ? (await vectorStore()).query(index, {
+            vector,
+            topK: CANDIDATES,
+            filter: { tenantId: base.tenantId, kbId: base.id },
+          })
+        : [],
+    ),
+    embedded,
+  ]);
   const byId = new Map<string, Candidate>();
-  // Every keyword match read keeps its BM25, for vector candidates found below the keyword cut.
-  let allKeyword = new Map<string, number>();
-  let maxBm25 = 0;
-  if (mode !== 'semantic') {
-    const hits = await searchKeyword(base, call.query);
-    maxBm25 = hits[0]?.score ?? 0;
-    for (const h of hits.slice(0, CANDIDATES)) {
-      const id = chunkIdOf(h.documentId, h.position);
-      byId.set(id, {
-        chunkId: id,
-        kbId: base.id,
-        documentId: h.documentId,
-        position: h.position,
-        bm25: h.score,
-        cosine: null,
-      });
-    }
-    allKeyword = new Map(hits.map((h) => [chunkRef(h.documentId, h.position), h.score]));
-  }
-  if (mode !== 'keyword' && queryVector) {
-    const store = await vectorStore();
-    const index = { tenantId: base.tenantId, kbId: base.id };
-    const hits = await store.query(index, {
-      vector: queryVector,
-      topK: CANDIDATES,
-      filter: { tenantId: base.tenantId, kbId: base.id },
+  for (const h of keywordHits.slice(0, CANDIDATES)) {
+    const id = chunkIdOf(h.documentId, h.position);
+    byId.set(id, {
+      chunkId: id,
+      kbId: base.id,
+      documentId: h.documentId,
+      position: h.position,
+      bm25: h.score,
+      cosine: null,
     });
-    for (const h of hits) {
+  }
+  // Every keyword match read keeps its BM25, for vector candidates found below the keyword cut.
+  const allKeyword = new Map(keywordHits.map((h) => [chunkRef(h.documentId, h.position), h.score]));
+  const maxBm25 = keywordHits[0]?.score ?? 0;
+  if (queryVector) {
+    for (const h of vectorHits) {
       // Checked again: the filter asked for these, the answer must say so.
       if (h.metadata.tenantId !== base.tenantId || h.metadata.kbId !== base.id) {
         logger.warn('vector hit outside its tenant or base dropped', { kbId: base.id, key: h.key });
@@ -97,7 +108,7 @@ async function candidatesOf(base: BaseRecord, call: RetrieveCall, mode: Retrieve
     // Keyword candidates the vector top-K left out: their vectors, so both scores are exact.
     const unmeasured = [...byId.values()].filter((c) => c.cosine === null);
     if (mode === 'hybrid' && unmeasured.length) {
-      const stored = await store.get(
+      const stored = await (await vectorStore()).get(
         index,
         unmeasured.map((c) => c.chunkId),
       );
@@ -136,31 +147,28 @@ export async function retrieve(call: RetrieveCall): Promise<Match[]> {
     throw notFound('Knowledge base');
   }
 
-  const vectors = new Map<string | null, number[]>();
-  if (mode !== 'keyword') {
-    for (const model of new Set(bases.map((b) => b.embeddingModelId ?? null))) {
-      const out = await embed({
-        tenantId: call.tenantId,
-        caller: call.caller,
-        requestId: call.requestId,
-        model,
-        input: [call.query],
-      });
-      vectors.set(model, out.vectors[0]!);
-    }
-  }
-  const maxBm25 = new Map<string, number>();
-  const all: Candidate[] = [];
-  for (const base of bases) {
-    const { candidates, maxBm25: top } = await candidatesOf(
-      base,
-      call,
-      mode,
-      vectors.get(base.embeddingModelId ?? null) ?? null,
-    );
-    maxBm25.set(base.id, top);
-    all.push(...candidates);
-  }
+  // The query's embedding (one per embedding model of the bases) is not awaited here: each base's
+  // keyword search runs meanwhile.
+  const models = [...new Set(bases.map((b) => b.embeddingModelId ?? null))];
+  const embeddings = new Map(
+    models.map((model) => [
+      model,
+      mode === 'keyword'
+        ? Promise.resolve(null)
+        : embed({
+            tenantId: call.tenantId,
+            caller: call.caller,
+            requestId: call.requestId,
+            model,
+            input: [call.query],
+          }).then((out) => out.vectors[0]!),
+    ]),
+  );
+  const perBase = await Promise.all(
+    bases.map((base) => candidatesOf(base, call, mode, embeddings.get(base.embeddingModelId ?? null)!)),
+  );
+  const maxBm25 = new Map(bases.map((base, i) => [base.id, perBase[i]!.maxBm25]));
+  const all: Candidate[] = perBase.flatMap((p) => p.candidates);
   const ranked = fuse(all, mode, maxBm25).filter(
     (c) => (mode !== 'keyword' || c.bm25 > 0) && (call.scoreThreshold == null || c.score >= call.scoreThreshold),
   );

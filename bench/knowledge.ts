@@ -46,6 +46,9 @@ export interface KnowledgePoint {
     mode: string;
     p50Ms: number;
     p95Ms: number;
+    /** GET of the base by id, interleaved with the retrieves: what the machine and the route stack cost. */
+    floorP50Ms: number;
+    floorP95Ms: number;
     coldP50Ms: number;
     coldP95Ms: number;
     coldPeakRssMb: number;
@@ -217,6 +220,7 @@ export async function measureKnowledge(
       const retrieve: KnowledgePoint['retrieve'] = [];
       for (const mode of ['keyword', 'semantic', 'hybrid']) {
         const times: number[] = [];
+        const floorTimes: number[] = [];
         let dynamo = 0;
         let vector = 0;
         // One warm-up call: the route's modules loaded and connections open, as a warm instance has them.
@@ -243,6 +247,11 @@ export async function measureKnowledge(
             throw new Error(`retrieve ${mode}: ${res.status} ${JSON.stringify(res.json).slice(0, 200)}`);
           dynamo += h.recorder.requests.length - beforeDdb;
           vector += vectors.requests - beforeVectors;
+          // The floor, interleaved: the same route stack and token check around one GetItem.
+          const floorStarted = performance.now();
+          const floor = await invoke({ method: 'GET', path: `/api/knowledge/bases/${kbId}`, token: bearer });
+          floorTimes.push(performance.now() - floorStarted);
+          if (floor.status !== 200) throw new Error(`floor: ${floor.status}`);
         }
         const cold: { ms: number; peakRssMb: number; standInRssMb: number }[] = [];
         for (let i = 0; i < COLD_RUNS; i++) {
@@ -262,6 +271,8 @@ export async function measureKnowledge(
           mode,
           p50Ms: round(median(times), 1),
           p95Ms: round(percentile(times, 95), 1),
+          floorP50Ms: round(median(floorTimes), 1),
+          floorP95Ms: round(percentile(floorTimes, 95), 1),
           coldP50Ms: round(median(cold.map((c) => c.ms)), 0),
           coldP95Ms: round(
             percentile(
@@ -307,7 +318,7 @@ export async function measureKnowledge(
 export function printKnowledge(k: KnowledgeBench) {
   print('\nAI knowledge (one base; retrieve through the full route stack warm, and in a fresh process cold)');
   print(
-    'chunks  docs  index s  chunks/s  ms/chunk 1st/last tenth  mode      p50 ms  p95 ms  cold p50  cold p95  cold MB  (stand-in)  DynamoDB/req  vector/req',
+    'chunks  docs  index s  chunks/s  ms/chunk 1st/last tenth  mode      p50 ms  p95 ms  floor p50/p95  cold p50  cold p95  cold MB  (stand-in)  DynamoDB/req  vector/req',
   );
   for (const p of k.points)
     for (const [i, r] of p.retrieve.entries())
@@ -321,6 +332,7 @@ export function printKnowledge(k: KnowledgeBench) {
           r.mode.padEnd(8),
           String(r.p50Ms).padStart(6),
           String(r.p95Ms).padStart(6),
+          `${r.floorP50Ms} / ${r.floorP95Ms}`.padStart(13),
           String(r.coldP50Ms).padStart(8),
           String(r.coldP95Ms).padStart(8),
           String(r.coldPeakRssMb).padStart(7),

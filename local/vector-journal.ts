@@ -35,10 +35,12 @@ type Line =
 const BATCH = 500;
 const READ_BYTES = 4 << 20;
 
-function encode(dimension: number, vectors: ArrayLike<number>[]): string {
+const encode = (data: Float32Array) => Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+
+function packed(dimension: number, vectors: ArrayLike<number>[]): Float32Array {
   const data = new Float32Array(vectors.length * dimension);
   for (const [i, v] of vectors.entries()) data.set(v, i * dimension);
-  return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
+  return data;
 }
 
 function decode(base64: string): Float32Array {
@@ -81,13 +83,8 @@ function putLines(index: PackedIndex): string {
   const entries = index.entries();
   const out: string[] = [];
   for (let i = 0; i < entries.length; i += BATCH) {
-    const data = index.vectors(i, Math.min(entries.length, i + BATCH));
-    out.push(
-      JSON.stringify({
-        put: entries.slice(i, i + BATCH),
-        data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'),
-      }),
-    );
+    const data = encode(index.vectors(i, Math.min(entries.length, i + BATCH)));
+    out.push(JSON.stringify({ put: entries.slice(i, i + BATCH), data }));
   }
   return out.map((l) => `${l}\n`).join('');
 }
@@ -133,8 +130,10 @@ export function fileJournal(dataDir: string): VectorJournal {
       append(name, {
         put: vectors.map(({ key, metadata }) => ({ key, metadata })),
         data: encode(
-          dimension,
-          vectors.map((v) => v.vector),
+          packed(
+            dimension,
+            vectors.map((v) => v.vector),
+          ),
         ),
       }),
     deleted: (name, keys) => append(name, { delete: keys }),

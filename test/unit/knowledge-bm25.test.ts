@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { avgLength, idf, termScore } from '#areas/knowledge/keyword/bm25.ts';
-import { entriesOf, postingsOf } from '#areas/knowledge/keyword/postings.ts';
+import { eachEntry, postingsOf } from '#areas/knowledge/keyword/postings.ts';
 import { queryTerms, terms } from '#areas/knowledge/keyword/terms.ts';
 import { postingKey } from '#areas/knowledge/records.ts';
+
+const entries = (posting: string) => {
+  const read: number[][] = [];
+  eachEntry(posting, (position, tf, length) => read.push([position, tf, length]));
+  return read;
+};
 
 describe('BM25 from global statistics', () => {
   it('scores a term by the base’s N, df and average length, as BM25+ defines it', () => {
@@ -34,9 +40,9 @@ describe('terms and postings', () => {
     expect(a.length).toBe(3 + 4);
     const refund = a.postings.get('refund')!;
     expect(refund).toHaveLength(1);
-    expect(entriesOf(refund[0]!.entries)).toEqual([
-      { position: 0, tf: 2, length: 3 },
-      { position: 1, tf: 1, length: 4 },
+    expect(entries(refund[0]!.entries)).toEqual([
+      [0, 2, 3],
+      [1, 1, 4],
     ]);
     const b = postingsOf('d1', chunks);
     expect(postingKey('t', 'k', 'refund', b.postings.get('refund')![0]!)).toEqual(
@@ -56,4 +62,12 @@ describe('terms and postings', () => {
     expect(parts.map((p) => p.chunks)).toEqual([2000, 2000, 500]);
     expect(new Set(parts.map((p) => postingKey('t', 'k', 'common', p).sk)).size).toBe(3);
   });
+});
+
+it('reads every entry of a posting in place, the last one included', () => {
+  expect(entries('0:1:12,17:3:120,4096:12:7')).toEqual([
+    [0, 1, 12],
+    [17, 3, 120],
+    [4096, 12, 7],
+  ]);
 });

@@ -81,11 +81,21 @@ export function postingsOf(documentId: string, chunks: { position: number; text:
 }
 
 /** `position:tf:length,...` back into numbers. */
-export function entriesOf(entries: string): { position: number; tf: number; length: number }[] {
-  return entries.split(',').map((e) => {
-    const [position, tf, length] = e.split(':');
-    return { position: Number(position), tf: Number(tf), length: Number(length) };
-  });
+/**
+ * Calls `each` for every `position:tf:length` of a posting's entries, reading the digits in place: a
+ * retrieve reads tens of thousands of entries, and splitting them into strings was most of its time.
+ */
+export function eachEntry(entries: string, each: (position: number, tf: number, length: number) => void) {
+  const fields = [0, 0, 0];
+  let field = 0;
+  for (let i = 0; i <= entries.length; i++) {
+    const code = i < entries.length ? entries.charCodeAt(i) : 44;
+    if (code === 58) field++;
+    else if (code === 44) {
+      each(fields[0]!, fields[1]!, fields[2]!);
+      fields[0] = fields[1] = fields[2] = field = 0;
+    } else fields[field] = fields[field]! * 10 + (code - 48);
+  }
 }
 
 /** Deterministic groups of terms (sorted), so every run of one document builds the same transactions. */

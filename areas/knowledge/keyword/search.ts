@@ -4,7 +4,7 @@ import { getMany } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
 import { POSTING_PREFIX, termList, termStatKey, type BaseRecord } from '../records.ts';
 import { avgLength, idf, termScore, type BaseStats } from './bm25.ts';
-import { entriesOf } from './postings.ts';
+import { eachEntry } from './postings.ts';
 import { queryTerms } from './terms.ts';
 
 /**
@@ -52,7 +52,8 @@ export async function searchKeyword(
   const present = list
     .map((term) => ({ term, df: Number(dfItems.get(keyId(termStatKey(base.tenantId, base.id, term)))?.df ?? 0) }))
     .filter((t) => t.df > 0);
-  const scores = new Map<string, KeywordHit>();
+  // Per document, then per position: one lookup by document a posting, not a string key an entry.
+  const scores = new Map<string, Map<number, KeywordHit>>();
   await Promise.all(
     present.map(async ({ term, df }) => {
       const weight = idf(stats, df);
@@ -65,19 +66,23 @@ export async function searchKeyword(
         },
         postingsToRead(stats, df),
       );
-      for (const p of postings)
-        for (const e of entriesOf(p.c)) {
-          const ref = chunkRef(p.documentId, e.position);
-          const hit = scores.get(ref);
-          const add = termScore(weight, e.tf, e.length, avgdl);
+      for (const { documentId, c } of postings) {
+        const ofDocument = scores.get(documentId) ?? new Map<number, KeywordHit>();
+        scores.set(documentId, ofDocument);
+        eachEntry(c, (position, tf, length) => {
+          const hit = ofDocument.get(position);
+          const add = termScore(weight, tf, length, avgdl);
           if (hit) hit.score += add;
-          else scores.set(ref, { documentId: p.documentId, position: e.position, score: add });
-        }
+          else ofDocument.set(position, { documentId, position, score: add });
+        });
+      }
     }),
   );
-  return [...scores.values()].sort(
-    (a, b) =>
-      b.score - a.score ||
-      (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : a.position - b.position),
-  );
+  return [...scores.values()]
+    .flatMap((chunks) => [...chunks.values()])
+    .sort(
+      (a, b) =>
+        b.score - a.score ||
+        (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : a.position - b.position),
+    );
 }

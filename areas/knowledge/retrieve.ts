@@ -2,7 +2,7 @@ import { embed, type Caller, cosine } from '#areas/llm-gateway/for-knowledge.ts'
 import { notFound } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { fuse, type Candidate, type Scored } from './fusion.ts';
-import { chunkRef, searchKeyword } from './keyword/search.ts';
+import { NO_KEYWORD_HITS, searchKeyword } from './keyword/search.ts';
 import { keyId } from '#shared/data/keys.ts';
 import { getMany } from '#shared/data/read.ts';
 import {
@@ -58,8 +58,8 @@ async function candidatesOf(
   embedded: Promise<number[] | null>,
 ) {
   const index = { tenantId: base.tenantId, kbId: base.id };
-  const [keywordHits, vectorHits, queryVector] = await Promise.all([
-    mode === 'semantic' ? [] : searchKeyword(base, call.query),
+  const [keyword, vectorHits, queryVector] = await Promise.all([
+    mode === 'semantic' ? NO_KEYWORD_HITS : searchKeyword(base, call.query, CANDIDATES),
     embedded.then(async (vector) =>
       vector
         ? (await vectorStore()).query(index, {
@@ -72,7 +72,7 @@ async function candidatesOf(
     embedded,
   ]);
   const byId = new Map<string, Candidate>();
-  for (const h of keywordHits.slice(0, CANDIDATES)) {
+  for (const h of keyword.best) {
     const id = chunkIdOf(h.documentId, h.position);
     byId.set(id, {
       chunkId: id,
@@ -83,9 +83,7 @@ async function candidatesOf(
       cosine: null,
     });
   }
-  // Every keyword match read keeps its BM25, for vector candidates found below the keyword cut.
-  const allKeyword = new Map(keywordHits.map((h) => [chunkRef(h.documentId, h.position), h.score]));
-  const maxBm25 = keywordHits[0]?.score ?? 0;
+  const maxBm25 = keyword.best[0]?.score ?? 0;
   if (queryVector) {
     for (const h of vectorHits) {
       // Checked again: the filter asked for these, the answer must say so.
@@ -101,7 +99,8 @@ async function candidatesOf(
           kbId: base.id,
           documentId: h.metadata.documentId,
           position: h.metadata.position,
-          bm25: allKeyword.get(chunkRef(h.metadata.documentId, h.metadata.position)) ?? 0,
+          // Every keyword match read keeps its BM25, for vector candidates found below the keyword cut.
+          bm25: keyword.scoreOf(h.metadata.documentId, h.metadata.position),
           cosine: h.score,
         });
     }

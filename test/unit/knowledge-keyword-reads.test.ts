@@ -29,7 +29,7 @@ describe('keyword reads per term', () => {
       };
     });
     ddb.on(QueryCommand).resolves({ Items: [] });
-    await searchKeyword(base, 'ledger harbour glacier zq17a');
+    await searchKeyword(base, 'ledger harbour glacier zq17a', 100);
     const limits = Object.fromEntries(
       ddb.commandCalls(QueryCommand).map((c) => {
         const pk = String(c.args[0].input.ExpressionAttributeValues?.[':pk']);
@@ -43,4 +43,34 @@ describe('keyword reads per term', () => {
       zq17a: POSTINGS_READ,
     });
   });
+});
+
+it('keeps the best hits a full sort would keep, ties by document then position, and scores every chunk read', async () => {
+  ddb.reset();
+  ddb.on(BatchGetCommand).callsFake((input) => ({
+    Responses: {
+      [config.tableName]: (input.RequestItems[config.tableName].Keys as object[]).map((k) => ({ ...k, df: 40 })),
+    },
+  }));
+  // Two terms over six documents: equal tf and length make many ties, overlaps make sums.
+  const docs = ['d5', 'd1', 'd4', 'd0', 'd3', 'd2'];
+  const entries = (d: number, shift: number) =>
+    Array.from({ length: 8 }, (_, p) => `${p}:${1 + ((p + d + shift) % 3)}:${10 + (p % 2)}`).join(',');
+  ddb.on(QueryCommand).callsFake((input) => {
+    const second = String(input.ExpressionAttributeValues[':pk']).endsWith('#harbour');
+    return {
+      Items: docs.slice(second ? 2 : 0).map((documentId, d) => ({ documentId, c: entries(d, second ? 1 : 0) })),
+    };
+  });
+  const small = { tenantId: 't1', id: 'kb1', chunkCount: 100, keywordTerms: 1_000 };
+  const { best, scoreOf } = await searchKeyword(small, 'ledger harbour', 10);
+  const everyChunk = docs.flatMap((documentId) =>
+    Array.from({ length: 8 }, (_, position) => ({ documentId, position, score: scoreOf(documentId, position) })),
+  );
+  const sorted = everyChunk.sort(
+    (a, b) => b.score - a.score || a.documentId.localeCompare(b.documentId) || a.position - b.position,
+  );
+  expect(best).toEqual(sorted.slice(0, 10));
+  expect(new Set(sorted.slice(0, 30).map((h) => h.score)).size).toBeLessThan(30);
+  expect(scoreOf('d9', 0)).toBe(0);
 });

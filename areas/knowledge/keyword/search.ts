@@ -31,21 +31,45 @@ export interface KeywordHit {
   score: number;
 }
 
-/** `documentId#position`: how keyword and vector hits of one chunk meet before its id is known. */
-export const chunkRef = (documentId: string, position: number) => `${documentId}#${position}`;
+export interface KeywordResult {
+  /** The best `limit` chunks read, best first (ties by document, then position). */
+  best: KeywordHit[];
+  /** The BM25 score of any chunk read (0 for one no query term matched): vector candidates get theirs. */
+  scoreOf(documentId: string, position: number): number;
+}
+
+const before = (a: KeywordHit, b: KeywordHit) =>
+  a.score > b.score ||
+  (a.score === b.score && (a.documentId < b.documentId || (a.documentId === b.documentId && a.position < b.position)));
+
+/** The `limit` best of many hits in one pass, without sorting them all (a common word matches thousands). */
+function bestOf(hits: Iterable<KeywordHit>, limit: number): KeywordHit[] {
+  const best: KeywordHit[] = [];
+  for (const hit of hits) {
+    if (best.length === limit && !before(hit, best[limit - 1]!)) continue;
+    let to = best.length === limit ? limit - 1 : best.length;
+    while (to > 0 && before(hit, best[to - 1]!)) {
+      best[to] = best[to - 1]!;
+      to--;
+    }
+    best[to] = hit;
+  }
+  return best;
+}
 
 export const statsOf = (base: Pick<BaseRecord, 'chunkCount' | 'keywordTerms'>): BaseStats => ({
   chunks: Math.max(0, Number(base.chunkCount ?? 0)),
   terms: Math.max(0, Number(base.keywordTerms ?? 0)),
 });
 
-/** Every chunk read that matches a query term, with its BM25 score, best first. */
+/** The chunks read that match a query term, scored: the best `limit`, and any one's score. */
 export async function searchKeyword(
   base: Pick<BaseRecord, 'tenantId' | 'id' | 'chunkCount' | 'keywordTerms'>,
   query: string,
-): Promise<KeywordHit[]> {
+  limit: number,
+): Promise<KeywordResult> {
   const list = queryTerms(query);
-  if (!list.length) return [];
+  if (!list.length) return NO_KEYWORD_HITS;
   const stats = statsOf(base);
   const avgdl = avgLength(stats);
   const dfItems = await getMany<{ df?: number }>(list.map((t) => termStatKey(base.tenantId, base.id, t)));
@@ -78,11 +102,13 @@ export async function searchKeyword(
       }
     }),
   );
-  return [...scores.values()]
-    .flatMap((chunks) => [...chunks.values()])
-    .sort(
-      (a, b) =>
-        b.score - a.score ||
-        (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : a.position - b.position),
-    );
+  function* all() {
+    for (const chunks of scores.values()) yield* chunks.values();
+  }
+  return {
+    best: bestOf(all(), limit),
+    scoreOf: (documentId, position) => scores.get(documentId)?.get(position)?.score ?? 0,
+  };
 }
+
+export const NO_KEYWORD_HITS: KeywordResult = { best: [], scoreOf: () => 0 };

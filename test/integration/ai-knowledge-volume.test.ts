@@ -6,14 +6,15 @@ import { addText, newBase, retrieveAs, useKnowledgeStandIns } from '#test/suppor
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
- * The write path at volume: 120 documents into one base, eight uploads at a time, each indexed by
+ * The write path at volume: 120 documents into one base (KNOWLEDGE_VOLUME_DOCUMENTS for more; a
+ * multiple of 10), eight uploads at a time, each indexed by
  * the real worker through the queue (the test queue delivers as the upload sends), so postings and
  * document frequencies of shared terms are written by several documents at once. Afterwards every
  * chunk must be found by its own word (keyword) and by its own text (semantic): nothing lost.
  */
 useKnowledgeStandIns();
 
-const DOCUMENTS = 120;
+const DOCUMENTS = Number(process.env.KNOWLEDGE_VOLUME_DOCUMENTS ?? 120);
 const PARAGRAPHS = 2;
 const AT_ONCE = 8;
 const FILLER =
@@ -36,7 +37,7 @@ beforeAll(async () => {
   owner = await tokenFor({ tenantId });
 });
 
-describe('120 documents indexed eight at a time into one base', () => {
+describe(`${DOCUMENTS} documents indexed eight at a time into one base`, () => {
   it('keeps every chunk, each found by keyword and by vector', { timeout: 600_000 }, async () => {
     const kbId = (await newBase(owner, { chunkSize: 100, chunkOverlap: 0 })).id;
     const ids: string[] = new Array(DOCUMENTS);
@@ -54,7 +55,7 @@ describe('120 documents indexed eight at a time into one base', () => {
     );
     const base = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
     expect(Number(base!.chunkCount)).toBe(DOCUMENTS * PARAGRAPHS);
-    // A word in every chunk, written by all 120 documents through concurrent transactions, counted once each.
+    // A word in every chunk, written by every document through concurrent transactions, counted once each.
     const df = await get<{ df: number }>(termStatKey(tenantId, kbId, 'entry'), { consistent: true });
     expect(Number(df?.df)).toBe(DOCUMENTS * PARAGRAPHS);
 

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongFilesFirst } from './test/support/long-files-first.ts';
 
 process.env.AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING = '1';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -16,10 +17,11 @@ export default defineConfig({
     reporters: ['default'],
     // Vitest runs one file at a time on a 2-core machine (cores - 1). Most of a file's time is spent
     // waiting on DynamoDB Local, a server or npm, and every integration file has its own table: two
-    // at once. The e2e files share one local server (and its per-IP limits), so they run one at a
-    // time, beside the other tiers: most of their time is waiting on the server and the browser,
-    // which the other tiers' work fills.
+    // at once. The e2e files share one local server (and its per-IP limits), so they take turns
+    // (test/support/e2e-one-file-at-a-time.ts), beside the other tiers: a project with one worker of
+    // its own would run after every other file, alone.
     maxWorkers: 2,
+    sequence: { sequencer: LongFilesFirst },
     projects: [
       // scrypt at OWASP cost takes seconds on a busy 2-core machine: the default 5 s is too tight there.
       { test: { ...common, name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 30_000 } },
@@ -48,7 +50,7 @@ export default defineConfig({
           ...common,
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          maxWorkers: 1,
+          setupFiles: [...common.setupFiles, 'test/support/e2e-one-file-at-a-time.ts'],
           globalSetup: ['test/support/browser-global-setup.ts', 'test/support/server-global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,

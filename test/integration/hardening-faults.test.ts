@@ -35,7 +35,7 @@ import {
   takesJsonBody,
 } from '#test/support/fuzz/route-matrix.ts';
 import { semanticRequest } from '#test/support/fuzz/semantic.ts';
-import { diff, snapshot } from '#test/support/fuzz/table.ts';
+import { diff, type Snapshot, snapshot } from '#test/support/fuzz/table.ts';
 import { createWorld, credentialsFor, nextIp, type World } from '#test/support/fuzz/world.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { testMailer } from '#test/support/test-ports.ts';
@@ -132,6 +132,10 @@ async function prepared(route: RouteDef) {
     });
 }
 
+const WRITES: unknown[] = [PutCommand, UpdateCommand, DeleteCommand, TransactWriteCommand, BatchWriteCommand];
+/** Whether any write command went out since the history was last reset. */
+const wroteAnything = () => mock.calls().some((c) => WRITES.includes((c.args[0] as object).constructor));
+
 const putsSent = () => mock.commandCalls(PutCommand).map((c) => c.args[0].input);
 const transactionsSent = () => mock.commandCalls(TransactWriteCommand).map((c) => c.args[0].input);
 
@@ -180,13 +184,18 @@ describe('transaction conflicts and throttling under every create route', () => 
 
     // Conflicts every time, then throttling every time, then an unexpected AWS error: a clean
     // 409, 503 and 500, and nothing written.
+    let last: Snapshot | undefined;
     for (const [fault, status, code] of [
       [conflictError, 409, 'CONFLICT'],
       [throttlingError, 503, 'SERVICE_UNAVAILABLE'],
       [internalError, 500, 'INTERNAL_ERROR'],
     ] as const) {
+      mock.resetHistory();
       const send = await prepared(route);
-      const before = await snapshot();
+      // Every write of the app goes through the mocked client: when preparing wrote nothing, the
+      // table is still the one scanned after the previous fault (a scan of the grown table is the
+      // file's largest cost).
+      const before = last && !wroteAnything() ? last : await snapshot();
       mock.resetHistory();
       mock.on(TransactWriteCommand).rejects(fault());
       const res = await send();
@@ -198,7 +207,8 @@ describe('transaction conflicts and throttling under every create route', () => 
       if (status === 503) expect(Number(res.headers['retry-after']), where).toBeGreaterThanOrEqual(1);
       expect(envelopeProblem(res), where).toBeNull();
       expect(halfWrites(), where).toEqual([]);
-      expect(diff(before, await snapshot()), `${where}: wrote`).toEqual({ added: [], removed: [], changed: [] });
+      last = await snapshot();
+      expect(diff(before, last), `${where}: wrote`).toEqual({ added: [], removed: [], changed: [] });
     }
   });
 });

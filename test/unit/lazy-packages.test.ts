@@ -25,26 +25,42 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * here as the CDK builds them, into a folder outside the repository, and run in a fresh Node process
  * there: the project's code finds them through its own `import()`, nothing from node_modules.
  */
+/**
+ * Every function built once, as the CDK builds it, for both suites below: what each bundle holds
+ * (esbuild's metafile) and the bundle itself, in the folder the cold-start suite runs them from.
+ */
+const functions = readdirSync(join(ROOT, 'functions'));
+const bundlesDir = mkdtempSync(join(tmpdir(), 'knowledge-cold-'));
+/** The modules whose code is in each function's bundle. */
+const bundleInputs = new Map<string, string[]>();
+let bundled: Promise<void> | undefined;
+const bundleAll = () =>
+  (bundled ??= Promise.all(
+    functions.map(async (name) => {
+      const { metafile } = await build({
+        ...esbuildOptionsFor(join(ROOT, 'functions', name, 'index.ts')),
+        outfile: join(bundlesDir, name, 'index.mjs'),
+        metafile: true,
+        logLevel: 'error',
+      });
+      bundleInputs.set(
+        name,
+        Object.entries(Object.values(metafile.outputs)[0]!.inputs)
+          .filter(([, v]) => v.bytesInOutput > 0)
+          .map(([input]) => input),
+      );
+    }),
+  ).then(() => undefined));
+afterAll(() => rmSync(bundlesDir, { recursive: true, force: true }));
+
 describe('lazy packages beside a bundle', () => {
   let dir: string;
   const inputsOf = new Map<string, string[]>();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lazy-packages-'));
-    for (const name of Object.keys(LAZY_PACKAGES)) {
-      const { metafile } = await build({
-        ...esbuildOptionsFor(join(ROOT, 'functions', name, 'index.ts')),
-        outfile: join(dir, name, 'index.mjs'),
-        metafile: true,
-        logLevel: 'error',
-      });
-      inputsOf.set(
-        name,
-        Object.entries(Object.values(metafile.outputs)[0]!.inputs)
-          .filter(([, v]) => v.bytesInOutput > 0)
-          .map(([input]) => input),
-      );
-    }
+    await bundleAll();
+    for (const name of Object.keys(LAZY_PACKAGES)) inputsOf.set(name, bundleInputs.get(name)!);
     // The entry the child runs: the project's own code paths that import the lazy packages.
     const probe = join(dir, 'probe.ts');
     writeFileSync(
@@ -74,7 +90,7 @@ describe('lazy packages beside a bundle', () => {
       ...lazyPackageCommands(['pg', 'eventsource-parser'])(ROOT, dir),
     ])
       await run('sh', ['-c', command]);
-  }, 120_000);
+  }, 180_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -213,13 +229,11 @@ const STAND_INS: Record<(typeof KNOWLEDGE_PACKAGES)[number], string> = {
 };
 
 describe('knowledge packages at a cold start', () => {
-  let dir: string;
-  const functions = readdirSync(join(ROOT, 'functions'));
+  const dir = bundlesDir;
   const code = new Map<string, string>();
   const inlined = new Map<string, string[]>();
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'knowledge-cold-'));
     for (const pkg of KNOWLEDGE_PACKAGES) {
       mkdirSync(join(dir, 'node_modules', pkg), { recursive: true });
       writeFileSync(join(dir, 'node_modules', pkg, 'package.json'), '{"type":"module","main":"index.mjs"}');
@@ -228,27 +242,12 @@ describe('knowledge packages at a cold start', () => {
         `(globalThis.__loaded ??= []).push(${JSON.stringify(pkg)});\n${STAND_INS[pkg]}`,
       );
     }
-    await Promise.all(
-      functions.map(async (name) => {
-        const outfile = join(dir, name, 'index.mjs');
-        const { metafile } = await build({
-          ...esbuildOptionsFor(join(ROOT, 'functions', name, 'index.ts')),
-          outfile,
-          metafile: true,
-          logLevel: 'error',
-        });
-        const [out] = Object.values(metafile.outputs);
-        inlined.set(
-          name,
-          Object.entries(out!.inputs)
-            .filter(
-              ([input, v]) =>
-                v.bytesInOutput > 0 && KNOWLEDGE_PACKAGES.some((p) => input.includes(`node_modules/${p}/`)),
-            )
-            .map(([input]) => input),
-        );
-      }),
-    );
+    await bundleAll();
+    for (const name of functions)
+      inlined.set(
+        name,
+        bundleInputs.get(name)!.filter((input) => KNOWLEDGE_PACKAGES.some((p) => input.includes(`node_modules/${p}/`))),
+      );
     for (const name of functions) code.set(name, readFileSync(join(dir, name, 'index.mjs'), 'utf8'));
     // The project's code paths that need a parser or the tokenizer, built as the worker builds them.
     writeFileSync(
@@ -264,8 +263,6 @@ describe('knowledge packages at a cold start', () => {
       logLevel: 'error',
     });
   }, 180_000);
-
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('inlines none of them in any function: each is external where it is used, and absent elsewhere', () => {
     expect(functions.length).toBeGreaterThan(20);

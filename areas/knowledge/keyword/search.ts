@@ -45,6 +45,7 @@ const before = (a: KeywordHit, b: KeywordHit) =>
 /** The `limit` best of many hits in one pass, without sorting them all (a common word matches thousands). */
 function bestOf(hits: Iterable<KeywordHit>, limit: number): KeywordHit[] {
   const best: KeywordHit[] = [];
+  if (limit < 1) return best;
   for (const hit of hits) {
     if (best.length === limit && !before(hit, best[limit - 1]!)) continue;
     let to = best.length === limit ? limit - 1 : best.length;

@@ -11,9 +11,9 @@ import type { ParameterStore } from './ports.ts';
 
 /*
  * SSM is inside every bundle (lib/bundling.ts), imported here by name so esbuild keeps only these
- * commands; this module is reached only through the parameter store port's `import()`, so the SDK
- * client is evaluated on first use. Never import this module statically: a module both imported and
- * `import()`ed is evaluated at start.
+ * commands. ports.ts imports this module at start, since every first request that carries a token
+ * reads the signing keys through it; the client itself is made on the port's first use. Never
+ * `import()` this module as well: esbuild would then wrap it and keep every export of the SSM client.
  */
 
 /**

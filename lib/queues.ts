@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { isOrdered } from '#shared/queue/ordering.ts';
 import { MAX_RECEIVE_COUNT } from '#shared/queue/redrive.ts';
 import type { QueueName } from '#shared/routes/groups.ts';
 
@@ -17,7 +18,17 @@ export const QUEUE_NAMES = [
 /** Longest a worker may run; a queue's visibility timeout is six times this. */
 export const WORKER_TIMEOUT_SECONDS = 60;
 
-/** The work queues, each with its own encrypted, TLS-only dead-letter queue. */
+/**
+ * FIFO in high-throughput mode (de-duplication and the throughput limit per group): the order holds
+ * within a group, and groups, not the queue, bound the rate. Its dead-letter queue must be FIFO too.
+ */
+const FIFO = {
+  fifo: true,
+  deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+  fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+} as const;
+
+/** The work queues, each with its own encrypted, TLS-only dead-letter queue; the ordered ones FIFO. */
 export class WorkQueues extends Construct {
   readonly queues: Record<QueueName, Queue>;
   readonly deadLetters: Record<QueueName, Queue>;
@@ -28,9 +39,15 @@ export class WorkQueues extends Construct {
     const queues = {} as Record<QueueName, Queue>;
     const deadLetters = {} as Record<QueueName, Queue>;
     for (const name of QUEUE_NAMES) {
-      deadLetters[name] = new Queue(this, `${name}-dlq`, { ...secure, retentionPeriod: Duration.days(14) });
+      const ordered = isOrdered(name);
+      deadLetters[name] = new Queue(this, `${name}-dlq`, {
+        ...secure,
+        ...(ordered ? { fifo: true } : {}),
+        retentionPeriod: Duration.days(14),
+      });
       queues[name] = new Queue(this, name, {
         ...secure,
+        ...(ordered ? FIFO : {}),
         visibilityTimeout: Duration.seconds(WORKER_TIMEOUT_SECONDS * 6),
         retentionPeriod: Duration.days(4),
         deadLetterQueue: { queue: deadLetters[name], maxReceiveCount: MAX_RECEIVE_COUNT },

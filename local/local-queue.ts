@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { QueueMessage, QueueSender } from '#shared/platform/ports.ts';
 import { WORKERS, type QueueName, type WorkerName } from '#shared/routes/groups.ts';
+import { isOrdered } from '#shared/queue/ordering.ts';
 import { lambdaContext } from './apigw-event.ts';
 import { readJson, serialized, writeJson } from './json-file.ts';
 
@@ -39,7 +40,9 @@ const importWorker = async (queue: QueueName) =>
  * In-process SQS: `send` returns at once and the queue's worker gets the message later in an
  * SQS event, like an event source mapping. A message that fails (thrown, or listed in
  * batchItemFailures) is redelivered with backoff; after `maxAttempts` receives it is parked in
- * LOCAL_DATA_DIR/dead-letters.json, as the queue's redrive policy would move it to its DLQ.
+ * LOCAL_DATA_DIR/dead-letters.json, as the queue's redrive policy would move it to its DLQ. On an
+ * ordered queue (FIFO) a group's messages run one at a time in the order sent, a failing one holding
+ * the rest of its group back; other messages run side by side, as Lambda's concurrent batches do.
  */
 export function localQueue(opts: LocalQueueOptions): QueueSender & {
   drain(): Promise<void>;
@@ -58,8 +61,8 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
   const park = (letter: DeadLetter) =>
     exclusive(() => writeJson(deadLetterFile, [...readJson<DeadLetter[]>(deadLetterFile, []), letter]));
 
-  async function deliver(queue: QueueName, record: SQSRecord, receiveCount: number) {
-    let error = '';
+  /** One receive of the message: the worker's error, or '' when it succeeded. */
+  async function receive(queue: QueueName, record: SQSRecord, receiveCount: number): Promise<string> {
     try {
       const handler = await loadWorker(queue);
       const attempt = {
@@ -67,16 +70,15 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
         attributes: { ...record.attributes, ApproximateReceiveCount: String(receiveCount) },
       };
       const out = await handler({ Records: [attempt] }, lambdaContext(workerOf(queue)));
-      if (out?.batchItemFailures?.some((f) => f.itemIdentifier === record.messageId))
-        error = 'Reported in batchItemFailures';
+      return out?.batchItemFailures?.some((f) => f.itemIdentifier === record.messageId)
+        ? 'Reported in batchItemFailures'
+        : '';
     } catch (err) {
-      error = (err as Error).message ?? String(err);
+      return (err as Error).message ?? String(err);
     }
-    if (!error) return settle();
-    if (receiveCount < maxAttempts) {
-      setTimeout(() => void deliver(queue, record, receiveCount + 1), backoffMs * 2 ** (receiveCount - 1)).unref();
-      return;
-    }
+  }
+
+  async function parkAfter(queue: QueueName, record: SQSRecord, receiveCount: number, error: string) {
     const letter = {
       queue,
       messageId: record.messageId,
@@ -89,7 +91,39 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
     console.error(
       `[local-queue] ${queue} message ${record.messageId} dead-lettered after ${receiveCount} attempts: ${error}`,
     );
+  }
+
+  const backoff = (receiveCount: number) => backoffMs * 2 ** (receiveCount - 1);
+
+  /** A standard queue: each message on its own, retried with backoff, then parked. */
+  async function deliver(queue: QueueName, record: SQSRecord, receiveCount: number) {
+    const error = await receive(queue, record, receiveCount);
+    if (!error) return settle();
+    if (receiveCount < maxAttempts) {
+      setTimeout(() => void deliver(queue, record, receiveCount + 1), backoff(receiveCount)).unref();
+      return;
+    }
+    await parkAfter(queue, record, receiveCount, error);
     settle();
+  }
+
+  /** An ordered queue's group (SQS FIFO): one message at a time, the next only once this one succeeded or was parked. */
+  const groups = new Map<string, Promise<void>>();
+  async function deliverInOrder(queue: QueueName, record: SQSRecord) {
+    for (let receiveCount = 1; ; receiveCount++) {
+      const error = await receive(queue, record, receiveCount);
+      if (!error) return;
+      if (receiveCount >= maxAttempts) return parkAfter(queue, record, receiveCount, error);
+      await new Promise((r) => setTimeout(r, backoff(receiveCount)));
+    }
+  }
+  function enqueueInGroup(queue: QueueName, group: string, record: SQSRecord) {
+    const key = `${queue}\n${group}`;
+    const next = (groups.get(key) ?? Promise.resolve()).then(() => deliverInOrder(queue, record)).finally(settle);
+    groups.set(key, next);
+    void next.then(() => {
+      if (groups.get(key) === next) groups.delete(key);
+    });
   }
 
   return {
@@ -113,7 +147,15 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
         eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queue}`,
         awsRegion: 'us-east-1',
       };
+      if (isOrdered(queue) !== !!opts?.group)
+        throw new Error(`A message to ${queue} names a group exactly when the queue is ordered`);
+      if (opts?.group && opts.delaySeconds) throw new Error(`${queue} is ordered: no message has a delay of its own`);
       inFlight++;
+      if (opts?.group)
+        return enqueueInGroup(queue, opts.group, {
+          ...record,
+          attributes: { ...record.attributes, MessageGroupId: opts.group },
+        });
       const delayMs = Math.min(900, opts?.delaySeconds ?? 0) * 1000;
       if (delayMs) setTimeout(() => void deliver(queue, record, 1), delayMs).unref();
       else setImmediate(() => void deliver(queue, record, 1));

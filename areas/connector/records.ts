@@ -12,11 +12,14 @@ import { keys, outsideIdKeyPart, PLATFORM, type Key } from '#shared/data/keys.ts
  *   also sits on gsi2 `PLATFORM#PROACTIVE_DUE` by its send time, so the scheduler's minute finds the
  *   due ones with one Query and no Scan.
  */
-export const inboundClaimKey = (tenantId: string, channelId: string, eventId: string): Key =>
-  keys.childItem(tenantId, 'CHANNEL', channelId, 'EVENT', outsideIdKeyPart(eventId));
-/** The message itself, claimed beside its event (Slack may send one message under several event ids). */
-export const messageClaimKey = (tenantId: string, channelId: string, messageId: string): Key =>
-  keys.childItem(tenantId, 'CHANNEL', channelId, 'MESSAGE', outsideIdKeyPart(messageId));
+export const inboundClaimKey = (tenantId: string, channelId: string, eventIdPart: string): Key =>
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'EVENT', eventIdPart);
+/**
+ * The message itself, claimed beside its event (Slack may send one message under several event ids).
+ * Both claims take the platform's id as `outsideIdKeyPart` gives it, the form the queued turn carries.
+ */
+export const messageClaimKey = (tenantId: string, channelId: string, messageIdPart: string): Key =>
+  keys.childItem(tenantId, 'CHANNEL', channelId, 'MESSAGE', messageIdPart);
 /**
  * A message we sent, by the platform's id of it (wamid): where its receipts go, the proactive message or
  * the conversation message. Kept 30 days; Meta's receipts come within days.

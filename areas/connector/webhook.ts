@@ -2,10 +2,9 @@ import { channelById, type ChannelRecord, requireAgents } from '#areas/agents/fo
 import { publishedAgent } from '#areas/conversations/for-connector.ts';
 import { resolveTenantSecret } from '#areas/vault/for-connector.ts';
 import { safeParse } from 'zod/mini';
-import { commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { outsideIdKeyPart } from '#shared/data/keys.ts';
 import { ApiError, notFound } from '#shared/http/errors.ts';
-import { duplicateEvent, invalidSignature, invalidVerifyToken, invalidWebhookBody, staleEvent } from './errors.ts';
+import { invalidSignature, invalidVerifyToken, invalidWebhookBody, staleEvent } from './errors.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { enqueue } from '#shared/queue/messages.ts';
@@ -22,7 +21,7 @@ import { verifyBotConnector } from './bot-connector-auth.ts';
 import { jsonObject } from './inbound/event.ts';
 import { applyReceipt } from './receipts.ts';
 import { rememberTeamsReference } from './teams-reference.ts';
-import { inboundClaimKey, lastInboundKey, messageClaimKey } from './records.ts';
+import { claimInbound, REPLAY_WINDOW_SECONDS, releaseInbound } from './inbound-claims.ts';
 import {
   verifyDiscord,
   verifySlack,
@@ -45,20 +44,6 @@ export interface WebhookRequest {
   isBase64Encoded: boolean;
   headers: InboundHeaders;
 }
-
-/**
- * How old an event may be and still be taken. Meta retries a notification for up to 7 days, the
- * longest of the platforms (Slack ~1 h, Telegram keeps an update 24 h, Teams and Discord never
- * retry); a day more for the platforms' clocks. An older event can only be a replay.
- */
-const REPLAY_WINDOW_SECONDS = 8 * 86_400;
-/**
- * The claim outlives the window (and a clock a day ahead of ours), so an event is refused as a
- * duplicate for as long as it is not yet refused as stale: no moment when a replay runs again.
- */
-const CLAIM_TTL_SECONDS = REPLAY_WINDOW_SECONDS + 86_400;
-/** A channel user's last-inbound time is kept as long as the window could matter, and then some. */
-const INBOUND_TTL_SECONDS = 30 * 86_400;
 
 /** The credential each platform signs with: a tenant secret, except Discord's public key (a setting). */
 const SIGNING: Record<ChannelType, { secret: string } | { setting: string }> = {
@@ -156,12 +141,11 @@ const DISCORD_UNAVAILABLE = {
  * One person's message: their last-inbound time (WhatsApp's window) and the event's claim in one
  * write, then the turn queued. A claimed event (a provider's retry) is not queued again. An inactive
  * connection, a plan without agents or an unpublished agent still answers 200 (the platform would
- * only retry) but runs no turn.
+ * only retry) but runs no turn, and gives the claim back.
  */
 async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Promise<Outcome> {
   if (!e.eventId || !e.sender || !e.replyTo) return 'not-a-turn';
   const now = new Date();
-  const nowSeconds = Math.floor(now.getTime() / 1000);
   const turn = {
     tenantId,
     channelId: c.id,
@@ -178,41 +162,32 @@ async function accept(tenantId: string, c: ChannelRecord, e: InboundEvent): Prom
     logger.info('channel message not answered', { channelId: c.id, reason: "ids beyond the platforms' lengths" });
     return 'not-a-turn';
   }
-  const claim = inboundClaimKey(tenantId, c.id, e.eventId);
-  const messageClaim = e.messageId ? messageClaimKey(tenantId, c.id, e.messageId) : null;
-  const duplicate = duplicateEvent();
-  const claimed = { receivedAt: now.toISOString(), ttl: nowSeconds + CLAIM_TTL_SECONDS };
-  try {
-    await commitChange(
-      [
-        orConflict(putNew({ ...claim, ...claimed }), duplicate),
-        // Either claim taken makes the whole write a duplicate: another event id of a message already
-        // answered, or a retry of an event already claimed.
-        ...(messageClaim ? [orConflict(putNew({ ...messageClaim, ...claimed }), duplicate)] : []),
-        putItem({
-          ...lastInboundKey(tenantId, c.id, e.sender),
-          at: now.toISOString(),
-          ttl: nowSeconds + INBOUND_TTL_SECONDS,
-        }),
-      ],
-      null,
-    );
-  } catch (err) {
-    if (err === duplicate) return 'duplicate';
-    throw err;
-  }
+  const claim = {
+    tenantId,
+    channelId: c.id,
+    eventId: turn.eventId,
+    ...(e.messageId ? { messageId: outsideIdKeyPart(e.messageId) } : {}),
+  };
+  if (!(await claimInbound(claim, e.sender, now))) return 'duplicate';
   const skip = await whyNoTurn(tenantId, c);
   if (skip) {
     logger.info('channel message not answered', { channelId: c.id, reason: skip });
+    // Not taken: a redelivery once the connection or agent can answer is taken then.
+    await releaseInbound(claim).catch(() => undefined);
     return 'no-turn';
   }
   try {
-    await enqueue(CHANNEL_TURN, turn, { id: `turn:${c.id}:${turn.eventId}` });
+    // One acceptance, one queue id: a message given back and redelivered is queued anew.
+    await enqueue(
+      CHANNEL_TURN,
+      { ...turn, ...(claim.messageId ? { messageId: claim.messageId } : {}) },
+      {
+        id: `turn:${c.id}:${turn.eventId}:${now.getTime()}`,
+      },
+    );
   } catch (err) {
     // Not queued: the claims go, so the provider's retry of this event is taken.
-    await commitChange([deleteItem(claim), ...(messageClaim ? [deleteItem(messageClaim)] : [])], null).catch(
-      () => undefined,
-    );
+    await releaseInbound(claim).catch(() => undefined);
     throw err;
   }
   return 'queued';

@@ -2,11 +2,11 @@ import { channelById, type ChannelRecord, type AgentSnapshot, requireAgents } fr
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
-import { ApiError } from '#shared/http/errors.ts';
+import { ApiError, conflict } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { publishedAgent } from './agent.ts';
 import { deliverToChannel } from './delivery.ts';
-import { CAP_MESSAGE } from './errors.ts';
+import { CAP_MESSAGE, conversationBusy, requestInProgress } from './errors.ts';
 import { conversationChange, systemMessage } from './lifecycle.ts';
 import { channelUserKey, conversationList, newConversation, type ConversationRecord, type Visitor } from './records.ts';
 import { mutate, newConversationWrites, readConversation, type Stored } from './store.ts';
@@ -37,9 +37,10 @@ interface ChannelUser {
  * none or it can no longer take messages (Resolved or Closed) or the connection now serves another
  * agent; its reply context becomes this message's; the agent's turn runs (the platform's event id is
  * the idempotency key, so a redelivered message is stored and answered once); the answer is queued
- * on the channel. An inactive connection, a plan without agents or an unpublished agent runs no turn.
+ * on the channel. An inactive connection, a plan without agents or an unpublished agent runs no turn
+ * (`skipped`: the connector gives the platform's event back, so a redelivery is taken again).
  */
-export async function runChannelTurn(m: ChannelMessage, requestId: string): Promise<void> {
+export async function runChannelTurn(m: ChannelMessage, requestId: string): Promise<'answered' | 'skipped'> {
   const found = await channelById(m.channelId);
   // The lookup names the tenant: a message queued for one tenant's connection never reaches another's.
   if (!found || found.tenantId !== m.tenantId) return skip(m, 'connection deleted');
@@ -50,7 +51,7 @@ export async function runChannelTurn(m: ChannelMessage, requestId: string): Prom
     await requireAgents(m.tenantId);
     conversation = await conversationFor(channel, m);
   } catch (err) {
-    if (err instanceof ApiError && err.status < 500) return skip(m, err.code);
+    if (refusal(err)) return skip(m, err.code);
     throw err;
   }
   if (await refusedOverCap(channel, conversation)) return skip(m, 'daily token cap reached');
@@ -65,11 +66,22 @@ export async function runChannelTurn(m: ChannelMessage, requestId: string): Prom
   } catch (err) {
     // Refusals (an exhausted allowance escalates the conversation; an agent unpublished meanwhile)
     // are recorded in the transcript by the turn and would fail again; anything else is retried.
-    if (err instanceof ApiError && err.status < 500) return skip(m, err.code);
+    if (refusal(err)) return skip(m, err.code);
     throw err;
   }
   if (answer.message) await deliverToChannel(conversation, answer.message);
+  return 'answered';
 }
+
+/**
+ * Codes that say another writer got there first, not that the message is refused: the queue delivers
+ * the message again (in its group's order), where the write is made on what that writer left.
+ */
+const RETRIED = new Set<string>([conflict.code, requestInProgress.code, conversationBusy.code]);
+
+/** A refusal the same message would meet again: it is not answered, and not retried. */
+const refusal = (err: unknown): err is ApiError =>
+  err instanceof ApiError && err.status < 500 && !RETRIED.has(err.code);
 
 /**
  * A person past the connection's daily cap gets no turn: they are told kindly, once a day (the note
@@ -91,6 +103,7 @@ async function refusedOverCap(channel: ChannelRecord, c: Stored): Promise<boolea
 
 function skip(m: ChannelMessage, reason: string) {
   logger.info('channel message not answered', { channelId: m.channelId, eventId: m.eventId, reason });
+  return 'skipped' as const;
 }
 
 const takesMessages = (c: ConversationRecord) => c.status === 'Open' || c.status === 'Escalated';

@@ -31,6 +31,13 @@ export const requestInProgress = defineError(
   'REQUEST_IN_PROGRESS',
   'This message is still being answered; try again shortly',
 );
+/** Another message of the conversation is still being answered, past the time a message waits for it. */
+export const conversationBusy = defineError(
+  409,
+  'CONVERSATION_BUSY',
+  'The agent is still answering an earlier message; send this one again shortly',
+  { retryAfterSeconds: 5 },
+);
 
 // A conversation's agent and states.
 export const agentNotPublished = defineError(

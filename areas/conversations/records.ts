@@ -141,6 +141,8 @@ export interface ConversationRecord {
   staffSeenAt?: string | null;
   /** The A/B variant of its agent's prompt, decided once when it started (none outside a test). */
   abVariant?: ConversationVariant | null;
+  /** The agent turn running now (turn-lease.ts): its id and when the lease ends (epoch ms). */
+  turnLease?: { id: string; until: number } | null;
 }
 
 export interface LastMessage {

@@ -16,6 +16,7 @@ import {
   invalidStatusTransition,
   originNotAllowed,
   requestInProgress,
+  conversationBusy,
   widgetLimitReached,
   widgetInactive,
 } from '#areas/conversations/errors.ts';
@@ -173,6 +174,7 @@ export const conversationRoutes = defineRoutes([
       invalidIdempotencyKey,
       conversationClosed,
       requestInProgress,
+      conversationBusy,
       agentNotPublished,
       agentPromptMissing,
       agentUnavailable,

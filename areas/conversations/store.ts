@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { conversationRecordWrites } from '#areas/analytics/for-conversations.ts';
 import { commitChange, orConflict, putItem, putNew, type Change, type Write } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
@@ -132,6 +133,8 @@ export async function mutate(
       return { conversation: next, messages };
     } catch (err) {
       if (err !== stale || attempt >= ATTEMPTS) throw err;
+      // Writers that collided read again at different moments, not in lockstep.
+      await sleep(Math.random() * 10 * attempt);
       current = await readConversation(tenantId, id, true);
     }
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   agentUnavailable,
   countRequested,
@@ -25,6 +26,7 @@ import {
   type MessageRecord,
 } from './records.ts';
 import { mutate, type Stored } from './store.ts';
+import { giveBackTurn, requireFreeTurn, takeTurn, whenTurnFree } from './turn-lease.ts';
 import { servedBy } from './variant.ts';
 
 /** What a visitor's message gets back: the agent's answer (null while a person has the conversation). */
@@ -82,10 +84,25 @@ const answerOf = (message: MessageRecord | null, escalated: boolean, awaitingApp
 
 type Start =
   | { kind: 'answered'; answer: TurnAnswer }
-  | { kind: 'run'; conversation: Stored; visitor: MessageRecord; agent: AgentSnapshot | null };
+  | { kind: 'run'; conversation: Stored; visitor: MessageRecord; agent: AgentSnapshot | null; lease: string };
+
+/** The turn taken for a message already stored (a retry's): the lease alone, once it is free. */
+const takeTurnFor = (first: Stored, lease: string) =>
+  whenTurnFree(first, async (c) => {
+    const out = await mutate(
+      c.tenantId,
+      c.id,
+      (current) => {
+        requireFreeTurn(current);
+        return { next: { ...current, ...takeTurn(lease) } };
+      },
+      c,
+    );
+    return out.conversation;
+  });
 
 /** A retried message: its stored answer, a wait while the first attempt runs, or the turn again. */
-async function retried(first: Stored, key: string, agent: AgentSnapshot | null): Promise<Start> {
+async function retried(first: Stored, key: string, agent: AgentSnapshot | null, lease: string): Promise<Start> {
   const prior = await readClaim<Held>(claimKey(first, key));
   if (!prior?.data) throw requestInProgress();
   if (prior.status === 'done') {
@@ -98,13 +115,16 @@ async function retried(first: Stored, key: string, agent: AgentSnapshot | null):
   if (!visitor) throw requestInProgress();
   // Released by a failure, or its lease ran out: this attempt takes it over, one attempt at a time.
   if ((await claim(claimKey(first, key), { ...CLAIM, data: prior.data })).kind !== 'claimed') throw requestInProgress();
-  return { kind: 'run', conversation: first, visitor, agent };
+  if (!agent) return { kind: 'run', conversation: first, visitor, agent, lease };
+  return { kind: 'run', conversation: await takeTurnFor(first, lease), visitor, agent, lease };
 }
 
 /**
  * The visitor's message stored before the model is called, with its idempotency claim as a
  * condition of the same write: a first attempt reads no claim; a retry (the claim exists) gets the
  * stored answer, or runs the turn again on the message already stored when the first one failed.
+ * A message the agent will answer takes the conversation's turn in the same write, waiting while an
+ * earlier message's turn runs; its id and time are made when it is stored, so it follows that answer.
  */
 async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<Start> {
   if (!takesMessages(first)) throw conversationClosed();
@@ -114,31 +134,38 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
     first.status === 'Open'
       ? servedBy(await publishedAgent(first.tenantId, first.agentId, first.agentVersion), first)
       : null;
-  const visitor = newMessage(first, 'visitor', input.text);
+  const lease = randomUUID();
   try {
-    const out = await mutate(
-      first.tenantId,
-      first.id,
-      (current) => {
-        if (!takesMessages(current)) throw conversationClosed();
-        return {
-          next: {
-            ...current,
-            lastMessageAt: visitor.createdAt,
-            searchText: current.recent.some((m) => m.role === 'user')
-              ? current.searchText
-              : searchTextOf(current, visitor.text),
-          },
-          messages: [visitor],
-          writes: key ? [orConflict(firstClaim(current, key, visitor), requestInProgress())] : [],
-        };
-      },
-      first,
-    );
-    return { kind: 'run', conversation: out.conversation, visitor, agent };
+    return await whenTurnFree(first, async (c) => {
+      let visitor: MessageRecord | undefined;
+      const out = await mutate(
+        c.tenantId,
+        c.id,
+        (current) => {
+          if (!takesMessages(current)) throw conversationClosed();
+          const answering = !!agent && current.status === 'Open';
+          if (answering) requireFreeTurn(current);
+          visitor = newMessage(current, 'visitor', input.text);
+          return {
+            next: {
+              ...current,
+              ...(answering ? takeTurn(lease) : {}),
+              lastMessageAt: visitor.createdAt,
+              searchText: current.recent.some((m) => m.role === 'user')
+                ? current.searchText
+                : searchTextOf(current, visitor.text),
+            },
+            messages: [visitor],
+            writes: key ? [orConflict(firstClaim(current, key, visitor), requestInProgress())] : [],
+          };
+        },
+        c,
+      );
+      return { kind: 'run', conversation: out.conversation, visitor: visitor!, agent, lease } satisfies Start;
+    });
   } catch (err) {
     if (!requestInProgress.is(err) || !key) throw err;
-    return retried(first, key, agent);
+    return retried(first, key, agent, lease);
   }
 }
 
@@ -153,6 +180,7 @@ async function storeAnswer(
   visitor: MessageRecord,
   result: TurnResult,
   input: VisitorInput,
+  lease: string,
 ) {
   const key = input.idempotencyKey;
   const answer = newMessage(c, 'agent', result.message, {
@@ -175,6 +203,7 @@ async function storeAnswer(
         (limit && turns >= limit && agent.escalation.enabled ? REASONS.turnLimit : undefined);
       let next: ConversationRecord = {
         ...current,
+        ...giveBackTurn(current, lease),
         agentTurns: turns,
         lastMessageAt: answer.createdAt,
         untrusted: !!current.untrusted || result.untrusted,
@@ -209,11 +238,12 @@ export const requestedBy = (c: ConversationRecord) => c.visitor?.name ?? c.chann
  * usable: a used-up token allowance hands it to a person (the visitor still hears 429); any other
  * failure is retried by sending the message again (same idempotency key: not stored twice).
  */
-async function storeFailure(c: Stored, visitor: MessageRecord, err: unknown, key?: string) {
+async function storeFailure(c: Stored, visitor: MessageRecord, err: unknown, lease: string, key?: string) {
   const exhausted = tokenLimitReached.is(err);
   try {
-    await mutate(c.tenantId, c.id, (current) => {
+    await mutate(c.tenantId, c.id, (read) => {
       const now = Date.now();
+      const current = { ...read, ...giveBackTurn(read, lease) };
       const next =
         exhausted && current.status === 'Open' ? moved(current, 'Escalated', { reason: REASONS.tokens, now }) : current;
       const note = exhausted ? 'The assistant is unavailable; a person will follow up.' : FAILED;
@@ -252,7 +282,7 @@ export async function* visitorTurn(
     yield { type: 'final', answer: start.answer };
     return;
   }
-  const { conversation, visitor, agent } = start;
+  const { conversation, visitor, agent, lease } = start;
   if (!agent || conversation.status !== 'Open') {
     yield { type: 'final', answer: answerOf(null, true) };
     return;
@@ -270,21 +300,21 @@ export async function* visitorTurn(
     },
     { stream: opts.stream },
   );
-  let final: TurnResult | undefined;
+  let answer: TurnAnswer;
   try {
+    let final: TurnResult | undefined;
     for await (const e of events as AsyncIterable<TurnEvent>) {
       if (e.type === 'text') yield e;
       else final = e.result;
     }
+    if (!final) throw agentUnavailable();
+    answer = await storeAnswer(conversation, agent, visitor, final, input, lease);
   } catch (err) {
-    await storeFailure(conversation, visitor, err, input.idempotencyKey);
+    // The model, a tool or the answer's write failed: the note and the turn's release in one write.
+    await storeFailure(conversation, visitor, err, lease, input.idempotencyKey);
     throw err;
   }
-  if (!final) {
-    await storeFailure(conversation, visitor, new Error('turn ended without an answer'), input.idempotencyKey);
-    throw agentUnavailable();
-  }
-  yield { type: 'final', answer: await storeAnswer(conversation, agent, visitor, final, input) };
+  yield { type: 'final', answer };
 }
 
 /** The whole turn, for a JSON answer or a channel. */

@@ -16,8 +16,12 @@ import { allTestCases } from './test-cases.ts';
  * test case and each safety probe is one agent turn with the version as the system prompt, no tools
  * offered, scored by deterministic checks; the prompt's `autoEvaluationScores` become the run's.
  */
-export const EVALUATE_VERSION = messageKind('turns', 'prompt.evaluate', () =>
-  z.object({ tenantId: z.string(), promptId: z.string(), versionId: z.string(), requestedAt: z.string() }),
+export const EVALUATE_VERSION = messageKind(
+  'turns',
+  'prompt.evaluate',
+  () => z.object({ tenantId: z.string(), promptId: z.string(), versionId: z.string(), requestedAt: z.string() }),
+  // Evaluations need no order among themselves: each version is its own group.
+  { group: (p) => p.versionId },
 );
 
 /** Turns of one run at a time: a real model answers in seconds, and the worker has two minutes. */

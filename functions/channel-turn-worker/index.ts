@@ -1,4 +1,4 @@
-import { runChannelTurn } from '#areas/conversations/channel.ts';
+import { runQueuedTurn } from '#areas/connector/queued-turn.ts';
 import { CHANNEL_TURN } from '#areas/connector/queue.ts';
 import { EVALUATE_VERSION, runEvaluation } from '#areas/prompts/evaluation.ts';
 import { handles } from '#shared/queue/messages.ts';
@@ -8,9 +8,9 @@ import { queueWorker } from '#shared/queue/worker.ts';
  * Runs agent turns off the request path: a prompt version's evaluation (its cases and safety probes),
  * and a chat-channel message's agent turn: the person's conversation found or started, the turn run,
  * the answer queued on `channels`. A turn that fails for a passing reason is thrown, so SQS delivers
- * it again (the conversation's idempotency key keeps the message stored once).
+ * it again, in its person's order (the conversation's idempotency key keeps the message stored once).
  */
 export const handler = queueWorker('turns', [
-  handles(CHANNEL_TURN, (payload, messageId) => runChannelTurn(payload, messageId)),
+  handles(CHANNEL_TURN, runQueuedTurn),
   handles(EVALUATE_VERSION, runEvaluation),
 ]);

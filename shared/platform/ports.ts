@@ -23,9 +23,15 @@ export interface QueueMessage {
   id?: string;
 }
 
+export interface SendOptions {
+  /** 0-900 (SQS's own bound): the message is delivered no sooner (a retry's back-off); not on an ordered queue. */
+  delaySeconds?: number;
+  /** On an ordered queue (`ORDERED_QUEUES`): messages of one group are delivered one at a time, in the order sent. */
+  group?: string;
+}
+
 export interface QueueSender {
-  /** `delaySeconds` (0-900, SQS's own bound): the message is delivered no sooner (a retry's back-off). */
-  send(queue: QueueName, message: QueueMessage, opts?: { delaySeconds?: number }): Promise<void>;
+  send(queue: QueueName, message: QueueMessage, opts?: SendOptions): Promise<void>;
 }
 
 export interface OutgoingEmail {

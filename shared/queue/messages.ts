@@ -2,6 +2,7 @@ import { safeParse, type z } from 'zod/mini';
 import { queueSender } from '#shared/platform/ports.ts';
 import type { QueueName } from '#shared/routes/groups.ts';
 import { once, type AnySchema } from '#shared/routes/types.ts';
+import { isOrdered } from './ordering.ts';
 
 /**
  * A kind of queue message: its queue, its type name and the schema of its payload. The sender
@@ -12,13 +13,21 @@ export interface MessageKind<S extends AnySchema = AnySchema> {
   queue: QueueName;
   type: string;
   schema: () => S;
+  /** On an ordered queue: the group a message keeps its order in (a conversation, a chat). */
+  group?: (payload: z.input<S>) => string;
 }
 
-export const messageKind = <S extends AnySchema>(queue: QueueName, type: string, schema: () => S): MessageKind<S> => ({
-  queue,
-  type,
-  schema: once(schema),
-});
+export const messageKind = <S extends AnySchema>(
+  queue: QueueName,
+  type: string,
+  schema: () => S,
+  opts: { group?: (payload: z.input<S>) => string } = {},
+): MessageKind<S> => {
+  // Every message of an ordered queue names its group: SQS FIFO refuses one that does not.
+  if (isOrdered(queue) !== !!opts.group)
+    throw new Error(`${type}: a message kind names a group exactly when its queue (${queue}) is ordered`);
+  return { queue, type, schema: once(schema), ...(opts.group ? { group: opts.group } : {}) };
+};
 
 /** Queues one message; `id` (default random) is what the worker's once-only claim keys on; `delaySeconds` holds it back. */
 export async function enqueue<S extends AnySchema>(
@@ -29,7 +38,10 @@ export async function enqueue<S extends AnySchema>(
   const id = opts.id ?? crypto.randomUUID();
   const message = { id, type: kind.type, payload: payload as Record<string, unknown> };
   const sender = await queueSender();
-  if (opts.delaySeconds) await sender.send(kind.queue, message, { delaySeconds: opts.delaySeconds });
+  const group = kind.group?.(payload);
+  if (opts.delaySeconds && group) throw new Error(`${kind.type}: an ordered queue delays no single message`);
+  if (group) await sender.send(kind.queue, message, { group });
+  else if (opts.delaySeconds) await sender.send(kind.queue, message, { delaySeconds: opts.delaySeconds });
   else await sender.send(kind.queue, message);
   return id;
 }

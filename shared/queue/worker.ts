@@ -21,14 +21,23 @@ const isLastReceive = (record: SQSRecord) =>
 
 /**
  * An SQS consumer: each record is handled on its own; failures are reported as partial batch
- * failures so only they are retried (and dead-lettered after the queue's maxReceiveCount).
+ * failures so only they are retried (and dead-lettered after the queue's maxReceiveCount); on a
+ * FIFO queue a failure also holds back the rest of its group in the batch.
  * Each message id runs its work at most once to completion, however often it is delivered.
  */
 export function queueWorker(queue: string, routes: readonly MessageRoute[]) {
   const byType = new Map(routes.map((r) => [r.kind.type, r]));
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    // A FIFO group whose message failed: its later messages in this batch wait (reported failed
+    // unrun), or they would overtake it.
+    const blocked = new Set<string>();
     for (const record of event.Records) {
+      const group = record.attributes?.MessageGroupId;
+      if (group && blocked.has(group)) {
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+        continue;
+      }
       let claimed: Key | undefined;
       try {
         const message = JSON.parse(record.body) as QueueMessage;
@@ -53,6 +62,7 @@ export function queueWorker(queue: string, routes: readonly MessageRoute[]) {
         logger.error('message failed', { queue, messageId: record.messageId, parked, error: error as Error });
         countMetric(parked ? 'MessageParked' : 'MessageRetried', queue);
         batchItemFailures.push({ itemIdentifier: record.messageId });
+        if (group) blocked.add(group);
       }
     }
     await publishMetrics();

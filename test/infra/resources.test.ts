@@ -13,6 +13,7 @@ import {
 import { TABLE_DESIGN } from '#shared/data/table-design.ts';
 import { API_GROUPS, INVOKED, SCHEDULED, WORKERS } from '#shared/routes/groups.ts';
 import { QUEUE_NAMES } from '#lib/queues.ts';
+import { ORDERED_QUEUES } from '#shared/queue/ordering.ts';
 import { deployedRoutes } from '#api/routes.ts';
 import { flat, groupOfFn, synthPlatform, targetId, type Json } from './synth.ts';
 
@@ -176,6 +177,29 @@ describe('queues', () => {
         expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
       );
     }
+  });
+
+  it('makes the ordered queues (turns, channels) FIFO in high-throughput mode, with FIFO dead-letter queues; the rest standard', () => {
+    const work = s.ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties.RedrivePolicy);
+    for (const [id, q] of work) {
+      const name = QUEUE_NAMES.find((n) => id.startsWith(`Queues${n}`))!;
+      const dlq = s
+        .ofType('AWS::SQS::Queue')
+        .find(([d]) => d === targetId(q.Properties.RedrivePolicy.deadLetterTargetArn))!;
+      if (ORDERED_QUEUES.includes(name as (typeof ORDERED_QUEUES)[number])) {
+        expect(q.Properties, id).toMatchObject({
+          FifoQueue: true,
+          DeduplicationScope: 'messageGroup',
+          FifoThroughputLimit: 'perMessageGroupId',
+        });
+        expect(q.Properties.ContentBasedDeduplication, id).toBeUndefined();
+        expect(dlq[1].Properties.FifoQueue, id).toBe(true);
+      } else {
+        expect(q.Properties.FifoQueue, id).toBeUndefined();
+        expect(dlq[1].Properties.FifoQueue, id).toBeUndefined();
+      }
+    }
+    expect([...ORDERED_QUEUES].sort()).toEqual(['channels', 'turns']);
   });
 
   it('feeds each worker from its queue with partial batch failures', () => {

@@ -313,11 +313,15 @@ describe('the channels queue and the channel worker', () => {
 
   it('a refused send is retried, then parked in the dead-letter queue after maxAttempts', async () => {
     const queue = localQueue({ dataDir: tempDir('channels-dlq-'), maxAttempts: 3, backoffMs: 1 });
-    await queue.send('channels', {
-      id: crypto.randomUUID(),
-      type: CHANNEL_SEND.type,
-      payload: { tenantId: tenantA, connection: telegram, message: { recipient: 'fail', text: 'Never arrives' } },
-    });
+    await queue.send(
+      'channels',
+      {
+        id: crypto.randomUUID(),
+        type: CHANNEL_SEND.type,
+        payload: { tenantId: tenantA, connection: telegram, message: { recipient: 'fail', text: 'Never arrives' } },
+      },
+      { group: 'fail' },
+    );
     await queue.drain();
     const letters = queue.deadLetters();
     expect(letters).toHaveLength(1);
@@ -330,14 +334,18 @@ describe('the channels queue and the channel worker', () => {
 
   it('a payload that breaks the schema (a secret value instead of a reference) is parked without a call', async () => {
     const queue = localQueue({ dataDir: tempDir('channels-bad-'), maxAttempts: 2, backoffMs: 1 });
-    await queue.send('channels', {
-      type: CHANNEL_SEND.type,
-      payload: {
-        tenantId: tenantA,
-        connection: { ...telegram, secretRefs: { 'bot-token': '' } },
-        message: { recipient: '42', text: 'x' },
+    await queue.send(
+      'channels',
+      {
+        type: CHANNEL_SEND.type,
+        payload: {
+          tenantId: tenantA,
+          connection: { ...telegram, secretRefs: { 'bot-token': '' } },
+          message: { recipient: '42', text: 'x' },
+        },
       },
-    });
+      { group: '42' },
+    );
     await queue.drain();
     expect(queue.deadLetters()).toHaveLength(1);
     expect(await recorded()).toEqual([]);

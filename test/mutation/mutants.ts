@@ -93,9 +93,9 @@ export const mutants: Mutant[] = [
   {
     id: 'connector-replay',
     bug: 'a replayed channel event is claimed again (the claim written unconditionally)',
-    file: 'areas/connector/webhook.ts',
-    find: 'orConflict(putNew({ ...claim, ...claimed }), duplicate),',
-    replace: 'putItem({ ...claim, ...claimed }),',
+    file: 'areas/connector/inbound-claims.ts',
+    find: 'orConflict(putNew({ ...key, ...claimed }), duplicate)',
+    replace: 'putItem({ ...key, ...claimed })',
     tests: CONNECTOR,
   },
   {

@@ -45,8 +45,8 @@ export type Platform = keyof typeof CONNECTIONS;
 export async function tenantWithAgent() {
   const tenantId = await newTenant({ planType: 2, maxAgents: 10, maxWidgetIntegrations: 20 });
   const owner = await tokenFor({ tenantId });
-  const { agentId } = await publishedWidget(owner);
-  return { tenantId, owner, agentId };
+  const { agentId, widgetKey } = await publishedWidget(owner);
+  return { tenantId, owner, agentId, widgetKey };
 }
 
 export async function connect(

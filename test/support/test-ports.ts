@@ -35,6 +35,9 @@ async function deliver(queue: QueueName, message: QueueMessage) {
   if (out.batchItemFailures.length) throw new Error(`Worker ${WORKER_OF[queue]} failed message ${message.type}`);
 }
 
+/** The tests' queue: each message's worker runs before `send` resolves. */
+export const testQueue = { send: deliver };
+
 /** Memory SSM with a fresh signing key, synchronous queues, an e-mail outbox, and the local payment providers. */
 export async function installTestPorts() {
   const keysParams = await generateSigningKeyParams();
@@ -47,7 +50,7 @@ export async function installTestPorts() {
   parameterStore.install(testParams);
   mailer.install(testMailer);
   functionInvoker.install(localInvoker);
-  queueSender.install({ send: deliver });
+  queueSender.install(testQueue);
   paymentProviders.install(localPaymentProviders);
   vectorStore.install(testVectors);
 }

@@ -128,4 +128,53 @@ describe('local queue (SQS stand-in)', () => {
     expect(letters.map((l) => JSON.parse(l.body).type).sort()).toEqual(['a', 'b']);
     expect(letters.every((l) => l.error === 'always')).toBe(true);
   });
+
+  it('delivers an ordered queue one message of a group at a time, in the order sent; a failing one holds its group back until it succeeds', async () => {
+    // Prepare
+    const log: string[] = [];
+    let failures = 2;
+    const handler: WorkerHandler = async (event) => {
+      const { id } = JSON.parse(event.Records[0]!.body) as { id: string };
+      log.push(`start ${id}`);
+      await new Promise((r) => setTimeout(r, id.startsWith('b') ? 1 : 5));
+      if (id === 'a2' && failures-- > 0) {
+        log.push(`fail ${id}`);
+        throw new Error('transient');
+      }
+      log.push(`end ${id}`);
+      return { batchItemFailures: [] };
+    };
+    const queue = localQueue({ dataDir: newDir(), backoffMs: 1, loadWorker: async () => handler });
+
+    // Act
+    for (const id of ['a1', 'a2', 'a3']) await queue.send('turns', { id, type: 't', payload: {} }, { group: 'A' });
+    await queue.send('turns', { id: 'b1', type: 't', payload: {} }, { group: 'B' });
+    await queue.drain();
+
+    // Assess: A's messages never overlap and keep their order through a's retries; B runs beside them.
+    const ofA = log.filter((l) => l.includes(' a'));
+    expect(ofA).toEqual([
+      'start a1',
+      'end a1',
+      'start a2',
+      'fail a2',
+      'start a2',
+      'fail a2',
+      'start a2',
+      'end a2',
+      'start a3',
+      'end a3',
+    ]);
+    expect(log.indexOf('end b1')).toBeLessThan(log.indexOf('end a1'));
+    expect(queue.deadLetters()).toEqual([]);
+  });
+
+  it('refuses a message to an ordered queue without a group, with a delay, or a group on a standard queue', async () => {
+    const queue = localQueue({ dataDir: newDir(), loadWorker: async () => async () => ({ batchItemFailures: [] }) });
+    await expect(queue.send('turns', { type: 't', payload: {} })).rejects.toThrow(/group/);
+    await expect(queue.send('turns', { type: 't', payload: {} }, { group: 'g', delaySeconds: 1 })).rejects.toThrow(
+      /delay/,
+    );
+    await expect(queue.send('email', { type: 't', payload: {} }, { group: 'g' })).rejects.toThrow(/group/);
+  });
 });

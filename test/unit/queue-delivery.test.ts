@@ -17,18 +17,21 @@ beforeEach(() => {
   ddbMock.onAnyCommand().resolves({});
 });
 
-const record = (id: string, receiveCount?: number) =>
+const record = (id: string, receiveCount?: number, group?: string) =>
   ({
     messageId: id,
-    body: JSON.stringify({ id, type: 'probe', payload: {} }),
-    attributes: receiveCount === undefined ? {} : { ApproximateReceiveCount: String(receiveCount) },
+    body: JSON.stringify({ id, type: 'probe', payload: { id } }),
+    attributes: {
+      ...(receiveCount === undefined ? {} : { ApproximateReceiveCount: String(receiveCount) }),
+      ...(group ? { MessageGroupId: group } : {}),
+    },
   }) as unknown as SQSRecord;
 
 it('passes the receive count and whether this receive is the last before the dead-letter queue', async () => {
   const seen: Delivery[] = [];
-  const worker = queueWorker('channels', [
+  const worker = queueWorker('jobs', [
     handles(
-      messageKind('channels', 'probe', () => z.looseObject({})),
+      messageKind('jobs', 'probe', () => z.looseObject({})),
       async (_p, _id, d) => void seen.push(d),
     ),
   ]);
@@ -41,4 +44,33 @@ it('passes the receive count and whether this receive is the last before the dea
     { receiveCount: MAX_RECEIVE_COUNT - 1, lastReceive: false },
     { receiveCount: MAX_RECEIVE_COUNT, lastReceive: true },
   ]);
+});
+
+it('on a FIFO queue, a failed message holds back the rest of its group in the batch (unrun, reported failed); other groups go on', async () => {
+  const ran: string[] = [];
+  const worker = queueWorker('turns', [
+    handles(
+      messageKind('turns', 'probe', () => z.looseObject({ id: z.string() }), { group: () => 'g' }),
+      async (p) => {
+        ran.push(p.id as string);
+        if (p.id === 'a2') throw new Error('model down');
+      },
+    ),
+  ]);
+  const out = await worker({
+    Records: [
+      record('a1', 1, 'A'),
+      record('b1', 1, 'B'),
+      record('a2', 1, 'A'),
+      record('a3', 1, 'A'),
+      record('b2', 1, 'B'),
+    ],
+  });
+  expect(ran).toEqual(['a1', 'b1', 'a2', 'b2']);
+  expect(out.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['a2', 'a3']);
+});
+
+it('a message kind names a group exactly when its queue is ordered (SQS FIFO refuses a message without one)', () => {
+  expect(() => messageKind('turns', 'no-group', () => z.looseObject({}))).toThrow(/ordered/);
+  expect(() => messageKind('email', 'group', () => z.looseObject({}), { group: () => 'g' })).toThrow(/ordered/);
 });

@@ -8,7 +8,7 @@ import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { CHANNEL_CREDENTIALS, channelSecretName, TEAMS_MODES, type ChannelType } from '#areas/connector/for-agents.ts';
 import { deleteTenantSecret, describeTenantSecret, putTenantSecret } from '#areas/vault/for-agents.ts';
-import { requireAgents } from '#areas/agents/entitlements.ts';
+import { requireAgents } from '#areas/identity/for-agents.ts';
 import { readAgent } from './manage-agents.ts';
 import { channelKey, withoutKeys } from './records.ts';
 

@@ -1,7 +1,6 @@
 import { MODEL_CALL_REFUSALS } from '#areas/llm-gateway/for-agents.ts';
 import { defineError } from '#shared/http/errors.ts';
 
-export const featureNotInPlan = defineError(403, 'FEATURE_NOT_IN_PLAN', "The tenant's plan does not include AI agents");
 export const planLimitReached = defineError(
   409,
   'PLAN_LIMIT_REACHED',

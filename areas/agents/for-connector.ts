@@ -1,5 +1,3 @@
 /** What the connector area uses of the agents area: the one module of agents it imports. */
 export { channelById } from './channels.ts';
 export type { ChannelRecord } from './channels.ts';
-export { requireAgents } from './entitlements.ts';
-export { featureNotInPlan } from './errors.ts';

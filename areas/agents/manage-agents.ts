@@ -12,7 +12,7 @@ import { prompts, type PromptItem } from '#areas/prompts/for-agents.ts';
 import { tools } from '#areas/tools/for-agents.ts';
 import { getModel } from '#areas/llm-gateway/for-agents.ts';
 import { kbKey, refreshToolsKbStatusAfter } from '#areas/knowledge/for-agents.ts';
-import { agentSlot, requireAgents } from '#areas/agents/entitlements.ts';
+import { planSlot, requireAgents } from '#areas/identity/for-agents.ts';
 import { agentItem, agentList, deletedIndex, toAgent, type AgentRecord, type Escalation } from './records.ts';
 import { agentKey, agentVersionCollection, agentVersionKey, type AgentSnapshot } from './snapshot.ts';
 
@@ -136,7 +136,7 @@ async function insert(
   };
   await commitChange(
     [
-      orConflict(agentSlot(tenantId, 1), planLimitReached('maxAgents')),
+      orConflict(planSlot(tenantId, 'agents', 1), planLimitReached('maxAgents')),
       putNew(agentItem(agent)),
       bumpCounter(agentList(tenantId), 1),
     ],
@@ -271,7 +271,7 @@ export async function deleteAgent(tenantId: string, agentId: string, actor: Prin
         notFound('Agent'),
       ),
       bumpCounter(agentList(tenantId), -1),
-      agentSlot(tenantId, -1),
+      planSlot(tenantId, 'agents', -1),
     ],
     change(tenantId, actor, agentId, 'delete', { name: a.name }),
     { now },

@@ -5,7 +5,7 @@ import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
-import { requireAgents, widgetSlot } from '#areas/agents/entitlements.ts';
+import { planSlot, requireAgents } from '#areas/identity/for-agents.ts';
 import { planLimitReached } from '#areas/agents/errors.ts';
 import { readAgent } from './manage-agents.ts';
 import {
@@ -108,7 +108,7 @@ export async function createWidget(
   };
   await commitChange(
     [
-      orConflict(widgetSlot(tenantId, 1, tenant), planLimitReached('maxWidgetIntegrations')),
+      orConflict(planSlot(tenantId, 'widgets', 1, tenant), planLimitReached('maxWidgetIntegrations')),
       putNew(widgetItem(w)),
       putNew({ ...widgetKeyLookup(w.widgetKey), ...lookupOf(w) }),
       bumpCounter(widgetCounter(tenantId), 1),
@@ -192,7 +192,7 @@ export async function deleteWidget(tenantId: string, widgetId: string, actor: Pr
       deleteItem(widgetKeyLookup(w.widgetKey)),
       bumpCounter(widgetCounter(tenantId), -1),
       bumpCounter(agentWidgets(tenantId, w.agentId), -1),
-      widgetSlot(tenantId, -1),
+      planSlot(tenantId, 'widgets', -1),
     ],
     change(tenantId, actor, widgetId, 'delete', { agentId: w.agentId, name: w.name }),
   );

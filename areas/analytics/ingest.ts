@@ -1,5 +1,6 @@
+import { tenantExists } from '#areas/identity/for-analytics.ts';
 import { commitChange, orConflict, updateItem, type Write } from '#shared/data/commit.ts';
-import { keyId, keys } from '#shared/data/keys.ts';
+import { keyId } from '#shared/data/keys.ts';
 import { get } from '#shared/data/read.ts';
 import { validationError, type ApiError } from '#shared/http/errors.ts';
 import { countedBefore } from './errors.ts';
@@ -45,9 +46,7 @@ async function checkTenants(input: Input) {
   for (const [i, c] of input.conversations.entries()) note(c.tenantId, `body.conversations.${i}.tenantId`);
   const unknown = await Promise.all(
     [...firstSeen].map(async ([tenantId, path]) =>
-      (await get(keys.platformItem('TENANT', tenantId), { attributes: ['pk'] }))
-        ? null
-        : { path, message: 'No such tenant' },
+      (await tenantExists(tenantId)) ? null : { path, message: 'No such tenant' },
     ),
   );
   const problems = unknown.filter((p) => p !== null);

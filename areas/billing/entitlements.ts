@@ -1,6 +1,7 @@
-import { updateItem, type TransactItem } from '#shared/data/commit.ts';
+import { planLimitsWrite, type PlanLimits } from '#areas/identity/for-billing.ts';
+import type { TransactItem } from '#shared/data/commit.ts';
 import { PLANS } from '#areas/billing/plan-catalog.ts';
-import { billingKeys, type SubscriptionRecord } from './records.ts';
+import type { SubscriptionRecord } from './records.ts';
 import { PlanType } from './vocabulary.ts';
 
 /**
@@ -10,13 +11,7 @@ import { PlanType } from './vocabulary.ts';
  * refunded) the tenant falls back to the baseline: the Starter limits every tenant starts with.
  * Each of those moves writes the tenant's limits in the same transaction as the subscription's status.
  */
-export interface Limits {
-  planType: number;
-  maxAgents: number;
-  maxKnowledgeBases: number;
-  /** The LLM gateway's month token allowance. */
-  maxTokensPerMonth: number;
-}
+type Limits = PlanLimits;
 
 const limitsOfType = (planType: number): Limits => {
   const features = PLANS.find((p) => p.type === planType)?.features;
@@ -50,17 +45,8 @@ export const limitsUp = (
   sub: SubscriptionRecord,
   trialExpiresAt: string | null,
   now: string,
-): TransactItem =>
-  updateItem(
-    billingKeys.tenant(tenantId),
-    { ...limitsOf(sub), trialExpiresAt, updatedAt: now },
-    { condition: 'attribute_exists(pk)' },
-  );
+): TransactItem => planLimitsWrite(tenantId, limitsOf(sub), trialExpiresAt, now);
 
 /** The tenant back on the baseline (suspension, cancellation, a refunded period charge). */
 export const limitsDown = (tenantId: string, now: string): TransactItem =>
-  updateItem(
-    billingKeys.tenant(tenantId),
-    { ...BASELINE, trialExpiresAt: null, updatedAt: now },
-    { condition: 'attribute_exists(pk)' },
-  );
+  planLimitsWrite(tenantId, BASELINE, null, now);

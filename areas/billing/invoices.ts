@@ -1,5 +1,6 @@
 import { listNewestFirst } from '#shared/data/collection.ts';
-import { get, getOr404 } from '#shared/data/read.ts';
+import { tenantName } from '#areas/identity/for-billing.ts';
+import { getOr404 } from '#shared/data/read.ts';
 import { reply, toPage } from '#shared/http/responses.ts';
 import { INVOICE_STATUS_LABEL } from './ledger.ts';
 import { billingKeys, invoicePdfKey, toInvoice, toInvoiceDetail, type InvoiceRecord } from './records.ts';
@@ -12,9 +13,9 @@ export async function listInvoices(tenantId: string, q: { page: number; pageSize
 async function invoiceOr404(tenantId: string, id: string) {
   const [invoice, tenant] = await Promise.all([
     getOr404<InvoiceRecord>(billingKeys.invoice(tenantId, id), 'Invoice'),
-    get<{ name?: string }>(billingKeys.tenant(tenantId), { attributes: ['name'] }),
+    tenantName(tenantId),
   ]);
-  return { invoice, tenantName: String(tenant?.name ?? '') };
+  return { invoice, tenantName: tenant ?? '' };
 }
 
 export async function invoiceDetail(tenantId: string, id: string) {

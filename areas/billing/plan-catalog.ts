@@ -2,21 +2,12 @@
  * The subscription plans the platform sells. Stored as platform items (`keys.platformItem('PLAN',
  * id)`) by the local seed and the deploy-time seed; ids are fixed so re-seeding never duplicates
  * a plan and tests can name them. Money is integer minor units (`priceMinor`), shown as a decimal.
+ * What each plan's type entitles a tenant to (features, trial) is the identity area's.
  */
-export const PlanType = { Starter: 1, Professional: 2, Enterprise: 3 } as const;
-export const BillingPeriod = { Monthly: 1, Yearly: 2 } as const;
+import { PLAN_ENTITLEMENTS, PlanType, type PlanFeatures } from '#areas/identity/for-billing.ts';
 
-interface PlanFeatures {
-  maxAgents: number;
-  maxKnowledgeBases: number;
-  maxWidgetIntegrations: number;
-  maxTokensPerMonth: number;
-  hasPrioritySupport: boolean;
-  hasDedicatedSupport: boolean;
-  customDomainEnabled: boolean;
-  aiAgentsEnabled: boolean;
-  riskAssessmentEnabled: boolean;
-}
+export { PlanType };
+export const BillingPeriod = { Monthly: 1, Yearly: 2 } as const;
 
 export interface PlanRecord {
   id: string;
@@ -44,19 +35,7 @@ const MONTHLY: readonly PlanRecord[] = [
     priceMinor: 2900,
     currency: 'USD',
     billingPeriod: BillingPeriod.Monthly,
-    features: {
-      maxAgents: 1,
-      maxKnowledgeBases: 1,
-      maxWidgetIntegrations: 1,
-      maxTokensPerMonth: 100_000,
-      hasPrioritySupport: false,
-      hasDedicatedSupport: false,
-      customDomainEnabled: false,
-      aiAgentsEnabled: true,
-      riskAssessmentEnabled: false,
-    },
-    isTrialEligible: true,
-    trialDays: 14,
+    ...PLAN_ENTITLEMENTS[PlanType.Starter],
     isActive: true,
     createdAt: SEEDED_AT,
   },
@@ -68,19 +47,7 @@ const MONTHLY: readonly PlanRecord[] = [
     priceMinor: 9900,
     currency: 'USD',
     billingPeriod: BillingPeriod.Monthly,
-    features: {
-      maxAgents: 5,
-      maxKnowledgeBases: 5,
-      maxWidgetIntegrations: 5,
-      maxTokensPerMonth: 1_000_000,
-      hasPrioritySupport: true,
-      hasDedicatedSupport: false,
-      customDomainEnabled: true,
-      aiAgentsEnabled: true,
-      riskAssessmentEnabled: true,
-    },
-    isTrialEligible: true,
-    trialDays: 14,
+    ...PLAN_ENTITLEMENTS[PlanType.Professional],
     isActive: true,
     createdAt: SEEDED_AT,
   },
@@ -92,19 +59,7 @@ const MONTHLY: readonly PlanRecord[] = [
     priceMinor: 29900,
     currency: 'USD',
     billingPeriod: BillingPeriod.Monthly,
-    features: {
-      maxAgents: 50,
-      maxKnowledgeBases: 50,
-      maxWidgetIntegrations: 50,
-      maxTokensPerMonth: 10_000_000,
-      hasPrioritySupport: true,
-      hasDedicatedSupport: true,
-      customDomainEnabled: true,
-      aiAgentsEnabled: true,
-      riskAssessmentEnabled: true,
-    },
-    isTrialEligible: false,
-    trialDays: 0,
+    ...PLAN_ENTITLEMENTS[PlanType.Enterprise],
     isActive: true,
     createdAt: SEEDED_AT,
   },

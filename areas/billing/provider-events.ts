@@ -1,3 +1,4 @@
+import { tenantName as tenantNameOf } from '#areas/identity/for-billing.ts';
 import { auditPut, countAudit } from '#shared/data/audit.ts';
 import { commitChange, orConflict, putNew, updateItem, type TransactItem } from '#shared/data/commit.ts';
 import type { Key } from '#shared/data/keys.ts';
@@ -226,9 +227,9 @@ async function plan(payload: WebhookPayload, now: string): Promise<Plan> {
   const { action } = payload;
   if (action.kind === 'ignored') return nothing('ignored');
   const tenantId = action.tenantId;
-  const tenant = await read<{ name?: string }>(billingKeys.tenant(tenantId));
-  if (!tenant) return nothing('stale');
-  const tenantName = String(tenant.name ?? '');
+  const name = await tenantNameOf(tenantId, { consistent: true });
+  if (name === null) return nothing('stale');
+  const tenantName = name;
   const eventKey = `${payload.provider}:${payload.eventId}`;
 
   if (action.kind === 'payment.paid' || action.kind === 'payment.failed' || action.kind === 'payment.refunded') {

@@ -32,7 +32,6 @@ export const billingKeys = {
   allSubscriptions: () => `${keys.platformCollection('PLAN')}#SUBSCRIPTIONS`,
   /** Webhook idempotency: one marker per provider event id, written with the event's changes. */
   webhookEvent: (provider: string, eventId: string): Key => ({ pk: `WH#${provider}#${eventId}`, sk: ITEM_SK }),
-  tenant: (tenantId: string) => keys.platformItem('TENANT', tenantId),
 };
 
 /** The subscription's place in the administrator's list (gsi2, newest first). */

@@ -1,4 +1,4 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { requireTenant, tenantNames, trialWrite } from '#areas/identity/for-billing.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, orConflict, putNew, updateItem, type TransactItem } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
@@ -6,7 +6,6 @@ import { get, getOr404 } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { notTrialing, subscriptionExists } from './errors.ts';
 import { toPage } from '#shared/http/responses.ts';
-import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { paymentGateway } from './gateway.ts';
 import { addDays } from './periods.ts';
@@ -187,31 +186,13 @@ export async function adminSubscriptions(q: { page: number; pageSize: number; st
   );
 }
 
-async function tenantNames(ids: string[]): Promise<Map<string, string>> {
-  const names = new Map<string, string>();
-  if (!ids.length) return names;
-  const out = await ddb().send(
-    new BatchGetCommand({
-      RequestItems: {
-        [config.tableName]: {
-          Keys: ids.map((id) => billingKeys.tenant(id)),
-          ProjectionExpression: 'id, #n',
-          ExpressionAttributeNames: { '#n': 'name' },
-        },
-      },
-    }),
-  );
-  for (const t of out.Responses?.[config.tableName] ?? []) names.set(String(t.id), String(t.name ?? ''));
-  return names;
-}
-
 /**
  * Moves a trialing subscription's trial end (and first charge) later; the tenant's trial date
  * follows. Any other subscription is 409 NOT_TRIALING, checked on the record read and again as the
  * write's condition (a renewal arriving meanwhile).
  */
 export async function extendTrial(tenantId: string, days: number, actor: Principal) {
-  await getOr404(billingKeys.tenant(tenantId), 'Tenant', { attributes: ['pk'] });
+  await requireTenant(tenantId);
   const sub = await currentSubscriptionItem(tenantId);
   if (Number(sub.status) !== SubscriptionStatus.Trialing || !sub.trialExpiresAt) throw notTrialing();
   const from = sub.trialExpiresAt;
@@ -231,7 +212,7 @@ export async function extendTrial(tenantId: string, days: number, actor: Princip
         ),
         notTrialing(),
       ),
-      updateItem(billingKeys.tenant(tenantId), { trialExpiresAt: until }, { condition: 'attribute_exists(pk)' }),
+      trialWrite(tenantId, until),
     ],
     {
       tenantId,

@@ -15,7 +15,7 @@ import { get, getOr404 } from '#shared/data/read.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
-import { requireAgents } from '#areas/agents/for-calendars.ts';
+import { requireAgents } from '#areas/identity/for-calendars.ts';
 import { calendarHasAppointments, calendarLimitReached } from './errors.ts';
 import { calendarItem, calendars, newFeedToken, toCalendar, type CalendarRecord } from './records.ts';
 import { CALENDAR_LIMITS } from './rules.ts';

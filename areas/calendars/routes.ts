@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { nameText, pageOf, paging, searchTerm, uuid, utcDay } from '#shared/routes/schemas.ts';
-import { featureNotInPlan } from '#areas/agents/for-calendars.ts';
+import { featureNotInPlan } from '#areas/identity/for-calendars.ts';
 import { calendarHasAppointments, calendarLimitReached } from './errors.ts';
 import { MAX_RANGE_DAYS } from './free-slots.ts';
 import { APPOINTMENT_STATUSES, FEED_PATH, FEED_TOKEN_PATTERN } from './records.ts';

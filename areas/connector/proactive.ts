@@ -1,5 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { channelById, requireAgents } from '#areas/agents/for-connector.ts';
+import { channelById } from '#areas/agents/for-connector.ts';
+import { requireAgents } from '#areas/identity/for-connector.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putItem, putNew, type Change } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';

@@ -3,7 +3,7 @@ import { CHANNEL_TYPES } from '#areas/connector/channel-types.ts';
 import { DELIVERY_STATUSES, PROACTIVE_STATUSES } from '#areas/connector/records.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { isoDateTime, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
-import { featureNotInPlan } from '#areas/agents/for-connector.ts';
+import { featureNotInPlan } from '#areas/identity/for-connector.ts';
 import {
   channelInactive,
   commandsNotSupported,

@@ -1,4 +1,5 @@
-import { channelById, type ChannelRecord, requireAgents } from '#areas/agents/for-connector.ts';
+import { channelById, type ChannelRecord } from '#areas/agents/for-connector.ts';
+import { requireAgents } from '#areas/identity/for-connector.ts';
 import { publishedAgent } from '#areas/conversations/for-connector.ts';
 import { resolveTenantSecret } from '#areas/vault/for-connector.ts';
 import { safeParse } from 'zod/mini';

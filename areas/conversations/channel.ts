@@ -1,4 +1,5 @@
-import { channelById, type ChannelRecord, type AgentSnapshot, requireAgents } from '#areas/agents/for-conversations.ts';
+import { channelById, type ChannelRecord, type AgentSnapshot } from '#areas/agents/for-conversations.ts';
+import { requireAgents } from '#areas/identity/for-conversations.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';

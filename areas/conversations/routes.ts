@@ -2,12 +2,7 @@ import * as z from 'zod/mini';
 import { CONVERSATION_CHANNELS, CONVERSATION_STATUSES, MESSAGE_ROLES } from '#areas/conversations/records.ts';
 import { defineRoutes, once, scope, type RateLimitRule } from '#shared/routes/types.ts';
 import { email, optionalText, pageOf, paging, searchTerm, text, utcDay, uuid } from '#shared/routes/schemas.ts';
-import {
-  agentPromptMissing,
-  agentUnavailable,
-  featureNotInPlan,
-  TURN_REFUSALS,
-} from '#areas/agents/for-conversations.ts';
+import { agentPromptMissing, agentUnavailable, TURN_REFUSALS } from '#areas/agents/for-conversations.ts';
 import {
   agentNotPublished,
   conversationClosed,
@@ -20,6 +15,7 @@ import {
   widgetLimitReached,
   widgetInactive,
 } from '#areas/conversations/errors.ts';
+import { featureNotInPlan } from '#areas/identity/for-conversations.ts';
 import { unauthorized } from '#shared/http/errors.ts';
 import { ACTION_STATUSES, actionAlreadyDecided, actionExpired } from '#areas/agents/for-conversations.ts';
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { requireAgents, widgetByKey } from '#areas/agents/for-conversations.ts';
+import { widgetByKey } from '#areas/agents/for-conversations.ts';
+import { requireAgents } from '#areas/identity/for-conversations.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { ApiError, unauthorized } from '#shared/http/errors.ts';

@@ -73,3 +73,6 @@ export const invalidInvitation = defineError(
   'The invitation code is invalid, used or expired',
 );
 export const seatLimitReached = defineError(409, 'SEAT_LIMIT_REACHED', 'The tenant has no free seats');
+
+// The plan's entitlements (other areas' routes answer it through requireAgents).
+export const featureNotInPlan = defineError(403, 'FEATURE_NOT_IN_PLAN', "The tenant's plan does not include AI agents");

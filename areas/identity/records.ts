@@ -1,6 +1,6 @@
 import { SYSTEM_ROLE_PERMISSIONS, isPermission } from '#shared/auth/permissions.ts';
 import { keys, type Key, type Item } from '#shared/data/keys.ts';
-import { PLANS } from '#areas/billing/for-identity.ts';
+import { planFeatures } from './plans.ts';
 import {
   TENANT_STATUS_CODES,
   TENANT_SYSTEM_ROLES,
@@ -326,10 +326,7 @@ export function toTenant(item: Item): TenantRecord {
     maxKnowledgeBases: num(item.maxKnowledgeBases),
     maxSeats: num(item.maxSeats),
     // Tenants stored before the gateway carry no allowance: their plan's.
-    maxTokensPerMonth: num(
-      item.maxTokensPerMonth,
-      PLANS.find((p) => p.type === num(item.planType, 1))?.features.maxTokensPerMonth ?? 0,
-    ),
+    maxTokensPerMonth: num(item.maxTokensPerMonth, planFeatures(num(item.planType, 1))?.maxTokensPerMonth ?? 0),
     seatCount: Math.max(0, num(item.seatCount)),
     createdAt: str(item.createdAt) ?? '',
   };

@@ -3,8 +3,8 @@ import { bumpCounter } from '#shared/data/collection.ts';
 import { orConflict, putNew, updateItem, type Change, type Write } from '#shared/data/commit.ts';
 import { get, getOr404 } from '#shared/data/read.ts';
 import type { ApiError } from '#shared/http/errors.ts';
-import { PLANS } from '#areas/billing/for-identity.ts';
 import { integrationEventPut } from '#shared/data/integration-events.ts';
+import { PLAN_ENTITLEMENTS } from './plans.ts';
 import { identityKeys, tenantItem, toTenant, type TenantRecord } from './records.ts';
 import { systemRoleItems } from './system-roles.ts';
 import { statusNameOf } from './tenant-status.ts';
@@ -20,7 +20,7 @@ const DEFAULT_SEATS: Record<PlanTypeValue, number> = { 1: 5, 2: 25, 3: 100 };
 
 /** Limits a tenant starts with on a plan, and the plan's trial length. */
 export function planDefaults(planType: PlanTypeValue) {
-  const plan = PLANS.find((p) => p.type === planType);
+  const plan = PLAN_ENTITLEMENTS[planType];
   return {
     maxAgents: plan?.features.maxAgents ?? 0,
     maxKnowledgeBases: plan?.features.maxKnowledgeBases ?? 0,

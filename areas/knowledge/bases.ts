@@ -1,46 +1,18 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
-import {
-  commitChange,
-  deleteItem,
-  orConflict,
-  putNew,
-  updateItem,
-  type Change,
-  type TransactItem,
-} from '#shared/data/commit.ts';
+import { commitChange, deleteItem, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
-import { config } from '#shared/platform/config.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { unbindKnowledgeBase } from '#areas/agents/for-knowledge.ts';
+import { planSlot } from '#areas/identity/for-knowledge.ts';
 import { knowledgeBaseFull, planLimitReached } from './errors.ts';
 import { PURGE_BASE } from './messages.ts';
 import { refreshToolsKbStatusAfter } from './tool-status.ts';
-import { baseItem, kbKey, kbList, tenantKey, toBase, type BaseRecord } from './records.ts';
+import { baseItem, kbKey, kbList, toBase, type BaseRecord } from './records.ts';
 import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP, maxChunksPerBase } from './vocabulary.ts';
-
-/**
- * Takes (+1) or frees (-1) a knowledge-base slot on the tenant item, beside its maxKnowledgeBases
- * (set from the plan, overridable by a SystemAdmin). Taking one is conditional on a free slot, so
- * twenty parallel creates against one free slot create exactly one.
- */
-function baseSlot(tenantId: string, by: 1 | -1): TransactItem {
-  return {
-    Update: {
-      TableName: config.tableName,
-      Key: tenantKey(tenantId),
-      UpdateExpression: 'ADD knowledgeBaseCount :by',
-      ConditionExpression:
-        by > 0
-          ? 'attribute_exists(pk) AND ((attribute_not_exists(knowledgeBaseCount) AND maxKnowledgeBases > :zero) OR knowledgeBaseCount < maxKnowledgeBases)'
-          : 'attribute_exists(pk)',
-      ExpressionAttributeValues: by > 0 ? { ':by': by, ':zero': 0 } : { ':by': by },
-    },
-  };
-}
 
 const change = (
   tenantId: string,
@@ -103,7 +75,11 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
     updatedAt: now,
   };
   await commitChange(
-    [orConflict(baseSlot(tenantId, 1), planLimitReached()), putNew(baseItem(base)), bumpCounter(kbList(tenantId), 1)],
+    [
+      orConflict(planSlot(tenantId, 'knowledgeBases', 1), planLimitReached()),
+      putNew(baseItem(base)),
+      bumpCounter(kbList(tenantId), 1),
+    ],
     change(tenantId, actor, base.id, 'create', { name: base.name, chunkSize, chunkOverlap }),
     { now },
   );
@@ -156,7 +132,7 @@ export async function deleteBase(tenantId: string, kbId: string, actor: Principa
     [
       orConflict(deleteItem(kbKey(tenantId, kbId), 'attribute_exists(pk)'), notFound('Knowledge base')),
       bumpCounter(kbList(tenantId), -1),
-      baseSlot(tenantId, -1),
+      planSlot(tenantId, 'knowledgeBases', -1),
     ],
     change(tenantId, actor, kbId, 'delete', { name: base.name, documentCount: base.documentCount }),
   );

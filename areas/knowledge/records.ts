@@ -52,7 +52,6 @@ export const IMPACT_SCALE = 10_000;
 export const pendingUploadKey = (tenantId: string, kbId: string, uploadId: string): Key =>
   keys.childItem(tenantId, 'KB', kbId, 'UPLOAD', uploadId);
 /** Where the tenant's base count sits: the tenant item, beside its maxKnowledgeBases. */
-export const tenantKey = (tenantId: string): Key => keys.platformItem('TENANT', tenantId);
 
 const PENDING = `${PLATFORM}#KB_PENDING`;
 export const pendingEntry = (deadline: string, d: { tenantId: string; kbId: string; id: string }) => ({

@@ -1,9 +1,9 @@
 import { keyId } from '#shared/data/keys.ts';
-import { getMany } from '#shared/data/read.ts';
 import { invalidApiKey } from '#shared/http/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { budgetExceeded, keyExpired, keyRevoked, modelNotFound, tokenLimitReached } from './errors.ts';
-import { standingOf, tenantKey, tenantRefused, tenantStanding, type TenantStanding } from './allowance.ts';
+import { tenantStandingWith } from '#areas/identity/for-llm-gateway.ts';
+import { standingOf, tenantRefused, tenantStanding, type TenantStanding } from './allowance.ts';
 import { fallbackChain, listModels, resolveModel } from './catalog.ts';
 import { admitRates, settleRates, undoRates, type RateTicket } from './rates.ts';
 import {
@@ -76,12 +76,9 @@ interface Standing {
 /** One request: the tenant alone, or with the caller's key in one strongly consistent batch. */
 async function readStanding(tenantId: string, caller: Caller): Promise<Standing> {
   if (caller.kind !== 'key') return { key: null, tenant: await tenantStanding(tenantId) };
-  const [keyItem, tenantItem] = [gatewayKeys.key(tenantId, caller.keyId), tenantKey(tenantId)];
-  const items = await getMany<Record<string, unknown>>([keyItem, tenantItem], { consistent: true });
-  return {
-    key: (items.get(keyId(keyItem)) as GatewayKeyRecord | undefined) ?? null,
-    tenant: standingOf(items.get(keyId(tenantItem))),
-  };
+  const keyItem = gatewayKeys.key(tenantId, caller.keyId);
+  const { tenant, items } = await tenantStandingWith<GatewayKeyRecord>(tenantId, [keyItem]);
+  return { key: items.get(keyId(keyItem)) ?? null, tenant: standingOf(tenant) };
 }
 
 /** The fields of a standing that admission's checks and reservations depend on. */

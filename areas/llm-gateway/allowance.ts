@@ -1,7 +1,9 @@
-import { TENANT_STATUS_CODES } from '#areas/identity/for-llm-gateway.ts';
-import { keys } from '#shared/data/keys.ts';
-import { get } from '#shared/data/read.ts';
-import { PLANS } from '#areas/billing/for-llm-gateway.ts';
+import {
+  monthTokenAllowance,
+  TENANT_STATUS_CODES,
+  tenantStandingFields,
+  type TenantStandingFields,
+} from '#areas/identity/for-llm-gateway.ts';
 import { tenantCancelled, tenantSuspended } from './errors.ts';
 
 /**
@@ -18,20 +20,12 @@ export interface TenantStanding {
 // A standing is compared as JSON (admission's basis): it names its refusal by code.
 const REFUSALS = [tenantSuspended, tenantCancelled] as const;
 
-type TenantFields = { maxTokensPerMonth?: number | null; planType?: number; status?: number };
-
-export const tenantKey = (tenantId: string) => keys.platformItem('TENANT', tenantId);
-
-export async function tenantStanding(tenantId: string): Promise<TenantStanding> {
-  return standingOf(
-    await get<TenantFields>(tenantKey(tenantId), { attributes: ['maxTokensPerMonth', 'planType', 'status'] }),
-  );
-}
+export const tenantStanding = async (tenantId: string): Promise<TenantStanding> =>
+  standingOf(await tenantStandingFields(tenantId));
 
 /** The standing a tenant item gives (read alone, or with the caller's key in one batch). */
-export function standingOf(tenant: TenantFields | undefined): TenantStanding {
-  const allowance =
-    typeof tenant?.maxTokensPerMonth === 'number' ? tenant.maxTokensPerMonth : planAllowance(tenant?.planType);
+export function standingOf(tenant: TenantStandingFields | undefined): TenantStanding {
+  const allowance = monthTokenAllowance(tenant);
   const refusal =
     tenant?.status === TENANT_STATUS_CODES.SUSPENDED
       ? tenantSuspended.code
@@ -42,9 +36,6 @@ export function standingOf(tenant: TenantFields | undefined): TenantStanding {
 }
 
 export const tokenAllowance = async (tenantId: string) => (await tenantStanding(tenantId)).allowance;
-
-const planAllowance = (planType: number | undefined) =>
-  PLANS.find((p) => p.type === (planType ?? 1))?.features.maxTokensPerMonth ?? 0;
 
 export const tenantRefused = (refusal: NonNullable<TenantStanding['refusal']>) =>
   REFUSALS.find((e) => e.code === refusal)!();

@@ -1,3 +1,4 @@
+import { identityKeys } from '#areas/identity/records.ts';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentGateway } from '#areas/billing/gateway.ts';
 import { billingKeys } from '#areas/billing/records.ts';
@@ -52,7 +53,7 @@ const newBillingTenant = async () => {
 type Tenant = Awaited<ReturnType<typeof newBillingTenant>>;
 
 const tenantLimits = async (id: string) => {
-  const t = (await get<Record<string, unknown>>(billingKeys.tenant(id), { consistent: true }))!;
+  const t = (await get<Record<string, unknown>>(identityKeys.tenant(id), { consistent: true }))!;
   return { planType: t.planType, maxAgents: t.maxAgents, maxKnowledgeBases: t.maxKnowledgeBases };
 };
 const current = async (t: Tenant) =>
@@ -85,7 +86,7 @@ describe('what the tenant pays for', () => {
     expect((await payments(t)).items[0]).toMatchObject({ id: charge.id, status: 3 });
     expect(await current(t)).toMatchObject({ subscriptionId, status: 4 });
     expect(await tenantLimits(t.id)).toEqual(BASELINE);
-    expect((await get<Record<string, unknown>>(billingKeys.tenant(t.id)))!.trialExpiresAt).toBeNull();
+    expect((await get<Record<string, unknown>>(identityKeys.tenant(t.id)))!.trialExpiresAt).toBeNull();
 
     // The provider charges no further period, and a renewal event arriving anyway changes nothing.
     await expect(renewSubscription(subscriptionId, true)).rejects.toThrow(/cancelled/);
@@ -320,7 +321,7 @@ describe('extend-trial', () => {
     expect(trial.status).toBe(3);
     await renewSubscription(trial.subscriptionId, true);
     const active = await current(t);
-    const tenantBefore = await get<Record<string, unknown>>(billingKeys.tenant(t.id), { consistent: true });
+    const tenantBefore = await get<Record<string, unknown>>(identityKeys.tenant(t.id), { consistent: true });
     for (const expected of [1, 2]) {
       if (expected === 2) await renewSubscription(trial.subscriptionId, false);
       const before = await current(t);
@@ -331,7 +332,7 @@ describe('extend-trial', () => {
       expect(await current(t)).toEqual(before);
     }
     expect(active.trialExpiresAt).toBe(trial.trialExpiresAt);
-    expect((await get<Record<string, unknown>>(billingKeys.tenant(t.id), { consistent: true }))!.trialExpiresAt).toBe(
+    expect((await get<Record<string, unknown>>(identityKeys.tenant(t.id), { consistent: true }))!.trialExpiresAt).toBe(
       tenantBefore!.trialExpiresAt,
     );
   });

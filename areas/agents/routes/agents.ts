@@ -4,15 +4,10 @@ import { AGENT_STATUSES } from '#areas/agents/records.ts';
 import { MODEL_KINDS } from '#areas/llm-gateway/for-agents.ts';
 import { CHANNEL_TYPES } from '#areas/connector/for-agents.ts';
 import { POSITIONS } from '#areas/agents/widget-records.ts';
+import { featureNotInPlan } from '#areas/identity/for-agents.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalText, pageOf, paging, searchTerm, text, utcDay, uuid } from '#shared/routes/schemas.ts';
-import {
-  concurrentUpdate,
-  featureNotInPlan,
-  noActivePromptVersion,
-  planLimitReached,
-  promptNotFound,
-} from '#areas/agents/errors.ts';
+import { concurrentUpdate, noActivePromptVersion, planLimitReached, promptNotFound } from '#areas/agents/errors.ts';
 
 /** AI agents (spec 03-ai-runtime.md "AI agents" and "Plan entitlements"): agents, versions, entitlements, models. */
 const read = { kind: 'bearer', permission: 'ai:read' } as const;

@@ -1,10 +1,10 @@
+import { tenantExists, tenantStillExists } from '#areas/identity/for-content.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll } from '#shared/data/batch.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
-import { checkItem, commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
+import { commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { keyOf, keys, type Item } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
-import { get } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
@@ -40,10 +40,8 @@ export async function listSites(q: { page: number; pageSize: number }) {
 
 export const getSiteView = async (id: string) => siteView(await getSite(id));
 
-const tenantKey = (tenantId: string) => keys.platformItem('TENANT', tenantId);
-
 export async function createSite(input: SiteInput, actor: Principal) {
-  if (!(await get(tenantKey(input.tenantId), { consistent: true })))
+  if (!(await tenantExists(input.tenantId, true)))
     throw validationError([{ path: 'body.tenantId', message: 'No such tenant' }]);
   const now = new Date().toISOString();
   const record: SiteRecord = { ...input, id: crypto.randomUUID(), cacheVersion: 0, createdAt: now, updatedAt: now };
@@ -54,7 +52,7 @@ export async function createSite(input: SiteInput, actor: Principal) {
       bumpCounter(SITES, 1),
       orConflict(putNew({ ...claims.domain(record.domain), ...owner }), DOMAIN_TAKEN),
       record.isMaster && orConflict(putNew({ ...claims.master(record.tenantId), ...owner }), MASTER_TAKEN),
-      orConflict(checkItem(tenantKey(record.tenantId), 'attribute_exists(pk)'), 'The tenant was deleted meanwhile'),
+      orConflict(tenantStillExists(record.tenantId), 'The tenant was deleted meanwhile'),
     ],
     {
       actor,

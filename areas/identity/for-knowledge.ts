@@ -1,0 +1,2 @@
+/** What the knowledge area uses of the identity area: the plan's knowledge-base slots on the tenant item. */
+export { planSlot } from './entitlements.ts';

@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { runTurn } from '#areas/agents/runtime.ts';
-import { publishedAgent } from '#areas/conversations/agent.ts';
+import { publishedAgent } from '#areas/agents/published.ts';
 import { readConversation } from '#areas/conversations/store.ts';
 import { LOCAL_MODEL_IDS, seedCatalog } from '#areas/llm-gateway/catalog.ts';
 import { localModel } from '#areas/llm-gateway/providers/local-model.ts';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import type { ChannelType } from '#areas/connector/channel-types.ts';
-import { ENDPOINT_SETTINGS, localEndpoint, type Endpoint } from '#areas/connector/senders/endpoints.ts';
-import { PLATFORM_RATES, paceScale, type Rate } from '#areas/connector/senders/pacing.ts';
+import type { ChannelType } from '#areas/channels/channel-types.ts';
+import { ENDPOINT_SETTINGS, localEndpoint, type Endpoint } from '#areas/channels/senders/endpoints.ts';
+import { PLATFORM_RATES, paceScale, type Rate } from '#areas/channels/senders/pacing.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';
 import { readJson, serialized, writeJson } from './json-file.ts';
 

@@ -4,7 +4,7 @@ import {
   MAX_TOP_K,
   MAX_VECTORS_PER_CALL,
   type VectorStore,
-} from '#areas/knowledge/vectors/port.ts';
+} from '#areas/knowledge/vectors/store.ts';
 import { PackedIndex } from './packed-vectors.ts';
 import { fileJournal, type VectorJournal } from './vector-journal.ts';
 

@@ -1,4 +1,4 @@
-import type { VectorMetadata } from '#areas/knowledge/vectors/port.ts';
+import type { VectorMetadata } from '#areas/knowledge/vectors/store.ts';
 import { dotKernel, type Scores, type WasmMemory } from './dot-kernel.ts';
 
 export interface Nearest {

@@ -1,5 +1,5 @@
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
-import { BOT_CONNECTOR_ISSUER } from '#areas/connector/bot-connector-auth.ts';
+import { BOT_CONNECTOR_ISSUER } from '#areas/channels/bot-connector-auth.ts';
 import { reply, type RawReply } from '#shared/http/responses.ts';
 
 /**

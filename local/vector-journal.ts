@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { VectorMetadata, VectorRecord } from '#areas/knowledge/vectors/port.ts';
+import type { VectorMetadata, VectorRecord } from '#areas/knowledge/vectors/store.ts';
 import { PackedIndex } from './packed-vectors.ts';
 
 /** Where a persisted store keeps each index's changes; the in-memory store has none. */

@@ -42,3 +42,9 @@ export const actionAlreadyDecided = defineError(
 );
 /** A held tool call left undecided past its expiry counts as rejected and can no longer be approved. */
 export const actionExpired = defineError(409, 'ACTION_EXPIRED', 'This action expired before it was decided');
+/** A widget's or channel's agent is no longer Published (or was deleted): its conversations stop. */
+export const agentNotPublished = defineError(
+  409,
+  'AGENT_NOT_PUBLISHED',
+  'The agent is not published; publish it to take conversations',
+);

@@ -1,3 +1,2 @@
-/** What the connector area uses of the agents area: the one module of agents it imports. */
-export { channelById } from './channels.ts';
-export type { ChannelRecord } from './channels.ts';
+/** What the connector area uses of the agents area: whether a connection's agent is published. */
+export { publishedAgent } from './published.ts';

@@ -1,10 +1,8 @@
 /** What the conversations area uses of the agents area: the one module of agents it imports. */
-export { channelById } from './channels.ts';
-export type { ChannelRecord } from './channels.ts';
-export { agentPromptMissing, agentUnavailable, TURN_REFUSALS } from './errors.ts';
+export { agentNotPublished, agentPromptMissing, agentUnavailable, TURN_REFUSALS } from './errors.ts';
+export { publishedAgent } from './published.ts';
 export { runTurnStream } from './runtime.ts';
 export type { TurnEvent, TurnResult } from './runtime.ts';
-export { agentKey, agentVersionKey } from './snapshot.ts';
 export type { AgentSnapshot } from './snapshot.ts';
 export { widgetByKey, widgetLimits } from './widgets.ts';
 export { countRequested, decideAction, expireAction } from './decide-action.ts';

@@ -9,9 +9,9 @@ import { concurrentUpdate, noActivePromptVersion, planLimitReached, promptNotFou
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { prompts, type PromptItem } from '#areas/prompts/for-agents.ts';
-import { tools } from '#areas/tools/for-agents.ts';
+import { refreshToolsKbStatusAfter, tools } from '#areas/tools/for-agents.ts';
 import { getModel } from '#areas/llm-gateway/for-agents.ts';
-import { kbKey, refreshToolsKbStatusAfter } from '#areas/knowledge/for-agents.ts';
+import { existingBases } from '#areas/knowledge/for-agents.ts';
 import { planSlot, requireAgents } from '#areas/identity/for-agents.ts';
 import { agentItem, agentList, deletedIndex, toAgent, type AgentRecord, type Escalation } from './records.ts';
 import { agentKey, agentVersionCollection, agentVersionKey, type AgentSnapshot } from './snapshot.ts';
@@ -63,8 +63,8 @@ async function checkTools(tenantId: string, ids: string[], path = 'body.toolIds'
 }
 
 async function checkBases(tenantId: string, ids: string[], path = 'body.knowledgeBaseIds') {
-  const found = await Promise.all(ids.map((id) => get(kbKey(tenantId, id))));
-  const bad = ids.filter((_, i) => !found[i]);
+  const found = await existingBases(tenantId, ids);
+  const bad = ids.filter((id) => !found.has(id));
   if (bad.length) throw invalid(path, `Not knowledge bases of the tenant: ${bad.join(', ')}`);
 }
 
@@ -379,8 +379,8 @@ export async function restoreVersion(tenantId: string, agentId: string, vId: str
   if (!v) throw notFound('Agent version');
   const s = v.snapshot;
   // The version keeps the bases it pinned; the draft takes only those that still exist.
-  const bases = await Promise.all(s.knowledgeBaseIds.map((id) => get(kbKey(tenantId, id))));
-  const knowledgeBaseIds = s.knowledgeBaseIds.filter((_, i) => bases[i]);
+  const bases = await existingBases(tenantId, s.knowledgeBaseIds);
+  const knowledgeBaseIds = s.knowledgeBaseIds.filter((id) => bases.has(id));
   const restored = await patch(
     tenantId,
     a,

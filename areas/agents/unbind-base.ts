@@ -1,5 +1,4 @@
-import type { Principal } from '#shared/auth/access-token.ts';
-import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
+import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
@@ -12,14 +11,14 @@ type Bound = Pick<AgentRecord, 'id' | 'knowledgeBaseIds' | 'updatedAt'> & { dele
 const ATTEMPTS = 4;
 
 /**
- * A deleted knowledge base leaves every agent draft of the tenant that names it, each with its own
+ * A deleted knowledge base (the knowledge area's BASE_DELETED) leaves every agent draft of the tenant that names it, each with its own
  * audit entry. Published versions are immutable and keep the id: retrieval skips a base that is
  * gone (docs/decisions/agents.md, "A deleted knowledge base leaves the agents"). The write is conditional on the agent being unchanged,
  * as agent edits are, and retried on a concurrent edit. Runs at the delete and again in the purge
  * worker, so a draft that named the base in a race with its deletion loses it too. Answers how many
  * drafts changed. One Query of the tenant's agent list (a tenant holds at most `maxAgents`).
  */
-export async function unbindKnowledgeBase(tenantId: string, kbId: string, actor: Principal | null): Promise<number> {
+export async function unbindKnowledgeBase(tenantId: string, kbId: string, actor: Change['actor']): Promise<number> {
   const bound = await queryItems<Bound>({
     TableName: config.tableName,
     IndexName: 'gsi1',
@@ -33,7 +32,7 @@ export async function unbindKnowledgeBase(tenantId: string, kbId: string, actor:
   return changed;
 }
 
-async function unbindOne(tenantId: string, first: Bound, kbId: string, actor: Principal | null): Promise<boolean> {
+async function unbindOne(tenantId: string, first: Bound, kbId: string, actor: Change['actor']): Promise<boolean> {
   let agent: Bound | undefined = first;
   for (let attempt = 1; ; attempt++) {
     if (!agent || agent.deletedAt || !(agent.knowledgeBaseIds ?? []).includes(kbId)) return false;
@@ -70,3 +69,7 @@ async function unbindOne(tenantId: string, first: Bound, kbId: string, actor: Pr
     }
   }
 }
+
+/** The subscriber of the knowledge area's BASE_DELETED. */
+export const unbindDeletedBase = (e: { tenantId: string; kbId: string; actor: Change['actor'] }) =>
+  unbindKnowledgeBase(e.tenantId, e.kbId, e.actor);

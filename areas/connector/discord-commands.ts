@@ -1,11 +1,16 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { channelById } from '#areas/agents/for-connector.ts';
+import {
+  call,
+  ChannelSendError,
+  channelById,
+  ConnectionUnusableError,
+  endpoint,
+  refused,
+  resolveConnection,
+} from '#areas/channels/for-connector.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
-import { ConnectionUnusableError, resolveConnection } from './credentials.ts';
 import { commandsNotSupported, platformRefused } from './errors.ts';
-import { endpoint } from './senders/endpoints.ts';
-import { ChannelSendError, call, refused } from './senders/send-error.ts';
 
 /**
  * Discord's HTTP interactions endpoint receives slash commands and components, never ordinary channel

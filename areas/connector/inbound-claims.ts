@@ -1,6 +1,7 @@
-import { commitChange, deleteItem, orConflict, putItem, putNew } from '#shared/data/commit.ts';
+import { lastInboundWrite } from '#areas/channels/for-connector.ts';
+import { commitChange, deleteItem, orConflict, putNew } from '#shared/data/commit.ts';
 import { duplicateEvent } from './errors.ts';
-import { inboundClaimKey, lastInboundKey, messageClaimKey } from './records.ts';
+import { inboundClaimKey, messageClaimKey } from './records.ts';
 
 /**
  * How old an event may be and still be taken. Meta retries a notification for up to 7 days, the
@@ -13,8 +14,6 @@ export const REPLAY_WINDOW_SECONDS = 8 * 86_400;
  * duplicate for as long as it is not yet refused as stale: no moment when a replay runs again.
  */
 const CLAIM_TTL_SECONDS = REPLAY_WINDOW_SECONDS + 86_400;
-/** A channel user's last-inbound time is kept as long as the window could matter, and then some. */
-const INBOUND_TTL_SECONDS = 30 * 86_400;
 
 /** One inbound message: the platform's event id and, where it has one, the message's own id (as `outsideIdKeyPart` gives them). */
 export interface InboundClaim {
@@ -41,11 +40,7 @@ export async function claimInbound(c: InboundClaim, sender: string, now: Date): 
     await commitChange(
       [
         ...claimKeys(c).map((key) => orConflict(putNew({ ...key, ...claimed }), duplicate)),
-        putItem({
-          ...lastInboundKey(c.tenantId, c.channelId, sender),
-          at: now.toISOString(),
-          ttl: nowSeconds + INBOUND_TTL_SECONDS,
-        }),
+        lastInboundWrite(c.tenantId, c.channelId, sender, now),
       ],
       null,
     );

@@ -1,12 +1,17 @@
-import { channelById } from '#areas/agents/for-connector.ts';
+import {
+  ChannelSendError,
+  channelById,
+  ConnectionUnusableError,
+  rememberSent,
+  resolveConnection,
+  sendToChannel,
+  windowOpen,
+  type OutboundMessage,
+} from '#areas/channels/for-connector.ts';
 import type { Delivery } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import type { OutboundMessage } from './connection.ts';
-import { ConnectionUnusableError, resolveConnection } from './credentials.ts';
 import { noConversationReference, proactiveNotSupported } from './errors.ts';
-import { markFailed, markSent, readProactive, windowOpen, type ProactiveRecord } from './proactive.ts';
-import { rememberSent } from './receipts.ts';
-import { ChannelSendError, sendToChannel } from './send-to-channel.ts';
+import { markFailed, markSent, readProactive, type ProactiveRecord } from './proactive.ts';
 import { teamsReference } from './teams-reference.ts';
 
 /**

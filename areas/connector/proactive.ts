@@ -1,5 +1,5 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { channelById } from '#areas/agents/for-connector.ts';
+import { channelById, windowOpen, type ChannelType } from '#areas/channels/for-connector.ts';
 import { requireAgents } from '#areas/identity/for-connector.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putItem, putNew, type Change } from '#shared/data/commit.ts';
@@ -17,7 +17,6 @@ import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { enqueue } from '#shared/queue/messages.ts';
-import type { ChannelType } from './channel-types.ts';
 import { PROACTIVE_SEND } from './queue.ts';
 import { teamsReference } from './teams-reference.ts';
 import { checkTemplate, type TemplateUse } from './templates.ts';
@@ -25,7 +24,6 @@ import {
   type DeliveryStatus,
   dueEntry,
   dueIndex,
-  lastInboundKey,
   proactiveKey,
   proactiveList,
   proactiveListEntry,
@@ -62,9 +60,6 @@ export interface ProactiveRecord {
   deliveryError?: string | null;
 }
 
-/** WhatsApp: a free-form message may go only this long after the person's last message. */
-export const WHATSAPP_WINDOW_MS = 24 * 3600 * 1000;
-
 const toProactive = (m: ProactiveRecord) => ({
   id: m.id,
   channelId: m.channelId,
@@ -98,18 +93,6 @@ const item = (m: ProactiveRecord) => ({
   ...proactiveListEntry(m),
   ...m,
 });
-
-/** Whether WhatsApp's 24-hour window with the person is open at `at` (ms). */
-export async function windowOpen(tenantId: string, channelId: string, recipient: string, at: number) {
-  const last = await lastInboundAt(tenantId, channelId, recipient);
-  return !!last && at - Date.parse(last) <= WHATSAPP_WINDOW_MS;
-}
-
-/** When the person last wrote to this connection (any channel; WhatsApp's window starts there). */
-export async function lastInboundAt(tenantId: string, channelId: string, user: string): Promise<string | null> {
-  const found = await get<{ at?: string }>(lastInboundKey(tenantId, channelId, user), { consistent: true });
-  return found?.at ?? null;
-}
 
 export async function createProactive(
   tenantId: string,

@@ -1,38 +1,16 @@
 import { recordDelivery } from '#areas/conversations/for-connector.ts';
-import { commitChange, putItem, updateItem } from '#shared/data/commit.ts';
-import { get } from '#shared/data/read.ts';
+import { commitChange, updateItem } from '#shared/data/commit.ts';
 import { ApiError } from '#shared/http/errors.ts';
-import type { Receipt } from './inbound/event.ts';
-import { proactiveKey, sentMessageKey, type SentMessagePointer } from './records.ts';
+import { sentPointer, type Receipt } from '#areas/channels/for-connector.ts';
+import { proactiveKey } from './records.ts';
 
 /**
- * Delivery receipts: a message we sent is remembered by the platform's id of it, so the platform's
- * later report (WhatsApp status callbacks: sent, delivered, read, failed with its code) lands on the
+ * Delivery receipts: a message we sent is remembered by the platform's id of it (the channels
+ * area's sent-messages.ts), so the platform's later report (WhatsApp status callbacks: sent, delivered, read, failed with its code) lands on the
  * proactive message or the conversation message. A message the platform reports failed after it
  * accepted the send shows Failed with the reason. Slack, Telegram and Discord send no receipts (a
  * 200 on the send is all they say); Teams tells a bot nothing either, so theirs stay Sent.
  */
-const POINTER_TTL_SECONDS = 30 * 86_400;
-
-export async function rememberSent(
-  tenantId: string,
-  channelId: string,
-  platformMessageId: string,
-  pointer: SentMessagePointer,
-) {
-  if (!platformMessageId) return;
-  await commitChange(
-    [
-      putItem({
-        ...sentMessageKey(tenantId, channelId, platformMessageId),
-        ...pointer,
-        ttl: Math.floor(Date.now() / 1000) + POINTER_TTL_SECONDS,
-      }),
-    ],
-    null,
-  );
-}
-
 /** Where a receipt's status may come from: forward only (read after delivered), Failed from any but Read. */
 const FROM: Record<Receipt['status'], string[]> = {
   Sent: [],
@@ -43,7 +21,7 @@ const FROM: Record<Receipt['status'], string[]> = {
 
 /** Applies one receipt; a receipt for a message we do not know (sent elsewhere, or expired) changes nothing. */
 export async function applyReceipt(tenantId: string, channelId: string, r: Receipt): Promise<boolean> {
-  const pointer = await get<SentMessagePointer>(sentMessageKey(tenantId, channelId, r.platformMessageId));
+  const pointer = await sentPointer(tenantId, channelId, r.platformMessageId);
   if (!pointer) return false;
   if (pointer.kind === 'conversation')
     return recordDelivery(tenantId, pointer.conversationId, pointer.messageId, r.status, r.error);

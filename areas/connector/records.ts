@@ -21,17 +21,6 @@ export const inboundClaimKey = (tenantId: string, channelId: string, eventIdPart
 export const messageClaimKey = (tenantId: string, channelId: string, messageIdPart: string): Key =>
   keys.childItem(tenantId, 'CHANNEL', channelId, 'MESSAGE', messageIdPart);
 /**
- * A message we sent, by the platform's id of it (wamid): where its receipts go, the proactive message or
- * the conversation message. Kept 30 days; Meta's receipts come within days.
- */
-export const sentMessageKey = (tenantId: string, channelId: string, platformMessageId: string): Key =>
-  keys.childItem(tenantId, 'CHANNEL', channelId, 'SENT', outsideIdKeyPart(platformMessageId));
-export type SentMessagePointer =
-  | { kind: 'proactive'; messageId: string }
-  | { kind: 'conversation'; conversationId: string; messageId: string };
-export const lastInboundKey = (tenantId: string, channelId: string, user: string): Key =>
-  keys.childItem(tenantId, 'CHANNEL', channelId, 'INBOUND', outsideIdKeyPart(user));
-/**
  * A Teams bot's conversation reference, learnt from an inbound activity: by the user for a personal
  * chat, by the conversation id for a group chat or channel (what a proactive message's recipient names).
  */

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { CHANNEL_TYPES } from '#areas/connector/channel-types.ts';
+import { CHANNEL_TYPES } from '#areas/channels/for-connector.ts';
 import { DELIVERY_STATUSES, PROACTIVE_STATUSES } from '#areas/connector/records.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { isoDateTime, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';

@@ -3,8 +3,7 @@ import { commitChange, orConflict, putItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { conflict } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import type { TeamsConversationReference } from './connection.ts';
-import { jsonObject, obj, str } from './inbound/event.ts';
+import { jsonObject, obj, str, type TeamsConversationReference } from '#areas/channels/for-connector.ts';
 import { teamsReferenceKey } from './records.ts';
 
 /**

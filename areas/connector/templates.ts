@@ -1,5 +1,5 @@
 import type { Principal } from '#shared/auth/access-token.ts';
-import { channelById } from '#areas/agents/for-connector.ts';
+import { channelById } from '#areas/channels/for-connector.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict, putNew } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';

@@ -1,6 +1,23 @@
-import { channelById, type ChannelRecord } from '#areas/agents/for-connector.ts';
+import {
+  channelById,
+  DISCORD_DEFERRED,
+  DISCORD_PONG,
+  jsonObject,
+  parseInbound,
+  verifyBotConnector,
+  verifyDiscord,
+  verifySlack,
+  verifyTeams,
+  verifyTelegram,
+  verifyWhatsApp,
+  whatsAppSubscription,
+  type ChannelRecord,
+  type ChannelType,
+  type InboundEvent,
+  type InboundHeaders,
+} from '#areas/channels/for-connector.ts';
 import { requireAgents } from '#areas/identity/for-connector.ts';
-import { publishedAgent } from '#areas/conversations/for-connector.ts';
+import { publishedAgent } from '#areas/agents/for-connector.ts';
 import { resolveTenantSecret } from '#areas/vault/for-connector.ts';
 import { safeParse } from 'zod/mini';
 import { outsideIdKeyPart } from '#shared/data/keys.ts';
@@ -9,28 +26,10 @@ import { invalidSignature, invalidVerifyToken, invalidWebhookBody, staleEvent } 
 import { reply, type RawReply } from '#shared/http/responses.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { enqueue } from '#shared/queue/messages.ts';
-import type { ChannelType } from './channel-types.ts';
-import {
-  DISCORD_DEFERRED,
-  DISCORD_PONG,
-  parseInbound,
-  whatsAppSubscription,
-  type InboundEvent,
-} from './inbound/index.ts';
 import { CHANNEL_TURN } from './queue.ts';
-import { verifyBotConnector } from './bot-connector-auth.ts';
-import { jsonObject } from './inbound/event.ts';
 import { applyReceipt } from './receipts.ts';
 import { rememberTeamsReference } from './teams-reference.ts';
 import { claimInbound, REPLAY_WINDOW_SECONDS, releaseInbound } from './inbound-claims.ts';
-import {
-  verifyDiscord,
-  verifySlack,
-  verifyTeams,
-  verifyTelegram,
-  verifyWhatsApp,
-  type InboundHeaders,
-} from './signatures.ts';
 
 /**
  * The chat platforms' inbound webhooks (spec "AI connector" routes 5-9). In this order: the

@@ -1,11 +1,11 @@
-import { channelById, type ChannelRecord, type AgentSnapshot } from '#areas/agents/for-conversations.ts';
+import { publishedAgent, type AgentSnapshot } from '#areas/agents/for-conversations.ts';
+import { channelById, type ChannelRecord } from '#areas/channels/for-conversations.ts';
 import { requireAgents } from '#areas/identity/for-conversations.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putItem, putNew } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError, conflict } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { publishedAgent } from './agent.ts';
 import { deliverToChannel } from './delivery.ts';
 import { CAP_MESSAGE, conversationBusy, requestInProgress } from './errors.ts';
 import { conversationChange, systemMessage } from './lifecycle.ts';

@@ -47,3 +47,7 @@ export async function recordDelivery(
     throw err;
   }
 }
+
+/** The subscriber of the channels area's CONVERSATION_MESSAGE_SENT: the platform took the message. */
+export const markSent = (e: { tenantId: string; conversationId: string; messageId: string }) =>
+  recordDelivery(e.tenantId, e.conversationId, e.messageId, 'Sent');

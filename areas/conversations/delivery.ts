@@ -1,5 +1,4 @@
-import { channelById } from '#areas/agents/for-conversations.ts';
-import { sendChannelMessage } from '#areas/connector/for-conversations.ts';
+import { channelById, sendChannelMessage } from '#areas/channels/for-conversations.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import type { ConversationRecord, MessageRecord } from './records.ts';
 

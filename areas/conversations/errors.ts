@@ -40,11 +40,6 @@ export const conversationBusy = defineError(
 );
 
 // A conversation's agent and states.
-export const agentNotPublished = defineError(
-  409,
-  'AGENT_NOT_PUBLISHED',
-  'The agent is not published; publish it to take conversations',
-);
 export const conversationClosed = defineError(
   409,
   'CONVERSATION_CLOSED',

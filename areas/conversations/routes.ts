@@ -2,9 +2,13 @@ import * as z from 'zod/mini';
 import { CONVERSATION_CHANNELS, CONVERSATION_STATUSES, MESSAGE_ROLES } from '#areas/conversations/records.ts';
 import { defineRoutes, once, scope, type RateLimitRule } from '#shared/routes/types.ts';
 import { email, optionalText, pageOf, paging, searchTerm, text, utcDay, uuid } from '#shared/routes/schemas.ts';
-import { agentPromptMissing, agentUnavailable, TURN_REFUSALS } from '#areas/agents/for-conversations.ts';
 import {
   agentNotPublished,
+  agentPromptMissing,
+  agentUnavailable,
+  TURN_REFUSALS,
+} from '#areas/agents/for-conversations.ts';
+import {
   conversationClosed,
   feedbackAlreadyGiven,
   invalidIdempotencyKey,

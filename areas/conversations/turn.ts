@@ -3,6 +3,7 @@ import {
   agentUnavailable,
   countRequested,
   pauseWrites,
+  publishedAgent,
   runTurnStream,
   type TurnEvent,
   type TurnResult,
@@ -14,7 +15,6 @@ import { claim, claimItem, doneItem, held, readClaim, releaseItem, resultOf } fr
 import { get } from '#shared/data/read.ts';
 import { tokenLimitReached } from '#areas/llm-gateway/for-conversations.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { publishedAgent } from './agent.ts';
 import { conversationClosed, requestInProgress } from './errors.ts';
 import { moved, REASONS, systemMessage, takesMessages } from './lifecycle.ts';
 import {

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { widgetByKey } from '#areas/agents/for-conversations.ts';
+import { publishedAgent, widgetByKey } from '#areas/agents/for-conversations.ts';
 import { requireAgents } from '#areas/identity/for-conversations.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { ApiError, unauthorized } from '#shared/http/errors.ts';
-import { publishedAgent } from './agent.ts';
 import { conversationClosed, feedbackAlreadyGiven, originNotAllowed, widgetInactive } from './errors.ts';
 import { changeStatus, conversationChange, takesMessages } from './lifecycle.ts';
 import {

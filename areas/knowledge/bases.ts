@@ -1,16 +1,16 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
+import { emit } from '#shared/data/events.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { unbindKnowledgeBase } from '#areas/agents/for-knowledge.ts';
 import { planSlot } from '#areas/identity/for-knowledge.ts';
 import { knowledgeBaseFull, planLimitReached } from './errors.ts';
 import { PURGE_BASE } from './messages.ts';
-import { refreshToolsKbStatusAfter } from './tool-status.ts';
+import { BASE_DELETED, CHUNKS_CHANGED } from './events.ts';
 import { baseItem, kbKey, kbList, toBase, type BaseRecord } from './records.ts';
 import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP, maxChunksPerBase } from './vocabulary.ts';
 
@@ -136,10 +136,10 @@ export async function deleteBase(tenantId: string, kbId: string, actor: Principa
     ],
     change(tenantId, actor, kbId, 'delete', { name: base.name, documentCount: base.documentCount }),
   );
-  // The purge worker unbinds again, so a failure here only delays it.
-  await unbindKnowledgeBase(tenantId, kbId, actor).catch((err) =>
+  // The purge worker tells the agents again, so a failure here only delays it.
+  await emit(BASE_DELETED, { tenantId, kbId, actor: { userId: actor.userId, email: actor.email } }).catch((err) =>
     logger.warn('agents not unbound from a deleted knowledge base', { kbId, errorName: (err as Error).name }),
   );
-  if (Number(base.chunkCount ?? 0) > 0) await refreshToolsKbStatusAfter(tenantId, 'knowledge base deleted');
+  if (Number(base.chunkCount ?? 0) > 0) await emit(CHUNKS_CHANGED, { tenantId, cause: 'knowledge base deleted' });
   await enqueue(PURGE_BASE, { tenantId, kbId });
 }

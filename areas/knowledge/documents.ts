@@ -13,7 +13,8 @@ import { config } from '#shared/platform/config.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { textDocumentBody } from '#areas/knowledge/routes.ts';
 import { readBase, readBaseWithRoom } from './bases.ts';
-import { refreshToolsKbStatusAfter } from './tool-status.ts';
+import { emit } from '#shared/data/events.ts';
+import { CHUNKS_CHANGED } from './events.ts';
 import { detectKnowledgeType } from './file-types.ts';
 import { INDEX_DOCUMENT, PURGE_DOCUMENT } from './messages.ts';
 import { putObject } from './objects.ts';
@@ -275,7 +276,7 @@ export async function deleteDocument(tenantId: string, kbId: string, documentId:
       if (!conflict.is(err) || attempt >= 3) throw err;
     }
   }
-  if (chunks > 0) await refreshToolsKbStatusAfter(tenantId, 'document deleted');
+  if (chunks > 0) await emit(CHUNKS_CHANGED, { tenantId, cause: 'document deleted' });
   await enqueue(PURGE_DOCUMENT, { tenantId, kbId, documentId });
 }
 

@@ -1,5 +1,4 @@
-/** What the agents area uses of the knowledge area: the one module of knowledge it imports. */
-export { kbKey } from './records.ts';
+/** What the agents area uses of the knowledge area: which bases exist, and retrieval. */
+export { existingBases } from './base-lookups.ts';
 export { retrieve } from './retrieve.ts';
 export type { Match } from './retrieve.ts';
-export { refreshToolsKbStatusAfter } from './tool-status.ts';

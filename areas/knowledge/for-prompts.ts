@@ -1,2 +1,2 @@
-/** What the prompts area uses of the knowledge area: the one module of knowledge it imports. */
-export { kbKey } from './records.ts';
+/** What the prompts area uses of the knowledge area: whether a test case's base exists. */
+export { existingBases } from './base-lookups.ts';

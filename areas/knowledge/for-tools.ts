@@ -1,2 +1,2 @@
-/** What the tools area uses of the knowledge area: the one module of knowledge it imports. */
-export { refreshToolsKbStatusAfter } from './tool-status.ts';
+/** What the tools area uses of the knowledge area: the bases' chunk counts a tool's kbStatus sums. */
+export { baseChunkCounts } from './base-lookups.ts';

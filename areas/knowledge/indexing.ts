@@ -7,7 +7,8 @@ import { get } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { chunkText } from './chunking.ts';
-import { refreshToolsKbStatusAfter } from './tool-status.ts';
+import { emit } from '#shared/data/events.ts';
+import { CHUNKS_CHANGED } from './events.ts';
 import { postingsOf, removePostings, writePostings } from './keyword/postings.ts';
 import { getObject } from './objects.ts';
 import { extractText, ParseError } from './parse.ts';
@@ -150,7 +151,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     await purgeDocumentData(ref, { dropIndexWhenBaseGone: true, keepOriginal: true });
     return { status: 'skipped', chunks: 0 };
   }
-  await refreshToolsKbStatusAfter(doc.tenantId, 'document indexed');
+  await emit(CHUNKS_CHANGED, { tenantId: doc.tenantId, cause: 'document indexed' });
   await publishEvent(doc.tenantId, 'document.indexed', {
     documentId: doc.id,
     kbId: doc.kbId,

@@ -1,4 +1,5 @@
-import { unbindKnowledgeBase } from '#areas/agents/for-knowledge.ts';
+import { emit } from '#shared/data/events.ts';
+import { BASE_DELETED } from './events.ts';
 import { deleteAll } from '#shared/data/batch.ts';
 import { keyOf } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
@@ -64,7 +65,7 @@ export async function purgeBase(ref: { tenantId: string; kbId: string }): Promis
   // A base re-created with the same id cannot exist (ids are random), but never purge a live one.
   if (await get(kbKey(ref.tenantId, ref.kbId), { consistent: true })) return;
   // Again after the delete's own pass: a draft that named the base in a race with it.
-  await unbindKnowledgeBase(ref.tenantId, ref.kbId, null);
+  await emit(BASE_DELETED, { tenantId: ref.tenantId, kbId: ref.kbId, actor: null });
   const docs = await queryItems<DocumentRecord & { pk: string; sk: string }>({
     TableName: config.tableName,
     IndexName: 'gsi1',

@@ -1,22 +1,22 @@
-import { loopbackTargetsAllowed } from '#shared/platform/config.ts';
+import { outboundUrl, pinTarget, TargetRefused, type PinnedTarget } from '#shared/http/pinned-request.ts';
 import { targetNotAllowed } from './errors.ts';
 
-// Loaded on first use, as the HTTP tool does: ipaddr.js is only needed by a call that resolves a host.
-const guard = () => import('#areas/tools/for-outbound-webhooks.ts');
 const RESOLVE_MS = 2000;
+
+/** The answer's words for each form refusal (the shared guard's are the HTTP tool's). */
+const FORM_REASONS: Record<string, string> = {
+  'The url is not valid': 'not a URL',
+  'Only https URLs are allowed': 'only https URLs are allowed',
+  'Credentials in the url are not allowed': 'credentials in the URL are not allowed',
+};
 
 /** The URL's form: https (plain http only to loopback under the local run's switch), no credentials. */
 function parse(raw: string): URL {
-  let url: URL;
   try {
-    url = new URL(raw);
-  } catch {
-    throw targetNotAllowed('not a URL');
+    return outboundUrl(raw);
+  } catch (err) {
+    throw targetNotAllowed(FORM_REASONS[(err as Error).message] ?? (err as Error).message);
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopbackTargetsAllowed()))
-    throw targetNotAllowed('only https URLs are allowed');
-  if (url.username || url.password) throw targetNotAllowed('credentials in the URL are not allowed');
-  return url;
 }
 
 /**
@@ -24,13 +24,14 @@ function parse(raw: string): URL {
  * public (loopback only under the local run's switch), and the connection is pinned to one of them,
  * so a DNS answer cannot change between the check and the request.
  */
-export async function resolveTarget(raw: string): Promise<{ url: URL; address: string; family: 4 | 6 }> {
-  const url = parse(raw);
-  const g = await guard();
-  const pinned = await g.publicAddressOf(url.hostname);
-  if (url.protocol === 'http:' && !g.isLoopbackAddress(pinned.address))
-    throw targetNotAllowed('only https URLs are allowed');
-  return { url, ...pinned };
+export async function resolveTarget(raw: string): Promise<PinnedTarget> {
+  try {
+    return await pinTarget(parse(raw));
+  } catch (err) {
+    if (err instanceof TargetRefused && err.message === 'Only https URLs are allowed')
+      throw targetNotAllowed('only https URLs are allowed');
+    throw err;
+  }
 }
 
 /**

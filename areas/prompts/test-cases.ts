@@ -4,8 +4,7 @@ import { commitChange, deleteItem, orConflict, putNew, updateItem } from '#share
 import { keys } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
-import { get } from '#shared/data/read.ts';
-import { kbKey } from '#areas/knowledge/for-prompts.ts';
+import { existingBases } from '#areas/knowledge/for-prompts.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { limitReached } from './errors.ts';
@@ -41,7 +40,7 @@ export async function addTestCase(
   actor: Principal,
 ) {
   await writablePrompt(tenantId, promptId);
-  if (input.knowledgeBaseId && !(await get(kbKey(tenantId, input.knowledgeBaseId))))
+  if (input.knowledgeBaseId && !(await existingBases(tenantId, [input.knowledgeBaseId])).size)
     throw validationError([{ path: 'body.knowledgeBaseId', message: "Not a knowledge base of the tenant's" }]);
   const c: TestCaseRecord = {
     id: crypto.randomUUID(),

@@ -4,3 +4,4 @@ export { toolParameters } from './executors/parameters.ts';
 export { tools } from './records.ts';
 export type { ToolItem } from './records.ts';
 export { needsApproval } from './approval.ts';
+export { refreshToolsKbStatusAfter } from './kb-status.ts';

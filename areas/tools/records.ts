@@ -17,10 +17,6 @@ export const tools = {
   deletedIndex: (tenantId: string) => ({ gsi1pk: tools.deleted(tenantId) }),
 };
 
-/** An agent of the tenant, as the agents area stores it (`{tenantId}#AGENT`, by id): a tool's `agentIds` name them. */
-export { agentKey } from '#areas/agents/for-tools.ts';
-export type AgentItem = { pk: string; sk: string; deletedAt?: string | null };
-
 /** Each write of a connection value gets a secret of its own, so an approved tool keeps the value approved. */
 export const connectionSecretName = (toolId: string) => `tools/${toolId}/connection-${crypto.randomUUID().slice(0, 8)}`;
 /** Whether a reference names one of this tool's own connection secrets (deleted with it, or when replaced). */

@@ -2,16 +2,18 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
-import { get, getOr404 } from '#shared/data/read.ts';
+import { getOr404 } from '#shared/data/read.ts';
 import { sameIds } from '#shared/data/same-ids.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { BUILT_IN_TOOLS, SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.ts';
-import { channelKey } from '#areas/agents/for-tools.ts';
+import { channelTypeOf } from '#areas/channels/for-tools.ts';
+import { ask } from '#shared/data/queries.ts';
+import { TENANT_AGENTS } from './queries.ts';
 import { calendarExists } from '#areas/calendars/for-tools.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { refreshToolsKbStatusAfter } from '#areas/knowledge/for-tools.ts';
+import { refreshToolsKbStatusAfter } from './kb-status.ts';
 import {
   deleteTenantSecret,
   ownReference,
@@ -22,7 +24,6 @@ import {
 import { ConnectionRefused, describeTarget, parseConnectionString } from './connection-target.ts';
 import { nextToolStatus, widensReach, writeAccessRefusal, type AdminToolAction } from './lifecycle.ts';
 import {
-  agentKey,
   connectionSecretName,
   DEFAULT_PARAMS,
   EMPTY_SCHEMA,
@@ -34,7 +35,6 @@ import {
   toolItem,
   toParams,
   tools,
-  type AgentItem,
   type Params,
   type StoredSchema,
   type ToolItem,
@@ -79,8 +79,8 @@ async function checkChannel(tenantId: string, code: string, params: Params, befo
   if (!params.channelId || params.channelId === before.channelId) return;
   const type = SEND_TOOL_CHANNELS[code as keyof typeof SEND_TOOL_CHANNELS];
   if (!type) throw validationError([{ path, message: 'Only the send-message tools take a channel connection' }]);
-  const found = await get<{ type: string }>(channelKey(tenantId, params.channelId), { attributes: ['type'] });
-  if (found?.type !== type) throw validationError([{ path, message: `No ${type} channel connection with this id` }]);
+  if ((await channelTypeOf(tenantId, params.channelId)) !== type)
+    throw validationError([{ path, message: `No ${type} channel connection with this id` }]);
 }
 
 /** A Manage Schedule tool's calendar, when it changes: the tenant's own. Other tools take none. */
@@ -207,10 +207,8 @@ function editable(tool: ToolItem) {
 
 /** Every agent a tool names must be an agent of the tenant (400 naming the first unknown one). */
 async function checkAgents(tenantId: string, agentIds: string[]) {
-  const found = await Promise.all(
-    agentIds.map((id) => get<AgentItem>(agentKey(tenantId, id), { attributes: ['pk', 'deletedAt'] })),
-  );
-  const unknown = found.findIndex((a) => !a || a.deletedAt);
+  const live = new Set((await ask(TENANT_AGENTS, tenantId)).map((a) => a.id));
+  const unknown = agentIds.findIndex((id) => !live.has(id));
   if (unknown >= 0)
     throw validationError([{ path: `body.agentIds.${unknown}`, message: 'No such agent in this tenant' }]);
 }

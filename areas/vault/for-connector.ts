@@ -1,2 +1,2 @@
-/** What the connector area uses of the vault area: the one module of vault it imports. */
-export { resolveTenantSecret, tenantSecretReference } from './tenant-secrets.ts';
+/** What the connector area uses of the vault area: a connection's inbound secret, read where the webhook verifies. */
+export { resolveTenantSecret } from './tenant-secrets.ts';

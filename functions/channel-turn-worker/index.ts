@@ -1,6 +1,7 @@
 import { runQueuedTurn } from '#areas/connector/queued-turn.ts';
 import { CHANNEL_TURN } from '#areas/connector/queue.ts';
-import { EVALUATE_VERSION, runEvaluation } from '#areas/prompts/evaluation.ts';
+import { runEvaluation } from '#areas/agents/prompt-evaluation.ts';
+import { EVALUATE_VERSION } from '#areas/prompts/evaluation.ts';
 import { handles } from '#shared/queue/messages.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
 

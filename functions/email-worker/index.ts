@@ -1,4 +1,5 @@
-import { ESCALATION_NOTICE, sendEscalationNotice } from '#areas/conversations/escalation-notice.ts';
+import { sendEscalationNotice } from '#areas/conversations/escalation-mail.ts';
+import { ESCALATION_NOTICE } from '#areas/conversations/escalation-notice.ts';
 import { issueResetToken, RESET_REQUEST } from '#areas/identity/auth/passwords.ts';
 import { mailer } from '#shared/platform/ports.ts';
 import { EMAIL_SEND } from '#shared/queue/email.ts';

@@ -1,12 +1,32 @@
+import { tenantAgents } from '#areas/agents/directory.ts';
+import { unbindDeletedBase } from '#areas/agents/unbind-base.ts';
+import { BASE_DELETED, CHUNKS_CHANGED } from '#areas/knowledge/events.ts';
 import { indexDocument } from '#areas/knowledge/indexing.ts';
 import { INDEX_DOCUMENT, PURGE_BASE, PURGE_DOCUMENT } from '#areas/knowledge/messages.ts';
 import { purgeBase, purgeDocumentData } from '#areas/knowledge/purge.ts';
+import { refreshAfterChunksChanged } from '#areas/tools/kb-status.ts';
+import { TENANT_AGENTS } from '#areas/tools/queries.ts';
+import { on } from '#shared/data/events.ts';
+import { answer } from '#shared/data/queries.ts';
 import { handles } from '#shared/queue/messages.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
 
-/** The indexing queue: documents indexed, deleted documents and bases cleaned up, each message once. */
-export const handler = queueWorker('indexing', [
-  handles(INDEX_DOCUMENT, indexDocument),
-  handles(PURGE_DOCUMENT, (ref) => purgeDocumentData(ref)),
-  handles(PURGE_BASE, purgeBase),
-]);
+/**
+ * The indexing queue: documents indexed, deleted documents and bases cleaned up, each message once.
+ * An indexed document moves its tools' kbStatus; a purged base leaves the agents that named it.
+ */
+export const handler = queueWorker(
+  'indexing',
+  [
+    handles(INDEX_DOCUMENT, indexDocument),
+    handles(PURGE_DOCUMENT, (ref) => purgeDocumentData(ref)),
+    handles(PURGE_BASE, purgeBase),
+  ],
+  {
+    wiring: [
+      on(CHUNKS_CHANGED, refreshAfterChunksChanged),
+      on(BASE_DELETED, unbindDeletedBase),
+      answer(TENANT_AGENTS, tenantAgents),
+    ],
+  },
+);

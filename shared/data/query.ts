@@ -53,3 +53,17 @@ export async function keysById(id: string): Promise<Record<string, unknown>[]> {
   );
   return out.Items ?? [];
 }
+
+/**
+ * The records of one base-table partition, strongly consistent, with only `attributes` (a
+ * comma-separated projection): those that carry an id, so not the partition's list counter.
+ */
+export const recordsOf = <T>(pk: string, attributes: string) =>
+  queryItems<T>({
+    TableName: config.tableName,
+    KeyConditionExpression: 'pk = :pk',
+    FilterExpression: 'attribute_exists(id)',
+    ExpressionAttributeValues: { ':pk': pk },
+    ProjectionExpression: attributes,
+    ConsistentRead: true,
+  });

@@ -1,4 +1,5 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { withWiring, type Wiring } from '#shared/data/wiring.ts';
 import { keys, type Key } from '#shared/data/keys.ts';
 import { claim, done, release } from '#shared/data/idempotency.ts';
 import type { QueueMessage } from '#shared/platform/ports.ts';
@@ -25,9 +26,12 @@ const isLastReceive = (record: SQSRecord) =>
  * FIFO queue a failure also holds back the rest of its group in the batch.
  * Each message id runs its work at most once to completion, however often it is delivered.
  */
-export function queueWorker(queue: string, routes: readonly MessageRoute[]) {
+export function queueWorker(queue: string, routes: readonly MessageRoute[], opts: { wiring?: readonly Wiring[] } = {}) {
   const byType = new Map(routes.map((r) => [r.kind.type, r]));
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const wiring = opts.wiring ?? [];
+  const handler = (event: SQSEvent): Promise<SQSBatchResponse> => withWiring(wiring, () => batch(event));
+  return Object.assign(handler, { wiring });
+  async function batch(event: SQSEvent): Promise<SQSBatchResponse> {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     // A FIFO group whose message failed: its later messages in this batch wait (reported failed
     // unrun), or they would overtake it.
@@ -67,5 +71,5 @@ export function queueWorker(queue: string, routes: readonly MessageRoute[]) {
     }
     await publishMetrics();
     return { batchItemFailures };
-  };
+  }
 }

@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod/mini';
 import type { Principal } from '#shared/auth/access-token.ts';
+import { withWiring, type Wiring } from '#shared/data/wiring.ts';
 import { isReply, reply, toHttp, type StreamReply, type WholeReply } from '#shared/http/responses.ts';
 import { assertSettings, requiredSettings } from '#shared/platform/config.ts';
 import { API_GROUPS } from '#shared/routes/groups.ts';
@@ -28,6 +29,8 @@ export type LambdaHttpHandler = (
 /** The buffered Lambda handler of a group; `core` is the same chain for the streaming front door. */
 export type ApiLambda = LambdaHttpHandler & {
   core: (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
+  /** What the group's emits reach (shared/data/events.ts): the front door runs under them too. */
+  wiring: readonly Wiring[];
 };
 
 type Out<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
@@ -100,8 +103,8 @@ type CredentialsOf<T extends readonly RouteDef[]> = Pick<
 
 /** Options of a group's handler: the resolvers of the area credentials its routes name, required when they name any. */
 type OptionsFor<T extends readonly RouteDef[]> = [keyof CredentialsOf<T>] extends [never]
-  ? [options?: { credentials?: never }]
-  : [options: { credentials: CredentialsOf<T> }];
+  ? [options?: { credentials?: never; wiring?: readonly Wiring[] }]
+  : [options: { credentials: CredentialsOf<T>; wiring?: readonly Wiring[] }];
 
 /**
  * One Lambda entry point for an endpoint group: resolve the route from API Gateway's routeKey,
@@ -160,11 +163,13 @@ export function apiHandler<const T extends readonly RouteDef[]>(
       tenantScope(),
     ])
     .handler(dispatch);
-  const buffered = async (event: APIGatewayProxyEventV2, context: Context) => {
-    const { stream, ...result } = await core(event, context);
-    const whole = stream ? { ...result, body: await drain(stream) } : result;
-    await finishDeferredWork();
-    return whole;
-  };
-  return Object.assign(buffered, { core });
+  const wiring = options?.wiring ?? [];
+  const buffered = (event: APIGatewayProxyEventV2, context: Context) =>
+    withWiring(wiring, async () => {
+      const { stream, ...result } = await core(event, context);
+      const whole = stream ? { ...result, body: await drain(stream) } : result;
+      await finishDeferredWork();
+      return whole;
+    });
+  return Object.assign(buffered, { core, wiring });
 }

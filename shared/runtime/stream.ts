@@ -1,3 +1,4 @@
+import { withWiring } from '#shared/data/wiring.ts';
 import type { Writable } from 'node:stream';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { methodNotAllowed, routeNotFound } from '#shared/http/errors.ts';
@@ -81,7 +82,8 @@ export function streamFrontDoor(api: ApiLambda, routes: readonly RouteDef[]): St
   const match = createRouteMatcher(streamed);
   // A front door whose every route speaks OpenAI's format (the gateway's /v1) answers unknown paths so too.
   const openAi = streamed.length > 0 && streamed.every((r) => r.errorFormat === 'openai');
-  const run: StreamingRun = async (event, sink, context) => {
+  const run: StreamingRun = (event, sink, context) => withWiring(api.wiring, () => answer(event, sink, context));
+  const answer: StreamingRun = async (event, sink, context) => {
     const method = event.requestContext?.http?.method ?? 'GET';
     const found = match(method, event.rawPath);
     let result: HttpResult;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { channelById } from '#areas/agents/channels.ts';
+import { channelById } from '#areas/channels/lookups.ts';
 import { resolveTenantSecret } from '#areas/vault/tenant-secrets.ts';
 import { listNewestFirst } from '#shared/data/collection.ts';
 import { keys } from '#shared/data/keys.ts';

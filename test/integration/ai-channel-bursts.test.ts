@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setPaceScale } from '#areas/connector/senders/pacing.ts';
+import { setPaceScale } from '#areas/channels/senders/pacing.ts';
 import { localQueue } from '#local/local-queue.ts';
 import { queueSender, type QueueMessage } from '#shared/platform/ports.ts';
 import type { QueueName } from '#shared/routes/groups.ts';

@@ -7,11 +7,11 @@ import {
   channelSecretReference,
   resolveConnection,
   type ConnectionDescriptor,
-} from '#areas/connector/credentials.ts';
-import { CHANNEL_SEND, sendChannelMessage } from '#areas/connector/queue.ts';
-import { ChannelSendError, sendToChannel, type ChannelConnection } from '#areas/connector/send-to-channel.ts';
-import { ENDPOINT_SETTINGS } from '#areas/connector/senders/endpoints.ts';
-import { forgetTeamsTokens } from '#areas/connector/senders/teams.ts';
+} from '#areas/channels/credentials.ts';
+import { CHANNEL_SEND, sendChannelMessage } from '#areas/channels/queue.ts';
+import { ChannelSendError, sendToChannel, type ChannelConnection } from '#areas/channels/send-to-channel.ts';
+import { ENDPOINT_SETTINGS } from '#areas/channels/senders/endpoints.ts';
+import { forgetTeamsTokens } from '#areas/channels/senders/teams.ts';
 import { parseTenantSecretReference, putTenantSecret } from '#areas/vault/tenant-secrets.ts';
 import { clearChannelCalls, useLocalChannelEndpoints, type ChannelCall } from '#local/channels.ts';
 import { localQueue } from '#local/local-queue.ts';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setPaceScale, setPacing } from '#areas/connector/senders/pacing.ts';
+import { setPaceScale, setPacing } from '#areas/channels/senders/pacing.ts';
 import { useChannelStandIn } from '#test/support/channel-stand-in.ts';
 import { connect, tenantWithAgent, type Platform } from '#test/support/channel-fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';

@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { forgetBotConnectorKeys } from '#areas/connector/bot-connector-auth.ts';
+import { forgetBotConnectorKeys } from '#areas/channels/bot-connector-auth.ts';
 import { issueBotConnectorToken } from '#local/teams-issuer.ts';
 import { useChannelStandIn } from '#test/support/channel-stand-in.ts';
 import { connect, hook, TEAMS_APP_ID, teams, tenantWithAgent, turnsOf } from '#test/support/channel-fixtures.ts';

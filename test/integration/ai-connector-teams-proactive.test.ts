@@ -1,7 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { forgetBotConnectorKeys } from '#areas/connector/bot-connector-auth.ts';
+import { forgetBotConnectorKeys } from '#areas/channels/bot-connector-auth.ts';
 import { teamsReferenceKey } from '#areas/connector/records.ts';
-import { sendToChannel } from '#areas/connector/send-to-channel.ts';
+import { sendToChannel } from '#areas/channels/send-to-channel.ts';
 import { teamsReference } from '#areas/connector/teams-reference.ts';
 import { queueDueProactiveMessages } from '#areas/connector/proactive.ts';
 import { commitChange, deleteItem } from '#shared/data/commit.ts';

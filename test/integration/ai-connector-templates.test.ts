@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lastInboundKey } from '#areas/connector/records.ts';
+import { lastInboundKey } from '#areas/channels/records.ts';
 import { commitChange, putItem } from '#shared/data/commit.ts';
 import { useChannelStandIn } from '#test/support/channel-stand-in.ts';
 import { connect, hook, tenantWithAgent, whatsapp } from '#test/support/channel-fixtures.ts';

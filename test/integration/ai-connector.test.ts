@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { queueDueProactiveMessages } from '#areas/connector/proactive.ts';
-import { forgetTeamsTokens } from '#areas/connector/senders/teams.ts';
+import { forgetTeamsTokens } from '#areas/channels/senders/teams.ts';
 import { localQueue } from '#local/local-queue.ts';
 import { queueSender } from '#shared/platform/ports.ts';
 import { logger } from '#shared/runtime/logger.ts';

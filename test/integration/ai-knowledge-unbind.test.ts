@@ -1,3 +1,4 @@
+import { asFunction } from '#test/support/wiring.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runTurn } from '#areas/agents/runtime.ts';
 import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/agents/snapshot.ts';
@@ -107,7 +108,7 @@ describe('deleting a knowledge base', () => {
       [updateItem(agentKey(t, agent.id), { knowledgeBaseIds: [gone], updatedAt: new Date().toISOString() })],
       null,
     );
-    await purgeBase({ tenantId: t, kbId: gone });
+    await asFunction('knowledge-worker', () => purgeBase({ tenantId: t, kbId: gone }));
     expect((await agentOf(agent.id)).knowledgeBaseIds).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
+import { asFunction } from '#test/support/wiring.ts';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentKey } from '#areas/agents/snapshot.ts';
-import { refreshToolsKbStatus } from '#areas/knowledge/tool-status.ts';
+import { refreshToolsKbStatus } from '#areas/tools/kb-status.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
@@ -152,7 +153,7 @@ describe("tools' kbStatus", () => {
       }),
     );
     const toolB = await newTool(b, [forged]);
-    await refreshToolsKbStatus(b.t);
+    await asFunction('tools', () => refreshToolsKbStatus(b.t));
     expect(await kbStatus(b, toolB)).toEqual({ hasChunks: false, chunkCount: 0 });
     expect(await listed(b, '&kbStatus=1')).toEqual([]);
     // Tenant A's changes leave B's tools alone, and B cannot read A's tool.

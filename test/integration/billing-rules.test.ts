@@ -1,7 +1,6 @@
 import { identityKeys } from '#areas/identity/records.ts';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentGateway } from '#areas/billing/gateway.ts';
-import { billingKeys } from '#areas/billing/records.ts';
 import { METHOD_LIMIT, type ProviderId } from '#areas/billing/vocabulary.ts';
 import {
   localGateway,

@@ -109,7 +109,7 @@ export const mutants: Mutant[] = [
   {
     id: 'connector-discord-freshness',
     bug: 'a Discord signature of any age is accepted',
-    file: 'areas/connector/signatures.ts',
+    file: 'areas/channels/signatures.ts',
     find: 'if (!fresh(timestamp, nowSeconds)) return false;\n  return verifyEd25519',
     replace: 'return verifyEd25519',
     tests: [SIGNATURES, ...CONNECTOR],
@@ -117,7 +117,7 @@ export const mutants: Mutant[] = [
   {
     id: 'connector-slack-freshness',
     bug: 'a Slack signature of any age is accepted',
-    file: 'areas/connector/signatures.ts',
+    file: 'areas/channels/signatures.ts',
     find: 'if (!signingSecret || !fresh(timestamp, nowSeconds)) return false;',
     replace: 'if (!signingSecret) return false;',
     tests: [SIGNATURES, ...CONNECTOR],
@@ -125,7 +125,7 @@ export const mutants: Mutant[] = [
   {
     id: 'connector-telegram-token',
     bug: 'Telegram’s secret token is compared by prefix',
-    file: 'areas/connector/signatures.ts',
+    file: 'areas/channels/signatures.ts',
     find: "return sameBytes(hmac('telegram', given), hmac('telegram', secretToken));",
     replace: 'return secretToken.startsWith(given);',
     tests: [SIGNATURES, ...CONNECTOR],
@@ -133,7 +133,7 @@ export const mutants: Mutant[] = [
   {
     id: 'connector-teams-body',
     bug: 'the Teams HMAC is checked over an empty body',
-    file: 'areas/connector/signatures.ts',
+    file: 'areas/channels/signatures.ts',
     find: "return sameBytes(Buffer.from(m[1]!, 'base64'), hmac(key, bytes(rawBody)));",
     replace: "return sameBytes(Buffer.from(m[1]!, 'base64'), hmac(key, bytes('')));",
     tests: [SIGNATURES, ...CONNECTOR],
@@ -229,7 +229,7 @@ export const mutants: Mutant[] = [
   {
     id: 'tools-non-public',
     bug: 'a host that resolves to a private or metadata address is connected to',
-    file: 'areas/tools/executors/address-guard.ts',
+    file: 'shared/http/address-guard.ts',
     find: 'if (bad) throw new Error',
     replace: 'if (false) throw new Error',
     tests: [...HTTP_TOOL, ...DB_TOOL],
@@ -238,17 +238,17 @@ export const mutants: Mutant[] = [
     id: 'tools-redirect-recheck',
     bug: 'a redirect is followed without checking its target',
     file: 'areas/tools/executors/http-request.ts',
-    find: 'const url = checkUrl(next, tool);\n      const guard = await addressGuard();\n      const pinned = await guard.publicAddressOf(url.hostname);',
+    find: 'const target = await pinTarget(checkUrl(next, tool));',
     replace:
-      "const url = hop ? new URL(next) : checkUrl(next, tool);\n      const guard = await addressGuard();\n      const pinned = hop ? { address: url.hostname.replace(/^\\[|\\]$/g, ''), family: 4 as const } : await guard.publicAddressOf(url.hostname);",
+      "const target = hop ? { url: new URL(next), address: new URL(next).hostname.replace(/^\\[|\\]$/g, ''), family: 4 as const } : await pinTarget(checkUrl(next, tool));",
     tests: HTTP_TOOL,
   },
   {
     id: 'tools-http-size',
     bug: 'the HTTP tool reads a response of any size',
-    file: 'areas/tools/executors/http-request.ts',
-    find: 'if (size > MAX_RESPONSE_BYTES) {',
-    replace: 'if (size > MAX_RESPONSE_BYTES * 1000) {',
+    file: 'shared/http/pinned-request.ts',
+    find: 'if (size + c.length > r.maxBytes) {',
+    replace: 'if (size + c.length > r.maxBytes * 1000) {',
     tests: HTTP_TOOL,
   },
   {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { ENDPOINT_SETTINGS } from '#areas/connector/senders/endpoints.ts';
+import { ENDPOINT_SETTINGS } from '#areas/channels/senders/endpoints.ts';
 import { useLocalChannelEndpoints, type ChannelCall } from '#local/channels.ts';
 import { createApiListener } from '#local/server.ts';
 import { routes } from '#local/routes.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseInbound, whatsAppSubscription } from '#areas/connector/inbound/index.ts';
+import { parseInbound, whatsAppSubscription } from '#areas/channels/inbound/index.ts';
 
 const j = JSON.stringify;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rateLimitOf } from '#areas/connector/senders/send-error.ts';
+import { rateLimitOf } from '#areas/channels/senders/send-error.ts';
 
 /** Each platform's 429 as it sends it, read into how long to wait (seconds) and whether the whole bot waits. */
 describe('rate limits as each platform answers them', () => {

@@ -7,7 +7,7 @@ import {
   verifyTeams,
   verifyTelegram,
   verifyWhatsApp,
-} from '#areas/connector/signatures.ts';
+} from '#areas/channels/signatures.ts';
 import {
   discordKeys,
   slackHeaders,

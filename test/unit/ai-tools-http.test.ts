@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isPublicAddress } from '#areas/tools/executors/address-guard.ts';
+import { isPublicAddress } from '#shared/http/address-guard.ts';
 import { httpRequest, MAX_RESPONSE_BYTES } from '#areas/tools/executors/http-request.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
 

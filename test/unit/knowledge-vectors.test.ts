@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileVectorStore, memoryVectorStore } from '#local/knowledge-vectors.ts';
 import { journalLines } from '#local/vector-journal.ts';
 import { createS3VectorStore } from '#areas/knowledge/vectors/s3-vectors.ts';
-import type { VectorRecord } from '#areas/knowledge/vectors/port.ts';
+import type { VectorRecord } from '#areas/knowledge/vectors/store.ts';
 
 const offline = { region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
 const index = { tenantId: 't-1', kbId: '0b6b1c6e-0000-4000-8000-000000000001' };

@@ -318,3 +318,49 @@ process.stdout.write(JSON.stringify({ loaded, html, afterHtml, pdf, afterTokens:
     expect(out.tokens).toBe(3);
   }, 120_000);
 });
+
+/**
+ * Events and upward queries (shared/data/events.ts, queries.ts) reach the higher area only through
+ * the entry point's wiring. A function whose bundle can emit an event (or ask a query) and whose
+ * entry point wires no subscriber (or answer) for it would throw at the emit in production: every
+ * bundle's code is read for what it emits and asks, and its entry point for what it wires.
+ */
+describe('events and queries are wired in every function that emits or asks them', () => {
+  const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+  /** Every event and query the areas declare, by the constant that holds it. */
+  const declared = new Map<string, string>();
+  for (const file of readdirSync(join(ROOT, 'areas'), { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.ts')) continue;
+    for (const [, name, kind, id] of source(join('areas', file)).matchAll(
+      /export const (\w+) = define(Event|Query)(?:<[^(]*>)?\(\s*'([^']+)'/g,
+    ))
+      declared.set(name!, `${kind!.toLowerCase()}:${id}`);
+  }
+  const used = (text: string, verbs: string) =>
+    [...text.matchAll(new RegExp(`\\b(?:${verbs})\\(\\s*(\\w+)\\s*,`, 'g'))].flatMap(([, n]) =>
+      declared.has(n!) ? [declared.get(n!)!] : [],
+    );
+
+  beforeAll(() => bundleAll(), 180_000);
+
+  it('finds the declarations', () => {
+    expect([...declared.values()]).toEqual(
+      expect.arrayContaining(['event:knowledge.base-deleted', 'query:tools.tenant-agents']),
+    );
+  });
+
+  it('every function wires a subscriber for each event its bundle emits, and an answer for each query it asks', () => {
+    const missing: string[] = [];
+    for (const name of functions) {
+      const needed = new Set(
+        bundleInputs
+          .get(name)!
+          .filter((f) => /^(areas|shared)\/.*\.ts$/.test(f))
+          .flatMap((f) => used(source(f), 'emit|ask')),
+      );
+      const wired = new Set(used(source(join('functions', name, 'index.ts')), 'on|answer'));
+      for (const n of needed) if (!wired.has(n)) missing.push(`${name}: ${n}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});

@@ -21,7 +21,7 @@ const RUNS_IN_EMAIL_WORKER = [
   // issueResetToken: the RESET_REQUEST handler of the e-mail worker.
   'areas/identity/auth/passwords.ts',
   // sendEscalationNotice: the e-mail worker's handler of a queued escalation notice.
-  'areas/conversations/escalation-notice.ts',
+  'areas/conversations/escalation-mail.ts',
 ];
 
 describe('the mail port', () => {

@@ -1,6 +1,6 @@
 import type { S3VectorsClient } from '@aws-sdk/client-s3vectors';
 import { config } from '#shared/platform/config.ts';
-import { indexName, MAX_TOP_K, MAX_VECTORS_PER_CALL, type VectorMetadata, type VectorStore } from './port.ts';
+import { indexName, MAX_TOP_K, MAX_VECTORS_PER_CALL, type VectorMetadata, type VectorStore } from './store.ts';
 
 /** The vector bucket the stack creates (KNOWLEDGE_VECTOR_BUCKET). */
 const bucket = () => config.knowledgeVectorBucket;

@@ -1,5 +1,5 @@
 import { loopbackTargetsAllowed } from '#shared/platform/config.ts';
-import { isLoopbackAddress, publicAddressOf } from '#areas/tools/executors/address-guard.ts';
+import { isLoopbackAddress, publicAddressOf } from '#shared/http/address-guard.ts';
 
 /**
  * The HTTP Request tool's address guard, for every request a page makes: https only (plain http

@@ -10,7 +10,7 @@ const MAX_SQL = 20_000;
 // Loaded when a database tool runs: pg sits beside the agent-runtime bundle (lib/bundling.ts), and
 // at import it probes for Cloudflare with `new Response()`, which loads Node's fetch implementation.
 const postgres = () => import('./postgres-session.ts');
-const addressGuard = () => import('./address-guard.ts');
+const addressGuard = () => import('#shared/http/address-guard.ts');
 
 /**
  * Every refusal of the target and every failure to reach it answers the same, so the tool cannot

@@ -1,5 +1,4 @@
-import { channelById } from '#areas/agents/for-tools.ts';
-import { lastInboundAt, WHATSAPP_WINDOW_MS, sendChannelMessage } from '#areas/connector/for-tools.ts';
+import { channelById, lastInboundAt, sendChannelMessage, WHATSAPP_WINDOW_MS } from '#areas/channels/for-tools.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
 import { SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.ts';
 import type { ToolContext, ToolOutcome } from './outcome.ts';

@@ -1,4 +1,4 @@
-import { agentKey, agentVersionKey, type AgentSnapshot } from '#areas/agents/for-conversations.ts';
+import { agentKey, agentVersionKey, type AgentSnapshot } from './snapshot.ts';
 import { keyId } from '#shared/data/keys.ts';
 import { get, getMany } from '#shared/data/read.ts';
 import { agentNotPublished } from './errors.ts';

@@ -2,24 +2,22 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
+import { ask } from '#shared/data/queries.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
-import { CHANNEL_CREDENTIALS, channelSecretName, TEAMS_MODES, type ChannelType } from '#areas/connector/for-agents.ts';
-import { deleteTenantSecret, describeTenantSecret, putTenantSecret } from '#areas/vault/for-agents.ts';
-import { requireAgents } from '#areas/identity/for-agents.ts';
-import { readAgent } from './manage-agents.ts';
-import { channelKey, withoutKeys } from './records.ts';
+import { requireAgents } from '#areas/identity/for-channels.ts';
+import { deleteTenantSecret, describeTenantSecret, putTenantSecret } from '#areas/vault/for-channels.ts';
+import type { ChannelType } from './channel-types.ts';
+import { CHANNEL_CREDENTIALS, channelSecretName, TEAMS_MODES } from './credentials.ts';
+import { LIVE_AGENT } from './queries.ts';
+import { channelKey, channelList, channelLookup } from './records.ts';
 
 /**
- * Channel connections: `{t}#CHANNEL` / channelId, listed newest first on gsi1. Credentials are
- * tenant secrets named by the connector's credentials.ts; the record keeps only their references.
- * A platform lookup item (`keys.unique('CHANNEL', channelId)`) written in the same transaction
- * lets an inbound webhook, which knows only the channel id, find the tenant without a Scan.
+ * Channel connections (records.ts): credentials are tenant secrets named by credentials.ts; the
+ * record keeps only their references. The connection serves one of the tenant's agents.
  */
-const channelList = (tenantId: string) => keys.tenantCollection(tenantId, 'CHANNEL');
-const channelLookup = (channelId: string) => keys.unique('CHANNEL', channelId);
 
 /** Optional settings beyond each type's required ones (the Teams sender's overrides, how Teams reaches us). */
 const OPTIONAL_SETTINGS: Partial<Record<ChannelType, readonly string[]>> = {
@@ -112,6 +110,11 @@ async function storeSecrets(tenantId: string, channelId: string, secrets: Record
 const dropSecrets = (tenantId: string, refs: Record<string, string>) =>
   Promise.allSettled(Object.values(refs).map((r) => deleteTenantSecret(tenantId, r)));
 
+async function requireLiveAgent(tenantId: string, agentId: string) {
+  if (!(await ask(LIVE_AGENT, tenantId, agentId)))
+    throw validationError([{ path: 'body.agentId', message: "Not one of the tenant's agents" }]);
+}
+
 const readChannel = async (tenantId: string, id: string) => {
   const c = await get<ChannelRecord>(channelKey(tenantId, id), { consistent: true });
   if (!c) throw notFound('Channel connection');
@@ -143,9 +146,7 @@ export async function createChannel(
   const secrets = input.secrets ?? {};
   checkSettings(input.type, settings);
   checkSecretNames(input.type, secrets);
-  await readAgent(tenantId, input.agentId).catch(() => {
-    throw validationError([{ path: 'body.agentId', message: "Not one of the tenant's agents" }]);
-  });
+  await requireLiveAgent(tenantId, input.agentId);
   const now = new Date().toISOString();
   const id = crypto.randomUUID();
   const secretRefs = await storeSecrets(tenantId, id, secrets);
@@ -201,10 +202,7 @@ export async function updateChannel(
   const c = await readChannel(tenantId, id);
   if (input.settings) checkSettings(c.type, input.settings);
   if (input.secrets) checkSecretNames(c.type, input.secrets);
-  if (input.agentId && input.agentId !== c.agentId)
-    await readAgent(tenantId, input.agentId).catch(() => {
-      throw validationError([{ path: 'body.agentId', message: "Not one of the tenant's agents" }]);
-    });
+  if (input.agentId && input.agentId !== c.agentId) await requireLiveAgent(tenantId, input.agentId);
   // Each credential keeps its name, so a new value replaces the old one in the store.
   const newRefs = input.secrets ? await storeSecrets(tenantId, id, input.secrets) : {};
   const next: ChannelRecord = {
@@ -260,19 +258,4 @@ export async function deleteChannel(tenantId: string, id: string, actor: Princip
     change(tenantId, actor, id, 'delete', { type: c.type, name: c.name }),
   );
   await dropSecrets(tenantId, c.secretRefs);
-}
-
-/**
- * The connection an inbound webhook names, with its tenant: two GetItems, no Scan. Null when the
- * channel does not exist (deleted). The webhook still checks isActive and the agent's status.
- */
-export async function channelById(channelId: string): Promise<{ tenantId: string; connection: ChannelRecord } | null> {
-  const lookup = await get<{ tenantId: string }>(channelLookup(channelId), { consistent: true });
-  if (!lookup) return null;
-  const connection = await get<ChannelRecord>(channelKey(lookup.tenantId, channelId), { consistent: true });
-  if (!connection) return null;
-  return {
-    tenantId: lookup.tenantId,
-    connection: withoutKeys<ChannelRecord>(connection as ChannelRecord & Record<string, unknown>),
-  };
 }

@@ -1,16 +1,18 @@
 import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
-import { queryItems } from '#shared/data/query.ts';
+import { recordsOf } from '#shared/data/query.ts';
 import { ApiError } from '#shared/http/errors.ts';
-import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
-import { tools } from '#areas/tools/for-knowledge.ts';
-import { agentList } from '#areas/agents/for-knowledge.ts';
-import { kbList } from './records.ts';
+import { baseChunkCounts } from '#areas/knowledge/for-tools.ts';
+import { ask } from '#shared/data/queries.ts';
+import { TENANT_AGENTS, type AgentBases } from './queries.ts';
+import { tools } from './records.ts';
 
 /**
  * A tool's `chunkCount` (its `kbStatus`) is the sum of the chunks of the distinct knowledge bases
- * bound to the live agents its `agentIds` name (docs/decisions/knowledge.md, "Tools' kbStatus"). It is kept
- * on the tool item, so a tool read stays one GetItem and the `kbStatus` list filter one Query.
+ * bound to the live agents its `agentIds` name (docs/decisions/tools.md, "kbStatus"). It is kept
+ * on the tool item, so a tool read stays one GetItem and the `kbStatus` list filter one Query. The
+ * tools area owns the relation a tool's `agentIds` are, so it computes the count: the agents' bases
+ * come from the agents area (an upward query), the bases' chunks from the knowledge area.
  *
  * This recomputes every tool of the tenant from its tools, agents and bases (three consistent
  * Queries of base-table partitions, bounded by the plan's limits) and writes only the tools whose
@@ -20,26 +22,14 @@ import { kbList } from './records.ts';
  * recomputes from scratch, a pass that failed is repaired by the tenant's next one.
  */
 type ToolRow = { id: string; agentIds?: string[]; chunkCount?: number; deletedAt?: string };
-type AgentRow = { id: string; knowledgeBaseIds?: string[]; deletedAt?: string | null };
 type BaseRow = { id: string; chunkCount?: number };
 
 const ATTEMPTS = 4;
 
-/** Items of one base-table partition that carry an id (the partition's list counter does not). */
-const partition = <T>(pk: string, attributes: string) =>
-  queryItems<T>({
-    TableName: config.tableName,
-    KeyConditionExpression: 'pk = :pk',
-    FilterExpression: 'attribute_exists(id)',
-    ExpressionAttributeValues: { ':pk': pk },
-    ProjectionExpression: attributes,
-    ConsistentRead: true,
-  });
-
 /** What each live tool's chunkCount should be, from the tenant's agents and bases. */
-export function expectedCounts(toolRows: ToolRow[], agents: AgentRow[], bases: BaseRow[]): Map<string, number> {
+export function expectedCounts(toolRows: ToolRow[], agents: AgentBases[], bases: BaseRow[]): Map<string, number> {
   const chunks = new Map(bases.map((b) => [b.id, Math.max(0, Number(b.chunkCount ?? 0))]));
-  const boundTo = new Map(agents.filter((a) => !a.deletedAt).map((a) => [a.id, a.knowledgeBaseIds ?? []]));
+  const boundTo = new Map(agents.map((a) => [a.id, a.knowledgeBaseIds]));
   const out = new Map<string, number>();
   for (const tool of toolRows) {
     if (tool.deletedAt) continue;
@@ -53,12 +43,9 @@ export function expectedCounts(toolRows: ToolRow[], agents: AgentRow[], bases: B
 }
 
 async function pass(tenantId: string): Promise<number> {
-  const toolRows = await partition<ToolRow>(tools.collection(tenantId), 'id, agentIds, chunkCount, deletedAt');
+  const toolRows = await recordsOf<ToolRow>(tools.collection(tenantId), 'id, agentIds, chunkCount, deletedAt');
   if (!toolRows.some((r) => !r.deletedAt)) return 0;
-  const [agents, bases] = await Promise.all([
-    partition<AgentRow>(agentList(tenantId), 'id, knowledgeBaseIds, deletedAt'),
-    partition<BaseRow>(kbList(tenantId), 'id, chunkCount'),
-  ]);
+  const [agents, bases] = await Promise.all([ask(TENANT_AGENTS, tenantId), baseChunkCounts(tenantId)]);
   const expected = expectedCounts(toolRows, agents, bases);
   let written = 0;
   for (const tool of toolRows) {
@@ -105,3 +92,7 @@ export async function refreshToolsKbStatusAfter(tenantId: string, cause: string)
     logger.warn('tools kbStatus not refreshed', { cause, errorName: (err as Error).name });
   }
 }
+
+/** The subscriber of the knowledge area's CHUNKS_CHANGED. */
+export const refreshAfterChunksChanged = (e: { tenantId: string; cause: string }) =>
+  refreshToolsKbStatusAfter(e.tenantId, e.cause);

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { expectedCounts } from '#areas/knowledge/tool-status.ts';
+import { expectedCounts } from '#areas/tools/kb-status.ts';
 
 it("sums the distinct live bases of a tool's live agents, and skips deleted tools", () => {
   const tools = [
@@ -13,7 +13,7 @@ it("sums the distinct live bases of a tool's live agents, and skips deleted tool
     { id: 'a1', knowledgeBaseIds: ['kb1'] },
     // kb1 twice through two agents counts once; kb-missing was deleted (no item).
     { id: 'a2', knowledgeBaseIds: ['kb1', 'kb2', 'kb-missing'] },
-    { id: 'a3', knowledgeBaseIds: ['kb2'], deletedAt: '2026-01-01T00:00:00.000Z' },
+    // a3 was deleted: the agents area answers only live agents, so it is not among them.
   ];
   const bases = [
     { id: 'kb1', chunkCount: 7 },

@@ -1,4 +1,4 @@
-import { resolveTenantSecret, tenantSecretReference } from '#areas/vault/for-connector.ts';
+import { resolveTenantSecret, tenantSecretReference } from '#areas/vault/for-channels.ts';
 import type { ChannelType } from './channel-types.ts';
 import type { ChannelConnection } from './connection.ts';
 

@@ -1,0 +1,20 @@
+/** What the connector area uses of the channels area: connections, their credentials, inbound parsing and verification, sending. */
+export { verifyBotConnector } from './bot-connector-auth.ts';
+export { CHANNEL_TYPES } from './channel-types.ts';
+export type { ChannelType } from './channel-types.ts';
+export type { OutboundMessage, TeamsConversationReference } from './connection.ts';
+export { channelById } from './lookups.ts';
+export type { ChannelRecord } from './connections.ts';
+export { ConnectionUnusableError, resolveConnection } from './credentials.ts';
+export { jsonObject, obj, str } from './inbound/event.ts';
+export type { Receipt } from './inbound/event.ts';
+export { DISCORD_DEFERRED, DISCORD_PONG, parseInbound, whatsAppSubscription } from './inbound/index.ts';
+export type { InboundEvent } from './inbound/index.ts';
+export { lastInboundWrite, windowOpen } from './last-inbound.ts';
+export type { SentMessagePointer } from './records.ts';
+export { endpoint } from './senders/endpoints.ts';
+export { call, ChannelSendError, refused } from './senders/send-error.ts';
+export { sendToChannel } from './send-to-channel.ts';
+export { rememberSent, sentPointer } from './sent-messages.ts';
+export { verifyDiscord, verifySlack, verifyTeams, verifyTelegram, verifyWhatsApp } from './signatures.ts';
+export type { InboundHeaders } from './signatures.ts';

@@ -1,13 +1,12 @@
-import { keys, type Item } from '#shared/data/keys.ts';
+import { auditLog } from '#shared/data/audit.ts';
+import { integrationEvents } from '#shared/data/integration-events.ts';
+import type { Item } from '#shared/data/keys.ts';
 
 /**
  * The admin area's records: the platform's audit log and integration events, written by every area
  * (`shared/data/audit.ts`, `shared/data/integration-events.ts`) and read here, newest first.
  */
-export const adminKeys = {
-  auditLog: () => keys.platformCollection('AUDIT'),
-  integrationEvents: () => keys.platformCollection('INTEGRATION_EVENT'),
-};
+export const adminKeys = { auditLog, integrationEvents };
 
 export interface AuditLogEntry {
   id: string;

@@ -5,7 +5,7 @@ import { keyId } from '#shared/data/keys.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { agentDay } from '#areas/analytics/for-agents.ts';
-import { tools as toolKeys, type ToolItem } from '#areas/tools/for-agents.ts';
+import { readTools } from '#areas/tools/for-agents.ts';
 import { actionAlreadyDecided, actionExpired } from './errors.ts';
 import { actionKey, pausedKey } from './records.ts';
 import type { ActionRecord, ActionStatus, Owner, PausedRecord } from './pending-actions.ts';
@@ -124,8 +124,8 @@ export async function expireAction(a: ActionRecord, at = Date.now()): Promise<Re
 /** The approved call, run once by the decision that won; its outcome is kept on the action (Done). */
 async function runApproved(a: ActionRecord, requestId: string): Promise<ActionRecord> {
   const started = Date.now();
-  const tool = await get<ToolItem>(toolKeys.key(a.tenantId, a.toolId));
-  const usable = tool && tool.tenantId === a.tenantId && tool.status === 'ACTIVE' && !tool.deletedAt;
+  const [tool] = await readTools(a.tenantId, [a.toolId]);
+  const usable = tool && tool.status === 'ACTIVE' && !tool.deletedAt;
   const out = usable
     ? await callTool(tool, a.arguments, {
         tenantId: a.tenantId,

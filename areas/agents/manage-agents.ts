@@ -8,8 +8,8 @@ import { notFound, validationError } from '#shared/http/errors.ts';
 import { concurrentUpdate, noActivePromptVersion, planLimitReached, promptNotFound } from './errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
-import { prompts, type PromptItem } from '#areas/prompts/for-agents.ts';
-import { refreshToolsKbStatusAfter, tools } from '#areas/tools/for-agents.ts';
+import { findPrompt } from '#areas/prompts/for-agents.ts';
+import { activeToolIds, refreshToolsKbStatusAfter } from '#areas/tools/for-agents.ts';
 import { getModel } from '#areas/llm-gateway/for-agents.ts';
 import { existingBases } from '#areas/knowledge/for-agents.ts';
 import { planSlot, requireAgents } from '#areas/identity/for-agents.ts';
@@ -44,7 +44,7 @@ export async function readAgent(tenantId: string, agentId: string, consistent = 
 }
 
 async function readPrompt(tenantId: string, promptId: string) {
-  const p = await get<PromptItem>(prompts.key(tenantId, promptId), { consistent: true });
+  const p = await findPrompt(tenantId, promptId, { consistent: true });
   if (!p || p.archivedAt) throw invalid('body.promptId', "Not one of the tenant's prompts");
   return p;
 }
@@ -55,10 +55,8 @@ async function checkModel(modelId: string, path = 'body.modelId') {
 }
 
 async function checkTools(tenantId: string, ids: string[], path = 'body.toolIds') {
-  const found = await Promise.all(
-    ids.map((id) => get<{ status?: string; deletedAt?: string }>(tools.key(tenantId, id))),
-  );
-  const bad = ids.filter((_, i) => !found[i] || found[i]!.deletedAt || found[i]!.status !== 'ACTIVE');
+  const active = await activeToolIds(tenantId, ids);
+  const bad = ids.filter((id) => !active.has(id));
   if (bad.length) throw invalid(path, `Not ACTIVE tools of the tenant: ${bad.join(', ')}`);
 }
 

@@ -1,6 +1,6 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange } from '#shared/data/commit.ts';
-import { forcedVariantVersion, prompts, type PromptItem, type Variant } from '#areas/prompts/for-agents.ts';
+import { findPrompt, forcedVariantVersion, type Variant } from '#areas/prompts/for-agents.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
 import { countRequested, decideAction, type Resumable } from './decide-action.ts';
@@ -18,7 +18,7 @@ type AgentItem = Omit<AgentSnapshot, 'agentId' | 'version' | 'promptVersionId'> 
 async function draftSnapshot(tenantId: string, agentId: string): Promise<AgentSnapshot> {
   const item = await get<AgentItem>(agentKey(tenantId, agentId));
   if (!item || item.deletedAt) throw notFound('Agent');
-  const prompt = item.promptId ? await get<PromptItem>(prompts.key(tenantId, item.promptId)) : undefined;
+  const prompt = item.promptId ? await findPrompt(tenantId, item.promptId) : undefined;
   if (!prompt?.activeVersionId || prompt.archivedAt) {
     throw noActivePromptVersion();
   }

@@ -6,19 +6,10 @@ import { agentKey } from './snapshot.ts';
  * on gsi1; a soft-deleted agent keeps its item (with deletedAt) and moves to the archive list, so
  * every read by id answers 404 for it while the audit trail and versions stay.
  */
-/** A channel connection: `{t}#CHANNEL` / id (the send-message tools check theirs against it). */
-export const channelKey = (tenantId: string, id: string) => keys.tenantItem(tenantId, 'CHANNEL', id);
 export const agentList = (tenantId: string) => keys.tenantCollection(tenantId, 'AGENT');
 const deletedAgents = (tenantId: string) => keys.archived(keys.tenantCollection(tenantId, 'AGENT'));
 /** The list index attributes of a deleted agent: it leaves the list for the archive partition. */
 export const deletedIndex = (tenantId: string) => ({ gsi1pk: deletedAgents(tenantId) });
-/** A stored item without its key and index attributes (what a lookup hands to another area). */
-export function withoutKeys<T>(item: T & Record<string, unknown>): T {
-  const { pk: _pk, sk: _sk, gsi1pk: _gp, gsi1sk: _gs, ...rest } = item;
-  return rest as T;
-}
-/** Where the tenant's plan counters sit: the tenant item. */
-export const tenantKey = (tenantId: string) => keys.platformItem('TENANT', tenantId);
 
 export const AGENT_STATUSES = ['Draft', 'Published'] as const;
 type AgentStatus = (typeof AGENT_STATUSES)[number];

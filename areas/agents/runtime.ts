@@ -8,10 +8,8 @@ import {
   type Caller,
 } from '#areas/llm-gateway/for-agents.ts';
 import { retrieve, type Match } from '#areas/knowledge/for-agents.ts';
-import { renderTemplate, prompts, type PromptItem, type VersionItem } from '#areas/prompts/for-agents.ts';
-import { tools as toolKeys, type ToolItem, runTool, toolParameters } from '#areas/tools/for-agents.ts';
-import { keyId } from '#shared/data/keys.ts';
-import { get, getMany } from '#shared/data/read.ts';
+import { pinnedVersion, renderTemplate } from '#areas/prompts/for-agents.ts';
+import { readTools, type ToolItem, runTool, toolParameters } from '#areas/tools/for-agents.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { type Citation, citationsOf } from './citations.ts';
 import { agentPromptMissing, agentUnavailable } from './errors.ts';
@@ -86,22 +84,16 @@ const summarise = (v: unknown, max = SUMMARY) => {
 };
 
 /**
- * Prompt, prompt version and tools, tenant scoped, in two DynamoDB requests: one BatchGet for the
- * prompt and the tools, one GetItem for the version (its key needs the prompt's version index).
+ * The pinned prompt version and the agent's tools, tenant scoped, read at once: the version in two
+ * requests (its key needs the prompt's version index), the tools in one BatchGet beside them.
  */
 async function loadSetup(tenantId: string, agent: AgentSnapshot) {
-  const promptK = prompts.key(tenantId, agent.promptId);
-  const toolKs = agent.toolIds.map((id) => toolKeys.key(tenantId, id));
-  const found = await getMany<PromptItem | ToolItem>([promptK, ...toolKs]);
-  const prompt = found.get(keyId(promptK)) as PromptItem | undefined;
-  const n = prompt?.versionIndex?.[agent.promptVersionId];
-  const version = n === undefined ? undefined : await get<VersionItem>(prompts.version(tenantId, agent.promptId, n));
-  if (!prompt || !version || version.id !== agent.promptVersionId) {
-    throw agentPromptMissing();
-  }
-  const tools = toolKs
-    .map((k) => found.get(keyId(k)) as ToolItem | undefined)
-    .filter((x): x is ToolItem => !!x && x.status === 'ACTIVE' && !x.deletedAt && x.tenantId === tenantId);
+  const [version, found] = await Promise.all([
+    pinnedVersion(tenantId, agent.promptId, agent.promptVersionId),
+    agent.toolIds.length ? readTools(tenantId, agent.toolIds) : [],
+  ]);
+  if (!version) throw agentPromptMissing();
+  const tools = found.filter((x) => x.status === 'ACTIVE' && !x.deletedAt);
   return { version, tools };
 }
 

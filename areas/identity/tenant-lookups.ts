@@ -1,5 +1,6 @@
 import { getMany, get, getOr404 } from '#shared/data/read.ts';
 import { keyId, type Item, type Key } from '#shared/data/keys.ts';
+import type { TenantDirectory } from '#shared/auth/tenant-scope.ts';
 import { planFeatures } from './plans.ts';
 import { identityKeys } from './records.ts';
 
@@ -53,3 +54,9 @@ export async function tenantStandingWith<T = Item>(tenantId: string, others: rea
 /** The month's token allowance a tenant item gives: as set (the plan's, or a SystemAdmin's), else its plan type's. */
 export const monthTokenAllowance = (t: TenantStandingFields | undefined) =>
   typeof t?.maxTokensPerMonth === 'number' ? t.maxTokensPerMonth : (planFeatures(t?.planType)?.maxTokensPerMonth ?? 0);
+
+/** The runtime's view of the tenants (`apiHandler`'s `tenants`): whether one exists, and which holds a slug. */
+export const tenantDirectory: TenantDirectory = {
+  exists: (tenantId) => tenantExists(tenantId),
+  bySlug: async (slug) => (await get<{ tenantId?: string }>(identityKeys.slug(slug)))?.tenantId ?? null,
+};

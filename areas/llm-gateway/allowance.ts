@@ -1,3 +1,5 @@
+import { get } from '#shared/data/read.ts';
+import { gatewayKeys, monthOf } from './records.ts';
 import {
   monthTokenAllowance,
   TENANT_STATUS_CODES,
@@ -39,3 +41,10 @@ export const tokenAllowance = async (tenantId: string) => (await tenantStanding(
 
 export const tenantRefused = (refusal: NonNullable<TenantStanding['refusal']>) =>
   REFUSALS.find((e) => e.code === refusal)!();
+
+/** The tokens the tenant's calls have committed this month (the entitlements route shows them beside the allowance). */
+export async function monthTokensUsed(tenantId: string, now = new Date()): Promise<number> {
+  const month = await get<{ committedTokens?: number }>(gatewayKeys.allowance(tenantId, monthOf(now.toISOString())));
+  const n = month?.committedTokens;
+  return typeof n === 'number' && Number.isFinite(n) ? Math.max(0, n) : 0;
+}

@@ -5,5 +5,5 @@ export { MODEL_CALL_REFUSALS } from './errors.ts';
 export { chat, chatStream } from './chat.ts';
 export type { ChatMessage, ToolCall, ToolDef, Usage } from './chat.ts';
 export { MODEL_KINDS } from './limits.ts';
-export { gatewayKeys, monthOf } from './records.ts';
+export { monthTokensUsed } from './allowance.ts';
 export type { Caller } from './records.ts';

@@ -1,7 +1,7 @@
 /** What the agents area uses of the prompts area: the one module of prompts it imports. */
 export { forcedVariantVersion } from './ab-test.ts';
 export { renderTemplate } from './placeholders.ts';
-export { prompts } from './records.ts';
+export { findPrompt, pinnedVersion } from './lookups.ts';
 export type { PromptItem, Variant, VersionItem } from './records.ts';
 export { autoScoresUpdate, currentEvaluation, EVALUATE_VERSION, evaluationUpdate } from './evaluation.ts';
 export { readPrompt, versionOf } from './prompts.ts';

@@ -1,3 +1,4 @@
+import { tenantDirectory } from '#areas/identity/tenant-lookups.ts';
 import {
   createAgent,
   deleteAgent,
@@ -73,5 +74,5 @@ export const handler = apiHandler(
     'ai.widgetScript': (req) => widgetScript(req.headers['accept-encoding']),
     'ai.agents.stats': ({ tenantId, params, query }) => agentStats(tenantId, params.agentId, query),
   },
-  { wiring: [answer(LIVE_AGENT, isLiveAgent), answer(TENANT_AGENTS, tenantAgents)] },
+  { tenants: tenantDirectory, wiring: [answer(LIVE_AGENT, isLiveAgent), answer(TENANT_AGENTS, tenantAgents)] },
 );

@@ -1,3 +1,4 @@
+import { tenantDirectory } from '#areas/identity/tenant-lookups.ts';
 import {
   conversationDetail,
   eraseConversation,
@@ -73,7 +74,7 @@ export const handler = apiHandler(
     'conversations.delete': ({ tenantId, params, principal }) =>
       eraseConversation(tenantId, params.conversationId, principal),
   },
-  { credentials: { widgetSession: widgetSessionCredential } },
+  { tenants: tenantDirectory, credentials: { widgetSession: widgetSessionCredential } },
 );
 
 /** The streaming front door: the widget routes (answers as server-sent events, any origin the widget allows). */

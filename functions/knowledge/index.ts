@@ -1,3 +1,4 @@
+import { tenantDirectory } from '#areas/identity/tenant-lookups.ts';
 import { createBase, deleteBase, getBase, listBases, updateBase } from '#areas/knowledge/bases.ts';
 import {
   deleteDocument,
@@ -57,6 +58,7 @@ export const handler = apiHandler(
       completeDocumentUpload(tenantId, params.kbId, params.uploadId, principal),
   },
   {
+    tenants: tenantDirectory,
     wiring: [
       on(CHUNKS_CHANGED, refreshAfterChunksChanged),
       on(BASE_DELETED, unbindDeletedBase),

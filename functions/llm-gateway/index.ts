@@ -1,3 +1,4 @@
+import { tenantDirectory } from '#areas/identity/tenant-lookups.ts';
 import { gatewayKeyCredential } from '#areas/llm-gateway/key-auth.ts';
 import { putModel } from '#areas/llm-gateway/catalog.ts';
 import { createKey, listKeys, revokeKey } from '#areas/llm-gateway/gateway-keys.ts';
@@ -39,7 +40,7 @@ export const handler = apiHandler(
       return reply.json(toModelAnswer(model), { status: created ? 201 : 200 });
     },
   },
-  { credentials: { gatewayKey: gatewayKeyCredential } },
+  { tenants: tenantDirectory, credentials: { gatewayKey: gatewayKeyCredential } },
 );
 
 /** The streaming front door (a function URL in response-stream mode): the /v1 routes. */

@@ -1,3 +1,4 @@
+import { tenantDirectory } from '#areas/identity/tenant-lookups.ts';
 import { toolRoutes } from '#areas/tools/routes.ts';
 import { tenantAgents } from '#areas/agents/directory.ts';
 import { TENANT_AGENTS } from '#areas/tools/queries.ts';
@@ -35,5 +36,5 @@ export const handler = apiHandler(
     'tools.activate': ({ tenantId, params, principal }) => moveTool(tenantId, params.toolId, 'activate', principal),
     'tools.reject': ({ tenantId, params, principal }) => moveTool(tenantId, params.toolId, 'reject', principal),
   },
-  { wiring: [answer(TENANT_AGENTS, tenantAgents)] },
+  { tenants: tenantDirectory, wiring: [answer(TENANT_AGENTS, tenantAgents)] },
 );

@@ -1,8 +1,16 @@
 import { forbidden, notFound, validationError } from '#shared/http/errors.ts';
 import { keys, type TenantCollection } from '#shared/data/keys.ts';
 import { keysById } from '#shared/data/query.ts';
-import { get, getOr404 } from '#shared/data/read.ts';
 import type { Principal } from './access-token.ts';
+
+/**
+ * What the runtime asks of the tenants (the identity area's records), through the resolvers the
+ * function passes to `apiHandler`: whether a tenant exists, and which tenant holds a slug.
+ */
+export interface TenantDirectory {
+  exists(tenantId: string): Promise<boolean>;
+  bySlug(slug: string): Promise<string | null>;
+}
 
 export const isSystemAdmin = (p: Principal | null) => !!p?.roles.includes('SystemAdmin');
 
@@ -11,6 +19,7 @@ export const isSystemAdmin = (p: Principal | null) => !!p?.roles.includes('Syste
  * 403. A SystemAdmin names the tenant (checked to exist) and must name one where it is needed.
  */
 export async function scopeTenant(
+  tenants: TenantDirectory,
   principal: Principal,
   requested: string | null | undefined,
   field = 'query.tenantId',
@@ -23,16 +32,15 @@ export async function scopeTenant(
   }
   const tenantId = wanted ?? principal.tenantId;
   if (!tenantId) throw validationError([{ path: field, message: 'Required for platform administrators' }]);
-  await getOr404(keys.platformItem('TENANT', tenantId), 'Tenant', { attributes: ['pk'] });
+  if (!(await tenants.exists(tenantId))) throw notFound('Tenant');
   return tenantId;
 }
 
 /** The tenant a `{slug}` path names: 404 when no tenant has it, or when a tenant user names another's. */
-export async function tenantOfSlug(principal: Principal, slug: string): Promise<string> {
-  const claim = await get<{ tenantId?: string }>(keys.unique('SLUG', slug.toLowerCase()));
-  if (!claim?.tenantId || (!isSystemAdmin(principal) && claim.tenantId !== principal.tenantId))
-    throw notFound('Tenant');
-  return claim.tenantId;
+export async function tenantOfSlug(tenants: TenantDirectory, principal: Principal, slug: string): Promise<string> {
+  const tenantId = await tenants.bySlug(slug.toLowerCase());
+  if (!tenantId || (!isSystemAdmin(principal) && tenantId !== principal.tenantId)) throw notFound('Tenant');
+  return tenantId;
 }
 
 /** A tenant record addressed by id on a by-id route. */
@@ -50,12 +58,13 @@ export interface RecordRef {
  * may need the `tenantId` narrowing for that moment.
  */
 export async function scopeRecord(
+  tenants: TenantDirectory,
   principal: Principal,
   requested: string | null | undefined,
   record: RecordRef,
   field = 'query.tenantId',
 ): Promise<string> {
-  if (!isSystemAdmin(principal) || requested) return scopeTenant(principal, requested, field);
+  if (!isSystemAdmin(principal) || requested) return scopeTenant(tenants, principal, requested, field);
   for (const item of await keysById(record.id)) {
     const tenantId = item.sk === record.id ? keys.tenantOfItem(String(item.pk), record.collection) : null;
     if (tenantId) return tenantId;

@@ -13,6 +13,9 @@ function changesJson(changes: Record<string, unknown> | null): string | null {
   return JSON.stringify(safe);
 }
 
+/** The platform's audit log, newest first (the admin area lists it). */
+export const auditLog = () => keys.platformCollection('AUDIT');
+
 export interface AuditInput {
   entityType: string;
   entityId: string;
@@ -25,7 +28,7 @@ export interface AuditInput {
 /** The audit entry as part of the same transaction as the change it records. */
 export function auditPut(input: AuditInput, now = new Date().toISOString()): TransactItem {
   const id = crypto.randomUUID();
-  const collection = keys.platformCollection('AUDIT');
+  const collection = auditLog();
   return {
     Put: {
       TableName: config.tableName,
@@ -50,4 +53,4 @@ export function auditPut(input: AuditInput, now = new Date().toISOString()): Tra
  * The audit collection's counter is bumped after the transaction, not inside it: every mutation
  * in the platform writes an entry, and one shared item in every transaction would serialize them.
  */
-export const countAudit = (entries: number) => bumpCounterAfterCommit(keys.platformCollection('AUDIT'), entries);
+export const countAudit = (entries: number) => bumpCounterAfterCommit(auditLog(), entries);

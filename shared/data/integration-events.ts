@@ -3,6 +3,9 @@ import { keys } from '#shared/data/keys.ts';
 import type { TransactItem } from '#shared/data/commit.ts';
 import { config } from '#shared/platform/config.ts';
 
+/** Integration events, newest first (the admin area lists them). */
+export const integrationEvents = () => keys.platformCollection('INTEGRATION_EVENT');
+
 export type IntegrationEventType = 'user.registered' | (string & {});
 
 /**
@@ -15,7 +18,7 @@ export function integrationEventPut(
   now = new Date().toISOString(),
 ): TransactItem {
   const id = crypto.randomUUID();
-  const collection = keys.platformCollection('INTEGRATION_EVENT');
+  const collection = integrationEvents();
   return {
     Put: {
       TableName: config.tableName,
@@ -33,5 +36,4 @@ export function integrationEventPut(
 }
 
 /** Bumped after the transaction (like the audit counter) so registrations do not contend on one item. */
-export const countIntegrationEvents = (n: number) =>
-  bumpCounterAfterCommit(keys.platformCollection('INTEGRATION_EVENT'), n);
+export const countIntegrationEvents = (n: number) => bumpCounterAfterCommit(integrationEvents(), n);

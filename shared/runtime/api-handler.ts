@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod/mini';
 import type { Principal } from '#shared/auth/access-token.ts';
+import type { TenantDirectory } from '#shared/auth/tenant-scope.ts';
 import { withWiring, type Wiring } from '#shared/data/wiring.ts';
 import { isReply, reply, toHttp, type StreamReply, type WholeReply } from '#shared/http/responses.ts';
 import { assertSettings, requiredSettings } from '#shared/platform/config.ts';
@@ -101,10 +102,26 @@ type CredentialsOf<T extends readonly RouteDef[]> = Pick<
   Extract<T[number]['auth']['kind'], CredentialKind>
 >;
 
-/** Options of a group's handler: the resolvers of the area credentials its routes name, required when they name any. */
+/** A route that acts on a tenant a caller's token names (not a gateway key's or a widget session's). */
+type NamesTenant<R extends RouteDef> = R extends { scope: { kind: 'tenant' } }
+  ? R['auth']['kind'] extends CredentialKind
+    ? never
+    : R
+  : never;
+
+/**
+ * Options of a group's handler: the resolvers of the area credentials its routes name and the tenant
+ * directory its tenant-scoped routes need (each required when they need it), and its wiring.
+ */
+type Options<T extends readonly RouteDef[]> = { wiring?: readonly Wiring[] } & ([keyof CredentialsOf<T>] extends [never]
+  ? { credentials?: never }
+  : { credentials: CredentialsOf<T> }) &
+  ([NamesTenant<T[number]>] extends [never] ? { tenants?: TenantDirectory } : { tenants: TenantDirectory });
 type OptionsFor<T extends readonly RouteDef[]> = [keyof CredentialsOf<T>] extends [never]
-  ? [options?: { credentials?: never; wiring?: readonly Wiring[] }]
-  : [options: { credentials: CredentialsOf<T>; wiring?: readonly Wiring[] }];
+  ? [NamesTenant<T[number]>] extends [never]
+    ? [options?: Options<T>]
+    : [options: Options<T>]
+  : [options: Options<T>];
 
 /**
  * One Lambda entry point for an endpoint group: resolve the route from API Gateway's routeKey,
@@ -119,9 +136,14 @@ export function apiHandler<const T extends readonly RouteDef[]>(
 ): ApiLambda {
   const byId = handlers as unknown as Record<string, RouteHandler>;
   const credentials: Partial<CredentialResolvers> = options?.credentials ?? {};
-  for (const route of routes)
-    if ((route.auth.kind === 'gatewayKey' || route.auth.kind === 'widgetSession') && !credentials[route.auth.kind])
+  const tenants = options?.tenants;
+  for (const route of routes) {
+    const viaCredential = route.auth.kind === 'gatewayKey' || route.auth.kind === 'widgetSession';
+    if (viaCredential && !credentials[route.auth.kind as CredentialKind])
       throw new Error(`${route.id} needs a ${route.auth.kind} resolver (apiHandler's credentials)`);
+    if (route.scope?.kind === 'tenant' && !viaCredential && !tenants)
+      throw new Error(`${route.id} acts on a tenant: its function passes the tenant directory (apiHandler's tenants)`);
+  }
   const group = routes[0]?.group;
   if (group) assertSettings(requiredSettings(API_GROUPS[group]));
   const dispatch = async (event: APIGatewayProxyEventV2, context: Context): Promise<HttpResult> => {
@@ -160,7 +182,7 @@ export function apiHandler<const T extends readonly RouteDef[]>(
       rateLimit(),
       jsonBody(),
       validate(),
-      tenantScope(),
+      tenantScope(tenants),
     ])
     .handler(dispatch);
   const wiring = options?.wiring ?? [];

@@ -38,8 +38,8 @@ export const mutants: Mutant[] = [
     id: 'agents-tool-status',
     bug: 'a turn offers and runs a tool whatever its status',
     file: 'areas/agents/runtime.ts',
-    find: "!!x && x.status === 'ACTIVE' && !x.deletedAt",
-    replace: '!!x && !x.deletedAt',
+    find: "x.status === 'ACTIVE' && !x.deletedAt",
+    replace: '!x.deletedAt',
     tests: [CONVERSATIONS],
   },
   {

@@ -46,6 +46,9 @@ const answers: Handlers = {
   'thing.get': async ({ params, tenantId }) => ({ id: `${tenantId}/${params.thingId}`, count: 1 }),
   'thing.ping': async () => undefined,
 };
+const tenants = { exists: async () => true, bySlug: async () => null };
+apiHandler(routes, answers, { tenants });
+// @ts-expect-error a table whose routes act on a caller's tenant needs the tenant directory
 apiHandler(routes, answers);
 
 // Inputs are typed by the route's own schemas, auth and scope.
@@ -56,45 +59,69 @@ expectTypeOf<RequestOf<'thing.ping'>['principal']>().toEqualTypeOf<Principal | n
 expectTypeOf<RequestOf<'thing.ping'>['tenantId']>().toEqualTypeOf<null>();
 expectTypeOf<RequestOf<'thing.ping'>['body']>().toEqualTypeOf<{ note: string }>();
 
-apiHandler(routes, {
-  // @ts-expect-error a result that drifts from the route's response schema
-  'thing.get': async () => ({ id: 'x', count: 'one' }),
-  'thing.ping': async () => undefined,
-});
+apiHandler(
+  routes,
+  {
+    // @ts-expect-error a result that drifts from the route's response schema
+    'thing.get': async () => ({ id: 'x', count: 'one' }),
+    'thing.ping': async () => undefined,
+  },
+  { tenants },
+);
 
-apiHandler(routes, {
-  // @ts-expect-error a reply.json carrying a result of another shape
-  'thing.get': async () => reply.json({ id: 'x' }),
-  'thing.ping': async () => undefined,
-});
+apiHandler(
+  routes,
+  {
+    // @ts-expect-error a reply.json carrying a result of another shape
+    'thing.get': async () => reply.json({ id: 'x' }),
+    'thing.ping': async () => undefined,
+  },
+  { tenants },
+);
 
-apiHandler(routes, {
-  'thing.get': async () => ({ id: 'x', count: 1 }),
-  // @ts-expect-error a 204 route answers nothing
-  'thing.ping': async () => ({ ok: true }),
-});
+apiHandler(
+  routes,
+  {
+    'thing.get': async () => ({ id: 'x', count: 1 }),
+    // @ts-expect-error a 204 route answers nothing
+    'thing.ping': async () => ({ ok: true }),
+  },
+  { tenants },
+);
 
 // @ts-expect-error a route of the table without its handler
-apiHandler(routes, { 'thing.get': async () => ({ id: 'x', count: 1 }) });
+apiHandler(routes, { 'thing.get': async () => ({ id: 'x', count: 1 }) }, { tenants });
 
-apiHandler(routes, {
-  'thing.get': async () => ({ id: 'x', count: 1 }),
-  'thing.ping': async () => undefined,
-  // @ts-expect-error a handler for a route the table does not have
-  'thing.gone': async () => undefined,
-});
+apiHandler(
+  routes,
+  {
+    'thing.get': async () => ({ id: 'x', count: 1 }),
+    'thing.ping': async () => undefined,
+    // @ts-expect-error a handler for a route the table does not have
+    'thing.gone': async () => undefined,
+  },
+  { tenants },
+);
 
-apiHandler(routes, {
-  'thing.get': async () => ({ id: 'x', count: 1 }),
-  // @ts-expect-error an open route's principal may be null: it cannot be used as a signed-in caller
-  'thing.ping': async ({ principal }) => void principal.userId,
-});
+apiHandler(
+  routes,
+  {
+    'thing.get': async () => ({ id: 'x', count: 1 }),
+    // @ts-expect-error an open route's principal may be null: it cannot be used as a signed-in caller
+    'thing.ping': async ({ principal }) => void principal.userId,
+  },
+  { tenants },
+);
 
-apiHandler(routes, {
-  // @ts-expect-error a path parameter the route does not declare
-  'thing.get': async ({ params }) => ({ id: params.otherId, count: 1 }),
-  'thing.ping': async () => undefined,
-});
+apiHandler(
+  routes,
+  {
+    // @ts-expect-error a path parameter the route does not declare
+    'thing.get': async ({ params }) => ({ id: params.otherId, count: 1 }),
+    'thing.ping': async () => undefined,
+  },
+  { tenants },
+);
 
 const keyRoutes = defineRoutes([
   {

@@ -1,3 +1,4 @@
+import { tenantDirectory } from '#areas/identity/tenant-lookups.ts';
 import { PassThrough } from 'node:stream';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -189,50 +190,54 @@ const routes = defineRoutes([
 let releaseSettle: () => void = () => undefined;
 let settled = false;
 
-const handler = apiHandler(routes, {
-  open: async () => ({ hello: 'world' }),
-  'things.create': async ({ params, query, body, principal }) => ({
-    ...params,
-    ...query,
-    ...body,
-    by: principal.userId,
-  }),
-  owner: async () => null,
-  boom: async () => {
-    throw new Error('secret internal detail at /var/task/index.mjs:1');
+const handler = apiHandler(
+  routes,
+  {
+    open: async () => ({ hello: 'world' }),
+    'things.create': async ({ params, query, body, principal }) => ({
+      ...params,
+      ...query,
+      ...body,
+      by: principal.userId,
+    }),
+    owner: async () => null,
+    boom: async () => {
+      throw new Error('secret internal detail at /var/task/index.mjs:1');
+    },
+    throttled: async () => {
+      throw Object.assign(new Error('Rate exceeded for arn:aws:dynamodb:...'), { name: 'ThrottlingException' });
+    },
+    taken: async () => {
+      throw conflict('Slug taken');
+    },
+    limited: async () => 'fine',
+    internal: async () => 'inside',
+    shaped: async () => ({ id: 'a', pk: 'T#SECRET', items: [{ name: 'n', sk: 'ITEM', gsi1pk: 'x' }], note: null }),
+    // A mapper that drifted from the documented shape: the type check would refuse it, so force it.
+    drifted: async () => ({ identifier: 'a' }) as unknown as { id: string },
+    gone: async () => undefined,
+    mine: async ({ tenantId }) => ({ tenantId }),
+    settles: async () => {
+      afterAnswer(
+        () =>
+          new Promise<void>((resolve) => {
+            releaseSettle = () => {
+              settled = true;
+              resolve();
+            };
+          }),
+      );
+      return reply.raw('text/plain', 'answered');
+    },
+    ticks: async () =>
+      reply.stream(
+        (async function* () {
+          for (let n = 1; n <= 3; n++) yield sseEvent({ n }, 'tick');
+        })(),
+      ),
   },
-  throttled: async () => {
-    throw Object.assign(new Error('Rate exceeded for arn:aws:dynamodb:...'), { name: 'ThrottlingException' });
-  },
-  taken: async () => {
-    throw conflict('Slug taken');
-  },
-  limited: async () => 'fine',
-  internal: async () => 'inside',
-  shaped: async () => ({ id: 'a', pk: 'T#SECRET', items: [{ name: 'n', sk: 'ITEM', gsi1pk: 'x' }], note: null }),
-  // A mapper that drifted from the documented shape: the type check would refuse it, so force it.
-  drifted: async () => ({ identifier: 'a' }) as unknown as { id: string },
-  gone: async () => undefined,
-  mine: async ({ tenantId }) => ({ tenantId }),
-  settles: async () => {
-    afterAnswer(
-      () =>
-        new Promise<void>((resolve) => {
-          releaseSettle = () => {
-            settled = true;
-            resolve();
-          };
-        }),
-    );
-    return reply.raw('text/plain', 'answered');
-  },
-  ticks: async () =>
-    reply.stream(
-      (async function* () {
-        for (let n = 1; n <= 3; n++) yield sseEvent({ n }, 'tick');
-      })(),
-    ),
-});
+  { tenants: tenantDirectory },
+);
 
 const match = createRouteMatcher(routes);
 async function call(

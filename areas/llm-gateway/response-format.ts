@@ -95,7 +95,7 @@ export async function conformanceOf(
   if (format.type === 'json_object')
     return (content) => {
       const p = parsed(content);
-      return p && p.value && typeof p.value === 'object' && !Array.isArray(p.value) ? null : 'not a JSON object';
+      return p?.value && typeof p.value === 'object' && !Array.isArray(p.value) ? null : 'not a JSON object';
     };
   const compiled = await compileSchema(format.schema);
   if ('error' in compiled)

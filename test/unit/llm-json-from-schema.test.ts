@@ -1,4 +1,4 @@
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { jsonFromSchema } from '#areas/llm-gateway/providers/json-from-schema.ts';
@@ -10,7 +10,7 @@ import { FormatUnsupported } from '#areas/llm-gateway/providers/port.ts';
  * Schema, the AI SDK's wrappers, recursive and bounded ones.
  */
 const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
+(addFormats as unknown as (a: Ajv2020) => void)(ajv);
 const TEXT = 'Ada Lovelace wrote the first program';
 
 const SCHEMAS: Record<string, Record<string, unknown>> = {

@@ -158,7 +158,7 @@ describe('jsonFromSchema: values valid against the schema', () => {
   });
 
   it('takes values from a hint where they fit their part of the schema, and makes the rest', () => {
-    const schema = SCHEMAS['bounds on numbers, strings and arrays'];
+    const schema = SCHEMAS['bounds on numbers, strings and arrays']!;
     const value = jsonFromSchema(schema, TEXT, { year: 1999, code: 'toolongcode', percent: 'high', extra: true });
     expect(value).toMatchObject({ year: 1999, code: 'toolo', percent: 1 });
     expect(value).not.toHaveProperty('extra');

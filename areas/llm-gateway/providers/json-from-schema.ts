@@ -23,6 +23,8 @@ interface Context {
 /** Past this nesting only required properties and minimal arrays are made: recursive schemas end. */
 const FULL_DEPTH = 4;
 const MAX_DEPTH = 32;
+/** A pattern is tried on texts this long at most: the caller's expression runs on the gateway's time. */
+const PATTERN_TEXT = 2_000;
 const REFUSED = ['not', 'if', 'contains', '$dynamicRef', '$recursiveRef'] as const;
 
 const FORMATS: Record<string, string> = {
@@ -170,9 +172,17 @@ function string(s: Schema, hint: unknown, ctx: Context): string {
     } catch {
       refuse(ctx, `pattern ${s.pattern} is not a regular expression`);
     }
-    const candidates = [hint, ctx.text, ...ctx.text.split(/\s+/), format ? FORMATS[format] : undefined, '0', 'a', 'A'];
+    const words = ctx.text.slice(0, PATTERN_TEXT).split(/\s+/).slice(0, 100);
+    const candidates = [hint, ctx.text, ...words, format ? FORMATS[format] : undefined, '0', 'a', 'A'];
     for (const c of candidates)
-      if (typeof c === 'string' && re.test(c) && [...c].length >= min && [...c].length <= max) return c;
+      if (
+        typeof c === 'string' &&
+        c.length <= PATTERN_TEXT &&
+        re.test(c) &&
+        [...c].length >= min &&
+        [...c].length <= max
+      )
+        return c;
     refuse(ctx, `the local model cannot make a string that matches pattern ${s.pattern}`);
   }
   if (format && FORMATS[format]) return FORMATS[format];

@@ -8,3 +8,6 @@ process.env.TABLE_NAME = `bench-${Date.now()}`;
 process.env.INTERNAL_API_KEY ??= 'bench-internal-key';
 // Access logs stay on at INFO as in Lambda; run.ts sends handler output to a sink while timing.
 process.env.LOG_LEVEL ??= 'INFO';
+// The local model pauses between streamed words by default (for people watching a stream): the bench
+// measures the gateway, not that pause.
+process.env.LOCAL_MODEL_WORD_DELAY_MS ??= '0';

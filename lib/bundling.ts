@@ -42,10 +42,16 @@ export const BUNDLING = {
  */
 /**
  * What every function that calls models through the gateway (areas/llm-gateway) loads on first use:
- * the tokenizer (2 MB of rank tables), the Bedrock client and the server-sent event parser of
- * OpenAI-compatible streams.
+ * the tokenizer (2 MB of rank tables), the Bedrock client, the server-sent event parser of
+ * OpenAI-compatible streams, and the JSON Schema validator of structured outputs with its formats.
  */
-const GATEWAY_ON_FIRST_USE = ['gpt-tokenizer', '@aws-sdk/client-bedrock-runtime', 'eventsource-parser'] as const;
+const GATEWAY_ON_FIRST_USE = [
+  'gpt-tokenizer',
+  '@aws-sdk/client-bedrock-runtime',
+  'eventsource-parser',
+  'ajv',
+  'ajv-formats',
+] as const;
 
 const AGENT_TURNS = ['@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, 'pg'];
 

@@ -10,14 +10,24 @@ import {
   type FinishReason,
   type ProviderEvent,
   type ProviderRequest,
+  type ResponseFormat,
   type ToolCall,
   type ToolChoice,
   type ToolDef,
 } from './providers/port.ts';
 import type { Caller, CatalogModel } from './records.ts';
+import {
+  asFormatRefusal,
+  CHAT_FORMAT_PARAMS,
+  checkToolChoice,
+  conformanceOf,
+  nonConforming,
+  type Conformance,
+  type FormatParams,
+} from './response-format.ts';
 import { countTokens } from './tokens.ts';
 
-export type { ChatMessage, ToolCall, ToolDef } from './providers/port.ts';
+export type { ChatMessage, ResponseFormat, ToolCall, ToolDef } from './providers/port.ts';
 
 /** The gateway's chat entry point (docs/architecture.md, "LLM gateway"); the `/v1` route is its wire front. */
 export interface ChatCall {
@@ -31,6 +41,10 @@ export interface ChatCall {
   toolChoice?: ToolChoice;
   temperature?: number;
   maxTokens?: number;
+  /** The shape the answer must take (JSON mode, or a JSON Schema); none: text. */
+  responseFormat?: ResponseFormat;
+  /** Which request fields a format refusal names (chat completions' by default). */
+  formatParams?: FormatParams;
   /** Given: the settle and the usage record finish after the caller's answer (it waits for them before its invocation ends). */
   later?: Later;
 }
@@ -60,8 +74,11 @@ export type ChatChunk =
 /** Output tokens reserved when the request names no max_tokens. */
 const DEFAULT_MAX_OUTPUT = 1024;
 
-async function prepare(call: ChatCall) {
-  const prompt = await promptTokens(call.messages, call.tools);
+/** The request's own mistakes are found before admission: nothing is reserved for a call that cannot run. */
+async function prepare(call: ChatCall): Promise<Admission & { conforms: Conformance | null }> {
+  checkToolChoice(call.tools, call.toolChoice);
+  const conforms = await conformanceOf(call.responseFormat, call.formatParams ?? CHAT_FORMAT_PARAMS);
+  const prompt = await promptTokens(call.messages, call.tools, call.responseFormat);
   const a = await admit({
     tenantId: call.tenantId,
     caller: call.caller,
@@ -71,7 +88,7 @@ async function prepare(call: ChatCall) {
     promptTokens: prompt,
     maxOutput: call.maxTokens ?? DEFAULT_MAX_OUTPUT,
   });
-  return a;
+  return Object.assign(a, { conforms });
 }
 
 function requestFor(call: ChatCall, model: CatalogModel, a: Admission): ProviderRequest {
@@ -85,6 +102,7 @@ function requestFor(call: ChatCall, model: CatalogModel, a: Admission): Provider
     toolChoice: call.toolChoice,
     temperature: call.temperature,
     maxTokens: Math.min(a.maxOutput, model.contextWindow - a.promptTokens),
+    ...(call.responseFormat ? { responseFormat: call.responseFormat } : {}),
   };
 }
 
@@ -93,7 +111,9 @@ const usageOf = (p: number, c: number): Usage => ({ promptTokens: p, completionT
 /**
  * One chat completion: admitted (refusals, reservations), tried on the model and then its fallbacks
  * (provider 5xx, throttling, timeout), settled to what the answering model used and billed at its
- * prices, recorded once.
+ * prices, recorded once. An answer that does not conform to a strict format is billed and refused
+ * (MODEL_OUTPUT_INVALID), not retried: a retry would spend past the reservation, and a stream's text
+ * is out before it could be checked.
  */
 export async function chat(call: ChatCall): Promise<ChatResult> {
   const a = await prepare(call);
@@ -102,6 +122,8 @@ export async function chat(call: ChatCall): Promise<ChatResult> {
     try {
       const answer = await (await providerFor(model)).chat(requestFor(call, model, a));
       const costUsd = await finish(a, { model, ...answer.usage }, call.later);
+      const invalid = answer.finishReason === 'stop' ? nonConforming(a.conforms, answer.content) : null;
+      if (invalid) throw invalid;
       return {
         model: model.name,
         message: { content: answer.content, toolCalls: answer.toolCalls },
@@ -110,7 +132,8 @@ export async function chat(call: ChatCall): Promise<ChatResult> {
         costUsd,
       };
     } catch (err) {
-      lastError = err;
+      if (err instanceof ApiError && err.code === 'MODEL_OUTPUT_INVALID') throw err;
+      lastError = asFormatRefusal(err, call.formatParams ?? CHAT_FORMAT_PARAMS);
       if (!isRetryable(err)) break;
       logger.warn('model failed, trying its fallback', { model: model.name, requestId: call.requestId });
     }
@@ -138,7 +161,7 @@ export async function* chatStream(call: ChatCall): AsyncGenerator<ChatChunk> {
       started = { model, events, first: first.value };
       break;
     } catch (err) {
-      lastError = err;
+      lastError = asFormatRefusal(err, call.formatParams ?? CHAT_FORMAT_PARAMS);
       if (!isRetryable(err)) break;
       logger.warn('model failed before its first byte, trying its fallback', { model: model.name });
     }
@@ -150,6 +173,7 @@ export async function* chatStream(call: ChatCall): AsyncGenerator<ChatChunk> {
   }
   const { model, events } = started;
   let produced = '';
+  let text = '';
   let settled = false;
   try {
     yield { type: 'start', model: model.name };
@@ -158,6 +182,8 @@ export async function* chatStream(call: ChatCall): AsyncGenerator<ChatChunk> {
       if (event.type === 'done') {
         settled = true;
         const costUsd = await finish(a, { model, ...event.usage }, call.later);
+        const invalid = event.finishReason === 'stop' && text ? nonConforming(a.conforms, text) : null;
+        if (invalid) throw invalid;
         yield {
           type: 'done',
           model: model.name,
@@ -167,6 +193,7 @@ export async function* chatStream(call: ChatCall): AsyncGenerator<ChatChunk> {
         };
         return;
       }
+      if (event.type === 'text') text += event.text;
       produced += event.type === 'text' ? event.text : `${event.call.function.name}${event.call.function.arguments}`;
       yield event;
       const next = await events.next();

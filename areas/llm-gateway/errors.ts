@@ -33,6 +33,31 @@ export const upstreamError = defineError(503, 'UPSTREAM_ERROR', 'The model provi
 });
 
 /**
+ * The model cannot answer in the shape the request asks (`param` names the request's field:
+ * `response_format` on chat completions, `text.format` on the Responses API): refused, never
+ * answered in plain text instead.
+ */
+export const unsupportedResponseFormat = defineError(
+  400,
+  'UNSUPPORTED_RESPONSE_FORMAT',
+  (_param: string, _why: string) => 'This response format cannot be honoured',
+  {
+    details: (param, why) => [{ path: `body.${param}`, message: why }],
+    example: ['response_format', 'local-chat: pattern ^[0-9]{3}$ cannot be followed'],
+  },
+);
+/**
+ * A strict shape's answer that does not conform to its schema (or JSON mode's answer that is not a
+ * JSON object): the call is billed (the model produced it) and refused rather than passed on.
+ */
+export const modelOutputInvalid = defineError(
+  502,
+  'MODEL_OUTPUT_INVALID',
+  (why: string) => `The model's answer does not conform to the requested response format: ${why}`,
+  { example: ['/name must be string'] },
+);
+
+/**
  * What a model call the platform makes for a tenant (an agent's turn, a retrieval's embedding) can
  * answer: the refusals that do not depend on a gateway key.
  */

@@ -13,6 +13,8 @@ export const GATEWAY_LIMITS = {
   price: 100_000,
   contextWindow: 10_000_000,
   fallbacks: 5,
+  /** A response format's JSON Schema, as JSON text: compiled on every call that names a new one. */
+  schemaChars: 100_000,
 } as const;
 
 /** A model name becomes part of usage sort keys: letters, digits and `. _ : / -`, no `#`. */

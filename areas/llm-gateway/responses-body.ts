@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { text } from '#shared/routes/schemas.ts';
+import { formatName, formatSchema } from './format-schemas.ts';
 import { GATEWAY_LIMITS as L } from './limits.ts';
 
 /**
@@ -56,6 +57,29 @@ const functionTool = () =>
   });
 const toolChoice = () =>
   z.union([z.enum(['none', 'auto', 'required']), z.object({ type: z.literal('function'), name: text(64) })]);
+/** `text`: its format (text, JSON mode or a JSON Schema); verbosity is a hint, echoed. */
+const textConfig = () =>
+  z.object({
+    format: z.optional(
+      z.nullable(
+        z.union(
+          [
+            z.object({ type: z.literal('text') }),
+            z.object({ type: z.literal('json_object') }),
+            z.object({
+              type: z.literal('json_schema'),
+              name: formatName(),
+              description: z.optional(z.nullable(z.string().check(z.maxLength(1024)))),
+              schema: formatSchema(),
+              strict: z.optional(z.nullable(z.boolean())),
+            }),
+          ],
+          { error: 'Expected a text format of type text, json_object or json_schema' },
+        ),
+      ),
+    ),
+    verbosity: z.optional(z.nullable(z.enum(['low', 'medium', 'high']))),
+  });
 const unsupported = (why: string) =>
   z.optional(z.union([z.null(), z.literal(false)], { error: `Not supported: ${why}` }));
 
@@ -73,6 +97,7 @@ export const responsesBody = () =>
     previous_response_id: z.optional(z.nullable(text(200))),
     metadata: z.optional(z.nullable(z.record(z.string().check(z.maxLength(64)), z.string().check(z.maxLength(512))))),
     user: z.optional(z.nullable(z.string().check(z.maxLength(256)))),
+    text: z.optional(z.nullable(textConfig())),
     background: unsupported('background responses (the answer is given in the call)'),
   });
 

@@ -10,6 +10,7 @@ import type { FinishReason } from './providers/port.ts';
 import type { Caller } from './records.ts';
 import type { ResponsesBody } from './responses-body.ts';
 import { conversationOf, outputMessages, type ResponsesConversation } from './responses-input.ts';
+import { fromTextFormat, RESPONSES_FORMAT_PARAMS } from './response-format.ts';
 import { outputItemId, responseId, saveResponse, type OutputItem } from './stored-responses.ts';
 
 /**
@@ -73,7 +74,7 @@ function responseObject(ctx: ResponsesContext, body: ResponsesBody, createdAt: n
     previous_response_id: body.previous_response_id ?? null,
     store: body.store !== false,
     temperature: body.temperature ?? 1,
-    text: { format: { type: 'text' } },
+    text: textEcho(body),
     tool_choice: body.tool_choice ?? 'auto',
     tools: (body.tools ?? []).map((t) => ({
       type: 'function',
@@ -88,6 +89,22 @@ function responseObject(ctx: ResponsesContext, body: ResponsesBody, createdAt: n
     user: body.user ?? null,
     metadata: body.metadata ?? {},
   };
+}
+
+/** The format as OpenAI echoes it: every field of a JSON Schema format, `strict` defaulting to false. */
+function textEcho(body: ResponsesBody) {
+  const f = body.text?.format;
+  const format =
+    f?.type === 'json_schema'
+      ? {
+          type: 'json_schema',
+          name: f.name,
+          description: f.description ?? null,
+          schema: f.schema,
+          strict: f.strict === true,
+        }
+      : { type: f?.type ?? 'text' };
+  return { format, verbosity: body.text?.verbosity ?? 'medium' };
 }
 
 const statusOf = (finish: FinishReason) => (finish === 'length' ? 'incomplete' : 'completed');
@@ -230,6 +247,8 @@ export async function responses(ctx: ResponsesContext, body: ResponsesBody): Pro
     toolChoice: conv.toolChoice,
     temperature: body.temperature ?? undefined,
     maxTokens: body.max_output_tokens ?? undefined,
+    responseFormat: fromTextFormat(body.text?.format),
+    formatParams: RESPONSES_FORMAT_PARAMS,
     later: afterAnswer,
   };
   const headers = { 'x-request-id': ctx.requestId };

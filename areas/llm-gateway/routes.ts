@@ -15,11 +15,16 @@ import {
   keyRevoked,
   MODEL_CALL_REFUSALS,
   modelNotFound,
+  modelOutputInvalid,
+  unsupportedResponseFormat,
 } from '#areas/llm-gateway/errors.ts';
 import { responsesBody } from '#areas/llm-gateway/responses-body.ts';
+import { formatName, formatSchema } from '#areas/llm-gateway/format-schemas.ts';
 
 /** A gateway key's own refusals (an unknown key is the runtime's INVALID_API_KEY). */
 const KEY_REFUSALS = [keyRevoked, keyExpired, budgetExceeded];
+/** What asking for a shape can answer: a shape the model cannot follow, an answer that broke it. */
+const FORMAT_REFUSALS = [unsupportedResponseFormat, modelOutputInvalid];
 
 /**
  * AI LLM gateway (spec 03, "AI LLM gateway"). The `/v1` routes are OpenAI's wire format (bodies and
@@ -86,6 +91,27 @@ const toolChoice = () =>
 const onlyOne = () => z.optional(z.nullable(z.literal(1, { error: 'Only n = 1 is supported (one choice per call)' })));
 const unsupported = (why: string) => z.optional(z.null({ error: `Not supported: ${why}` }));
 const maxTokens = () => z.int().check(z.minimum(1), z.maximum(L.maxTokens));
+/** OpenAI's response_format: text, JSON mode or a JSON Schema (grammars and the like are refused by name). */
+const responseFormat = () =>
+  z.union(
+    [
+      z.object({ type: z.literal('text') }),
+      z.object({ type: z.literal('json_object') }),
+      z.object({
+        type: z.literal('json_schema'),
+        json_schema: z.object({
+          name: formatName(),
+          description: z.optional(z.nullable(z.string().check(z.maxLength(1024)))),
+          schema: z.optional(z.nullable(formatSchema())),
+          strict: z.optional(z.nullable(z.boolean())),
+        }),
+      }),
+    ],
+    { error: 'Expected a response_format of type text, json_object or json_schema' },
+  );
+/** Token ids of o200k_base, the tokenizer the gateway counts with. */
+const tokenIds = () =>
+  z.array(z.int().check(z.minimum(0), z.maximum(1_000_000))).check(z.minLength(1), z.maxLength(L.embeddingChars));
 
 const chatBody = once(() =>
   z.object({
@@ -100,15 +126,21 @@ const chatBody = once(() =>
     stream_options: z.optional(z.nullable(z.object({ include_usage: z.optional(z.boolean()) }))),
     user: z.optional(z.string().check(z.maxLength(256))),
     n: onlyOne(),
+    response_format: z.optional(z.nullable(responseFormat())),
   }),
 );
 const embeddingsBody = once(() =>
   z.object({
     model: text(200),
-    input: z.union([
-      z.string().check(z.maxLength(L.embeddingChars)),
-      z.array(z.string().check(z.maxLength(L.embeddingChars))).check(z.minLength(1), z.maxLength(L.embeddingInputs)),
-    ]),
+    input: z.union(
+      [
+        z.string().check(z.maxLength(L.embeddingChars)),
+        z.array(z.string().check(z.maxLength(L.embeddingChars))).check(z.minLength(1), z.maxLength(L.embeddingInputs)),
+        tokenIds(),
+        z.array(tokenIds()).check(z.minLength(1), z.maxLength(L.embeddingInputs)),
+      ],
+      { error: 'Expected a string, strings, token ids or arrays of token ids' },
+    ),
     encoding_format: z.optional(z.enum(['float', 'base64'])),
     dimensions: unsupported('each model answers vectors of its own size'),
     user: z.optional(z.string().check(z.maxLength(256))),
@@ -190,12 +222,12 @@ export const llmGatewayRoutes = defineRoutes([
     method: 'POST',
     path: `${V1_PATH}/chat/completions`,
     summary:
-      'OpenAI chat completion (plain, or streamed as chat.completion.chunk events ending `data: [DONE]`); refusals 401 invalid_api_key, 404 model_not_found, 429 rate_limit_exceeded, budget_exceeded or insufficient_quota',
+      'OpenAI chat completion (plain, or streamed as chat.completion.chunk events ending `data: [DONE]`), response_format json_object or json_schema; refusals 401 invalid_api_key, 404 model_not_found, 429 rate_limit_exceeded, budget_exceeded or insufficient_quota',
     status: 200,
     transport: 'stream',
     rawResponse: { contentType: 'application/json' },
     maxBodyBytes: CHAT_MAX_BODY_BYTES,
-    errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS],
+    errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS, ...FORMAT_REFUSALS],
     schemas: () => ({ query: z.object(tenantQuery()), body: chatBody() }),
   },
   {
@@ -206,12 +238,12 @@ export const llmGatewayRoutes = defineRoutes([
     method: 'POST',
     path: `${V1_PATH}/responses`,
     summary:
-      'OpenAI Responses API: text or message, function_call and function_call_output items, instructions, function tools; stored 30 days for previous_response_id and item_reference unless store is false; refusals as for chat completions',
+      'OpenAI Responses API: text or message, function_call and function_call_output items, instructions, function tools, text.format json_object or json_schema; stored 30 days for previous_response_id and item_reference unless store is false; refusals as for chat completions',
     status: 200,
     transport: 'stream',
     rawResponse: { contentType: 'application/json' },
     maxBodyBytes: CHAT_MAX_BODY_BYTES,
-    errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS],
+    errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS, ...FORMAT_REFUSALS],
     schemas: () => ({ query: z.object(tenantQuery()), body: responsesBody() }),
   },
   {
@@ -219,7 +251,7 @@ export const llmGatewayRoutes = defineRoutes([
     id: 'llmGateway.embeddings',
     method: 'POST',
     path: `${V1_PATH}/embeddings`,
-    summary: 'OpenAI embedding list for a string or strings, with usage',
+    summary: 'OpenAI embedding list for a string, strings, token ids or arrays of token ids (o200k_base), with usage',
     status: 200,
     transport: 'stream',
     rawResponse: { contentType: 'application/json' },

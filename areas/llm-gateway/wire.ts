@@ -11,6 +11,10 @@ import { currentKey } from './gateway-keys.ts';
 import { embed } from './embed.ts';
 import type { ChatMessage, ToolCall, ToolChoice, ToolDef } from './providers/port.ts';
 import type { Caller, CatalogModel } from './records.ts';
+import { fromChatFormat, type WireChatFormat } from './response-format.ts';
+import { decodeTokens } from './tokens.ts';
+import { validationError } from '#shared/http/errors.ts';
+import { GATEWAY_LIMITS } from './limits.ts';
 
 /**
  * OpenAI's wire format around chat() and embed(): requests in, chat.completion,
@@ -35,6 +39,7 @@ export interface WireChatBody {
   tool_choice?: ToolChoice;
   stream?: boolean | null;
   stream_options?: { include_usage?: boolean } | null;
+  response_format?: WireChatFormat | null;
 }
 
 function toMessages(body: WireChatBody): ChatMessage[] {
@@ -109,6 +114,7 @@ function callOf(ctx: ChatContext, body: WireChatBody) {
     toolChoice: body.tool_choice,
     temperature: body.temperature ?? undefined,
     maxTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    responseFormat: fromChatFormat(body.response_format),
     later: afterAnswer,
   };
 }
@@ -137,7 +143,8 @@ async function* events(
       switch (current.type) {
         case 'start':
           model = current.model;
-          yield chunk({ role: 'assistant', content: '' });
+          // The role alone: an empty `content` here reads as an empty text part before a tool call.
+          yield chunk({ role: 'assistant' });
           break;
         case 'text':
           yield chunk({ content: current.text });
@@ -193,11 +200,35 @@ export async function chatCompletions(ctx: ChatContext, body: WireChatBody): Pro
 /** `base64`: the vector's float32 little-endian bytes (what the openai client asks for by default). */
 const asBase64 = (v: number[]) => Buffer.from(new Float32Array(v).buffer).toString('base64');
 
+type EmbeddingInput = string | string[] | number[] | number[][];
+
+/**
+ * Every input form OpenAI takes, as texts: token ids are decoded with the tokenizer the gateway counts
+ * with (o200k_base), then held to the same length as a text.
+ */
+async function embeddingTexts(input: EmbeddingInput): Promise<string[]> {
+  if (typeof input === 'string') return [input];
+  if (!input.length || typeof input[0] === 'string') return input as string[];
+  const one = typeof input[0] === 'number';
+  const lists = one ? [input as number[]] : (input as number[][]);
+  const texts: string[] = [];
+  for (const [i, ids] of lists.entries()) {
+    const path = one ? 'body.input' : `body.input.${i}`;
+    const text = await decodeTokens(ids).catch(() => {
+      throw validationError([{ path, message: 'Holds an id that is not a token of o200k_base' }]);
+    });
+    if (text.length > GATEWAY_LIMITS.embeddingChars)
+      throw validationError([{ path, message: `Decodes to more than ${GATEWAY_LIMITS.embeddingChars} characters` }]);
+    texts.push(text);
+  }
+  return texts;
+}
+
 export async function embeddings(
   ctx: ChatContext,
-  body: { model: string; input: string | string[]; encoding_format?: 'float' | 'base64' },
+  body: { model: string; input: EmbeddingInput; encoding_format?: 'float' | 'base64' },
 ) {
-  const input = typeof body.input === 'string' ? [body.input] : body.input;
+  const input = await embeddingTexts(body.input);
   const out = await embed({ ...ctx, model: body.model, input, later: afterAnswer });
   const encode = body.encoding_format === 'base64' ? asBase64 : (v: number[]) => v;
   return json(ctx.requestId, {

@@ -162,3 +162,159 @@ describe('x-request-id', () => {
     }
   });
 });
+
+describe('structured outputs and forced tools on /v1', () => {
+  const person = {
+    type: 'object',
+    properties: { name: { type: 'string' }, mood: { type: 'string', enum: ['happy', 'sad'] } },
+    required: ['name', 'mood'],
+    additionalProperties: false,
+  };
+  const asking = (response_format: unknown, extra: Record<string, unknown> = {}) => ({
+    body: { model: 'local-chat', messages: userSays('Ada'), response_format, ...extra },
+  });
+  const schemaFormat = (schema: unknown) => ({
+    type: 'json_schema',
+    json_schema: { name: 'person', schema, strict: true },
+  });
+  const sse = (text: string) =>
+    text
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => JSON.parse(e.slice(6)));
+
+  it('answers a json_schema response_format with JSON valid against it, plain and streamed (role alone first)', async () => {
+    const plain = await v1('POST', '/chat/completions', key, asking(schemaFormat(person)));
+    expect(plain.status, plain.text).toBe(200);
+    expect(JSON.parse(plain.json.choices[0].message.content)).toEqual({ name: 'Ada', mood: 'happy' });
+    const streamed = await v1('POST', '/chat/completions', key, asking(schemaFormat(person), { stream: true }));
+    const chunks = sse(streamed.text);
+    expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant' });
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('{"name":"Ada","mood":"happy"}');
+    const json = await v1('POST', '/chat/completions', key, asking({ type: 'json_object' }));
+    expect(JSON.parse(json.json.choices[0].message.content)).toEqual({ reply: 'You said: Ada' });
+  });
+
+  it('the first chunk of a streamed tool call carries the role only, no empty content', async () => {
+    const res = await v1('POST', '/chat/completions', key, {
+      body: {
+        model: 'local-chat',
+        stream: true,
+        messages: userSays('hello'),
+        tools: [{ type: 'function', function: { name: 'get_weather' } }],
+        tool_choice: 'required',
+      },
+    });
+    const chunks = sse(res.text);
+    expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant' });
+    expect(chunks[1].choices[0].delta.tool_calls[0].function.name).toBe('get_weather');
+    expect(chunks.some((c) => c.choices[0]?.delta.content === '')).toBe(false);
+  });
+
+  it('refuses by name what it cannot honour: another format type, a schema that does not compile, a schema the model cannot follow', async () => {
+    const grammar = await v1('POST', '/chat/completions', key, asking({ type: 'grammar', grammar: 'x' }));
+    expect(grammar.status).toBe(400);
+    expect(grammar.json.error).toMatchObject({ type: 'invalid_request_error', param: 'response_format' });
+    const broken = await v1('POST', '/chat/completions', key, asking(schemaFormat({ type: 'strin' })));
+    expect(broken.status).toBe(400);
+    expect(broken.json.error).toMatchObject({
+      code: 'invalid_request_error',
+      param: 'response_format.json_schema.schema',
+      message: expect.stringMatching(/not a valid JSON Schema/),
+    });
+    const pattern = await v1(
+      'POST',
+      '/chat/completions',
+      key,
+      asking(
+        schemaFormat({
+          type: 'object',
+          properties: { zip: { type: 'string', pattern: '^[0-9]{5}$' } },
+          required: ['zip'],
+        }),
+      ),
+    );
+    expect(pattern.status, pattern.text).toBe(400);
+    expect(pattern.json.error).toMatchObject({
+      code: 'unsupported_response_format',
+      param: 'response_format',
+      message: expect.stringMatching(/zip: the local model cannot make a string that matches pattern/),
+    });
+    expect(pattern.headers['x-should-retry']).toBe('false');
+  });
+
+  it('a strict answer that does not conform to its schema is refused (502 model_output_invalid), never passed on', async () => {
+    // Both branches admit the local model's string: oneOf wants exactly one.
+    const ambiguous = { oneOf: [{ type: 'string' }, { type: 'string', maxLength: 100 }] };
+    const res = await v1(
+      'POST',
+      '/chat/completions',
+      key,
+      asking(schemaFormat({ type: 'object', properties: { a: ambiguous }, required: ['a'] })),
+    );
+    expect(res.status, res.text).toBe(502);
+    expect(res.json.error).toMatchObject({ code: 'model_output_invalid', type: 'api_error' });
+    const streamed = await v1(
+      'POST',
+      '/chat/completions',
+      key,
+      asking(schemaFormat({ type: 'object', properties: { a: ambiguous }, required: ['a'] }), { stream: true }),
+    );
+    expect(streamed.status).toBe(200);
+    expect(sse(streamed.text).at(-1)).toEqual({ error: expect.objectContaining({ code: 'model_output_invalid' }) });
+  });
+
+  it('a forced tool choice must name an offered tool', async () => {
+    const res = await v1('POST', '/chat/completions', key, {
+      body: {
+        model: 'local-chat',
+        messages: userSays('hi'),
+        tools: [{ type: 'function', function: { name: 'get_weather' } }],
+        tool_choice: { type: 'function', function: { name: 'send_mail' } },
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ param: 'tool_choice', message: expect.stringMatching(/send_mail/) });
+    const none = await v1('POST', '/chat/completions', key, {
+      body: { model: 'local-chat', messages: userSays('hi'), tool_choice: 'required' },
+    });
+    expect(none.json.error).toMatchObject({ param: 'tool_choice' });
+  });
+
+  it('the Responses API takes text.format, names it when refusing, and echoes it as OpenAI does', async () => {
+    const format = { type: 'json_schema', name: 'person', schema: person, strict: true };
+    const res = await v1('POST', '/responses', key, { body: { model: 'local-chat', input: 'Ada', text: { format } } });
+    expect(res.status, res.text).toBe(200);
+    expect(JSON.parse(res.json.output[0].content[0].text)).toEqual({ name: 'Ada', mood: 'happy' });
+    expect(res.json.text).toEqual({ format: { ...format, description: null }, verbosity: 'medium' });
+    const refused = await v1('POST', '/responses', key, {
+      body: {
+        model: 'local-chat',
+        input: 'x',
+        text: { format: { ...format, schema: { type: 'string', pattern: '^[0-9]{5}$' } } },
+      },
+    });
+    expect(refused.json.error).toMatchObject({ code: 'unsupported_response_format', param: 'text.format' });
+  });
+});
+
+describe('embeddings of token ids', () => {
+  it('decodes token ids and arrays of them with the gateway tokenizer, as the same texts would embed', async () => {
+    const { encodeTokens } = await import('#areas/llm-gateway/tokens.ts');
+    const [a, b] = [await encodeTokens('red apple'), await encodeTokens('green pear')];
+    const asText = await v1('POST', '/embeddings', key, {
+      body: { model: 'local-embed', input: ['red apple', 'green pear'] },
+    });
+    const asIds = await v1('POST', '/embeddings', key, { body: { model: 'local-embed', input: [a, b] } });
+    expect(asIds.status, asIds.text).toBe(200);
+    expect(asIds.json.data).toEqual(asText.json.data);
+    expect(asIds.json.usage).toEqual(asText.json.usage);
+    const one = await v1('POST', '/embeddings', key, { body: { model: 'local-embed', input: a } });
+    expect(one.json.data).toEqual([asText.json.data[0]]);
+    const unknown = await v1('POST', '/embeddings', key, { body: { model: 'local-embed', input: [[999_999]] } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error).toMatchObject({ param: 'input.0' });
+    const mixed = await v1('POST', '/embeddings', key, { body: { model: 'local-embed', input: ['a', [1]] } });
+    expect(mixed.status).toBe(400);
+  });
+});

@@ -331,3 +331,28 @@ describe('usage and analytics', () => {
     expect(analytics.activeAgentCount).toBe(1);
   });
 });
+
+describe('in-process chat() with a shape', () => {
+  it('answers an agent that asks for a JSON Schema with JSON valid against it; a schema that does not compile is 400 before any hold', async () => {
+    const t = await newTenant({ planType: 2 });
+    const ask = (schema: Record<string, unknown>) =>
+      chat({
+        tenantId: t,
+        caller: { kind: 'agent', agentId: crypto.randomUUID() },
+        requestId: crypto.randomUUID(),
+        model: 'local-chat',
+        messages: [{ role: 'user', content: 'Grade this {"score":4}' }],
+        responseFormat: { type: 'json_schema', name: 'grade', schema, strict: true },
+      });
+    const r = await ask({
+      type: 'object',
+      properties: { score: { type: 'integer', minimum: 1, maximum: 5 }, reason: { type: 'string' } },
+      required: ['score', 'reason'],
+      additionalProperties: false,
+    });
+    expect(JSON.parse(r.message.content!)).toEqual({ score: 4, reason: 'Grade this {"score":4}' });
+    const broken = await ask({ type: 'object', properties: { a: { type: 'nope' } } }).catch((e) => e);
+    expect(broken).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    expect(broken.details).toEqual([{ path: 'body.response_format.json_schema.schema', message: expect.any(String) }]);
+  });
+});

@@ -9,3 +9,5 @@ process.env.LOG_LEVEL ??= 'SILENT';
 // Business metrics are EMF lines on stdout; test/unit/metrics.test.ts turns them back on to read them.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.INTERNAL_API_KEY ??= 'test-internal-key';
+// The local model pauses between streamed words by default; tests that want a pause set their own.
+process.env.LOCAL_MODEL_WORD_DELAY_MS ??= '0';

@@ -68,6 +68,7 @@ describe('lazy packages beside a bundle', () => {
       [
         `export { renderInvoicePdf } from ${JSON.stringify(join(ROOT, 'areas/billing/invoice-pdf.ts'))};`,
         `export { sanitizeHtml } from ${JSON.stringify(join(ROOT, 'areas/content/admin/sanitize.ts'))};`,
+        `export { compileSchema } from ${JSON.stringify(join(ROOT, 'areas/llm-gateway/schema-check.ts'))};`,
       ].join('\n'),
     );
     await build({
@@ -87,7 +88,7 @@ describe('lazy packages beside a bundle', () => {
     for (const command of [
       ...afterBundlingFor('billing')(ROOT, dir),
       ...afterBundlingFor('content-admin')(ROOT, dir),
-      ...lazyPackageCommands(['pg', 'eventsource-parser'])(ROOT, dir),
+      ...lazyPackageCommands(['pg', 'eventsource-parser', 'ajv', 'ajv-formats'])(ROOT, dir),
     ])
       await run('sh', ['-c', command]);
   }, 180_000);
@@ -191,6 +192,28 @@ process.stdout.write(JSON.stringify({ from: import.meta.resolve('pg'), host: cli
       host: 'db.example',
       database: 'app',
       query: 'function',
+    });
+  });
+
+  it("checks structured outputs with Ajv and its formats built beside the gateway's bundle, each on its own", async () => {
+    const script = `const { compileSchema } = await import('./probe.mjs');
+const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', required: ['at', 'by'], additionalProperties: false,
+  properties: { at: { type: 'string', format: 'date-time' }, by: { $ref: '#/$defs/mail' } }, $defs: { mail: { type: 'string', format: 'email' } } };
+const { validate } = await compileSchema(schema);
+const broken = await compileSchema({ type: 'strin' });
+process.stdout.write(JSON.stringify({
+  from: ['ajv', 'ajv-formats'].map((p) => import.meta.resolve(p)),
+  good: validate({ at: '2026-01-31T09:15:00.000Z', by: 'a@example.com' }),
+  badMail: validate({ at: '2026-01-31T09:15:00.000Z', by: 'nobody' }),
+  extra: validate({ at: '2026-01-31T09:15:00.000Z', by: 'a@example.com', x: 1 }),
+  broken: 'error' in broken,
+}));`;
+    expect(await runModuleScript(script, dir)).toEqual({
+      from: [`file://${dir}/node_modules/ajv/index.mjs`, `file://${dir}/node_modules/ajv-formats/index.mjs`],
+      good: true,
+      badMail: false,
+      extra: false,
+      broken: true,
     });
   });
 

@@ -9,7 +9,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bedrockProvider } from '#areas/llm-gateway/providers/bedrock.ts';
-import { ProviderError, type ProviderEvent } from '#areas/llm-gateway/providers/port.ts';
+import { FormatUnsupported, ProviderError, type ProviderEvent } from '#areas/llm-gateway/providers/port.ts';
 import type { CatalogModel } from '#areas/llm-gateway/records.ts';
 
 process.env.AWS_REGION ??= 'us-east-1';
@@ -199,5 +199,163 @@ describe('Bedrock embeddings (InvokeModel)', () => {
       modelId: TITAN,
       body: JSON.stringify({ inputText: 'ab' }),
     });
+  });
+});
+
+describe('Bedrock structured outputs (aws-sdk-client-mock)', () => {
+  const SONNET_45 = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+  const NOVA = 'amazon.nova-lite-v1:0';
+  const schema = {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  };
+  const shape = { type: 'json_schema' as const, name: 'place', schema, strict: true };
+  const ask = (modelId: string, extra: Record<string, unknown> = {}) => ({
+    model: model(modelId),
+    messages: [{ role: 'user' as const, content: 'Where?' }],
+    maxTokens: 100,
+    responseFormat: shape,
+    ...extra,
+  });
+  const answerTool = {
+    toolSpec: {
+      name: 'place',
+      description: 'Give your answer by calling this tool: its input is the answer, in the shape asked for.',
+      inputSchema: { json: schema },
+    },
+  };
+  const usage = { inputTokens: 5, outputTokens: 3, totalTokens: 8 };
+
+  it('gives the schema to a model that takes it as outputConfig.textFormat, its text the answer', async () => {
+    bedrock.on(ConverseCommand).resolves({
+      output: { message: { role: 'assistant', content: [{ text: '{"city":"Oslo"}' }] } },
+      stopReason: 'end_turn',
+      usage,
+    });
+    const answer = await provider.chat(ask(SONNET_45));
+    expect(bedrock.commandCalls(ConverseCommand)[0]!.args[0].input).toEqual({
+      modelId: SONNET_45,
+      messages: [{ role: 'user', content: [{ text: 'Where?' }] }],
+      inferenceConfig: { maxTokens: 100 },
+      outputConfig: {
+        textFormat: {
+          type: 'json_schema',
+          structure: { jsonSchema: { schema: JSON.stringify(schema), name: 'place' } },
+        },
+      },
+    });
+    expect(answer).toMatchObject({ content: '{"city":"Oslo"}', toolCalls: [], finishReason: 'stop' });
+  });
+
+  it('forces a tool whose input schema is the schema on other models, and answers with its input', async () => {
+    bedrock.on(ConverseCommand).resolves({
+      output: {
+        message: {
+          role: 'assistant',
+          content: [{ text: 'Here it is.' }, { toolUse: { toolUseId: 't1', name: 'place', input: { city: 'Oslo' } } }],
+        },
+      },
+      stopReason: 'tool_use',
+      usage,
+    });
+    const answer = await provider.chat(ask(NOVA));
+    expect(bedrock.commandCalls(ConverseCommand)[0]!.args[0].input).toEqual({
+      modelId: NOVA,
+      messages: [{ role: 'user', content: [{ text: 'Where?' }] }],
+      inferenceConfig: { maxTokens: 100 },
+      toolConfig: { tools: [answerTool], toolChoice: { tool: { name: 'place' } } },
+    });
+    expect(answer).toEqual({
+      content: '{"city":"Oslo"}',
+      toolCalls: [],
+      finishReason: 'stop',
+      usage: { promptTokens: 5, completionTokens: 3 },
+    });
+  });
+
+  it("beside the caller's tools (auto) the model may call one of them or the answer tool; required needs no answer tool", async () => {
+    bedrock.on(ConverseCommand).resolves({
+      output: {
+        message: {
+          role: 'assistant',
+          content: [{ toolUse: { toolUseId: 't2', name: 'get_weather', input: { city: 'Oslo' } } }],
+        },
+      },
+      stopReason: 'tool_use',
+      usage,
+    });
+    const called = await provider.chat(ask(NOVA, { tools, toolChoice: 'auto' }));
+    const weatherTool = {
+      toolSpec: { name: 'get_weather', description: undefined, inputSchema: { json: { type: 'object' } } },
+    };
+    expect(bedrock.commandCalls(ConverseCommand)[0]!.args[0].input.toolConfig).toEqual({
+      tools: [weatherTool, answerTool],
+      toolChoice: { any: {} },
+    });
+    expect(called).toMatchObject({ content: null, finishReason: 'tool_calls' });
+    await provider.chat(ask(NOVA, { tools, toolChoice: 'required' }));
+    expect(bedrock.commandCalls(ConverseCommand)[1]!.args[0].input.toolConfig).toEqual({
+      tools: [weatherTool],
+      toolChoice: { any: {} },
+    });
+  });
+
+  it('JSON mode is a forced tool with an object schema on every model', async () => {
+    bedrock.on(ConverseCommand).resolves({
+      output: {
+        message: {
+          role: 'assistant',
+          content: [{ toolUse: { toolUseId: 't3', name: 'json_object', input: { a: 1 } } }],
+        },
+      },
+      stopReason: 'tool_use',
+      usage,
+    });
+    const answer = await provider.chat(ask(SONNET_45, { responseFormat: { type: 'json_object' } }));
+    expect(bedrock.commandCalls(ConverseCommand)[0]!.args[0].input.toolConfig).toEqual({
+      tools: [{ toolSpec: { ...answerTool.toolSpec, name: 'json_object', inputSchema: { json: { type: 'object' } } } }],
+      toolChoice: { tool: { name: 'json_object' } },
+    });
+    expect(answer.content).toBe('{"a":1}');
+  });
+
+  it('refuses what it cannot carry (a non-object schema as a tool input, a refused schema) as a format it cannot honour', async () => {
+    const root = await provider
+      .chat(ask(NOVA, { responseFormat: { ...shape, schema: { type: 'array', items: { type: 'string' } } } }))
+      .catch((e) => e);
+    expect(root).toBeInstanceOf(FormatUnsupported);
+    expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(0);
+    bedrock
+      .on(ConverseCommand)
+      .rejects(new ValidationException({ message: 'bad schema', $metadata: { httpStatusCode: 400 } }));
+    const refused = await provider.chat(ask(SONNET_45)).catch((e) => e);
+    expect(refused).toBeInstanceOf(FormatUnsupported);
+    expect(refused.message).not.toContain('bad schema');
+  });
+
+  it("streams the answer tool's input as the text, holding back the model's other words", async () => {
+    async function* events() {
+      yield { contentBlockDelta: { contentBlockIndex: 0, delta: { text: 'Sure: ' } } };
+      yield { contentBlockStart: { contentBlockIndex: 1, start: { toolUse: { toolUseId: 't4', name: 'place' } } } };
+      yield { contentBlockDelta: { contentBlockIndex: 1, delta: { toolUse: { input: '{"city":' } } } };
+      yield { contentBlockDelta: { contentBlockIndex: 1, delta: { toolUse: { input: '"Oslo"}' } } } };
+      yield { contentBlockStop: { contentBlockIndex: 1 } };
+      yield { messageStop: { stopReason: 'tool_use' as const } };
+      yield { metadata: { usage, metrics: { latencyMs: 5 } } };
+    }
+    bedrock.on(ConverseStreamCommand).resolves({ stream: events() });
+    const seen: ProviderEvent[] = [];
+    for await (const e of provider.stream(ask(NOVA))) seen.push(e);
+    expect(bedrock.commandCalls(ConverseStreamCommand)[0]!.args[0].input.toolConfig).toEqual({
+      tools: [answerTool],
+      toolChoice: { tool: { name: 'place' } },
+    });
+    expect(seen).toEqual([
+      { type: 'text', text: '{"city":' },
+      { type: 'text', text: '"Oslo"}' },
+      { type: 'done', finishReason: 'stop', usage: { promptTokens: 5, completionTokens: 3 } },
+    ]);
   });
 });

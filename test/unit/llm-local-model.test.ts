@@ -99,3 +99,104 @@ describe('the local model', () => {
     expect(failure).toMatchObject({ status: 503, retryable: true });
   });
 });
+
+describe('the local model: forced tool choices and shapes', () => {
+  const offered = [
+    {
+      type: 'function' as const,
+      function: {
+        name: 'lookup_order',
+        parameters: {
+          type: 'object',
+          properties: { id: { type: 'string' } },
+          required: ['id'],
+          additionalProperties: false,
+        },
+      },
+    },
+    {
+      type: 'function' as const,
+      function: {
+        name: 'get_weather',
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } },
+          required: ['city', 'days'],
+          additionalProperties: false,
+        },
+      },
+    },
+  ];
+  const argsOf = (a: { toolCalls: { function: { name: string; arguments: string } }[] }) => ({
+    name: a.toolCalls[0]?.function.name,
+    args: JSON.parse(a.toolCalls[0]?.function.arguments ?? 'null'),
+  });
+
+  it("'required' calls the best-matching tool with arguments valid against its parameters, the first when none matches", async () => {
+    const weather = await localModel.chat(
+      ask([{ role: 'user', content: 'What is the weather like in Oslo?' }], { tools: offered, toolChoice: 'required' }),
+    );
+    expect(weather.finishReason).toBe('tool_calls');
+    expect(argsOf(weather)).toEqual({
+      name: 'get_weather',
+      args: { city: 'What is the weather like in Oslo?', days: 1 },
+    });
+    const hinted = await localModel.chat(
+      ask([{ role: 'user', content: 'get_weather {"city":"Oslo","days":3}' }], {
+        tools: offered,
+        toolChoice: 'required',
+      }),
+    );
+    expect(argsOf(hinted)).toEqual({ name: 'get_weather', args: { city: 'Oslo', days: 3 } });
+    const none = await localModel.chat(
+      ask([{ role: 'user', content: 'hello' }], { tools: offered, toolChoice: 'required' }),
+    );
+    expect(argsOf(none)).toEqual({ name: 'lookup_order', args: { id: 'hello' } });
+  });
+
+  it('a named function is called even when the message names another; none never calls one', async () => {
+    const named = await localModel.chat(
+      ask([{ role: 'user', content: 'get_weather {"city":"Oslo","id":"A-1"}' }], {
+        tools: offered,
+        toolChoice: { type: 'function', function: { name: 'lookup_order' } },
+      }),
+    );
+    expect(argsOf(named)).toEqual({ name: 'lookup_order', args: { id: 'A-1' } });
+    const never = await localModel.chat(
+      ask([{ role: 'user', content: 'get_weather {"city":"Oslo","days":2}' }], { tools: offered, toolChoice: 'none' }),
+    );
+    expect(never.toolCalls).toEqual([]);
+    expect(never.content).toBe('You said: get_weather {"city":"Oslo","days":2}');
+  });
+
+  it('answers a JSON Schema with JSON valid against it, and JSON mode with {"reply": ...}', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        mood: { type: 'string', enum: ['happy', 'sad'] },
+        age: { type: 'integer' },
+      },
+      required: ['name', 'mood', 'age'],
+      additionalProperties: false,
+    };
+    const shaped = await localModel.chat(
+      ask([{ role: 'user', content: 'Ada is 36 {"age":36}' }], {
+        responseFormat: { type: 'json_schema', name: 'person', schema, strict: true },
+      }),
+    );
+    expect(JSON.parse(shaped.content!)).toEqual({ name: 'Ada is 36 {"age":36}', mood: 'happy', age: 36 });
+    const json = await localModel.chat(
+      ask([{ role: 'user', content: 'hi' }], { responseFormat: { type: 'json_object' } }),
+    );
+    expect(JSON.parse(json.content!)).toEqual({ reply: 'You said: hi' });
+    const pieces: string[] = [];
+    for await (const e of localModel.stream(
+      ask([{ role: 'user', content: 'Ada' }], {
+        responseFormat: { type: 'json_schema', name: 'p', schema, strict: true },
+      }),
+    ))
+      if (e.type === 'text') pieces.push(e.text);
+    expect(pieces).toEqual(['{"name":"Ada",', '"mood":"happy",', '"age":0}']);
+  });
+});

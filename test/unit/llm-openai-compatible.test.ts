@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openAiCompatibleProvider } from '#areas/llm-gateway/providers/openai-compatible.ts';
 import { readSecret } from '#areas/vault/for-llm-gateway.ts';
-import type { ProviderEvent } from '#areas/llm-gateway/providers/port.ts';
+import { FormatUnsupported, ProviderError, type ProviderEvent } from '#areas/llm-gateway/providers/port.ts';
 import type { CatalogModel } from '#areas/llm-gateway/records.ts';
 
 const model: CatalogModel = {
@@ -88,5 +88,52 @@ describe('OpenAI-compatible streams (server-sent events)', () => {
       { type: 'text', text: 'Hi' },
       { type: 'done', finishReason: 'length', usage: { promptTokens: 3, completionTokens: 2 } },
     ]);
+  });
+});
+
+describe('OpenAI-compatible response formats', () => {
+  const shape = {
+    type: 'json_schema' as const,
+    name: 'place',
+    description: 'Where',
+    schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    strict: true,
+  };
+  const ask = { model, messages: [{ role: 'user' as const, content: 'Hi' }], maxTokens: 16, responseFormat: shape };
+
+  it('sends response_format as OpenAI spells it', async () => {
+    const fetch = vi.fn(async (_url: string, _init: RequestInit) =>
+      Response.json({ choices: [{ message: { content: '{"city":"Oslo"}' }, finish_reason: 'stop' }], usage }),
+    );
+    vi.stubGlobal('fetch', fetch);
+    const answer = await openAiCompatibleProvider(readSecret).chat(ask);
+    expect(JSON.parse(String(fetch.mock.calls[0]![1].body)).response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'place', description: 'Where', schema: shape.schema, strict: true },
+    });
+    expect(answer.content).toBe('{"city":"Oslo"}');
+  });
+
+  it('an endpoint that refuses the response_format refuses the shape; another 400 stays a provider failure', async () => {
+    const refusing = (error: object) =>
+      vi.stubGlobal(
+        'fetch',
+        vi.fn(async () => Response.json({ error }, { status: 400 })),
+      );
+    refusing({
+      message: "Invalid schema for response_format 'place'",
+      param: 'response_format',
+      type: 'invalid_request_error',
+    });
+    const shaped = await openAiCompatibleProvider(readSecret)
+      .chat(ask)
+      .catch((e) => e);
+    expect(shaped).toBeInstanceOf(FormatUnsupported);
+    expect(shaped.message).not.toContain('Invalid schema');
+    refusing({ message: 'messages too long', param: 'messages' });
+    const other = await openAiCompatibleProvider(readSecret)
+      .chat(ask)
+      .catch((e) => e);
+    expect(other).toBeInstanceOf(ProviderError);
   });
 });

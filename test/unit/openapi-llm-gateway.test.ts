@@ -23,4 +23,12 @@ describe("the gateway's OpenAPI document", () => {
       'application/json',
     ]);
   });
+
+  it('lists the refusals of a shape on both routes that take one: 400 unsupported_response_format, 502 model_output_invalid', () => {
+    for (const path of ['/api/llm-gateway/v1/chat/completions', '/api/llm-gateway/v1/responses']) {
+      const responses = responsesOf(path, 'post');
+      expect(responses['400']?.description, path).toEqual(expect.stringMatching(/`unsupported_response_format`/));
+      expect(responses['502']?.description, path).toEqual(expect.stringMatching(/`model_output_invalid`/));
+    }
+  });
 });

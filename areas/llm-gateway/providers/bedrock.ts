@@ -9,7 +9,9 @@ import type {
   ToolChoice as BedrockToolChoice,
 } from '@aws-sdk/client-bedrock-runtime';
 import type { CatalogModel } from '../records.ts';
+import { converseShape } from './bedrock-output.ts';
 import {
+  FormatUnsupported,
   ProviderError,
   type ChatMessage,
   type FinishReason,
@@ -104,30 +106,33 @@ function parseArgs(args: string): Record<string, unknown> {
   }
 }
 
-function toolConfig(req: ProviderRequest): ConverseCommandInput['toolConfig'] {
-  if (!req.tools?.length) return undefined;
-  const tools: Tool[] = req.tools.map((t) => ({
+function toolsOf(req: ProviderRequest): Tool[] {
+  if (!req.tools?.length || req.toolChoice === 'none') return [];
+  return req.tools.map((t) => ({
     toolSpec: {
       name: t.function.name,
       description: t.function.description,
       inputSchema: { json: (t.function.parameters ?? { type: 'object', properties: {} }) as never },
     },
   }));
-  const c = req.toolChoice;
-  const toolChoice: BedrockToolChoice | undefined =
-    c === 'required'
-      ? { any: {} }
-      : typeof c === 'object'
-        ? { tool: { name: c.function.name } }
-        : c === 'auto'
-          ? { auto: {} }
-          : undefined;
-  return { tools, ...(toolChoice ? { toolChoice } : {}) };
 }
 
-function converseInput(req: ProviderRequest): ConverseCommandInput {
+function toolChoiceOf(req: ProviderRequest): BedrockToolChoice | undefined {
+  const c = req.toolChoice;
+  return c === 'required'
+    ? { any: {} }
+    : typeof c === 'object'
+      ? { tool: { name: c.function.name } }
+      : c === 'auto'
+        ? { auto: {} }
+        : undefined;
+}
+
+/** The Converse request, and the tool standing for the answer when the shape is a forced tool. */
+function converseInput(req: ProviderRequest): { input: ConverseCommandInput; responseTool: string | null } {
   const { system, messages } = toBedrockMessages(req.messages);
-  return {
+  const shape = converseShape(req, toolsOf(req), toolChoiceOf(req));
+  const input: ConverseCommandInput = {
     modelId: req.model.providerModel,
     messages,
     ...(system.length ? { system } : {}),
@@ -135,8 +140,20 @@ function converseInput(req: ProviderRequest): ConverseCommandInput {
       maxTokens: req.maxTokens,
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
     },
-    ...(req.toolChoice === 'none' ? {} : { toolConfig: toolConfig(req) }),
+    ...(shape.toolConfig ? { toolConfig: shape.toolConfig } : {}),
+    ...(shape.outputConfig ? { outputConfig: shape.outputConfig } : {}),
   };
+  return { input, responseTool: shape.responseTool };
+}
+
+/**
+ * Bedrock's ValidationException on a request that carried a shape: the likeliest cause is the schema
+ * (a keyword the model's structured output does not take), so the caller hears the format's name.
+ */
+function refusal(err: unknown, req: ProviderRequest): Error {
+  if (req.responseFormat && (err as { name?: string }).name === 'ValidationException')
+    return new FormatUnsupported(`${req.model.name} (Bedrock) refused the request with this response format`);
+  return toProviderError(err);
 }
 
 const finishOf = (reason: StopReason | string | undefined): FinishReason =>
@@ -150,12 +167,15 @@ const finishOf = (reason: StopReason | string | undefined): FinishReason =>
 
 async function chat(req: ProviderRequest): Promise<ProviderAnswer> {
   const { sdk, client } = await bedrock();
-  const out = await client.send(new sdk.ConverseCommand(converseInput(req))).catch((err) => {
-    throw toProviderError(err);
+  const { input, responseTool } = converseInput(req);
+  const out = await client.send(new sdk.ConverseCommand(input)).catch((err) => {
+    throw refusal(err, req);
   });
   const blocks = out.output?.message?.content ?? [];
-  const content = blocks.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
-  const toolCalls: ToolCall[] = blocks.flatMap((b) =>
+  const usage = { promptTokens: out.usage?.inputTokens ?? 0, completionTokens: out.usage?.outputTokens ?? 0 };
+  const answered = responseTool ? blocks.find((b) => b.toolUse?.name === responseTool)?.toolUse : undefined;
+  const others = blocks.filter((b) => !(b.toolUse && b.toolUse.name === responseTool));
+  const toolCalls: ToolCall[] = others.flatMap((b) =>
     b.toolUse
       ? [
           {
@@ -166,37 +186,59 @@ async function chat(req: ProviderRequest): Promise<ProviderAnswer> {
         ]
       : [],
   );
+  // The answer tool's input is the answer; any words beside it are the model's preamble, not the shape.
+  if (answered && !toolCalls.length) {
+    const finishReason =
+      out.stopReason === 'max_tokens'
+        ? 'length'
+        : finishOf(out.stopReason === 'tool_use' ? 'end_turn' : out.stopReason);
+    return { content: JSON.stringify(answered.input ?? {}), toolCalls: [], finishReason, usage };
+  }
+  const content =
+    responseTool && toolCalls.length ? '' : others.flatMap((b) => (b.text !== undefined ? [b.text] : [])).join('');
   return {
     content: content || (toolCalls.length ? null : ''),
     toolCalls,
     finishReason: finishOf(out.stopReason),
-    usage: { promptTokens: out.usage?.inputTokens ?? 0, completionTokens: out.usage?.outputTokens ?? 0 },
+    usage,
   };
 }
 
 /** ConverseStream's events as the port's: text as it comes, each tool call once its input is complete. */
 async function* stream(req: ProviderRequest): AsyncIterable<ProviderEvent> {
   const { sdk, client } = await bedrock();
-  const out = await client.send(new sdk.ConverseStreamCommand(converseInput(req))).catch((err) => {
-    throw toProviderError(err);
+  const { input, responseTool } = converseInput(req);
+  const out = await client.send(new sdk.ConverseStreamCommand(input)).catch((err) => {
+    throw refusal(err, req);
   });
   const tools = new Map<number, { id: string; name: string; input: string }>();
   let toolIndex = 0;
   let finishReason: FinishReason = 'stop';
   let usage = { promptTokens: 0, completionTokens: 0 };
+  // With the answer as a tool, its input streams as the text; other words are held back, and sent
+  // only if the model never called it.
+  let held = '';
+  let shaped = false;
   try {
     for await (const event of out.stream ?? []) {
       if (event.contentBlockStart?.start?.toolUse) {
         const { toolUseId = '', name = '' } = event.contentBlockStart.start.toolUse;
         tools.set(event.contentBlockStart.contentBlockIndex ?? 0, { id: toolUseId, name, input: '' });
+        if (responseTool && name === responseTool) shaped = true;
       } else if (event.contentBlockDelta?.delta) {
         const { delta, contentBlockIndex = 0 } = event.contentBlockDelta;
-        if (delta.text) yield { type: 'text', text: delta.text };
         const tool = tools.get(contentBlockIndex);
-        if (tool && delta.toolUse?.input) tool.input += delta.toolUse.input;
+        if (delta.text) {
+          if (responseTool) held += delta.text;
+          else yield { type: 'text', text: delta.text };
+        }
+        if (tool && delta.toolUse?.input) {
+          if (responseTool && tool.name === responseTool) yield { type: 'text', text: delta.toolUse.input };
+          else tool.input += delta.toolUse.input;
+        }
       } else if (event.contentBlockStop) {
         const tool = tools.get(event.contentBlockStop.contentBlockIndex ?? 0);
-        if (tool) {
+        if (tool && !(responseTool && tool.name === responseTool)) {
           yield {
             type: 'tool_call',
             index: toolIndex++,
@@ -204,7 +246,8 @@ async function* stream(req: ProviderRequest): AsyncIterable<ProviderEvent> {
           };
         }
       } else if (event.messageStop) {
-        finishReason = finishOf(event.messageStop.stopReason);
+        const reason = event.messageStop.stopReason;
+        finishReason = finishOf(shaped && toolIndex === 0 && reason === 'tool_use' ? 'end_turn' : reason);
       } else if (event.metadata?.usage) {
         usage = {
           promptTokens: event.metadata.usage.inputTokens ?? 0,
@@ -218,6 +261,7 @@ async function* stream(req: ProviderRequest): AsyncIterable<ProviderEvent> {
   } catch (err) {
     throw toProviderError(err);
   }
+  if (held && !shaped && !toolIndex) yield { type: 'text', text: held };
   yield { type: 'done', finishReason, usage };
 }
 

@@ -4,6 +4,7 @@ import { promptTokens } from '../prompt-tokens.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../tokens.ts';
 import { gullibleRecital, gullibleToolCall } from './gullible.ts';
 import { hashingEmbedding } from './hashing-embedder.ts';
+import { forcedToolCall, jsonObjectIn, lastUser, shapedAnswer } from './local-choices.ts';
 import {
   ProviderError,
   type ChatMessage,
@@ -24,31 +25,20 @@ import {
  *    (as a whole word) and contains a JSON object, it calls the first tool named with that object
  *    as its arguments (finish_reason `tool_calls`).
  * 3. Otherwise it answers `You said: {last user message}` (`Hello! I am the local model.` without one).
+ * A forced tool choice comes first (`required`: the best-matching offered tool; a named function:
+ * that one), and a response format shapes the text answer (./local-choices.ts).
  * An answer longer than max_tokens is cut at max_tokens tokens (finish_reason `length`). Token
  * counts come from the real tokenizer (o200k_base). Streams go word by word. `local-flaky`
  * (providerModel `flaky`) always fails with a 503, so its fallbacks answer. `local-gullible`
  * (providerModel `gullible`, ./gullible.ts) follows a tool call written anywhere in its input and
  * recites its system message when asked for it; otherwise it answers as these rules say.
  */
-const wordDelayMs = () => Number(process.env.LOCAL_MODEL_WORD_DELAY_MS ?? 0);
+/** A pause between streamed words by default, so a stream visibly arrives over time (tests set their own). */
+const DEFAULT_WORD_DELAY_MS = 30;
+const wordDelayMs = () => Number(process.env.LOCAL_MODEL_WORD_DELAY_MS ?? DEFAULT_WORD_DELAY_MS);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const lastUser = (messages: readonly ChatMessage[]) =>
-  [...messages].reverse().find((m) => m.role === 'user')?.content ?? null;
-
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-function jsonObjectIn(text: string): Record<string, unknown> | null {
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  if (start < 0 || end <= start) return null;
-  try {
-    const value = JSON.parse(text.slice(start, end + 1));
-    return value && typeof value === 'object' && !Array.isArray(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
 
 function toolCallFor(req: ProviderRequest, text: string): ToolCall | null {
   if (!req.tools?.length || req.toolChoice === 'none') return null;
@@ -79,10 +69,12 @@ function replyText(messages: readonly ChatMessage[]): string {
 
 async function answer(req: ProviderRequest): Promise<ProviderAnswer> {
   if (req.model.providerModel === 'flaky') throw new ProviderError(`${req.model.name} is unavailable`, 503, true);
-  const prompt = await promptTokens(req.messages, req.tools);
+  const prompt = await promptTokens(req.messages, req.tools, req.responseFormat);
   const last = req.messages.at(-1);
   const gullible = req.model.providerModel === 'gullible';
-  const call = gullible ? gullibleToolCall(req) : last?.role === 'user' ? toolCallFor(req, last.content) : null;
+  const call =
+    forcedToolCall(req) ??
+    (gullible ? gullibleToolCall(req) : last?.role === 'user' ? toolCallFor(req, last.content) : null);
   if (call) {
     const tokens = await countTokens(`${call.function.name}${call.function.arguments}`);
     return {
@@ -93,6 +85,7 @@ async function answer(req: ProviderRequest): Promise<ProviderAnswer> {
     };
   }
   let text = (gullible ? gullibleRecital(req.messages) : null) ?? replyText(req.messages);
+  if (req.responseFormat) text = shapedAnswer(req.responseFormat, req.messages, text);
   let finishReason: FinishReason = 'stop';
   const tokens = await encodeTokens(text);
   let completion = tokens.length;
@@ -107,7 +100,9 @@ async function answer(req: ProviderRequest): Promise<ProviderAnswer> {
 async function* stream(req: ProviderRequest): AsyncIterable<ProviderEvent> {
   const whole = await answer(req);
   for (const [index, call] of whole.toolCalls.entries()) yield { type: 'tool_call', index, call };
-  const words = whole.content?.match(/\s*\S+\s*?/g) ?? [];
+  // JSON has no spaces between its parts: a shaped answer streams in pieces that end after a comma.
+  const words =
+    (req.responseFormat ? whole.content?.match(/[^,]*,|[^,]+$/g) : whole.content?.match(/\s*\S+\s*?/g)) ?? [];
   for (const [i, word] of words.entries()) {
     if (i > 0 && wordDelayMs()) await sleep(wordDelayMs());
     yield { type: 'text', text: word };

@@ -1,12 +1,14 @@
 import type { readSecret as ReadSecret } from '#areas/vault/for-llm-gateway.ts';
 import type { CatalogModel } from '../records.ts';
 import {
+  FormatUnsupported,
   ProviderError,
   type FinishReason,
   type ModelProvider,
   type ProviderAnswer,
   type ProviderEvent,
   type ProviderRequest,
+  type ResponseFormat,
   type ToolCall,
 } from './port.ts';
 
@@ -33,7 +35,27 @@ async function apiKeyOf(readSecret: SecretReader, model: CatalogModel): Promise<
   return secret.value;
 }
 
-async function post(readSecret: SecretReader, model: CatalogModel, path: string, body: unknown): Promise<Response> {
+/**
+ * An endpoint that refuses the request's response_format (a 400 whose error names it) has refused the
+ * shape, not the call: the caller hears which field, never a 503. Its own words stay out of the answer.
+ */
+async function refusedFormat(res: Response): Promise<boolean> {
+  const text = await res.text().catch(() => '');
+  try {
+    const error = (JSON.parse(text.slice(0, 20_000)) as { error?: { param?: unknown; message?: unknown } }).error;
+    return String(error?.param ?? '').startsWith('response_format') || /response_format/.test(String(error?.message));
+  } catch {
+    return /response_format/.test(text.slice(0, 20_000));
+  }
+}
+
+async function post(
+  readSecret: SecretReader,
+  model: CatalogModel,
+  path: string,
+  body: unknown,
+  shaped = false,
+): Promise<Response> {
   const apiKey = await apiKeyOf(readSecret, model);
   let res: Response;
   try {
@@ -47,6 +69,8 @@ async function post(readSecret: SecretReader, model: CatalogModel, path: string,
     throw new ProviderError(`${model.name}: no answer from the endpoint`, 504, true);
   }
   if (!res.ok) {
+    if (shaped && res.status === 400 && (await refusedFormat(res)))
+      throw new FormatUnsupported(`${model.name} refused this response format`);
     await res.body?.cancel().catch(() => undefined);
     throw new ProviderError(
       `${model.name}: the endpoint answered ${res.status}`,
@@ -57,6 +81,20 @@ async function post(readSecret: SecretReader, model: CatalogModel, path: string,
   return res;
 }
 
+/** The port's format as OpenAI's chat completions spell it: the endpoint gets what the client sent. */
+const wireFormat = (f: ResponseFormat) =>
+  f.type === 'json_object'
+    ? f
+    : {
+        type: 'json_schema',
+        json_schema: {
+          name: f.name,
+          ...(f.description ? { description: f.description } : {}),
+          schema: f.schema,
+          strict: f.strict,
+        },
+      };
+
 const request = (req: ProviderRequest, stream: boolean) => ({
   model: req.model.providerModel,
   messages: req.messages,
@@ -64,6 +102,7 @@ const request = (req: ProviderRequest, stream: boolean) => ({
   ...(req.toolChoice ? { tool_choice: req.toolChoice } : {}),
   ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
   max_tokens: req.maxTokens,
+  ...(req.responseFormat ? { response_format: wireFormat(req.responseFormat) } : {}),
   ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
 });
 
@@ -80,7 +119,7 @@ const usageOf = (u: WireUsage | undefined) => ({
 });
 
 async function chat(readSecret: SecretReader, req: ProviderRequest): Promise<ProviderAnswer> {
-  const res = await post(readSecret, req.model, '/chat/completions', request(req, false));
+  const res = await post(readSecret, req.model, '/chat/completions', request(req, false), !!req.responseFormat);
   const body = (await res.json()) as {
     choices?: { message?: { content?: string | null; tool_calls?: ToolCall[] }; finish_reason?: string }[];
     usage?: WireUsage;
@@ -127,7 +166,7 @@ interface ChunkToolCall {
 }
 
 async function* stream(readSecret: SecretReader, req: ProviderRequest): AsyncIterable<ProviderEvent> {
-  const res = await post(readSecret, req.model, '/chat/completions', request(req, true));
+  const res = await post(readSecret, req.model, '/chat/completions', request(req, true), !!req.responseFormat);
   const calls = new Map<number, { id: string; name: string; arguments: string }>();
   let finishReason: FinishReason = 'stop';
   let usage = { promptTokens: 0, completionTokens: 0 };

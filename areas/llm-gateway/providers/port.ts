@@ -25,6 +25,14 @@ export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; func
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
+/**
+ * The shape the answer's text must take (OpenAI's `response_format` and the Responses API's
+ * `text.format`; plain text is no format). `strict`: the gateway checks the answer against the schema.
+ */
+export type ResponseFormat =
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; description?: string; schema: Record<string, unknown>; strict: boolean };
+
 export interface ProviderRequest {
   model: CatalogModel;
   messages: ChatMessage[];
@@ -33,6 +41,7 @@ export interface ProviderRequest {
   temperature?: number;
   /** The output cap (the request's, or the gateway's default). */
   maxTokens: number;
+  responseFormat?: ResponseFormat;
 }
 
 interface ProviderUsage {
@@ -79,5 +88,19 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * The model cannot answer in the asked shape (a schema feature it cannot follow, a format its
+ * provider refuses): the gateway refuses the call naming the request's format field, never answering
+ * plain text instead. Not retryable: a fallback of the same call would be asked the same shape.
+ */
+export class FormatUnsupported extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FormatUnsupported';
+  }
+}
+
 export const isRetryable = (err: unknown) =>
-  err instanceof ProviderError ? err.retryable : !(err instanceof Error && err.name === 'ApiError');
+  err instanceof ProviderError
+    ? err.retryable
+    : !(err instanceof FormatUnsupported) && !(err instanceof Error && err.name === 'ApiError');

@@ -134,7 +134,7 @@ function collectionsIn(file: string): { collection: string; line: number }[] {
       n.expression.expression.text === 'keys'
     ) {
       const a = n.arguments;
-      const name = {
+      const builders: Record<string, () => string> = {
         tenantItem: () => lit(a[1]),
         tenantCollection: () => lit(a[1]),
         platformItem: () => lit(a[0]),
@@ -144,7 +144,8 @@ function collectionsIn(file: string): { collection: string; line: number }[] {
         unique: () => `UNIQUE#${lit(a[0])}`,
         user: () => 'USER',
         userCollection: () => 'USER',
-      }[n.expression.name.text]?.();
+      };
+      const name = builders[n.expression.name.text]?.();
       if (name) found.push({ collection: name, line: source.getLineAndCharacterOfPosition(n.getStart()).line + 1 });
     }
     ts.forEachChild(n, visit);

@@ -9,7 +9,7 @@ import {
 } from '#areas/llm-gateway/for-agents.ts';
 import { retrieve, type Match } from '#areas/knowledge/for-agents.ts';
 import { pinnedVersion, renderTemplate } from '#areas/prompts/for-agents.ts';
-import { readTools, type ToolItem, runTool, toolParameters } from '#areas/tools/for-agents.ts';
+import { modelOutput, readTools, type ToolItem, runTool, toolParameters } from '#areas/tools/for-agents.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { type Citation, citationsOf } from './citations.ts';
 import { agentPromptMissing, agentUnavailable } from './errors.ts';
@@ -71,17 +71,6 @@ const toolNameOf = (t: Pick<ToolItem, 'displayName'>) =>
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '')
     .slice(0, 60) || 'tool';
-
-const SUMMARY = 500;
-/**
- * A web page's text and screenshot links (a presigned link alone is over 1,000 characters deployed)
- * would be cut short at SUMMARY; the browser bounds what it answers itself.
- */
-const WEB_PAGE_SUMMARY = 6000;
-const summarise = (v: unknown, max = SUMMARY) => {
-  const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return s.length > max ? `${s.slice(0, max)}…` : s;
-};
 
 /**
  * The pinned prompt version and the agent's tools, tenant scoped, read at once: the version in two
@@ -295,8 +284,7 @@ export async function callTool(
     requestId: input.requestId,
     ...(input.conversationId ? { conversationId: input.conversationId } : {}),
   });
-  const max = r.untrusted === 'web-page' ? WEB_PAGE_SUMMARY : SUMMARY;
-  return r.ok ? { ok: true, text: summarise(r.result, max) } : { ok: false, text: `Error: ${r.error}` };
+  return { ok: r.ok, text: modelOutput(tool, r) };
 }
 
 const NO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };

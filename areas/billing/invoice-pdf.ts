@@ -1,7 +1,8 @@
 import { config } from '#shared/platform/config.ts';
 import { s3OnFirstUse } from '#shared/platform/s3-on-first-use.ts';
 import { formatMoney } from './money.ts';
-import { invoicePdfKey, type InvoiceLine } from './records.ts';
+import { invoicePdfKey } from './invoice-objects.ts';
+import type { InvoiceLine } from './records.ts';
 
 export interface InvoiceDocument {
   id: string;

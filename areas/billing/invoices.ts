@@ -3,7 +3,8 @@ import { tenantName } from '#areas/identity/for-billing.ts';
 import { getOr404 } from '#shared/data/read.ts';
 import { reply, toPage } from '#shared/http/responses.ts';
 import { INVOICE_STATUS_LABEL } from './ledger.ts';
-import { billingKeys, invoicePdfKey, toInvoice, toInvoiceDetail, type InvoiceRecord } from './records.ts';
+import { invoicePdfKey } from './invoice-objects.ts';
+import { billingKeys, toInvoice, toInvoiceDetail, type InvoiceRecord } from './records.ts';
 
 export async function listInvoices(tenantId: string, q: { page: number; pageSize: number }) {
   const { items, totalCount } = await listNewestFirst<InvoiceRecord>(billingKeys.invoices(tenantId), q);

@@ -13,7 +13,8 @@ import type { WebhookPayload } from './events.ts';
 import type { InvoiceDocument } from './invoice-pdf.ts';
 import { derivedUuid, INVOICE_STATUS_LABEL, newInvoice, newPayment } from './ledger.ts';
 import { addDays, addPeriod } from './periods.ts';
-import { billingKeys, invoicePdfKey, type PaymentRecord, type SubscriptionRecord } from './records.ts';
+import { invoicePdfKey } from './invoice-objects.ts';
+import { billingKeys, type PaymentRecord, type SubscriptionRecord } from './records.ts';
 import { InvoiceStatus, PaymentProvider, PaymentStatus, SubscriptionStatus } from './vocabulary.ts';
 
 const read = <T>(key: Key) => get<T>(key, { consistent: true });

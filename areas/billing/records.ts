@@ -40,8 +40,7 @@ const subscriptionIndex = (createdAt: string, id: string) => ({
   gsi2sk: `${createdAt}#${id}`,
 });
 
-/** Where an invoice's PDF lives in the invoices bucket, and the address that streams it. */
-export const invoicePdfKey = (tenantId: string, invoiceId: string) => `invoices/${tenantId}/${invoiceId}.pdf`;
+/** The address that streams an invoice's PDF. */
 const invoicePdfUrl = (invoiceId: string) => `${config.publicBaseUrl}/api/invoices/${invoiceId}/pdf`;
 
 /** A subscription as stored (`{t}#SUBSCRIPTION`, sk its id). */

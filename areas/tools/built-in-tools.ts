@@ -118,3 +118,19 @@ export const BUILT_IN_TOOLS: readonly BuiltInToolRecord[] = [
     'Post a message to a Discord channel',
   ),
 ];
+
+/**
+ * The built-in tools whose new tools ask a person before each side-effecting call, until their owner
+ * says otherwise: those that send, change data or act on pages and calendars (an HTTP Request and a
+ * Db Query read by default).
+ */
+const ASKS_BY_DEFAULT = new Set<string>([
+  'send_email',
+  'db_execute',
+  'browser_action',
+  'manage_schedule',
+  ...Object.keys(SEND_TOOL_CHANNELS),
+]);
+
+/** Whether a new tool of this built-in tool asks a person before each side-effecting call. */
+export const approvalByDefault = (baseToolCode: string) => ASKS_BY_DEFAULT.has(baseToolCode);

@@ -1,6 +1,6 @@
 import { keys } from '#shared/data/keys.ts';
 import { describeTenantSecret, ownReference } from '#areas/vault/for-tools.ts';
-import { approvalByDefault } from './approval.ts';
+import { approvalByDefault } from './built-in-tools.ts';
 import type { ToolStatus } from './lifecycle.ts';
 
 /**

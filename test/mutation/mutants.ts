@@ -221,7 +221,7 @@ export const mutants: Mutant[] = [
   {
     id: 'tools-http-allowed-hosts',
     bug: 'the HTTP tool reaches a host its configuration does not allow',
-    file: 'areas/tools/executors/http-request.ts',
+    file: 'areas/tools/built-in/http-request.ts',
     find: 'if (!allowedHosts(tool).includes(host)) throw',
     replace: 'if (false) throw',
     tests: HTTP_TOOL,
@@ -237,7 +237,7 @@ export const mutants: Mutant[] = [
   {
     id: 'tools-redirect-recheck',
     bug: 'a redirect is followed without checking its target',
-    file: 'areas/tools/executors/http-request.ts',
+    file: 'areas/tools/built-in/http-request.ts',
     find: 'const target = await pinTarget(checkUrl(next, tool));',
     replace:
       "const target = hop ? { url: new URL(next), address: new URL(next).hostname.replace(/^\\[|\\]$/g, ''), family: 4 as const } : await pinTarget(checkUrl(next, tool));",
@@ -254,7 +254,7 @@ export const mutants: Mutant[] = [
   {
     id: 'tools-db-read-only-session',
     bug: 'a read-only Db Query session can commit its way out of read only',
-    file: 'areas/tools/executors/postgres-session.ts',
+    file: 'areas/tools/built-in/postgres-session.ts',
     find: "if (mode === 'query') options.push('-c default_transaction_read_only=on');",
     replace: '',
     tests: DB_TOOL,
@@ -262,7 +262,7 @@ export const mutants: Mutant[] = [
   {
     id: 'tools-db-multi-statement',
     bug: 'Db Query runs several statements in one call (simple protocol)',
-    file: 'areas/tools/executors/postgres-session.ts',
+    file: 'areas/tools/built-in/postgres-session.ts',
     find: "const config = { text: sql, values, ...rowLimit, queryMode: 'extended' };",
     replace: 'const config = { text: sql, values, ...rowLimit };',
     tests: DB_TOOL,
@@ -270,7 +270,7 @@ export const mutants: Mutant[] = [
   {
     id: 'tools-db-cursor',
     bug: 'Db Query reads the whole result before applying maxRows',
-    file: 'areas/tools/executors/postgres-session.ts',
+    file: 'areas/tools/built-in/postgres-session.ts',
     find: 'const rowLimit = maxRows === null ? {} : { rows: maxRows + 1 };',
     replace: 'const rowLimit = {};',
     tests: DB_TOOL,
@@ -278,7 +278,7 @@ export const mutants: Mutant[] = [
   {
     id: 'tools-db-target',
     bug: 'the database tool connects where the connection string says, unchecked',
-    file: 'areas/tools/executors/database.ts',
+    file: 'areas/tools/built-in/database.ts',
     find: 'const pinned = await (await addressGuard()).publicAddressOf(target.host);',
     replace: 'const pinned = { address: target.host };',
     tests: DB_TOOL,
@@ -286,15 +286,15 @@ export const mutants: Mutant[] = [
   {
     id: 'tools-email-dedupe',
     bug: 'Send Email sends to every copy of one address',
-    file: 'areas/tools/executors/send-email.ts',
-    find: '.map((r) => String(r).trim().toLowerCase()),',
-    replace: '.map((r) => String(r).trim()),',
+    file: 'areas/tools/built-in/send-email.ts',
+    find: '.map((r) => r.trim().toLowerCase()),',
+    replace: '.map((r) => r.trim()),',
     tests: ['test/integration/ai-tools-send-email.test.ts'],
   },
   {
     id: 'tools-email-subject',
     bug: 'Send Email passes CR/LF in the subject',
-    file: 'areas/tools/executors/send-email.ts',
+    file: 'areas/tools/built-in/send-email.ts',
     find: 'if (CONTROL.test(given)) return',
     replace: 'if (false) return',
     tests: ['test/integration/ai-tools-send-email.test.ts'],
@@ -302,7 +302,7 @@ export const mutants: Mutant[] = [
   {
     id: 'tools-email-limit',
     bug: 'Send Email has no per-conversation limit',
-    file: 'areas/tools/executors/send-limits.ts',
+    file: 'areas/tools/built-in/send-limits.ts',
     find: 'if (!inConversation.allowed)',
     replace: 'if (false)',
     tests: ['test/integration/ai-tools-send-email.test.ts'],

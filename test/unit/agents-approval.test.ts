@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { leakGuard } from '#areas/agents/leak-guard.ts';
 import { gullibleRecital, gullibleToolCall } from '#areas/llm-gateway/providers/gullible.ts';
 import type { ProviderRequest } from '#areas/llm-gateway/providers/port.ts';
-import { approvalByDefault, isSideEffecting, needsApproval } from '#areas/tools/approval.ts';
+import { needsApproval } from '#areas/tools/approval.ts';
+import { approvalByDefault } from '#areas/tools/built-in-tools.ts';
+import { isSideEffecting, runTool } from '#areas/tools/built-in/run-tool.ts';
 
 describe('which calls wait for a person', () => {
   it('defaults on for the side-effecting types, off for reads', () => {
@@ -21,12 +23,23 @@ describe('which calls wait for a person', () => {
     for (const code of ['db_query', 'http_request']) expect(approvalByDefault(code), code).toBe(false);
   });
 
-  it('Manage Schedule waits for book, move, cancel and unknown actions, never for a read', () => {
+  it('Manage Schedule waits for book, move and cancel, never for finding slots; a call its schema refuses is refused, not held', async () => {
     const tool = { baseToolCode: 'manage_schedule' };
-    for (const action of ['book', 'move', 'cancel', 'reschedule', undefined])
+    for (const action of ['book', 'move', 'cancel'])
       expect(needsApproval(tool, { action }, false), String(action)).toBe(true);
-    for (const action of ['list', 'slots', 'free_slots', 'availability'])
-      expect(needsApproval(tool, { action }, true), action).toBe(false);
+    expect(needsApproval(tool, { action: 'find_slots' }, true)).toBe(false);
+    for (const action of ['reschedule', 'list', undefined]) {
+      expect(needsApproval(tool, { action }, true), String(action)).toBe(false);
+      const out = await runTool(
+        { ...tool, displayName: 'Schedule', configParams: {} } as never,
+        { action },
+        { tenantId: 't', agentId: 'a', requestId: 'r' },
+      );
+      expect(out, String(action)).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/^Give "action".*nothing was done$/),
+      });
+    }
   });
 
   it('untrusted input makes a side-effecting call wait whatever the setting; a read still runs', () => {
@@ -34,9 +47,10 @@ describe('which calls wait for a person', () => {
     expect(needsApproval(mail, {}, false)).toBe(false);
     expect(needsApproval(mail, {}, true)).toBe(true);
     const http = { baseToolCode: 'http_request', configParams: { requiresApproval: false } };
-    expect(needsApproval(http, { method: 'GET' }, true)).toBe(false);
-    expect(needsApproval(http, { method: 'post' }, true)).toBe(true);
-    expect(isSideEffecting('db_query', {})).toBe(false);
+    expect(needsApproval(http, { url: 'https://api.example.com', method: 'GET' }, true)).toBe(false);
+    expect(needsApproval(http, { url: 'https://api.example.com', method: 'post' }, true)).toBe(true);
+    expect(isSideEffecting({ baseToolCode: 'db_query' }, { sql: 'SELECT 1' })).toBe(false);
+    expect(isSideEffecting({ baseToolCode: 'db_execute' }, { sql: 'DELETE FROM t' })).toBe(true);
     // A tenant may ask for approval on a read tool too.
     expect(needsApproval({ baseToolCode: 'db_query', configParams: { requiresApproval: true } }, {}, false)).toBe(true);
   });

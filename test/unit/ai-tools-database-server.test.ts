@@ -6,7 +6,9 @@ const secrets = new Map<string, string>();
 vi.mock('#areas/vault/tenant-secrets.ts', () => ({
   resolveTenantSecret: async (_t: string, ref: string) => secrets.get(ref) ?? null,
 }));
-const { dbExecute, dbQuery } = await import('#areas/tools/executors/database.ts');
+const { dbExecute: dbExecuteType, dbQuery: dbQueryType } = await import('#areas/tools/built-in/database.ts');
+const dbQuery = dbQueryType.execute;
+const dbExecute = dbExecuteType.execute;
 // The servers listen on loopback: the local run's switch lets the database tools reach them.
 vi.stubEnv('LOCAL_ALLOW_LOOPBACK_TARGETS', '1');
 afterAll(() => {

@@ -2,7 +2,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isPublicAddress } from '#shared/http/address-guard.ts';
-import { httpRequest, MAX_RESPONSE_BYTES } from '#areas/tools/executors/http-request.ts';
+import { httpRequest as httpRequestType, MAX_RESPONSE_BYTES } from '#areas/tools/built-in/http-request.ts';
+
+const httpRequest = (tool: Parameters<typeof httpRequestType.execute>[0], args: { url: string; method?: string }) =>
+  httpRequestType.execute(tool, args, { tenantId: 't', agentId: 'a', requestId: 'r' });
 import type { ToolItem } from '#areas/tools/records.ts';
 
 let server: http.Server;

@@ -182,7 +182,7 @@ process.stdout.write(JSON.stringify(out));`;
   });
 
   it('gives the database tools a working pg built beside the agent-runtime bundle', async () => {
-    // What areas/tools/executors/database.ts does on first use: the default export's Client, made
+    // What areas/tools/built-in/database.ts does on first use: the default export's Client, made
     // from a connection string (no server here: connecting is the tool's own test).
     const script = `const { default: pg } = await import('pg');
 const client = new pg.Client({ connectionString: 'postgres://u:p@db.example:5432/app', query_timeout: 1000 });

@@ -129,19 +129,25 @@ describe('local queue (SQS stand-in)', () => {
     expect(letters.every((l) => l.error === 'always')).toBe(true);
   });
 
-  it('delivers an ordered queue one message of a group at a time, in the order sent; a failing one holds its group back until it succeeds', async () => {
+  it('delivers an ordered queue one message of a group at a time, in the order sent; a failing one holds its group back until it succeeds; another group runs beside it', async () => {
     // Prepare
     const log: string[] = [];
     let failures = 2;
+    let bDone!: () => void;
+    const bEnded = new Promise<void>((resolve) => {
+      bDone = resolve;
+    });
     const handler: WorkerHandler = async (event) => {
       const { id } = JSON.parse(event.Records[0]!.body) as { id: string };
       log.push(`start ${id}`);
-      await new Promise((r) => setTimeout(r, id.startsWith('b') ? 1 : 5));
+      // A's first message cannot end before B's has: B must not wait behind A's group.
+      if (id === 'a1') await bEnded;
       if (id === 'a2' && failures-- > 0) {
         log.push(`fail ${id}`);
         throw new Error('transient');
       }
       log.push(`end ${id}`);
+      if (id === 'b1') bDone();
       return { batchItemFailures: [] };
     };
     const queue = localQueue({ dataDir: newDir(), backoffMs: 1, loadWorker: async () => handler });
@@ -151,7 +157,7 @@ describe('local queue (SQS stand-in)', () => {
     await queue.send('turns', { id: 'b1', type: 't', payload: {} }, { group: 'B' });
     await queue.drain();
 
-    // Assess: A's messages never overlap and keep their order through a's retries; B runs beside them.
+    // Assess: A's messages never overlap and keep their order through a2's retries.
     const ofA = log.filter((l) => l.includes(' a'));
     expect(ofA).toEqual([
       'start a1',

@@ -54,7 +54,7 @@ describe('side effects at import', () => {
           .filter(([, v]) => v.bytesInOutput > 0)
           .map(([input]) => input),
       );
-      expect(inputs.filter((i) => i.startsWith('areas/tools/executors/'))).toEqual([]);
+      expect(inputs.filter((i) => i.startsWith('areas/tools/built-in/'))).toEqual([]);
       expect(inputs.some((i) => i.startsWith('areas/tools/'))).toBe(true);
     },
     60_000,

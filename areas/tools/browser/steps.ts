@@ -57,7 +57,17 @@ const step = z.discriminatedUnion('action', [
 ]);
 export type BrowserStep = z.infer<typeof step>;
 
-const stepsSchema = z.object({ steps: z.array(step).check(z.minLength(1)) });
+export const stepsSchema = z.object({ steps: z.array(step).check(z.minLength(1)) });
+
+/** The sentence a model reads when its steps are not steps. */
+export const stepsRefusal = (issues: readonly { path: PropertyKey[]; message: string }[]) => {
+  const first = issues.slice(0, 3).map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`);
+  return `The arguments must be {"steps": [...]} with actions navigate, click, fill, select, wait_for, read, screenshot (${first.join('; ')})`;
+};
+
+/** Steps within the tool's bound, or the sentence a model can act on. */
+export const withinSteps = (steps: BrowserStep[], maxSteps: number) =>
+  steps.length > maxSteps ? `At most ${maxSteps} steps per call; ${steps.length} were given. Nothing was done.` : null;
 
 /** The tool's step-2 parameters as the browser honours them: clamped to the platform's bounds. */
 export interface BrowserBudget {
@@ -81,19 +91,9 @@ export function parseSteps(
   maxSteps: number,
 ): { ok: true; steps: BrowserStep[] } | { ok: false; error: string } {
   const r = stepsSchema.safeParse(args);
-  if (!r.success) {
-    const first = r.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`);
-    return {
-      ok: false,
-      error: `The arguments must be {"steps": [...]} with actions navigate, click, fill, select, wait_for, read, screenshot (${first.join('; ')})`,
-    };
-  }
-  if (r.data.steps.length > maxSteps)
-    return {
-      ok: false,
-      error: `At most ${maxSteps} steps per call; ${r.data.steps.length} were given. Nothing was done.`,
-    };
-  return { ok: true, steps: r.data.steps };
+  if (!r.success) return { ok: false, error: stepsRefusal(r.error.issues) };
+  const tooMany = withinSteps(r.data.steps, maxSteps);
+  return tooMany ? { ok: false, error: tooMany } : { ok: true, steps: r.data.steps };
 }
 
 /** What the browser function answers for one step. */

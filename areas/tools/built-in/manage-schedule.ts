@@ -8,10 +8,11 @@ import {
   slotsOf,
   slotTaken,
 } from '#areas/calendars/for-tools.ts';
+import * as z from 'zod/mini';
 import type { ToolItem } from '#areas/tools/records.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { EMAIL_PATTERN } from '#shared/routes/schemas.ts';
-import type { ToolContext, ToolOutcome } from './outcome.ts';
+import { defineToolType, type ToolContext, type ToolOutcome } from './definition.ts';
 import { releaseSends, takeSend } from './send-limits.ts';
 
 /** How many free slots one answer gives the model: enough to offer a choice, bounded for its context. */
@@ -21,10 +22,23 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // A person's name reaches an e-mail subject and an invitation: one line, no controls, bounded.
 const CONTROL = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 const ACTIONS = 'find_slots, book, move or cancel';
+const described = (description: string) => z.optional(z.string().check(z.meta({ description })));
+const inputSchema = z.strictObject({
+  action: z
+    .enum(['find_slots', 'book', 'move', 'cancel'], { error: `Give "action": ${ACTIONS}` })
+    .check(z.meta({ description: 'find_slots first; book, move or cancel for the person you are talking to' })),
+  from: described("find_slots: first day, YYYY-MM-DD in the calendar's time zone"),
+  to: described('find_slots: last day, YYYY-MM-DD (at most 31 days)'),
+  start: described('book, move: the start of one of the free slots, exactly as find_slots gave it'),
+  appointmentId: described('move, cancel: the id the booking answered'),
+  name: described("book, move, cancel: the person's name, from the conversation"),
+  email: described("book, move, cancel: the person's e-mail address, from the conversation"),
+});
+type Args = z.output<typeof inputSchema>;
 
 const str = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 
-function person(args: Record<string, unknown>): { name: string; email: string } | string {
+function person(args: Args): { name: string; email: string } | string {
   const email = str(args.email).toLowerCase();
   if (!EMAIL_PATTERN.test(email) || email.length > 254)
     return 'Give the e-mail address of the person you are talking to as "email"';
@@ -47,11 +61,7 @@ const refusalText = (err: ApiError) =>
  * another's. Each booking, move and cancel sends an invitation e-mail, counted against the same
  * limits as the Send Email tool.
  */
-export async function manageSchedule(
-  tool: ToolItem,
-  args: Record<string, unknown>,
-  ctx: ToolContext,
-): Promise<ToolOutcome> {
+async function schedule(tool: ToolItem, args: Args, ctx: ToolContext): Promise<ToolOutcome> {
   const calendarId = tool.configParams.calendarId;
   if (!calendarId) return { ok: false, error: 'This tool has no calendar configured; nothing was done' };
   let calendar: Awaited<ReturnType<typeof readCalendar>>;
@@ -60,7 +70,7 @@ export async function manageSchedule(
   } catch {
     return { ok: false, error: "This tool's calendar no longer exists; nothing was done" };
   }
-  const action = str(args.action);
+  const action = args.action;
   const view = (a: { id: string; start: string; end: string; status: string }) => ({
     appointmentId: a.id,
     start: a.start,
@@ -84,8 +94,6 @@ export async function manageSchedule(
         },
       };
     }
-    if (action !== 'book' && action !== 'move' && action !== 'cancel')
-      return { ok: false, error: `Give "action": ${ACTIONS}` };
     const who = person(args);
     if (typeof who === 'string') return { ok: false, error: who };
     let existing = null;
@@ -132,3 +140,13 @@ export async function manageSchedule(
     throw err;
   }
 }
+
+/** Manage Schedule: only finding free slots leaves the calendar as it was. */
+export const manageSchedule = defineToolType({
+  codes: ['manage_schedule'],
+  inputSchema,
+  sideEffects: (args) => args.action !== 'find_slots',
+  execute: schedule,
+  // Its refusals speak to the model in its own words ("Give ..."), as its other answers do.
+  refuseArguments: (issues) => `${issues.map((i) => i.message).join('; ')}; nothing was done`,
+});

@@ -1,6 +1,6 @@
 import { hitRateLimit, releaseRateLimit } from '#shared/data/rate-limit.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
-import type { ToolContext } from './outcome.ts';
+import type { ToolContext } from './definition.ts';
 
 /**
  * How many e-mails a Send Email tool may send: per conversation in an hour (a visitor talking an

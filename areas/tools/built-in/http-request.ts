@@ -1,6 +1,7 @@
+import * as z from 'zod/mini';
 import type { ToolItem } from '#areas/tools/records.ts';
 import { outboundUrl, pinTarget, requestPinned } from '#shared/http/pinned-request.ts';
-import type { ToolOutcome } from './outcome.ts';
+import { defineToolType, type ToolOutcome } from './definition.ts';
 
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 const MAX_REDIRECTS = 3;
@@ -15,12 +16,23 @@ function checkUrl(raw: string, tool: ToolItem) {
   return url;
 }
 
-export async function httpRequest(tool: ToolItem, args: Record<string, unknown>): Promise<ToolOutcome> {
-  const method = String(args.method ?? 'GET').toUpperCase();
+const READ_METHODS = new Set(['GET', 'HEAD']);
+const methodOf = (args: { method?: string }) => (args.method ?? 'GET').toUpperCase();
+
+const inputSchema = z.looseObject({
+  url: z.string().check(z.maxLength(2048), z.meta({ description: 'The https URL to call (one of the allowed hosts)' })),
+  method: z.optional(
+    z.string().check(z.maxLength(10), z.meta({ description: 'GET (default), POST, PUT, PATCH or DELETE' })),
+  ),
+  body: z.optional(z.unknown().check(z.meta({ description: 'A JSON body, sent as application/json' }))),
+});
+
+async function httpRequestCall(tool: ToolItem, args: z.output<typeof inputSchema>): Promise<ToolOutcome> {
+  const method = methodOf(args);
   if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) return { ok: false, error: 'Unsupported method' };
   const body = args.body === undefined ? null : JSON.stringify(args.body);
   const deadline = Date.now() + Math.max(1, Number(tool.configParams?.timeoutSeconds ?? 30)) * 1000;
-  let next = String(args.url ?? '');
+  let next = args.url;
   let m = method;
   let b = body;
   try {
@@ -55,3 +67,11 @@ export async function httpRequest(tool: ToolItem, args: Record<string, unknown>)
     return { ok: false, error: err instanceof Error ? err.message : 'The request failed' };
   }
 }
+
+/** HTTP Request: a call to one of the tool's allowed hosts; a read (GET, HEAD) changes nothing. */
+export const httpRequest = defineToolType({
+  codes: ['http_request'],
+  inputSchema,
+  sideEffects: (args) => !READ_METHODS.has(methodOf(args)),
+  execute: httpRequestCall,
+});

@@ -1,7 +1,8 @@
 import { channelById, lastInboundAt, sendChannelMessage, WHATSAPP_WINDOW_MS } from '#areas/channels/for-tools.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
 import { SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.ts';
-import type { ToolContext, ToolOutcome } from './outcome.ts';
+import * as z from 'zod/mini';
+import { defineToolType, type ToolContext, type ToolOutcome } from './definition.ts';
 
 const MAX_TEXT = 4000;
 
@@ -11,18 +12,22 @@ const MAX_TEXT = 4000;
  * adds none), queued like every channel send (retries and dead letters in the channels queue).
  * WhatsApp allows a free-form message only within 24 hours of the recipient's last message.
  */
-export async function sendMessage(
-  tool: ToolItem,
-  args: Record<string, unknown>,
-  ctx: ToolContext,
-): Promise<ToolOutcome> {
+const inputSchema = z.looseObject({
+  to: z.optional(
+    z.string().check(z.meta({ description: "The recipient, among the tool's; absent when it has only one" })),
+  ),
+  text: z.optional(z.string().check(z.meta({ description: 'The message' }))),
+  message: z.optional(z.string()),
+});
+
+async function send(tool: ToolItem, args: z.output<typeof inputSchema>, ctx: ToolContext): Promise<ToolOutcome> {
   const type = SEND_TOOL_CHANNELS[tool.baseToolCode as keyof typeof SEND_TOOL_CHANNELS];
   const { channelId, allowedChannelRecipients: allowed = [] } = tool.configParams;
   if (!type || !channelId) return { ok: false, error: 'This tool has no channel connection configured' };
   if (!allowed.length) return { ok: false, error: 'This tool has no configured recipients' };
-  const to = args.to === undefined && allowed.length === 1 ? allowed[0]! : String(args.to ?? '').trim();
+  const to = args.to === undefined && allowed.length === 1 ? allowed[0]! : (args.to ?? '').trim();
   if (!allowed.includes(to)) return { ok: false, error: `Recipient not allowed for this tool: ${to || '(none)'}` };
-  const text = String(args.text ?? args.message ?? '').slice(0, MAX_TEXT);
+  const text = (args.text ?? args.message ?? '').slice(0, MAX_TEXT);
   if (!text.trim()) return { ok: false, error: 'The message text is empty' };
   const found = await channelById(channelId);
   if (!found || found.tenantId !== ctx.tenantId || found.connection.type !== type) {
@@ -45,3 +50,11 @@ export async function sendMessage(
   );
   return { ok: true, result: { queued: true, channel: type, to } };
 }
+
+/** The five send-message tools: one type, each platform's through its connection. */
+export const sendMessage = defineToolType({
+  codes: Object.keys(SEND_TOOL_CHANNELS),
+  inputSchema,
+  sideEffects: () => true,
+  execute: send,
+});

@@ -2,7 +2,8 @@ import { isIP } from 'node:net';
 import { parseConnectionString } from '#areas/tools/connection-target.ts';
 import { storedSchema, toParams, type ToolItem } from '#areas/tools/records.ts';
 import { resolveTenantSecret } from '#areas/vault/for-tools.ts';
-import type { ToolContext, ToolOutcome } from './outcome.ts';
+import * as z from 'zod/mini';
+import { defineToolType, type ToolContext, type ToolOutcome } from './definition.ts';
 import type { Mode } from './postgres-session.ts';
 
 const MAX_SQL = 20_000;
@@ -53,12 +54,18 @@ async function reach(connectionString: string, mode: Mode, ms: number, schemaNam
  * statement per call; a Db Query runs in a session that cannot leave read only, and every bound
  * (time, rows, bytes) holds on the server as well as here (docs/decisions/tools.md).
  */
-async function run(tool: ToolItem, args: Record<string, unknown>, ctx: ToolContext, mode: Mode): Promise<ToolOutcome> {
+const inputSchema = z.looseObject({
+  sql: z.optional(z.string().check(z.meta({ description: 'One SQL statement; $1, $2, ... for its parameters' }))),
+  params: z.optional(z.array(z.unknown()).check(z.meta({ description: 'The values of $1, $2, ... in order' }))),
+});
+type Args = z.output<typeof inputSchema>;
+
+async function run(tool: ToolItem, args: Args, ctx: ToolContext, mode: Mode): Promise<ToolOutcome> {
   const params = toParams(tool);
   if (mode === 'execute' && params.readOnly) return { ok: false, error: 'This tool is read-only' };
-  const sql = typeof args.sql === 'string' ? args.sql.trim() : '';
+  const sql = args.sql?.trim() ?? '';
   if (!sql || sql.length > MAX_SQL) return { ok: false, error: 'Give one SQL statement as "sql"' };
-  const values = Array.isArray(args.params) ? args.params.slice(0, 100) : [];
+  const values = args.params?.slice(0, 100) ?? [];
   const ref = storedSchema(tool).connectionString;
   const conn = ref ? await resolveTenantSecret(ctx.tenantId, ref) : null;
   if (!conn) return { ok: false, error: 'This tool has no database connection configured' };
@@ -90,7 +97,18 @@ async function run(tool: ToolItem, args: Record<string, unknown>, ctx: ToolConte
   }
 }
 
-export const dbQuery = (tool: ToolItem, args: Record<string, unknown>, ctx: ToolContext) =>
-  run(tool, args, ctx, 'query');
-export const dbExecute = (tool: ToolItem, args: Record<string, unknown>, ctx: ToolContext) =>
-  run(tool, args, ctx, 'execute');
+/** Db Query: a read-only session, so a call changes nothing. */
+export const dbQuery = defineToolType({
+  codes: ['db_query'],
+  inputSchema,
+  sideEffects: () => false,
+  execute: (tool, args, ctx) => run(tool, args, ctx, 'query'),
+});
+
+/** Db Execute: a data-changing statement. */
+export const dbExecute = defineToolType({
+  codes: ['db_execute'],
+  inputSchema,
+  sideEffects: () => true,
+  execute: (tool, args, ctx) => run(tool, args, ctx, 'execute'),
+});

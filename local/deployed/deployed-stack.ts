@@ -14,6 +14,7 @@ import { localClient, startDynamoDbLocal } from '../dynamodb-local.ts';
 import { startS3VectorsStandIn } from '../s3-vectors-stand-in.ts';
 import { startSsmStandIn, type SsmStandIn } from '../ssm-stand-in.ts';
 import { startFront, type Upstream } from './aws-front.ts';
+import { customResources, startCloudFormationResponses } from './custom-resources.ts';
 import { scheduledEvent, QueuePollers } from './event-sources.ts';
 import { FunctionHost, prepareRuntime } from './function-host.ts';
 import { startFunctionUrl, startHttpApi } from './http-fronts.ts';
@@ -197,6 +198,8 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
     stops.push(api.close);
     for (const [id] of t.ofType('AWS::ApiGatewayV2::Api')) t.physical.set(`${id}.ApiEndpoint`, api.url);
 
+    const cfn = await startCloudFormationResponses(opts.workDir);
+    stops.push(cfn.close);
     const dir = join(opts.workDir, 'runtime');
     mkdirSync(dir, { recursive: true });
     const runtime = await prepareRuntime(dir);
@@ -225,6 +228,7 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
           LANG: 'en_US.UTF-8',
           PATH: process.env.PATH ?? '/usr/bin:/bin',
           NODE_PATH: runtime.runtimeModules,
+          NODE_EXTRA_CA_CERTS: cfn.caFile,
           // Lambda runs Node 24; the SDK's warning about this machine's Node 20 is not the function's.
           AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
           AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -278,6 +282,13 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
       endpoints: { dynamodb: dynamo.endpoint, sqs: sqsUrl, ses: sesUrl, ssm: ssm.endpoint, bedrock: bedrock.endpoint },
       bedrock,
       pollers,
+      /** What CloudFormation does after creating the resources: each custom resource's Create, answered by its provider. */
+      async createCustomResources() {
+        const out = [];
+        for (const [id, r] of customResources(t))
+          out.push(await cfn.create(t, id, hostOf(t.resolve(r.Properties.ServiceToken))));
+        return out;
+      },
       /** Runs the schedule once: each rule's target gets its scheduled event. */
       async tick() {
         return Promise.all(schedules.map((s) => s.host.invoke(scheduledEvent(s.ruleArn))));

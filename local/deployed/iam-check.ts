@@ -10,7 +10,7 @@ export interface Decision extends Authorization {
 }
 
 /** The access key id a function's process signs with: it names the function. */
-export const accessKeyFor = (fn: TemplateFunction) => `AKID-${fn.id}`;
+export const accessKeyFor = (fn: TemplateFunction) => `ASIA${fn.id}`;
 
 /**
  * The template's IAM, evaluated per request with iam-simulate: the calling function's role policies

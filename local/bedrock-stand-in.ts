@@ -1,4 +1,5 @@
-import { createServer, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { createServer, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { BEDROCK_MODELS } from '#areas/llm-gateway/bedrock-models.ts';
@@ -94,29 +95,29 @@ const frame = (eventType: string, payload: unknown) =>
     body: new Uint8Array(Buffer.from(JSON.stringify(payload), 'utf8')),
   });
 
-const error = (res: ServerResponse, status: number, type: string, message: string) => {
+type Response = ServerResponse | Http2ServerResponse;
+
+const error = (res: Response, status: number, type: string, message: string) => {
   res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type });
   res.end(JSON.stringify({ message }));
 };
 
 /**
- * Amazon Bedrock Runtime over HTTP, as the SDK's client speaks it: Converse, ConverseStream (its
- * event-stream framing: messageStart, contentBlockStart/Delta/Stop, messageStop, metadata) and
- * InvokeModel for Titan-style embeddings. It answers as the local models do (the local model's rules
- * for chat, the hashing embedder for embeddings), for the model ids Bedrock offers the stack.
+ * Amazon Bedrock Runtime as the SDK's client speaks it (over HTTP/2, which its client uses): Converse,
+ * ConverseStream (its event-stream framing: messageStart, contentBlockStart/Delta/Stop, messageStop,
+ * metadata) and InvokeModel for Titan-style embeddings. It answers as the local models do (the local
+ * model's rules for chat, the hashing embedder for embeddings), for the model ids Bedrock offers the stack.
  */
-export async function startBedrockStandIn(): Promise<{ endpoint: string; calls: string[]; close(): Promise<void> }> {
+export function bedrockHandler() {
   const known = new Map(BEDROCK_MODELS.map((m) => [m.bedrockId, m]));
   const calls: string[] = [];
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const [, rawModel = '', op = ''] = /^\/model\/([^/]+)\/([^/?]+)/.exec(req.url ?? '') ?? [];
+  const handle = async (req: { url: string; body: Buffer }, res: Response) => {
+    const [, rawModel = '', op = ''] = /^\/model\/([^/]+)\/([^/?]+)/.exec(req.url) ?? [];
     const modelId = decodeURIComponent(rawModel);
     const model = known.get(modelId);
     calls.push(`${op} ${modelId}`);
     if (!model) return error(res, 404, 'ResourceNotFoundException', `Model ${modelId} not found`);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    const body = JSON.parse(req.body.toString('utf8') || '{}');
     try {
       if (op === 'invoke') {
         if (model.kind !== 'embedding') return error(res, 400, 'ValidationException', 'Use Converse for chat models');
@@ -182,16 +183,23 @@ export async function startBedrockStandIn(): Promise<{ endpoint: string; calls: 
       if (res.headersSent) return res.end();
       error(res, 500, 'InternalServerException', String(err));
     }
+  };
+  return { handle, calls };
+}
+
+/** The stand-in on its own port (HTTP/2 without TLS, as the SDK's client connects to an http:// endpoint). */
+export async function startBedrockStandIn(): Promise<{ endpoint: string; calls: string[]; close(): Promise<void> }> {
+  const { handle, calls } = bedrockHandler();
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    await handle({ url: req.url ?? '/', body: Buffer.concat(chunks) }, res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
     calls,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { Decision, TemplateIam } from './iam-check.ts';
 import { accessKeyOf, type Authorization, authorizationsOf, type ServiceName, type WireRequest } from './iam-requests.ts';
@@ -6,7 +7,7 @@ import { accessKeyOf, type Authorization, authorizationsOf, type ServiceName, ty
 /** Where a service's requests go once allowed: a stand-in's address, or a handler in this process. */
 export type Upstream =
   | { url: string }
-  | { handle(req: WireRequest, res: ServerResponse, caller: string | undefined): Promise<void> };
+  | { handle(req: WireRequest, res: ServerResponse | Http2ServerResponse, caller: string | undefined): Promise<void> };
 
 export interface FrontOptions {
   iam: TemplateIam;
@@ -36,7 +37,7 @@ const denial = (service: ServiceName, d: Decision) => {
   };
 };
 
-const readBody = async (req: IncomingMessage) => {
+const readBody = async (req: IncomingMessage | Http2ServerRequest) => {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
@@ -52,8 +53,8 @@ export async function startFront(
   service: ServiceName,
   upstream: Upstream,
   opts: FrontOptions,
-): Promise<{ url: string; server: Server; close(): Promise<void> }> {
-  const server = createServer(async (req, res) => {
+): Promise<{ url: string; close(): Promise<void> }> {
+  const serve = async (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
     try {
       const wire: WireRequest = {
         method: req.method ?? 'GET',
@@ -73,30 +74,32 @@ export async function startFront(
         }
       }
       if ('handle' in upstream) return await upstream.handle(wire, res, key);
+      const out = res as ServerResponse;
       const target = new URL(req.url ?? '/', upstream.url);
       // The Host header is kept: the stand-ins that check SigV4 signatures see what was signed.
       const forward = request(target, { method: wire.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        out.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(out);
       });
       forward.on('error', (err) => {
-        if (!res.headersSent) res.writeHead(502);
-        res.end(String(err));
+        if (!out.headersSent) out.writeHead(502);
+        out.end(String(err));
       });
       forward.end(wire.body);
     } catch (err) {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ __type: 'InternalFailure', message: String(err) }));
     }
-  });
+  };
+  // Bedrock Runtime's client speaks HTTP/2 (prior knowledge on an http:// endpoint); the others HTTP/1.1.
+  const server = service === 'bedrock-runtime' ? createHttp2Server(serve) : createServer(serve);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    server,
     close: () =>
       new Promise<void>((r) => {
-        server.closeAllConnections();
+        if ('closeAllConnections' in server) server.closeAllConnections();
         server.close(() => r());
       }),
   };

@@ -9,7 +9,7 @@ import sesLocal from 'aws-ses-v2-local';
 
 // CommonJS built from ESM: its default export arrives as a property under tsx and vitest alike.
 const startSes = ((sesLocal as unknown as { default?: typeof sesLocal }).default ?? sesLocal) as typeof sesLocal;
-import { startBedrockStandIn } from '../bedrock-stand-in.ts';
+import { bedrockHandler } from '../bedrock-stand-in.ts';
 import { localClient, startDynamoDbLocal } from '../dynamodb-local.ts';
 import { startS3VectorsStandIn } from '../s3-vectors-stand-in.ts';
 import { startSsmStandIn, type SsmStandIn } from '../ssm-stand-in.ts';
@@ -101,8 +101,8 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
     const sesUrl = `http://127.0.0.1:${(sesServer.address() as AddressInfo).port}`;
     const ssm: SsmStandIn = await startSsmStandIn();
     stops.push(ssm.close);
-    const bedrock = await startBedrockStandIn();
-    stops.push(bedrock.close);
+    // In this process behind its HTTP/2 front: the SDK's Bedrock client speaks HTTP/2 only.
+    const bedrock = bedrockHandler();
     const vectorBuckets = t
       .ofType('AWS::S3Vectors::VectorBucket')
       .map(([, r]) => t.resolve(r.Properties.VectorBucketName) as string);
@@ -153,7 +153,7 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
       sqs: { url: sqsUrl },
       ses: { url: sesUrl },
       ssm: { url: ssm.endpoint },
-      'bedrock-runtime': { url: bedrock.endpoint },
+      'bedrock-runtime': { handle: (req, res) => bedrock.handle(req, res) },
       s3vectors: { url: vectors.endpoint },
       lambda: lambdaUpstream,
     };
@@ -279,7 +279,7 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
       apiUrl: api.url,
       functionUrls: urls,
       fronts,
-      endpoints: { dynamodb: dynamo.endpoint, sqs: sqsUrl, ses: sesUrl, ssm: ssm.endpoint, bedrock: bedrock.endpoint },
+      endpoints: { dynamodb: dynamo.endpoint, sqs: sqsUrl, ses: sesUrl, ssm: ssm.endpoint },
       bedrock,
       pollers,
       /** What CloudFormation does after creating the resources: each custom resource's Create, answered by its provider. */

@@ -72,7 +72,11 @@ class Instance {
     this.ready = new Promise((resolve, reject) => {
       this.child.on('message', (m: Record<string, unknown>) => {
         if (m.type === 'ready') return resolve();
-        if (m.type === 'init-error') return reject(new Error(`${fn.name} failed at init: ${JSON.stringify(m.error)}`));
+        if (m.type === 'init-error') {
+          // Lambda writes an init failure to the function's log, as here.
+          log(`INIT_REPORT Status: error ${JSON.stringify(m.error)}`);
+          return reject(new Error(`${fn.name} failed at init: ${JSON.stringify(m.error)}`));
+        }
         const p = this.pending.get(m.id as string);
         if (!p) return;
         if (m.type === 'stream-start') p.onStart?.(m.contentType as string);

@@ -289,7 +289,7 @@ describe('IAM', () => {
     expect(sources).toEqual(['jobs-worker']);
   });
 
-  it('lets only the LLM gateway and the functions that run agent turns (calling it in-process) invoke Bedrock models, and only the models the stage offers (the ones its catalog is seeded with)', () => {
+  it('lets only the LLM gateway and the functions that call it in-process (agent turns, embeddings for knowledge) invoke Bedrock models, and only the models the stage offers (the ones its catalog is seeded with)', () => {
     const callers = [...s.fnIds.keys()].filter((n) =>
       stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('bedrock:'))),
     );
@@ -301,6 +301,9 @@ describe('IAM', () => {
         'channel-turn-worker',
         'conversations',
         'conversations-stream',
+        // Knowledge embeds chunks (the worker) and queries (retrieval) through the gateway.
+        'knowledge',
+        'knowledge-worker',
         'llm-gateway',
         'llm-gateway-stream',
       ].sort(),

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { createServer, type Http2ServerResponse } from 'node:http2';
+import { createServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import { BEDROCK_MODELS } from '#areas/llm-gateway/bedrock-models.ts';
@@ -71,7 +71,11 @@ function providerRequest(modelId: string, body: ConverseBody): ProviderRequest {
     model: { name: modelId, providerModel: modelId, provider: 'bedrock' } as CatalogModel,
     messages,
     ...(tools.length ? { tools } : {}),
-    toolChoice: choice?.any ? 'required' : choice?.tool ? { type: 'function', function: { name: choice.tool.name } } : 'auto',
+    toolChoice: choice?.any
+      ? 'required'
+      : choice?.tool
+        ? { type: 'function', function: { name: choice.tool.name } }
+        : 'auto',
     maxTokens: body.inferenceConfig?.maxTokens ?? 4096,
     ...(body.inferenceConfig?.temperature !== undefined ? { temperature: body.inferenceConfig.temperature } : {}),
   };
@@ -95,7 +99,8 @@ const frame = (eventType: string, payload: unknown) =>
     body: new Uint8Array(Buffer.from(JSON.stringify(payload), 'utf8')),
   });
 
-type Response = ServerResponse | Http2ServerResponse;
+/** Node's HTTP/1 and HTTP/2 compatibility responses take the same calls used here. */
+type Response = ServerResponse;
 
 const error = (res: Response, status: number, type: string, message: string) => {
   res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': type });
@@ -111,21 +116,26 @@ const error = (res: Response, status: number, type: string, message: string) => 
 export function bedrockHandler() {
   const known = new Map(BEDROCK_MODELS.map((m) => [m.bedrockId, m]));
   const calls: string[] = [];
-  const handle = async (req: { url: string; body: Buffer }, res: Response) => {
+  const handle = async (req: { url: string; body: Buffer }, res: Response): Promise<void> => {
     const [, rawModel = '', op = ''] = /^\/model\/([^/]+)\/([^/?]+)/.exec(req.url) ?? [];
     const modelId = decodeURIComponent(rawModel);
     const model = known.get(modelId);
     calls.push(`${op} ${modelId}`);
-    if (!model) return error(res, 404, 'ResourceNotFoundException', `Model ${modelId} not found`);
+    if (!model) {
+      error(res, 404, 'ResourceNotFoundException', `Model ${modelId} not found`);
+      return;
+    }
     const body = JSON.parse(req.body.toString('utf8') || '{}');
     try {
       if (op === 'invoke') {
-        if (model.kind !== 'embedding') return error(res, 400, 'ValidationException', 'Use Converse for chat models');
+        if (model.kind !== 'embedding')
+          return void error(res, 400, 'ValidationException', 'Use Converse for chat models');
         const out = await localModel.embed({} as CatalogModel, [String(body.inputText ?? '')]);
         res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ embedding: out.vectors[0], inputTextTokenCount: out.promptTokens }));
+        return void res.end(JSON.stringify({ embedding: out.vectors[0], inputTextTokenCount: out.promptTokens }));
       }
-      if (model.kind !== 'chat') return error(res, 400, 'ValidationException', `${modelId} does not support Converse`);
+      if (model.kind !== 'chat')
+        return void error(res, 400, 'ValidationException', `${modelId} does not support Converse`);
       const request = providerRequest(modelId, body as ConverseBody);
       if (op === 'converse') {
         const a = await localModel.chat(request);
@@ -136,7 +146,7 @@ export function bedrockHandler() {
           })),
         ];
         res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end(
+        return void res.end(
           JSON.stringify({
             output: { message: { role: 'assistant', content } },
             stopReason: STOP[a.finishReason],
@@ -149,7 +159,7 @@ export function bedrockHandler() {
           }),
         );
       }
-      if (op !== 'converse-stream') return error(res, 404, 'UnknownOperationException', op);
+      if (op !== 'converse-stream') return void error(res, 404, 'UnknownOperationException', op);
       res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
       res.write(frame('messageStart', { role: 'assistant' }));
       let index = 0;
@@ -164,7 +174,10 @@ export function bedrockHandler() {
           const start = { toolUse: { toolUseId: e.call.id, name: e.call.function.name } };
           res.write(frame('contentBlockStart', { contentBlockIndex: index, start }));
           res.write(
-            frame('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: e.call.function.arguments } } }),
+            frame('contentBlockDelta', {
+              contentBlockIndex: index,
+              delta: { toolUse: { input: e.call.function.arguments } },
+            }),
           );
           res.write(frame('contentBlockStop', { contentBlockIndex: index++ }));
         } else {
@@ -180,7 +193,7 @@ export function bedrockHandler() {
       }
       res.end();
     } catch (err) {
-      if (res.headersSent) return res.end();
+      if (res.headersSent) return void res.end();
       error(res, 500, 'InternalServerException', String(err));
     }
   };
@@ -193,7 +206,7 @@ export async function startBedrockStandIn(): Promise<{ endpoint: string; calls: 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    await handle({ url: req.url ?? '/', body: Buffer.concat(chunks) }, res);
+    await handle({ url: req.url ?? '/', body: Buffer.concat(chunks) }, res as unknown as Response);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;

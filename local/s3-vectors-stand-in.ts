@@ -25,7 +25,8 @@ function equalities(filter: Record<string, unknown> | undefined): Partial<Pick<V
   for (const part of parts)
     for (const [field, cond] of Object.entries(part)) {
       const eq = (cond as { $eq?: unknown })?.$eq;
-      if (eq === undefined) throw Object.assign(new Error(`Unsupported filter on ${field}`), { name: 'ValidationException' });
+      if (eq === undefined)
+        throw Object.assign(new Error(`Unsupported filter on ${field}`), { name: 'ValidationException' });
       out[field] = String(eq);
     }
   return out;

@@ -68,7 +68,9 @@ export async function startSsmStandIn(store: ParameterStore = memoryParameterSto
       switch (action) {
         case 'GetParameter': {
           const found = await store.get(input.Name ?? '');
-          return found ? answer(200, { Parameter: parameter(input.Name!, found.value, found.version, decrypt) }) : notFound();
+          return found
+            ? answer(200, { Parameter: parameter(input.Name!, found.value, found.version, decrypt) })
+            : notFound();
         }
         case 'GetParameters': {
           const names = input.Names ?? [];

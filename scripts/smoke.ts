@@ -42,7 +42,8 @@ export async function smoke(baseUrl: string, opts: SmokeOptions) {
   };
   const step = async (name: string, expected: number, run: () => Promise<Answer>) => {
     const a = await run();
-    if (a.status !== expected) throw new Error(`${name}: expected ${expected}, got ${a.status} ${JSON.stringify(a.json)}`);
+    if (a.status !== expected)
+      throw new Error(`${name}: expected ${expected}, got ${a.status} ${JSON.stringify(a.json)}`);
     log(`ok  ${name}`);
     return a.json;
   };
@@ -65,13 +66,20 @@ export async function smoke(baseUrl: string, opts: SmokeOptions) {
   if (!((models.data ?? []) as { id: string }[]).some((m) => m.id === model))
     throw new Error(`models: the stage does not offer ${model} (pass --model <name>)`);
   const completion = await step(`chat completion (${model})`, 200, () =>
-    call('POST', '/api/llm-gateway/v1/chat/completions', { model, messages: [{ role: 'user', content: 'Say hello' }] }, key),
+    call(
+      'POST',
+      '/api/llm-gateway/v1/chat/completions',
+      { model, messages: [{ role: 'user', content: 'Say hello' }] },
+      key,
+    ),
   );
   log(`    ${JSON.stringify(completion.choices?.[0]?.message?.content ?? '').slice(0, 80)}`);
-  const kb = (await step('knowledge base', 201, () => call('POST', '/api/knowledge/bases', { name: 'Smoke' }, token))).result
-    .id as string;
+  const kb = (await step('knowledge base', 201, () => call('POST', '/api/knowledge/bases', { name: 'Smoke' }, token)))
+    .result.id as string;
   const fact = `The smoke lantern ${crypto.randomUUID().slice(0, 8)} hangs in the north stairwell.`;
-  await step('upload', 202, () => call('POST', `/api/knowledge/bases/${kb}/documents`, { title: 'Smoke', text: fact }, token));
+  await step('upload', 202, () =>
+    call('POST', `/api/knowledge/bases/${kb}/documents`, { title: 'Smoke', text: fact }, token),
+  );
   const deadline = Date.now() + (opts.indexingTimeoutMs ?? 120_000);
   for (;;) {
     await opts.whileWaiting?.();
@@ -84,10 +92,16 @@ export async function smoke(baseUrl: string, opts: SmokeOptions) {
   }
   log('ok  indexed');
   const found = await step('retrieve', 200, () =>
-    call('POST', `/api/knowledge/bases/${kb}/retrieve`, { query: 'where does the smoke lantern hang?', mode: 'hybrid', topK: 3 }, token),
+    call(
+      'POST',
+      `/api/knowledge/bases/${kb}/retrieve`,
+      { query: 'where does the smoke lantern hang?', mode: 'hybrid', topK: 3 },
+      token,
+    ),
   );
   const matches = (found.result ?? []) as { text: string }[];
-  if (!matches.some((m) => m.text.includes('north stairwell'))) throw new Error('retrieve: the uploaded text was not found');
+  if (!matches.some((m) => m.text.includes('north stairwell')))
+    throw new Error('retrieve: the uploaded text was not found');
   log('ok  the uploaded text was retrieved');
   return { token, key, kb, model, matches };
 }

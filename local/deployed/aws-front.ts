@@ -2,7 +2,13 @@ import { createServer, type IncomingMessage, request, type ServerResponse } from
 import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { Decision, TemplateIam } from './iam-check.ts';
-import { accessKeyOf, type Authorization, authorizationsOf, type ServiceName, type WireRequest } from './iam-requests.ts';
+import {
+  accessKeyOf,
+  type Authorization,
+  authorizationsOf,
+  type ServiceName,
+  type WireRequest,
+} from './iam-requests.ts';
 
 /** Where a service's requests go once allowed: a stand-in's address, or a handler in this process. */
 export type Upstream =

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync } from 'node:fs';
@@ -8,7 +9,10 @@ import { createSqsServer } from 'local-aws-sqs';
 import sesLocal from 'aws-ses-v2-local';
 
 // CommonJS built from ESM: its default export arrives as a property under tsx and vitest alike.
-const startSes = ((sesLocal as unknown as { default?: typeof sesLocal }).default ?? sesLocal) as typeof sesLocal;
+const startSes = ((sesLocal as unknown as { default?: typeof sesLocal }).default ?? sesLocal) as unknown as (config: {
+  host: string;
+  port: number;
+}) => Promise<import('node:http').Server>;
 import { bedrockHandler } from '../bedrock-stand-in.ts';
 import { localClient, startDynamoDbLocal } from '../dynamodb-local.ts';
 import { startS3VectorsStandIn } from '../s3-vectors-stand-in.ts';
@@ -70,7 +74,9 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
     const dynamo = await startDynamoDbLocal();
     stops.push(dynamo.stop);
     const require = createRequire(import.meta.url);
-    const S3rver = require('s3rver') as new (o: Record<string, unknown>) => {
+    const S3rver = require('s3rver') as new (
+      o: Record<string, unknown>,
+    ) => {
       run(): Promise<{ port: number }>;
       close(): Promise<void>;
       httpServer?: { closeAllConnections(): void };
@@ -132,7 +138,9 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
 
     // SSM encrypts and decrypts a SecureString with a customer key as the caller, so KMS authorizes it too.
     const impliedBySsm = async (req: WireRequest): Promise<Authorization[]> => {
-      const op = String(req.headers['x-amz-target'] ?? '').split('.').pop();
+      const op = String(req.headers['x-amz-target'] ?? '')
+        .split('.')
+        .pop();
       const body = JSON.parse(req.body.toString('utf8') || '{}');
       if (op === 'PutParameter')
         return body.Type === 'SecureString' && body.KeyId ? [kmsViaSsm('Encrypt', body.KeyId, body.Name)] : [];
@@ -153,13 +161,17 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
       sqs: { url: sqsUrl },
       ses: { url: sesUrl },
       ssm: { url: ssm.endpoint },
-      'bedrock-runtime': { handle: (req, res) => bedrock.handle(req, res) },
+      'bedrock-runtime': { handle: (req, res) => bedrock.handle(req, res as ServerResponse) },
       s3vectors: { url: vectors.endpoint },
       lambda: lambdaUpstream,
     };
     const fronts = {} as Record<ServiceName, string>;
     for (const service of Object.keys(upstreams) as ServiceName[]) {
-      const front = await startFront(service, upstreams[service], { iam, partitionKey, implied: { ssm: impliedBySsm } });
+      const front = await startFront(service, upstreams[service], {
+        iam,
+        partitionKey,
+        implied: { ssm: impliedBySsm },
+      });
       stops.push(front.close);
       fronts[service] = front.url;
     }
@@ -167,13 +179,27 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
     // The resources, from the template.
     const queues = t.ofType('AWS::SQS::Queue');
     for (const [id] of queues) t.physical.set(id, `${fronts.sqs}/${ACCOUNT}/${t.queueName(id)}`);
-    const admin = new SQSClient({ endpoint: sqsUrl, region: REGION, credentials: { accessKeyId: 'a', secretAccessKey: 'a' } });
+    const admin = new SQSClient({
+      endpoint: sqsUrl,
+      region: REGION,
+      credentials: { accessKeyId: 'a', secretAccessKey: 'a' },
+    });
     // Dead-letter queues first: a redrive policy names an existing queue.
-    const ordered = [...queues].sort(([, a], [, b]) => Number(!!a.Properties?.RedrivePolicy) - Number(!!b.Properties?.RedrivePolicy));
+    const ordered = [...queues].sort(
+      ([, a], [, b]) => Number(!!a.Properties?.RedrivePolicy) - Number(!!b.Properties?.RedrivePolicy),
+    );
     for (const [id, q] of ordered) {
       const p = t.resolve(q.Properties ?? {});
       const attrs: Record<string, string> = {};
-      for (const k of ['VisibilityTimeout', 'MessageRetentionPeriod', 'DelaySeconds', 'FifoQueue', 'ContentBasedDeduplication', 'DeduplicationScope', 'FifoThroughputLimit'])
+      for (const k of [
+        'VisibilityTimeout',
+        'MessageRetentionPeriod',
+        'DelaySeconds',
+        'FifoQueue',
+        'ContentBasedDeduplication',
+        'DeduplicationScope',
+        'FifoThroughputLimit',
+      ])
         if (p[k] !== undefined) attrs[k] = String(p[k]);
       if (p.RedrivePolicy) attrs.RedrivePolicy = JSON.stringify(p.RedrivePolicy);
       await admin.send(new CreateQueueCommand({ QueueName: t.queueName(id), Attributes: attrs }));
@@ -191,7 +217,10 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
     await ddbAdmin.send(new CreateTableCommand(input));
     if (table.TimeToLiveSpecification)
       await ddbAdmin.send(
-        new UpdateTimeToLiveCommand({ TableName: input.TableName, TimeToLiveSpecification: table.TimeToLiveSpecification }),
+        new UpdateTimeToLiveCommand({
+          TableName: input.TableName,
+          TimeToLiveSpecification: table.TimeToLiveSpecification,
+        }),
       );
 
     const api = await startHttpApi(t, hostOf);
@@ -203,7 +232,9 @@ export async function startDeployedStack(assemblyDir: string, stackName: string,
     const dir = join(opts.workDir, 'runtime');
     mkdirSync(dir, { recursive: true });
     const runtime = await prepareRuntime(dir);
-    const endpoints = Object.fromEntries(Object.entries(ENDPOINT_SETTINGS).map(([s, v]) => [v, fronts[s as ServiceName]]));
+    const endpoints = Object.fromEntries(
+      Object.entries(ENDPOINT_SETTINGS).map(([s, v]) => [v, fronts[s as ServiceName]]),
+    );
     for (const fn of functions) {
       const env = () => {
         const resolved = t.resolve(fn.environment) as Record<string, string>;

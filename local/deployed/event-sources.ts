@@ -3,7 +3,7 @@ import {
   DeleteMessageBatchCommand,
   type Message,
   ReceiveMessageCommand,
-  SQSClient,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import type { FunctionHost } from './function-host.ts';
@@ -106,7 +106,8 @@ export class QueuePollers {
     let failedIds: Set<string>;
     if (!out.ok) failedIds = new Set(Messages.map((msg) => msg.MessageId!));
     else if (m.reportsFailures) {
-      const failures = (out.payload as { batchItemFailures?: { itemIdentifier: string }[] } | null)?.batchItemFailures ?? [];
+      const failures =
+        (out.payload as { batchItemFailures?: { itemIdentifier: string }[] } | null)?.batchItemFailures ?? [];
       failedIds = new Set(failures.map((f) => f.itemIdentifier));
     } else failedIds = new Set();
     const done = Messages.filter((msg) => !failedIds.has(msg.MessageId!));

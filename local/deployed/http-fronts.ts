@@ -13,7 +13,7 @@ export interface RunningFront {
   close(): Promise<void>;
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<RunningFront> {
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<unknown>): Promise<RunningFront> {
   const server: Server = createServer((req, res) => {
     handler(req, res).catch((err) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -37,7 +37,8 @@ const incoming = async (req: IncomingMessage) => {
   for await (const c of req) chunks.push(c as Buffer);
   const url = new URL(req.url ?? '/', 'http://x');
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
   return {
     method: req.method ?? 'GET',
     path: url.pathname,
@@ -73,7 +74,10 @@ function writeProxyResult(res: ServerResponse, payload: unknown) {
  * integration names, `$default` for the rest, a payload 2.0 event per request, the answer turned
  * back into HTTP; a function that fails is API Gateway's 500.
  */
-export async function startHttpApi(t: StackTemplate, hostOf: (functionArn: string) => FunctionHost): Promise<RunningFront> {
+export async function startHttpApi(
+  t: StackTemplate,
+  hostOf: (functionArn: string) => FunctionHost,
+): Promise<RunningFront> {
   const integrations = new Map(
     t.ofType('AWS::ApiGatewayV2::Integration').map(([id, r]) => [id.split('/').pop()!, r.Properties.IntegrationUri]),
   );
@@ -101,7 +105,9 @@ export async function startHttpApi(t: StackTemplate, hostOf: (functionArn: strin
     }
     const event = toApiGatewayEvent(
       request,
-      found.kind === 'route' ? { route: { method: found.route.method, path: found.route.path } as never, params: found.params } : null,
+      found.kind === 'route'
+        ? { route: { method: found.route.method, path: found.route.path } as never, params: found.params }
+        : null,
     );
     const out = await hostOf(functionArn).invoke(event);
     if (!out.ok) {

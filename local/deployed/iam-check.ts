@@ -23,10 +23,7 @@ export class TemplateIam {
   private readonly cache = new Map<string, Promise<Omit<Decision, 'caller' | keyof Authorization>>>();
   readonly decisions: Decision[] = [];
 
-  constructor(
-    private readonly t: StackTemplate,
-    functions: readonly TemplateFunction[],
-  ) {
+  constructor(t: StackTemplate, functions: readonly TemplateFunction[]) {
     for (const fn of functions) {
       const role = t.ref(fn.roleId);
       this.callers.set(accessKeyFor(fn), {
@@ -87,7 +84,10 @@ export class TemplateIam {
           // The SDK calls AWS over TLS; the stand-ins' loopback hop is plain HTTP.
           contextVariables: {
             'aws:SecureTransport': 'true',
-            'aws:PrincipalArn': caller.principal.replace(/^arn:aws:sts::(\d+):assumed-role\/([^/]+)\/.*$/, 'arn:aws:iam::$1:role/$2'),
+            'aws:PrincipalArn': caller.principal.replace(
+              /^arn:aws:sts::(\d+):assumed-role\/([^/]+)\/.*$/,
+              'arn:aws:iam::$1:role/$2',
+            ),
             'aws:PrincipalAccount': ACCOUNT,
             ...auth.context,
           },

@@ -1,4 +1,4 @@
-import { ACCOUNT, REGION } from './template.ts';
+import { ACCOUNT, type Json, REGION } from './template.ts';
 
 /** One authorization AWS makes for a request: an action on a resource, with its condition keys. */
 export interface Authorization {
@@ -15,7 +15,8 @@ export interface WireRequest {
   body: Buffer;
 }
 
-const arn = (service: string, resource: string, region = REGION) => `arn:aws:${service}:${region}:${ACCOUNT}:${resource}`;
+const arn = (service: string, resource: string, region = REGION) =>
+  `arn:aws:${service}:${region}:${ACCOUNT}:${resource}`;
 const header = (req: WireRequest, name: string) => {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -40,29 +41,31 @@ type Item = Record<string, Record<string, unknown>>;
 /** DynamoDB: the operation from X-Amz-Target; transactions are authorized per item; the leading keys from each key. */
 function dynamodb(req: WireRequest, partitionKey: string): Authorization[] {
   const op = target(req);
-  const body = json(req) as Record<string, never>;
-  const table = (name: string, index?: string) =>
-    arn('dynamodb', `table/${name}${index ? `/index/${index}` : ''}`);
-  const leading = (items: (Item | undefined)[]) => {
+  const body = json(req) as Json;
+  const table = (name: string, index?: string) => arn('dynamodb', `table/${name}${index ? `/index/${index}` : ''}`);
+  const leading = (items: (Item | undefined)[]): Record<string, string[]> => {
     const keys = items.flatMap((i) => (i?.[partitionKey]?.S !== undefined ? [String(i[partitionKey]!.S)] : []));
     return keys.length ? { 'dynamodb:LeadingKeys': [...new Set(keys)] } : {};
   };
-  const one = (action: string, p: Record<string, never>): Authorization => ({
+  const one = (action: string, p: Json): Authorization => ({
     action: `dynamodb:${action}`,
     resource: table(p.TableName, p.IndexName),
     context: leading([p.Key ?? p.Item]),
   });
   switch (op) {
     case 'TransactWriteItems':
-      return (body.TransactItems as Record<string, Record<string, never>>[]).map((t) => {
+      return (body.TransactItems as Record<string, Json>[]).map((t) => {
         const [kind, p] = Object.entries(t)[0]!;
-        const action = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' }[
-          kind
-        ];
+        const action = {
+          Put: 'PutItem',
+          Update: 'UpdateItem',
+          Delete: 'DeleteItem',
+          ConditionCheck: 'ConditionCheckItem',
+        }[kind];
         return one(action ?? kind, p);
       });
     case 'TransactGetItems':
-      return (body.TransactItems as { Get: Record<string, never> }[]).map((t) => one('GetItem', t.Get));
+      return (body.TransactItems as { Get: Json }[]).map((t) => one('GetItem', t.Get));
     case 'BatchGetItem':
       return Object.entries(body.RequestItems as Record<string, { Keys: Item[] }>).map(([name, r]) => ({
         action: 'dynamodb:BatchGetItem',
@@ -70,13 +73,13 @@ function dynamodb(req: WireRequest, partitionKey: string): Authorization[] {
         context: leading(r.Keys),
       }));
     case 'BatchWriteItem':
-      return Object.entries(body.RequestItems as Record<string, { PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }[]>).map(
-        ([name, writes]) => ({
-          action: 'dynamodb:BatchWriteItem',
-          resource: table(name),
-          context: leading(writes.map((w) => w.PutRequest?.Item ?? w.DeleteRequest?.Key)),
-        }),
-      );
+      return Object.entries(
+        body.RequestItems as Record<string, { PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }[]>,
+      ).map(([name, writes]) => ({
+        action: 'dynamodb:BatchWriteItem',
+        resource: table(name),
+        context: leading(writes.map((w) => w.PutRequest?.Item ?? w.DeleteRequest?.Key)),
+      }));
     default:
       return [one(op, body)];
   }
@@ -103,7 +106,8 @@ function s3(req: WireRequest): Authorization[] {
       return [...req.body.toString('utf8').matchAll(/<Key>([^<]*)<\/Key>/g)].map((k) => object('DeleteObject', k[1]));
     if (m === 'GET' && q.has('uploads')) return onBucket('ListBucketMultipartUploads');
     if (m === 'GET' && q.has('versions')) return onBucket('ListBucketVersions');
-    if (m === 'GET' || m === 'HEAD') return onBucket('ListBucket', q.has('prefix') ? { 's3:prefix': q.get('prefix')! } : {});
+    if (m === 'GET' || m === 'HEAD')
+      return onBucket('ListBucket', q.has('prefix') ? { 's3:prefix': q.get('prefix')! } : {});
     if (m === 'PUT') return onBucket('CreateBucket');
     if (m === 'DELETE') return onBucket('DeleteBucket');
   }
@@ -184,15 +188,23 @@ function ses(req: WireRequest): Authorization[] {
 function bedrock(req: WireRequest): Authorization[] {
   const [, model = '', op = ''] = /^\/model\/([^/]+)\/([^/?]+)/.exec(req.url) ?? [];
   const modelId = decodeURIComponent(model);
-  const action = op === 'converse-stream' || op === 'invoke-with-response-stream' ? 'InvokeModelWithResponseStream' : 'InvokeModel';
-  const resource = modelId.startsWith('arn:') ? modelId : arn('bedrock', `foundation-model/${modelId}`).replace(`:${ACCOUNT}:`, '::');
+  const action =
+    op === 'converse-stream' || op === 'invoke-with-response-stream' ? 'InvokeModelWithResponseStream' : 'InvokeModel';
+  const resource = modelId.startsWith('arn:')
+    ? modelId
+    : arn('bedrock', `foundation-model/${modelId}`).replace(`:${ACCOUNT}:`, '::');
   return [{ action: `bedrock:${action}`, resource, context: {} }];
 }
 
 /** S3 Vectors: the operation from the path, the index (or bucket) from the body; a filtered or metadata query also reads. */
 function s3vectors(req: WireRequest): Authorization[] {
   const op = new URL(req.url, 'http://x').pathname.slice(1);
-  const body = json(req) as { vectorBucketName?: string; indexName?: string; filter?: unknown; returnMetadata?: boolean };
+  const body = json(req) as {
+    vectorBucketName?: string;
+    indexName?: string;
+    filter?: unknown;
+    returnMetadata?: boolean;
+  };
   const bucket = arn('s3vectors', `bucket/${body.vectorBucketName}`);
   const index = body.indexName ? `${bucket}/index/${body.indexName}` : bucket;
   const resource = op === 'ListIndexes' || op === 'GetVectorBucket' ? bucket : index;
@@ -212,7 +224,11 @@ function lambda(req: WireRequest): Authorization[] {
 export type ServiceName = 'dynamodb' | 's3' | 'sqs' | 'ssm' | 'ses' | 'bedrock-runtime' | 's3vectors' | 'lambda';
 
 /** What a request asks AWS to authorize, derived from its protocol alone. */
-export function authorizationsOf(service: ServiceName, req: WireRequest, opts: { partitionKey: string }): Authorization[] {
+export function authorizationsOf(
+  service: ServiceName,
+  req: WireRequest,
+  opts: { partitionKey: string },
+): Authorization[] {
   switch (service) {
     case 'dynamodb':
       return dynamodb(req, opts.partitionKey);

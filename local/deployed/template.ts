@@ -44,7 +44,8 @@ export class StackTemplate {
         }
         return v;
       };
-      for (const [nid, nr] of Object.entries<CfnResource>(nested.Resources)) this.resources[`${id}/${nid}`] = substitute(nr);
+      for (const [nid, nr] of Object.entries<CfnResource>(nested.Resources))
+        this.resources[`${id}/${nid}`] = substitute(nr);
     }
   }
 

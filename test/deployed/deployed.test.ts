@@ -59,7 +59,9 @@ describe('a new customer, as the smoke script meets a stage', () => {
       log: (l) => lines.push(l),
       indexingTimeoutMs: 60_000,
     }).catch((err) => {
-      throw new Error(`${(err as Error).message}\n${describeDenials(w.stack.iam.denied())}\n${logsOf(w.stack, 'llm-gateway')}\n${logsOf(w.stack, 'knowledge-worker')}`);
+      throw new Error(
+        `${(err as Error).message}\n${describeDenials(w.stack.iam.denied())}\n${logsOf(w.stack, 'llm-gateway')}\n${logsOf(w.stack, 'knowledge-worker')}`,
+      );
     });
     expect(lines.at(-1)).toBe('ok  the uploaded text was retrieved');
     // The answer came from the Bedrock stand-in, the embeddings too (the worker's and the query's).
@@ -74,12 +76,18 @@ describe('a new customer, as the smoke script meets a stage', () => {
     const res = await fetch(`${w.streamDoor('llm-gateway')}/api/llm-gateway/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${owner.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'nova-lite', stream: true, messages: [{ role: 'user', content: 'one two three' }] }),
+      body: JSON.stringify({
+        model: 'nova-lite',
+        stream: true,
+        messages: [{ role: 'user', content: 'one two three' }],
+      }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/event-stream/);
     const text = await res.text();
-    const deltas = [...text.matchAll(/^data: (\{.*\})$/gm)].map((m) => JSON.parse(m[1]!).choices?.[0]?.delta?.content ?? '');
+    const deltas = [...text.matchAll(/^data: (\{.*\})$/gm)].map(
+      (m) => JSON.parse(m[1]!).choices?.[0]?.delta?.content ?? '',
+    );
     expect(deltas.join('')).toBe('You said: one two three');
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect(w.stack.bedrock.calls).toContain(`converse-stream ${nova.bedrockId}`);
@@ -202,7 +210,11 @@ describe('agents, as deployed', () => {
     expect((await asAdmin(`/api/tools/${toolId}/approve`)).status).toBe(200);
     expect((await asAdmin(`/api/tools/${toolId}/activate`)).json.result.status).toBe('ACTIVE');
 
-    const agent = await as('POST', '/api/ai/agents', { name: 'Shop helper', promptId: prompt.json.result.id, toolIds: [toolId] });
+    const agent = await as('POST', '/api/ai/agents', {
+      name: 'Shop helper',
+      promptId: prompt.json.result.id,
+      toolIds: [toolId],
+    });
     expect(agent.status, agent.text).toBe(201);
     // A navigation the deployed guard refuses before Chromium starts: no traffic leaves this machine.
     const steps = { steps: [{ action: 'navigate', url: 'http://0.0.0.0:9/' }] };
@@ -228,7 +240,9 @@ describe('the schedule', () => {
 /** The onboarding function's id in the template, its role's policies, its environment. */
 const onboardingOf = (t: StackTemplate) => {
   const fn = templateFunctions(t).find((f) => f.id.startsWith('Fnonboarding'))!;
-  const policies = t.ofType('AWS::IAM::Policy').filter(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === fn.roleId));
+  const policies = t
+    .ofType('AWS::IAM::Policy')
+    .filter(([, p]) => p.Properties.Roles.some((r: Json) => r.Ref === fn.roleId));
   return { fn, environment: t.resources[fn.id]!.Properties.Environment.Variables, policies };
 };
 

@@ -29,7 +29,10 @@ export async function deployerParameters(stack: DeployedStack) {
 
 /** A stack stood up from the assembly and made ready as a first deploy leaves it (parameters, custom resources). */
 export async function deployedWorld(assemblyDir: string, edit?: (t: StackTemplate) => void) {
-  const stack = await startDeployedStack(assemblyDir, STACK_NAME, { workDir: tempDir('deployed-'), ...(edit ? { edit } : {}) });
+  const stack = await startDeployedStack(assemblyDir, STACK_NAME, {
+    workDir: tempDir('deployed-'),
+    ...(edit ? { edit } : {}),
+  });
   const params = await deployerParameters(stack);
   const init = await initStage(params, 'saas', 'test');
   const resources = await stack.createCustomResources();
@@ -56,7 +59,8 @@ export async function deployedWorld(assemblyDir: string, edit?: (t: StackTemplat
     } catch {}
     return { status: res.status, text, json, headers: res.headers };
   };
-  const api = (method: string, path: string, opts?: Parameters<typeof call>[3]) => call(stack.apiUrl, method, path, opts);
+  const api = (method: string, path: string, opts?: Parameters<typeof call>[3]) =>
+    call(stack.apiUrl, method, path, opts);
   const streamDoor = (group: string) => {
     const host = stack.byName(`${group}-stream`);
     return stack.functionUrls.get(host.fn.name)!;
@@ -65,12 +69,15 @@ export async function deployedWorld(assemblyDir: string, edit?: (t: StackTemplat
   /** Every e-mail SES accepted so far (the SES stand-in's store). */
   const mails = async () => {
     const res = await fetch(`${stack.endpoints.ses}/store`);
-    return ((await res.json()) as { emails: { destination: { to: string[] }; subject: string; body: { text?: string } }[] })
-      .emails;
+    return (
+      (await res.json()) as { emails: { destination: { to: string[] }; subject: string; body: { text?: string } }[] }
+    ).emails;
   };
   const codeFor = async (email: string) => {
     await stack.pollers.drain();
-    const mail = (await mails()).reverse().find((m) => m.destination.to.includes(email) && /verification code/.test(m.subject));
+    const mail = (await mails())
+      .reverse()
+      .find((m) => m.destination.to.includes(email) && /verification code/.test(m.subject));
     const code = /(\d{6})/.exec(mail?.body.text ?? '')?.[1];
     if (!code) throw new Error(`No verification e-mail to ${email}`);
     return code;

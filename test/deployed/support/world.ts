@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { expect } from 'vitest';
 import { createSsmClient, createSsmParameterStore } from '#shared/platform/aws-params.ts';
 import { type DeployedStack, startDeployedStack } from '#local/deployed/deployed-stack.ts';
@@ -37,28 +38,42 @@ export async function deployedWorld(assemblyDir: string, edit?: (t: StackTemplat
   const init = await initStage(params, 'saas', 'test');
   const resources = await stack.createCustomResources();
 
-  const call = async (
+  /** A request from `from` (a loopback address: API Gateway's source IP is the TCP peer, and limits count per IP). */
+  const call = (
     base: string,
     method: string,
     path: string,
-    opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
-  ): Promise<Answer> => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
-        ...opts.headers,
-      },
-      ...(opts.body === undefined ? {} : { body: JSON.stringify(opts.body) }),
+    opts: { token?: string; body?: unknown; headers?: Record<string, string>; from?: string } = {},
+  ): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+      const req = request(
+        `${base}${path}`,
+        {
+          method,
+          ...(opts.from ? { localAddress: opts.from } : {}),
+          headers: {
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+            ...opts.headers,
+          },
+        },
+        async (res) => {
+          const chunks: Buffer[] = [];
+          for await (const c of res) chunks.push(c as Buffer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown = null;
+          try {
+            json = text ? JSON.parse(text) : null;
+          } catch {}
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, String(v));
+          resolve({ status: res.statusCode ?? 0, text, json, headers });
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
     });
-    const text = await res.text();
-    let json: unknown = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {}
-    return { status: res.status, text, json, headers: res.headers };
-  };
   const api = (method: string, path: string, opts?: Parameters<typeof call>[3]) =>
     call(stack.apiUrl, method, path, opts);
   const streamDoor = (group: string) => {

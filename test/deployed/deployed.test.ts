@@ -5,9 +5,11 @@ import { signProviderA } from '#areas/billing/signatures.ts';
 import { describeDenials } from '#local/deployed/iam-check.ts';
 import { type Json, type StackTemplate, templateFunctions } from '#local/deployed/template.ts';
 import { initStage } from '#scripts/stage-init.ts';
+import { DELIVERY_ATTEMPT } from '#areas/outbound-webhooks/messages.ts';
+import { CHANNEL_SEND } from '#areas/connector/queue.ts';
 import { smoke } from '#scripts/smoke.ts';
 import { synthBundled } from './support/assembly.ts';
-import { operatorAdmin } from './support/operator.ts';
+import { operatorAdmin, queueAsProducer } from './support/operator.ts';
 import { deployedWorld, expectNoDenials, logsOf, type World } from './support/world.ts';
 
 /**
@@ -147,6 +149,9 @@ describe('a new customer, as the smoke script meets a stage', () => {
       const res = await w.api(method, path, { token: owner.token, ...(body ? { body } : {}) });
       expect(res.status, `${method} ${path}: ${res.text}`).toBe(status);
     }
+    expect((await w.api('GET', '/api/health')).status).toBe(200);
+    const jwks = await w.api('GET', '/.well-known/jwks.json');
+    expect(jwks.json.keys).toHaveLength(1);
     const streamed = await fetch(`${w.streamDoor('system')}/api/health/stream?count=2`);
     expect((await streamed.text()).match(/^data: /gm)?.length).toBeGreaterThanOrEqual(2);
     expectNoDenials(w.stack);
@@ -200,11 +205,25 @@ describe('a new customer, as the smoke script meets a stage', () => {
     expect(got.text).toContain('s3cret-value');
     expectNoDenials(w.stack);
   });
+
+  it("a vault sync is queued for the jobs worker, which reads the deployment's sources with its own role", async () => {
+    const key = (await w.params.get('/saas/test/internal-api-key'))!.value;
+    const admin = await operatorAdmin(w);
+    const sync = await w.api('POST', '/api/secrets/sync/staging', {
+      token: admin,
+      headers: { 'x-internal-api-key': key },
+    });
+    expect(sync.status, sync.text).toBeLessThan(300);
+    await w.stack.pollers.drain();
+    expect(w.stack.byName('jobs-worker').invocations, logsOf(w.stack, 'vault')).toBeGreaterThan(0);
+    expectNoDenials(w.stack);
+  });
 });
 
 describe('agents, as deployed', () => {
   let admin: string;
   let owner: string;
+  let agentId: string;
 
   beforeAll(async () => {
     admin = await operatorAdmin(w);
@@ -265,6 +284,64 @@ describe('agents, as deployed', () => {
     expect(chat.status, chat.text).toBe(200);
     expect(chat.json.result.toolCalls[0]).toMatchObject({ name: 'browse_site' });
     expect(w.stack.byName('browser-action').invocations, logsOf(w.stack, 'agent-runtime')).toBeGreaterThan(0);
+    expectNoDenials(w.stack);
+    agentId = agent.json.result.id as string;
+  });
+
+  it("a visitor's widget message streams through the conversations front door", async () => {
+    const as = (method: string, path: string, body?: unknown) => w.api(method, path, { token: owner, body });
+    expect((await as('POST', `/api/ai/agents/${agentId}/publish`)).status).toBe(200);
+    const origin = 'https://shop.example';
+    const widget = await as('POST', `/api/ai/agents/${agentId}/widgets`, { name: 'Shop', allowedOrigins: [origin] });
+    expect(widget.status, widget.text).toBe(201);
+    const session = await w.api('POST', '/api/conversations/widget/sessions', {
+      headers: { origin },
+      body: { widgetKey: widget.json.result.widgetKey },
+    });
+    expect(session.status, session.text).toBe(201);
+    const res = await fetch(`${w.streamDoor('conversations')}/api/conversations/widget/messages`, {
+      method: 'POST',
+      headers: {
+        origin,
+        'x-widget-session': session.json.result.sessionToken,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'idempotency-key': 'turn-1',
+      },
+      body: JSON.stringify({ text: 'when do you open on Sundays' }),
+    });
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(text, logsOf(w.stack, 'conversations-stream')).toContain('You said: when do you open on Sundays');
+    expectNoDenials(w.stack);
+  });
+});
+
+describe('the workers with no producer a scenario here may drive', () => {
+  it("a delivery and a channel send, queued as their producers queue them, are consumed with the workers' own roles", async () => {
+    const tenantId = crypto.randomUUID();
+    await queueAsProducer(w, DELIVERY_ATTEMPT, {
+      tenantId,
+      subscriptionId: crypto.randomUUID(),
+      deliveryId: crypto.randomUUID(),
+      attempt: 1,
+      event: { id: crypto.randomUUID(), type: 'document.indexed', timestamp: new Date().toISOString(), data: {} },
+    });
+    // A Telegram send whose bot token is no tenant secret: nothing is sent, nothing leaves the machine.
+    await queueAsProducer(w, CHANNEL_SEND, {
+      tenantId,
+      connection: {
+        id: 'telegram-1',
+        type: 'telegram',
+        settings: {},
+        secretRefs: { botToken: `vault://tenants/${tenantId}/channels/telegram-1/botToken` },
+      },
+      message: { recipient: '42', text: 'hello' },
+    });
+    await w.stack.pollers.drain();
+    for (const name of ['delivery-worker', 'channel-worker'])
+      expect(w.stack.byName(name).invocations, logsOf(w.stack, name)).toBeGreaterThan(0);
     expectNoDenials(w.stack);
   });
 });
@@ -334,7 +411,6 @@ describe('a fault planted in the template fails the tier', () => {
 describe('the whole template', () => {
   it('every function ran from its bundle, and every AWS call was allowed by its own role', () => {
     const idle = [...w.stack.hosts.values()].filter((h) => h.invocations === 0).map((h) => h.fn.id);
-    console.log('idle', idle);
     expect(idle).toEqual([]);
     expect(templateFunctions(w.stack.template)).toHaveLength(w.stack.hosts.size);
     expect(w.stack.iam.decisions.length).toBeGreaterThan(100);

@@ -14,7 +14,13 @@ export function synthBundled(): string {
   const outdir = tempDir('cdk.out-deployed-');
   const app = new App({
     outdir,
-    context: { appName: 'saas', stage: 'test', corsOrigins: 'https://app.example.test' },
+    // The CLI's default: each resource names its asset folder (`aws:asset:path`), which the tier runs.
+    context: {
+      appName: 'saas',
+      stage: 'test',
+      corsOrigins: 'https://app.example.test',
+      'aws:cdk:enable-asset-metadata': true,
+    },
   });
   const settings = readSettings(app.node);
   new PlatformStack(app, STACK_NAME, { settings, description: `${settings.appName} platform API (test)` });

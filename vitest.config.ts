@@ -11,7 +11,7 @@ process.env.STRICT_RESPONSES ??= '1';
 
 const common = { setupFiles: ['test/support/env-setup.ts'] };
 
-/** The four tiers of the guide, plus the fresh-clone check; `npm test` runs them all. */
+/** The tiers of the guide (unit, integration, infra, e2e, deployed) and the fresh-clone check; `npm test` runs them all. */
 export default defineConfig({
   test: {
     reporters: ['default'],
@@ -54,6 +54,15 @@ export default defineConfig({
           globalSetup: ['test/support/browser-global-setup.ts', 'test/support/server-global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          ...common,
+          name: 'deployed',
+          include: ['test/deployed/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 900_000,
         },
       },
       { test: { ...common, name: 'clone', include: ['test/clone/**/*.test.ts'], testTimeout: 600_000 } },

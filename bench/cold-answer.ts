@@ -14,7 +14,7 @@ import { clientClassName, median, ratio } from './stats.ts';
  * The cold first answer: a fresh Node process imports a bundle and answers one request, an API
  * Gateway HTTP API (payload 2.0) event passed to its handler as Lambda passes it; the time is from
  * the process's start (its time origin) to the handler's answer. The function's side fetches its
- * signing keys from SSM (bench/ssm-stand-in.ts), verifies the token and reads DynamoDB Local, as it
+ * signing keys from SSM (local/ssm-stand-in.ts), verifies the token and reads DynamoDB Local, as it
  * does on its first request on Lambda. The floor is the common hand-built function beside it.
  */
 const RUNNER = `import { readFileSync, writeSync } from 'node:fs';

@@ -14,7 +14,7 @@ import {
 import { invoke, prepare, type BenchRequest, type Harness } from './harness.ts';
 import type { ReadResult } from './reads.ts';
 export { COLD_ANSWER_TARGET } from './report.ts';
-import { startSsmStandIn } from './ssm-stand-in.ts';
+import { startSsmStandIn } from '#local/ssm-stand-in.ts';
 
 /** Rounds per function: at 11 the ratio of one function moved by about 0.03 between runs. */
 export const DEFAULT_ANSWER_RUNS = 11;

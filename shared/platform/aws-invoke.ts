@@ -11,21 +11,25 @@ import type { FunctionInvoker } from './ports.ts';
  */
 export function createLambdaInvoker(): FunctionInvoker {
   const region = process.env.AWS_REGION ?? 'us-east-1';
+  // The SDK's own endpoint settings, which every other client honours (a stand-in, a VPC endpoint).
+  const endpoint =
+    process.env.AWS_ENDPOINT_URL_LAMBDA ?? process.env.AWS_ENDPOINT_URL ?? `https://lambda.${region}.amazonaws.com`;
   const signer = new SignatureV4({ service: 'lambda', region, credentials: defaultProvider(), sha256: Sha256 });
   return {
     async invoke(fn, payload, { timeoutMs }) {
-      const hostname = `lambda.${region}.amazonaws.com`;
-      const path = `/2015-03-31/functions/${encodeURIComponent(config.functionName(fn))}/invocations`;
+      const base = new URL(endpoint);
+      const hostname = base.host;
+      const path = `${base.pathname.replace(/\/$/, '')}/2015-03-31/functions/${encodeURIComponent(config.functionName(fn))}/invocations`;
       const body = JSON.stringify(payload);
       const signed = await signer.sign({
         method: 'POST',
-        protocol: 'https:',
+        protocol: base.protocol,
         hostname,
         path,
         headers: { host: hostname, 'content-type': 'application/json', 'x-amz-invocation-type': 'RequestResponse' },
         body,
       });
-      const res = await fetch(`https://${hostname}${path}`, {
+      const res = await fetch(`${base.protocol}//${hostname}${path}`, {
         method: 'POST',
         headers: signed.headers,
         body,

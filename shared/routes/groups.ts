@@ -105,6 +105,9 @@ export const API_GROUPS = {
     // A document found stuck on a read ends Failed, which tells webhook subscribers (document.failed).
     sends: ['indexing', 'deliveries'],
     knowledgeVectors: 'read',
+    // Retrieval embeds the query through the gateway in-process: the base's embedding model.
+    bedrock: true,
+    readsVault: true,
   },
   'llm-gateway': {
     description: 'AI LLM gateway: OpenAI-compatible model calls, keys, usage, model catalog',
@@ -192,6 +195,10 @@ export const WORKERS = {
     sends: ['deliveries'],
     media: 'readwrite',
     knowledgeVectors: 'readwrite',
+    // Chunks are embedded through the gateway in-process: the base's embedding model (Bedrock, or an
+    // OpenAI-compatible endpoint whose key is a vault secret).
+    bedrock: true,
+    readsVault: true,
     memoryMb: 1024,
     // A 10 MB PDF parsed, chunked and embedded in one run; the queue's visibility (360 s) stays above it.
     timeoutSeconds: 300,

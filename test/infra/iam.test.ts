@@ -188,8 +188,8 @@ describe('IAM', () => {
       if (texts.some((t) => t.includes('/vault'))) withVault.push(name);
       if (stmts(name).some((st) => logicalIdsIn([st]).has(keyId))) withKey.push(name);
     }
-    // The LLM gateway (and the functions that run agent turns, calling it in-process) reads an
-    // endpoint's API key from the vault: GetParameter only, Decrypt only.
+    // The LLM gateway (and the functions that call it in-process: agent turns, knowledge's embeddings)
+    // reads an endpoint's API key from the vault: GetParameter only, Decrypt only.
     expect(withVault.sort()).toEqual(
       [
         'agent-runtime',
@@ -199,6 +199,8 @@ describe('IAM', () => {
         'conversations',
         'conversations-stream',
         'jobs-worker',
+        'knowledge',
+        'knowledge-worker',
         'llm-gateway',
         'llm-gateway-stream',
         'vault',
@@ -215,6 +217,8 @@ describe('IAM', () => {
         'conversations',
         'conversations-stream',
         'jobs-worker',
+        'knowledge',
+        'knowledge-worker',
         'llm-gateway',
         'llm-gateway-stream',
         'tools',
@@ -224,7 +228,7 @@ describe('IAM', () => {
         'connector',
       ].sort(),
     );
-    for (const name of ['agent-runtime', 'llm-gateway', 'llm-gateway-stream']) {
+    for (const name of ['agent-runtime', 'knowledge', 'knowledge-worker', 'llm-gateway', 'llm-gateway-stream']) {
       const vaultStmts = stmts(name).filter((st) => resourceTexts([st]).some((t) => t.includes('/vault')));
       expect(vaultStmts.flatMap(actionsOf), name).toEqual(['ssm:GetParameter']);
       const keyStmts = stmts(name).filter((st) => logicalIdsIn([st]).has(keyId));
@@ -289,7 +293,7 @@ describe('IAM', () => {
     expect(sources).toEqual(['jobs-worker']);
   });
 
-  it('lets only the LLM gateway and the functions that run agent turns (calling it in-process) invoke Bedrock models, and only the models the stage offers (the ones its catalog is seeded with)', () => {
+  it('lets only the LLM gateway and the functions that call it in-process (agent turns, embeddings for knowledge) invoke Bedrock models, and only the models the stage offers (the ones its catalog is seeded with)', () => {
     const callers = [...s.fnIds.keys()].filter((n) =>
       stmts(n).some((st) => actionsOf(st).some((a) => a.startsWith('bedrock:'))),
     );
@@ -301,6 +305,9 @@ describe('IAM', () => {
         'channel-turn-worker',
         'conversations',
         'conversations-stream',
+        // Knowledge embeds chunks (the worker) and queries (retrieval) through the gateway.
+        'knowledge',
+        'knowledge-worker',
         'llm-gateway',
         'llm-gateway-stream',
       ].sort(),

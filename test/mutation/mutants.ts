@@ -26,6 +26,14 @@ const GATEWAY = ['test/integration/llm-gateway.test.ts', 'test/integration/llm-g
 
 export const mutants: Mutant[] = [
   {
+    id: 'knowledge-worker-model-grant',
+    bug: 'the indexing worker loses its grant on the stage’s models (it embeds through the gateway in-process)',
+    file: 'shared/routes/groups.ts',
+    find: 'OpenAI-compatible endpoint whose key is a vault secret).\n    bedrock: true,',
+    replace: 'OpenAI-compatible endpoint whose key is a vault secret).\n    bedrock: false,',
+    tests: ['test/deployed/deployed.test.ts', 'test/infra/iam.test.ts'],
+  },
+  {
     id: 'agents-pin-newest',
     bug: 'publishing pins the prompt’s newest version instead of its Active one',
     file: 'areas/agents/manage-agents.ts',

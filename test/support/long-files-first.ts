@@ -6,6 +6,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * whole `npm test`; a file missing here only runs in the default order.
  */
 const LONG_FILES = [
+  'test/deployed/deployed.test.ts',
   'test/integration/hardening-fuzz.test.ts',
   'test/clone/fresh-clone.test.ts',
   'test/integration/hardening-faults.test.ts',

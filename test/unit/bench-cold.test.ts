@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { floorClientPackages } from '#bench/cold-answer.ts';
 import { pickColdRead } from '#bench/cold-phase.ts';
 import type { ReadResult } from '#bench/reads.ts';
-import { startSsmStandIn } from '#bench/ssm-stand-in.ts';
+import { startSsmStandIn } from '#local/ssm-stand-in.ts';
 import { memoryParameterStore } from '#local/memory-ports.ts';
 import { createSsmClient, createSsmParameterStore } from '#shared/platform/aws-params.ts';
 import type { ParameterStore } from '#shared/platform/ports.ts';

@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IndexRef, VectorMetadata } from '#areas/knowledge/vectors/port.ts';
+import type { IndexRef, VectorMetadata } from '#areas/knowledge/vectors/store.ts';
 import { memoryVectorStore } from './knowledge-vectors.ts';
 
 interface Body {

@@ -6,7 +6,7 @@ import { describeDenials } from '#local/deployed/iam-check.ts';
 import { type Json, type StackTemplate, templateFunctions } from '#local/deployed/template.ts';
 import { initStage } from '#scripts/stage-init.ts';
 import { DELIVERY_ATTEMPT } from '#areas/outbound-webhooks/messages.ts';
-import { CHANNEL_SEND } from '#areas/connector/queue.ts';
+import { CHANNEL_SEND } from '#areas/channels/queue.ts';
 import { smoke } from '#scripts/smoke.ts';
 import { synthBundled } from './support/assembly.ts';
 import { operatorAdmin, queueAsProducer } from './support/operator.ts';

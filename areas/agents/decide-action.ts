@@ -9,14 +9,14 @@ import { readTools } from '#areas/tools/for-agents.ts';
 import { actionAlreadyDecided, actionExpired } from './errors.ts';
 import { actionKey, pausedKey } from './records.ts';
 import type { ActionRecord, ActionStatus, Owner, PausedRecord } from './pending-actions.ts';
-import { callTool, type CallOutcome, type PausedTurn } from './runtime.ts';
+import { readPausedState } from './paused-state.ts';
+import { callTool, resumeTurnStream, type CallOutcome, type TurnResult } from './runtime.ts';
 
 export type Decision = { approve: true } | { approve: false; reason: string | null };
 
 /** A paused turn whose every call is decided, claimed by this caller to resume it (exactly one caller does). */
 export interface Resumable {
   paused: PausedRecord;
-  state: PausedTurn;
   outcomes: Map<string, CallOutcome>;
 }
 
@@ -196,5 +196,31 @@ async function claimResume(a: ActionRecord): Promise<Resumable | null> {
     return null;
   }
   const outcomes = new Map(all.map((x) => [x!.toolCallId, outcomeOf(x!)]));
-  return { paused: { ...paused, resumedAt: at }, state: JSON.parse(paused.state) as PausedTurn, outcomes };
+  return { paused: { ...paused, resumedAt: at }, outcomes };
+}
+
+/**
+ * The one way a paused turn goes on (widget, channel and playground alike, as openai-agents' one
+ * re-entry `run(agent, state)`): its stored state read under its schema version, each call's
+ * outcome given to the model, the turn run to its end (or to its next pause). The caller stores the
+ * result as it stores any turn's.
+ */
+export async function resumeTurn(
+  resume: Resumable,
+  requestId: string,
+  opts: { conversationId?: string; stream?: boolean } = {},
+): Promise<TurnResult> {
+  const { paused } = resume;
+  const state = readPausedState(paused.state);
+  const input = {
+    tenantId: paused.tenantId,
+    ...(opts.conversationId ? { conversationId: opts.conversationId } : {}),
+    agent: paused.agent,
+    messages: [],
+    caller: { kind: 'agent' as const, agentId: paused.agent.agentId },
+    requestId,
+  };
+  for await (const e of resumeTurnStream(input, state, resume.outcomes, { stream: opts.stream }))
+    if (e.type === 'final') return e.result;
+  throw new Error('the resumed turn ended without an answer');
 }

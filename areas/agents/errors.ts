@@ -48,3 +48,10 @@ export const agentNotPublished = defineError(
   'AGENT_NOT_PUBLISHED',
   'The agent is not published; publish it to take conversations',
 );
+/** A held turn whose stored state this deploy cannot read (agents/paused-state.ts). */
+export const pausedTurnUnreadable = defineError(
+  409,
+  'PAUSED_TURN_UNREADABLE',
+  (why: string = 'its state has version 9; this deploy reads versions 0 to 1') =>
+    `The paused turn cannot be resumed: ${why}`,
+);

@@ -1,6 +1,7 @@
 import { putNew, type Write } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { config } from '#shared/platform/config.ts';
+import { writePausedState } from './paused-state.ts';
 import type { PausedTurn, PendingCall } from './runtime.ts';
 import type { AgentSnapshot } from './snapshot.ts';
 
@@ -53,7 +54,7 @@ export interface PausedRecord {
   tenantId: string;
   owner: Owner;
   agent: AgentSnapshot;
-  /** PausedTurn as JSON: the model's input is kept exactly as it was. */
+  /** PausedTurn as JSON with its schema version (paused-state.ts): the model's input is kept exactly as it was. */
   state: string;
   actionIds: string[];
   decided: number;
@@ -95,7 +96,7 @@ export function pauseWrites(
   now = Date.now(),
 ): { writes: Write[]; actions: ActionRecord[] } {
   const turnId = crypto.randomUUID();
-  const state = JSON.stringify(paused);
+  const state = writePausedState(paused);
   const at = new Date(now).toISOString();
   const actions = paused.pending.map(
     (p: PendingCall, i): ActionRecord => ({

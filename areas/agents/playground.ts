@@ -3,10 +3,10 @@ import { commitChange } from '#shared/data/commit.ts';
 import { findPrompt, forcedVariantVersion, type Variant } from '#areas/prompts/for-agents.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
-import { countRequested, decideAction, type Resumable } from './decide-action.ts';
+import { countRequested, decideAction, resumeTurn, type Resumable } from './decide-action.ts';
 import { noActivePromptVersion } from './errors.ts';
 import { listActions, pauseWrites, type ActionRecord, type Owner } from './pending-actions.ts';
-import { resumeTurnStream, runTurn, type TurnInput, type TurnResult } from './runtime.ts';
+import { runTurn, type TurnInput, type TurnResult } from './runtime.ts';
 import { agentKey, type AgentSnapshot } from './snapshot.ts';
 
 type AgentItem = Omit<AgentSnapshot, 'agentId' | 'version' | 'promptVersionId'> & {
@@ -134,14 +134,5 @@ async function decideInline(
       pendingActions: waiting.map(pendingOf),
     };
   }
-  const agent = resume.paused.agent;
-  let result: TurnResult | undefined;
-  for await (const e of resumeTurnStream(
-    { tenantId, agent, messages: [], caller: { kind: 'agent', agentId: agent.agentId }, requestId },
-    resume.state,
-    resume.outcomes,
-  ))
-    if (e.type === 'final') result = e.result;
-  if (!result) throw new Error('the resumed turn ended without an answer');
-  return answer(tenantId, owner, agent, result, actor);
+  return answer(tenantId, owner, resume.paused.agent, await resumeTurn(resume, requestId), actor);
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   decideAction,
   expireAction,
@@ -5,13 +6,12 @@ import {
   overdueActions,
   pauseWrites,
   countRequested,
-  resumeTurnStream,
+  resumeTurn,
   toAction,
   type ActionRecord,
   type Decision,
   type Owner,
   type Resumable,
-  type TurnResult,
 } from '#areas/agents/for-conversations.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -21,6 +21,7 @@ import { systemMessage, takesMessages } from './lifecycle.ts';
 import { newMessage, type ConversationRecord } from './records.ts';
 import { mutate, readConversation, type Stored } from './store.ts';
 import { requestedBy } from './turn.ts';
+import { giveBackTurn, takeConversationTurn } from './turn-lease.ts';
 import { resumedSpendWrites } from './visitor-caps.ts';
 
 /**
@@ -77,12 +78,13 @@ export async function expireOverdueActions(now = Date.now()): Promise<number> {
 
 /** A resumed turn that fails leaves a note in the transcript; the decision itself stands. */
 async function resumeSafely(tenantId: string, id: string, resume: Resumable, requestId: string) {
+  const lease = randomUUID();
   try {
-    await resumeConversationTurn(tenantId, id, resume, requestId);
+    await resumeConversationTurn(tenantId, id, resume, requestId, lease);
   } catch (err) {
     logger.error('paused turn not resumed', { conversationId: id, turnId: resume.paused.id, error: err as Error });
     await mutate(tenantId, id, (current) => ({
-      next: current,
+      next: { ...current, ...giveBackTurn(current, lease) },
       messages: [systemMessage(current, 'The agent could not continue after the decision on its action.', Date.now())],
     })).catch(() => undefined);
   }
@@ -90,27 +92,20 @@ async function resumeSafely(tenantId: string, id: string, resume: Resumable, req
 
 /**
  * The paused turn run on with its calls' outcomes: the agent's answer stored like a visitor turn's
- * (or a new pause, when the model calls for another action) and delivered on the channel.
+ * (or a new pause, when the model calls for another action) and delivered on the channel. It is a
+ * turn of the conversation like a visitor's: it takes the conversation's turn before the model runs
+ * and gives it back with its answer.
  */
-async function resumeConversationTurn(tenantId: string, id: string, resume: Resumable, requestId: string) {
-  const c = await readConversation(tenantId, id, true);
+async function resumeConversationTurn(
+  tenantId: string,
+  id: string,
+  resume: Resumable,
+  requestId: string,
+  lease: string,
+) {
+  const c = await takeConversationTurn(await readConversation(tenantId, id, true), lease);
   const agent = resume.paused.agent;
-  let result: TurnResult | undefined;
-  for await (const e of resumeTurnStream(
-    {
-      tenantId,
-      conversationId: id,
-      agent,
-      messages: [],
-      caller: { kind: 'agent', agentId: agent.agentId },
-      requestId,
-    },
-    resume.state,
-    resume.outcomes,
-  ))
-    if (e.type === 'final') result = e.result;
-  if (!result) throw new Error('the resumed turn ended without an answer');
-  const final = result;
+  const final = await resumeTurn(resume, requestId, { conversationId: id });
   const answer = newMessage(c, 'agent', final.message, {
     citations: final.citations,
     toolCalls: final.toolCalls.map(({ name, status, durationMs }) => ({ name, status, durationMs })),
@@ -124,6 +119,7 @@ async function resumeConversationTurn(tenantId: string, id: string, resume: Resu
       if (!takesMessages(current)) throw conversationClosed();
       const next: ConversationRecord = {
         ...current,
+        ...giveBackTurn(current, lease),
         lastMessageAt: answer.createdAt,
         untrusted: !!current.untrusted || final.untrusted,
       };

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { conversationBusy } from './errors.ts';
 import type { ConversationRecord } from './records.ts';
-import { readConversation, type Stored } from './store.ts';
+import { mutate, readConversation, type Stored } from './store.ts';
 
 /**
  * One agent turn at a time per conversation (docs/decisions/conversations.md, "One turn at a time"):
@@ -55,3 +55,18 @@ export async function whenTurnFree<T>(first: Stored, attempt: (current: Stored) 
     current = await readConversation(first.tenantId, first.id, true);
   }
 }
+
+/** The conversation's turn taken on its own, once it is free (a retried message's, a resumed turn's). */
+export const takeConversationTurn = (first: Stored, lease: string) =>
+  whenTurnFree(first, async (c) => {
+    const out = await mutate(
+      c.tenantId,
+      c.id,
+      (current) => {
+        requireFreeTurn(current);
+        return { next: { ...current, ...takeTurn(lease) } };
+      },
+      c,
+    );
+    return out.conversation;
+  });

@@ -26,7 +26,7 @@ import {
   type MessageRecord,
 } from './records.ts';
 import { mutate, type Stored } from './store.ts';
-import { giveBackTurn, requireFreeTurn, takeTurn, whenTurnFree } from './turn-lease.ts';
+import { giveBackTurn, requireFreeTurn, takeConversationTurn, takeTurn, whenTurnFree } from './turn-lease.ts';
 import { servedBy } from './variant.ts';
 
 /** What a visitor's message gets back: the agent's answer (null while a person has the conversation). */
@@ -86,21 +86,6 @@ type Start =
   | { kind: 'answered'; answer: TurnAnswer }
   | { kind: 'run'; conversation: Stored; visitor: MessageRecord; agent: AgentSnapshot | null; lease: string };
 
-/** The turn taken for a message already stored (a retry's): the lease alone, once it is free. */
-const takeTurnFor = (first: Stored, lease: string) =>
-  whenTurnFree(first, async (c) => {
-    const out = await mutate(
-      c.tenantId,
-      c.id,
-      (current) => {
-        requireFreeTurn(current);
-        return { next: { ...current, ...takeTurn(lease) } };
-      },
-      c,
-    );
-    return out.conversation;
-  });
-
 /** A retried message: its stored answer, a wait while the first attempt runs, or the turn again. */
 async function retried(first: Stored, key: string, agent: AgentSnapshot | null, lease: string): Promise<Start> {
   const prior = await readClaim<Held>(claimKey(first, key));
@@ -116,7 +101,7 @@ async function retried(first: Stored, key: string, agent: AgentSnapshot | null, 
   // Released by a failure, or its lease ran out: this attempt takes it over, one attempt at a time.
   if ((await claim(claimKey(first, key), { ...CLAIM, data: prior.data })).kind !== 'claimed') throw requestInProgress();
   if (!agent) return { kind: 'run', conversation: first, visitor, agent, lease };
-  return { kind: 'run', conversation: await takeTurnFor(first, lease), visitor, agent, lease };
+  return { kind: 'run', conversation: await takeConversationTurn(first, lease), visitor, agent, lease };
 }
 
 /**

@@ -1,7 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expireOverdueActions } from '#areas/conversations/actions.ts';
 import { conversationKey, type ConversationRecord, widgetSpend } from '#areas/conversations/records.ts';
+import { commitChange, updateItem } from '#shared/data/commit.ts';
+import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
+import { config } from '#shared/platform/config.ts';
 import { activeToolVia, AGENTS } from '#test/support/agents.ts';
 import { telegramHeaders } from '#test/support/channel-signing.ts';
 import { useChannelStandIn } from '#test/support/channel-stand-in.ts';
@@ -328,5 +331,76 @@ describe('the playground: the caller approves inline', () => {
     expect(r.status, r.text).toBe(200);
     expect(r.json.result.message).toEqual(expect.stringMatching(/declined this call/));
     expect((await chat({})).status).toBe(400);
+  });
+});
+
+describe('a turn paused by another deploy', () => {
+  /** Rewrites the stored state of the playground's paused turn, as an earlier or a later deploy wrote it. */
+  async function rewriteState(agentId: string, rewrite: (state: Record<string, unknown>) => Record<string, unknown>) {
+    const pk = `${t}#AGENT#${agentId}#PAUSED`;
+    const items = await queryItems<{ pk: string; sk: string; state: string }>({
+      TableName: config.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+    });
+    expect(items).toHaveLength(1);
+    const state = rewrite(JSON.parse(items[0]!.state));
+    await commitChange([updateItem({ pk: items[0]!.pk, sk: items[0]!.sk }, { state: JSON.stringify(state) })], null);
+  }
+
+  async function pausedPlayground() {
+    const toolId = await activeToolVia(owner, 'send_email', 'Mail Desk', { allowedRecipients: ['acme.example'] });
+    const { agentId } = await publishedWidget(owner, { toolIds: [toolId] });
+    const marker = crypto.randomUUID();
+    const chat = (body: Record<string, unknown>) => invoke('POST', `${AGENTS}/${agentId}/chat`, { token: owner, body });
+    const first = await chat({
+      messages: [{ role: 'user', content: `mail_desk {"to":"ann@acme.example","text":"${marker}"}` }],
+    });
+    expect(first.status, first.text).toBe(200);
+    return { agentId, marker, chat, actionId: first.json.result.pendingActions[0].id as string };
+  }
+
+  it('resumes from the state shape written before versions', async () => {
+    const p = await pausedPlayground();
+    await rewriteState(p.agentId, ({ schemaVersion: _, ...before }) => before);
+    const second = await p.chat({ approveActionIds: [p.actionId] });
+    expect(second.status, second.text).toBe(200);
+    expect(second.json.result.message).toEqual(expect.stringMatching(/^The tool mail_desk returned/));
+    expect(sentTo(p.marker)).toHaveLength(1);
+  });
+
+  it('refuses, saying why, a state of a version this deploy does not know (the decision stands)', async () => {
+    const p = await pausedPlayground();
+    await rewriteState(p.agentId, (s) => ({ ...s, schemaVersion: 99 }));
+    const second = await p.chat({ approveActionIds: [p.actionId] });
+    expect([second.status, second.json?.error?.code], second.text).toEqual([409, 'PAUSED_TURN_UNREADABLE']);
+    expect(second.json.error.message).toMatch(/version 99/);
+  });
+
+  it('a widget conversation whose paused state cannot be read gets a note, and stays usable', async () => {
+    const { s, ask } = await mailWidget();
+    expect((await s.send(ask)).status).toBe(200);
+    const action = await pendingAction(s.conversationId);
+    const paused = await queryItems<{ pk: string; sk: string; state: string }>({
+      TableName: config.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `${t}#CONVERSATION#${s.conversationId}#PAUSED` },
+    });
+    const state = JSON.parse(paused[0]!.state);
+    await commitChange(
+      [
+        updateItem(
+          { pk: paused[0]!.pk, sk: paused[0]!.sk },
+          { state: JSON.stringify({ ...state, schemaVersion: 99 }) },
+        ),
+      ],
+      null,
+    );
+    const approved = await decide(s.conversationId, action.id, 'approve');
+    expect(approved.status, approved.text).toBe(200);
+    const messages = (await s.messages()).json.result as { role: string; text: string }[];
+    expect(messages.at(-1)).toMatchObject({ role: 'system', text: expect.stringMatching(/could not continue/) });
+    const next = await s.send('and thanks');
+    expect(next.status, next.text).toBe(200);
   });
 });

@@ -7,6 +7,7 @@ import {
   agentPromptMissing,
   agentUnavailable,
   noActivePromptVersion,
+  pausedTurnUnreadable,
   TURN_REFUSALS,
 } from '#areas/agents/errors.ts';
 
@@ -63,6 +64,7 @@ export const agentRuntimeRoutes = defineRoutes([
       agentUnavailable,
       actionAlreadyDecided,
       actionExpired,
+      pausedTurnUnreadable,
       ...TURN_REFUSALS,
     ],
     schemas: () => ({

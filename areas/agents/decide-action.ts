@@ -1,3 +1,4 @@
+import { writeItem } from '#shared/data/write-one.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, orConflict, updateItem, type Write } from '#shared/data/commit.ts';
 import { get, getMany } from '#shared/data/read.ts';
@@ -135,16 +136,13 @@ async function runApproved(a: ActionRecord, requestId: string): Promise<ActionRe
       })
     : { ok: false, text: 'Error: the tool is no longer available; nothing was done.' };
   const durationMs = Date.now() - started;
-  await commitChange(
-    [
-      updateItem(actionKey(a.tenantId, a.owner, a.id), {
-        status: 'Done',
-        result: out.text,
-        resultOk: out.ok,
-        durationMs,
-      }),
-    ],
-    null,
+  await writeItem(
+    updateItem(actionKey(a.tenantId, a.owner, a.id), {
+      status: 'Done',
+      result: out.text,
+      resultOk: out.ok,
+      durationMs,
+    }),
   );
   return { ...a, status: 'Done', result: out.text, resultOk: out.ok, durationMs };
 }
@@ -180,16 +178,15 @@ async function claimResume(a: ActionRecord): Promise<Resumable | null> {
   if (all.some((x) => !x || !FINAL.has(x.status))) return null;
   const at = new Date().toISOString();
   try {
-    await commitChange(
-      [
+    await writeItem(
+      orConflict(
         updateItem(
           pk,
           { resumedAt: at },
           { condition: 'attribute_exists(pk) AND resumedAt = :none', values: { ':none': null } },
         ),
-      ],
-      null,
-      { onConflict: 'resumed elsewhere' },
+        'resumed elsewhere',
+      ),
     );
   } catch (err) {
     logger.info('paused turn resumed by another decision', { turnId: a.turnId, error: (err as Error).message });

@@ -1,3 +1,4 @@
+import { writeItem } from '#shared/data/write-one.ts';
 import type { z } from 'zod/mini';
 import {
   allTestCases,
@@ -90,8 +91,7 @@ async function inBatches<T, R>(items: T[], run: (item: T) => Promise<R>): Promis
   return out;
 }
 
-const setEvaluation = (p: EvaluationRun, set: Partial<EvaluationRecord>) =>
-  commitChange([evaluationUpdate(p, set)], null);
+const setEvaluation = (p: EvaluationRun, set: Partial<EvaluationRecord>) => writeItem(evaluationUpdate(p, set));
 
 /** The worker's run: a later request for the same version (sent to review again) supersedes this one. */
 export async function runEvaluation(p: EvaluationRun) {

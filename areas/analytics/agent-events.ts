@@ -1,4 +1,5 @@
-import { commitChange, updateItem } from '#shared/data/commit.ts';
+import { writeItem } from '#shared/data/write-one.ts';
+import { updateItem } from '#shared/data/commit.ts';
 import { agentDay } from './records.ts';
 
 /** Events the agent's stats count beside conversations: a cap reached, an off-topic question declined. */
@@ -16,4 +17,4 @@ export function agentEventWrite(tenantId: string, agentId: string, event: AgentE
 }
 
 export const countAgentEvent = (tenantId: string, agentId: string, event: AgentEvent) =>
-  commitChange([agentEventWrite(tenantId, agentId, event)], null);
+  writeItem(agentEventWrite(tenantId, agentId, event));

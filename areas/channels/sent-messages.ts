@@ -1,4 +1,5 @@
-import { commitChange, putItem } from '#shared/data/commit.ts';
+import { writeItem } from '#shared/data/write-one.ts';
+import { putItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { sentMessageKey, type SentMessagePointer } from './records.ts';
 
@@ -16,15 +17,12 @@ export async function rememberSent(
   pointer: SentMessagePointer,
 ) {
   if (!platformMessageId) return;
-  await commitChange(
-    [
-      putItem({
-        ...sentMessageKey(tenantId, channelId, platformMessageId),
-        ...pointer,
-        ttl: Math.floor(Date.now() / 1000) + POINTER_TTL_SECONDS,
-      }),
-    ],
-    null,
+  await writeItem(
+    putItem({
+      ...sentMessageKey(tenantId, channelId, platformMessageId),
+      ...pointer,
+      ttl: Math.floor(Date.now() / 1000) + POINTER_TTL_SECONDS,
+    }),
   );
 }
 

@@ -1,5 +1,6 @@
+import { writeItem } from '#shared/data/write-one.ts';
 import { recordDelivery } from '#areas/conversations/for-connector.ts';
-import { commitChange, updateItem } from '#shared/data/commit.ts';
+import { updateItem } from '#shared/data/commit.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { sentPointer, type Receipt } from '#areas/channels/for-connector.ts';
 import { proactiveKey } from './records.ts';
@@ -28,18 +29,15 @@ export async function applyReceipt(tenantId: string, channelId: string, r: Recei
   if (!FROM[r.status].length) return false;
   const values = Object.fromEntries(FROM[r.status].map((s, i) => [`:f${i}`, s]));
   try {
-    await commitChange(
-      [
-        updateItem(
-          proactiveKey(tenantId, pointer.messageId),
-          { deliveryStatus: r.status, deliveryError: r.error },
-          {
-            condition: `attribute_exists(pk) AND deliveryStatus IN (${Object.keys(values).join(', ')})`,
-            values,
-          },
-        ),
-      ],
-      null,
+    await writeItem(
+      updateItem(
+        proactiveKey(tenantId, pointer.messageId),
+        { deliveryStatus: r.status, deliveryError: r.error },
+        {
+          condition: `attribute_exists(pk) AND deliveryStatus IN (${Object.keys(values).join(', ')})`,
+          values,
+        },
+      ),
     );
     return true;
   } catch (err) {

@@ -1,5 +1,6 @@
+import { writeItem } from '#shared/data/write-one.ts';
 import { createHash } from 'node:crypto';
-import { commitChange, orConflict, putItem } from '#shared/data/commit.ts';
+import { orConflict, putItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { conflict } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -85,24 +86,21 @@ export async function rememberTeamsReference(tenantId: string, channelId: string
   const now = Date.now();
   const unchanged = conflict('The conversation reference is unchanged');
   try {
-    await commitChange(
-      [
-        orConflict(
-          putItem(
-            {
-              ...teamsReferenceKey(tenantId, channelId, found.address),
-              reference: found.reference,
-              fingerprint,
-              storedAt: new Date(now).toISOString(),
-              ttl: Math.floor(now / 1000) + TTL_SECONDS,
-            },
-            'attribute_not_exists(pk) OR fingerprint <> :fingerprint OR storedAt < :refresh',
-            { ':fingerprint': fingerprint, ':refresh': new Date(now - REFRESH_AFTER_MS).toISOString() },
-          ),
-          unchanged,
+    await writeItem(
+      orConflict(
+        putItem(
+          {
+            ...teamsReferenceKey(tenantId, channelId, found.address),
+            reference: found.reference,
+            fingerprint,
+            storedAt: new Date(now).toISOString(),
+            ttl: Math.floor(now / 1000) + TTL_SECONDS,
+          },
+          'attribute_not_exists(pk) OR fingerprint <> :fingerprint OR storedAt < :refresh',
+          { ':fingerprint': fingerprint, ':refresh': new Date(now - REFRESH_AFTER_MS).toISOString() },
         ),
-      ],
-      null,
+        unchanged,
+      ),
     );
   } catch (err) {
     if (err !== unchanged) logger.warn('teams conversation reference not kept', { channelId, error: err as Error });

@@ -1,4 +1,5 @@
-import { commitChange, updateItem } from '#shared/data/commit.ts';
+import { writeItem } from '#shared/data/write-one.ts';
+import { updateItem } from '#shared/data/commit.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { messageKey } from './records.ts';
 
@@ -31,15 +32,12 @@ export async function recordDelivery(
       ? 'attribute_exists(pk) AND attribute_not_exists(deliveryStatus)'
       : `attribute_exists(pk) AND (attribute_not_exists(deliveryStatus) OR deliveryStatus IN (${Object.keys(values).join(', ')}))`;
   try {
-    await commitChange(
-      [
-        updateItem(
-          messageKey(tenantId, conversationId, messageId),
-          { deliveryStatus: status, deliveryError: error },
-          { condition, values },
-        ),
-      ],
-      null,
+    await writeItem(
+      updateItem(
+        messageKey(tenantId, conversationId, messageId),
+        { deliveryStatus: status, deliveryError: error },
+        { condition, values },
+      ),
     );
     return true;
   } catch (err) {

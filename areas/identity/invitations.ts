@@ -33,7 +33,7 @@ import { resolveRoles, systemRoleName } from './system-roles.ts';
 import { acceptsMembers } from './tenant-status.ts';
 import { actingAs, getTenant, statusChange, type Actor } from './tenant-model.ts';
 import { TENANT_STATUS_CODES } from './vocabulary.ts';
-import { committedUnless } from './writes.ts';
+import { committedUnless } from '#shared/data/write-one.ts';
 
 export type { InvitationRecord };
 

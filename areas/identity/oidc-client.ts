@@ -13,7 +13,7 @@ import {
 } from './errors.ts';
 import { providerClientSecret, type OidcProviderConfig, type ProviderId } from './identity-providers.ts';
 import { flowKey, type AuthorizationFlow } from './records.ts';
-import { writeOne } from './writes.ts';
+import { writeOne } from '#shared/data/write-one.ts';
 
 /**
  * A generic OpenID Connect authorization-code client: server-stored state (single use, 10 minutes,

@@ -4,7 +4,7 @@ import { deleteItem, putItem, type TransactItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
 import { identityKeys, type OneTimeItem } from './records.ts';
-import { writeOne } from './writes.ts';
+import { writeOne } from '#shared/data/write-one.ts';
 
 /**
  * Short-lived one-time secrets addressed by kind and subject (the user id): e-mail verification

@@ -12,7 +12,7 @@ import {
   type RefreshTokenItem,
   type TokenFamily,
 } from './records.ts';
-import { committedUnless, writeOne } from './writes.ts';
+import { committedUnless, writeOne } from '#shared/data/write-one.ts';
 
 export type { RefreshTokenItem, TokenFamily };
 

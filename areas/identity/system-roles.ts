@@ -7,7 +7,7 @@ import { conflict } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { identityKeys, roleItem, toRole, type RoleRecord } from './records.ts';
 import { TENANT_SYSTEM_ROLES, type TenantSystemRole } from './vocabulary.ts';
-import { committedUnless } from './writes.ts';
+import { committedUnless } from '#shared/data/write-one.ts';
 
 export type { RoleRecord };
 

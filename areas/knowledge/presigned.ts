@@ -1,3 +1,4 @@
+import { writeItem } from '#shared/data/write-one.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, deleteItem, orConflict, putNew } from '#shared/data/commit.ts';
 import { getOr404 } from '#shared/data/read.ts';
@@ -71,7 +72,7 @@ export async function completeDocumentUpload(tenantId: string, kbId: string, upl
   if (!found) throw validationError([{ path: 'params.uploadId', message: 'Nothing was uploaded for this upload yet' }]);
   const forget = async () => {
     await deleteObject(upload.objectKey).catch(() => undefined);
-    await commitChange([deleteItem(pendingUploadKey(tenantId, kbId, uploadId))], null);
+    await writeItem(deleteItem(pendingUploadKey(tenantId, kbId, uploadId)));
   };
   if (found.size > KNOWLEDGE_MAX_BYTES) {
     await forget();

@@ -1,3 +1,4 @@
+import { writeItem } from '#shared/data/write-one.ts';
 import { publishEvent } from '#areas/outbound-webhooks/for-knowledge.ts';
 import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
 import { ApiError, conflict } from '#shared/http/errors.ts';
@@ -77,7 +78,7 @@ export async function markProcessing(d: DocumentRecord, deadline: string): Promi
 
 /** Progress while Processing: not a state change, so no audit entry. */
 export async function markProgress(d: DocumentRecord, percent: number): Promise<void> {
-  await commitChange([statusMove(d, 'Processing', { progressPercent: Math.min(99, Math.round(percent)) })], null);
+  await writeItem(statusMove(d, 'Processing', { progressPercent: Math.min(99, Math.round(percent)) }));
 }
 
 /** Ends a Queued or Processing document Failed with a reason a person can act on. */

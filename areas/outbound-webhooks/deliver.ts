@@ -1,3 +1,4 @@
+import { writeItem } from '#shared/data/write-one.ts';
 import { Webhook } from 'standardwebhooks';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange, putNew, updateItem } from '#shared/data/commit.ts';
@@ -57,19 +58,16 @@ async function openLog(p: DeliveryAttempt, now: string) {
 /** The attempt's outcome on the log, unless a later attempt wrote there already (a late duplicate). */
 async function record(p: DeliveryAttempt, set: Partial<DeliveryRecord> & { status: DeliveryStatus }) {
   try {
-    await commitChange(
-      [
-        updateItem(
-          deliveryKey(p.tenantId, p.subscriptionId, p.deliveryId),
-          { ...set, attempts: p.attempt, updatedAt: new Date().toISOString() },
-          {
-            condition: 'attribute_exists(pk) AND #attempts < :attempt',
-            names: { '#attempts': 'attempts' },
-            values: { ':attempt': p.attempt },
-          },
-        ),
-      ],
-      null,
+    await writeItem(
+      updateItem(
+        deliveryKey(p.tenantId, p.subscriptionId, p.deliveryId),
+        { ...set, attempts: p.attempt, updatedAt: new Date().toISOString() },
+        {
+          condition: 'attribute_exists(pk) AND #attempts < :attempt',
+          names: { '#attempts': 'attempts' },
+          values: { ':attempt': p.attempt },
+        },
+      ),
     );
   } catch (err) {
     if (!isConflict(err)) throw err;

@@ -1,5 +1,6 @@
+import { writeItem } from '#shared/data/write-one.ts';
 import * as z from 'zod/mini';
-import { commitChange, putItem, updateItem } from '#shared/data/commit.ts';
+import { putItem, updateItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound } from '#shared/http/errors.ts';
 import { enqueue, messageKind } from '#shared/queue/messages.ts';
@@ -35,7 +36,7 @@ export async function queueEvaluation(tenantId: string, promptId: string, versio
     requestedAt,
     finishedAt: null,
   };
-  await commitChange([putItem({ ...prompts.evaluation(tenantId, promptId, versionId), ...pending })], null);
+  await writeItem(putItem({ ...prompts.evaluation(tenantId, promptId, versionId), ...pending }));
   await enqueue(EVALUATE_VERSION, { tenantId, promptId, versionId, requestedAt });
 }
 

@@ -1,4 +1,5 @@
-import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
+import { writeItem } from '#shared/data/write-one.ts';
+import { orConflict, updateItem } from '#shared/data/commit.ts';
 import { recordsOf } from '#shared/data/query.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -53,20 +54,17 @@ async function pass(tenantId: string): Promise<number> {
     if (want === undefined || want === Number(tool.chunkCount ?? 0)) continue;
     const seen = tool.chunkCount;
     // Derived data, like a list counter: no audit entry (the change that moved it has its own).
-    await commitChange(
-      [
-        orConflict(
-          updateItem(
-            tools.key(tenantId, tool.id),
-            { chunkCount: want },
-            seen === undefined
-              ? { condition: 'attribute_exists(pk) AND attribute_not_exists(chunkCount)' }
-              : { condition: 'attribute_exists(pk) AND chunkCount = :seen', values: { ':seen': seen } },
-          ),
-          'The tool changed meanwhile',
+    await writeItem(
+      orConflict(
+        updateItem(
+          tools.key(tenantId, tool.id),
+          { chunkCount: want },
+          seen === undefined
+            ? { condition: 'attribute_exists(pk) AND attribute_not_exists(chunkCount)' }
+            : { condition: 'attribute_exists(pk) AND chunkCount = :seen', values: { ':seen': seen } },
         ),
-      ],
-      null,
+        'The tool changed meanwhile',
+      ),
     );
     written++;
   }

@@ -1,3 +1,4 @@
+import { writeItem } from '#shared/data/write-one.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditInput } from '#shared/data/audit.ts';
 import { commitChange, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
@@ -64,7 +65,7 @@ const jobUpdate = (jobId: string, status: JobStatus, fields: Record<string, unkn
   updateItem(vaultKeys.job(jobId), { status, updatedAt: new Date().toISOString(), ...fields });
 
 export async function updateJob(jobId: string, status: JobStatus, fields: Record<string, unknown> = {}) {
-  await commitChange([jobUpdate(jobId, status, fields)], null);
+  await writeItem(jobUpdate(jobId, status, fields));
 }
 
 /**

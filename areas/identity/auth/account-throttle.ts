@@ -6,7 +6,7 @@ import { rateLimited } from '#shared/http/errors.ts';
 import type { RateLimitRule } from '#shared/routes/types.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { identityKeys, normalizeEmail } from '#areas/identity/records.ts';
-import { writeOne } from '#areas/identity/writes.ts';
+import { writeOne } from '#shared/data/write-one.ts';
 
 /**
  * Per-account throttle on password sign-in ("device cookies", OWASP): after 10 wrong passwords for

@@ -5,7 +5,7 @@ import { countMetric } from '#shared/runtime/metrics.ts';
 import { dummyHash, hashPassword, needsRehash, verifyPassword } from '#areas/identity/password.ts';
 import { identityKeys } from '#areas/identity/records.ts';
 import { findUserByEmail } from '#areas/identity/user-accounts.ts';
-import { writeOne } from '#areas/identity/writes.ts';
+import { writeOne } from '#shared/data/write-one.ts';
 import { claimSignInAttempt, issueDeviceToken } from './account-throttle.ts';
 import { recordAuth } from './audit.ts';
 import { completeSignIn, type Account } from './session.ts';

@@ -23,7 +23,7 @@ import { hashPassword, verifyPassword } from '#areas/identity/password.ts';
 import { identityKeys } from '#areas/identity/records.ts';
 import { revokeAllFamilies } from '#areas/identity/refresh-tokens.ts';
 import { findUserByEmail, getUser } from '#areas/identity/user-accounts.ts';
-import { committedUnless } from '#areas/identity/writes.ts';
+import { committedUnless } from '#shared/data/write-one.ts';
 import { clearSignInFailures } from './account-throttle.ts';
 import { authChange, recordAuth } from './audit.ts';
 import { passwordResetEmail } from './emails.ts';

@@ -8,7 +8,7 @@ import { identityKeys, normalizeEmail, type TenantRecord } from '#areas/identity
 import { actingAs, newTenant, planDefaults, slugCandidates, slugify } from '#areas/identity/tenant-model.ts';
 import { duplicateEmail } from '#areas/identity/errors.ts';
 import { TENANT_STATUS_CODES } from '#areas/identity/vocabulary.ts';
-import { committedUnless } from '#areas/identity/writes.ts';
+import { committedUnless } from '#shared/data/write-one.ts';
 
 export interface OnboardingInput {
   tenantName: string;

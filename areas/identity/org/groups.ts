@@ -8,7 +8,7 @@ import { countIntegrationEvents, integrationEventPut } from '#shared/data/integr
 import { addToCount } from '#areas/identity/org-counters.ts';
 import { groupItem, identityKeys, membershipItem, toGroup, type GroupRecord } from '#areas/identity/records.ts';
 import { getUser } from '#areas/identity/user-accounts.ts';
-import { committedUnless } from '#areas/identity/writes.ts';
+import { committedUnless } from '#shared/data/write-one.ts';
 
 export interface NewGroup {
   name: string;

@@ -16,7 +16,7 @@ import {
 import { statusMove } from '#areas/identity/tenant-status.ts';
 import { getTenant, getTenantOr404, newTenant, planDefaults, statusChange } from '#areas/identity/tenant-model.ts';
 import { TENANT_STATUS_CODES, type PlanTypeValue, type TenantStatusName } from '#areas/identity/vocabulary.ts';
-import { committedUnless } from '#areas/identity/writes.ts';
+import { committedUnless } from '#shared/data/write-one.ts';
 
 export interface TenantListQuery {
   page: number;

@@ -14,7 +14,7 @@ import { hashPassword } from '#areas/identity/password.ts';
 import { identityKeys, toUser, userSearchText, type UserItem } from '#areas/identity/records.ts';
 import { revokeAllFamilies } from '#areas/identity/refresh-tokens.ts';
 import { getUser } from '#areas/identity/user-accounts.ts';
-import { committedUnless } from '#areas/identity/writes.ts';
+import { committedUnless } from '#shared/data/write-one.ts';
 import { detailOf } from './list.ts';
 import { isActiveOwner, otherActiveOwners, readOwnerGuard, revisionCondition, tenantChange } from './model.ts';
 

@@ -9,7 +9,7 @@ process.env.SCRYPT_TEST_LOG2_N ??= '12';
 // Every answer is checked against its route's response schema (shared/runtime/response-shape.ts).
 process.env.STRICT_RESPONSES ??= '1';
 
-const common = { setupFiles: ['test/support/env-setup.ts'] };
+const common = { setupFiles: ['test/support/env-setup.ts', 'test/support/to-answer.ts'] };
 
 /** The tiers of the guide (unit, integration, infra, e2e, deployed) and the fresh-clone check; `npm test` runs them all. */
 export default defineConfig({

@@ -1,5 +1,6 @@
 import { putNew, type Write } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
+import { timeOrderedId } from '#shared/data/time-ordered-id.ts';
 import { config } from '#shared/platform/config.ts';
 import { writePausedState } from './paused-state.ts';
 import type { PausedTurn, PendingCall } from './runtime.ts';
@@ -72,15 +73,6 @@ export const actionItem = (a: ActionRecord) => ({
   ...(a.status === 'Pending' ? pendingEntry(a) : {}),
   ...a,
 });
-
-/** Time-ordered ids (UUID version 7), so an owner's actions list newest first by key. */
-function timeOrderedId(now: number) {
-  const hex = now.toString(16).padStart(12, '0');
-  const rand = crypto.getRandomValues(new Uint8Array(10));
-  rand[2] = ((rand[2] ?? 0) & 0x3f) | 0x80;
-  const tail = Buffer.from(rand).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8)}-7${tail.slice(0, 3)}-${tail.slice(4, 8)}-${tail.slice(8, 20)}`;
-}
 
 /**
  * The writes that hold a paused turn: its state and one Pending action per held call. The caller

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { millisecondOf, timeOrderedId } from '#shared/data/time-ordered-id.ts';
 import type { ConversationVariant } from '#areas/prompts/for-conversations.ts';
 import { keys, outsideIdKeyPart, PLATFORM, type Key } from '#shared/data/keys.ts';
 
@@ -230,7 +231,7 @@ export function newMessage(
   } = {},
 ): MessageRecord {
   const { now, after, ...rest } = opts;
-  const id = messageId(now ?? Date.now(), after);
+  const id = timeOrderedId(now ?? Date.now(), after);
   return {
     id,
     conversationId: c.id,
@@ -241,38 +242,11 @@ export function newMessage(
     toolCalls: [],
     tokens: 0,
     ...rest,
-    createdAt: new Date(msOf(id)).toISOString(),
+    createdAt: new Date(millisecondOf(id)).toISOString(),
   };
 }
 
 export const messageItem = (m: MessageRecord) => ({ ...messageKey(m.tenantId, m.conversationId, m.id), ...m });
-
-let lastMs = 0;
-let sequence = 0;
-/**
- * A UUID version 7: 48 bits of Unix milliseconds, then a 12-bit sequence, then random bits. Ids made
- * later sort after earlier ones (within one process even in the same millisecond), so a message id
- * is its place in the transcript. `after` puts an answer after the message it answers (a later
- * millisecond, so even another instance's ids sort after it).
- */
-function messageId(now = Date.now(), after?: string): string {
-  let ms = Math.max(now, after ? msOf(after) + 1 : 0);
-  if (ms < lastMs) ms = lastMs;
-  sequence = ms === lastMs ? sequence + 1 : 0;
-  if (sequence > 0xfff) {
-    ms += 1;
-    sequence = 0;
-  }
-  lastMs = ms;
-  const hex = ms.toString(16).padStart(12, '0');
-  const rand = randomBytes(8);
-  rand[0] = (rand[0]! & 0x3f) | 0x80;
-  const tail = rand.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8)}-7${sequence.toString(16).padStart(3, '0')}-${tail.slice(0, 4)}-${tail.slice(4)}`;
-}
-
-/** The millisecond a version-7 id was made at. */
-const msOf = (id: string) => Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
 
 const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
 // Source addresses are kept only as a digest: a cap needs to tell them apart, not to know them.

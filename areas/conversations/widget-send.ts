@@ -46,7 +46,7 @@ async function* events(first: IteratorResult<VisitorEvent>, rest: AsyncGenerator
       yield event.type === 'text' ? sseEvent({ delta: event.text }) : sseEvent(toWidgetAnswer(event.answer));
     }
     done = true;
-    yield 'data: [DONE]\n\n';
+    yield sseEvent('[DONE]');
   } catch (err) {
     done = true;
     yield errorEvent(err);

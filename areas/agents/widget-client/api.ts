@@ -1,3 +1,5 @@
+import { createParser } from 'eventsource-parser';
+
 /** What the widget reads of the conversations area's widget-session routes. */
 export interface Theme {
   primaryColor: string;
@@ -108,13 +110,36 @@ export function widgetApi(base: string) {
   };
 }
 
-/** `{"delta"}` events, then the stored answer, then `[DONE]`; an `error` event ends the turn. */
+/**
+ * `{"delta"}` events, then the stored answer, then `[DONE]`; an `error` event ends the turn. The
+ * events are read by eventsource-parser, as the gateway reads a provider's stream: split anywhere
+ * across chunks, CRLF line ends and comments included.
+ */
 async function readStream(body: ReadableStream<Uint8Array>, onDelta: (soFar: string) => void): Promise<TurnAnswer> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let buffer = '';
   let text = '';
   let answer: TurnAnswer | null = null;
+  let refusal: Refused | null = null;
+  const parser = createParser({
+    onEvent: ({ data }) => {
+      if (refusal || !data || data === '[DONE]') return;
+      let d: { delta?: unknown; error?: { code?: string; message?: string } } & Partial<TurnAnswer>;
+      try {
+        d = JSON.parse(data);
+      } catch {
+        return;
+      }
+      if (d.error) {
+        refusal = new Refused(200, d.error.code ?? 'ERROR', d.error.message ?? 'The assistant could not answer');
+      } else if (typeof d.delta === 'string') {
+        text += d.delta;
+        onDelta(text);
+      } else if ('escalated' in d) {
+        answer = { message: d.message ?? null, citations: d.citations ?? [], escalated: !!d.escalated };
+      }
+    },
+  });
   for (;;) {
     let step: ReadableStreamReadResult<Uint8Array>;
     try {
@@ -123,31 +148,11 @@ async function readStream(body: ReadableStream<Uint8Array>, onDelta: (soFar: str
       throw new Unreachable('stream broken');
     }
     if (step.done) break;
-    buffer += decoder.decode(step.value, { stream: true });
-    const events = buffer.split('\n\n');
-    buffer = events.pop() ?? '';
-    for (const event of events) {
-      for (const line of event.split('\n')) {
-        if (!line.startsWith('data:')) continue;
-        const data = line.slice(5).trim();
-        if (!data || data === '[DONE]') continue;
-        let d: { delta?: unknown; error?: { code?: string; message?: string } } & Partial<TurnAnswer>;
-        try {
-          d = JSON.parse(data);
-        } catch {
-          continue;
-        }
-        if (d.error)
-          throw new Refused(200, d.error.code ?? 'ERROR', d.error.message ?? 'The assistant could not answer');
-        if (typeof d.delta === 'string') {
-          text += d.delta;
-          onDelta(text);
-        } else if ('escalated' in d) {
-          answer = { message: d.message ?? null, citations: d.citations ?? [], escalated: !!d.escalated };
-        }
-      }
-    }
+    parser.feed(decoder.decode(step.value, { stream: true }));
+    if (refusal) throw refusal;
   }
+  parser.feed(`${decoder.decode()}\n\n`);
+  if (refusal) throw refusal;
   // A stream that ended before the stored answer: the answer is stored, a resend with the same key gets it.
   if (!answer) throw new Unreachable('stream ended early');
   return answer;

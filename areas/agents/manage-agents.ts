@@ -1,3 +1,4 @@
+import { asRead } from '#shared/data/as-read.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
@@ -200,10 +201,7 @@ async function patch(
         updateItem(
           agentKey(tenantId, a.id),
           { ...set, updatedAt: now },
-          {
-            condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND updatedAt = :seen',
-            values: { ':seen': a.updatedAt },
-          },
+          asRead(a, 'updatedAt', 'attribute_not_exists(deletedAt)'),
         ),
         concurrentUpdate(),
       ),

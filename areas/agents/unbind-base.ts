@@ -1,3 +1,4 @@
+import { asRead } from '#shared/data/as-read.ts';
 import { commitChange, orConflict, updateItem, type Change } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
@@ -44,10 +45,7 @@ async function unbindOne(tenantId: string, first: Bound, kbId: string, actor: Ch
             updateItem(
               agentKey(tenantId, agent.id),
               { knowledgeBaseIds: agent.knowledgeBaseIds.filter((id) => id !== kbId), updatedAt: now },
-              {
-                condition: 'attribute_exists(pk) AND attribute_not_exists(deletedAt) AND updatedAt = :seen',
-                values: { ':seen': agent.updatedAt },
-              },
+              asRead(agent, 'updatedAt', 'attribute_not_exists(deletedAt)'),
             ),
             'The agent changed meanwhile',
           ),

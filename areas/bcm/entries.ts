@@ -1,3 +1,4 @@
+import { asRead, nextRevision } from '#shared/data/as-read.ts';
 import { safeParse } from 'zod/mini';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
@@ -136,12 +137,9 @@ async function rewrite(
   extra: TransactItem[] = [],
 ) {
   assertEditable(await getBia(tenantId, biaId));
-  const item = { ...entryItem(tenantId, biaId, after), revision: Number(before.revision ?? 0) + 1 };
+  const item = { ...entryItem(tenantId, biaId, after), revision: nextRevision(before) };
   const completedDelta = (item.completed ? 1 : 0) - (before.completed === true ? 1 : 0);
-  const unchanged =
-    before.revision === undefined
-      ? putItem(item, 'attribute_exists(pk) AND attribute_not_exists(revision)')
-      : putItem(item, 'revision = :rev', { ':rev': before.revision });
+  const unchanged = putItem(item, asRead(before, 'revision'));
   await commitChange(
     [
       orConflict(unchanged, 'The entry changed meanwhile; try again'),

@@ -1,3 +1,4 @@
+import { asRead, nextRevision } from '#shared/data/as-read.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import {
@@ -107,16 +108,8 @@ export async function createRisk(
 
 /** Updates the risk item on the revision read: status moves and score recomputations never cross. */
 const riskUpdate = (tenantId: string, before: RiskItem, set: Record<string, unknown>): Write => {
-  const revision = Number(before.revision ?? 0);
   return orConflict(
-    updateItem(
-      risk.key(tenantId, before.id),
-      { ...set, revision: revision + 1 },
-      {
-        condition: 'revision = :rev',
-        values: { ':rev': revision },
-      },
-    ),
+    updateItem(risk.key(tenantId, before.id), { ...set, revision: nextRevision(before) }, asRead(before, 'revision')),
     'The risk changed meanwhile; try again',
   );
 };

@@ -67,14 +67,27 @@ export async function commitChange(
   if (change) await countAudit(1);
 }
 
+/** A condition with its values, as `asRead` builds it (shared/data/as-read.ts). */
+export interface Condition {
+  condition: string;
+  values: Record<string, unknown>;
+}
+
+const conditionOf = (condition?: string | Condition, values?: Record<string, unknown>) => {
+  const c = typeof condition === 'string' || condition === undefined ? { condition, values } : condition;
+  return {
+    ...(c.condition ? { ConditionExpression: c.condition } : {}),
+    ...(c.values && Object.keys(c.values).length ? { ExpressionAttributeValues: c.values } : {}),
+  };
+};
+
 /** A Put that replaces whatever is at the key (under an optional condition). */
-export const putItem = (item: Item & Key, condition?: string, values?: Record<string, unknown>): TransactItem => ({
-  Put: {
-    TableName: config.tableName,
-    Item: item,
-    ...(condition ? { ConditionExpression: condition } : {}),
-    ...(values ? { ExpressionAttributeValues: values } : {}),
-  },
+export const putItem = (
+  item: Item & Key,
+  condition?: string | Condition,
+  values?: Record<string, unknown>,
+): TransactItem => ({
+  Put: { TableName: config.tableName, Item: item, ...conditionOf(condition, values) },
 });
 
 /**
@@ -84,13 +97,12 @@ export const putItem = (item: Item & Key, condition?: string, values?: Record<st
 export const putNew = (item: Item & Key): TransactItem => putItem(item, 'attribute_not_exists(pk)');
 
 /** A Delete (under an optional condition, `attribute_exists(pk)` to require the item). */
-export const deleteItem = (key: Key, condition?: string, values?: Record<string, unknown>): TransactItem => ({
-  Delete: {
-    TableName: config.tableName,
-    Key: key,
-    ...(condition ? { ConditionExpression: condition } : {}),
-    ...(values ? { ExpressionAttributeValues: values } : {}),
-  },
+export const deleteItem = (
+  key: Key,
+  condition?: string | Condition,
+  values?: Record<string, unknown>,
+): TransactItem => ({
+  Delete: { TableName: config.tableName, Key: key, ...conditionOf(condition, values) },
 });
 
 /** A condition on an item the change does not write (the parent still exists, a state still holds). */

@@ -1,3 +1,4 @@
+import { asRead } from '#shared/data/as-read.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll } from '#shared/data/batch.ts';
 import { bumpCounter, countOf } from '#shared/data/collection.ts';
@@ -114,7 +115,7 @@ export async function updatePost(siteId: string, postId: string, input: PostInpu
   const moved = next.slug !== was.slug;
   await commitChange(
     [
-      putItem(postItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
+      putItem(postItem(next), asRead(was, 'updatedAt')),
       moved && orConflict(putNew({ ...claims.postSlug(site.id, next.slug), postId: was.id }), SLUG_TAKEN),
       moved && deleteItem(claims.postSlug(site.id, was.slug)),
     ],
@@ -194,7 +195,7 @@ export async function translatePost(postId: string, locale: string, input: PostT
           ? updateItem(
               postKey(site.id, post.id),
               { locales: [...post.locales, tag], updatedAt: now },
-              { condition: 'updatedAt = :was', values: { ':was': post.updatedAt } },
+              asRead(post, 'updatedAt'),
             )
           : checkItem(postKey(site.id, post.id), 'attribute_exists(pk)'),
         changed,

@@ -1,3 +1,4 @@
+import { asRead } from '#shared/data/as-read.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, updateItem } from '#shared/data/commit.ts';
@@ -42,13 +43,7 @@ export async function setFormStatus(
   const now = new Date().toISOString();
   const internalNotes = input.internalNotes === undefined ? was.internalNotes : nullable(input.internalNotes);
   await commitChange(
-    [
-      updateItem(
-        formKey(was.id),
-        { status: input.status, internalNotes, updatedAt: now },
-        { condition: 'updatedAt = :was', values: { ':was': was.updatedAt } },
-      ),
-    ],
+    [updateItem(formKey(was.id), { status: input.status, internalNotes, updatedAt: now }, asRead(was, 'updatedAt'))],
     {
       actor,
       tenantId: was.tenantId,

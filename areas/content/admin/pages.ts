@@ -1,3 +1,4 @@
+import { asRead } from '#shared/data/as-read.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
 import { deleteAll } from '#shared/data/batch.ts';
@@ -141,7 +142,7 @@ export async function updatePage(siteId: string, id: string, input: PageInput, a
   const moved = next.slug !== was.slug || next.parentId !== was.parentId;
   await commitChange(
     [
-      putItem(pageItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
+      putItem(pageItem(next), asRead(was, 'updatedAt')),
       moved && orConflict(putNew({ ...claims.pageSlug(site.id, parentId, next.slug), pageId: was.id }), SLUG_TAKEN),
       moved && deleteItem(claims.pageSlug(site.id, was.parentId, was.slug)),
     ],
@@ -163,7 +164,7 @@ export async function togglePublish(siteId: string, id: string, actor: Principal
   const was = await getPage(site.id, id);
   const { translations, ...record } = was;
   const next: PageRecord = { ...record, isPublished: !was.isPublished, updatedAt: new Date().toISOString() };
-  await commitChange([putItem(pageItem(next), 'updatedAt = :was', { ':was': was.updatedAt })], {
+  await commitChange([putItem(pageItem(next), asRead(was, 'updatedAt'))], {
     actor,
     tenantId: site.tenantId,
     entityType: 'Page',

@@ -1,3 +1,4 @@
+import { asRead } from '#shared/data/as-read.ts';
 import { tenantExists, tenantStillExists } from '#areas/identity/for-content.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll } from '#shared/data/batch.ts';
@@ -77,7 +78,7 @@ export async function updateSite(id: string, input: SiteInput, actor: Principal)
   const masterMoved = next.isMaster !== was.isMaster;
   await commitChange(
     [
-      putItem(siteItem(next), 'updatedAt = :was', { ':was': was.updatedAt }),
+      putItem(siteItem(next), asRead(was, 'updatedAt')),
       domainMoved && orConflict(putNew({ ...claims.domain(next.domain), ...owner }), DOMAIN_TAKEN),
       domainMoved && deleteItem(claims.domain(was.domain)),
       masterMoved && next.isMaster && orConflict(putNew({ ...claims.master(was.tenantId), ...owner }), MASTER_TAKEN),

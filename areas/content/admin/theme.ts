@@ -1,3 +1,4 @@
+import { asRead } from '#shared/data/as-read.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, updateItem } from '#shared/data/commit.ts';
 import { getSite } from '#areas/content/lookup.ts';
@@ -15,13 +16,7 @@ async function writeTheme(siteId: string, fields: ThemeFields, preset: ThemePres
   const now = new Date().toISOString();
   const themeConfig = { ...site.themeConfig, ...fields, preset };
   await commitChange(
-    [
-      updateItem(
-        siteKey(site.id),
-        { themeConfig: storedJson(themeConfig), updatedAt: now },
-        { condition: 'updatedAt = :was', values: { ':was': site.updatedAt } },
-      ),
-    ],
+    [updateItem(siteKey(site.id), { themeConfig: storedJson(themeConfig), updatedAt: now }, asRead(site, 'updatedAt'))],
     {
       actor,
       tenantId: site.tenantId,

@@ -8,16 +8,6 @@ import { identityKeys, type UserItem, type UserRecord } from '#areas/identity/re
 export const isActiveOwner = (u: Pick<UserRecord, 'isActive' | 'roles'>) =>
   u.isActive !== false && u.roles.includes('TenantOwner');
 
-/** Condition that the user item is still the revision that was read. */
-export function revisionCondition(before: UserItem) {
-  return before.revision === undefined
-    ? { expression: 'attribute_exists(pk) AND attribute_not_exists(#rev)', values: {} as Record<string, unknown> }
-    : {
-        expression: 'attribute_exists(pk) AND #rev = :rev',
-        values: { ':rev': before.revision } as Record<string, unknown>,
-      };
-}
-
 /**
  * Active TenantOwners of the tenant other than `userId`: a strongly consistent Query of the
  * tenant's user partition (base table, not the index), run only when an owner is about to go.

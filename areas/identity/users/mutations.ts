@@ -1,3 +1,4 @@
+import { asRead, nextRevision } from '#shared/data/as-read.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict, updateItem, type Write } from '#shared/data/commit.ts';
@@ -16,7 +17,7 @@ import { revokeAllFamilies } from '#areas/identity/refresh-tokens.ts';
 import { getUser } from '#areas/identity/user-accounts.ts';
 import { committedUnless } from '#shared/data/write-one.ts';
 import { detailOf } from './list.ts';
-import { isActiveOwner, otherActiveOwners, readOwnerGuard, revisionCondition, tenantChange } from './model.ts';
+import { isActiveOwner, otherActiveOwners, readOwnerGuard, tenantChange } from './model.ts';
 
 /** Read-decide-write rounds before a change that keeps losing to concurrent ones gives up (409). */
 const MAX_ATTEMPTS = 8;
@@ -82,7 +83,7 @@ export async function updateUser(principal: Principal, tenantId: string, userId:
 
     const deactivated = was.isActive && !after.isActive;
     const owner = await ownerGuardFor(tenantId, before, isActiveOwner(was) && !isActiveOwner(after));
-    const revision = revisionCondition(before);
+    const revision = asRead(before, 'revision');
     const now = new Date().toISOString();
     const events = [integrationEventPut('user.updated', { tenantId, userId, fields: Object.keys(changes) }, now)];
     if ('roles' in changes || 'departmentId' in changes) {
@@ -117,12 +118,11 @@ export async function updateUser(principal: Principal, tenantId: string, userId:
                 ...after,
                 searchText: userSearchText({ ...after, email: was.email }),
                 updatedAt: now,
-                revision: (before.revision ?? 0) + 1,
+                revision: nextRevision(before),
               },
               {
                 ...(deactivated ? { add: { sessionVersion: 1 } } : {}),
-                condition: revision.expression,
-                names: { '#rev': 'revision' },
+                condition: revision.condition,
                 values: revision.values,
               },
             ),
@@ -160,7 +160,7 @@ export async function deleteUser(principal: Principal, tenantId: string, userId:
     await assertMayManageUser(principal, tenantId, before);
     const was = toUser(before);
     const owner = await ownerGuardFor(tenantId, before, isActiveOwner(was));
-    const revision = revisionCondition(before);
+    const revision = asRead(before, 'revision');
     const now = new Date().toISOString();
     const membership = await membershipChangeItems(
       tenantId,
@@ -170,15 +170,7 @@ export async function deleteUser(principal: Principal, tenantId: string, userId:
     );
     const changed = busy();
     const writes: (Write | null)[] = [
-      {
-        Delete: {
-          TableName: config.tableName,
-          Key: identityKeys.user(tenantId, userId),
-          ConditionExpression: revision.expression,
-          ExpressionAttributeNames: { '#rev': 'revision' },
-          ...(Object.keys(revision.values).length ? { ExpressionAttributeValues: revision.values } : {}),
-        },
-      },
+      deleteItem(identityKeys.user(tenantId, userId), revision),
       deleteItem(identityKeys.email(was.email), 'attribute_not_exists(pk) OR userId = :id', { ':id': userId }),
       bumpCounter(identityKeys.users(tenantId), -1),
       tenantChange(tenantId, { freeSeat: true, ...owner }),

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { listening } from './http-fronts.ts';
 import type { Decision, TemplateIam } from './iam-check.ts';
 import {
   accessKeyOf,
@@ -99,14 +100,5 @@ export async function startFront(
   };
   // Bedrock Runtime's client speaks HTTP/2 (prior knowledge on an http:// endpoint); the others HTTP/1.1.
   const server = service === 'bedrock-runtime' ? createHttp2Server(serve) : createServer(serve);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((r) => {
-        if ('closeAllConnections' in server) server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  return listening(server);
 }

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import type { HttpMethod } from '#shared/routes/types.ts';
@@ -13,24 +14,29 @@ export interface RunningFront {
   close(): Promise<void>;
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<unknown>): Promise<RunningFront> {
-  const server: Server = createServer((req, res) => {
-    handler(req, res).catch((err) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ message: String(err) }));
-    });
-  });
+/** A server listening on a free loopback port, and how to stop it (open connections too). */
+export async function listening(server: Server | Http2Server): Promise<RunningFront> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((r) => {
-        server.closeAllConnections();
+        if ('closeAllConnections' in server) server.closeAllConnections();
         server.close(() => r());
       }),
   };
 }
+
+const listen = (handler: (req: IncomingMessage, res: ServerResponse) => Promise<unknown>) =>
+  listening(
+    createServer((req, res) => {
+      handler(req, res).catch((err) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ message: String(err) }));
+      });
+    }),
+  );
 
 const incoming = async (req: IncomingMessage) => {
   const chunks: Buffer[] = [];

@@ -10,21 +10,30 @@ import { tempDir } from '#test/support/temp-dir.ts';
 const DOCS = fileURLToPath(new URL('../../docs/try/', import.meta.url));
 
 /** The pages run here: each needs only what README.md's "Before you start" sets up. */
-const RUN = ['identity.md', 'content.md', 'catalog.md', 'prompts.md', 'bcm.md', 'admin.md', 'vault.md', 'analytics.md'];
+const RUN = [
+  'identity.md',
+  'content.md',
+  'catalog.md',
+  'prompts.md',
+  'bcm.md',
+  'admin.md',
+  'vault.md',
+  'analytics.md',
+  'billing.md',
+];
 
-/** The pages not run here, and why: each is proven by its area's e2e or integration tests. */
+/** The pages not run here, and what stops them running alone after the setup. */
 const NOT_RUN: Record<string, string> = {
-  'agents.md': 'needs a knowledge base from knowledge.md',
-  'approvals.md': 'builds on agents.md and an agent conversation',
-  'billing.md': 'goes through the payment stand-ins in a browser',
-  'calendars.md': 'needs an agent from agents.md',
-  'connector.md': 'needs agents and channel connections from agents.md',
-  'conversations.md': 'needs a published agent and widget from agents.md',
-  'knowledge.md': 'waits for indexing of uploaded files',
-  'llm-gateway.md': 'streams for seconds and spends the tenant allowance the other pages share',
-  'outbound-webhooks.md': 'needs a receiver the reader starts',
-  'tools.md': 'needs a knowledge base and an agent',
-  'widget.md': 'is tried in a browser',
+  'agents.md': 'needs $KB, a knowledge base of knowledge.md',
+  'approvals.md': 'needs a published agent with a side-effecting tool (agents.md)',
+  'calendars.md': 'needs $P, the prompt of agents.md',
+  'connector.md': 'needs $AGENT, the agent of agents.md',
+  'conversations.md': "needs $W, a published agent's widget key (agents.md)",
+  'knowledge.md': "uploads a file of the reader's own (manual.pdf)",
+  'llm-gateway.md': 'uses $KEY in an example before the block that creates it',
+  'outbound-webhooks.md': 'writes a receiver into the checkout and listens on port 4010',
+  'tools.md': 'needs $AGENT, the agent of agents.md',
+  'widget.md': 'needs $AGENT and a browser',
 };
 
 const hasJq = (() => {

@@ -56,6 +56,9 @@ export interface DynamoStartOptions {
   progressEveryMs?: number;
 }
 
+/** Why DynamoDB Local did not start; `npm start` prints its message alone, without a stack. */
+export class DynamoLocalStartError extends Error {}
+
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 /** What to check, in every failure message: a missing or wrong Java is the usual cause. */
@@ -68,7 +71,7 @@ export async function startDynamoDbLocal(opts: DynamoStartOptions = {}): Promise
   const progress = opts.progress ?? ((line: string) => console.error(line));
   const dir = dynamoDbLocalDir();
   const jar = join(dir, 'DynamoDBLocal.jar');
-  if (!existsSync(jar)) throw new Error(`DynamoDB Local jar not found in ${dir}; run npm ci`);
+  if (!existsSync(jar)) throw new DynamoLocalStartError(`DynamoDB Local jar not found in ${dir}; run npm ci`);
   const hints = whatToCheck(java, jar);
   const port = await freePort();
   const storage = opts.dbPath ? ['-dbPath', opts.dbPath] : ['-inMemory'];
@@ -84,15 +87,20 @@ export async function startDynamoDbLocal(opts: DynamoStartOptions = {}): Promise
   const exited = new Promise<never>((_, reject) => {
     child.once('error', (err: NodeJS.ErrnoException) =>
       reject(
-        new Error(
+        new DynamoLocalStartError(
           err.code === 'ENOENT'
             ? `Java was not found ("${java}" is not on PATH); DynamoDB Local needs Java 17 or later. ${hints}`
             : `Could not run Java for DynamoDB Local: ${err.message}. ${hints}`,
         ),
       ),
     );
-    child.once('exit', (code, signal) =>
-      reject(new Error(`DynamoDB Local exited with code ${code ?? signal} before it answered.${javaSaid()} ${hints}`)),
+    // 'close', not 'exit': by then everything Java wrote to stderr has been read.
+    child.once('close', (code, signal) =>
+      reject(
+        new DynamoLocalStartError(
+          `DynamoDB Local exited with code ${code ?? signal} before it answered.${javaSaid()} ${hints}`,
+        ),
+      ),
     );
   });
   exited.catch(() => undefined);
@@ -108,7 +116,7 @@ export async function startDynamoDbLocal(opts: DynamoStartOptions = {}): Promise
     timer = setTimeout(
       () =>
         reject(
-          new Error(
+          new DynamoLocalStartError(
             `DynamoDB Local did not answer in ${seconds(timeoutMs)} (a busy machine starts Java slowly).${javaSaid()} ${hints}`,
           ),
         ),

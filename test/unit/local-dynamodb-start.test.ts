@@ -1,7 +1,7 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startDynamoDbLocal } from '#local/dynamodb-local.ts';
+import { DynamoLocalStartError, startDynamoDbLocal } from '#local/dynamodb-local.ts';
 import { tempDir } from '#test/support/temp-dir.ts';
 
 /** A stand-in for `java`: a shell script, so no JVM starts and the test stays fast. */
@@ -25,7 +25,7 @@ describe('starting DynamoDB Local', () => {
   it('says what to check when Java is missing', async () => {
     const java = join(tempDir('no-java-'), 'java');
     const err = await startDynamoDbLocal({ java, timeoutMs: 5_000 }).catch((e: Error) => e);
-    expect(err).toBeInstanceOf(Error);
+    expect(err).toBeInstanceOf(DynamoLocalStartError);
     const message = (err as Error).message;
     expect(message).toMatch(/Java was not found/);
     expect(message).toContain(`${java} -version`);

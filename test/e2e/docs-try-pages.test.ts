@@ -20,6 +20,8 @@ const RUN = [
   'vault.md',
   'analytics.md',
   'billing.md',
+  // Last: it lowers the tenant's allowance to show the refusal, then gives it back.
+  'llm-gateway.md',
 ];
 
 /** The pages not run here, and what stops them running alone after the setup. */
@@ -30,7 +32,6 @@ const NOT_RUN: Record<string, string> = {
   'connector.md': 'needs $AGENT, the agent of agents.md',
   'conversations.md': "needs $W, a published agent's widget key (agents.md)",
   'knowledge.md': "uploads a file of the reader's own (manual.pdf)",
-  'llm-gateway.md': 'uses $KEY in an example before the block that creates it',
   'outbound-webhooks.md': 'writes a receiver into the checkout and listens on port 4010',
   'tools.md': 'needs $AGENT, the agent of agents.md',
   'widget.md': 'needs $AGENT and a browser',

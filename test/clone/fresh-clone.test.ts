@@ -14,7 +14,8 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
  * The proof that the repository needs nothing beside it: the committed HEAD, cloned alone into an
  * empty folder, installs with `npm ci` (from the npm cache when it has the packages) and serves the
  * API with `npm start`, the README's first command (CI runs the second, `npm test`, on a clean clone
- * itself). Uncommitted changes are not in the clone.
+ * itself), and runs the real-PostgreSQL tests from a folder others cannot enter. Uncommitted changes
+ * are not in the clone.
  */
 function cloneEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -42,47 +42,90 @@ export interface RunningDynamo {
   stop(): Promise<void>;
 }
 
+export interface DynamoStartOptions {
+  /** Persist under this folder; in memory when unset. */
+  dbPath?: string;
+  /** The Java command (`java` on PATH when unset). */
+  java?: string;
+  /**
+   * How long to wait for the first answer. A busy 2-core machine took over 20 s to start the JVM,
+   * so the default is a minute.
+   */
+  timeoutMs?: number;
+  progress?: (line: string) => void;
+  progressEveryMs?: number;
+}
+
+/** Why DynamoDB Local did not start; `npm start` prints its message alone, without a stack. */
+export class DynamoLocalStartError extends Error {}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+/** What to check, in every failure message: a missing or wrong Java is the usual cause. */
+const whatToCheck = (java: string, jar: string) =>
+  `Check that \`${java} -version\` prints Java 17 or later, that JAVA_HOME (if set) points at that Java and its bin folder is on PATH, and that the jar exists: ${jar}`;
+
 /** Starts DynamoDB Local on a free port: in memory, or persisted under `dbPath`. */
-export async function startDynamoDbLocal(opts: { dbPath?: string } = {}): Promise<RunningDynamo> {
+export async function startDynamoDbLocal(opts: DynamoStartOptions = {}): Promise<RunningDynamo> {
+  const { java = 'java', timeoutMs = 60_000, progressEveryMs = 20_000 } = opts;
+  const progress = opts.progress ?? ((line: string) => console.error(line));
   const dir = dynamoDbLocalDir();
-  if (!existsSync(join(dir, 'DynamoDBLocal.jar')))
-    throw new Error(`DynamoDB Local jar not found in ${dir}; run npm ci`);
+  const jar = join(dir, 'DynamoDBLocal.jar');
+  if (!existsSync(jar)) throw new DynamoLocalStartError(`DynamoDB Local jar not found in ${dir}; run npm ci`);
+  const hints = whatToCheck(java, jar);
   const port = await freePort();
   const storage = opts.dbPath ? ['-dbPath', opts.dbPath] : ['-inMemory'];
-  let child: ChildProcess;
-  try {
-    child = spawn(
-      'java',
-      [
-        ...JVM_FLAGS,
-        `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
-        '-jar',
-        join(dir, 'DynamoDBLocal.jar'),
-        '-port',
-        String(port),
-        '-sharedDb',
-        ...storage,
-      ],
-      {
-        cwd: dir,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-  } catch (err) {
-    throw new Error(`Could not start Java for DynamoDB Local (Java 17+ must be installed): ${(err as Error).message}`);
-  }
+  const args = [...JVM_FLAGS, `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`, '-jar', jar];
+  const child = spawn(java, [...args, '-port', String(port), '-sharedDb', ...storage], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  // Read, so a talkative JVM never blocks on a full pipe; the tail goes into failure messages.
+  let said = '';
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => (said = (said + c).slice(-2_000)));
+  const javaSaid = () => (said.trim() ? ` Java said: ${said.trim()}.` : '');
   const exited = new Promise<never>((_, reject) => {
-    child.once('error', (err) =>
+    child.once('error', (err: NodeJS.ErrnoException) =>
       reject(
-        new Error(`Could not start Java for DynamoDB Local (Java 17+ must be installed and on PATH): ${err.message}`),
+        new DynamoLocalStartError(
+          err.code === 'ENOENT'
+            ? `Java was not found ("${java}" is not on PATH); DynamoDB Local needs Java 17 or later. ${hints}`
+            : `Could not run Java for DynamoDB Local: ${err.message}. ${hints}`,
+        ),
       ),
     );
-    child.once('exit', (code) => reject(new Error(`DynamoDB Local exited with code ${code}`)));
+    // 'close', not 'exit': by then everything Java wrote to stderr has been read.
+    child.once('close', (code, signal) =>
+      reject(
+        new DynamoLocalStartError(
+          `DynamoDB Local exited with code ${code ?? signal} before it answered.${javaSaid()} ${hints}`,
+        ),
+      ),
+    );
   });
+  exited.catch(() => undefined);
   const endpoint = `http://127.0.0.1:${port}`;
+  const began = Date.now();
+  let waiting = true;
+  const ticker = setInterval(
+    () => progress(`still waiting for DynamoDB Local (${Math.round((Date.now() - began) / 1000)} s)…`),
+    progressEveryMs,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new DynamoLocalStartError(
+            `DynamoDB Local did not answer in ${seconds(timeoutMs)} (a busy machine starts Java slowly).${javaSaid()} ${hints}`,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
   const client = localClient(endpoint);
   const ready = (async () => {
-    for (let i = 0; i < 200; i++) {
+    while (waiting) {
       try {
         await client.send(new DescribeTableCommand({ TableName: '__probe__' }));
       } catch (err) {
@@ -90,19 +133,25 @@ export async function startDynamoDbLocal(opts: { dbPath?: string } = {}): Promis
       }
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error('DynamoDB Local did not start in 20 s');
   })();
-  await Promise.race([ready, exited]);
-  exited.catch(() => undefined);
-  return {
-    endpoint,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await gone;
-    },
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    const gone = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await gone;
   };
+  try {
+    await Promise.race([ready, exited, deadline]);
+  } catch (err) {
+    await stop();
+    throw err;
+  } finally {
+    waiting = false;
+    clearInterval(ticker);
+    clearTimeout(timer);
+    client.destroy();
+  }
+  return { endpoint, stop };
 }
 
 export const localClient = (endpoint: string) =>

@@ -23,7 +23,8 @@ export class JavaMissingError extends Error {}
 /** DynamoDB Local is a Java program; say so plainly instead of failing with ENOENT later. */
 function requireJava(): void {
   const out = spawnSync('java', ['-version'], { encoding: 'utf8' });
-  const needed = 'Java 17+ is required for DynamoDB Local (install a JDK/JRE 17 or newer and put `java` on PATH)';
+  const needed =
+    'Java 17+ is required for DynamoDB Local (install a JDK/JRE 17 or newer and put `java` on PATH; if JAVA_HOME is set, it should point at that Java)';
   if (out.error || out.status !== 0)
     throw new JavaMissingError(`${needed}; \`java -version\` failed: ${out.error?.message ?? out.stderr}`);
   const [, first = '0', second = '0'] = /version "(\d+)(?:\.(\d+))?/.exec(`${out.stderr}${out.stdout}`) ?? [];

@@ -30,6 +30,7 @@ if (refusal) {
 }
 
 const { startLocalStack, JavaMissingError } = await import('#local/stack.ts');
+const { DynamoLocalStartError } = await import('#local/dynamodb-local.ts');
 const { createApiListener } = await import('#local/server.ts');
 const { routes } = await import('#local/routes.ts');
 
@@ -37,7 +38,7 @@ let stack: Awaited<ReturnType<typeof startLocalStack>>;
 try {
   stack = await startLocalStack(dataDir);
 } catch (err) {
-  console.error(err instanceof JavaMissingError ? err.message : err);
+  console.error(err instanceof JavaMissingError || err instanceof DynamoLocalStartError ? err.message : err);
   process.exit(1);
 }
 

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +14,26 @@ const REPO = fileURLToPath(new URL('../..', import.meta.url));
  * The proof that the repository needs nothing beside it: the committed HEAD, cloned alone into an
  * empty folder, installs with `npm ci` (from the npm cache when it has the packages) and serves the
  * API with `npm start`, the README's first command (CI runs the second, `npm test`, on a clean clone
- * itself). Uncommitted changes are not in the clone.
+ * itself), and runs the real-PostgreSQL tests from a folder others cannot enter. Uncommitted changes
+ * are not in the clone.
  */
+function cloneEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CI: '1',
+    NO_COLOR: '1',
+    FORCE_COLOR: '0',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_prefer_offline: 'true',
+  };
+  delete env.VITEST;
+  delete env.VITEST_POOL_ID;
+  delete env.VITEST_WORKER_ID;
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
 describe('a fresh clone', () => {
   const parent = mkdtempSync(join(tmpdir(), 'fresh-clone-'));
   const clone = join(parent, 'repo');
@@ -28,19 +46,7 @@ describe('a fresh clone', () => {
   }, async () => {
     await run('git', ['clone', '--quiet', '--no-hardlinks', REPO, clone]);
     expect(readdirSync(parent)).toEqual(['repo']);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      CI: '1',
-      NO_COLOR: '1',
-      FORCE_COLOR: '0',
-      npm_config_audit: 'false',
-      npm_config_fund: 'false',
-      npm_config_prefer_offline: 'true',
-    };
-    delete env.VITEST;
-    delete env.VITEST_POOL_ID;
-    delete env.VITEST_WORKER_ID;
-    delete env.NODE_OPTIONS;
+    const env = cloneEnv();
     await run('npm', ['ci'], { cwd: clone, env, maxBuffer: 64 * 1024 * 1024 });
     const server = spawn('npm', ['start'], {
       cwd: clone,
@@ -74,5 +80,19 @@ describe('a fresh clone', () => {
       process.kill(-server.pid!, 'SIGTERM');
       await exited;
     }
+  });
+
+  // mkdtemp made the parent 0700: as root, the embedded PostgreSQL runs its binaries as the postgres
+  // user, who cannot enter it (test/support/real-postgres.ts).
+  it('runs the real-PostgreSQL tests from a folder only its owner can enter', { timeout: 300_000 }, async () => {
+    expect(statSync(parent).mode & 0o777).toBe(0o700);
+    const { stdout } = await run(
+      'npx',
+      ['vitest', 'run', '--project', 'unit', 'test/unit/ai-tools-database-server.test.ts'],
+      { cwd: clone, env: cloneEnv(), maxBuffer: 64 * 1024 * 1024 },
+    ).catch((err: { stdout?: string; stderr?: string }) => {
+      throw new Error(`vitest failed in the clone:\n${err.stdout}\n${err.stderr}`);
+    });
+    expect(stdout).toMatch(/Test Files\s+1 passed/);
   });
 });

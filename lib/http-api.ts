@@ -23,7 +23,9 @@ export { CORS_ALLOW_HEADERS };
 /**
  * HTTP API context variables (not the REST API's) for one JSON line per request. HTTP APIs have no
  * X-Ray tracing; `integrationRequestId` is the Lambda request id, the key to the function's log
- * lines and its X-Ray trace (Lambda active tracing starts the trace there).
+ * lines and its X-Ray trace (Lambda active tracing starts the trace there). No `$context.path`: a
+ * path may carry a credential (a calendar feed's secret) that the gateway cannot mask per route;
+ * `routeKey` names the route, and the function's own line has the path with its credentials digested.
  */
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   JSON.stringify({
@@ -32,7 +34,6 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
     requestTime: '$context.requestTime',
     method: '$context.httpMethod',
     routeKey: '$context.routeKey',
-    path: '$context.path',
     status: '$context.status',
     protocol: '$context.protocol',
     responseLength: '$context.responseLength',

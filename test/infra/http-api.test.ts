@@ -151,6 +151,13 @@ describe('HTTP API settings', () => {
     });
   });
 
+  it("keeps paths out of the gateway's access log: a path may carry a credential (a feed's secret)", () => {
+    const [[, stage]] = s.ofType('AWS::ApiGatewayV2::Stage') as [[string, Json]];
+    const format: string = stage.Properties.AccessLogSettings.Format;
+    expect(format).not.toContain('$context.path');
+    expect(JSON.parse(format)).toMatchObject({ routeKey: '$context.routeKey' });
+  });
+
   it('outputs the API URL', () => {
     s.template.hasOutput('ApiUrl', { Value: Match.anyValue() });
   });

@@ -16,6 +16,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { CORS_ALLOW_HEADERS } from '#shared/http/cors.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
+import { servesHead } from '#shared/routes/head.ts';
 import type { StackSettings } from './settings.ts';
 
 export { CORS_ALLOW_HEADERS };
@@ -113,6 +114,13 @@ export class PlatformHttpApi extends Construct {
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
         integration,
       });
+      // An HTTP API route `GET /x` does not match HEAD; the public GETs get a HEAD route of their own.
+      if (servesHead(route))
+        new HttpRoute(scope, `Route-${route.id}-head`, {
+          httpApi: this.api,
+          routeKey: HttpRouteKey.with(route.path, HttpMethod.HEAD),
+          integration,
+        });
     }
     new HttpRoute(scope, 'Route-default', {
       httpApi: this.api,

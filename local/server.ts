@@ -9,6 +9,7 @@ import { CORS_ALLOW_HEADERS } from '#shared/http/cors.ts';
 import { API_GROUPS, type GroupSpec } from '#shared/routes/groups.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import { loggedPath } from '#shared/runtime/logged-path.ts';
+import { servesHead } from '#shared/routes/head.ts';
 import { lambdaContext, toApiGatewayEvent } from './apigw-event.ts';
 import { loadGroupHandler, loadGroupStreamHandler, type HttpHandler, type StreamHandler } from './group-handler.ts';
 
@@ -82,7 +83,7 @@ function send(res: ServerResponse, result: APIGatewayProxyResultV2) {
  * the `fallback` function, as the HTTP API's `$default` route does.
  */
 export function createApiListener(opts: ListenerOptions) {
-  const match = createRouteMatcher(opts.routes);
+  const match = createRouteMatcher(opts.routes, { headServedBy: servesHead });
   const limit = opts.maxBodyBytes ?? 11 * 1024 * 1024;
   const load = opts.loadHandler ?? loadGroupHandler;
   const handlers = new Map<string, Promise<HttpHandler>>();

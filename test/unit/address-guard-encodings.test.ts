@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkTarget } from '#areas/outbound-webhooks/target.ts';
+import { pinnedAddress, Refused } from '#areas/tools/browser/page-guard.ts';
 import { isPublicAddress } from '#shared/http/address-guard.ts';
 import { outboundUrl, pinTarget, TargetRefused } from '#shared/http/pinned-request.ts';
 import { NON_PUBLIC_HOSTS, PUBLIC_HOSTS } from '#test/support/address-encodings.ts';
@@ -26,6 +27,15 @@ describe('the address guard over IPv6 encodings', () => {
       code: 'TARGET_NOT_ALLOWED',
     });
   });
+
+  // The proxy takes a CONNECT's host as sent; a zone id never reaches it inside a URL Chromium parsed.
+  it.each(NON_PUBLIC_HOSTS.filter((h) => !h.includes('%')))(
+    "the Browser Action's proxy refuses CONNECT %s",
+    async (host) => {
+      vi.stubEnv('LOCAL_ALLOW_LOOPBACK_TARGETS', '0');
+      await expect(pinnedAddress(host, 'https:')).rejects.toThrow(Refused);
+    },
+  );
 
   it.each(PUBLIC_HOSTS)('accepts the public https://%s', async (host) => {
     const pinned = await pin(`https://${host}/`);

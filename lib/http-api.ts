@@ -16,6 +16,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { CORS_ALLOW_HEADERS } from '#shared/http/cors.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
+import { servesHead } from '#shared/routes/head.ts';
 import type { StackSettings } from './settings.ts';
 
 export { CORS_ALLOW_HEADERS };
@@ -23,7 +24,9 @@ export { CORS_ALLOW_HEADERS };
 /**
  * HTTP API context variables (not the REST API's) for one JSON line per request. HTTP APIs have no
  * X-Ray tracing; `integrationRequestId` is the Lambda request id, the key to the function's log
- * lines and its X-Ray trace (Lambda active tracing starts the trace there).
+ * lines and its X-Ray trace (Lambda active tracing starts the trace there). No `$context.path`: a
+ * path may carry a credential (a calendar feed's secret) that the gateway cannot mask per route;
+ * `routeKey` names the route, and the function's own line has the path with its credentials digested.
  */
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   JSON.stringify({
@@ -32,7 +35,6 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
     requestTime: '$context.requestTime',
     method: '$context.httpMethod',
     routeKey: '$context.routeKey',
-    path: '$context.path',
     status: '$context.status',
     protocol: '$context.protocol',
     responseLength: '$context.responseLength',
@@ -112,6 +114,13 @@ export class PlatformHttpApi extends Construct {
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
         integration,
       });
+      // An HTTP API route `GET /x` does not match HEAD; the public GETs get a HEAD route of their own.
+      if (servesHead(route))
+        new HttpRoute(scope, `Route-${route.id}-head`, {
+          httpApi: this.api,
+          routeKey: HttpRouteKey.with(route.path, HttpMethod.HEAD),
+          integration,
+        });
     }
     new HttpRoute(scope, 'Route-default', {
       httpApi: this.api,

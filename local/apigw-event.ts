@@ -31,7 +31,9 @@ export function toApiGatewayEvent(
   const binary = bodyBuffer !== undefined && contentType !== '' && !TEXT_TYPES.test(contentType);
   const hasBody = bodyBuffer !== undefined && bodyBuffer.length > 0;
   const now = Date.now();
-  const routeKey = match ? `${match.route.method} ${match.route.path}` : '$default';
+  // A HEAD that reaches a GET route comes through the HEAD route declared beside it.
+  const method = req.method === 'HEAD' && match?.route.method === 'GET' ? 'HEAD' : match?.route.method;
+  const routeKey = match ? `${method} ${match.route.path}` : '$default';
   return {
     version: '2.0',
     routeKey,

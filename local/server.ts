@@ -2,10 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { internalError, methodNotAllowed, payloadTooLarge } from '#shared/http/errors.ts';
 import { errorToHttp } from '#shared/http/responses.ts';
+import { openAiErrorToHttp } from '#shared/http/openai-error.ts';
+import { underV1 } from '#areas/llm-gateway/wire-path.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
 import { CORS_ALLOW_HEADERS } from '#shared/http/cors.ts';
 import { API_GROUPS, type GroupSpec } from '#shared/routes/groups.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
+import { loggedPath } from '#shared/runtime/logged-path.ts';
+import { servesHead } from '#shared/routes/head.ts';
 import { lambdaContext, toApiGatewayEvent } from './apigw-event.ts';
 import { loadGroupHandler, loadGroupStreamHandler, type HttpHandler, type StreamHandler } from './group-handler.ts';
 
@@ -79,7 +83,7 @@ function send(res: ServerResponse, result: APIGatewayProxyResultV2) {
  * the `fallback` function, as the HTTP API's `$default` route does.
  */
 export function createApiListener(opts: ListenerOptions) {
-  const match = createRouteMatcher(opts.routes);
+  const match = createRouteMatcher(opts.routes, { headServedBy: servesHead });
   const limit = opts.maxBodyBytes ?? 11 * 1024 * 1024;
   const load = opts.loadHandler ?? loadGroupHandler;
   const handlers = new Map<string, Promise<HttpHandler>>();
@@ -123,7 +127,9 @@ export function createApiListener(opts: ListenerOptions) {
       // The rest is discarded, not buffered. Closing the socket instead would reset a client
       // still uploading before it could read the 413.
       req.resume();
-      return send(res, errorToHttp(payloadTooLarge(limit)));
+      // An OpenAI client reads OpenAI's errors only (deployed, API Gateway answers its own 413 here).
+      const tooLarge = payloadTooLarge(limit);
+      return send(res, underV1(path) ? openAiErrorToHttp(tooLarge) : errorToHttp(tooLarge));
     }
     const preflight = method === 'OPTIONS' ? match(String(req.headers['access-control-request-method']), path) : null;
     if (preflight?.kind === 'route' && opensToAnyOrigin(preflight.route)) {
@@ -154,7 +160,13 @@ export function createApiListener(opts: ListenerOptions) {
 
   return (req: IncomingMessage, res: ServerResponse) => {
     serve(req, res).catch((err: unknown) => {
-      console.error(`[local-server] ${req.method} ${req.url} failed:`, err);
+      // The query may carry a credential (a presigned signature); the path is written as the access log writes it.
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const found = match(req.method ?? 'GET', path);
+      console.error(
+        `[local-server] ${req.method} ${loggedPath(found.kind === 'route' ? found.route : null, path)} failed:`,
+        err,
+      );
       if (!res.headersSent) send(res, errorToHttp(internalError()));
       else res.destroy();
     });

@@ -4,6 +4,7 @@ import { commitChange, deleteItem, orConflict, putNew, updateItem, type Change }
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
+import { isCalendarDay } from '#shared/routes/schemas.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import { sendEmail } from '#shared/queue/email.ts';
@@ -20,7 +21,7 @@ import {
   type AppointmentRecord,
   type CalendarRecord,
 } from './records.ts';
-import { addDays, daysBetween, wallTime } from './zone-time.ts';
+import { addDays, dayCount, wallTime } from './zone-time.ts';
 
 /** A calendar's booked appointments that start within [from, to), by start time. */
 export async function bookedBetween(c: Pick<CalendarRecord, 'tenantId' | 'id'>, from: string, to: string, max = 5000) {
@@ -40,11 +41,15 @@ export async function bookedBetween(c: Pick<CalendarRecord, 'tenantId' | 'id'>, 
  * one that ends just inside the range (or a buffer that reaches into it) still counts.
  */
 export async function slotsOf(c: CalendarRecord, q: { from?: string; to?: string }, now = Date.now()): Promise<Slot[]> {
+  // Every bound before any work: the range is the caller's (a widget visitor's, through the tool).
+  for (const name of ['from', 'to'] as const)
+    if (q[name] !== undefined && !isCalendarDay(q[name]))
+      throw validationError([{ path: `query.${name}`, message: 'Give a calendar date YYYY-MM-DD' }]);
   const { today } = localWindow(c, now);
   const from = q.from ?? today;
   const to = q.to ?? addDays(from, 6);
   if (to < from) throw validationError([{ path: 'query.to', message: 'to must not be before from' }]);
-  if (daysBetween(from, to).length > MAX_RANGE_DAYS)
+  if (dayCount(from, to) > MAX_RANGE_DAYS)
     throw validationError([{ path: 'query.to', message: `At most ${MAX_RANGE_DAYS} days per question` }]);
   const busy = await bookedBetween(c, `${addDays(from, -2)}T00:00:00.000Z`, `${addDays(to, 2)}T23:59:59.999Z`);
   return freeSlots(c, from, to, busy, now);

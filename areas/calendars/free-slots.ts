@@ -39,7 +39,7 @@ export function freeSlots(rules: SlotRules, from: string, to: string, busy: Busy
   const gap = rules.bufferMinutes * 60_000;
   const spans = busy.map((b) => [Date.parse(b.start), Date.parse(b.end)] as const);
   const out: Slot[] = [];
-  for (const date of daysBetween(from, to)) {
+  for (const date of daysBetween(from, to, MAX_RANGE_DAYS)) {
     const weekday = (new Date(`${date}T00:00:00Z`).getUTCDay() || 7) as number;
     const ranges = rules.weeklyHours.filter((h) => h.day === weekday).sort((a, b) => a.start.localeCompare(b.start));
     for (const range of ranges) {

@@ -217,6 +217,7 @@ export const calendarRoutes = defineRoutes([
     id: 'ai.calendars.feed',
     method: 'GET',
     path: `${FEED_PATH}/{feedToken}`,
+    credentialParams: ['feedToken'],
     auth: { kind: 'none' },
     scope: scope.public,
     summary:

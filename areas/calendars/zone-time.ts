@@ -90,8 +90,17 @@ export function instantOf(timeZone: string, date: string, minuteOfDay: number): 
   return candidates[0] ?? null;
 }
 
-/** Days from one YYYY-MM-DD to another, both included. */
-export function daysBetween(from: string, to: string): string[] {
+/** How many days from one YYYY-MM-DD to another, both included: arithmetic, so any range costs the same. */
+export const dayCount = (from: string, to: string) =>
+  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
+
+/**
+ * Days from one YYYY-MM-DD to another, both included. The bound is checked before the list is
+ * built: 0001-01-01..9999-12-31 is 3.6 million days, seconds of a blocked event loop.
+ */
+export function daysBetween(from: string, to: string, max: number): string[] {
+  const count = dayCount(from, to);
+  if (!(count <= max)) throw new RangeError(`${from}..${to} is more than ${max} days`);
   const out: string[] = [];
   for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86_400_000)
     out.push(new Date(t).toISOString().slice(0, 10));

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { loopbackTargetsAllowed } from '#shared/platform/config.ts';
+import { isLocalServerPath, LOCAL_PATH_REFUSED } from './local-paths.ts';
 
 /**
  * Every outbound request the platform makes for a tenant (the HTTP Request tool, outbound webhooks):
@@ -45,6 +46,8 @@ export async function pinTarget(url: URL): Promise<PinnedTarget> {
   });
   if (url.protocol === 'http:' && !g.isLoopbackAddress(pinned.address))
     throw new TargetRefused('Only https URLs are allowed');
+  if (g.isLoopbackAddress(pinned.address) && isLocalServerPath(url.pathname))
+    throw new TargetRefused(LOCAL_PATH_REFUSED);
   return { url, ...pinned };
 }
 

@@ -74,7 +74,13 @@ const moreLiteral = (a: Pattern<unknown>, b: Pattern<unknown>) =>
  * spellings serve, the `Allow` of every 405 (the runtime's, the fallback's, the local server's).
  * Used by the local server, the streaming front door, the runtime and the `$default` fallback.
  */
-export function createRouteMatcher<R extends RoutePattern>(routes: readonly R[]) {
+export function createRouteMatcher<R extends RoutePattern>(
+  routes: readonly R[],
+  options: {
+    /** The GET routes a HEAD of their path reaches (API Gateway: a HEAD route beside them). */
+    headServedBy?: (route: R) => boolean;
+  } = {},
+) {
   // Compiled on the first request, not at import: the fallback function's cold start is this module.
   let byDepth: Map<number, Pattern<R>[]> | undefined;
   const candidates = (path: string) => {
@@ -105,8 +111,10 @@ export function createRouteMatcher<R extends RoutePattern>(routes: readonly R[])
   const match = (method: string, path: string): RouteMatch<R> => {
     const found = candidates(path);
     let best: (typeof found)[number] | undefined;
-    for (const f of found)
-      if (f.pattern.route.method === method && !(best && best.pattern.rank <= f.pattern.rank)) best = f;
+    const serves = (route: R) =>
+      route.method === method ||
+      (method === 'HEAD' && route.method === 'GET' && options.headServedBy?.(route) === true);
+    for (const f of found) if (serves(f.pattern.route) && !(best && best.pattern.rank <= f.pattern.rank)) best = f;
     if (!best) {
       const allowed = served(found);
       return allowed.length ? { kind: 'method-not-allowed', allowed } : { kind: 'not-found' };

@@ -67,16 +67,15 @@ export const RECIPIENT_PATTERN = new RegExp(`^(?:${EMAIL_LOCAL_PART}@)?(?:${DOMA
 /** A chat platform's recipient: a Slack/Discord/Teams id, a Telegram chat id, a WhatsApp phone number. */
 export const CHANNEL_RECIPIENT_PATTERN = /^[A-Za-z0-9+_.:@-]{1,100}$/;
 export const isoDateTime = () => z.iso.datetime({ offset: true });
-/** A calendar day, YYYY-MM-DD (UTC): the pattern, and a day that exists (no 2026-02-30). */
+const DAY_PATTERN = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+/** A day that exists (no 2026-02-30, which Date.parse would read as 2026-03-02). */
+export const isCalendarDay = (v: string) =>
+  DAY_PATTERN.test(v) &&
+  !Number.isNaN(Date.parse(`${v}T00:00:00.000Z`)) &&
+  new Date(`${v}T00:00:00.000Z`).toISOString().startsWith(v);
+/** A calendar day, YYYY-MM-DD (UTC): the pattern, and a day that exists. */
 export const utcDay = () =>
-  z.string().check(
-    z.regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'Expected a date YYYY-MM-DD'),
-    z.refine(
-      (v) =>
-        !Number.isNaN(Date.parse(`${v}T00:00:00.000Z`)) && new Date(`${v}T00:00:00.000Z`).toISOString().startsWith(v),
-      'Not a calendar date',
-    ),
-  );
+  z.string().check(z.regex(DAY_PATTERN, 'Expected a date YYYY-MM-DD'), z.refine(isCalendarDay, 'Not a calendar date'));
 
 const intFromQuery = (min: number, max: number, fallback: number) =>
   z._default(

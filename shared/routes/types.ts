@@ -141,6 +141,11 @@ export interface RouteDef {
   /** The 413's message for a body over `maxBodyBytes`, where the route can say what to do instead. */
   tooLargeMessage?: string;
   rateLimit?: RateLimitRule;
+  /**
+   * Path parameters that are credentials (a feed's secret, a bot token): logs write a short digest
+   * in their place (`shared/runtime/logged-path.ts`), never the value.
+   */
+  credentialParams?: readonly string[];
   /** Extra path spellings served by the same handler (local server and routes.txt mapping). */
   aliases?: readonly string[];
   /** Only served by the local server, never deployed. */

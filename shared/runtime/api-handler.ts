@@ -191,7 +191,8 @@ export function apiHandler<const T extends readonly RouteDef[]>(
       const { stream, ...result } = await core(event, context);
       const whole = stream ? { ...result, body: await drain(stream) } : result;
       await finishDeferredWork();
-      return whole;
+      // HEAD: the GET's status and headers; the body is not sent (API Gateway does not drop it itself).
+      return event.requestContext?.http?.method === 'HEAD' ? { ...whole, body: '', isBase64Encoded: false } : whole;
     });
   return Object.assign(buffered, { core, wiring });
 }

@@ -3,6 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readSettings } from '#lib/settings.ts';
 import { deployedRoutes, routes } from '#local/routes.ts';
+import { servesHead } from '#shared/routes/head.ts';
 import { flat, synthPlatform, targetId, type Json } from './synth.ts';
 
 let s: ReturnType<typeof synthPlatform>;
@@ -33,8 +34,18 @@ describe('HTTP API routes', () => {
     for (const route of deployed) {
       expect(targets.get(`${route.method} ${route.path}`), `${route.method} ${route.path}`).toBe(route.group);
     }
-    // Nothing else: the deployed routes plus $default.
-    expect(targets.size).toBe(deployed.length + 1);
+    // Nothing else: the deployed routes, HEAD beside the public GET ones, and $default.
+    expect(targets.size).toBe(deployed.length + deployed.filter(servesHead).length + 1);
+  });
+
+  it('adds a HEAD route on the same function for each public GET route, within the 300 routes of an HTTP API', () => {
+    const targets = routeTargets();
+    const expected = deployedRoutes.filter(servesHead);
+    expect(expected.map((r) => r.path)).toContain('/api/ai/widget.js');
+    for (const r of expected) expect(targets.get(`HEAD ${r.path}`), r.path).toBe(targets.get(`GET ${r.path}`));
+    const heads = [...targets.keys()].filter((k) => k.startsWith('HEAD '));
+    expect(heads).toHaveLength(expected.length);
+    expect(targets.size).toBeLessThanOrEqual(300);
   });
 
   it('sends $default to the fallback function', () => {
@@ -149,6 +160,13 @@ describe('HTTP API settings', () => {
       status: '$context.status',
       integrationRequestId: '$context.integration.requestId',
     });
+  });
+
+  it("keeps paths out of the gateway's access log: a path may carry a credential (a feed's secret)", () => {
+    const [[, stage]] = s.ofType('AWS::ApiGatewayV2::Stage') as [[string, Json]];
+    const format: string = stage.Properties.AccessLogSettings.Format;
+    expect(format).not.toContain('$context.path');
+    expect(JSON.parse(format)).toMatchObject({ routeKey: '$context.routeKey' });
   });
 
   it('outputs the API URL', () => {

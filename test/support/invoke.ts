@@ -2,9 +2,10 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { lambdaContext, toApiGatewayEvent } from '#local/apigw-event.ts';
 import { loadGroupHandler } from '#local/group-handler.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
+import { servesHead } from '#shared/routes/head.ts';
 import { routes } from '#local/routes.ts';
 
-const match = createRouteMatcher(routes);
+const match = createRouteMatcher(routes, { headServedBy: servesHead });
 
 export interface InvokeOptions {
   token?: string;

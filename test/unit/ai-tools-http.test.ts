@@ -149,7 +149,8 @@ describe('HTTP Request tool', () => {
       '172.16.0.1',
       '169.254.169.254',
       'fd00:ec2::254',
-      '::ffff:8.8.8.8',
+      '::ffff:127.0.0.1',
+      '::a9fe:a9fe',
       '0.0.0.0',
     ])
       expect(isPublicAddress(a), a).toBe(false);

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { isLocalServerPath, LOCAL_PATH_REFUSED } from '#shared/http/local-paths.ts';
 import { checkHost, pinnedAddress, Refused } from './page-guard.ts';
 
 /**
@@ -45,6 +46,7 @@ export async function startGuardProxy(opts: {
       if (url.protocol !== 'http:') throw new Refused('Only https URLs are allowed');
       checkHost(url.hostname, opts.allowedHosts);
       const pinned = await pinnedAddress(url.hostname, 'http:');
+      if (isLocalServerPath(url.pathname)) throw new Refused(LOCAL_PATH_REFUSED);
       const upstream = http.request(
         {
           host: pinned.address,

@@ -1,4 +1,5 @@
 import { logger } from '#shared/runtime/logger.ts';
+import { loggedPath } from '#shared/runtime/logged-path.ts';
 import type { MiddyRequest } from '#shared/runtime/request.ts';
 
 /** One structured line per request, correlated by the API Gateway request id. */
@@ -8,7 +9,7 @@ export const accessLog = () => {
     logger.info('request', {
       route: state.route?.id ?? null,
       method: request.event.requestContext?.http?.method,
-      path: request.event.rawPath,
+      path: loggedPath(state.route, request.event.rawPath ?? ''),
       status: request.response?.statusCode,
       ms: Math.round((performance.now() - state.startedAt) * 100) / 100,
       userId: state.principal?.userId,

@@ -1,5 +1,6 @@
 import { methodNotAllowed, routeNotFound } from '#shared/http/errors.ts';
 import { createRouteMatcher } from '#shared/http/route-matcher.ts';
+import { servesHead } from '#shared/routes/head.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { MiddyRequest } from '#shared/runtime/request.ts';
 
@@ -14,6 +15,8 @@ const routeKey = (r: Pick<RouteDef, 'method' | 'path'>) => `${r.method} ${r.path
  */
 export const resolveRoute = (routes: readonly RouteDef[]) => {
   const byKey = new Map(routes.map((r) => [routeKey(r), r]));
+  // API Gateway names a public GET's HEAD route `HEAD /path`: the GET answers it (without its body).
+  for (const r of routes) if (servesHead(r)) byKey.set(`HEAD ${r.path}`, r);
   const matcher = createRouteMatcher(routes);
   return {
     before: async (request: MiddyRequest) => {

@@ -110,13 +110,11 @@ const action = once(() =>
     decidedAt: z.nullable(z.string()),
     rejectReason: z.nullable(z.string()),
     result: z.nullable(z.string()),
-    note: z
-      .nullable(z.string())
-      .check(
-        z.meta({
-          description: 'Why an Expired action ended without running when not by time: its tool left the agent',
-        }),
-      ),
+    note: z.nullable(z.string()).check(
+      z.meta({
+        description: 'Why an Expired action ended without running when not by time: its tool left the agent',
+      }),
+    ),
   }),
 );
 const byAction = once(() => ({

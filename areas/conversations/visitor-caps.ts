@@ -7,17 +7,11 @@ import { channelSpend, widgetSpend, type ConversationRecord } from './records.ts
 
 /**
  * What anonymous traffic spent, checked before a turn and added after it (docs/decisions/
- * conversations.md, "Visitor caps"). A cap is checked against what finished turns spent, so turns
- * running at the same moment can pass it together: the overshoot is bounded by one turn each, which
- * the per-session rate limit keeps small; the tenant's own allowance stays the hard stop.
+ * conversations.md, "Visitor caps"). A widget's token caps are held before the turn (cap-holds.ts)
+ * and its session's turn cap checked in the write that takes the conversation's turn, so neither is
+ * passed by parallel messages; a channel person's turns run one at a time (their queue group).
  */
 export type CapKind = 'dailyTokens' | 'visitorTokens' | 'sessionTurns' | 'userDailyTokens';
-
-export interface WidgetCaps {
-  dailyTokens: number | null;
-  visitorTokens: number | null;
-  sessionTurns: number | null;
-}
 
 const KEEP_SECONDS = 3 * 86_400;
 
@@ -31,22 +25,6 @@ async function spent(list: Key[]) {
 }
 const over = (used: number, cap: number | null) => cap !== null && used >= cap;
 
-/** The first cap a widget visitor has reached, or null: one BatchGetItem. */
-export async function widgetCapReached(
-  c: ConversationRecord,
-  caps: WidgetCaps,
-  ip: string,
-  now = Date.now(),
-): Promise<CapKind | null> {
-  if (over(c.agentTurns, caps.sessionTurns)) return 'sessionTurns';
-  if (caps.dailyTokens === null && caps.visitorTokens === null) return null;
-  const k = widgetSpend(c, ip, now);
-  const [widget, address, session] = await spent([k.widget, k.address, k.session]);
-  if (over(widget!, caps.dailyTokens)) return 'dailyTokens';
-  if (over(session!, caps.visitorTokens) || over(address!, caps.visitorTokens)) return 'visitorTokens';
-  return null;
-}
-
 /** Whether the channel user has spent the connection's daily cap. */
 export async function channelCapReached(c: ConversationRecord, cap: number | null, now = Date.now()) {
   if (cap === null) return false;
@@ -54,15 +32,9 @@ export async function channelCapReached(c: ConversationRecord, cap: number | nul
   return over(used!, cap);
 }
 
+// `committed` is settled tokens plus running turns' holds (cap-holds.ts): every spend adds to both.
 const add = (key: Key, tokens: number, now: number) =>
-  updateItem(key, { ttl: Math.floor(now / 1000) + KEEP_SECONDS }, { add: { tokens } });
-
-/** A widget turn's tokens for the widget's day, the address's day and the session: written with the answer. */
-export function widgetSpendWrites(c: ConversationRecord, ip: string, tokens: number, now = Date.now()): Write[] {
-  if (tokens <= 0) return [];
-  const k = widgetSpend(c, ip, now);
-  return [add(k.widget, tokens, now), add(k.address, tokens, now), add(k.session, tokens, now)];
-}
+  updateItem(key, { ttl: Math.floor(now / 1000) + KEEP_SECONDS }, { add: { tokens, committed: tokens } });
 
 export const channelSpendWrites = (c: ConversationRecord, tokens: number, now = Date.now()): Write[] =>
   tokens > 0 ? [add(channelSpend(c, now), tokens, now)] : [];

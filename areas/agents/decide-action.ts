@@ -7,7 +7,8 @@ import { notFound, type ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { agentDay } from '#areas/analytics/for-agents.ts';
 import { readTools } from '#areas/tools/for-agents.ts';
-import { actionAlreadyDecided, actionExpired } from './errors.ts';
+import { actionAlreadyDecided, actionExpired, toolNoLongerOnAgent } from './errors.ts';
+import { TOOL_LEFT_NOTE, toolStillOnAgent } from './tool-left-agent.ts';
 import { actionKey, pausedKey } from './records.ts';
 import type { ActionRecord, ActionStatus, Owner, PausedRecord } from './pending-actions.ts';
 import { readPausedState } from './paused-state.ts';
@@ -112,8 +113,11 @@ export async function decideAction(
   const a = await readAction(tenantId, owner, actionId);
   const now = new Date().toISOString();
   // Expired before the sweep came: written Expired here, and its turn resumes as the sweep's would.
-  if (a.status === 'Pending' && a.expiresAt <= now) return refuse(a, actionExpired());
-  if (a.status !== 'Pending') throw actionAlreadyDecided(a.status);
+  if (a.status === 'Pending' && a.expiresAt <= now)
+    return refuse(a, a.note === TOOL_LEFT_NOTE ? toolNoLongerOnAgent() : actionExpired());
+  if (a.status !== 'Pending')
+    throw a.status === 'Expired' && a.note === TOOL_LEFT_NOTE ? toolNoLongerOnAgent() : actionAlreadyDecided(a.status);
+  if (decision.approve && !(await toolStillOnAgent(a))) return refuse(a, toolNoLongerOnAgent(), TOOL_LEFT_NOTE);
   const status = decision.approve ? 'Approved' : 'Rejected';
   const rejectReason = decision.approve ? null : decision.reason;
   const decidedBy = { userId: actor.userId, email: actor.email ?? null };

@@ -1,15 +1,14 @@
 import { countAgentEvent } from '#areas/analytics/for-conversations.ts';
 import { orConflict, updateItem, type Write } from '#shared/data/commit.ts';
-import { keyId, type Key } from '#shared/data/keys.ts';
-import { getMany } from '#shared/data/read.ts';
+import type { Key } from '#shared/data/keys.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { channelSpend, widgetSpend, type ConversationRecord } from './records.ts';
 
 /**
  * What anonymous traffic spent, checked before a turn and added after it (docs/decisions/
- * conversations.md, "Visitor caps"). A widget's token caps are held before the turn (cap-holds.ts)
- * and its session's turn cap checked in the write that takes the conversation's turn, so neither is
- * passed by parallel messages; a channel person's turns run one at a time (their queue group).
+ * conversations.md, "Visitor caps"). Token caps are held before the turn (cap-holds.ts) and a
+ * session's turn cap checked in the write that takes the conversation's turn, so neither is passed
+ * by parallel messages.
  */
 export type CapKind = 'dailyTokens' | 'visitorTokens' | 'sessionTurns' | 'userDailyTokens';
 
@@ -18,19 +17,6 @@ const KEEP_SECONDS = 3 * 86_400;
 export const secondsUntil = (at: number, now = Date.now()) => Math.max(1, Math.ceil((at - now) / 1000));
 /** Seconds until the next UTC midnight, when the daily caps start again. */
 export const untilNextDay = (now: number) => secondsUntil(now - (now % 86_400_000) + 86_400_000, now);
-
-async function spent(list: Key[]) {
-  const found = await getMany<{ tokens?: number }>(list);
-  return list.map((k) => found.get(keyId(k))?.tokens ?? 0);
-}
-const over = (used: number, cap: number | null) => cap !== null && used >= cap;
-
-/** Whether the channel user has spent the connection's daily cap. */
-export async function channelCapReached(c: ConversationRecord, cap: number | null, now = Date.now()) {
-  if (cap === null) return false;
-  const [used] = await spent([channelSpend(c, now)]);
-  return over(used!, cap);
-}
 
 // `committed` is settled tokens plus running turns' holds (cap-holds.ts): every spend adds to both.
 const add = (key: Key, tokens: number, now: number) =>

@@ -3,11 +3,12 @@ import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, orConflict, updateItem, type Write } from '#shared/data/commit.ts';
 import { get, getMany } from '#shared/data/read.ts';
 import { keyId } from '#shared/data/keys.ts';
-import { notFound } from '#shared/http/errors.ts';
+import { notFound, type ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { agentDay } from '#areas/analytics/for-agents.ts';
 import { readTools } from '#areas/tools/for-agents.ts';
-import { actionAlreadyDecided, actionExpired } from './errors.ts';
+import { actionAlreadyDecided, actionExpired, toolNoLongerOnAgent } from './errors.ts';
+import { TOOL_LEFT_NOTE, toolStillOnAgent } from './tool-left-agent.ts';
 import { actionKey, pausedKey } from './records.ts';
 import type { ActionRecord, ActionStatus, Owner, PausedRecord } from './pending-actions.ts';
 import { readPausedState } from './paused-state.ts';
@@ -41,10 +42,18 @@ const countDecision = (a: ActionRecord, status: 'Approved' | 'Rejected' | 'Expir
 export const countRequested = (tenantId: string, agentId: string, n: number, at: string): Write =>
   updateItem(agentDay(tenantId, agentId, day(at)), {}, { add: { approvalsRequested: n } });
 
-/** Moves a Pending action to its decision, once: the condition makes a second decider fail with 409. */
-function decisionWrite(a: ActionRecord, status: 'Approved' | 'Rejected' | 'Expired', set: Record<string, unknown>) {
+/**
+ * Moves a Pending action to its decision, once: the condition makes a second decider fail with 409.
+ * An action expires by time, or at once with a note when its tool left the agent.
+ */
+function decisionWrite(
+  a: ActionRecord,
+  status: 'Approved' | 'Rejected' | 'Expired',
+  set: Record<string, unknown>,
+  byTime = true,
+) {
   const now = set.decidedAt as string;
-  const stillOpen = status === 'Expired' ? 'expiresAt <= :now' : 'expiresAt > :now';
+  const stillOpen = status !== 'Expired' ? 'expiresAt > :now' : byTime ? 'expiresAt <= :now' : ':now = :now';
   return orConflict(
     updateItem(
       actionKey(a.tenantId, a.owner, a.id),
@@ -67,6 +76,27 @@ const readAction = async (tenantId: string, owner: Owner, id: string) => {
 };
 
 /**
+ * What a decision did. `refused`: the call did not run and the action is final without a person's
+ * decision (it expired); the caller resumes the turn when `resume` says so, then answers the refusal.
+ */
+export interface DecisionOutcome {
+  action: ActionRecord;
+  resume: Resumable | null;
+  refused?: ApiError;
+}
+
+async function refuse(a: ActionRecord, refused: ApiError, note?: string): Promise<DecisionOutcome> {
+  let resume: Resumable | null = null;
+  try {
+    resume = await expireAction(a, Date.now(), note);
+  } catch (err) {
+    // Decided or expired by someone else meanwhile: their request resumes the turn.
+    if (!actionAlreadyDecided.is(err)) throw err;
+  }
+  return { action: { ...a, status: 'Expired', ...(note ? { note } : {}) }, resume, refused };
+}
+
+/**
  * A person's decision on a held call (docs/decisions/agents.md, "Approval"). Exactly once: the
  * decision is a conditional write on the Pending action, so of two racing approvals one wins and
  * runs the tool, the other is told 409. Approved, the tool runs now and the action is Done with its
@@ -79,16 +109,15 @@ export async function decideAction(
   decision: Decision,
   actor: Principal,
   requestId: string,
-): Promise<{ action: ActionRecord; resume: Resumable | null }> {
+): Promise<DecisionOutcome> {
   const a = await readAction(tenantId, owner, actionId);
   const now = new Date().toISOString();
-  if (a.status === 'Pending' && a.expiresAt <= now) {
-    await expireAction(a).catch((err) => {
-      if (!actionAlreadyDecided.is(err)) throw err;
-    });
-    throw actionExpired();
-  }
-  if (a.status !== 'Pending') throw actionAlreadyDecided(a.status);
+  // Expired before the sweep came: written Expired here, and its turn resumes as the sweep's would.
+  if (a.status === 'Pending' && a.expiresAt <= now)
+    return refuse(a, a.note === TOOL_LEFT_NOTE ? toolNoLongerOnAgent() : actionExpired());
+  if (a.status !== 'Pending')
+    throw a.status === 'Expired' && a.note === TOOL_LEFT_NOTE ? toolNoLongerOnAgent() : actionAlreadyDecided(a.status);
+  if (decision.approve && !(await toolStillOnAgent(a))) return refuse(a, toolNoLongerOnAgent(), TOOL_LEFT_NOTE);
   const status = decision.approve ? 'Approved' : 'Rejected';
   const rejectReason = decision.approve ? null : decision.reason;
   const decidedBy = { userId: actor.userId, email: actor.email ?? null };
@@ -108,16 +137,20 @@ export async function decideAction(
   return { action: decided, resume: await claimResume(a) };
 }
 
-/** An expired action: rejected by time, audited without a person. Resumes its turn when it was the last. */
-export async function expireAction(a: ActionRecord, at = Date.now()): Promise<Resumable | null> {
+/**
+ * An expired action: rejected by time (or, with a note, because its tool left the agent), audited
+ * without a person. Resumes its turn when it was the last.
+ */
+export async function expireAction(a: ActionRecord, at = Date.now(), note?: string): Promise<Resumable | null> {
   const now = new Date(at).toISOString();
-  await commitChange([decisionWrite(a, 'Expired', { decidedAt: now }), countDecision(a, 'Expired', now)], {
+  const set = { decidedAt: now, ...(note ? { note } : {}) };
+  await commitChange([decisionWrite(a, 'Expired', set, !note), countDecision(a, 'Expired', now)], {
     tenantId: a.tenantId,
     actor: null,
     entityType: 'AgentAction',
     entityId: a.id,
     action: 'expire',
-    changes: { status: 'Expired', tool: a.tool },
+    changes: { status: 'Expired', tool: a.tool, ...(note ? { note } : {}) },
   });
   return claimResume(a);
 }
@@ -157,7 +190,9 @@ function outcomeOf(a: ActionRecord): CallOutcome {
   }
   return {
     ok: false,
-    text: 'No one approved this call in time; it expired and did not run.',
+    text: a.note
+      ? `This call did not run: ${a.note}`
+      : 'No one approved this call in time; it expired and did not run.',
     ran: false,
     durationMs: 0,
   };

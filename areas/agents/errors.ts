@@ -55,3 +55,9 @@ export const pausedTurnUnreadable = defineError(
   (why: string = 'its state has version 9; this deploy reads versions 0 to 1') =>
     `The paused turn cannot be resumed: ${why}`,
 );
+/** A held call approved after its tool left the agent (its published version, or the draft for the playground). */
+export const toolNoLongerOnAgent = defineError(
+  409,
+  'TOOL_NO_LONGER_ON_AGENT',
+  'The tool was removed from the agent after the call was held; it did not run',
+);

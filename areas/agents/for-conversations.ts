@@ -7,6 +7,6 @@ export type { AgentSnapshot } from './snapshot.ts';
 export { widgetByKey, widgetLimits } from './widgets.ts';
 export { countRequested, decideAction, expireAction, resumeTurn } from './decide-action.ts';
 export type { Decision, Resumable } from './decide-action.ts';
-export { actionAlreadyDecided, actionExpired } from './errors.ts';
+export { actionAlreadyDecided, actionExpired, toolNoLongerOnAgent } from './errors.ts';
 export { ACTION_STATUSES, listActions, overdueActions, pauseWrites, toAction } from './pending-actions.ts';
 export type { ActionRecord, Owner } from './pending-actions.ts';

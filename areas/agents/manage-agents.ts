@@ -1,5 +1,6 @@
 import { asRead } from '#shared/data/as-read.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
+import { endCallsOfRemovedTools } from './tool-left-agent.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
 import { queryItems } from '#shared/data/query.ts';
@@ -210,6 +211,8 @@ async function patch(
     change(tenantId, actor, a.id, action, set as Change['changes']),
     { now },
   );
+  // A change of what the draft or the published version offers may leave held calls without their tool.
+  if (set.toolIds || 'status' in set || 'publishedVersion' in set) await endCallsOfRemovedTools(tenantId, a.id);
   return toAgent({ ...a, ...set, updatedAt: now } as AgentRecord);
 }
 
@@ -273,6 +276,7 @@ export async function deleteAgent(tenantId: string, agentId: string, actor: Prin
     { now },
   );
   if (a.knowledgeBaseIds?.length) await refreshToolsKbStatusAfter(tenantId, 'agent deleted');
+  await endCallsOfRemovedTools(tenantId, agentId);
 }
 
 /**

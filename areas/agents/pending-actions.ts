@@ -48,6 +48,8 @@ export interface ActionRecord {
   result: string | null;
   resultOk: boolean | null;
   durationMs: number | null;
+  /** Why it ended without running, when not by time alone (its tool left the agent). */
+  note?: string | null;
 }
 
 export interface PausedRecord {
@@ -175,4 +177,5 @@ export const toAction = (a: ActionRecord, now = Date.now()) => ({
   decidedAt: a.decidedAt,
   rejectReason: a.rejectReason,
   result: a.result,
+  note: a.note ?? null,
 });

@@ -3,7 +3,7 @@ import { commitChange } from '#shared/data/commit.ts';
 import { findPrompt, forcedVariantVersion, type Variant } from '#areas/prompts/for-agents.ts';
 import { get } from '#shared/data/read.ts';
 import { notFound, validationError } from '#shared/http/errors.ts';
-import { countRequested, decideAction, resumeTurn, type Resumable } from './decide-action.ts';
+import { countRequested, decideAction, resumeTurn, type Decision, type Resumable } from './decide-action.ts';
 import { noActivePromptVersion } from './errors.ts';
 import { listActions, pauseWrites, type ActionRecord, type Owner } from './pending-actions.ts';
 import { runTurn, type TurnInput, type TurnResult } from './runtime.ts';
@@ -117,12 +117,15 @@ async function decideInline(
   const both = approve.filter((id) => reject.includes(id));
   if (both.length)
     throw validationError([{ path: 'body.rejectActionIds', message: 'An action is either approved or rejected' }]);
-  let resume: Resumable | null = null;
-  for (const id of approve)
-    resume = (await decideAction(tenantId, owner, id, { approve: true }, actor, requestId)).resume ?? resume;
-  for (const id of reject)
-    resume =
-      (await decideAction(tenantId, owner, id, { approve: false, reason: null }, actor, requestId)).resume ?? resume;
+  let resume = null as Resumable | null;
+  const decide = async (id: string, decision: Decision) => {
+    const out = await decideAction(tenantId, owner, id, decision, actor, requestId);
+    // The playground's turn lives in this request: a refusal ends it, the kept turn is not run on.
+    if (out.refused) throw out.refused;
+    resume = out.resume ?? resume;
+  };
+  for (const id of approve) await decide(id, { approve: true });
+  for (const id of reject) await decide(id, { approve: false, reason: null });
   if (!resume) {
     const waiting = (await listActions(tenantId, owner, 20)).filter((a) => a.status === 'Pending');
     return {

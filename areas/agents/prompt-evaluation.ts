@@ -10,10 +10,12 @@ import {
   versionOf,
   type CaseResult,
   type EVALUATE_VERSION,
+  type EvaluationModel,
   type EvaluationRecord,
   type Probe,
   type TestCaseRecord,
 } from '#areas/prompts/for-agents.ts';
+import { defaultModel, getModel } from '#areas/llm-gateway/for-agents.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -101,7 +103,8 @@ export async function runEvaluation(p: EvaluationRun) {
   try {
     const prompt = await readPrompt(p.tenantId, p.promptId);
     const version = await versionOf(p.tenantId, prompt, p.versionId);
-    if (!prompt.modelId) throw new EvaluationError('The prompt names no model to evaluate it with');
+    const model = await evaluationModel(prompt.modelId ?? null);
+    await setEvaluation(p, { model });
     const snapshot: AgentSnapshot = {
       // Evaluation calls are metered as the prompt's own, not as any agent's.
       agentId: `prompt-evaluation:${p.promptId}`,
@@ -109,7 +112,7 @@ export async function runEvaluation(p: EvaluationRun) {
       name: prompt.title,
       promptId: p.promptId,
       promptVersionId: p.versionId,
-      modelId: prompt.modelId,
+      modelId: model.id,
       temperature: prompt.temperature ?? null,
       welcomeMessage: null,
       escalation: { enabled: false, noAnswerThreshold: 0, maxTurnsBeforeEscalation: null },
@@ -159,3 +162,16 @@ export async function runEvaluation(p: EvaluationRun) {
 }
 
 class EvaluationError extends Error {}
+
+/**
+ * The prompt's own model, else the one an agent naming none would be given: the platform's default
+ * chat model (spec: a prompt's modelId is optional, so most prompts have none).
+ */
+async function evaluationModel(modelId: string | null): Promise<EvaluationModel> {
+  const own = modelId ? await getModel(modelId) : null;
+  if (own) return { id: own.id, name: own.name, source: 'prompt' };
+  if (modelId) throw new EvaluationError("The prompt's model is no longer in the catalog");
+  const fallback = await defaultModel('chat');
+  if (!fallback) throw new EvaluationError('No chat model is available to evaluate the prompt with');
+  return { id: fallback.id, name: fallback.name, source: 'platformDefault' };
+}

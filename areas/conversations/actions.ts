@@ -56,6 +56,7 @@ export async function decideConversationAction(
   if (decision.approve && !takesMessages(c)) throw conversationClosed();
   const out = await decideAction(tenantId, ownerOf(id), actionId, decision, actor, requestId);
   if (out.resume) await resumeSafely(tenantId, id, out.resume, requestId);
+  if (out.refused) throw out.refused;
   return toAction(out.action);
 }
 

@@ -9,11 +9,19 @@ import { logger } from '#shared/runtime/logger.ts';
 import { deliverToChannel } from './delivery.ts';
 import { CAP_MESSAGE, conversationBusy, requestInProgress } from './errors.ts';
 import { conversationChange, systemMessage } from './lifecycle.ts';
-import { channelUserKey, conversationList, newConversation, type ConversationRecord, type Visitor } from './records.ts';
+import {
+  channelSpend,
+  channelUserKey,
+  conversationList,
+  newConversation,
+  type ConversationRecord,
+  type Visitor,
+} from './records.ts';
 import { mutate, newConversationWrites, readConversation, type Stored } from './store.ts';
 import { startVariant } from './variant.ts';
 import { visitorTurnAnswer, type TurnAnswer } from './turn.ts';
-import { capNoticeWrite, channelCapReached, channelSpendWrites, countCapReached } from './visitor-caps.ts';
+import { holdCaps, type CapHolds } from './cap-holds.ts';
+import { capNoticeWrite, channelSpendWrites, countCapReached } from './visitor-caps.ts';
 
 /** A person's message on a channel, as the webhook verified and queued it (the connector's CHANNEL_TURN). */
 export interface ChannelMessage {
@@ -55,20 +63,28 @@ export async function runChannelTurn(m: ChannelMessage, requestId: string): Prom
     if (refusal(err)) return skip(m, err.code);
     throw err;
   }
-  if (await refusedOverCap(channel, conversation)) return skip(m, 'daily token cap reached');
+  const holds = await holdOrTell(channel, conversation);
+  if (holds === 'reached') return skip(m, 'daily token cap reached');
   let answer: TurnAnswer;
+  let settled = false;
   try {
     answer = await visitorTurnAnswer(conversation, {
       text: m.text.slice(0, 4000),
       idempotencyKey: `channel:${m.eventId}`.slice(0, 300),
       requestId,
-      spend: (tokens) => channelSpendWrites(conversation, tokens),
+      spend: (tokens) => {
+        settled = true;
+        return holds?.settle(tokens) ?? channelSpendWrites(conversation, tokens);
+      },
     });
   } catch (err) {
+    settled = false;
     // Refusals (an exhausted allowance escalates the conversation; an agent unpublished meanwhile)
     // are recorded in the transcript by the turn and would fail again; anything else is retried.
     if (refusal(err)) return skip(m, err.code);
     throw err;
+  } finally {
+    if (holds && !settled) await holds.release();
   }
   if (answer.message) await deliverToChannel(conversation, answer.message);
   return 'answered';
@@ -85,21 +101,26 @@ const refusal = (err: unknown): err is ApiError =>
   err instanceof ApiError && err.status < 500 && !RETRIED.has(err.code);
 
 /**
- * A person past the connection's daily cap gets no turn: they are told kindly, once a day (the note
- * is kept in the transcript for staff), and each refused message is counted on the agent's day.
+ * The person's daily cap held for this turn (settled with its answer), or, past the cap, no turn:
+ * they are told kindly, once a day (the note is kept in the transcript for staff), and each refused
+ * message is counted on the agent's day.
  */
-async function refusedOverCap(channel: ChannelRecord, c: Stored): Promise<boolean> {
-  if (c.status !== 'Open' || !(await channelCapReached(c, channel.limits?.userDailyTokens ?? null))) return false;
+async function holdOrTell(channel: ChannelRecord, c: Stored): Promise<CapHolds | 'reached' | null> {
+  const cap = channel.limits?.userDailyTokens ?? null;
+  if (c.status !== 'Open' || cap === null) return null;
+  // Held, not only checked: a redelivered or reordered message must not run beside another turn of the person's.
+  const held = await holdCaps([{ key: channelSpend(c, Date.now()), cap, kind: 'userDailyTokens' }]);
+  if (!('reached' in held)) return held;
   await countCapReached(c.tenantId, c.agentId, 'userDailyTokens');
   const note = systemMessage(c, CAP_MESSAGE, Date.now());
   try {
     await mutate(c.tenantId, c.id, (current) => ({ next: current, messages: [note], writes: [capNoticeWrite(c)] }));
   } catch (err) {
-    if (err instanceof ApiError && err.status === 409) return true;
+    if (err instanceof ApiError && err.status === 409) return 'reached';
     throw err;
   }
   await deliverToChannel(c, note);
-  return true;
+  return 'reached';
 }
 
 function skip(m: ChannelMessage, reason: string) {

@@ -21,7 +21,12 @@ import {
 } from '#areas/conversations/errors.ts';
 import { featureNotInPlan } from '#areas/identity/for-conversations.ts';
 import { unauthorized } from '#shared/http/errors.ts';
-import { ACTION_STATUSES, actionAlreadyDecided, actionExpired } from '#areas/agents/for-conversations.ts';
+import {
+  ACTION_STATUSES,
+  actionAlreadyDecided,
+  actionExpired,
+  toolNoLongerOnAgent,
+} from '#areas/agents/for-conversations.ts';
 
 /** AI conversations (spec 03-ai-runtime.md "AI conversations"): the widget's session routes and the staff inbox. */
 const read = { kind: 'bearer', permission: 'conversations:read' } as const;
@@ -110,6 +115,11 @@ const action = once(() =>
     decidedAt: z.nullable(z.string()),
     rejectReason: z.nullable(z.string()),
     result: z.nullable(z.string()),
+    note: z.nullable(z.string()).check(
+      z.meta({
+        description: 'Why an Expired action ended without running when not by time: its tool left the agent',
+      }),
+    ),
   }),
 );
 const byAction = once(() => ({
@@ -443,9 +453,9 @@ export const conversationRoutes = defineRoutes([
     auth: write,
     scope: ofConversation,
     summary:
-      "Approves a Pending call: the tool runs now, once (of two racing approvals one runs it, the other answers 409), and the action is Done with its result; when it was the turn's last undecided call the agent goes on and its answer reaches the visitor or the channel",
+      "Approves a Pending call: the tool runs now, once (409 TOOL_NO_LONGER_ON_AGENT, and the call ends without running, when its tool left the agent's published version) (of two racing approvals one runs it, the other answers 409), and the action is Done with its result; when it was the turn's last undecided call the agent goes on and its answer reaches the visitor or the channel",
     status: 200,
-    errors: [actionAlreadyDecided, actionExpired, conversationClosed],
+    errors: [actionAlreadyDecided, actionExpired, toolNoLongerOnAgent, conversationClosed],
     schemas: () => ({ ...byAction(), response: action() }),
   },
   {
@@ -458,7 +468,7 @@ export const conversationRoutes = defineRoutes([
     summary:
       'Rejects a Pending call with an optional reason: the tool does not run; the agent is told (with the reason) and answers the visitor',
     status: 200,
-    errors: [actionAlreadyDecided, actionExpired],
+    errors: [actionAlreadyDecided, actionExpired, toolNoLongerOnAgent],
     schemas: () => ({ ...byAction(), body: z.object({ reason: optionalText(500) }), response: action() }),
   },
   {

@@ -57,13 +57,14 @@ export async function whenTurnFree<T>(first: Stored, attempt: (current: Stored) 
 }
 
 /** The conversation's turn taken on its own, once it is free (a retried message's, a resumed turn's). */
-export const takeConversationTurn = (first: Stored, lease: string) =>
+export const takeConversationTurn = (first: Stored, lease: string, admit?: (c: ConversationRecord) => void) =>
   whenTurnFree(first, async (c) => {
     const out = await mutate(
       c.tenantId,
       c.id,
       (current) => {
         requireFreeTurn(current);
+        admit?.(current);
         return { next: { ...current, ...takeTurn(lease) } };
       },
       c,

@@ -45,6 +45,8 @@ export interface VisitorInput {
   requestId: string;
   /** What the answer's tokens add to the caps' counters (visitor-caps.ts), written with the answer. */
   spend?: (tokens: number) => Write[];
+  /** Throws to refuse the turn, checked in the write that takes the conversation's turn (its turn cap). */
+  admit?: (current: ConversationRecord) => void;
 }
 
 /** What a turn's claim keeps: the visitor's message, stored once, that a retry answers. */
@@ -87,7 +89,13 @@ type Start =
   | { kind: 'run'; conversation: Stored; visitor: MessageRecord; agent: AgentSnapshot | null; lease: string };
 
 /** A retried message: its stored answer, a wait while the first attempt runs, or the turn again. */
-async function retried(first: Stored, key: string, agent: AgentSnapshot | null, lease: string): Promise<Start> {
+async function retried(
+  first: Stored,
+  key: string,
+  agent: AgentSnapshot | null,
+  lease: string,
+  admit?: VisitorInput['admit'],
+): Promise<Start> {
   const prior = await readClaim<Held>(claimKey(first, key));
   if (!prior?.data) throw requestInProgress();
   if (prior.status === 'done') {
@@ -101,7 +109,7 @@ async function retried(first: Stored, key: string, agent: AgentSnapshot | null, 
   // Released by a failure, or its lease ran out: this attempt takes it over, one attempt at a time.
   if ((await claim(claimKey(first, key), { ...CLAIM, data: prior.data })).kind !== 'claimed') throw requestInProgress();
   if (!agent) return { kind: 'run', conversation: first, visitor, agent, lease };
-  return { kind: 'run', conversation: await takeConversationTurn(first, lease), visitor, agent, lease };
+  return { kind: 'run', conversation: await takeConversationTurn(first, lease, admit), visitor, agent, lease };
 }
 
 /**
@@ -129,7 +137,10 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
         (current) => {
           if (!takesMessages(current)) throw conversationClosed();
           const answering = !!agent && current.status === 'Open';
-          if (answering) requireFreeTurn(current);
+          if (answering) {
+            requireFreeTurn(current);
+            input.admit?.(current);
+          }
           visitor = newMessage(current, 'visitor', input.text);
           return {
             next: {
@@ -150,7 +161,7 @@ async function storeVisitorMessage(first: Stored, input: VisitorInput): Promise<
     });
   } catch (err) {
     if (!requestInProgress.is(err) || !key) throw err;
-    return retried(first, key, agent, lease);
+    return retried(first, key, agent, lease, input.admit);
   }
 }
 

@@ -1,23 +1,16 @@
 import { countAgentEvent } from '#areas/analytics/for-conversations.ts';
 import { orConflict, updateItem, type Write } from '#shared/data/commit.ts';
-import { keyId, type Key } from '#shared/data/keys.ts';
-import { getMany } from '#shared/data/read.ts';
+import type { Key } from '#shared/data/keys.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { channelSpend, widgetSpend, type ConversationRecord } from './records.ts';
 
 /**
  * What anonymous traffic spent, checked before a turn and added after it (docs/decisions/
- * conversations.md, "Visitor caps"). A cap is checked against what finished turns spent, so turns
- * running at the same moment can pass it together: the overshoot is bounded by one turn each, which
- * the per-session rate limit keeps small; the tenant's own allowance stays the hard stop.
+ * conversations.md, "Visitor caps"). Token caps are held before the turn (cap-holds.ts) and a
+ * session's turn cap checked in the write that takes the conversation's turn, so neither is passed
+ * by parallel messages.
  */
 export type CapKind = 'dailyTokens' | 'visitorTokens' | 'sessionTurns' | 'userDailyTokens';
-
-export interface WidgetCaps {
-  dailyTokens: number | null;
-  visitorTokens: number | null;
-  sessionTurns: number | null;
-}
 
 const KEEP_SECONDS = 3 * 86_400;
 
@@ -25,44 +18,9 @@ export const secondsUntil = (at: number, now = Date.now()) => Math.max(1, Math.c
 /** Seconds until the next UTC midnight, when the daily caps start again. */
 export const untilNextDay = (now: number) => secondsUntil(now - (now % 86_400_000) + 86_400_000, now);
 
-async function spent(list: Key[]) {
-  const found = await getMany<{ tokens?: number }>(list);
-  return list.map((k) => found.get(keyId(k))?.tokens ?? 0);
-}
-const over = (used: number, cap: number | null) => cap !== null && used >= cap;
-
-/** The first cap a widget visitor has reached, or null: one BatchGetItem. */
-export async function widgetCapReached(
-  c: ConversationRecord,
-  caps: WidgetCaps,
-  ip: string,
-  now = Date.now(),
-): Promise<CapKind | null> {
-  if (over(c.agentTurns, caps.sessionTurns)) return 'sessionTurns';
-  if (caps.dailyTokens === null && caps.visitorTokens === null) return null;
-  const k = widgetSpend(c, ip, now);
-  const [widget, address, session] = await spent([k.widget, k.address, k.session]);
-  if (over(widget!, caps.dailyTokens)) return 'dailyTokens';
-  if (over(session!, caps.visitorTokens) || over(address!, caps.visitorTokens)) return 'visitorTokens';
-  return null;
-}
-
-/** Whether the channel user has spent the connection's daily cap. */
-export async function channelCapReached(c: ConversationRecord, cap: number | null, now = Date.now()) {
-  if (cap === null) return false;
-  const [used] = await spent([channelSpend(c, now)]);
-  return over(used!, cap);
-}
-
+// `committed` is settled tokens plus running turns' holds (cap-holds.ts): every spend adds to both.
 const add = (key: Key, tokens: number, now: number) =>
-  updateItem(key, { ttl: Math.floor(now / 1000) + KEEP_SECONDS }, { add: { tokens } });
-
-/** A widget turn's tokens for the widget's day, the address's day and the session: written with the answer. */
-export function widgetSpendWrites(c: ConversationRecord, ip: string, tokens: number, now = Date.now()): Write[] {
-  if (tokens <= 0) return [];
-  const k = widgetSpend(c, ip, now);
-  return [add(k.widget, tokens, now), add(k.address, tokens, now), add(k.session, tokens, now)];
-}
+  updateItem(key, { ttl: Math.floor(now / 1000) + KEEP_SECONDS }, { add: { tokens, committed: tokens } });
 
 export const channelSpendWrites = (c: ConversationRecord, tokens: number, now = Date.now()): Write[] =>
   tokens > 0 ? [add(channelSpend(c, now), tokens, now)] : [];

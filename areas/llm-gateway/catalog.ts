@@ -62,6 +62,11 @@ export async function listModels(opts: { kind?: ModelKind; activeOnly?: boolean 
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** The model a call that names none gets: the first active model of the kind by name (admission's rule). */
+export async function defaultModel(kind: ModelKind): Promise<CatalogModel | null> {
+  return (await listModels({ kind, activeOnly: true }))[0] ?? null;
+}
+
 /** The model and its fallbacks in order (each once, active ones only after the first). */
 export async function fallbackChain(model: CatalogModel): Promise<CatalogModel[]> {
   const all = await catalog();

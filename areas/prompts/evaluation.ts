@@ -46,7 +46,7 @@ export async function readEvaluation(tenantId: string, promptId: string, version
   const e = await get<EvaluationRecord>(prompts.evaluation(tenantId, promptId, versionId), { consistent: true });
   if (!e) throw notFound('Evaluation');
   const { status, quality, safety, cases, error, requestedAt, finishedAt } = e;
-  return { versionId, status, quality, safety, cases, error, requestedAt, finishedAt };
+  return { versionId, status, quality, safety, cases, error, model: e.model ?? null, requestedAt, finishedAt };
 }
 
 type EvaluationRef = { tenantId: string; promptId: string; versionId: string };

@@ -127,9 +127,14 @@ export interface EvaluationRecord {
   safety: number | null;
   cases: CaseResult[];
   error: string | null;
+  /** The model the run answered with, and whether it is the prompt's own or the platform's default. */
+  model?: EvaluationModel | null;
   requestedAt: string;
   finishedAt: string | null;
 }
+
+export const EVALUATION_MODEL_SOURCES = ['prompt', 'platformDefault'] as const;
+export type EvaluationModel = { id: string; name: string; source: (typeof EVALUATION_MODEL_SOURCES)[number] };
 
 export type AbTestConfig = { variantA: boolean; variantB: boolean };
 export type EvaluationScores = { quality: number | null; safety: number | null };

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { MAX_CONTENT_BYTES, MAX_TAGS, PROMPT_STATUSES, VERSION_STATUSES } from '#areas/prompts/lifecycle.ts';
-import { EVALUATION_STATUSES, SMALL_SAMPLE } from '#areas/prompts/records.ts';
+import { EVALUATION_MODEL_SOURCES, EVALUATION_STATUSES, SMALL_SAMPLE } from '#areas/prompts/records.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalText, pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
 import { limitReached } from '#areas/prompts/errors.ts';
@@ -94,6 +94,12 @@ const evaluation = once(() =>
       }),
     ),
     error: z.nullable(z.string()),
+    model: z.nullable(z.object({ id: z.string(), name: z.string(), source: z.enum(EVALUATION_MODEL_SOURCES) })).check(
+      z.meta({
+        description:
+          "The chat model the run answered with: the prompt's own (source prompt), or, when the prompt names none, the platform's default chat model, the one a call naming no model gets (source platformDefault); null until the run starts",
+      }),
+    ),
     requestedAt: z.string(),
     finishedAt: z.nullable(z.string()),
   }),

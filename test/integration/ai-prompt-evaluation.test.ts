@@ -115,13 +115,6 @@ describe('a version sent to review is evaluated', () => {
     expect(e.quality).toBeNull();
   });
 
-  it('a prompt without a model ends Failed with the reason', async () => {
-    const res = await owner.post('', { title: 'No model', content: CONTENT });
-    const p = { id: res.json.result.id as string, versionId: res.json.result.versions[0].id as string };
-    const e = await evaluated(p);
-    expect(e).toMatchObject({ status: 'Failed', error: expect.stringMatching(/names no model/) });
-  });
-
   it('a tenant whose allowance is used up: the run ends Failed with the reason, the review and approval go on', async () => {
     const t = await newTenant({});
     const token = await tokenFor({ tenantId: t });

@@ -4,6 +4,7 @@ import { uuid } from '#shared/routes/schemas.ts';
 import {
   actionAlreadyDecided,
   actionExpired,
+  toolNoLongerOnAgent,
   agentPromptMissing,
   agentUnavailable,
   noActivePromptVersion,
@@ -64,6 +65,7 @@ export const agentRuntimeRoutes = defineRoutes([
       agentUnavailable,
       actionAlreadyDecided,
       actionExpired,
+      toolNoLongerOnAgent,
       pausedTurnUnreadable,
       ...TURN_REFUSALS,
     ],

@@ -156,6 +156,7 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/tools',
   'GET /api/tools/built-in',
   'POST /api/tools/built-in/select',
+  'GET /api/tools/{toolId}',
   'PUT /api/tools/{toolId}',
   'DELETE /api/tools/{toolId}',
   'GET /api/tools/{toolId}/config',

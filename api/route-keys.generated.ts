@@ -276,6 +276,7 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/webhook-subscriptions/{webhookSubscriptionId}/test',
   'POST /api/webhook-subscriptions/{webhookSubscriptionId}/rotate-secret',
   'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries/{deliveryId}',
 ];
 /** Further spellings served by a deployed route (`METHOD path`), which API Gateway routes to a template. */
 export const DEPLOYED_ALIAS_KEYS: readonly string[] = [

@@ -70,6 +70,7 @@ export const BEYOND_SPEC: readonly string[] = [
   'POST /api/webhook-subscriptions/{webhookSubscriptionId}/test',
   'POST /api/webhook-subscriptions/{webhookSubscriptionId}/rotate-secret',
   'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries/{deliveryId}',
   // Chat channels as the platforms behave: WhatsApp's approved templates, Discord's slash command.
   'POST /api/ai/channels/{channelId}/templates',
   'GET /api/ai/channels/{channelId}/templates',

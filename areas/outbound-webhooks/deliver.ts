@@ -18,7 +18,6 @@ import {
   TEST_EVENT,
   type AttemptEntry,
   type DeliveryRecord,
-  type DeliveryStatus,
   type SubscriptionRecord,
 } from './records.ts';
 import { postPinned, type SendOutcome } from './send.ts';

@@ -74,7 +74,11 @@ export const utcDay = () =>
     z.refine(
       (v) =>
         !Number.isNaN(Date.parse(`${v}T00:00:00.000Z`)) && new Date(`${v}T00:00:00.000Z`).toISOString().startsWith(v),
-      'Not a calendar date',
+      {
+        message: 'Not a calendar date',
+        // A value that is not YYYY-MM-DD at all has its one issue already (not a second one saying so again).
+        when: (payload) => !payload.issues.length,
+      },
     ),
   );
 

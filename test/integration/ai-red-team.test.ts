@@ -416,8 +416,14 @@ describe('planted instructions cannot act', () => {
     const answer = localModel.chat;
     const stream = localModel.stream;
     const spies = [
-      vi.spyOn(localModel, 'chat').mockImplementation((req) => (seen.push(req), answer(req))),
-      vi.spyOn(localModel, 'stream').mockImplementation((req) => (seen.push(req), stream(req))),
+      vi.spyOn(localModel, 'chat').mockImplementation((req) => {
+        seen.push(req);
+        return answer(req);
+      }),
+      vi.spyOn(localModel, 'stream').mockImplementation((req) => {
+        seen.push(req);
+        return stream(req);
+      }),
     ];
     try {
       const s = await session(reader.widgetKey);

@@ -142,7 +142,8 @@ function operationFor(route: RouteDef, converter: SchemaConverter, shadowsLitera
   const paramsOut = route.params ? converter.convert(route.params, 'output', `${base}.params`) : undefined;
   const queryIn = route.query ? converter.convert(route.query, 'input', `${base}.query`) : undefined;
   const queryOut = route.query ? converter.convert(route.query, 'output', `${base}.query`) : undefined;
-  const bodyIn = route.body ? converter.convert(route.body, 'input', `${base}.body`) : undefined;
+  const shownBody = route.documentedBody ?? route.body;
+  const bodyIn = shownBody ? converter.convert(shownBody, 'input', `${base}.body`) : undefined;
   const jsonBodyIn = route.jsonBody ? converter.convert(route.jsonBody, 'input', `${base}.jsonBody`) : undefined;
 
   const parameters: unknown[] = [];

@@ -116,6 +116,11 @@ export interface RouteDef {
   params?: AnySchema;
   query?: AnySchema;
   body?: AnySchema;
+  /**
+   * The body as the API document shows it, where `body` parses through a transform JSON Schema
+   * cannot show (it would read as `{}`): the forms the transform accepts. Never used to parse.
+   */
+  documentedBody?: AnySchema;
   /** Schema of `result` in the success envelope (or the raw body's content type). */
   response?: AnySchema;
   rawResponse?: { contentType: string };
@@ -165,7 +170,7 @@ export interface RouteDef {
 }
 
 /** A route's schemas: what the request is parsed with and what `result` documents. */
-type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'jsonBody' | 'response'>;
+type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'documentedBody' | 'jsonBody' | 'response'>;
 
 /**
  * A route as a route file writes it: its schemas behind a thunk. A function serves one route per
@@ -178,7 +183,7 @@ export type RouteSpec = Omit<RouteDef, keyof RouteSchemas> & { schemas?: () => R
 
 type Built<S> = S extends { schemas: () => infer R } ? Omit<S, 'schemas'> & R : Omit<S, 'schemas'>;
 
-const SCHEMA_KEYS = ['params', 'query', 'body', 'jsonBody', 'response'] as const;
+const SCHEMA_KEYS = ['params', 'query', 'body', 'documentedBody', 'jsonBody', 'response'] as const;
 
 function withLazySchemas(spec: RouteSpec): RouteDef {
   const { schemas, ...route } = spec;

@@ -156,6 +156,7 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/tools',
   'GET /api/tools/built-in',
   'POST /api/tools/built-in/select',
+  'GET /api/tools/{toolId}',
   'PUT /api/tools/{toolId}',
   'DELETE /api/tools/{toolId}',
   'GET /api/tools/{toolId}/config',
@@ -275,6 +276,7 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/webhook-subscriptions/{webhookSubscriptionId}/test',
   'POST /api/webhook-subscriptions/{webhookSubscriptionId}/rotate-secret',
   'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries/{deliveryId}',
 ];
 /** Further spellings served by a deployed route (`METHOD path`), which API Gateway routes to a template. */
 export const DEPLOYED_ALIAS_KEYS: readonly string[] = [

@@ -24,6 +24,8 @@ export const BEYOND_SPEC: readonly string[] = [
   'GET /api/prompts/{promptId}/test-cases',
   'DELETE /api/prompts/{promptId}/test-cases/{testCaseId}',
   'GET /api/prompts/{promptId}/versions/{versionId}/evaluation',
+  // A tool read by its id, as every other resource is (the spec lists only its PUT and DELETE).
+  'GET /api/tools/{toolId}',
   'PUT /api/tools/{toolId}/approve',
   'PUT /api/tools/{toolId}/activate',
   'PUT /api/tools/{toolId}/reject',
@@ -68,6 +70,7 @@ export const BEYOND_SPEC: readonly string[] = [
   'POST /api/webhook-subscriptions/{webhookSubscriptionId}/test',
   'POST /api/webhook-subscriptions/{webhookSubscriptionId}/rotate-secret',
   'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries',
+  'GET /api/webhook-subscriptions/{webhookSubscriptionId}/deliveries/{deliveryId}',
   // Chat channels as the platforms behave: WhatsApp's approved templates, Discord's slash command.
   'POST /api/ai/channels/{channelId}/templates',
   'GET /api/ai/channels/{channelId}/templates',

@@ -142,7 +142,8 @@ function operationFor(route: RouteDef, converter: SchemaConverter, shadowsLitera
   const paramsOut = route.params ? converter.convert(route.params, 'output', `${base}.params`) : undefined;
   const queryIn = route.query ? converter.convert(route.query, 'input', `${base}.query`) : undefined;
   const queryOut = route.query ? converter.convert(route.query, 'output', `${base}.query`) : undefined;
-  const bodyIn = route.body ? converter.convert(route.body, 'input', `${base}.body`) : undefined;
+  const shownBody = route.documentedBody ?? route.body;
+  const bodyIn = shownBody ? converter.convert(shownBody, 'input', `${base}.body`) : undefined;
   const jsonBodyIn = route.jsonBody ? converter.convert(route.jsonBody, 'input', `${base}.jsonBody`) : undefined;
 
   const parameters: unknown[] = [];
@@ -317,6 +318,8 @@ function successResponse(route: RouteDef, converter: SchemaConverter): ResponseO
   if (!route.eventStream) return answer;
   const events = {
     schema: { type: 'string', description: `Server-sent events (\`data: ...\` lines) ${route.eventStream}` },
+    // OpenAPI 3.1 has no item schema for a stream (3.2's itemSchema): each event's data goes here.
+    ...(route.events ? { 'x-sse-data': converter.convert(route.events, 'output', `${route.id}.event`) } : {}),
   };
   return { ...answer, content: { ...answer.content, 'text/event-stream': events } };
 }
@@ -329,7 +332,8 @@ function jsonSuccess(route: RouteDef, converter: SchemaConverter): ResponseObjec
     const schema = route.response
       ? converter.convert(route.response, 'output', `${route.id}.response`)
       : rawSchema(contentType);
-    return { description, content: { [contentType]: { schema } } };
+    const events = route.events ? { 'x-sse-data': converter.convert(route.events, 'output', `${route.id}.event`) } : {};
+    return { description, content: { [contentType]: { schema, ...events } } };
   }
   if (route.status === 204 || (route.status === 202 && !route.response)) return { description };
   const result = route.response ? converter.convert(route.response, 'output', `${route.id}.response`) : {};

@@ -5,6 +5,7 @@ export { runTurnStream } from './runtime.ts';
 export type { TurnEvent, TurnResult } from './runtime.ts';
 export type { AgentSnapshot } from './snapshot.ts';
 export { widgetByKey, widgetLimits } from './widgets.ts';
+export { normalOrigin } from './widget-records.ts';
 export { countRequested, decideAction, expireAction, resumeTurn } from './decide-action.ts';
 export type { Decision, Resumable } from './decide-action.ts';
 export { actionAlreadyDecided, actionExpired, toolNoLongerOnAgent } from './errors.ts';

@@ -91,7 +91,19 @@ export const toWidget = (w: WidgetRecord) => ({
   updatedAt: w.updatedAt,
 });
 
-/** https origins only; http only for localhost (a developer's page). Normalised: scheme://host[:port]. */
+/**
+ * An origin as a browser sends it in `Origin`: lower-case scheme and host, the default port dropped,
+ * no trailing slash (the URL parser's own `origin`). Stored so, and a request's header compared so.
+ */
+export function normalOrigin(value: string): string {
+  try {
+    return new URL(value).origin;
+  } catch {
+    return value;
+  }
+}
+
+/** https origins only; http only for localhost (a developer's page); no path, query or credentials. */
 export function originProblem(value: string): string | null {
   let u: URL;
   try {
@@ -99,7 +111,8 @@ export function originProblem(value: string): string | null {
   } catch {
     return 'Not an origin';
   }
-  if (u.origin !== value.replace(/\/$/, '')) return 'An origin is scheme://host[:port] with no path';
+  if (u.pathname !== '/' || u.search || u.hash || u.username || u.password || /[?#]/.test(value))
+    return 'An origin is scheme://host[:port] with no path';
   if (u.protocol === 'https:') return null;
   if (u.protocol === 'http:' && (u.hostname === 'localhost' || u.hostname === '127.0.0.1')) return null;
   return 'Only https origins (http only for localhost)';

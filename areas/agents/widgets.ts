@@ -14,6 +14,7 @@ import {
   lookupOf,
   NO_LIMITS,
   newWidgetKey,
+  normalOrigin,
   originProblem,
   toWidget,
   widgetCounter,
@@ -52,7 +53,7 @@ export async function widgetLimits(tenantId: string, widgetId: string): Promise<
 }
 
 function origins(list: string[]) {
-  const out = [...new Set(list.map((o) => o.replace(/\/$/, '')))];
+  const out = [...new Set(list.map(normalOrigin))];
   const problems = list
     .map((o, i) => ({ i, p: originProblem(o) }))
     .filter((x) => x.p)

@@ -9,7 +9,7 @@ import {
 } from '#areas/analytics/limits.ts';
 import { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from '#areas/analytics/range.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
-import { isoDateTime, uuid } from '#shared/routes/schemas.ts';
+import { isoDateTime, utcDay, uuid } from '#shared/routes/schemas.ts';
 
 /** LLM and support analytics: read from per-day aggregates that the ingestion route maintains. */
 const read = { kind: 'bearer', permission: 'analytics:read' } as const;
@@ -17,15 +17,6 @@ const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 
 const ofTenant = scope.tenant({ tenantFrom: 'query' });
 
-const utcDay = () =>
-  z.string().check(
-    z.regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a date YYYY-MM-DD'),
-    z.refine(
-      (v) =>
-        !Number.isNaN(Date.parse(`${v}T00:00:00.000Z`)) && new Date(`${v}T00:00:00.000Z`).toISOString().startsWith(v),
-      'Not a calendar date',
-    ),
-  );
 const rangeQuery = once(() =>
   z.object({ ...tenantQuery(), startDate: z.optional(utcDay()), endDate: z.optional(utcDay()) }),
 );
@@ -33,6 +24,9 @@ const rangeQuery = once(() =>
 /** The reporter's own id of a record: a retried batch with the same ids counts once. */
 const recordId = () =>
   z.string().check(z.regex(RECORD_ID_PATTERN, 'Expected 1-100 characters of A-Z, a-z, 0-9, _ . : -'));
+/** A tenant the record counts for; checked against the tenants after the schema (400 `No such tenant`). */
+const reportedTenant = () =>
+  uuid().check(z.meta({ description: 'An existing tenant (400 `No such tenant` otherwise)' }));
 const count = (max: number) => z.int().check(z.minimum(0), z.maximum(max));
 const money = () => z.number().check(z.minimum(0), z.maximum(RECORD_LIMITS.costUsd));
 const label = (max: number) =>
@@ -41,7 +35,7 @@ const label = (max: number) =>
 const llmCall = once(() =>
   z.object({
     id: recordId(),
-    tenantId: uuid(),
+    tenantId: reportedTenant(),
     model: label(100),
     agentId: z.optional(z.nullable(uuid())),
     tokens: count(RECORD_LIMITS.tokens),
@@ -54,7 +48,7 @@ const llmCall = once(() =>
 const conversation = once(() =>
   z.object({
     id: recordId(),
-    tenantId: uuid(),
+    tenantId: reportedTenant(),
     agentId: z.optional(z.nullable(uuid())),
     startedAt: isoDateTime(),
     durationSeconds: z.number().check(z.minimum(0), z.maximum(RECORD_LIMITS.durationSeconds)),
@@ -204,7 +198,8 @@ export const analyticsRoutes = defineRoutes([
     scope: scope.platform,
     summary:
       `Internal: report LLM calls and finished conversations (at most ${MAX_EVENTS_PER_CALL} records; a ` +
-      `record id already counted is ignored)`,
+      'record id already counted is ignored). Every `tenantId` must name a tenant: one that names none is 400 ' +
+      'VALIDATION_ERROR, one issue (`No such tenant`) at the first place it appears',
     status: 200,
     maxBodyBytes: 1024 * 1024,
     schemas: () => ({

@@ -129,6 +129,16 @@ const byAction = once(() => ({
 /** Idempotency-Key: the widget's id for one message, so a retried send is stored and answered once. */
 const IDEMPOTENCY = 'Idempotency-Key';
 
+/** A visitor message's answer: the JSON result, and the streamed form's final event. */
+const widgetAnswer = once(() =>
+  z.object({
+    message: z.nullable(visitorMessage()),
+    citations: z.array(citation()),
+    escalated: z.boolean(),
+    awaitingApproval: z.boolean(),
+  }),
+);
+
 export const conversationRoutes = defineRoutes([
   {
     group: 'conversations',
@@ -193,12 +203,16 @@ export const conversationRoutes = defineRoutes([
     ],
     schemas: () => ({
       body: z.object({ text: text(4000) }),
-      response: z.object({
-        message: z.nullable(visitorMessage()),
-        citations: z.array(citation()),
-        escalated: z.boolean(),
-        awaitingApproval: z.boolean(),
-      }),
+      response: widgetAnswer(),
+      events: z.union([
+        z.object({ delta: z.string() }).check(z.meta({ description: 'Text of the answer as the model writes it' })),
+        widgetAnswer().check(z.meta({ description: 'The stored answer, once, before `[DONE]`' })),
+        z
+          .object({ error: z.object({ code: z.string(), message: z.string() }) })
+          .check(
+            z.meta({ description: 'Sent as `event: error` when the turn fails after the stream began; no `[DONE]`' }),
+          ),
+      ]),
     }),
   },
   {

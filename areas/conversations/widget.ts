@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { publishedAgent, widgetByKey } from '#areas/agents/for-conversations.ts';
+import { normalOrigin, publishedAgent, widgetByKey } from '#areas/agents/for-conversations.ts';
 import { requireAgents } from '#areas/identity/for-conversations.ts';
 import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange } from '#shared/data/commit.ts';
@@ -30,7 +30,7 @@ export async function startSession(
 ) {
   const widget = await widgetByKey(body.widgetKey);
   if (!widget) throw unauthorized('Unknown widget key');
-  const from = origin?.replace(/\/$/, '');
+  const from = origin ? normalOrigin(origin) : undefined;
   if (!from || !widget.allowedOrigins.includes(from)) throw originNotAllowed();
   const tenantId = widget.tenantId;
   await requireAgents(tenantId);

@@ -8,6 +8,7 @@ import { toPage } from '#shared/http/responses.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { planSlot } from '#areas/identity/for-knowledge.ts';
+import { modelReferenceRefusal } from '#areas/llm-gateway/for-knowledge.ts';
 import { knowledgeBaseFull, planLimitReached } from './errors.ts';
 import { PURGE_BASE } from './messages.ts';
 import { BASE_DELETED, CHUNKS_CHANGED } from './events.ts';
@@ -56,6 +57,10 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
   const chunkOverlap = input.chunkOverlap ?? Math.min(DEFAULT_CHUNK_OVERLAP, Math.floor(chunkSize / 2));
   if (chunkOverlap > chunkSize / 2)
     throw validationError([{ path: 'body.chunkOverlap', message: 'At most half of chunkSize' }]);
+  if (input.embeddingModelId) {
+    const refusal = await modelReferenceRefusal(input.embeddingModelId, 'embedding');
+    if (refusal) throw validationError([{ path: 'body.embeddingModelId', message: refusal }]);
+  }
   const now = new Date().toISOString();
   const base: BaseRecord = {
     id: crypto.randomUUID(),

@@ -56,6 +56,19 @@ export async function resolveModel(nameOrId: string): Promise<CatalogModel | nul
   return all.find((m) => m.name === nameOrId) ?? all.find((m) => m.id === nameOrId.toLowerCase()) ?? null;
 }
 
+/**
+ * Why a record may not name this model for calls of this kind (null when it may): a knowledge base's
+ * embedding model, a prompt's chat model. Checked when the reference is written, so a bad id is a
+ * 400 there, not a failure of every later call that uses it.
+ */
+export async function modelReferenceRefusal(id: string, kind: ModelKind): Promise<string | null> {
+  const model = await getModel(id.toLowerCase());
+  if (!model) return 'No such model in the catalog';
+  if (model.kind !== kind) return `Not a ${kind} model (${model.name} is a ${model.kind} model)`;
+  if (!model.isActive) return `The model ${model.name} is not active`;
+  return null;
+}
+
 export async function listModels(opts: { kind?: ModelKind; activeOnly?: boolean } = {}): Promise<CatalogModel[]> {
   return (await catalog())
     .filter((m) => (!opts.kind || m.kind === opts.kind) && (!opts.activeOnly || m.isActive))

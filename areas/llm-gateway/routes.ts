@@ -113,6 +113,74 @@ const responseFormat = () =>
 const tokenIds = () =>
   z.array(z.int().check(z.minimum(0), z.maximum(1_000_000))).check(z.minLength(1), z.maxLength(L.embeddingChars));
 
+/** OpenAI's streamed chat events: `chat.completion.chunk` objects (the last with `usage` when asked), or an error. */
+const chatEvents = once(() => {
+  const toolCallDelta = z.object({
+    index: z.number(),
+    id: z.optional(z.string()),
+    type: z.optional(z.literal('function')),
+    function: z.object({ name: z.optional(z.string()), arguments: z.optional(z.string()) }),
+  });
+  return z.union([
+    z.object({
+      id: z.string(),
+      object: z.literal('chat.completion.chunk'),
+      created: z.number(),
+      model: z.string(),
+      choices: z.array(
+        z.object({
+          index: z.number(),
+          delta: z.object({
+            role: z.optional(z.literal('assistant')),
+            content: z.optional(z.nullable(z.string())),
+            tool_calls: z.optional(z.array(toolCallDelta)),
+          }),
+          logprobs: z.null(),
+          finish_reason: z.nullable(z.string()),
+        }),
+      ),
+      usage: z.optional(
+        z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }),
+      ),
+    }),
+    streamError(),
+  ]);
+});
+/** A failure after the stream began, in OpenAI's error shape. */
+const streamError = once(() =>
+  z
+    .object({
+      error: z.object({ message: z.string(), type: z.string(), code: z.string(), param: z.nullable(z.string()) }),
+    })
+    .check(z.meta({ description: 'The model failed after the stream began; the stream ends here' })),
+);
+const RESPONSES_EVENTS = [
+  'response.created',
+  'response.in_progress',
+  'response.output_item.added',
+  'response.content_part.added',
+  'response.output_text.delta',
+  'response.output_text.done',
+  'response.content_part.done',
+  'response.function_call_arguments.delta',
+  'response.function_call_arguments.done',
+  'response.output_item.done',
+  'response.completed',
+  'response.incomplete',
+  'response.failed',
+] as const;
+/** Responses events: each names its `type` (also the SSE `event:`) and its place in the stream. */
+const responsesEvents = once(() =>
+  z.looseObject({
+    type: z.enum(RESPONSES_EVENTS),
+    sequence_number: z.number(),
+    response: z.optional(z.looseObject({ id: z.string(), status: z.string() })),
+    delta: z.optional(z.string()),
+    item_id: z.optional(z.string()),
+    output_index: z.optional(z.number()),
+  }),
+);
+
 const chatBody = once(() =>
   z.object({
     model: text(200),
@@ -228,7 +296,7 @@ export const llmGatewayRoutes = defineRoutes([
     rawResponse: { contentType: 'application/json' },
     maxBodyBytes: CHAT_MAX_BODY_BYTES,
     errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS, ...FORMAT_REFUSALS],
-    schemas: () => ({ query: z.object(tenantQuery()), body: chatBody() }),
+    schemas: () => ({ query: z.object(tenantQuery()), body: chatBody(), events: chatEvents() }),
   },
   {
     ...v1,
@@ -244,7 +312,7 @@ export const llmGatewayRoutes = defineRoutes([
     rawResponse: { contentType: 'application/json' },
     maxBodyBytes: CHAT_MAX_BODY_BYTES,
     errors: [...MODEL_CALL_REFUSALS, ...KEY_REFUSALS, ...FORMAT_REFUSALS],
-    schemas: () => ({ query: z.object(tenantQuery()), body: responsesBody() }),
+    schemas: () => ({ query: z.object(tenantQuery()), body: responsesBody(), events: responsesEvents() }),
   },
   {
     ...v1,

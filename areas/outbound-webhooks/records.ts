@@ -24,6 +24,14 @@ export const TEST_EVENT = 'webhook.test';
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+/**
+ * The wait before each retry, in seconds: attempt n failed, the next comes BACKOFF[n - 1] later. Within
+ * SQS's 15-minute delay, so each retry is one delayed message; six attempts over about 36 minutes.
+ */
+export const BACKOFF_SECONDS = [10, 60, 300, 900, 900] as const;
+/** The retry limit, which also bounds a delivery's attempt log. */
+export const MAX_ATTEMPTS = BACKOFF_SECONDS.length + 1;
+
 /** Subscriptions per tenant: each event fans out to each, so the bound is the work per event. */
 export const MAX_SUBSCRIPTIONS = 20;
 
@@ -49,6 +57,17 @@ export interface SubscriptionRecord {
   updatedAt: string;
 }
 
+/** One try of a delivery, as the log shows it (Svix's and Stripe's attempt lists). */
+export interface AttemptEntry {
+  attempt: number;
+  /** When the request started. */
+  at: string;
+  /** The receiver's HTTP status; null when it never answered or nothing was sent. */
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
 export interface DeliveryRecord {
   id: string;
   tenantId: string;
@@ -62,6 +81,8 @@ export interface DeliveryRecord {
   statusCode: number | null;
   lastError: string | null;
   nextRetryAt: string | null;
+  /** Each attempt in order; at most MAX_ATTEMPTS (the retry limit), absent on entries logged before it was kept. */
+  attemptLog?: AttemptEntry[];
   createdAt: string;
   updatedAt: string;
 }
@@ -118,6 +139,7 @@ export const toDelivery = (d: DeliveryRecord) => ({
   attempts: d.attempts,
   nextRetryAt: d.nextRetryAt,
   lastError: d.lastError,
+  attemptLog: d.attemptLog ?? [],
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
 });

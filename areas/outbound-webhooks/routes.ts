@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { optionalText, pageOf, paging, uuid } from '#shared/routes/schemas.ts';
 import { subscriptionLimitReached, targetNotAllowed } from './errors.ts';
-import { DELIVERY_STATUSES, EVENT_TYPES, TEST_EVENT } from './records.ts';
+import { DELIVERY_STATUSES, EVENT_TYPES, MAX_ATTEMPTS, TEST_EVENT } from './records.ts';
+import { MAX_TESTS_IN_FLIGHT, TEST_LIMITS } from './test-limits.ts';
 
 /**
  * Outbound webhooks (beyond the spec, which leaves delivery of events to external subscribers open):
@@ -40,6 +41,19 @@ const subscription = once(() =>
   }),
 );
 const withSecret = once(() => z.object({ ...subscription().shape, secret: z.string() }));
+const attemptEntry = once(() =>
+  z.object({
+    attempt: z.number(),
+    at: z.string().check(z.meta({ description: 'When the request started' })),
+    statusCode: z.nullable(
+      z
+        .number()
+        .check(z.meta({ description: "The receiver's HTTP status; null when it did not answer or nothing was sent" })),
+    ),
+    error: z.nullable(z.string()),
+    durationMs: z.number(),
+  }),
+);
 const delivery = once(() =>
   z.object({
     id: z.string(),
@@ -50,6 +64,12 @@ const delivery = once(() =>
     attempts: z.number(),
     nextRetryAt: z.nullable(z.string()),
     lastError: z.nullable(z.string()),
+    attemptLog: z
+      .array(attemptEntry())
+      .check(
+        z.maxLength(MAX_ATTEMPTS),
+        z.meta({ description: `Each attempt in order, at most ${MAX_ATTEMPTS} (the retry limit)` }),
+      ),
     createdAt: z.string(),
     updatedAt: z.string(),
   }),
@@ -120,7 +140,11 @@ export const outboundWebhookRoutes = defineRoutes([
     path: `${BASE}/{webhookSubscriptionId}/test`,
     auth: manage,
     scope: ofSubscription,
-    summary: `Queues a \`${TEST_EVENT}\` event to this subscription (even while inactive); it shows in the delivery log`,
+    summary:
+      `Queues a \`${TEST_EVENT}\` event to this subscription (even while inactive); it shows in the delivery log. ` +
+      `At most ${TEST_LIMITS.perSubscription.limit} tests per subscription and ${TEST_LIMITS.perTenant.limit} per tenant ` +
+      `each ${TEST_LIMITS.perTenant.windowSeconds} s, and ${MAX_TESTS_IN_FLIGHT} test deliveries of a subscription in flight ` +
+      '(not yet delivered or given up); over any of them, 429 RATE_LIMITED with Retry-After',
     status: 202,
     schemas: () => ({ ...byId(), response: z.object({ eventId: z.string(), eventType: z.string() }) }),
   },
@@ -144,12 +168,27 @@ export const outboundWebhookRoutes = defineRoutes([
     auth: read,
     scope: ofSubscription,
     summary:
-      "The subscription's delivery log, newest first: event type, status (pending, retrying, succeeded, failed), the receiver's last status code, attempts and the next retry",
+      "The subscription's delivery log, newest first: event type, status (pending, retrying, succeeded, failed), the receiver's last status code, attempts and the next retry, and each attempt (time, status code, error, duration)",
     status: 200,
     schemas: () => ({
       params: byId().params,
       query: z.object({ ...paging(), ...tenantQuery() }),
       response: pageOf(delivery()),
+    }),
+  },
+  {
+    group: 'webhook-subscriptions',
+    id: 'webhookSubscriptions.delivery',
+    method: 'GET',
+    path: `${BASE}/{webhookSubscriptionId}/deliveries/{deliveryId}`,
+    auth: read,
+    scope: ofSubscription,
+    summary: 'One delivery of the log, with each of its attempts (time, status code, error, duration)',
+    status: 200,
+    schemas: () => ({
+      params: z.object({ webhookSubscriptionId: uuid(), deliveryId: uuid() }),
+      query: z.object(tenantQuery()),
+      response: delivery(),
     }),
   },
 ]);

@@ -6,6 +6,7 @@ import { toPage } from '#shared/http/responses.ts';
 import { subscriptionLimitReached } from './errors.ts';
 import { queueDelivery } from './publish.ts';
 import {
+  deliveryKey,
   deliveryList,
   newSecret,
   subscriptionItem,
@@ -20,6 +21,7 @@ import {
   type SubscriptionRecord,
 } from './records.ts';
 import { checkTarget } from './target.ts';
+import { admitTest } from './test-limits.ts';
 
 type Stored = SubscriptionRecord & { revision: number };
 
@@ -148,6 +150,7 @@ export async function deleteSubscription(tenantId: string, id: string, actor: Pr
 /** Queues a `webhook.test` event to this subscription alone (sent even while it is inactive). */
 export async function sendTest(tenantId: string, id: string, actor: Principal) {
   await read(tenantId, id);
+  await admitTest(tenantId, id);
   const event = {
     id: `evt_${crypto.randomUUID()}`,
     type: TEST_EVENT,
@@ -163,4 +166,9 @@ export async function listDeliveries(tenantId: string, id: string, q: { page: nu
   await read(tenantId, id);
   const { items, totalCount } = await listNewestFirst<DeliveryRecord>(deliveryList(tenantId, id), q);
   return toPage(items.map(toDelivery), totalCount, q.page, q.pageSize);
+}
+
+export async function getDelivery(tenantId: string, id: string, deliveryId: string) {
+  await read(tenantId, id);
+  return toDelivery(await getOr404<DeliveryRecord>(deliveryKey(tenantId, id, deliveryId), 'Delivery'));
 }

@@ -4,6 +4,7 @@ import { commitChange, orConflict, putNew, updateItem, type Change } from '#shar
 import { getOr404 } from '#shared/data/read.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
+import { modelReferenceRefusal } from '#areas/llm-gateway/for-prompts.ts';
 import { limitReached } from './errors.ts';
 import { MAX_VERSIONS } from './lifecycle.ts';
 import { parsePlaceholders } from './placeholders.ts';
@@ -53,6 +54,13 @@ function storedNumbers<T extends PromptInput>(input: T): T {
   };
 }
 
+/** A prompt's model is a chat model of the gateway's catalog (null: the agent's or the default). */
+async function checkModel(modelId: string | null | undefined) {
+  if (!modelId) return;
+  const refusal = await modelReferenceRefusal(modelId, 'chat');
+  if (refusal) throw validationError([{ path: 'body.modelId', message: refusal }]);
+}
+
 /** The placeholder names of a content, or 400 listing every malformed placeholder. */
 function placeholdersOf(content: string, path = 'body.content'): string[] {
   const parsed = parsePlaceholders(content);
@@ -100,6 +108,7 @@ export async function createPrompt(
 ) {
   const input = storedNumbers(given);
   const placeholders = placeholdersOf(input.content);
+  await checkModel(input.modelId);
   const now = new Date().toISOString();
   const id = crypto.randomUUID();
   const first = versionItem(tenantId, id, 1, { content: input.content, placeholders }, actor, null, now);
@@ -149,6 +158,7 @@ export const NOT_ARCHIVED = { condition: 'attribute_exists(pk) AND archivedAt = 
 export async function updatePrompt(tenantId: string, id: string, given: PromptInput, actor: Principal) {
   await writablePrompt(tenantId, id);
   const input = storedNumbers(given);
+  await checkModel(input.modelId);
   const set: Record<string, unknown> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
   if (input.content !== undefined) set.placeholders = placeholdersOf(input.content);
   const now = new Date().toISOString();

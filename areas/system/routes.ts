@@ -30,6 +30,12 @@ export const systemRoutes = defineRoutes([
     transport: 'stream',
     rawResponse: { contentType: 'text/event-stream' },
     schemas: () => ({
+      events: z.union([
+        z
+          .object({ n: z.number(), status: z.literal('ok'), at: z.string() })
+          .check(z.meta({ description: '`event: tick`, one per tick' })),
+        z.object({ count: z.number() }).check(z.meta({ description: '`event: done`, last' })),
+      ]),
       query: z.object({
         count: z._default(
           z.pipe(

@@ -285,6 +285,17 @@ export const toolRoutes = defineRoutes([
   },
   {
     ...common,
+    id: 'tools.get',
+    method: 'GET',
+    path: `${T}/{toolId}`,
+    auth: read,
+    scope: ofTool,
+    summary: 'A tool as the list shows it: step 1 (display and schema), step 2 parameters, agents and status',
+    status: 200,
+    schemas: () => ({ ...byId(), response: toolDetail() }),
+  },
+  {
+    ...common,
     id: 'tools.update',
     method: 'PUT',
     path: `${T}/{toolId}`,

@@ -4,7 +4,7 @@ import { tenantAgents } from '#areas/agents/directory.ts';
 import { TENANT_AGENTS } from '#areas/tools/queries.ts';
 import { answer } from '#shared/data/queries.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
-import { toConfig, toParams } from '#areas/tools/records.ts';
+import { toConfig, toDetail, toParams } from '#areas/tools/records.ts';
 import {
   createTool,
   deleteTool,
@@ -26,6 +26,7 @@ export const handler = apiHandler(
     'tools.builtIn': async ({ query }) => listBuiltIn(query),
     'tools.builtIn.select': ({ tenantId, body, principal }) =>
       createTool(tenantId, { baseToolId: body.baseToolId }, principal),
+    'tools.get': async ({ tenantId, params }) => toDetail(await getTool(tenantId, params.toolId)),
     'tools.update': ({ tenantId, params, body, principal }) => updateTool(tenantId, params.toolId, body, principal),
     'tools.delete': ({ tenantId, params, principal }) => deleteTool(tenantId, params.toolId, principal),
     'tools.config.get': async ({ tenantId, params }) => toConfig(await getTool(tenantId, params.toolId)),

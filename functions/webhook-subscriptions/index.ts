@@ -3,6 +3,7 @@ import { outboundWebhookRoutes } from '#areas/outbound-webhooks/routes.ts';
 import {
   createSubscription,
   deleteSubscription,
+  getDelivery,
   getSubscription,
   listDeliveries,
   listSubscriptions,
@@ -29,6 +30,8 @@ export const handler = apiHandler(
       rotateSecret(tenantId, params.webhookSubscriptionId, principal),
     'webhookSubscriptions.deliveries': ({ tenantId, params, query }) =>
       listDeliveries(tenantId, params.webhookSubscriptionId, query),
+    'webhookSubscriptions.delivery': ({ tenantId, params }) =>
+      getDelivery(tenantId, params.webhookSubscriptionId, params.deliveryId),
   },
   { tenants: tenantDirectory },
 );

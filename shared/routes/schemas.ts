@@ -75,7 +75,14 @@ export const isCalendarDay = (v: string) =>
   new Date(`${v}T00:00:00.000Z`).toISOString().startsWith(v);
 /** A calendar day, YYYY-MM-DD (UTC): the pattern, and a day that exists. */
 export const utcDay = () =>
-  z.string().check(z.regex(DAY_PATTERN, 'Expected a date YYYY-MM-DD'), z.refine(isCalendarDay, 'Not a calendar date'));
+  z.string().check(
+    z.regex(DAY_PATTERN, 'Expected a date YYYY-MM-DD'),
+    z.refine(isCalendarDay, {
+      message: 'Not a calendar date',
+      // A value that is not YYYY-MM-DD at all has its one issue already (not a second one saying so again).
+      when: (payload) => !payload.issues.length,
+    }),
+  );
 
 const intFromQuery = (min: number, max: number, fallback: number) =>
   z._default(

@@ -116,6 +116,11 @@ export interface RouteDef {
   params?: AnySchema;
   query?: AnySchema;
   body?: AnySchema;
+  /**
+   * The body as the API document shows it, where `body` parses through a transform JSON Schema
+   * cannot show (it would read as `{}`): the forms the transform accepts. Never used to parse.
+   */
+  documentedBody?: AnySchema;
   /** Schema of `result` in the success envelope (or the raw body's content type). */
   response?: AnySchema;
   rawResponse?: { contentType: string };
@@ -126,6 +131,11 @@ export interface RouteDef {
    * when, and what the events carry. The document lists both media types for the success status.
    */
   eventStream?: string;
+  /**
+   * The `data:` payload of each event of `eventStream` (a union of the event kinds), shown in the
+   * document beside that media type; `[DONE]` and the like stay in `eventStream`'s words.
+   */
+  events?: AnySchema;
   /** Request headers the handler reads beyond credentials and Content-Type (Idempotency-Key, a signature). */
   headers?: readonly RequestHeader[];
   /** Body content type when not JSON (multipart upload, provider webhooks). */
@@ -170,7 +180,7 @@ export interface RouteDef {
 }
 
 /** A route's schemas: what the request is parsed with and what `result` documents. */
-type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'jsonBody' | 'response'>;
+type RouteSchemas = Pick<RouteDef, 'params' | 'query' | 'body' | 'documentedBody' | 'jsonBody' | 'response' | 'events'>;
 
 /**
  * A route as a route file writes it: its schemas behind a thunk. A function serves one route per
@@ -183,7 +193,7 @@ export type RouteSpec = Omit<RouteDef, keyof RouteSchemas> & { schemas?: () => R
 
 type Built<S> = S extends { schemas: () => infer R } ? Omit<S, 'schemas'> & R : Omit<S, 'schemas'>;
 
-const SCHEMA_KEYS = ['params', 'query', 'body', 'jsonBody', 'response'] as const;
+const SCHEMA_KEYS = ['params', 'query', 'body', 'documentedBody', 'jsonBody', 'response', 'events'] as const;
 
 function withLazySchemas(spec: RouteSpec): RouteDef {
   const { schemas, ...route } = spec;

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '#shared/data/keys.ts';
+import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
 import { twoTenants } from '#test/support/fixtures.ts';
 import { caller } from '#test/support/invoke.ts';
 import { listNewestFirst } from '#shared/data/collection.ts';
@@ -48,7 +49,7 @@ describe('prompts', () => {
       content: 'Hi {{first_name}} {{last_name}}, {{first_name}}!',
       temperature: 1.5,
       tags: ['support', 'greeting'],
-      modelId: crypto.randomUUID(),
+      modelId: LOCAL_MODEL_IDS.chat,
       abTestConfig: { variantA: true, variantB: false },
       autoEvaluationScores: { quality: 87.5, safety: 99 },
       lifecycleStatus: 'Active',

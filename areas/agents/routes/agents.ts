@@ -110,8 +110,16 @@ const theme = () =>
 const cap = (max: number) => z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(max))));
 const limits = () =>
   z.object({ dailyTokens: cap(1_000_000_000), visitorTokens: cap(1_000_000_000), sessionTurns: cap(10_000) });
-/** What originProblem accepts, as a pattern the API document can show (the handler still normalises). */
-const ORIGIN = /^(https:\/\/([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])|http:\/\/(localhost|127\.0\.0\.1))(:\d{1,5})?\/?$/;
+const PORT = '(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?';
+/**
+ * What originProblem accepts, as a pattern the API document can show (any case, any port; spelled
+ * out in both cases since a JSON Schema pattern has no flags); the handler stores it as a browser
+ * sends it (normalOrigin).
+ */
+const ORIGIN = new RegExp(
+  '^([hH][tT][tT][pP][sS]://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])|[hH][tT][tT][pP]://([lL][oO][cC][aA][lL][hH][oO][sS][tT]|127\\.0\\.0\\.1))' +
+    `${PORT}/?$`,
+);
 const allowedOrigins = () =>
   z
     .array(

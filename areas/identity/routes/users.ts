@@ -162,6 +162,15 @@ export const userRoutes = defineRoutes([
       params: userIdOrReset(),
       query: tenantQuery(),
       body: userUpdateOrResetBody(),
+      documentedBody: z.union([
+        userUpdateBody().check(z.meta({ title: 'UserUpdate', description: 'The update, on `{userId}`' })),
+        passwordResetBody().check(
+          z.meta({
+            title: 'AdminPasswordReset',
+            description: 'The admin password reset, on `{userId}:password-reset`',
+          }),
+        ),
+      ]),
       // The password-reset spelling answers like users.passwordReset: null.
       response: z.nullable(userDetailSchema()),
     }),

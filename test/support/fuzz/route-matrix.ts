@@ -83,8 +83,8 @@ export const NOT_TENANT_REFERENCES: Readonly<Record<string, { reason: string; va
     value: () => LOCAL_MODEL_IDS.chat,
   },
   embeddingModelId: {
-    reason: "a catalog embedding model of the gateway (platform data): stored as given, not a tenant's record",
-    value: () => crypto.randomUUID(),
+    reason: "a catalog embedding model of the gateway (platform data), not a tenant's record",
+    value: () => LOCAL_MODEL_IDS.embed,
   },
   appId: {
     reason:

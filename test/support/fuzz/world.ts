@@ -8,6 +8,7 @@ import { keys } from '#shared/data/keys.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { systemRoleItems } from '#areas/identity/system-roles.ts';
 import { BUILT_IN_TOOLS } from '#areas/tools/built-in-tools.ts';
+import { deliveryItem } from '#areas/outbound-webhooks/records.ts';
 import { createUser } from '#areas/identity/user-accounts.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -303,6 +304,41 @@ async function approvedVersionOf(t: Tenant) {
   return id;
 }
 
+/**
+ * A subscription per tenant with one delivery on its log, for the delivery detail route: the entry is
+ * written as the worker writes it, so nothing is sent anywhere.
+ */
+const loggedSubscriptionOf = (t: Tenant) =>
+  once(`logged-webhook-subscription:${t.id}`, () =>
+    apiCreate(t, 'POST', '/api/webhook-subscriptions', {
+      url: `https://hooks-${unique()}.example.com/in`,
+      eventTypes: ['message.created'],
+      description: null,
+    }),
+  );
+async function webhookDeliveryOf(t: Tenant) {
+  const subscriptionId = await loggedSubscriptionOf(t);
+  const id = crypto.randomUUID();
+  const at = new Date().toISOString();
+  const item = deliveryItem({
+    id,
+    tenantId: t.id,
+    subscriptionId,
+    eventId: `evt_${crypto.randomUUID()}`,
+    eventType: 'webhook.test',
+    status: 'succeeded',
+    attempts: 1,
+    statusCode: 200,
+    lastError: null,
+    nextRetryAt: null,
+    attemptLog: [{ attempt: 1, at, statusCode: 200, error: null, durationMs: 12 }],
+    createdAt: at,
+    updatedAt: at,
+  });
+  await ddb().send(new PutCommand({ TableName: config.tableName, Item: item }));
+  return id;
+}
+
 const RECORD_CREATORS: Record<string, RecordCreator> = {
   supplierId: viaApi('suppliers.create', (t) => ({ name: `Supplier ${unique()}`, tenantId: t.id })),
   productId: viaApi('products.create', (t) => ({ name: `Product ${unique()}`, code: `P-${unique()}`, tenantId: t.id })),
@@ -402,6 +438,14 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
     eventTypes: ['message.created'],
     description: null,
   })),
+  loggedWebhookSubscriptionId: {
+    via: 'webhookSubscriptions.create',
+    create: async (_w, tenant) => loggedSubscriptionOf(tenant),
+  },
+  webhookDeliveryId: {
+    via: 'the delivery log, written as the delivery worker writes it',
+    create: async (_w, tenant) => webhookDeliveryOf(tenant),
+  },
   paymentMethodId: viaApi('billing.methods.add', () => ({ provider: 1, token: 'tok_visa' })),
   paymentId: {
     via: 'billing.payments.process',
@@ -572,6 +616,11 @@ const ROUTE_RECORD_KINDS: Record<string, Record<string, string>> = {
   'connector.discord.commands': { channelId: 'discordChannelId' },
   // A version has an evaluation once it went to review.
   'prompts.evaluation': { versionId: 'reviewedVersionId' },
+  // A delivery is read under the subscription whose log holds it.
+  'webhookSubscriptions.delivery': {
+    webhookSubscriptionId: 'loggedWebhookSubscriptionId',
+    deliveryId: 'webhookDeliveryId',
+  },
 };
 export const recordKind = (route: { id: string }, name: string) => ROUTE_RECORD_KINDS[route.id]?.[name] ?? name;
 

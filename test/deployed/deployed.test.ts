@@ -99,13 +99,13 @@ describe('a new customer, as the smoke script meets a stage', () => {
 
   it('invites a colleague: the tenants function queues the e-mail, the e-mail worker sends it through SES', async () => {
     const tenant = await w.api('GET', '/api/tenants', { token: owner.token });
-    expect(tenant.status, tenant.text).toBe(200);
+    expect(tenant).toAnswer(200);
     const slug = tenant.json.result.items[0].slug as string;
     const invite = await w.api('POST', `/api/tenants/${slug}/invitations`, {
       token: owner.token,
       body: { email: 'colleague@shop.example', roles: ['TenantMember'] },
     });
-    expect(invite.status, invite.text).toBe(201);
+    expect(invite).toAnswer(201);
     await w.stack.pollers.drain();
     const sent = (await w.mails()).filter((m) => m.destination.to.includes('colleague@shop.example'));
     expect(sent, logsOf(w.stack, 'email-worker')).toHaveLength(1);
@@ -133,7 +133,7 @@ describe('a new customer, as the smoke script meets a stage', () => {
     ];
     for (const path of reads) {
       const res = await w.api('GET', path, { token: owner.token });
-      expect(res.status, `${path}: ${res.text}`).toBe(200);
+      expect(res, `${path}: ${res.text}`).toAnswer(200);
     }
     expectNoDenials(w.stack);
   });
@@ -147,9 +147,9 @@ describe('a new customer, as the smoke script meets a stage', () => {
     ];
     for (const [method, path, status, body] of refusals) {
       const res = await w.api(method, path, { token: owner.token, ...(body ? { body } : {}) });
-      expect(res.status, `${method} ${path}: ${res.text}`).toBe(status);
+      expect(res, `${method} ${path}: ${res.text}`).toAnswer(status);
     }
-    expect((await w.api('GET', '/api/health')).status).toBe(200);
+    expect(await w.api('GET', '/api/health')).toAnswer(200);
     const jwks = await w.api('GET', '/.well-known/jwks.json');
     expect(jwks.json.keys).toHaveLength(1);
     const streamed = await fetch(`${w.streamDoor('system')}/api/health/stream?count=2`);
@@ -165,7 +165,7 @@ describe('a new customer, as the smoke script meets a stage', () => {
     // No provider is configured for the stage (subscriptions answer PAYMENTS_NOT_CONFIGURED): an event
     // for a checkout this stage never started, which the worker records and leaves.
     const sub = await w.api('GET', '/api/subscriptions/plans', { token: owner.token });
-    expect(sub.status, sub.text).toBe(200);
+    expect(sub).toAnswer(200);
     const event = {
       id: `evt_${crypto.randomUUID()}`,
       type: 'checkout.completed',
@@ -186,7 +186,7 @@ describe('a new customer, as the smoke script meets a stage', () => {
       headers: { 'content-type': 'application/json', ...signProviderA(secret, rawBody, Math.floor(Date.now() / 1000)) },
       body: rawBody,
     });
-    expect(res.status, await res.text()).toBe(200);
+    expect({ status: res.status, text: await res.text() }).toAnswer(200);
     await w.stack.pollers.drain();
     const worker = w.stack.pollers.record.filter((r) => r.functionName === w.stack.byName('webhook-worker').fn.name);
     expect(worker, logsOf(w.stack, 'webhook-worker')).toEqual([expect.objectContaining({ messages: 1, failed: 0 })]);
@@ -201,7 +201,7 @@ describe('a new customer, as the smoke script meets a stage', () => {
     });
     expect(put.status, put.text).toBeLessThan(300);
     const got = await w.api('GET', '/api/secrets/staging/db-password', { headers: { 'x-internal-api-key': key } });
-    expect(got.status, got.text).toBe(200);
+    expect(got).toAnswer(200);
     expect(got.text).toContain('s3cret-value');
     expectNoDenials(w.stack);
   });
@@ -234,7 +234,7 @@ describe('agents, as deployed', () => {
       from,
       body: { tenantName: 'Agent shop', email, firstName: 'Ada', lastName: 'Owner' },
     });
-    expect(start.status, start.text).toBe(201);
+    expect(start).toAnswer(201);
     const password = 'Agent-owner-pass-2026!';
     await w.api('POST', '/api/auth/register', {
       from,
@@ -251,12 +251,12 @@ describe('agents, as deployed', () => {
       content: 'You are {{agent_name}}. Answer briefly.',
       modelId: nova.catalogId,
     });
-    expect(prompt.status, prompt.text).toBe(201);
+    expect(prompt).toAnswer(201);
     const v = `/api/prompts/${prompt.json.result.id}/versions/${prompt.json.result.versions[0].id}`;
-    expect((await as('PUT', `${v}/review`)).status).toBe(204);
+    expect(await as('PUT', `${v}/review`)).toAnswer(204);
     await w.stack.pollers.drain();
     expect(w.stack.byName('channel-turn-worker').invocations).toBeGreaterThan(0);
-    expect((await as('PUT', `${v}/approve`)).status).toBe(204);
+    expect(await as('PUT', `${v}/approve`)).toAnswer(204);
 
     const baseToolId = BUILT_IN_TOOLS.find((b) => b.code === 'browser_action')!.id;
     const tool = await as('POST', '/api/tools', {
@@ -264,10 +264,10 @@ describe('agents, as deployed', () => {
       baseToolId,
       configParams: { requiresApproval: false, allowedHosts: ['shop.example'], maxSteps: 2 },
     });
-    expect(tool.status, tool.text).toBe(201);
+    expect(tool).toAnswer(201);
     const toolId = tool.json.result.id as string;
     const asAdmin = (path: string) => w.api('PUT', path, { token: admin });
-    expect((await asAdmin(`/api/tools/${toolId}/approve`)).status).toBe(200);
+    expect(await asAdmin(`/api/tools/${toolId}/approve`)).toAnswer(200);
     expect((await asAdmin(`/api/tools/${toolId}/activate`)).json.result.status).toBe('ACTIVE');
 
     const agent = await as('POST', '/api/ai/agents', {
@@ -275,13 +275,13 @@ describe('agents, as deployed', () => {
       promptId: prompt.json.result.id,
       toolIds: [toolId],
     });
-    expect(agent.status, agent.text).toBe(201);
+    expect(agent).toAnswer(201);
     // A navigation the deployed guard refuses before Chromium starts: no traffic leaves this machine.
     const steps = { steps: [{ action: 'navigate', url: 'http://0.0.0.0:9/' }] };
     const chat = await as('POST', `/api/ai/agents/${agent.json.result.id}/chat`, {
       messages: [{ role: 'user', content: `browse_site ${JSON.stringify(steps)}` }],
     });
-    expect(chat.status, chat.text).toBe(200);
+    expect(chat).toAnswer(200);
     expect(chat.json.result.toolCalls[0]).toMatchObject({ name: 'browse_site' });
     expect(w.stack.byName('browser-action').invocations, logsOf(w.stack, 'agent-runtime')).toBeGreaterThan(0);
     expectNoDenials(w.stack);
@@ -290,15 +290,15 @@ describe('agents, as deployed', () => {
 
   it("a visitor's widget message streams through the conversations front door", async () => {
     const as = (method: string, path: string, body?: unknown) => w.api(method, path, { token: owner, body });
-    expect((await as('POST', `/api/ai/agents/${agentId}/publish`)).status).toBe(200);
+    expect(await as('POST', `/api/ai/agents/${agentId}/publish`)).toAnswer(200);
     const origin = 'https://shop.example';
     const widget = await as('POST', `/api/ai/agents/${agentId}/widgets`, { name: 'Shop', allowedOrigins: [origin] });
-    expect(widget.status, widget.text).toBe(201);
+    expect(widget).toAnswer(201);
     const session = await w.api('POST', '/api/conversations/widget/sessions', {
       headers: { origin },
       body: { widgetKey: widget.json.result.widgetKey },
     });
-    expect(session.status, session.text).toBe(201);
+    expect(session).toAnswer(201);
     const res = await fetch(`${w.streamDoor('conversations')}/api/conversations/widget/messages`, {
       method: 'POST',
       headers: {
@@ -311,7 +311,7 @@ describe('agents, as deployed', () => {
       body: JSON.stringify({ text: 'when do you open on Sundays' }),
     });
     const text = await res.text();
-    expect(res.status, text).toBe(200);
+    expect({ status: res.status, text }).toAnswer(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(text, logsOf(w.stack, 'conversations-stream')).toContain('You said: when do you open on Sundays');
     expectNoDenials(w.stack);
@@ -379,7 +379,7 @@ describe('a fault planted in the template fails the tier', () => {
     });
     try {
       const res = await start('grant@planted.example', planted);
-      expect(res.status).toBe(500);
+      expect(res).toAnswer(500);
       const denied = planted.stack.iam.denied();
       expect(denied).toEqual([
         expect.objectContaining({
@@ -400,7 +400,7 @@ describe('a fault planted in the template fails the tier', () => {
     });
     try {
       const res = await start('setting@planted.example', planted);
-      expect(res.status).toBe(500);
+      expect(res).toAnswer(500);
       expect(logsOf(planted.stack, 'onboarding')).toMatch(/Setting EMAIL_QUEUE_URL is missing/);
     } finally {
       await planted.stack.stop();

@@ -36,10 +36,10 @@ async function registerVerified(address: string) {
     firstName: 'Eve',
     lastName: 'Tester',
   });
-  expect(reg.status).toBe(201);
+  expect(reg).toAnswer(201);
   const [mail] = await mailTo(address);
   const code = /code is (\d{6})/.exec(mail!.text)![1];
-  expect((await post('/api/auth/verify-email', { email: address, code })).status).toBe(200);
+  expect(await post('/api/auth/verify-email', { email: address, code })).toAnswer(200);
   return reg.json.result.id as string;
 }
 
@@ -49,7 +49,7 @@ describe('sign-in and account over HTTP', () => {
     const id = await registerVerified(who);
 
     const login = await post('/api/auth/login', { email: who.toUpperCase(), password: PASSWORD, rememberMe: true });
-    expect(login.status).toBe(200);
+    expect(login).toAnswer(200);
     expect(login.json.result).toMatchObject({
       expiresIn: 900,
       requiredEmailVerification: false,
@@ -63,27 +63,27 @@ describe('sign-in and account over HTTP', () => {
     expect(payload).toMatchObject({ sub: id, email: who });
 
     const rotated = await post('/api/auth/refresh-token', { accessToken, refreshToken }, { token: accessToken });
-    expect(rotated.status).toBe(200);
+    expect(rotated).toAnswer(200);
     const reuse = await post('/api/auth/refresh-token', { accessToken, refreshToken }, { token: accessToken });
-    expect(reuse.status).toBe(401);
+    expect(reuse).toAnswer(401);
     const revoked = await post(
       '/api/auth/refresh-token',
       { accessToken, refreshToken: rotated.json.result.refreshToken },
       { token: accessToken },
     );
-    expect(revoked.status).toBe(401);
+    expect(revoked).toAnswer(401);
 
     const again = await post('/api/auth/login', { email: who, password: PASSWORD });
     const s = again.json.result;
     const out = await post('/api/auth/logout', { refreshToken: s.refreshToken }, { token: s.accessToken });
-    expect(out.status).toBe(204);
+    expect(out).toAnswer(204);
     expect(out.text).toBe('');
     const afterLogout = await post(
       '/api/auth/refresh-token',
       { accessToken: s.accessToken, refreshToken: s.refreshToken },
       { token: s.accessToken },
     );
-    expect(afterLogout.status).toBe(401);
+    expect(afterLogout).toAnswer(401);
     expect(afterLogout.json).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED' } });
   });
 
@@ -101,11 +101,11 @@ describe('sign-in and account over HTTP', () => {
   it('signs the seeded SystemAdmin in; wrong password and unknown e-mail are the same 401', async () => {
     const { adminEmail, adminPassword } = e2e();
     const admin = await post('/api/auth/login', { email: adminEmail, password: adminPassword });
-    expect(admin.status).toBe(200);
+    expect(admin).toAnswer(200);
     expect(admin.json.result.user).toMatchObject({ roles: ['SystemAdmin'], tenantId: null });
     const wrong = await post('/api/auth/login', { email: adminEmail, password: 'Wrong-Pass-1' });
     const unknown = await post('/api/auth/login', { email: email('nobody'), password: 'Wrong-Pass-1' });
-    expect(wrong.status).toBe(401);
+    expect(wrong).toAnswer(401);
     expect(wrong.json).toEqual(unknown.json);
     expect(wrong.json.error.code).toBe('INVALID_CREDENTIALS');
   });
@@ -121,10 +121,9 @@ describe('sign-in and account over HTTP', () => {
       body: { email: adminEmail, password: adminPassword },
       localAddress: one,
     });
-    expect(limited.status).toBe(429);
-    expect(limited.json.error.code).toBe('RATE_LIMITED');
+    expect(limited).toAnswer(429, 'RATE_LIMITED');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await post('/api/auth/login', { email: adminEmail, password: adminPassword })).status).toBe(200);
+    expect(await post('/api/auth/login', { email: adminEmail, password: adminPassword })).toAnswer(200);
   });
 
   it('forgot and reset password by the e-mailed token; change password; both revoke sessions', async () => {
@@ -140,19 +139,17 @@ describe('sign-in and account over HTTP', () => {
     const mails = await mailTo(who, 2);
     const token = /reset code: (\S+)/.exec(mails.at(-1)!.text)![1]!;
     expect(
-      (await post('/api/auth/reset-password', { email: who, resetToken: token, newPassword: 'Reset-E2e-Pass-2' }))
-        .status,
-    ).toBe(200);
+      await post('/api/auth/reset-password', { email: who, resetToken: token, newPassword: 'Reset-E2e-Pass-2' }),
+    ).toAnswer(200);
     expect(
-      (await post('/api/auth/reset-password', { email: who, resetToken: token, newPassword: 'Reset-E2e-Pass-3' }))
-        .status,
-    ).toBe(400);
+      await post('/api/auth/reset-password', { email: who, resetToken: token, newPassword: 'Reset-E2e-Pass-3' }),
+    ).toAnswer(400);
     const stale = await post(
       '/api/auth/refresh-token',
       { accessToken: first.accessToken, refreshToken: first.refreshToken },
       { token: first.accessToken },
     );
-    expect(stale.status).toBe(401);
+    expect(stale).toAnswer(401);
 
     const s = (await post('/api/auth/login', { email: who, password: 'Reset-E2e-Pass-2' })).json.result;
     const changed = await post(
@@ -160,17 +157,15 @@ describe('sign-in and account over HTTP', () => {
       { currentPassword: 'Reset-E2e-Pass-2', newPassword: 'Changed-E2e-Pass-4' },
       { token: s.accessToken },
     );
-    expect(changed.status).toBe(200);
+    expect(changed).toAnswer(200);
     expect(
-      (
-        await post(
-          '/api/auth/refresh-token',
-          { accessToken: s.accessToken, refreshToken: s.refreshToken },
-          { token: s.accessToken },
-        )
-      ).status,
-    ).toBe(401);
-    expect((await post('/api/auth/login', { email: who, password: 'Changed-E2e-Pass-4' })).status).toBe(200);
+      await post(
+        '/api/auth/refresh-token',
+        { accessToken: s.accessToken, refreshToken: s.refreshToken },
+        { token: s.accessToken },
+      ),
+    ).toAnswer(401);
+    expect(await post('/api/auth/login', { email: who, password: 'Changed-E2e-Pass-4' })).toAnswer(200);
   });
 });
 
@@ -193,7 +188,7 @@ describe('external sign-in against the local providers over HTTP', () => {
       const who = email(`idp-${p}`);
       const signIn = async () => {
         const start = await post(`/api/auth/login/identity-provider-${p}`, { redirectUri: REDIRECT });
-        expect(start.status).toBe(200);
+        expect(start).toAnswer(200);
         expect(start.json.result).toEqual({
           authorizationUrl: expect.any(String),
           state: expect.any(String),
@@ -211,7 +206,7 @@ describe('external sign-in against the local providers over HTTP', () => {
         return post(`/api/auth/login/identity-provider-${p}/callback`, body);
       };
       const first = await signIn();
-      expect(first.status, JSON.stringify(first.json)).toBe(200);
+      expect(first, JSON.stringify(first.json)).toAnswer(200);
       expect(first.json.result).toMatchObject({
         requiredEmailVerification: false,
         user: { email: who, firstName: 'Ida', lastName: p.toUpperCase() },
@@ -220,8 +215,7 @@ describe('external sign-in against the local providers over HTTP', () => {
       expect(second.json.result.user.id).toBe(first.json.result.user.id);
 
       const bad = await post(`/api/auth/login/identity-provider-${p}`, { redirectUri: 'https://evil.example/cb' });
-      expect(bad.status).toBe(400);
-      expect(bad.json.error.code).toBe('INVALID_REDIRECT_URI');
+      expect(bad).toAnswer(400, 'INVALID_REDIRECT_URI');
     });
   }
 
@@ -237,7 +231,7 @@ describe('external sign-in against the local providers over HTTP', () => {
         { code, state, clientBinding: 'guessed', redirectUri: REDIRECT },
       ]) {
         const stolen = await post(`/api/auth/login/identity-provider-${p}/callback`, body);
-        expect(stolen.status, stolen.text).toBe(400);
+        expect(stolen).toAnswer(400);
         expect(stolen.json).toMatchObject({
           success: false,
           error: { code: expect.stringMatching(/^(VALIDATION_ERROR|INVALID_CLIENT_BINDING)$/) },
@@ -250,7 +244,7 @@ describe('external sign-in against the local providers over HTTP', () => {
         clientBinding: victim.json.result.clientBinding,
         redirectUri: REDIRECT,
       });
-      expect(own.status, own.text).toBe(200);
+      expect(own).toAnswer(200);
       expect(own.json.result.user.email).toBe(who);
     });
   }

@@ -18,7 +18,7 @@ describe('local checkout in a browser', () => {
       token: owner,
       body: { planId: starter.id, billingPeriod: 1 },
     });
-    expect(created.status, created.text).toBe(201);
+    expect(created).toAnswer(201);
 
     browser = await launchBrowser();
     const page = await browser.newPage();

@@ -21,7 +21,7 @@ const origin = () => `http://localhost:${site.port}`;
 
 async function activeTool(displayName: string, configParams: Record<string, unknown>) {
   const tool = await as('POST', '/api/tools', { displayName, baseToolId: BROWSER, configParams });
-  expect(tool.status, tool.text).toBe(201);
+  expect(tool).toAnswer(201);
   const id = tool.json.result.id as string;
   for (const move of ['approve', 'activate'])
     expect((await api('PUT', `/api/tools/${id}/${move}?tenantId=${tenantId}`, { token: admin })).status).toBe(200);
@@ -34,13 +34,13 @@ async function agentWith(toolId: string) {
     promptId: await approvedPrompt(as, 'Browser', 'You are {{agent_name}}.'),
     toolIds: [toolId],
   });
-  expect(agent.status, agent.text).toBe(201);
+  expect(agent).toAnswer(201);
   return agent.json.result.id as string;
 }
 
 const chat = async (content: string) => {
   const res = await as('POST', `/api/ai/agents/${agentId}/chat`, { messages: [{ role: 'user', content }] });
-  expect(res.status, res.text).toBe(200);
+  expect(res).toAnswer(200);
   return res.json.result.toolCalls[0] as { name: string; status: string; result: string };
 };
 

@@ -26,7 +26,7 @@ describe('conversation story', () => {
       headers: { origin: ORIGIN },
       body: { widgetKey, visitor: { name: 'Vera', email: null }, locale: 'en' },
     });
-    expect(started.status, started.text).toBe(201);
+    expect(started).toAnswer(201);
     expect(started.json.result.agent).toEqual({ name: 'Shop helper', welcomeMessage: 'Hello! Ask me about returns.' });
     const { conversationId, sessionToken } = started.json.result;
     const visitor = { 'x-widget-session': sessionToken };
@@ -37,7 +37,7 @@ describe('conversation story', () => {
       });
     for (const [i, text] of ['how do returns work', 'returns within 30 days?'].entries()) {
       const turn = await say(text, `turn-${i}`);
-      expect(turn.status, turn.text).toBe(200);
+      expect(turn).toAnswer(200);
       expect(turn.json.result.message.text).toBe(`You said: ${text}`);
       expect(turn.json.result.citations[0]).toMatchObject({ documentTitle: 'Returns policy' });
     }
@@ -87,10 +87,10 @@ describe('conversation story', () => {
     });
     expect(escalated.json.result).toMatchObject({ status: 'Escalated', escalationReason: 'Wants a refund today' });
     const reply = await as('POST', `/api/conversations/${conversationId}/messages`, { text: 'Hi Vera, refund done.' });
-    expect(reply.status, reply.text).toBe(201);
+    expect(reply).toAnswer(201);
     const seen = await api('GET', '/api/conversations/widget/messages', { headers: visitor });
     expect(seen.json.result.filter((m: { role: string }) => m.role === 'human')[0].text).toBe('Hi Vera, refund done.');
-    expect((await as('PUT', `/api/conversations/${conversationId}/status`, { status: 'Resolved' })).status).toBe(200);
+    expect(await as('PUT', `/api/conversations/${conversationId}/status`, { status: 'Resolved' })).toAnswer(200);
     const rated = await api('POST', '/api/conversations/widget/feedback', {
       headers: visitor,
       body: { csat: 4, comment: 'quick' },

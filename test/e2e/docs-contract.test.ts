@@ -8,12 +8,12 @@ import { api, mintToken, send } from '#test/support/e2e.ts';
 describe('responses of the local server match the OpenAPI document', () => {
   it('GET /api/health', async () => {
     const res = await api('GET', '/api/health');
-    expect(res.status).toBe(200);
+    expect(res).toAnswer(200);
   });
 
   it('GET /api/openapi.json serves the document this route table generates', async () => {
     const res = await api('GET', '/api/openapi.json');
-    expect(res.status).toBe(200);
+    expect(res).toAnswer(200);
     expect(res.json).toEqual(JSON.parse(JSON.stringify(apiDocument())));
   });
 
@@ -24,7 +24,7 @@ describe('responses of the local server match the OpenAPI document', () => {
       '/api/docs/swagger-ui.css',
       '/api/docs/swagger-ui-bundle.js',
     ]) {
-      expect((await api('GET', path)).status, path).toBe(200);
+      expect(await api('GET', path), path).toAnswer(200);
     }
   });
 
@@ -40,10 +40,10 @@ describe('responses of the local server match the OpenAPI document', () => {
     const list = await api('GET', `/api/suppliers?tenantId=${tenantId}&page=1&pageSize=5`, { token });
     const one = await api('GET', `/api/suppliers/${created.json.result.id}`, { token });
     // Assess
-    expect(created.status).toBe(201);
-    expect(list.status).toBe(200);
+    expect(created).toAnswer(201);
+    expect(list).toAnswer(200);
     expect(list.json.result.items).toHaveLength(1);
-    expect(one.status).toBe(200);
+    expect(one).toAnswer(200);
   });
 
   it('errors: 404, 400 (validation and bad JSON), 401', async () => {

@@ -31,7 +31,7 @@ beforeAll(async () => {
     maxKnowledgeBases: 1,
   }));
   const key = await send('POST', '/api/llm-gateway/keys', { token: owner, body: { name: 'openai client' } });
-  expect(key.status, key.text).toBe(201);
+  expect(key).toAnswer(201);
   keyId = key.json.result.id;
   client = gateway(key.json.result.key);
 });
@@ -168,7 +168,7 @@ describe('the official openai client against the gateway', () => {
       token: admin,
       body: { maxTokensPerMonth: seen.tokens + 1 },
     });
-    expect(set.status, set.text).toBe(200);
+    expect(set).toAnswer(200);
     const refused = await client.chat.completions
       .create({ model: 'local-chat', messages: [{ role: 'user', content: 'one more' }] })
       .catch((e: unknown) => e);
@@ -180,7 +180,7 @@ describe('the official openai client against the gateway', () => {
     const made = await send('POST', '/api/llm-gateway/keys', { token: owner, body: { name: 'short-lived' } });
     const shortLived = gateway(made.json.result.key);
     expect((await shortLived.models.list()).data.length).toBeGreaterThan(0);
-    expect((await send('DELETE', `/api/llm-gateway/keys/${made.json.result.id}`, { token: owner })).status).toBe(204);
+    expect(await send('DELETE', `/api/llm-gateway/keys/${made.json.result.id}`, { token: owner })).toAnswer(204);
     const refused = await shortLived.chat.completions
       .create({ model: 'local-chat', messages: [{ role: 'user', content: 'hi' }] })
       .catch((e: unknown) => e);

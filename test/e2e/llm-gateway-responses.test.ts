@@ -40,7 +40,7 @@ beforeAll(async () => {
     maxKnowledgeBases: 1,
   }));
   const key = await send('POST', '/api/llm-gateway/keys', { token: owner, body: { name: 'responses clients' } });
-  expect(key.status, key.text).toBe(201);
+  expect(key).toAnswer(201);
   keyId = key.json.result.id;
   secret = key.json.result.key;
 });

@@ -30,7 +30,7 @@ beforeAll(async () => {
     maxKnowledgeBases: 1,
   });
   const key = await send('POST', '/api/llm-gateway/keys', { token: owner, body: { name: 'shapes' } });
-  expect(key.status, key.text).toBe(201);
+  expect(key).toAnswer(201);
   secret = key.json.result.key;
 });
 

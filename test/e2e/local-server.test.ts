@@ -6,7 +6,7 @@ describe('local server over real HTTP', () => {
   it('GET /api/health answers exactly the health envelope', async () => {
     const res = await api('GET', '/api/health');
 
-    expect(res.status).toBe(200);
+    expect(res).toAnswer(200);
     expect(res.text).toBe('{"success":true,"result":{"status":"ok"}}');
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
@@ -14,14 +14,14 @@ describe('local server over real HTTP', () => {
   it('answers an unknown path with 404 ROUTE_NOT_FOUND in the envelope', async () => {
     const res = await api('GET', '/api/does-not-exist');
 
-    expect(res.status).toBe(404);
+    expect(res).toAnswer(404);
     expect(res.json).toEqual({ success: false, error: { code: 'ROUTE_NOT_FOUND', message: expect.any(String) } });
   });
 
   it('answers a wrong method with 405 METHOD_NOT_ALLOWED', async () => {
     const res = await api('DELETE', '/api/health');
 
-    expect(res.status).toBe(405);
+    expect(res).toAnswer(405);
     expect(res.json).toMatchObject({ success: false, error: { code: 'METHOD_NOT_ALLOWED' } });
     expect(res.headers.get('allow')).toBe('GET');
   });
@@ -51,7 +51,7 @@ describe('local server over real HTTP', () => {
   it('GET /_local/outbox returns the e-mails as a plain JSON array', async () => {
     const res = await api('GET', '/_local/outbox');
 
-    expect(res.status).toBe(200);
+    expect(res).toAnswer(200);
     expect(Array.isArray(res.json)).toBe(true);
   });
 
@@ -59,7 +59,7 @@ describe('local server over real HTTP', () => {
     const token = await mintToken({ role: 'TenantOwner' });
     const res = await api('GET', '/.well-known/jwks.json');
 
-    expect(res.status).toBe(200);
+    expect(res).toAnswer(200);
     expect(res.json.keys.length).toBeGreaterThan(0);
     expect(res.json.keys.map((k: { kid: string }) => k.kid)).toContain(decodeProtectedHeader(token).kid);
     expect(JSON.stringify(res.json)).not.toMatch(/"d"\s*:/);
@@ -73,16 +73,16 @@ describe('local server over real HTTP', () => {
       token,
       body: { tenantId, name: 'Acme Parts', contactPerson: 'Ada', email: 'ada@acme.example', isVendor: true },
     });
-    expect(created.status).toBe(201);
+    expect(created).toAnswer(201);
     expect(created.json.result).toMatchObject({ tenantId, name: 'Acme Parts', isVendor: true, id: expect.any(String) });
     const { id } = created.json.result;
 
     const read = await api('GET', `/api/suppliers/${id}`, { token });
-    expect(read.status).toBe(200);
+    expect(read).toAnswer(200);
     expect(read.json.result).toEqual(created.json.result);
 
     const list = await api('GET', '/api/suppliers?search=acme', { token });
-    expect(list.status).toBe(200);
+    expect(list).toAnswer(200);
     expect(list.json.result).toMatchObject({ totalCount: 1, page: 1, items: [created.json.result] });
   });
 
@@ -95,7 +95,7 @@ describe('local server over real HTTP', () => {
     const read = await api('GET', `/api/suppliers/${created.json.result.id}`, { token: stranger });
     const list = await api('GET', '/api/suppliers', { token: stranger });
 
-    expect(read.status).toBe(404);
+    expect(read).toAnswer(404);
     expect(list.json.result.totalCount).toBe(0);
   });
 
@@ -105,9 +105,8 @@ describe('local server over real HTTP', () => {
     const unnamed = await api('GET', '/api/suppliers', { token });
     const unknown = await api('GET', `/api/suppliers?tenantId=${crypto.randomUUID()}`, { token });
 
-    expect(unnamed.status).toBe(400);
-    expect(unnamed.json.error.code).toBe('VALIDATION_ERROR');
-    expect(unknown.status).toBe(404);
+    expect(unnamed).toAnswer(400, 'VALIDATION_ERROR');
+    expect(unknown).toAnswer(404);
   });
 
   it('rejects malformed JSON with 400 INVALID_JSON and a missing token with 401', async () => {
@@ -116,10 +115,9 @@ describe('local server over real HTTP', () => {
     const malformed = await api('POST', '/api/suppliers', { token, rawBody: '{"name": "x",' });
     const anonymous = await api('GET', '/api/suppliers');
 
-    expect(malformed.status).toBe(400);
+    expect(malformed).toAnswer(400);
     expect(malformed.json).toMatchObject({ success: false, error: { code: 'INVALID_JSON' } });
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.json.error.code).toBe('UNAUTHORIZED');
+    expect(anonymous).toAnswer(401, 'UNAUTHORIZED');
   });
 
   it('answers a body over 11 MB with 413 PAYLOAD_TOO_LARGE', async () => {
@@ -127,14 +125,13 @@ describe('local server over real HTTP', () => {
 
     const res = await api('POST', '/api/suppliers', { token, rawBody: `"${'x'.repeat(12 * 1024 * 1024)}"` });
 
-    expect(res.status).toBe(413);
-    expect(res.json.error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(res).toAnswer(413, 'PAYLOAD_TOO_LARGE');
   });
 
   it('accepts a request from another loopback address (the TCP peer is the source IP)', async () => {
     const res = await api('GET', '/api/health', { localAddress: '127.0.0.2' });
 
-    expect(res.status).toBe(200);
+    expect(res).toAnswer(200);
     expect(res.json).toEqual({ success: true, result: { status: 'ok' } });
   });
 });

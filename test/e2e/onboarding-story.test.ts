@@ -18,7 +18,7 @@ describe('onboarding story', () => {
       localAddress: OWNER_IP,
       body: { tenantName: `Story ${tag}`, email: ownerEmail, firstName: 'Olive', lastName: 'Owner' },
     });
-    expect(started.status, started.text).toBe(201);
+    expect(started).toAnswer(201);
     const ownerCode = started.json.result.invitationCode as string;
     expect(await lastMailTo(ownerEmail, /Invitation code: (\S+)/)).toBe(ownerCode);
 
@@ -36,7 +36,7 @@ describe('onboarding story', () => {
       token: owner.token,
       body: { email: memberEmail, roles: ['TenantMember'] },
     });
-    expect(invited.status, invited.text).toBe(201);
+    expect(invited).toAnswer(201);
     const memberCode = await lastMailTo(memberEmail, /Invitation code: (\S+)/);
     expect(memberCode).toBe(invited.json.result.invitationCode);
     const member = await joinWithCode(memberEmail, memberCode, MEMBER_IP, 'Milo');
@@ -51,29 +51,29 @@ describe('onboarding story', () => {
         invitationCode: memberCode,
       },
     });
-    expect(reused.status).toBe(400);
+    expect(reused).toAnswer(400);
 
     const role = await api('POST', '/api/roles', {
       token: owner.token,
       body: { name: 'Auditor', tenantId, description: 'Reads BCM' },
     });
-    expect(role.status, role.text).toBe(201);
+    expect(role).toAnswer(201);
     const granted = await api('PUT', `/api/roles/${role.json.result.id}/permissions`, {
       token: owner.token,
       body: { permissions: ['bcm:read'] },
     });
-    expect(granted.status, granted.text).toBe(200);
+    expect(granted).toAnswer(200);
     const department = await api('POST', '/api/departments', {
       token: owner.token,
       body: { name: 'Operations', tenantId },
     });
-    expect(department.status, department.text).toBe(201);
+    expect(department).toAnswer(201);
     const group = await api('POST', '/api/groups', { token: owner.token, body: { name: 'Crisis team', tenantId } });
-    expect(group.status, group.text).toBe(201);
+    expect(group).toAnswer(201);
     const added = await api('POST', `/api/groups/${group.json.result.id}/users?userId=${member.id}`, {
       token: owner.token,
     });
-    expect(added.status, added.text).toBe(200);
+    expect(added).toAnswer(200);
     expect(added.json.result.memberCount).toBe(1);
 
     const updated = await api('PUT', `/api/users/${member.id}`, {
@@ -86,7 +86,7 @@ describe('onboarding story', () => {
         isActive: true,
       },
     });
-    expect(updated.status, updated.text).toBe(200);
+    expect(updated).toAnswer(200);
     const detail = await api('GET', `/api/users/${member.id}`, { token: owner.token });
     expect(detail.json.result).toMatchObject({
       departmentName: 'Operations',
@@ -100,15 +100,15 @@ describe('onboarding story', () => {
     expect(counts).toMatchObject({ TenantOwner: 1, TenantMember: 1, Auditor: 1 });
 
     const memberWrite = await api('POST', '/api/suppliers', { token: member.token, body: { name: 'Nope', tenantId } });
-    expect(memberWrite.status).toBe(403);
+    expect(memberWrite).toAnswer(403);
 
     const admin = await api('POST', '/api/auth/login', {
       localAddress: ADMIN_IP,
       body: { email: e2e().adminEmail, password: e2e().adminPassword },
     });
-    expect(admin.status, admin.text).toBe(200);
+    expect(admin).toAnswer(200);
     const audit = await api('GET', '/api/admin/audit-logs?pageSize=100', { token: admin.json.result.accessToken });
-    expect(audit.status).toBe(200);
+    expect(audit).toAnswer(200);
     const mine = audit.json.result.items.filter(
       (e: { changes: string | null; entityId: string }) =>
         [tenantId, member.id, owner.id, role.json.result.id, department.json.result.id, group.json.result.id].includes(
@@ -119,6 +119,6 @@ describe('onboarding story', () => {
     for (const type of ['Tenant', 'User', 'Invitation', 'Role', 'Department', 'Group'])
       expect(types, type).toContain(type);
     const ownerAudit = await api('GET', '/api/admin/audit-logs', { token: owner.token });
-    expect(ownerAudit.status).toBe(403);
+    expect(ownerAudit).toAnswer(403);
   });
 });

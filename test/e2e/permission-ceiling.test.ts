@@ -21,23 +21,23 @@ let fullAdmin: Awaited<ReturnType<typeof joinWithCode>>;
 let reader: Awaited<ReturnType<typeof joinWithCode>>;
 
 const forbidden = (res: ApiResponse) => {
-  expect(res.status, res.text).toBe(403);
+  expect(res).toAnswer(403);
   expect(res.json).toMatchObject({ success: false, error: { code: 'FORBIDDEN' } });
 };
 
 async function role(name: string, permissions: string[]) {
   const made = await api('POST', '/api/roles', { token: owner.token, body: { name, tenantId } });
-  expect(made.status, made.text).toBe(201);
+  expect(made).toAnswer(201);
   const set = await api('PUT', `/api/roles/${made.json.result.id}/permissions`, {
     token: owner.token,
     body: { permissions },
   });
-  expect(set.status, set.text).toBe(200);
+  expect(set).toAnswer(200);
 }
 
 async function invited(email: string, roles: string[], ip: string, name: string) {
   const inv = await api('POST', `/api/tenants/${slug}/invitations`, { token: owner.token, body: { email, roles } });
-  expect(inv.status, inv.text).toBe(201);
+  expect(inv).toAnswer(201);
   return joinWithCode(email, inv.json.result.invitationCode, ip, name);
 }
 
@@ -48,7 +48,7 @@ beforeAll(async () => {
     localAddress: OWNER_IP,
     body: { tenantName: `Ceiling ${tag}`, email: ownerEmail, firstName: 'Olive', lastName: 'Owner' },
   });
-  expect(started.status, started.text).toBe(201);
+  expect(started).toAnswer(201);
   owner = await joinWithCode(ownerEmail, await lastMailTo(ownerEmail, /Invitation code: (\S+)/), OWNER_IP, 'Olive');
   tenantId = owner.user.tenantId;
   slug = (await api('GET', '/api/tenants', { token: owner.token })).json.result.items[0].slug;
@@ -85,7 +85,7 @@ describe('a user manager under the permission ceiling', () => {
       token: manager.token,
       body: { accessToken: manager.token, refreshToken: manager.refreshToken },
     });
-    expect(refreshed.status, refreshed.text).toBe(200);
+    expect(refreshed).toAnswer(200);
     const me = await api('GET', `/api/users/${manager.id}`, { token: refreshed.json.result.accessToken });
     expect(me.json.result.roles).toEqual(['UserManager']);
     manager = {
@@ -119,12 +119,12 @@ describe('a user manager under the permission ceiling', () => {
       localAddress: MANAGER_IP,
       body: { email: fullAdmin.user.email, password: 'Taken-Over-2024' },
     });
-    expect(stolen.status).toBe(401);
+    expect(stolen).toAnswer(401);
     const still = await api('POST', '/api/auth/login', {
       localAddress: ADMIN_USER_IP,
       body: { email: fullAdmin.user.email, password: STORY_PASSWORD },
     });
-    expect(still.status, still.text).toBe(200);
+    expect(still).toAnswer(200);
     expect(still.json.result.user.roles).toEqual(['FullAdmin']);
   });
 
@@ -151,17 +151,17 @@ describe('a user manager under the permission ceiling', () => {
       token: manager.token,
       body: { email: `helper-${tag}@ceiling.example`, roles: ['Reader'] },
     });
-    expect(inv.status, inv.text).toBe(201);
+    expect(inv).toAnswer(201);
     const renamed = await api('PUT', `/api/users/${reader.id}`, {
       token: manager.token,
       body: { firstName: 'Rita', lastName: 'Renamed', roles: ['Reader', 'UserManager'], isActive: true },
     });
-    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed).toAnswer(200);
     const reset = await api('PUT', `/api/users/${reader.id}/password-reset`, {
       token: manager.token,
       body: { newPassword: 'Reset-By-Manager-1' },
     });
-    expect(reset.status, reset.text).toBe(200);
+    expect(reset).toAnswer(200);
   });
 
   it("does not bind a TenantOwner; a user it promotes is then out of the manager's reach", async () => {
@@ -169,7 +169,7 @@ describe('a user manager under the permission ceiling', () => {
       token: owner.token,
       body: { firstName: 'Rita', lastName: 'Renamed', roles: ['FullAdmin'], isActive: true },
     });
-    expect(promoted.status, promoted.text).toBe(200);
+    expect(promoted).toAnswer(200);
     forbidden(await api('DELETE', `/api/users/${reader.id}`, { token: manager.token }));
   });
 });

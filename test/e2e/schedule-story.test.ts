@@ -29,7 +29,7 @@ describe('Manage Schedule on the local server', () => {
       bufferMinutes: 15,
       horizonDays: 365,
     });
-    expect(cal.status, cal.text).toBe(201);
+    expect(cal).toAnswer(201);
     const { id: calendarId, feedUrl } = cal.json.result as { id: string; feedUrl: string };
     expect(feedUrl.startsWith(e2e().baseUrl)).toBe(true);
 
@@ -39,7 +39,7 @@ describe('Manage Schedule on the local server', () => {
       baseToolId,
       configParams: { calendarId, requiresApproval: false },
     });
-    expect(tool.status, tool.text).toBe(201);
+    expect(tool).toAnswer(201);
     const toolId = tool.json.result.id as string;
     for (const step of ['approve', 'activate'])
       expect((await api('PUT', `/api/tools/${toolId}/${step}`, { token: admin })).status).toBe(200);
@@ -49,14 +49,14 @@ describe('Manage Schedule on the local server', () => {
       promptId: await approvedPrompt(as, 'Desk', 'You book.'),
       toolIds: [toolId],
     });
-    expect(agent.status, agent.text).toBe(201);
+    expect(agent).toAnswer(201);
 
     const email = `ann-${crypto.randomUUID().slice(0, 8)}@example.com`;
     const args = { action: 'book', start: '2027-03-26T08:00:00.000Z', name: 'Ann Example', email };
     const turn = await as('POST', `/api/ai/agents/${agent.json.result.id}/chat`, {
       messages: [{ role: 'user', content: `bookings ${JSON.stringify(args)}` }],
     });
-    expect(turn.status, turn.text).toBe(200);
+    expect(turn).toAnswer(200);
     expect(turn.json.result.toolCalls).toMatchObject([{ name: 'bookings', status: 'ok' }]);
     expect(turn.json.result.message).toEqual(expect.stringMatching(/2027-03-26 09:00 \(Europe\/Berlin\)/));
 
@@ -83,7 +83,7 @@ describe('Manage Schedule on the local server', () => {
     ]);
 
     const rotated = await as('POST', `/api/ai/calendars/${calendarId}/rotate-feed`);
-    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated).toAnswer(200);
     expect((await fetch(feedUrl)).status).toBe(404);
     expect((await fetch(rotated.json.result.feedUrl)).status).toBe(200);
   });

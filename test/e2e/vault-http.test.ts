@@ -39,7 +39,7 @@ describe('vault over HTTP (local server)', () => {
     const missing = await api(method, path, { token: admin, body });
     const wrong = await api(method, path, { token: admin, body, headers: { 'x-internal-api-key': 'not-the-key' } });
     for (const res of [missing, wrong]) {
-      expect(res.status).toBe(401);
+      expect(res).toAnswer(401);
       expect(res.json).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED' } });
     }
   });
@@ -53,10 +53,10 @@ describe('vault over HTTP (local server)', () => {
       headers: { 'x-internal-api-key': wrongKey },
       localAddress: source,
     });
-    expect(refused.status).toBe(401);
+    expect(refused).toAnswer(401);
 
     const logs = await api('GET', '/api/admin/audit-logs?entityType=SecretAccess&pageSize=100', { token: admin });
-    expect(logs.status).toBe(200);
+    expect(logs).toAnswer(200);
     const entry = logs.json.result.items.find((a: { entityId: string }) => a.entityId === source);
     expect(entry).toMatchObject({ action: 'access.denied' });
     expect(JSON.parse(entry.changes)).toMatchObject({
@@ -72,7 +72,7 @@ describe('vault over HTTP (local server)', () => {
     const env = envName('app');
     const value = `pg://user:${crypto.randomUUID()}@db/app`;
     const put = await api('PUT', `/api/secrets/${env}/DB_URL`, { headers: key(), body: { value } });
-    expect(put.status).toBe(200);
+    expect(put).toAnswer(200);
     expect(put.json.result).toMatchObject({ environment: env, key: 'DB_URL', version: 1 });
     expect(put.text).not.toContain(value);
 
@@ -93,28 +93,26 @@ describe('vault over HTTP (local server)', () => {
     expect(stored?.value).not.toBe(value);
     expect(stored?.value).toMatch(/^local-kms:/);
 
-    expect((await api('GET', `/api/secrets/${env}/bad!key`, { headers: key() })).status).toBe(400);
-    expect((await api('GET', `/api/secrets/Not_An_Env/K`, { headers: key() })).status).toBe(400);
-    expect((await api('PUT', `/api/secrets/${env}/EMPTY`, { headers: key(), body: { value: '' } })).status).toBe(400);
+    expect(await api('GET', `/api/secrets/${env}/bad!key`, { headers: key() })).toAnswer(400);
+    expect(await api('GET', `/api/secrets/Not_An_Env/K`, { headers: key() })).toAnswer(400);
+    expect(await api('PUT', `/api/secrets/${env}/EMPTY`, { headers: key(), body: { value: '' } })).toAnswer(400);
     const big = await api('PUT', `/api/secrets/${env}/BIG`, { headers: key(), body: { value: 'x'.repeat(4097) } });
-    expect(big.status).toBe(413);
-    expect(big.json.error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(big).toAnswer(413, 'PAYLOAD_TOO_LARGE');
   });
 
   it('deletes only for a SystemAdmin, leaving the marker: 404 on read, listed as deleted', async () => {
     const env = envName('del');
     await api('PUT', `/api/secrets/${env}/TOKEN`, { headers: key(), body: { value: `t-${crypto.randomUUID()}` } });
 
-    expect((await api('DELETE', `/api/secrets/${env}/TOKEN`, { headers: key() })).status).toBe(401);
+    expect(await api('DELETE', `/api/secrets/${env}/TOKEN`, { headers: key() })).toAnswer(401);
     const forbidden = await api('DELETE', `/api/secrets/${env}/TOKEN`, { headers: key(), token: owner });
-    expect(forbidden.status).toBe(403);
-    expect(forbidden.json.error.code).toBe('FORBIDDEN');
+    expect(forbidden).toAnswer(403, 'FORBIDDEN');
 
     const deleted = await api('DELETE', `/api/secrets/${env}/TOKEN`, { headers: key(), token: admin });
-    expect(deleted.status).toBe(204);
+    expect(deleted).toAnswer(204);
     expect(deleted.text).toBe('');
 
-    expect((await api('GET', `/api/secrets/${env}/TOKEN`, { headers: key() })).status).toBe(404);
+    expect(await api('GET', `/api/secrets/${env}/TOKEN`, { headers: key() })).toAnswer(404);
     const list = await api('GET', `/api/secrets/${env}`, { headers: key() });
     expect(list.json.result.items).toEqual([
       expect.objectContaining({ key: 'TOKEN', value: '***', deleted: true, version: 2 }),
@@ -137,9 +135,9 @@ describe('vault over HTTP (local server)', () => {
     await sleep(5);
     await api('PUT', `/api/secrets/${env}/NEWER`, { headers: key(), body: { value: newer } });
 
-    expect((await api('POST', `/api/secrets/sync/${env}`, { headers: key(), token: owner })).status).toBe(403);
+    expect(await api('POST', `/api/secrets/sync/${env}`, { headers: key(), token: owner })).toAnswer(403);
     const res = await api('POST', `/api/secrets/sync/${env}`, { headers: key(), token: admin });
-    expect(res.status).toBe(202);
+    expect(res).toAnswer(202);
     expect(res.json.result).toEqual({ jobId: expect.any(String), status: 'queued' });
     const { jobId } = res.json.result;
 

@@ -85,7 +85,7 @@ describe.each([
       const echo = messages(tab).locator('.agent', { hasText: 'You said' });
       await echo.locator('strong', { hasText: 'hi' }).waitFor({ timeout: 15_000 });
       const [conversation] = await latestConversation(shop);
-      expect((await shop.staff.reply(conversation!.id, XSS)).status).toBe(201);
+      expect(await shop.staff.reply(conversation!.id, XSS)).toAnswer(201);
       const staff = messages(tab).locator('.staff');
       await staff.locator('strong', { hasText: 'Bold' }).waitFor({ timeout: 20_000 });
 

@@ -70,7 +70,7 @@ describe.each([
       await tab.getByText('A person will join the conversation.').waitFor();
       const [escalated] = await latestConversation(shop, 'Escalated');
       const reply = await shop.staff.reply(escalated!.id, 'Hi, I can help with **that**.');
-      expect(reply.status, reply.text).toBe(201);
+      expect(reply).toAnswer(201);
       const staff = messages(tab).locator('.staff');
       await staff.getByText(`${shop.staff.firstName} (team)`).waitFor({ timeout: 20_000 });
       expect(await staff.locator('strong').textContent()).toBe('that');

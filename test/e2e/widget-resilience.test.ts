@@ -54,7 +54,7 @@ describe('the widget keeps the conversation', () => {
       expect(await bubble(tab).getAttribute('aria-expanded')).toBe('true');
 
       const [escalated] = await latestConversation(shop, 'Escalated');
-      expect((await shop.staff.reply(escalated!.id, 'It left our warehouse today.')).status).toBe(201);
+      expect(await shop.staff.reply(escalated!.id, 'It left our warehouse today.')).toAnswer(201);
       await messages(tab).getByText('It left our warehouse today.').waitFor({ timeout: 20_000 });
 
       await tab.reload();
@@ -68,7 +68,7 @@ describe('the widget keeps the conversation', () => {
       await tab.goto(`${shop.origin}/third`);
       await bubble(tab).waitFor();
       expect(await bubble(tab).getAttribute('aria-expanded')).toBe('false');
-      expect((await shop.staff.reply(escalated!.id, 'Anything else?')).status).toBe(201);
+      expect(await shop.staff.reply(escalated!.id, 'Anything else?')).toAnswer(201);
       await expect.poll(() => bubble(tab).locator('.dot').isVisible(), { timeout: 20_000 }).toBe(true);
       await bubble(tab).click();
       await messages(tab).getByText('Anything else?').waitFor();
@@ -136,7 +136,7 @@ describe('the widget has no stuck states', () => {
     const caps = (sessionTurns: number | null) =>
       shop.as('PUT', `/api/ai/widgets/${shop.widgetId}`, { limits: { sessionTurns } });
     const capped = await caps(1);
-    expect(capped.status, capped.text).toBe(200);
+    expect(capped).toAnswer(200);
     const { tab, ctx } = await chatting();
     try {
       await say(tab, 'first question');
@@ -148,7 +148,7 @@ describe('the widget has no stuck states', () => {
       await screenshot(tab, 'cap-reached');
     } finally {
       await ctx.close();
-      expect((await caps(null)).status).toBe(200);
+      expect(await caps(null)).toAnswer(200);
     }
   });
 

@@ -13,16 +13,22 @@ export interface Mutant {
   tests: string[];
 }
 
-const CONVERSATIONS = 'test/integration/ai-conversations.test.ts';
-const FAILURES = 'test/integration/ai-conversations-failures.test.ts';
-const AGENTS = 'test/integration/ai-agents.test.ts';
-const RUNTIME = 'test/integration/ai-runtime.test.ts';
-const CONNECTOR = ['test/integration/ai-connector.test.ts', 'test/integration/ai-connector-hostile.test.ts'];
+const CONVERSATIONS = 'test/integration/conversations/ai-conversations.test.ts';
+const FAILURES = 'test/integration/conversations/ai-conversations-failures.test.ts';
+const AGENTS = 'test/integration/agents/ai-agents.test.ts';
+const RUNTIME = 'test/integration/agents/ai-runtime.test.ts';
+const CONNECTOR = [
+  'test/integration/connector/ai-connector.test.ts',
+  'test/integration/connector/ai-connector-hostile.test.ts',
+];
 const SIGNATURES = 'test/unit/ai-channel-signatures.test.ts';
-const KNOWLEDGE = 'test/integration/ai-knowledge.test.ts';
+const KNOWLEDGE = 'test/integration/knowledge/ai-knowledge.test.ts';
 const HTTP_TOOL = ['test/unit/ai-tools-http.test.ts'];
 const DB_TOOL = ['test/unit/ai-tools-database-server.test.ts', 'test/unit/ai-tools-database.test.ts'];
-const GATEWAY = ['test/integration/llm-gateway.test.ts', 'test/integration/llm-gateway-limits.test.ts'];
+const GATEWAY = [
+  'test/integration/llm-gateway/llm-gateway.test.ts',
+  'test/integration/llm-gateway/llm-gateway-limits.test.ts',
+];
 
 export const mutants: Mutant[] = [
   {
@@ -64,7 +70,7 @@ export const mutants: Mutant[] = [
     file: 'areas/agents/runtime.ts',
     find: 'if (!calls.length || step === MAX_STEPS) break;',
     replace: 'if (!calls.length) break;',
-    tests: ['test/integration/ai-runtime-steps.test.ts'],
+    tests: ['test/integration/agents/ai-runtime-steps.test.ts'],
   },
   {
     id: 'conversations-origin-prefix',
@@ -176,7 +182,7 @@ export const mutants: Mutant[] = [
     file: 'areas/llm-gateway/admission.ts',
     find: 'const chain = (await fallbackChain(model)).filter((m) => keyAllows(key, m));',
     replace: 'const chain = await fallbackChain(model);',
-    tests: ['test/integration/llm-gateway-access.test.ts'],
+    tests: ['test/integration/llm-gateway/llm-gateway-access.test.ts'],
   },
   {
     id: 'gateway-key-models',
@@ -216,7 +222,7 @@ export const mutants: Mutant[] = [
     file: 'areas/llm-gateway/routes.ts',
     find: "const v1Auth = { kind: 'gatewayKey', permission: 'ai:use' } as const;",
     replace: "const v1Auth = { kind: 'gatewayKey' } as const;",
-    tests: ['test/integration/llm-gateway-access.test.ts'],
+    tests: ['test/integration/llm-gateway/llm-gateway-access.test.ts'],
   },
   {
     id: 'gateway-should-retry',
@@ -224,7 +230,7 @@ export const mutants: Mutant[] = [
     file: 'shared/http/openai-error.ts',
     find: "...(retryable(err) ? {} : { 'x-should-retry': 'false' }),",
     replace: '',
-    tests: ['test/integration/llm-gateway-wire.test.ts'],
+    tests: ['test/integration/llm-gateway/llm-gateway-wire.test.ts'],
   },
   {
     id: 'tools-http-allowed-hosts',
@@ -297,7 +303,7 @@ export const mutants: Mutant[] = [
     file: 'areas/tools/built-in/send-email.ts',
     find: '.map((r) => r.trim().toLowerCase()),',
     replace: '.map((r) => r.trim()),',
-    tests: ['test/integration/ai-tools-send-email.test.ts'],
+    tests: ['test/integration/tools/ai-tools-send-email.test.ts'],
   },
   {
     id: 'tools-email-subject',
@@ -305,7 +311,7 @@ export const mutants: Mutant[] = [
     file: 'areas/tools/built-in/send-email.ts',
     find: 'if (CONTROL.test(given)) return',
     replace: 'if (false) return',
-    tests: ['test/integration/ai-tools-send-email.test.ts'],
+    tests: ['test/integration/tools/ai-tools-send-email.test.ts'],
   },
   {
     id: 'tools-email-limit',
@@ -313,7 +319,7 @@ export const mutants: Mutant[] = [
     file: 'areas/tools/built-in/send-limits.ts',
     find: 'if (!inConversation.allowed)',
     replace: 'if (false)',
-    tests: ['test/integration/ai-tools-send-email.test.ts'],
+    tests: ['test/integration/tools/ai-tools-send-email.test.ts'],
   },
   {
     id: 'knowledge-vector-filter',
@@ -345,7 +351,7 @@ export const mutants: Mutant[] = [
     file: 'areas/knowledge/keyword/postings.ts',
     find: "ConditionExpression: 'attribute_not_exists(pk)',",
     replace: '',
-    tests: ['test/integration/hardening-knowledge.test.ts'],
+    tests: ['test/integration/hardening/hardening-knowledge.test.ts'],
   },
   {
     id: 'knowledge-zip-declared',
@@ -361,7 +367,7 @@ export const mutants: Mutant[] = [
     file: 'areas/calendars/appointments.ts',
     find: 'if (dayCount(from, to) > MAX_RANGE_DAYS)',
     replace: 'if (false)',
-    tests: ['test/integration/calendar-range-bound.test.ts'],
+    tests: ['test/integration/calendars/calendar-range-bound.test.ts'],
   },
   {
     id: 'guard-ipv6-not-global',
@@ -377,7 +383,7 @@ export const mutants: Mutant[] = [
     file: 'shared/runtime/logged-path.ts',
     find: 'return name && secret.includes(name) ?',
     replace: 'return false ?',
-    tests: ['test/integration/access-log-credentials.test.ts'],
+    tests: ['test/integration/platform/access-log-credentials.test.ts'],
   },
   {
     id: 'tools-local-paths',

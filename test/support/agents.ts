@@ -18,12 +18,12 @@ export async function newPrompt(token: string, opts: { active?: boolean; modelId
     content: 'You are {{agent_name}}. Answer briefly.',
     modelId: opts.modelId === undefined ? LOCAL_MODEL_IDS.chat : opts.modelId,
   });
-  expect(res.status, res.text).toBe(201);
+  expect(res).toAnswer(201);
   const prompt = res.json.result as { id: string; versions: { id: string }[] };
   if (opts.active !== false) {
     const v = prompt.versions[0]!.id;
-    expect((await p.put(`/${prompt.id}/versions/${v}/review`)).status).toBe(204);
-    expect((await p.put(`/${prompt.id}/versions/${v}/approve`)).status).toBe(204);
+    expect(await p.put(`/${prompt.id}/versions/${v}/review`)).toAnswer(204);
+    expect(await p.put(`/${prompt.id}/versions/${v}/approve`)).toAnswer(204);
   }
   return prompt.id;
 }
@@ -55,10 +55,10 @@ export async function activeToolVia(
 ) {
   const baseToolId = BUILT_IN_TOOLS.find((b) => b.code === code)!.id;
   const res = await caller('/api/tools', owner).post('', { displayName, baseToolId, configParams });
-  expect(res.status, res.text).toBe(201);
+  expect(res).toAnswer(201);
   const id = res.json.result.id as string;
   const admin = caller('/api/tools', await tokenFor({ role: 'SystemAdmin' }));
-  expect((await admin.put(`/${id}/approve`)).status).toBe(200);
+  expect(await admin.put(`/${id}/approve`)).toAnswer(200);
   expect((await admin.put(`/${id}/activate`)).json.result.status).toBe('ACTIVE');
   return id;
 }

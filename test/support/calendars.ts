@@ -19,7 +19,7 @@ export const CALENDAR_BODY = {
 
 export async function newCalendar(token: string, body: Record<string, unknown> = {}) {
   const res = await caller(CALENDARS, token).post('', { ...CALENDAR_BODY, ...body });
-  expect(res.status, res.text).toBe(201);
+  expect(res).toAnswer(201);
   return res.json.result as { id: string; feedUrl: string } & Record<string, unknown>;
 }
 

@@ -66,7 +66,7 @@ export async function connect(
       secrets: { ...base.secrets, ...extra.secrets },
     },
   });
-  expect(res.status, res.text).toBe(201);
+  expect(res).toAnswer(201);
   return res.json.result.id as string;
 }
 

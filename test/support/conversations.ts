@@ -19,15 +19,15 @@ export async function publishedWidget(
     token: owner,
     body: { name: 'Support', promptId, welcomeMessage: 'Hi! How can I help?', ...agent },
   });
-  expect(created.status, created.text).toBe(201);
+  expect(created).toAnswer(201);
   const agentId = created.json.result.id as string;
   const published = await invoke('POST', `${AGENTS}/${agentId}/publish`, { token: owner });
-  expect(published.status, published.text).toBe(200);
+  expect(published).toAnswer(200);
   const widget = await invoke('POST', `${AGENTS}/${agentId}/widgets`, {
     token: owner,
     body: { name: 'Shop', allowedOrigins: [ORIGIN] },
   });
-  expect(widget.status, widget.text).toBe(201);
+  expect(widget).toAnswer(201);
   return { agentId, widgetId: widget.json.result.id, widgetKey: widget.json.result.widgetKey };
 }
 
@@ -42,7 +42,7 @@ export async function startSession(widgetKey: string, body: Record<string, unkno
 /** A started session: the conversation id and the widget calls under its token. */
 export async function session(widgetKey: string, body: Record<string, unknown> = {}) {
   const res = await startSession(widgetKey, body);
-  expect(res.status, res.text).toBe(201);
+  expect(res).toAnswer(201);
   const token = res.json.result.sessionToken as string;
   const call = (method: string, path: string, opts: InvokeOptions = {}) =>
     invoke(method, `${WIDGET}${path}`, {

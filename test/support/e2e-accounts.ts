@@ -29,12 +29,12 @@ export async function joinWithCode(email: string, code: string, ip: string, name
     localAddress: ip,
     body: { email, password, firstName: name, lastName: 'Story', invitationCode: code },
   });
-  expect(registered.status, registered.text).toBe(201);
+  expect(registered).toAnswer(201);
   const verifyCode = await lastMailTo(email, /verification code is (\d{6})/);
   const verified = await api('POST', '/api/auth/verify-email', { localAddress: ip, body: { email, code: verifyCode } });
-  expect(verified.status, verified.text).toBe(200);
+  expect(verified).toAnswer(200);
   const login = await api('POST', '/api/auth/login', { localAddress: ip, body: { email, password } });
-  expect(login.status, login.text).toBe(200);
+  expect(login).toAnswer(200);
   return {
     id: registered.json.result.id as string,
     token: login.json.result.accessToken as string,

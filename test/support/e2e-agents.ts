@@ -7,10 +7,10 @@ export type AsOwner = (method: string, path: string, body?: unknown) => Promise<
 /** A prompt on the local chat model, sent to review and approved as its owner does; its id. */
 export async function approvedPrompt(as: AsOwner, title: string, content: string): Promise<string> {
   const prompt = await as('POST', '/api/prompts', { title, content, modelId: LOCAL_MODEL_IDS.chat });
-  expect(prompt.status, prompt.text).toBe(201);
+  expect(prompt).toAnswer(201);
   const v = `/api/prompts/${prompt.json.result.id}/versions/${prompt.json.result.versions[0].id}`;
-  expect((await as('PUT', `${v}/review`)).status).toBe(204);
-  expect((await as('PUT', `${v}/approve`)).status).toBe(204);
+  expect(await as('PUT', `${v}/review`)).toAnswer(204);
+  expect(await as('PUT', `${v}/approve`)).toAnswer(204);
   return prompt.json.result.id as string;
 }
 
@@ -35,9 +35,9 @@ export async function publishedAgentWithKnowledge(opts: {
   const as: AsOwner = (method, path, body) => api(method, path, { token: owner, body });
 
   const kb = await as('POST', '/api/knowledge/bases', { name: 'Policies' });
-  expect(kb.status, kb.text).toBe(201);
+  expect(kb).toAnswer(201);
   const doc = await as('POST', `/api/knowledge/bases/${kb.json.result.id}/documents`, opts.document);
-  expect(doc.status, doc.text).toBe(202);
+  expect(doc).toAnswer(202);
   const indexed = await until(
     () => as('GET', `/api/knowledge/bases/${kb.json.result.id}/documents`),
     (r) => r.json.result.items[0]?.status === 'Indexed',
@@ -50,11 +50,11 @@ export async function publishedAgentWithKnowledge(opts: {
     welcomeMessage: opts.welcomeMessage,
     knowledgeBaseIds: [kb.json.result.id],
   });
-  expect(agent.status, agent.text).toBe(201);
+  expect(agent).toAnswer(201);
   const agentId = agent.json.result.id as string;
-  expect((await as('POST', `/api/ai/agents/${agentId}/publish`)).status).toBe(200);
+  expect(await as('POST', `/api/ai/agents/${agentId}/publish`)).toAnswer(200);
   const widget = await as('POST', `/api/ai/agents/${agentId}/widgets`, { name: 'Shop', allowedOrigins: [opts.origin] });
-  expect(widget.status, widget.text).toBe(201);
+  expect(widget).toAnswer(201);
   return {
     as,
     tenantId,

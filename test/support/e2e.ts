@@ -127,7 +127,7 @@ export async function adminMadeTenant(opts: {
       maxSeats: 5,
     },
   });
-  expect(tenant.status, tenant.text).toBe(201);
+  expect(tenant).toAnswer(201);
   const tenantId = tenant.json.result.id as string;
   return { admin, slug, tenantId, owner: await mintToken({ tenantId }) };
 }

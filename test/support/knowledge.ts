@@ -38,7 +38,7 @@ export function multipart(fileName: string, type: string, data: Buffer, fields: 
 
 export async function newBase(token: string, body: Record<string, unknown> = {}) {
   const res = await invoke('POST', KB, { token, body: { name: `KB ${crypto.randomUUID().slice(0, 6)}`, ...body } });
-  expect(res.status, res.text).toBe(201);
+  expect(res).toAnswer(201);
   return res.json.result as { id: string; chunkSize: number; chunkOverlap: number };
 }
 
@@ -53,7 +53,7 @@ export async function addFile(token: string, kbId: string, fileName: string, typ
 /** The document as the list shows it. */
 export async function documentOf(token: string, kbId: string, documentId: string) {
   const res = await invoke('GET', `${KB}/${kbId}/documents`, { token, query: { pageSize: 100 } });
-  expect(res.status, res.text).toBe(200);
+  expect(res).toAnswer(200);
   return (
     res.json.result.items as {
       id: string;
@@ -79,7 +79,7 @@ export async function settled(token: string, kbId: string, documentId: string, t
 
 export async function retrieveAs(token: string, kbId: string, body: Record<string, unknown>) {
   const res = await invoke('POST', `${KB}/${kbId}/retrieve`, { token, body });
-  expect(res.status, res.text).toBe(200);
+  expect(res).toAnswer(200);
   return res.json.result as {
     chunkId: string;
     documentId: string;

@@ -7,16 +7,16 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 const LONG_FILES = [
   'test/deployed/deployed.test.ts',
-  'test/integration/hardening-fuzz.test.ts',
+  'test/integration/hardening/hardening-fuzz.test.ts',
   'test/clone/fresh-clone.test.ts',
-  'test/integration/hardening-faults.test.ts',
-  'test/integration/hardening-auth.test.ts',
+  'test/integration/hardening/hardening-faults.test.ts',
+  'test/integration/hardening/hardening-auth.test.ts',
   'test/unit/lazy-packages.test.ts',
-  'test/integration/hardening-tenancy.test.ts',
-  'test/integration/ai-knowledge-volume.test.ts',
-  'test/integration/ai-knowledge-quality.test.ts',
-  'test/integration/hardening-mass-assignment.test.ts',
-  'test/integration/ai-connector-pacing.test.ts',
+  'test/integration/hardening/hardening-tenancy.test.ts',
+  'test/integration/knowledge/ai-knowledge-volume.test.ts',
+  'test/integration/knowledge/ai-knowledge-quality.test.ts',
+  'test/integration/hardening/hardening-mass-assignment.test.ts',
+  'test/integration/connector/ai-connector-pacing.test.ts',
 ];
 
 /** Every e2e file waits for the one before it (e2e-one-file-at-a-time.ts): spread them among the others. */

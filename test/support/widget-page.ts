@@ -50,17 +50,17 @@ export async function openShop(theme?: { primaryColor: string; title: string; po
   });
   if (theme) {
     const put = await shop.as('PUT', `/api/ai/widgets/${shop.widgetId}`, { theme });
-    expect(put.status, put.text).toBe(200);
+    expect(put).toAnswer(200);
   }
   const embed = await shop.as('GET', `/api/ai/widgets/${shop.widgetId}/embed`);
-  expect(embed.status, embed.text).toBe(200);
+  expect(embed).toAnswer(200);
   snippet = embed.json.result.snippet;
   // The platform's administrator, a real user with a name, answers for the shop.
   const login = await api('POST', '/api/auth/login', {
     localAddress: '127.0.0.61',
     body: { email: e2e().adminEmail, password: e2e().adminPassword },
   });
-  expect(login.status, login.text).toBe(200);
+  expect(login).toAnswer(200);
   const staff = {
     firstName: login.json.result.user.firstName as string,
     reply: (conversationId: string, text: string) =>

@@ -112,7 +112,7 @@ describe('local HTTP server', () => {
 
     expect(declared.status).toBe(413);
     expect(((await declared.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(streamed.status).toBe(413);
+    expect(streamed).toAnswer(413);
     expect(JSON.parse(streamed.body)).toMatchObject({ success: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
     expect(seen.length).toBe(before);
   });

@@ -14,7 +14,7 @@ describe('system function: API reference routes', () => {
     // Act
     const res = await invoke('GET', '/api/openapi.json');
     // Assess
-    expect(res.status).toBe(200);
+    expect(res).toAnswer(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.json).toEqual(JSON.parse(JSON.stringify(apiDocument())));
     expect(res.json.success).toBeUndefined();
@@ -23,7 +23,7 @@ describe('system function: API reference routes', () => {
 
   it('serves the docs page with relative asset paths and a script policy of self only', async () => {
     const res = await invoke('GET', '/api/docs');
-    expect(res.status).toBe(200);
+    expect(res).toAnswer(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.text).toContain('<script src="docs/swagger-ui-bundle.js"></script>');
     expect(res.text).toContain('<link rel="stylesheet" href="docs/swagger-ui.css">');
@@ -34,7 +34,7 @@ describe('system function: API reference routes', () => {
 
   it('starts Swagger UI on the relative document URL with the outside validator off', async () => {
     const res = await invoke('GET', '/api/docs/docs.js');
-    expect(res.status).toBe(200);
+    expect(res).toAnswer(200);
     expect(res.text).toContain("url: 'openapi.json'");
     expect(res.text).toContain('validatorUrl: null');
     expectContract('GET', '/api/docs/docs.js', res);
@@ -48,7 +48,7 @@ describe('system function: API reference routes', () => {
     const plain = await invoke('GET', path);
     const gzipped = await invoke('GET', path, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
     // Assess
-    expect(plain.status).toBe(200);
+    expect(plain).toAnswer(200);
     expect(plain.headers['content-type']).toBe(type);
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.text).toBe(distFile(file));

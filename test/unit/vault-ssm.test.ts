@@ -147,8 +147,7 @@ describe('SSM parameter store (aws-sdk-client-mock)', () => {
 
     const res = await invoke('GET', '/api/secrets/prod/DB_URL', { headers: KEY_HEADER });
 
-    expect(res.status).toBe(503);
-    expect(res.json.error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(res).toAnswer(503, 'SERVICE_UNAVAILABLE');
     expect(res.headers['retry-after']).toBe('1');
   });
 
@@ -157,7 +156,7 @@ describe('SSM parameter store (aws-sdk-client-mock)', () => {
 
     const res = await invoke('PUT', '/api/secrets/prod/DB_URL', { headers: KEY_HEADER, body: { value: 'x' } });
 
-    expect(res.status).toBe(503);
+    expect(res).toAnswer(503);
   });
 
   it('never lets an SSM error text that quotes the value reach the client or the log', async () => {
@@ -171,7 +170,7 @@ describe('SSM parameter store (aws-sdk-client-mock)', () => {
 
     const res = await invoke('PUT', '/api/secrets/prod/DB_URL', { headers: KEY_HEADER, body: { value: secret } });
 
-    expect(res.status).toBe(500);
+    expect(res).toAnswer(500);
     expect(res.json.error).toEqual({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' });
     expect(res.text).not.toContain(secret);
     const seen = logged.mock.calls.map((args) =>

@@ -1,0 +1,158 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { admit, finish } from '#areas/llm-gateway/admission.ts';
+import { promptTokens } from '#areas/llm-gateway/prompt-tokens.ts';
+import { recordCall } from '#areas/llm-gateway/usage.ts';
+import { ddb } from '#shared/platform/aws.ts';
+import { newTenant } from '#test/support/fixtures.ts';
+import { ip, newKey, setAllowance, userSays, v1 } from '#test/support/gateway.ts';
+import { invoke } from '#test/support/invoke.ts';
+import { tokenFor } from '#test/support/tokens.ts';
+
+/**
+ * Fewer round trips, same guarantees: a key's rpm and tpm share one counter item per minute (one
+ * atomic ADD counts both) and a burst still never passes either limit; the usage items are written
+ * in the analytics record's transaction, so they count exactly when the record does.
+ */
+const SAY = userSays('please repeat this rather long sentence back to me');
+const MAX = 3;
+let worst: number;
+
+beforeAll(async () => {
+  worst = (await promptTokens([{ role: 'user', content: SAY[0]!.content }])) + MAX;
+});
+
+async function tenantWithKey(keyBody: Record<string, unknown>) {
+  const tenant = await newTenant({ planType: 2 });
+  await setAllowance(tenant, 10_000_000);
+  const owner = await tokenFor({ tenantId: tenant });
+  return { tenant, owner, key: await newKey(owner, keyBody) };
+}
+
+const call = (secret: string) =>
+  v1('POST', '/chat/completions', secret, { body: { model: 'local-chat', messages: SAY, max_tokens: MAX } });
+
+const usageOf = async (owner: string) =>
+  (await invoke('GET', '/api/llm-gateway/usage', { token: owner, ip: ip() })).json.result;
+
+/** Counts the DynamoDB requests the code under `run` sends. */
+async function requestsDuring(run: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const name = `count-${crypto.randomUUID()}`;
+  ddb().middlewareStack.add(
+    (next, context) => (args) => {
+      sent.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await run();
+  } finally {
+    ddb().middlewareStack.remove(name);
+  }
+  return sent;
+}
+
+describe('twenty parallel calls against a key', () => {
+  it('with rpm 5 admit exactly five; the others are 429 rate_limit_exceeded with Retry-After', async () => {
+    const { key } = await tenantWithKey({ rpmLimit: 5 });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call(key.key)));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(15);
+    for (const r of refused) {
+      expect(r.json.error.code, r.text).toBe('rate_limit_exceeded');
+      expect(r.json.error.message).toEqual(expect.stringMatching(/requests per minute/));
+      expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('with a tpm that fits five worst cases admit exactly five, and refused calls give their tokens back', async () => {
+    const { owner, key } = await tenantWithKey({ tpmLimit: 5 * worst + worst - 1 });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call(key.key)));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(15);
+    for (const r of refused) expect(r.json.error.message).toEqual(expect.stringMatching(/tokens per minute/));
+    expect(await usageOf(owner)).toMatchObject({ tokensUsed: 5 * worst, tokensReserved: 0 });
+    // Had a refused call kept its tokens, the window would be full long past these five.
+    const last = await call(key.key);
+    expect(last).toAnswer(429);
+  });
+
+  it('when a call passes both limits, the refusal names requests per minute', async () => {
+    const { key } = await tenantWithKey({ rpmLimit: 1, tpmLimit: worst });
+    expect(await call(key.key)).toAnswer(200);
+    const second = await call(key.key);
+    expect(second.json.error.message).toEqual(expect.stringMatching(/requests per minute/));
+  });
+});
+
+describe('round trips before the model', () => {
+  it('a warm call of a key with rpm, tpm and a budget makes four DynamoDB requests: standing, rates, two holds', async () => {
+    const { tenant, key } = await tenantWithKey({ rpmLimit: 100, tpmLimit: 1_000_000, maxBudgetUsd: 10 });
+    const input = () => ({
+      tenantId: tenant,
+      caller: { kind: 'key' as const, keyId: key.id },
+      requestId: crypto.randomUUID(),
+      model: 'local-chat',
+      kind: 'chat' as const,
+      promptTokens: worst - MAX,
+      maxOutput: MAX,
+    });
+    // The first call of an instance reads the standing before it reserves; the next ones beside it.
+    const first = await admit(input());
+    await finish(first, { model: first.chain[0]!, promptTokens: worst - MAX, completionTokens: MAX });
+    let warm: Awaited<ReturnType<typeof admit>> | undefined;
+    const sent = await requestsDuring(async () => {
+      warm = await admit(input());
+    });
+    expect(sent.sort()).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
+    await finish(warm!, { model: warm!.chain[0]!, promptTokens: worst - MAX, completionTokens: MAX });
+  });
+
+  it('after the answer, a call of such a key makes four: three settles and one transaction for every record', async () => {
+    const { tenant, key } = await tenantWithKey({ rpmLimit: 100, tpmLimit: 1_000_000, maxBudgetUsd: 10 });
+    const admitted = await admit({
+      tenantId: tenant,
+      caller: { kind: 'key', keyId: key.id },
+      requestId: crypto.randomUUID(),
+      model: 'local-chat',
+      kind: 'chat',
+      promptTokens: worst - MAX,
+      maxOutput: MAX + 10,
+    });
+    const sent = await requestsDuring(() =>
+      finish(admitted, { model: admitted.chain[0]!, promptTokens: worst - MAX, completionTokens: MAX }),
+    );
+    expect(sent.sort()).toEqual([
+      'TransactWriteItemsCommand',
+      'UpdateItemCommand',
+      'UpdateItemCommand',
+      'UpdateItemCommand',
+    ]);
+  });
+});
+
+describe('recorded once', () => {
+  it('a call recorded twice (a retried write) counts once in usage per model and per key', async () => {
+    const { tenant, owner, key } = await tenantWithKey({});
+    const record = {
+      tenantId: tenant,
+      caller: { kind: 'key' as const, keyId: key.id },
+      requestId: crypto.randomUUID(),
+      model: 'local-chat',
+      promptTokens: 10,
+      completionTokens: 3,
+      costNano: 16_000,
+      latencyMs: 5,
+      isError: false,
+      at: new Date().toISOString(),
+    };
+    await recordCall(record);
+    await recordCall(record);
+    const usage = await usageOf(owner);
+    expect(usage.models).toEqual([expect.objectContaining({ model: 'local-chat', requests: 1, promptTokens: 10 })]);
+    expect(usage.keys).toEqual([expect.objectContaining({ keyId: key.id, requests: 1, completionTokens: 3 })]);
+  });
+});

@@ -94,14 +94,21 @@ export const toWidget = (w: WidgetRecord) => ({
 /**
  * An origin as a browser sends it in `Origin`: lower-case scheme and host, the default port dropped,
  * no trailing slash (the URL parser's own `origin`). Stored so, and a request's header compared so.
+ * A value that is more than an origin (a path, a query, credentials) stays as it was, so it matches
+ * no allowed origin: the parser's `origin` would drop the path and let it through.
  */
 export function normalOrigin(value: string): string {
+  let u: URL;
   try {
-    return new URL(value).origin;
+    u = new URL(value);
   } catch {
     return value;
   }
+  return beyondOrigin(u, value) ? value : u.origin;
 }
+
+const beyondOrigin = (u: URL, value: string) =>
+  u.pathname !== '/' || !!u.search || !!u.hash || !!u.username || !!u.password || /[?#]/.test(value);
 
 /** https origins only; http only for localhost (a developer's page); no path, query or credentials. */
 export function originProblem(value: string): string | null {
@@ -111,8 +118,7 @@ export function originProblem(value: string): string | null {
   } catch {
     return 'Not an origin';
   }
-  if (u.pathname !== '/' || u.search || u.hash || u.username || u.password || /[?#]/.test(value))
-    return 'An origin is scheme://host[:port] with no path';
+  if (beyondOrigin(u, value)) return 'An origin is scheme://host[:port] with no path';
   if (u.protocol === 'https:') return null;
   if (u.protocol === 'http:' && (u.hostname === 'localhost' || u.hostname === '127.0.0.1')) return null;
   return 'Only https origins (http only for localhost)';

@@ -42,6 +42,9 @@ export const deliveryList = (tenantId: string, subscriptionId: string) =>
   keys.childCollection(tenantId, 'WEBHOOK_SUBSCRIPTION', subscriptionId, 'DELIVERY');
 export const deliveryKey = (tenantId: string, subscriptionId: string, id: string): Key =>
   keys.childItem(tenantId, 'WEBHOOK_SUBSCRIPTION', subscriptionId, 'DELIVERY', id);
+/** How many test deliveries of a subscription are in flight (test-limits.ts). */
+export const testsInFlightKey = (tenantId: string, subscriptionId: string): Key =>
+  keys.childItem(tenantId, 'WEBHOOK_SUBSCRIPTION', subscriptionId, 'TESTS_IN_FLIGHT', 'count');
 
 export interface SubscriptionRecord {
   id: string;

@@ -1,11 +1,10 @@
 import { hitRateLimit } from '#shared/data/rate-limit.ts';
-import { keys, type Key } from '#shared/data/keys.ts';
 import { writeOne } from '#shared/data/write-one.ts';
 import { rateLimited } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import type { RateLimitRule } from '#shared/routes/types.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
-import { BACKOFF_SECONDS } from './records.ts';
+import { BACKOFF_SECONDS, testsInFlightKey } from './records.ts';
 
 /**
  * The test route sends a signed POST to a URL the tenant chose, retried up to six times: without a
@@ -28,9 +27,6 @@ const IN_FLIGHT_HORIZON_SECONDS = BACKOFF_SECONDS.reduce((a, b) => a + b, 0) + 1
 /** What a refused caller is told to wait: about the first retry's back-off. */
 const IN_FLIGHT_RETRY_AFTER = 60;
 
-const slotKey = (tenantId: string, subscriptionId: string): Key =>
-  keys.childItem(tenantId, 'WEBHOOK_SUBSCRIPTION', subscriptionId, 'TESTS_IN_FLIGHT', 'count');
-
 async function spend(rule: RateLimitRule, subject: string) {
   const outcome = await hitRateLimit(rule, subject);
   if (outcome.allowed) return;
@@ -44,7 +40,7 @@ async function claimInFlight(tenantId: string, subscriptionId: string) {
   const staleAt = now + IN_FLIGHT_HORIZON_SECONDS;
   const common = {
     TableName: config.tableName,
-    Key: slotKey(tenantId, subscriptionId),
+    Key: testsInFlightKey(tenantId, subscriptionId),
     ExpressionAttributeNames: { '#n': 'inFlight', '#stale': 'staleAt', '#ttl': 'ttl' },
   };
   const claimed = await writeOne({
@@ -91,7 +87,7 @@ export async function releaseInFlight(tenantId: string, subscriptionId: string) 
   await writeOne({
     Update: {
       TableName: config.tableName,
-      Key: slotKey(tenantId, subscriptionId),
+      Key: testsInFlightKey(tenantId, subscriptionId),
       UpdateExpression: 'ADD #n :minus',
       ConditionExpression: '#n > :zero',
       ExpressionAttributeNames: { '#n': 'inFlight' },

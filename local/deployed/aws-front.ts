@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
-import type { AddressInfo } from 'node:net';
 import { listening } from './http-fronts.ts';
 import type { Decision, TemplateIam } from './iam-check.ts';
 import {

@@ -96,6 +96,7 @@ const OWNERS: Record<string, string> = {
   TOOL: 'tools',
   WEBHOOK_SUBSCRIPTION: 'outbound-webhooks',
   'WEBHOOK_SUBSCRIPTION#DELIVERY': 'outbound-webhooks',
+  'WEBHOOK_SUBSCRIPTION#TESTS_IN_FLIGHT': 'outbound-webhooks',
 };
 
 /**

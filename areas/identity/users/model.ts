@@ -2,7 +2,7 @@ import type { TransactItem } from '#shared/data/commit.ts';
 import { queryCount } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
-import { identityKeys, type UserItem, type UserRecord } from '#areas/identity/records.ts';
+import { identityKeys, type UserRecord } from '#areas/identity/records.ts';
 
 /** An owner for the "last TenantOwner" rule: active and holding TenantOwner. */
 export const isActiveOwner = (u: Pick<UserRecord, 'isActive' | 'roles'>) =>

@@ -4,7 +4,6 @@ import { bumpCounter } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict, updateItem, type Write } from '#shared/data/commit.ts';
 import { sameIds } from '#shared/data/same-ids.ts';
 import { conflict, notFound, validationError } from '#shared/http/errors.ts';
-import { config } from '#shared/platform/config.ts';
 import type { UserUpdateInput } from '#areas/identity/routes/users.ts';
 import { assertMayManageUser } from '#areas/identity/ceiling.ts';
 import { getDepartment } from '#areas/identity/department-tree.ts';

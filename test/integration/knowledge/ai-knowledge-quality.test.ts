@@ -23,7 +23,10 @@ const CORPUS = [
 ];
 const QUESTIONS: { q: string; phrase: string }[] = [
   { q: 'Which Java version does DynamoDB Local need to run?', phrase: 'Java 17+ (for DynamoDB Local)' },
-  { q: 'What is the local stand-in for S3 and its addressing?', phrase: '| S3 | `s3rver` | path-style addressing' },
+  {
+    q: 'What is the local stand-in for S3 and its addressing?',
+    phrase: '| S3 | `s3rver` behind a front checking presigned V4 signatures',
+  },
   {
     q: 'What scrypt parameters and salt are used for password hashes?',
     phrase: 'scrypt N=2^17, r=8, p=1 (OWASP), 16-byte salt',

@@ -246,6 +246,11 @@ describe('A/B test in conversations', () => {
     const byVariant = { A: [] as typeof sessions, B: [] as typeof sessions };
     for (const x of sessions) byVariant[(await variantOf(x.conversationId))!.variant as 'A' | 'B'].push(x);
     expect(byVariant.A.length + byVariant.B.length).toBe(16);
+    // The split is a hash of random ids: a run where one side drew fewer than two starts a few more.
+    while (byVariant.A.length < 2 || byVariant.B.length < 2) {
+      const x = await session(s.widgetKey);
+      byVariant[(await variantOf(x.conversationId))!.variant as 'A' | 'B'].push(x);
+    }
 
     const a = byVariant.A[0]!;
     expect(await a.send('hi')).toAnswer(200);

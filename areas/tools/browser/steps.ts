@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { once } from '#shared/routes/types.ts';
 
 /**
  * What the model asks the Browser Action tool to do: a list of steps run in order in one fresh
@@ -38,26 +39,28 @@ const target = {
 const oneTarget = (s: { selector?: string; text?: string }) => (s.selector === undefined) !== (s.text === undefined);
 const ONE_TARGET = 'Give exactly one of selector or text';
 
-const step = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('navigate'), url: bounded(BROWSER_LIMITS.urlLength) }),
-  z.object({ action: z.literal('click'), ...target }).check(z.refine(oneTarget, ONE_TARGET)),
-  z.object({
-    action: z.literal('fill'),
-    selector: bounded(BROWSER_LIMITS.selectorLength),
-    value: z.string().check(z.maxLength(BROWSER_LIMITS.valueLength)),
-  }),
-  z.object({
-    action: z.literal('select'),
-    selector: bounded(BROWSER_LIMITS.selectorLength),
-    value: bounded(BROWSER_LIMITS.valueLength),
-  }),
-  z.object({ action: z.literal('wait_for'), ...target }).check(z.refine(oneTarget, ONE_TARGET)),
-  z.object({ action: z.literal('read'), selector: z.optional(bounded(BROWSER_LIMITS.selectorLength)) }),
-  z.object({ action: z.literal('screenshot') }),
-]);
-export type BrowserStep = z.infer<typeof step>;
+const step = once(() =>
+  z.discriminatedUnion('action', [
+    z.object({ action: z.literal('navigate'), url: bounded(BROWSER_LIMITS.urlLength) }),
+    z.object({ action: z.literal('click'), ...target }).check(z.refine(oneTarget, ONE_TARGET)),
+    z.object({
+      action: z.literal('fill'),
+      selector: bounded(BROWSER_LIMITS.selectorLength),
+      value: z.string().check(z.maxLength(BROWSER_LIMITS.valueLength)),
+    }),
+    z.object({
+      action: z.literal('select'),
+      selector: bounded(BROWSER_LIMITS.selectorLength),
+      value: bounded(BROWSER_LIMITS.valueLength),
+    }),
+    z.object({ action: z.literal('wait_for'), ...target }).check(z.refine(oneTarget, ONE_TARGET)),
+    z.object({ action: z.literal('read'), selector: z.optional(bounded(BROWSER_LIMITS.selectorLength)) }),
+    z.object({ action: z.literal('screenshot') }),
+  ]),
+);
+export type BrowserStep = z.infer<ReturnType<typeof step>>;
 
-export const stepsSchema = z.object({ steps: z.array(step).check(z.minLength(1)) });
+export const stepsSchema = once(() => z.object({ steps: z.array(step()).check(z.minLength(1)) }));
 
 /** The sentence a model reads when its steps are not steps. */
 export const stepsRefusal = (issues: readonly { path: PropertyKey[]; message: string }[]) => {
@@ -90,7 +93,7 @@ export function parseSteps(
   args: unknown,
   maxSteps: number,
 ): { ok: true; steps: BrowserStep[] } | { ok: false; error: string } {
-  const r = stepsSchema.safeParse(args);
+  const r = stepsSchema().safeParse(args);
   if (!r.success) return { ok: false, error: stepsRefusal(r.error.issues) };
   const tooMany = withinSteps(r.data.steps, maxSteps);
   return tooMany ? { ok: false, error: tooMany } : { ok: true, steps: r.data.steps };

@@ -23,7 +23,11 @@ const UNAVAILABLE = 'The browser is not available right now; nothing was done';
  */
 const WEB_PAGE_SUMMARY = 6000;
 
-async function browse(tool: ToolItem, args: z.output<typeof stepsSchema>, ctx: ToolContext): Promise<ToolOutcome> {
+async function browse(
+  tool: ToolItem,
+  args: z.output<ReturnType<typeof stepsSchema>>,
+  ctx: ToolContext,
+): Promise<ToolOutcome> {
   const budget = budgetOf(toParams(tool));
   if (!budget.allowedHosts.length) return { ok: false, error: 'This tool has no allowed hosts; nothing was done' };
   const tooMany = withinSteps(args.steps, budget.maxSteps);

@@ -1,3 +1,4 @@
+import { once } from '#shared/routes/types.ts';
 import { isIP } from 'node:net';
 import { parseConnectionString } from '#areas/tools/connection-target.ts';
 import { storedSchema, toParams, type ToolItem } from '#areas/tools/records.ts';
@@ -54,11 +55,13 @@ async function reach(connectionString: string, mode: Mode, ms: number, schemaNam
  * statement per call; a Db Query runs in a session that cannot leave read only, and every bound
  * (time, rows, bytes) holds on the server as well as here (docs/decisions/tools.md).
  */
-const inputSchema = z.looseObject({
-  sql: z.optional(z.string().check(z.meta({ description: 'One SQL statement; $1, $2, ... for its parameters' }))),
-  params: z.optional(z.array(z.unknown()).check(z.meta({ description: 'The values of $1, $2, ... in order' }))),
-});
-type Args = z.output<typeof inputSchema>;
+const inputSchema = once(() =>
+  z.looseObject({
+    sql: z.optional(z.string().check(z.meta({ description: 'One SQL statement; $1, $2, ... for its parameters' }))),
+    params: z.optional(z.array(z.unknown()).check(z.meta({ description: 'The values of $1, $2, ... in order' }))),
+  }),
+);
+type Args = z.output<ReturnType<typeof inputSchema>>;
 
 async function run(tool: ToolItem, args: Args, ctx: ToolContext, mode: Mode): Promise<ToolOutcome> {
   const params = toParams(tool);

@@ -1,4 +1,5 @@
 import type { z } from 'zod/mini';
+import { once } from '#shared/routes/types.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
 
 /**
@@ -11,7 +12,8 @@ import type { ToolItem } from '#areas/tools/records.ts';
 export interface ToolType<S extends z.ZodMiniType = z.ZodMiniType> {
   /** The built-in tools' codes this type runs (the five send-message tools share one type). */
   codes: readonly string[];
-  inputSchema: S;
+  /** Built on first use (a function's cold start builds no schema it does not use). */
+  inputSchema: () => S;
   sideEffects(args: z.output<S>): boolean;
   execute(tool: ToolItem, args: z.output<S>, ctx: ToolContext): Promise<ToolOutcome>;
   /** What goes back to the model: a summary of the result, or the error. */
@@ -23,7 +25,12 @@ export interface ToolType<S extends z.ZodMiniType = z.ZodMiniType> {
 export const defineToolType = <S extends z.ZodMiniType>(
   t: Omit<ToolType<S>, 'toModelOutput' | 'refuseArguments'> &
     Partial<Pick<ToolType<S>, 'toModelOutput' | 'refuseArguments'>>,
-): ToolType<S> => ({ toModelOutput: summaryOf(SUMMARY), refuseArguments: invalidArguments, ...t });
+): ToolType<S> => ({
+  toModelOutput: summaryOf(SUMMARY),
+  refuseArguments: invalidArguments,
+  ...t,
+  inputSchema: once(t.inputSchema),
+});
 
 const invalidArguments = (issues: readonly { path: PropertyKey[]; message: string }[]) =>
   `Invalid arguments: ${issues

@@ -1,3 +1,4 @@
+import { once } from '#shared/routes/types.ts';
 import * as z from 'zod/mini';
 import type { ToolItem } from '#areas/tools/records.ts';
 import { outboundUrl, pinTarget, requestPinned } from '#shared/http/pinned-request.ts';
@@ -19,15 +20,19 @@ function checkUrl(raw: string, tool: ToolItem) {
 const READ_METHODS = new Set(['GET', 'HEAD']);
 const methodOf = (args: { method?: string }) => (args.method ?? 'GET').toUpperCase();
 
-const inputSchema = z.looseObject({
-  url: z.string().check(z.maxLength(2048), z.meta({ description: 'The https URL to call (one of the allowed hosts)' })),
-  method: z.optional(
-    z.string().check(z.maxLength(10), z.meta({ description: 'GET (default), POST, PUT, PATCH or DELETE' })),
-  ),
-  body: z.optional(z.unknown().check(z.meta({ description: 'A JSON body, sent as application/json' }))),
-});
+const inputSchema = once(() =>
+  z.looseObject({
+    url: z
+      .string()
+      .check(z.maxLength(2048), z.meta({ description: 'The https URL to call (one of the allowed hosts)' })),
+    method: z.optional(
+      z.string().check(z.maxLength(10), z.meta({ description: 'GET (default), POST, PUT, PATCH or DELETE' })),
+    ),
+    body: z.optional(z.unknown().check(z.meta({ description: 'A JSON body, sent as application/json' }))),
+  }),
+);
 
-async function httpRequestCall(tool: ToolItem, args: z.output<typeof inputSchema>): Promise<ToolOutcome> {
+async function httpRequestCall(tool: ToolItem, args: z.output<ReturnType<typeof inputSchema>>): Promise<ToolOutcome> {
   const method = methodOf(args);
   if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) return { ok: false, error: 'Unsupported method' };
   const body = args.body === undefined ? null : JSON.stringify(args.body);

@@ -1,3 +1,4 @@
+import { once } from '#shared/routes/types.ts';
 import {
   book,
   cancel,
@@ -23,18 +24,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CONTROL = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 const ACTIONS = 'find_slots, book, move or cancel';
 const described = (description: string) => z.optional(z.string().check(z.meta({ description })));
-const inputSchema = z.strictObject({
-  action: z
-    .enum(['find_slots', 'book', 'move', 'cancel'], { error: `Give "action": ${ACTIONS}` })
-    .check(z.meta({ description: 'find_slots first; book, move or cancel for the person you are talking to' })),
-  from: described("find_slots: first day, YYYY-MM-DD in the calendar's time zone"),
-  to: described('find_slots: last day, YYYY-MM-DD (at most 31 days)'),
-  start: described('book, move: the start of one of the free slots, exactly as find_slots gave it'),
-  appointmentId: described('move, cancel: the id the booking answered'),
-  name: described("book, move, cancel: the person's name, from the conversation"),
-  email: described("book, move, cancel: the person's e-mail address, from the conversation"),
-});
-type Args = z.output<typeof inputSchema>;
+const inputSchema = once(() =>
+  z.strictObject({
+    action: z
+      .enum(['find_slots', 'book', 'move', 'cancel'], { error: `Give "action": ${ACTIONS}` })
+      .check(z.meta({ description: 'find_slots first; book, move or cancel for the person you are talking to' })),
+    from: described("find_slots: first day, YYYY-MM-DD in the calendar's time zone"),
+    to: described('find_slots: last day, YYYY-MM-DD (at most 31 days)'),
+    start: described('book, move: the start of one of the free slots, exactly as find_slots gave it'),
+    appointmentId: described('move, cancel: the id the booking answered'),
+    name: described("book, move, cancel: the person's name, from the conversation"),
+    email: described("book, move, cancel: the person's e-mail address, from the conversation"),
+  }),
+);
+type Args = z.output<ReturnType<typeof inputSchema>>;
 
 const str = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
 

@@ -24,7 +24,7 @@ export const toolTypeOf = (tool: Pick<ToolItem, 'baseToolCode'>) => BY_CODE.get(
 
 /** The call's arguments as its type takes them, or the sentence the model reads instead. */
 function argumentsOf(type: ToolType, args: Record<string, unknown>) {
-  const parsed = safeParse(type.inputSchema, args);
+  const parsed = safeParse(type.inputSchema(), args);
   return parsed.success
     ? { ok: true as const, args: parsed.data }
     : { ok: false as const, error: type.refuseArguments(parsed.error.issues) };
@@ -65,10 +65,10 @@ export function toolParameters(tool: Pick<ToolItem, 'baseToolCode'>): Record<str
   if (!type) return { type: 'object', additionalProperties: true };
   let schema = schemas.get(type);
   if (!schema) {
-    const { $schema: _, ...rest } = toJSONSchema(type.inputSchema, { target: 'draft-2020-12', io: 'input' }) as Record<
-      string,
-      unknown
-    >;
+    const { $schema: _, ...rest } = toJSONSchema(type.inputSchema(), {
+      target: 'draft-2020-12',
+      io: 'input',
+    }) as Record<string, unknown>;
     schema = rest;
     schemas.set(type, schema);
   }

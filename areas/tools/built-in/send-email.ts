@@ -1,3 +1,4 @@
+import { once } from '#shared/routes/types.ts';
 import { recipientAllowed } from '#areas/tools/lifecycle.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
 import { EMAIL_PATTERN } from '#shared/routes/schemas.ts';
@@ -15,22 +16,28 @@ const CONTROL = /\p{Cc}/u;
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
-const inputSchema = z.looseObject({
-  to: z.optional(
-    z
-      .union([z.string(), z.array(z.string())])
-      .check(z.meta({ description: "The recipient (or recipients), among the tool's; absent: all its addresses" })),
-  ),
-  subject: z.optional(z.string().check(z.meta({ description: 'One line' }))),
-  text: z.optional(z.string().check(z.meta({ description: 'The message' }))),
-  body: z.optional(z.string()),
-});
+const inputSchema = once(() =>
+  z.looseObject({
+    to: z.optional(
+      z
+        .union([z.string(), z.array(z.string())])
+        .check(z.meta({ description: "The recipient (or recipients), among the tool's; absent: all its addresses" })),
+    ),
+    subject: z.optional(z.string().check(z.meta({ description: 'One line' }))),
+    text: z.optional(z.string().check(z.meta({ description: 'The message' }))),
+    body: z.optional(z.string()),
+  }),
+);
 
 /**
  * Recipients come from the tool's configuration (`configParams.allowedRecipients`), never from
  * the conversation or retrieved text: the model may pick among them, not add any.
  */
-async function send(tool: ToolItem, args: z.output<typeof inputSchema>, ctx: ToolContext): Promise<ToolOutcome> {
+async function send(
+  tool: ToolItem,
+  args: z.output<ReturnType<typeof inputSchema>>,
+  ctx: ToolContext,
+): Promise<ToolOutcome> {
   const allowed = (tool.configParams.allowedRecipients ?? []).map((r) => r.toLowerCase());
   if (!allowed.length) return { ok: false, error: 'This tool has no configured recipients' };
   // Without "to", the configured addresses; a configured domain names nobody in particular.

@@ -1,3 +1,4 @@
+import { once } from '#shared/routes/types.ts';
 import { channelById, lastInboundAt, sendChannelMessage, WHATSAPP_WINDOW_MS } from '#areas/channels/for-tools.ts';
 import type { ToolItem } from '#areas/tools/records.ts';
 import { SEND_TOOL_CHANNELS } from '#areas/tools/built-in-tools.ts';
@@ -12,15 +13,21 @@ const MAX_TEXT = 4000;
  * adds none), queued like every channel send (retries and dead letters in the channels queue).
  * WhatsApp allows a free-form message only within 24 hours of the recipient's last message.
  */
-const inputSchema = z.looseObject({
-  to: z.optional(
-    z.string().check(z.meta({ description: "The recipient, among the tool's; absent when it has only one" })),
-  ),
-  text: z.optional(z.string().check(z.meta({ description: 'The message' }))),
-  message: z.optional(z.string()),
-});
+const inputSchema = once(() =>
+  z.looseObject({
+    to: z.optional(
+      z.string().check(z.meta({ description: "The recipient, among the tool's; absent when it has only one" })),
+    ),
+    text: z.optional(z.string().check(z.meta({ description: 'The message' }))),
+    message: z.optional(z.string()),
+  }),
+);
 
-async function send(tool: ToolItem, args: z.output<typeof inputSchema>, ctx: ToolContext): Promise<ToolOutcome> {
+async function send(
+  tool: ToolItem,
+  args: z.output<ReturnType<typeof inputSchema>>,
+  ctx: ToolContext,
+): Promise<ToolOutcome> {
   const type = SEND_TOOL_CHANNELS[tool.baseToolCode as keyof typeof SEND_TOOL_CHANNELS];
   const { channelId, allowedChannelRecipients: allowed = [] } = tool.configParams;
   if (!type || !channelId) return { ok: false, error: 'This tool has no channel connection configured' };

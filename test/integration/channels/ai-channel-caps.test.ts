@@ -78,3 +78,28 @@ describe('a channel connection caps each person per day', () => {
     expect(stats.json.result.capsReached).toMatchObject({ userDailyTokens: 2 });
   });
 });
+
+// Their turns run one at a time in their queue group, so the check before each turn sees every
+// earlier turn's spend: the cap is passed by at most one turn.
+describe('a channel person sending 20 messages at once', () => {
+  it('gets one answer under a cap one turn spends, and the kind notice once', async () => {
+    const created = await invoke('POST', '/api/ai/channels', {
+      token: owner,
+      body: {
+        type: 'telegram',
+        name: 'busy line',
+        agentId,
+        secrets: { 'secret-token': SECRET, 'bot-token': '123456:telegram-bot-token-secret' },
+        limits: { userDailyTokens: 1 },
+      },
+    });
+    expect(created).toAnswer(201);
+    const channelId = created.json.result.id as string;
+    const all = await Promise.all(Array.from({ length: 20 }, (_, i) => sendAs(channelId, 8001, `question ${i}`)));
+    for (const r of all) expect(r).toAnswer(200);
+    await expect.poll(async () => (await sentTo(8001)).length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+    const told = await sentTo(8001);
+    expect(told.filter((x) => x.startsWith('You said:'))).toHaveLength(1);
+    expect(told.filter((x) => /come back later/.test(x))).toHaveLength(1);
+  });
+});

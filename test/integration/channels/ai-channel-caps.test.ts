@@ -47,18 +47,22 @@ const sentTo = async (user: number) =>
     .filter((b) => b.chat_id === String(user))
     .map((b) => b.text);
 
+/** A Telegram connection of the agent with these per-person limits. */
+const telegramLine = (name: string, limits: Record<string, number>) =>
+  invoke('POST', '/api/ai/channels', {
+    token: owner,
+    body: {
+      type: 'telegram',
+      name,
+      agentId,
+      secrets: { 'secret-token': SECRET, 'bot-token': '123456:telegram-bot-token-secret' },
+      limits,
+    },
+  });
+
 describe('a channel connection caps each person per day', () => {
   it('answers until the cap, tells the person once, stays silent after; another person is answered', async () => {
-    const created = await invoke('POST', '/api/ai/channels', {
-      token: owner,
-      body: {
-        type: 'telegram',
-        name: 'capped line',
-        agentId,
-        secrets: { 'secret-token': SECRET, 'bot-token': '123456:telegram-bot-token-secret' },
-        limits: { userDailyTokens: 1 },
-      },
-    });
+    const created = await telegramLine('capped line', { userDailyTokens: 1 });
     expect(created).toAnswer(201);
     expect(created.json.result.limits).toEqual({ userDailyTokens: 1 });
     const channelId = created.json.result.id as string;
@@ -83,16 +87,7 @@ describe('a channel connection caps each person per day', () => {
 // earlier turn's spend: the cap is passed by at most one turn.
 describe('a channel person sending 20 messages at once', () => {
   it('gets one answer under a cap one turn spends, and the kind notice once', async () => {
-    const created = await invoke('POST', '/api/ai/channels', {
-      token: owner,
-      body: {
-        type: 'telegram',
-        name: 'busy line',
-        agentId,
-        secrets: { 'secret-token': SECRET, 'bot-token': '123456:telegram-bot-token-secret' },
-        limits: { userDailyTokens: 1 },
-      },
-    });
+    const created = await telegramLine('busy line', { userDailyTokens: 1 });
     expect(created).toAnswer(201);
     const channelId = created.json.result.id as string;
     const all = await Promise.all(Array.from({ length: 20 }, (_, i) => sendAs(channelId, 8001, `question ${i}`)));

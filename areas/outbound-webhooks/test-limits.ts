@@ -1,4 +1,4 @@
-import { hitRateLimit } from '#shared/data/rate-limit.ts';
+import { spendRateLimit } from '#shared/data/rate-limit.ts';
 import { writeOne } from '#shared/data/write-one.ts';
 import { rateLimited } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
@@ -26,13 +26,6 @@ export const MAX_TESTS_IN_FLIGHT = 3;
 const IN_FLIGHT_HORIZON_SECONDS = BACKOFF_SECONDS.reduce((a, b) => a + b, 0) + 15 * 60;
 /** What a refused caller is told to wait: about the first retry's back-off. */
 const IN_FLIGHT_RETRY_AFTER = 60;
-
-async function spend(rule: RateLimitRule, subject: string) {
-  const outcome = await hitRateLimit(rule, subject);
-  if (outcome.allowed) return;
-  countMetric('RateLimitRefused', rule.name);
-  throw rateLimited(outcome.retryAfterSeconds);
-}
 
 /** Takes one place among the subscription's test deliveries in flight, or refuses with 429. */
 async function claimInFlight(tenantId: string, subscriptionId: string) {
@@ -77,8 +70,8 @@ async function claimInFlight(tenantId: string, subscriptionId: string) {
 
 /** The limits a test passes before it is queued: per subscription, per tenant, then in flight. */
 export async function admitTest(tenantId: string, subscriptionId: string) {
-  await spend(TEST_LIMITS.perSubscription, `${tenantId}:${subscriptionId}`);
-  await spend(TEST_LIMITS.perTenant, tenantId);
+  await spendRateLimit(TEST_LIMITS.perSubscription, `${tenantId}:${subscriptionId}`);
+  await spendRateLimit(TEST_LIMITS.perTenant, tenantId);
   await claimInFlight(tenantId, subscriptionId);
 }
 

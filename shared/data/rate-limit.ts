@@ -2,6 +2,8 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateLimitRule } from '#shared/routes/types.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
+import { rateLimited } from '#shared/http/errors.ts';
+import { countMetric } from '#shared/runtime/metrics.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -28,6 +30,14 @@ export async function hitRateLimit(rule: RateLimitRule, subject: string, now = D
   );
   const hits = Number(out.Attributes?.hits ?? 0);
   return { allowed: hits <= rule.limit, retryAfterSeconds };
+}
+
+/** One hit against `rule`; over its limit, the refusal is counted and thrown (429 with Retry-After). */
+export async function spendRateLimit(rule: RateLimitRule, subject: string, now = Date.now()): Promise<void> {
+  const outcome = await hitRateLimit(rule, subject, now);
+  if (outcome.allowed) return;
+  countMetric('RateLimitRefused', rule.name);
+  throw rateLimited(outcome.retryAfterSeconds);
 }
 
 /** Gives one hit of the current window back (a request that turned out not to count). */

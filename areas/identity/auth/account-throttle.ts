@@ -1,10 +1,8 @@
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
 import { putItem } from '#shared/data/commit.ts';
-import { clearRateLimit, hitRateLimit, releaseRateLimit } from '#shared/data/rate-limit.ts';
+import { clearRateLimit, spendRateLimit, releaseRateLimit } from '#shared/data/rate-limit.ts';
 import { get } from '#shared/data/read.ts';
-import { rateLimited } from '#shared/http/errors.ts';
 import type { RateLimitRule } from '#shared/routes/types.ts';
-import { countMetric } from '#shared/runtime/metrics.ts';
 import { identityKeys, normalizeEmail } from '#areas/identity/records.ts';
 import { writeOne } from '#shared/data/write-one.ts';
 
@@ -37,11 +35,7 @@ async function knownDevice(email: string, token: string | undefined): Promise<bo
 export async function claimSignInAttempt(email: string, deviceToken: string | undefined): Promise<() => Promise<void>> {
   if (await knownDevice(email, deviceToken)) return async () => {};
   const claimedAt = Date.now();
-  const outcome = await hitRateLimit(ACCOUNT_FAILURES, accountOf(email), claimedAt);
-  if (!outcome.allowed) {
-    countMetric('RateLimitRefused', ACCOUNT_FAILURES.name);
-    throw rateLimited(outcome.retryAfterSeconds);
-  }
+  await spendRateLimit(ACCOUNT_FAILURES, accountOf(email), claimedAt);
   // Released in the window the guess was spent in, even when the check crossed a window edge.
   return () => releaseRateLimit(ACCOUNT_FAILURES, accountOf(email), claimedAt);
 }

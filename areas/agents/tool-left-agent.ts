@@ -1,7 +1,7 @@
 import { get } from '#shared/data/read.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { updateItem } from '#shared/data/commit.ts';
-import { writeItem } from '#shared/data/write-one.ts';
+import { writeOne } from '#shared/data/write-one.ts';
 import { config } from '#shared/platform/config.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import type { ActionRecord } from './pending-actions.ts';
@@ -59,13 +59,14 @@ export async function endCallsOfRemovedTools(tenantId: string, agentId: string, 
     const tools = await boundTools(tenantId, agentId);
     const expiresAt = new Date(now).toISOString();
     for (const a of pending.filter((x) => !onAgent(x, tools))) {
-      await writeItem(
+      // A call decided meanwhile fails the condition and keeps its decision.
+      await writeOne(
         updateItem(
           actionKey(tenantId, a.owner, a.id),
           { expiresAt, note: TOOL_LEFT_NOTE, ...pendingEntry({ ...a, expiresAt }) },
           { condition: '#st = :pending', names: { '#st': 'status' }, values: { ':pending': 'Pending' } },
         ),
-      ).catch(() => undefined); // decided meanwhile
+      );
     }
   } catch (err) {
     // The approval's own check still refuses the call; the agent change itself stands.

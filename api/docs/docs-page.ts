@@ -81,6 +81,8 @@ const CONTENT_TYPES: Record<AssetName, string> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
 };
 
+export const isDocsAsset = (name: string): name is AssetName => Object.hasOwn(CONTENT_TYPES, name);
+
 const texts = new Map<AssetName, Promise<string>>();
 const gzipped = new Map<AssetName, Promise<string>>();
 

@@ -8,9 +8,7 @@ export const BEYOND_SPEC: readonly string[] = [
   'GET /.well-known/jwks.json',
   'GET /api/openapi.json',
   'GET /api/docs',
-  'GET /api/docs/swagger-ui.css',
-  'GET /api/docs/swagger-ui-bundle.js',
-  'GET /api/docs/docs.js',
+  'GET /api/docs/{file}',
   // The streaming transport's proof: liveness as server-sent events.
   'GET /api/health/stream',
   'POST /api/tenants/{slug}/invitations',

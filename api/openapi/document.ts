@@ -328,12 +328,17 @@ function jsonSuccess(route: RouteDef, converter: SchemaConverter): ResponseObjec
   const description =
     route.status === 201 ? 'Created' : route.status === 202 ? 'Accepted' : route.status === 204 ? 'No content' : 'OK';
   if (route.rawResponse) {
-    const contentType = mediaType(route.rawResponse.contentType);
-    const schema = route.response
-      ? converter.convert(route.response, 'output', `${route.id}.response`)
-      : rawSchema(contentType);
     const events = route.events ? { 'x-sse-data': converter.convert(route.events, 'output', `${route.id}.event`) } : {};
-    return { description, content: { [contentType]: { schema, ...events } } };
+    const content = Object.fromEntries(
+      [route.rawResponse.contentType].flat().map((type) => {
+        const contentType = mediaType(type);
+        const schema = route.response
+          ? converter.convert(route.response, 'output', `${route.id}.response`)
+          : rawSchema(contentType);
+        return [contentType, { schema, ...events }];
+      }),
+    );
+    return { description, content };
   }
   if (route.status === 204 || (route.status === 202 && !route.response)) return { description };
   const result = route.response ? converter.convert(route.response, 'output', `${route.id}.response`) : {};

@@ -7,7 +7,8 @@ import { systemRoutes } from '#areas/system/routes.ts';
 import { apiHandler } from '#shared/runtime/api-handler.ts';
 import { sseEvent, streamFrontDoor } from '#shared/runtime/stream.ts';
 import { DOCS_ASSETS_DIR, OPENAPI_FILE } from '#api/docs/docs-assets.ts';
-import { docsAsset, docsInit, docsPage } from '#api/docs/docs-page.ts';
+import { docsAsset, docsInit, docsPage, isDocsAsset } from '#api/docs/docs-page.ts';
+import { notFound } from '#shared/http/errors.ts';
 
 const GENERATOR = '../../api/openapi/api-document.ts';
 let openApiJson: Promise<string> | undefined;
@@ -53,9 +54,11 @@ export const handler = apiHandler(systemRoutes, {
   'system.openapi': async () =>
     reply.raw('application/json', await openApi(), { headers: { 'cache-control': 'public, max-age=60' } }),
   'system.docs': async () => docsPage(),
-  'system.docsInit': async () => docsInit(),
-  'system.docsStyle': async (req) => docsAsset('swagger-ui.css', req.headers['accept-encoding']),
-  'system.docsBundle': async (req) => docsAsset('swagger-ui-bundle.js', req.headers['accept-encoding']),
+  'system.docsFile': async ({ params, headers }) => {
+    if (params.file === 'docs.js') return docsInit();
+    if (!isDocsAsset(params.file)) throw notFound('Documentation file');
+    return docsAsset(params.file, headers['accept-encoding']);
+  },
 });
 
 /** The streaming front door's entry (a function URL in response-stream mode): the health stream. */

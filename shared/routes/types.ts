@@ -123,7 +123,8 @@ export interface RouteDef {
   documentedBody?: AnySchema;
   /** Schema of `result` in the success envelope (or the raw body's content type). */
   response?: AnySchema;
-  rawResponse?: { contentType: string };
+  /** A body that is not JSON: its media type, or the media types it may be (one route serving several files). */
+  rawResponse?: { contentType: string | readonly string[] };
   /** Further success statuses the handler answers; see `OtherSuccess`. */
   alsoAnswers?: readonly OtherSuccess[];
   /**

@@ -35,11 +35,13 @@ describe('system function bundle', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Runs the bundled handler on one API Gateway event in a child process. */
-  async function call(routeKey: string, headers: Record<string, string> = {}) {
-    const [method, path] = routeKey.split(' ');
+  async function call(request: string, headers: Record<string, string> = {}) {
+    const [method, path] = request.split(' ');
+    const file = path.startsWith('/api/docs/') ? path.slice('/api/docs/'.length) : undefined;
     const event = {
       version: '2.0',
-      routeKey,
+      routeKey: file ? `${method} /api/docs/{file}` : request,
+      ...(file ? { pathParameters: { file } } : {}),
       rawPath: path,
       rawQueryString: '',
       headers,

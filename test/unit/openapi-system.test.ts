@@ -40,6 +40,12 @@ describe('system function: API reference routes', () => {
     expectContract('GET', '/api/docs/docs.js', res);
   });
 
+  it('answers 404 in the error envelope for a file the reference page does not have', async () => {
+    const res = await invoke('GET', '/api/docs/openapi.yaml');
+    expect(res).toAnswer(404, 'NOT_FOUND');
+    expectContract('GET', '/api/docs/openapi.yaml', res);
+  });
+
   it.each([
     ['/api/docs/swagger-ui-bundle.js', 'swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
     ['/api/docs/swagger-ui.css', 'swagger-ui.css', 'text/css; charset=utf-8'],

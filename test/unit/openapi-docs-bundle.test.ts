@@ -36,7 +36,7 @@ describe('system function bundle', () => {
 
   /** Runs the bundled handler on one API Gateway event in a child process. */
   async function call(request: string, headers: Record<string, string> = {}) {
-    const [method, path] = request.split(' ');
+    const [method = '', path = ''] = request.split(' ');
     const file = path.startsWith('/api/docs/') ? path.slice('/api/docs/'.length) : undefined;
     const event = {
       version: '2.0',

@@ -46,8 +46,9 @@ async function take(c: CapCounter & { cap: number }, id: string, now: number): P
         TableName: config.tableName,
         Key: c.key,
         UpdateExpression: 'SET #h = :w, #ttl = :ttl ADD committed :w, running :one',
+        // On its own hold not being there yet too: a retried write whose first attempt landed holds once.
         ConditionExpression:
-          '(attribute_not_exists(tokens) OR tokens < :cap) AND ' +
+          'attribute_not_exists(#h) AND (attribute_not_exists(tokens) OR tokens < :cap) AND ' +
           '(attribute_not_exists(committed) OR committed <= :room OR attribute_not_exists(running) OR running <= :zero)',
         ExpressionAttributeNames: { '#h': holdName(id), '#ttl': 'ttl' },
         ExpressionAttributeValues: {
@@ -65,8 +66,9 @@ async function take(c: CapCounter & { cap: number }, id: string, now: number): P
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
     // The failed condition's item comes back as raw attribute values (the document client leaves it so).
-    const tokens = Number((err as { Item?: { tokens?: { N?: string } } }).Item?.tokens?.N ?? 0);
-    return tokens >= c.cap ? { kind: 'reached' } : { kind: 'busy' };
+    const item = (err as { Item?: Record<string, { N?: string }> }).Item ?? {};
+    if (holdName(id) in item) return { kind: 'held' };
+    return Number(item.tokens?.N ?? 0) >= c.cap ? { kind: 'reached' } : { kind: 'busy' };
   }
 }
 

@@ -13,6 +13,11 @@ import { RESERVATIONS_INDEX, reservationIndex } from './records.ts';
  * under its own attribute (`r_{requestId}`) with an expiry. Settling replaces the worst case with
  * the real use; releasing gives it back. Both are conditional on the reservation still being there,
  * so a call and the scheduler's sweep never both give the same hold back.
+ *
+ * The shared client retries a write whose answer was lost, so every write here is conditional on
+ * its own attribute and a retry of one that landed changes nothing: a hold on its reservation not
+ * being there yet, a settle or a release on it still being there. A reservation the sweep released
+ * leaves a marker (`x_{requestId}`) until a late settle counts its use once or the marker expires.
  */
 type Unit = 'Tokens' | 'Nano';
 
@@ -33,8 +38,14 @@ interface StoredReservation {
 /** A call that has not settled after this is taken for dead (longer than any Lambda runs). */
 export const RESERVATION_TTL_MS = 16 * 60_000;
 
+/** How long a released reservation's marker waits for its call's late settle. */
+const RELEASED_MARK_MS = 60 * 60_000;
+
 const attr = (requestId: string) => `r_${requestId}`;
+const releasedMark = (requestId: string) => `x_${requestId}`;
 const isConditionFailure = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
+/** The item a failed condition returns, as raw attribute values (the document client leaves it so). */
+const itemOfFailure = (err: unknown) => (err as { Item?: Record<string, unknown> }).Item ?? {};
 
 /** Holds the amount; false when the limit would be passed (nothing is written then). */
 export async function hold(h: Hold, requestId: string, now = Date.now()) {
@@ -48,7 +59,7 @@ export async function hold(h: Hold, requestId: string, now = Date.now()) {
         TableName: config.tableName,
         Key: h.key,
         UpdateExpression: 'SET #r = :r, gsi2pk = :gp, gsi2sk = :gs ADD #c :n, pending :one',
-        ConditionExpression: 'attribute_not_exists(#c) OR #c <= :max',
+        ConditionExpression: 'attribute_not_exists(#r) AND (attribute_not_exists(#c) OR #c <= :max)',
         ExpressionAttributeNames: { '#r': attr(requestId), '#c': `committed${h.unit}` },
         ExpressionAttributeValues: {
           ':r': reservation,
@@ -58,11 +69,13 @@ export async function hold(h: Hold, requestId: string, now = Date.now()) {
           ':one': 1,
           ':max': h.limit - h.amount,
         },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
     return true;
   } catch (err) {
-    if (isConditionFailure(err)) return false;
+    // The reservation already there is this hold's own first attempt, whose answer was lost.
+    if (isConditionFailure(err)) return attr(requestId) in itemOfFailure(err);
     throw err;
   }
 }
@@ -100,7 +113,7 @@ const setPart = (extra: Record<string, unknown>) => {
   return sets.length ? ` SET ${sets.join(', ')}` : '';
 };
 
-/** Counts a use where nothing was held (no limit, or the sweep released the hold first). */
+/** Counts a use where nothing was held (no limit). */
 async function count(h: Hold, used: number, extra: Record<string, unknown>) {
   await ddb().send(
     new UpdateCommand({
@@ -113,9 +126,29 @@ async function count(h: Hold, used: number, extra: Record<string, unknown>) {
   );
 }
 
+/** Counts the use of a call whose reservation the sweep released first, once: its marker goes with it. */
+async function countReleased(h: Hold, requestId: string, used: number, extra: Record<string, unknown>) {
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: h.key,
+        UpdateExpression: `REMOVE #x ADD #c :used, #u :used, pending :minus${setPart(extra)}`,
+        ConditionExpression: 'attribute_exists(#x)',
+        ExpressionAttributeNames: { ...names(h, extra), '#x': releasedMark(requestId) },
+        ExpressionAttributeValues: { ':used': used, ':minus': -1, ...extraValues(extra) },
+      }),
+    );
+    logger.warn('reservation released before its call settled', { requestId, key: h.key.pk });
+  } catch (err) {
+    // Neither the reservation nor its marker: this settle already landed (a retried write).
+    if (!isConditionFailure(err)) throw err;
+  }
+}
+
 /**
  * Replaces the hold by the real use (`used{Unit}` grows by it). When the sweep released the hold
- * first (the call outlived its expiry), the use is still counted.
+ * first (the call outlived its expiry), the use is still counted, once.
  */
 export async function settle(h: Hold, requestId: string, used: number, extra: Record<string, unknown> = {}) {
   if (h.limit === null) return count(h, used, extra);
@@ -132,8 +165,7 @@ export async function settle(h: Hold, requestId: string, used: number, extra: Re
     );
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
-    logger.warn('reservation released before its call settled', { requestId, key: h.key.pk });
-    await count(h, used, extra);
+    await countReleased(h, requestId, used, extra);
   }
 }
 
@@ -141,17 +173,26 @@ export async function settle(h: Hold, requestId: string, used: number, extra: Re
 export const giveBack = (h: Hold, requestId: string) =>
   h.limit === null ? Promise.resolve(true) : release(h.key, requestId, h.unit, h.amount);
 
-/** Gives a hold back (the call failed, or another limit refused it). */
-async function release(key: Key, requestId: string, unit: Unit, amount: number): Promise<boolean> {
+/**
+ * Gives a hold back (the call failed, or another limit refused it). Released by the sweep, it
+ * leaves a marker in its place, counted in `pending` so the item stays where the sweep looks.
+ */
+async function release(key: Key, requestId: string, unit: Unit, amount: number, markUntil?: number) {
   try {
     const out = await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: key,
-        UpdateExpression: 'REMOVE #r ADD #c :back, pending :minus',
+        UpdateExpression: markUntil
+          ? 'REMOVE #r SET #x = :until ADD #c :back'
+          : 'REMOVE #r ADD #c :back, pending :minus',
         ConditionExpression: 'attribute_exists(#r)',
-        ExpressionAttributeNames: { '#r': attr(requestId), '#c': `committed${unit}` },
-        ExpressionAttributeValues: { ':back': -amount, ':minus': -1 },
+        ExpressionAttributeNames: {
+          '#r': attr(requestId),
+          '#c': `committed${unit}`,
+          ...(markUntil ? { '#x': releasedMark(requestId) } : {}),
+        },
+        ExpressionAttributeValues: { ':back': -amount, ...(markUntil ? { ':until': markUntil } : { ':minus': -1 }) },
         ReturnValues: 'UPDATED_NEW',
       }),
     );
@@ -161,6 +202,24 @@ async function release(key: Key, requestId: string, unit: Unit, amount: number):
     if (isConditionFailure(err)) return false;
     throw err;
   }
+}
+
+/** Drops a released reservation's marker whose call never came back to settle. */
+async function dropMark(key: Key, name: string) {
+  await ddb()
+    .send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: key,
+        UpdateExpression: 'REMOVE #x ADD pending :minus',
+        ConditionExpression: 'attribute_exists(#x)',
+        ExpressionAttributeNames: { '#x': name },
+        ExpressionAttributeValues: { ':minus': -1 },
+      }),
+    )
+    .catch((err) => {
+      if (!isConditionFailure(err)) throw err;
+    });
 }
 
 /**
@@ -185,10 +244,11 @@ export async function releaseExpiredReservations(now = Date.now()): Promise<numb
       const key = keyOf(item);
       await leaveIndexWhenIdle(key, item.pending);
       for (const [name, value] of Object.entries(item)) {
+        if (name.startsWith('x_') && Number(value) <= now) await dropMark(key, name);
         if (!name.startsWith('r_')) continue;
         const r = value as StoredReservation;
         if (Number(r.expiresAt) > now) continue;
-        if (await release(key, name.slice(2), r.unit, Number(r.amount))) released++;
+        if (await release(key, name.slice(2), r.unit, Number(r.amount), now + RELEASED_MARK_MS)) released++;
       }
     }
     ExclusiveStartKey = page.LastEvaluatedKey;

@@ -11,9 +11,9 @@ import { losingFirstAnswerOf } from '#test/support/lost-answers.ts';
  */
 describe('a cap hold retried after its answer was lost', () => {
   it('holds once: given back, the counter holds nothing and runs nothing', async () => {
-    const key = keys.tenantItem(crypto.randomUUID(), 'VISITOR_CAP', 'retried');
+    const key = keys.tenantItem(crypto.randomUUID(), 'VISITOR_SPEND', 'retried');
     let holds: Awaited<ReturnType<typeof holdCaps>> | undefined;
-    await losingFirstAnswerOf('VISITOR_CAP', 'SET #h = :w', async () => {
+    await losingFirstAnswerOf('VISITOR_SPEND', 'SET #h = :w', async () => {
       holds = await holdCaps([{ key, cap: 10 * CAP_HOLD.turnTokens, kind: 'dailyTokens' }]);
     });
     expect(holds).not.toHaveProperty('reached');

@@ -17,6 +17,14 @@ import {
 } from './records.ts';
 import { giveBack, hold, settle, type Hold } from './reservations.ts';
 import { recordCall } from './usage.ts';
+import {
+  forgetRefusal,
+  recallRefusal,
+  REFUSAL_MEMORY_MS,
+  refusedBy,
+  refusedByOf,
+  rememberRefusal,
+} from './refusal-memory.ts';
 
 /**
  * Everything between a model call's request and its provider: the refusals in the spec's order
@@ -107,19 +115,24 @@ function remember(id: string, standing: Standing) {
  * Warm, both go out at once: the reservations on what this caller's last call saw, beside the fresh
  * read; when the fresh read differs in anything they depend on, they are taken back and made again
  * on it. So a warm call waits one round trip before its model is called, a changed one three.
+ * A caller just refused for a limit waits the fresh read alone (refusal-memory.ts).
  */
 export async function admit(input: AdmitInput): Promise<Admission> {
   const now = input.now ?? Date.now();
   const id = callerId(input.tenantId, input.caller);
-  const seen = lastSeen.get(id);
+  const memo = `${id}|${input.model ?? ''}`;
+  const refused = recallRefusal(memo, input.promptTokens + input.maxOutput, now);
+  const seen = refused ? undefined : lastSeen.get(id);
   if (!seen) {
     const fresh = await readStanding(input.tenantId, input.caller);
     remember(id, fresh);
-    return reserve(input, fresh, now);
+    if (refused && basis(fresh) === refused.basis) throw refused.error;
+    if (refused) forgetRefusal(memo);
+    return reserveRemembering(input, fresh, now, memo);
   }
   const [fresh, attempt] = await Promise.all([
     readStanding(input.tenantId, input.caller),
-    reserve(input, seen, now).then(
+    reserveRemembering(input, seen, now, memo).then(
       (admission) => ({ admission }),
       (refusal: unknown) => ({ refusal }),
     ),
@@ -130,7 +143,32 @@ export async function admit(input: AdmitInput): Promise<Admission> {
     return attempt.admission;
   }
   if ('admission' in attempt) await takeBack(attempt.admission);
-  return reserve(input, fresh, now);
+  return reserveRemembering(input, fresh, now, memo);
+}
+
+/**
+ * Reserves, and remembers a limit's refusal for the calls right after it (refusal-memory.ts). A
+ * budget or allowance refusal of a key with rpm or tpm is not remembered: such a call counts
+ * against its rate limits first, and may be refused by them instead.
+ */
+async function reserveRemembering(input: AdmitInput, standing: Standing, now: number, memo: string) {
+  try {
+    return await reserve(input, standing, now);
+  } catch (err) {
+    const by = refusedByOf(err);
+    const rated = standing.key && (standing.key.rpmLimit !== null || standing.key.tpmLimit !== null);
+    if (by && (by === 'rpm' || by === 'tpm' || !rated)) {
+      const worstTokens = input.promptTokens + input.maxOutput;
+      rememberRefusal(memo, {
+        basis: basis(standing),
+        until: now + REFUSAL_MEMORY_MS,
+        worstTokens,
+        refusedBy: by,
+        error: err,
+      });
+    }
+    throw err;
+  }
 }
 
 /**
@@ -188,11 +226,11 @@ async function reserve(input: AdmitInput, { key, tenant }: Standing, now: number
       : keyHeld.status === 'rejected'
         ? keyHeld.reason
         : keyHeld.value === false
-          ? budgetExceeded()
+          ? refusedBy(budgetExceeded(), 'budget')
           : allowanceHeld.status === 'rejected'
             ? allowanceHeld.reason
             : allowanceHeld.value === false
-              ? tokenLimitReached()
+              ? refusedBy(tokenLimitReached(), 'allowance')
               : null;
   if (!refusal) return admission;
   await Promise.all([

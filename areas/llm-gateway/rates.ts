@@ -3,6 +3,7 @@ import { keys } from '#shared/data/keys.ts';
 import { rateLimited } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
+import { refusedBy } from './refusal-memory.ts';
 
 /**
  * A key's rpm and tpm limits, counted in one fixed-window item per key and minute (`requests` and
@@ -65,7 +66,7 @@ export async function admitRates(
         : null;
   if (refused) {
     if (tokens) await add(key.id, start, 0, -tokens);
-    throw rateLimitExceeded(refused, now);
+    throw refusedBy(rateLimitExceeded(refused, now), refused === 'requests per minute' ? 'rpm' : 'tpm');
   }
   return { keyId: key.id, window: start, tokens, rpm };
 }

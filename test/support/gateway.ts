@@ -51,3 +51,22 @@ export async function setTenantStatus(tenantId: string, status: 0 | 1 | 2 | 3) {
 }
 
 export const userSays = (text: string) => [{ role: 'user', content: text }];
+
+/** Counts the DynamoDB requests the code under `run` sends. */
+export async function requestsDuring(run: () => Promise<unknown>): Promise<string[]> {
+  const sent: string[] = [];
+  const name = `count-${crypto.randomUUID()}`;
+  ddb().middlewareStack.add(
+    (next, context) => (args) => {
+      sent.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    await run();
+  } finally {
+    ddb().middlewareStack.remove(name);
+  }
+  return sent;
+}

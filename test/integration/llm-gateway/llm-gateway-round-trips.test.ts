@@ -2,9 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { admit, finish } from '#areas/llm-gateway/admission.ts';
 import { promptTokens } from '#areas/llm-gateway/prompt-tokens.ts';
 import { recordCall } from '#areas/llm-gateway/usage.ts';
-import { ddb } from '#shared/platform/aws.ts';
 import { newTenant } from '#test/support/fixtures.ts';
-import { ip, newKey, setAllowance, userSays, v1 } from '#test/support/gateway.ts';
+import { ip, newKey, requestsDuring, setAllowance, userSays, v1 } from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
@@ -33,25 +32,6 @@ const call = (secret: string) =>
 
 const usageOf = async (owner: string) =>
   (await invoke('GET', '/api/llm-gateway/usage', { token: owner, ip: ip() })).json.result;
-
-/** Counts the DynamoDB requests the code under `run` sends. */
-async function requestsDuring(run: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const name = `count-${crypto.randomUUID()}`;
-  ddb().middlewareStack.add(
-    (next, context) => (args) => {
-      sent.push(String(context.commandName));
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    await run();
-  } finally {
-    ddb().middlewareStack.remove(name);
-  }
-  return sent;
-}
 
 describe('twenty parallel calls against a key', () => {
   it('with rpm 5 admit exactly five; the others are 429 rate_limit_exceeded with Retry-After', async () => {

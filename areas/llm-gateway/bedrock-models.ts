@@ -72,6 +72,28 @@ export const BEDROCK_MODELS: readonly BedrockModel[] = [
     contextWindow: 8_192,
     fallbacks: [],
   },
+  // Rerankers are billed per query ($1 and $2 per 1,000 at launch); metered per token read, these
+  // prices match that for a query over about fifty 300-token chunks (docs/decisions/llm-gateway.md).
+  {
+    bedrockId: 'amazon.rerank-v1:0',
+    catalogId: '6f1d0c3e-2b1a-4c8e-9f00-0000000b0006',
+    name: 'amazon-rerank-v1',
+    kind: 'rerank',
+    inputPricePerMillion: 0.07,
+    outputPricePerMillion: 0,
+    contextWindow: 4_096,
+    fallbacks: [],
+  },
+  {
+    bedrockId: 'cohere.rerank-v3-5:0',
+    catalogId: '6f1d0c3e-2b1a-4c8e-9f00-0000000b0007',
+    name: 'cohere-rerank-v3-5',
+    kind: 'rerank',
+    inputPricePerMillion: 0.13,
+    outputPricePerMillion: 0,
+    contextWindow: 4_096,
+    fallbacks: ['amazon.rerank-v1:0'],
+  },
 ];
 
 export const BEDROCK_MODEL_IDS = BEDROCK_MODELS.map((m) => m.bedrockId);

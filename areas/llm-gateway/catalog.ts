@@ -150,6 +150,7 @@ export const LOCAL_MODEL_IDS = {
   flaky: '6f1d0c3e-2b1a-4c8e-9f00-000000000003',
   embed: '6f1d0c3e-2b1a-4c8e-9f00-000000000004',
   gullible: '6f1d0c3e-2b1a-4c8e-9f00-000000000005',
+  rerank: '6f1d0c3e-2b1a-4c8e-9f00-000000000006',
 } as const;
 
 /** The local deterministic models (providers/local-model.ts), seeded locally and in tests. */
@@ -211,6 +212,18 @@ export const LOCAL_MODELS: readonly (ModelInput & { id: string })[] = [
     inputPricePerMillion: 0.02,
     outputPricePerMillion: 0,
     contextWindow: 8_192,
+    fallbackModelIds: [],
+    isActive: true,
+  },
+  {
+    id: LOCAL_MODEL_IDS.rerank,
+    name: 'local-rerank',
+    provider: 'local',
+    providerModel: 'overlap',
+    kind: 'rerank',
+    inputPricePerMillion: 0.05,
+    outputPricePerMillion: 0,
+    contextWindow: 4_096,
     fallbackModelIds: [],
     isActive: true,
   },

@@ -1,8 +1,8 @@
 import { defineError } from '#shared/http/errors.ts';
 
 /** What each kind of model answers, for the refusal of a model asked for the other kind's call. */
-const KIND_CALL = { chat: 'chat completions', embedding: 'embeddings' } as const;
-const KIND_NAME = { chat: 'a chat', embedding: 'an embedding' } as const;
+const KIND_CALL = { chat: 'chat completions', embedding: 'embeddings', rerank: 'rerank calls' } as const;
+const KIND_NAME = { chat: 'a chat', embedding: 'an embedding', rerank: 'a rerank' } as const;
 
 // The refusals of a model call, in the spec's order (an unknown key is the runtime's INVALID_API_KEY).
 // A model the caller may use but of the other kind is named as such (OpenAI also answers it 404):

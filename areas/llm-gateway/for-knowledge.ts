@@ -1,5 +1,6 @@
 /** What the knowledge area uses of the llm-gateway area: the one module of llm-gateway it imports. */
 export { embed } from './embed.ts';
+export { rerank } from './rerank.ts';
 export { modelReferenceRefusal } from './catalog.ts';
 export { MODEL_CALL_REFUSALS } from './errors.ts';
 export type { Caller } from './embed.ts';

@@ -13,6 +13,9 @@ export const GATEWAY_LIMITS = {
   price: 100_000,
   contextWindow: 10_000_000,
   fallbacks: 5,
+  /** A rerank call's documents, and the characters of each (a chunk's worth, and then some). */
+  rerankDocuments: 1000,
+  rerankDocumentChars: 20_000,
   /** A response format's JSON Schema, as JSON text: compiled on every call that names a new one. */
   schemaChars: 100_000,
 } as const;
@@ -20,6 +23,6 @@ export const GATEWAY_LIMITS = {
 /** A model name becomes part of usage sort keys: letters, digits and `. _ : / -`, no `#`. */
 export const MODEL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/;
 export const PROVIDERS = ['local', 'bedrock', 'openai-compatible'] as const;
-export const MODEL_KINDS = ['chat', 'embedding'] as const;
+export const MODEL_KINDS = ['chat', 'embedding', 'rerank'] as const;
 /** A chat body up to a long context's worth of text. */
 export const CHAT_MAX_BODY_BYTES = 2 * 1024 * 1024;

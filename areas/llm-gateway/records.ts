@@ -34,7 +34,7 @@ export const RESERVATIONS_INDEX = 'LLM#RESERVATIONS';
 export const reservationIndex = (key: Key) => ({ gsi2pk: RESERVATIONS_INDEX, gsi2sk: `${key.pk}|${key.sk}` });
 
 export type Provider = 'local' | 'bedrock' | 'openai-compatible';
-export type ModelKind = 'chat' | 'embedding';
+export type ModelKind = 'chat' | 'embedding' | 'rerank';
 
 /** A catalog entry as stored and as the contract names it. */
 export interface CatalogModel {

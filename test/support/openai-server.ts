@@ -6,7 +6,7 @@ import type { CatalogModel } from '#areas/llm-gateway/records.ts';
 
 /**
  * The local model served over HTTP as an OpenAI-compatible server (`/v1/chat/completions` plain and
- * streamed, `/v1/embeddings`), for testing the gateway's OpenAI-compatible provider end to end.
+ * streamed, `/v1/embeddings`, and the Cohere-style `/v1/rerank`), for testing the gateway's OpenAI-compatible provider end to end.
  * It checks the bearer key, records what it was sent, and can be told to fail with a status.
  */
 export interface FakeOpenAi {
@@ -57,6 +57,21 @@ export async function startOpenAiServer(apiKey: string): Promise<FakeOpenAi> {
           object: 'list',
           data: out.vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
           usage: { prompt_tokens: out.promptTokens, total_tokens: out.promptTokens },
+        }),
+      );
+      return;
+    }
+    if (req.url === '/v1/rerank') {
+      const out = await localModel.rerank(
+        asModel('rerank'),
+        String(body.query),
+        body.documents as string[],
+        Number(body.top_n),
+      );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          results: out.ranked.map((r) => ({ index: r.index, relevance_score: r.score })),
+          usage: { total_tokens: out.promptTokens },
         }),
       );
       return;

@@ -14,7 +14,7 @@ import type { CatalogModel } from '#areas/llm-gateway/records.ts';
 
 process.env.AWS_REGION ??= 'us-east-1';
 
-const model = (providerModel: string, kind: 'chat' | 'embedding' = 'chat'): CatalogModel => ({
+const model = (providerModel: string, kind: CatalogModel['kind'] = 'chat'): CatalogModel => ({
   id: crypto.randomUUID(),
   name: 'claude',
   provider: 'bedrock',
@@ -199,6 +199,52 @@ describe('Bedrock embeddings (InvokeModel)', () => {
       modelId: TITAN,
       body: JSON.stringify({ inputText: 'ab' }),
     });
+  });
+});
+
+describe('Bedrock rerank (InvokeModel)', () => {
+  const answer = {
+    results: [
+      { index: 1, relevance_score: 0.9 },
+      { index: 0, relevance_score: 0.2 },
+    ],
+  };
+  beforeEach(() => {
+    bedrock.on(InvokeModelCommand).callsFake(async () => ({
+      body: new TextEncoder().encode(JSON.stringify(answer)),
+      contentType: 'application/json',
+    }));
+  });
+
+  it("sends Cohere's body (api_version 2) and maps the results back, best first", async () => {
+    const out = await provider.rerank(model('cohere.rerank-v3-5:0', 'rerank'), 'q', ['a', 'b'], 2);
+    expect(out.ranked).toEqual([
+      { index: 1, score: 0.9 },
+      { index: 0, score: 0.2 },
+    ]);
+    expect(out.promptTokens).toBeGreaterThan(0);
+    expect(JSON.parse(bedrock.commandCalls(InvokeModelCommand)[0]!.args[0].input.body as string)).toEqual({
+      query: 'q',
+      documents: ['a', 'b'],
+      top_n: 2,
+      api_version: 2,
+    });
+  });
+
+  it("sends Amazon Rerank's body without api_version", async () => {
+    await provider.rerank(model('amazon.rerank-v1:0', 'rerank'), 'q', ['a', 'b'], 1);
+    expect(JSON.parse(bedrock.commandCalls(InvokeModelCommand)[0]!.args[0].input.body as string)).toEqual({
+      query: 'q',
+      documents: ['a', 'b'],
+      top_n: 1,
+    });
+  });
+
+  it('throttled, is a retryable provider error (the fallbacks answer)', async () => {
+    bedrock.on(InvokeModelCommand).rejects(new ThrottlingException({ message: 'slow down', $metadata: {} }));
+    const err = await provider.rerank(model('cohere.rerank-v3-5:0', 'rerank'), 'q', ['a'], 1).catch((e) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err.retryable).toBe(true);
   });
 });
 

@@ -10,6 +10,7 @@ import type {
 } from '@aws-sdk/client-bedrock-runtime';
 import type { CatalogModel } from '../records.ts';
 import { converseShape } from './bedrock-output.ts';
+import { rerankTokens } from './rerank-tokens.ts';
 import {
   FormatUnsupported,
   ProviderError,
@@ -292,6 +293,32 @@ async function embed(model: CatalogModel, input: string[]) {
   };
 }
 
+/**
+ * Rerank through InvokeModel, the body Cohere Rerank 3.5 and Amazon Rerank 1.0 take on Bedrock
+ * (`query`, `documents`, `top_n`; Cohere's also `api_version: 2`), answered as
+ * `{results: [{index, relevance_score}]}`. Bedrock bills these per query, not per token: the
+ * gateway meters what the reranker read, in tokens, at the catalog model's input price.
+ */
+async function rerank(model: CatalogModel, query: string, documents: string[], topN: number) {
+  const { sdk, client } = await bedrock();
+  const cohere = model.providerModel.startsWith('cohere.');
+  const out = await client
+    .send(
+      new sdk.InvokeModelCommand({
+        modelId: model.providerModel,
+        contentType: 'application/json',
+        accept: 'application/json',
+        body: JSON.stringify({ query, documents, top_n: topN, ...(cohere ? { api_version: 2 } : {}) }),
+      }),
+    )
+    .catch((err) => {
+      throw toProviderError(err);
+    });
+  const body = JSON.parse(decoder.decode(out.body)) as { results?: { index: number; relevance_score: number }[] };
+  const ranked = (body.results ?? []).map((r) => ({ index: r.index, score: r.relevance_score }));
+  return { ranked, promptTokens: await rerankTokens(query, documents) };
+}
+
 export function bedrockProvider(): ModelProvider {
-  return { chat, stream, embed };
+  return { chat, stream, embed, rerank };
 }

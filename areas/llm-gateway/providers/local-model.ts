@@ -4,6 +4,7 @@ import { promptTokens } from '../prompt-tokens.ts';
 import { countTokens, decodeTokens, encodeTokens } from '../tokens.ts';
 import { gullibleRecital, gullibleToolCall } from './gullible.ts';
 import { hashingEmbedding } from './hashing-embedder.ts';
+import { localRerank } from './local-reranker.ts';
 import { forcedToolCall, jsonObjectIn, lastUser, shapedAnswer } from './local-choices.ts';
 import {
   ProviderError,
@@ -116,4 +117,9 @@ async function embed(_model: CatalogModel, input: string[]) {
   return { vectors: input.map(hashingEmbedding), promptTokens: tokens };
 }
 
-export const localModel: ModelProvider = { chat: answer, stream, embed };
+export const localModel: ModelProvider = {
+  chat: answer,
+  stream,
+  embed,
+  rerank: (_model, query, documents, topN) => localRerank(query, documents, topN),
+};

@@ -211,10 +211,27 @@ async function embed(readSecret: SecretReader, model: CatalogModel, input: strin
   return { vectors, promptTokens: body.usage?.prompt_tokens ?? 0 };
 }
 
+/**
+ * Rerank at `{baseUrl}/rerank`, the shape Cohere, Jina, vLLM and LiteLLM serve (`model`, `query`,
+ * `documents`, `top_n`; `{results: [{index, relevance_score}], usage?}` back).
+ */
+async function rerank(readSecret: SecretReader, model: CatalogModel, query: string, documents: string[], topN: number) {
+  const res = await post(readSecret, model, '/rerank', { model: model.providerModel, query, documents, top_n: topN });
+  const body = (await res.json()) as {
+    results?: { index: number; relevance_score: number }[];
+    usage?: { total_tokens?: number; prompt_tokens?: number };
+  };
+  return {
+    ranked: (body.results ?? []).map((r) => ({ index: r.index, score: r.relevance_score })),
+    promptTokens: body.usage?.prompt_tokens ?? body.usage?.total_tokens ?? 0,
+  };
+}
+
 export function openAiCompatibleProvider(readSecret: SecretReader): ModelProvider {
   return {
     chat: (req) => chat(readSecret, req),
     stream: (req) => stream(readSecret, req),
     embed: (model, input) => embed(readSecret, model, input),
+    rerank: (model, query, documents, topN) => rerank(readSecret, model, query, documents, topN),
   };
 }

@@ -67,10 +67,18 @@ interface EmbedAnswer {
   promptTokens: number;
 }
 
+/** The documents a reranker kept, best first: each by its index in the request, with its score. */
+export interface RerankAnswer {
+  ranked: { index: number; score: number }[];
+  /** What the reranker read (the query beside each document), metered as a call's input. */
+  promptTokens: number;
+}
+
 export interface ModelProvider {
   chat(req: ProviderRequest): Promise<ProviderAnswer>;
   stream(req: ProviderRequest): AsyncIterable<ProviderEvent>;
   embed(model: CatalogModel, input: string[]): Promise<EmbedAnswer>;
+  rerank(model: CatalogModel, query: string, documents: string[], topN: number): Promise<RerankAnswer>;
 }
 
 /**

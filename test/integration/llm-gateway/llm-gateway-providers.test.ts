@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_MODEL_IDS } from '#areas/llm-gateway/catalog.ts';
+import { rerank } from '#areas/llm-gateway/rerank.ts';
 import { writeSecret } from '#areas/vault/store.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { ip, newKey, userSays, v1 } from '#test/support/gateway.ts';
@@ -15,6 +16,7 @@ const API_KEY = `sk-test-${crypto.randomUUID()}`;
 let server: FakeOpenAi;
 let key: string;
 let owner: string;
+let tenant: string;
 let modelName: string;
 
 beforeAll(async () => {
@@ -50,7 +52,20 @@ beforeAll(async () => {
     apiKeySecret: 'llm/SELF_HOSTED_KEY',
   });
   expect(embed).toAnswer(201);
-  const tenant = await newTenant({ planType: 2 });
+  const reranker = await put(crypto.randomUUID(), {
+    name: 'self-hosted-rerank',
+    provider: 'openai-compatible',
+    providerModel: 'rerank-small',
+    kind: 'rerank',
+    inputPricePerMillion: 0.01,
+    outputPricePerMillion: 0,
+    contextWindow: 4000,
+    baseUrl: server.baseUrl,
+    apiKeySecret: 'llm/SELF_HOSTED_KEY',
+  });
+  expect(reranker).toAnswer(201);
+  tenant = await newTenant({ planType: 2 });
+  owner = await newTenant({ planType: 2 });
   owner = await tokenFor({ tenantId: tenant });
   key = (await newKey(owner)).key;
 });
@@ -96,6 +111,28 @@ describe('an OpenAI-compatible endpoint behind the gateway', () => {
     expect(res).toAnswer(200);
     expect(res.json.data.map((d: { embedding: number[] }) => d.embedding.length)).toEqual([256, 256]);
     expect(server.requests.at(-1)!.path).toBe('/v1/embeddings');
+  });
+
+  it('reranks through the endpoint (its /rerank), metered on the tokens it reports', async () => {
+    const out = await rerank({
+      tenantId: tenant,
+      caller: { kind: 'user', userId: crypto.randomUUID() },
+      requestId: crypto.randomUUID(),
+      model: 'self-hosted-rerank',
+      query: 'open hours',
+      documents: ['a refund policy', 'our open hours are nine to five'],
+      topN: 1,
+    });
+    expect(out).toMatchObject({ model: 'self-hosted-rerank', ranked: [{ index: 1 }] });
+    const sent = server.requests.at(-1)!;
+    expect(sent).toMatchObject({ path: '/v1/rerank', authorization: `Bearer ${API_KEY}` });
+    expect(sent.body).toEqual({
+      model: 'rerank-small',
+      query: 'open hours',
+      documents: ['a refund policy', 'our open hours are nine to five'],
+      top_n: 1,
+    });
+    expect(out.usage.promptTokens).toBeGreaterThan(0);
   });
 
   it('a 5xx from the endpoint moves the call to the fallback (local-chat)', async () => {

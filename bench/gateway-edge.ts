@@ -4,7 +4,10 @@ import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { localClient } from '#local/dynamodb-local.ts';
 import { spawnLocalServer } from '#local/spawn-server.ts';
+import { config } from '#shared/platform/config.ts';
 import { ROOT } from './functions.ts';
 import { median } from './stats.ts';
 
@@ -15,6 +18,8 @@ import { median } from './stats.ts';
  * open-source gateway on the same upstream when it is installed. Requests one at a time over
  * keep-alive connections, in interleaved rounds (each round: every target in turn, `perRound` times),
  * the median of each round's median; plain (the whole answer) and streamed (the first body bytes).
+ * Beside them in each round, the floor of the gateway's guarantees: one consistent GetItem on the
+ * server's own DynamoDB Local, from this process (a limit exact on the next call needs one fresh read).
  * Report only: what is timed depends on the machine's load; nothing here fails a run.
  */
 const ROUNDS = Number(process.env.BENCH_EDGE_ROUNDS ?? 7);
@@ -58,6 +63,19 @@ interface Target {
   name: string;
   url: string;
   headers: Record<string, string>;
+}
+
+/** One consistent read on the server's table, timed (an item that need not exist: the read is the cost). */
+async function timedRead(client: DynamoDBClient): Promise<number> {
+  const start = performance.now();
+  await client.send(
+    new GetItemCommand({
+      TableName: config.tableName,
+      Key: { pk: { S: 'BENCH#FLOOR' }, sk: { S: 'read' } },
+      ConsistentRead: true,
+    }),
+  );
+  return performance.now() - start;
 }
 
 /** Keep-alive, one connection a host: requests one at a time, as the issue's measurement sent them. */
@@ -174,10 +192,15 @@ export async function measureGatewayEdge(log: (line: string) => void = () => und
     LOG_LEVEL: 'WARN',
   });
   let portkey: Awaited<ReturnType<typeof startPortkey>> = null;
+  let dynamo: DynamoDBClient | null = null;
   try {
     const base = await server.ready;
     log(`local server at ${base}; upstream at ${upstream}`);
     const secret = await prepareGateway(base, upstream, admin);
+    const dynamoEndpoint = /DynamoDB Local at (http:\/\/\S+)/.exec(server.logs().stdout)?.[1];
+    if (!dynamoEndpoint) throw new Error('the local server did not print its DynamoDB Local endpoint');
+    dynamo = localClient(dynamoEndpoint);
+    for (let i = 0; i < WARMUP; i++) await timedRead(dynamo);
     portkey = await startPortkey(upstream);
     log(portkey ? 'Portkey gateway started' : 'Portkey gateway not installed: skipped');
     const targets: Target[] = [
@@ -208,7 +231,11 @@ export async function measureGatewayEdge(log: (line: string) => void = () => und
         }
     const rounds: Record<string, { plain: number[]; first: number[] }> = {};
     for (const t of targets) rounds[t.name] = { plain: [], first: [] };
+    const floorRounds: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
+      const reads: number[] = [];
+      for (let i = 0; i < PER_ROUND; i++) reads.push(await timedRead(dynamo));
+      floorRounds.push(median(reads));
       for (const t of targets) {
         const plain: number[] = [];
         const first: number[] = [];
@@ -244,10 +271,13 @@ export async function measureGatewayEdge(log: (line: string) => void = () => und
       gateway: of('gateway'),
       peer: of('portkey'),
       addedMs: { gateway: added('gateway'), peer: added('portkey') },
+      /** One consistent GetItem on the server's DynamoDB Local (median of round medians). */
+      floorReadMs: r3(median(floorRounds)),
       failures,
     };
   } finally {
     portkey?.child.kill();
+    dynamo?.destroy();
     agent.destroy();
     upstreamServer.closeAllConnections();
     upstreamServer.close();

@@ -81,6 +81,8 @@ export async function putTenant(tenantId: string) {
 export async function startHarness(): Promise<Harness> {
   const dynamo = await startDynamoDbLocal();
   process.env.AWS_ENDPOINT_URL_DYNAMODB = dynamo.endpoint;
+  // A client made for an earlier harness (`bench:gateway` runs two) points at its stopped server.
+  ddb.install(undefined);
   await ensureTable(dynamo.endpoint, config.tableName);
   const keyParams = await generateSigningKeyParams();
   const names = signingParams();

@@ -59,6 +59,7 @@ useLocalChannelEndpoints(process.env.PUBLIC_BASE_URL);
 
 const { admin, internalKey } = stack;
 console.log(`Data directory: ${dataDir}`);
+console.log(`DynamoDB Local at ${process.env.AWS_ENDPOINT_URL_DYNAMODB}`);
 if (admin.status === 'exists') {
   console.log(
     `Admin account: ${admin.email} (exists; left unchanged${process.env.ADMIN_PASSWORD ? ', ADMIN_PASSWORD not applied' : ''})`,

@@ -161,6 +161,8 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'PUT /api/tools/{toolId}/config',
   'GET /api/tools/{toolId}/config-params',
   'PUT /api/tools/{toolId}/config-params',
+  'GET /api/tools/{toolId}/mcp/tools',
+  'POST /api/tools/{toolId}/mcp/refresh',
   'PUT /api/tools/{toolId}/approve',
   'PUT /api/tools/{toolId}/activate',
   'PUT /api/tools/{toolId}/reject',

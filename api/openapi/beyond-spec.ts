@@ -27,6 +27,9 @@ export const BEYOND_SPEC: readonly string[] = [
   'PUT /api/tools/{toolId}/approve',
   'PUT /api/tools/{toolId}/activate',
   'PUT /api/tools/{toolId}/reject',
+  // An MCP Server tool: the server's tools as last read, and reading them again.
+  'GET /api/tools/{toolId}/mcp/tools',
+  'POST /api/tools/{toolId}/mcp/refresh',
   'GET /api/analytics/budget',
   'PUT /api/analytics/budget',
   'POST /api/analytics/events',

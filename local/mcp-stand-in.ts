@@ -112,7 +112,7 @@ export async function startMcpStandIn(
   await new Promise<void>((done) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://localhost:${port}/mcp`,
+    url: `http://127.0.0.1:${port}/mcp`,
     tickets,
     authorizations,
     changeTicketSchema: () => {

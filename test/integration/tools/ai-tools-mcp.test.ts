@@ -205,7 +205,7 @@ describe('an agent calling MCP tools', () => {
     const id = await mcpTool('Rebound', { allowedTools: ['lookup_order'] });
     // Step 1 moved to a name that resolves privately: back to review, so approve it again.
     await tools.put(`/${id}/config`, {
-      schema: { serverUrl: server.url.replace('localhost', 'intranet.acme.example') },
+      schema: { serverUrl: server.url.replace('127.0.0.1', 'intranet.acme.example') },
     });
     const list = await tools.post(`/${id}/mcp/refresh`);
     expect(list).toAnswer(502, 'MCP_SERVER_FAILED');

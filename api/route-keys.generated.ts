@@ -189,6 +189,8 @@ export const DEPLOYED_ROUTE_KEYS: readonly string[] = [
   'POST /api/knowledge/bases/{kbId}/retrieve',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload',
   'POST /api/knowledge/bases/{kbId}/documents/presigned-upload/{uploadId}/complete',
+  'POST /api/knowledge/bases/{kbId}/mcp',
+  'POST /mcp/knowledge/{endpointId}',
   'POST /api/llm-gateway/v1/chat/completions',
   'POST /api/llm-gateway/v1/responses',
   'POST /api/llm-gateway/v1/embeddings',

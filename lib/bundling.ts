@@ -66,7 +66,8 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   // An MCP Server tool's refresh reads the server's tools.
   tools: [MCP_CLIENT],
   // AI knowledge: S3 Vectors loads on first use; the parsers only in the worker.
-  knowledge: ['busboy', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
+  // MCP's server side only for the knowledge MCP endpoint.
+  knowledge: ['busboy', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, '@modelcontextprotocol/server'],
   'knowledge-worker': ['unpdf', 'mammoth', 'html-to-text', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
   'llm-gateway': [...GATEWAY_ON_FIRST_USE],
   // Every function that runs agent turns: retrieval's and the gateway's first-use packages, and the

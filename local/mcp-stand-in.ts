@@ -7,7 +7,7 @@ import * as z from 'zod';
  * A small deterministic MCP server over Streamable HTTP, built with the official SDK's server side,
  * for the local run and the tests: `lookup_order` reads (annotated readOnlyHint), `create_ticket`
  * changes something (it records each call), `fail_always` answers a tool error, `huge_report`
- * answers more text than a tool's result limit. Knobs let a test change a schema, demand a bearer
+ * answers more text than a tool's result limit, `slow_report` answers after five seconds. Knobs let a test change a schema, demand a bearer
  * token, or answer every request with a redirect.
  */
 export interface McpStandIn {
@@ -68,6 +68,14 @@ export async function startMcpStandIn(
       'fail_always',
       { description: 'Always fails', inputSchema: z.object({}), annotations: { readOnlyHint: true } },
       () => ({ content: [{ type: 'text', text: 'The upstream system is down' }], isError: true }),
+    );
+    server.registerTool(
+      'slow_report',
+      { description: 'Answers after five seconds', inputSchema: z.object({}), annotations: { readOnlyHint: true } },
+      async () => {
+        await new Promise((done) => setTimeout(done, 5000).unref());
+        return { content: [{ type: 'text', text: 'Finally' }] };
+      },
     );
     server.registerTool(
       'huge_report',

@@ -92,7 +92,7 @@ if (loopbackTargetsAllowed())
     'LOCAL_ALLOW_LOOPBACK_TARGETS=1: the HTTP and database tools may reach loopback hosts (127.0.0.0/8, ::1)',
   );
 console.log(
-  `MCP stand-in at ${mcp.url} (tools lookup_order, create_ticket, fail_always, huge_report; reachable with LOCAL_ALLOW_LOOPBACK_TARGETS=1)`,
+  `MCP stand-in at ${mcp.url} (tools lookup_order, create_ticket, fail_always, huge_report, slow_report; reachable with LOCAL_ALLOW_LOOPBACK_TARGETS=1)`,
 );
 if (stack.seeded) console.log(`Seeded ${stack.seeded} reference records (plans, built-in tools)`);
 console.log(`Started in ${process.uptime().toFixed(1)} s`);

@@ -90,7 +90,13 @@ describe('an MCP Server tool: configuration and the server list', () => {
     const list = await tools.get(`/${id}/mcp/tools`);
     expect(list).toAnswer(200);
     const byName = Object.fromEntries(list.json.result.tools.map((t: { name: string }) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(['create_ticket', 'fail_always', 'huge_report', 'lookup_order']);
+    expect(Object.keys(byName).sort()).toEqual([
+      'create_ticket',
+      'fail_always',
+      'huge_report',
+      'lookup_order',
+      'slow_report',
+    ]);
     expect(byName.lookup_order).toMatchObject({
       description: 'Look up an order by its number',
       inputSchema: { type: 'object', required: ['orderId'] },
@@ -256,6 +262,14 @@ describe('an agent calling MCP tools', () => {
       status: 'error',
       result: expect.stringMatching(/larger than 65536 bytes/),
     });
+  });
+
+  it('a server slower than timeoutSeconds is a tool error, in about that time', async () => {
+    const agentId = await agentWith(await mcpTool('Slow', { allowedTools: ['slow_report'], timeoutSeconds: 1 }));
+    const started = Date.now();
+    const r = await say(agentId, 'slow_slow_report {}');
+    expect(r.toolCalls[0]).toMatchObject({ status: 'error', result: expect.stringMatching(/timed out|in time/) });
+    expect(Date.now() - started).toBeLessThan(4000);
   });
 
   it('a redirect to a private address at call time is a tool error; nothing reaches it', async () => {

@@ -393,7 +393,7 @@ export async function putConfig(
   );
   const connectionChanged = connection.reference !== before.connectionString;
   const after = (set.schema ?? before) as StoredSchema;
-  if (isMcp(tool)) {
+  if (isMcp(tool) && set.schema) {
     after.connectionTarget = after.serverUrl ?? null;
     // Another server's tools are not this one's: the list is read again from the new server.
     if ((after.serverUrl ?? null) !== (before.serverUrl ?? null)) set.serverTools = null;

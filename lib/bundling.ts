@@ -53,15 +53,21 @@ const GATEWAY_ON_FIRST_USE = [
   'ajv-formats',
 ] as const;
 
-const AGENT_TURNS = ['@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, 'pg'];
+/** The official MCP client, loaded when an agent first calls a tenant's MCP server tool (areas/tools/mcp/client.ts). */
+const MCP_CLIENT = '@modelcontextprotocol/client';
+
+const AGENT_TURNS = ['@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, 'pg', MCP_CLIENT];
 
 export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   // Invoices are the only S3 use of these two (`s3OnFirstUse`).
   billing: ['pdf-lib', '@aws-sdk/client-s3'],
   'webhook-worker': ['pdf-lib', '@aws-sdk/client-s3'],
   'content-admin': ['sanitize-html', 'busboy'],
+  // An MCP Server tool's refresh reads the server's tools.
+  tools: [MCP_CLIENT],
   // AI knowledge: S3 Vectors loads on first use; the parsers only in the worker.
-  knowledge: ['busboy', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
+  // MCP's server side only for the knowledge MCP endpoint.
+  knowledge: ['busboy', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, '@modelcontextprotocol/server'],
   'knowledge-worker': ['unpdf', 'mammoth', 'html-to-text', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
   'llm-gateway': [...GATEWAY_ON_FIRST_USE],
   // Every function that runs agent turns: retrieval's and the gateway's first-use packages, and the

@@ -2,7 +2,7 @@
  * `npm start`: the whole API on this machine, against local stand-ins for AWS (see local/stack.ts).
  * Environment: PORT (3000; 0 picks a free one), HOST (127.0.0.1; beyond loopback only with
  * LOCAL_ALLOW_REMOTE=1), LOCAL_DATA_DIR (.local), ADMIN_EMAIL, ADMIN_PASSWORD, INTERNAL_API_KEY, TABLE_NAME,
- * LOCAL_ALLOW_LOOPBACK_TARGETS (1: the tools may reach loopback hosts).
+ * LOCAL_ALLOW_LOOPBACK_TARGETS (1: the tools may reach loopback hosts), LOCAL_MCP_PORT (the MCP stand-in's; 0 picks one).
  */
 import { webhookSecrets } from '#areas/billing/secrets.ts';
 import { loopbackTargetsAllowed } from '#shared/platform/config.ts';
@@ -42,10 +42,18 @@ try {
   process.exit(1);
 }
 
+// A real MCP server over HTTP (the official SDK's server side) for trying an MCP Server tool here.
+const { startMcpStandIn } = await import('#local/mcp-stand-in.ts');
+const mcp = await startMcpStandIn({ port: Number(process.env.LOCAL_MCP_PORT ?? 0) });
+
 const server: Server = createServer(
   createApiListener({
     routes,
-    pages: { '/_local/outbox': () => stack.outbox.list(), '/_local/dead-letters': () => stack.queue.deadLetters() },
+    pages: {
+      '/_local/outbox': () => stack.outbox.list(),
+      '/_local/dead-letters': () => stack.queue.deadLetters(),
+      '/_local/mcp-stand-in': () => ({ url: mcp.url, tickets: mcp.tickets }),
+    },
   }),
 );
 await new Promise<void>((done, fail) => server.once('error', fail).listen(port, host, done));
@@ -84,6 +92,9 @@ if (loopbackTargetsAllowed())
   console.log(
     'LOCAL_ALLOW_LOOPBACK_TARGETS=1: the HTTP and database tools may reach loopback hosts (127.0.0.0/8, ::1)',
   );
+console.log(
+  `MCP stand-in at ${mcp.url} (tools lookup_order, create_ticket, fail_always, huge_report, slow_report; reachable with LOCAL_ALLOW_LOOPBACK_TARGETS=1)`,
+);
 if (stack.seeded) console.log(`Seeded ${stack.seeded} reference records (plans, built-in tools)`);
 console.log(`Started in ${process.uptime().toFixed(1)} s`);
 console.log(`API ready at ${baseUrl}`);
@@ -94,6 +105,7 @@ const shutdown = async () => {
   stopping = true;
   server.close();
   server.closeAllConnections();
+  await mcp.close();
   await stack.stop();
   process.exit(0);
 };

@@ -27,6 +27,12 @@ export const BEYOND_SPEC: readonly string[] = [
   'PUT /api/tools/{toolId}/approve',
   'PUT /api/tools/{toolId}/activate',
   'PUT /api/tools/{toolId}/reject',
+  // An MCP Server tool: the server's tools as last read, and reading them again.
+  'GET /api/tools/{toolId}/mcp/tools',
+  'POST /api/tools/{toolId}/mcp/refresh',
+  // Knowledge served over MCP: an endpoint minted for one base, and the endpoint itself.
+  'POST /api/knowledge/bases/{kbId}/mcp',
+  'POST /mcp/knowledge/{endpointId}',
   'GET /api/analytics/budget',
   'PUT /api/analytics/budget',
   'POST /api/analytics/events',

@@ -6,7 +6,7 @@ import { keyId } from '#shared/data/keys.ts';
 import { notFound, type ApiError } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { agentDay } from '#areas/analytics/for-agents.ts';
-import { readTools } from '#areas/tools/for-agents.ts';
+import { functionNamed, readTools } from '#areas/tools/for-agents.ts';
 import { actionAlreadyDecided, actionExpired, toolNoLongerOnAgent } from './errors.ts';
 import { TOOL_LEFT_NOTE, toolStillOnAgent } from './tool-left-agent.ts';
 import { actionKey, pausedKey } from './records.ts';
@@ -158,9 +158,10 @@ export async function expireAction(a: ActionRecord, at = Date.now(), note?: stri
 /** The approved call, run once by the decision that won; its outcome is kept on the action (Done). */
 async function runApproved(a: ActionRecord, requestId: string): Promise<ActionRecord> {
   const started = Date.now();
-  const [tool] = await readTools(a.tenantId, [a.toolId]);
-  const usable = tool && tool.status === 'ACTIVE' && !tool.deletedAt;
-  const out = usable
+  const [found] = await readTools(a.tenantId, [a.toolId]);
+  // An MCP tool's call names its server tool: it runs only while that one is still allowed.
+  const tool = found && found.status === 'ACTIVE' && !found.deletedAt ? functionNamed(found, a.tool) : undefined;
+  const out = tool
     ? await callTool(tool, a.arguments, {
         tenantId: a.tenantId,
         agent: { agentId: a.agentId } as never,

@@ -9,7 +9,16 @@ import {
 } from '#areas/llm-gateway/for-agents.ts';
 import { retrieve, type Match } from '#areas/knowledge/for-agents.ts';
 import { pinnedVersion, renderTemplate } from '#areas/prompts/for-agents.ts';
-import { modelOutput, readTools, type ToolItem, runTool, toolParameters } from '#areas/tools/for-agents.ts';
+import {
+  functionName,
+  functionsOf,
+  modelOutput,
+  readTools,
+  type ToolFunction,
+  type ToolItem,
+  runTool,
+  toolParameters,
+} from '#areas/tools/for-agents.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { type Citation, citationsOf } from './citations.ts';
 import { agentPromptMissing, agentUnavailable } from './errors.ts';
@@ -64,14 +73,6 @@ export interface TurnResult {
 
 export type TurnEvent = { type: 'text'; text: string } | { type: 'final'; result: TurnResult };
 
-/** A function name the model can call: the display name's words, lowercase, joined by underscores. */
-const toolNameOf = (t: Pick<ToolItem, 'displayName'>) =>
-  t.displayName
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 60) || 'tool';
-
 /**
  * The pinned prompt version and the agent's tools, tenant scoped, read at once: the version in two
  * requests (its key needs the prompt's version index), the tools in one BatchGet beside them.
@@ -82,7 +83,8 @@ async function loadSetup(tenantId: string, agent: AgentSnapshot) {
     agent.toolIds.length ? readTools(tenantId, agent.toolIds) : [],
   ]);
   if (!version) throw agentPromptMissing();
-  const tools = found.filter((x) => x.status === 'ACTIVE' && !x.deletedAt);
+  // An MCP tool is one function per server tool its tenant allowed.
+  const tools = found.filter((x) => x.status === 'ACTIVE' && !x.deletedAt).flatMap(functionsOf);
   return { version, tools };
 }
 
@@ -115,10 +117,10 @@ const escalateDef: ToolDef = {
   },
 };
 
-const toolDef = (t: ToolItem): ToolDef => ({
+const toolDef = (t: ToolFunction): ToolDef => ({
   type: 'function',
   function: {
-    name: toolNameOf(t),
+    name: functionName(t),
     description: t.description ?? t.baseToolName,
     parameters: toolParameters(t),
   },
@@ -164,7 +166,7 @@ async function prepareTurn(input: TurnInput) {
       messages.push({ role: 'user', content: sourcesMessage(matches.map(source)) });
     messages.push({ role: m.role, content: m.content });
   }
-  const byName = new Map(tools.map((x) => [toolNameOf(x), x]));
+  const byName = new Map(tools.map((x) => [functionName(x), x]));
   const defs = [...byName.values()].map(toolDef).concat(escalateDef);
   const citations = citationsOf(matches, agent.escalation.noAnswerThreshold);
   const best = matches.reduce((s, m) => Math.max(s, m.score), 0);
@@ -220,7 +222,7 @@ export const PENDING_MESSAGE =
 
 interface StepContext {
   input: TurnInput;
-  byName: Map<string, ToolItem>;
+  byName: Map<string, ToolFunction>;
   messages: ChatMessage[];
   records: ToolCallRecord[];
   untrusted: boolean;
@@ -358,7 +360,7 @@ export async function* resumeTurnStream(
   const { tools, systemText } = await loadSetup(input.tenantId, input.agent)
     .then((s) => ({ tools: s.tools, systemText: paused.messages.find((m) => m.role === 'system')?.content ?? '' }))
     .catch((err) => rethrow(err, input.requestId));
-  const byName = new Map(tools.map((x) => [toolNameOf(x), x]));
+  const byName = new Map(tools.map((x) => [functionName(x), x]));
   const messages = [...paused.messages];
   const records = [...paused.records];
   let untrusted = paused.untrusted;

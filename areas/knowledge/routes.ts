@@ -344,4 +344,49 @@ export const knowledgeRoutes = defineRoutes([
     errors: [payloadTooLarge, unsupportedMediaType, knowledgeBaseFull],
     schemas: () => ({ params: uploadParams(), query: z.object(tenantQuery()), response: knowledgeDocument() }),
   },
+  {
+    ...common,
+    id: 'knowledge.mcp.mint',
+    method: 'POST',
+    path: `${P}/{kbId}/mcp`,
+    auth: write,
+    scope: ofBase,
+    summary:
+      'Mint an MCP endpoint for this base: a stateless Streamable HTTP URL offering search and fetch, and the ' +
+      'gateway key it takes (shown once; it allows no model and no budget, and revoking it on the gateway key ' +
+      'routes closes the endpoint)',
+    status: 201,
+    schemas: () => ({
+      params: baseParams(),
+      query: z.object(tenantQuery()),
+      response: z.object({
+        endpointId: z.string(),
+        kbId: z.string(),
+        url: z.string(),
+        keyId: z.string(),
+        /** The gateway key's secret, shown only here. */
+        key: z.string(),
+        createdAt: z.string(),
+      }),
+    }),
+  },
+  {
+    ...common,
+    id: 'knowledge.mcp.serve',
+    method: 'POST',
+    path: '/mcp/knowledge/{endpointId}',
+    auth: { kind: 'gatewayKey' },
+    scope: ofTenant,
+    summary:
+      'An MCP endpoint of one knowledge base (Streamable HTTP, stateless: POST only, no session): JSON-RPC ' +
+      'with the tools search (query, mode keyword|semantic|hybrid, topK) and fetch (documentId, page). ' +
+      "Authorization: Bearer the endpoint's gateway key; 202 for a notification",
+    status: 200,
+    bodyType: 'raw',
+    maxBodyBytes: 64 * 1024,
+    rawResponse: { contentType: ['application/json', 'text/event-stream'] },
+    rateLimit: { name: 'knowledge-mcp', limit: 120, windowSeconds: 60 },
+    errors: [...MODEL_CALL_REFUSALS],
+    schemas: () => ({ params: z.object({ endpointId: uuid() }), query: z.object(tenantQuery()) }),
+  },
 ]);

@@ -1,5 +1,6 @@
 import { approvalByDefault } from './built-in-tools.ts';
 import { isSideEffecting } from './built-in/run-tool.ts';
+import { approvalOf, type ServerTool } from './mcp/server-tools.ts';
 
 /**
  * When a call waits for a person (docs/decisions/tools.md, "Approval"): whether a call changes
@@ -8,7 +9,9 @@ import { isSideEffecting } from './built-in/run-tool.ts';
  */
 export interface ApprovalSetting {
   baseToolCode: string;
-  configParams?: { requiresApproval?: boolean } | null;
+  configParams?: { requiresApproval?: boolean; toolApproval?: Record<string, boolean> } | null;
+  /** An MCP tool's function: the server tool it calls (its setting is per server tool). */
+  serverTool?: ServerTool;
 }
 
 /**
@@ -17,7 +20,9 @@ export interface ApprovalSetting {
  * input holds material nobody vouches for (a flagged chunk, a tool result, a web page).
  */
 export function needsApproval(tool: ApprovalSetting, args: Record<string, unknown>, untrusted: boolean): boolean {
-  const setting = tool.configParams?.requiresApproval ?? approvalByDefault(tool.baseToolCode);
+  const setting = tool.serverTool
+    ? approvalOf(tool.configParams?.toolApproval, tool.serverTool)
+    : (tool.configParams?.requiresApproval ?? approvalByDefault(tool.baseToolCode));
   const sideEffecting = isSideEffecting(tool, args);
   if (untrusted && sideEffecting) return true;
   // A read of a schedule never waits; a tool its owner set to approval otherwise always does.

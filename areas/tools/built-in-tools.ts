@@ -3,7 +3,7 @@
  * items (`keys.platformItem('BUILTIN_TOOL', id)`) by the seed; ids are fixed so re-seeding is
  * idempotent and tenant tools keep pointing at the same base tool.
  */
-type BuiltInToolType = 'browser' | 'database' | 'http' | 'schedule' | 'email' | 'chat';
+type BuiltInToolType = 'browser' | 'database' | 'http' | 'schedule' | 'email' | 'chat' | 'mcp';
 
 export interface BuiltInToolRecord {
   id: string;
@@ -117,6 +117,13 @@ export const BUILT_IN_TOOLS: readonly BuiltInToolRecord[] = [
     'chat',
     'Post a message to a Discord channel',
   ),
+  tool(
+    '7c1e5f0a-3b2d-4e8f-9a61-5d0c2b7e4f93',
+    'mcp',
+    'MCP Server',
+    'mcp',
+    'Call the tools of a Model Context Protocol server (Streamable HTTP) that the tenant picks',
+  ),
 ];
 
 /**
@@ -129,6 +136,7 @@ const ASKS_BY_DEFAULT = new Set<string>([
   'db_execute',
   'browser_action',
   'manage_schedule',
+  'mcp',
   ...Object.keys(SEND_TOOL_CHANNELS),
 ]);
 

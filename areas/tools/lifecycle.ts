@@ -52,6 +52,9 @@ export const PARAM_LIMITS = {
   maxSteps: { min: 1, max: 25 },
   /** A pending call waits at most a week for a person. */
   approvalTimeoutMinutes: { min: 1, max: 10_080 },
+  /** MCP Server: an answer of the server, and what the model reads of a result. */
+  maxResponseBytes: { min: 1024, max: 1024 * 1024 },
+  maxResultChars: { min: 100, max: 20_000 },
 } as const;
 export const MAX_TABLES = 200;
 /**

@@ -2,6 +2,7 @@ import { keys } from '#shared/data/keys.ts';
 import { describeTenantSecret, ownReference } from '#areas/vault/for-tools.ts';
 import { approvalByDefault } from './built-in-tools.ts';
 import type { ToolStatus } from './lifecycle.ts';
+import type { ServerToolList } from './mcp/server-tools.ts';
 
 /**
  * The tools area's records: a tenant tool is a tenant item (`{t}#TOOL`); a deleted tool leaves
@@ -43,6 +44,14 @@ export interface Params {
   requiresApproval?: boolean;
   /** How long a call waits for that person before it counts as rejected. */
   approvalTimeoutMinutes: number;
+  /** MCP: the server's tools the agent may call, by name (none: it calls nothing). */
+  allowedTools: string[];
+  /** MCP: per server tool, whether a person approves each call (absent: on unless the server says readOnlyHint). */
+  toolApproval: Record<string, boolean>;
+  /** MCP: the most an answer of the server may weigh; a larger one fails the call. */
+  maxResponseBytes: number;
+  /** MCP: the most of a result the model reads. */
+  maxResultChars: number;
 }
 export const DEFAULT_PARAMS: Params = {
   maxRows: 100,
@@ -55,6 +64,10 @@ export const DEFAULT_PARAMS: Params = {
   allowedChannelRecipients: [],
   calendarId: null,
   approvalTimeoutMinutes: 60,
+  allowedTools: [],
+  toolApproval: {},
+  maxResponseBytes: 256 * 1024,
+  maxResultChars: 4000,
 };
 
 /** Step 1 schema as stored: `connectionString` is a tenant secret reference, never a value. */
@@ -65,13 +78,24 @@ export interface StoredSchema {
   connectionString: string | null;
   /** A Db tool's connection as the reviewer sees it (host:port/database); absent on tools stored before. */
   connectionTarget?: string | null;
+  /** MCP: the server's Streamable HTTP endpoint (https). */
+  serverUrl?: string | null;
+  /** MCP: how the platform authenticates; the token or header value is the `connectionString` secret. */
+  authMethod?: McpAuthMethod;
+  /** MCP: the header the secret travels in when `authMethod` is `header`. */
+  authHeaderName?: string | null;
 }
+export const MCP_AUTH_METHODS = ['none', 'bearer', 'header'] as const;
+export type McpAuthMethod = (typeof MCP_AUTH_METHODS)[number];
 export const EMPTY_SCHEMA: StoredSchema = {
   databaseType: null,
   schemaName: null,
   tables: [],
   connectionString: null,
   connectionTarget: null,
+  serverUrl: null,
+  authMethod: 'none',
+  authHeaderName: null,
 };
 
 export type ToolItem = {
@@ -91,6 +115,8 @@ export type ToolItem = {
   schema: StoredSchema;
   chunkCount: number;
   configParams: Params;
+  /** MCP: the server's tools as read at the last refresh (areas/tools/mcp/server-tools.ts). */
+  serverTools?: ServerToolList | null;
   createdAt: string;
   updatedAt: string;
   deletedAt?: string;
@@ -120,6 +146,9 @@ function toSchema(i: Pick<ToolItem, 'schema' | 'tenantId'>) {
     connectionString: set ? s.connectionString : null,
     connectionStringSet: set,
     connectionTarget: set ? (s.connectionTarget ?? null) : null,
+    serverUrl: s.serverUrl ?? null,
+    authMethod: s.authMethod ?? 'none',
+    authHeaderName: s.authHeaderName ?? null,
   };
 }
 

@@ -21,6 +21,10 @@ import {
   uuid,
 } from '#shared/routes/schemas.ts';
 import { secretOutsideNamespace } from '#areas/vault/for-tools.ts';
+import { MCP_AUTH_METHODS } from '#areas/tools/records.ts';
+import { MCP_LIMITS } from '#areas/tools/mcp/server-tools.ts';
+import { mcpServerFailed } from '#areas/tools/errors.ts';
+import { conflict } from '#shared/http/errors.ts';
 
 /** AI tool registry: tenant tools configured from the built-in catalog, approved by a SystemAdmin. */
 const read = { kind: 'bearer', permission: 'tools:read' } as const;
@@ -101,6 +105,29 @@ const configParams = () =>
         .int()
         .check(z.minimum(PARAM_LIMITS.approvalTimeoutMinutes.min), z.maximum(PARAM_LIMITS.approvalTimeoutMinutes.max)),
     ),
+    allowedTools: z.optional(
+      z
+        .array(z.string().check(z.minLength(1), z.maxLength(MCP_LIMITS.nameLength)))
+        .check(
+          z.maxLength(MCP_LIMITS.tools),
+          z.meta({ description: "MCP Server: the server's tools the agent may call (names from the last refresh)" }),
+        ),
+    ),
+    toolApproval: z.optional(
+      z.record(z.string().check(z.maxLength(MCP_LIMITS.nameLength)), z.boolean()).check(
+        z.refine((r) => Object.keys(r).length <= MCP_LIMITS.tools, `At most ${MCP_LIMITS.tools} entries`),
+        z.meta({
+          description:
+            'MCP Server: per server tool, whether a person approves each call (absent: on unless the server marks it readOnlyHint)',
+        }),
+      ),
+    ),
+    maxResponseBytes: z.optional(
+      z.int().check(z.minimum(PARAM_LIMITS.maxResponseBytes.min), z.maximum(PARAM_LIMITS.maxResponseBytes.max)),
+    ),
+    maxResultChars: z.optional(
+      z.int().check(z.minimum(PARAM_LIMITS.maxResultChars.min), z.maximum(PARAM_LIMITS.maxResultChars.max)),
+    ),
   });
 /**
  * Write-only: the connection string's value (kept as a tenant secret; the tool keeps a reference),
@@ -139,7 +166,32 @@ const schemaConfig = () =>
       ),
     ),
     connectionString: z.optional(z.nullable(connectionString())),
+    serverUrl: z.optional(
+      z.nullable(
+        z
+          .string()
+          .check(
+            z.trim(),
+            z.maxLength(2048),
+            z.meta({ description: "MCP Server: the server's Streamable HTTP endpoint, an https URL" }),
+          ),
+      ),
+    ),
+    authMethod: z.optional(
+      z.enum(MCP_AUTH_METHODS).check(
+        z.meta({
+          description:
+            'MCP Server: none, bearer (connectionString is the token) or header (connectionString is the value of authHeaderName)',
+        }),
+      ),
+    ),
+    authHeaderName: z.optional(
+      z.nullable(z.string().check(z.regex(HEADER_NAME, 'An HTTP header name'), z.maxLength(100))),
+    ),
   });
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 const toolParams = once(() =>
   z.object({
@@ -154,6 +206,10 @@ const toolParams = once(() =>
     calendarId: z.nullable(z.string()),
     requiresApproval: z.boolean(),
     approvalTimeoutMinutes: z.number(),
+    allowedTools: z.array(z.string()),
+    toolApproval: z.record(z.string(), z.boolean()),
+    maxResponseBytes: z.number(),
+    maxResultChars: z.number(),
   }),
 );
 const toolConfig = once(() =>
@@ -173,6 +229,9 @@ const toolConfig = once(() =>
       connectionStringSet: z.boolean(),
       /** Where the connection leads (host:port/database, no credentials), for the reviewer; null when none is set. */
       connectionTarget: z.nullable(z.string()),
+      serverUrl: z.nullable(z.string()),
+      authMethod: z.enum(MCP_AUTH_METHODS),
+      authHeaderName: z.nullable(z.string()),
     }),
     kbStatus: z.object({ hasChunks: z.boolean(), chunkCount: z.number() }),
   }),
@@ -194,6 +253,23 @@ const builtInTool = once(() =>
     description: z.string(),
     type: z.string(),
     isActive: z.boolean(),
+  }),
+);
+
+const serverTools = once(() =>
+  z.object({
+    /** When the list was read; null before the first refresh. */
+    refreshedAt: z.nullable(z.string()),
+    tools: z.array(
+      z.object({
+        name: z.string(),
+        description: z.nullable(z.string()),
+        inputSchema: z.record(z.string(), z.unknown()),
+        annotations: z.record(z.string(), z.unknown()),
+        allowed: z.boolean(),
+        requiresApproval: z.boolean(),
+      }),
+    ),
   }),
 );
 
@@ -404,6 +480,42 @@ export const toolRoutes = defineRoutes([
       ...byId(),
       body: configParams(),
       response: toolParams(),
+    }),
+  },
+  {
+    ...common,
+    id: 'tools.mcp.tools',
+    method: 'GET',
+    path: `${T}/{toolId}/mcp/tools`,
+    auth: read,
+    scope: ofTool,
+    summary:
+      "An MCP Server tool: the server's tools as read at the last refresh (name, description, input schema, " +
+      'annotations) with whether each is allowed and waits for approval; 409 for another kind of tool',
+    status: 200,
+    errors: [conflict],
+    schemas: () => ({ ...byId(), response: serverTools() }),
+  },
+  {
+    ...common,
+    id: 'tools.mcp.refresh',
+    method: 'POST',
+    path: `${T}/{toolId}/mcp/refresh`,
+    auth: write,
+    scope: ofTool,
+    summary:
+      "An MCP Server tool: read the server's tools again (through the address guard, bounded in time and size) " +
+      'and keep them; an allowed tool whose schema, description or annotations changed sends an APPROVED or ' +
+      'ACTIVE tool back to PENDING. 502 MCP_SERVER_FAILED when the server cannot be read',
+    status: 200,
+    errors: [mcpServerFailed],
+    schemas: () => ({
+      ...byId(),
+      response: z.extend(serverTools(), {
+        status: z.enum(TOOL_STATUSES),
+        /** Tools the server listed that were not kept (a bad name or schema, over the size or count bound). */
+        skipped: z.array(z.string()),
+      }),
     }),
   },
   stateRoute('approve', 'SystemAdmin: approve a PENDING tool (APPROVED); other states are 409'),

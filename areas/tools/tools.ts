@@ -22,6 +22,8 @@ import {
   tenantSecretExists,
 } from '#areas/vault/for-tools.ts';
 import { ConnectionRefused, describeTarget, parseConnectionString } from './connection-target.ts';
+import { outboundUrl, TargetRefused } from '#shared/http/pinned-request.ts';
+import { approvalOf, isMcp, type ServerTool } from './mcp/server-tools.ts';
 import { nextToolStatus, widensReach, writeAccessRefusal, type AdminToolAction } from './lifecycle.ts';
 import {
   connectionSecretName,
@@ -55,6 +57,18 @@ function builtIn(baseToolId: string) {
   return base;
 }
 
+/** An MCP tool reaching further: a server tool newly allowed, or one whose calls stop waiting for a person. */
+function mcpReachWidened(before: Params, after: Params, tool: Pick<ToolItem, 'serverTools'>) {
+  if (after.allowedTools.some((t) => !before.allowedTools.includes(t))) return true;
+  const listed = new Map<string, Pick<ServerTool, 'name' | 'annotations'>>(
+    (tool.serverTools?.tools ?? []).map((t) => [t.name, t]),
+  );
+  return after.allowedTools.some((name) => {
+    const t = listed.get(name) ?? { name, annotations: null };
+    return approvalOf(before.toolApproval, t) && !approvalOf(after.toolApproval, t);
+  });
+}
+
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 const stripUndefined = <T extends object>(o: T) =>
@@ -68,6 +82,7 @@ function mergeParams(before: Params, given: Partial<Params>): Params {
     allowedHosts: [...new Set(p.allowedHosts)],
     allowedRecipients: [...new Set(p.allowedRecipients)],
     allowedChannelRecipients: [...new Set(p.allowedChannelRecipients)],
+    allowedTools: [...new Set(p.allowedTools)],
   };
 }
 
@@ -92,11 +107,33 @@ async function checkCalendar(tenantId: string, code: string, params: Params, bef
 }
 
 /** What a SystemAdmin approved changed: the read-only flag, or an allow-list reaching further. */
-const needsReview = (before: Params, after: Params) =>
+const needsReview = (before: Params, after: Params, tool: Pick<ToolItem, 'serverTools'>) =>
   after.readOnly !== before.readOnly ||
   widensReach(before, after) ||
   // Letting calls run unattended reaches further than what was approved, like a new host does.
-  (before.requiresApproval !== false && after.requiresApproval === false);
+  (before.requiresApproval !== false && after.requiresApproval === false) ||
+  mcpReachWidened(before, after, tool);
+
+/**
+ * Only an MCP tool takes server tools, and only those its last refresh listed: a tenant picks from
+ * what the server offers (a name it never offered would be a function the model is shown blind).
+ */
+function checkServerTools(tool: Pick<ToolItem, 'baseToolCode' | 'serverTools'>, params: Params, path: string) {
+  if (!isMcp(tool)) {
+    if (params.allowedTools.length || Object.keys(params.toolApproval ?? {}).length)
+      throw validationError([{ path: `${path}.allowedTools`, message: 'Only an MCP Server tool takes server tools' }]);
+    return;
+  }
+  const listed = new Set((tool.serverTools?.tools ?? []).map((t) => t.name));
+  const unknown = params.allowedTools.findIndex((n) => !listed.has(n));
+  if (unknown >= 0)
+    throw validationError([
+      {
+        path: `${path}.allowedTools.${unknown}`,
+        message: 'The server listed no such tool at the last refresh (POST .../mcp/refresh first)',
+      },
+    ]);
+}
 
 function checkWriteAccess(tool: Pick<ToolItem, 'baseToolCode' | 'status'>, params: Params, before: Params) {
   const refusal = writeAccessRefusal(tool.baseToolCode, tool.status, params.readOnly, before.readOnly);
@@ -126,6 +163,7 @@ export async function createTool(
   const base = builtIn(input.baseToolId);
   const params = mergeParams(DEFAULT_PARAMS, input.configParams ?? {});
   checkWriteAccess({ baseToolCode: base.code, status: 'PENDING' }, params, DEFAULT_PARAMS);
+  checkServerTools({ baseToolCode: base.code, serverTools: null }, params, 'body.configParams');
   await checkChannel(tenantId, base.code, params, DEFAULT_PARAMS, 'body.configParams.channelId');
   await checkCalendar(tenantId, base.code, params, DEFAULT_PARAMS, 'body.configParams.calendarId');
   const now = new Date().toISOString();
@@ -169,7 +207,7 @@ export async function getTool(tenantId: string, id: string) {
  * A change to what a SystemAdmin approved (`reviewed`: the connection or the read-only flag)
  * sends an APPROVED or ACTIVE tool back to PENDING in the same write.
  */
-async function changeTool(
+export async function changeTool(
   tenantId: string,
   tool: ToolItem,
   given: Record<string, unknown>,
@@ -201,7 +239,7 @@ async function changeTool(
   return { ...tool, ...set } as ToolItem;
 }
 
-function editable(tool: ToolItem) {
+export function editable(tool: ToolItem) {
   if (tool.status === 'REJECTED') throw conflict('A REJECTED tool cannot be changed');
 }
 
@@ -234,10 +272,11 @@ export async function updateTool(
     const before = toParams(tool);
     const params = mergeParams(before, input.configParams);
     checkWriteAccess(tool, params, before);
+    checkServerTools(tool, params, 'body.configParams');
     await checkChannel(tenantId, tool.baseToolCode, params, before, 'body.configParams.channelId');
     await checkCalendar(tenantId, tool.baseToolCode, params, before, 'body.configParams.calendarId');
     set.configParams = params;
-    reviewed = needsReview(before, params);
+    reviewed = needsReview(before, params, tool);
   }
   if ('displayName' in set || 'description' in set)
     set.searchText = searchText(
@@ -326,6 +365,7 @@ export async function putConfig(
 ) {
   const tool = await getTool(tenantId, id);
   editable(tool);
+  if (input.schema) checkServerConfig(tool, input.schema);
   const set: Record<string, unknown> = {};
   if (input.displayName !== undefined) set.displayName = input.displayName;
   if (input.description !== undefined) set.description = input.description || null;
@@ -353,10 +393,21 @@ export async function putConfig(
   );
   const connectionChanged = connection.reference !== before.connectionString;
   const after = (set.schema ?? before) as StoredSchema;
-  // The reviewer approved a connection into a schema and a list of tables: changing either is a new review.
+  if (isMcp(tool) && set.schema) {
+    after.connectionTarget = after.serverUrl ?? null;
+    // Another server's tools are not this one's: the list is read again from the new server.
+    if ((after.serverUrl ?? null) !== (before.serverUrl ?? null)) set.serverTools = null;
+  }
+  // The reviewer approved a connection into a schema and a list of tables (an MCP tool: a server and
+  // how it is reached): changing either is a new review.
   const reachChanged =
-    connectionChanged || after.schemaName !== before.schemaName || !sameList(after.tables, before.tables);
-  const { searchText: _, schema, ...changes } = set;
+    connectionChanged ||
+    after.schemaName !== before.schemaName ||
+    !sameList(after.tables, before.tables) ||
+    (after.serverUrl ?? null) !== (before.serverUrl ?? null) ||
+    (after.authMethod ?? 'none') !== (before.authMethod ?? 'none') ||
+    (after.authHeaderName ?? null) !== (before.authHeaderName ?? null);
+  const { searchText: _, schema, serverTools: _tools, ...changes } = set;
   const audited = {
     ...changes,
     ...(schema ? { schema: { ...(schema as StoredSchema), connectionString: undefined } } : {}),
@@ -380,6 +431,7 @@ export async function putParams(tenantId: string, id: string, input: Partial<Par
   const before = toParams(tool);
   const params = mergeParams(before, input);
   checkWriteAccess(tool, params, before);
+  checkServerTools(tool, params, 'body');
   await checkChannel(tenantId, tool.baseToolCode, params, before, 'body.channelId');
   await checkCalendar(tenantId, tool.baseToolCode, params, before, 'body.calendarId');
   const changed = await changeTool(
@@ -389,10 +441,49 @@ export async function putParams(tenantId: string, id: string, input: Partial<Par
     actor,
     'config-params',
     { ...params },
-    needsReview(before, params),
+    needsReview(before, params, tool),
   );
   return toParams(changed);
 }
+
+/** The server an MCP tool reaches, when step 1 names one: an https URL the guard can check, and a header that is free. */
+function checkServerConfig(tool: ToolItem, schema: Partial<StoredSchema>) {
+  const given =
+    schema.serverUrl !== undefined || schema.authMethod !== undefined || schema.authHeaderName !== undefined;
+  if (!isMcp(tool)) {
+    if (given && (schema.serverUrl || (schema.authMethod ?? 'none') !== 'none' || schema.authHeaderName))
+      throw validationError([{ path: 'body.schema.serverUrl', message: 'Only an MCP Server tool takes a server' }]);
+    return;
+  }
+  if (schema.serverUrl) {
+    try {
+      const url = outboundUrl(schema.serverUrl);
+      if (url.hash) throw new TargetRefused('The url has a fragment');
+    } catch (err) {
+      if (err instanceof TargetRefused)
+        throw validationError([{ path: 'body.schema.serverUrl', message: err.message }]);
+      throw err;
+    }
+  }
+  const method = schema.authMethod ?? storedSchema(tool).authMethod ?? 'none';
+  const header = schema.authHeaderName !== undefined ? schema.authHeaderName : storedSchema(tool).authHeaderName;
+  if (method === 'header' && !header)
+    throw validationError([{ path: 'body.schema.authHeaderName', message: 'The header auth method names its header' }]);
+  if (header && RESERVED_HEADERS.has(header.toLowerCase()))
+    throw validationError([{ path: 'body.schema.authHeaderName', message: 'This header is set by the platform' }]);
+}
+/** Headers the transport or HTTP itself sets: a secret in one would be lost or break the exchange. */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'accept',
+  'connection',
+  'transfer-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+]);
 
 /** Soft delete: the tool leaves the list and every route; the record stays for the audit trail, its secret goes. */
 export async function deleteTool(tenantId: string, id: string, actor: Principal) {

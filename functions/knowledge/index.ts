@@ -9,6 +9,8 @@ import {
 } from '#areas/knowledge/documents.ts';
 import { completeDocumentUpload, presignDocumentUpload } from '#areas/knowledge/presigned.ts';
 import { retrieve } from '#areas/knowledge/retrieve.ts';
+import { endpointFor, mintMcpEndpoint, serveMcp } from '#areas/knowledge/mcp-endpoint.ts';
+import { gatewayKeyCredential } from '#areas/llm-gateway/key-auth.ts';
 import { knowledgeRoutes } from '#areas/knowledge/routes.ts';
 import { tenantAgents } from '#areas/agents/directory.ts';
 import { unbindDeletedBase } from '#areas/agents/unbind-base.ts';
@@ -52,6 +54,14 @@ export const handler = apiHandler(
         caller: { kind: 'user', userId: principal.userId },
         requestId,
       }),
+    'knowledge.mcp.mint': ({ tenantId, params, principal }) => mintMcpEndpoint(tenantId, params.kbId, principal),
+    'knowledge.mcp.serve': async ({ params, gatewayKey, headers, rawBody, rawPath, requestId }) =>
+      serveMcp(await endpointFor(params.endpointId, gatewayKey), {
+        url: `https://mcp.invalid${rawPath}`,
+        headers,
+        body: rawBody,
+        requestId,
+      }),
     'knowledge.documents.presignUpload': ({ tenantId, params, body, principal }) =>
       presignDocumentUpload(tenantId, params.kbId, body, principal),
     'knowledge.documents.completeUpload': ({ tenantId, params, principal }) =>
@@ -59,6 +69,7 @@ export const handler = apiHandler(
   },
   {
     tenants: tenantDirectory,
+    credentials: { gatewayKey: gatewayKeyCredential },
     wiring: [
       on(CHUNKS_CHANGED, refreshAfterChunksChanged),
       on(BASE_DELETED, unbindDeletedBase),

@@ -16,6 +16,7 @@ import {
   putParams,
   updateTool,
 } from '#areas/tools/tools.ts';
+import { listServerTools, refreshServerTools } from '#areas/tools/mcp-tools.ts';
 
 /** Wiring only: each route's tenant comes resolved from its declared scope (areas/tools/routes.ts). */
 export const handler = apiHandler(
@@ -33,6 +34,8 @@ export const handler = apiHandler(
     'tools.config.put': ({ tenantId, params, body, principal }) => putConfig(tenantId, params.toolId, body, principal),
     'tools.params.get': async ({ tenantId, params }) => toParams(await getTool(tenantId, params.toolId)),
     'tools.params.put': ({ tenantId, params, body, principal }) => putParams(tenantId, params.toolId, body, principal),
+    'tools.mcp.tools': ({ tenantId, params }) => listServerTools(tenantId, params.toolId),
+    'tools.mcp.refresh': ({ tenantId, params, principal }) => refreshServerTools(tenantId, params.toolId, principal),
     'tools.approve': ({ tenantId, params, principal }) => moveTool(tenantId, params.toolId, 'approve', principal),
     'tools.activate': ({ tenantId, params, principal }) => moveTool(tenantId, params.toolId, 'activate', principal),
     'tools.reject': ({ tenantId, params, principal }) => moveTool(tenantId, params.toolId, 'reject', principal),

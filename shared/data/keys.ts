@@ -78,7 +78,9 @@ export type TenantCollection =
   // What anonymous visitors and channel users spent per day, against the caps their tenant set.
   | 'VISITOR_SPEND'
   // Outbound webhooks: a tenant's subscriptions, each with its delivery log below it.
-  | 'WEBHOOK_SUBSCRIPTION';
+  | 'WEBHOOK_SUBSCRIPTION'
+  // Knowledge served over MCP: the endpoints minted for a base, each with its gateway key.
+  | 'KB_MCP';
 
 /** Platform-wide collections (SystemAdmin scope or global reference data). */
 export type PlatformCollection =

@@ -1,4 +1,4 @@
-import http from 'node:http';
+import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { loopbackTargetsAllowed } from '#shared/platform/config.ts';
 import { isLocalServerPath, LOCAL_PATH_REFUSED } from './local-paths.ts';
@@ -56,6 +56,8 @@ export interface PinnedAnswer {
   location: string | null;
   contentType: string | null;
   body: string;
+  /** Every header of the answer, for a caller that speaks a protocol over it (an MCP session id). */
+  headers?: IncomingHttpHeaders;
 }
 
 export interface PinnedRequest {
@@ -98,11 +100,15 @@ export function requestPinned(target: PinnedTarget, r: PinnedRequest): Promise<P
           location: (res.headers.location as string | undefined) ?? null,
           contentType: (res.headers['content-type'] as string | undefined) ?? null,
           body: Buffer.concat(parts).toString('utf8'),
+          headers: res.headers,
         });
         res.on('data', (c: Buffer) => {
           if (size + c.length > r.maxBytes) {
             if (r.overLimit === 'fail') {
-              req.destroy(new Error(`The response is larger than ${r.maxBytes} bytes`));
+              // Rejected first (an answer already read in full still emits 'end'), and the answer dropped
+              // without an error: a socket already back in the agent's pool has no listener for one.
+              reject(new Error(`The response is larger than ${r.maxBytes} bytes`));
+              res.destroy();
               return;
             }
             parts.push(c.subarray(0, Math.max(0, r.maxBytes - size)));

@@ -5,6 +5,8 @@ import { dbExecute, dbQuery } from './database.ts';
 import { notAvailable, type ToolContext, type ToolOutcome, type ToolType } from './definition.ts';
 import { httpRequest } from './http-request.ts';
 import { manageSchedule } from './manage-schedule.ts';
+import { mcpTool } from './mcp.ts';
+import type { ToolFunction } from '#areas/tools/mcp/server-tools.ts';
 import { sendEmail } from './send-email.ts';
 import { sendMessage } from './send-message.ts';
 
@@ -17,6 +19,7 @@ const TYPES: readonly ToolType[] = [
   dbExecute,
   manageSchedule,
   sendMessage,
+  mcpTool,
 ] as unknown as ToolType[];
 const BY_CODE = new Map(TYPES.flatMap((t) => t.codes.map((code) => [code, t] as const)));
 
@@ -51,7 +54,12 @@ export const modelOutput = (tool: Pick<ToolItem, 'baseToolCode'>, out: ToolOutco
  * Whether this call would change something outside the conversation. A call whose arguments the
  * type's schema refuses changes nothing: it is refused before it runs, so it waits for nobody.
  */
-export function isSideEffecting(tool: Pick<ToolItem, 'baseToolCode'>, args: Record<string, unknown>): boolean {
+export function isSideEffecting(
+  tool: Pick<ToolFunction, 'baseToolCode' | 'serverTool'>,
+  args: Record<string, unknown>,
+): boolean {
+  // A server's read-only tool says so in its annotations; any other may change something.
+  if (tool.serverTool) return tool.serverTool.annotations?.readOnlyHint !== true;
   const type = toolTypeOf(tool);
   if (!type) return false;
   const parsed = argumentsOf(type, args);
@@ -59,8 +67,12 @@ export function isSideEffecting(tool: Pick<ToolItem, 'baseToolCode'>, args: Reco
 }
 
 const schemas = new Map<ToolType, Record<string, unknown>>();
-/** What the model is told a tool takes: its type's input schema, as JSON Schema. */
-export function toolParameters(tool: Pick<ToolItem, 'baseToolCode'>): Record<string, unknown> {
+/** What the model is told a tool takes: its type's input schema, as JSON Schema (an MCP server's own, as approved). */
+export function toolParameters(tool: Pick<ToolFunction, 'baseToolCode' | 'serverTool'>): Record<string, unknown> {
+  if (tool.serverTool) {
+    const { $schema: _, ...rest } = tool.serverTool.inputSchema;
+    return rest;
+  }
   const type = toolTypeOf(tool);
   if (!type) return { type: 'object', additionalProperties: true };
   let schema = schemas.get(type);

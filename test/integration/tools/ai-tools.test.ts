@@ -68,16 +68,24 @@ describe('built-in tools', () => {
     const res = await owner.get('/built-in?pageSize=100');
     expect(res).toAnswer(200);
     const names = res.json.result.items.map((i: { name: string }) => i.name);
-    for (const n of ['Browser Action', 'Db Execute', 'Db Query', 'HTTP Request', 'Manage Schedule', 'Send Email'])
+    for (const n of [
+      'Browser Action',
+      'Db Execute',
+      'Db Query',
+      'HTTP Request',
+      'Manage Schedule',
+      'Send Email',
+      'MCP Server',
+    ])
       expect(names).toContain(n);
     const chat = res.json.result.items.filter((i: { type: string }) => i.type === 'chat');
     expect(chat).toHaveLength(5);
     for (const channel of CHAT_CHANNELS)
       expect(chat.some((c: { name: string }) => c.name.includes(channel))).toBe(true);
-    expect(res.json.result.totalCount).toBe(11);
+    expect(res.json.result.totalCount).toBe(12);
     for (const i of res.json.result.items) expect(i.description.length).toBeGreaterThan(0);
     const page2 = await owner.get('/built-in?pageSize=5&page=3');
-    expect(page2.json.result.items).toHaveLength(1);
+    expect(page2.json.result.items).toHaveLength(2);
   });
 
   it('select creates a PENDING tenant tool named after the built-in tool; an unknown base is 400', async () => {
@@ -119,6 +127,9 @@ describe('tenant tools', () => {
       connectionString: expect.stringMatching(new RegExp(`^vault://tenants/${ctx.tenantA}/tools/${t.id}/connection-`)),
       connectionStringSet: true,
       connectionTarget: 'orders-db:5432/app',
+      serverUrl: null,
+      authMethod: 'none',
+      authHeaderName: null,
     });
     expect((await owner.get(`/${t.id}/config`)).json.result).toEqual(cfg.json.result);
     const params = await owner.put(`/${t.id}/config-params`, { maxRows: 10_000, timeoutSeconds: 300 });
@@ -134,6 +145,10 @@ describe('tenant tools', () => {
       calendarId: null,
       requiresApproval: false,
       approvalTimeoutMinutes: 60,
+      allowedTools: [],
+      toolApproval: {},
+      maxResponseBytes: 262_144,
+      maxResultChars: 4000,
     });
     expect((await owner.get(`/${t.id}/config-params`)).json.result).toEqual(params.json.result);
     for (const bad of [

@@ -8,7 +8,9 @@ import * as z from 'zod';
  * for the local run and the tests: `lookup_order` reads (annotated readOnlyHint), `create_ticket`
  * changes something (it records each call), `fail_always` answers a tool error, `huge_report`
  * answers more text than a tool's result limit, `slow_report` answers after five seconds. Knobs let a test change a schema, demand a bearer
- * token, or answer every request with a redirect.
+ * token, or answer every request with a redirect. With `oauth` it is also its own authorization
+ * server for the client-credentials grant (protected-resource and authorization-server metadata, a
+ * token endpoint taking client_secret_basic) and demands the token it issued.
  */
 export interface McpStandIn {
   url: string;
@@ -24,9 +26,10 @@ export interface McpStandIn {
 }
 
 export async function startMcpStandIn(
-  opts: { host?: string; port?: number; token?: string } = {},
+  opts: { host?: string; port?: number; token?: string; oauth?: { clientId: string; clientSecret: string } } = {},
 ): Promise<McpStandIn> {
   const tickets: McpStandIn['tickets'] = [];
+  const issued = new Set<string>();
   const authorizations: McpStandIn['authorizations'] = [];
   let ticketVersion = 1;
   let redirect: string | null = null;
@@ -92,8 +95,15 @@ export async function startMcpStandIn(
       res.writeHead(307, { location: redirect }).end();
       return;
     }
-    if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`) {
-      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+    const origin = `http://${req.headers.host}`;
+    if (opts.oauth && (await answeredAsAuthServer(req, res, origin, opts.oauth, issued))) return;
+    const bearer = req.headers.authorization?.replace(/^Bearer /, '');
+    const wanted = opts.oauth ? bearer !== undefined && issued.has(bearer) : !opts.token || bearer === opts.token;
+    if (!wanted) {
+      const challenge = opts.oauth
+        ? { 'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"` }
+        : {};
+      res.writeHead(401, { 'content-type': 'application/json', ...challenge }).end('{"error":"unauthorized"}');
       return;
     }
     const chunks: Buffer[] = [];
@@ -135,4 +145,43 @@ export async function startMcpStandIn(
         server.close(() => done());
       }),
   };
+}
+
+/** The stand-in's authorization server (RFC 9728 and RFC 8414 metadata, an RFC 6749 token endpoint); false for any other path. */
+async function answeredAsAuthServer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  origin: string,
+  client: { clientId: string; clientSecret: string },
+  issued: Set<string>,
+): Promise<boolean> {
+  const json = (status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const path = (req.url ?? '').split('?')[0];
+  if (path?.startsWith('/.well-known/oauth-protected-resource')) {
+    json(200, { resource: `${origin}/mcp`, authorization_servers: [origin] });
+    return true;
+  }
+  if (path === '/.well-known/oauth-authorization-server') {
+    json(200, {
+      issuer: origin,
+      token_endpoint: `${origin}/token`,
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic'],
+      response_types_supported: ['token'],
+    });
+    return true;
+  }
+  if (path !== '/token') return false;
+  let form = '';
+  for await (const c of req) form += c;
+  const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
+  if (req.headers.authorization !== basic || new URLSearchParams(form).get('grant_type') !== 'client_credentials') {
+    json(401, { error: 'invalid_client' });
+    return true;
+  }
+  const token = `at-${crypto.randomUUID()}`;
+  issued.add(token);
+  json(200, { access_token: token, token_type: 'Bearer', expires_in: 3600 });
+  return true;
 }

@@ -84,8 +84,13 @@ export interface StoredSchema {
   authMethod?: McpAuthMethod;
   /** MCP: the header the secret travels in when `authMethod` is `header`. */
   authHeaderName?: string | null;
+  /** MCP, `authMethod` `oauth`: the client id; the client secret is the `connectionString` secret. */
+  oauthClientId?: string | null;
+  /** MCP, `oauth`: the authorization server the credentials belong to (its issuer): sent nowhere else. */
+  oauthIssuer?: string | null;
+  oauthScope?: string | null;
 }
-export const MCP_AUTH_METHODS = ['none', 'bearer', 'header'] as const;
+export const MCP_AUTH_METHODS = ['none', 'bearer', 'header', 'oauth'] as const;
 export type McpAuthMethod = (typeof MCP_AUTH_METHODS)[number];
 export const EMPTY_SCHEMA: StoredSchema = {
   databaseType: null,
@@ -96,6 +101,9 @@ export const EMPTY_SCHEMA: StoredSchema = {
   serverUrl: null,
   authMethod: 'none',
   authHeaderName: null,
+  oauthClientId: null,
+  oauthIssuer: null,
+  oauthScope: null,
 };
 
 export type ToolItem = {
@@ -149,6 +157,9 @@ function toSchema(i: Pick<ToolItem, 'schema' | 'tenantId'>) {
     serverUrl: s.serverUrl ?? null,
     authMethod: s.authMethod ?? 'none',
     authHeaderName: s.authHeaderName ?? null,
+    oauthClientId: s.oauthClientId ?? null,
+    oauthIssuer: s.oauthIssuer ?? null,
+    oauthScope: s.oauthScope ?? null,
   };
 }
 

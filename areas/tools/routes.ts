@@ -181,13 +181,26 @@ const schemaConfig = () =>
       z.enum(MCP_AUTH_METHODS).check(
         z.meta({
           description:
-            'MCP Server: none, bearer (connectionString is the token) or header (connectionString is the value of authHeaderName)',
+            'MCP Server: none, bearer (connectionString is the token), header (connectionString is the value of authHeaderName) or oauth (the client-credentials grant: oauthClientId and oauthIssuer, connectionString is the client secret)',
         }),
       ),
     ),
     authHeaderName: z.optional(
       z.nullable(z.string().check(z.regex(HEADER_NAME, 'An HTTP header name'), z.maxLength(100))),
     ),
+    oauthClientId: z.optional(z.nullable(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)))),
+    oauthIssuer: z.optional(
+      z.nullable(
+        z.string().check(
+          z.trim(),
+          z.maxLength(2048),
+          z.meta({
+            description: 'MCP Server, oauth: the authorization server (its issuer URL) the client is registered with',
+          }),
+        ),
+      ),
+    ),
+    oauthScope: z.optional(z.nullable(z.string().check(z.trim(), z.maxLength(500)))),
   });
 
 /** An HTTP header name (RFC 9110 token). */
@@ -232,6 +245,9 @@ const toolConfig = once(() =>
       serverUrl: z.nullable(z.string()),
       authMethod: z.enum(MCP_AUTH_METHODS),
       authHeaderName: z.nullable(z.string()),
+      oauthClientId: z.nullable(z.string()),
+      oauthIssuer: z.nullable(z.string()),
+      oauthScope: z.nullable(z.string()),
     }),
     kbStatus: z.object({ hasChunks: z.boolean(), chunkCount: z.number() }),
   }),

@@ -406,6 +406,7 @@ export async function putConfig(
     !sameList(after.tables, before.tables) ||
     (after.serverUrl ?? null) !== (before.serverUrl ?? null) ||
     (after.authMethod ?? 'none') !== (before.authMethod ?? 'none') ||
+    OAUTH_FIELDS.some((f) => (after[f] ?? null) !== (before[f] ?? null)) ||
     (after.authHeaderName ?? null) !== (before.authHeaderName ?? null);
   const { searchText: _, schema, serverTools: _tools, ...changes } = set;
   const audited = {
@@ -449,29 +450,47 @@ export async function putParams(tenantId: string, id: string, input: Partial<Par
 /** The server an MCP tool reaches, when step 1 names one: an https URL the guard can check, and a header that is free. */
 function checkServerConfig(tool: ToolItem, schema: Partial<StoredSchema>) {
   const given =
-    schema.serverUrl !== undefined || schema.authMethod !== undefined || schema.authHeaderName !== undefined;
+    schema.serverUrl !== undefined ||
+    schema.authMethod !== undefined ||
+    schema.authHeaderName !== undefined ||
+    OAUTH_FIELDS.some((f) => schema[f] !== undefined);
   if (!isMcp(tool)) {
-    if (given && (schema.serverUrl || (schema.authMethod ?? 'none') !== 'none' || schema.authHeaderName))
+    if (
+      given &&
+      (schema.serverUrl ||
+        (schema.authMethod ?? 'none') !== 'none' ||
+        schema.authHeaderName ||
+        OAUTH_FIELDS.some((f) => schema[f]))
+    )
       throw validationError([{ path: 'body.schema.serverUrl', message: 'Only an MCP Server tool takes a server' }]);
     return;
   }
-  if (schema.serverUrl) {
+  for (const field of ['serverUrl', 'oauthIssuer'] as const) {
+    const given = schema[field];
+    if (!given) continue;
     try {
-      const url = outboundUrl(schema.serverUrl);
+      const url = outboundUrl(given);
       if (url.hash) throw new TargetRefused('The url has a fragment');
     } catch (err) {
-      if (err instanceof TargetRefused)
-        throw validationError([{ path: 'body.schema.serverUrl', message: err.message }]);
+      if (err instanceof TargetRefused) throw validationError([{ path: `body.schema.${field}`, message: err.message }]);
       throw err;
     }
   }
   const method = schema.authMethod ?? storedSchema(tool).authMethod ?? 'none';
+  if (method === 'oauth')
+    for (const field of ['oauthClientId', 'oauthIssuer'] as const) {
+      const value = schema[field] !== undefined ? schema[field] : storedSchema(tool)[field];
+      if (!value) throw validationError([{ path: `body.schema.${field}`, message: 'The oauth auth method needs it' }]);
+    }
   const header = schema.authHeaderName !== undefined ? schema.authHeaderName : storedSchema(tool).authHeaderName;
   if (method === 'header' && !header)
     throw validationError([{ path: 'body.schema.authHeaderName', message: 'The header auth method names its header' }]);
   if (header && RESERVED_HEADERS.has(header.toLowerCase()))
     throw validationError([{ path: 'body.schema.authHeaderName', message: 'This header is set by the platform' }]);
 }
+/** Step 1's OAuth settings of an MCP tool: changing any is a new review, as a new server is. */
+const OAUTH_FIELDS = ['oauthClientId', 'oauthIssuer', 'oauthScope'] as const;
+
 /** Headers the transport or HTTP itself sets: a secret in one would be lost or break the exchange. */
 const RESERVED_HEADERS = new Set([
   'host',

@@ -20,6 +20,8 @@ const bodyText = (body: RequestInit['body']): string | null => {
   if (typeof body === 'string') return body;
   if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
   if (body instanceof ArrayBuffer) return Buffer.from(body).toString('utf8');
+  // An OAuth token request's form (its content type is set beside it by the SDK).
+  if (body instanceof URLSearchParams) return body.toString();
   throw new TargetRefused('Only a text or byte body can be sent');
 };
 

@@ -15,6 +15,10 @@ export async function accessOf(tool: ToolItem): Promise<McpServerAccess> {
     serverUrl: s.serverUrl,
     authMethod: method,
     authHeaderName: s.authHeaderName ?? null,
+    oauth:
+      method === 'oauth' && s.oauthClientId && s.oauthIssuer
+        ? { clientId: s.oauthClientId, issuer: s.oauthIssuer, scope: s.oauthScope ?? null }
+        : null,
     secret,
     timeoutMs: p.timeoutSeconds * 1000,
     maxResponseBytes: p.maxResponseBytes,

@@ -13,6 +13,8 @@ export interface McpServerAccess {
   serverUrl: string;
   authMethod: McpAuthMethod;
   authHeaderName: string | null;
+  /** The client-credentials grant's client (the secret below is its client secret). */
+  oauth: { clientId: string; issuer: string; scope: string | null } | null;
   /** The bearer token or header value, resolved from the tenant secret; never logged or answered. */
   secret: string | null;
   timeoutMs: number;
@@ -27,7 +29,7 @@ export class McpUnavailable extends Error {
 const sdk = () => import('@modelcontextprotocol/client');
 
 const authHeaders = (a: McpServerAccess): Record<string, string> => {
-  if (!a.secret || a.authMethod === 'none') return {};
+  if (!a.secret || a.authMethod === 'none' || a.authMethod === 'oauth') return {};
   if (a.authMethod === 'bearer') return { authorization: `Bearer ${a.secret}` };
   return a.authHeaderName ? { [a.authHeaderName]: a.secret } : {};
 };
@@ -37,7 +39,7 @@ export const withoutSecret = (message: string, secret: string | null) =>
   secret && secret.length >= 4 ? message.split(secret).join('[secret]') : message;
 
 export async function withMcpClient<T>(a: McpServerAccess, use: (client: Client, signal: AbortSignal) => Promise<T>) {
-  const { Client, StreamableHTTPClientTransport } = await sdk();
+  const { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } = await sdk();
   const deadline = Date.now() + a.timeoutMs;
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new McpUnavailable('The MCP server did not answer in time')), a.timeoutMs);
@@ -45,6 +47,19 @@ export async function withMcpClient<T>(a: McpServerAccess, use: (client: Client,
   const transport = new StreamableHTTPClientTransport(new URL(a.serverUrl), {
     fetch: pinnedFetch({ deadline, maxBytes: a.maxResponseBytes }),
     requestInit: { headers: authHeaders(a) },
+    // The SDK discovers the token endpoint from the server's metadata, through the same guarded
+    // fetch, and sends the credentials only to the issuer the tenant named. A token per exchange:
+    // nothing of one tenant's session outlives its call.
+    ...(a.oauth && a.secret
+      ? {
+          authProvider: new ClientCredentialsProvider({
+            clientId: a.oauth.clientId,
+            clientSecret: a.secret,
+            expectedIssuer: a.oauth.issuer,
+            ...(a.oauth.scope ? { scope: a.oauth.scope } : {}),
+          }),
+        }
+      : {}),
   });
   try {
     await client.connect(transport, { signal: abort.signal, timeout: a.timeoutMs });

@@ -192,6 +192,73 @@ describe('an MCP Server tool: configuration and the server list', () => {
   });
 });
 
+describe('an MCP server behind OAuth 2.1 (client credentials)', () => {
+  const client = { clientId: 'platform-client', clientSecret: `cs-${crypto.randomUUID()}` };
+
+  async function oauthTool(own: McpStandIn, oauth: Record<string, unknown>) {
+    const created = await tools.post('', {
+      displayName: `OAuth Desk ${crypto.randomUUID().slice(0, 6)}`,
+      baseToolId: MCP_ID,
+    });
+    const id = created.json.result.id as string;
+    const config = await tools.put(`/${id}/config`, {
+      schema: { serverUrl: own.url, authMethod: 'oauth', connectionString: client.clientSecret, ...oauth },
+    });
+    expect(config).toAnswer(200);
+    return { id, config: config.json.result };
+  }
+
+  it("gets a token from the server's authorization server and reads its tools; the secret is never answered", async () => {
+    const own = await startMcpStandIn({ oauth: client });
+    try {
+      const issuer = new URL(own.url).origin;
+      const { id, config } = await oauthTool(own, { oauthClientId: client.clientId, oauthIssuer: issuer });
+      expect(config.schema).toMatchObject({ authMethod: 'oauth', oauthClientId: client.clientId, oauthIssuer: issuer });
+      const list = await tools.post(`/${id}/mcp/refresh`);
+      expect(list).toAnswer(200);
+      expect(list.json.result.tools.map((t: { name: string }) => t.name)).toContain('lookup_order');
+      expect(own.authorizations.filter((a) => a?.startsWith('Bearer at-')).length).toBeGreaterThan(0);
+      expect(JSON.stringify(config)).not.toContain(client.clientSecret);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('sends the credentials to no authorization server but the named issuer, and a wrong secret gets no token', async () => {
+    const own = await startMcpStandIn({ oauth: client });
+    try {
+      const { id: elsewhere } = await oauthTool(own, {
+        oauthClientId: client.clientId,
+        oauthIssuer: 'https://auth.other.example',
+      });
+      const refused = await tools.post(`/${elsewhere}/mcp/refresh`);
+      expect(refused).toAnswer(502, 'MCP_SERVER_FAILED');
+      expect(refused.text).not.toContain(client.clientSecret);
+      const basic = own.authorizations.filter((a) => a?.startsWith('Basic '));
+      expect(basic).toEqual([]);
+      const { id: wrong } = await oauthTool(own, {
+        oauthClientId: client.clientId,
+        oauthIssuer: new URL(own.url).origin,
+        connectionString: 'cs-wrong',
+      });
+      expect(await tools.post(`/${wrong}/mcp/refresh`)).toAnswer(502, 'MCP_SERVER_FAILED');
+      expect((await tools.get(`/${wrong}/mcp/tools`)).json.result).toMatchObject({ refreshedAt: null, tools: [] });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('refuses an oauth configuration without its client id or issuer', async () => {
+    const created = await tools.post('', { displayName: 'OAuth Half', baseToolId: MCP_ID });
+    const id = created.json.result.id as string;
+    const res = await tools.put(`/${id}/config`, {
+      schema: { serverUrl: 'https://mcp.example.com/mcp', authMethod: 'oauth', oauthClientId: 'c' },
+    });
+    expect(res).toAnswer(400);
+    expect(res.text).toMatch(/oauthIssuer/);
+  });
+});
+
 describe('an agent calling MCP tools', () => {
   it('calls an allowed read-only tool at once; the result comes back as data', async () => {
     const agentId = await agentWith(await mcpTool('Orders', { allowedTools: ['lookup_order'] }));

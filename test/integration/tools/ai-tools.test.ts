@@ -130,6 +130,9 @@ describe('tenant tools', () => {
       serverUrl: null,
       authMethod: 'none',
       authHeaderName: null,
+      oauthClientId: null,
+      oauthIssuer: null,
+      oauthScope: null,
     });
     expect((await owner.get(`/${t.id}/config`)).json.result).toEqual(cfg.json.result);
     const params = await owner.put(`/${t.id}/config-params`, { maxRows: 10_000, timeoutSeconds: 300 });

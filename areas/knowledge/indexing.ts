@@ -10,6 +10,7 @@ import { chunkText } from './chunking.ts';
 import { emit } from '#shared/data/events.ts';
 import { CHUNKS_CHANGED } from './events.ts';
 import { postingsOf, removePostings, writePostings } from './keyword/postings.ts';
+import { analyzerOf } from './keyword/terms.ts';
 import { getObject } from './objects.ts';
 import { extractText, ParseError } from './parse.ts';
 import { purgeDocumentData } from './purge.ts';
@@ -77,6 +78,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     return { status: 'Failed', chunks: 0 };
   }
   const d = doc;
+  const analyzer = analyzerOf(base.keywordAnalyzer);
   const records: ChunkRecord[] = chunks.map((c, position) => ({
     chunkId: chunkIdOf(d.id, position),
     tenantId: d.tenantId,
@@ -86,6 +88,8 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     text: c.text,
     tokenCount: c.tokenCount,
     ...flagOf(c.text),
+    ...(d.title ? { title: d.title } : {}),
+    analyzer,
   }));
   await markProgress(doc, 15);
   await putAll(records.map(chunkItem));
@@ -103,7 +107,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     await purgeDocumentData(ref, { keepOriginal: true });
     return { status: 'Failed', chunks: 0 };
   }
-  const keyword = postingsOf(doc.id, records);
+  const keyword = postingsOf(doc.id, records, analyzer);
   await writePostings(doc.tenantId, doc.kbId, keyword);
 
   const tokenCount = records.reduce((n, c) => n + c.tokenCount, 0);

@@ -40,6 +40,8 @@ export interface RetrievalBench {
   ingestSeconds: number;
   documentsPerSecond: number;
   dynamoRequestsPerDocument: number;
+  /** The same per command (GetItem, TransactWriteItems...): where a document's requests go. */
+  perDocumentByCommand: Record<string, number>;
   modes: ModeFigures[];
   published: string;
 }
@@ -123,6 +125,10 @@ export async function measureRetrieval(
     }
     const ingestSeconds = (performance.now() - started) / 1000;
     const ingestRequests = h.recorder.requests.length - requestsBefore;
+    const byCommand: Record<string, number> = {};
+    for (const r of h.recorder.requests.slice(requestsBefore))
+      byCommand[r.command.replace(/Command$/, '')] = (byCommand[r.command.replace(/Command$/, '')] ?? 0) + 1;
+    for (const k of Object.keys(byCommand)) byCommand[k] = round(byCommand[k]! / sample.abstracts.length, 2);
     if (queue.deadLetters().length) throw new Error(`dead letters: ${JSON.stringify(queue.deadLetters()[0])}`);
     const base = await invoke({ method: 'GET', path: `/api/knowledge/bases/${kbId}`, token: await token() });
     const indexed = base.json.result.documentsByStatus.Indexed as number;
@@ -171,6 +177,7 @@ export async function measureRetrieval(
       ingestSeconds: round(ingestSeconds, 1),
       documentsPerSecond: round(sample.abstracts.length / ingestSeconds, 1),
       dynamoRequestsPerDocument: round(ingestRequests / sample.abstracts.length, 1),
+      perDocumentByCommand: byCommand,
       modes,
       published:
         'BEIR test split, nDCG@10: BM25 Anserini flat 0.679, multifield 0.665; BGE-base 0.741; BM25+BGE 0.744; monoT5-3B rerank 0.777',
@@ -189,6 +196,11 @@ export function printRetrieval(b: RetrievalBench) {
   print(`\nRetrieval quality, SciFact: ${b.documents} abstracts, ${b.queries} training claims`);
   print(
     `ingest ${b.ingestSeconds} s (${b.documentsPerSecond} documents/s), ${b.dynamoRequestsPerDocument} DynamoDB requests per document`,
+  );
+  print(
+    `per document: ${Object.entries(b.perDocumentByCommand)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
   );
   print('mode      nDCG@10  Recall@20  p50 ms  DynamoDB/query');
   for (const m of b.modes)

@@ -9,7 +9,7 @@ import { logger } from '#shared/runtime/logger.ts';
 import { chunkText } from './chunking.ts';
 import { emit } from '#shared/data/events.ts';
 import { CHUNKS_CHANGED } from './events.ts';
-import { postingsOf, removePostings, writePostings } from './keyword/postings.ts';
+import { indexedText, postingsOf, removePostings, writePostings } from './keyword/postings.ts';
 import { analyzerOf } from './keyword/terms.ts';
 import { getObject } from './objects.ts';
 import { extractText, ParseError } from './parse.ts';
@@ -178,7 +178,8 @@ async function embedAndStore(doc: DocumentRecord, base: BaseRecord, records: Chu
       caller: { kind: 'user', userId: doc.uploadedBy },
       requestId: `${doc.id}-embed-${i / EMBED_BATCH}`,
       model: base.embeddingModelId,
-      input: batch.map((c) => c.text),
+      // The title too: a chunk's words often say what it is about only beside it.
+      input: batch.map(indexedText),
     });
     if (!ensured) {
       await store.ensureIndex(index, vectors[0]!.length);

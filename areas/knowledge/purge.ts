@@ -5,7 +5,7 @@ import { keyOf } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
-import { dropTerms, keywordText, postingsOf, removePostings } from './keyword/postings.ts';
+import { dropTerms, indexedText, postingsOf, removePostings } from './keyword/postings.ts';
 import { analyzerOf, termCounts } from './keyword/terms.ts';
 import { deleteObject, deletePrefix } from './objects.ts';
 import {
@@ -78,7 +78,7 @@ export async function purgeBase(ref: { tenantId: string; kbId: string }): Promis
   for (const d of docs) {
     const chunks = await chunksOf(ref.tenantId, ref.kbId, d.id);
     for (const c of chunks)
-      for (const t of termCounts(keywordText(c), analyzerOf(c.analyzer)).counts.keys()) terms.add(t);
+      for (const t of termCounts(indexedText(c), analyzerOf(c.analyzer)).counts.keys()) terms.add(t);
     await deleteAll(chunks.map(keyOf));
   }
   await dropTerms(ref.tenantId, ref.kbId, terms);

@@ -53,14 +53,15 @@ export interface KeywordChunk {
   title?: string | null;
 }
 
-export const keywordText = (c: KeywordChunk) => (c.title ? `${c.title}\n\n${c.text}` : c.text);
+/** What the indexes read of a chunk: its document's title, then its text. */
+export const indexedText = (c: KeywordChunk) => (c.title ? `${c.title}\n\n${c.text}` : c.text);
 
 /**
  * The postings of a document's chunks. The impact uses the document's own average chunk length
  * (not the base's, which moves): the same chunks always give the same keys, so removal finds them.
  */
 export function postingsOf(documentId: string, chunks: KeywordChunk[], analyzer: Analyzer): DocumentTerms {
-  const per = chunks.map((c) => ({ position: c.position, ...termCounts(keywordText(c), analyzer) }));
+  const per = chunks.map((c) => ({ position: c.position, ...termCounts(indexedText(c), analyzer) }));
   const length = per.reduce((n, c) => n + c.length, 0);
   const avg = Math.max(1, length / Math.max(1, per.length));
   const byTerm = new Map<string, { position: number; tf: number; length: number }[]>();

@@ -5,11 +5,11 @@ import { addText, newBase, retrieveAs, useKnowledgeStandIns } from '#test/suppor
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
- * Keyword retrieval quality on a fixed sample of SciFact (bench/data/scifact): 300 abstracts uploaded
+ * Keyword retrieval quality on a fixed sample of SciFact (bench/data/scifact): 200 abstracts uploaded
  * as {title, text}, the 40 training claims whose cited abstracts are among them asked in keyword mode,
- * nDCG@10 over documents. The floor is the first measurement of the stemmed analyzer with titles
- * (0.853; 0.823 without them): a change to how text becomes terms or how they are scored that loses
- * quality fails here. The whole corpus is `npm run bench:retrieval`.
+ * nDCG@10 over documents. The floor is set from the first measurement of the stemmed analyzer with
+ * titles (0.856; 0.842 without stemming and titles): a change to how text becomes terms or how they
+ * are scored that loses quality fails here. The whole corpus is `npm run bench:retrieval`.
  */
 useKnowledgeStandIns();
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 
 it('ranks the abstracts a claim cites at the top, by keyword', { timeout: 300_000 }, async () => {
-  const sample = sampleOf(loadCorpus(), loadClaims(), 300, 40);
+  const sample = sampleOf(loadCorpus(), loadClaims(), 200, 40);
   expect(sample.claims).toHaveLength(40);
   const kbId = (await newBase(owner, { chunkSize: 2000, chunkOverlap: 0 })).id;
   const corpusIdOf = new Map<string, string>();

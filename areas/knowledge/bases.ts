@@ -1,4 +1,5 @@
 import type { Principal } from '#shared/auth/access-token.ts';
+import { CURRENT_ANALYZER } from './keyword/terms.ts';
 import { bumpCounter, listNewestFirst } from '#shared/data/collection.ts';
 import { commitChange, deleteItem, orConflict, putNew, updateItem, type Change } from '#shared/data/commit.ts';
 import { emit } from '#shared/data/events.ts';
@@ -75,6 +76,7 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
     excludeFlagged: input.excludeFlagged ?? false,
     keywordGeneration: 0,
     keywordTerms: 0,
+    keywordAnalyzer: CURRENT_ANALYZER,
     searchText: input.name.toLowerCase(),
     createdAt: now,
     updatedAt: now,

@@ -7,7 +7,8 @@ import { KEYWORD_WEIGHT, VECTOR_WEIGHT, type RetrieveMode } from './vocabulary.t
  *   keyword match of the base, 0 for a chunk matching no query term);
  * - vectorScore = max(0, cosine(query vector, chunk vector));
  * - score: keyword mode keywordScore, semantic mode vectorScore, hybrid
- *   0.5 x keywordScore + 0.5 x vectorScore. The component a mode does not use is null.
+ *   KEYWORD_WEIGHT x keywordScore + VECTOR_WEIGHT x vectorScore (0.8 and 0.2). The component a mode
+ *   does not use is null.
  * Each is rounded to 6 decimals; ties go to the smaller chunk id, so the order is stable too.
  */
 export interface Candidate {

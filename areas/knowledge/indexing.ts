@@ -9,7 +9,8 @@ import { logger } from '#shared/runtime/logger.ts';
 import { chunkText } from './chunking.ts';
 import { emit } from '#shared/data/events.ts';
 import { CHUNKS_CHANGED } from './events.ts';
-import { postingsOf, removePostings, writePostings } from './keyword/postings.ts';
+import { indexedText, postingsOf, removePostings, writePostings } from './keyword/postings.ts';
+import { analyzerOf } from './keyword/terms.ts';
 import { getObject } from './objects.ts';
 import { extractText, ParseError } from './parse.ts';
 import { purgeDocumentData } from './purge.ts';
@@ -77,6 +78,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     return { status: 'Failed', chunks: 0 };
   }
   const d = doc;
+  const analyzer = analyzerOf(base.keywordAnalyzer);
   const records: ChunkRecord[] = chunks.map((c, position) => ({
     chunkId: chunkIdOf(d.id, position),
     tenantId: d.tenantId,
@@ -86,13 +88,18 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     text: c.text,
     tokenCount: c.tokenCount,
     ...flagOf(c.text),
+    ...(d.title ? { title: d.title } : {}),
+    analyzer,
   }));
-  await markProgress(doc, 15);
+  // A document embedded in one call is done about as soon as a progress write would land: its
+  // progress stays at 5 until Indexed, saving three writes of the few a short document costs.
+  const showProgress = records.length > EMBED_BATCH;
+  if (showProgress) await markProgress(doc, 15);
   await putAll(records.map(chunkItem));
-  await markProgress(doc, 25);
+  if (showProgress) await markProgress(doc, 25);
 
   try {
-    await embedAndStore(doc, base, records);
+    await embedAndStore(doc, base, records, showProgress);
   } catch (err) {
     // The gateway refused (the tenant's token allowance used up, a model not in the catalog): retrying
     // cannot help, so the document ends Failed with the gateway's reason and what was written goes.
@@ -103,7 +110,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     await purgeDocumentData(ref, { keepOriginal: true });
     return { status: 'Failed', chunks: 0 };
   }
-  const keyword = postingsOf(doc.id, records);
+  const keyword = postingsOf(doc.id, records, analyzer);
   await writePostings(doc.tenantId, doc.kbId, keyword);
 
   const tokenCount = records.reduce((n, c) => n + c.tokenCount, 0);
@@ -163,7 +170,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
 }
 
 /** Embeddings in batches through the gateway (as the uploader), each batch's vectors written as they come. */
-async function embedAndStore(doc: DocumentRecord, base: BaseRecord, records: ChunkRecord[]) {
+async function embedAndStore(doc: DocumentRecord, base: BaseRecord, records: ChunkRecord[], showProgress: boolean) {
   const store = await vectorStore();
   const index = { tenantId: doc.tenantId, kbId: doc.kbId };
   let ensured = false;
@@ -174,7 +181,8 @@ async function embedAndStore(doc: DocumentRecord, base: BaseRecord, records: Chu
       caller: { kind: 'user', userId: doc.uploadedBy },
       requestId: `${doc.id}-embed-${i / EMBED_BATCH}`,
       model: base.embeddingModelId,
-      input: batch.map((c) => c.text),
+      // The title too: a chunk's words often say what it is about only beside it.
+      input: batch.map(indexedText),
     });
     if (!ensured) {
       await store.ensureIndex(index, vectors[0]!.length);
@@ -187,6 +195,6 @@ async function embedAndStore(doc: DocumentRecord, base: BaseRecord, records: Chu
     }));
     for (let k = 0; k < withVectors.length; k += VECTOR_WRITE_BATCH)
       await store.put(index, withVectors.slice(k, k + VECTOR_WRITE_BATCH));
-    await markProgress(doc, 25 + (65 * Math.min(records.length, i + EMBED_BATCH)) / records.length);
+    if (showProgress) await markProgress(doc, 25 + (65 * Math.min(records.length, i + EMBED_BATCH)) / records.length);
   }
 }

@@ -5,8 +5,8 @@ import { keyOf } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
-import { dropTerms, postingsOf, removePostings } from './keyword/postings.ts';
-import { termCounts } from './keyword/terms.ts';
+import { dropTerms, indexedText, postingsOf, removePostings } from './keyword/postings.ts';
+import { analyzerOf, termCounts } from './keyword/terms.ts';
 import { deleteObject, deletePrefix } from './objects.ts';
 import {
   basePrefix,
@@ -25,12 +25,12 @@ import { VECTOR_WRITE_BATCH } from './vocabulary.ts';
  * and bases), so this only reclaims space: chunk items, vectors, keyword postings, objects.
  */
 const chunksOf = (tenantId: string, kbId: string, documentId: string) =>
-  queryItems<Pick<ChunkRecord, 'chunkId' | 'position' | 'text'> & { pk: string; sk: string }>({
+  queryItems<Pick<ChunkRecord, 'chunkId' | 'position' | 'text' | 'title' | 'analyzer'> & { pk: string; sk: string }>({
     TableName: config.tableName,
     KeyConditionExpression: 'pk = :pk',
     ExpressionAttributeValues: { ':pk': chunkList(tenantId, kbId, documentId) },
-    ProjectionExpression: 'pk, sk, chunkId, #ps, #tx',
-    ExpressionAttributeNames: { '#ps': 'position', '#tx': 'text' },
+    ProjectionExpression: 'pk, sk, chunkId, #ps, #tx, #ti, #an',
+    ExpressionAttributeNames: { '#ps': 'position', '#tx': 'text', '#ti': 'title', '#an': 'analyzer' },
   });
 
 export async function purgeDocumentData(
@@ -50,7 +50,8 @@ export async function purgeDocumentData(
       ref.kbId,
       postingsOf(
         ref.documentId,
-        chunks.map((c) => ({ position: Number(c.position), text: c.text })),
+        chunks.map((c) => ({ position: Number(c.position), text: c.text, title: c.title })),
+        analyzerOf(chunks[0]!.analyzer),
       ),
     );
   const baseLives = !!(await get(kbKey(ref.tenantId, ref.kbId), { consistent: true }));
@@ -76,7 +77,8 @@ export async function purgeBase(ref: { tenantId: string; kbId: string }): Promis
   const terms = new Set<string>();
   for (const d of docs) {
     const chunks = await chunksOf(ref.tenantId, ref.kbId, d.id);
-    for (const c of chunks) for (const t of termCounts(c.text).counts.keys()) terms.add(t);
+    for (const c of chunks)
+      for (const t of termCounts(indexedText(c), analyzerOf(c.analyzer)).counts.keys()) terms.add(t);
     await deleteAll(chunks.map(keyOf));
   }
   await dropTerms(ref.tenantId, ref.kbId, terms);

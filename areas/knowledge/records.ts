@@ -89,6 +89,8 @@ export interface BaseRecord {
   failedCount?: number;
   /** The total length in terms of the chunks counted in chunkCount: BM25's average length is keywordTerms / chunkCount. */
   keywordTerms?: number;
+  /** How its text becomes keyword terms (keyword/terms.ts), fixed at creation; absent on bases created before stemming (1). */
+  keywordAnalyzer?: number;
   searchText: string;
   createdAt: string;
   updatedAt: string;
@@ -150,6 +152,10 @@ export interface ChunkRecord {
   /** Reads like instructions to an AI (instruction-flags.ts); absent on chunks indexed before the check. */
   flagged?: boolean;
   flagReason?: string | null;
+  /** The document's title, indexed with the chunk's words; absent on chunks indexed before titles were. */
+  title?: string;
+  /** The analyzer its postings were written with (keyword/terms.ts), so a purge rebuilds the same terms; absent means 1. */
+  analyzer?: number;
 }
 
 export const baseItem = (b: BaseRecord) => ({

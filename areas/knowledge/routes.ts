@@ -285,7 +285,7 @@ export const knowledgeRoutes = defineRoutes([
     scope: ofBase,
     summary:
       'The chunks that best answer a query: keyword (BM25), semantic (cosine) or hybrid (default: ' +
-      '0.5 x keywordScore + 0.5 x vectorScore), best first, with both component scores',
+      '0.8 x keywordScore + 0.2 x vectorScore), best first, with both component scores',
     status: 200,
     errors: [...MODEL_CALL_REFUSALS],
     schemas: () => ({

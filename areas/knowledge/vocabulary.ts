@@ -42,9 +42,13 @@ export const VECTOR_WRITE_BATCH = 500;
 /** Candidates fetched from each ranking before fusion (S3 Vectors' topK is at most 100; filters may return fewer). */
 export const CANDIDATES = 100;
 
-/** Hybrid fusion weights (docs/decisions/knowledge.md, "Retrieve and fusion"): score = 0.5·keyword + 0.5·vector. */
-export const KEYWORD_WEIGHT = 0.5;
-export const VECTOR_WEIGHT = 0.5;
+/**
+ * Hybrid fusion weights (docs/decisions/knowledge.md, "Retrieve and fusion"): score = 0.8·keyword +
+ * 0.2·vector, the weights at which hybrid beat keyword alone on SciFact's training claims with the
+ * local embedder (at 0.5 each it lost to keyword: docs/records/2026-12-02-retrieval-quality.md).
+ */
+export const KEYWORD_WEIGHT = 0.8;
+export const VECTOR_WEIGHT = 0.2;
 
 export const FILE_TYPES = {
   'text/plain': ['txt'],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { avgLength, idf, termScore } from '#areas/knowledge/keyword/bm25.ts';
 import { eachEntry, postingsOf } from '#areas/knowledge/keyword/postings.ts';
-import { queryTerms, terms } from '#areas/knowledge/keyword/terms.ts';
+import { analyzerOf, CURRENT_ANALYZER, queryTerms, terms } from '#areas/knowledge/keyword/terms.ts';
 import { postingKey } from '#areas/knowledge/records.ts';
 
 const entries = (posting: string) => {
@@ -27,8 +27,26 @@ describe('BM25 from global statistics', () => {
 
 describe('terms and postings', () => {
   it('splits at punctuation and code marks, drops stop words, and caps a query’s terms', () => {
-    expect(terms('The `maxAttempts` of C++ is $100, a|b')).toEqual(['maxattempts', 'c++', '$100', 'b']);
-    expect(queryTerms(Array.from({ length: 50 }, (_, i) => `w${i}`).join(' '))).toHaveLength(32);
+    expect(terms('The `maxAttempts` of C++ is $100, a|b', 1)).toEqual(['maxattempts', 'c++', '$100', 'b']);
+    expect(queryTerms(Array.from({ length: 50 }, (_, i) => `w${i}`).join(' '), CURRENT_ANALYZER)).toHaveLength(32);
+  });
+
+  it('stems words for bases created now, so a plural or another form of a word finds it', () => {
+    expect(terms('The `maxAttempts` of C++ is $100, a|b', CURRENT_ANALYZER)).toEqual([
+      'maxattempt',
+      'c++',
+      '$100',
+      'b',
+    ]);
+    expect(queryTerms('Studies of mitochondrial cells', CURRENT_ANALYZER)).toEqual(
+      queryTerms('study mitochondrial cell', CURRENT_ANALYZER),
+    );
+  });
+
+  it('keeps cutting a base created before stemming as it was indexed', () => {
+    expect(analyzerOf(undefined)).toBe(1);
+    expect(analyzerOf(2)).toBe(2);
+    expect(queryTerms('Studies of cells', analyzerOf(undefined))).toEqual(['studies', 'cells']);
   });
 
   it('lists each chunk of a term with tf and length, and gives the same keys for the same chunks', () => {
@@ -36,7 +54,7 @@ describe('terms and postings', () => {
       { position: 0, text: 'refund refund policy' },
       { position: 1, text: 'refund window is thirty days' },
     ];
-    const a = postingsOf('d1', chunks);
+    const a = postingsOf('d1', chunks, 1);
     expect(a.length).toBe(3 + 4);
     const refund = a.postings.get('refund')!;
     expect(refund).toHaveLength(1);
@@ -44,21 +62,29 @@ describe('terms and postings', () => {
       [0, 2, 3],
       [1, 1, 4],
     ]);
-    const b = postingsOf('d1', chunks);
+    const b = postingsOf('d1', chunks, 1);
     expect(postingKey('t', 'k', 'refund', b.postings.get('refund')![0]!)).toEqual(
       postingKey('t', 'k', 'refund', refund[0]!),
     );
   });
 
+  it('counts the document’s title among every chunk’s words', () => {
+    const doc = postingsOf('d1', [{ position: 0, text: 'refund window', title: 'Billing questions' }], 2);
+    expect([...doc.postings.keys()].sort()).toEqual(['bill', 'question', 'refund', 'window']);
+    expect(doc.length).toBe(4);
+  });
+
   it('sorts a term’s postings best impact first', () => {
-    const strong = postingsOf('d1', [{ position: 0, text: 'refund refund refund' }]).postings.get('refund')![0]!;
-    const weak = postingsOf('d2', [{ position: 0, text: `refund ${'other '.repeat(40)}` }]).postings.get('refund')![0]!;
+    const strong = postingsOf('d1', [{ position: 0, text: 'refund refund refund' }], 2).postings.get('refund')![0]!;
+    const weak = postingsOf('d2', [{ position: 0, text: `refund ${'other '.repeat(40)}` }], 2).postings.get(
+      'refund',
+    )![0]!;
     expect(postingKey('t', 'k', 'refund', strong).sk < postingKey('t', 'k', 'refund', weak).sk).toBe(true);
   });
 
   it('splits a term held by thousands of chunks of one document into parts far below the item limit', () => {
     const chunks = Array.from({ length: 4500 }, (_, position) => ({ position, text: 'common word' }));
-    const parts = postingsOf('d1', chunks).postings.get('common')!;
+    const parts = postingsOf('d1', chunks, 2).postings.get('common')!;
     expect(parts.map((p) => p.chunks)).toEqual([2000, 2000, 500]);
     expect(new Set(parts.map((p) => postingKey('t', 'k', 'common', p).sk)).size).toBe(3);
   });

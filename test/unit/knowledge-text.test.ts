@@ -74,10 +74,10 @@ describe('fusion', () => {
   ];
   const max = new Map([['k', 8]]);
 
-  it('hybrid is 0.5 x (BM25 / best BM25) + 0.5 x max(0, cosine), exactly', () => {
+  it('hybrid is 0.8 x (BM25 / best BM25) + 0.2 x max(0, cosine), exactly', () => {
     const out = fuse(candidates, 'hybrid', max);
     expect(out.map((c) => [c.chunkId, c.score, c.keywordScore, c.vectorScore])).toEqual([
-      ['a', 0.55, 1, 0.1],
+      ['a', 0.82, 1, 0.1],
       ['b', 0.5, 0.5, 0.5],
       ['c', 0, 0, 0],
     ]);

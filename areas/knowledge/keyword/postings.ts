@@ -6,7 +6,7 @@ import { ApiError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { IMPACT_SCALE, postingKey, termList, termStatKey } from '../records.ts';
 import { K1, tfWeight } from './bm25.ts';
-import { termCounts } from './terms.ts';
+import { termCounts, type Analyzer } from './terms.ts';
 
 /**
  * A document's part of its base's keyword index (docs/decisions/knowledge.md, "Keyword index"): for
@@ -45,12 +45,23 @@ export interface DocumentTerms {
   length: number;
 }
 
+/** What a chunk holds for the keyword index. */
+export interface KeywordChunk {
+  position: number;
+  text: string;
+  /** The document's title: its words count in every chunk, as a search engine indexes title and body together. */
+  title?: string | null;
+}
+
+/** What the indexes read of a chunk: its document's title, then its text. */
+export const indexedText = (c: KeywordChunk) => (c.title ? `${c.title}\n\n${c.text}` : c.text);
+
 /**
  * The postings of a document's chunks. The impact uses the document's own average chunk length
  * (not the base's, which moves): the same chunks always give the same keys, so removal finds them.
  */
-export function postingsOf(documentId: string, chunks: { position: number; text: string }[]): DocumentTerms {
-  const per = chunks.map((c) => ({ position: c.position, ...termCounts(c.text) }));
+export function postingsOf(documentId: string, chunks: KeywordChunk[], analyzer: Analyzer): DocumentTerms {
+  const per = chunks.map((c) => ({ position: c.position, ...termCounts(indexedText(c), analyzer) }));
   const length = per.reduce((n, c) => n + c.length, 0);
   const avg = Math.max(1, length / Math.max(1, per.length));
   const byTerm = new Map<string, { position: number; tf: number; length: number }[]>();

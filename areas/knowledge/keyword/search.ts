@@ -5,7 +5,7 @@ import { config } from '#shared/platform/config.ts';
 import { POSTING_PREFIX, termList, termStatKey, type BaseRecord } from '../records.ts';
 import { avgLength, idf, termScore, type BaseStats } from './bm25.ts';
 import { eachEntry } from './postings.ts';
-import { queryTerms } from './terms.ts';
+import { analyzerOf, queryTerms } from './terms.ts';
 
 /**
  * BM25 over a base's postings in DynamoDB (docs/decisions/knowledge.md, "Keyword index"): one
@@ -65,11 +65,11 @@ export const statsOf = (base: Pick<BaseRecord, 'chunkCount' | 'keywordTerms'>): 
 
 /** The chunks read that match a query term, scored: the best `limit`, and any one's score. */
 export async function searchKeyword(
-  base: Pick<BaseRecord, 'tenantId' | 'id' | 'chunkCount' | 'keywordTerms'>,
+  base: Pick<BaseRecord, 'tenantId' | 'id' | 'chunkCount' | 'keywordTerms' | 'keywordAnalyzer'>,
   query: string,
   limit: number,
 ): Promise<KeywordResult> {
-  const list = queryTerms(query);
+  const list = queryTerms(query, analyzerOf(base.keywordAnalyzer));
   if (!list.length) return NO_KEYWORD_HITS;
   const stats = statsOf(base);
   const avgdl = avgLength(stats);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { postingsOf, removePostings, writePostings } from '#areas/knowledge/keyword/postings.ts';
+import { CURRENT_ANALYZER } from '#areas/knowledge/keyword/terms.ts';
 import { kbKey, termStatKey, type BaseRecord } from '#areas/knowledge/records.ts';
 import { get } from '#shared/data/read.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -74,8 +75,8 @@ describe('keyword statistics of a base indexed in parallel', () => {
     expect(await df('zqalpha')).toBe(1);
     const base = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
     expect(Number(base!.chunkCount)).toBe(WORDS.length);
-    // Five chunks of "The rare term zqX appears here only." are 5 terms each once "the" is dropped.
-    expect(Number(base!.keywordTerms)).toBe(WORDS.length * 6);
+    // Each chunk of "The rare term zqX appears here only." under its title X is 7 terms once "the" is dropped.
+    expect(Number(base!.keywordTerms)).toBe(WORDS.length * 7);
 
     const gone = await invoke('DELETE', `${KB}/${kbId}/documents/${ids[0]}`, { token: owner });
     expect(gone).toAnswer(204);
@@ -83,7 +84,7 @@ describe('keyword statistics of a base indexed in parallel', () => {
     expect(await df('rare')).toBe(WORDS.length - 1);
     expect(await df('zqalpha')).toBe(0);
     const after = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
-    expect(Number(after!.keywordTerms)).toBe((WORDS.length - 1) * 6);
+    expect(Number(after!.keywordTerms)).toBe((WORDS.length - 1) * 7);
     // The others are still found, each first for its own word.
     await expectEachFound(kbId, ids, 'keyword', 1);
   });
@@ -97,9 +98,11 @@ describe('a document whose postings are written or removed twice', () => {
     const df = async (term: string) =>
       Number((await get<{ df?: number }>(termStatKey(tenantId, kbId, term), { consistent: true }))?.df ?? 0);
     expect(await df('zqtwice')).toBe(1);
-    const doc = postingsOf(res.json.result.id, [
-      { position: 0, text: 'The rare term zqtwice appears here. Another zqtwice line.' },
-    ]);
+    const doc = postingsOf(
+      res.json.result.id,
+      [{ position: 0, text: 'The rare term zqtwice appears here. Another zqtwice line.', title: 'twice' }],
+      CURRENT_ANALYZER,
+    );
     await writePostings(tenantId, kbId, doc);
     expect(await df('zqtwice')).toBe(1);
     await removePostings(tenantId, kbId, doc);

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CURRENT_ANALYZER, terms } from '#areas/knowledge/keyword/terms.ts';
 import { kbKey, termStatKey, type BaseRecord } from '#areas/knowledge/records.ts';
 import { get } from '#shared/data/read.ts';
 import { newTenant } from '#test/support/fixtures.ts';
@@ -56,7 +57,8 @@ describe(`${DOCUMENTS} documents indexed eight at a time into one base`, () => {
     const base = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
     expect(Number(base!.chunkCount)).toBe(DOCUMENTS * PARAGRAPHS);
     // A word in every chunk, written by every document through concurrent transactions, counted once each.
-    const df = await get<{ df: number }>(termStatKey(tenantId, kbId, 'entry'), { consistent: true });
+    const entry = terms('entry', CURRENT_ANALYZER)[0]!;
+    const df = await get<{ df: number }>(termStatKey(tenantId, kbId, entry), { consistent: true });
     expect(Number(df?.df)).toBe(DOCUMENTS * PARAGRAPHS);
 
     // Keyword: twenty chunks' words in one query return exactly those twenty chunks.

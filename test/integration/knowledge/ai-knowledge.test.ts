@@ -149,7 +149,7 @@ describe('documents and retrieval', () => {
       if (mode === 'keyword') expect(hits[0]).toMatchObject({ keywordScore: 1, vectorScore: null, score: 1 });
       if (mode === 'semantic') expect(hits[0]!.keywordScore).toBeNull();
       if (mode === 'hybrid')
-        for (const h of hits) expect(h.score).toBeCloseTo(0.5 * h.keywordScore! + 0.5 * h.vectorScore!, 5);
+        for (const h of hits) expect(h.score).toBeCloseTo(0.8 * h.keywordScore! + 0.2 * h.vectorScore!, 5);
     }
   });
 

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { keys } from '#shared/data/keys.ts';
 import { localClient } from '#local/dynamodb-local.ts';
 import { spawnLocalServer } from '#local/spawn-server.ts';
 import { config } from '#shared/platform/config.ts';
@@ -71,7 +73,7 @@ async function timedRead(client: DynamoDBClient): Promise<number> {
   await client.send(
     new GetItemCommand({
       TableName: config.tableName,
-      Key: { pk: { S: 'BENCH#FLOOR' }, sk: { S: 'read' } },
+      Key: marshall(keys.platformItem('TENANT', 'bench-floor-read')),
       ConsistentRead: true,
     }),
   );

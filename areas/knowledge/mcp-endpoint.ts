@@ -6,7 +6,7 @@ import { notFound, unauthorized } from '#shared/http/errors.ts';
 import { reply } from '#shared/http/responses.ts';
 import { config } from '#shared/platform/config.ts';
 import type { GatewayKeyRef } from '#shared/runtime/credentials.ts';
-import { createKey, currentKey } from '#areas/llm-gateway/for-knowledge.ts';
+import { gatewayKeyInForce, issueGatewayCredential } from '#areas/llm-gateway/for-knowledge.ts';
 import { readBase } from './bases.ts';
 
 /**
@@ -31,7 +31,7 @@ export const MCP_PATH = '/mcp/knowledge';
 
 export async function mintMcpEndpoint(tenantId: string, kbId: string, actor: Principal) {
   const base = await readBase(tenantId, kbId);
-  const key = await createKey(
+  const key = await issueGatewayCredential(
     tenantId,
     { name: `MCP: ${base.name}`.slice(0, 100), models: [], maxBudgetUsd: 0 },
     actor,
@@ -72,7 +72,7 @@ export async function endpointFor(endpointId: string, key: GatewayKeyRef | null)
   if (!key) throw unauthorized('An MCP endpoint takes the gateway key it was minted with');
   const endpoint = await get<McpEndpointRecord>(endpointKey(key.tenantId, endpointId), { consistent: true });
   if (!endpoint || endpoint.keyId !== key.keyId) throw notFound('MCP endpoint');
-  const live = await currentKey(key.tenantId, key.keyId);
+  const live = await gatewayKeyInForce(key.tenantId, key.keyId);
   if (!live || live.revokedAt || (live.expiresAt && Date.parse(live.expiresAt) <= Date.now()))
     throw unauthorized('The gateway key is revoked or expired');
   await readBase(endpoint.tenantId, endpoint.kbId);

@@ -387,6 +387,16 @@ export const knowledgeRoutes = defineRoutes([
     rawResponse: { contentType: ['application/json', 'text/event-stream'] },
     rateLimit: { name: 'knowledge-mcp', limit: 120, windowSeconds: 60 },
     errors: [...MODEL_CALL_REFUSALS],
-    schemas: () => ({ params: z.object({ endpointId: uuid() }), query: z.object(tenantQuery()) }),
+    schemas: () => ({
+      params: z.object({ endpointId: uuid() }),
+      query: z.object(tenantQuery()),
+      // Streamed, the answer is one event: the JSON-RPC response a JSON answer would carry.
+      events: z.object({
+        jsonrpc: z.literal('2.0'),
+        id: z.nullable(z.union([z.string(), z.number()])),
+        result: z.optional(z.record(z.string(), z.unknown())),
+        error: z.optional(z.object({ code: z.number(), message: z.string() })),
+      }),
+    }),
   },
 ]);

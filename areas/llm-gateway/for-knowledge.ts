@@ -6,4 +6,4 @@ export { MODEL_CALL_REFUSALS } from './errors.ts';
 export type { Caller } from './embed.ts';
 export { cosine } from './providers/hashing-embedder.ts';
 export { countTokens, decodeTokens, encodeTokens } from './tokens.ts';
-export { createKey, currentKey } from './gateway-keys.ts';
+export { gatewayKeyInForce, issueGatewayCredential } from './gateway-keys.ts';

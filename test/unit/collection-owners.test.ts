@@ -80,6 +80,7 @@ const OWNERS: Record<string, string> = {
   KB: 'knowledge',
   'KB#DOC': 'knowledge',
   'KB#UPLOAD': 'knowledge',
+  KB_MCP: 'knowledge',
   GATEWAY_KEY: 'llm-gateway',
   'UNIQUE#GATEWAY_KEY_HASH': 'llm-gateway',
   LLM_ALLOWANCE: 'llm-gateway',

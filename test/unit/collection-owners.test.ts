@@ -80,6 +80,8 @@ const OWNERS: Record<string, string> = {
   KB: 'knowledge',
   'KB#DOC': 'knowledge',
   'KB#UPLOAD': 'knowledge',
+  'KB#SOURCE': 'knowledge',
+  'KB#PAGE': 'knowledge',
   GATEWAY_KEY: 'llm-gateway',
   'UNIQUE#GATEWAY_KEY_HASH': 'llm-gateway',
   LLM_ALLOWANCE: 'llm-gateway',

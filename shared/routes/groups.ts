@@ -232,10 +232,12 @@ export type WorkerName = keyof typeof WORKERS;
 export const SCHEDULED = {
   'ai-scheduler': {
     description:
-      'Every minute: releases dead reservations, fails stuck documents, closes idle conversations, queues due proactive messages, expires held tool calls (their turns resume)',
+      'Every minute: releases dead reservations, fails stuck documents and source syncs, starts scheduled source syncs, closes idle conversations, queues due proactive messages, expires held tool calls (their turns resume)',
     table: 'readwrite',
     // An expired call resumes its agent turn here: the turn's grants (the model, retrieval, the channel's queue).
     ...AGENT_TURN,
+    // A knowledge source's scheduled sync starts here and runs on the indexing queue.
+    sends: [...AGENT_TURN.sends, 'indexing'],
     everyMinutes: 1,
     timeoutSeconds: 55,
   },

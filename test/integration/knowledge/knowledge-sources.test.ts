@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sourceKey } from '#areas/knowledge/sources/records.ts';
+import { runDueSources } from '#areas/knowledge/sources/schedule.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { queueSender } from '#shared/platform/ports.ts';
@@ -231,5 +232,47 @@ describe('a web sync', () => {
     // The chrome around the article is not indexed.
     expect(await retrieveAs(owner, kbId, { query: 'zqcookiebanner', mode: 'keyword' })).toEqual([]);
     expect(await retrieveAs(owner, kbId, { query: 'zqfooterchrome', mode: 'keyword' })).toEqual([]);
+  });
+});
+
+describe('scheduled syncs', () => {
+  it('starts a source whose syncEvery came round, books the next, and ends a stuck sync by its deadline', async () => {
+    site.pages.set('/sched/', { body: articlePage('Scheduled', 'The zqscheduled page.') });
+    const kbId = (await newBase(owner)).id;
+    const res = await create(kbId, {
+      type: 'web',
+      name: 'Hourly',
+      settings: { startUrls: [`${site.origin}/sched/`] },
+      syncEvery: 'hourly',
+    });
+    expect(res).toAnswer(201);
+    const id = res.json.result.id;
+    const created = Date.parse(res.json.result.nextSyncAt);
+    expect(created).toBeLessThanOrEqual(Date.now());
+
+    expect(await runDueSources(Date.now() + 1000)).toBeGreaterThanOrEqual(1);
+    const ran = (await invoke('GET', `${sources(kbId)}/${id}`, { token: owner })).json.result;
+    expect(ran).toMatchObject({ syncStatus: 'Completed', pageCount: 1, progress: { changed: 1 } });
+    expect(Date.parse(ran.nextSyncAt) - Date.parse(ran.lastSyncAt)).toBe(3_600_000);
+    // Not due again within the hour.
+    site.clear();
+    await runDueSources(Date.now() + 60_000);
+    expect(site.asked()).toEqual([]);
+    expect((await invoke('GET', `${sources(kbId)}/${id}`, { token: owner })).json.result.lastSyncAt).toBe(
+      ran.lastSyncAt,
+    );
+
+    // A sync whose worker never ran is ended by the scheduler once past its deadline.
+    const deliver = await queueSender();
+    queueSender.install({ send: async () => undefined });
+    try {
+      expect(await invoke('POST', `${sources(kbId)}/${id}/sync`, { token: owner })).toAnswer(202);
+    } finally {
+      queueSender.install(deliver);
+    }
+    await runDueSources(Date.now() + 46 * 60_000);
+    const stuck = (await invoke('GET', `${sources(kbId)}/${id}`, { token: owner })).json.result;
+    expect(stuck.syncStatus).toBe('Failed');
+    expect(stuck.syncError).toMatch(/did not finish in time/);
   });
 });

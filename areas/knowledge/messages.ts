@@ -24,3 +24,7 @@ export const INDEX_PAGE = messageKind('indexing', 'knowledge.index-page', () =>
 );
 /** Remove a deleted source's pages and their documents. */
 export const PURGE_SOURCE = messageKind('indexing', 'knowledge.purge-source', sourceRef);
+/** A content site's published content changed: the sources reading it sync. */
+export const SITE_CHANGED = messageKind('indexing', 'knowledge.site-changed', () =>
+  z.object({ tenantId: z.string(), siteId: z.string() }),
+);

@@ -8,8 +8,10 @@ import {
   PURGE_BASE,
   PURGE_DOCUMENT,
   PURGE_SOURCE,
+  SITE_CHANGED,
   SYNC_SOURCE,
 } from '#areas/knowledge/messages.ts';
+import { syncSiteSources } from '#areas/knowledge/sources/site-sync.ts';
 import { runSyncStep } from '#areas/knowledge/sources/sync.ts';
 import { indexPage, purgeSource } from '#areas/knowledge/sources/worker.ts';
 import { purgeBase, purgeDocumentData } from '#areas/knowledge/purge.ts';
@@ -34,6 +36,7 @@ export const handler = queueWorker(
     handles(SYNC_SOURCE, runSyncStep),
     handles(INDEX_PAGE, indexPage),
     handles(PURGE_SOURCE, purgeSource),
+    handles(SITE_CHANGED, syncSiteSources),
   ],
   {
     wiring: [

@@ -94,7 +94,13 @@ export const API_GROUPS = {
   prompts: { description: 'AI prompts', table: 'readwrite', sends: ['turns'] },
   tools: { description: 'AI tool registry', table: 'readwrite', tenantSecrets: true },
   analytics: { description: 'AI analytics and usage ingestion', table: 'readwrite', internalKey: true },
-  'content-admin': { description: 'Content administration', table: 'readwrite', media: 'readwrite' },
+  // A site's published content changed: the knowledge sources reading it sync on the indexing queue.
+  'content-admin': {
+    description: 'Content administration',
+    table: 'readwrite',
+    media: 'readwrite',
+    sends: ['indexing'],
+  },
   'content-public': { description: 'Public content', table: 'readwrite', media: 'read' },
   vault: { description: 'Secrets vault', table: 'readwrite', vault: true, internalKey: true, sends: ['jobs'] },
   // AI knowledge: routes (originals under the media bucket's knowledge/ prefix) and the indexing queue.

@@ -82,6 +82,7 @@ const OWNERS: Record<string, string> = {
   'KB#UPLOAD': 'knowledge',
   'KB#SOURCE': 'knowledge',
   'KB#PAGE': 'knowledge',
+  'KB#SITE_SOURCE': 'knowledge',
   GATEWAY_KEY: 'llm-gateway',
   'UNIQUE#GATEWAY_KEY_HASH': 'llm-gateway',
   LLM_ALLOWANCE: 'llm-gateway',

@@ -11,9 +11,11 @@ import { readBase } from '../bases.ts';
 import { sourceLimitReached } from '../errors.ts';
 import { PURGE_SOURCE, SYNC_SOURCE } from '../messages.ts';
 import { kbKey } from '../records.ts';
+import { publishedSiteContent } from '#areas/content/for-knowledge.ts';
 import {
   dueOf,
   emptyProgress,
+  siteSourceKey,
   sourceItem,
   sourceKey,
   sourceList,
@@ -68,6 +70,10 @@ async function settingsFor(type: SourceType, s: SourceSettings, maxPagesAllowed:
       maxPages,
     };
   }
+  if (type === 'site') {
+    if (!s.siteId) throw validationError([{ path: 'body.settings.siteId', message: 'A site source needs its siteId' }]);
+    return { siteId: s.siteId, maxPages };
+  }
   if (!s.sitemapUrl)
     throw validationError([{ path: 'body.settings.sitemapUrl', message: 'A sitemap source needs its sitemapUrl' }]);
   await checkUrl(s.sitemapUrl, 'body.settings.sitemapUrl');
@@ -86,6 +92,8 @@ export async function createSource(tenantId: string, kbId: string, input: Source
   await readBase(tenantId, kbId);
   const limits = sourceLimits((await tenantLimits(tenantId)).planType);
   const settings = await settingsFor(input.type, input.settings, limits.pagesPerSource);
+  if (settings.siteId && !(await publishedSiteContent(tenantId, settings.siteId)))
+    throw validationError([{ path: 'body.settings.siteId', message: 'No content site of this tenant has this id' }]);
   const now = Date.now();
   const at = new Date(now).toISOString();
   const source: SourceRecord = {
@@ -126,6 +134,8 @@ export async function createSource(tenantId: string, kbId: string, input: Source
       ),
       putNew(sourceItem(source)),
       bumpCounter(sourceList(tenantId, kbId), 1),
+      settings.siteId &&
+        putNew({ ...siteSourceKey(tenantId, settings.siteId, kbId, source.id), kbId, sourceId: source.id }),
     ],
     change(source, actor, 'create', { kbId, type: source.type, name: source.name, settings }),
     { now: at },
@@ -196,6 +206,7 @@ export async function deleteSource(tenantId: string, kbId: string, sourceId: str
       orConflict(deleteItem(sourceKey(tenantId, kbId, sourceId), 'attribute_exists(pk)'), notFound('Source')),
       bumpCounter(sourceList(tenantId, kbId), -1),
       updateItem(kbKey(tenantId, kbId), {}, { add: { sourceCount: -1 }, condition: 'attribute_exists(pk)' }),
+      source.settings.siteId && deleteItem(siteSourceKey(tenantId, source.settings.siteId, kbId, sourceId)),
     ],
     change(source, actor, 'delete', { kbId, name: source.name, pageCount: source.pageCount }),
   );

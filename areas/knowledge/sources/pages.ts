@@ -206,3 +206,17 @@ export async function dropPending(page: PageRecord) {
   await commitChange([putItem(pageItem(next))], null);
   return next;
 }
+
+/**
+ * A page whose last version is still pending, settled before it is read again: an Indexed one is
+ * promoted (its swap was missed), a Failed or lost one dropped; one still indexing makes the page busy.
+ */
+export async function settlePending(page: PageRecord): Promise<{ page: PageRecord; busy: boolean }> {
+  if (!page.pendingDocumentId) return { page, busy: false };
+  const pending = await get<DocumentRecord>(documentKey(page.tenantId, page.kbId, page.pendingDocumentId), {
+    consistent: true,
+  });
+  if (pending?.status === 'Indexed') return { page: await promote(page), busy: false };
+  if (pending?.status === 'Queued' || pending?.status === 'Processing') return { page, busy: true };
+  return { page: await dropPending(page), busy: false };
+}

@@ -8,7 +8,8 @@ import type { SourceType, SyncEvery, SyncStatus } from './vocabulary.ts';
  *   while it has a schedule, it also sits on gsi2 `PLATFORM#KB_SOURCES` by the time it is due (its
  *   sync's deadline, else its next sync), so the scheduler finds both with one Query;
  * - a page is `{t}#KB#{kbId}#PAGE` / `{sourceId}#{hash of its url}`: one Query on the sort key's
- *   prefix lists a source's pages for the removal of the ones that went.
+ *   prefix lists a source's pages for the removal of the ones that went;
+ * - a site source is linked from `{t}#KB#{siteId}#SITE_SOURCE` / `{kbId}#{sourceId}`.
  */
 export const sourceList = (tenantId: string, kbId: string) => keys.childCollection(tenantId, 'KB', kbId, 'SOURCE');
 export const sourceKey = (tenantId: string, kbId: string, sourceId: string): Key =>
@@ -17,6 +18,12 @@ export const pageList = (tenantId: string, kbId: string) => keys.childCollection
 export const urlHash = (url: string) => createHash('sha256').update(url).digest('hex').slice(0, 32);
 export const pageKey = (tenantId: string, kbId: string, sourceId: string, url: string): Key =>
   keys.childItem(tenantId, 'KB', kbId, 'PAGE', `${sourceId}#${urlHash(url)}`);
+
+/** A site source's link from its content site, so a change of the site finds its sources with one Query. */
+export const siteSourceList = (tenantId: string, siteId: string) =>
+  keys.childCollection(tenantId, 'KB', siteId, 'SITE_SOURCE');
+export const siteSourceKey = (tenantId: string, siteId: string, kbId: string, sourceId: string): Key =>
+  keys.childItem(tenantId, 'KB', siteId, 'SITE_SOURCE', `${kbId}#${sourceId}`);
 
 const DUE = `${PLATFORM}#KB_SOURCES`;
 export const dueIndex = { pk: DUE };

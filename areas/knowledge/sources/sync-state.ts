@@ -1,6 +1,8 @@
 import type { Principal } from '#shared/auth/access-token.ts';
 import { commitChange, orConflict, updateItem } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
+import { enqueue } from '#shared/queue/messages.ts';
+import { SYNC_SOURCE } from '../messages.ts';
 import { ApiError, conflict } from '#shared/http/errors.ts';
 import { STAGE_DEADLINE_MS } from '../vocabulary.ts';
 import { dueOf, emptyProgress, sourceKey, type SourceRecord, type SyncProgress } from './records.ts';
@@ -46,7 +48,7 @@ export async function startSync(
           sourceKey(s.tenantId, s.kbId, s.id),
           { ...next, ...due.set },
           {
-            remove: [...due.remove, 'stopReason'],
+            remove: [...due.remove, 'stopReason', 'resyncRequested'],
             condition: 'attribute_exists(pk) AND (syncStatus <> :running OR syncDeadline < :now)',
             values: { ':running': 'Running', ':now': at(now) },
           },
@@ -170,4 +172,41 @@ export async function askToStop(s: Pick<SourceRecord, 'tenantId' | 'kbId' | 'id'
   } catch (err) {
     if (!isMoved(err)) throw err;
   }
+}
+
+/**
+ * A sync asked for while one runs (a content site changed meanwhile): the running one is marked, and
+ * starts again once it ends, so the change it may have missed is read.
+ */
+export async function requestSync(s: SourceRecord, actor: Pick<Principal, 'userId' | 'email'> | null) {
+  try {
+    const started = await startSync(s, actor);
+    await enqueue(
+      SYNC_SOURCE,
+      { tenantId: s.tenantId, kbId: s.kbId, sourceId: s.id, syncId: started.syncId! },
+      { id: `sync-${started.syncId}` },
+    );
+    return started;
+  } catch (err) {
+    if (!isMoved(err)) throw err;
+    await commitChange(
+      [
+        updateItem(
+          sourceKey(s.tenantId, s.kbId, s.id),
+          { resyncRequested: true },
+          { condition: 'attribute_exists(pk)' },
+        ),
+      ],
+      null,
+    ).catch((e) => (isMoved(e) ? undefined : Promise.reject(e)));
+    return null;
+  }
+}
+
+/** After a sync ended: the sync asked for meanwhile starts now. */
+export async function resyncIfAsked(s: SourceRecord) {
+  const now = await get<SourceRecord & { resyncRequested?: boolean }>(sourceKey(s.tenantId, s.kbId, s.id), {
+    consistent: true,
+  });
+  if (now?.resyncRequested && now.syncStatus !== 'Running') await requestSync(now, null);
 }

@@ -4,10 +4,10 @@ import { enqueue } from '#shared/queue/messages.ts';
 import { tenantLimits } from '#areas/identity/for-knowledge.ts';
 import { SYNC_SOURCE } from '../messages.ts';
 import { getObject, putObject } from '../objects.ts';
-import { documentKey, kbKey, type BaseRecord, type DocumentRecord } from '../records.ts';
+import { kbKey, type BaseRecord } from '../records.ts';
 import { extractArticle, hashOf } from './extract.ts';
 import { fetchPage, type Fetched } from './fetch-page.ts';
-import { dropPending, markSeen, missPage, newPage, pagesOf, promote, readPage, recordVersion } from './pages.ts';
+import { markSeen, missPage, newPage, pagesOf, readPage, recordVersion, settlePending } from './pages.ts';
 import {
   emptyProgress,
   sourceKey,
@@ -18,7 +18,8 @@ import {
 } from './records.ts';
 import { Crawler } from './robots.ts';
 import { lastmodTime, parseSitemap } from './sitemap.ts';
-import { endSync, writeProgress } from './sync-state.ts';
+import { endSync, resyncIfAsked, writeProgress } from './sync-state.ts';
+import { runSiteSync } from './site-sync.ts';
 import {
   MAX_FAILURES_KEPT,
   MAX_SITEMAPS,
@@ -184,16 +185,12 @@ class Step {
     state.pages++;
     state.progress.pagesSeen++;
     let page = (await readPage(source, t.url)) ?? newPage(source, t.url);
-    if (page.pendingDocumentId) {
-      const pending = await get<DocumentRecord>(documentKey(source.tenantId, source.kbId, page.pendingDocumentId), {
-        consistent: true,
-      });
-      if (pending?.status === 'Indexed') page = await promote(page);
-      else if (pending?.status === 'Queued' || pending?.status === 'Processing') {
-        state.progress.unchanged++;
-        await markSeen(page, state.syncId);
-        return;
-      } else page = await dropPending(page);
+    const settled = await settlePending(page);
+    page = settled.page;
+    if (settled.busy) {
+      state.progress.unchanged++;
+      await markSeen(page, state.syncId);
+      return;
     }
     const known = page.documentId ? page : null;
     const lastmod = lastmodTime(t.lastmod ?? null);
@@ -279,6 +276,7 @@ export async function runSyncStep(msg: { tenantId: string; kbId: string; sourceI
     get<BaseRecord>(kbKey(msg.tenantId, msg.kbId), { consistent: true }),
   ]);
   if (!source || !base || source.syncId !== msg.syncId || source.syncStatus !== 'Running') return { status: 'skipped' };
+  if (source.type === 'site') return runSiteSync(source, msg.syncId);
   const stateKey = syncStateKey(source.tenantId, source.kbId, source.id);
   const saved = await getObject(stateKey);
   let state: SyncState | null = saved ? (JSON.parse(Buffer.from(saved).toString('utf8')) as SyncState) : null;
@@ -345,5 +343,6 @@ async function finish(source: SourceRecord, state: SyncState, stop: string | nul
     error: stop,
     pageCount: kept,
   });
+  if (ended) await resyncIfAsked(ended);
   return { status: ended?.syncStatus ?? 'superseded', progress: state.progress };
 }

@@ -1,5 +1,5 @@
 /** Knowledge sources' words and limits (docs/decisions/knowledge.md, "Sources"). */
-export const SOURCE_TYPES = ['web', 'sitemap'] as const;
+export const SOURCE_TYPES = ['web', 'sitemap', 'site'] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
 export const SYNC_EVERY = ['off', 'hourly', 'daily', 'weekly'] as const;

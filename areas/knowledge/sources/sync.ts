@@ -269,6 +269,9 @@ class Step {
   }
 }
 
+const stopReasonOf = async (s: SourceRecord) =>
+  (await get<SourceRecord>(sourceKey(s.tenantId, s.kbId, s.id), { consistent: true }))?.stopReason ?? null;
+
 /** One step of the sync named by the message; a message of a sync that is no longer the source's does nothing. */
 export async function runSyncStep(msg: { tenantId: string; kbId: string; sourceId: string; syncId: string }) {
   const [source, base] = await Promise.all([
@@ -293,23 +296,23 @@ export async function runSyncStep(msg: { tenantId: string; kbId: string; sourceI
       break;
     }
     state.todo.shift();
+    const changed = state.progress.changed;
     try {
       await (t.kind === 'sitemap' ? step.sitemap(t) : step.page(t));
     } catch (err) {
       logger.warn('source page not synced', { sourceId: source.id, error: err as Error });
       fail(state, t.url, 'The page could not be stored; it is read again next sync');
     }
+    // A new version may have met a refused embedding (its indexing asks the sync to stop).
+    if (state.progress.changed > changed) stop = await stopReasonOf(source);
+    if (stop) break;
     if (++visited % PROGRESS_EVERY === 0) {
       if (!(await writeProgress(source, msg.syncId, state.progress))) return { status: 'superseded' };
-      stop =
-        (await get<SourceRecord>(sourceKey(source.tenantId, source.kbId, source.id), { consistent: true }))
-          ?.stopReason ?? null;
+      stop = await stopReasonOf(source);
       if (stop) break;
     }
   }
-  stop ??=
-    (await get<SourceRecord>(sourceKey(source.tenantId, source.kbId, source.id), { consistent: true }))?.stopReason ??
-    null;
+  stop ??= await stopReasonOf(source);
   if (!stop && state.todo.length && !state.truncated) {
     await putObject(stateKey, JSON.stringify(state), 'application/json');
     if (!(await writeProgress(source, msg.syncId, state.progress))) return { status: 'superseded' };

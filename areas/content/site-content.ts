@@ -1,8 +1,6 @@
 import { notFound } from '#shared/http/errors.ts';
-import { emit } from '#shared/data/events.ts';
 import { getSite, siteItems } from './lookup.ts';
 import { isPostItem, splitPages, toPost, toPostTranslation, type SiteRecord } from './records.ts';
-import { SITE_CONTENT_CHANGED } from './events.ts';
 
 /**
  * A site's published content as the knowledge area reads it (its port, no HTTP): each published
@@ -83,7 +81,3 @@ export async function publishedSiteContent(tenantId: string, siteId: string): Pr
   }
   return out;
 }
-
-/** Tells the areas above that the site's published content may have changed (after the change committed). */
-export const contentChanged = (site: Pick<SiteRecord, 'id' | 'tenantId'>) =>
-  site.tenantId ? emit(SITE_CONTENT_CHANGED, { tenantId: site.tenantId, siteId: site.id }) : Promise.resolve();

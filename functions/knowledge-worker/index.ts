@@ -13,8 +13,8 @@ import {
 } from '#areas/knowledge/messages.ts';
 import { syncSiteSources } from '#areas/knowledge/sources/site-sync.ts';
 import { runSyncStep } from '#areas/knowledge/sources/sync.ts';
-import { indexPage, purgeSource } from '#areas/knowledge/sources/worker.ts';
-import { purgeBase, purgeDocumentData } from '#areas/knowledge/purge.ts';
+import { indexPage, purgeBaseWithSources, purgeSource } from '#areas/knowledge/sources/worker.ts';
+import { purgeDocumentData } from '#areas/knowledge/purge.ts';
 import { refreshAfterChunksChanged } from '#areas/tools/kb-status.ts';
 import { TENANT_AGENTS } from '#areas/tools/queries.ts';
 import { on } from '#shared/data/events.ts';
@@ -32,7 +32,7 @@ export const handler = queueWorker(
   [
     handles(INDEX_DOCUMENT, indexDocument),
     handles(PURGE_DOCUMENT, (ref) => purgeDocumentData(ref)),
-    handles(PURGE_BASE, purgeBase),
+    handles(PURGE_BASE, purgeBaseWithSources),
     handles(SYNC_SOURCE, runSyncStep),
     handles(INDEX_PAGE, indexPage),
     handles(PURGE_SOURCE, purgeSource),

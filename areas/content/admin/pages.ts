@@ -1,4 +1,4 @@
-import { contentChanged } from '../site-content.ts';
+import { contentChanged } from './content-changed.ts';
 import { asRead } from '#shared/data/as-read.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';

@@ -143,9 +143,13 @@ export async function createSource(tenantId: string, kbId: string, input: Source
   return toSource(source);
 }
 
+/**
+ * A page of the base's sources: its counter and one Query. A page with a source in it proves the base
+ * exists, so the base is read, for its 404, only when the page comes back empty.
+ */
 export async function listSources(tenantId: string, kbId: string, q: { page: number; pageSize: number }) {
-  await readBase(tenantId, kbId);
   const { items, totalCount } = await listNewestFirst<SourceRecord>(sourceList(tenantId, kbId), q);
+  if (!items.length) await readBase(tenantId, kbId);
   const shown = await Promise.all(items.map((s) => failIfStuckSource(s)));
   return toPage(shown.map(toSource), totalCount, q.page, q.pageSize);
 }

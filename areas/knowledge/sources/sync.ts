@@ -26,7 +26,7 @@ import {
   PAGE_MAX_BYTES,
   PAGE_TYPES,
   SITEMAP_MAX_BYTES,
-  SYNC_STEP_MS,
+  syncStepMs,
   sourceLimits,
 } from './vocabulary.ts';
 
@@ -289,7 +289,7 @@ export async function runSyncStep(msg: { tenantId: string; kbId: string; sourceI
   let visited = 0;
   let stop: string | null = null;
   while (state.todo.length) {
-    if (Date.now() - started > SYNC_STEP_MS) break;
+    if (visited > 0 && Date.now() - started >= syncStepMs()) break;
     const t = state.todo[0]!;
     if (t.kind === 'page' && state.pages >= state.maxPages) {
       state.truncated = true;

@@ -53,8 +53,14 @@ export const hostPaceMs = () => {
 };
 export const MAX_CRAWL_DELAY_MS = 10_000;
 
-/** One run of the sync job: past this it saves where it is and queues its own continuation. */
-export const SYNC_STEP_MS = 200_000;
+/**
+ * One run of the sync job: past this it saves where it is and queues its own continuation (the
+ * worker's timeout is 300 s). KNOWLEDGE_SYNC_STEP_MS lets a test make every page a step.
+ */
+export const syncStepMs = () => {
+  const set = Number(process.env.KNOWLEDGE_SYNC_STEP_MS);
+  return Number.isFinite(set) && set >= 0 ? set : 200_000;
+};
 /** How many reasons a sync keeps of its failed pages (the count is exact). */
 export const MAX_FAILURES_KEPT = 20;
 

@@ -3,6 +3,7 @@ import { newTenant } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { KB, newBase, retrieveAs, useKnowledgeStandIns } from '#test/support/knowledge.ts';
 import { articlePage, gz, sitemapIndex, startLoopbackSite, urlset } from '#test/support/loopback-site.ts';
+import { sentMessages } from '#test/support/test-ports.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
@@ -100,6 +101,28 @@ describe('a web sync again', () => {
     expect(await invoke('DELETE', `${sources(kbId)}/${id}`, { token: owner })).toAnswer(204);
     expect(await texts(kbId, 'zqdeleted')).toEqual([]);
     expect(await byUrl(kbId)).toEqual({});
+  });
+});
+
+describe('a sync in steps', () => {
+  it('keeps what is left between steps, each queued by the one before, and ends with the same counts', async () => {
+    vi.stubEnv('KNOWLEDGE_SYNC_STEP_MS', '0');
+    try {
+      site.pages.set('/steps/', {
+        body: articlePage('Steps', 'The zqsteps page.', ['/steps/1', '/steps/2', '/steps/3']),
+      });
+      for (const n of [1, 2, 3]) site.pages.set(`/steps/${n}`, { body: articlePage(`Step ${n}`, `Step zqstep${n}.`) });
+      const kbId = (await newBase(owner)).id;
+      const id = await source(kbId, 'web', { startUrls: [`${site.origin}/steps/`] });
+      const from = sentMessages.length;
+      const done = await sync(kbId, id);
+      expect(done).toMatchObject({ pageCount: 4, progress: { pagesSeen: 4, changed: 4, failed: 0 } });
+      const steps = sentMessages.slice(from).filter((m) => m.message.type === 'knowledge.sync-source');
+      expect(steps).toHaveLength(4);
+      expect(await texts(kbId, 'zqstep3')).toEqual(['/steps/3']);
+    } finally {
+      vi.stubEnv('KNOWLEDGE_SYNC_STEP_MS', '200000');
+    }
   });
 });
 

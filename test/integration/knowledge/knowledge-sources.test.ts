@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { sourceKey } from '#areas/knowledge/sources/records.ts';
+import { pageList, sourceKey, sourceList } from '#areas/knowledge/sources/records.ts';
+import { queryItems } from '#shared/data/query.ts';
 import { runDueSources } from '#areas/knowledge/sources/schedule.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -274,5 +275,30 @@ describe('scheduled syncs', () => {
     const stuck = (await invoke('GET', `${sources(kbId)}/${id}`, { token: owner })).json.result;
     expect(stuck.syncStatus).toBe('Failed');
     expect(stuck.syncError).toMatch(/did not finish in time/);
+  });
+});
+
+describe('a deleted base', () => {
+  it('takes its sources, their pages and schedules with it', async () => {
+    site.pages.set('/gone/', { body: articlePage('Gone', 'The zqgonebase page.') });
+    const kbId = (await newBase(owner)).id;
+    const res = await create(kbId, {
+      type: 'web',
+      name: 'Daily',
+      settings: { startUrls: [`${site.origin}/gone/`] },
+      syncEvery: 'daily',
+    });
+    expect(res).toAnswer(201);
+    await sync(kbId, res.json.result.id);
+    const items = (pk: string) =>
+      queryItems({
+        TableName: config.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+      });
+    expect(await items(pageList(tenantId, kbId))).toHaveLength(1);
+    expect(await invoke('DELETE', `${KB}/${kbId}`, { token: owner })).toAnswer(204);
+    expect(await items(sourceList(tenantId, kbId))).toEqual([]);
+    expect(await items(pageList(tenantId, kbId))).toEqual([]);
   });
 });

@@ -50,6 +50,8 @@ interface SyncState {
   seen: string[];
   sitemaps: number;
   pages: number;
+  /** Pages queued so far: past maxPages nothing more is queued, so what a step keeps stays bounded. */
+  queued: number;
   maxPages: number;
   /** The page limit cut the crawl short: pages not reached are not counted as gone. */
   truncated: boolean;
@@ -99,6 +101,7 @@ async function initialState(source: SourceRecord, syncId: string): Promise<SyncS
     seen: todo.map((t) => t.url),
     sitemaps: 0,
     pages: 0,
+    queued: todo.filter((t) => t.kind === 'page').length,
     maxPages,
     truncated: false,
     progress: emptyProgress(),
@@ -137,8 +140,19 @@ class Step {
     if (this.source.settings.sameHostOnly !== false && !this.hosts.has(u.host)) return;
     if (this.include && !this.include.test(u.pathname)) return;
     if (this.exclude?.test(u.pathname)) return;
+    if (!this.room()) return;
     this.mark(url);
     this.state.todo.push({ url, kind: 'page', depth: from.depth + 1 });
+  }
+
+  /** Whether one more page may be queued; when not, the crawl is cut short (no misses are counted). */
+  private room() {
+    if (this.state.queued >= this.state.maxPages) {
+      this.state.truncated = true;
+      return false;
+    }
+    this.state.queued++;
+    return true;
   }
 
   private mark(url: string) {
@@ -169,8 +183,11 @@ class Step {
     for (const e of parsed.entries) {
       const url = normalise(e.loc, got.url);
       if (!url || this.seen.has(url)) continue;
+      // The protocol's rule: a sitemap names URLs of its own host only.
+      if (new URL(url).host !== got.url.host) continue;
       // An index names sitemaps; a sitemap named inside a sitemap's sitemap is not followed further.
       if (parsed.kind === 'index' && t.depth > 0) continue;
+      if (parsed.kind === 'urlset' && !this.room()) break;
       this.mark(url);
       this.state.todo.push(
         parsed.kind === 'index'
@@ -284,6 +301,7 @@ export async function runSyncStep(msg: { tenantId: string; kbId: string; sourceI
   const saved = await getObject(stateKey);
   let state: SyncState | null = saved ? (JSON.parse(Buffer.from(saved).toString('utf8')) as SyncState) : null;
   if (state?.syncId !== msg.syncId) state = await initialState(source, msg.syncId);
+  state.queued ??= state.pages + state.todo.filter((t) => t.kind === 'page').length;
   const step = new Step(source, state);
   const started = Date.now();
   let visited = 0;

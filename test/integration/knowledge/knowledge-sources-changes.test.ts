@@ -104,6 +104,20 @@ describe('a web sync again', () => {
   });
 });
 
+describe('the page limit', () => {
+  it('reads at most maxPages, queues no more, and counts no page it did not reach as gone', async () => {
+    site.pages.set('/lim/', { body: articlePage('Limit', 'The zqlimit page.', ['/lim/1', '/lim/2', '/lim/3']) });
+    for (const n of [1, 2, 3]) site.pages.set(`/lim/${n}`, { body: articlePage(`L${n}`, `Limit zqlim${n}.`) });
+    const kbId = (await newBase(owner)).id;
+    const id = await source(kbId, 'web', { startUrls: [`${site.origin}/lim/`], maxPages: 2 });
+    const first = await sync(kbId, id);
+    expect(first).toMatchObject({ pageCount: 2, progress: { pagesSeen: 2, changed: 2 } });
+    expect(site.asked().filter((p) => p.startsWith('/lim/'))).toEqual(['/lim/', '/lim/1']);
+    const again = await sync(kbId, id);
+    expect(again).toMatchObject({ pageCount: 2, progress: { pagesSeen: 2, unchanged: 2, removed: 0 } });
+  });
+});
+
 describe('a sync in steps', () => {
   it('keeps what is left between steps, each queued by the one before, and ends with the same counts', async () => {
     vi.stubEnv('KNOWLEDGE_SYNC_STEP_MS', '0');

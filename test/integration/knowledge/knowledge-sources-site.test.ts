@@ -3,6 +3,8 @@ import { newTenant } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { KB, newBase, retrieveAs, useKnowledgeStandIns } from '#test/support/knowledge.ts';
 import { tokenFor } from '#test/support/tokens.ts';
+import { runTurn } from '#areas/agents/runtime.ts';
+import { activePrompt, agentItem, snapshotOf } from '#test/support/agents-runtime.ts';
 
 /**
  * A `site` source: the tenant's own content site read through the content area's port (no HTTP),
@@ -113,6 +115,18 @@ describe('a site source', () => {
     expect(await source(kbId)).toMatchObject({ pageCount: 1, progress: { changed: 1, unchanged: 0 } });
     expect(await cited(kbId, 'zqten')).toEqual([url]);
     expect(await cited(kbId, 'zqnine')).toEqual([]);
+    // An agent on the base answers from the new text and cites the page by its URL.
+    const prompt = await activePrompt(tenantId, 'You are {{agent_name}}.');
+    const item = await agentItem(tenantId, { promptId: prompt.promptId, knowledgeBaseIds: [kbId] });
+    const answer = await runTurn({
+      tenantId,
+      agent: snapshotOf(item, prompt.promptVersionId),
+      messages: [{ role: 'user', content: 'Opening hours zqten?' }],
+      variables: {},
+      caller: { kind: 'agent', agentId: item.id },
+      requestId: crypto.randomUUID(),
+    });
+    expect(answer.citations[0]).toMatchObject({ documentTitle: 'Hours', sourceUrl: url });
 
     // A second locale is a page of its own; the unchanged one costs nothing.
     expect(

@@ -97,3 +97,38 @@ describe('the per-host pace', () => {
     expect(at.a![2]! - at.a![1]!).toBeGreaterThanOrEqual(110);
   });
 });
+
+describe('robots.txt', () => {
+  const serve = async (robots: { status: number; body?: string }) => {
+    const http = await import('node:http');
+    const server = http.createServer((req, res) => {
+      if (req.url === '/robots.txt')
+        res.writeHead(robots.status, { 'content-type': 'text/plain' }).end(robots.body ?? '');
+      else res.writeHead(200).end('ok');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    return { url: (p: string) => new URL(`http://127.0.0.1:${port}${p}`), close: () => server.close() };
+  };
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('follows its rules for the platform agent, allows all when absent, and forbids the host when it cannot be read', async () => {
+    vi.stubEnv('LOCAL_ALLOW_LOOPBACK_TARGETS', '1');
+    vi.stubEnv('KNOWLEDGE_SOURCE_PACE_MS', '0');
+    const rules = await serve({
+      status: 200,
+      body: 'User-agent: SaaSPlatformKnowledgeBot\nDisallow: /drafts/\n\nUser-agent: *\nDisallow: /',
+    });
+    const absent = await serve({ status: 404 });
+    const broken = await serve({ status: 503 });
+    try {
+      const c = new Crawler();
+      expect(await c.refuse(rules.url('/help/a'))).toBeNull();
+      expect(await c.refuse(rules.url('/drafts/a'))).toMatch(/robots\.txt does not allow \/drafts\/a/);
+      expect(await c.refuse(absent.url('/anything'))).toBeNull();
+      expect(await c.refuse(broken.url('/anything'))).toMatch(/robots\.txt does not allow/);
+    } finally {
+      for (const s of [rules, absent, broken]) s.close();
+    }
+  });
+});

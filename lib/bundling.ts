@@ -68,7 +68,17 @@ export const LAZY_PACKAGES: Readonly<Record<string, readonly string[]>> = {
   // AI knowledge: S3 Vectors loads on first use; the parsers only in the worker.
   // MCP's server side only for the knowledge MCP endpoint.
   knowledge: ['busboy', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE, '@modelcontextprotocol/server'],
-  'knowledge-worker': ['unpdf', 'mammoth', 'html-to-text', '@aws-sdk/client-s3vectors', ...GATEWAY_ON_FIRST_USE],
+  // Sources' syncs: robots.txt and the article reader load only when a sync runs.
+  'knowledge-worker': [
+    'unpdf',
+    'mammoth',
+    'html-to-text',
+    'robots-parser',
+    'linkedom',
+    '@mozilla/readability',
+    '@aws-sdk/client-s3vectors',
+    ...GATEWAY_ON_FIRST_USE,
+  ],
   'llm-gateway': [...GATEWAY_ON_FIRST_USE],
   // Every function that runs agent turns: retrieval's and the gateway's first-use packages, and the
   // database tools' client (pg, 84 KB with its dependencies, loads Node's fetch implementation at import).

@@ -59,6 +59,13 @@ export const BEYOND_SPEC: readonly string[] = [
   'POST /api/conversations/{conversationId}/actions/{actionId}/reject',
   // AI knowledge at scale: a Failed document indexed again without a new upload.
   'POST /api/knowledge/bases/{kbId}/documents/{documentId}/retry',
+  // Knowledge sources: a base kept current from the web, a sitemap or the tenant's own content site.
+  'POST /api/knowledge/bases/{kbId}/sources',
+  'GET /api/knowledge/bases/{kbId}/sources',
+  'GET /api/knowledge/bases/{kbId}/sources/{sourceId}',
+  'PUT /api/knowledge/bases/{kbId}/sources/{sourceId}',
+  'DELETE /api/knowledge/bases/{kbId}/sources/{sourceId}',
+  'POST /api/knowledge/bases/{kbId}/sources/{sourceId}/sync',
   // The inbox a front end needs: who hears of an escalation, paged messages, hand-back, read state.
   'GET /api/conversations/settings',
   'PUT /api/conversations/settings',

@@ -4,6 +4,8 @@ export interface Citation {
   chunkId: string;
   documentId: string;
   documentTitle: string;
+  /** The page a knowledge source read it from; absent for an uploaded document. */
+  sourceUrl?: string;
   score: number;
 }
 
@@ -26,5 +28,11 @@ export function citationsOf(matches: readonly Match[], threshold: number): Citat
   }
   return ranked
     .filter((m) => kept.get(m.documentId)?.includes(m))
-    .map((m) => ({ chunkId: m.chunkId, documentId: m.documentId, documentTitle: m.documentTitle, score: m.score }));
+    .map((m) => ({
+      chunkId: m.chunkId,
+      documentId: m.documentId,
+      documentTitle: m.documentTitle,
+      ...(m.sourceUrl ? { sourceUrl: m.sourceUrl } : {}),
+      score: m.score,
+    }));
 }

@@ -45,7 +45,13 @@ const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 const byId = once(() => ({ params: z.object({ conversationId: uuid() }), query: z.object(tenantQuery()) }));
 
 const citation = once(() =>
-  z.object({ chunkId: z.string(), documentId: z.string(), documentTitle: z.string(), score: z.number() }),
+  z.object({
+    chunkId: z.string(),
+    documentId: z.string(),
+    documentTitle: z.string(),
+    sourceUrl: z.optional(z.string()),
+    score: z.number(),
+  }),
 );
 const visitorMessage = once(() =>
   z.object({

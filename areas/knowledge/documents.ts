@@ -120,8 +120,16 @@ export async function uploadDocument(tenantId: string, kbId: string, req: Upload
   return recordDocument(doc, actor);
 }
 
-/** Saves a Queued document (the base's documentCount with it, only while the base exists) and queues its indexing. */
-export async function recordDocument(doc: DocumentRecord, actor: Principal, also: Write[] = []) {
+/**
+ * Saves a Queued document (the base's documentCount with it, only while the base exists) and queues
+ * its indexing; a source's page queues its own (`index: false`), so its version swaps in once indexed.
+ */
+export async function recordDocument(
+  doc: DocumentRecord,
+  actor: Principal | null,
+  also: Write[] = [],
+  opts: { index?: boolean } = {},
+) {
   const { tenantId, kbId } = doc;
   await commitChange(
     [
@@ -132,7 +140,8 @@ export async function recordDocument(doc: DocumentRecord, actor: Principal, also
     change(doc, actor, 'upload', { kbId, title: doc.title, contentType: doc.contentType, sizeBytes: doc.sizeBytes }),
     { now: doc.createdAt },
   );
-  await enqueue(INDEX_DOCUMENT, { tenantId, kbId, documentId: doc.id }, { id: `index-${doc.id}` });
+  if (opts.index !== false)
+    await enqueue(INDEX_DOCUMENT, { tenantId, kbId, documentId: doc.id }, { id: `index-${doc.id}` });
   return toDocument(doc);
 }
 
@@ -141,7 +150,7 @@ export function queuedDocument(
   tenantId: string,
   kbId: string,
   file: { title: string; fileName: string | null; contentType: string; sizeBytes: number },
-  actor: Principal,
+  actor: Pick<Principal, 'userId'>,
   id: string = crypto.randomUUID(),
 ): DocumentRecord {
   const now = Date.now();
@@ -241,7 +250,7 @@ export async function listChunks(
  * chunks, vectors, keyword entries and original (PURGE_DOCUMENT). The delete is conditional on the
  * status it read, so a worker finishing meanwhile cannot leave the base's chunkCount wrong.
  */
-export async function deleteDocument(tenantId: string, kbId: string, documentId: string, actor: Principal) {
+export async function deleteDocument(tenantId: string, kbId: string, documentId: string, actor: Principal | null) {
   let chunks = 0;
   for (let attempt = 1; ; attempt++) {
     await readBase(tenantId, kbId, true);

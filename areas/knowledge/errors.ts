@@ -14,3 +14,10 @@ export const knowledgeBaseFull = defineError(
     `The knowledge base holds ${chunks.toLocaleString('en-US')} chunks; a base may hold at most ` +
     `${ceiling.toLocaleString('en-US')}. Delete documents or use another base`,
 );
+
+/** A source past the plan's sources per base (docs/decisions/knowledge.md, "Sources"). */
+export const sourceLimitReached = defineError(
+  409,
+  'PLAN_LIMIT_REACHED',
+  (limit: number = 2) => `The plan allows ${limit} sources per knowledge base`,
+);

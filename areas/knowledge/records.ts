@@ -122,6 +122,9 @@ export interface DocumentRecord {
   createdAt: string;
   indexedAt: string | null;
   updatedAt: string;
+  /** A page a source brought in (sources/): the source and the page's URL, shown on its citations. */
+  sourceId?: string | null;
+  sourceUrl?: string | null;
 }
 
 export interface PendingUpload {
@@ -207,6 +210,8 @@ export const toDocument = (d: DocumentRecord) => ({
   error: d.error ?? null,
   createdAt: d.createdAt,
   indexedAt: d.indexedAt ?? null,
+  sourceId: d.sourceId ?? null,
+  sourceUrl: d.sourceUrl ?? null,
 });
 
 export const toChunk = (c: ChunkRecord) => ({

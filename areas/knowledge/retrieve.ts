@@ -21,6 +21,8 @@ export interface Match {
   chunkId: string;
   documentId: string;
   documentTitle: string;
+  /** The page a knowledge source brought it from (null for an upload): shown on the answer's citations. */
+  sourceUrl?: string | null;
   position: number;
   text: string;
   score: number;
@@ -201,6 +203,7 @@ async function liveMatches(
         chunkId: chunk.chunkId,
         documentId: doc.id,
         documentTitle: doc.title,
+        sourceUrl: doc.sourceUrl ?? null,
         position: Number(chunk.position),
         text: chunk.text,
         score: c.score,

@@ -15,6 +15,7 @@ import { optionalText, pageOf, paging, searchTerm, text, uuid } from '#shared/ro
 import { knowledgeBaseFull, planLimitReached } from '#areas/knowledge/errors.ts';
 import { MODEL_CALL_REFUSALS } from '#areas/llm-gateway/for-knowledge.ts';
 import { payloadTooLarge, unsupportedMediaType } from '#shared/http/errors.ts';
+import { sourceRoutes } from './sources/routes.ts';
 
 /** AI knowledge (spec 03-ai-runtime.md): bases, documents indexed by a worker, chunks, retrieval. */
 const read = { kind: 'bearer', permission: 'knowledge:read' } as const;
@@ -65,6 +66,9 @@ const knowledgeDocument = once(() =>
     error: z.nullable(z.string()),
     createdAt: z.string(),
     indexedAt: z.nullable(z.string()),
+    /** A page a source brought in: its source and URL (null for an upload). */
+    sourceId: z.nullable(z.string()),
+    sourceUrl: z.nullable(z.string()),
   }),
 );
 const knowledgeChunk = once(() =>
@@ -83,6 +87,8 @@ const knowledgeMatch = once(() =>
     chunkId: z.string(),
     documentId: z.string(),
     documentTitle: z.string(),
+    /** The page a source brought it from (null for an upload). */
+    sourceUrl: z.optional(z.nullable(z.string())),
     position: z.number(),
     text: z.string(),
     score: z.number(),
@@ -114,7 +120,7 @@ const fileTypes = Object.keys(FILE_TYPES) as [keyof typeof FILE_TYPES, ...(keyof
 const P = '/api/knowledge/bases';
 const common = { group: 'knowledge' } as const;
 
-export const knowledgeRoutes = defineRoutes([
+const baseRoutes = defineRoutes([
   {
     ...common,
     id: 'knowledge.bases.list',
@@ -400,3 +406,6 @@ export const knowledgeRoutes = defineRoutes([
     }),
   },
 ]);
+
+/** The base's routes, then its sources' (sources/routes.ts). */
+export const knowledgeRoutes = [...baseRoutes, ...sourceRoutes] as const;

@@ -3,17 +3,19 @@ import { expireOverdueActions } from '#areas/conversations/actions.ts';
 import { closeIdleConversations } from '#areas/conversations/lifecycle.ts';
 import { releaseExpiredReservations } from '#areas/llm-gateway/reservations.ts';
 import { failStuckDocuments } from '#areas/knowledge/stuck.ts';
+import { runDueSources } from '#areas/knowledge/sources/schedule.ts';
 import { logger } from '#shared/runtime/logger.ts';
 
 /**
  * The AI runtime's time-driven work (docs/architecture.md, "The scheduler"), every minute (reservations,
- * stuck documents, idle conversations, proactive messages due): each job
+ * stuck documents, knowledge sources due or stuck, idle conversations, proactive messages due): each job
  * finds its due records on a gsi2 partition by time (no Scan) and is independent of the others, so
  * one failing still lets the rest run; a job that fails is retried by the next minute.
  */
 export const SCHEDULED_JOBS: Record<string, (now: number) => Promise<number>> = {
   releaseExpiredReservations: (now) => releaseExpiredReservations(now),
   failStuckDocuments: (now) => failStuckDocuments(now),
+  runDueSources: (now) => runDueSources(now),
   closeIdleConversations: (now) => closeIdleConversations(now),
   queueDueProactiveMessages: (now) => queueDueProactiveMessages(now),
   expireOverdueActions: (now) => expireOverdueActions(now),

@@ -12,6 +12,14 @@ import { retrieve } from '#areas/knowledge/retrieve.ts';
 import { endpointFor, mintMcpEndpoint, serveMcp } from '#areas/knowledge/mcp-endpoint.ts';
 import { gatewayKeyCredential } from '#areas/llm-gateway/key-auth.ts';
 import { knowledgeRoutes } from '#areas/knowledge/routes.ts';
+import {
+  createSource,
+  deleteSource,
+  getSource,
+  listSources,
+  syncSource,
+  updateSource,
+} from '#areas/knowledge/sources/manage.ts';
 import { tenantAgents } from '#areas/agents/directory.ts';
 import { unbindDeletedBase } from '#areas/agents/unbind-base.ts';
 import { BASE_DELETED, CHUNKS_CHANGED } from '#areas/knowledge/events.ts';
@@ -66,6 +74,16 @@ export const handler = apiHandler(
       presignDocumentUpload(tenantId, params.kbId, body, principal),
     'knowledge.documents.completeUpload': ({ tenantId, params, principal }) =>
       completeDocumentUpload(tenantId, params.kbId, params.uploadId, principal),
+    'knowledge.sources.create': ({ tenantId, params, body, principal }) =>
+      createSource(tenantId, params.kbId, body, principal),
+    'knowledge.sources.list': ({ tenantId, params, query }) => listSources(tenantId, params.kbId, query),
+    'knowledge.sources.get': ({ tenantId, params }) => getSource(tenantId, params.kbId, params.sourceId),
+    'knowledge.sources.update': ({ tenantId, params, body, principal }) =>
+      updateSource(tenantId, params.kbId, params.sourceId, body, principal),
+    'knowledge.sources.delete': ({ tenantId, params, principal }) =>
+      deleteSource(tenantId, params.kbId, params.sourceId, principal),
+    'knowledge.sources.sync': ({ tenantId, params, principal }) =>
+      syncSource(tenantId, params.kbId, params.sourceId, principal),
   },
   {
     tenants: tenantDirectory,

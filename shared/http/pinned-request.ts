@@ -56,8 +56,9 @@ export interface PinnedAnswer {
   location: string | null;
   contentType: string | null;
   body: string;
-  /** Every header of the answer, for a caller that speaks a protocol over it (an MCP session id). */
-  headers?: IncomingHttpHeaders;
+  /** The answer's bytes as read (a binary page, a gzip sitemap) and its headers (a crawl's ETag, Last-Modified). */
+  bytes: Buffer;
+  headers: IncomingHttpHeaders;
 }
 
 export interface PinnedRequest {
@@ -95,13 +96,17 @@ export function requestPinned(target: PinnedTarget, r: PinnedRequest): Promise<P
       (res) => {
         let size = 0;
         const parts: Buffer[] = [];
-        const answer = () => ({
-          status: res.statusCode ?? 0,
-          location: (res.headers.location as string | undefined) ?? null,
-          contentType: (res.headers['content-type'] as string | undefined) ?? null,
-          body: Buffer.concat(parts).toString('utf8'),
-          headers: res.headers,
-        });
+        const answer = () => {
+          const bytes = Buffer.concat(parts);
+          return {
+            status: res.statusCode ?? 0,
+            location: (res.headers.location as string | undefined) ?? null,
+            contentType: (res.headers['content-type'] as string | undefined) ?? null,
+            body: bytes.toString('utf8'),
+            bytes,
+            headers: res.headers,
+          };
+        };
         res.on('data', (c: Buffer) => {
           if (size + c.length > r.maxBytes) {
             if (r.overLimit === 'fail') {

@@ -94,7 +94,13 @@ export const API_GROUPS = {
   prompts: { description: 'AI prompts', table: 'readwrite', sends: ['turns'] },
   tools: { description: 'AI tool registry', table: 'readwrite', tenantSecrets: true },
   analytics: { description: 'AI analytics and usage ingestion', table: 'readwrite', internalKey: true },
-  'content-admin': { description: 'Content administration', table: 'readwrite', media: 'readwrite' },
+  // A site's published content changed: the knowledge sources reading it sync on the indexing queue.
+  'content-admin': {
+    description: 'Content administration',
+    table: 'readwrite',
+    media: 'readwrite',
+    sends: ['indexing'],
+  },
   'content-public': { description: 'Public content', table: 'readwrite', media: 'read' },
   vault: { description: 'Secrets vault', table: 'readwrite', vault: true, internalKey: true, sends: ['jobs'] },
   // AI knowledge: routes (originals under the media bucket's knowledge/ prefix) and the indexing queue.
@@ -232,10 +238,12 @@ export type WorkerName = keyof typeof WORKERS;
 export const SCHEDULED = {
   'ai-scheduler': {
     description:
-      'Every minute: releases dead reservations, fails stuck documents, closes idle conversations, queues due proactive messages, expires held tool calls (their turns resume)',
+      'Every minute: releases dead reservations, fails stuck documents and source syncs, starts scheduled source syncs, closes idle conversations, queues due proactive messages, expires held tool calls (their turns resume)',
     table: 'readwrite',
     // An expired call resumes its agent turn here: the turn's grants (the model, retrieval, the channel's queue).
     ...AGENT_TURN,
+    // A knowledge source's scheduled sync starts here and runs on the indexing queue.
+    sends: [...AGENT_TURN.sends, 'indexing'],
     everyMinutes: 1,
     timeoutSeconds: 55,
   },

@@ -84,6 +84,7 @@ export async function retrieveAs(token: string, kbId: string, body: Record<strin
     chunkId: string;
     documentId: string;
     documentTitle: string;
+    sourceUrl?: string | null;
     position: number;
     text: string;
     score: number;

@@ -237,8 +237,18 @@ process.stdout.write(JSON.stringify({ from: import.meta.resolve('eventsource-par
  * own loading. No import may load one; the code that needs one loads it on first use, and only the
  * knowledge worker carries the parsers.
  */
-const KNOWLEDGE_PACKAGES = ['unpdf', 'mammoth', 'html-to-text', 'gpt-tokenizer', 'eventsource-parser'] as const;
-const PARSERS = ['unpdf', 'mammoth', 'html-to-text'];
+const KNOWLEDGE_PACKAGES = [
+  'unpdf',
+  'mammoth',
+  'html-to-text',
+  'robots-parser',
+  'linkedom',
+  '@mozilla/readability',
+  'gpt-tokenizer',
+  'eventsource-parser',
+] as const;
+/** The worker's readers: of files, and of a source's pages (robots.txt, the DOM, the article). */
+const PARSERS = ['unpdf', 'mammoth', 'html-to-text', 'robots-parser', 'linkedom', '@mozilla/readability'];
 /** Each stand-in records its load, then offers the few names the project's code calls. */
 const STAND_INS: Record<(typeof KNOWLEDGE_PACKAGES)[number], string> = {
   unpdf:
@@ -246,6 +256,9 @@ const STAND_INS: Record<(typeof KNOWLEDGE_PACKAGES)[number], string> = {
   mammoth: 'export default { extractRawText: async () => ({ value: "docx" }) };',
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the stand-in's source text, whose template literal runs in the stand-in
   'html-to-text': 'export const convert = (html) => `converted ${html.length}`;',
+  'robots-parser': 'export default () => ({ isAllowed: () => true, getCrawlDelay: () => undefined });',
+  linkedom: 'export const parseHTML = () => ({ document: {} });',
+  '@mozilla/readability': 'export class Readability { parse() { return null; } }',
   'gpt-tokenizer':
     'export const countTokens = (t) => t.split(" ").length; export const encode = (t) => [...t].map((c) => c.charCodeAt(0)); export const decode = (a) => String.fromCharCode(...a);',
   'eventsource-parser': 'export const createParser = () => ({ feed() {}, reset() {} });',

@@ -26,7 +26,13 @@ const turnResult = once(() =>
   z.object({
     message: z.string(),
     citations: z.array(
-      z.object({ chunkId: z.string(), documentId: z.string(), documentTitle: z.string(), score: z.number() }),
+      z.object({
+        chunkId: z.string(),
+        documentId: z.string(),
+        documentTitle: z.string(),
+        sourceUrl: z.optional(z.string()),
+        score: z.number(),
+      }),
     ),
     toolCalls: z.array(
       z.object({ name: z.string(), status: z.enum(['ok', 'error']), durationMs: z.number(), result: z.string() }),

@@ -1,3 +1,4 @@
+import { contentChanged } from './content-changed.ts';
 import { asRead } from '#shared/data/as-read.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { deleteAll } from '#shared/data/batch.ts';
@@ -93,6 +94,7 @@ export async function createPost(siteId: string, input: PostInput, actor: Princi
     },
     { now },
   );
+  await contentChanged(site);
   return postView(record, []);
 }
 
@@ -134,6 +136,7 @@ export async function updatePost(siteId: string, postId: string, input: PostInpu
     },
     { now },
   );
+  await contentChanged(site);
   return postView(next, translations.sort(byLocale));
 }
 
@@ -156,6 +159,7 @@ export async function deletePost(siteId: string, postId: string, actor: Principa
       changes: { slug: post.slug, translations: translations.length },
     },
   );
+  await contentChanged(site);
 }
 
 export interface PostTranslationInput {
@@ -211,6 +215,7 @@ export async function translatePost(postId: string, locale: string, input: PostT
     },
     { now },
   );
+  await contentChanged(site);
   return postView(
     { ...post, locales: isNew ? [...post.locales, tag] : post.locales, updatedAt: isNew ? now : post.updatedAt },
     [...translations.filter((t) => t.locale !== tag), translation].sort(byLocale),

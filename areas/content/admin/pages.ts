@@ -1,3 +1,4 @@
+import { contentChanged } from './content-changed.ts';
 import { asRead } from '#shared/data/as-read.ts';
 import type { Principal } from '#shared/auth/access-token.ts';
 import { epochSeconds, randomToken, sha256 } from '#shared/auth/opaque.ts';
@@ -156,6 +157,7 @@ export async function updatePage(siteId: string, id: string, input: PageInput, a
     },
     { now },
   );
+  await contentChanged(site);
   return pageView(next, translations);
 }
 
@@ -172,6 +174,7 @@ export async function togglePublish(siteId: string, id: string, actor: Principal
     action: next.isPublished ? 'publish' : 'unpublish',
     changes: { isPublished: next.isPublished },
   });
+  await contentChanged(site);
   return pageView(next, translations);
 }
 
@@ -195,6 +198,7 @@ export async function deletePage(siteId: string, id: string, actor: Principal) {
       changes: { slug: page.slug, translations: page.translations.length },
     },
   );
+  await contentChanged(site);
 }
 
 export interface PageTranslationInput {
@@ -240,6 +244,7 @@ export async function translatePage(
     },
     { now },
   );
+  await contentChanged(site);
   return {
     ...page,
     translations: [...page.translations.filter((t) => t.locale !== tag), translation].sort((a, b) =>

@@ -567,6 +567,17 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
         text: 'Fuzzing sentence about knowledge bases and their documents.',
       }),
   },
+  // A source that reads the tenant's own content site: its sync makes no HTTP request, so a fuzzed
+  // sync stays on this machine.
+  sourceId: {
+    via: 'knowledge.sources.create',
+    create: async (w, tenant) =>
+      apiCreate(tenant, 'POST', `/api/knowledge/bases/${await knowledgeBaseOf(tenant)}/sources`, {
+        type: 'site',
+        name: `Source ${unique()}`,
+        settings: { siteId: await siteOf(w, tenant) },
+      }),
+  },
   uploadId: {
     via: 'knowledge.documents.presignUpload',
     create: async (_w, tenant) =>

@@ -67,9 +67,20 @@ export async function mintMcpEndpoint(tenantId: string, kbId: string, actor: Pri
   };
 }
 
-/** The endpoint a request names, when its key is the endpoint's own and still live; 401 or 404 otherwise. */
-export async function endpointFor(endpointId: string, key: GatewayKeyRef | null): Promise<McpEndpointRecord> {
-  if (!key) throw unauthorized('An MCP endpoint takes the gateway key it was minted with');
+/**
+ * The endpoint a request names, when its key is the endpoint's own and still live; 401 or 404
+ * otherwise. A caller signed in some other way is told its credential is the wrong kind only for an
+ * endpoint of its own tenant: another tenant's does not exist for it (404).
+ */
+export async function endpointFor(
+  endpointId: string,
+  key: GatewayKeyRef | null,
+  callerTenantId: string,
+): Promise<McpEndpointRecord> {
+  if (!key) {
+    if (!(await get(endpointKey(callerTenantId, endpointId), { attributes: ['pk'] }))) throw notFound('MCP endpoint');
+    throw unauthorized('An MCP endpoint takes the gateway key it was minted with');
+  }
   const endpoint = await get<McpEndpointRecord>(endpointKey(key.tenantId, endpointId), { consistent: true });
   if (!endpoint || endpoint.keyId !== key.keyId) throw notFound('MCP endpoint');
   const live = await gatewayKeyInForce(key.tenantId, key.keyId);

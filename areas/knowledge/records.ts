@@ -239,3 +239,11 @@ export function chunkIdOf(documentId: string, position: number): string {
   const h = createHash('sha256').update(`${documentId}#${position}`).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((Number.parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
+
+/** The knowledge sources due to sync (gsi2, by the time each is due): their key shapes, kept with the area's others. */
+const SOURCES_DUE = `${PLATFORM}#KB_SOURCES`;
+export const sourcesDueIndex = { pk: SOURCES_DUE };
+export const sourcesDueEntry = (at: string, s: { tenantId: string; kbId: string; id: string }) => ({
+  gsi2pk: SOURCES_DUE,
+  gsi2sk: `${at}#${s.tenantId}#${s.kbId}#${s.id}`,
+});

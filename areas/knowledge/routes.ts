@@ -15,7 +15,7 @@ import { optionalText, pageOf, paging, searchTerm, text, uuid } from '#shared/ro
 import { knowledgeBaseFull, planLimitReached } from '#areas/knowledge/errors.ts';
 import { MODEL_CALL_REFUSALS } from '#areas/llm-gateway/for-knowledge.ts';
 import { payloadTooLarge, unsupportedMediaType } from '#shared/http/errors.ts';
-import { sourceRoutes } from './sources/routes.ts';
+import { sourceRoutes } from './sources/source-routes.ts';
 
 /** AI knowledge (spec 03-ai-runtime.md): bases, documents indexed by a worker, chunks, retrieval. */
 const read = { kind: 'bearer', permission: 'knowledge:read' } as const;
@@ -407,5 +407,5 @@ const baseRoutes = defineRoutes([
   },
 ]);
 
-/** The base's routes, then its sources' (sources/routes.ts). */
+/** The base's routes, then its sources' (sources/source-routes.ts). */
 export const knowledgeRoutes = [...baseRoutes, ...sourceRoutes] as const;

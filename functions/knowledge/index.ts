@@ -63,8 +63,8 @@ export const handler = apiHandler(
         requestId,
       }),
     'knowledge.mcp.mint': ({ tenantId, params, principal }) => mintMcpEndpoint(tenantId, params.kbId, principal),
-    'knowledge.mcp.serve': async ({ params, gatewayKey, headers, rawBody, rawPath, requestId }) =>
-      serveMcp(await endpointFor(params.endpointId, gatewayKey), {
+    'knowledge.mcp.serve': async ({ tenantId, params, gatewayKey, headers, rawBody, rawPath, requestId }) =>
+      serveMcp(await endpointFor(params.endpointId, gatewayKey, tenantId), {
         url: `https://mcp.invalid${rawPath}`,
         headers,
         body: rawBody,

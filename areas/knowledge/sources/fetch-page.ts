@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { outboundUrl, pinTarget, requestPinned, TargetRefused } from '#shared/http/pinned-request.ts';
-import { MAX_REDIRECTS, PAGE_TIMEOUT_MS, USER_AGENT } from './vocabulary.ts';
+import { MAX_REDIRECTS, PAGE_TIMEOUT_MS, USER_AGENT } from './source-vocabulary.ts';
 
 /**
  * One GET of a source's page, sitemap or robots.txt, the way the HTTP Request tool calls out: the

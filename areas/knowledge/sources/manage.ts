@@ -22,9 +22,9 @@ import {
   toSource,
   type SourceRecord,
   type SourceSettings,
-} from './records.ts';
+} from './source-records.ts';
 import { failIfStuckSource, nextSyncOf, startSync } from './sync-state.ts';
-import { sourceLimits, type SourceType, type SyncEvery } from './vocabulary.ts';
+import { sourceLimits, type SourceType, type SyncEvery } from './source-vocabulary.ts';
 
 const change = (
   s: { tenantId: string; id: string },
@@ -186,7 +186,7 @@ export async function updateSource(
       orConflict(
         updateItem(
           sourceKey(tenantId, kbId, sourceId),
-          { ...set, updatedAt: now, ...('gsi2pk' in due ? { gsi2pk: due.gsi2pk, gsi2sk: due.gsi2sk } : {}) },
+          { ...set, updatedAt: now, ...due },
           {
             remove: 'gsi2pk' in due ? [] : ['gsi2pk', 'gsi2sk'],
             condition: 'attribute_exists(pk) AND syncStatus <> :running',

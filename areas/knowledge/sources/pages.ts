@@ -9,7 +9,7 @@ import { deleteDocument, queuedDocument, recordDocument } from '../documents.ts'
 import { INDEX_PAGE } from '../messages.ts';
 import { putObject } from '../objects.ts';
 import { documentKey, type DocumentRecord } from '../records.ts';
-import { pageItem, pageKey, pageList, type PageRecord, type SourceRecord } from './records.ts';
+import { pageItem, pageKey, pageList, type PageRecord, type SourceRecord } from './source-records.ts';
 
 /**
  * A source's pages in the base. A page that changed becomes a new document beside the version

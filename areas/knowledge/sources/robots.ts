@@ -1,5 +1,5 @@
 import { fetchPage, type FetchRules } from './fetch-page.ts';
-import { hostPaceMs, MAX_CRAWL_DELAY_MS, ROBOTS_AGENT, ROBOTS_MAX_BYTES } from './vocabulary.ts';
+import { hostPaceMs, MAX_CRAWL_DELAY_MS, ROBOTS_AGENT, ROBOTS_MAX_BYTES } from './source-vocabulary.ts';
 
 /**
  * robots.txt per host, read once a sync (robots-parser, loaded on first use), and the pace each host

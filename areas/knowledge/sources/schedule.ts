@@ -4,7 +4,7 @@ import { ApiError } from '#shared/http/errors.ts';
 import { enqueue } from '#shared/queue/messages.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { SYNC_SOURCE } from '../messages.ts';
-import { dueIndex, type SourceRecord } from './records.ts';
+import { dueIndex, type SourceRecord } from './source-records.ts';
 import { failIfStuckSource, startSync } from './sync-state.ts';
 
 /** Sources the scheduler takes in one minute; the rest are due still and taken the next. */

@@ -2,12 +2,12 @@ import { get } from '#shared/data/read.ts';
 import { publishedSiteContent } from '#areas/content/for-knowledge.ts';
 import { hashOf } from './extract.ts';
 import { markSeen, newPage, pagesOf, readPage, recordVersion, removePage, settlePending } from './pages.ts';
-import { emptyProgress, siteSourceList, sourceKey, type SourceRecord } from './records.ts';
+import { emptyProgress, siteSourceList, sourceKey, type SourceRecord } from './source-records.ts';
 import { endSync, requestSync, resyncIfAsked } from './sync-state.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { config } from '#shared/platform/config.ts';
 import { tenantLimits } from '#areas/identity/for-knowledge.ts';
-import { sourceLimits } from './vocabulary.ts';
+import { sourceLimits } from './source-vocabulary.ts';
 
 /**
  * A `site` source's sync: the tenant's own content site read through the content area's port (no

@@ -1,5 +1,5 @@
 import { isGzip, gunzipBounded } from './fetch-page.ts';
-import { SITEMAP_MAX_BYTES } from './vocabulary.ts';
+import { SITEMAP_MAX_BYTES } from './source-vocabulary.ts';
 
 /**
  * A sitemap (urlset) or sitemap index (sitemapindex), gzip or not, read with a bounded scan of its

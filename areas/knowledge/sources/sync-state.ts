@@ -5,8 +5,8 @@ import { enqueue } from '#shared/queue/messages.ts';
 import { SYNC_SOURCE } from '../messages.ts';
 import { ApiError, conflict } from '#shared/http/errors.ts';
 import { STAGE_DEADLINE_MS } from '../vocabulary.ts';
-import { dueOf, emptyProgress, sourceKey, type SourceRecord, type SyncProgress } from './records.ts';
-import { SYNC_INTERVAL_MS, type SyncStatus } from './vocabulary.ts';
+import { dueOf, emptyProgress, sourceKey, type SourceRecord, type SyncProgress } from './source-records.ts';
+import { SYNC_INTERVAL_MS, type SyncStatus } from './source-vocabulary.ts';
 
 /**
  * A source's sync as a state on the source item, each move conditional on the one it expects: one

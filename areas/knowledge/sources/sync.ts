@@ -15,7 +15,7 @@ import {
   type PageRecord,
   type SourceRecord,
   type SyncProgress,
-} from './records.ts';
+} from './source-records.ts';
 import { Crawler } from './robots.ts';
 import { lastmodTime, parseSitemap } from './sitemap.ts';
 import { endSync, resyncIfAsked, writeProgress } from './sync-state.ts';
@@ -28,7 +28,7 @@ import {
   SITEMAP_MAX_BYTES,
   syncStepMs,
   sourceLimits,
-} from './vocabulary.ts';
+} from './source-vocabulary.ts';
 
 /**
  * A source's sync as steps on the indexing queue: each reads pages until its time is up, keeps what

@@ -7,7 +7,7 @@ import { indexDocument } from '../indexing.ts';
 import { purgeBase } from '../purge.ts';
 import { kbKey } from '../records.ts';
 import { pagesOf, removePage, settleVersion } from './pages.ts';
-import { pageList, siteSourceKey, sourceKey, sourceList, type SourceRecord } from './records.ts';
+import { pageList, siteSourceKey, sourceKey, sourceList, type SourceRecord } from './source-records.ts';
 import { askToStop } from './sync-state.ts';
 
 /** The indexing queue's work for sources (functions/knowledge-worker wires these). */

@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { pageList, sourceKey, sourceList } from '#areas/knowledge/sources/records.ts';
+import { pageList, sourceKey, sourceList } from '#areas/knowledge/sources/source-records.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { runDueSources } from '#areas/knowledge/sources/schedule.ts';
 import { ddb } from '#shared/platform/aws.ts';

@@ -14,6 +14,7 @@ import {
   PASSWORD,
   recordKind,
   seedUser,
+  siteOf,
   widgetKeyOf,
   type World,
 } from './world.ts';
@@ -103,8 +104,15 @@ export async function semanticRequest(route: RouteDef, world: World): Promise<Se
     // Nor does it book in a calendar (only Manage Schedule takes one).
     if (route.group === 'tools' && 'calendarId' in body) body.calendarId = null;
     const params = body.configParams as Record<string, unknown> | undefined;
-    if (route.group === 'tools' && params && typeof params === 'object' && 'calendarId' in params)
-      params.calendarId = null;
+    if (route.group === 'tools' && params && typeof params === 'object') {
+      if ('calendarId' in params) params.calendarId = null;
+      // Nor is it an MCP Server tool: it takes no server tools.
+      if ('allowedTools' in params) params.allowedTools = [];
+      if ('toolApproval' in params) params.toolApproval = {};
+    }
+    // A knowledge source that reads the tenant's own site: its sync stays on this machine.
+    if (route.id === 'knowledge.sources.create')
+      Object.assign(body, { type: 'site', settings: { siteId: await siteOf(world, world.a) } });
     // An integrator's receiver: a public name (it does not resolve here, which a save allows).
     if (route.id === 'webhookSubscriptions.create') body.url = `https://hooks-${tag}.example.com/in`;
     // A WhatsApp template's name is Meta's: lowercase letters, digits, `_`.

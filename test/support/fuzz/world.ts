@@ -216,7 +216,7 @@ async function asAdmin(w: World, method: string, path: string, body: unknown) {
   if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
   return res.json.result.id as string;
 }
-const siteOf = (w: World, t: Tenant) =>
+export const siteOf = (w: World, t: Tenant) =>
   once(`site:${t.id}`, () =>
     asAdmin(w, 'POST', `${CONTENT}/sites`, {
       tenantId: t.id,
@@ -428,6 +428,15 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
     create: async (_w, tenant) =>
       apiCreate(tenant, 'POST', '/api/tools', { displayName: `Tool ${unique()}`, baseToolId: BUILT_IN_TOOLS[0]!.id }),
   },
+  // An MCP Server tool with no server yet: its tool list reads as empty.
+  mcpToolId: {
+    via: 'tools.create',
+    create: async (_w, tenant) =>
+      apiCreate(tenant, 'POST', '/api/tools', {
+        displayName: `MCP ${unique()}`,
+        baseToolId: BUILT_IN_TOOLS.find((b) => b.code === 'mcp')!.id,
+      }),
+  },
   assessmentId: { via: 'bcm.assessments.create', create: async (_w, tenant) => assessmentOf(tenant) },
   tenantId: { via: 'the tenant itself (tenants.create)', create: async (_w, tenant) => tenant.id },
   planId: { via: 'the seeded plans (Professional, monthly)', create: async () => PRO_MONTHLY },
@@ -578,6 +587,18 @@ const RECORD_CREATORS: Record<string, RecordCreator> = {
         settings: { siteId: await siteOf(w, tenant) },
       }),
   },
+  // A base's MCP endpoint, minted with its own gateway key.
+  endpointId: {
+    via: 'knowledge.mcp.mint',
+    create: async (_w, tenant) =>
+      apiCreate(
+        tenant,
+        'POST',
+        `/api/knowledge/bases/${await knowledgeBaseOf(tenant)}/mcp`,
+        undefined,
+        (r) => r.json.result.endpointId,
+      ),
+  },
   uploadId: {
     via: 'knowledge.documents.presignUpload',
     create: async (_w, tenant) =>
@@ -627,6 +648,8 @@ const ROUTE_RECORD_KINDS: Record<string, Record<string, string>> = {
   'connector.discord.commands': { channelId: 'discordChannelId' },
   // A version has an evaluation once it went to review.
   'prompts.evaluation': { versionId: 'reviewedVersionId' },
+  // A tool's MCP list is an MCP Server tool's.
+  'tools.mcp.tools': { toolId: 'mcpToolId' },
   // A delivery is read under the subscription whose log holds it.
   'webhookSubscriptions.delivery': {
     webhookSubscriptionId: 'loggedWebhookSubscriptionId',

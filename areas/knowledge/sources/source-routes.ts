@@ -3,7 +3,14 @@ import { conflict } from '#shared/http/errors.ts';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { pageOf, paging, text, uuid } from '#shared/routes/schemas.ts';
 import { sourceLimitReached } from '../errors.ts';
-import { MAX_DEPTH, MAX_START_URLS, SOURCE_LIMITS, SOURCE_TYPES, SYNC_EVERY, SYNC_STATUSES } from './vocabulary.ts';
+import {
+  MAX_DEPTH,
+  MAX_START_URLS,
+  SOURCE_LIMITS,
+  SOURCE_TYPES,
+  SYNC_EVERY,
+  SYNC_STATUSES,
+} from './source-vocabulary.ts';
 
 /** A base's sources: the web, a sitemap or one of the tenant's content sites, synced into its documents. */
 const read = { kind: 'bearer', permission: 'knowledge:read' } as const;

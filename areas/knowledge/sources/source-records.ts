@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { keys, PLATFORM, type Key } from '#shared/data/keys.ts';
-import type { SourceType, SyncEvery, SyncStatus } from './vocabulary.ts';
+import { keys, type Key } from '#shared/data/keys.ts';
+import type { SourceType, SyncEvery, SyncStatus } from './source-vocabulary.ts';
+import { sourcesDueEntry as dueEntry, sourcesDueIndex as dueIndex } from '../records.ts';
 
 /**
  * A base's sources and the pages they brought in:
@@ -25,12 +26,7 @@ export const siteSourceList = (tenantId: string, siteId: string) =>
 export const siteSourceKey = (tenantId: string, siteId: string, kbId: string, sourceId: string): Key =>
   keys.childItem(tenantId, 'KB', siteId, 'SITE_SOURCE', `${kbId}#${sourceId}`);
 
-const DUE = `${PLATFORM}#KB_SOURCES`;
-export const dueIndex = { pk: DUE };
-export const dueEntry = (at: string, s: { tenantId: string; kbId: string; id: string }) => ({
-  gsi2pk: DUE,
-  gsi2sk: `${at}#${s.tenantId}#${s.kbId}#${s.id}`,
-});
+export { dueEntry, dueIndex };
 
 /** What a source is told to read; each type uses its own fields. */
 export interface SourceSettings {

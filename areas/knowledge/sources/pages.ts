@@ -146,31 +146,7 @@ export async function settleVersion(ref: {
 /** The pending version becomes the page's document; the one it replaces is deleted. */
 export async function promote(page: PageRecord) {
   const old = page.documentId;
-  await commitChange(
-    [
-      updateItem(
-        pageKey(page.tenantId, page.kbId, page.sourceId, page.url),
-        {
-          documentId: page.pendingDocumentId,
-          contentHash: page.pendingHash,
-          etag: page.pendingEtag,
-          lastModified: page.pendingLastModified,
-          lastmod: page.pendingLastmod,
-          pendingDocumentId: null,
-          pendingHash: null,
-          pendingEtag: null,
-          pendingLastModified: null,
-          pendingLastmod: null,
-          updatedAt: new Date().toISOString(),
-        },
-        { condition: 'pendingDocumentId = :doc', values: { ':doc': page.pendingDocumentId } },
-      ),
-    ],
-    null,
-  );
-  if (old && old !== page.pendingDocumentId) await removeDocument(page, old);
-  return {
-    ...page,
+  const promoted = {
     documentId: page.pendingDocumentId,
     contentHash: page.pendingHash,
     etag: page.pendingEtag,
@@ -181,7 +157,19 @@ export async function promote(page: PageRecord) {
     pendingEtag: null,
     pendingLastModified: null,
     pendingLastmod: null,
-  } satisfies PageRecord;
+  };
+  await commitChange(
+    [
+      updateItem(
+        pageKey(page.tenantId, page.kbId, page.sourceId, page.url),
+        { ...promoted, updatedAt: new Date().toISOString() },
+        { condition: 'pendingDocumentId = :doc', values: { ':doc': page.pendingDocumentId } },
+      ),
+    ],
+    null,
+  );
+  if (old && old !== page.pendingDocumentId) await removeDocument(page, old);
+  return { ...page, ...promoted } satisfies PageRecord;
 }
 
 /** Every page of a source (one Query on the sort key's prefix, paged by the helper). */

@@ -3,18 +3,15 @@ import { vectorStore } from '#areas/knowledge/vectors/port.ts';
 import { fileVectorStore } from '#local/knowledge-vectors.ts';
 import { localQueue, type WorkerHandler } from '#local/local-queue.ts';
 import { startS3 } from '#local/s3.ts';
-import { keys } from '#shared/data/keys.ts';
-import { ddb } from '#shared/platform/aws.ts';
-import { config } from '#shared/platform/config.ts';
 import { queueSender } from '#shared/platform/ports.ts';
 import { s3 as s3Client } from '#shared/platform/s3.ts';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { invoke, print, tokenFor, type Harness } from './harness.ts';
+import { invoke, print, type Harness } from './harness.ts';
 import { documentsOf, loadClaims, loadCorpus, ndcgAt, recallAt, sampleOf, type Claim } from './scifact.ts';
-import { median, round } from './stats.ts';
+import { seedTenant } from './knowledge.ts';
+import { median, pool, round } from './stats.ts';
 
 /**
  * Retrieval quality on SciFact (bench/data/scifact): a sample of the abstracts uploaded as JSON
@@ -69,30 +66,6 @@ function bounded(handler: WorkerHandler, width: number): WorkerHandler {
 }
 const QUERIES_AT_ONCE = 4;
 
-async function seedTenant() {
-  const tenantId = crypto.randomUUID();
-  await ddb().send(
-    new PutCommand({
-      TableName: config.tableName,
-      // The corpus is about 1.5 million embedding tokens: past any plan's month allowance.
-      Item: { ...keys.platformItem('TENANT', tenantId), id: tenantId, maxKnowledgeBases: 10, maxTokensPerMonth: 1e9 },
-    }),
-  );
-  return { tenantId, token: () => tokenFor(tenantId, 'TenantOwner') };
-}
-
-async function inParallel<T>(list: T[], width: number, run: (t: T, i: number) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, list.length) }, async () => {
-      while (next < list.length) {
-        const i = next++;
-        await run(list[i]!, i);
-      }
-    }),
-  );
-}
-
 export async function measureRetrieval(
   h: Harness,
   opts: { docs: number; queries: number; modes?: readonly string[]; onProgress?: (line: string) => void },
@@ -124,7 +97,7 @@ export async function measureRetrieval(
     const requestsBefore = h.recorder.requests.length;
     const started = performance.now();
     let bearer = await token();
-    await inParallel(sample.abstracts, UPLOADS_AT_ONCE, async (a, i) => {
+    const upload = async (a: (typeof sample.abstracts)[number], i: number) => {
       // A fresh token now and then: the whole corpus outlasts one on a busy machine.
       if (i % 800 === 0) bearer = await token();
       const res = await invoke({
@@ -136,14 +109,20 @@ export async function measureRetrieval(
       if (res.status !== 202) throw new Error(`upload ${a.id}: ${res.status} ${JSON.stringify(res.json)}`);
       corpusIdOf.set(res.json.result.id, a.id);
       if (i % 500 === 0) progress(`uploaded ${i + 1} of ${sample.abstracts.length}`);
-    });
+    };
+    await pool(
+      sample.abstracts.map((a, i) => () => upload(a, i)),
+      UPLOADS_AT_ONCE,
+    );
     progress('all uploaded');
     await queue.drain();
     const ingestSeconds = (performance.now() - started) / 1000;
     const ingestRequests = h.recorder.requests.length - requestsBefore;
     const byCommand: Record<string, number> = {};
-    for (const r of h.recorder.requests.slice(requestsBefore))
-      byCommand[r.command.replace(/Command$/, '')] = (byCommand[r.command.replace(/Command$/, '')] ?? 0) + 1;
+    for (const r of h.recorder.requests.slice(requestsBefore)) {
+      const command = r.command.replace(/Command$/, '');
+      byCommand[command] = (byCommand[command] ?? 0) + 1;
+    }
     for (const k of Object.keys(byCommand)) byCommand[k] = round(byCommand[k]! / sample.abstracts.length, 2);
     if (queue.deadLetters().length) throw new Error(`dead letters: ${JSON.stringify(queue.deadLetters()[0])}`);
     const base = await invoke({ method: 'GET', path: `/api/knowledge/bases/${kbId}`, token: await token() });
@@ -156,7 +135,7 @@ export async function measureRetrieval(
       const per = { ndcg: 0, recall: 0 };
       const before = h.recorder.requests.length;
       bearer = await token();
-      await inParallel(sample.claims, QUERIES_AT_ONCE, async (claim: Claim) => {
+      const ask = async (claim: Claim) => {
         const t0 = performance.now();
         const res = await invoke({
           method: 'POST',
@@ -172,7 +151,11 @@ export async function measureRetrieval(
         const relevant = new Set(claim.relevant);
         per.ndcg += ndcgAt(10, ranked, relevant);
         per.recall += recallAt(20, ranked, relevant);
-      });
+      };
+      await pool(
+        sample.claims.map((claim) => () => ask(claim)),
+        QUERIES_AT_ONCE,
+      );
       const n = sample.claims.length;
       modes.push({
         mode,

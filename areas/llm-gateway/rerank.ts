@@ -4,7 +4,7 @@ import { upstreamError } from './errors.ts';
 import { GATEWAY_LIMITS as L } from './limits.ts';
 import { providerFor } from './providers/index.ts';
 import { isRetryable } from './providers/port.ts';
-import { rerankTokens } from './providers/rerank-tokens.ts';
+import { countTokens } from './tokens.ts';
 import type { Caller } from './records.ts';
 
 /**
@@ -32,6 +32,13 @@ export interface RerankResult {
   usage: { promptTokens: number; totalTokens: number };
 }
 
+/** What a cross-encoder reads for one rerank call: the query beside every document. */
+export async function rerankTokens(query: string, documents: string[]): Promise<number> {
+  let tokens = (await countTokens(query)) * documents.length;
+  for (const doc of documents) tokens += await countTokens(doc);
+  return tokens;
+}
+
 function checked(call: RerankCall) {
   const problems = [
     call.documents.length > L.rerankDocuments && `At most ${L.rerankDocuments} documents`,
@@ -54,7 +61,7 @@ export async function rerank(call: RerankCall): Promise<RerankResult> {
   for (const model of a.chain) {
     try {
       const out = await (await providerFor(model)).rerank(model, call.query, call.documents, topN);
-      // A provider that reports no usage is metered on what it was sent.
+      // A provider that reports no count (Bedrock, the local stand-in) is metered on what it was sent.
       const promptTokens = out.promptTokens || tokens;
       await finish(a, { model, promptTokens, completionTokens: 0 }, call.later);
       const ranked = out.ranked.filter(

@@ -10,7 +10,6 @@ import type {
 } from '@aws-sdk/client-bedrock-runtime';
 import type { CatalogModel } from '../records.ts';
 import { converseShape } from './bedrock-output.ts';
-import { rerankTokens } from './rerank-tokens.ts';
 import {
   FormatUnsupported,
   ProviderError,
@@ -315,8 +314,8 @@ async function rerank(model: CatalogModel, query: string, documents: string[], t
       throw toProviderError(err);
     });
   const body = JSON.parse(decoder.decode(out.body)) as { results?: { index: number; relevance_score: number }[] };
-  const ranked = (body.results ?? []).map((r) => ({ index: r.index, score: r.relevance_score }));
-  return { ranked, promptTokens: await rerankTokens(query, documents) };
+  // Bedrock reports no token count for a rerank: the gateway meters its own.
+  return { ranked: (body.results ?? []).map((r) => ({ index: r.index, score: r.relevance_score })) };
 }
 
 export function bedrockProvider(): ModelProvider {

@@ -121,5 +121,5 @@ export const localModel: ModelProvider = {
   chat: answer,
   stream,
   embed,
-  rerank: (_model, query, documents, topN) => localRerank(query, documents, topN),
+  rerank: async (_model, query, documents, topN) => localRerank(query, documents, topN),
 };

@@ -1,5 +1,4 @@
 import type { RerankAnswer } from './port.ts';
-import { rerankTokens } from './rerank-tokens.ts';
 
 /**
  * The local reranker (`local-rerank`): a deterministic stand-in for a cross-encoder, so the rerank
@@ -27,10 +26,10 @@ export function overlapScore(query: string, document: string): number {
   return Math.round((0.6 * coverage + 0.3 * inOrder + 0.1 * early) * 1e6) / 1e6;
 }
 
-export async function localRerank(query: string, documents: string[], topN: number): Promise<RerankAnswer> {
+export function localRerank(query: string, documents: string[], topN: number): RerankAnswer {
   const ranked = documents
     .map((doc, index) => ({ index, score: overlapScore(query, doc) }))
     .sort((a, b) => b.score - a.score || a.index - b.index)
     .slice(0, topN);
-  return { ranked, promptTokens: await rerankTokens(query, documents) };
+  return { ranked };
 }

@@ -223,7 +223,7 @@ async function rerank(readSecret: SecretReader, model: CatalogModel, query: stri
   };
   return {
     ranked: (body.results ?? []).map((r) => ({ index: r.index, score: r.relevance_score })),
-    promptTokens: body.usage?.prompt_tokens ?? body.usage?.total_tokens ?? 0,
+    promptTokens: body.usage?.prompt_tokens ?? body.usage?.total_tokens,
   };
 }
 

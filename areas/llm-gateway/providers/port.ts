@@ -70,8 +70,8 @@ interface EmbedAnswer {
 /** The documents a reranker kept, best first: each by its index in the request, with its score. */
 export interface RerankAnswer {
   ranked: { index: number; score: number }[];
-  /** What the reranker read (the query beside each document), metered as a call's input. */
-  promptTokens: number;
+  /** The tokens the provider says it read; absent, the gateway meters its own count (rerank.ts). */
+  promptTokens?: number;
 }
 
 export interface ModelProvider {

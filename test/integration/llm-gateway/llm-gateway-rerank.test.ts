@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rerankTokens } from '#areas/llm-gateway/providers/rerank-tokens.ts';
-import { rerank } from '#areas/llm-gateway/rerank.ts';
+import { rerank, rerankTokens } from '#areas/llm-gateway/rerank.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { ip, setAllowance } from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';

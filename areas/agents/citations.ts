@@ -1,4 +1,6 @@
+import * as z from 'zod/mini';
 import type { Match } from '#areas/knowledge/for-agents.ts';
+import { once } from '#shared/routes/types.ts';
 
 export interface Citation {
   chunkId: string;
@@ -8,6 +10,17 @@ export interface Citation {
   sourceUrl?: string;
   score: number;
 }
+
+/** A citation as the agents' and the conversations' routes answer it. */
+export const citationSchema = once(() =>
+  z.object({
+    chunkId: z.string(),
+    documentId: z.string(),
+    documentTitle: z.string(),
+    sourceUrl: z.optional(z.string()),
+    score: z.number(),
+  }),
+);
 
 /** Two chunks of one document this far apart are two passages; closer, they are one passage cut in two. */
 const SAME_PASSAGE = 1;

@@ -1,6 +1,7 @@
 /** What the conversations area uses of the agents area: the one module of agents it imports. */
 export { agentNotPublished, agentPromptMissing, agentUnavailable, TURN_REFUSALS } from './errors.ts';
 export { publishedAgent } from './published.ts';
+export { citationSchema } from './citations.ts';
 export { runTurnStream } from './runtime.ts';
 export type { TurnEvent, TurnResult } from './runtime.ts';
 export type { AgentSnapshot } from './snapshot.ts';

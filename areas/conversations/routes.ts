@@ -23,6 +23,7 @@ import { featureNotInPlan } from '#areas/identity/for-conversations.ts';
 import { unauthorized } from '#shared/http/errors.ts';
 import {
   ACTION_STATUSES,
+  citationSchema,
   actionAlreadyDecided,
   actionExpired,
   toolNoLongerOnAgent,
@@ -44,21 +45,12 @@ const tenantQuery = once(() => ({ tenantId: z.optional(uuid()) }));
 /** A conversation named by its id (a SystemAdmin may add the tenant). */
 const byId = once(() => ({ params: z.object({ conversationId: uuid() }), query: z.object(tenantQuery()) }));
 
-const citation = once(() =>
-  z.object({
-    chunkId: z.string(),
-    documentId: z.string(),
-    documentTitle: z.string(),
-    sourceUrl: z.optional(z.string()),
-    score: z.number(),
-  }),
-);
 const visitorMessage = once(() =>
   z.object({
     id: z.string(),
     role: z.enum(MESSAGE_ROLES),
     text: z.string(),
-    citations: z.array(citation()),
+    citations: z.array(citationSchema()),
     authorName: z.nullable(z.string()),
     createdAt: z.string(),
   }),
@@ -68,7 +60,7 @@ const message = once(() =>
     id: z.string(),
     role: z.enum(MESSAGE_ROLES),
     text: z.string(),
-    citations: z.array(citation()),
+    citations: z.array(citationSchema()),
     toolCalls: z.array(z.object({ name: z.string(), status: z.enum(['ok', 'error']), durationMs: z.number() })),
     tokens: z.number(),
     createdAt: z.string(),
@@ -139,7 +131,7 @@ const IDEMPOTENCY = 'Idempotency-Key';
 const widgetAnswer = once(() =>
   z.object({
     message: z.nullable(visitorMessage()),
-    citations: z.array(citation()),
+    citations: z.array(citationSchema()),
     escalated: z.boolean(),
     awaitingApproval: z.boolean(),
   }),

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { defineRoutes, once, scope } from '#shared/routes/types.ts';
 import { uuid } from '#shared/routes/schemas.ts';
+import { citationSchema } from '../citations.ts';
 import {
   actionAlreadyDecided,
   actionExpired,
@@ -25,15 +26,7 @@ const message = () =>
 const turnResult = once(() =>
   z.object({
     message: z.string(),
-    citations: z.array(
-      z.object({
-        chunkId: z.string(),
-        documentId: z.string(),
-        documentTitle: z.string(),
-        sourceUrl: z.optional(z.string()),
-        score: z.number(),
-      }),
-    ),
+    citations: z.array(citationSchema()),
     toolCalls: z.array(
       z.object({ name: z.string(), status: z.enum(['ok', 'error']), durationMs: z.number(), result: z.string() }),
     ),

@@ -13,7 +13,7 @@ import { modelReferenceRefusal } from '#areas/llm-gateway/for-knowledge.ts';
 import { knowledgeBaseFull, planLimitReached } from './errors.ts';
 import { PURGE_BASE } from './messages.ts';
 import { BASE_DELETED, CHUNKS_CHANGED } from './events.ts';
-import { baseItem, kbKey, kbList, toBase, type BaseRecord } from './records.ts';
+import { baseItem, kbKey, kbList, toBase, type BaseRecord, type BaseRerank } from './records.ts';
 import { CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP, maxChunksPerBase } from './vocabulary.ts';
 
 const change = (
@@ -51,7 +51,18 @@ export interface BaseInput {
   chunkOverlap?: number | null;
   embeddingModelId?: string | null;
   excludeFlagged?: boolean;
+  rerank?: BaseRerank | null;
 }
+
+/** A reranker must be an active rerank model of the catalog (400 naming the field otherwise). */
+async function checkedRerank(rerank: BaseRerank | null | undefined) {
+  if (!rerank) return;
+  const refusal = await modelReferenceRefusal(rerank.modelId, 'rerank');
+  if (refusal) throw validationError([{ path: 'body.rerank.modelId', message: refusal }]);
+}
+
+const sameRerank = (a: BaseRerank | null | undefined, b: BaseRerank | null | undefined) =>
+  (a ?? null) === (b ?? null) || (!!a && !!b && a.modelId === b.modelId && Number(a.topN) === Number(b.topN));
 
 export async function createBase(tenantId: string, input: BaseInput, actor: Principal) {
   const chunkSize = input.chunkSize ?? CHUNK_SIZE.default;
@@ -62,6 +73,7 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
     const refusal = await modelReferenceRefusal(input.embeddingModelId, 'embedding');
     if (refusal) throw validationError([{ path: 'body.embeddingModelId', message: refusal }]);
   }
+  await checkedRerank(input.rerank);
   const now = new Date().toISOString();
   const base: BaseRecord = {
     id: crypto.randomUUID(),
@@ -74,6 +86,7 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
     documentCount: 0,
     chunkCount: 0,
     excludeFlagged: input.excludeFlagged ?? false,
+    rerank: input.rerank ?? null,
     keywordGeneration: 0,
     keywordTerms: 0,
     keywordAnalyzer: CURRENT_ANALYZER,
@@ -96,7 +109,7 @@ export async function createBase(tenantId: string, input: BaseInput, actor: Prin
 export async function updateBase(
   tenantId: string,
   kbId: string,
-  input: { name?: string; description?: string | null; excludeFlagged?: boolean },
+  input: Pick<BaseInput, 'description' | 'excludeFlagged' | 'rerank'> & { name?: string },
   actor: Principal,
 ) {
   const base = await readBase(tenantId, kbId, true);
@@ -109,6 +122,10 @@ export async function updateBase(
     set.description = input.description || null;
   if (input.excludeFlagged !== undefined && input.excludeFlagged !== (base.excludeFlagged ?? false))
     set.excludeFlagged = input.excludeFlagged;
+  if (input.rerank !== undefined && !sameRerank(input.rerank, base.rerank)) {
+    await checkedRerank(input.rerank);
+    set.rerank = input.rerank;
+  }
   if (!Object.keys(set).length) return toBase(base);
   const now = new Date().toISOString();
   await commitChange(
@@ -122,6 +139,7 @@ export async function updateBase(
       name: set.name,
       description: set.description,
       excludeFlagged: set.excludeFlagged,
+      rerank: set.rerank,
     }),
     { now },
   );

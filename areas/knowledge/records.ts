@@ -61,6 +61,12 @@ export const pendingEntry = (deadline: string, d: { tenantId: string; kbId: stri
 /** The gsi2 partition of documents waiting or running, sorted by deadline. */
 export const pendingIndex = { pk: PENDING };
 
+export interface BaseRerank {
+  /** A catalog model of kind rerank. */
+  modelId: string;
+  topN: number;
+}
+
 export interface BaseRecord {
   id: string;
   tenantId: string;
@@ -91,6 +97,8 @@ export interface BaseRecord {
   keywordTerms?: number;
   /** How its text becomes keyword terms (keyword/terms.ts), fixed at creation; absent on bases created before stemming (1). */
   keywordAnalyzer?: number;
+  /** Its retrievals' best candidates reordered by this gateway rerank model (retrieve.ts); absent or null: fused order. */
+  rerank?: BaseRerank | null;
   searchText: string;
   createdAt: string;
   updatedAt: string;
@@ -186,6 +194,7 @@ export const toBase = (b: BaseRecord) => ({
   documentCount: Math.max(0, Number(b.documentCount ?? 0)),
   chunkCount: Math.max(0, Number(b.chunkCount ?? 0)),
   excludeFlagged: b.excludeFlagged ?? false,
+  rerank: b.rerank ? { modelId: b.rerank.modelId, topN: Number(b.rerank.topN) } : null,
   documentsByStatus: {
     Queued: Math.max(0, Number(b.queuedCount ?? 0)),
     Processing: Math.max(0, Number(b.processingCount ?? 0)),

@@ -1,7 +1,8 @@
-import { embed, type Caller, cosine } from '#areas/llm-gateway/for-knowledge.ts';
-import { notFound } from '#shared/http/errors.ts';
+import { embed, type Caller, cosine, rerank } from '#areas/llm-gateway/for-knowledge.ts';
+import { ApiError, notFound } from '#shared/http/errors.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { fuse, type Candidate, type Scored } from './fusion.ts';
+import { indexedText } from './keyword/postings.ts';
 import { NO_KEYWORD_HITS, searchKeyword } from './keyword/search.ts';
 import { keyId } from '#shared/data/keys.ts';
 import { getMany } from '#shared/data/read.ts';
@@ -28,6 +29,8 @@ export interface Match {
   score: number;
   keywordScore: number | null;
   vectorScore: number | null;
+  /** The base's reranker's score (null: no reranker asked, below its topN, or it did not answer). */
+  rerankScore: number | null;
   /** The chunk reads like instructions to an AI (instruction-flags.ts): the runtime treats the turn as tainted. */
   flagged: boolean;
 }
@@ -174,7 +177,42 @@ export async function retrieve(call: RetrieveCall): Promise<Match[]> {
     (c) => (mode !== 'keyword' || c.bm25 > 0) && (call.scoreThreshold == null || c.score >= call.scoreThreshold),
   );
   const excluded = new Set(bases.filter((b) => b.excludeFlagged).map((b) => b.id));
-  return liveMatches(call.tenantId, ranked, topK, excluded);
+  const reranker = bases.find((b) => b.rerank)?.rerank;
+  if (!reranker) return liveMatches(call.tenantId, ranked, topK, excluded);
+  const topN = Math.max(...bases.map((b) => Number(b.rerank?.topN ?? 0)));
+  const live = await liveMatches(call.tenantId, ranked, Math.max(topK, topN), excluded);
+  return (await reranked(call, reranker.modelId, live.slice(0, topN), live.slice(topN))).slice(0, topK);
+}
+
+/**
+ * The best fused candidates reordered by the reranker through the gateway (metered as the caller's
+ * rerank call), the rest after them in fused order; `score` stays the fused one, so thresholds and
+ * citations mean what they did. A refusal (the allowance used up) is the caller's to see; a reranker
+ * that does not answer leaves the fused order, each match's rerankScore null saying so.
+ */
+async function reranked(call: RetrieveCall, modelId: string, head: Match[], tail: Match[]): Promise<Match[]> {
+  if (!head.length) return tail;
+  try {
+    const out = await rerank({
+      tenantId: call.tenantId,
+      caller: call.caller,
+      requestId: `${call.requestId}-rerank`,
+      model: modelId,
+      query: call.query,
+      documents: head.map((m) => indexedText({ position: m.position, text: m.text, title: m.documentTitle })),
+      topN: head.length,
+    });
+    const placed = new Set(out.ranked.map((r) => r.index));
+    return [
+      ...out.ranked.map((r) => ({ ...head[r.index]!, rerankScore: r.score })),
+      ...head.filter((_, i) => !placed.has(i)),
+      ...tail,
+    ];
+  } catch (err) {
+    if (err instanceof ApiError && err.status < 500) throw err;
+    logger.warn('the reranker did not answer; the fused order stands', { modelId, errorName: (err as Error).name });
+    return [...head, ...tail];
+  }
 }
 
 /** The best `topK` of the ranked hits whose chunk and document still stand, read a page at a time. */
@@ -209,6 +247,7 @@ async function liveMatches(
         score: c.score,
         keywordScore: c.keywordScore,
         vectorScore: c.vectorScore,
+        rerankScore: null,
         flagged: chunk.flagged ?? false,
       });
       if (out.length >= topK) break;

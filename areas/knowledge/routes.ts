@@ -7,6 +7,7 @@ import {
   FILE_TYPES,
   KNOWLEDGE_MAX_BYTES,
   MAX_TEXT_CHARS,
+  RERANK_TOP_N,
   RETRIEVE_MODES,
   TOP_K,
 } from '#areas/knowledge/vocabulary.ts';
@@ -41,6 +42,8 @@ const knowledgeBase = once(() =>
     documentCount: z.number(),
     chunkCount: z.number(),
     excludeFlagged: z.boolean(),
+    /** Its retrievals' best topN fused candidates reordered by a rerank model; null: the fused order. */
+    rerank: z.nullable(z.object({ modelId: z.string(), topN: z.number() })),
     documentsByStatus: z.object({
       Queued: z.number(),
       Processing: z.number(),
@@ -94,6 +97,8 @@ const knowledgeMatch = once(() =>
     score: z.number(),
     keywordScore: z.nullable(z.number()),
     vectorScore: z.nullable(z.number()),
+    /** The base's reranker's score; null when no base asked for one, or below its topN, or it did not answer. */
+    rerankScore: z.nullable(z.number()),
   }),
 );
 
@@ -113,6 +118,16 @@ export const textDocumentBody = once(() =>
 
 const chunkSize = () => z.number().check(z.int(), z.minimum(CHUNK_SIZE.min), z.maximum(CHUNK_SIZE.max));
 const chunkOverlap = () => z.number().check(z.int(), z.minimum(0), z.maximum(CHUNK_SIZE.max / 2));
+/** Opt-in reranking: a catalog model of kind rerank reads the best topN fused candidates. */
+const rerankSetting = () =>
+  z.optional(
+    z.nullable(
+      z.object({
+        modelId: uuid(),
+        topN: z.number().check(z.int(), z.minimum(RERANK_TOP_N.min), z.maximum(RERANK_TOP_N.max)),
+      }),
+    ),
+  );
 const baseParams = once(() => z.object({ kbId: uuid() }));
 const documentParams = once(() => z.object({ kbId: uuid(), documentId: uuid() }));
 const uploadParams = once(() => z.object({ kbId: uuid(), uploadId: uuid() }));
@@ -155,6 +170,7 @@ const baseRoutes = defineRoutes([
         chunkOverlap: z.optional(z.nullable(chunkOverlap())),
         embeddingModelId: z.optional(z.nullable(uuid())),
         excludeFlagged: z.optional(z.boolean()),
+        rerank: rerankSetting(),
         tenantId: z.optional(uuid()),
       }),
       response: knowledgeBase(),
@@ -179,7 +195,7 @@ const baseRoutes = defineRoutes([
     auth: write,
     scope: ofBase,
     summary:
-      'Rename or describe a knowledge base, or keep its flagged chunks out of retrieval (absent fields stay; chunking settings are fixed at creation)',
+      'Rename or describe a knowledge base, keep its flagged chunks out of retrieval, or set its reranker (null: none; absent fields stay; chunking settings are fixed at creation)',
     status: 200,
     schemas: () => ({
       params: baseParams(),
@@ -188,6 +204,7 @@ const baseRoutes = defineRoutes([
         name: z.optional(text(200)),
         description: optionalText(2000),
         excludeFlagged: z.optional(z.boolean()),
+        rerank: rerankSetting(),
       }),
       response: knowledgeBase(),
     }),

@@ -8,6 +8,11 @@ export type RetrieveMode = (typeof RETRIEVE_MODES)[number];
 export const CHUNK_SIZE = { min: 100, max: 2000, default: 512 } as const;
 export const DEFAULT_CHUNK_OVERLAP = 64;
 export const TOP_K = { min: 1, max: 20, default: 5 } as const;
+/**
+ * A base's reranker reads its best `topN` fused candidates (at most RERANK_TOP_N.max: a cross-encoder
+ * is priced and timed per document, and what it reorders below topK is never shown).
+ */
+export const RERANK_TOP_N = { min: 1, max: 100 } as const;
 
 /** Knowledge upload limit (spec "Limits"). */
 export const KNOWLEDGE_MAX_BYTES = 10 * 1024 * 1024;

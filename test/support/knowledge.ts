@@ -90,5 +90,6 @@ export async function retrieveAs(token: string, kbId: string, body: Record<strin
     score: number;
     keywordScore: number | null;
     vectorScore: number | null;
+    rerankScore: number | null;
   }[];
 }

@@ -11,6 +11,7 @@ const match = (documentId: string, position: number, score: number): Match => ({
   score,
   keywordScore: null,
   vectorScore: score,
+  rerankScore: null,
   flagged: false,
 });
 

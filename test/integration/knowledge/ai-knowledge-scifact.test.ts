@@ -5,16 +5,16 @@ import { addText, newBase, retrieveAs, useKnowledgeStandIns } from '#test/suppor
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
- * Keyword retrieval quality on a fixed sample of SciFact (bench/data/scifact): 200 abstracts uploaded
- * as {title, text}, the 40 training claims whose cited abstracts are among them asked in keyword mode,
- * nDCG@10 over documents. The floor is set from the first measurement of the stemmed analyzer with
- * titles (0.856; 0.842 without stemming and titles): a change to how text becomes terms or how they
- * are scored that loses quality fails here. Hybrid, the default mode, must score no lower than
+ * Keyword retrieval quality on a fixed sample of SciFact (bench/data/scifact): 100 abstracts uploaded
+ * as {title, text}, the 30 training claims whose cited abstracts are among them asked in keyword mode,
+ * nDCG@10 over documents. The floor is set from the first measurement of this sample with the stemmed
+ * analyzer and titles (0.820; a sample of 200 and 40 took twice as long for 0.856): a change to how
+ * text becomes terms or how they are scored that loses quality fails here. Hybrid, the default mode, must score no lower than
  * keyword on the same claims. The whole corpus is `npm run bench:retrieval`.
  */
 useKnowledgeStandIns();
 
-const FLOOR = 0.85;
+const FLOOR = 0.81;
 const AT_ONCE = 8;
 
 let owner: string;
@@ -25,8 +25,8 @@ beforeAll(async () => {
 it('ranks the abstracts a claim cites at the top, by keyword and no worse by hybrid', {
   timeout: 300_000,
 }, async () => {
-  const sample = sampleOf(loadCorpus(), loadClaims(), 200, 40);
-  expect(sample.claims).toHaveLength(40);
+  const sample = sampleOf(loadCorpus(), loadClaims(), 100, 30);
+  expect(sample.claims).toHaveLength(30);
   const kbId = (await newBase(owner, { chunkSize: 2000, chunkOverlap: 0 })).id;
   const corpusIdOf = new Map<string, string>();
   for (let i = 0; i < sample.abstracts.length; i += AT_ONCE)

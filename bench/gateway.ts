@@ -35,6 +35,32 @@ async function timed(fn: () => Promise<unknown>, n = ITERATIONS): Promise<number
 const stat = (xs: number[]) => ({ medianMs: round(median(xs)), p90Ms: round(percentile(xs, 90)) });
 const round = (v: number) => Math.round(v * 1000) / 1000;
 
+/**
+ * Where a call's DynamoDB requests fall: counted at the moment the provider is called (the local
+ * model's chat, wrapped for the count) and at the call's end, over `n` sequential calls.
+ */
+async function requestsAroundModel(h: Harness, run: () => Promise<unknown>, n = 50) {
+  const provider = localModel as { chat: typeof localModel.chat };
+  const real = provider.chat;
+  let callStart = 0;
+  let before = 0;
+  provider.chat = (...args) => {
+    before += h.recorder.requests.length - callStart;
+    return real(...args);
+  };
+  try {
+    const first = h.recorder.requests.length;
+    for (let i = 0; i < n; i++) {
+      callStart = h.recorder.requests.length;
+      await run();
+    }
+    const total = h.recorder.requests.length - first;
+    return { before: round(before / n), after: round((total - before) / n) };
+  } finally {
+    provider.chat = real;
+  }
+}
+
 export type GatewayBench = Awaited<ReturnType<typeof measureGateway>>;
 
 /** The issue's targets: what the gateway adds to a call, and to its first streamed byte. */
@@ -67,6 +93,7 @@ export async function measureGateway(h: Harness) {
   h.recorder.reset();
   const viaChat = await timed(() => chat(call()));
   const ddbPerCall = h.recorder.requests.length / (ITERATIONS + WARMUP);
+  const aroundModel = await requestsAroundModel(h, () => chat(call()));
   const body = { model: 'local-chat', messages, max_tokens: 64 };
   const route = prepare({
     method: 'POST',
@@ -138,6 +165,9 @@ export async function measureGateway(h: Harness) {
       v1RouteInvocation: round(median(invocation) - median(direct)),
     },
     dynamoDbRequestsPerChatCall: round(ddbPerCall),
+    /** Of them, sent before the model is called (what every call waits for; the target is 1) and after it. */
+    dynamoDbRequestsBeforeModel: aroundModel.before,
+    dynamoDbRequestsAfterModel: aroundModel.after,
     bareDynamoDbGetItem: stat(bareGet),
     firstByte: {
       providerDirect: stat(directFirst),

@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { localModel } from '#areas/llm-gateway/providers/local-model.ts';
 import type { ChatMessage } from '#areas/llm-gateway/providers/port.ts';
 import type { CatalogModel } from '#areas/llm-gateway/records.ts';
+import { ip } from './gateway.ts';
+import { invoke } from './invoke.ts';
+import { tokenFor } from './tokens.ts';
 
 /**
  * The local model served over HTTP as an OpenAI-compatible server (`/v1/chat/completions` plain and
@@ -152,4 +155,27 @@ export async function startOpenAiServer(apiKey: string): Promise<FakeOpenAi> {
   state.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   state.close = () => new Promise((resolve) => server.close(() => resolve()));
   return state;
+}
+
+/**
+ * A catalog model served by this server, put by a SystemAdmin: the answer of the PUT. Prices and
+ * context window default to an embedding model's; `fields` names the rest.
+ */
+export async function putServedModel(
+  server: FakeOpenAi,
+  fields: { name: string; kind: string; providerModel: string; apiKeySecret: string } & Record<string, unknown>,
+  id: string = crypto.randomUUID(),
+) {
+  return invoke('PUT', `/api/llm-gateway/models/${id}`, {
+    token: await tokenFor({ role: 'SystemAdmin' }),
+    ip: ip(),
+    body: {
+      provider: 'openai-compatible',
+      inputPricePerMillion: 0.01,
+      outputPricePerMillion: 0,
+      contextWindow: 4000,
+      baseUrl: server.baseUrl,
+      ...fields,
+    },
+  });
 }

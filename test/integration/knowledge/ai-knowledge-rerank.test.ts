@@ -6,7 +6,7 @@ import { newTenant } from '#test/support/fixtures.ts';
 import { ip } from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { addText, KB, newBase, retrieveAs, useKnowledgeStandIns } from '#test/support/knowledge.ts';
-import { startOpenAiServer, type FakeOpenAi } from '#test/support/openai-server.ts';
+import { putServedModel, startOpenAiServer, type FakeOpenAi } from '#test/support/openai-server.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
@@ -40,22 +40,16 @@ beforeAll(async () => {
   server = await startOpenAiServer(apiKey);
   await writeSecret('llm', 'RERANK_DOWN_KEY', apiKey);
   unreachableId = crypto.randomUUID();
-  const admin = await tokenFor({ role: 'SystemAdmin' });
-  const put = await invoke('PUT', `/api/llm-gateway/models/${unreachableId}`, {
-    token: admin,
-    ip: ip(),
-    body: {
+  const put = await putServedModel(
+    server,
+    {
       name: `rerank-down-${unreachableId.slice(0, 8)}`,
-      provider: 'openai-compatible',
       providerModel: 'rerank-small',
       kind: 'rerank',
-      inputPricePerMillion: 0.01,
-      outputPricePerMillion: 0,
-      contextWindow: 4000,
-      baseUrl: server.baseUrl,
       apiKeySecret: 'llm/RERANK_DOWN_KEY',
     },
-  });
+    unreachableId,
+  );
   expect(put).toAnswer(201);
   server.failWith = 503;
 });

@@ -5,7 +5,7 @@ import { writeSecret } from '#areas/vault/store.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { ip, newKey, userSays, v1 } from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';
-import { startOpenAiServer, type FakeOpenAi } from '#test/support/openai-server.ts';
+import { putServedModel, startOpenAiServer, type FakeOpenAi } from '#test/support/openai-server.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
@@ -40,27 +40,18 @@ beforeAll(async () => {
   });
   expect(chat).toAnswer(201);
   expect(chat.json.result).not.toHaveProperty('apiKeySecret');
-  const embed = await put(crypto.randomUUID(), {
+  const embed = await putServedModel(server, {
     name: 'self-hosted-embed',
-    provider: 'openai-compatible',
     providerModel: 'embed-small',
     kind: 'embedding',
-    inputPricePerMillion: 0.01,
-    outputPricePerMillion: 0,
     contextWindow: 8000,
-    baseUrl: server.baseUrl,
     apiKeySecret: 'llm/SELF_HOSTED_KEY',
   });
   expect(embed).toAnswer(201);
-  const reranker = await put(crypto.randomUUID(), {
+  const reranker = await putServedModel(server, {
     name: 'self-hosted-rerank',
-    provider: 'openai-compatible',
     providerModel: 'rerank-small',
     kind: 'rerank',
-    inputPricePerMillion: 0.01,
-    outputPricePerMillion: 0,
-    contextWindow: 4000,
-    baseUrl: server.baseUrl,
     apiKeySecret: 'llm/SELF_HOSTED_KEY',
   });
   expect(reranker).toAnswer(201);

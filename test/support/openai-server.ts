@@ -158,8 +158,8 @@ export async function startOpenAiServer(apiKey: string): Promise<FakeOpenAi> {
 }
 
 /**
- * A catalog model served by this server, put by a SystemAdmin: the answer of the PUT. Prices and
- * context window default to an embedding model's; `fields` names the rest.
+ * A catalog model served by this server, put by a SystemAdmin: the answer of the PUT. Unless
+ * `fields` says otherwise: $0.01 per million input tokens, nothing for output, a 4,000-token window.
  */
 export async function putServedModel(
   server: FakeOpenAi,

@@ -9,8 +9,8 @@ import { tokenFor } from '#test/support/tokens.ts';
  * as {title, text}, the 30 training claims whose cited abstracts are among them asked in keyword mode,
  * nDCG@10 over documents. The floor is set from the first measurement of this sample with the stemmed
  * analyzer and titles (0.820; a sample of 200 and 40 took twice as long for 0.856): a change to how
- * text becomes terms or how they are scored that loses quality fails here. Hybrid, the default mode, must score no lower than
- * keyword on the same claims. The whole corpus is `npm run bench:retrieval`.
+ * text becomes terms or how they are scored that loses quality fails here. Hybrid, the default mode,
+ * must score no lower than keyword on the same claims. The whole corpus is `npm run bench:retrieval`.
  */
 useKnowledgeStandIns();
 

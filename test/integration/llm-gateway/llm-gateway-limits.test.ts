@@ -6,7 +6,7 @@ import { releaseExpiredReservations, RESERVATION_TTL_MS } from '#areas/llm-gatew
 import { countTokens } from '#areas/llm-gateway/tokens.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { newTenant } from '#test/support/fixtures.ts';
-import { ip, newKey, setAllowance, setTenantStatus, userSays, v1 } from '#test/support/gateway.ts';
+import { clearOfMinuteEdge, ip, newKey, setAllowance, setTenantStatus, userSays, v1 } from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
@@ -78,6 +78,7 @@ describe('twenty parallel calls', () => {
 describe('order of refusals', () => {
   it('unknown key 401, model 404 before revoked 401, then rate 429, budget 429, allowance 429', async () => {
     const { owner, key } = await tenantWithKey(worst, { models: ['local-chat'], rpmLimit: 1, maxBudgetUsd: 0 });
+    await clearOfMinuteEdge();
     expect((await call('gk_unknown')).json.error.code).toBe('invalid_api_key');
 
     // Budget 0 and an allowance of one call: the budget answers first.

@@ -3,7 +3,7 @@ import { admit, finish } from '#areas/llm-gateway/admission.ts';
 import { promptTokens } from '#areas/llm-gateway/prompt-tokens.ts';
 import { recordCall } from '#areas/llm-gateway/usage.ts';
 import { newTenant } from '#test/support/fixtures.ts';
-import { ip, newKey, requestsDuring, setAllowance, userSays, v1 } from '#test/support/gateway.ts';
+import { clearOfMinuteEdge, ip, newKey, requestsDuring, setAllowance, userSays, v1 } from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
@@ -36,6 +36,7 @@ const usageOf = async (owner: string) =>
 describe('twenty parallel calls against a key', () => {
   it('with rpm 5 admit exactly five; the others are 429 rate_limit_exceeded with Retry-After', async () => {
     const { key } = await tenantWithKey({ rpmLimit: 5 });
+    await clearOfMinuteEdge();
     const answers = await Promise.all(Array.from({ length: 20 }, () => call(key.key)));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
     const refused = answers.filter((r) => r.status === 429);
@@ -49,6 +50,7 @@ describe('twenty parallel calls against a key', () => {
 
   it('with a tpm that fits five worst cases admit exactly five, and refused calls give their tokens back', async () => {
     const { owner, key } = await tenantWithKey({ tpmLimit: 5 * worst + worst - 1 });
+    await clearOfMinuteEdge();
     const answers = await Promise.all(Array.from({ length: 20 }, () => call(key.key)));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
     const refused = answers.filter((r) => r.status === 429);
@@ -62,6 +64,7 @@ describe('twenty parallel calls against a key', () => {
 
   it('when a call passes both limits, the refusal names requests per minute', async () => {
     const { key } = await tenantWithKey({ rpmLimit: 1, tpmLimit: worst });
+    await clearOfMinuteEdge();
     expect(await call(key.key)).toAnswer(200);
     const second = await call(key.key);
     expect(second.json.error.message).toEqual(expect.stringMatching(/requests per minute/));

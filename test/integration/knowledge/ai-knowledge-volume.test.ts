@@ -7,7 +7,7 @@ import { addText, newBase, retrieveAs, useKnowledgeStandIns } from '#test/suppor
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
- * The write path at volume: 120 documents into one base (KNOWLEDGE_VOLUME_DOCUMENTS for more; a
+ * The write path at volume: 60 documents into one base (KNOWLEDGE_VOLUME_DOCUMENTS for more; a
  * multiple of 10), eight uploads at a time, each indexed by
  * the real worker through the queue (the test queue delivers as the upload sends), so postings and
  * document frequencies of shared terms are written by several documents at once. Afterwards every
@@ -15,7 +15,7 @@ import { tokenFor } from '#test/support/tokens.ts';
  */
 useKnowledgeStandIns();
 
-const DOCUMENTS = Number(process.env.KNOWLEDGE_VOLUME_DOCUMENTS ?? 120);
+const DOCUMENTS = Number(process.env.KNOWLEDGE_VOLUME_DOCUMENTS ?? 60);
 const PARAGRAPHS = 2;
 const AT_ONCE = 8;
 const FILLER =

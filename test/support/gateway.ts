@@ -15,15 +15,6 @@ export const v1 = (method: string, path: string, secret: string, opts: Omit<Invo
     headers: { authorization: `Bearer ${secret}`, ...opts.headers },
   });
 
-/**
- * Waits out the last seconds of a minute: rpm and tpm are counted in fixed minute windows, so a
- * burst that straddles a window's edge is counted in two windows and may be admitted twice over.
- */
-export async function clearOfMinuteEdge(needMs = 15_000) {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
-}
-
 export async function newKey(owner: string, body: Record<string, unknown> = {}) {
   const res = await invoke('POST', '/api/llm-gateway/keys', {
     token: owner,

@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { admit, finish } from '#areas/llm-gateway/admission.ts';
 import { promptTokens } from '#areas/llm-gateway/prompt-tokens.ts';
 import { recordCall } from '#areas/llm-gateway/usage.ts';
-import { newTenant } from '#test/support/fixtures.ts';
-import { clearOfMinuteEdge, ip, newKey, requestsDuring, setAllowance, userSays, v1 } from '#test/support/gateway.ts';
+import { inOneRateWindow, newTenant } from '#test/support/fixtures.ts';
+import { ip, newKey, requestsDuring, setAllowance, userSays, v1 } from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
@@ -36,8 +36,7 @@ const usageOf = async (owner: string) =>
 describe('twenty parallel calls against a key', () => {
   it('with rpm 5 admit exactly five; the others are 429 rate_limit_exceeded with Retry-After', async () => {
     const { key } = await tenantWithKey({ rpmLimit: 5 });
-    await clearOfMinuteEdge();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => call(key.key)));
+    const answers = await inOneRateWindow(() => Promise.all(Array.from({ length: 20 }, () => call(key.key))));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
     const refused = answers.filter((r) => r.status === 429);
     expect(refused).toHaveLength(15);
@@ -50,23 +49,25 @@ describe('twenty parallel calls against a key', () => {
 
   it('with a tpm that fits five worst cases admit exactly five, and refused calls give their tokens back', async () => {
     const { owner, key } = await tenantWithKey({ tpmLimit: 5 * worst + worst - 1 });
-    await clearOfMinuteEdge();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => call(key.key)));
-    expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
-    const refused = answers.filter((r) => r.status === 429);
-    expect(refused).toHaveLength(15);
-    for (const r of refused) expect(r.json.error.message).toEqual(expect.stringMatching(/tokens per minute/));
-    expect(await usageOf(owner)).toMatchObject({ tokensUsed: 5 * worst, tokensReserved: 0 });
-    // Had a refused call kept its tokens, the window would be full long past these five.
-    const last = await call(key.key);
-    expect(last).toAnswer(429);
+    await inOneRateWindow(async () => {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => call(key.key)));
+      expect(answers.filter((r) => r.status === 200)).toHaveLength(5);
+      const refused = answers.filter((r) => r.status === 429);
+      expect(refused).toHaveLength(15);
+      for (const r of refused) expect(r.json.error.message).toEqual(expect.stringMatching(/tokens per minute/));
+      expect(await usageOf(owner)).toMatchObject({ tokensUsed: 5 * worst, tokensReserved: 0 });
+      // Had a refused call kept its tokens, the window would be full long past these five.
+      const last = await call(key.key);
+      expect(last).toAnswer(429);
+    });
   });
 
   it('when a call passes both limits, the refusal names requests per minute', async () => {
     const { key } = await tenantWithKey({ rpmLimit: 1, tpmLimit: worst });
-    await clearOfMinuteEdge();
-    expect(await call(key.key)).toAnswer(200);
-    const second = await call(key.key);
+    const second = await inOneRateWindow(async () => {
+      expect(await call(key.key)).toAnswer(200);
+      return call(key.key);
+    });
     expect(second.json.error.message).toEqual(expect.stringMatching(/requests per minute/));
   });
 });

@@ -2,6 +2,7 @@ import { LOCAL_MODEL_IDS, seedCatalog } from '#areas/llm-gateway/catalog.ts';
 import { vectorStore } from '#areas/knowledge/vectors/port.ts';
 import { fileVectorStore } from '#local/knowledge-vectors.ts';
 import { localQueue, type WorkerHandler } from '#local/local-queue.ts';
+import { batchingOf } from '#shared/queue/batching.ts';
 import { startS3 } from '#local/s3.ts';
 import { queueSender } from '#shared/platform/ports.ts';
 import { s3 as s3Client } from '#shared/platform/s3.ts';
@@ -18,7 +19,8 @@ import { median, pool, round } from './stats.ts';
  * {title, text} through the upload route into one base (chunkSize 2000, so an abstract is one
  * chunk), UPLOADS_AT_ONCE requests at a time without waiting for indexing (a 202 is all a client
  * waits for), indexed by the knowledge worker's own handler through the local queue with at most
- * WORKERS runs at once (as an event source mapping's concurrency bounds Lambda's); then the sample's training claims asked through the retrieve route in each mode (topK
+ * WORKERS deliveries at once of up to BATCH_SIZE documents each (as an event source mapping's
+ * concurrency and batch size bound Lambda's); then the sample's training claims asked through the retrieve route in each mode (topK
  * 20, QUERIES_AT_ONCE in parallel), scored over documents (a document ranks where its best chunk
  * does). The embedder is the gateway's local hashing stand-in: semantic figures say nothing of a
  * real model.
@@ -49,23 +51,9 @@ export const MODES = ['keyword', 'semantic', 'hybrid', 'hybrid+rerank'] as const
 const RERANK_TOP_N = 50;
 const UPLOADS_AT_ONCE = Number(process.env.BENCH_RETRIEVAL_UPLOADS_AT_ONCE ?? 8);
 const WORKERS = Number(process.env.BENCH_RETRIEVAL_WORKERS ?? 8);
+/** Documents a delivery at most: the indexing worker's deployed batch size unless the env var says otherwise. */
+const BATCH_SIZE = Number(process.env.BENCH_RETRIEVAL_BATCH_SIZE ?? batchingOf('knowledge-worker').batchSize);
 
-/** The handler with at most `width` runs at once; the others wait their turn, as queued messages do. */
-function bounded(handler: WorkerHandler, width: number): WorkerHandler {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (event, context) => {
-    if (running >= width) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running++;
-    try {
-      return await handler(event, context);
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
-  };
-}
 const QUERIES_AT_ONCE = 4;
 
 export async function measureRetrieval(
@@ -81,8 +69,13 @@ export async function measureRetrieval(
   const vectorsDir = mkdtempSync(join(tmpdir(), 'bench-retrieval-vectors-'));
   vectorStore.install(fileVectorStore(vectorsDir));
   const { handler } = (await import('../functions/knowledge-worker/index.ts')) as { handler: WorkerHandler };
-  const worker = bounded(handler, WORKERS);
-  const queue = localQueue({ dataDir: vectorsDir, maxAttempts: 3, backoffMs: 200, loadWorker: async () => worker });
+  const queue = localQueue({
+    dataDir: vectorsDir,
+    maxAttempts: 3,
+    backoffMs: 200,
+    loadWorker: async () => handler,
+    queues: { indexing: { concurrency: WORKERS, batchSize: BATCH_SIZE } },
+  });
   queueSender.install(queue);
   try {
     const { token } = await seedTenant();
@@ -186,7 +179,7 @@ export async function measureRetrieval(
     const bench: RetrievalBench = {
       note:
         'SciFact training claims; abstracts uploaded as JSON {title, text} through the route, indexed by the worker ' +
-        `(chunkSize 2000, ${UPLOADS_AT_ONCE} uploads and ${WORKERS} worker runs at a time); DynamoDB Local, s3rver, the vector stand-in and ` +
+        `(chunkSize 2000, ${UPLOADS_AT_ONCE} uploads and ${WORKERS} worker runs of up to ${BATCH_SIZE} documents at a time); DynamoDB Local, s3rver, the vector stand-in and ` +
         `the local hashing embedder; topK 20, ${QUERIES_AT_ONCE} queries at once`,
       documents: sample.abstracts.length,
       queries: sample.claims.length,

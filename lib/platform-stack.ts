@@ -5,7 +5,16 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { Construct } from 'constructs';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { API_GROUPS, INVOKED, SCHEDULED, WORKERS, type GroupName, type GroupSpec } from '#shared/routes/groups.ts';
+import { batchingOf } from '#shared/queue/batching.ts';
+import {
+  API_GROUPS,
+  INVOKED,
+  SCHEDULED,
+  WORKERS,
+  type GroupName,
+  type GroupSpec,
+  type WorkerName,
+} from '#shared/routes/groups.ts';
 import { deployedRoutes } from '#api/routes.ts';
 import type { RouteDef } from '#shared/routes/types.ts';
 import type { PlatformResources } from './access.ts';
@@ -22,7 +31,6 @@ import { vaultKey } from './vault-key.ts';
 export const API_TIMEOUT_SECONDS = 10;
 /** A streamed answer (a model's) may run for minutes; the function URL allows up to the function's timeout. */
 const STREAM_TIMEOUT_SECONDS = 300;
-const WORKER_BATCH_SIZE = 5;
 
 export interface PlatformStackProps extends StackProps {
   settings: StackSettings;
@@ -154,8 +162,13 @@ export class PlatformStack extends Stack {
         { description: spec.description, access, defaultTimeoutSeconds: WORKER_TIMEOUT_SECONDS },
         res,
       );
+      const { batchSize, windowSeconds } = batchingOf(name as WorkerName);
       fn.addEventSource(
-        new SqsEventSource(queues.queues[spec.queue], { batchSize: WORKER_BATCH_SIZE, reportBatchItemFailures: true }),
+        new SqsEventSource(queues.queues[spec.queue], {
+          batchSize,
+          ...(windowSeconds ? { maxBatchingWindow: Duration.seconds(windowSeconds) } : {}),
+          reportBatchItemFailures: true,
+        }),
       );
       this.functions.set(name, fn);
     }

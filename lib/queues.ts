@@ -15,7 +15,12 @@ export const QUEUE_NAMES = [
   'deliveries',
 ] as const satisfies readonly QueueName[];
 
-/** Longest a worker may run; a queue's visibility timeout is six times this. */
+/**
+ * Longest a worker may run unless its spec says otherwise; a queue's visibility timeout is six times
+ * this (360 s). It stays so for the workers that run longer (turns 120 s, indexing 300 s): it is
+ * also the wait before a failed message's retry, and a retry must come within the knowledge stage
+ * deadlines (Processing 15 min) and keep a person's chat turns from waiting longer.
+ */
 export const WORKER_TIMEOUT_SECONDS = 60;
 
 /**

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { QueueMessage, QueueSender } from '#shared/platform/ports.ts';
-import { WORKERS, type QueueName, type WorkerName } from '#shared/routes/groups.ts';
+import type { QueueName } from '#shared/routes/groups.ts';
+import { batchingOf, DEFAULT_BATCH_SIZE, workerOf } from '#shared/queue/batching.ts';
 import { isOrdered } from '#shared/queue/ordering.ts';
 import { lambdaContext } from './apigw-event.ts';
 import { readJson, serialized, writeJson } from './json-file.ts';
@@ -25,24 +26,53 @@ export interface LocalQueueOptions {
   maxAttempts?: number;
   /** First retry delay; each further retry doubles it. */
   backoffMs?: number;
+  /** A standard queue's deliveries, instead of its worker's spec (shared/queue/batching.ts). */
+  queues?: Partial<Record<QueueName, LocalBatching>>;
 }
+
+export interface LocalBatching {
+  /** Most records in one delivery; the worker's batch size by default. */
+  batchSize?: number;
+  /** Most deliveries of the queue in flight at once; unbounded by default unless the batch size is above 5. */
+  concurrency?: number;
+}
+
+/**
+ * The deliveries at once of a queue batched above the default: few enough that, under load, messages
+ * wait and later deliveries carry more of them, as Lambda's poller fills its batches.
+ */
+const BATCHED_CONCURRENCY = 4;
 
 /** SQS rejects bodies over 256 KiB; so does the stand-in, so oversized messages fail locally too. */
 const MAX_BODY_BYTES = 256 * 1024;
 
-const workerOf = (queue: QueueName) =>
-  (Object.entries(WORKERS) as [WorkerName, (typeof WORKERS)[WorkerName]][]).find(([, w]) => w.queue === queue)![0];
-
 const importWorker = async (queue: QueueName) =>
   ((await import(`../functions/${workerOf(queue)}/index.ts`)) as { handler: WorkerHandler }).handler;
 
+/** A message of a standard queue waiting for a delivery, with the receive it will be. */
+interface Waiting {
+  record: SQSRecord;
+  receiveCount: number;
+}
+
+/** A standard queue's messages waiting for a delivery, and its deliveries in flight. */
+interface Lane {
+  waiting: Waiting[];
+  busy: number;
+  batchSize: number;
+  concurrency: number;
+}
+
 /**
  * In-process SQS: `send` returns at once and the queue's worker gets the message later in an
- * SQS event, like an event source mapping. A message that fails (thrown, or listed in
- * batchItemFailures) is redelivered with backoff; after `maxAttempts` receives it is parked in
+ * SQS event, like an event source mapping. A standard queue's ready messages wait in its list; while
+ * fewer than its concurrency of deliveries are in flight, a delivery takes up to its batch size of
+ * them in one event (no batching window: a delivery goes out with what is waiting). A record that
+ * fails (the handler threw, or listed it in batchItemFailures) is retried on its own receive count
+ * with backoff, rejoining the list; after `maxAttempts` receives it is parked in
  * LOCAL_DATA_DIR/dead-letters.json, as the queue's redrive policy would move it to its DLQ. On an
  * ordered queue (FIFO) a group's messages run one at a time in the order sent, a failing one holding
- * the rest of its group back; other messages run side by side, as Lambda's concurrent batches do.
+ * the rest of its group back; other groups run side by side, as Lambda's concurrent batches do.
  */
 export function localQueue(opts: LocalQueueOptions): QueueSender & {
   drain(): Promise<void>;
@@ -61,20 +91,22 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
   const park = (letter: DeadLetter) =>
     exclusive(() => writeJson(deadLetterFile, [...readJson<DeadLetter[]>(deadLetterFile, []), letter]));
 
-  /** One receive of the message: the worker's error, or '' when it succeeded. */
-  async function receive(queue: QueueName, record: SQSRecord, receiveCount: number): Promise<string> {
+  /** One delivery of the records: each failed one's error (absent when it succeeded). */
+  async function receive(queue: QueueName, batch: readonly Waiting[]): Promise<Map<string, string>> {
+    const records = batch.map(({ record, receiveCount }) => ({
+      ...record,
+      attributes: { ...record.attributes, ApproximateReceiveCount: String(receiveCount) },
+    }));
     try {
       const handler = await loadWorker(queue);
-      const attempt = {
-        ...record,
-        attributes: { ...record.attributes, ApproximateReceiveCount: String(receiveCount) },
-      };
-      const out = await handler({ Records: [attempt] }, lambdaContext(workerOf(queue)));
-      return out?.batchItemFailures?.some((f) => f.itemIdentifier === record.messageId)
-        ? 'Reported in batchItemFailures'
-        : '';
+      const out = await handler({ Records: records }, lambdaContext(workerOf(queue)));
+      const failed = new Set(out?.batchItemFailures?.map((f) => f.itemIdentifier));
+      return new Map(
+        records.filter((r) => failed.has(r.messageId)).map((r) => [r.messageId, 'Reported in batchItemFailures']),
+      );
     } catch (err) {
-      return (err as Error).message ?? String(err);
+      const error = (err as Error).message ?? String(err);
+      return new Map(records.map((r) => [r.messageId, error]));
     }
   }
 
@@ -95,24 +127,56 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
 
   const backoff = (receiveCount: number) => backoffMs * 2 ** (receiveCount - 1);
 
-  /** A standard queue: each message on its own, retried with backoff, then parked. */
-  async function deliver(queue: QueueName, record: SQSRecord, receiveCount: number) {
-    const error = await receive(queue, record, receiveCount);
-    if (!error) return settle();
-    if (receiveCount < maxAttempts) {
-      setTimeout(() => void deliver(queue, record, receiveCount + 1), backoff(receiveCount)).unref();
-      return;
+  const lanes = new Map<QueueName, Lane>();
+  function laneOf(queue: QueueName): Lane {
+    let lane = lanes.get(queue);
+    if (!lane) {
+      const own = opts.queues?.[queue] ?? {};
+      const batchSize = own.batchSize ?? batchingOf(workerOf(queue)).batchSize;
+      const concurrency = own.concurrency ?? (batchSize > DEFAULT_BATCH_SIZE ? BATCHED_CONCURRENCY : Infinity);
+      lane = { waiting: [], busy: 0, batchSize, concurrency };
+      lanes.set(queue, lane);
     }
-    await parkAfter(queue, record, receiveCount, error);
-    settle();
+    return lane;
+  }
+
+  /** A standard queue: deliveries start while its concurrency allows, each with up to a batch of what waits. */
+  function pump(queue: QueueName) {
+    const lane = laneOf(queue);
+    while (lane.busy < lane.concurrency && lane.waiting.length) {
+      lane.busy++;
+      void deliver(queue, lane, lane.waiting.splice(0, lane.batchSize));
+    }
+  }
+
+  const ready = (queue: QueueName, waiting: Waiting) => {
+    laneOf(queue).waiting.push(waiting);
+    pump(queue);
+  };
+
+  /** One delivery of a standard queue: a failed record is retried after its backoff, or parked. */
+  async function deliver(queue: QueueName, lane: Lane, batch: Waiting[]) {
+    const errors = await receive(queue, batch);
+    lane.busy--;
+    pump(queue);
+    for (const { record, receiveCount } of batch) {
+      const error = errors.get(record.messageId);
+      if (error === undefined) settle();
+      else if (receiveCount < maxAttempts)
+        setTimeout(() => ready(queue, { record, receiveCount: receiveCount + 1 }), backoff(receiveCount)).unref();
+      else {
+        await parkAfter(queue, record, receiveCount, error);
+        settle();
+      }
+    }
   }
 
   /** An ordered queue's group (SQS FIFO): one message at a time, the next only once this one succeeded or was parked. */
   const groups = new Map<string, Promise<void>>();
   async function deliverInOrder(queue: QueueName, record: SQSRecord) {
     for (let receiveCount = 1; ; receiveCount++) {
-      const error = await receive(queue, record, receiveCount);
-      if (!error) return;
+      const error = (await receive(queue, [{ record, receiveCount }])).get(record.messageId);
+      if (error === undefined) return;
       if (receiveCount >= maxAttempts) return parkAfter(queue, record, receiveCount, error);
       await new Promise((r) => setTimeout(r, backoff(receiveCount)));
     }
@@ -157,8 +221,12 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
           attributes: { ...record.attributes, MessageGroupId: opts.group },
         });
       const delayMs = Math.min(900, opts?.delaySeconds ?? 0) * 1000;
-      if (delayMs) setTimeout(() => void deliver(queue, record, 1), delayMs).unref();
-      else setImmediate(() => void deliver(queue, record, 1));
+      // Joins the list at once (messages sent together can share a delivery); delivered after `send` returns.
+      if (delayMs) setTimeout(() => ready(queue, { record, receiveCount: 1 }), delayMs).unref();
+      else {
+        laneOf(queue).waiting.push({ record, receiveCount: 1 });
+        setImmediate(() => pump(queue));
+      }
     },
     /** Resolves once every message sent so far has been handled or dead-lettered. */
     drain: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve))),

@@ -206,8 +206,13 @@ export const WORKERS = {
     bedrock: true,
     readsVault: true,
     memoryMb: 1024,
-    // A 10 MB PDF parsed, chunked and embedded in one run; the queue's visibility (360 s) stays above it.
+    // A 10 MB PDF parsed, chunked and embedded in one run, or a delivery of small documents indexed
+    // together; the queue's visibility (360 s) stays above it.
     timeoutSeconds: 300,
+    // Documents of one delivery are indexed together (their postings and embeddings written in fewer
+    // requests): up to 50 a delivery, gathered for up to 1 s (SQS requires a window above 10).
+    batchSize: 50,
+    batchingWindowSeconds: 1,
   },
   // AI connector: a channel message's agent turn (the agent runtime's grants: models,
   // knowledge, the tools' secrets and their e-mail and channel sends); its answer goes out on `channels`.
@@ -226,7 +231,15 @@ export const WORKERS = {
   },
 } as const satisfies Record<
   string,
-  Omit<GroupSpec, 'sends'> & { queue: QueueName; ses?: boolean; sends?: readonly QueueName[] }
+  Omit<GroupSpec, 'sends'> & {
+    queue: QueueName;
+    ses?: boolean;
+    sends?: readonly QueueName[];
+    /** Records per delivery (default 5, shared/queue/batching.ts); above 10 needs a batching window. */
+    batchSize?: number;
+    /** Seconds the event source gathers records before a delivery that is not full. */
+    batchingWindowSeconds?: number;
+  }
 >;
 
 export type WorkerName = keyof typeof WORKERS;

@@ -5,15 +5,18 @@ import { putAll } from '#shared/data/batch.ts';
 import { commitChange } from '#shared/data/commit.ts';
 import { get } from '#shared/data/read.ts';
 import { ApiError } from '#shared/http/errors.ts';
+import { inParallel } from '#shared/runtime/in-parallel.ts';
 import { logger } from '#shared/runtime/logger.ts';
+import type { BatchItem } from '#shared/queue/messages.ts';
 import { chunkText } from './chunking.ts';
 import { emit } from '#shared/data/events.ts';
 import { CHUNKS_CHANGED } from './events.ts';
-import { indexedText, postingsOf, removePostings, writePostings } from './keyword/postings.ts';
+import { indexedText, postingsOf, writePostings, type DocumentTerms } from './keyword/postings.ts';
+import { fitsSegment, indexInSegments } from './keyword/segments.ts';
 import { analyzerOf } from './keyword/terms.ts';
 import { getObject } from './objects.ts';
 import { extractText, ParseError } from './parse.ts';
-import { purgeDocumentData } from './purge.ts';
+import { purgeDocumentData, removeKeywordEntries, storedTerms } from './purge.ts';
 import {
   chunkIdOf,
   chunkItem,
@@ -45,20 +48,108 @@ export interface IndexOutcome {
   chunks: number;
 }
 
+/** The indexing messages of one delivery: the ids of those to retry, each one's error logged. */
+export async function indexDocumentBatch(items: BatchItem<DocumentRef>[]): Promise<string[]> {
+  const outcomes = await indexDocuments(items.map((i) => i.payload));
+  return items.flatMap((item, i) => {
+    const out = outcomes[i];
+    if (!(out instanceof Error)) return [];
+    logger.error('document not indexed', { documentId: item.payload.documentId, error: out });
+    return [item.messageId];
+  });
+}
+
+/** A document parsed, chunked, stored and embedded: what its keyword entries and last step need. */
+interface Prepared {
+  doc: DocumentRecord;
+  records: ChunkRecord[];
+  keyword: DocumentTerms;
+  started: number;
+}
+
 /**
  * One document through the pipeline: parse, chunk, store the chunks, embed them in batches through
- * the gateway (as the uploader), store the vectors, write their postings to the keyword index, then Indexed
+ * the gateway (as the uploader), store the vectors, write their keyword entries, then Indexed
  * with the counts (the base's chunkCount in the same transaction). Progress is written as it runs.
  * A file that cannot be read ends Failed with its reason; anything else throws, so the queue retries
  * (a re-run overwrites the same chunk ids), and the stage deadline ends it Failed if it never succeeds.
  * A document deleted or failed meanwhile makes the last step fail: what was written is removed.
  */
 export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
-  const [found, base] = await Promise.all([
-    get<DocumentRecord>(documentKey(ref.tenantId, ref.kbId, ref.documentId), { consistent: true }),
-    get<BaseRecord>(kbKey(ref.tenantId, ref.kbId), { consistent: true }),
-  ]);
-  if (!found || !base) return { status: 'skipped', chunks: 0 };
+  const [out] = await indexDocuments([ref]);
+  if (out instanceof Error) throw out;
+  return out!;
+}
+
+/** Documents prepared at once by one delivery (each embeds through the gateway on its own). */
+const PREPARE_AT_ONCE = 8;
+
+/**
+ * Documents one delivery brought, indexed together: each through the pipeline above, the keyword
+ * entries of a base's documents written as shared segments (keyword/segments.ts; a document too
+ * large for one is indexed alone in its own postings). Answers each document's outcome, or the
+ * error its message is retried for, in the order given.
+ */
+export async function indexDocuments(refs: DocumentRef[]): Promise<(IndexOutcome | Error)[]> {
+  const out: (IndexOutcome | Error)[] = new Array(refs.length);
+  const byBase = new Map<string, number[]>();
+  refs.forEach((r, i) => {
+    const k = `${r.tenantId}|${r.kbId}`;
+    byBase.set(k, [...(byBase.get(k) ?? []), i]);
+  });
+  for (const indexes of byBase.values()) {
+    const { tenantId, kbId } = refs[indexes[0]!]!;
+    const base = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
+    const prepared: { i: number; p: Prepared }[] = [];
+    await inParallel(indexes, PREPARE_AT_ONCE, async (i) => {
+      try {
+        const p = base ? await prepare(refs[i]!, base) : { status: 'skipped' as const, chunks: 0 };
+        if ('doc' in p) prepared.push({ i, p });
+        else out[i] = p;
+      } catch (err) {
+        out[i] = err as Error;
+      }
+    });
+    try {
+      await writeKeyword(
+        tenantId,
+        kbId,
+        prepared.map((x) => x.p),
+      );
+    } catch (err) {
+      for (const { i } of prepared) out[i] = err as Error;
+      continue;
+    }
+    await inParallel(prepared, PREPARE_AT_ONCE, async ({ i, p }) => {
+      try {
+        out[i] = await complete(refs[i]!, p);
+      } catch (err) {
+        out[i] = err as Error;
+      }
+    });
+    if (prepared.some(({ i }) => !(out[i] instanceof Error) && (out[i] as IndexOutcome).status === 'Indexed'))
+      await emit(CHUNKS_CHANGED, { tenantId, cause: 'document indexed' });
+  }
+  return out;
+}
+
+/** The keyword entries of a base's prepared documents: shared segments, or alone when too large for one. */
+async function writeKeyword(tenantId: string, kbId: string, prepared: Prepared[]) {
+  const members = prepared.map((p) => ({ documentId: p.doc.id, chunks: p.records.length, terms: p.keyword }));
+  const alone = members.filter((m) => !fitsSegment(m));
+  for (const m of alone) await writePostings(tenantId, kbId, m.terms);
+  const shared = members.filter(fitsSegment);
+  if (!shared.length) return;
+  await indexInSegments(tenantId, kbId, shared, async (documentId) => {
+    const stored = await storedTerms({ tenantId, kbId, documentId });
+    return stored && { documentId, chunks: stored.chunks, terms: stored.terms };
+  });
+}
+
+/** Read, parse, chunk, store and embed; Failed or skipped when it cannot or need not go on. */
+async function prepare(ref: DocumentRef, base: BaseRecord): Promise<Prepared | IndexOutcome> {
+  const found = await get<DocumentRecord>(documentKey(ref.tenantId, ref.kbId, ref.documentId), { consistent: true });
+  if (!found) return { status: 'skipped', chunks: 0 };
   let doc = await failIfStuck(found);
   if (doc.status !== 'Queued' && doc.status !== 'Processing') return { status: 'skipped', chunks: 0 };
   const started = Date.now();
@@ -110,9 +201,11 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
     await purgeDocumentData(ref, { keepOriginal: true });
     return { status: 'Failed', chunks: 0 };
   }
-  const keyword = postingsOf(doc.id, records, analyzer);
-  await writePostings(doc.tenantId, doc.kbId, keyword);
+  return { doc, records, keyword: postingsOf(doc.id, records, analyzer), started };
+}
 
+/** Indexed with its counts, or, when it was deleted or failed meanwhile, what was written removed. */
+async function complete(ref: DocumentRef, { doc, records, keyword, started }: Prepared): Promise<IndexOutcome> {
   const tokenCount = records.reduce((n, c) => n + c.tokenCount, 0);
   const now = new Date().toISOString();
   try {
@@ -153,12 +246,11 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
   } catch (err) {
     if (!isMoved(err)) throw err;
     logger.info('document deleted or failed while indexing; removing what was written', { documentId: doc.id });
-    // Its postings go first, from the chunks in hand: a base deleted meanwhile may already be purged.
-    await removePostings(doc.tenantId, doc.kbId, keyword);
+    // Its keyword entries go first, from the chunks in hand: a base deleted meanwhile may already be purged.
+    await removeKeywordEntries(ref, keyword);
     await purgeDocumentData(ref, { dropIndexWhenBaseGone: true, keepOriginal: true });
     return { status: 'skipped', chunks: 0 };
   }
-  await emit(CHUNKS_CHANGED, { tenantId: doc.tenantId, cause: 'document indexed' });
   await publishEvent(doc.tenantId, 'document.indexed', {
     documentId: doc.id,
     kbId: doc.kbId,

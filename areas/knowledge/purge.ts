@@ -5,7 +5,8 @@ import { keyOf } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
-import { dropTerms, indexedText, postingsOf, removePostings } from './keyword/postings.ts';
+import { dropTerms, indexedText, postingsOf, removePostings, type DocumentTerms } from './keyword/postings.ts';
+import { removeFromSegment } from './keyword/segments.ts';
 import { analyzerOf, termCounts } from './keyword/terms.ts';
 import { deleteObject, deletePrefix } from './objects.ts';
 import {
@@ -14,6 +15,8 @@ import {
   documentList,
   kbKey,
   originalObjectKey,
+  segmentList,
+  segmentMemberList,
   type ChunkRecord,
   type DocumentRecord,
 } from './records.ts';
@@ -33,6 +36,38 @@ const chunksOf = (tenantId: string, kbId: string, documentId: string) =>
     ExpressionAttributeNames: { '#ps': 'position', '#tx': 'text', '#ti': 'title', '#an': 'analyzer' },
   });
 
+const termsOfChunks = (documentId: string, chunks: Awaited<ReturnType<typeof chunksOf>>) =>
+  postingsOf(
+    documentId,
+    chunks.map((c) => ({ position: Number(c.position), text: c.text, title: c.title })),
+    analyzerOf(chunks[0]!.analyzer),
+  );
+
+/** A document's keyword entries out of the index: from its segment's postings, or its own (indexed alone). */
+export async function removeKeywordEntries(
+  ref: { tenantId: string; kbId: string; documentId: string },
+  terms: DocumentTerms,
+) {
+  if (!(await removeFromSegment(ref.tenantId, ref.kbId, ref.documentId, terms)))
+    await removePostings(ref.tenantId, ref.kbId, terms);
+}
+
+/** What a document's stored chunks give the keyword index (null when none are stored). */
+export async function storedTerms(ref: { tenantId: string; kbId: string; documentId: string }) {
+  const chunks = await chunksOf(ref.tenantId, ref.kbId, ref.documentId);
+  return chunks.length ? { chunks: chunks.length, terms: termsOfChunks(ref.documentId, chunks) } : null;
+}
+
+const partitionKeys = async (pk: string) =>
+  (
+    await queryItems<{ pk: string; sk: string }>({
+      TableName: config.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ProjectionExpression: 'pk, sk',
+    })
+  ).map(keyOf);
+
 export async function purgeDocumentData(
   ref: { tenantId: string; kbId: string; documentId: string },
   opts: { dropIndexWhenBaseGone?: boolean; keepOriginal?: boolean } = {},
@@ -44,16 +79,7 @@ export async function purgeDocumentData(
   for (let i = 0; i < ids.length; i += VECTOR_WRITE_BATCH)
     await store.delete(index, ids.slice(i, i + VECTOR_WRITE_BATCH));
   // The postings are rebuilt from the chunk items, so exactly what indexing wrote is removed.
-  if (chunks.length)
-    await removePostings(
-      ref.tenantId,
-      ref.kbId,
-      postingsOf(
-        ref.documentId,
-        chunks.map((c) => ({ position: Number(c.position), text: c.text, title: c.title })),
-        analyzerOf(chunks[0]!.analyzer),
-      ),
-    );
+  if (chunks.length) await removeKeywordEntries(ref, termsOfChunks(ref.documentId, chunks));
   const baseLives = !!(await get(kbKey(ref.tenantId, ref.kbId), { consistent: true }));
   if (!baseLives && opts.dropIndexWhenBaseGone) await store.dropIndex(index);
   await deleteAll(chunks.map(keyOf));
@@ -82,6 +108,8 @@ export async function purgeBase(ref: { tenantId: string; kbId: string }): Promis
     await deleteAll(chunks.map(keyOf));
   }
   await dropTerms(ref.tenantId, ref.kbId, terms);
+  for (const pk of [segmentList(ref.tenantId, ref.kbId), segmentMemberList(ref.tenantId, ref.kbId)])
+    await deleteAll(await partitionKeys(pk));
   await deleteAll(docs.map(keyOf));
   await (await vectorStore()).dropIndex(ref);
   await deletePrefix(basePrefix(ref.tenantId, ref.kbId));

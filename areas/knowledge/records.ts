@@ -48,6 +48,18 @@ export const postingKey = (
   );
 /** Impacts are stored as integers 0..IMPACT_SCALE; the sort key holds the complement, so a Query reads the best first. */
 export const IMPACT_SCALE = 10_000;
+/**
+ * A keyword segment (keyword/segments.ts): the documents indexed together whose postings it shares,
+ * and the impact each of its terms' postings is keyed by; a member's entry names its segment, so
+ * a purge finds the postings to take it out of and a redelivery rebuilds the same ones.
+ */
+export const segmentList = (tenantId: string, kbId: string) => keys.childCollection(tenantId, 'KB', kbId, 'SEGMENT');
+export const segmentKey = (tenantId: string, kbId: string, segmentId: string): Key =>
+  keys.childItem(tenantId, 'KB', kbId, 'SEGMENT', segmentId);
+export const segmentMemberList = (tenantId: string, kbId: string) =>
+  keys.childCollection(tenantId, 'KB', kbId, 'SEGMENT_MEMBER');
+export const segmentMemberKey = (tenantId: string, kbId: string, documentId: string): Key =>
+  keys.childItem(tenantId, 'KB', kbId, 'SEGMENT_MEMBER', documentId);
 /** A presigned upload waiting for its file (expires by TTL). */
 export const pendingUploadKey = (tenantId: string, kbId: string, uploadId: string): Key =>
   keys.childItem(tenantId, 'KB', kbId, 'UPLOAD', uploadId);

@@ -1,7 +1,7 @@
 import { tenantAgents } from '#areas/agents/directory.ts';
 import { unbindDeletedBase } from '#areas/agents/unbind-base.ts';
 import { BASE_DELETED, CHUNKS_CHANGED } from '#areas/knowledge/events.ts';
-import { indexDocument } from '#areas/knowledge/indexing.ts';
+import { indexDocumentBatch } from '#areas/knowledge/indexing.ts';
 import {
   INDEX_DOCUMENT,
   INDEX_PAGE,
@@ -19,18 +19,18 @@ import { refreshAfterChunksChanged } from '#areas/tools/kb-status.ts';
 import { TENANT_AGENTS } from '#areas/tools/queries.ts';
 import { on } from '#shared/data/events.ts';
 import { answer } from '#shared/data/queries.ts';
-import { handles } from '#shared/queue/messages.ts';
+import { handles, handlesBatch } from '#shared/queue/messages.ts';
 import { queueWorker } from '#shared/queue/worker.ts';
 
 /**
- * The indexing queue: documents indexed, deleted documents and bases cleaned up, sources synced
+ * The indexing queue: documents indexed (those of one delivery together), deleted documents and bases cleaned up, sources synced
  * (their pages indexed and swapped in, deleted sources' pages removed), each message once.
  * An indexed document moves its tools' kbStatus; a purged base leaves the agents that named it.
  */
 export const handler = queueWorker(
   'indexing',
   [
-    handles(INDEX_DOCUMENT, indexDocument),
+    handlesBatch(INDEX_DOCUMENT, indexDocumentBatch),
     handles(PURGE_DOCUMENT, (ref) => purgeDocumentData(ref)),
     handles(PURGE_BASE, purgeBaseWithSources),
     handles(SYNC_SOURCE, runSyncStep),

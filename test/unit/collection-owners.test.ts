@@ -84,6 +84,8 @@ const OWNERS: Record<string, string> = {
   'KB#SOURCE': 'knowledge',
   'KB#PAGE': 'knowledge',
   'KB#SITE_SOURCE': 'knowledge',
+  'KB#SEGMENT': 'knowledge',
+  'KB#SEGMENT_MEMBER': 'knowledge',
   GATEWAY_KEY: 'llm-gateway',
   'UNIQUE#GATEWAY_KEY_HASH': 'llm-gateway',
   LLM_ALLOWANCE: 'llm-gateway',

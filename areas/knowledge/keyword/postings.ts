@@ -4,6 +4,7 @@ import { keyOf } from '#shared/data/keys.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
+import { inParallel } from '#shared/runtime/in-parallel.ts';
 import { IMPACT_SCALE, postingKey, termList, termStatKey } from '../records.ts';
 import { K1, tfWeight } from './bm25.ts';
 import { termCounts, type Analyzer } from './terms.ts';
@@ -33,11 +34,11 @@ export interface Posting {
 }
 
 /** Chunks per posting item: keeps an item far below DynamoDB's 400 KB whatever a document's size. */
-const PART_ENTRIES = 2_000;
+export const PART_ENTRIES = 2_000;
 /** Terms per transaction: each brings a df update and usually one posting (at most 100 items a transaction). */
-const TERMS_PER_WRITE = 45;
+export const TERMS_PER_WRITE = 45;
 /** Transactions of one document in flight at once. */
-const PARALLEL_WRITES = 4;
+export const PARALLEL_WRITES = 4;
 
 export interface DocumentTerms {
   postings: Map<string, Posting[]>;
@@ -91,7 +92,6 @@ export function postingsOf(documentId: string, chunks: KeywordChunk[], analyzer:
   return { postings, length };
 }
 
-/** `position:tf:length,...` back into numbers. */
 /**
  * Calls `each` for every `position:tf:length` of a posting's entries, reading the digits in place: a
  * retrieve reads tens of thousands of entries, and splitting them into strings was most of its time.
@@ -135,7 +135,7 @@ const isContended = (err: unknown) =>
   (err as { name?: string }).name === 'TransactionConflictException';
 
 /** One group's transaction; a group refused by its conditions was done before (or never written) and is skipped. */
-async function commitGroup(items: TransactItem[]) {
+export async function commitGroup(items: TransactItem[]) {
   // commitChange retries a held item six times; documents sharing common terms can hold them longer.
   for (let attempt = 1; ; attempt++) {
     try {
@@ -152,20 +152,11 @@ async function commitGroup(items: TransactItem[]) {
   }
 }
 
-async function inParallel<T>(list: T[], run: (t: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(PARALLEL_WRITES, list.length) }, async () => {
-      while (next < list.length) await run(list[next++]!);
-    }),
-  );
-}
-
-const dfMove = (tenantId: string, kbId: string, term: string, by: number): TransactItem =>
+export const dfMove = (tenantId: string, kbId: string, term: string, by: number): TransactItem =>
   updateItem(termStatKey(tenantId, kbId, term), {}, { add: { df: by } });
 
 export async function writePostings(tenantId: string, kbId: string, doc: DocumentTerms): Promise<void> {
-  await inParallel(groups(doc), (group) =>
+  await inParallel(groups(doc), PARALLEL_WRITES, (group) =>
     commitGroup(
       group.flatMap((parts) => [
         ...parts.map(
@@ -194,7 +185,7 @@ export async function writePostings(tenantId: string, kbId: string, doc: Documen
 }
 
 export async function removePostings(tenantId: string, kbId: string, doc: DocumentTerms): Promise<void> {
-  await inParallel(groups(doc), (group) =>
+  await inParallel(groups(doc), PARALLEL_WRITES, (group) =>
     commitGroup(
       group.flatMap((parts) => [
         ...parts.map(

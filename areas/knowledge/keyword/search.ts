@@ -82,25 +82,29 @@ export async function searchKeyword(
   await Promise.all(
     present.map(async ({ term, df }) => {
       const weight = idf(stats, df);
-      const postings = await queryItems<{ documentId: string; c: string }>(
+      const postings = await queryItems<{ documentId?: string; c?: string; e?: Record<string, string> }>(
         {
           TableName: config.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
           ExpressionAttributeValues: { ':pk': termList(base.tenantId, base.id, term), ':p': POSTING_PREFIX },
-          ProjectionExpression: 'documentId, c',
+          ProjectionExpression: 'documentId, c, e',
         },
         postingsToRead(stats, df),
       );
-      for (const { documentId, c } of postings) {
+      const add = (documentId: string, entries: string) => {
         const ofDocument = scores.get(documentId) ?? new Map<number, KeywordHit>();
         scores.set(documentId, ofDocument);
-        eachEntry(c, (position, tf, length) => {
+        eachEntry(entries, (position, tf, length) => {
           const hit = ofDocument.get(position);
-          const add = termScore(weight, tf, length, avgdl);
-          if (hit) hit.score += add;
-          else ofDocument.set(position, { documentId, position, score: add });
+          const score = termScore(weight, tf, length, avgdl);
+          if (hit) hit.score += score;
+          else ofDocument.set(position, { documentId, position, score });
         });
-      }
+      };
+      // A document's own posting (documentId, c), or a segment's (e: each member's entries).
+      for (const p of postings)
+        if (p.e) for (const [documentId, entries] of Object.entries(p.e)) add(documentId, entries);
+        else if (p.documentId && p.c) add(p.documentId, p.c);
     }),
   );
   function* all() {

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { postingsOf, removePostings, writePostings } from '#areas/knowledge/keyword/postings.ts';
+import { indexInSegments } from '#areas/knowledge/keyword/segments.ts';
+import { removeKeywordEntries } from '#areas/knowledge/purge.ts';
 import { CURRENT_ANALYZER } from '#areas/knowledge/keyword/terms.ts';
 import { kbKey, termStatKey, type BaseRecord } from '#areas/knowledge/records.ts';
 import { get } from '#shared/data/read.ts';
@@ -103,12 +105,41 @@ describe('a document whose postings are written or removed twice', () => {
       [{ position: 0, text: 'The rare term zqtwice appears here. Another zqtwice line.', title: 'twice' }],
       CURRENT_ANALYZER,
     );
-    await writePostings(tenantId, kbId, doc);
+    // Its segment written again (a redelivery), then its entries removed twice (two purges).
+    await indexInSegments(
+      tenantId,
+      kbId,
+      [{ documentId: res.json.result.id, chunks: 1, terms: doc }],
+      async () => null,
+    );
     expect(await df('zqtwice')).toBe(1);
-    await removePostings(tenantId, kbId, doc);
-    await removePostings(tenantId, kbId, doc);
+    const ref = { tenantId, kbId, documentId: res.json.result.id };
+    await removeKeywordEntries(ref, doc);
+    await removeKeywordEntries(ref, doc);
     expect(await df('zqtwice')).toBe(0);
     expect(await retrieveAs(owner, kbId, { query: 'zqtwice', mode: 'keyword' })).toEqual([]);
+  });
+});
+
+describe('a document too large for a segment, its own postings written or removed twice', () => {
+  it('moves the document frequencies once', async () => {
+    const kbId = (await newBase(owner)).id;
+    const df = async (term: string) =>
+      Number((await get<{ df?: number }>(termStatKey(tenantId, kbId, term), { consistent: true }))?.df ?? 0);
+    const doc = postingsOf(
+      'alone',
+      [
+        { position: 0, text: 'zqsolo once' },
+        { position: 1, text: 'zqsolo twice' },
+      ],
+      CURRENT_ANALYZER,
+    );
+    await writePostings(tenantId, kbId, doc);
+    await writePostings(tenantId, kbId, doc);
+    expect(await df('zqsolo')).toBe(2);
+    await removePostings(tenantId, kbId, doc);
+    await removePostings(tenantId, kbId, doc);
+    expect(await df('zqsolo')).toBe(0);
   });
 });
 

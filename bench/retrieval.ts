@@ -50,7 +50,7 @@ export interface RetrievalBench {
 export const MODES = ['keyword', 'semantic', 'hybrid', 'hybrid+rerank'] as const;
 const RERANK_TOP_N = 50;
 const UPLOADS_AT_ONCE = Number(process.env.BENCH_RETRIEVAL_UPLOADS_AT_ONCE ?? 8);
-const WORKERS = Number(process.env.BENCH_RETRIEVAL_WORKERS ?? 8);
+const WORKERS = Number(process.env.BENCH_RETRIEVAL_WORKERS ?? 2);
 /** Documents a delivery at most: the indexing worker's deployed batch size unless the env var says otherwise. */
 const BATCH_SIZE = Number(process.env.BENCH_RETRIEVAL_BATCH_SIZE ?? batchingOf('knowledge-worker').batchSize);
 

@@ -209,9 +209,10 @@ export const WORKERS = {
     // A 10 MB PDF parsed, chunked and embedded in one run, or a delivery of small documents indexed
     // together; the queue's visibility (360 s) stays above it.
     timeoutSeconds: 300,
-    // Documents of one delivery are indexed together (their postings and embeddings written in fewer
-    // requests): up to 50 a delivery, gathered for up to 1 s (SQS requires a window above 10).
-    batchSize: 50,
+    // Documents of one delivery are indexed together (their keyword postings shared, in fewer
+    // writes): up to 200 a delivery (a full keyword segment), gathered for up to 1 s (SQS requires a
+    // window above 10).
+    batchSize: 200,
     batchingWindowSeconds: 1,
   },
   // AI connector: a channel message's agent turn (the agent runtime's grants: models,

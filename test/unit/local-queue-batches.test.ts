@@ -1,3 +1,4 @@
+import { batchingOf } from '#shared/queue/batching.ts';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { localQueue, type WorkerHandler } from '#local/local-queue.ts';
@@ -157,7 +158,8 @@ describe('local queue batches (a standard queue)', () => {
       await send(queue, 'indexing', id);
       await until(() => events.length === i + 1);
     }
-    for (let i = 5; i <= 60; i++) await send(queue, 'indexing', `d${i}`);
+    const size = batchingOf('knowledge-worker').batchSize;
+    for (let i = 5; i <= size + 10; i++) await send(queue, 'indexing', `d${i}`);
     await new Promise((r) => setTimeout(r, 20));
     const whileBusy = events.length;
     hold.open();
@@ -167,9 +169,9 @@ describe('local queue batches (a standard queue)', () => {
     expect(whileBusy).toBe(4);
     const ids = idsOf(events);
     expect(ids.slice(0, 4)).toEqual([['d1'], ['d2'], ['d3'], ['d4']]);
-    // The 56 waiting: 50 in the first delivery after a slot frees, the rest in the next.
-    expect(ids.slice(4).map((batch) => batch.length)).toEqual([50, 6]);
-    expect(ids.flat()).toEqual(Array.from({ length: 60 }, (_, i) => `d${i + 1}`));
+    // The size + 6 waiting: a full batch in the first delivery after a slot frees, the rest in the next.
+    expect(ids.slice(4).map((batch) => batch.length)).toEqual([size, 6]);
+    expect(ids.flat()).toEqual(Array.from({ length: size + 10 }, (_, i) => `d${i + 1}`));
   });
 
   it('drains only once every delivery, retry and dead letter is done', async () => {

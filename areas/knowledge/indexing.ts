@@ -2,8 +2,9 @@ import { publishEvent } from '#areas/outbound-webhooks/for-knowledge.ts';
 import { instructionFlag } from './instruction-flags.ts';
 import { embed } from '#areas/llm-gateway/for-knowledge.ts';
 import { putAll } from '#shared/data/batch.ts';
-import { commitChange } from '#shared/data/commit.ts';
-import { get } from '#shared/data/read.ts';
+import { commitChange, type Change } from '#shared/data/commit.ts';
+import { get, getMany } from '#shared/data/read.ts';
+import { keyId } from '#shared/data/keys.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { inParallel } from '#shared/runtime/in-parallel.ts';
 import { logger } from '#shared/runtime/logger.ts';
@@ -26,7 +27,16 @@ import {
   type ChunkRecord,
   type DocumentRecord,
 } from './records.ts';
-import { countMove, isMoved, markFailed, markProcessing, markProgress, statusMove } from './status.ts';
+import {
+  countMove,
+  countMoveOf,
+  isMoved,
+  markFailed,
+  markProcessingTogether,
+  markProgress,
+  MOVES_PER_COMMIT,
+  statusMove,
+} from './status.ts';
 import { failIfStuck } from './stuck.ts';
 import { vectorStore } from './vectors/port.ts';
 import { EMBED_BATCH, STAGE_DEADLINE_MS, VECTOR_WRITE_BATCH, type KnowledgeFileType } from './vocabulary.ts';
@@ -101,9 +111,17 @@ export async function indexDocuments(refs: DocumentRef[]): Promise<(IndexOutcome
     const { tenantId, kbId } = refs[indexes[0]!]!;
     const base = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
     const prepared: { i: number; p: Prepared }[] = [];
+    let started: Map<number, DocumentRecord>;
+    try {
+      started = base ? await start(refs, indexes) : new Map();
+    } catch (err) {
+      for (const i of indexes) out[i] = err as Error;
+      continue;
+    }
     await inParallel(indexes, PREPARE_AT_ONCE, async (i) => {
+      const doc = started.get(i);
       try {
-        const p = base ? await prepare(refs[i]!, base) : { status: 'skipped' as const, chunks: 0 };
+        const p = doc ? await prepare(refs[i]!, doc, base!) : { status: 'skipped' as const, chunks: 0 };
         if ('doc' in p) prepared.push({ i, p });
         else out[i] = p;
       } catch (err) {
@@ -120,13 +138,12 @@ export async function indexDocuments(refs: DocumentRef[]): Promise<(IndexOutcome
       for (const { i } of prepared) out[i] = err as Error;
       continue;
     }
-    await inParallel(prepared, PREPARE_AT_ONCE, async ({ i, p }) => {
-      try {
-        out[i] = await complete(refs[i]!, p);
-      } catch (err) {
-        out[i] = err as Error;
-      }
-    });
+    try {
+      const outcomes = await completeTogether(prepared.map(({ i, p }) => ({ ref: refs[i]!, p })));
+      for (const [n, { i }] of prepared.entries()) out[i] = outcomes[n]!;
+    } catch (err) {
+      for (const { i } of prepared) out[i] ??= err as Error;
+    }
     if (prepared.some(({ i }) => !(out[i] instanceof Error) && (out[i] as IndexOutcome).status === 'Indexed'))
       await emit(CHUNKS_CHANGED, { tenantId, cause: 'document indexed' });
   }
@@ -146,15 +163,36 @@ async function writeKeyword(tenantId: string, kbId: string, prepared: Prepared[]
   });
 }
 
-/** Read, parse, chunk, store and embed; Failed or skipped when it cannot or need not go on. */
-async function prepare(ref: DocumentRef, base: BaseRecord): Promise<Prepared | IndexOutcome> {
-  const found = await get<DocumentRecord>(documentKey(ref.tenantId, ref.kbId, ref.documentId), { consistent: true });
-  if (!found) return { status: 'skipped', chunks: 0 };
-  let doc = await failIfStuck(found);
-  if (doc.status !== 'Queued' && doc.status !== 'Processing') return { status: 'skipped', chunks: 0 };
+/**
+ * The documents of one base (by their index in `refs`) that go on, each Processing: read in one
+ * batch, a stuck one ended Failed, the Queued ones moved together. A document gone, moved or
+ * already done is left out (its message needs nothing more).
+ */
+async function start(refs: DocumentRef[], indexes: number[]): Promise<Map<number, DocumentRecord>> {
+  const keyList = indexes.map((i) => documentKey(refs[i]!.tenantId, refs[i]!.kbId, refs[i]!.documentId));
+  const found = await getMany<DocumentRecord>(keyList, { consistent: true });
+  const live = new Map<number, DocumentRecord>();
+  for (const [n, i] of indexes.entries()) {
+    const item = found.get(keyId(keyList[n]!));
+    if (!item) continue;
+    const doc = await failIfStuck(item);
+    if (doc.status === 'Queued' || doc.status === 'Processing') live.set(i, doc);
+  }
+  const queued = [...live.values()].filter((d) => d.status === 'Queued');
+  const deadline = new Date(Date.now() + STAGE_DEADLINE_MS.Processing).toISOString();
+  const moved = new Map((await markProcessingTogether(queued, deadline)).map((d) => [d.id, d]));
+  for (const [i, doc] of live)
+    if (doc.status === 'Queued') {
+      const now = moved.get(doc.id);
+      if (now) live.set(i, now);
+      else live.delete(i);
+    }
+  return live;
+}
+
+/** Parse, chunk, store and embed; Failed when it cannot go on. */
+async function prepare(ref: DocumentRef, doc: DocumentRecord, base: BaseRecord): Promise<Prepared | IndexOutcome> {
   const started = Date.now();
-  if (doc.status === 'Queued')
-    doc = await markProcessing(doc, new Date(started + STAGE_DEADLINE_MS.Processing).toISOString());
 
   let chunks: Awaited<ReturnType<typeof chunkText>>;
   try {
@@ -204,53 +242,103 @@ async function prepare(ref: DocumentRef, base: BaseRecord): Promise<Prepared | I
   return { doc, records, keyword: postingsOf(doc.id, records, analyzer), started };
 }
 
-/** Indexed with its counts, or, when it was deleted or failed meanwhile, what was written removed. */
-async function complete(ref: DocumentRef, { doc, records, keyword, started }: Prepared): Promise<IndexOutcome> {
+/** A prepared document's move to Indexed with its counts, and its audit entry. */
+function indexedMove({ doc, records, keyword, started }: Prepared, now: string) {
   const tokenCount = records.reduce((n, c) => n + c.tokenCount, 0);
+  const move = statusMove(
+    doc,
+    'Processing',
+    {
+      status: 'Indexed',
+      progressPercent: 100,
+      chunkCount: records.length,
+      tokenCount,
+      flaggedChunks: records.filter((c) => c.flagged).length,
+      keywordTerms: keyword.length,
+      error: null,
+      stageDeadline: null,
+      indexedAt: now,
+      updatedAt: now,
+    },
+    { remove: ['gsi2pk', 'gsi2sk'] },
+  );
+  const change: Change = {
+    tenantId: doc.tenantId,
+    actor: null,
+    entityType: 'KnowledgeDocument',
+    entityId: doc.id,
+    action: 'indexed',
+    changes: { chunkCount: records.length, tokenCount, ms: Date.now() - started },
+  };
+  return { move, change };
+}
+
+/**
+ * Prepared documents of one base Indexed, MOVES_PER_COMMIT a transaction with the base's counts
+ * moved once for them; a transaction refused because one was deleted or failed meanwhile is redone
+ * one document at a time, so only that one's writes are removed.
+ */
+async function completeTogether(prepared: { ref: DocumentRef; p: Prepared }[]): Promise<IndexOutcome[]> {
+  const out: IndexOutcome[] = [];
+  for (let i = 0; i < prepared.length; i += MOVES_PER_COMMIT) {
+    const group = prepared.slice(i, i + MOVES_PER_COMMIT);
+    if (group.length === 1) {
+      out.push(await complete(group[0]!.ref, group[0]!.p));
+      continue;
+    }
+    const now = new Date().toISOString();
+    const moves = group.map(({ p }) => indexedMove(p, now));
+    const count = (f: (p: Prepared) => number) => group.reduce((n, { p }) => n + f(p), 0);
+    try {
+      await commitChange(
+        [
+          ...moves.map((m) => m.move),
+          countMoveOf(group[0]!.p.doc, group.length, 'Processing', 'Indexed', {
+            set: { updatedAt: now },
+            add: { chunkCount: count((p) => p.records.length), keywordTerms: count((p) => p.keyword.length) },
+          }),
+        ],
+        moves.map((m) => m.change),
+        { now },
+      );
+      for (const { p } of group) out.push(await published(p));
+    } catch (err) {
+      if (!isMoved(err)) throw err;
+      for (const { ref, p } of group) out.push(await complete(ref, p));
+    }
+  }
+  return out;
+}
+
+/** Indexed with its counts, or, when it was deleted or failed meanwhile, what was written removed. */
+async function complete(ref: DocumentRef, p: Prepared): Promise<IndexOutcome> {
   const now = new Date().toISOString();
+  const { move, change } = indexedMove(p, now);
   try {
     await commitChange(
       [
-        statusMove(
-          doc,
-          'Processing',
-          {
-            status: 'Indexed',
-            progressPercent: 100,
-            chunkCount: records.length,
-            tokenCount,
-            flaggedChunks: records.filter((c) => c.flagged).length,
-            keywordTerms: keyword.length,
-            error: null,
-            stageDeadline: null,
-            indexedAt: now,
-            updatedAt: now,
-          },
-          { remove: ['gsi2pk', 'gsi2sk'] },
-        ),
-        countMove(doc, 'Processing', 'Indexed', {
+        move,
+        countMove(p.doc, 'Processing', 'Indexed', {
           set: { updatedAt: now },
-          add: { chunkCount: records.length, keywordTerms: keyword.length },
+          add: { chunkCount: p.records.length, keywordTerms: p.keyword.length },
         }),
       ],
-      {
-        tenantId: doc.tenantId,
-        actor: null,
-        entityType: 'KnowledgeDocument',
-        entityId: doc.id,
-        action: 'indexed',
-        changes: { chunkCount: records.length, tokenCount, ms: Date.now() - started },
-      },
+      change,
       { now },
     );
   } catch (err) {
     if (!isMoved(err)) throw err;
-    logger.info('document deleted or failed while indexing; removing what was written', { documentId: doc.id });
+    logger.info('document deleted or failed while indexing; removing what was written', { documentId: p.doc.id });
     // Its keyword entries go first, from the chunks in hand: a base deleted meanwhile may already be purged.
-    await removeKeywordEntries(ref, keyword);
+    await removeKeywordEntries(ref, p.keyword);
     await purgeDocumentData(ref, { dropIndexWhenBaseGone: true, keepOriginal: true });
     return { status: 'skipped', chunks: 0 };
   }
+  return published(p);
+}
+
+/** Subscribers told (document.indexed). */
+async function published({ doc, records }: Prepared): Promise<IndexOutcome> {
   await publishEvent(doc.tenantId, 'document.indexed', {
     documentId: doc.id,
     kbId: doc.kbId,

@@ -76,6 +76,55 @@ export async function markProcessing(d: DocumentRecord, deadline: string): Promi
   return { ...d, ...set };
 }
 
+/** Documents of one base moved in one transaction: each move and its audit entry, the base's counters once. */
+export const MOVES_PER_COMMIT = 30;
+
+/** The base's counters for `n` documents moving `from` -> `to`, plus what else the base adds. */
+export const countMoveOf = (
+  d: Pick<DocumentRecord, 'tenantId' | 'kbId'>,
+  n: number,
+  from: DocumentStatus,
+  to: DocumentStatus,
+  also: { set?: Record<string, unknown>; add?: Record<string, number> } = {},
+) => countMove(d, null, null, { set: also.set, add: { ...also.add, [counterOf(from)]: -n, [counterOf(to)]: n } });
+
+/**
+ * Queued -> Processing for documents of one base, MOVES_PER_COMMIT a transaction (the base item,
+ * which every upload and move of the base also writes, once a transaction instead of once a
+ * document). A transaction refused because one of its documents moved meanwhile is redone one
+ * document at a time, so the others still move. Answers the documents that moved.
+ */
+export async function markProcessingTogether(docs: DocumentRecord[], deadline: string): Promise<DocumentRecord[]> {
+  const now = new Date().toISOString();
+  const set = { status: 'Processing' as const, progressPercent: 5, stageDeadline: deadline, updatedAt: now };
+  const moved: DocumentRecord[] = [];
+  for (let i = 0; i < docs.length; i += MOVES_PER_COMMIT) {
+    const group = docs.slice(i, i + MOVES_PER_COMMIT);
+    try {
+      await commitChange(
+        [
+          ...group.map((d) => statusMove(d, 'Queued', { ...set, ...pendingEntry(deadline, d) })),
+          countMoveOf(group[0]!, group.length, 'Queued', 'Processing'),
+        ],
+        group.map((d) => audit(d, 'start-indexing', {})),
+        { now },
+      );
+      moved.push(...group.map((d) => ({ ...d, ...set })));
+    } catch (err) {
+      if (!isMoved(err) || group.length === 1) {
+        if (isMoved(err)) continue;
+        throw err;
+      }
+      for (const d of group)
+        await markProcessing(d, deadline).then(
+          (m) => moved.push(m),
+          (e) => (isMoved(e) ? undefined : Promise.reject(e)),
+        );
+    }
+  }
+  return moved;
+}
+
 /** Progress while Processing: not a state change, so no audit entry. */
 export async function markProgress(d: DocumentRecord, percent: number): Promise<void> {
   await writeItem(statusMove(d, 'Processing', { progressPercent: Math.min(99, Math.round(percent)) }));

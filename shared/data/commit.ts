@@ -45,12 +45,14 @@ const asError = (answer: string | ApiError) => (answer instanceof ApiError ? ans
  */
 export async function commitChange(
   writes: readonly (Write | null | undefined | false)[],
-  change: Change | null,
+  change: Change | readonly Change[] | null,
   opts: CommitOptions = {},
 ): Promise<void> {
   const list = writes.filter((w): w is Write => !!w);
   const items: TransactItem[] = list.map(({ onConflict: _, ...item }) => item);
-  if (change) items.push(auditPut(change, opts.now ?? new Date().toISOString()));
+  // Several changes committed at once (documents indexed together) each keep their own entry.
+  const changes: readonly Change[] = change === null ? [] : 'tenantId' in change ? [change] : change;
+  for (const c of changes) items.push(auditPut(c, opts.now ?? new Date().toISOString()));
   for (let attempt = 1; ; attempt++) {
     try {
       await ddb().send(new TransactWriteCommand({ TransactItems: items }));
@@ -64,7 +66,7 @@ export async function commitChange(
       await sleep(Math.random() * 25 * 2 ** attempt);
     }
   }
-  if (change) await countAudit(1);
+  if (changes.length) await countAudit(changes.length);
 }
 
 /** A condition with its values, as `asRead` builds it (shared/data/as-read.ts). */

@@ -136,6 +136,40 @@ describe('documents indexed by one delivery', () => {
   });
 });
 
+describe('a document deleted while its delivery runs', () => {
+  it('is left out of the documents moved together; the others are Indexed and the base counts them alone', async () => {
+    const kbId = (await newBase(owner)).id;
+    const { ids, deliver } = await uploadTogether(
+      Array.from({ length: 5 }, (_, n) => ({ kbId, title: `Doc ${n}`, text: doc(n) })),
+    );
+    // The delete lands just before the transaction that moves the five to Indexed.
+    const send = ddb().send;
+    const real = send.bind(ddb());
+    let deleted = false;
+    ddb().send = (async (command: unknown, ...rest: unknown[]) => {
+      if (!deleted && command instanceof TransactWriteCommand && JSON.stringify(command.input).includes('"indexed"')) {
+        deleted = true;
+        expect(await invoke('DELETE', `${KB}/${kbId}/documents/${ids[2]}`, { token: owner })).toAnswer(204);
+      }
+      return (real as (c: unknown, ...r: unknown[]) => Promise<unknown>)(command, ...rest);
+    }) as typeof send;
+    try {
+      await deliver();
+    } finally {
+      ddb().send = send;
+    }
+    expect(deleted).toBe(true);
+    for (const id of [ids[0], ids[1], ids[3], ids[4]])
+      expect((await documentOf(owner, kbId, id!))?.status).toBe('Indexed');
+    expect(await documentOf(owner, kbId, ids[2]!)).toBeUndefined();
+    const base = await invoke('GET', `${KB}/${kbId}`, { token: owner });
+    expect(base.json.result).toMatchObject({ documentCount: 4, chunkCount: 4 });
+    expect(base.json.result.documentsByStatus).toMatchObject({ Indexed: 4, Processing: 0, Queued: 0 });
+    expect(await dfOf(kbId, 'harbour')).toBe(4);
+    expect(await dfOf(kbId, 'zebra2q')).toBe(0);
+  });
+});
+
 describe('a segment written part-way', () => {
   it('is rebuilt by the redelivery with the same items, and no df counts twice', async () => {
     const kbId = (await newBase(owner)).id;

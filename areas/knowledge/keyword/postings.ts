@@ -14,7 +14,8 @@ import { termCounts, type Analyzer } from './terms.ts';
  * each distinct term, one posting item per term and document (split in parts of PART_ENTRIES
  * chunks) listing `position:tf:length` of every chunk holding it, and the term's document frequency
  * (`df`, in chunks) raised by as many chunks. Writing or removing a document touches only its own
- * terms: O(the document) whatever the base holds.
+ * terms: O(the document) whatever the base holds. Documents indexed together share posting items
+ * instead (segments.ts); a document too large for a segment is written alone, as here.
  *
  * Each transaction puts (or deletes) the postings of up to TERMS_PER_WRITE terms under the
  * condition that they are absent (present) and moves those terms' df in the same transaction. A

@@ -18,7 +18,7 @@ const base = { tenantId: 't1', id: 'kb1', chunkCount: 100_000, keywordTerms: 2_0
 const DF: Record<string, number> = { ledger: 100_000, harbour: 60_000, glacier: 40_000, zq17a: 1 };
 
 describe('keyword reads per term', () => {
-  it('reads at most COMMON_TERM_POSTINGS postings of a term in over half the chunks, POSTINGS_READ otherwise', async () => {
+  it('reads COMMON_TERM_POSTINGS documents of a term in over half the chunks, POSTINGS_READ otherwise, in whole items', async () => {
     const statKeys = new Map(Object.keys(DF).map((t) => [keyId(termStatKey('t1', 'kb1', t)), t]));
     ddb.on(BatchGetCommand).callsFake((input) => {
       const asked = input.RequestItems[config.tableName].Keys as Record<string, string>[];
@@ -28,20 +28,35 @@ describe('keyword reads per term', () => {
         },
       };
     });
-    ddb.on(QueryCommand).resolves({ Items: [] });
-    await searchKeyword(base, 'ledger harbour glacier zq17a', 100);
-    const limits = Object.fromEntries(
-      ddb.commandCalls(QueryCommand).map((c) => {
+    // Every term has more postings than any bound: each page is full and has a next one.
+    const served = (shape: 'document' | 'segment') => (input: { Limit?: number }) => ({
+      Items: Array.from({ length: input.Limit ?? 1 }, (_, i) =>
+        shape === 'document'
+          ? { documentId: `d${i}`, c: '0:1:10' }
+          : { e: Object.fromEntries(Array.from({ length: 200 }, (_, d) => [`d${i}-${d}`, '0:1:10'])) },
+      ),
+      LastEvaluatedKey: { pk: 'more', sk: 'more' },
+    });
+    const documentsRead = async (shape: 'document' | 'segment') => {
+      ddb.on(QueryCommand).callsFake(served(shape));
+      const before = ddb.commandCalls(QueryCommand).length;
+      await searchKeyword(base, 'ledger harbour glacier zq17a', 100);
+      const read: Record<string, number> = {};
+      for (const c of ddb.commandCalls(QueryCommand).slice(before)) {
         const pk = String(c.args[0].input.ExpressionAttributeValues?.[':pk']);
-        return [pk.slice(pk.lastIndexOf('#') + 1), c.args[0].input.Limit];
-      }),
-    );
-    expect(limits).toEqual({
+        const term = pk.slice(pk.lastIndexOf('#') + 1);
+        read[term] = (read[term] ?? 0) + (c.args[0].input.Limit ?? 0) * (shape === 'document' ? 1 : 200);
+      }
+      return read;
+    };
+    expect(await documentsRead('document')).toEqual({
       ledger: COMMON_TERM_POSTINGS,
       harbour: COMMON_TERM_POSTINGS,
       glacier: POSTINGS_READ,
       zq17a: POSTINGS_READ,
     });
+    // A segment's item holds 200 documents: one item covers the common bound, two the usual one.
+    expect(await documentsRead('segment')).toEqual({ ledger: 200, harbour: 200, glacier: 400, zq17a: 400 });
   });
 });
 

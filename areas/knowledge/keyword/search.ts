@@ -1,5 +1,6 @@
 import { keyId } from '#shared/data/keys.ts';
-import { queryItems } from '#shared/data/query.ts';
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ddb } from '#shared/platform/aws.ts';
 import { getMany } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
 import { POSTING_PREFIX, termList, termStatKey, type BaseRecord } from '../records.ts';
@@ -15,6 +16,7 @@ import { analyzerOf, queryTerms } from './terms.ts';
  * contributes only through its best postings; every score is computed exactly from the base's global statistics (N chunks,
  * average length, the term's df). Memory and reads are bounded by the query, not by the base.
  */
+/** Documents read per query term (whole posting items: a segment's holds many). */
 export const POSTINGS_READ = 300;
 /**
  * A term in more than half the base's chunks weighs at most ln 2 against a rare term's ln N, yet its
@@ -58,6 +60,33 @@ function bestOf(hits: Iterable<KeywordHit>, limit: number): KeywordHit[] {
   return best;
 }
 
+type PostingItem = { documentId?: string; c?: string; e?: Record<string, string> };
+const documentsIn = (p: PostingItem) => (p.e ? Object.keys(p.e).length : 1);
+/** The first page of a term's postings: one item tells whether they are a segment's (200 documents) or a document's. */
+const FIRST_PAGE = 1;
+
+/**
+ * A term's postings, best first, until `documents` documents are read (whole items: at most one
+ * item's more). Pages are sized by the documents an item held so far, so a document's own postings
+ * take about two requests and a segment's as many items as the bound needs, not a page of them.
+ */
+async function postingsUpTo(input: QueryCommandInput, documents: number): Promise<PostingItem[]> {
+  const items: PostingItem[] = [];
+  let read = 0;
+  let limit = Math.min(FIRST_PAGE, documents);
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await ddb().send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey }));
+    for (const item of (out.Items ?? []) as PostingItem[]) {
+      items.push(item);
+      read += documentsIn(item);
+    }
+    ExclusiveStartKey = out.LastEvaluatedKey;
+    limit = Math.max(1, Math.ceil((documents - read) / Math.max(1, read / Math.max(1, items.length))));
+  } while (ExclusiveStartKey && read < documents);
+  return items;
+}
+
 export const statsOf = (base: Pick<BaseRecord, 'chunkCount' | 'keywordTerms'>): BaseStats => ({
   chunks: Math.max(0, Number(base.chunkCount ?? 0)),
   terms: Math.max(0, Number(base.keywordTerms ?? 0)),
@@ -82,7 +111,7 @@ export async function searchKeyword(
   await Promise.all(
     present.map(async ({ term, df }) => {
       const weight = idf(stats, df);
-      const postings = await queryItems<{ documentId?: string; c?: string; e?: Record<string, string> }>(
+      const postings = await postingsUpTo(
         {
           TableName: config.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',

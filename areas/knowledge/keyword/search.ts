@@ -62,8 +62,8 @@ function bestOf(hits: Iterable<KeywordHit>, limit: number): KeywordHit[] {
 
 type PostingItem = { documentId?: string; c?: string; e?: Record<string, string> };
 const documentsIn = (p: PostingItem) => (p.e ? Object.keys(p.e).length : 1);
-/** The first page of a term's postings: one item tells whether they are a segment's (200 documents) or a document's. */
-const FIRST_PAGE = 1;
+/** The first page of a term's postings: two items, a common or a rare term's bound when they are segments' (200 documents each). */
+const FIRST_PAGE = 2;
 
 /**
  * A term's postings, best first, until `documents` documents are read (whole items: at most one

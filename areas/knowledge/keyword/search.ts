@@ -67,13 +67,15 @@ const FIRST_PAGE = 2;
 
 /**
  * A term's postings, best first, until `documents` documents are read (whole items: at most one
- * item's more). Pages are sized by the documents an item held so far, so a document's own postings
- * take about two requests and a segment's as many items as the bound needs, not a page of them.
+ * item's more). A rare term's are read in one request; a common one's pages are sized by the
+ * documents an item held so far, so a document's own postings take about two requests and a
+ * segment's as many items as the bound needs, not a page of them.
  */
-async function postingsUpTo(input: QueryCommandInput, documents: number): Promise<PostingItem[]> {
+async function postingsUpTo(input: QueryCommandInput, documents: number, df: number): Promise<PostingItem[]> {
   const items: PostingItem[] = [];
   let read = 0;
-  let limit = Math.min(FIRST_PAGE, documents);
+  // A term in no more chunks than the bound is read whole: it has no more items than chunks.
+  let limit = df <= documents ? df : Math.min(FIRST_PAGE, documents);
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const out = await ddb().send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey }));
@@ -119,6 +121,7 @@ export async function searchKeyword(
           ProjectionExpression: 'documentId, c, e',
         },
         postingsToRead(stats, df),
+        df,
       );
       const add = (documentId: string, entries: string) => {
         const ofDocument = scores.get(documentId) ?? new Map<number, KeywordHit>();

@@ -27,6 +27,22 @@ async function until(check: () => boolean) {
 const send = (queue: ReturnType<typeof localQueue>, name: QueueName, id: string) =>
   queue.send(name, { id, type: 'probe', payload: { id } });
 
+/** A local queue whose worker records each event and holds it until `hold.open()`. */
+function heldQueue() {
+  const events: SQSEvent[] = [];
+  const hold = gate();
+  const handler: WorkerHandler = async (event) => {
+    events.push(event);
+    await hold.opened;
+    return { batchItemFailures: [] };
+  };
+  return {
+    events,
+    hold,
+    queue: localQueue({ dataDir: tempDir('local-queue-batches-'), loadWorker: async () => handler }),
+  };
+}
+
 describe('local queue batches (a standard queue)', () => {
   it('gathers the messages sent while its only delivery is busy into the next event, up to the batch size', async () => {
     // Prepare
@@ -121,14 +137,7 @@ describe('local queue batches (a standard queue)', () => {
 
   it('delivers each message of a queue with the default config at once, however many deliveries are still running', async () => {
     // Prepare
-    const events: SQSEvent[] = [];
-    const hold = gate();
-    const handler: WorkerHandler = async (event) => {
-      events.push(event);
-      await hold.opened;
-      return { batchItemFailures: [] };
-    };
-    const queue = localQueue({ dataDir: tempDir('local-queue-batches-'), loadWorker: async () => handler });
+    const { events, hold, queue } = heldQueue();
 
     // Act: each sent once the one before is being handled, and held there.
     for (const [i, id] of ['e1', 'e2', 'e3', 'e4', 'e5', 'e6'].entries()) {
@@ -144,14 +153,7 @@ describe('local queue batches (a standard queue)', () => {
 
   it("batches the indexing queue by its worker's spec: four deliveries at once, the messages waiting behind them in one event", async () => {
     // Prepare
-    const events: SQSEvent[] = [];
-    const hold = gate();
-    const handler: WorkerHandler = async (event) => {
-      events.push(event);
-      await hold.opened;
-      return { batchItemFailures: [] };
-    };
-    const queue = localQueue({ dataDir: tempDir('local-queue-batches-'), loadWorker: async () => handler });
+    const { events, hold, queue } = heldQueue();
 
     // Act
     for (const [i, id] of ['d1', 'd2', 'd3', 'd4'].entries()) {

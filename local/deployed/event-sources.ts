@@ -9,6 +9,9 @@ import type { SQSEvent } from 'aws-lambda';
 import type { FunctionHost } from './function-host.ts';
 import { ACCOUNT, REGION, type StackTemplate } from './template.ts';
 
+/** The most messages SQS returns to one receive, or deletes in one batch. */
+const SQS_RECEIVE_MAX = 10;
+
 interface Mapping {
   id: string;
   queueArn: string;
@@ -91,15 +94,21 @@ export class QueuePollers {
 
   /** One poll of one mapping: how many messages it delivered. */
   private async poll(m: Mapping): Promise<number> {
-    const { Messages = [] } = await m.client.send(
-      new ReceiveMessageCommand({
-        QueueUrl: m.queueUrl,
-        MaxNumberOfMessages: m.batchSize,
-        MessageSystemAttributeNames: ['All'],
-        MessageAttributeNames: ['All'],
-        WaitTimeSeconds: 0,
-      }),
-    );
+    // SQS hands out at most 10 a receive; Lambda's poller gathers a larger batch from several.
+    const Messages: Message[] = [];
+    while (Messages.length < m.batchSize) {
+      const { Messages: got = [] } = await m.client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: m.queueUrl,
+          MaxNumberOfMessages: Math.min(SQS_RECEIVE_MAX, m.batchSize - Messages.length),
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+          WaitTimeSeconds: 0,
+        }),
+      );
+      Messages.push(...got);
+      if (!got.length) break;
+    }
     if (!Messages.length) return 0;
     const event: SQSEvent = { Records: Messages.map((msg) => sqsRecord(msg, m.queueArn)) };
     const out = await m.host.invoke(event);
@@ -111,11 +120,13 @@ export class QueuePollers {
       failedIds = new Set(failures.map((f) => f.itemIdentifier));
     } else failedIds = new Set();
     const done = Messages.filter((msg) => !failedIds.has(msg.MessageId!));
-    if (done.length)
+    for (let i = 0; i < done.length; i += SQS_RECEIVE_MAX)
       await m.client.send(
         new DeleteMessageBatchCommand({
           QueueUrl: m.queueUrl,
-          Entries: done.map((msg, i) => ({ Id: String(i), ReceiptHandle: msg.ReceiptHandle! })),
+          Entries: done
+            .slice(i, i + SQS_RECEIVE_MAX)
+            .map((msg, j) => ({ Id: String(j), ReceiptHandle: msg.ReceiptHandle! })),
         }),
       );
     for (const msg of Messages.filter((x) => failedIds.has(x.MessageId!)))

@@ -56,9 +56,13 @@ it('ranks the abstracts each SciFact training claim cites near the top (nDCG@10 
       ),
     },
   }));
-  ddb.on(QueryCommand).callsFake((input) => ({
-    Items: (partitions.get(String(input.ExpressionAttributeValues[':pk'])) ?? []).slice(0, input.Limit),
-  }));
+  // Pages as DynamoDB gives them: up to Limit items, and where the next page starts.
+  ddb.on(QueryCommand).callsFake((input) => {
+    const all = partitions.get(String(input.ExpressionAttributeValues[':pk'])) ?? [];
+    const from = Number(input.ExclusiveStartKey?.at ?? 0);
+    const to = Math.min(all.length, from + (input.Limit ?? all.length));
+    return { Items: all.slice(from, to), ...(to < all.length ? { LastEvaluatedKey: { at: to } } : {}) };
+  });
 
   const claims = loadClaims();
   let total = 0;

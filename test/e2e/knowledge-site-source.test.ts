@@ -93,7 +93,9 @@ describe("a base synced from the tenant's own site", () => {
     expect(await write('Parcels may be returned within zqsixty days.')).toAnswer(200);
     const second = await until(
       () => cited('zqsixty'),
-      (c) => c.some((x) => x.sourceUrl === url && x.documentId !== firstDoc),
+      // The new version is indexed first, then the old one is deleted: wait for both.
+      (c) =>
+        c.some((x) => x.sourceUrl === url && x.documentId !== firstDoc) && !c.some((x) => x.documentId === firstDoc),
       60_000,
     );
     expect(second.map((x) => x.documentId)).not.toContain(firstDoc);

@@ -29,7 +29,6 @@ import {
 } from './records.ts';
 import {
   countMove,
-  countMoveOf,
   isMoved,
   markFailed,
   markProcessingTogether,
@@ -105,7 +104,9 @@ export async function indexDocuments(refs: DocumentRef[]): Promise<(IndexOutcome
   const byBase = new Map<string, number[]>();
   refs.forEach((r, i) => {
     const k = `${r.tenantId}|${r.kbId}`;
-    byBase.set(k, [...(byBase.get(k) ?? []), i]);
+    const list = byBase.get(k) ?? [];
+    if (!list.length) byBase.set(k, list);
+    list.push(i);
   });
   for (const indexes of byBase.values()) {
     const { tenantId, kbId } = refs[indexes[0]!]!;
@@ -293,10 +294,16 @@ async function completeTogether(prepared: { ref: DocumentRef; p: Prepared }[]): 
       await commitChange(
         [
           ...moves.map((m) => m.move),
-          countMoveOf(group[0]!.p.doc, group.length, 'Processing', 'Indexed', {
-            set: { updatedAt: now },
-            add: { chunkCount: count((p) => p.records.length), keywordTerms: count((p) => p.keyword.length) },
-          }),
+          countMove(
+            group[0]!.p.doc,
+            'Processing',
+            'Indexed',
+            {
+              set: { updatedAt: now },
+              add: { chunkCount: count((p) => p.records.length), keywordTerms: count((p) => p.keyword.length) },
+            },
+            group.length,
+          ),
         ],
         moves.map((m) => m.change),
         { now },

@@ -2,7 +2,7 @@ import { emit } from '#shared/data/events.ts';
 import { BASE_DELETED } from './events.ts';
 import { deleteAll } from '#shared/data/batch.ts';
 import { keyOf } from '#shared/data/keys.ts';
-import { queryItems } from '#shared/data/query.ts';
+import { partitionKeys, queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { config } from '#shared/platform/config.ts';
 import { dropTerms, indexedText, postingsOf, removePostings, type DocumentTerms } from './keyword/postings.ts';
@@ -57,16 +57,6 @@ export async function storedTerms(ref: { tenantId: string; kbId: string; documen
   const chunks = await chunksOf(ref.tenantId, ref.kbId, ref.documentId);
   return chunks.length ? { chunks: chunks.length, terms: termsOfChunks(ref.documentId, chunks) } : null;
 }
-
-const partitionKeys = async (pk: string) =>
-  (
-    await queryItems<{ pk: string; sk: string }>({
-      TableName: config.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
-      ProjectionExpression: 'pk, sk',
-    })
-  ).map(keyOf);
 
 export async function purgeDocumentData(
   ref: { tenantId: string; kbId: string; documentId: string },

@@ -27,17 +27,19 @@ export const counterOf = (status: DocumentStatus) => `${status.toLowerCase()}Cou
 
 /**
  * The base's status counters moved with a document (from one status to another; null is none: an
- * upload, a delete), in the transaction that moves it, so they hold whatever runs at once.
+ * upload, a delete), or with `documents` moved together, in the transaction that moves them, so
+ * they hold whatever runs at once.
  */
 export function countMove(
   d: Pick<DocumentRecord, 'tenantId' | 'kbId'>,
   from: DocumentStatus | null,
   to: DocumentStatus | null,
   also: { set?: Record<string, unknown>; add?: Record<string, number> } = {},
+  documents = 1,
 ) {
   const add: Record<string, number> = { ...also.add };
-  if (from) add[counterOf(from)] = (add[counterOf(from)] ?? 0) - 1;
-  if (to) add[counterOf(to)] = (add[counterOf(to)] ?? 0) + 1;
+  if (from) add[counterOf(from)] = (add[counterOf(from)] ?? 0) - documents;
+  if (to) add[counterOf(to)] = (add[counterOf(to)] ?? 0) + documents;
   return orConflict(
     updateItem(kbKey(d.tenantId, d.kbId), also.set ?? {}, { add, condition: 'attribute_exists(pk)' }),
     notFound('Knowledge base'),
@@ -79,15 +81,6 @@ export async function markProcessing(d: DocumentRecord, deadline: string): Promi
 /** Documents of one base moved in one transaction: each move and its audit entry, the base's counters once. */
 export const MOVES_PER_COMMIT = 30;
 
-/** The base's counters for `n` documents moving `from` -> `to`, plus what else the base adds. */
-export const countMoveOf = (
-  d: Pick<DocumentRecord, 'tenantId' | 'kbId'>,
-  n: number,
-  from: DocumentStatus,
-  to: DocumentStatus,
-  also: { set?: Record<string, unknown>; add?: Record<string, number> } = {},
-) => countMove(d, null, null, { set: also.set, add: { ...also.add, [counterOf(from)]: -n, [counterOf(to)]: n } });
-
 /**
  * Queued -> Processing for documents of one base, MOVES_PER_COMMIT a transaction (the base item,
  * which every upload and move of the base also writes, once a transaction instead of once a
@@ -104,17 +97,15 @@ export async function markProcessingTogether(docs: DocumentRecord[], deadline: s
       await commitChange(
         [
           ...group.map((d) => statusMove(d, 'Queued', { ...set, ...pendingEntry(deadline, d) })),
-          countMoveOf(group[0]!, group.length, 'Queued', 'Processing'),
+          countMove(group[0]!, 'Queued', 'Processing', {}, group.length),
         ],
         group.map((d) => audit(d, 'start-indexing', {})),
         { now },
       );
       moved.push(...group.map((d) => ({ ...d, ...set })));
     } catch (err) {
-      if (!isMoved(err) || group.length === 1) {
-        if (isMoved(err)) continue;
-        throw err;
-      }
+      if (!isMoved(err)) throw err;
+      if (group.length === 1) continue;
       for (const d of group)
         await markProcessing(d, deadline).then(
           (m) => moved.push(m),

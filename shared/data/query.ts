@@ -1,6 +1,7 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
+import { keyOf, type Key } from './keys.ts';
 
 /**
  * Items of a Query, following pages until `wanted` items are read or the key range ends.
@@ -27,6 +28,17 @@ export async function queryItems<T = Record<string, unknown>>(
   } while (ExclusiveStartKey && items.length < wanted);
   return items;
 }
+
+/** The keys of every item in one partition (for deleting it whole). */
+export const partitionKeys = async (pk: string): Promise<Key[]> =>
+  (
+    await queryItems<Key>({
+      TableName: config.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ProjectionExpression: 'pk, sk',
+    })
+  ).map(keyOf);
 
 /** How many items a Query matches (filter included), without transferring them. */
 export async function queryCount(input: QueryCommandInput): Promise<number> {

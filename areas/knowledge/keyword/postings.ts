@@ -1,7 +1,6 @@
 import { deleteAll } from '#shared/data/batch.ts';
 import { commitChange, type TransactItem, updateItem } from '#shared/data/commit.ts';
-import { keyOf } from '#shared/data/keys.ts';
-import { queryItems } from '#shared/data/query.ts';
+import { partitionKeys } from '#shared/data/query.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { config } from '#shared/platform/config.ts';
 import { inParallel } from '#shared/runtime/in-parallel.ts';
@@ -206,13 +205,5 @@ export async function removePostings(tenantId: string, kbId: string, doc: Docume
 
 /** A deleted base: every item of each term's partition (its df and all postings), found by the terms its chunks held. */
 export async function dropTerms(tenantId: string, kbId: string, terms: Iterable<string>): Promise<void> {
-  for (const term of terms) {
-    const items = await queryItems<{ pk: string; sk: string }>({
-      TableName: config.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': termList(tenantId, kbId, term) },
-      ProjectionExpression: 'pk, sk',
-    });
-    await deleteAll(items.map(keyOf));
-  }
+  for (const term of terms) await deleteAll(await partitionKeys(termList(tenantId, kbId, term)));
 }

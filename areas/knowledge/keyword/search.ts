@@ -11,12 +11,11 @@ import { analyzerOf, queryTerms } from './terms.ts';
 /**
  * BM25 over a base's postings in DynamoDB (docs/decisions/knowledge.md, "Keyword index"): one
  * BatchGetItem for the query terms' document frequencies, then one Query per term (in parallel)
- * reading its postings best impact first, at most POSTINGS_READ items a term (COMMON_TERM_POSTINGS
- * for a term in most of the base, whose idf is low). A term held by more documents than that
+ * reading its postings best impact first, about POSTINGS_READ documents a term in whole items (a
+ * segment's item holds many; COMMON_TERM_POSTINGS for a term in most of the base, whose idf is low). A term held by more documents than that
  * contributes only through its best postings; every score is computed exactly from the base's global statistics (N chunks,
  * average length, the term's df). Memory and reads are bounded by the query, not by the base.
  */
-/** Documents read per query term (whole posting items: a segment's holds many). */
 export const POSTINGS_READ = 300;
 /**
  * A term in more than half the base's chunks weighs at most ln 2 against a rare term's ln N, yet its

@@ -72,6 +72,21 @@ async function deliverTogether(messages: QueueMessage[]) {
   expect(out.batchItemFailures).toEqual([]);
 }
 
+/** Runs `run` with `hook` called before each TransactWriteItems it sends (a throw fails that one). */
+async function beforeEachTransaction(hook: (input: unknown) => Promise<void>, run: () => Promise<unknown>) {
+  const send = ddb().send;
+  const real = send.bind(ddb()) as (c: unknown, ...r: unknown[]) => Promise<unknown>;
+  ddb().send = (async (command: unknown, ...rest: unknown[]) => {
+    if (command instanceof TransactWriteCommand) await hook(command.input);
+    return real(command, ...rest);
+  }) as typeof send;
+  try {
+    await run();
+  } finally {
+    ddb().send = send;
+  }
+}
+
 const doc = (n: number) => `Entry ${n} about the zebra${n}q register, with harbour, glacier and lantern notes.`;
 
 describe('documents indexed by one delivery', () => {
@@ -143,21 +158,12 @@ describe('a document deleted while its delivery runs', () => {
       Array.from({ length: 5 }, (_, n) => ({ kbId, title: `Doc ${n}`, text: doc(n) })),
     );
     // The delete lands just before the transaction that moves the five to Indexed.
-    const send = ddb().send;
-    const real = send.bind(ddb());
     let deleted = false;
-    ddb().send = (async (command: unknown, ...rest: unknown[]) => {
-      if (!deleted && command instanceof TransactWriteCommand && JSON.stringify(command.input).includes('"indexed"')) {
-        deleted = true;
-        expect(await invoke('DELETE', `${KB}/${kbId}/documents/${ids[2]}`, { token: owner })).toAnswer(204);
-      }
-      return (real as (c: unknown, ...r: unknown[]) => Promise<unknown>)(command, ...rest);
-    }) as typeof send;
-    try {
-      await deliver();
-    } finally {
-      ddb().send = send;
-    }
+    await beforeEachTransaction(async (input) => {
+      if (deleted || !JSON.stringify(input).includes('"indexed"')) return;
+      deleted = true;
+      expect(await invoke('DELETE', `${KB}/${kbId}/documents/${ids[2]}`, { token: owner })).toAnswer(204);
+    }, deliver);
     expect(deleted).toBe(true);
     for (const id of [ids[0], ids[1], ids[3], ids[4]])
       expect((await documentOf(owner, kbId, id!))?.status).toBe('Indexed');
@@ -186,17 +192,12 @@ describe('a segment written part-way', () => {
     });
     // The third transaction of the first attempt fails, as a Lambda stopped part-way leaves it.
     let transactions = 0;
-    const send = ddb().send;
-    const real = send.bind(ddb());
-    ddb().send = (async (command: unknown, ...rest: unknown[]) => {
-      if (command instanceof TransactWriteCommand && ++transactions === 3) throw new Error('the instance stopped');
-      return (real as (c: unknown, ...r: unknown[]) => Promise<unknown>)(command, ...rest);
-    }) as typeof send;
-    try {
-      await expect(indexInSegments(tenantId, kbId, members, async () => null)).rejects.toThrow('the instance stopped');
-    } finally {
-      ddb().send = send;
-    }
+    await beforeEachTransaction(
+      async () => {
+        if (++transactions === 3) throw new Error('the instance stopped');
+      },
+      () => expect(indexInSegments(tenantId, kbId, members, async () => null)).rejects.toThrow('the instance stopped'),
+    );
     const segments = await indexInSegments(tenantId, kbId, members, async () => null);
     expect(new Set(segments.values()).size).toBe(1);
     expect(await dfOf(kbId, 'common7')).toBe(3);

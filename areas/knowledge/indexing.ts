@@ -1,6 +1,7 @@
-import { publishEvent } from '#areas/outbound-webhooks/for-knowledge.ts';
+import { publishEvents } from '#areas/outbound-webhooks/for-knowledge.ts';
 import { instructionFlag } from './instruction-flags.ts';
 import { embed } from '#areas/llm-gateway/for-knowledge.ts';
+import { createHash } from 'node:crypto';
 import { putAll } from '#shared/data/batch.ts';
 import { commitChange, type Change } from '#shared/data/commit.ts';
 import { get, getMany } from '#shared/data/read.ts';
@@ -90,7 +91,7 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
   return out!;
 }
 
-/** Documents prepared at once by one delivery (each embeds through the gateway on its own). */
+/** Documents read and chunked at once by one delivery, and embedding calls made at once. */
 const PREPARE_AT_ONCE = 8;
 
 /**
@@ -111,7 +112,6 @@ export async function indexDocuments(refs: DocumentRef[]): Promise<(IndexOutcome
   for (const indexes of byBase.values()) {
     const { tenantId, kbId } = refs[indexes[0]!]!;
     const base = await get<BaseRecord>(kbKey(tenantId, kbId), { consistent: true });
-    const prepared: { i: number; p: Prepared }[] = [];
     let started: Map<number, DocumentRecord>;
     try {
       started = base ? await start(refs, indexes) : new Map();
@@ -119,16 +119,22 @@ export async function indexDocuments(refs: DocumentRef[]): Promise<(IndexOutcome
       for (const i of indexes) out[i] = err as Error;
       continue;
     }
+    const read: Read[] = [];
     await inParallel(indexes, PREPARE_AT_ONCE, async (i) => {
       const doc = started.get(i);
       try {
-        const p = doc ? await prepare(refs[i]!, doc, base!) : { status: 'skipped' as const, chunks: 0 };
-        if ('doc' in p) prepared.push({ i, p });
-        else out[i] = p;
+        const r = doc ? await readDocument(refs[i]!, doc, base!) : { status: 'skipped' as const, chunks: 0 };
+        if ('doc' in r) read.push({ ...r, i });
+        else out[i] = r;
       } catch (err) {
         out[i] = err as Error;
       }
     });
+    const prepared: { i: number; p: Prepared }[] = [];
+    for (const [r, done] of await embedAll(base!, read)) {
+      if ('doc' in done) prepared.push({ i: r.i, p: done });
+      else out[r.i] = done;
+    }
     try {
       await writeKeyword(
         tenantId,
@@ -191,10 +197,22 @@ async function start(refs: DocumentRef[], indexes: number[]): Promise<Map<number
   return live;
 }
 
-/** Parse, chunk, store and embed; Failed when it cannot go on. */
-async function prepare(ref: DocumentRef, doc: DocumentRecord, base: BaseRecord): Promise<Prepared | IndexOutcome> {
-  const started = Date.now();
+/** A document parsed and chunked, its chunks not stored yet; `i` is its place in the delivery. */
+interface Read {
+  i: number;
+  ref: DocumentRef;
+  doc: DocumentRecord;
+  records: ChunkRecord[];
+  started: number;
+}
 
+/** Parse and chunk; Failed when the file cannot be read. */
+async function readDocument(
+  ref: DocumentRef,
+  doc: DocumentRecord,
+  base: BaseRecord,
+): Promise<Omit<Read, 'i'> | IndexOutcome> {
+  const started = Date.now();
   let chunks: Awaited<ReturnType<typeof chunkText>>;
   try {
     const bytes = await getObject(doc.objectKey);
@@ -207,40 +225,104 @@ async function prepare(ref: DocumentRef, doc: DocumentRecord, base: BaseRecord):
     await markFailed(doc, err.message).catch((e) => (isMoved(e) ? undefined : Promise.reject(e)));
     return { status: 'Failed', chunks: 0 };
   }
-  const d = doc;
   const analyzer = analyzerOf(base.keywordAnalyzer);
   const records: ChunkRecord[] = chunks.map((c, position) => ({
-    chunkId: chunkIdOf(d.id, position),
-    tenantId: d.tenantId,
-    kbId: d.kbId,
-    documentId: d.id,
+    chunkId: chunkIdOf(doc.id, position),
+    tenantId: doc.tenantId,
+    kbId: doc.kbId,
+    documentId: doc.id,
     position,
     text: c.text,
     tokenCount: c.tokenCount,
     ...flagOf(c.text),
-    ...(d.title ? { title: d.title } : {}),
+    ...(doc.title ? { title: doc.title } : {}),
     analyzer,
   }));
-  // A document embedded in one call is done about as soon as a progress write would land: its
-  // progress stays at 5 until Indexed, saving three writes of the few a short document costs.
-  const showProgress = records.length > EMBED_BATCH;
-  if (showProgress) await markProgress(doc, 15);
-  await putAll(records.map(chunkItem));
-  if (showProgress) await markProgress(doc, 25);
+  return { ref, doc, records, started };
+}
 
+type Embedded = [Read, Prepared | IndexOutcome | Error];
+
+/**
+ * The read documents' chunks stored and embedded. A document of more than one embedding call goes
+ * alone, its progress written as it runs. The others' chunks are stored together and embedded
+ * several documents a call, EMBED_BATCH chunks at most, each call of one uploader's documents (it
+ * is made as them and metered to them): a refusal fails the documents of that call. A document
+ * embedded in one call is done about as soon as a progress write would land, so its progress
+ * stays at 5 until Indexed.
+ */
+async function embedAll(base: BaseRecord, read: Read[]): Promise<Embedded[]> {
+  const done: Embedded[] = [];
+  const calls: Read[][] = read.filter((r) => r.records.length > EMBED_BATCH).map((r) => [r]);
+  const small = read.filter((r) => r.records.length <= EMBED_BATCH);
   try {
-    await embedAndStore(doc, base, records, showProgress);
+    await putAll(small.flatMap((r) => r.records.map(chunkItem)));
+    calls.push(...packByUploader(small));
+  } catch (err) {
+    for (const r of small) done.push([r, err as Error]);
+  }
+  await inParallel(calls, PREPARE_AT_ONCE, async (group) => {
+    done.push(...(await embedGroup(base, group)));
+  });
+  return done;
+}
+
+/** Small documents in embedding calls: one uploader's a call, whole documents, EMBED_BATCH chunks at most. */
+function packByUploader(read: Read[]): Read[][] {
+  const calls: Read[][] = [];
+  const open = new Map<string, { group: Read[]; chunks: number }>();
+  for (const r of read) {
+    const by = r.doc.uploadedBy;
+    let call = open.get(by);
+    if (call && call.chunks + r.records.length > EMBED_BATCH) call = undefined;
+    if (!call) {
+      call = { group: [], chunks: 0 };
+      open.set(by, call);
+      calls.push(call.group);
+    }
+    call.group.push(r);
+    call.chunks += r.records.length;
+  }
+  return calls;
+}
+
+/**
+ * One call's documents embedded and their vectors stored (a single large document's chunks first
+ * stored with its progress shown); each ends prepared, Failed when the gateway refused, or with the
+ * error its message is retried for.
+ */
+async function embedGroup(base: BaseRecord, group: Read[]): Promise<Embedded[]> {
+  const alone = group.length === 1 && group[0]!.records.length > EMBED_BATCH ? group[0]! : null;
+  try {
+    if (alone) {
+      await markProgress(alone.doc, 15);
+      await putAll(alone.records.map(chunkItem));
+      await markProgress(alone.doc, 25);
+    }
+    await embedAndStore(base, group, alone);
   } catch (err) {
     // The gateway refused (the tenant's token allowance used up, a model not in the catalog): retrying
-    // cannot help, so the document ends Failed with the gateway's reason and what was written goes.
-    if (!(err instanceof ApiError) || err.status >= 500) throw err;
-    await markFailed(doc, `Embedding was refused: ${err.message}`).catch((e) =>
-      isMoved(e) ? undefined : Promise.reject(e),
-    );
-    await purgeDocumentData(ref, { keepOriginal: true });
-    return { status: 'Failed', chunks: 0 };
+    // cannot help, so the documents end Failed with the gateway's reason and what was written goes.
+    if (!(err instanceof ApiError) || err.status >= 500) return group.map((r) => [r, err as Error]);
+    return Promise.all(group.map(async (r): Promise<Embedded> => [r, await refused(r, err as ApiError)]));
   }
-  return { doc, records, keyword: postingsOf(doc.id, records, analyzer), started };
+  return group.map((r) => [
+    r,
+    {
+      doc: r.doc,
+      records: r.records,
+      keyword: postingsOf(r.doc.id, r.records, analyzerOf(base.keywordAnalyzer)),
+      started: r.started,
+    },
+  ]);
+}
+
+async function refused({ ref, doc }: Read, err: ApiError): Promise<IndexOutcome> {
+  await markFailed(doc, `Embedding was refused: ${err.message}`).catch((e) =>
+    isMoved(e) ? undefined : Promise.reject(e),
+  );
+  await purgeDocumentData(ref, { keepOriginal: true });
+  return { status: 'Failed', chunks: 0 };
 }
 
 /** A prepared document's move to Indexed with its counts, and its audit entry. */
@@ -308,7 +390,7 @@ async function completeTogether(prepared: { ref: DocumentRef; p: Prepared }[]): 
         moves.map((m) => m.change),
         { now },
       );
-      for (const { p } of group) out.push(await published(p));
+      out.push(...(await published(group.map(({ p }) => p))));
     } catch (err) {
       if (!isMoved(err)) throw err;
       for (const { ref, p } of group) out.push(await complete(ref, p));
@@ -341,32 +423,38 @@ async function complete(ref: DocumentRef, p: Prepared): Promise<IndexOutcome> {
     await purgeDocumentData(ref, { dropIndexWhenBaseGone: true, keepOriginal: true });
     return { status: 'skipped', chunks: 0 };
   }
-  return published(p);
+  return (await published([p]))[0]!;
 }
 
 /** Subscribers told (document.indexed). */
-async function published({ doc, records }: Prepared): Promise<IndexOutcome> {
-  await publishEvent(doc.tenantId, 'document.indexed', {
-    documentId: doc.id,
-    kbId: doc.kbId,
-    title: doc.title,
-    status: 'Indexed',
-    chunkCount: records.length,
-  });
-  return { status: 'Indexed', chunks: records.length };
+async function published(indexed: Prepared[]): Promise<IndexOutcome[]> {
+  await publishEvents(
+    indexed[0]!.doc.tenantId,
+    indexed.map(({ doc, records }) => ({
+      type: 'document.indexed' as const,
+      data: { documentId: doc.id, kbId: doc.kbId, title: doc.title, status: 'Indexed', chunkCount: records.length },
+    })),
+  );
+  return indexed.map(({ records }) => ({ status: 'Indexed', chunks: records.length }));
 }
 
-/** Embeddings in batches through the gateway (as the uploader), each batch's vectors written as they come. */
-async function embedAndStore(doc: DocumentRecord, base: BaseRecord, records: ChunkRecord[], showProgress: boolean) {
+/**
+ * Embeddings in batches through the gateway (as the uploader), each batch's vectors written as they
+ * come. A call's request id is fixed by the documents it embeds, so a redelivery is recorded once.
+ */
+async function embedAndStore(base: BaseRecord, group: Read[], progressOf: Read | null) {
   const store = await vectorStore();
-  const index = { tenantId: doc.tenantId, kbId: doc.kbId };
+  const { tenantId, kbId, uploadedBy } = group[0]!.doc;
+  const index = { tenantId, kbId };
+  const records = group.flatMap((r) => r.records);
+  const idOf = group.length === 1 ? group[0]!.doc.id : digest(group.map((r) => r.doc.id).join(','));
   let ensured = false;
   for (let i = 0; i < records.length; i += EMBED_BATCH) {
     const batch = records.slice(i, i + EMBED_BATCH);
     const { vectors } = await embed({
-      tenantId: doc.tenantId,
-      caller: { kind: 'user', userId: doc.uploadedBy },
-      requestId: `${doc.id}-embed-${i / EMBED_BATCH}`,
+      tenantId,
+      caller: { kind: 'user', userId: uploadedBy },
+      requestId: `${idOf}-embed-${i / EMBED_BATCH}`,
       model: base.embeddingModelId,
       // The title too: a chunk's words often say what it is about only beside it.
       input: batch.map(indexedText),
@@ -382,6 +470,9 @@ async function embedAndStore(doc: DocumentRecord, base: BaseRecord, records: Chu
     }));
     for (let k = 0; k < withVectors.length; k += VECTOR_WRITE_BATCH)
       await store.put(index, withVectors.slice(k, k + VECTOR_WRITE_BATCH));
-    if (showProgress) await markProgress(doc, 25 + (65 * Math.min(records.length, i + EMBED_BATCH)) / records.length);
+    if (progressOf)
+      await markProgress(progressOf.doc, 25 + (65 * Math.min(records.length, i + EMBED_BATCH)) / records.length);
   }
 }
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);

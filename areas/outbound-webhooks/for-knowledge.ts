@@ -1,2 +1,2 @@
 /** What the knowledge area uses of outbound webhooks: telling subscribers of its events. */
-export { publishEvent } from './publish.ts';
+export { publishEvent, publishEvents } from './publish.ts';

@@ -210,9 +210,9 @@ export const WORKERS = {
     // together; the queue's visibility (360 s) stays above it.
     timeoutSeconds: 300,
     // Documents of one delivery are indexed together (their keyword postings shared, in fewer
-    // writes): up to 200 a delivery (a full keyword segment), gathered for up to 1 s (SQS requires a
+    // writes): up to 500 a delivery (a full keyword segment), gathered for up to 1 s (SQS requires a
     // window above 10).
-    batchSize: 200,
+    batchSize: 500,
     batchingWindowSeconds: 1,
   },
   // AI connector: a channel message's agent turn (the agent runtime's grants: models,

@@ -211,18 +211,18 @@ describe('queues', () => {
       expect(m, name).toBeDefined();
       expect(targetId(m![1].Properties.EventSourceArn)!.replace(/[0-9A-F]{8}$/, '')).toBe(`Queues${spec.queue}`);
       expect(m![1].Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
-      expect(m![1].Properties.BatchSize, name).toBe(name === 'knowledge-worker' ? 200 : 5);
+      expect(m![1].Properties.BatchSize, name).toBe(name === 'knowledge-worker' ? 500 : 5);
       if (name !== 'knowledge-worker') expect(m![1].Properties.MaximumBatchingWindowInSeconds, name).toBeUndefined();
       expect(fn(name).Timeout).toBe(('timeoutSeconds' in spec ? spec.timeoutSeconds : undefined) ?? 60);
     }
   });
 
-  it('feeds the indexing worker up to 200 documents a delivery, gathered for up to 1 s (SQS requires a window above 10)', () => {
+  it('feeds the indexing worker up to 500 documents a delivery, gathered for up to 1 s (SQS requires a window above 10)', () => {
     const m = s
       .ofType('AWS::Lambda::EventSourceMapping')
       .find(([, e]) => targetId(e.Properties.FunctionName) === s.fnIds.get('knowledge-worker'))!;
     expect(targetId(m[1].Properties.EventSourceArn)!.replace(/[0-9A-F]{8}$/, '')).toBe('Queuesindexing');
-    expect(m[1].Properties).toMatchObject({ BatchSize: 200, MaximumBatchingWindowInSeconds: 1 });
+    expect(m[1].Properties).toMatchObject({ BatchSize: 500, MaximumBatchingWindowInSeconds: 1 });
     expect(fn('knowledge-worker').Timeout).toBe(300);
   });
 });

@@ -1,8 +1,11 @@
+import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startS3 } from '#local/s3.ts';
+import { queueSender, type QueueMessage } from '#shared/platform/ports.ts';
 import { s3 } from '#shared/platform/s3.ts';
 import { invoke, type InvokeResult } from './invoke.ts';
 import { tempDir } from './temp-dir.ts';
+import { testQueue } from './test-ports.ts';
 
 /** The knowledge area in the integration tier: a local S3 for originals and keyword indexes (vectors: test-ports). */
 let running: ReturnType<typeof startS3> | undefined;
@@ -92,4 +95,41 @@ export async function retrieveAs(token: string, kbId: string, body: Record<strin
     vectorScore: number | null;
     rerankScore: number | null;
   }[];
+}
+
+/**
+ * Uploads (as `token`, or an upload's own) with the indexing messages held back; `deliver` then
+ * hands them to the worker in one SQS event, as a batching event source mapping does.
+ */
+export async function uploadTogether(
+  token: string,
+  uploads: { kbId: string; title: string; text: string; token?: string }[],
+) {
+  const held: QueueMessage[] = [];
+  queueSender.install({
+    send: async (queue, message) => {
+      if (queue === 'indexing') held.push(message);
+      else await testQueue.send(queue, message);
+    },
+  });
+  const ids: string[] = [];
+  try {
+    for (const u of uploads) {
+      const res = await addText(u.token ?? token, u.kbId, u.title, u.text);
+      expect(res).toAnswer(202);
+      ids.push(res.json.result.id);
+    }
+  } finally {
+    queueSender.install(testQueue);
+  }
+  return { ids, deliver: () => deliverTogether(held) };
+}
+
+async function deliverTogether(messages: QueueMessage[]) {
+  const { handler } = await import('#functions/knowledge-worker/index.ts');
+  const Records = messages.map(
+    (m) => ({ messageId: crypto.randomUUID(), body: JSON.stringify(m) }) as SQSEvent['Records'][number],
+  );
+  const out = await handler({ Records });
+  expect(out.batchItemFailures).toEqual([]);
 }

@@ -2,6 +2,7 @@ import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMMON_TERM_POSTINGS, POSTINGS_READ, searchKeyword } from '#areas/knowledge/keyword/search.ts';
+import { SEGMENT_DOCUMENTS } from '#areas/knowledge/keyword/segments.ts';
 import { termStatKey } from '#areas/knowledge/records.ts';
 import { keyId } from '#shared/data/keys.ts';
 import { config } from '#shared/platform/config.ts';
@@ -33,7 +34,7 @@ describe('keyword reads per term', () => {
       Items: Array.from({ length: input.Limit ?? 1 }, (_, i) =>
         shape === 'document'
           ? { documentId: `d${i}`, c: '0:1:10' }
-          : { e: Object.fromEntries(Array.from({ length: 200 }, (_, d) => [`d${i}-${d}`, '0:1:10'])) },
+          : { e: Object.fromEntries(Array.from({ length: SEGMENT_DOCUMENTS }, (_, d) => [`d${i}-${d}`, '0:1:10'])) },
       ),
       LastEvaluatedKey: { pk: 'more', sk: 'more' },
     });
@@ -45,7 +46,7 @@ describe('keyword reads per term', () => {
       for (const c of ddb.commandCalls(QueryCommand).slice(before)) {
         const pk = String(c.args[0].input.ExpressionAttributeValues?.[':pk']);
         const term = pk.slice(pk.lastIndexOf('#') + 1);
-        read[term] = (read[term] ?? 0) + (c.args[0].input.Limit ?? 0) * (shape === 'document' ? 1 : 200);
+        read[term] = (read[term] ?? 0) + (c.args[0].input.Limit ?? 0) * (shape === 'document' ? 1 : SEGMENT_DOCUMENTS);
       }
       return read;
     };
@@ -55,8 +56,14 @@ describe('keyword reads per term', () => {
       glacier: POSTINGS_READ,
       zq17a: POSTINGS_READ,
     });
-    // A segment's item holds 200 documents: the first page's two items cover either bound.
-    expect(await documentsRead('segment')).toEqual({ ledger: 400, harbour: 400, glacier: 400, zq17a: 400 });
+    // Full segments' items: a term's first page is two of them, though either bound needs one; a
+    // term in one chunk is read whole, in one item.
+    expect(await documentsRead('segment')).toEqual({
+      ledger: 2 * SEGMENT_DOCUMENTS,
+      harbour: 2 * SEGMENT_DOCUMENTS,
+      glacier: 2 * SEGMENT_DOCUMENTS,
+      zq17a: SEGMENT_DOCUMENTS,
+    });
   });
 });
 

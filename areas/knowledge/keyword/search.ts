@@ -61,7 +61,7 @@ function bestOf(hits: Iterable<KeywordHit>, limit: number): KeywordHit[] {
 
 type PostingItem = { documentId?: string; c?: string; e?: Record<string, string> };
 const documentsIn = (p: PostingItem) => (p.e ? Object.keys(p.e).length : 1);
-/** The first page of a term's postings: two items, a common or a rare term's bound when they are segments' (200 documents each). */
+/** The first page of a term's postings: two items, a common or a rare term's bound when they are segments' (up to 500 documents each). */
 const FIRST_PAGE = 2;
 
 /**

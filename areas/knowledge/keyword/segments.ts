@@ -13,8 +13,8 @@ import { commitGroup, dfMove, type DocumentTerms, PARALLEL_WRITES, PART_ENTRIES,
  * Keyword postings shared by the documents one delivery indexes together (docs/decisions/knowledge.md,
  * "Keyword segments"). A posting item per term and segment maps each member document to its
  * `position:tf:length` entries (`e`), and the term's df moves once per segment, not once per
- * document: abstracts of one batch share most of their words, so a segment of 200 writes about a
- * quarter of the items their own postings would.
+ * document: abstracts of one batch share most of their words, so a segment of 500 writes about a
+ * sixth of the items their own postings would.
  *
  * A segment's record lists its members and fixes, per term, the impact its posting is keyed by and
  * (by the terms' sorted order) the transaction that writes it. A member's entry names its segment,
@@ -22,7 +22,7 @@ import { commitGroup, dfMove, type DocumentTerms, PARALLEL_WRITES, PART_ENTRIES,
  * the members' chunks, each refused whole by its conditions if it was written before; a purge takes
  * a member out of the same groups, so a group is either wholly in the index or wholly not.
  */
-export const SEGMENT_DOCUMENTS = 200;
+export const SEGMENT_DOCUMENTS = 500;
 /** Chunks of one segment: a term's entries in it fit one item, as a document's part does. */
 export const SEGMENT_CHUNKS = PART_ENTRIES;
 /** Distinct terms of one segment: its record (their impacts) stays far below DynamoDB's 400 KB. */

@@ -1,20 +1,16 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { postingsOf } from '#areas/knowledge/keyword/postings.ts';
 import { indexInSegments, type SegmentMember } from '#areas/knowledge/keyword/segments.ts';
 import { CURRENT_ANALYZER, terms } from '#areas/knowledge/keyword/terms.ts';
 import { POSTING_PREFIX, termList, termStatKey } from '#areas/knowledge/records.ts';
-import { handler } from '#functions/knowledge-worker/index.ts';
 import { queryItems } from '#shared/data/query.ts';
 import { get } from '#shared/data/read.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
-import { queueSender, type QueueMessage } from '#shared/platform/ports.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
-import { addText, documentOf, KB, newBase, retrieveAs, useKnowledgeStandIns } from '#test/support/knowledge.ts';
-import { testQueue } from '#test/support/test-ports.ts';
+import { documentOf, KB, newBase, retrieveAs, uploadTogether, useKnowledgeStandIns } from '#test/support/knowledge.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
@@ -42,36 +38,6 @@ const postingsFor = (kbId: string, word: string) =>
     ConsistentRead: true,
   });
 
-/** Uploads with the indexing messages held back, then delivers them to the worker in one SQS event. */
-async function uploadTogether(uploads: { kbId: string; title: string; text: string }[]) {
-  const held: QueueMessage[] = [];
-  queueSender.install({
-    send: async (queue, message) => {
-      if (queue === 'indexing') held.push(message);
-      else await testQueue.send(queue, message);
-    },
-  });
-  const ids: string[] = [];
-  try {
-    for (const u of uploads) {
-      const res = await addText(owner, u.kbId, u.title, u.text);
-      expect(res).toAnswer(202);
-      ids.push(res.json.result.id);
-    }
-  } finally {
-    queueSender.install(testQueue);
-  }
-  return { ids, deliver: () => deliverTogether(held) };
-}
-
-async function deliverTogether(messages: QueueMessage[]) {
-  const Records = messages.map(
-    (m) => ({ messageId: crypto.randomUUID(), body: JSON.stringify(m) }) as SQSEvent['Records'][number],
-  );
-  const out = await handler({ Records });
-  expect(out.batchItemFailures).toEqual([]);
-}
-
 /** Runs `run` with `hook` called before each TransactWriteItems it sends (a throw fails that one). */
 async function beforeEachTransaction(hook: (input: unknown) => Promise<void>, run: () => Promise<unknown>) {
   const send = ddb().send;
@@ -93,6 +59,7 @@ describe('documents indexed by one delivery', () => {
   it('share one posting item per term; every one is found by its own word; df counts each chunk once', async () => {
     const kbId = (await newBase(owner)).id;
     const { ids, deliver } = await uploadTogether(
+      owner,
       Array.from({ length: 20 }, (_, n) => ({ kbId, title: `Doc ${n}`, text: doc(n) })),
     );
     await deliver();
@@ -112,7 +79,7 @@ describe('documents indexed by one delivery', () => {
 
   it('of two bases make one segment per base', async () => {
     const [a, b] = [(await newBase(owner)).id, (await newBase(owner)).id];
-    const { deliver } = await uploadTogether([
+    const { deliver } = await uploadTogether(owner, [
       { kbId: a, title: 'A1', text: doc(1) },
       { kbId: b, title: 'B1', text: doc(2) },
       { kbId: a, title: 'A2', text: doc(3) },
@@ -127,6 +94,7 @@ describe('documents indexed by one delivery', () => {
   it('a member deleted leaves the shared postings and their df, once however often it is purged', async () => {
     const kbId = (await newBase(owner)).id;
     const { ids, deliver } = await uploadTogether(
+      owner,
       Array.from({ length: 3 }, (_, n) => ({ kbId, title: `Doc ${n}`, text: doc(n) })),
     );
     await deliver();
@@ -140,8 +108,12 @@ describe('documents indexed by one delivery', () => {
 
   it('two deliveries at once into one base count every shared term exactly', async () => {
     const kbId = (await newBase(owner)).id;
-    const first = await uploadTogether(Array.from({ length: 10 }, (_, n) => ({ kbId, title: `A${n}`, text: doc(n) })));
+    const first = await uploadTogether(
+      owner,
+      Array.from({ length: 10 }, (_, n) => ({ kbId, title: `A${n}`, text: doc(n) })),
+    );
     const second = await uploadTogether(
+      owner,
       Array.from({ length: 10 }, (_, n) => ({ kbId, title: `B${n}`, text: doc(n + 10) })),
     );
     await Promise.all([first.deliver(), second.deliver()]);
@@ -155,6 +127,7 @@ describe('a document deleted while its delivery runs', () => {
   it('is left out of the documents moved together; the others are Indexed and the base counts them alone', async () => {
     const kbId = (await newBase(owner)).id;
     const { ids, deliver } = await uploadTogether(
+      owner,
       Array.from({ length: 5 }, (_, n) => ({ kbId, title: `Doc ${n}`, text: doc(n) })),
     );
     // The delete lands just before the transaction that moves the five to Indexed.

@@ -6,7 +6,7 @@ import { queueSender, type QueueMessage } from '#shared/platform/ports.ts';
 import { publishedWidget, session } from '#test/support/conversations.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { invoke } from '#test/support/invoke.ts';
-import { addText, newBase, useKnowledgeStandIns } from '#test/support/knowledge.ts';
+import { addText, newBase, uploadTogether, useKnowledgeStandIns } from '#test/support/knowledge.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 import { signatureHeaders, webhookReceiver } from '#test/support/webhook-receiver.ts';
 import { auditEntries } from '#test/support/audit.ts';
@@ -317,6 +317,28 @@ describe('events', () => {
     ]);
     expect(got[0]!.json.data).toMatchObject({ kbId, title: 'Returns', status: 'Indexed', chunkCount: 1 });
     expect(got[1]!.json.data).toMatchObject({ title: 'Blank', status: 'Failed', error: 'The document holds no text' });
+  });
+
+  it('documents indexed in one delivery each send their own document.indexed', async () => {
+    const sub = await subscribe(['document.indexed']);
+    const kbId = (await newBase(ownerA)).id;
+    const { ids, deliver } = await uploadTogether(
+      ownerA,
+      Array.from({ length: 35 }, (_, n) => ({
+        kbId,
+        title: `Policy ${n}`,
+        text: `Rule ${n}: refunds take ${n} days.`,
+      })),
+    );
+    await deliver();
+    const got = receiver.on(sub.path);
+    expect(got.map((g) => g.json.data.documentId).sort()).toEqual([...ids].sort());
+    expect(got.find((g) => g.json.data.documentId === ids[34])!.json.data).toMatchObject({
+      kbId,
+      title: 'Policy 34',
+      status: 'Indexed',
+      chunkCount: 1,
+    });
   });
 
   it('a subscription deleted while a delivery is queued receives nothing', async () => {

@@ -2,6 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import * as home from '#areas/llm-gateway/admission.ts';
 import { gatewayKeys } from '#areas/llm-gateway/records.ts';
+import { updateItem } from '#shared/data/commit.ts';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -97,16 +98,7 @@ const count = (codes: string[], code: string) => codes.filter((c) => c === code)
 
 /** The key's limits or revocation set directly, as its routes store them. */
 async function setKeyFields(tenantId: string, keyId: string, fields: Record<string, unknown>) {
-  const names = Object.keys(fields);
-  await ddb().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: gatewayKeys.key(tenantId, keyId),
-      UpdateExpression: `SET ${names.map((n, i) => `#n${i} = :v${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#n${i}`, n])),
-      ExpressionAttributeValues: Object.fromEntries(Object.values(fields).map((v, i) => [`:v${i}`, v])),
-    }),
-  );
+  await ddb().send(new UpdateCommand(updateItem(gatewayKeys.key(tenantId, keyId), fields).Update!));
 }
 
 describe('bursts over three instances', () => {

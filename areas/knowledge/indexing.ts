@@ -440,7 +440,8 @@ async function published(indexed: Prepared[]): Promise<IndexOutcome[]> {
 
 /**
  * Embeddings in batches through the gateway (as the uploader), each batch's vectors written as they
- * come. A call's request id is fixed by the documents it embeds, so a redelivery is recorded once.
+ * come. A call's request id is fixed by the documents it embeds: a redelivery of the same
+ * documents is recorded once (one that brings them with others is a new call, metered again).
  */
 async function embedAndStore(base: BaseRecord, group: Read[], progressOf: Read | null) {
   const store = await vectorStore();

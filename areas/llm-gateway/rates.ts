@@ -167,7 +167,12 @@ async function leaseOf(key: Limits, start: number): Promise<Lease> {
   const limits = limitsOf(key);
   const held = leases.get(key.id);
   if (held?.window === start && held.limits === limits) return held;
-  if (held?.window === start) await giveBackLease(key, held);
+  if (held?.window === start) {
+    await giveBackLease(key, held);
+    // A call of this instance that read the same change may have leased afresh meanwhile.
+    const latest = leases.get(key.id);
+    if (latest !== held && latest?.window === start && latest.limits === limits) return latest;
+  }
   if (leases.size >= MAX_LEASES && !leases.has(key.id)) leases.clear();
   const fresh: Lease = { window: start, limits, requests: 0, tokens: 0, nextCalls: 1, topUps: new Set() };
   leases.set(key.id, fresh);

@@ -95,12 +95,29 @@ export async function indexDocument(ref: DocumentRef): Promise<IndexOutcome> {
 const PREPARE_AT_ONCE = 8;
 
 /**
+ * Bytes of originals one wave of a delivery reads and holds at once: a delivery of large files is
+ * indexed a wave at a time, so its memory is bounded by this (the worker has 1,024 MB), not by its
+ * batch size. A file larger than this is a wave alone.
+ */
+export const WAVE_BYTES = 32 * 1024 * 1024;
+/**
+ * Past this, a delivery's waves not begun are left for a redelivery (their messages retried; the
+ * first wave always runs): a wave begun before it ends well within the worker's 300 s.
+ */
+export const DELIVERY_BUDGET_MS = 120_000;
+
+/**
  * Documents one delivery brought, indexed together: each through the pipeline above, the keyword
  * entries of a base's documents written as shared segments (keyword/segments.ts; a document too
- * large for one is indexed alone in its own postings). Answers each document's outcome, or the
- * error its message is retried for, in the order given.
+ * large for one is indexed alone in its own postings), a wave of WAVE_BYTES at a time. Answers each
+ * document's outcome, or the error its message is retried for, in the order given.
  */
-export async function indexDocuments(refs: DocumentRef[]): Promise<(IndexOutcome | Error)[]> {
+export async function indexDocuments(
+  refs: DocumentRef[],
+  opts: { waveBytes?: number; budgetMs?: number } = {},
+): Promise<(IndexOutcome | Error)[]> {
+  const began = Date.now();
+  let ran = false;
   const out: (IndexOutcome | Error)[] = new Array(refs.length);
   const byBase = new Map<string, number[]>();
   refs.forEach((r, i) => {
@@ -119,42 +136,82 @@ export async function indexDocuments(refs: DocumentRef[]): Promise<(IndexOutcome
       for (const i of indexes) out[i] = err as Error;
       continue;
     }
-    const read: Read[] = [];
-    await inParallel(indexes, PREPARE_AT_ONCE, async (i) => {
-      const doc = started.get(i);
-      try {
-        const r = doc ? await readDocument(refs[i]!, doc, base!) : { status: 'skipped' as const, chunks: 0 };
-        if ('doc' in r) read.push({ ...r, i });
-        else out[i] = r;
-      } catch (err) {
-        out[i] = err as Error;
+    for (const wave of wavesOf(indexes, started, opts.waveBytes ?? WAVE_BYTES)) {
+      // The first wave always runs, so every delivery gets somewhere.
+      if (ran && Date.now() - began > (opts.budgetMs ?? DELIVERY_BUDGET_MS)) {
+        for (const i of wave) out[i] = new Error('Left for a redelivery: the delivery ran out of time');
+        continue;
       }
-    });
-    const prepared: { i: number; p: Prepared }[] = [];
-    for (const [r, done] of await embedAll(base!, read)) {
-      if ('doc' in done) prepared.push({ i: r.i, p: done });
-      else out[r.i] = done;
+      await indexWave(refs, wave, started, base!, out);
+      ran = true;
     }
-    try {
-      await writeKeyword(
-        tenantId,
-        kbId,
-        prepared.map((x) => x.p),
-      );
-    } catch (err) {
-      for (const { i } of prepared) out[i] = err as Error;
-      continue;
-    }
-    try {
-      const outcomes = await completeTogether(prepared.map(({ i, p }) => ({ ref: refs[i]!, p })));
-      for (const [n, { i }] of prepared.entries()) out[i] = outcomes[n]!;
-    } catch (err) {
-      for (const { i } of prepared) out[i] ??= err as Error;
-    }
-    if (prepared.some(({ i }) => !(out[i] instanceof Error) && (out[i] as IndexOutcome).status === 'Indexed'))
-      await emit(CHUNKS_CHANGED, { tenantId, cause: 'document indexed' });
   }
   return out;
+}
+
+/** A base's documents of one delivery in waves of at most `bytes` of originals (a larger one alone). */
+function wavesOf(indexes: number[], started: Map<number, DocumentRecord>, bytes: number): number[][] {
+  const waves: number[][] = [];
+  let wave: number[] = [];
+  let size = 0;
+  for (const i of indexes) {
+    const doc = started.get(i);
+    const own = doc ? Math.max(1, doc.sizeBytes) : 0;
+    if (wave.length && size + own > bytes) {
+      waves.push(wave);
+      wave = [];
+      size = 0;
+    }
+    wave.push(i);
+    size += own;
+  }
+  if (wave.length) waves.push(wave);
+  return waves;
+}
+
+/** One wave: read, embedded, its keyword entries written, moved to Indexed together; outcomes into `out`. */
+async function indexWave(
+  refs: DocumentRef[],
+  wave: number[],
+  started: Map<number, DocumentRecord>,
+  base: BaseRecord,
+  out: (IndexOutcome | Error)[],
+) {
+  const { tenantId, id: kbId } = base;
+  const read: Read[] = [];
+  await inParallel(wave, PREPARE_AT_ONCE, async (i) => {
+    const doc = started.get(i);
+    try {
+      const r = doc ? await readDocument(refs[i]!, doc, base) : { status: 'skipped' as const, chunks: 0 };
+      if ('doc' in r) read.push({ ...r, i });
+      else out[i] = r;
+    } catch (err) {
+      out[i] = err as Error;
+    }
+  });
+  const prepared: { i: number; p: Prepared }[] = [];
+  for (const [r, done] of await embedAll(base, read)) {
+    if ('doc' in done) prepared.push({ i: r.i, p: done });
+    else out[r.i] = done;
+  }
+  try {
+    await writeKeyword(
+      tenantId,
+      kbId,
+      prepared.map((x) => x.p),
+    );
+  } catch (err) {
+    for (const { i } of prepared) out[i] = err as Error;
+    return;
+  }
+  try {
+    const outcomes = await completeTogether(prepared.map(({ i, p }) => ({ ref: refs[i]!, p })));
+    for (const [n, { i }] of prepared.entries()) out[i] = outcomes[n]!;
+  } catch (err) {
+    for (const { i } of prepared) out[i] ??= err as Error;
+  }
+  if (prepared.some(({ i }) => !(out[i] instanceof Error) && (out[i] as IndexOutcome).status === 'Indexed'))
+    await emit(CHUNKS_CHANGED, { tenantId, cause: 'document indexed' });
 }
 
 /** The keyword entries of a base's prepared documents: shared segments, or alone when too large for one. */

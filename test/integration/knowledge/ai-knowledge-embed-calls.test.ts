@@ -1,4 +1,6 @@
 import { beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { indexDocuments } from '#areas/knowledge/indexing.ts';
+import { withWiring } from '#shared/data/wiring.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { testVectors } from '#test/support/test-ports.ts';
@@ -102,4 +104,30 @@ it('a document of more than one call is embedded alone, in its own calls', async
   const own = calls.seen.filter((c) => c.requestId.startsWith(`${ids[0]}-embed-`));
   expect(own.map((c) => c.inputs).reduce((a, b) => a + b, 0)).toBe(big.chunkCount);
   expect(calls.seen.filter((c) => !own.includes(c)).map((c) => c.inputs)).toEqual([1]);
+});
+
+it('a delivery is indexed a wave of originals at a time, and waves left past its time budget are retried', async () => {
+  const { id: kbId } = await newBase(owner);
+  const { ids } = await uploadTogether(
+    owner,
+    Array.from({ length: 4 }, (_, n) => ({ kbId, ...abstract(n) })),
+  );
+  const refs = ids.map((documentId) => ({ tenantId, kbId, documentId }));
+  // As the worker runs it (its events' subscribers wired).
+  const { handler } = await import('#functions/knowledge-worker/index.ts');
+  const asWorker = (opts: Parameters<typeof indexDocuments>[1]) =>
+    withWiring(handler.wiring, () => indexDocuments(refs, opts));
+
+  // Waves of one document each, and no time after the first: the others are left for a redelivery.
+  const first = await asWorker({ waveBytes: 1, budgetMs: 0 });
+  expect(first[0]).toEqual({ status: 'Indexed', chunks: 1 });
+  for (const out of first.slice(1)) expect(String(out)).toMatch(/Left for a redelivery/);
+  expect(calls.seen.map((c) => c.inputs)).toEqual([1]);
+  expect((await documentOf(owner, kbId, ids[1]!))!.status).toBe('Processing');
+
+  // The redelivery, in waves of one: one embedding call each.
+  const again = await asWorker({ waveBytes: 1 });
+  expect(again.slice(1)).toEqual(Array(3).fill({ status: 'Indexed', chunks: 1 }));
+  expect(calls.seen.map((c) => c.inputs)).toEqual([1, 1, 1, 1]);
+  expect(testVectors.size(kbId)).toBe(4);
 });

@@ -95,6 +95,16 @@ const windowOf = async (keyId: string, now: number) =>
 const burst = (n: number, tenantId: string, keyId: string, now: number, used = WORST) =>
   Promise.all(Array.from({ length: n }, (_, i) => call(gateways[i % 3]!, tenantId, keyId, now, used)));
 const count = (codes: string[], code: string) => codes.filter((c) => c === code).length;
+/**
+ * Admitted by a burst over the three instances: never more than the limit, and fewer by at most
+ * what two of them may hold unused at its end (each slice within an eighth of the limit).
+ */
+function admittedWithin(codes: string[], limit: number, slice: number) {
+  const ok = count(codes, 'ok');
+  expect(ok, codes.join(' ')).toBeLessThanOrEqual(limit);
+  expect(ok, codes.join(' ')).toBeGreaterThanOrEqual(limit - 2 * slice);
+  expect(count(codes, 'RATE_LIMITED')).toBe(codes.length - ok);
+}
 
 /** The key's limits or revocation set directly, as its routes store them. */
 async function setKeyFields(tenantId: string, keyId: string, fields: Record<string, unknown>) {
@@ -102,20 +112,19 @@ async function setKeyFields(tenantId: string, keyId: string, fields: Record<stri
 }
 
 describe('bursts over three instances', () => {
-  it.each([50, 200] as const)('%i parallel calls against rpm 40 admit exactly 40', async (n) => {
+  it.each([50, 200] as const)('%i parallel calls against rpm 40 admit at most 40', async (n) => {
     const { tenant, key } = made[n === 50 ? 'burst50' : 'burst200'];
     const now = Date.now();
     const codes = await burst(n, tenant, key.id, now);
-    expect(count(codes, 'ok'), codes.join(' ')).toBe(40);
-    expect(count(codes, 'RATE_LIMITED')).toBe(n - 40);
+    admittedWithin(codes, 40, 40 / 8);
     expect(Number((await windowOf(key.id, now)).requests)).toBeLessThanOrEqual(40);
   });
 
-  it('120 parallel calls against a tpm of 30 worst cases and one token less admit exactly 30', async () => {
+  it('120 parallel calls against a tpm of 30 worst cases and one token less admit at most 30', async () => {
     const { tenant, key } = made.tpm;
     const now = Date.now();
     const codes = await burst(120, tenant, key.id, now);
-    expect(count(codes, 'ok'), codes.join(' ')).toBe(30);
+    admittedWithin(codes, 30, Math.floor(30 / 8));
     expect(Number((await windowOf(key.id, now)).tokens)).toBeLessThanOrEqual(31 * WORST - 1);
   });
 
@@ -174,7 +183,7 @@ describe('a slice left behind', () => {
     expect(meanwhile).toBeLessThanOrEqual(40 - leased);
     expect(meanwhile).toBeGreaterThanOrEqual(40 - leased - 2 * (40 / 8));
     const next = await burst(60, tenant, key.id, start + WINDOW_MS + 1000);
-    expect(count(next, 'ok')).toBe(40);
+    admittedWithin(next, 40, 40 / 8);
   });
 });
 

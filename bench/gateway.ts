@@ -94,6 +94,15 @@ export async function measureGateway(h: Harness) {
   const viaChat = await timed(() => chat(call()));
   const ddbPerCall = h.recorder.requests.length / (ITERATIONS + WARMUP);
   const aroundModel = await requestsAroundModel(h, () => chat(call()));
+  // The same through a key with every limit (rpm and tpm leased in slices, a budget held per call).
+  const limited = await invoke({
+    method: 'POST',
+    path: '/api/llm-gateway/keys',
+    token: h.ownerToken,
+    body: { name: 'bench limited', rpmLimit: 100_000, tpmLimit: 100_000_000, maxBudgetUsd: 1000 },
+  });
+  const keyCaller = { kind: 'key' as const, keyId: limited.json.result.id as string };
+  const aroundModelKeyed = await requestsAroundModel(h, () => chat({ ...call(), caller: keyCaller }));
   const body = { model: 'local-chat', messages, max_tokens: 64 };
   const route = prepare({
     method: 'POST',
@@ -168,6 +177,8 @@ export async function measureGateway(h: Harness) {
     /** Of them, sent before the model is called (what every call waits for; the target is 1) and after it. */
     dynamoDbRequestsBeforeModel: aroundModel.before,
     dynamoDbRequestsAfterModel: aroundModel.after,
+    /** The same for a key with rpm, tpm and a budget. */
+    dynamoDbRequestsAroundModelForLimitedKey: aroundModelKeyed,
     bareDynamoDbGetItem: stat(bareGet),
     firstByte: {
       providerDirect: stat(directFirst),

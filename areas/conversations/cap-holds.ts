@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { updateItem, type Write } from '#shared/data/commit.ts';
+import { isConditionFailure, itemOfFailure } from '#shared/data/condition-failure.ts';
 import type { Key } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -34,7 +35,6 @@ export interface CapCounter {
 
 const holdName = (id: string) => `h_${id}`;
 const ttlOf = (now: number) => Math.floor(now / 1000) + KEEP_SECONDS;
-const isConditionFailure = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
 type Taken = { kind: 'held' } | { kind: 'reached' } | { kind: 'busy' };
 
@@ -65,8 +65,7 @@ async function take(c: CapCounter & { cap: number }, id: string, now: number): P
     return { kind: 'held' };
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
-    // The failed condition's item comes back as raw attribute values (the document client leaves it so).
-    const item = (err as { Item?: Record<string, { N?: string }> }).Item ?? {};
+    const item = itemOfFailure(err) as Record<string, { N?: string } | undefined>;
     if (holdName(id) in item) return { kind: 'held' };
     return Number(item.tokens?.N ?? 0) >= c.cap ? { kind: 'reached' } : { kind: 'busy' };
   }

@@ -1,7 +1,7 @@
 import { publishEvents } from '#areas/outbound-webhooks/for-knowledge.ts';
 import { instructionFlag } from './instruction-flags.ts';
 import { embed } from '#areas/llm-gateway/for-knowledge.ts';
-import { createHash } from 'node:crypto';
+import { sha256 } from '#shared/auth/opaque.ts';
 import { putAll } from '#shared/data/batch.ts';
 import { commitChange, type Change } from '#shared/data/commit.ts';
 import { get, getMany } from '#shared/data/read.ts';
@@ -363,14 +363,10 @@ async function embedGroup(base: BaseRecord, group: Read[]): Promise<Embedded[]> 
     if (!(err instanceof ApiError) || err.status >= 500) return group.map((r) => [r, err as Error]);
     return Promise.all(group.map(async (r): Promise<Embedded> => [r, await refused(r, err as ApiError)]));
   }
+  const analyzer = analyzerOf(base.keywordAnalyzer);
   return group.map((r) => [
     r,
-    {
-      doc: r.doc,
-      records: r.records,
-      keyword: postingsOf(r.doc.id, r.records, analyzerOf(base.keywordAnalyzer)),
-      started: r.started,
-    },
+    { doc: r.doc, records: r.records, keyword: postingsOf(r.doc.id, r.records, analyzer), started: r.started },
   ]);
 }
 
@@ -505,7 +501,7 @@ async function embedAndStore(base: BaseRecord, group: Read[], progressOf: Read |
   const { tenantId, kbId, uploadedBy } = group[0]!.doc;
   const index = { tenantId, kbId };
   const records = group.flatMap((r) => r.records);
-  const idOf = group.length === 1 ? group[0]!.doc.id : digest(group.map((r) => r.doc.id).join(','));
+  const idOf = group.length === 1 ? group[0]!.doc.id : sha256(group.map((r) => r.doc.id).join(',')).slice(0, 32);
   let ensured = false;
   for (let i = 0; i < records.length; i += EMBED_BATCH) {
     const batch = records.slice(i, i + EMBED_BATCH);
@@ -532,5 +528,3 @@ async function embedAndStore(base: BaseRecord, group: Read[], progressOf: Read |
       await markProgress(progressOf.doc, 25 + (65 * Math.min(records.length, i + EMBED_BATCH)) / records.length);
   }
 }
-
-const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);

@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, itemOfFailure } from '#shared/data/condition-failure.ts';
 import { keys } from '#shared/data/keys.ts';
 import { rateLimited } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
@@ -59,21 +60,20 @@ interface Lease {
 
 const leases = new Map<string, Lease>();
 const limitsOf = (key: Limits) => `${key.rpmLimit}|${key.tpmLimit}`;
-const isConditionFailure = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
 /** A failed condition's item comes back as raw attribute values. */
 const rawNumber = (v: unknown) => Number((v as { N?: string } | undefined)?.N ?? 0);
 
 /**
- * Adds to the window under `marker`, an attribute of this write alone, so a retry of a write that
- * landed changes nothing. With `within`, only while the counts after it keep within the limits.
- * Answers whether it was written, with the counts after it (or, refused, as they were).
+ * Adds to the key's window under `marker`, an attribute of this write alone, so a retry of a write
+ * that landed changes nothing. With `within`, only while the counts after it keep within those
+ * limits. Answers whether it was written, with the counts after it (or, refused, as they were).
  */
 async function addOnce(
-  key: Limits,
+  keyId: string,
   start: number,
   requests: number,
   tokens: number,
-  within: boolean,
+  within: Limits | null,
 ): Promise<{ written: boolean; counts: Counts }> {
   const marker = `l_${crypto.randomUUID()}`;
   const conditions = ['attribute_not_exists(#m)'];
@@ -83,19 +83,19 @@ async function addOnce(
     ':one': 1,
     ':ttl': Math.ceil((start + WINDOW_MS) / 1000) + 60,
   };
-  if (within && key.rpmLimit !== null) {
+  if (within && within.rpmLimit !== null) {
     conditions.push('(attribute_not_exists(requests) OR requests <= :maxR)');
-    values[':maxR'] = key.rpmLimit - requests;
+    values[':maxR'] = within.rpmLimit - requests;
   }
-  if (within && key.tpmLimit !== null) {
+  if (within && within.tpmLimit !== null) {
     conditions.push('(attribute_not_exists(tokens) OR tokens <= :maxT)');
-    values[':maxT'] = key.tpmLimit - tokens;
+    values[':maxT'] = within.tpmLimit - tokens;
   }
   try {
     const out = await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
-        Key: keys.rateLimit(RATE, key.id, start),
+        Key: keys.rateLimit(RATE, keyId, start),
         UpdateExpression: 'SET #m = :one, #ttl = if_not_exists(#ttl, :ttl) ADD requests :r, tokens :t',
         ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: { '#m': marker, '#ttl': 'ttl' },
@@ -108,7 +108,7 @@ async function addOnce(
     return { written: true, counts };
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
-    const old = (err as { Item?: Record<string, unknown> }).Item ?? {};
+    const old = itemOfFailure(err);
     // Found with its marker: this write's own first attempt landed and only its answer was lost.
     return { written: marker in old, counts: { requests: rawNumber(old.requests), tokens: rawNumber(old.tokens) } };
   }
@@ -138,10 +138,10 @@ async function topUp(key: Limits, lease: Lease, need: Counts, worst: number, now
     tokens: key.tpmLimit === null ? 0 : Math.max(lacking.tokens, lease.nextCalls * worst),
   };
   let taken = slice;
-  let out = await addOnce(key, lease.window, slice.requests, slice.tokens, true);
+  let out = await addOnce(key.id, lease.window, slice.requests, slice.tokens, key);
   if (!out.written && (slice.requests > lacking.requests || slice.tokens > lacking.tokens)) {
     taken = lacking;
-    out = await addOnce(key, lease.window, lacking.requests, lacking.tokens, true);
+    out = await addOnce(key.id, lease.window, lacking.requests, lacking.tokens, key);
   }
   if (!out.written) {
     lease.nextCalls = 1;
@@ -159,7 +159,7 @@ async function giveBackLease(key: Limits, lease: Lease) {
   const tokens = Math.max(0, lease.tokens);
   lease.requests = 0;
   lease.tokens = 0;
-  if (requests || tokens) await addOnce(key, lease.window, -requests, -tokens, false);
+  if (requests || tokens) await addOnce(key.id, lease.window, -requests, -tokens, null);
 }
 
 /** The slice of the key's current window in this instance, afresh when its limits changed. */
@@ -231,13 +231,7 @@ export async function settleRates(ticket: RateTicket | null, usedTokens: number,
   if (!ticket?.tokens || usedTokens === ticket.tokens) return;
   if (usedTokens > ticket.tokens) {
     if (windowStart(now) === ticket.window)
-      await addOnce(
-        { id: ticket.keyId, rpmLimit: null, tpmLimit: null },
-        ticket.window,
-        0,
-        usedTokens - ticket.tokens,
-        false,
-      );
+      await addOnce(ticket.keyId, ticket.window, 0, usedTokens - ticket.tokens, null);
     return;
   }
   if (current(ticket, now)) ticket.lease.tokens += ticket.tokens - usedTokens;

@@ -1,4 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, itemOfFailure } from '#shared/data/condition-failure.ts';
 import { keyOf, type Key } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -43,9 +44,6 @@ const RELEASED_MARK_MS = 60 * 60_000;
 
 const attr = (requestId: string) => `r_${requestId}`;
 const releasedMark = (requestId: string) => `x_${requestId}`;
-const isConditionFailure = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
-/** The item a failed condition returns, as raw attribute values (the document client leaves it so). */
-const itemOfFailure = (err: unknown) => (err as { Item?: Record<string, unknown> }).Item ?? {};
 
 /** Holds the amount; false when the limit would be passed (nothing is written then). */
 export async function hold(h: Hold, requestId: string, now = Date.now()) {

@@ -2,6 +2,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import type { TransactItem } from './commit.ts';
+import { isConditionFailure } from './condition-failure.ts';
 import type { Key } from './keys.ts';
 import { get } from './read.ts';
 
@@ -73,7 +74,7 @@ export async function claim<D>(key: Key, opts: ClaimOptions<D>): Promise<ClaimOu
     await ddb().send(new PutCommand({ TableName: config.tableName, Item: claimRecord(key, opts, now), ...free(now) }));
     return { kind: 'claimed' };
   } catch (err) {
-    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+    if (!isConditionFailure(err)) throw err;
     const seen = await readClaim<D>(key);
     return seen?.status === 'done' ? { kind: 'done', claim: seen } : { kind: 'in-progress', claim: seen };
   }

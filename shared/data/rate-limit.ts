@@ -4,6 +4,7 @@ import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { rateLimited } from '#shared/http/errors.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
+import { isConditionFailure } from './condition-failure.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -52,8 +53,8 @@ export async function releaseRateLimit(rule: RateLimitRule, subject: string, now
         ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
       }),
     )
-    .catch((err: { name?: string }) => {
-      if (err.name !== 'ConditionalCheckFailedException') throw err;
+    .catch((err) => {
+      if (!isConditionFailure(err)) throw err;
     });
 }
 

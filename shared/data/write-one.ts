@@ -2,11 +2,10 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { ApiError, conflict } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import type { TransactItem, Write } from './commit.ts';
+import { isConditionFailure } from './condition-failure.ts';
 import type { Item } from './keys.ts';
 
 export type SingleWrite<T = Item> = { written: true; attributes: T | undefined } | { written: false };
-
-const conditionFailed = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
 
 /**
  * One item written on its own, without an audit entry (the one way the code does it): a one-time
@@ -25,7 +24,7 @@ export async function writeOne<T = Item>(
     try {
       return await once<T>(item, opts);
     } catch (err) {
-      if (conditionFailed(err)) return { written: false };
+      if (isConditionFailure(err)) return { written: false };
       // A transaction holding the item meanwhile (a shared counter): tried again, as commitChange does.
       if ((err as { name?: string }).name !== 'TransactionConflictException' || attempt >= 6) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * 25 * 2 ** attempt));

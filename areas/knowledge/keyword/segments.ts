@@ -1,6 +1,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { putNew, type TransactItem } from '#shared/data/commit.ts';
 import { getMany, get } from '#shared/data/read.ts';
+import { isConditionFailure } from '#shared/data/condition-failure.ts';
 import { keyId } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -86,8 +87,6 @@ const groupsOf = (impacts: Record<string, number>) => {
   return out;
 };
 
-const isConditionFailed = (err: unknown) => (err as { name?: string }).name === 'ConditionalCheckFailedException';
-
 /**
  * A new segment for `members`: its record, then each member's entry naming it (a member already
  * in another segment stays there). Returns the members it holds.
@@ -116,7 +115,7 @@ async function claimSegment(tenantId: string, kbId: string, members: SegmentMemb
       );
       held.push(m);
     } catch (err) {
-      if (!isConditionFailed(err)) throw err;
+      if (!isConditionFailure(err)) throw err;
     }
   });
   return { record, held };

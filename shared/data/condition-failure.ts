@@ -1,0 +1,9 @@
+/** A write refused by its ConditionExpression (not an error of the request itself). */
+export const isConditionFailure = (err: unknown) =>
+  (err as { name?: string }).name === 'ConditionalCheckFailedException';
+
+/**
+ * The item a failed condition returns with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`, as raw
+ * attribute values (the document client leaves it so); empty when there was none.
+ */
+export const itemOfFailure = (err: unknown) => (err as { Item?: Record<string, unknown> }).Item ?? {};

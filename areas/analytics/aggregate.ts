@@ -32,7 +32,7 @@ export interface Conversation {
 export interface Contribution {
   key: Key;
   add: Record<string, number>;
-  set?: Record<string, string>;
+  set?: Record<string, string | number>;
   agents?: string[];
 }
 

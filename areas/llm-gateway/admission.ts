@@ -15,7 +15,7 @@ import {
   type GatewayKeyRecord,
   type ModelKind,
 } from './records.ts';
-import { giveBack, hold, settle, type Hold } from './reservations.ts';
+import { admitLeased, settleLeased, settleRetired, undoLeased, type LeaseTicket } from './leases.ts';
 import { recordCall } from './usage.ts';
 import {
   forgetRefusal,
@@ -29,8 +29,8 @@ import {
 /**
  * Everything between a model call's request and its provider: the refusals in the spec's order
  * (key 401, model 404, key expired or revoked 401, a suspended or cancelled tenant 403, rpm/tpm 429,
- * key budget 429, tenant allowance 429), the worst-case reservations, and after the call the settle
- * (or release) and the record.
+ * key budget 429, tenant allowance 429), the worst case taken from leases (leases.ts, rates.ts),
+ * and after the call its use settled into them and the record.
  */
 
 /** The worst case priced at a model's rates, in billionths of a dollar. */
@@ -57,7 +57,7 @@ export interface Admission {
   key: GatewayKeyRecord | null;
   promptTokens: number;
   maxOutput: number;
-  holds: { allowance: Hold; key: Hold | null };
+  leases: { allowance: LeaseTicket | null; key: LeaseTicket | null };
   rate: RateTicket | null;
   startedAt: number;
 }
@@ -172,9 +172,10 @@ async function reserveRemembering(input: AdmitInput, standing: Standing, now: nu
 }
 
 /**
- * The refusals in the spec's order, then the reservations: the key's rpm/tpm, its budget and the
- * tenant's allowance, each one conditional write, sent together. When one refuses, the others are
- * given back before the refusal is thrown, so a refused call holds nothing.
+ * The refusals in the spec's order, then the call's worst case taken from this instance's leases on
+ * the key's rpm/tpm window, its budget and the tenant's allowance (a write only when a lease lacks
+ * room), together. When one refuses, the others get the call's share back before the refusal is
+ * thrown, so a refused call takes nothing.
  */
 async function reserve(input: AdmitInput, { key, tenant }: Standing, now: number): Promise<Admission> {
   const { tenantId, caller, requestId } = input;
@@ -189,24 +190,30 @@ async function reserve(input: AdmitInput, { key, tenant }: Standing, now: number
   // spend where its owner said no.
   const chain = (await fallbackChain(model)).filter((m) => keyAllows(key, m));
   const worstNano = Math.max(...chain.map((m) => costNano(m, input.promptTokens, input.maxOutput)));
-  const keyHold: Hold | null = key
-    ? {
-        key: gatewayKeys.key(tenantId, key.id),
-        unit: 'Nano',
-        amount: worstNano,
-        limit: key.maxBudgetUsd === null ? null : toNano(key.maxBudgetUsd),
-      }
-    : null;
-  const allowanceHold: Hold = {
-    key: gatewayKeys.allowance(tenantId, monthOf(new Date(now).toISOString())),
-    unit: 'Tokens',
-    amount: worstTokens,
-    limit: tenant.allowance,
-  };
-  const [rate, keyHeld, allowanceHeld] = await Promise.allSettled([
+  const [rate, keyLeased, allowanceLeased] = await Promise.allSettled([
     key ? admitRates({ id: key.id, rpmLimit: key.rpmLimit, tpmLimit: key.tpmLimit }, worstTokens, now) : null,
-    keyHold ? hold(keyHold, requestId, now) : true,
-    hold(allowanceHold, requestId, now),
+    key
+      ? admitLeased(
+          tenantId,
+          {
+            key: gatewayKeys.key(tenantId, key.id),
+            unit: 'Nano',
+            limit: key.maxBudgetUsd === null ? null : toNano(key.maxBudgetUsd),
+          },
+          worstNano,
+          now,
+        )
+      : null,
+    admitLeased(
+      tenantId,
+      {
+        key: gatewayKeys.allowance(tenantId, monthOf(new Date(now).toISOString())),
+        unit: 'Tokens',
+        limit: tenant.allowance,
+      },
+      worstTokens,
+      now,
+    ),
   ]);
   const admission: Admission = {
     tenantId,
@@ -216,35 +223,37 @@ async function reserve(input: AdmitInput, { key, tenant }: Standing, now: number
     key,
     promptTokens: input.promptTokens,
     maxOutput: input.maxOutput,
-    holds: { allowance: allowanceHold, key: keyHold },
+    leases: {
+      allowance: allowanceLeased.status === 'fulfilled' ? allowanceLeased.value : null,
+      key: keyLeased.status === 'fulfilled' ? keyLeased.value : null,
+    },
     rate: rate.status === 'fulfilled' ? rate.value : null,
     startedAt: now,
   };
   const refusal =
     rate.status === 'rejected'
       ? rate.reason
-      : keyHeld.status === 'rejected'
-        ? keyHeld.reason
-        : keyHeld.value === false
+      : keyLeased.status === 'rejected'
+        ? keyLeased.reason
+        : key && !keyLeased.value
           ? refusedBy(budgetExceeded(), 'budget')
-          : allowanceHeld.status === 'rejected'
-            ? allowanceHeld.reason
-            : allowanceHeld.value === false
+          : allowanceLeased.status === 'rejected'
+            ? allowanceLeased.reason
+            : !allowanceLeased.value
               ? refusedBy(tokenLimitReached(), 'allowance')
               : null;
   if (!refusal) return admission;
-  await Promise.all([
-    keyHeld.status === 'fulfilled' && keyHeld.value === true && keyHold && giveBack(keyHold, requestId),
-    allowanceHeld.status === 'fulfilled' && allowanceHeld.value && giveBack(allowanceHold, requestId),
-    settleRates(admission.rate, 0, now),
-  ]);
+  undoLeased(admission.leases.allowance);
+  undoLeased(admission.leases.key);
+  await Promise.all([settleRates(admission.rate, 0, now), settleRetired()]);
   throw refusal;
 }
 
-/** Gives an admission's reservations and rate counts back: it is made again on a fresher standing. */
+/** Gives an admission's leased room and rate counts back: it is made again on a fresher standing. */
 async function takeBack(a: Admission) {
-  const { allowance, key } = a.holds;
-  await Promise.all([giveBack(allowance, a.requestId), key && giveBack(key, a.requestId), undoRates(a.rate)]);
+  undoLeased(a.leases.allowance);
+  undoLeased(a.leases.key);
+  await undoRates(a.rate);
 }
 
 export interface Outcome {
@@ -258,8 +267,8 @@ export interface Outcome {
 export type Later = (work: () => Promise<unknown>) => void;
 
 /**
- * Settles the reservations to what the call used (released when nothing was produced), and
- * records the call once. Returns the cost in USD, known before the writes end: a caller that
+ * Settles the call's use into its leases (nothing, when nothing was produced), and records the
+ * call once, with what it adds to each lease's usage item. Returns the cost in USD, known before the writes end: a caller that
  * passes `later` gets it at once and the writes finish after its answer.
  */
 export async function finish(a: Admission, out: Outcome, later?: Later, now = Date.now()): Promise<number> {
@@ -267,12 +276,14 @@ export async function finish(a: Admission, out: Outcome, later?: Later, now = Da
   const used = out.model ? out.promptTokens + out.completionTokens : 0;
   const nano = out.model ? costNano(out.model, out.promptTokens, out.completionTokens) : 0;
   const at = new Date(now).toISOString();
-  const { allowance, key } = a.holds;
-  // The settle and the record are independent writes: one round trip's wait, not two.
+  const { allowance, key } = a.leases;
+  const leased = [allowance && settleLeased(allowance, used, at), key && settleLeased(key, nano, at)].filter(
+    (u) => u !== null,
+  );
+  // The record and the settles of retired leases are independent writes: one round trip's wait.
   const writes = () =>
     Promise.all([
-      used ? settle(allowance, a.requestId, used) : giveBack(allowance, a.requestId),
-      key && settle(key, a.requestId, nano, { lastUsedAt: at }),
+      settleRetired(),
       settleRates(a.rate, used, now),
       recordCall({
         tenantId: a.tenantId,
@@ -285,6 +296,7 @@ export async function finish(a: Admission, out: Outcome, later?: Later, now = Da
         latencyMs: now - a.startedAt,
         isError: !out.model,
         at,
+        leases: leased,
       }),
     ]);
   if (later) later(writes);

@@ -7,6 +7,7 @@ import {
   type TenantStandingFields,
 } from '#areas/identity/for-llm-gateway.ts';
 import { tenantCancelled, tenantSuspended } from './errors.ts';
+import { openLeasesUse } from './reservations.ts';
 
 /**
  * What a tenant may spend on models: its month token allowance (`maxTokensPerMonth` on the tenant
@@ -42,9 +43,12 @@ export const tokenAllowance = async (tenantId: string) => (await tenantStanding(
 export const tenantRefused = (refusal: NonNullable<TenantStanding['refusal']>) =>
   REFUSALS.find((e) => e.code === refusal)!();
 
-/** The tokens the tenant's calls have committed this month (the entitlements route shows them beside the allowance). */
+/**
+ * The tokens the tenant's calls have used this month (the entitlements route shows them beside the
+ * allowance): settled, and what the month's open leases have used so far.
+ */
 export async function monthTokensUsed(tenantId: string, now = new Date()): Promise<number> {
-  const month = await get<{ committedTokens?: number }>(gatewayKeys.allowance(tenantId, monthOf(now.toISOString())));
-  const n = month?.committedTokens;
-  return typeof n === 'number' && Number.isFinite(n) ? Math.max(0, n) : 0;
+  const month = await get<Record<string, unknown>>(gatewayKeys.allowance(tenantId, monthOf(now.toISOString())));
+  const n = Number(month?.usedTokens ?? 0) + (await openLeasesUse(month, 'Tokens')).used;
+  return Number.isFinite(n) ? Math.max(0, n) : 0;
 }

@@ -7,6 +7,7 @@ import { get, getOr404 } from '#shared/data/read.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { hashSecret, KEY_PREFIX } from './key-auth.ts';
+import { openLeasesUse } from './reservations.ts';
 import { fromNano, gatewayKeys, toNano, toKeyAnswer, type GatewayKeyRecord } from './records.ts';
 
 /**
@@ -72,9 +73,25 @@ export async function createKey(tenantId: string, input: KeyInput, actor: Princi
   return { ...toKeyAnswer(record), key: secret };
 }
 
+/**
+ * The key with its open leases' use (reservations.ts): its own `usedNano` and `lastUsedAt` count a
+ * lease only once it is settled.
+ */
+export async function withOpenLeases(key: GatewayKeyRecord): Promise<GatewayKeyRecord> {
+  const open = await openLeasesUse(key as unknown as Record<string, unknown>, 'Nano');
+  if (!open.used && !open.lastUsedAt) return key;
+  const lastUsedAt =
+    [key.lastUsedAt, open.lastUsedAt]
+      .filter((t) => t !== null)
+      .sort()
+      .at(-1) ?? null;
+  return { ...key, usedNano: Number(key.usedNano ?? 0) + open.used, lastUsedAt };
+}
+
 export async function listKeys(tenantId: string, q: { page: number; pageSize: number }) {
   const { items, totalCount } = await listNewestFirst<GatewayKeyRecord>(gatewayKeys.keys(tenantId), q);
-  return toPage(items.map(toKeyAnswer), totalCount, q.page, q.pageSize);
+  const current = await Promise.all(items.map(withOpenLeases));
+  return toPage(current.map(toKeyAnswer), totalCount, q.page, q.pageSize);
 }
 
 /** Revokes a key (204 again for one revoked before); the record stays for its usage history. */

@@ -17,6 +17,8 @@ export const gatewayKeys = {
   keys: (tenantId: string) => keys.tenantCollection(tenantId, 'GATEWAY_KEY'),
   keyHash: (hash: string) => keys.unique('GATEWAY_KEY_HASH', hash),
   allowance: (tenantId: string, month: string) => keys.tenantItem(tenantId, 'LLM_ALLOWANCE', month),
+  /** What the calls admitted from one lease have used (reservations.ts): the sweep settles an abandoned lease to it. */
+  leaseUse: (tenantId: string, leaseId: string) => keys.tenantItem(tenantId, 'LLM_ALLOWANCE', `L#${leaseId}`),
   usage: (tenantId: string, day: string, by: 'M' | 'K', name: string): Key =>
     keys.tenantItem(tenantId, 'LLM_ALLOWANCE', `U#${day}#${by}#${name}`),
   usageRange: (tenantId: string, from: string, to: string) => ({

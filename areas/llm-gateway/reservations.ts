@@ -3,22 +3,20 @@ import { isConditionFailure, itemOfFailure } from '#shared/data/condition-failur
 import { keyOf, type Key } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
+import { get, getMany } from '#shared/data/read.ts';
 import { logger } from '#shared/runtime/logger.ts';
 import { RESERVATIONS_INDEX, reservationIndex } from './records.ts';
 
 /**
- * Reserve, settle, release (docs/decisions/llm-gateway.md, "Reservations"). A hold is ONE
- * conditional UpdateItem on the item that carries a limit (the tenant's month allowance in tokens,
- * a gateway key's budget in billionths of a dollar): it adds the worst case to `committed{Unit}`
- * (settled plus reserved) only while the sum stays within the limit, and writes the reservation
- * under its own attribute (`r_{requestId}`) with an expiry. Settling replaces the worst case with
- * the real use; releasing gives it back. Both are conditional on the reservation still being there,
- * so a call and the scheduler's sweep never both give the same hold back.
- *
- * The shared client retries a write whose answer was lost, so every write here is conditional on
- * its own attribute and a retry of one that landed changes nothing: a hold on its reservation not
- * being there yet, a settle or a release on it still being there. A reservation the sweep released
- * leaves a marker (`x_{requestId}`) until a late settle counts its use once or the marker expires.
+ * The stored side of the gateway's leases (leases.ts; docs/decisions/llm-gateway.md, "Leases"). A
+ * lease is ONE conditional UpdateItem on the item that carries a limit (the tenant's month allowance
+ * in tokens, a gateway key's budget in billionths of a dollar): it adds the amount leased to
+ * `committed{Unit}` (used plus held) only while the sum stays within the limit, and writes the lease
+ * under its own attribute (`r_{leaseId}`) with an expiry and the item its calls record their use in.
+ * Settling replaces the amount by the lease's use (`used{Unit}` grows by it). Both are conditional
+ * on the lease's own attribute, so a retry of a write whose answer was lost changes nothing, and an
+ * instance and the scheduler's sweep never both settle one lease. A lease its instance abandoned (a
+ * frozen or recycled Lambda) is settled by the sweep after its expiry, to the use its calls recorded.
  */
 type Unit = 'Tokens' | 'Nano';
 
@@ -26,55 +24,65 @@ export interface Hold {
   key: Key;
   unit: Unit;
   amount: number;
-  /** null: no limit, so nothing is held (no room to keep); the use is still counted at settle. */
+  /** null: no limit, so nothing is held; the lease counts its use all the same. */
   limit: number | null;
 }
 
-interface StoredReservation {
+interface StoredLease {
   unit: Unit;
   amount: number;
   expiresAt: number;
+  /** Where the lease's calls record their use (absent on a reservation of one call, as kept before leases). */
+  usage?: Key;
 }
 
 /** A call that has not settled after this is taken for dead (longer than any Lambda runs). */
 export const RESERVATION_TTL_MS = 16 * 60_000;
 
-/** How long a released reservation's marker waits for its call's late settle. */
-const RELEASED_MARK_MS = 60 * 60_000;
+const attr = (leaseId: string) => `r_${leaseId}`;
+export const usedField = (unit: Unit) => `used${unit}`;
 
-const attr = (requestId: string) => `r_${requestId}`;
-const releasedMark = (requestId: string) => `x_${requestId}`;
-
-/** Holds the amount; false when the limit would be passed (nothing is written then). */
-export async function hold(h: Hold, requestId: string, now = Date.now()) {
-  if (h.limit === null) return true;
-  if (h.amount > h.limit) return false;
-  const reservation: StoredReservation = { unit: h.unit, amount: h.amount, expiresAt: now + RESERVATION_TTL_MS };
+/**
+ * Leases the amount until `expiresAt`; false when the limit would be passed (nothing is written
+ * then). The count after it comes back, to size the next lease by.
+ */
+export async function holdLease(
+  h: Hold,
+  leaseId: string,
+  expiresAt: number,
+  usage: Key,
+): Promise<{ held: false } | { held: true; committed: number }> {
+  if (h.limit !== null && h.amount > h.limit) return { held: false };
+  const lease: StoredLease = { unit: h.unit, amount: h.amount, expiresAt, usage };
   const index = reservationIndex(h.key);
+  const withinLimit = h.limit === null ? '' : ' AND (attribute_not_exists(#c) OR #c <= :max)';
   try {
-    await ddb().send(
+    const out = await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: h.key,
         UpdateExpression: 'SET #r = :r, gsi2pk = :gp, gsi2sk = :gs ADD #c :n, pending :one',
-        ConditionExpression: 'attribute_not_exists(#r) AND (attribute_not_exists(#c) OR #c <= :max)',
-        ExpressionAttributeNames: { '#r': attr(requestId), '#c': `committed${h.unit}` },
+        ConditionExpression: `attribute_not_exists(#r)${withinLimit}`,
+        ExpressionAttributeNames: { '#r': attr(leaseId), '#c': `committed${h.unit}` },
         ExpressionAttributeValues: {
-          ':r': reservation,
+          ':r': lease,
           ':gp': index.gsi2pk,
           ':gs': index.gsi2sk,
           ':n': h.amount,
           ':one': 1,
-          ':max': h.limit - h.amount,
+          ...(h.limit === null ? {} : { ':max': h.limit - h.amount }),
         },
+        ReturnValues: 'UPDATED_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return true;
+    return { held: true, committed: Number(out.Attributes?.[`committed${h.unit}`] ?? h.amount) };
   } catch (err) {
-    // The reservation already there is this hold's own first attempt, whose answer was lost.
-    if (isConditionFailure(err)) return attr(requestId) in itemOfFailure(err);
-    throw err;
+    if (!isConditionFailure(err)) throw err;
+    // The lease already there is this write's own first attempt, whose answer was lost.
+    const old = itemOfFailure(err);
+    if (!(attr(leaseId) in old)) return { held: false };
+    return { held: true, committed: Number((old[`committed${h.unit}`] as { N?: string } | undefined)?.N ?? h.amount) };
   }
 }
 
@@ -99,102 +107,45 @@ async function leaveIndexWhenIdle(key: Key, pending: unknown) {
     });
 }
 
-const names = (h: Hold, extra: Record<string, unknown>) => ({
-  '#c': `committed${h.unit}`,
-  '#u': `used${h.unit}`,
-  ...Object.fromEntries(Object.keys(extra).map((k, i) => [`#x${i}`, k])),
+const extraSets = (extra: Record<string, unknown>) => ({
+  expression: Object.keys(extra).length
+    ? ` SET ${Object.keys(extra)
+        .map((_, i) => `#x${i} = :x${i}`)
+        .join(', ')}`
+    : '',
+  names: Object.fromEntries(Object.keys(extra).map((k, i) => [`#x${i}`, k])),
+  values: Object.fromEntries(Object.values(extra).map((v, i) => [`:x${i}`, v])),
 });
-const extraValues = (extra: Record<string, unknown>) =>
-  Object.fromEntries(Object.values(extra).map((v, i) => [`:x${i}`, v]));
-const setPart = (extra: Record<string, unknown>) => {
-  const sets = Object.keys(extra).map((_, i) => `#x${i} = :x${i}`);
-  return sets.length ? ` SET ${sets.join(', ')}` : '';
-};
-
-/** Counts a use where nothing was held (no limit). */
-async function count(h: Hold, used: number, extra: Record<string, unknown>) {
-  await ddb().send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: h.key,
-      UpdateExpression: `ADD #c :used, #u :used${setPart(extra)}`,
-      ExpressionAttributeNames: names(h, extra),
-      ExpressionAttributeValues: { ':used': used, ...extraValues(extra) },
-    }),
-  );
-}
-
-/** Counts the use of a call whose reservation the sweep released first, once: its marker goes with it. */
-async function countReleased(h: Hold, requestId: string, used: number, extra: Record<string, unknown>) {
-  try {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: h.key,
-        UpdateExpression: `REMOVE #x ADD #c :used, #u :used, pending :minus${setPart(extra)}`,
-        ConditionExpression: 'attribute_exists(#x)',
-        ExpressionAttributeNames: { ...names(h, extra), '#x': releasedMark(requestId) },
-        ExpressionAttributeValues: { ':used': used, ':minus': -1, ...extraValues(extra) },
-      }),
-    );
-    logger.warn('reservation released before its call settled', { requestId, key: h.key.pk });
-  } catch (err) {
-    // Neither the reservation nor its marker: this settle already landed (a retried write).
-    if (!isConditionFailure(err)) throw err;
-  }
-}
 
 /**
- * Replaces the hold by the real use (`used{Unit}` grows by it). When the sweep released the hold
- * first (the call outlived its expiry), the use is still counted, once.
+ * Replaces a lease's amount by its use. False when it was settled already: by the sweep (its
+ * expiry passed), or by this write's own first attempt.
  */
-export async function settle(h: Hold, requestId: string, used: number, extra: Record<string, unknown> = {}) {
-  if (h.limit === null) return count(h, used, extra);
+export async function settleLease(
+  key: Key,
+  unit: Unit,
+  leaseId: string,
+  amount: number,
+  used: number,
+  extra: Record<string, unknown> = {},
+) {
+  const sets = extraSets(extra);
   try {
     await ddb().send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: h.key,
-        UpdateExpression: `REMOVE #r ADD #c :delta, #u :used, pending :minus${setPart(extra)}`,
-        ConditionExpression: 'attribute_exists(#r)',
-        ExpressionAttributeNames: { ...names(h, extra), '#r': attr(requestId) },
-        ExpressionAttributeValues: { ':delta': used - h.amount, ':used': used, ':minus': -1, ...extraValues(extra) },
-      }),
-    );
-  } catch (err) {
-    if (!isConditionFailure(err)) throw err;
-    await countReleased(h, requestId, used, extra);
-  }
-}
-
-/** Gives a hold back (nothing to give for a hold without a limit). */
-export const giveBack = (h: Hold, requestId: string) =>
-  h.limit === null ? Promise.resolve(true) : release(h.key, requestId, h.unit, h.amount);
-
-/**
- * Gives a hold back (the call failed, or another limit refused it). Released by the sweep, it
- * leaves a marker in its place, counted in `pending` so the item stays where the sweep looks.
- */
-async function release(key: Key, requestId: string, unit: Unit, amount: number, markUntil?: number) {
-  try {
-    const out = await ddb().send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: key,
-        UpdateExpression: markUntil
-          ? 'REMOVE #r SET #x = :until ADD #c :back'
-          : 'REMOVE #r ADD #c :back, pending :minus',
+        UpdateExpression: `REMOVE #r ADD #c :delta, #u :used, pending :minus${sets.expression}`,
         ConditionExpression: 'attribute_exists(#r)',
         ExpressionAttributeNames: {
-          '#r': attr(requestId),
+          '#r': attr(leaseId),
           '#c': `committed${unit}`,
-          ...(markUntil ? { '#x': releasedMark(requestId) } : {}),
+          '#u': usedField(unit),
+          ...sets.names,
         },
-        ExpressionAttributeValues: { ':back': -amount, ...(markUntil ? { ':until': markUntil } : { ':minus': -1 }) },
-        ReturnValues: 'UPDATED_NEW',
+        ExpressionAttributeValues: { ':delta': used - amount, ':used': used, ':minus': -1, ...sets.values },
       }),
     );
-    await leaveIndexWhenIdle(key, out.Attributes?.pending);
     return true;
   } catch (err) {
     if (isConditionFailure(err)) return false;
@@ -202,7 +153,13 @@ async function release(key: Key, requestId: string, unit: Unit, amount: number, 
   }
 }
 
-/** Drops a released reservation's marker whose call never came back to settle. */
+/** The use a lease's calls recorded (leases.ts's record of each call adds to it, exactly once). */
+async function recordedUse(usage: Key, unit: Unit) {
+  const item = await get<Record<string, unknown>>(usage, { consistent: true, attributes: [usedField(unit)] });
+  return Number(item?.[usedField(unit)] ?? 0);
+}
+
+/** Drops a marker that a reservation of one call released by the sweep left (kept before leases). */
 async function dropMark(key: Key, name: string) {
   await ddb()
     .send(
@@ -221,9 +178,10 @@ async function dropMark(key: Key, name: string) {
 }
 
 /**
- * The scheduler's sweep (every minute): releases the reservations of calls that died (past their
- * expiry). Reads only the items that hold reservations (a sparse index partition), never a Scan.
- * Returns how many it released.
+ * The scheduler's sweep (every minute): settles the leases whose expiry passed (their instance
+ * abandoned them, since an expiry is past the longest call a lease admits) to the use their calls
+ * recorded, so what they held and did not use goes back to the limit's headroom. Reads only the items
+ * that hold leases (a sparse index partition), never a Scan. Returns how many it settled.
  */
 export async function releaseExpiredReservations(now = Date.now()): Promise<number> {
   let released = 0;
@@ -244,13 +202,34 @@ export async function releaseExpiredReservations(now = Date.now()): Promise<numb
       for (const [name, value] of Object.entries(item)) {
         if (name.startsWith('x_') && Number(value) <= now) await dropMark(key, name);
         if (!name.startsWith('r_')) continue;
-        const r = value as StoredReservation;
-        if (Number(r.expiresAt) > now) continue;
-        if (await release(key, name.slice(2), r.unit, Number(r.amount), now + RELEASED_MARK_MS)) released++;
+        const lease = value as StoredLease;
+        if (Number(lease.expiresAt) > now) continue;
+        const used = lease.usage ? await recordedUse(lease.usage, lease.unit) : 0;
+        if (await settleLease(key, lease.unit, name.slice(2), Number(lease.amount), used)) released++;
       }
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  if (released) logger.info('expired model-call reservations released', { released });
+  if (released) logger.info('expired model-call leases settled', { released });
   return released;
+}
+
+/**
+ * What the open leases on an item (a month's allowance, a key) have used so far, from the items
+ * their calls record in: the item's own `used{Unit}` counts a lease only once it is settled.
+ */
+export async function openLeasesUse(item: Record<string, unknown> | undefined, unit: Unit) {
+  const usages = Object.entries(item ?? {})
+    .filter(([name, v]) => name.startsWith('r_') && (v as StoredLease).usage)
+    .map(([, v]) => (v as StoredLease).usage!);
+  if (!usages.length) return { used: 0, lastUsedAt: null };
+  const found = await getMany<Record<string, unknown>>(usages, { consistent: true });
+  let used = 0;
+  let lastUsedAt: string | null = null;
+  for (const u of found.values()) {
+    used += Number(u[usedField(unit)] ?? 0);
+    const at = typeof u.lastUsedAt === 'string' ? u.lastUsedAt : null;
+    if (at && (!lastUsedAt || at > lastUsedAt)) lastUsedAt = at;
+  }
+  return { used, lastUsedAt };
 }

@@ -7,6 +7,8 @@ import { logger } from '#shared/runtime/logger.ts';
 import { LLM_SPEND_TOTAL } from '#shared/runtime/metric-catalog.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { tokenAllowance } from './allowance.ts';
+import type { LeaseUse } from './leases.ts';
+import { openLeasesUse } from './reservations.ts';
 import { dayOf, fromNano, gatewayKeys, monthOf, type Caller } from './records.ts';
 
 export interface CallRecord {
@@ -21,6 +23,8 @@ export interface CallRecord {
   latencyMs: number;
   isError: boolean;
   at: string;
+  /** The leases the call was admitted from (leases.ts), and its use of each. */
+  leases?: LeaseUse[];
 }
 
 /** What a call adds to its usage item of the day (per model, or per key). */
@@ -58,6 +62,12 @@ export async function recordCall(r: CallRecord): Promise<void> {
     ...(r.caller.kind === 'key'
       ? [usageOf(gatewayKeys.usage(r.tenantId, day, 'K', r.caller.keyId), r, r.caller.keyId, day)]
       : []),
+    ...(r.leases ?? []).map((l) => ({
+      key: gatewayKeys.leaseUse(l.tenantId, l.id),
+      add: { [l.field]: l.used },
+      // Kept past the lease's expiry, when the sweep reads it, then left to DynamoDB's TTL.
+      set: { lastUsedAt: r.at, ttl: Math.ceil(l.expiresAt / 1000) + 3600 },
+    })),
   ];
   try {
     await ingest(
@@ -130,6 +140,9 @@ export async function usage(tenantId: string, q: { startDate?: string; endDate?:
     get<{ usedTokens?: number; committedTokens?: number }>(gatewayKeys.allowance(tenantId, month)),
     tokenAllowance(tenantId),
   ]);
+  // Settled use, and what the month's open leases have used so far (reservations.ts).
+  const open = await openLeasesUse(allowance as Record<string, unknown> | undefined, 'Tokens');
+  const tokensUsed = Number(allowance?.usedTokens ?? 0) + open.used;
   const models = sumBy(items, 'M');
   const byKey = sumBy(items, 'K');
   const strip = ({ spendNano: _, name: __, ...r }: (typeof models)[number]) => r;
@@ -137,8 +150,9 @@ export async function usage(tenantId: string, q: { startDate?: string; endDate?:
     month,
     startDate: range.startDate,
     endDate: range.endDate,
-    tokensUsed: Number(allowance?.usedTokens ?? 0),
-    tokensReserved: Math.max(0, Number(allowance?.committedTokens ?? 0) - Number(allowance?.usedTokens ?? 0)),
+    tokensUsed,
+    // Held for calls in flight, and leased to gateway instances but not used yet.
+    tokensReserved: Math.max(0, Number(allowance?.committedTokens ?? 0) - tokensUsed),
     tokenAllowance: limit,
     spendUsd: fromNano(models.reduce((s, m) => s + m.spendNano, 0)),
     models: models.map((m) => ({ model: m.name, ...strip(m) })),

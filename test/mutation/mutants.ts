@@ -210,11 +210,11 @@ export const mutants: Mutant[] = [
   },
   {
     id: 'gateway-refusal-holds',
-    bug: 'a refused call keeps its allowance reservation',
+    bug: 'a refused call keeps the worst case it took from its allowance lease',
     file: 'areas/llm-gateway/admission.ts',
-    find: "allowanceHeld.status === 'fulfilled' && allowanceHeld.value && giveBack(allowanceHold, requestId),",
-    replace: 'false,',
-    tests: GATEWAY,
+    find: 'undoLeased(admission.leases.allowance);',
+    replace: '',
+    tests: [...GATEWAY, 'test/integration/llm-gateway/llm-gateway-money-leases.test.ts'],
   },
   {
     id: 'gateway-user-permission',

@@ -1,3 +1,5 @@
+import { LEASE_LIFE_MS } from '#areas/llm-gateway/leases.ts';
+import { releaseExpiredReservations } from '#areas/llm-gateway/reservations.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
@@ -70,3 +72,9 @@ export async function requestsDuring(run: () => Promise<unknown>): Promise<strin
   }
   return sent;
 }
+
+/**
+ * The scheduler's sweep as it runs once every lease written until now has expired: each is settled
+ * to the use its calls recorded, so nothing stays leased (reservations.ts).
+ */
+export const sweepAfterLeasesExpire = () => releaseExpiredReservations(Date.now() + LEASE_LIFE_MS + 1000);

@@ -2,18 +2,27 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { admit, finish } from '#areas/llm-gateway/admission.ts';
 import { chat, chatStream } from '#areas/llm-gateway/chat.ts';
 import { promptTokens } from '#areas/llm-gateway/prompt-tokens.ts';
-import { releaseExpiredReservations, RESERVATION_TTL_MS } from '#areas/llm-gateway/reservations.ts';
+import { LEASE_LIFE_MS } from '#areas/llm-gateway/leases.ts';
+import { releaseExpiredReservations } from '#areas/llm-gateway/reservations.ts';
 import { countTokens } from '#areas/llm-gateway/tokens.ts';
 import { ApiError } from '#shared/http/errors.ts';
 import { inOneRateWindow, newTenant } from '#test/support/fixtures.ts';
-import { ip, newKey, setAllowance, setTenantStatus, userSays, v1 } from '#test/support/gateway.ts';
+import {
+  ip,
+  newKey,
+  setAllowance,
+  setTenantStatus,
+  sweepAfterLeasesExpire,
+  userSays,
+  v1,
+} from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
- * The gateway's guarantees under concurrency and its order of refusals: the worst case is
- * reserved with one conditional update per limit, so parallel calls never take the month's use (or
- * a key's spend) past its limit.
+ * The gateway's guarantees under concurrency and its order of refusals: each call's worst case is
+ * taken from room leased with one conditional update per limit, so parallel calls never take the
+ * month's use (or a key's spend) past its limit.
  */
 const SAY = userSays('please repeat this rather long sentence back to me');
 /** Cut at 3 tokens, every answer uses exactly its reservation, so no settle frees room mid-burst. */
@@ -51,9 +60,10 @@ describe('twenty parallel calls', () => {
     for (const r of ok) expect(r.json.choices[0].finish_reason).toBe('length');
     const usage = await usageOf(owner);
     expect(usage.tokensUsed).toBe(5 * worst);
-    expect(usage.tokensUsed).toBeLessThanOrEqual(allowance);
-    expect(usage.tokensReserved).toBe(0);
+    expect(usage.tokensUsed + usage.tokensReserved).toBeLessThanOrEqual(allowance);
     expect(usage.tokenAllowance).toBe(allowance);
+    await sweepAfterLeasesExpire();
+    expect(await usageOf(owner)).toMatchObject({ tokensUsed: 5 * worst, tokensReserved: 0 });
   });
 
   it("against a key budget that fits five admit exactly five, and the key's spend stays within it", async () => {
@@ -70,8 +80,12 @@ describe('twenty parallel calls', () => {
     expect(listed.spendUsd).toBeCloseTo(5 * worstUsd, 9);
     expect(listed.spendUsd).toBeLessThanOrEqual(budget);
     expect(listed.lastUsedAt).not.toBeNull();
-    // A call the key's budget refused gives back the month's tokens it reserved beside it.
+    // A call the key's budget refused takes none of the month's tokens it was leased beside it.
+    expect((await usageOf(owner)).tokensUsed).toBe(5 * worst);
+    await sweepAfterLeasesExpire();
     expect(await usageOf(owner)).toMatchObject({ tokensUsed: 5 * worst, tokensReserved: 0 });
+    const swept = (await invoke('GET', '/api/llm-gateway/keys', { token: owner, ip: ip() })).json.result.items[0];
+    expect(swept.spendUsd).toBeCloseTo(5 * worstUsd, 9);
   });
 });
 
@@ -135,6 +149,7 @@ describe('a warm instance reserves on what the last call saw, beside a fresh rea
     await setAllowance(tenant, 2 * worst - 1);
     const refused = await call(key.key);
     expect(refused).toAnswer(429, 'insufficient_quota');
+    // The lease taken under the old allowance was settled before the call was judged on the new one.
     expect(await tokensReserved(owner)).toBe(0);
     await setAllowance(tenant, 2 * worst);
     expect(await call(key.key)).toAnswer(200);
@@ -148,8 +163,9 @@ describe('a warm instance reserves on what the last call saw, beside a fresh rea
     const revoked = await call(key.key);
     expect(revoked).toAnswer(401);
     expect(revoked.json.error.message).toMatch(/revoked/);
-    expect(await tokensReserved(owner)).toBe(0);
     expect((await usageOf(owner)).tokensUsed).toBe(worst);
+    await sweepAfterLeasesExpire();
+    expect(await usageOf(owner)).toMatchObject({ tokensUsed: worst, tokensReserved: 0 });
   });
 
   it("a suspended or cancelled tenant's keys and agents are refused (403); active again, they answer", async () => {
@@ -169,9 +185,10 @@ describe('a warm instance reserves on what the last call saw, beside a fresh rea
     expect(inProcess).toMatchObject({ status: 403, code: 'TENANT_SUSPENDED' });
     await setTenantStatus(tenant, 3);
     expect((await call(key.key)).json.error.code).toBe('tenant_cancelled');
-    expect(await tokensReserved(owner)).toBe(0);
+    expect((await usageOf(owner)).tokensUsed).toBe(worst);
     await setTenantStatus(tenant, 1);
     expect(await call(key.key)).toAnswer(200);
+    expect((await usageOf(owner)).tokensUsed).toBe(2 * worst);
   });
 });
 
@@ -238,7 +255,9 @@ async function lonelyFlaky() {
 
 async function expectOneFailedCall(owner: string) {
   const usage = await usageOf(owner);
-  expect(usage).toMatchObject({ tokensUsed: 0, tokensReserved: 0, spendUsd: 0 });
+  expect(usage).toMatchObject({ tokensUsed: 0, spendUsd: 0 });
+  await sweepAfterLeasesExpire();
+  expect(await usageOf(owner)).toMatchObject({ tokensUsed: 0, tokensReserved: 0 });
   const analytics = (await invoke('GET', '/api/analytics/llm', { token: owner, ip: ip() })).json.result;
   expect(analytics.totalRequests).toBe(1);
   expect(analytics.errorRatePercent).toBe(100);
@@ -256,7 +275,7 @@ describe('a completed stream', () => {
     const used = chunks.at(-1).usage;
     const cost = (used.prompt_tokens * 1 + used.completion_tokens * 2) / 1_000_000;
     const usage = await usageOf(owner);
-    expect(usage).toMatchObject({ tokensUsed: used.total_tokens, tokensReserved: 0 });
+    expect(usage.tokensUsed).toBe(used.total_tokens);
     expect(usage.spendUsd).toBeCloseTo(cost, 9);
     expect(usage.models).toEqual([
       expect.objectContaining({ model: 'local-chat', requests: 1, completionTokens: used.completion_tokens }),
@@ -267,36 +286,16 @@ describe('a completed stream', () => {
     const analytics = (await invoke('GET', '/api/analytics/llm', { token: owner, ip: ip() })).json.result;
     expect(analytics.totalRequests).toBe(1);
     expect(analytics.totalTokensUsed).toBe(used.total_tokens);
+    await sweepAfterLeasesExpire();
+    expect(await usageOf(owner)).toMatchObject({ tokensUsed: used.total_tokens, tokensReserved: 0 });
+    const swept = (await invoke('GET', '/api/llm-gateway/keys', { token: owner, ip: ip() })).json.result.items;
+    expect(swept[0].spendUsd).toBeCloseTo(cost, 9);
   });
 });
 
-describe('reservations of calls that died', () => {
-  it('are released by the scheduler sweep after their expiry, not before', async () => {
-    const tenant = await newTenant({ planType: 2 });
-    const owner = await tokenFor({ tenantId: tenant });
-    const requestId = crypto.randomUUID();
-    await admit({
-      tenantId: tenant,
-      caller: { kind: 'user', userId: crypto.randomUUID() },
-      requestId,
-      model: 'local-chat',
-      kind: 'chat',
-      promptTokens: 10,
-      maxOutput: 90,
-    });
-    expect((await usageOf(owner)).tokensReserved).toBe(100);
-    await releaseExpiredReservations(Date.now());
-    expect((await usageOf(owner)).tokensReserved).toBe(100);
-    expect(await releaseExpiredReservations(Date.now() + RESERVATION_TTL_MS + 1000)).toBeGreaterThanOrEqual(1);
-    const after = await usageOf(owner);
-    expect(after.tokensReserved).toBe(0);
-    expect(after.tokensUsed).toBe(0);
-  });
-
-  it('a call that settles after the sweep released it still counts its use', async () => {
-    const tenant = await newTenant({ planType: 2 });
-    const owner = await tokenFor({ tenantId: tenant });
-    const a = await admit({
+describe('a lease its instance abandoned', () => {
+  const admitOne = (tenant: string) =>
+    admit({
       tenantId: tenant,
       caller: { kind: 'user', userId: crypto.randomUUID() },
       requestId: crypto.randomUUID(),
@@ -305,11 +304,26 @@ describe('reservations of calls that died', () => {
       promptTokens: 10,
       maxOutput: 90,
     });
-    await releaseExpiredReservations(Date.now() + RESERVATION_TTL_MS + 1000);
-    await finish(a, { model: a.chain[0]!, promptTokens: 10, completionTokens: 5 });
-    const usage = await usageOf(owner);
-    expect(usage.tokensUsed).toBe(15);
-    expect(usage.tokensReserved).toBe(0);
+
+  it('is settled by the scheduler sweep after its expiry, not before, to what its calls recorded', async () => {
+    const tenant = await newTenant({ planType: 2 });
+    const owner = await tokenFor({ tenantId: tenant });
+    // One call answered and recorded, one admitted whose instance then died.
+    const first = await admitOne(tenant);
+    await finish(first, { model: first.chain[0]!, promptTokens: 10, completionTokens: 5 });
+    await admitOne(tenant);
+    const held = await usageOf(owner);
+    expect(held.tokensUsed).toBe(15);
+    expect(held.tokensReserved).toBeGreaterThanOrEqual(100);
+    await releaseExpiredReservations(Date.now() + LEASE_LIFE_MS - 60_000);
+    expect(await usageOf(owner)).toEqual(held);
+    expect(await releaseExpiredReservations(Date.now() + LEASE_LIFE_MS + 1000)).toBeGreaterThanOrEqual(1);
+    expect(await usageOf(owner)).toMatchObject({ tokensUsed: 15, tokensReserved: 0 });
+  });
+
+  it('expires past the longest call it may admit', () => {
+    // A call admitted at the end of a lease's use runs at most a Lambda's 15 minutes.
+    expect(LEASE_LIFE_MS).toBeGreaterThan(30_000 + 15 * 60_000);
   });
 });
 
@@ -330,7 +344,8 @@ describe('a stream the client abandons', () => {
       if (produced.split(' ').length >= 3) break;
     }
     const usage = await usageOf(owner);
-    expect(usage.models[0].completionTokens).toBe(await countTokens(produced));
-    expect(usage.tokensReserved).toBe(0);
+    const billed = await countTokens(produced);
+    expect(usage.models[0].completionTokens).toBe(billed);
+    expect(usage.tokensUsed).toBe(usage.models[0].promptTokens + billed);
   });
 });

@@ -57,9 +57,16 @@ describe('a caller refused by its budget', () => {
   });
 
   it('tries its stored budget again after the second, and writes for it', async () => {
-    const { tenant, key } = await keyWithBudget(usd(10, 50));
+    // Room for one and a half worst cases: with one call in flight, the next lacks room, and
+    // finding out takes a lease write that the limit refuses.
+    const { tenant, key } = await keyWithBudget(1.5 * usd(10, 90));
     const at = Date.now();
+    await admit(input(tenant, key.id, 90, at));
     expect(await refusal(admit(input(tenant, key.id, 90, at)))).toBe('BUDGET_EXCEEDED');
+    const within = await requestsDuring(async () => {
+      expect(await refusal(admit(input(tenant, key.id, 90, at + 10)))).toBe('BUDGET_EXCEEDED');
+    });
+    expect(within).toEqual(['BatchGetItemCommand']);
     let code: string | null | undefined;
     const sent = await requestsDuring(async () => {
       code = await refusal(admit(input(tenant, key.id, 90, at + REFUSAL_MEMORY_MS)));

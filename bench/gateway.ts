@@ -12,11 +12,12 @@ import { median, percentile } from './stats.ts';
 /**
  * The gateway phase of `npm run bench` (alone: `npm run bench:gateway`): the LLM gateway's own cost per call. The same chat request to
  * the local model, warm, in one process, on DynamoDB Local: called directly on the provider, through
- * `chat()` (what agents use: the settle and record awaited), and through the /v1 route's front door
- * (what an OpenAI client reaches: its answer ends before the settle and record, which the invocation
- * finishes after it); and the time to the first streamed byte, provider alone versus the front door.
- * The difference is what the gateway adds: on a warm call one round of DynamoDB requests before the
- * model (the fresh read of key and tenant beside the reservations), and the settle and records after.
+ * `chat()` (what agents use: the record awaited), and through the /v1 route's front door (what an
+ * OpenAI client reaches: its answer ends before the record, which the invocation finishes after
+ * it); and the time to the first streamed byte, provider alone versus the front door. The difference
+ * is what the gateway adds: on a warm call one DynamoDB request before the model (the fresh read of
+ * key and tenant; the limits are admitted from this instance's leases) and the record after (with
+ * a lease's write now and then, when it runs out or is settled).
  */
 const ITERATIONS = Number(process.env.BENCH_GATEWAY_ITERATIONS ?? 200);
 const WARMUP = 20;
@@ -94,7 +95,7 @@ export async function measureGateway(h: Harness) {
   const viaChat = await timed(() => chat(call()));
   const ddbPerCall = h.recorder.requests.length / (ITERATIONS + WARMUP);
   const aroundModel = await requestsAroundModel(h, () => chat(call()));
-  // The same through a key with every limit (rpm and tpm leased in slices, a budget held per call).
+  // The same through a key with every limit (rpm/tpm, budget and the allowance, all leased).
   const limited = await invoke({
     method: 'POST',
     path: '/api/llm-gateway/keys',
@@ -112,7 +113,7 @@ export async function measureGateway(h: Harness) {
   });
   const { streamHandler } = await import('#functions/llm-gateway/index.ts');
   // Through the front door the /v1 routes are served by: the answer is complete when the sink ends
-  // (what the client waits for); the invocation goes on until the settle and record are written.
+  // (what the client waits for); the invocation goes on until the record is written.
   const answered: number[] = [];
   const invocation = await timed(async () => {
     const start = performance.now();

@@ -277,6 +277,9 @@ describe('a completed stream', () => {
     const usage = await usageOf(owner);
     expect(usage.tokensUsed).toBe(used.total_tokens);
     expect(usage.spendUsd).toBeCloseTo(cost, 9);
+    // The month's tokens beside the plan's limits count the open lease's use too.
+    const entitled = await invoke('GET', '/api/ai/entitlements', { token: owner, ip: ip() });
+    expect(entitled.json.result.tokensPerMonth.used).toBe(used.total_tokens);
     expect(usage.models).toEqual([
       expect.objectContaining({ model: 'local-chat', requests: 1, completionTokens: used.completion_tokens }),
     ]);

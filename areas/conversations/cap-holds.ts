@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { updateItem, type Write } from '#shared/data/commit.ts';
-import { isConditionFailure, itemOfFailure } from '#shared/data/condition-failure.ts';
+import { isConditionFailure, itemOfFailure, rawNumber } from '#shared/data/condition-failure.ts';
 import type { Key } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -65,9 +65,9 @@ async function take(c: CapCounter & { cap: number }, id: string, now: number): P
     return { kind: 'held' };
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
-    const item = itemOfFailure(err) as Record<string, { N?: string } | undefined>;
+    const item = itemOfFailure(err);
     if (holdName(id) in item) return { kind: 'held' };
-    return Number(item.tokens?.N ?? 0) >= c.cap ? { kind: 'reached' } : { kind: 'busy' };
+    return rawNumber(item.tokens) >= c.cap ? { kind: 'reached' } : { kind: 'busy' };
   }
 }
 

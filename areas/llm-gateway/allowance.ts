@@ -7,7 +7,7 @@ import {
   type TenantStandingFields,
 } from '#areas/identity/for-llm-gateway.ts';
 import { tenantCancelled, tenantSuspended } from './errors.ts';
-import { openLeasesUse } from './reservations.ts';
+import { usedWithOpenLeases } from './reservations.ts';
 
 /**
  * What a tenant may spend on models: its month token allowance (`maxTokensPerMonth` on the tenant
@@ -49,6 +49,6 @@ export const tenantRefused = (refusal: NonNullable<TenantStanding['refusal']>) =
  */
 export async function monthTokensUsed(tenantId: string, now = new Date()): Promise<number> {
   const month = await get<Record<string, unknown>>(gatewayKeys.allowance(tenantId, monthOf(now.toISOString())));
-  const n = Number(month?.usedTokens ?? 0) + (await openLeasesUse(month, 'Tokens')).used;
+  const n = (await usedWithOpenLeases(month, 'Tokens')).used;
   return Number.isFinite(n) ? Math.max(0, n) : 0;
 }

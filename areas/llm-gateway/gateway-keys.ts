@@ -7,7 +7,7 @@ import { get, getOr404 } from '#shared/data/read.ts';
 import { conflict, notFound } from '#shared/http/errors.ts';
 import { toPage } from '#shared/http/responses.ts';
 import { hashSecret, KEY_PREFIX } from './key-auth.ts';
-import { openLeasesUse } from './reservations.ts';
+import { usedWithOpenLeases } from './reservations.ts';
 import { fromNano, gatewayKeys, toNano, toKeyAnswer, type GatewayKeyRecord } from './records.ts';
 
 /**
@@ -78,14 +78,10 @@ export async function createKey(tenantId: string, input: KeyInput, actor: Princi
  * lease only once it is settled.
  */
 export async function withOpenLeases(key: GatewayKeyRecord): Promise<GatewayKeyRecord> {
-  const open = await openLeasesUse(key as unknown as Record<string, unknown>, 'Nano');
-  if (!open.used && !open.lastUsedAt) return key;
-  const lastUsedAt =
-    [key.lastUsedAt, open.lastUsedAt]
-      .filter((t) => t !== null)
-      .sort()
-      .at(-1) ?? null;
-  return { ...key, usedNano: Number(key.usedNano ?? 0) + open.used, lastUsedAt };
+  const open = await usedWithOpenLeases(key as unknown as Record<string, unknown>, 'Nano');
+  if (!open.lastUsedAt) return key;
+  const lastUsedAt = !key.lastUsedAt || open.lastUsedAt > key.lastUsedAt ? open.lastUsedAt : key.lastUsedAt;
+  return { ...key, usedNano: open.used, lastUsedAt };
 }
 
 export async function listKeys(tenantId: string, q: { page: number; pageSize: number }) {

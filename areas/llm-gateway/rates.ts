@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, itemOfFailure } from '#shared/data/condition-failure.ts';
+import { isConditionFailure, itemOfFailure, rawNumber } from '#shared/data/condition-failure.ts';
 import { keys } from '#shared/data/keys.ts';
 import { rateLimited } from '#shared/http/errors.ts';
 import { ddb } from '#shared/platform/aws.ts';
@@ -60,8 +60,6 @@ interface Lease {
 
 const leases = new Map<string, Lease>();
 const limitsOf = (key: Limits) => `${key.rpmLimit}|${key.tpmLimit}`;
-/** A failed condition's item comes back as raw attribute values. */
-const rawNumber = (v: unknown) => Number((v as { N?: string } | undefined)?.N ?? 0);
 
 /**
  * Adds to the key's window under `marker`, an attribute of this write alone, so a retry of a write

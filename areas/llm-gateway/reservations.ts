@@ -1,5 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, itemOfFailure } from '#shared/data/condition-failure.ts';
+import { isConditionFailure, itemOfFailure, rawNumber } from '#shared/data/condition-failure.ts';
 import { keyOf, type Key } from '#shared/data/keys.ts';
 import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
@@ -82,7 +82,7 @@ export async function holdLease(
     // The lease already there is this write's own first attempt, whose answer was lost.
     const old = itemOfFailure(err);
     if (!(attr(leaseId) in old)) return { held: false };
-    return { held: true, committed: Number((old[`committed${h.unit}`] as { N?: string } | undefined)?.N ?? h.amount) };
+    return { held: true, committed: rawNumber(old[`committed${h.unit}`], h.amount) };
   }
 }
 
@@ -215,16 +215,18 @@ export async function releaseExpiredReservations(now = Date.now()): Promise<numb
 }
 
 /**
- * What the open leases on an item (a month's allowance, a key) have used so far, from the items
- * their calls record in: the item's own `used{Unit}` counts a lease only once it is settled.
+ * What the calls counted on an item (a month's allowance, a key) have used: its own `used{Unit}`,
+ * which counts a lease only once it is settled, and what its open leases' calls have recorded so
+ * far. `lastUsedAt` is the latest of those records (null when no lease is open).
  */
-export async function openLeasesUse(item: Record<string, unknown> | undefined, unit: Unit) {
+export async function usedWithOpenLeases(item: Record<string, unknown> | undefined, unit: Unit) {
+  const settled = Number(item?.[usedField(unit)] ?? 0);
   const usages = Object.entries(item ?? {})
     .filter(([name, v]) => name.startsWith('r_') && (v as StoredLease).usage)
     .map(([, v]) => (v as StoredLease).usage!);
-  if (!usages.length) return { used: 0, lastUsedAt: null };
+  if (!usages.length) return { used: settled, lastUsedAt: null };
   const found = await getMany<Record<string, unknown>>(usages, { consistent: true });
-  let used = 0;
+  let used = settled;
   let lastUsedAt: string | null = null;
   for (const u of found.values()) {
     used += Number(u[usedField(unit)] ?? 0);

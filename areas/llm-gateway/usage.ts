@@ -8,7 +8,7 @@ import { LLM_SPEND_TOTAL } from '#shared/runtime/metric-catalog.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { tokenAllowance } from './allowance.ts';
 import type { LeaseUse } from './leases.ts';
-import { openLeasesUse } from './reservations.ts';
+import { usedWithOpenLeases } from './reservations.ts';
 import { dayOf, fromNano, gatewayKeys, monthOf, type Caller } from './records.ts';
 
 export interface CallRecord {
@@ -137,12 +137,11 @@ export async function usage(tenantId: string, q: { startDate?: string; endDate?:
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
       ExpressionAttributeValues: { ':pk': bounds.pk, ':from': bounds.from, ':to': bounds.to },
     }),
-    get<{ usedTokens?: number; committedTokens?: number }>(gatewayKeys.allowance(tenantId, month)),
+    get<Record<string, unknown>>(gatewayKeys.allowance(tenantId, month)),
     tokenAllowance(tenantId),
   ]);
   // Settled use, and what the month's open leases have used so far (reservations.ts).
-  const open = await openLeasesUse(allowance as Record<string, unknown> | undefined, 'Tokens');
-  const tokensUsed = Number(allowance?.usedTokens ?? 0) + open.used;
+  const tokensUsed = (await usedWithOpenLeases(allowance, 'Tokens')).used;
   const models = sumBy(items, 'M');
   const byKey = sumBy(items, 'K');
   const strip = ({ spendNano: _, name: __, ...r }: (typeof models)[number]) => r;

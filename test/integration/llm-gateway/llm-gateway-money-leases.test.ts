@@ -1,10 +1,19 @@
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type * as home from '#areas/llm-gateway/admission.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gatewayKeys, monthOf } from '#areas/llm-gateway/records.ts';
-import { openLeasesUse } from '#areas/llm-gateway/reservations.ts';
+import { usedWithOpenLeases } from '#areas/llm-gateway/reservations.ts';
 import { get } from '#shared/data/read.ts';
 import { newTenant } from '#test/support/fixtures.ts';
 import { newKey, setAllowance, sweepAfterLeasesExpire } from '#test/support/gateway.ts';
+import {
+  admitOnly,
+  callThrough,
+  count,
+  gatewayInstance,
+  OUT,
+  PROMPT,
+  WORST,
+  type Gateway,
+} from '#test/support/gateway-instances.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
 /**
@@ -14,16 +23,6 @@ import { tokenFor } from '#test/support/tokens.ts';
  * sweep to exactly what its calls recorded; and room one instance holds unused comes back to the
  * others when that instance's next call retires its lease.
  */
-type Gateway = typeof home;
-async function instance(): Promise<Gateway> {
-  vi.resetModules();
-  await (await import('#test/support/test-ports.ts')).installTestPorts();
-  return import('#areas/llm-gateway/admission.ts');
-}
-
-const PROMPT = 10;
-const OUT = 90;
-const WORST = PROMPT + OUT;
 // local-chat: $1 per million input tokens, $2 per million output tokens, in billionths of a dollar.
 const WORST_NANO = PROMPT * 1_000 + OUT * 2_000;
 
@@ -49,44 +48,20 @@ let gateways: Gateway[];
 beforeAll(async () => {
   const entries = await Promise.all(Object.entries(MADE).map(async ([name, make]) => [name, await make()]));
   made = Object.fromEntries(entries);
-  gateways = [await instance(), await instance(), await instance()];
+  gateways = [await gatewayInstance(), await gatewayInstance(), await gatewayInstance()];
 });
-
-const input = (tenantId: string, keyId: string, now: number) => ({
-  tenantId,
-  caller: { kind: 'key' as const, keyId },
-  requestId: crypto.randomUUID(),
-  model: 'local-chat',
-  kind: 'chat' as const,
-  promptTokens: PROMPT,
-  maxOutput: OUT,
-  now,
-});
-
-/** One call through gateway `g` that uses its whole worst case: 'ok' once settled, or its refusal's code. */
-async function call(g: Gateway, tenantId: string, keyId: string, now = Date.now()) {
-  try {
-    const a = await g.admit(input(tenantId, keyId, now));
-    await g.finish(a, { model: a.chain[0]!, promptTokens: PROMPT, completionTokens: OUT }, undefined, now);
-    return 'ok';
-  } catch (err) {
-    return (err as { code?: string }).code ?? String(err);
-  }
-}
 
 const burst = (n: number, tenantId: string, keyId: string, now = Date.now()) =>
-  Promise.all(Array.from({ length: n }, (_, i) => call(gateways[i % 3]!, tenantId, keyId, now)));
-const count = (codes: string[], code: string) => codes.filter((c) => c === code).length;
+  Promise.all(Array.from({ length: n }, (_, i) => callThrough(gateways[i % 3]!, tenantId, keyId, now)));
 
 /** The month's allowance item as stored, and what its open leases' calls recorded. */
 async function month(tenantId: string) {
   const item = await get<Record<string, unknown>>(gatewayKeys.allowance(tenantId, monthOf(new Date().toISOString())), {
     consistent: true,
   });
-  const open = await openLeasesUse(item, 'Tokens');
   return {
     committed: Number(item?.committedTokens ?? 0),
-    used: Number(item?.usedTokens ?? 0) + open.used,
+    used: (await usedWithOpenLeases(item, 'Tokens')).used,
   };
 }
 
@@ -119,31 +94,30 @@ describe('bursts over three instances', () => {
     const ok = admittedWithin(await burst(120, tenant, key.id), 30, 'BUDGET_EXCEEDED');
     const stored = await get<Record<string, unknown>>(gatewayKeys.key(tenant, key.id), { consistent: true });
     expect(Number(stored?.committedNano)).toBeLessThanOrEqual(31 * WORST_NANO - 1);
-    const open = await openLeasesUse(stored, 'Nano');
-    expect(Number(stored?.usedNano ?? 0) + open.used).toBe(ok * WORST_NANO);
+    expect((await usedWithOpenLeases(stored, 'Nano')).used).toBe(ok * WORST_NANO);
   });
 });
 
 describe('a call refused by its key budget', () => {
   it("takes nothing from the month's allowance it was leased from beside it", async () => {
     const { tenant, key, other } = made.refusedByBudget;
-    for (let i = 0; i < 10; i++) expect(await call(gateways[0]!, tenant, key.id)).toBe('BUDGET_EXCEEDED');
-    for (let i = 0; i < 3; i++) expect(await call(gateways[0]!, tenant, other.id)).toBe('ok');
-    expect(await call(gateways[0]!, tenant, other.id)).toBe('TOKEN_LIMIT_REACHED');
+    for (let i = 0; i < 10; i++) expect(await callThrough(gateways[0]!, tenant, key.id)).toBe('BUDGET_EXCEEDED');
+    for (let i = 0; i < 3; i++) expect(await callThrough(gateways[0]!, tenant, other.id)).toBe('ok');
+    expect(await callThrough(gateways[0]!, tenant, other.id)).toBe('TOKEN_LIMIT_REACHED');
   });
 });
 
 describe('a lowered allowance', () => {
   it('refuses the next call on each instance, their leases settled; raised by one call, it admits one', async () => {
     const { tenant, key } = made.lowered;
-    for (let i = 0; i < 12; i++) expect(await call(gateways[i % 3]!, tenant, key.id)).toBe('ok');
+    for (let i = 0; i < 12; i++) expect(await callThrough(gateways[i % 3]!, tenant, key.id)).toBe('ok');
     await setAllowance(tenant, 12 * WORST);
-    for (const g of gateways) expect(await call(g, tenant, key.id)).toBe('TOKEN_LIMIT_REACHED');
+    for (const g of gateways) expect(await callThrough(g, tenant, key.id)).toBe('TOKEN_LIMIT_REACHED');
     // Each refused call settled its instance's lease taken under the old allowance: nothing is held.
     expect(await month(tenant)).toEqual({ committed: 12 * WORST, used: 12 * WORST });
     await setAllowance(tenant, 13 * WORST);
-    expect(await call(gateways[1]!, tenant, key.id)).toBe('ok');
-    for (const g of gateways) expect(await call(g, tenant, key.id)).toBe('TOKEN_LIMIT_REACHED');
+    expect(await callThrough(gateways[1]!, tenant, key.id)).toBe('ok');
+    for (const g of gateways) expect(await callThrough(g, tenant, key.id)).toBe('TOKEN_LIMIT_REACHED');
   });
 });
 
@@ -151,10 +125,10 @@ describe('a lease its instance abandoned mid-call', () => {
   it('never lets the others pass the allowance, and the sweep settles it to what its calls recorded', async () => {
     const { tenant, key } = made.abandoned;
     // A busy instance's leases grow; then two of its calls are admitted and it dies before they end.
-    const busy = await instance();
-    for (let i = 0; i < 10; i++) expect(await call(busy, tenant, key.id)).toBe('ok');
-    await busy.admit(input(tenant, key.id, Date.now()));
-    await busy.admit(input(tenant, key.id, Date.now()));
+    const busy = await gatewayInstance();
+    for (let i = 0; i < 10; i++) expect(await callThrough(busy, tenant, key.id)).toBe('ok');
+    await admitOnly(busy, tenant, key.id);
+    await admitOnly(busy, tenant, key.id);
     const held = await month(tenant);
     expect(held.used).toBe(10 * WORST);
     expect(held.committed).toBeGreaterThanOrEqual(12 * WORST);
@@ -165,9 +139,9 @@ describe('a lease its instance abandoned mid-call', () => {
     await sweepAfterLeasesExpire();
     expect(await month(tenant)).toEqual({ committed: (10 + meanwhile) * WORST, used: (10 + meanwhile) * WORST });
     // A fresh instance, one call at a time, gets exactly what is left.
-    const fresh = await instance();
+    const fresh = await gatewayInstance();
     const rest: string[] = [];
-    for (let i = 0; i < 60; i++) rest.push(await call(fresh, tenant, key.id));
+    for (let i = 0; i < 60; i++) rest.push(await callThrough(fresh, tenant, key.id));
     expect(count(rest, 'ok')).toBe(60 - 10 - meanwhile);
   });
 });
@@ -178,22 +152,22 @@ describe('room an instance holds unused', () => {
     const now = Date.now();
     const [a, b] = gateways;
     // A's leases grow one call at a time; it keeps part of its last lease unused.
-    for (let i = 0; i < 20; i++) expect(await call(a!, tenant, key.id, now)).toBe('ok');
+    for (let i = 0; i < 20; i++) expect(await callThrough(a!, tenant, key.id, now)).toBe('ok');
     const idle = (await month(tenant)).committed - 20 * WORST;
     expect(idle).toBeGreaterThan(0);
     // The bound the decisions page states: a lease within a quarter of what was left after it.
     expect(idle).toBeLessThanOrEqual((100 * WORST - 20 * WORST) / 4);
     // B takes the rest, and is refused while A's room sits unused.
     const first: string[] = [];
-    for (let i = 0; i < 100; i++) first.push(await call(b!, tenant, key.id, now));
+    for (let i = 0; i < 100; i++) first.push(await callThrough(b!, tenant, key.id, now));
     const taken = count(first, 'ok');
     expect(taken).toBeLessThan(80);
     expect(first.at(-1)).toBe('TOKEN_LIMIT_REACHED');
     // A calls again after its lease's use: the old lease is settled with that call's writes.
     const later = now + 31_000;
-    expect(await call(a!, tenant, key.id, later)).toBe('ok');
+    expect(await callThrough(a!, tenant, key.id, later)).toBe('ok');
     const after: string[] = [];
-    for (let i = 0; i < 100; i++) after.push(await call(b!, tenant, key.id, later));
+    for (let i = 0; i < 100; i++) after.push(await callThrough(b!, tenant, key.id, later));
     // Everything is used but what A's fresh lease (one call, the limit being near) may hold.
     expect(20 + taken + 1 + count(after, 'ok')).toBeGreaterThanOrEqual(99);
     expect(20 + taken + 1 + count(after, 'ok')).toBeLessThanOrEqual(100);

@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import * as home from '#areas/llm-gateway/admission.ts';
 import { gatewayKeys } from '#areas/llm-gateway/records.ts';
 import { updateItem } from '#shared/data/commit.ts';
@@ -8,6 +8,7 @@ import { ddb } from '#shared/platform/aws.ts';
 import { config } from '#shared/platform/config.ts';
 import { inOneRateWindow, newTenant } from '#test/support/fixtures.ts';
 import { newKey, setAllowance, setTenantStatus } from '#test/support/gateway.ts';
+import { callThrough, count, gatewayInstance, WORST, type Gateway } from '#test/support/gateway-instances.ts';
 import { losingFirstAnswerOf } from '#test/support/lost-answers.ts';
 import { tokenFor } from '#test/support/tokens.ts';
 
@@ -17,16 +18,6 @@ import { tokenFor } from '#test/support/tokens.ts';
  * changed limit, a revocation or a suspension counts from the next call on every instance, and a
  * slice an instance leaves behind lapses with its window.
  */
-type Gateway = typeof home;
-async function instance(): Promise<Gateway> {
-  vi.resetModules();
-  await (await import('#test/support/test-ports.ts')).installTestPorts();
-  return import('#areas/llm-gateway/admission.ts');
-}
-
-const PROMPT = 10;
-const OUT = 90;
-const WORST = PROMPT + OUT;
 const WINDOW_MS = 60_000;
 
 async function tenantWithKey(limits: { rpmLimit?: number; tpmLimit?: number }) {
@@ -56,30 +47,8 @@ let gateways: Gateway[];
 beforeAll(async () => {
   const entries = await Promise.all(Object.entries(KEYS).map(async ([name, l]) => [name, await tenantWithKey(l)]));
   made = Object.fromEntries(entries);
-  gateways = [await instance(), await instance(), await instance()];
+  gateways = [await gatewayInstance(), await gatewayInstance(), await gatewayInstance()];
 });
-
-const input = (tenantId: string, keyId: string, now: number) => ({
-  tenantId,
-  caller: { kind: 'key' as const, keyId },
-  requestId: crypto.randomUUID(),
-  model: 'local-chat',
-  kind: 'chat' as const,
-  promptTokens: PROMPT,
-  maxOutput: OUT,
-  now,
-});
-
-/** One call through gateway `g`: its answer's error code, or 'ok' once settled. */
-async function call(g: Gateway, tenantId: string, keyId: string, now = Date.now(), used = WORST) {
-  try {
-    const a = await g.admit(input(tenantId, keyId, now));
-    await g.finish(a, { model: a.chain[0]!, promptTokens: PROMPT, completionTokens: used - PROMPT }, undefined, now);
-    return 'ok';
-  } catch (err) {
-    return (err as { code?: string }).code ?? String(err);
-  }
-}
 
 const windowOf = async (keyId: string, now: number) =>
   (
@@ -93,8 +62,7 @@ const windowOf = async (keyId: string, now: number) =>
   ).Item ?? {};
 
 const burst = (n: number, tenantId: string, keyId: string, now: number, used = WORST) =>
-  Promise.all(Array.from({ length: n }, (_, i) => call(gateways[i % 3]!, tenantId, keyId, now, used)));
-const count = (codes: string[], code: string) => codes.filter((c) => c === code).length;
+  Promise.all(Array.from({ length: n }, (_, i) => callThrough(gateways[i % 3]!, tenantId, keyId, now, used)));
 /**
  * Admitted by a burst over the three instances: never more than the limit, and fewer by at most
  * what two of them may hold unused at its end (each slice within an eighth of the limit).
@@ -133,7 +101,7 @@ describe('bursts over three instances', () => {
     const now = Date.now();
     // Each uses a tenth of its worst case: sequentially, one instance admits far more than 20.
     const codes: string[] = [];
-    for (let i = 0; i < 60; i++) codes.push(await call(gateways[0]!, tenant, key.id, now, WORST / 10));
+    for (let i = 0; i < 60; i++) codes.push(await callThrough(gateways[0]!, tenant, key.id, now, WORST / 10));
     expect(count(codes, 'ok')).toBe(60);
     expect(Number((await windowOf(key.id, now)).tokens)).toBeLessThanOrEqual(20 * WORST);
   });
@@ -144,27 +112,27 @@ describe('a change counts from the next call on every instance', () => {
     const { tenant, key } = made.lowered;
     await inOneRateWindow(async () => {
       const now = Date.now();
-      for (let i = 0; i < 12; i++) expect(await call(gateways[i % 3]!, tenant, key.id, now)).toBe('ok');
+      for (let i = 0; i < 12; i++) expect(await callThrough(gateways[i % 3]!, tenant, key.id, now)).toBe('ok');
       await setKeyFields(tenant, key.id, { rpmLimit: 12 });
-      for (const g of gateways) expect(await call(g, tenant, key.id, now)).toBe('RATE_LIMITED');
+      for (const g of gateways) expect(await callThrough(g, tenant, key.id, now)).toBe('RATE_LIMITED');
       // Only the twelve calls are left counted in the window.
       expect(Number((await windowOf(key.id, now)).requests)).toBe(12);
       await setKeyFields(tenant, key.id, { rpmLimit: 13 });
-      expect(await call(gateways[1]!, tenant, key.id, now)).toBe('ok');
-      for (const g of gateways) expect(await call(g, tenant, key.id, now)).toBe('RATE_LIMITED');
+      expect(await callThrough(gateways[1]!, tenant, key.id, now)).toBe('ok');
+      for (const g of gateways) expect(await callThrough(g, tenant, key.id, now)).toBe('RATE_LIMITED');
     });
   });
 
   it('a revocation and a suspension refuse the next call on each instance', async () => {
     const { tenant, key } = made.revoked;
-    for (const g of gateways) expect(await call(g, tenant, key.id)).toBe('ok');
+    for (const g of gateways) expect(await callThrough(g, tenant, key.id)).toBe('ok');
     await setTenantStatus(tenant, 2);
-    for (const g of gateways) expect(await call(g, tenant, key.id)).toBe('TENANT_SUSPENDED');
+    for (const g of gateways) expect(await callThrough(g, tenant, key.id)).toBe('TENANT_SUSPENDED');
     await setTenantStatus(tenant, 1);
-    for (const g of gateways) expect(await call(g, tenant, key.id)).toBe('ok');
+    for (const g of gateways) expect(await callThrough(g, tenant, key.id)).toBe('ok');
     // As the revoke route stores it.
     await setKeyFields(tenant, key.id, { revokedAt: new Date().toISOString() });
-    for (const g of gateways) expect(await call(g, tenant, key.id)).toBe('KEY_REVOKED');
+    for (const g of gateways) expect(await callThrough(g, tenant, key.id)).toBe('KEY_REVOKED');
   });
 });
 
@@ -173,8 +141,8 @@ describe('a slice left behind', () => {
     const { tenant, key } = made.leftBehind;
     const start = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS + WINDOW_MS;
     // A busy instance's slices grow; then it stops (frozen or recycled) holding part of the last.
-    const busy = await instance();
-    for (let i = 0; i < 10; i++) expect(await call(busy, tenant, key.id, start + 1000)).toBe('ok');
+    const busy = await gatewayInstance();
+    for (let i = 0; i < 10; i++) expect(await callThrough(busy, tenant, key.id, start + 1000)).toBe('ok');
     const leased = Number((await windowOf(key.id, start + 1000)).requests);
     expect(leased).toBeGreaterThan(10);
     expect(leased).toBeLessThanOrEqual(10 + 40 / 8);
@@ -191,7 +159,7 @@ describe('a lease write retried after its answer was lost', () => {
   it('leases once', async () => {
     const { tenant, key } = made.leasedOnce;
     const now = Date.now();
-    await losingFirstAnswerOf('gk-rate', 'ADD requests', () => call(home, tenant, key.id, now));
+    await losingFirstAnswerOf('gk-rate', 'ADD requests', () => callThrough(home, tenant, key.id, now));
     expect(Number((await windowOf(key.id, now)).requests)).toBe(1);
   });
 
@@ -200,10 +168,10 @@ describe('a lease write retried after its answer was lost', () => {
     await inOneRateWindow(async () => {
       const now = Date.now();
       // Slices of 1, 2 and 4 calls: three requests leased and not used.
-      for (let i = 0; i < 4; i++) expect(await call(home, tenant, key.id, now)).toBe('ok');
+      for (let i = 0; i < 4; i++) expect(await callThrough(home, tenant, key.id, now)).toBe('ok');
       expect(Number((await windowOf(key.id, now)).requests)).toBe(7);
       await setKeyFields(tenant, key.id, { rpmLimit: 50 });
-      await losingFirstAnswerOf('gk-rate', 'ADD requests', () => call(home, tenant, key.id, now));
+      await losingFirstAnswerOf('gk-rate', 'ADD requests', () => callThrough(home, tenant, key.id, now));
       // The four calls, and the fifth's own slice of one.
       expect(Number((await windowOf(key.id, now)).requests)).toBe(5);
     });

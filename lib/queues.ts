@@ -3,7 +3,8 @@ import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 
 import { Construct } from 'constructs';
 import { isOrdered } from '#shared/queue/ordering.ts';
 import { MAX_RECEIVE_COUNT } from '#shared/queue/redrive.ts';
-import type { QueueName } from '#shared/routes/groups.ts';
+import { WORKERS, type QueueName } from '#shared/routes/groups.ts';
+import { workerOf } from '#shared/queue/batching.ts';
 
 export const QUEUE_NAMES = [
   'email',
@@ -13,6 +14,7 @@ export const QUEUE_NAMES = [
   'indexing',
   'turns',
   'deliveries',
+  'usage',
 ] as const satisfies readonly QueueName[];
 
 /**
@@ -22,6 +24,12 @@ export const QUEUE_NAMES = [
  * deadlines (Processing 15 min) and keep a person's chat turns from waiting longer.
  */
 export const WORKER_TIMEOUT_SECONDS = 60;
+
+/** A queue's visibility timeout: its worker's own, or six times the default worker timeout. */
+export const visibilitySecondsOf = (queue: QueueName): number => {
+  const spec = WORKERS[workerOf(queue)];
+  return 'visibilitySeconds' in spec ? spec.visibilitySeconds : WORKER_TIMEOUT_SECONDS * 6;
+};
 
 /**
  * FIFO in high-throughput mode (de-duplication and the throughput limit per group): the order holds
@@ -53,7 +61,7 @@ export class WorkQueues extends Construct {
       queues[name] = new Queue(this, name, {
         ...secure,
         ...(ordered ? FIFO : {}),
-        visibilityTimeout: Duration.seconds(WORKER_TIMEOUT_SECONDS * 6),
+        visibilityTimeout: Duration.seconds(visibilitySecondsOf(name)),
         retentionPeriod: Duration.days(4),
         deadLetterQueue: { queue: deadLetters[name], maxReceiveCount: MAX_RECEIVE_COUNT },
       });

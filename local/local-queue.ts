@@ -35,6 +35,11 @@ export interface LocalBatching {
   batchSize?: number;
   /** Most deliveries of the queue in flight at once; unbounded by default unless the batch size is above 5. */
   concurrency?: number;
+  /**
+   * How long the oldest waiting message may wait for others before a delivery that is not full
+   * (an event source's batching window); 0 by default: a delivery goes out with what is waiting.
+   */
+  windowMs?: number;
 }
 
 /**
@@ -53,6 +58,8 @@ const importWorker = async (queue: QueueName) =>
 interface Waiting {
   record: SQSRecord;
   receiveCount: number;
+  /** When it joined the list (its batching window counts from the oldest waiting). */
+  since: number;
 }
 
 /** A standard queue's messages waiting for a delivery, and its deliveries in flight. */
@@ -61,13 +68,16 @@ interface Lane {
   busy: number;
   batchSize: number;
   concurrency: number;
+  windowMs: number;
+  /** A delivery waiting out the window of the oldest waiting message. */
+  timer?: NodeJS.Timeout;
 }
 
 /**
  * In-process SQS: `send` returns at once and the queue's worker gets the message later in an
  * SQS event, like an event source mapping. A standard queue's ready messages wait in its list; while
  * fewer than its concurrency of deliveries are in flight, a delivery takes up to its batch size of
- * them in one event (no batching window: a delivery goes out with what is waiting). A record that
+ * them in one event, when the batch is full or its window (none by default) has passed. A record that
  * fails (the handler threw, or listed it in batchItemFailures) is retried on its own receive count
  * with backoff, rejoining the list; after `maxAttempts` receives it is parked in
  * LOCAL_DATA_DIR/dead-letters.json, as the queue's redrive policy would move it to its DLQ. On an
@@ -92,7 +102,7 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
     exclusive(() => writeJson(deadLetterFile, [...readJson<DeadLetter[]>(deadLetterFile, []), letter]));
 
   /** One delivery of the records: each failed one's error (absent when it succeeded). */
-  async function receive(queue: QueueName, batch: readonly Waiting[]): Promise<Map<string, string>> {
+  async function receive(queue: QueueName, batch: readonly Omit<Waiting, 'since'>[]): Promise<Map<string, string>> {
     const records = batch.map(({ record, receiveCount }) => ({
       ...record,
       attributes: { ...record.attributes, ApproximateReceiveCount: String(receiveCount) },
@@ -134,23 +144,34 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
       const own = opts.queues?.[queue] ?? {};
       const batchSize = own.batchSize ?? batchingOf(workerOf(queue)).batchSize;
       const concurrency = own.concurrency ?? (batchSize > DEFAULT_BATCH_SIZE ? BATCHED_CONCURRENCY : Infinity);
-      lane = { waiting: [], busy: 0, batchSize, concurrency };
+      lane = { waiting: [], busy: 0, batchSize, concurrency, windowMs: own.windowMs ?? 0 };
       lanes.set(queue, lane);
     }
     return lane;
   }
 
-  /** A standard queue: deliveries start while its concurrency allows, each with up to a batch of what waits. */
+  /**
+   * A standard queue: deliveries start while its concurrency allows, each with up to a batch of what
+   * waits, once the batch is full or the oldest waiting message's window has passed.
+   */
   function pump(queue: QueueName) {
     const lane = laneOf(queue);
     while (lane.busy < lane.concurrency && lane.waiting.length) {
+      const wait = lane.waiting.length < lane.batchSize ? lane.waiting[0]!.since + lane.windowMs - Date.now() : 0;
+      if (wait > 0) {
+        lane.timer ??= setTimeout(() => {
+          lane.timer = undefined;
+          pump(queue);
+        }, wait);
+        return;
+      }
       lane.busy++;
       void deliver(queue, lane, lane.waiting.splice(0, lane.batchSize));
     }
   }
 
-  const ready = (queue: QueueName, waiting: Waiting) => {
-    laneOf(queue).waiting.push(waiting);
+  const ready = (queue: QueueName, waiting: Omit<Waiting, 'since'>) => {
+    laneOf(queue).waiting.push({ ...waiting, since: Date.now() });
     pump(queue);
   };
 
@@ -224,7 +245,7 @@ export function localQueue(opts: LocalQueueOptions): QueueSender & {
       // Joins the list at once (messages sent together can share a delivery); delivered after `send` returns.
       if (delayMs) setTimeout(() => ready(queue, { record, receiveCount: 1 }), delayMs).unref();
       else {
-        laneOf(queue).waiting.push({ record, receiveCount: 1 });
+        laneOf(queue).waiting.push({ record, receiveCount: 1, since: sentAt });
         setImmediate(() => pump(queue));
       }
     },

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { config } from '#shared/platform/config.ts';
+import { batchingOf } from '#shared/queue/batching.ts';
 import { functionInvoker, mailer, parameterStore, queueSender } from '#shared/platform/ports.ts';
 import { localInvoker } from './invoke.ts';
 import { paymentProviders } from '#areas/billing/gateway.ts';
@@ -65,7 +66,12 @@ export async function startLocalStack(dataDir: string): Promise<LocalStack> {
     await ensureTable(dynamo.endpoint, config.tableName);
 
     const params = fileParameterStore(dataDir);
-    const queue = localQueue({ dataDir });
+    // Model calls' records gather for their worker's batching window, as deployed: they are on nobody's
+    // path, and one transaction for a window's calls spares DynamoDB Local a transaction per call.
+    const queue = localQueue({
+      dataDir,
+      queues: { usage: { windowMs: batchingOf('usage-worker').windowSeconds * 1000 } },
+    });
     const outbox = fileOutbox(dataDir);
     parameterStore.install(params);
     queueSender.install(queue);

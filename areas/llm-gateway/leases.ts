@@ -1,5 +1,6 @@
 import { keyId } from '#shared/data/keys.ts';
 import { logger } from '#shared/runtime/logger.ts';
+import { RECORD_LANDS_WITHIN_MS } from './messages.ts';
 import { gatewayKeys } from './records.ts';
 import { holdLease, RESERVATION_TTL_MS, settleLease, usedField, type Hold } from './reservations.ts';
 
@@ -16,8 +17,11 @@ import { holdLease, RESERVATION_TTL_MS, settleLease, usedField, type Hold } from
  * their write leaves, so near a limit each call leases only itself, as a per-call hold did.
  */
 const LEASE_USE_MS = 30_000;
-/** From a lease's writing to its expiry, when the sweep may settle it: past its last call's end. */
-export const LEASE_LIFE_MS = LEASE_USE_MS + RESERVATION_TTL_MS;
+/**
+ * From a lease's writing to its expiry, when the sweep may settle it: past its last call's end and
+ * past the latest its calls' queued records land.
+ */
+export const LEASE_LIFE_MS = LEASE_USE_MS + RESERVATION_TTL_MS + RECORD_LANDS_WITHIN_MS;
 /** A slice takes at most this share of what the limit has left after it. */
 const HEADROOM_SHARE = 4;
 /** A slice takes at most this share of a limit, however much is left. */

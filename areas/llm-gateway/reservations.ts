@@ -40,7 +40,7 @@ interface StoredLease {
 export const RESERVATION_TTL_MS = 16 * 60_000;
 
 const attr = (leaseId: string) => `r_${leaseId}`;
-export const usedField = (unit: Unit) => `used${unit}`;
+export const usedField = (unit: Unit): `used${Unit}` => `used${unit}`;
 
 /**
  * Leases the amount until `expiresAt`; false when the limit would be passed (nothing is written

@@ -1,5 +1,6 @@
 import { ingest, resolveRange, type Contribution } from '#areas/analytics/for-llm-gateway.ts';
 import { queryItems } from '#shared/data/query.ts';
+import { enqueue } from '#shared/queue/messages.ts';
 import { config } from '#shared/platform/config.ts';
 import { get } from '#shared/data/read.ts';
 import { validationError } from '#shared/http/errors.ts';
@@ -8,6 +9,7 @@ import { LLM_SPEND_TOTAL } from '#shared/runtime/metric-catalog.ts';
 import { countMetric } from '#shared/runtime/metrics.ts';
 import { tokenAllowance } from './allowance.ts';
 import type { LeaseUse } from './leases.ts';
+import { CALL_RECORDED } from './messages.ts';
 import { usedWithOpenLeases } from './reservations.ts';
 import { dayOf, fromNano, gatewayKeys, monthOf, type Caller } from './records.ts';
 
@@ -42,21 +44,9 @@ function usageOf(key: { pk: string; sk: string }, r: CallRecord, name: string, d
   };
 }
 
-/**
- * Records a call once: the analytics LLM record (the request id is its id, so a retry counts once)
- * through the analytics ingestion, in-process, with the gateway's usage per day, model and key in
- * the same transaction (one round trip after the answer, not three; counted exactly when the record is).
- * A call's answer never fails because its recording did: that is logged and counted instead.
- */
-export async function recordCall(r: CallRecord): Promise<void> {
+/** The analytics record of a call, with the gateway's own counters for it (usage per day, model, key and lease). */
+function llmCallOf(r: CallRecord) {
   const day = dayOf(r.at);
-  // Spend in millionths of a dollar by model, for the dashboard (a count metric adds them up), and
-  // once more under one fixed value: an alarm cannot sum a changing set of models (lib/monitoring.ts).
-  if (r.costNano >= 1000) {
-    const micro = Math.round(r.costNano / 1000);
-    countMetric('LlmSpendMicroUsd', r.model, micro);
-    countMetric('LlmSpendTotalMicroUsd', LLM_SPEND_TOTAL, micro);
-  }
   const alsoCount = [
     usageOf(gatewayKeys.usage(r.tenantId, day, 'M', r.model), r, r.model, day),
     ...(r.caller.kind === 'key'
@@ -69,27 +59,52 @@ export async function recordCall(r: CallRecord): Promise<void> {
       set: { lastUsedAt: r.at, ttl: Math.ceil(l.expiresAt / 1000) + 3600 },
     })),
   ];
+  return {
+    id: r.requestId,
+    tenantId: r.tenantId,
+    model: r.model,
+    agentId: r.caller.kind === 'agent' ? r.caller.agentId : null,
+    tokens: r.promptTokens + r.completionTokens,
+    costUsd: fromNano(r.costNano),
+    latencyMs: r.latencyMs,
+    isError: r.isError,
+    timestamp: r.at,
+    alsoCount,
+  };
+}
+
+/**
+ * Counts calls' records once each (the request id is the analytics record's id: a retried or
+ * redelivered record counts once), through the analytics ingestion in-process, the gateway's usage
+ * items in the same transactions: a batch of calls is a transaction per hundred items, their
+ * shared counters merged.
+ */
+export async function ingestRecords(records: readonly CallRecord[]): Promise<void> {
+  await ingest({ llmCalls: records.map(llmCallOf), conversations: [] }, { tenantsKnown: true });
+}
+
+/**
+ * Records a call once, after its answer: queued for the usage worker, which ingests records in
+ * batches (one transaction for many calls instead of one for each). When the queue cannot take it,
+ * the record is ingested here and now instead. A call's answer never fails because its recording
+ * did: that is logged and counted instead.
+ */
+export async function recordCall(r: CallRecord): Promise<void> {
+  // Spend in millionths of a dollar by model, for the dashboard (a count metric adds them up), and
+  // once more under one fixed value: an alarm cannot sum a changing set of models (lib/monitoring.ts).
+  if (r.costNano >= 1000) {
+    const micro = Math.round(r.costNano / 1000);
+    countMetric('LlmSpendMicroUsd', r.model, micro);
+    countMetric('LlmSpendTotalMicroUsd', LLM_SPEND_TOTAL, micro);
+  }
   try {
-    await ingest(
-      {
-        llmCalls: [
-          {
-            id: r.requestId,
-            tenantId: r.tenantId,
-            model: r.model,
-            agentId: r.caller.kind === 'agent' ? r.caller.agentId : null,
-            tokens: r.promptTokens + r.completionTokens,
-            costUsd: fromNano(r.costNano),
-            latencyMs: r.latencyMs,
-            isError: r.isError,
-            timestamp: r.at,
-            alsoCount,
-          },
-        ],
-        conversations: [],
-      },
-      { tenantsKnown: true },
-    );
+    await enqueue(CALL_RECORDED, r, { id: r.requestId });
+    return;
+  } catch (error) {
+    logger.warn('model call record not queued: ingested in-process', { requestId: r.requestId, error: error as Error });
+  }
+  try {
+    await ingestRecords([r]);
   } catch (error) {
     countMetric('LlmRecordFailed', 'gateway');
     logger.error('model call not recorded', { requestId: r.requestId, error: error as Error });

@@ -81,6 +81,11 @@ export interface MessageRoute {
    * one delivery at once; it resolves to the ids that failed. `run` then handles one message alone.
    */
   runBatch?(items: BatchItem<unknown>[]): Promise<readonly string[]>;
+  /**
+   * The batch route counts each message once itself (by an id in its payload, in the writes that
+   * count it), so the worker claims none: a message delivered twice runs twice, harmlessly.
+   */
+  countsOnce?: boolean;
 }
 
 export const handles = <S extends AnySchema>(
@@ -103,11 +108,13 @@ export interface BatchItem<P> {
 export const handlesBatch = <S extends AnySchema>(
   kind: MessageKind<S>,
   run: (items: BatchItem<z.output<S>>[]) => Promise<readonly string[]>,
+  opts: { countsOnce?: boolean } = {},
 ): MessageRoute => {
   const runBatch = run as (items: BatchItem<unknown>[]) => Promise<readonly string[]>;
   return {
     kind,
     runBatch,
+    ...(opts.countsOnce ? { countsOnce: true } : {}),
     async run(payload, messageId, delivery) {
       const failed = await runBatch([{ payload, messageId, delivery }]);
       if (failed.includes(messageId)) throw new Error(`${kind.type} message ${messageId} failed in its batch`);

@@ -28,7 +28,8 @@ const isLastReceive = (record: SQSRecord) =>
 /** A batch route's message, claimed and waiting for its route's one run. */
 interface Claimed {
   record: SQSRecord;
-  claimKey: Key;
+  /** Absent for a route that counts each message once itself (`countsOnce`). */
+  claimKey?: Key;
   item: BatchItem<unknown>;
 }
 
@@ -38,7 +39,8 @@ interface Claimed {
  * FIFO queue a failure also holds back the rest of its group in the batch.
  * Each message id runs its work at most once to completion, however often it is delivered.
  * A batch route's records are parsed and claimed in the delivery's order like the others, then,
- * after every other record, handed to its route in one run (its failed ids released and retried).
+ * after every other record, handed to its route in one run (its failed ids released and retried);
+ * one that counts each message once itself (`countsOnce`) skips the claims' two writes a message.
  */
 export function queueWorker(queue: string, routes: readonly MessageRoute[], opts: { wiring?: readonly Wiring[] } = {}) {
   for (const r of routes)
@@ -74,15 +76,19 @@ export function queueWorker(queue: string, routes: readonly MessageRoute[], opts
         const route = byType.get(message.type);
         if (!route) throw new Error(`No handler for message type ${message.type}`);
         const payload = parsePayload(route.kind, message.payload);
+        const delivery = {
+          receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+          lastReceive: isLastReceive(record),
+        };
+        if (route.countsOnce) {
+          together.set(route, [...(together.get(route) ?? []), { record, item: { payload, messageId: id, delivery } }]);
+          continue;
+        }
         const claimKey = keys.messageClaim(queue, id);
         const state = await claim(claimKey, CLAIM);
         if (state.kind === 'done') continue;
         if (state.kind === 'in-progress') throw new Error('Message is being processed by another delivery');
         claimed = claimKey;
-        const delivery = {
-          receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
-          lastReceive: isLastReceive(record),
-        };
         if (route.runBatch) {
           together.set(route, [
             ...(together.get(route) ?? []),
@@ -106,7 +112,7 @@ export function queueWorker(queue: string, routes: readonly MessageRoute[], opts
   async function runTogether(
     route: MessageRoute,
     claims: Claimed[],
-    failed: (record: SQSRecord, error: unknown, claimed: Key) => Promise<void>,
+    failed: (record: SQSRecord, error: unknown, claimed: Key | undefined) => Promise<void>,
   ) {
     let failedIds: ReadonlySet<string>;
     let error: unknown = new Error('Reported failed by its batch route');
@@ -119,7 +125,7 @@ export function queueWorker(queue: string, routes: readonly MessageRoute[], opts
     for (const { record, claimKey, item } of claims) {
       try {
         if (failedIds.has(item.messageId)) throw error;
-        await done(claimKey);
+        if (claimKey) await done(claimKey);
         countMetric('MessageProcessed', queue);
       } catch (err) {
         await failed(record, err, claimKey);

@@ -4,7 +4,7 @@
  */
 import type { InvokedFunction } from '#shared/platform/ports.ts';
 
-export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing' | 'turns' | 'deliveries';
+export type QueueName = 'email' | 'webhooks' | 'jobs' | 'channels' | 'indexing' | 'turns' | 'deliveries' | 'usage';
 
 export interface GroupSpec {
   description: string;
@@ -34,7 +34,10 @@ export interface GroupSpec {
   timeoutSeconds?: number;
   /** Knowledge vectors (the S3 Vectors bucket; areas/knowledge/vectors/): query, or also write. */
   knowledgeVectors?: 'read' | 'readwrite';
-  /** Calls Amazon Bedrock models (bedrock:InvokeModel*), scoped to the catalog's model ARNs. */
+  /**
+   * Calls models through the gateway in-process: Amazon Bedrock (bedrock:InvokeModel*, scoped to the
+   * catalog's model ARNs); such a group also sends to `usage`, where its calls' records go.
+   */
   bedrock?: boolean;
   /** Reads vault secrets by name, never writes (an OpenAI-compatible endpoint's API key). */
   readsVault?: boolean;
@@ -53,7 +56,7 @@ export interface GroupSpec {
  * e-mail and channel sends, and time for five model steps.
  */
 const AGENT_TURN = {
-  sends: ['channels', 'email', 'deliveries'],
+  sends: ['channels', 'email', 'deliveries', 'usage'],
   tenantSecrets: 'read',
   knowledgeVectors: 'read',
   // Retrieval loads the bases' keyword indexes from the media bucket's knowledge/ prefix.
@@ -109,7 +112,7 @@ export const API_GROUPS = {
     table: 'readwrite',
     media: 'readwrite',
     // A document found stuck on a read ends Failed, which tells webhook subscribers (document.failed).
-    sends: ['indexing', 'deliveries'],
+    sends: ['indexing', 'deliveries', 'usage'],
     knowledgeVectors: 'read',
     // Retrieval embeds the query through the gateway in-process: the base's embedding model.
     bedrock: true,
@@ -118,6 +121,7 @@ export const API_GROUPS = {
   'llm-gateway': {
     description: 'AI LLM gateway: OpenAI-compatible model calls, keys, usage, model catalog',
     table: 'readwrite',
+    sends: ['usage'],
     bedrock: true,
     readsVault: true,
     memoryMb: 1024,
@@ -197,8 +201,8 @@ export const WORKERS = {
     description: 'Parses, chunks, embeds and indexes knowledge documents; removes deleted ones',
     queue: 'indexing',
     table: 'readwrite',
-    // document.indexed and document.failed go to webhook subscribers.
-    sends: ['deliveries'],
+    // document.indexed and document.failed go to webhook subscribers; embedding calls' records to usage.
+    sends: ['deliveries', 'usage'],
     media: 'readwrite',
     knowledgeVectors: 'readwrite',
     // Chunks are embedded through the gateway in-process: the base's embedding model (Bedrock, or an
@@ -223,6 +227,19 @@ export const WORKERS = {
     table: 'readwrite',
     ...AGENT_TURN,
   },
+  // The model calls' records (the gateway's usage per day, model, key and lease, and the analytics
+  // record), ingested in batches: one transaction for up to a hundred calls, each counted once by its
+  // request id (its marker), so a message needs no claim of its own. A short visibility timeout
+  // bounds how late a retried record lands (the gateway's lease expiry waits for it).
+  'usage-worker': {
+    description: "Ingests model calls' records in batches (usage per day, model, key and lease; analytics)",
+    queue: 'usage',
+    table: 'readwrite',
+    timeoutSeconds: 20,
+    visibilitySeconds: 60,
+    batchSize: 100,
+    batchingWindowSeconds: 1,
+  },
   // Outbound webhooks: signs and sends each delivery to the subscriber's checked address, queues its retries.
   'delivery-worker': {
     description: 'Sends signed outbound webhook deliveries and queues their retries with back-off',
@@ -240,6 +257,8 @@ export const WORKERS = {
     batchSize?: number;
     /** Seconds the event source gathers records before a delivery that is not full. */
     batchingWindowSeconds?: number;
+    /** The queue's visibility timeout (a failed message's wait before its retry) when not six times the default worker timeout. */
+    visibilitySeconds?: number;
   }
 >;
 

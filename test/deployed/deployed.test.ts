@@ -94,6 +94,22 @@ describe('a new customer, as the smoke script meets a stage', () => {
     expect(deltas.join('')).toBe('You said: one two three');
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect(w.stack.bedrock.calls).toContain(`converse-stream ${nova.bedrockId}`);
+    // The calls' records went to the usage queue; its worker ingested them with its own role.
+    await w.stack.pollers.drain();
+    const usageWorker = w.stack.byName('usage-worker').fn.name;
+    const deliveries = w.stack.pollers.record.filter((r) => r.functionName === usageWorker);
+    expect(
+      deliveries.reduce((n, r) => n + r.messages, 0),
+      logsOf(w.stack, 'usage-worker'),
+    ).toBeGreaterThanOrEqual(2);
+    expect(
+      deliveries.every((r) => r.failed === 0),
+      logsOf(w.stack, 'usage-worker'),
+    ).toBe(true);
+    const usage = await w.api('GET', '/api/llm-gateway/usage', { token: owner.token });
+    expect(usage).toAnswer(200);
+    const requests = (usage.json.result.models as { requests: number }[]).reduce((n, m) => n + m.requests, 0);
+    expect(requests).toBeGreaterThanOrEqual(2);
     expectNoDenials(w.stack);
   });
 

@@ -80,6 +80,7 @@ describe('cdk-nag (AwsSolutions and Serverless packs)', () => {
         'Platform/Queues/channels-dlq',
         'Platform/Queues/turns-dlq',
         'Platform/Queues/deliveries-dlq',
+        'Platform/Queues/usage-dlq',
       ].sort(),
     );
     for (const [path, rules] of found) {

@@ -152,7 +152,7 @@ describe('buckets', () => {
 });
 
 describe('queues', () => {
-  it('gives every work queue (email, webhooks, jobs, channels, indexing, turns, deliveries) a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
+  it('gives every work queue (email, webhooks, jobs, channels, indexing, turns, deliveries, usage) a dead-letter queue after 5 receives; all encrypted and TLS-only', () => {
     const queues = s.ofType('AWS::SQS::Queue');
     const work = queues.filter(([, q]) => q.Properties.RedrivePolicy);
     const dlqs = queues.filter(([, q]) => !q.Properties.RedrivePolicy);
@@ -166,8 +166,9 @@ describe('queues', () => {
       const dlq = targetId(q.Properties.RedrivePolicy.deadLetterTargetArn)!;
       expect(dlqs.map(([d]) => d)).toContain(dlq);
       targets.add(dlq);
-      // Above every worker's timeout (the indexing worker's 300 s, a batch of 200 included).
-      expect(q.Properties.VisibilityTimeout, id).toBe(360);
+      // Above every worker's timeout (the indexing worker's 300 s, a batch of 200 included); the usage
+      // queue's 60 s above its worker's 20 s, so a failed record is retried within minutes.
+      expect(q.Properties.VisibilityTimeout, id).toBe(id.startsWith('Queuesusage') ? 60 : 360);
     }
     expect(targets.size).toBe(QUEUE_NAMES.length);
     const policies = s.ofType('AWS::SQS::QueuePolicy');
@@ -211,8 +212,9 @@ describe('queues', () => {
       expect(m, name).toBeDefined();
       expect(targetId(m![1].Properties.EventSourceArn)!.replace(/[0-9A-F]{8}$/, '')).toBe(`Queues${spec.queue}`);
       expect(m![1].Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
-      expect(m![1].Properties.BatchSize, name).toBe(name === 'knowledge-worker' ? 500 : 5);
-      if (name !== 'knowledge-worker') expect(m![1].Properties.MaximumBatchingWindowInSeconds, name).toBeUndefined();
+      const batched = { 'knowledge-worker': 500, 'usage-worker': 100 } as Record<string, number>;
+      expect(m![1].Properties.BatchSize, name).toBe(batched[name] ?? 5);
+      expect(m![1].Properties.MaximumBatchingWindowInSeconds, name).toBe(batched[name] ? 1 : undefined);
       expect(fn(name).Timeout).toBe(('timeoutSeconds' in spec ? spec.timeoutSeconds : undefined) ?? 60);
     }
   });
@@ -224,6 +226,17 @@ describe('queues', () => {
     expect(targetId(m[1].Properties.EventSourceArn)!.replace(/[0-9A-F]{8}$/, '')).toBe('Queuesindexing');
     expect(m[1].Properties).toMatchObject({ BatchSize: 500, MaximumBatchingWindowInSeconds: 1 });
     expect(fn('knowledge-worker').Timeout).toBe(300);
+  });
+
+  it('feeds the usage worker up to 100 records a delivery, gathered for up to 1 s, retried a minute after a failure', () => {
+    const m = s
+      .ofType('AWS::Lambda::EventSourceMapping')
+      .find(([, e]) => targetId(e.Properties.FunctionName) === s.fnIds.get('usage-worker'))!;
+    const source = targetId(m[1].Properties.EventSourceArn)!;
+    expect(source.replace(/[0-9A-F]{8}$/, '')).toBe('Queuesusage');
+    expect(m[1].Properties).toMatchObject({ BatchSize: 100, MaximumBatchingWindowInSeconds: 1 });
+    expect(fn('usage-worker').Timeout).toBe(20);
+    expect(s.ofType('AWS::SQS::Queue').find(([id]) => id === source)![1].Properties.VisibilityTimeout).toBe(60);
   });
 });
 
@@ -328,6 +341,7 @@ describe('functions', () => {
         'ChannelsQueueUrl',
         'TurnsQueueUrl',
         'DeliveriesQueueUrl',
+        'UsageQueueUrl',
       ].sort(),
     );
   });

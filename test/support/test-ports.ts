@@ -17,6 +17,7 @@ const WORKER_OF: Record<QueueName, string> = {
   indexing: 'knowledge-worker',
   turns: 'channel-turn-worker',
   deliveries: 'delivery-worker',
+  usage: 'usage-worker',
 };
 
 export const testMailer = recordingMailer();

@@ -176,6 +176,43 @@ describe('local queue batches (a standard queue)', () => {
     expect(ids.flat()).toEqual(Array.from({ length: size + 10 }, (_, i) => `d${i + 1}`));
   });
 
+  it('gathers the messages of a queue with a batching window into one event, and sends a full batch without waiting', async () => {
+    // Prepare
+    const events: SQSEvent[] = [];
+    const at: number[] = [];
+    const handler: WorkerHandler = async (event) => {
+      events.push(event);
+      at.push(Date.now());
+      return { batchItemFailures: [] };
+    };
+    const queue = localQueue({
+      dataDir: tempDir('local-queue-batches-'),
+      loadWorker: async () => handler,
+      queues: { usage: { batchSize: 4, windowMs: 150 } },
+    });
+
+    // Act: three sent apart, each well within the window of the first; then a full batch at once.
+    const started = Date.now();
+    for (const id of ['w1', 'w2', 'w3']) {
+      await send(queue, 'usage', id);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const beforeWindow = events.length;
+    await queue.drain();
+    const full = Date.now();
+    for (const id of ['f1', 'f2', 'f3', 'f4']) await send(queue, 'usage', id);
+    await queue.drain();
+
+    // Assess
+    expect(beforeWindow).toBe(0);
+    expect(idsOf(events)).toEqual([
+      ['w1', 'w2', 'w3'],
+      ['f1', 'f2', 'f3', 'f4'],
+    ]);
+    expect(at[0]! - started).toBeGreaterThanOrEqual(140);
+    expect(at[1]! - full).toBeLessThan(100);
+  });
+
   it('drains only once every delivery, retry and dead letter is done', async () => {
     // Prepare
     const hold = gate();

@@ -39,9 +39,9 @@ const delivery = (messages: QueueMessage[]): SQSEvent => ({
 function holdRecords() {
   const held: QueueMessage[] = [];
   queueSender.install({
-    send: async (queue: QueueName, message: QueueMessage, opts) => {
+    send: async (queue: QueueName, message: QueueMessage) => {
       if (queue === 'usage') held.push(message);
-      else await testQueue.send(queue, message, opts);
+      else await testQueue.send(queue, message);
     },
   });
   return held;
@@ -83,9 +83,9 @@ describe('the records of model calls', () => {
     // Prepare
     const { owner, key } = await tenantWithKey();
     queueSender.install({
-      send: async (queue: QueueName, message: QueueMessage, opts) => {
+      send: async (queue: QueueName, message: QueueMessage) => {
         if (queue === 'usage') throw new Error('SQS is unavailable');
-        await testQueue.send(queue, message, opts);
+        await testQueue.send(queue, message);
       },
     });
 

@@ -136,10 +136,12 @@ async function chat(readSecret: SecretReader, req: ProviderRequest): Promise<Pro
 /**
  * The `data` of each server-sent event as it arrives, through eventsource-parser (loaded with the
  * first stream: a function that never streams from such an endpoint never loads it), which takes
- * events split anywhere across chunks, CRLF or CR line ends and comments.
+ * events split anywhere across chunks, CRLF or CR line ends and comments. Imported once: a dynamic
+ * import per stream goes through the module loader every time.
  */
+let parserModule: Promise<typeof import('eventsource-parser')> | undefined;
 async function* sseData(body: ReadableStream<Uint8Array>): AsyncIterable<string> {
-  const { createParser } = await import('eventsource-parser');
+  const { createParser } = await (parserModule ??= import('eventsource-parser'));
   const ready: string[] = [];
   const parser = createParser({
     onEvent: ({ data }) => {

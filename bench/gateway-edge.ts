@@ -4,7 +4,7 @@ import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { keys } from '#shared/data/keys.ts';
 import { localClient } from '#local/dynamodb-local.ts';
@@ -21,7 +21,8 @@ import { median } from './stats.ts';
  * keep-alive connections, in interleaved rounds (each round: every target in turn, `perRound` times),
  * the median of each round's median; plain (the whole answer) and streamed (the first body bytes).
  * Beside them in each round, the floor of the gateway's guarantees: one consistent GetItem on the
- * server's own DynamoDB Local, from this process (a limit exact on the next call needs one fresh read).
+ * server's own DynamoDB Local, from this process (a limit exact on the next call needs one fresh read),
+ * and the read the gateway sends, one consistent BatchGetItem of two items (its key and its tenant).
  * Report only: what is timed depends on the machine's load; nothing here fails a run.
  */
 const ROUNDS = Number(process.env.BENCH_EDGE_ROUNDS ?? 7);
@@ -75,6 +76,25 @@ async function timedRead(client: DynamoDBClient): Promise<number> {
       TableName: config.tableName,
       Key: marshall(keys.platformItem('TENANT', 'bench-floor-read')),
       ConsistentRead: true,
+    }),
+  );
+  return performance.now() - start;
+}
+
+/** The gateway's own read, timed: one consistent BatchGetItem of two items (a key and a tenant). */
+async function timedBatchRead(client: DynamoDBClient): Promise<number> {
+  const start = performance.now();
+  await client.send(
+    new BatchGetItemCommand({
+      RequestItems: {
+        [config.tableName]: {
+          Keys: [
+            keys.platformItem('TENANT', 'bench-floor-read'),
+            keys.tenantItem('bench-floor', 'GATEWAY_KEY', 'k'),
+          ].map((k) => marshall(k)),
+          ConsistentRead: true,
+        },
+      },
     }),
   );
   return performance.now() - start;
@@ -203,6 +223,7 @@ export async function measureGatewayEdge(log: (line: string) => void = () => und
     if (!dynamoEndpoint) throw new Error('the local server did not print its DynamoDB Local endpoint');
     dynamo = localClient(dynamoEndpoint);
     for (let i = 0; i < WARMUP; i++) await timedRead(dynamo);
+    for (let i = 0; i < WARMUP; i++) await timedBatchRead(dynamo);
     portkey = await startPortkey(upstream);
     log(portkey ? 'Portkey gateway started' : 'Portkey gateway not installed: skipped');
     const targets: Target[] = [
@@ -234,10 +255,14 @@ export async function measureGatewayEdge(log: (line: string) => void = () => und
     const rounds: Record<string, { plain: number[]; first: number[] }> = {};
     for (const t of targets) rounds[t.name] = { plain: [], first: [] };
     const floorRounds: number[] = [];
+    const batchRounds: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const reads: number[] = [];
+      const batchReads: number[] = [];
       for (let i = 0; i < PER_ROUND; i++) reads.push(await timedRead(dynamo));
+      for (let i = 0; i < PER_ROUND; i++) batchReads.push(await timedBatchRead(dynamo));
       floorRounds.push(median(reads));
+      batchRounds.push(median(batchReads));
       for (const t of targets) {
         const plain: number[] = [];
         const first: number[] = [];
@@ -275,6 +300,8 @@ export async function measureGatewayEdge(log: (line: string) => void = () => und
       addedMs: { gateway: added('gateway'), peer: added('portkey') },
       /** One consistent GetItem on the server's DynamoDB Local (median of round medians). */
       floorReadMs: r3(median(floorRounds)),
+      /** The gateway's own read: one consistent BatchGetItem of two items (median of round medians). */
+      floorBatchReadMs: r3(median(batchRounds)),
       failures,
     };
   } finally {

@@ -228,7 +228,11 @@ export function targetRows(r: Omit<Results, 'targets' | 'summary'>): TargetRow[]
     const peer = edge.addedMs.peer;
     // The floor of exact limits and immediate revocation: one consistent read (absent from older runs).
     const floor = edge.floorReadMs ?? 0;
-    const plus = edge.floorReadMs === undefined ? '' : ` + one consistent read ${f(floor, 2)} ms`;
+    const batch =
+      edge.floorBatchReadMs === undefined
+        ? ''
+        : ` (the gateway's own, a BatchGetItem of two: ${f(edge.floorBatchReadMs, 2)} ms)`;
+    const plus = edge.floorReadMs === undefined ? '' : ` + one consistent read ${f(floor, 2)} ms${batch}`;
     rows.push({
       target: `added at the HTTP edge <= the peer gateway${edge.floorReadMs === undefined ? '' : ' + one consistent read'} (plain, median of round medians)`,
       subject: 'llmGateway.chatCompletions via the local server',

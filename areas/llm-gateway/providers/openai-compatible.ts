@@ -141,7 +141,8 @@ async function chat(readSecret: SecretReader, req: ProviderRequest): Promise<Pro
  */
 let parserModule: Promise<typeof import('eventsource-parser')> | undefined;
 async function* sseData(body: ReadableStream<Uint8Array>): AsyncIterable<string> {
-  const { createParser } = await (parserModule ??= import('eventsource-parser'));
+  parserModule ??= import('eventsource-parser');
+  const { createParser } = await parserModule;
   const ready: string[] = [];
   const parser = createParser({
     onEvent: ({ data }) => {

@@ -143,6 +143,12 @@ describe('IAM', () => {
     }
   });
 
+  it('lets every function that calls models send their records to the usage queue', () => {
+    const callers = [...s.fnIds.keys()].filter((name) => specOf(name).bedrock);
+    expect(callers.length).toBeGreaterThan(4);
+    for (const name of callers) expect((specOf(name).sends as string[] | undefined) ?? [], name).toContain('usage');
+  });
+
   it('lets the workers consume only their own queue', () => {
     for (const [name, spec] of Object.entries(WORKERS)) {
       const receives = allows(name, 'sqs:ReceiveMessage');

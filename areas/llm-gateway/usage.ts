@@ -84,6 +84,31 @@ export async function ingestRecords(records: readonly CallRecord[]): Promise<voi
 }
 
 /**
+ * A delivery's records ingested together; when that fails, each on its own, so one that cannot be
+ * written is retried (and at last parked) alone rather than with the hundred beside it. Resolves to
+ * the request ids that failed. Each counts once by its request id, so none counted before counts again.
+ */
+export async function ingestBatch(records: readonly CallRecord[]): Promise<string[]> {
+  try {
+    await ingestRecords(records);
+    return [];
+  } catch (error) {
+    if (records.length === 1) throw error;
+    logger.warn('model call records failed together: ingested one by one', { count: records.length });
+  }
+  const failed: string[] = [];
+  for (const r of records) {
+    try {
+      await ingestRecords([r]);
+    } catch (error) {
+      logger.error('model call record not ingested', { requestId: r.requestId, error: error as Error });
+      failed.push(r.requestId);
+    }
+  }
+  return failed;
+}
+
+/**
  * Records a call once, after its answer: queued for the usage worker, which ingests records in
  * batches (one transaction for many calls instead of one for each). When the queue cannot take it,
  * the record is ingested here and now instead. A call's answer never fails because its recording

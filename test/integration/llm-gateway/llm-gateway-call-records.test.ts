@@ -79,6 +79,28 @@ describe('the records of model calls', () => {
     expect(after.models).toEqual([expect.objectContaining({ model: 'local-chat', requests: 3 })]);
   });
 
+  it('that cannot be written fail alone: the rest of their delivery is counted, only they are retried', async () => {
+    // Prepare
+    const { owner, key } = await tenantWithKey();
+    const held = holdRecords();
+    for (let i = 0; i < 2; i++) expect(await call(key.key)).toAnswer(200);
+    const sound = held.map((m) => ({ ...m }));
+    // A tenant id past DynamoDB's 2 KB key: its items cannot be written, so neither can a transaction holding them.
+    const unwritable = {
+      ...sound[0]!,
+      id: crypto.randomUUID(),
+      payload: { ...sound[0]!.payload, tenantId: 't'.repeat(3000), requestId: crypto.randomUUID() },
+    };
+    const event = delivery([sound[0]!, unwritable, sound[1]!]);
+
+    // Act
+    const answer = await handler(event);
+
+    // Assess
+    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: event.Records[1]!.messageId }]);
+    expect((await usageOf(owner)).keys).toEqual([expect.objectContaining({ keyId: key.id, requests: 2 })]);
+  });
+
   it('are written in-process when the queue cannot take them', async () => {
     // Prepare
     const { owner, key } = await tenantWithKey();

@@ -1,7 +1,7 @@
 import { seedCatalog } from '#areas/llm-gateway/catalog.ts';
 import { vectorStore } from '#areas/knowledge/vectors/port.ts';
 import { fileVectorStore } from '#local/knowledge-vectors.ts';
-import { localQueue, type WorkerHandler } from '#local/local-queue.ts';
+import { importWorker, localQueue, type WorkerHandler } from '#local/local-queue.ts';
 import { startS3 } from '#local/s3.ts';
 import { queueSender } from '#shared/platform/ports.ts';
 import { s3 as s3Client } from '#shared/platform/s3.ts';
@@ -153,12 +153,16 @@ export async function measureKnowledge(
   const queue = localQueue({
     dataDir: vectorsDir,
     maxAttempts: 1,
-    loadWorker: async () => async (event, context) => {
-      const t0 = performance.now();
-      const out = await handler(event, context);
-      runs.push({ ms: performance.now() - t0, requests: 0, floorMs: 0 });
-      return out;
-    },
+    // The embeddings' records go to the usage queue, its own worker's.
+    loadWorker: async (name) =>
+      name !== 'indexing'
+        ? importWorker(name)
+        : async (event, context) => {
+            const t0 = performance.now();
+            const out = await handler(event, context);
+            runs.push({ ms: performance.now() - t0, requests: 0, floorMs: 0 });
+            return out;
+          },
   });
   queueSender.install(queue);
 

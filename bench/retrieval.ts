@@ -1,7 +1,7 @@
 import { LOCAL_MODEL_IDS, seedCatalog } from '#areas/llm-gateway/catalog.ts';
 import { vectorStore } from '#areas/knowledge/vectors/port.ts';
 import { fileVectorStore } from '#local/knowledge-vectors.ts';
-import { localQueue, type WorkerHandler } from '#local/local-queue.ts';
+import { importWorker, localQueue, type WorkerHandler } from '#local/local-queue.ts';
 import { batchingOf } from '#shared/queue/batching.ts';
 import { startS3 } from '#local/s3.ts';
 import { queueSender } from '#shared/platform/ports.ts';
@@ -73,7 +73,8 @@ export async function measureRetrieval(
     dataDir: vectorsDir,
     maxAttempts: 3,
     backoffMs: 200,
-    loadWorker: async () => handler,
+    // The embeddings' records go to the usage queue, its own worker's.
+    loadWorker: async (name) => (name === 'indexing' ? handler : importWorker(name)),
     queues: { indexing: { concurrency: WORKERS, batchSize: BATCH_SIZE } },
   });
   queueSender.install(queue);

@@ -51,7 +51,8 @@ const BATCHED_CONCURRENCY = 4;
 /** SQS rejects bodies over 256 KiB; so does the stand-in, so oversized messages fail locally too. */
 const MAX_BODY_BYTES = 256 * 1024;
 
-const importWorker = async (queue: QueueName) =>
+/** A queue's real worker, as deployed (the default `loadWorker`). */
+export const importWorker = async (queue: QueueName) =>
   ((await import(`../functions/${workerOf(queue)}/index.ts`)) as { handler: WorkerHandler }).handler;
 
 /** A message of a standard queue waiting for a delivery, with the receive it will be. */

@@ -35,8 +35,9 @@ export async function tenantNames(ids: readonly string[]): Promise<Map<string, s
 export type TenantStandingFields = { maxTokensPerMonth?: number | null; planType?: number; status?: number };
 const STANDING = ['maxTokensPerMonth', 'planType', 'status'];
 
+/** Strongly consistent: a suspension or a lowered allowance counts from the very next call. */
 export const tenantStandingFields = async (tenantId: string) =>
-  await get<TenantStandingFields>(identityKeys.tenant(tenantId), { attributes: STANDING });
+  await get<TenantStandingFields>(identityKeys.tenant(tenantId), { attributes: STANDING, consistent: true });
 
 /**
  * The tenant's standing and the caller's own items in one strongly consistent BatchGetItem (the

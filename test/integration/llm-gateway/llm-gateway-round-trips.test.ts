@@ -6,6 +6,7 @@ import { inOneRateWindow, newTenant } from '#test/support/fixtures.ts';
 import { ip, newKey, requestsDuring, setAllowance, userSays, v1 } from '#test/support/gateway.ts';
 import { invoke } from '#test/support/invoke.ts';
 import { tokenFor } from '#test/support/tokens.ts';
+import { ddb } from '#shared/platform/aws.ts';
 
 /**
  * Fewer round trips, same guarantees: a key's rpm and tpm share one counter item per minute, leased
@@ -135,5 +136,56 @@ describe('recorded once', () => {
     const usage = await usageOf(owner);
     expect(usage.models).toEqual([expect.objectContaining({ model: 'local-chat', requests: 1, promptTokens: 10 })]);
     expect(usage.keys).toEqual([expect.objectContaining({ keyId: key.id, requests: 1, completionTokens: 3 })]);
+  });
+});
+
+describe("a call's one read before the model", () => {
+  it('is strongly consistent for every caller: a key, a user and an agent', async () => {
+    // Prepare
+    const { tenant, key } = await tenantWithKey({});
+    const reads: { command: string; consistent: unknown }[] = [];
+    const name = `consistency-${crypto.randomUUID()}`;
+    ddb().middlewareStack.add(
+      (next, context) => (args) => {
+        const input = args.input as {
+          ConsistentRead?: boolean;
+          RequestItems?: Record<string, { ConsistentRead?: boolean }>;
+        };
+        const consistent = input.RequestItems
+          ? Object.values(input.RequestItems)[0]?.ConsistentRead
+          : input.ConsistentRead;
+        if (/^(Get|BatchGet)/.test(String(context.commandName)))
+          reads.push({ command: String(context.commandName), consistent });
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    const callers = [
+      { kind: 'key' as const, keyId: key.id },
+      { kind: 'user' as const, userId: crypto.randomUUID() },
+      { kind: 'agent' as const, agentId: crypto.randomUUID() },
+    ];
+
+    // Act
+    try {
+      for (const caller of callers) {
+        const a = await admit({
+          tenantId: tenant,
+          caller,
+          requestId: crypto.randomUUID(),
+          model: 'local-chat',
+          kind: 'chat',
+          promptTokens: 10,
+          maxOutput: MAX,
+        });
+        await finish(a, { model: a.chain[0]!, promptTokens: 10, completionTokens: MAX });
+      }
+    } finally {
+      ddb().middlewareStack.remove(name);
+    }
+
+    // Assess
+    expect(reads.length).toBeGreaterThanOrEqual(3);
+    expect(reads.filter((r) => r.consistent !== true)).toEqual([]);
   });
 });

@@ -164,6 +164,8 @@ export async function measureKnowledge(
             return out;
           },
   });
+  // Put back afterwards: a later phase counting its own requests must not see this queue's deliveries.
+  const harnessQueue = await queueSender();
   queueSender.install(queue);
 
   const points: KnowledgePoint[] = [];
@@ -307,6 +309,8 @@ export async function measureKnowledge(
       });
     }
   } finally {
+    await queue.drain();
+    queueSender.install(harnessQueue);
     vectorStore.install(undefined);
     await s3.stop();
     rmSync(dir, { recursive: true, force: true });

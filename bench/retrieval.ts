@@ -77,6 +77,8 @@ export async function measureRetrieval(
     loadWorker: async (name) => (name === 'indexing' ? handler : importWorker(name)),
     queues: { indexing: { concurrency: WORKERS, batchSize: BATCH_SIZE } },
   });
+  // Put back afterwards: a later phase counting its own requests must not see this queue's deliveries.
+  const harnessQueue = await queueSender();
   queueSender.install(queue);
   try {
     const { token } = await seedTenant();
@@ -195,6 +197,8 @@ export async function measureRetrieval(
     printRetrieval(bench);
     return bench;
   } finally {
+    await queue.drain();
+    queueSender.install(harnessQueue);
     vectorStore.install(undefined);
     await s3.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -63,6 +63,11 @@ export function queueWorker(queue: string, routes: readonly MessageRoute[], opts
     // unrun), or they would overtake it.
     const blocked = new Set<string>();
     const together = new Map<MessageRoute, Claimed[]>();
+    const gather = (route: MessageRoute, message: Claimed) => {
+      const list = together.get(route);
+      if (list) list.push(message);
+      else together.set(route, [message]);
+    };
     for (const record of event.Records) {
       const group = record.attributes?.MessageGroupId;
       if (group && blocked.has(group)) {
@@ -81,7 +86,7 @@ export function queueWorker(queue: string, routes: readonly MessageRoute[], opts
           lastReceive: isLastReceive(record),
         };
         if (route.countsOnce) {
-          together.set(route, [...(together.get(route) ?? []), { record, item: { payload, messageId: id, delivery } }]);
+          gather(route, { record, item: { payload, messageId: id, delivery } });
           continue;
         }
         const claimKey = keys.messageClaim(queue, id);
@@ -90,10 +95,7 @@ export function queueWorker(queue: string, routes: readonly MessageRoute[], opts
         if (state.kind === 'in-progress') throw new Error('Message is being processed by another delivery');
         claimed = claimKey;
         if (route.runBatch) {
-          together.set(route, [
-            ...(together.get(route) ?? []),
-            { record, claimKey, item: { payload, messageId: id, delivery } },
-          ]);
+          gather(route, { record, claimKey, item: { payload, messageId: id, delivery } });
           continue;
         }
         await route.run(payload, id, delivery);

@@ -7,18 +7,9 @@ import { localPaymentProviders } from '#local/providers/payment-provider.ts';
 import { generateSigningKeyParams, resetKeyCache, signingParams } from '#shared/auth/signing-keys.ts';
 import { functionInvoker, mailer, parameterStore, queueSender, type QueueMessage } from '#shared/platform/ports.ts';
 import { localInvoker } from '#local/invoke.ts';
+import { importWorker } from '#local/local-queue.ts';
+import { workerOf } from '#shared/queue/batching.ts';
 import type { QueueName } from '#shared/routes/groups.ts';
-
-const WORKER_OF: Record<QueueName, string> = {
-  email: 'email-worker',
-  webhooks: 'webhook-worker',
-  jobs: 'jobs-worker',
-  channels: 'channel-worker',
-  indexing: 'knowledge-worker',
-  turns: 'channel-turn-worker',
-  deliveries: 'delivery-worker',
-  usage: 'usage-worker',
-};
 
 export const testMailer = recordingMailer();
 export const sentMessages: { queue: QueueName; message: QueueMessage }[] = [];
@@ -28,12 +19,10 @@ export const testVectors = memoryVectorStore();
 /** Runs the queue's real worker on the message before `send` resolves: tests see the effect at once. */
 async function deliver(queue: QueueName, message: QueueMessage) {
   sentMessages.push({ queue, message });
-  const { handler } = (await import(`../../functions/${WORKER_OF[queue]}/index.ts`)) as {
-    handler: (e: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
-  };
+  const handler = await importWorker(queue);
   const messageId = crypto.randomUUID();
   const out = await handler({ Records: [{ messageId, body: JSON.stringify(message) } as SQSEvent['Records'][number]] });
-  if (out.batchItemFailures.length) throw new Error(`Worker ${WORKER_OF[queue]} failed message ${message.type}`);
+  if (out?.batchItemFailures.length) throw new Error(`Worker ${workerOf(queue)} failed message ${message.type}`);
 }
 
 /** The tests' queue: each message's worker runs before `send` resolves. */
